@@ -1,0 +1,2 @@
+//! netlab orchestrator (work in progress).
+fn main() {}

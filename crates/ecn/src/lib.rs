@@ -1,0 +1,1 @@
+//! netlab-ecn (work in progress).

@@ -1,0 +1,1 @@
+//! netlab-guest (work in progress).

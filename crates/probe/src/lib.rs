@@ -1,0 +1,1 @@
+//! netlab-probe (work in progress).

@@ -1,0 +1,1 @@
+//! netlab-qdisc (work in progress).

@@ -1,0 +1,1 @@
+//! netlab-receipts (work in progress).

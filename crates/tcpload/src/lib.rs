@@ -1,0 +1,1 @@
+//! netlab-tcpload (work in progress).

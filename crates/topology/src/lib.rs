@@ -1,0 +1,1 @@
+//! netlab-topology (work in progress).
