@@ -1,0 +1,303 @@
+//! Named, owned network namespaces, visible to `ip netns`.
+//!
+//! Created the way iproute2 does it: `/run/netns` is made a shared mount,
+//! `/run/netns/NAME` is created exclusively, and a dedicated thread
+//! `unshare(CLONE_NEWNET)`s and bind-mounts its own namespace file
+//! (`/proc/thread-self/ns/net`) onto it. Code runs inside a namespace on a
+//! thread that `setns()`'d into it; sockets made there stay in that
+//! namespace for their whole life, whatever thread uses them later.
+//!
+//! ```no_run
+//! use netlab_topology::netns::Netns;
+//! # fn main() -> Result<(), netlab_topology::TopologyError> {
+//! let ns = Netns::create("nl-ab12-demo")?;
+//! let sock = ns.run(|| std::net::UdpSocket::bind("127.0.0.1:0"))?.expect("bind");
+//! drop(sock);
+//! ns.delete()?;
+//! # Ok(()) }
+//! ```
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+
+use crate::naming::{sanitize_label, RunId, PREFIX};
+use crate::{sys, TopologyError};
+
+/// Where named namespaces live (as for `ip netns`).
+pub const NETNS_RUN_DIR: &str = "/run/netns";
+
+/// A named network namespace under [`NETNS_RUN_DIR`], held open.
+///
+/// Dropping a `Netns` only closes its file; the namespace stays until
+/// [`Netns::delete`] (or [`delete`]) removes it.
+#[derive(Debug)]
+pub struct Netns {
+    name: String,
+    path: PathBuf,
+    file: File,
+}
+
+/// Checks that `name` is usable as a file name under `/run/netns`.
+fn validate_netns_name(name: &str) -> Result<(), TopologyError> {
+    let bad = |reason| {
+        Err(TopologyError::InvalidName {
+            name: name.to_owned(),
+            reason,
+        })
+    };
+    if name.is_empty() || name.len() > 200 {
+        return bad("a namespace name has 1 to 200 characters");
+    }
+    if name == "." || name == ".." || name.contains('/') || name.contains('\0') {
+        return bad("a namespace name is a plain file name");
+    }
+    Ok(())
+}
+
+/// The path of namespace `name` under [`NETNS_RUN_DIR`].
+pub fn path_of(name: &str) -> PathBuf {
+    Path::new(NETNS_RUN_DIR).join(name)
+}
+
+impl Netns {
+    /// Creates namespace `name` (fails with `EEXIST` if it exists).
+    pub fn create(name: &str) -> Result<Netns, TopologyError> {
+        validate_netns_name(name)?;
+        let path = path_of(name);
+        sys::prepare_run_dir(Path::new(NETNS_RUN_DIR))?;
+        sys::create_mount_point(&path)
+            .map_err(|e| TopologyError::io(format!("creating {}", path.display()), e))?;
+        let made = std::thread::scope(|s| {
+            s.spawn(|| sys::unshare_and_bind(&path))
+                .join()
+                .unwrap_or_else(|_| {
+                    Err(TopologyError::ThreadPanicked {
+                        step: format!("creating netns {name}"),
+                    })
+                })
+        });
+        if let Err(e) = made {
+            let _ = std::fs::remove_file(&path);
+            return Err(match e {
+                TopologyError::Io { step, source } => TopologyError::Io {
+                    step: format!("creating netns {name}: {step}"),
+                    source,
+                },
+                other => other,
+            });
+        }
+        Netns::open(name)
+    }
+
+    /// Opens an existing namespace `name`.
+    pub fn open(name: &str) -> Result<Netns, TopologyError> {
+        validate_netns_name(name)?;
+        let path = path_of(name);
+        let file =
+            File::open(&path).map_err(|e| TopologyError::io(format!("opening netns {name}"), e))?;
+        Ok(Netns {
+            name: name.to_owned(),
+            path,
+            file,
+        })
+    }
+
+    /// The namespace's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its path, `/run/netns/NAME`.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The open namespace file (for `IFLA_NET_NS_FD` or `setns`).
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// Runs `f` on a fresh thread that has entered this namespace, waits for
+    /// it and returns its value. `f` may borrow from the caller. A panic in
+    /// `f` is resumed in the caller.
+    pub fn run<F, T>(&self, f: F) -> Result<T, TopologyError>
+    where
+        F: FnOnce() -> T + Send,
+        T: Send,
+    {
+        let joined = std::thread::scope(|s| {
+            s.spawn(|| {
+                sys::enter(&self.file)
+                    .map_err(|e| TopologyError::io(format!("entering netns {}", self.name), e))?;
+                Ok(f())
+            })
+            .join()
+        });
+        match joined {
+            Ok(r) => r,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+
+    /// Starts a long-lived named thread inside this namespace. Returns once
+    /// the thread has entered the namespace (or failed to).
+    pub fn spawn<F, T>(&self, thread_name: &str, f: F) -> Result<JoinHandle<T>, TopologyError>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        let file = self
+            .file
+            .try_clone()
+            .map_err(|e| TopologyError::io(format!("duplicating fd of netns {}", self.name), e))?;
+        let (tx, rx) = std::sync::mpsc::sync_channel::<std::io::Result<()>>(1);
+        let handle = std::thread::Builder::new()
+            .name(thread_name.to_owned())
+            .spawn(move || {
+                let entered = sys::enter(&file);
+                drop(file);
+                let ok = entered.is_ok();
+                let _ = tx.send(entered);
+                if !ok {
+                    // The caller gets the error; this thread must not run `f`
+                    // in the wrong namespace.
+                    std::panic::resume_unwind(Box::new("setns failed"));
+                }
+                f()
+            })
+            .map_err(|e| TopologyError::io(format!("spawning thread {thread_name}"), e))?;
+        match rx.recv() {
+            Ok(Ok(())) => Ok(handle),
+            Ok(Err(e)) => {
+                let _ = handle.join();
+                Err(TopologyError::io(
+                    format!("entering netns {}", self.name),
+                    e,
+                ))
+            }
+            Err(_) => Err(TopologyError::ThreadPanicked {
+                step: format!("entering netns {}", self.name),
+            }),
+        }
+    }
+
+    /// Deletes the namespace (unmount + unlink) and confirms it is gone.
+    pub fn delete(self) -> Result<(), TopologyError> {
+        let Netns { name, file, .. } = self;
+        drop(file);
+        delete(&name)
+    }
+}
+
+/// Deletes namespace `name` (lazy unmount + unlink) and confirms that
+/// `/run/netns/NAME` no longer exists. Deleting an absent namespace is an
+/// error (`ENOENT`).
+pub fn delete(name: &str) -> Result<(), TopologyError> {
+    validate_netns_name(name)?;
+    let path = path_of(name);
+    if !path.exists() {
+        return Err(TopologyError::io(
+            format!("deleting netns {name}"),
+            std::io::Error::from_raw_os_error(libc::ENOENT),
+        ));
+    }
+    sys::detach(&path).map_err(|e| TopologyError::io(format!("unmounting netns {name}"), e))?;
+    std::fs::remove_file(&path)
+        .map_err(|e| TopologyError::io(format!("unlinking {}", path.display()), e))?;
+    if path.exists() {
+        return Err(TopologyError::StillPresent {
+            name: name.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// True if `/run/netns/NAME` exists.
+pub fn exists(name: &str) -> bool {
+    validate_netns_name(name).is_ok() && path_of(name).exists()
+}
+
+/// Names under `/run/netns`, sorted (empty if the directory is absent).
+pub fn list() -> Result<Vec<String>, TopologyError> {
+    let rd = match std::fs::read_dir(NETNS_RUN_DIR) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(TopologyError::io(format!("listing {NETNS_RUN_DIR}"), e)),
+    };
+    let mut names = Vec::new();
+    for entry in rd {
+        let entry = entry.map_err(|e| TopologyError::io(format!("listing {NETNS_RUN_DIR}"), e))?;
+        if let Some(n) = entry.file_name().to_str() {
+            names.push(n.to_owned());
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// Test helper: a namespace with a unique `nl-<runid>-<tag>` name, deleted
+/// on drop.
+#[derive(Debug)]
+pub struct ScratchNetns {
+    ns: Option<Netns>,
+}
+
+impl ScratchNetns {
+    /// Creates a fresh namespace; `tag` is sanitised into the name.
+    pub fn new(tag: &str) -> Result<ScratchNetns, TopologyError> {
+        let tag = sanitize_label(tag);
+        let mut last = None;
+        for _ in 0..8 {
+            let name = format!("{PREFIX}{}-{tag}", RunId::random());
+            match Netns::create(&name) {
+                Ok(ns) => return Ok(ScratchNetns { ns: Some(ns) }),
+                Err(e) if e.raw_os_error() == Some(libc::EEXIST) => last = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.expect("loop ran"))
+    }
+
+    /// The namespace.
+    pub fn netns(&self) -> &Netns {
+        self.ns.as_ref().expect("present until drop")
+    }
+
+    /// Its name.
+    pub fn name(&self) -> &str {
+        self.netns().name()
+    }
+}
+
+impl std::ops::Deref for ScratchNetns {
+    type Target = Netns;
+    fn deref(&self) -> &Netns {
+        self.netns()
+    }
+}
+
+impl Drop for ScratchNetns {
+    fn drop(&mut self) {
+        if let Some(ns) = self.ns.take() {
+            let name = ns.name().to_owned();
+            if let Err(e) = ns.delete() {
+                eprintln!("ScratchNetns: deleting {name} failed: {e}");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_checked() {
+        assert!(validate_netns_name("nl-ab12-1-a").is_ok());
+        assert!(validate_netns_name("").is_err());
+        assert!(validate_netns_name("..").is_err());
+        assert!(validate_netns_name("a/b").is_err());
+        assert_eq!(path_of("x"), PathBuf::from("/run/netns/x"));
+    }
+}
