@@ -1,1 +1,71 @@
-//! netlab-ecn (work in progress).
+//! ECN evidence on the wire (SPEC §7).
+//!
+//! An AF_PACKET socket on B's interface, opened inside B's namespace before
+//! the TCP connect, reads frame headers for a bounded time (50 000 frames /
+//! 25 s by default, or until a stop flag); a pure [`Decoder`] keeps the
+//! untagged Ethernet/IPv4/TCP frames of the controlled flow and counts
+//!
+//! - the handshake: SYN with ECE+CWR and SYN-ACK with ECE → `negotiated`,
+//! - CE on A→B frames, ECE on non-SYN B→A frames, CWR on non-SYN A→B frames,
+//! - the ECT(0)/ECT(1)/Not-ECT split of A→B data frames,
+//!
+//! keeps the first frame of each kind as evidence, and reads the socket's
+//! kernel drop accounting (PACKET_STATISTICS) at the end.
+//!
+//! ```no_run
+//! use std::net::{Ipv4Addr, SocketAddrV4};
+//! use std::sync::atomic::{AtomicBool, Ordering};
+//! use std::time::Instant;
+//! use netlab_ecn::{Capture, CaptureConfig, Flow};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // Inside B's namespace (e.g. `topo.b.run(|| Capture::open("b0", cfg))`):
+//! let capture = Capture::open("b0", CaptureConfig::default())?;
+//! let flow = Flow {
+//!     a: SocketAddrV4::new(Ipv4Addr::new(10, 20, 1, 2), 0), // port learnt from the SYN
+//!     b: SocketAddrV4::new(Ipv4Addr::new(10, 20, 2, 2), 5201),
+//! };
+//! let stop = AtomicBool::new(false);
+//! let t0 = Instant::now();
+//! let report = std::thread::scope(|s| {
+//!     let h = s.spawn(|| capture.run(flow, &stop, t0));
+//!     // ... connect A→B, run the load ...
+//!     stop.store(true, Ordering::Release);
+//!     h.join().expect("capture thread")
+//! })?;
+//! println!("negotiated={} ce={} drops={:?}", report.negotiated, report.counts.ce, report.kernel);
+//! # Ok(()) }
+//! ```
+
+mod capture;
+mod decode;
+mod report;
+mod sys;
+
+pub use capture::{Capture, CaptureConfig, MIN_SNAP_LEN};
+pub use decode::{Decoder, Flow};
+pub use report::{
+    CaptureDirection, EcnCounts, EcnReport, FirstEvidence, FlowDirection, FrameEvidence,
+    IpEcnCodepoint, KernelStats, StopReason, TcpFlags, TcpFrameFields,
+    ECN_REPORT_SCHEMA_VERSION, EVIDENCE_HEX_CAP, NOTE_AGGREGATION, NOTE_CWR, NOTE_EVIDENCE,
+};
+
+/// What failed while opening or running a capture.
+#[derive(Debug, thiserror::Error)]
+pub enum EcnError {
+    /// The interface does not exist in the calling thread's namespace.
+    #[error("capture interface {name:?} not found in this network namespace")]
+    InterfaceNotFound {
+        /// Interface name asked for.
+        name: String,
+    },
+    /// A socket syscall failed.
+    #[error("{op} failed: {source}")]
+    Syscall {
+        /// The syscall and its purpose.
+        op: &'static str,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+}

@@ -1,0 +1,208 @@
+//! The bounded capture loop on B's interface.
+
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use socket2::Socket;
+
+use crate::decode::{Decoder, Flow};
+use crate::report::{CaptureDirection, EcnReport, KernelStats, StopReason};
+use crate::{sys, EcnError};
+
+/// Bounds and buffer sizes of one capture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CaptureConfig {
+    /// Stop after reading this many frames (SPEC §7: 50 000).
+    pub max_frames: u64,
+    /// Stop this long after [`Capture::run`] starts (SPEC §7: 25 s).
+    pub deadline: Duration,
+    /// Bytes copied per frame; the rest is cut off (MSG_TRUNC) but the
+    /// original length is kept. Must hold Ethernet + IPv4 + TCP headers with
+    /// options (14 + 60 + 60 = 134); at least 134 is enforced.
+    pub snap_len: usize,
+    /// Requested socket receive buffer (SO_RCVBUFFORCE, else SO_RCVBUF).
+    pub rcvbuf_bytes: usize,
+    /// Longest wait in poll, so the stop flag and deadline are honoured.
+    pub poll_interval: Duration,
+}
+
+impl Default for CaptureConfig {
+    fn default() -> Self {
+        CaptureConfig {
+            max_frames: 50_000,
+            deadline: Duration::from_secs(25),
+            snap_len: 256,
+            rcvbuf_bytes: 64 << 20,
+            poll_interval: Duration::from_millis(20),
+        }
+    }
+}
+
+/// Smallest snap length that still holds maximal Ethernet/IPv4/TCP headers.
+pub const MIN_SNAP_LEN: usize = 14 + 60 + 60;
+
+/// An AF_PACKET socket bound to one interface, receiving every ethertype.
+///
+/// Open it inside B's namespace *before* the TCP connect (so the handshake is
+/// seen), then move it to any thread and call [`Capture::run`].
+#[derive(Debug)]
+pub struct Capture {
+    socket: Socket,
+    ifname: String,
+    ifindex: u32,
+    rcvbuf: usize,
+    cfg: CaptureConfig,
+}
+
+impl Capture {
+    /// Opens and binds the socket to `ifname` in the calling thread's network
+    /// namespace (call it inside `Netns::run`). Frames are queued from here on.
+    pub fn open(ifname: &str, cfg: CaptureConfig) -> Result<Capture, EcnError> {
+        let ifindex = sys::ifindex(ifname)?;
+        let socket = sys::packet_socket()?;
+        let rcvbuf = sys::set_rcvbuf(&socket, cfg.rcvbuf_bytes)?;
+        sys::bind_all(&socket, ifindex)?;
+        Ok(Capture {
+            socket,
+            ifname: ifname.to_string(),
+            ifindex,
+            rcvbuf,
+            cfg,
+        })
+    }
+
+    /// The interface name the socket is bound to.
+    pub fn ifname(&self) -> &str {
+        &self.ifname
+    }
+
+    /// The interface index the socket is bound to.
+    pub fn ifindex(&self) -> u32 {
+        self.ifindex
+    }
+
+    /// The receive buffer the kernel granted, in bytes.
+    pub fn rcvbuf_bytes(&self) -> usize {
+        self.rcvbuf
+    }
+
+    /// Reads frames until `stop` is set, `max_frames` frames were read or the
+    /// deadline passed, whichever comes first, feeding each to a [`Decoder`]
+    /// for `flow`; times in the report are seconds since `t0`. After a stop
+    /// signal the frames already queued are still read (within the bounds).
+    /// Finally reads PACKET_STATISTICS and notes any kernel drops.
+    pub fn run(self, flow: Flow, stop: &AtomicBool, t0: Instant) -> Result<EcnReport, EcnError> {
+        let started = Instant::now();
+        let deadline = started + self.cfg.deadline;
+        let fd = self.socket.as_raw_fd();
+        let mut buf = vec![0u8; self.cfg.snap_len.max(MIN_SNAP_LEN)];
+        let mut decoder = Decoder::new(flow);
+        let mut draining = false;
+        let reason = loop {
+            if decoder.report().frames_seen >= self.cfg.max_frames {
+                break StopReason::FrameLimit;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                break if draining {
+                    StopReason::Stopped
+                } else {
+                    StopReason::Deadline
+                };
+            }
+            if !draining && stop.load(Ordering::Acquire) {
+                draining = true;
+            }
+            match sys::recv_frame(fd, &mut buf)? {
+                Some(rx) => {
+                    let at = Instant::now().saturating_duration_since(t0);
+                    decoder.observe(
+                        &buf[..rx.captured],
+                        u32::try_from(rx.orig_len).unwrap_or(u32::MAX),
+                        CaptureDirection::from_pkttype(rx.pkttype),
+                        at,
+                    );
+                }
+                None if draining => break StopReason::Stopped,
+                None => {
+                    let left = deadline.saturating_duration_since(now);
+                    sys::poll_readable(fd, left.min(self.cfg.poll_interval))?;
+                }
+            }
+        };
+        let ended = Instant::now();
+        let (packets, drops) = sys::packet_statistics(fd)?;
+        let report = decoder.report_mut();
+        report.kernel = Some(KernelStats {
+            packets: u64::from(packets),
+            drops: u64::from(drops),
+        });
+        report.stop_reason = Some(reason);
+        report.duration_s = ended.saturating_duration_since(t0).as_secs_f64();
+        finish_notes(report, &self.cfg);
+        Ok(decoder.into_report())
+    }
+}
+
+/// Adds the notes a reader needs about bounds and drops.
+pub(crate) fn finish_notes(report: &mut EcnReport, cfg: &CaptureConfig) {
+    if let Some(k) = report.kernel {
+        if k.drops > 0 {
+            report.notes.push(format!(
+                "capture could not keep up: the kernel dropped {} of {} frames offered to the \
+                 socket (PACKET_STATISTICS); counts are lower bounds",
+                k.drops, k.packets
+            ));
+        }
+        let unread = k.packets.saturating_sub(k.drops).saturating_sub(report.frames_seen);
+        if unread > 0 {
+            report.notes.push(format!(
+                "{unread} frames were queued but not read before the capture ended"
+            ));
+        }
+    }
+    match report.stop_reason {
+        Some(StopReason::FrameLimit) => report.notes.push(format!(
+            "capture stopped at the frame limit ({}); later frames were not counted",
+            cfg.max_frames
+        )),
+        Some(StopReason::Deadline) => report.notes.push(format!(
+            "capture stopped at its deadline ({:?}) before the stop signal; later frames were \
+             not counted",
+            cfg.deadline
+        )),
+        Some(StopReason::Stopped) | None => {}
+    }
+    if report.syn.is_none() {
+        report
+            .notes
+            .push("no SYN of the flow was captured: negotiation unknown".to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::{Ipv4Addr, SocketAddrV4};
+
+    #[test]
+    fn drops_and_limits_are_noted() {
+        let flow = Flow {
+            a: SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0),
+            b: SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1),
+        };
+        let mut r = Decoder::new(flow).into_report();
+        r.kernel = Some(KernelStats {
+            packets: 10,
+            drops: 3,
+        });
+        r.stop_reason = Some(StopReason::FrameLimit);
+        finish_notes(&mut r, &CaptureConfig::default());
+        assert!(r.kernel_dropped());
+        assert!(r.notes.iter().any(|n| n.contains("dropped 3 of 10")));
+        assert!(r.notes.iter().any(|n| n.contains("frame limit (50000)")));
+        assert!(r.notes.iter().any(|n| n.contains("7 frames were queued")));
+        assert!(r.notes.iter().any(|n| n.contains("no SYN")));
+    }
+}
