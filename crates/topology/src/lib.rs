@@ -6,12 +6,22 @@
 //! - [`privilege`]: refuse early without Linux + CAP_NET_ADMIN; skip rules
 //!   for privileged tests.
 //! - [`naming`]: run ids and the `nl-<runid>-<scenario>-{a,r,b}` names.
+//! - [`Topology`]: A–R–B of SPEC §1 built over rtnetlink from the pure
+//!   request list of [`plan`] (messages in [`rtnl`]), read back with
+//!   [`Topology::readback`], torn down by [`Topology::teardown`] or a
+//!   [`TopologyGuard`].
 //!
 //! ```no_run
 //! use netlab_topology::netns::ScratchNetns;
 //! # fn main() -> Result<(), netlab_topology::TopologyError> {
 //! netlab_topology::privilege::check_capabilities()?;
 //! let scratch = ScratchNetns::new("demo")?; // deleted on drop
+//! let topo = netlab_topology::TopologyGuard::build(&netlab_topology::TopologySpec::new(
+//!     netlab_topology::RunId::random(),
+//!     "demo",
+//! ))?; // torn down on drop
+//! let rb = topo.readback()?;
+//! # let _ = rb;
 //! let addr = scratch.run(|| std::net::UdpSocket::bind("127.0.0.1:0").map(|s| s.local_addr()))?;
 //! # let _ = addr;
 //! # Ok(()) }
@@ -21,8 +31,16 @@
 mod error;
 pub mod naming;
 pub mod netns;
+pub mod plan;
 pub mod privilege;
+pub mod readback;
+pub mod rtnl;
+pub mod spec;
 mod sys;
+mod topology;
 
 pub use error::TopologyError;
 pub use naming::{OwnedName, Role, RunId};
+pub use readback::{NamespaceReadback, TopologyReadback};
+pub use spec::TopologySpec;
+pub use topology::{delete_namespaces_of, NetnsTeardown, SysctlReadback, Topology, TopologyGuard};

@@ -38,6 +38,16 @@ pub struct Netns {
     file: File,
 }
 
+impl serde::Serialize for Netns {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Netns", 2)?;
+        st.serialize_field("name", &self.name)?;
+        st.serialize_field("path", &self.path)?;
+        st.end()
+    }
+}
+
 /// Checks that `name` is usable as a file name under `/run/netns`.
 fn validate_netns_name(name: &str) -> Result<(), TopologyError> {
     let bad = |reason| {

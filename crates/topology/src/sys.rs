@@ -10,6 +10,9 @@ use std::sync::Mutex;
 use nix::mount::{mount, umount2, MntFlags, MsFlags};
 use nix::sched::{setns, unshare, CloneFlags};
 
+use netlink_packet_route::RouteNetlinkMessage;
+
+use crate::rtnl::{decode_datagram, Answer, Request};
 use crate::TopologyError;
 
 /// Serialises the shared-mount setup of `/run/netns` within this process.
@@ -107,19 +110,120 @@ pub(crate) fn detach(path: &Path) -> io::Result<()> {
 
 /// Path of a sysctl under `/proc/sys` (`net.ipv4.ip_forward` →
 /// `/proc/sys/net/ipv4/ip_forward`).
-#[allow(dead_code)] // used by the topology builder
 pub(crate) fn sysctl_path(key: &str) -> String {
     format!("/proc/sys/{}", key.replace('.', "/"))
 }
 
 /// Writes a sysctl as seen by the calling thread's network namespace.
-#[allow(dead_code)]
 pub(crate) fn write_sysctl(key: &str, value: &str) -> io::Result<()> {
     std::fs::write(sysctl_path(key), format!("{value}\n"))
 }
 
 /// Reads a sysctl as seen by the calling thread's network namespace.
-#[allow(dead_code)]
 pub(crate) fn read_sysctl(key: &str) -> io::Result<String> {
     Ok(std::fs::read_to_string(sysctl_path(key))?.trim().to_owned())
+}
+
+/// A synchronous rtnetlink socket, bound to the network namespace of the
+/// thread that opened it (for its whole life).
+pub(crate) struct RtnlSocket {
+    sock: netlink_sys::Socket,
+    seq: u32,
+}
+
+/// Longest wait for one kernel answer.
+const RTNL_TIMEOUT_S: i64 = 2;
+/// Most datagrams read for one request (bounds every loop).
+const RTNL_MAX_DATAGRAMS: usize = 10_000;
+
+impl RtnlSocket {
+    /// Opens a route-netlink socket in the calling thread's namespace.
+    pub(crate) fn open() -> io::Result<RtnlSocket> {
+        use netlink_sys::{protocols::NETLINK_ROUTE, SocketAddr};
+        let mut sock = netlink_sys::Socket::new(NETLINK_ROUTE)?;
+        sock.bind_auto()?;
+        sock.connect(&SocketAddr::new(0, 0))?;
+        nix::sys::socket::setsockopt(
+            &sock,
+            nix::sys::socket::sockopt::ReceiveTimeout,
+            &nix::sys::time::TimeVal::new(RTNL_TIMEOUT_S, 0),
+        )?;
+        Ok(RtnlSocket { sock, seq: 0 })
+    }
+
+    fn send(&mut self, req: &Request) -> Result<u32, TopologyError> {
+        self.seq = self.seq.wrapping_add(1);
+        let bytes = req.to_bytes(self.seq);
+        self.sock
+            .send(&bytes, 0)
+            .map_err(|e| TopologyError::io(format!("{}: sending netlink request", req.step), e))?;
+        Ok(self.seq)
+    }
+
+    fn recv(&self, req: &Request) -> Result<Vec<(u32, Answer)>, TopologyError> {
+        let (buf, _) = self.sock.recv_from_full().map_err(|e| {
+            TopologyError::io(format!("{}: waiting for the kernel's answer", req.step), e)
+        })?;
+        decode_datagram(&buf).map_err(|reason| TopologyError::Decode {
+            step: req.step.clone(),
+            reason,
+        })
+    }
+
+    /// Sends a request and checks its ACK.
+    pub(crate) fn apply(&mut self, req: &Request) -> Result<(), TopologyError> {
+        let seq = self.send(req)?;
+        for _ in 0..RTNL_MAX_DATAGRAMS {
+            for (s, answer) in self.recv(req)? {
+                if s != seq {
+                    continue;
+                }
+                match answer {
+                    Answer::Ack => return Ok(()),
+                    Answer::Errno(code) => {
+                        return Err(TopologyError::io(
+                            req.step.clone(),
+                            io::Error::from_raw_os_error(code),
+                        ))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Err(TopologyError::Decode {
+            step: req.step.clone(),
+            reason: "no ACK".into(),
+        })
+    }
+
+    /// Sends a dump request and collects the messages until `NLMSG_DONE`.
+    pub(crate) fn dump(
+        &mut self,
+        req: &Request,
+    ) -> Result<Vec<RouteNetlinkMessage>, TopologyError> {
+        let seq = self.send(req)?;
+        let mut out = Vec::new();
+        for _ in 0..RTNL_MAX_DATAGRAMS {
+            for (s, answer) in self.recv(req)? {
+                if s != seq {
+                    continue;
+                }
+                match answer {
+                    Answer::Done => return Ok(out),
+                    Answer::Message(m) => out.push(*m),
+                    Answer::Errno(code) => {
+                        return Err(TopologyError::io(
+                            req.step.clone(),
+                            io::Error::from_raw_os_error(code),
+                        ))
+                    }
+                    Answer::Ack | Answer::Other => {}
+                }
+            }
+        }
+        Err(TopologyError::Decode {
+            step: req.step.clone(),
+            reason: "dump did not end".into(),
+        })
+    }
 }

@@ -1,0 +1,102 @@
+//! The ordered list of rtnetlink requests that builds A–R–B (pure).
+
+use std::os::fd::RawFd;
+
+use crate::naming::Role;
+use crate::rtnl::{self, Request, VethEnd, LOOPBACK_IFINDEX};
+use crate::spec::*;
+
+/// Fds of the open namespace files of A, R and B.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NetnsFds {
+    /// A's namespace file.
+    pub a: RawFd,
+    /// R's namespace file.
+    pub r: RawFd,
+    /// B's namespace file.
+    pub b: RawFd,
+}
+
+/// The requests that build the topology, each with the namespace whose
+/// rtnetlink socket sends it. Both veth pairs are created from R's socket
+/// with each end placed straight into its namespace; R's links come up
+/// before A's and B's routes are added.
+pub fn build_plan(spec: &TopologySpec, fds: NetnsFds) -> Vec<(Role, Request)> {
+    let [na, nr, nb] = spec.netns_names();
+    let addr = |ifindex, ip, ifname: &str, ns: &str| {
+        rtnl::new_ipv4_address(
+            ifindex,
+            ip,
+            PREFIX_LEN,
+            format!("adding {ip}/{PREFIX_LEN} to {ifname} in netns {ns}"),
+        )
+    };
+    let up = |ifindex, ifname: &str, ns: &str| {
+        rtnl::set_link_up(ifindex, format!("setting {ifname} up in netns {ns}"))
+    };
+    let route = |gw, ns: &str| {
+        rtnl::new_default_route(gw, format!("adding default route via {gw} in netns {ns}"))
+    };
+    let end = |name: &str, netns_fd, ifindex| VethEnd {
+        name: name.to_owned(),
+        netns_fd,
+        ifindex,
+    };
+    vec![
+        (
+            Role::R,
+            rtnl::new_veth_pair(
+                &end(A_IF, fds.a, A_IFINDEX),
+                &end(R_A_IF, fds.r, R_A_IFINDEX),
+                format!("creating veth {A_IF} (netns {na}) / {R_A_IF} (netns {nr})"),
+            ),
+        ),
+        (
+            Role::R,
+            rtnl::new_veth_pair(
+                &end(R_B_IF, fds.r, R_B_IFINDEX),
+                &end(B_IF, fds.b, B_IFINDEX),
+                format!("creating veth {R_B_IF} (netns {nr}) / {B_IF} (netns {nb})"),
+            ),
+        ),
+        (Role::R, up(LOOPBACK_IFINDEX, "lo", &nr)),
+        (Role::R, addr(R_A_IFINDEX, R_A_ADDR, R_A_IF, &nr)),
+        (Role::R, addr(R_B_IFINDEX, R_B_ADDR, R_B_IF, &nr)),
+        (Role::R, up(R_A_IFINDEX, R_A_IF, &nr)),
+        (Role::R, up(R_B_IFINDEX, R_B_IF, &nr)),
+        (Role::A, up(LOOPBACK_IFINDEX, "lo", &na)),
+        (Role::A, addr(A_IFINDEX, A_ADDR, A_IF, &na)),
+        (Role::A, up(A_IFINDEX, A_IF, &na)),
+        (Role::A, route(R_A_ADDR, &na)),
+        (Role::B, up(LOOPBACK_IFINDEX, "lo", &nb)),
+        (Role::B, addr(B_IFINDEX, B_ADDR, B_IF, &nb)),
+        (Role::B, up(B_IFINDEX, B_IF, &nb)),
+        (Role::B, route(R_B_ADDR, &nb)),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::naming::RunId;
+
+    #[test]
+    fn plan_names_every_step_and_orders_r_first() {
+        let spec = TopologySpec::new(RunId::parse("7f3a").unwrap(), "1");
+        let plan = build_plan(&spec, NetnsFds { a: 3, r: 4, b: 5 });
+        assert_eq!(plan.len(), 15);
+        let steps: Vec<&str> = plan.iter().map(|(_, r)| r.step.as_str()).collect();
+        assert!(steps.contains(&"adding 10.20.1.2/24 to a0 in netns nl-7f3a-1-a"));
+        assert!(steps.contains(&"adding default route via 10.20.2.1 in netns nl-7f3a-1-b"));
+        assert!(steps.contains(&"setting lo up in netns nl-7f3a-1-r"));
+        let first_a = plan.iter().position(|(r, _)| *r == Role::A).unwrap();
+        assert!(plan[..first_a].iter().all(|(r, _)| *r == Role::R));
+        // no request is sent from the host namespace: every role is A, R or B
+        assert_eq!(
+            plan.iter()
+                .filter(|(_, r)| r.step.starts_with("creating veth"))
+                .count(),
+            2
+        );
+    }
+}

@@ -1,0 +1,248 @@
+//! Reading a namespace back over rtnetlink: links, addresses, routes and
+//! the sysctls netlab sets.
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+
+use netlink_packet_route::address::{AddressAttribute, AddressMessage};
+use netlink_packet_route::link::{LinkAttribute, LinkFlags, LinkInfo, LinkMessage};
+use netlink_packet_route::route::{RouteAddress, RouteAttribute, RouteMessage};
+use netlink_packet_route::RouteNetlinkMessage;
+use serde::{Deserialize, Serialize};
+
+use crate::naming::Role;
+use crate::netns::Netns;
+use crate::rtnl;
+use crate::spec::{IP_FORWARD, TCP_ECN};
+use crate::sys::{self, RtnlSocket};
+use crate::TopologyError;
+
+/// One link as the kernel reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkReadback {
+    /// ifindex.
+    pub ifindex: u32,
+    /// Interface name.
+    pub name: String,
+    /// MAC address, `aa:bb:..`, if any.
+    pub mac: Option<String>,
+    /// MTU.
+    pub mtu: Option<u32>,
+    /// `IFF_UP` is set.
+    pub up: bool,
+    /// Link kind (`veth`, ...), if reported.
+    pub kind: Option<String>,
+}
+
+/// One IPv4 address.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AddressReadback {
+    /// ifindex of the link.
+    pub ifindex: u32,
+    /// The address.
+    pub address: IpAddr,
+    /// Prefix length.
+    pub prefix_len: u8,
+}
+
+/// One IPv4 route.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RouteReadback {
+    /// Routing table id.
+    pub table: u32,
+    /// Destination, `default` or `a.b.c.d/len`.
+    pub destination: String,
+    /// Gateway, if any.
+    pub gateway: Option<IpAddr>,
+    /// Output ifindex, if any.
+    pub oif: Option<u32>,
+    /// Route type (`Unicast`, `Local`, ...).
+    pub kind: String,
+    /// Protocol (`Kernel`, `Static`, ...).
+    pub protocol: String,
+}
+
+/// Everything read back from one namespace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NamespaceReadback {
+    /// Namespace name (`host` for [`snapshot_current_netns`] of the host).
+    pub netns: String,
+    /// Its role, if it is part of a topology.
+    pub role: Option<Role>,
+    /// Links, by ifindex.
+    pub links: Vec<LinkReadback>,
+    /// IPv4 addresses.
+    pub addresses: Vec<AddressReadback>,
+    /// IPv4 routes (all tables).
+    pub routes: Vec<RouteReadback>,
+    /// `net.ipv4.ip_forward` and `net.ipv4.tcp_ecn` as read now.
+    pub sysctls: BTreeMap<String, String>,
+}
+
+impl NamespaceReadback {
+    /// The link named `name`.
+    pub fn link(&self, name: &str) -> Option<&LinkReadback> {
+        self.links.iter().find(|l| l.name == name)
+    }
+
+    /// Routes of the main table (254).
+    pub fn main_routes(&self) -> impl Iterator<Item = &RouteReadback> {
+        self.routes.iter().filter(|r| r.table == 254)
+    }
+}
+
+/// A readback of the three namespaces of a topology.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopologyReadback {
+    /// A, R, B in that order.
+    pub namespaces: Vec<NamespaceReadback>,
+}
+
+impl TopologyReadback {
+    /// The readback of `role`.
+    pub fn role(&self, role: Role) -> Option<&NamespaceReadback> {
+        self.namespaces.iter().find(|n| n.role == Some(role))
+    }
+}
+
+/// Converts a link message of a dump.
+pub fn link_readback(m: &LinkMessage) -> LinkReadback {
+    let mut l = LinkReadback {
+        ifindex: m.header.index,
+        name: String::new(),
+        mac: None,
+        mtu: None,
+        up: m.header.flags.contains(LinkFlags::Up),
+        kind: None,
+    };
+    for a in &m.attributes {
+        match a {
+            LinkAttribute::IfName(n) => l.name = n.clone(),
+            LinkAttribute::Address(mac) => {
+                l.mac = Some(
+                    mac.iter()
+                        .map(|b| format!("{b:02x}"))
+                        .collect::<Vec<_>>()
+                        .join(":"),
+                )
+            }
+            LinkAttribute::Mtu(mtu) => l.mtu = Some(*mtu),
+            LinkAttribute::LinkInfo(infos) => {
+                for i in infos {
+                    if let LinkInfo::Kind(k) = i {
+                        l.kind = Some(k.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    l
+}
+
+/// Converts an address message of a dump (`None` if it has no address).
+pub fn address_readback(m: &AddressMessage) -> Option<AddressReadback> {
+    let addr = m.attributes.iter().find_map(|a| match a {
+        AddressAttribute::Local(ip) => Some(*ip),
+        _ => None,
+    });
+    let addr = addr.or_else(|| {
+        m.attributes.iter().find_map(|a| match a {
+            AddressAttribute::Address(ip) => Some(*ip),
+            _ => None,
+        })
+    })?;
+    Some(AddressReadback {
+        ifindex: m.header.index,
+        address: addr,
+        prefix_len: m.header.prefix_len,
+    })
+}
+
+fn route_ip(a: &RouteAddress) -> Option<IpAddr> {
+    match a {
+        RouteAddress::Inet(ip) => Some((*ip).into()),
+        RouteAddress::Inet6(ip) => Some((*ip).into()),
+        _ => None,
+    }
+}
+
+/// Converts a route message of a dump.
+pub fn route_readback(m: &RouteMessage) -> RouteReadback {
+    let mut table = u32::from(m.header.table);
+    let mut dst = None;
+    let mut gateway = None;
+    let mut oif = None;
+    for a in &m.attributes {
+        match a {
+            RouteAttribute::Table(t) => table = *t,
+            RouteAttribute::Destination(d) => dst = route_ip(d),
+            RouteAttribute::Gateway(g) => gateway = route_ip(g),
+            RouteAttribute::Oif(i) => oif = Some(*i),
+            _ => {}
+        }
+    }
+    let len = m.header.destination_prefix_length;
+    let destination = match dst {
+        None if len == 0 => "default".to_owned(),
+        None => format!("?/{len}"),
+        Some(ip) => format!("{ip}/{len}"),
+    };
+    RouteReadback {
+        table,
+        destination,
+        gateway,
+        oif,
+        kind: format!("{:?}", m.header.kind),
+        protocol: format!("{:?}", m.header.protocol),
+    }
+}
+
+/// Reads back the namespace the calling thread is in; `netns` is only the
+/// label recorded.
+pub fn snapshot_current_netns(
+    netns: &str,
+    role: Option<Role>,
+) -> Result<NamespaceReadback, TopologyError> {
+    let open_err = |e| TopologyError::io(format!("opening rtnetlink in netns {netns}"), e);
+    let mut sock = RtnlSocket::open().map_err(open_err)?;
+    let step = |what: &str| format!("dumping {what} in netns {netns}");
+    let mut links = Vec::new();
+    for m in sock.dump(&rtnl::dump_links(step("links")))? {
+        if let RouteNetlinkMessage::NewLink(l) = m {
+            links.push(link_readback(&l));
+        }
+    }
+    links.sort_by_key(|l| l.ifindex);
+    let mut addresses = Vec::new();
+    for m in sock.dump(&rtnl::dump_ipv4_addresses(step("IPv4 addresses")))? {
+        if let RouteNetlinkMessage::NewAddress(a) = m {
+            addresses.extend(address_readback(&a));
+        }
+    }
+    let mut routes = Vec::new();
+    for m in sock.dump(&rtnl::dump_ipv4_routes(step("IPv4 routes")))? {
+        if let RouteNetlinkMessage::NewRoute(r) = m {
+            routes.push(route_readback(&r));
+        }
+    }
+    let mut sysctls = BTreeMap::new();
+    for key in [IP_FORWARD, TCP_ECN] {
+        let v = sys::read_sysctl(key)
+            .map_err(|e| TopologyError::io(format!("reading {key} in netns {netns}"), e))?;
+        sysctls.insert(key.to_owned(), v);
+    }
+    Ok(NamespaceReadback {
+        netns: netns.to_owned(),
+        role,
+        links,
+        addresses,
+        routes,
+        sysctls,
+    })
+}
+
+/// Reads back namespace `ns` from a thread inside it.
+pub fn readback_netns(ns: &Netns, role: Option<Role>) -> Result<NamespaceReadback, TopologyError> {
+    ns.run(|| snapshot_current_netns(ns.name(), role))?
+}

@@ -1,0 +1,136 @@
+//! What to build: the A–R–B topology of SPEC §1, as data.
+
+use std::net::Ipv4Addr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::naming::{netns_name, validate_label, Role, RunId};
+use crate::TopologyError;
+
+/// A's interface (toward R).
+pub const A_IF: &str = "a0";
+/// R's interface toward A.
+pub const R_A_IF: &str = "r0";
+/// R's interface toward B (the bottleneck egress).
+pub const R_B_IF: &str = "r1";
+/// B's interface (toward R).
+pub const B_IF: &str = "b0";
+
+/// A's address, 10.20.1.2/24.
+pub const A_ADDR: Ipv4Addr = Ipv4Addr::new(10, 20, 1, 2);
+/// R's address toward A, 10.20.1.1/24 (A's gateway).
+pub const R_A_ADDR: Ipv4Addr = Ipv4Addr::new(10, 20, 1, 1);
+/// R's address toward B, 10.20.2.1/24 (B's gateway).
+pub const R_B_ADDR: Ipv4Addr = Ipv4Addr::new(10, 20, 2, 1);
+/// B's address, 10.20.2.2/24.
+pub const B_ADDR: Ipv4Addr = Ipv4Addr::new(10, 20, 2, 2);
+/// Prefix length of both links.
+pub const PREFIX_LEN: u8 = 24;
+
+/// Requested ifindex of `a0` in A.
+pub const A_IFINDEX: u32 = 2;
+/// Requested ifindex of `r0` in R.
+pub const R_A_IFINDEX: u32 = 2;
+/// Requested ifindex of `r1` in R.
+pub const R_B_IFINDEX: u32 = 3;
+/// Requested ifindex of `b0` in B.
+pub const B_IFINDEX: u32 = 2;
+
+/// Default TCP load port.
+pub const DEFAULT_TCP_PORT: u16 = 46020;
+/// Default UDP probe port.
+pub const DEFAULT_UDP_PORT: u16 = 46021;
+
+/// Sysctl key of IPv4 forwarding.
+pub const IP_FORWARD: &str = "net.ipv4.ip_forward";
+/// Sysctl key of TCP ECN.
+pub const TCP_ECN: &str = "net.ipv4.tcp_ecn";
+
+/// One topology to build: run id, scenario label, ports and the ECN
+/// setting of A and B.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopologySpec {
+    /// The run this topology belongs to.
+    pub run_id: RunId,
+    /// Scenario label (`[a-z0-9_]`, 1–24 characters).
+    pub scenario: String,
+    /// TCP load port (SPEC §1: 46020).
+    pub tcp_port: u16,
+    /// UDP probe port (SPEC §1: 46021).
+    pub udp_port: u16,
+    /// `net.ipv4.tcp_ecn` written in A (SPEC: 1).
+    pub tcp_ecn_a: u8,
+    /// `net.ipv4.tcp_ecn` written in B (SPEC: 1).
+    pub tcp_ecn_b: u8,
+}
+
+impl TopologySpec {
+    /// The SPEC §1 topology for `scenario` of run `run_id`.
+    pub fn new(run_id: RunId, scenario: impl Into<String>) -> TopologySpec {
+        TopologySpec {
+            run_id,
+            scenario: scenario.into(),
+            tcp_port: DEFAULT_TCP_PORT,
+            udp_port: DEFAULT_UDP_PORT,
+            tcp_ecn_a: 1,
+            tcp_ecn_b: 1,
+        }
+    }
+
+    /// Checks the scenario label.
+    pub fn validate(&self) -> Result<(), TopologyError> {
+        validate_label(&self.scenario)
+    }
+
+    /// Namespace name of `role`: `nl-<runid>-<scenario>-<a|r|b>`.
+    pub fn netns_name(&self, role: Role) -> String {
+        netns_name(&self.run_id, &self.scenario, role)
+    }
+
+    /// The three namespace names in build order (A, R, B).
+    pub fn netns_names(&self) -> [String; 3] {
+        Role::ALL.map(|r| self.netns_name(r))
+    }
+
+    /// Sysctls written in each namespace, in order: (role, key, value).
+    pub fn sysctl_plan(&self) -> Vec<(Role, &'static str, String)> {
+        vec![
+            (Role::A, IP_FORWARD, "0".into()),
+            (Role::A, TCP_ECN, self.tcp_ecn_a.to_string()),
+            (Role::R, IP_FORWARD, "1".into()),
+            (Role::B, IP_FORWARD, "0".into()),
+            (Role::B, TCP_ECN, self.tcp_ecn_b.to_string()),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_follow_the_spec() {
+        let s = TopologySpec::new(RunId::parse("7f3a").unwrap(), "1");
+        assert_eq!((s.tcp_port, s.udp_port), (46020, 46021));
+        assert_eq!(
+            s.netns_names(),
+            ["nl-7f3a-1-a", "nl-7f3a-1-r", "nl-7f3a-1-b"]
+        );
+        assert!(s.validate().is_ok());
+        let plan = s.sysctl_plan();
+        assert!(plan.contains(&(Role::R, IP_FORWARD, "1".into())));
+        assert!(plan.contains(&(Role::A, TCP_ECN, "1".into())));
+        assert!(!plan.iter().any(|(r, k, _)| *r == Role::R && *k == TCP_ECN));
+        assert!(TopologySpec::new(RunId::parse("7f3a").unwrap(), "a-b")
+            .validate()
+            .is_err());
+    }
+
+    #[test]
+    fn spec_serde_roundtrip() {
+        let mut s = TopologySpec::new(RunId::parse("00ab12").unwrap(), "fq_codel");
+        s.tcp_ecn_a = 0;
+        let j = serde_json::to_string(&s).unwrap();
+        assert_eq!(serde_json::from_str::<TopologySpec>(&j).unwrap(), s);
+    }
+}

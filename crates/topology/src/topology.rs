@@ -1,0 +1,254 @@
+//! Building, describing and tearing down one A–R–B topology.
+
+use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::naming::Role;
+use crate::netns::{self, Netns};
+use crate::plan::{build_plan, NetnsFds};
+use crate::readback::{readback_netns, TopologyReadback};
+use crate::spec::TopologySpec;
+use crate::sys::{self, RtnlSocket};
+use crate::{privilege, TopologyError};
+
+/// One sysctl written inside a namespace and what was read back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SysctlReadback {
+    /// Namespace name.
+    pub netns: String,
+    /// Key, e.g. `net.ipv4.ip_forward`.
+    pub key: String,
+    /// Value written.
+    pub wrote: String,
+    /// Value read back right after.
+    pub read: String,
+}
+
+/// The outcome of deleting one namespace of a topology.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetnsTeardown {
+    /// Namespace name.
+    pub netns: String,
+    /// `None` if it was deleted and confirmed gone, else the error.
+    pub error: Option<String>,
+}
+
+/// A built A–R–B topology: the three owned namespaces and what was set.
+#[derive(Debug, Serialize)]
+pub struct Topology {
+    /// What was built.
+    pub spec: TopologySpec,
+    /// A, the sender (`a0`, 10.20.1.2/24).
+    pub a: Netns,
+    /// R, the router (`r0` 10.20.1.1/24, `r1` 10.20.2.1/24).
+    pub r: Netns,
+    /// B, the receiver (`b0`, 10.20.2.2/24).
+    pub b: Netns,
+    /// Every sysctl written, with its readback.
+    pub sysctls: Vec<SysctlReadback>,
+    /// Wall time the build took.
+    pub build_time: Duration,
+}
+
+impl Topology {
+    /// Checks privileges, then creates the namespaces and builds the
+    /// topology over rtnetlink. On failure every namespace already created
+    /// is deleted again before the error is returned.
+    pub fn build(spec: &TopologySpec) -> Result<Topology, TopologyError> {
+        privilege::check_capabilities()?;
+        spec.validate()?;
+        let started = Instant::now();
+        let mut made: Vec<Netns> = Vec::with_capacity(3);
+        let result = (|| {
+            for name in spec.netns_names() {
+                made.push(Netns::create(&name)?);
+            }
+            configure(spec, &made[0], &made[1], &made[2])
+        })();
+        match result {
+            Ok(sysctls) => {
+                let mut it = made.into_iter();
+                let (a, r, b) = (it.next(), it.next(), it.next());
+                Ok(Topology {
+                    spec: spec.clone(),
+                    a: a.expect("a"),
+                    r: r.expect("r"),
+                    b: b.expect("b"),
+                    sysctls,
+                    build_time: started.elapsed(),
+                })
+            }
+            Err(e) => {
+                for ns in made.into_iter().rev() {
+                    let _ = ns.delete();
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// The namespace of `role`.
+    pub fn netns(&self, role: Role) -> &Netns {
+        match role {
+            Role::A => &self.a,
+            Role::R => &self.r,
+            Role::B => &self.b,
+        }
+    }
+
+    /// Reads links, addresses, routes and sysctls back from each namespace
+    /// over rtnetlink and `/proc/sys`.
+    pub fn readback(&self) -> Result<TopologyReadback, TopologyError> {
+        let mut namespaces = Vec::with_capacity(3);
+        for role in Role::ALL {
+            namespaces.push(readback_netns(self.netns(role), Some(role))?);
+        }
+        Ok(TopologyReadback { namespaces })
+    }
+
+    /// Deletes B, R, A (reverse order) and reports each.
+    pub fn teardown(self) -> Vec<NetnsTeardown> {
+        [self.b, self.r, self.a]
+            .into_iter()
+            .map(|ns| {
+                let netns = ns.name().to_owned();
+                let error = ns.delete().err().map(|e| e.to_string());
+                NetnsTeardown { netns, error }
+            })
+            .collect()
+    }
+}
+
+/// Sends the build plan through one rtnetlink socket per namespace, then
+/// writes and reads back the sysctls.
+fn configure(
+    spec: &TopologySpec,
+    a: &Netns,
+    r: &Netns,
+    b: &Netns,
+) -> Result<Vec<SysctlReadback>, TopologyError> {
+    let open = |ns: &Netns| {
+        ns.run(RtnlSocket::open)?
+            .map_err(|e| TopologyError::io(format!("opening rtnetlink in netns {}", ns.name()), e))
+    };
+    let mut sockets = [open(a)?, open(r)?, open(b)?];
+    let fds = NetnsFds {
+        a: a.file().as_raw_fd(),
+        r: r.file().as_raw_fd(),
+        b: b.file().as_raw_fd(),
+    };
+    for (role, req) in build_plan(spec, fds) {
+        let i = match role {
+            Role::A => 0,
+            Role::R => 1,
+            Role::B => 2,
+        };
+        sockets[i].apply(&req)?;
+    }
+    let by_role = |role| match role {
+        Role::A => a,
+        Role::R => r,
+        Role::B => b,
+    };
+    let mut readbacks = Vec::new();
+    for role in Role::ALL {
+        let ns = by_role(role);
+        let plan: Vec<_> = spec
+            .sysctl_plan()
+            .into_iter()
+            .filter(|(r, _, _)| *r == role)
+            .collect();
+        let done = ns.run(|| {
+            plan.iter()
+                .map(|(_, key, value)| write_and_read(ns.name(), key, value))
+                .collect::<Result<Vec<_>, _>>()
+        })??;
+        readbacks.extend(done);
+    }
+    Ok(readbacks)
+}
+
+/// Writes one sysctl in the calling thread's namespace and reads it back.
+fn write_and_read(netns: &str, key: &str, value: &str) -> Result<SysctlReadback, TopologyError> {
+    sys::write_sysctl(key, value)
+        .map_err(|e| TopologyError::io(format!("writing {key}={value} in netns {netns}"), e))?;
+    let read = sys::read_sysctl(key)
+        .map_err(|e| TopologyError::io(format!("reading back {key} in netns {netns}"), e))?;
+    if read != value {
+        return Err(TopologyError::SysctlMismatch {
+            netns: netns.to_owned(),
+            key: key.to_owned(),
+            wrote: value.to_owned(),
+            read,
+        });
+    }
+    Ok(SysctlReadback {
+        netns: netns.to_owned(),
+        key: key.to_owned(),
+        wrote: value.to_owned(),
+        read,
+    })
+}
+
+/// Owns a [`Topology`] and tears it down on drop (for tests and for error
+/// paths). Derefs to the topology.
+#[derive(Debug)]
+pub struct TopologyGuard(Option<Topology>);
+
+impl TopologyGuard {
+    /// Builds the topology and guards it.
+    pub fn build(spec: &TopologySpec) -> Result<TopologyGuard, TopologyError> {
+        Topology::build(spec).map(TopologyGuard::new)
+    }
+
+    /// Guards an existing topology.
+    pub fn new(topology: Topology) -> TopologyGuard {
+        TopologyGuard(Some(topology))
+    }
+
+    /// Tears down now and returns the per-namespace results.
+    pub fn teardown(mut self) -> Vec<NetnsTeardown> {
+        self.0.take().map(Topology::teardown).unwrap_or_default()
+    }
+
+    /// Gives the topology back without tearing it down.
+    pub fn into_inner(mut self) -> Topology {
+        self.0.take().expect("present until drop")
+    }
+}
+
+impl std::ops::Deref for TopologyGuard {
+    type Target = Topology;
+    fn deref(&self) -> &Topology {
+        self.0.as_ref().expect("present until drop")
+    }
+}
+
+impl Drop for TopologyGuard {
+    fn drop(&mut self) {
+        if let Some(t) = self.0.take() {
+            for r in t.teardown() {
+                if let Some(e) = r.error {
+                    eprintln!("TopologyGuard: deleting {}: {e}", r.netns);
+                }
+            }
+        }
+    }
+}
+
+/// Deletes the namespaces of `spec` that exist (for cleanup paths that only
+/// know the spec). Returns one result per name that existed.
+pub fn delete_namespaces_of(spec: &TopologySpec) -> Vec<NetnsTeardown> {
+    let mut names = spec.netns_names();
+    names.reverse();
+    names
+        .into_iter()
+        .filter(|n| netns::exists(n))
+        .map(|n| NetnsTeardown {
+            error: netns::delete(&n).err().map(|e| e.to_string()),
+            netns: n,
+        })
+        .collect()
+}
