@@ -1,21 +1,49 @@
 //! netlab-probe: the UDP latency probe of SPEC §5.
 //!
-//! * [`EchoResponder`]: a non-blocking UDP echo that B's single `poll` event
-//!   loop drives (register [`EchoResponder::as_fd`], call
+//! * [`EchoResponder`] (B): a non-blocking UDP echo that B's single `poll`
+//!   event loop drives (register [`EchoResponder::as_fd`], call
 //!   [`EchoResponder::drain`] when readable).
+//! * [`ProbeClient`] (pure): the request schedule — one outstanding request,
+//!   200 ms spacing from the previous send without catch-up, 1 s timeout,
+//!   stale replies discarded, nothing new in the last second, at most 100
+//!   requests, phase by send time. See [`schedule`] for the exact rules.
+//! * [`run_probe`] (A): drives a [`ProbeClient`] on a connected UDP socket
+//!   (4-byte big-endian sequence numbers) and returns a [`ProbeLog`] with
+//!   every request.
+//! * [`stats`] (pure): per-phase counts, p50 (lower median) / p95 (nearest
+//!   rank) of successes, and the censoring-aware [`CensoredQuantile`] view.
 //!
 //! ```no_run
-//! use netlab_probe::EchoResponder;
+//! use std::time::{Duration, Instant};
+//! use netlab_probe::{connect_socket, run_probe, EchoResponder, ProbeConfig};
+//!
+//! // B: inside its poll loop
 //! let mut echo = EchoResponder::bind("127.0.0.1:46021".parse().unwrap())?;
-//! // in the poll loop, when echo.as_fd() is readable:
-//! let n = echo.drain()?;
-//! println!("echoed {n}, totals {:?}", echo.stats());
+//! let _n = echo.drain()?; // when echo.as_fd() is readable
+//!
+//! // A: the probe, with t0 from B's receiver
+//! let t0 = Instant::now();
+//! let sock = connect_socket(None, "127.0.0.1:46021".parse().unwrap())?;
+//! let cfg = ProbeConfig::with_end(Duration::from_secs(18));
+//! let log = run_probe(&sock, t0, &cfg, None, |r| println!("seq {} rtt {:?}", r.seq, r.rtt_ms))?;
+//! for s in log.phase_stats() {
+//!     println!("{:?}: sent {} ok {} p95 {:?}", s.phase, s.sent, s.ok, s.p95_censored);
+//! }
 //! # Ok::<(), netlab_probe::ProbeError>(())
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod schedule;
+mod secs;
+pub mod stats;
 pub mod sys;
 
+pub use schedule::{
+    Phase, PhaseBounds, ProbeAction, ProbeClient, ProbeConfig, ProbeRequest, ReplyVerdict,
+    RequestOutcome,
+};
+pub use stats::{all_phase_stats, phase_stats, CensoredQuantile, PhaseStats};
+pub use sys::client::{connect_socket, run_probe, ProbeLog};
 pub use sys::echo::{EchoResponder, EchoStats, MAX_DRAIN_PER_CALL};
 
 /// Errors of this crate; each message names the operation that failed.

@@ -4,4 +4,5 @@
 //! [`client`] runs the pure [`crate::schedule::ProbeClient`] against a real
 //! connected UDP socket.
 
+pub mod client;
 pub mod echo;

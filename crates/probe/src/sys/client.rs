@@ -1,0 +1,276 @@
+//! The probe client's I/O edge: a connected UDP socket driven by
+//! [`ProbeClient`], with `ppoll` waits (ns resolution, unlike `SO_RCVTIMEO`
+//! which is jiffy-granular) and non-blocking receives.
+
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, UdpSocket};
+use std::os::fd::{AsFd, AsRawFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::poll::{ppoll, PollFd, PollFlags};
+use nix::sys::socket::{recv, MsgFlags};
+use nix::sys::time::TimeSpec;
+use serde::{Deserialize, Serialize};
+
+use crate::schedule::{ProbeAction, ProbeClient, ProbeConfig, ProbeRequest};
+use crate::stats::{all_phase_stats, PhaseStats};
+use crate::ProbeError;
+
+/// Longest single wait, so a `stop` flag is noticed within this time.
+pub const STOP_POLL_INTERVAL: Duration = Duration::from_millis(50);
+
+/// Slack past the last possible completion after which the run gives up
+/// regardless (a hard bound even if the clock or the socket misbehaves).
+const HARD_END_SLACK: Duration = Duration::from_secs(1);
+
+/// Creates the client socket: bound to `local` (or the unspecified address
+/// of `remote`'s family, port 0) and connected to `remote`, so only datagrams
+/// from `remote` are received. Create it inside A's namespace (`Netns::run`).
+pub fn connect_socket(
+    local: Option<SocketAddr>,
+    remote: SocketAddr,
+) -> Result<UdpSocket, ProbeError> {
+    let local = local.unwrap_or(match remote {
+        SocketAddr::V4(_) => SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)),
+        SocketAddr::V6(_) => SocketAddr::from((Ipv6Addr::UNSPECIFIED, 0)),
+    });
+    let sock = UdpSocket::bind(local).map_err(|source| ProbeError::Bind {
+        addr: local,
+        source,
+    })?;
+    sock.connect(remote).map_err(|source| ProbeError::Connect {
+        addr: remote,
+        source,
+    })?;
+    Ok(sock)
+}
+
+/// Everything one probe run measured (serializable).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeLog {
+    /// The configuration used.
+    pub config: ProbeConfig,
+    /// Every request, in send order.
+    pub requests: Vec<ProbeRequest>,
+    /// Replies with a seq that was not outstanding, or too late; discarded.
+    pub stale_replies: u64,
+    /// Datagrams that were not exactly 4 bytes; discarded.
+    pub malformed_replies: u64,
+    /// Receive errors (e.g. ECONNREFUSED from an ICMP port unreachable).
+    pub recv_errors: u64,
+    /// True if the run was ended by `stop` (or the hard bound) rather than
+    /// by its schedule.
+    pub stopped_early: bool,
+}
+
+impl ProbeLog {
+    /// Per-phase statistics of [`ProbeLog::requests`].
+    pub fn phase_stats(&self) -> Vec<PhaseStats> {
+        all_phase_stats(&self.requests, self.config.timeout)
+    }
+}
+
+fn since(t0: Instant) -> Duration {
+    Instant::now().saturating_duration_since(t0)
+}
+
+/// Runs the probe on `sock` (a UDP socket connected to B's echo port, see
+/// [`connect_socket`]) until the schedule of `cfg` is done, `stop` is set,
+/// or a hard bound of `max(end, end - quiet + timeout) + 1 s` after `t0`.
+///
+/// Times are measured with `Instant` relative to `t0`, the scenario's common
+/// origin: the send time right before `send`, the reply time right after the
+/// `recv` that returned it. `on_complete` is called for every request when
+/// it completes (reply, timeout, send error, abandoned), e.g. for a live
+/// display of the last RTT.
+///
+/// The calling thread's timer slack is set to 1 ns for the duration of the
+/// run (restored afterwards) so `ppoll` wakes on time.
+pub fn run_probe(
+    sock: &UdpSocket,
+    t0: Instant,
+    cfg: &ProbeConfig,
+    stop: Option<&AtomicBool>,
+    mut on_complete: impl FnMut(&ProbeRequest),
+) -> Result<ProbeLog, ProbeError> {
+    let mut client = ProbeClient::new(cfg.clone())?;
+    let _slack = TimerSlackGuard::tighten();
+    let hard_end = cfg
+        .end
+        .max(cfg.end.saturating_sub(cfg.quiet_before_end) + cfg.timeout)
+        + HARD_END_SLACK;
+    let (mut malformed, mut recv_errors, mut stopped_early) = (0u64, 0u64, false);
+    let mut buf = [0u8; 64];
+    loop {
+        let now = since(t0);
+        if stop.is_some_and(|s| s.load(Ordering::Relaxed)) || now >= hard_end {
+            client.abandon();
+            stopped_early = true;
+        }
+        match client.poll(now) {
+            ProbeAction::Done => {
+                while let Some(r) = client.poll_completed() {
+                    on_complete(r);
+                }
+                break;
+            }
+            ProbeAction::Send { seq } => match sock.send(&seq.to_be_bytes()) {
+                Ok(4) => {}
+                Ok(n) => client.on_send_error(seq, format!("short send: {n} of 4 bytes")),
+                Err(e) => client.on_send_error(seq, e.to_string()),
+            },
+            ProbeAction::WaitUntil(t) => {
+                let wait = t.saturating_sub(now).min(STOP_POLL_INTERVAL);
+                if wait_readable(sock, wait)? {
+                    loop {
+                        match recv(sock.as_raw_fd(), &mut buf, MsgFlags::MSG_DONTWAIT) {
+                            Ok(4) => {
+                                let at = since(t0);
+                                let seq = u32::from_be_bytes([buf[0], buf[1], buf[2], buf[3]]);
+                                client.on_reply(seq, at);
+                            }
+                            Ok(_) => malformed += 1,
+                            Err(Errno::EAGAIN) => break,
+                            Err(Errno::EINTR) => continue,
+                            Err(Errno::ECONNREFUSED) => recv_errors += 1,
+                            Err(e) => {
+                                return Err(ProbeError::Socket {
+                                    what: "recv on probe socket",
+                                    source: std::io::Error::from(e),
+                                })
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        while let Some(r) = client.poll_completed() {
+            on_complete(r);
+        }
+    }
+    let (requests, stale_replies) = client.into_parts();
+    Ok(ProbeLog {
+        config: cfg.clone(),
+        requests,
+        stale_replies,
+        malformed_replies: malformed,
+        recv_errors,
+        stopped_early,
+    })
+}
+
+/// Sets this thread's timer slack to 1 ns for the run (the default 50 µs
+/// would add up to 50 µs to every wake-up) and restores it on drop.
+/// Best effort: if `prctl` fails the default slack stays.
+struct TimerSlackGuard(Option<u64>);
+
+impl TimerSlackGuard {
+    fn tighten() -> Self {
+        let old = nix::sys::prctl::get_timerslack()
+            .ok()
+            .and_then(|v| u64::try_from(v).ok());
+        match old {
+            Some(old) if nix::sys::prctl::set_timerslack(1).is_ok() => Self(Some(old)),
+            _ => Self(None),
+        }
+    }
+}
+
+impl Drop for TimerSlackGuard {
+    fn drop(&mut self) {
+        if let Some(old) = self.0 {
+            let _ = nix::sys::prctl::set_timerslack(old as _);
+        }
+    }
+}
+
+/// Waits up to `wait` for `sock` to be readable; true if it is.
+fn wait_readable(sock: &UdpSocket, wait: Duration) -> Result<bool, ProbeError> {
+    if wait.is_zero() {
+        return Ok(false);
+    }
+    let mut fds = [PollFd::new(sock.as_fd(), PollFlags::POLLIN)];
+    match ppoll(&mut fds, Some(TimeSpec::from_duration(wait)), None) {
+        Ok(0) => Ok(false),
+        Ok(_) => Ok(fds[0].revents().is_some_and(|r| !r.is_empty())),
+        Err(Errno::EINTR) => Ok(false),
+        Err(e) => Err(ProbeError::Socket {
+            what: "ppoll on probe socket",
+            source: std::io::Error::from(e),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::EchoResponder;
+
+    #[test]
+    fn short_run_on_loopback_against_a_responder_thread() {
+        let mut echo = EchoResponder::bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let addr = echo.local_addr().unwrap();
+        let done = std::sync::Arc::new(AtomicBool::new(false));
+        let d2 = done.clone();
+        let th = std::thread::spawn(move || {
+            let t = Instant::now();
+            while !d2.load(Ordering::Relaxed) && t.elapsed() < Duration::from_secs(10) {
+                let mut fds = [PollFd::new(echo.as_fd(), PollFlags::POLLIN)];
+                let _ = ppoll(
+                    &mut fds,
+                    Some(TimeSpec::from_duration(Duration::from_millis(20))),
+                    None,
+                );
+                echo.drain().unwrap();
+            }
+            echo.stats()
+        });
+        let sock = connect_socket(None, addr).unwrap();
+        // sends near 0, 0.2, …, 0.8 (each a little late, spacing counts from
+        // the actual send); 0.8 + ε + 1 s quiet ≤ 1.9 s, the next is past it
+        let cfg = ProbeConfig::with_end(Duration::from_millis(1900));
+        let mut seen = Vec::new();
+        let log = run_probe(&sock, Instant::now(), &cfg, None, |r| seen.push(r.seq)).unwrap();
+        done.store(true, Ordering::Relaxed);
+        let stats = th.join().unwrap();
+        assert_eq!(log.requests.len(), 5, "{log:?}");
+        assert_eq!(seen, [0, 1, 2, 3, 4]);
+        assert!(
+            log.requests
+                .iter()
+                .all(|r| r.rtt_ms.is_some_and(|v| v < 50.0)),
+            "{log:?}"
+        );
+        assert_eq!(stats.echoed, 5);
+        assert!(!log.stopped_early);
+        let ph = log.phase_stats();
+        assert_eq!((ph[0].sent, ph[0].ok), (5, 5));
+    }
+
+    #[test]
+    fn no_responder_means_timeouts_or_refusals_never_successes() {
+        // a bound but silent socket: nothing ever answers
+        let silent = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let sock = connect_socket(None, silent.local_addr().unwrap()).unwrap();
+        let cfg = ProbeConfig {
+            timeout: Duration::from_millis(100),
+            ..ProbeConfig::with_end(Duration::from_millis(1400))
+        };
+        let log = run_probe(&sock, Instant::now(), &cfg, None, |_| {}).unwrap();
+        assert!(!log.requests.is_empty());
+        assert!(log.requests.iter().all(|r| r.rtt_ms.is_none()));
+    }
+
+    #[test]
+    fn stop_flag_ends_the_run_and_keeps_the_outstanding_request() {
+        let silent = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let sock = connect_socket(None, silent.local_addr().unwrap()).unwrap();
+        let stop = AtomicBool::new(true);
+        let t = Instant::now();
+        let log = run_probe(&sock, t, &ProbeConfig::default(), Some(&stop), |_| {}).unwrap();
+        assert!(t.elapsed() < Duration::from_millis(500));
+        assert!(log.stopped_early);
+        assert!(log.requests.len() <= 1);
+    }
+}
