@@ -1,0 +1,261 @@
+//! Standalone roles, for `orchestrator sink …` and `orchestrator load …`:
+//! run one side by hand (also between two real hosts) in the current
+//! network namespace and print JSON lines of what was measured.
+//!
+//! Each line is one JSON object with an `"event"` field:
+//! * sink: `sink_listening`, then `sink_done` (summary, goodput over the
+//!   whole run, per-200 ms series, full per-recv log).
+//! * load: `load_connected`, one `tcp_sample` per sample, then `load_done`.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::goodput::{delivered_series, goodput, GoodputWindow};
+use crate::sampler::{DiagSocket, SamplerConfig, TcpSampler};
+use crate::sender::{new_sender_socket, Sender, SenderConfig};
+use crate::sink::{Sink, SinkConfig};
+use crate::TcpLoadError;
+
+/// `sink --listen ADDR:PORT --udp-echo PORT --for SECS`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SinkRole {
+    /// TCP listen address.
+    pub listen: SocketAddr,
+    /// UDP echo port on the listen IP, if any.
+    pub udp_echo_port: Option<u16>,
+    /// Run time.
+    pub duration: Duration,
+}
+
+/// `load --to ADDR:PORT --cc NAME --for SECS`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadRole {
+    /// Receiver address.
+    pub to: SocketAddr,
+    /// Congestion control.
+    pub cc: String,
+    /// Sender lifetime.
+    pub duration: Duration,
+}
+
+/// Parses a `--for` value in seconds: finite and > 0 (usage error otherwise).
+pub fn parse_duration_secs(text: &str) -> Result<Duration, TcpLoadError> {
+    let v: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| TcpLoadError::Config(format!("--for {text:?}: not a number of seconds")))?;
+    if !v.is_finite() || v <= 0.0 || v > 86_400.0 {
+        return Err(TcpLoadError::Config(format!(
+            "--for {text:?}: must be > 0 and at most 86400 seconds"
+        )));
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
+impl SinkRole {
+    /// Validates the values (usage errors name the flag).
+    pub fn new(
+        listen: SocketAddr,
+        udp_echo_port: Option<u16>,
+        duration: Duration,
+    ) -> Result<Self, TcpLoadError> {
+        if duration.is_zero() {
+            return Err(TcpLoadError::Config("--for must be > 0".into()));
+        }
+        if udp_echo_port == Some(0) {
+            return Err(TcpLoadError::Config("--udp-echo port must be > 0".into()));
+        }
+        Ok(Self {
+            listen,
+            udp_echo_port,
+            duration,
+        })
+    }
+}
+
+impl LoadRole {
+    /// Validates the values (usage errors name the flag).
+    pub fn new(to: SocketAddr, cc: &str, duration: Duration) -> Result<Self, TcpLoadError> {
+        if duration.is_zero() {
+            return Err(TcpLoadError::Config("--for must be > 0".into()));
+        }
+        if to.port() == 0 || to.ip().is_unspecified() {
+            return Err(TcpLoadError::Config(format!(
+                "--to {to}: need a concrete address and port"
+            )));
+        }
+        let cfg = SenderConfig {
+            cc: cc.to_owned(),
+            ..SenderConfig::new(to)
+        };
+        cfg.validate()?;
+        Ok(Self {
+            to,
+            cc: cc.to_owned(),
+            duration,
+        })
+    }
+}
+
+fn line(out: &mut dyn Write, value: &impl Serialize) -> Result<(), TcpLoadError> {
+    serde_json::to_writer(&mut *out, value).map_err(|e| TcpLoadError::Output(e.to_string()))?;
+    out.write_all(b"\n")
+        .and_then(|_| out.flush())
+        .map_err(|e| TcpLoadError::Output(e.to_string()))
+}
+
+/// Runs the sink role in the current namespace; prints `sink_listening`
+/// then `sink_done`.
+pub fn run_sink_role(role: &SinkRole, out: &mut dyn Write) -> Result<(), TcpLoadError> {
+    let echo = role
+        .udp_echo_port
+        .map(|p| SocketAddr::new(role.listen.ip(), p));
+    let mut cfg = SinkConfig::new(role.listen, echo);
+    cfg.duration = role.duration;
+    let sink = Sink::bind(cfg)?;
+    line(
+        out,
+        &serde_json::json!({
+            "event": "sink_listening",
+            "listen": sink.local_addr()?,
+            "udp_echo": sink.echo_addr()?,
+            "for_s": role.duration.as_secs_f64(),
+        }),
+    )?;
+    let log = sink.run()?;
+    let whole = GoodputWindow {
+        start: Duration::ZERO,
+        end: role.duration,
+    };
+    line(
+        out,
+        &serde_json::json!({
+            "event": "sink_done",
+            "goodput_whole_run": goodput(&log.recvs, whole),
+            "delivered_200ms": delivered_series(&log.recvs, Duration::from_millis(200), role.duration),
+            "log": log,
+        }),
+    )
+}
+
+/// Runs the load role in the current namespace (sender + sampler); prints
+/// `load_connected`, the `tcp_sample`s and `load_done`. Connect failures and
+/// a congestion-control mismatch are errors; a close by the peer is a
+/// termination kind in `load_done`.
+pub fn run_load_role(role: &LoadRole, out: &mut dyn Write) -> Result<(), TcpLoadError> {
+    let t0 = Instant::now();
+    let cfg = SenderConfig {
+        cc: role.cc.clone(),
+        lifetime: role.duration,
+        ..SenderConfig::new(role.to)
+    };
+    let sock = new_sender_socket(&role.cc, role.to)?;
+    let sender = Sender::connect(sock, cfg, t0)?;
+    let flow = sender.flow();
+    line(
+        out,
+        &serde_json::json!({
+            "event": "load_connected",
+            "flow": flow,
+            "cc_requested": role.cc,
+            "cc_readback": sender.cc_readback(),
+            "connect_s": t0.elapsed().as_secs_f64(),
+        }),
+    )?;
+    let sampler_cfg = SamplerConfig {
+        max_duration: role.duration + Duration::from_secs(2),
+        ..SamplerConfig::default()
+    };
+    let sampler = TcpSampler::spawn(DiagSocket::open()?, flow, t0, sampler_cfg)?;
+    let report = sender.run();
+    let samples = sampler.stop()?;
+    for s in &samples.samples {
+        line(
+            out,
+            &serde_json::json!({ "event": "tcp_sample", "sample": s }),
+        )?;
+    }
+    line(
+        out,
+        &serde_json::json!({
+            "event": "load_done",
+            "sender": report,
+            "samples": samples.samples.len(),
+            "sampler_not_found_s": samples.not_found_s,
+            "sampler_errors": samples.errors,
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_must_be_positive_and_finite() {
+        assert_eq!(
+            parse_duration_secs("2.5").unwrap(),
+            Duration::from_millis(2500)
+        );
+        for bad in ["0", "-1", "nan", "inf", "x", ""] {
+            let e = parse_duration_secs(bad).unwrap_err().to_string();
+            assert!(e.contains("--for"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn role_validation() {
+        let a: SocketAddr = "127.0.0.1:5000".parse().unwrap();
+        assert!(SinkRole::new(a, Some(0), Duration::from_secs(1)).is_err());
+        assert!(SinkRole::new(a, None, Duration::ZERO).is_err());
+        assert!(
+            LoadRole::new("0.0.0.0:1".parse().unwrap(), "reno", Duration::from_secs(1)).is_err()
+        );
+        assert!(LoadRole::new(a, "", Duration::from_secs(1)).is_err());
+        assert!(LoadRole::new(a, "reno", Duration::from_secs(1)).is_ok());
+    }
+
+    #[test]
+    fn roles_talk_over_loopback_and_print_json_lines() {
+        // Ephemeral loopback ports in the test's namespace.
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = probe.local_addr().unwrap().port();
+        drop(probe);
+        let listen: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+        let sink = SinkRole::new(listen, None, Duration::from_millis(1500)).unwrap();
+        let h = std::thread::spawn(move || {
+            let mut out = Vec::new();
+            run_sink_role(&sink, &mut out).map(|_| out)
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        let load = LoadRole::new(listen, "reno", Duration::from_millis(800)).unwrap();
+        let mut out = Vec::new();
+        run_load_role(&load, &mut out).unwrap();
+        let sink_out = h.join().unwrap().unwrap();
+        let load_lines: Vec<serde_json::Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(load_lines[0]["event"], "load_connected");
+        assert_eq!(load_lines[0]["cc_readback"], "reno");
+        assert_eq!(load_lines.last().unwrap()["event"], "load_done");
+        let samples = load_lines
+            .iter()
+            .filter(|l| l["event"] == "tcp_sample")
+            .count();
+        assert!(samples >= 3, "{samples} samples in 0.8 s");
+        let sink_lines: Vec<serde_json::Value> = String::from_utf8(sink_out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(sink_lines[0]["event"], "sink_listening");
+        assert_eq!(sink_lines[1]["event"], "sink_done");
+        assert_eq!(sink_lines[1]["log"]["validation"]["failures"], 0);
+        assert!(sink_lines[1]["log"]["bytes_total"].as_u64().unwrap() > 0);
+    }
+}

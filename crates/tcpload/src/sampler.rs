@@ -1,0 +1,486 @@
+//! TCP state sampling over sock_diag (SPEC §6): what `ss -tinm` shows for
+//! the sender's socket, every 200 ms nominal.
+//!
+//! Pure parts: the request bytes ([`build_request`]), the response parser
+//! ([`parse_dump`]) and the schedule ([`next_slot`]). The I/O edge is
+//! [`DiagSocket`] (a `NETLINK_SOCK_DIAG` socket: open it inside the sender's
+//! namespace, e.g. with `Netns::run`, since sock_diag answers for the
+//! namespace the netlink socket lives in) and [`TcpSampler`], a bounded,
+//! stoppable thread.
+
+use std::net::SocketAddr;
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use netlink_packet_core::{
+    NetlinkHeader, NetlinkMessage, NetlinkPayload, NLM_F_DUMP, NLM_F_REQUEST,
+};
+use netlink_packet_sock_diag::{
+    constants::{AF_INET, AF_INET6, IPPROTO_TCP},
+    inet::{nlas::Nla, ExtensionFlags, InetRequest, InetResponse, SocketId, StateFlags},
+    SockDiagMessage,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::tcp_info::{TcpInfo, TcpInfoView};
+use crate::TcpLoadError;
+
+/// The controlled flow's 4-tuple as seen from the sender.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlowId {
+    /// Sender's local address and port.
+    pub local: SocketAddr,
+    /// Receiver's address and port.
+    pub remote: SocketAddr,
+}
+
+/// Socket memory counters (`INET_DIAG_SKMEMINFO`, `ss -m` `skmem:(…)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkMemInfo {
+    /// `r`: sk_rmem_alloc.
+    pub rmem_alloc: u32,
+    /// `rb`: sk_rcvbuf.
+    pub rcvbuf: u32,
+    /// `t`: sk_wmem_alloc.
+    pub wmem_alloc: u32,
+    /// `tb`: sk_sndbuf.
+    pub sndbuf: u32,
+    /// `f`: sk_forward_alloc.
+    pub fwd_alloc: u32,
+    /// `w`: sk_wmem_queued.
+    pub wmem_queued: u32,
+    /// `o`: sk_omem_alloc.
+    pub optmem: u32,
+    /// `bl`: backlog length.
+    pub backlog: u32,
+    /// `d`: drops.
+    pub drops: u32,
+}
+
+/// One socket's sock_diag record: header fields plus decoded attributes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiagRecord {
+    /// TCP state from the diag header.
+    pub state: u8,
+    /// Socket inode.
+    pub inode: u32,
+    /// Bytes in the receive queue (header `idiag_rqueue`).
+    pub recv_queue: u32,
+    /// Bytes in the send queue (header `idiag_wqueue`).
+    pub send_queue: u32,
+    /// `INET_DIAG_INFO`, decoded (None if the kernel sent none).
+    pub info: Option<TcpInfo>,
+    /// `INET_DIAG_CONG`: the congestion control algorithm.
+    pub congestion: Option<String>,
+    /// `INET_DIAG_SKMEMINFO`.
+    pub skmem: Option<SkMemInfo>,
+}
+
+/// One TCP state sample with its actual start and end times (seconds since
+/// t0): the query was sent at `start_s`, the answer complete at `end_s`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TcpSample {
+    /// When the query started, seconds since t0.
+    pub start_s: f64,
+    /// When the answer was complete, seconds since t0.
+    pub end_s: f64,
+    /// The kernel's record for the flow.
+    #[serde(flatten)]
+    pub record: DiagRecord,
+}
+
+/// Builds the sock_diag dump request (all TCP states of `family`, asking
+/// for INFO, CONG and SKMEMINFO). The kernel does not filter a dump by the
+/// socket id, so [`parse_dump`] matches the flow.
+pub fn build_request(family: u8, seq: u32) -> Vec<u8> {
+    let mut hdr = NetlinkHeader::default();
+    hdr.flags = NLM_F_REQUEST | NLM_F_DUMP;
+    hdr.sequence_number = seq;
+    let socket_id = if family == AF_INET6 {
+        SocketId::new_v6()
+    } else {
+        SocketId::new_v4()
+    };
+    let mut msg = NetlinkMessage::new(
+        hdr,
+        SockDiagMessage::InetRequest(InetRequest {
+            family,
+            protocol: IPPROTO_TCP,
+            extensions: ExtensionFlags::INFO | ExtensionFlags::CONG | ExtensionFlags::SKMEMINFO,
+            states: StateFlags::all(),
+            socket_id,
+        })
+        .into(),
+    );
+    msg.finalize();
+    let mut buf = vec![0; msg.buffer_len()];
+    msg.serialize(&mut buf);
+    buf
+}
+
+/// Address family code for `flow`.
+pub fn family_of(flow: &FlowId) -> u8 {
+    if flow.local.is_ipv6() {
+        AF_INET6
+    } else {
+        AF_INET
+    }
+}
+
+/// What one receive buffer of a dump contained.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct DumpChunk {
+    /// The flow's record, if it was in this chunk.
+    pub found: Option<DiagRecord>,
+    /// Records seen in this chunk (any socket).
+    pub records: usize,
+    /// The dump's `NLMSG_DONE` was seen.
+    pub done: bool,
+}
+
+/// Parses one receive buffer of a sock_diag dump and picks the record of
+/// `flow`.
+pub fn parse_dump(buf: &[u8], flow: &FlowId) -> Result<DumpChunk, TcpLoadError> {
+    let mut out = DumpChunk::default();
+    let mut offset = 0;
+    while offset < buf.len() {
+        let msg = <NetlinkMessage<SockDiagMessage>>::deserialize(&buf[offset..]).map_err(|e| {
+            TcpLoadError::Diag(format!("decode sock_diag message at byte {offset}: {e}"))
+        })?;
+        let len = msg.header.length as usize;
+        match msg.payload {
+            NetlinkPayload::InnerMessage(SockDiagMessage::InetResponse(resp)) => {
+                out.records += 1;
+                if matches_flow(&resp, flow) {
+                    out.found = Some(record_of(&resp)?);
+                }
+            }
+            NetlinkPayload::Done(_) => out.done = true,
+            NetlinkPayload::Error(e) => {
+                if let Some(code) = e.code {
+                    return Err(TcpLoadError::Diag(format!(
+                        "kernel answered the sock_diag dump with error {code}"
+                    )));
+                }
+            }
+            _ => {}
+        }
+        if len == 0 {
+            break;
+        }
+        offset += len.next_multiple_of(4);
+    }
+    Ok(out)
+}
+
+fn matches_flow(resp: &InetResponse, flow: &FlowId) -> bool {
+    let id = &resp.header.socket_id;
+    id.source_port == flow.local.port()
+        && id.destination_port == flow.remote.port()
+        && id.source_address == flow.local.ip()
+        && id.destination_address == flow.remote.ip()
+}
+
+fn record_of(resp: &InetResponse) -> Result<DiagRecord, TcpLoadError> {
+    let mut rec = DiagRecord {
+        state: resp.header.state,
+        inode: resp.header.inode,
+        recv_queue: resp.header.recv_queue,
+        send_queue: resp.header.send_queue,
+        info: None,
+        congestion: None,
+        skmem: None,
+    };
+    for nla in &resp.nlas {
+        match nla {
+            Nla::TcpInfo(bytes) => rec.info = Some(TcpInfoView::new(bytes)?.decode()),
+            Nla::Congestion(name) => rec.congestion = Some(name.trim_end_matches('\0').to_owned()),
+            Nla::MemInfo(m) => {
+                rec.skmem = Some(SkMemInfo {
+                    rmem_alloc: m.receive_queue,
+                    rcvbuf: m.receive_queue_max,
+                    wmem_alloc: m.bottom_send_queues,
+                    sndbuf: m.send_queue_max,
+                    fwd_alloc: m.cache,
+                    wmem_queued: m.send_queue,
+                    optmem: m.options,
+                    backlog: m.backlog_queue_length,
+                    drops: m.drops,
+                })
+            }
+            _ => {}
+        }
+    }
+    Ok(rec)
+}
+
+/// The next nominal sample time after `now`: the first `prev + k·interval`
+/// (k ≥ 1) strictly later than `now`. A late sample does not cause a
+/// catch-up burst: missed slots are skipped. A zero interval returns `now`.
+pub fn next_slot(prev: Duration, now: Duration, interval: Duration) -> Duration {
+    if interval.is_zero() {
+        return now;
+    }
+    let next = prev + interval;
+    if next > now {
+        return next;
+    }
+    let behind = (now - prev).as_nanos() / interval.as_nanos();
+    prev + interval * (behind as u32 + 1)
+}
+
+/// A `NETLINK_SOCK_DIAG` socket (I/O edge). Open it inside the namespace
+/// whose sockets you want to see.
+#[derive(Debug)]
+pub struct DiagSocket {
+    sock: netlink_sys::Socket,
+    seq: u32,
+    buf: Vec<u8>,
+}
+
+/// Upper bound on receive calls for one dump (the sender's namespace holds
+/// a handful of sockets; this only bounds a misbehaving kernel).
+const MAX_DUMP_RECVS: usize = 256;
+
+impl DiagSocket {
+    /// Opens and binds a sock_diag socket in the calling thread's namespace,
+    /// with a 1 s receive timeout.
+    pub fn open() -> Result<Self, TcpLoadError> {
+        let io = |what: &'static str| move |source| TcpLoadError::Io { what, source };
+        let mut sock = netlink_sys::Socket::new(netlink_sys::protocols::NETLINK_SOCK_DIAG)
+            .map_err(io("socket(NETLINK_SOCK_DIAG)"))?;
+        sock.bind_auto().map_err(io("bind sock_diag socket"))?;
+        socket2::SockRef::from(&sock)
+            .set_read_timeout(Some(Duration::from_secs(1)))
+            .map_err(io("SO_RCVTIMEO on sock_diag socket"))?;
+        Ok(Self {
+            sock,
+            seq: 0,
+            buf: vec![0; 64 * 1024],
+        })
+    }
+
+    /// Dumps the TCP sockets of `family` in the socket's namespace and
+    /// returns the raw reply: whole netlink messages, ending with
+    /// `NLMSG_DONE` (what the fixtures keep). Bounded by the 1 s receive
+    /// timeout per read and [`MAX_DUMP_RECVS`] reads.
+    pub fn dump_raw(&mut self, family: u8) -> Result<Vec<u8>, TcpLoadError> {
+        self.seq = self.seq.wrapping_add(1);
+        let req = build_request(family, self.seq);
+        self.sock.send(&req, 0).map_err(|source| TcpLoadError::Io {
+            what: "send sock_diag dump request",
+            source,
+        })?;
+        let mut raw = Vec::new();
+        let never = FlowId {
+            local: SocketAddr::from(([0, 0, 0, 0], 0)),
+            remote: SocketAddr::from(([0, 0, 0, 0], 0)),
+        };
+        for _ in 0..MAX_DUMP_RECVS {
+            let mut slice = &mut self.buf[..];
+            let n = self
+                .sock
+                .recv(&mut slice, 0)
+                .map_err(|source| TcpLoadError::Io {
+                    what: "recv sock_diag dump",
+                    source,
+                })?;
+            raw.extend_from_slice(&self.buf[..n]);
+            if parse_dump(&self.buf[..n], &never)?.done {
+                return Ok(raw);
+            }
+        }
+        Err(TcpLoadError::Diag(format!(
+            "sock_diag dump did not finish within {MAX_DUMP_RECVS} reads"
+        )))
+    }
+
+    /// Dumps the TCP sockets of the namespace and returns the record of
+    /// `flow` (None if no such socket exists).
+    pub fn query(&mut self, flow: &FlowId) -> Result<Option<DiagRecord>, TcpLoadError> {
+        let raw = self.dump_raw(family_of(flow))?;
+        Ok(parse_dump(&raw, flow)?.found)
+    }
+}
+
+/// Sampler settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SamplerConfig {
+    /// Nominal spacing (200 ms).
+    pub interval: Duration,
+    /// Hard bound on the sampler's life from its start.
+    pub max_duration: Duration,
+}
+
+impl Default for SamplerConfig {
+    fn default() -> Self {
+        Self {
+            interval: Duration::from_millis(200),
+            max_duration: Duration::from_secs(18),
+        }
+    }
+}
+
+/// Why the sampler stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SamplerEnd {
+    /// [`SamplerHandle::stop`] was called.
+    Stopped,
+    /// `max_duration` elapsed.
+    Deadline,
+}
+
+/// Everything the sampler observed (serializable).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SamplerLog {
+    /// The sampled flow.
+    pub flow: FlowId,
+    /// Nominal spacing, seconds.
+    pub interval_s: f64,
+    /// The samples, in time order.
+    pub samples: Vec<TcpSample>,
+    /// Queries whose dump did not contain the flow (socket gone or not yet
+    /// there), with their start time since t0.
+    pub not_found_s: Vec<f64>,
+    /// Failed queries: start time since t0 and the error.
+    pub errors: Vec<(f64, String)>,
+    /// Why sampling ended.
+    pub end: SamplerEnd,
+}
+
+/// Keeps at most this many error entries (the count still bounds the loop).
+const MAX_KEPT_ERRORS: usize = 64;
+
+/// Runs the sampling loop on the calling thread until `stop` receives (or
+/// disconnects) or `cfg.max_duration` elapses. `t0` is the common origin.
+pub fn sample_loop(
+    mut sock: DiagSocket,
+    flow: FlowId,
+    t0: Instant,
+    cfg: SamplerConfig,
+    stop: &mpsc::Receiver<()>,
+) -> SamplerLog {
+    let started = Instant::now();
+    let deadline = started + cfg.max_duration;
+    let mut log = SamplerLog {
+        flow,
+        interval_s: cfg.interval.as_secs_f64(),
+        samples: Vec::new(),
+        not_found_s: Vec::new(),
+        errors: Vec::new(),
+        end: SamplerEnd::Deadline,
+    };
+    let since = |i: Instant| i.saturating_duration_since(t0);
+    let mut slot = since(started);
+    loop {
+        let start = Instant::now();
+        if start >= deadline {
+            break;
+        }
+        match sock.query(&flow) {
+            Ok(Some(record)) => log.samples.push(TcpSample {
+                start_s: since(start).as_secs_f64(),
+                end_s: since(Instant::now()).as_secs_f64(),
+                record,
+            }),
+            Ok(None) => log.not_found_s.push(since(start).as_secs_f64()),
+            Err(e) => {
+                if log.errors.len() < MAX_KEPT_ERRORS {
+                    log.errors.push((since(start).as_secs_f64(), e.to_string()));
+                }
+            }
+        }
+        slot = next_slot(slot, since(Instant::now()), cfg.interval);
+        let wake = (t0 + slot).min(deadline);
+        let wait = wake.saturating_duration_since(Instant::now());
+        match stop.recv_timeout(wait) {
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                log.end = SamplerEnd::Stopped;
+                return log;
+            }
+        }
+    }
+    log
+}
+
+/// A sampler running on its own thread.
+#[derive(Debug)]
+pub struct SamplerHandle {
+    stop: mpsc::Sender<()>,
+    thread: JoinHandle<SamplerLog>,
+}
+
+/// Starts sampling `flow` on a new thread (the netlink socket already
+/// belongs to the right namespace, so the thread may run anywhere).
+pub struct TcpSampler;
+
+impl TcpSampler {
+    /// Spawns the sampling thread.
+    pub fn spawn(
+        sock: DiagSocket,
+        flow: FlowId,
+        t0: Instant,
+        cfg: SamplerConfig,
+    ) -> Result<SamplerHandle, TcpLoadError> {
+        let (tx, rx) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("tcp-sampler".into())
+            .spawn(move || sample_loop(sock, flow, t0, cfg, &rx))
+            .map_err(|source| TcpLoadError::Io {
+                what: "spawn sampler thread",
+                source,
+            })?;
+        Ok(SamplerHandle { stop: tx, thread })
+    }
+}
+
+impl SamplerHandle {
+    /// Stops the sampler (at most one query later) and returns its log.
+    pub fn stop(self) -> Result<SamplerLog, TcpLoadError> {
+        let _ = self.stop.send(());
+        self.thread
+            .join()
+            .map_err(|_| TcpLoadError::Diag("sampler thread panicked".into()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(v: u64) -> Duration {
+        Duration::from_millis(v)
+    }
+
+    #[test]
+    fn next_slot_keeps_the_grid_and_never_bursts() {
+        let i = ms(200);
+        assert_eq!(next_slot(ms(1000), ms(1010), i), ms(1200));
+        assert_eq!(next_slot(ms(1000), ms(1199), i), ms(1200));
+        // exactly on a slot: the next one
+        assert_eq!(next_slot(ms(1000), ms(1200), i), ms(1400));
+        // a 650 ms stall skips the missed slots instead of catching up
+        assert_eq!(next_slot(ms(1000), ms(1650), i), ms(1800));
+        assert_eq!(next_slot(ms(1000), ms(500), i), ms(1200));
+        assert_eq!(next_slot(ms(1000), ms(1500), Duration::ZERO), ms(1500));
+    }
+
+    #[test]
+    fn request_bytes_are_a_tcp_dump_with_info_cong_skmeminfo() {
+        let b = build_request(AF_INET, 7);
+        // nlmsghdr(16) + inet_diag_req_v2(56)
+        assert_eq!(b.len(), 72);
+        assert_eq!(u32::from_ne_bytes(b[0..4].try_into().unwrap()), 72);
+        assert_eq!(u16::from_ne_bytes(b[4..6].try_into().unwrap()), 20); // SOCK_DIAG_BY_FAMILY
+        assert_eq!(u16::from_ne_bytes(b[6..8].try_into().unwrap()), 0x301); // REQUEST|DUMP
+        assert_eq!(u32::from_ne_bytes(b[8..12].try_into().unwrap()), 7);
+        assert_eq!(b[16], 2); // AF_INET
+        assert_eq!(b[17], 6); // IPPROTO_TCP
+                              // ext bits: INFO(2)→1<<1, CONG(4)→1<<3, SKMEMINFO(7)→1<<6
+        assert_eq!(b[18], (1 << 1) | (1 << 3) | (1 << 6));
+        assert_eq!(u32::from_ne_bytes(b[20..24].try_into().unwrap()), 0xffe);
+    }
+}

@@ -1,0 +1,405 @@
+//! The TCP load sender (SPEC §4), run in A.
+//!
+//! Two steps so the sampler can start on the connected flow:
+//! [`new_sender_socket`] (inside A's namespace; sets `TCP_CONGESTION` before
+//! connect) → [`Sender::connect`] (connects, reads the algorithm back) →
+//! [`Sender::flow`] for the sampler → [`Sender::run`] (writes pattern blocks
+//! until the lifetime ends or an error).
+
+use std::io::{ErrorKind, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use socket2::{Domain, Protocol, Socket, Type};
+
+use crate::pattern;
+use crate::sampler::FlowId;
+use crate::TcpLoadError;
+
+/// Sender settings (SPEC §4 defaults via [`SenderConfig::new`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SenderConfig {
+    /// Receiver address (B:46020 in the topology).
+    pub to: SocketAddr,
+    /// Congestion control algorithm to set before connect ("reno").
+    pub cc: String,
+    /// Bytes per write (16 KiB).
+    pub block_size: usize,
+    /// `SO_SNDTIMEO` (1 s): a write that cannot make progress for this long
+    /// ends the sender with [`Termination::Timeout`].
+    pub send_timeout: Duration,
+    /// Lifetime from [`Sender::connect`] being called (17 s); connect time
+    /// counts against it.
+    pub lifetime: Duration,
+}
+
+impl SenderConfig {
+    /// SPEC defaults: reno, 16 KiB blocks, 1 s send timeout, 17 s lifetime.
+    pub fn new(to: SocketAddr) -> Self {
+        Self {
+            to,
+            cc: "reno".into(),
+            block_size: 16 * 1024,
+            send_timeout: Duration::from_secs(1),
+            lifetime: Duration::from_secs(17),
+        }
+    }
+
+    /// Rejects unusable values with a message naming the field.
+    pub fn validate(&self) -> Result<(), TcpLoadError> {
+        if self.cc.is_empty() || self.cc.len() >= 16 || self.cc.contains('\0') {
+            return Err(TcpLoadError::Config(format!(
+                "congestion control name {:?} must be 1..15 bytes without NUL",
+                self.cc
+            )));
+        }
+        if self.block_size == 0 {
+            return Err(TcpLoadError::Config("block_size must be > 0".into()));
+        }
+        if self.send_timeout.is_zero() || self.lifetime.is_zero() {
+            return Err(TcpLoadError::Config(
+                "send_timeout and lifetime must be > 0".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// How the sender ended. A close by the receiver at the common end shows up
+/// as `BrokenPipe`/`ConnectionReset`: a termination kind, not an outage.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Termination {
+    /// The lifetime ended with the connection still writable.
+    Deadline,
+    /// `EPIPE`: the peer had closed.
+    BrokenPipe,
+    /// `ECONNRESET`: the peer reset the connection.
+    ConnectionReset,
+    /// No progress for the send timeout.
+    Timeout,
+    /// Any other error, as text.
+    Other(String),
+}
+
+impl Termination {
+    /// Classifies a write error.
+    pub fn from_io(e: &std::io::Error) -> Self {
+        match e.kind() {
+            ErrorKind::BrokenPipe => Termination::BrokenPipe,
+            ErrorKind::ConnectionReset => Termination::ConnectionReset,
+            ErrorKind::WouldBlock | ErrorKind::TimedOut => Termination::Timeout,
+            _ => Termination::Other(e.to_string()),
+        }
+    }
+}
+
+/// What the sender did (serializable). Times are seconds since t0.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SenderReport {
+    /// The flow.
+    pub flow: FlowId,
+    /// Algorithm requested with `TCP_CONGESTION` before connect.
+    pub cc_requested: String,
+    /// Algorithm read back after connect (equal, or connect failed).
+    pub cc_readback: String,
+    /// When `connect` was called.
+    pub start_s: f64,
+    /// When `connect` returned.
+    pub connect_s: f64,
+    /// When the write loop ended.
+    pub end_s: f64,
+    /// Bytes the socket accepted (local socket input, NOT delivered bytes).
+    pub bytes_accepted: u64,
+    /// Successful write calls.
+    pub writes: u64,
+    /// Why it ended.
+    pub termination: Termination,
+}
+
+/// A TCP socket with `TCP_CONGESTION` already set, not yet connected.
+#[derive(Debug)]
+pub struct SenderSocket {
+    sock: Socket,
+    cc: String,
+}
+
+/// Creates the sender's socket in the calling thread's namespace (call it
+/// inside A, e.g. `ns.run(|| new_sender_socket("reno", to))`) and sets
+/// `TCP_CONGESTION` to `cc` before any connect. Fails, naming `cc`, if the
+/// kernel does not offer it.
+pub fn new_sender_socket(cc: &str, to: SocketAddr) -> Result<SenderSocket, TcpLoadError> {
+    let sock = Socket::new(Domain::for_address(to), Type::STREAM, Some(Protocol::TCP)).map_err(
+        |source| TcpLoadError::Io {
+            what: "socket(TCP) for sender",
+            source,
+        },
+    )?;
+    sock.set_tcp_congestion(cc.as_bytes())
+        .map_err(|source| TcpLoadError::Congestion {
+            cc: cc.to_owned(),
+            source,
+        })?;
+    Ok(SenderSocket {
+        sock,
+        cc: cc.to_owned(),
+    })
+}
+
+/// A connected sender, ready to [`Sender::run`].
+#[derive(Debug)]
+pub struct Sender {
+    stream: TcpStream,
+    cfg: SenderConfig,
+    flow: FlowId,
+    t0: Instant,
+    deadline: Instant,
+    start_s: f64,
+    connect_s: f64,
+    cc_readback: String,
+}
+
+fn cc_name(raw: &[u8]) -> String {
+    let end = raw.iter().position(|b| *b == 0).unwrap_or(raw.len());
+    String::from_utf8_lossy(&raw[..end]).into_owned()
+}
+
+impl Sender {
+    /// Connects `sock` to `cfg.to` (bounded by the lifetime), reads
+    /// `TCP_CONGESTION` back (a mismatch is an error naming both) and
+    /// applies the send timeout. The lifetime starts now; times are
+    /// recorded relative to `t0`.
+    pub fn connect(
+        sock: SenderSocket,
+        cfg: SenderConfig,
+        t0: Instant,
+    ) -> Result<Self, TcpLoadError> {
+        cfg.validate()?;
+        if sock.cc != cfg.cc {
+            return Err(TcpLoadError::Config(format!(
+                "socket was made for {:?} but the config asks for {:?}",
+                sock.cc, cfg.cc
+            )));
+        }
+        let start = Instant::now();
+        let deadline = start + cfg.lifetime;
+        sock.sock
+            .connect_timeout(&cfg.to.into(), cfg.lifetime)
+            .map_err(|source| TcpLoadError::Connect { to: cfg.to, source })?;
+        let connected = Instant::now();
+        let raw = sock
+            .sock
+            .tcp_congestion()
+            .map_err(|source| TcpLoadError::Io {
+                what: "getsockopt(TCP_CONGESTION)",
+                source,
+            })?;
+        let cc_readback = cc_name(&raw);
+        if cc_readback != cfg.cc {
+            return Err(TcpLoadError::CongestionMismatch {
+                requested: cfg.cc.clone(),
+                readback: cc_readback,
+            });
+        }
+        sock.sock
+            .set_write_timeout(Some(cfg.send_timeout))
+            .map_err(|source| TcpLoadError::Io {
+                what: "SO_SNDTIMEO on sender",
+                source,
+            })?;
+        let local = sock
+            .sock
+            .local_addr()
+            .ok()
+            .and_then(|a| a.as_socket())
+            .ok_or_else(|| TcpLoadError::Config("sender socket has no local IP address".into()))?;
+        let stream: TcpStream = sock.sock.into();
+        let since = |i: Instant| i.saturating_duration_since(t0).as_secs_f64();
+        Ok(Self {
+            flow: FlowId {
+                local,
+                remote: cfg.to,
+            },
+            start_s: since(start),
+            connect_s: since(connected),
+            stream,
+            cfg,
+            t0,
+            deadline,
+            cc_readback,
+        })
+    }
+
+    /// The connected 4-tuple (for the sampler).
+    pub fn flow(&self) -> FlowId {
+        self.flow
+    }
+
+    /// The algorithm read back after connect.
+    pub fn cc_readback(&self) -> &str {
+        &self.cc_readback
+    }
+
+    /// Writes pattern blocks until the lifetime ends or a write fails, then
+    /// closes the socket. Each write waits at most `min(send_timeout,
+    /// time left)`, so this returns by the deadline plus scheduling slack.
+    pub fn run(mut self) -> SenderReport {
+        let block = self.cfg.block_size;
+        let mut buf = vec![0u8; block];
+        let mut offset: u64 = 0; // stream offset of buf[0]
+        let mut filled_at: Option<u64> = None;
+        let mut pos = 0usize; // bytes of buf already accepted
+        let mut writes = 0u64;
+        let termination = loop {
+            let now = Instant::now();
+            if now >= self.deadline {
+                break Termination::Deadline;
+            }
+            if filled_at != Some(offset) {
+                pattern::fill(offset, &mut buf);
+                filled_at = Some(offset);
+            }
+            let left = self.deadline - now;
+            let timeout = left
+                .min(self.cfg.send_timeout)
+                .max(Duration::from_millis(1));
+            if let Err(e) = self.stream.set_write_timeout(Some(timeout)) {
+                break Termination::Other(format!("SO_SNDTIMEO: {e}"));
+            }
+            match self.stream.write(&buf[pos..]) {
+                Ok(0) => break Termination::Other("write returned 0".into()),
+                Ok(n) => {
+                    writes += 1;
+                    pos += n;
+                    if pos == block {
+                        offset += block as u64;
+                        pos = 0;
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let t = Termination::from_io(&e);
+                    // A timeout cut short by the deadline is the deadline.
+                    if t == Termination::Timeout && Instant::now() >= self.deadline {
+                        break Termination::Deadline;
+                    }
+                    break t;
+                }
+            }
+        };
+        let end_s = Instant::now()
+            .saturating_duration_since(self.t0)
+            .as_secs_f64();
+        let bytes_accepted = offset + pos as u64;
+        drop(self.stream);
+        SenderReport {
+            flow: self.flow,
+            cc_requested: self.cfg.cc,
+            cc_readback: self.cc_readback,
+            start_s: self.start_s,
+            connect_s: self.connect_s,
+            end_s,
+            bytes_accepted,
+            writes,
+            termination,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Error;
+
+    #[test]
+    fn termination_kinds_from_errors() {
+        assert_eq!(
+            Termination::from_io(&Error::from(ErrorKind::BrokenPipe)),
+            Termination::BrokenPipe
+        );
+        assert_eq!(
+            Termination::from_io(&Error::from_raw_os_error(104)),
+            Termination::ConnectionReset
+        );
+        assert_eq!(
+            Termination::from_io(&Error::from(ErrorKind::WouldBlock)),
+            Termination::Timeout
+        );
+        assert!(matches!(
+            Termination::from_io(&Error::from(ErrorKind::PermissionDenied)),
+            Termination::Other(_)
+        ));
+    }
+
+    #[test]
+    fn termination_serializes_as_snake_case() {
+        assert_eq!(
+            serde_json::to_string(&Termination::BrokenPipe).unwrap(),
+            "\"broken_pipe\""
+        );
+        assert_eq!(
+            serde_json::to_string(&Termination::Other("x".into())).unwrap(),
+            "{\"other\":\"x\"}"
+        );
+    }
+
+    #[test]
+    fn config_validation_names_the_field() {
+        let mut c = SenderConfig::new("127.0.0.1:1".parse().unwrap());
+        assert!(c.validate().is_ok());
+        c.block_size = 0;
+        assert!(c.validate().unwrap_err().to_string().contains("block_size"));
+        let mut c = SenderConfig::new("127.0.0.1:1".parse().unwrap());
+        c.cc = "a-very-long-cc-name".into();
+        assert!(c.validate().unwrap_err().to_string().contains("congestion"));
+    }
+
+    #[test]
+    fn cc_name_stops_at_nul() {
+        assert_eq!(cc_name(b"reno\0\0\0"), "reno");
+        assert_eq!(cc_name(b"cubic"), "cubic");
+    }
+
+    #[test]
+    fn unknown_congestion_control_is_refused_naming_it() {
+        let err = new_sender_socket("nosuchcc", "127.0.0.1:9".parse().unwrap()).unwrap_err();
+        assert!(err.to_string().contains("nosuchcc"), "{err}");
+    }
+
+    #[test]
+    fn loopback_sender_against_a_closing_peer() {
+        // Loopback in the test's own namespace, ephemeral port: the peer reads
+        // a little then closes; the sender must end with a termination kind.
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let to = l.local_addr().unwrap();
+        let t0 = Instant::now();
+        let peer = std::thread::spawn(move || {
+            let (mut s, _) = l.accept().unwrap();
+            let mut buf = vec![0u8; 100_000];
+            let mut v = crate::pattern::Validator::new();
+            let n = std::io::Read::read(&mut s, &mut buf).unwrap();
+            v.feed(&buf[..n]);
+            std::thread::sleep(Duration::from_millis(100));
+            drop(s);
+            v.report()
+        });
+        let mut cfg = SenderConfig::new(to);
+        cfg.lifetime = Duration::from_secs(3);
+        let sock = new_sender_socket("reno", to).unwrap();
+        let s = Sender::connect(sock, cfg, t0).unwrap();
+        assert_eq!(s.cc_readback(), "reno");
+        let r = s.run();
+        let v = peer.join().unwrap();
+        assert_eq!(v.failures, 0);
+        assert!(r.bytes_accepted > 0);
+        assert!(
+            matches!(
+                r.termination,
+                Termination::BrokenPipe | Termination::ConnectionReset
+            ),
+            "{r:?}"
+        );
+        assert!(r.end_s < 3.5);
+    }
+}
