@@ -1,1 +1,60 @@
-//! netlab-guest (work in progress).
+//! netlab-guest: run any of our programs or tests inside a pinned
+//! user-mode-linux kernel (Debian's `user-mode-linux`, `/usr/bin/linux.uml`),
+//! so qdiscs the host kernel lacks (fq_codel, cake, netem, …) can be used.
+//!
+//! The guest boots with the host root as hostfs, so it sees the host's
+//! files; our own init ([`init::main_from_args`], shipped as the
+//! `netlab-guest-init` binary) mounts proc/sys/devtmpfs and tmpfs on `/run`
+//! and `/tmp`, loads the requested modules (dependencies first, from
+//! `modules.dep`) with `finit_module`, runs the program, writes a JSON
+//! report into a host folder the run owns and powers off. The host side
+//! ([`Guest`]) boots the kernel as an owned child in its own process group,
+//! tails the program's output (optionally live), enforces a deadline and
+//! always removes its temporary files.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use netlab_guest::Guest;
+//!
+//! let outcome = Guest::new("/usr/bin/uname")
+//!     .arg("-r")
+//!     .modules(["sch_tbf", "sch_fq_codel", "veth"])
+//!     .deadline(Duration::from_secs(30))
+//!     .run()?;
+//! println!("{} -> {}: {}", outcome.release, outcome.status, outcome.stdout);
+//! # Ok::<(), netlab_guest::Error>(())
+//! ```
+//!
+//! Tests that need the guest kernel:
+//!
+//! ```no_run
+//! #[test]
+//! fn guest_fq_codel_loads() {
+//!     netlab_guest::test_in_guest("guest_fq_codel_loads", &["sch_fq_codel"], || {
+//!         let modules = std::fs::read_to_string("/proc/modules").unwrap();
+//!         assert!(modules.contains("sch_fq_codel"));
+//!     });
+//! }
+//! ```
+
+mod error;
+mod host;
+pub mod init;
+pub mod modules;
+mod probe;
+pub mod spec;
+mod sys;
+mod testing;
+
+pub use error::{Error, Result};
+pub use host::{
+    Guest, GuestOutcome, KillHandle, RunningGuest, DEFAULT_DEADLINE, DEFAULT_KERNEL,
+    DEFAULT_MODULES_ROOT, KILL_GRACE,
+};
+pub use probe::{available, available_at, kernel_release, Availability, ModuleCheck};
+pub use spec::{GuestStatus, ModuleLoad, ModuleOutcome, MountReport};
+pub use sys::live_process_group;
+pub use testing::{
+    find_init, guest_or_skip, in_guest, run_test_inside, test_in_guest, test_passed, INIT_BINARY,
+    INIT_ENV, IN_GUEST_ENV, TEST_DEADLINE,
+};

@@ -1,0 +1,91 @@
+//! The few host-side system calls that need care: the parent-death signal
+//! for the kernel process (the only `unsafe`), killing its process group and
+//! listing what is left of it.
+
+use std::io;
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+
+use nix::errno::Errno;
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+
+/// Makes the spawned process receive SIGKILL when the spawning *thread*
+/// exits (e.g. the host process is killed), and puts it in a new process
+/// group whose id is its pid.
+pub(crate) fn own_child(cmd: &mut Command) {
+    cmd.process_group(0);
+    #[allow(unsafe_code)]
+    // SAFETY: the closure runs in the forked child before exec; it only
+    // calls prctl(PR_SET_PDEATHSIG), which is async-signal-safe, and does not
+    // allocate or touch locks.
+    unsafe {
+        cmd.pre_exec(|| nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(io::Error::from));
+    }
+}
+
+/// Sends `signal` to the process group `pgid`; a group that no longer
+/// exists is not an error.
+pub(crate) fn signal_group(pgid: u32, signal: Signal) {
+    match killpg(Pid::from_raw(pgid as i32), signal) {
+        Ok(()) | Err(Errno::ESRCH) => {}
+        Err(e) => eprintln!("netlab-guest: killpg({pgid}, {signal}) failed: {e}"),
+    }
+}
+
+/// The process group and state fields of a `/proc/<pid>/stat` line.
+pub(crate) fn parse_stat(stat: &str) -> Option<(char, i32)> {
+    // "pid (comm) S ppid pgrp ..." — comm may contain spaces and parentheses.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let _ppid = fields.next()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    Some((state, pgrp))
+}
+
+/// Pids of live (non-zombie) processes whose process group is `pgid`.
+pub fn live_process_group(pgid: u32) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut pids = Vec::new();
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        if let Some((state, pgrp)) = parse_stat(&stat) {
+            if pgrp == pgid as i32 && state != 'Z' && state != 'X' {
+                pids.push(pid);
+            }
+        }
+    }
+    pids
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_with_odd_comm() {
+        let s = "4242 (linux (uml) x) S 1 4242 4242 0 -1 4194560 0";
+        assert_eq!(parse_stat(s), Some(('S', 4242)));
+        assert_eq!(parse_stat("garbage"), None);
+    }
+
+    #[test]
+    fn own_group_is_listed() {
+        let me = std::process::id();
+        let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+        let (_, pgrp) = parse_stat(&stat).unwrap();
+        assert!(live_process_group(pgrp as u32).contains(&me));
+    }
+}

@@ -1,0 +1,150 @@
+//! Helpers for tests that must run on the guest kernel (e.g. fq_codel tests).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::error::{tail_lines, Error, Result};
+use crate::host::{Guest, GuestOutcome};
+use crate::probe::available;
+
+/// Name of the init binary built by this package.
+pub const INIT_BINARY: &str = "netlab-guest-init";
+/// Environment variable that overrides where the init binary is.
+pub const INIT_ENV: &str = "NETLAB_GUEST_INIT";
+/// Set (to `1`) by init for the program it runs.
+pub const IN_GUEST_ENV: &str = "NETLAB_IN_GUEST";
+/// Deadline of one test run inside the guest.
+pub const TEST_DEADLINE: Duration = Duration::from_secs(120);
+
+/// True inside a guest started by this crate (`NETLAB_IN_GUEST=1`).
+pub fn in_guest() -> bool {
+    std::env::var(IN_GUEST_ENV).is_ok_and(|v| v == "1")
+}
+
+/// Finds the init binary: `$NETLAB_GUEST_INIT`, else `netlab-guest-init`
+/// next to the current executable or in its parent directory (test
+/// binaries live in `target/<profile>/deps`).
+pub fn find_init() -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os(INIT_ENV) {
+        let p = PathBuf::from(p);
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(Error::InitNotFound(format!(
+                "{INIT_ENV}={} does not name a file",
+                p.display()
+            )))
+        };
+    }
+    let exe =
+        std::env::current_exe().map_err(|e| Error::io("finding the current executable", e))?;
+    let mut looked = Vec::new();
+    let mut dir = exe.parent();
+    for _ in 0..2 {
+        let Some(d) = dir else { break };
+        let candidate = d.join(INIT_BINARY);
+        if candidate.is_file() {
+            return Ok(candidate);
+        }
+        looked.push(candidate.display().to_string());
+        dir = d.parent();
+    }
+    Err(Error::InitNotFound(format!(
+        "{INIT_BINARY} not found (looked at {}); build it with `cargo build -p netlab-guest` \
+         or set {INIT_ENV}",
+        looked.join(", ")
+    )))
+}
+
+/// Runs the test `name` of the current test binary inside the guest with
+/// `modules` loaded: `<exe> name --exact --nocapture --test-threads=1`, with
+/// `NETLAB_REQUIRE_PRIVILEGED`, `RUST_BACKTRACE` and `RUST_LOG` passed
+/// through. Returns the outcome whatever the test's status.
+pub fn run_test_inside(modules: &[&str], name: &str) -> Result<GuestOutcome> {
+    let exe =
+        std::env::current_exe().map_err(|e| Error::io("finding the current executable", e))?;
+    Guest::new(exe)
+        .modules(modules.iter().copied())
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .inherit_env("NETLAB_REQUIRE_PRIVILEGED")
+        .inherit_env("RUST_BACKTRACE")
+        .inherit_env("RUST_LOG")
+        .deadline(TEST_DEADLINE)
+        .run()
+}
+
+/// Whether the test binary's output says exactly one test ran and passed.
+pub fn test_passed(stdout: &str) -> bool {
+    stdout.contains("test result: ok. 1 passed")
+}
+
+/// True when the guest kernel and `modules` are available. Otherwise prints
+/// `SKIP <name>: <reason>` and returns false, or panics when
+/// `NETLAB_REQUIRE_PRIVILEGED=1` (CI).
+pub fn guest_or_skip(name: &str, modules: &[&str]) -> bool {
+    match available().require(modules) {
+        Ok(()) => true,
+        Err(e) if std::env::var("NETLAB_REQUIRE_PRIVILEGED").is_ok_and(|v| v == "1") => {
+            panic!("{name}: the guest kernel is required (NETLAB_REQUIRE_PRIVILEGED=1) but: {e}")
+        }
+        Err(e) => {
+            println!("SKIP {name}: {e}");
+            false
+        }
+    }
+}
+
+/// Runs `body` inside the guest kernel.
+///
+/// On the host: skips (printed) when the guest kernel or a module is
+/// missing, unless `NETLAB_REQUIRE_PRIVILEGED=1` (then panics); otherwise
+/// boots the guest running this very test (`name` must be the exact test
+/// path as `cargo test` prints it, e.g. `guest_fq_codel` for a test in
+/// `tests/`, `module::tests::name` for a unit test) and panics with the
+/// guest's output unless it passed there. Inside the guest: runs `body`.
+pub fn test_in_guest(name: &str, modules: &[&str], body: impl FnOnce()) {
+    if in_guest() {
+        body();
+        return;
+    }
+    if !guest_or_skip(name, modules) {
+        return;
+    }
+    let outcome = match run_test_inside(modules, name) {
+        Ok(o) => o,
+        Err(e) => panic!("{name}: running the test inside the guest failed: {e}"),
+    };
+    println!(
+        "{name}: guest {} ({}), boot to init {:?}, elapsed {:?}",
+        outcome.release, outcome.status, outcome.boot_to_init, outcome.elapsed
+    );
+    println!("--- guest stdout ---\n{}", outcome.stdout);
+    println!("--- guest stderr ---\n{}", outcome.stderr);
+    if !outcome.status.success() || !test_passed(&outcome.stdout) {
+        panic!(
+            "{name}: failed inside the guest ({}; passed line {}).\n--- console tail ---\n{}",
+            outcome.status,
+            if test_passed(&outcome.stdout) {
+                "present"
+            } else {
+                "missing: wrong test name?"
+            },
+            tail_lines(&outcome.console_log, 20)
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passed_line() {
+        assert!(test_passed(
+            "running 1 test\ntest x ... ok\n\ntest result: ok. 1 passed; 0 failed"
+        ));
+        assert!(!test_passed(
+            "running 0 tests\n\ntest result: ok. 0 passed; 0 failed"
+        ));
+    }
+}

@@ -1,0 +1,195 @@
+//! Guest-kernel tests: they boot user-mode-linux (skipped, printed, when it
+//! is not installed, unless NETLAB_REQUIRE_PRIVILEGED=1).
+//!
+//! The `helper_*` tests do nothing unless `NETLAB_GUEST_HELPER` selects
+//! them; the `guest_*` tests run this test binary inside the guest in that
+//! mode.
+
+use std::time::{Duration, Instant};
+
+use netlab_guest::{
+    guest_or_skip, in_guest, live_process_group, test_in_guest, Error, Guest, GuestStatus,
+};
+
+const HELPER: &str = "NETLAB_GUEST_HELPER";
+const MODULES: [&str; 3] = ["sch_tbf", "sch_fq_codel", "veth"];
+
+fn helper_mode() -> Option<String> {
+    std::env::var(HELPER).ok().filter(|_| in_guest())
+}
+
+fn this_test_binary(helper: &str, mode: &str) -> Guest {
+    Guest::new(std::env::current_exe().unwrap())
+        .args([helper, "--exact", "--nocapture", "--test-threads=1"])
+        .env(HELPER, mode)
+}
+
+#[test]
+fn helper_release_exit3() {
+    if helper_mode().as_deref() == Some("exit3") {
+        let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
+        println!("release={}", release.trim());
+        eprintln!("to-stderr");
+        std::process::exit(3);
+    }
+}
+
+#[test]
+fn helper_hang() {
+    if helper_mode().as_deref() == Some("hang") {
+        println!("hanging now");
+        loop {
+            std::thread::sleep(Duration::from_secs(3600));
+        }
+    }
+}
+
+#[test]
+fn guest_reports_release_and_exit_status() {
+    if !guest_or_skip("guest_reports_release_and_exit_status", &[]) {
+        return;
+    }
+    let o = this_test_binary("helper_release_exit3", "exit3")
+        .run()
+        .unwrap();
+    assert_eq!(o.status, GuestStatus::Exited(3), "{o:#?}");
+    assert!(o.release.starts_with("6.1."), "release {}", o.release);
+    assert!(
+        o.stdout.contains(&format!("release={}", o.release)),
+        "{}",
+        o.stdout
+    );
+    assert!(o.stderr.contains("to-stderr"), "{}", o.stderr);
+    assert!(o.boot_to_init.is_some_and(|b| b < o.elapsed));
+    assert!(o.console_log.contains("Linux version") || !o.console_log.is_empty());
+}
+
+#[test]
+fn guest_loads_modules() {
+    test_in_guest("guest_loads_modules", &MODULES, || {
+        let loaded = std::fs::read_to_string("/proc/modules").unwrap();
+        for m in MODULES {
+            assert!(
+                loaded.lines().any(|l| l.split(' ').next() == Some(m)),
+                "{m} not in /proc/modules:\n{loaded}"
+            );
+        }
+        // The guest has its own /run (tmpfs), not the host's.
+        assert!(
+            !std::path::Path::new("/run/netns").exists()
+                || std::fs::read_dir("/run/netns").unwrap().next().is_none()
+        );
+    });
+}
+
+#[test]
+fn guest_deadline_kills_hanging_guest_and_leaves_nothing() {
+    if !guest_or_skip("guest_deadline_kills_hanging_guest_and_leaves_nothing", &[]) {
+        return;
+    }
+    let guest = this_test_binary("helper_hang", "hang")
+        .deadline(Duration::from_secs(6))
+        .spawn()
+        .unwrap();
+    let pid = guest.pid();
+    let dir = guest.run_dir().to_path_buf();
+    assert!(dir.exists());
+    let t = Instant::now();
+    let err = guest.wait().unwrap_err();
+    assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
+    match &err {
+        Error::DeadlineExceeded { output_tail, .. } => {
+            assert!(output_tail.contains("hanging now"), "{err}")
+        }
+        other => panic!("expected a deadline error, got {other}"),
+    }
+    assert!(
+        live_process_group(pid).is_empty(),
+        "left: {:?}",
+        live_process_group(pid)
+    );
+    assert!(
+        !std::path::Path::new(&format!("/proc/{pid}")).exists() || {
+            // The pid may have been reused by an unrelated process; it must not be ours.
+            live_process_group(pid).is_empty()
+        }
+    );
+    assert!(!dir.exists(), "run folder {} left behind", dir.display());
+}
+
+#[test]
+fn guest_kill_handle_cancels() {
+    if !guest_or_skip("guest_kill_handle_cancels", &[]) {
+        return;
+    }
+    let guest = this_test_binary("helper_hang", "hang").spawn().unwrap();
+    let (pid, dir, handle) = (
+        guest.pid(),
+        guest.run_dir().to_path_buf(),
+        guest.kill_handle(),
+    );
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(3));
+        handle.kill();
+    });
+    let err = guest.wait().unwrap_err();
+    assert!(matches!(err, Error::Cancelled), "{err}");
+    assert!(live_process_group(pid).is_empty());
+    assert!(!dir.exists());
+}
+
+#[test]
+fn guest_setup_failure_is_reported() {
+    if !guest_or_skip("guest_setup_failure_is_reported", &[]) {
+        return;
+    }
+    let err = Guest::new("/bin/true")
+        .current_dir("/nonexistent-netlab-dir")
+        .run()
+        .unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, Error::GuestSetup { .. }), "{msg}");
+    assert!(
+        msg.contains("cannot start") && msg.contains("/nonexistent-netlab-dir"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn guest_missing_module_is_named_before_boot() {
+    if !guest_or_skip("guest_missing_module_is_named_before_boot", &[]) {
+        return;
+    }
+    let err = Guest::new("/bin/true")
+        .module("sch_nonexistent")
+        .run()
+        .unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("sch_nonexistent") && msg.contains("/usr/lib/uml/modules/"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn missing_kernel_says_how_to_install() {
+    let err = Guest::new("/bin/true")
+        .kernel("/nonexistent/linux.uml")
+        .run()
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("apt-get install user-mode-linux"),
+        "{err}"
+    );
+}
+
+#[test]
+fn guest_init_refuses_outside_pid1() {
+    let init = env!("CARGO_BIN_EXE_netlab-guest-init");
+    let out = std::process::Command::new(init)
+        .args(["--spec", "/nonexistent/spec.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("PID 1"));
+}
