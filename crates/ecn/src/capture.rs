@@ -42,6 +42,19 @@ impl Default for CaptureConfig {
 /// Smallest snap length that still holds maximal Ethernet/IPv4/TCP headers.
 pub const MIN_SNAP_LEN: usize = 14 + 60 + 60;
 
+/// One frame as read from the socket.
+#[derive(Debug, Clone, Copy)]
+pub struct RawFrame<'a> {
+    /// Captured bytes (at most the snap length).
+    pub bytes: &'a [u8],
+    /// Length of the frame in the kernel.
+    pub orig_len: u32,
+    /// Direction from `sll_pkttype`.
+    pub direction: CaptureDirection,
+    /// Time since `t0` when userspace read it.
+    pub at: Duration,
+}
+
 /// An AF_PACKET socket bound to one interface, receiving every ethertype.
 ///
 /// Open it inside B's namespace *before* the TCP connect (so the handshake is
@@ -93,6 +106,21 @@ impl Capture {
     /// signal the frames already queued are still read (within the bounds).
     /// Finally reads PACKET_STATISTICS and notes any kernel drops.
     pub fn run(self, flow: Flow, stop: &AtomicBool, t0: Instant) -> Result<EcnReport, EcnError> {
+        self.run_with(flow, stop, t0, |_| {})
+    }
+
+    /// [`Capture::run`] that also hands every frame read to `on_frame`
+    /// (before decoding), e.g. to dump fixtures or to count in a benchmark.
+    pub fn run_with<F>(
+        self,
+        flow: Flow,
+        stop: &AtomicBool,
+        t0: Instant,
+        mut on_frame: F,
+    ) -> Result<EcnReport, EcnError>
+    where
+        F: FnMut(&RawFrame<'_>),
+    {
         let started = Instant::now();
         let deadline = started + self.cfg.deadline;
         let fd = self.socket.as_raw_fd();
@@ -116,13 +144,14 @@ impl Capture {
             }
             match sys::recv_frame(fd, &mut buf)? {
                 Some(rx) => {
-                    let at = Instant::now().saturating_duration_since(t0);
-                    decoder.observe(
-                        &buf[..rx.captured],
-                        u32::try_from(rx.orig_len).unwrap_or(u32::MAX),
-                        CaptureDirection::from_pkttype(rx.pkttype),
-                        at,
-                    );
+                    let frame = RawFrame {
+                        bytes: &buf[..rx.captured],
+                        orig_len: u32::try_from(rx.orig_len).unwrap_or(u32::MAX),
+                        direction: CaptureDirection::from_pkttype(rx.pkttype),
+                        at: Instant::now().saturating_duration_since(t0),
+                    };
+                    on_frame(&frame);
+                    decoder.observe(frame.bytes, frame.orig_len, frame.direction, frame.at);
                 }
                 None if draining => break StopReason::Stopped,
                 None => {

@@ -42,7 +42,7 @@ mod decode;
 mod report;
 mod sys;
 
-pub use capture::{Capture, CaptureConfig, MIN_SNAP_LEN};
+pub use capture::{Capture, CaptureConfig, RawFrame, MIN_SNAP_LEN};
 pub use decode::{Decoder, Flow};
 pub use report::{
     CaptureDirection, EcnCounts, EcnReport, FirstEvidence, FlowDirection, FrameEvidence,
