@@ -1,0 +1,160 @@
+//! The one error type of this crate.
+
+use std::io;
+
+/// Everything that can go wrong while parsing a bottleneck description,
+/// building or applying a qdisc request, or decoding a readback. Every
+/// message names what failed (the word, the attribute, the request, the
+/// namespace).
+#[derive(Debug, thiserror::Error)]
+pub enum QdiscError {
+    /// A value (rate, size, time, number) could not be understood.
+    #[error("bad {what} {text:?}: {reason}")]
+    BadValue {
+        /// What the value was meant to be, e.g. `rate` or `fq_codel target`.
+        what: String,
+        /// The text that was given.
+        text: String,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// The arm names a qdisc kind this crate does not know.
+    #[error("unknown qdisc kind {kind:?} (known: {known})")]
+    UnknownKind {
+        /// The kind that was given.
+        kind: String,
+        /// The kinds that are known, comma separated.
+        known: &'static str,
+    },
+    /// A word is not an option of that qdisc kind.
+    #[error("{kind}: unknown option {word:?} (known: {known})")]
+    UnknownWord {
+        /// Qdisc kind (or `tbf`).
+        kind: String,
+        /// The word that was not understood.
+        word: String,
+        /// The options that kind accepts.
+        known: String,
+    },
+    /// An option that needs a value came last.
+    #[error("{kind}: option {word:?} needs a value")]
+    MissingValue {
+        /// Qdisc kind (or `tbf`).
+        kind: String,
+        /// The option word.
+        word: String,
+    },
+    /// A required TBF parameter was not given.
+    #[error("tbf: {0} is required")]
+    MissingParameter(&'static str),
+    /// Netlink bytes could not be decoded.
+    #[error("decoding {what}: {reason}")]
+    Decode {
+        /// What was being decoded, e.g. `TCA_TBF_PARMS`.
+        what: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// The kernel does not have the requested qdisc kind.
+    #[error("qdisc {kind} is not available in this kernel ({release}): load {module} or use --kernel uml")]
+    KindUnavailable {
+        /// Qdisc kind, e.g. `fq_codel`.
+        kind: String,
+        /// Kernel release (`/proc/sys/kernel/osrelease`).
+        release: String,
+        /// Module that provides it, e.g. `sch_fq_codel`.
+        module: String,
+    },
+    /// The kernel answered a request with an error.
+    #[error("{request}: kernel answered {errno_name} (errno {errno}){}", kernel_message_suffix(.kernel_message))]
+    Refused {
+        /// The request, as its `tc` command line.
+        request: String,
+        /// Positive errno.
+        errno: i32,
+        /// Symbolic errno, e.g. `ENOENT`.
+        errno_name: String,
+        /// The kernel's extended-ack message, if it sent one.
+        kernel_message: Option<String>,
+    },
+    /// An interface name could not be resolved in a namespace.
+    #[error("no interface {dev:?} in netns {netns}")]
+    NoSuchInterface {
+        /// Interface name.
+        dev: String,
+        /// Namespace name.
+        netns: String,
+    },
+    /// A socket call or file operation failed.
+    #[error("{step}: {source}")]
+    Io {
+        /// What was being done.
+        step: String,
+        /// The OS error.
+        #[source]
+        source: io::Error,
+    },
+    /// Entering or managing a namespace failed.
+    #[error("{step}: {source}")]
+    Netns {
+        /// What was being done.
+        step: String,
+        /// The namespace error.
+        #[source]
+        source: netlab_topology::TopologyError,
+    },
+    /// A bounded wait ran out.
+    #[error("timed out after {millis} ms waiting for {what}")]
+    Timeout {
+        /// What was awaited.
+        what: String,
+        /// How long it waited.
+        millis: u64,
+    },
+    /// The sampler thread panicked.
+    #[error("qdisc sampler thread panicked")]
+    SamplerPanicked,
+}
+
+fn kernel_message_suffix(msg: &Option<String>) -> String {
+    match msg {
+        Some(m) if !m.is_empty() => format!(": {m}"),
+        _ => String::new(),
+    }
+}
+
+impl QdiscError {
+    pub(crate) fn decode(what: impl Into<String>, reason: impl Into<String>) -> Self {
+        QdiscError::Decode {
+            what: what.into(),
+            reason: reason.into(),
+        }
+    }
+
+    pub(crate) fn bad(
+        what: impl Into<String>,
+        text: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> Self {
+        QdiscError::BadValue {
+            what: what.into(),
+            text: text.into(),
+            reason: reason.into(),
+        }
+    }
+
+    pub(crate) fn io(step: impl Into<String>, source: impl Into<io::Error>) -> Self {
+        QdiscError::Io {
+            step: step.into(),
+            source: source.into(),
+        }
+    }
+
+    /// The errno of a kernel refusal, if this is one.
+    pub fn errno(&self) -> Option<i32> {
+        match self {
+            QdiscError::Refused { errno, .. } => Some(*errno),
+            _ => None,
+        }
+    }
+}

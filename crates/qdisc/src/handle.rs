@@ -1,0 +1,88 @@
+//! Qdisc handles as tc writes them (`1:`, `1:1`, `10:`, `root`).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::QdiscError;
+
+/// A 32-bit `major:minor` qdisc/class handle; tc writes both halves in hex.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Handle(pub u32);
+
+impl Handle {
+    /// `TC_H_ROOT`.
+    pub const ROOT: Handle = Handle(0xFFFF_FFFF);
+    /// `TC_H_INGRESS` (also clsact).
+    pub const INGRESS: Handle = Handle(0xFFFF_FFF1);
+    /// `TC_H_UNSPEC`.
+    pub const UNSPEC: Handle = Handle(0);
+
+    /// A handle from its halves.
+    pub const fn new(major: u16, minor: u16) -> Handle {
+        Handle(((major as u32) << 16) | minor as u32)
+    }
+
+    /// Major half.
+    pub fn major(self) -> u16 {
+        (self.0 >> 16) as u16
+    }
+
+    /// Minor half.
+    pub fn minor(self) -> u16 {
+        self.0 as u16
+    }
+
+    /// Parses `1:`, `1:1`, `10:`, `ffff:`, `root`, `ingress`, `none`.
+    pub fn parse(text: &str) -> Result<Handle, QdiscError> {
+        match text {
+            "root" => return Ok(Handle::ROOT),
+            "ingress" | "clsact" => return Ok(Handle::INGRESS),
+            "none" => return Ok(Handle::UNSPEC),
+            _ => {}
+        }
+        let bad = |r: &str| QdiscError::bad("handle", text, r.to_string());
+        let (maj, min) = text
+            .split_once(':')
+            .ok_or_else(|| bad("expected major:minor in hex, e.g. 1:"))?;
+        let half = |s: &str| -> Result<u16, QdiscError> {
+            if s.is_empty() {
+                Ok(0)
+            } else {
+                u16::from_str_radix(s, 16).map_err(|_| bad("each half is a 16-bit hex number"))
+            }
+        };
+        Ok(Handle::new(half(maj)?, half(min)?))
+    }
+}
+
+impl fmt::Display for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Handle::ROOT => f.write_str("root"),
+            Handle::INGRESS => f.write_str("ingress"),
+            Handle::UNSPEC => f.write_str("none"),
+            h if h.minor() == 0 => write!(f, "{:x}:", h.major()),
+            h => write!(f, "{:x}:{:x}", h.major(), h.minor()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handles_print_like_tc() {
+        assert_eq!(Handle::parse("1:").unwrap(), Handle(0x0001_0000));
+        assert_eq!(Handle::parse("1:1").unwrap(), Handle(0x0001_0001));
+        assert_eq!(Handle::parse("10:").unwrap(), Handle(0x0010_0000));
+        assert_eq!(Handle::parse("root").unwrap(), Handle::ROOT);
+        for s in ["1:", "1:1", "10:", "root", "ingress", "8001:", "none"] {
+            assert_eq!(Handle::parse(s).unwrap().to_string(), s);
+        }
+        assert!(Handle::parse("10").is_err());
+        assert!(Handle::parse("g:").is_err());
+    }
+}

@@ -1,0 +1,274 @@
+//! RTM_NEWQDISC requests as plain values: the bytes to send, the `tc`
+//! command line a person could paste instead, and what they are for.
+
+use netlink_packet_core::{
+    DefaultNla, NetlinkHeader, NetlinkMessage, NetlinkPayload, NLM_F_ACK, NLM_F_CREATE, NLM_F_EXCL,
+    NLM_F_REQUEST,
+};
+use netlink_packet_route::tc::{TcAttribute, TcHandle, TcHeader, TcMessage, TcOption};
+use netlink_packet_route::RouteNetlinkMessage;
+use serde::{Deserialize, Serialize};
+
+use crate::arm::OptionsPayload;
+use crate::hex;
+use crate::{Arm, Handle, Psched, QdiscError, Tbf};
+
+/// TBF's handle: `1:`.
+pub const TBF_HANDLE: Handle = Handle::new(1, 0);
+/// Where the arm hangs: TBF's class `1:1`.
+pub const ARM_PARENT: Handle = Handle::new(1, 1);
+/// The arm's handle: `10:` (hex, so 0x10).
+pub const ARM_HANDLE: Handle = Handle::new(0x10, 0);
+
+/// One qdisc request, built but not sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QdiscRequest {
+    /// Qdisc kind, e.g. `tbf`.
+    pub kind: String,
+    /// Interface name (as used in `tc_argv`).
+    pub dev: String,
+    /// Interface index the bytes name.
+    pub ifindex: u32,
+    /// The new qdisc's handle.
+    pub handle: Handle,
+    /// Its parent (`root` or a class).
+    pub parent: Handle,
+    /// The equivalent command, e.g. `["tc","qdisc","add","dev","r1","root","handle","1:","tbf",...]`.
+    pub tc_argv: Vec<String>,
+    /// The netlink request (header included), lowercase hex.
+    pub netlink_hex: String,
+}
+
+impl QdiscRequest {
+    /// The request bytes.
+    pub fn bytes(&self) -> Vec<u8> {
+        hex::decode(&self.netlink_hex).unwrap_or_default()
+    }
+
+    /// `tc_argv` joined with spaces.
+    pub fn tc_command(&self) -> String {
+        self.tc_argv.join(" ")
+    }
+
+    /// `tc_argv` prefixed with `ip netns exec <netns>`, to paste on the host.
+    pub fn tc_argv_in_netns(&self, netns: &str) -> Vec<String> {
+        let mut v: Vec<String> = ["ip", "netns", "exec", netns]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        v.extend(self.tc_argv.iter().cloned());
+        v
+    }
+}
+
+/// The bottleneck of SPEC §2: a root TBF with the arm as its only child.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bottleneck {
+    /// Root shaper at `root handle 1:`.
+    pub tbf: Tbf,
+    /// Child at `parent 1:1 handle 10:`.
+    pub arm: Arm,
+}
+
+impl Bottleneck {
+    /// SPEC §2's TBF with `arm` as child.
+    pub fn spec(arm: Arm) -> Bottleneck {
+        Bottleneck {
+            tbf: Tbf::spec_default(),
+            arm,
+        }
+    }
+
+    /// The two requests, in order: root TBF (`seq` 1), then the arm (`seq` 2).
+    pub fn requests(
+        &self,
+        dev: &str,
+        ifindex: u32,
+        psched: &Psched,
+    ) -> Result<Vec<QdiscRequest>, QdiscError> {
+        Ok(vec![
+            tbf_request(dev, ifindex, TBF_HANDLE, Handle::ROOT, &self.tbf, psched, 1)?,
+            arm_request(dev, ifindex, ARM_HANDLE, ARM_PARENT, &self.arm, 2)?,
+        ])
+    }
+}
+
+/// `tc qdisc add dev <dev> <parent> handle <handle> tbf rate .. burst .. limit ..`.
+pub fn tbf_request(
+    dev: &str,
+    ifindex: u32,
+    handle: Handle,
+    parent: Handle,
+    tbf: &Tbf,
+    psched: &Psched,
+    seq: u32,
+) -> Result<QdiscRequest, QdiscError> {
+    let nested = tbf
+        .options(psched)?
+        .into_iter()
+        .map(|(k, v)| TcOption::Other(DefaultNla::new(k, v)))
+        .collect();
+    build(
+        dev,
+        ifindex,
+        handle,
+        parent,
+        "tbf",
+        OptionsPayload::Nested(nested),
+        tbf.tc_words(),
+        seq,
+    )
+}
+
+/// `tc qdisc add dev <dev> <parent> handle <handle> <arm words>`.
+pub fn arm_request(
+    dev: &str,
+    ifindex: u32,
+    handle: Handle,
+    parent: Handle,
+    arm: &Arm,
+    seq: u32,
+) -> Result<QdiscRequest, QdiscError> {
+    arm.validate()?;
+    build(
+        dev,
+        ifindex,
+        handle,
+        parent,
+        arm.kind(),
+        arm.options_payload()?,
+        arm.tc_words(),
+        seq,
+    )
+}
+
+/// A request that names only the kind (kernel defaults for everything),
+/// used by the support probe.
+pub fn bare_request(
+    dev: &str,
+    ifindex: u32,
+    handle: Handle,
+    parent: Handle,
+    kind: &str,
+    seq: u32,
+) -> QdiscRequest {
+    build(
+        dev,
+        ifindex,
+        handle,
+        parent,
+        kind,
+        OptionsPayload::None,
+        Vec::new(),
+        seq,
+    )
+    .expect("a bare request has nothing to validate")
+}
+
+/// `RTM_DELQDISC` for `parent` on `ifindex` (used to clean up probes).
+pub fn delete_request_bytes(ifindex: u32, parent: Handle, seq: u32) -> Vec<u8> {
+    let header = TcHeader {
+        index: ifindex as i32,
+        parent: TcHandle::from(parent.0),
+        ..TcHeader::default()
+    };
+    serialize(
+        RouteNetlinkMessage::DelQueueDiscipline(TcMessage::from_parts(header, Vec::new())),
+        NLM_F_REQUEST | NLM_F_ACK,
+        seq,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build(
+    dev: &str,
+    ifindex: u32,
+    handle: Handle,
+    parent: Handle,
+    kind: &str,
+    payload: OptionsPayload,
+    words: Vec<String>,
+    seq: u32,
+) -> Result<QdiscRequest, QdiscError> {
+    let index = i32::try_from(ifindex)
+        .map_err(|_| QdiscError::bad("ifindex", ifindex.to_string(), "too large"))?;
+    let header = TcHeader {
+        index,
+        handle: TcHandle::from(handle.0),
+        parent: TcHandle::from(parent.0),
+        ..TcHeader::default()
+    };
+    let mut attrs = vec![TcAttribute::Kind(kind.to_string())];
+    match payload {
+        OptionsPayload::None => {}
+        // TCA_OPTIONS = 2 carrying a bare struct, not nested attributes.
+        OptionsPayload::Raw(bytes) => attrs.push(TcAttribute::Other(DefaultNla::new(2, bytes))),
+        OptionsPayload::Nested(opts) => attrs.push(TcAttribute::Options(opts)),
+    }
+    let bytes = serialize(
+        RouteNetlinkMessage::NewQueueDiscipline(TcMessage::from_parts(header, attrs)),
+        NLM_F_REQUEST | NLM_F_ACK | NLM_F_EXCL | NLM_F_CREATE,
+        seq,
+    );
+    let mut tc_argv: Vec<String> = ["tc", "qdisc", "add", "dev", dev]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    if parent == Handle::ROOT {
+        tc_argv.push("root".into());
+    } else {
+        tc_argv.push("parent".into());
+        tc_argv.push(parent.to_string());
+    }
+    tc_argv.push("handle".into());
+    tc_argv.push(handle.to_string());
+    tc_argv.push(kind.to_string());
+    tc_argv.extend(words);
+    Ok(QdiscRequest {
+        kind: kind.to_string(),
+        dev: dev.to_string(),
+        ifindex,
+        handle,
+        parent,
+        tc_argv,
+        netlink_hex: hex::encode(&bytes),
+    })
+}
+
+fn serialize(msg: RouteNetlinkMessage, flags: u16, seq: u32) -> Vec<u8> {
+    let mut header = NetlinkHeader::default();
+    header.flags = flags;
+    header.sequence_number = seq;
+    let mut nl = NetlinkMessage::new(header, NetlinkPayload::InnerMessage(msg));
+    nl.finalize();
+    let mut buf = vec![0u8; nl.buffer_len()];
+    nl.serialize(&mut buf);
+    buf
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_bottleneck_has_two_requests_with_pasteable_tc_lines() {
+        let reqs = Bottleneck::spec(Arm::spec_pfifo())
+            .requests("r1", 3, &Psched::MODERN)
+            .unwrap();
+        assert_eq!(
+            reqs[0].tc_command(),
+            "tc qdisc add dev r1 root handle 1: tbf rate 5mbit burst 16kb limit 64kb"
+        );
+        assert_eq!(
+            reqs[1].tc_command(),
+            "tc qdisc add dev r1 parent 1:1 handle 10: pfifo limit 256"
+        );
+        assert_eq!(
+            reqs[1].tc_argv_in_netns("nl-x-r")[..4],
+            ["ip", "netns", "exec", "nl-x-r"].map(String::from)
+        );
+        assert_eq!(reqs[0].handle, Handle(0x1_0000));
+        assert_eq!(reqs[1].handle, Handle(0x10_0000));
+        assert_eq!(reqs[1].parent, Handle(0x1_0001));
+    }
+}

@@ -1,0 +1,319 @@
+//! Units as `tc` writes them: rates, sizes and times.
+//!
+//! The suffixes follow iproute2's `get_rate64`, `get_size` and `get_time`
+//! (case-insensitive): a rate without a suffix is bit/s, a size without a
+//! suffix is bytes, a time without a suffix is microseconds; `kb` is 1024
+//! bytes while `kbit` is 1000 bit/s.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::QdiscError;
+
+/// A rate in bits per second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Rate(pub u64);
+
+impl Rate {
+    /// Bits per second.
+    pub fn bits_per_sec(self) -> u64 {
+        self.0
+    }
+
+    /// Bytes per second, truncated like tc (`bps / 8`).
+    pub fn bytes_per_sec(self) -> u64 {
+        self.0 / 8
+    }
+
+    /// A rate from bytes per second (what the kernel stores).
+    pub fn from_bytes_per_sec(bytes: u64) -> Rate {
+        Rate(bytes.saturating_mul(8))
+    }
+
+    /// Parses `5mbit`, `100kbit`, `1gbit`, `1.5mbit`, `625000bps`... as tc does.
+    pub fn parse(text: &str) -> Result<Rate, QdiscError> {
+        const SUFFIXES: &[(&str, f64)] = &[
+            ("", 1.0),
+            ("bit", 1.0),
+            ("kibit", 1024.0),
+            ("kbit", 1000.0),
+            ("mibit", 1048576.0),
+            ("mbit", 1e6),
+            ("gibit", 1073741824.0),
+            ("gbit", 1e9),
+            ("tibit", 1099511627776.0),
+            ("tbit", 1e12),
+            ("bps", 8.0),
+            ("kibps", 8.0 * 1024.0),
+            ("kbps", 8000.0),
+            ("mibps", 8.0 * 1048576.0),
+            ("mbps", 8e6),
+            ("gibps", 8.0 * 1073741824.0),
+            ("gbps", 8e9),
+            ("tibps", 8.0 * 1099511627776.0),
+            ("tbps", 8e12),
+        ];
+        let (number, suffix) = split_number(text).ok_or_else(|| {
+            QdiscError::bad("rate", text, "expected a number with a unit, e.g. 5mbit")
+        })?;
+        let scale = lookup(SUFFIXES, suffix).ok_or_else(|| {
+            QdiscError::bad(
+                "rate",
+                text,
+                format!(
+                    "unknown unit {suffix:?} (use bit, kbit, mbit, gbit, tbit, bps, kbps, mbps...)"
+                ),
+            )
+        })?;
+        let bits = number * scale;
+        if !(bits.is_finite() && bits >= 1.0 && bits < 1.8e19) {
+            return Err(QdiscError::bad(
+                "rate",
+                text,
+                "must be at least 1bit and finite",
+            ));
+        }
+        Ok(Rate(bits.round() as u64))
+    }
+}
+
+impl fmt::Display for Rate {
+    /// Writes the shortest exact tc spelling: `5mbit`, `100kbit`, `1gbit`, `1234bit`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v = self.0;
+        for (unit, scale) in [
+            ("tbit", 1_000_000_000_000u64),
+            ("gbit", 1_000_000_000),
+            ("mbit", 1_000_000),
+            ("kbit", 1000),
+        ] {
+            if v >= scale && v % scale == 0 {
+                return write!(f, "{}{unit}", v / scale);
+            }
+        }
+        write!(f, "{v}bit")
+    }
+}
+
+/// A size in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Size(pub u64);
+
+impl Size {
+    /// Bytes.
+    pub fn bytes(self) -> u64 {
+        self.0
+    }
+
+    /// Parses `16kb` (16384), `64kb`, `1mb`, `1500`, `1500b`, `8kbit` as tc does.
+    pub fn parse(text: &str) -> Result<Size, QdiscError> {
+        const SUFFIXES: &[(&str, f64)] = &[
+            ("", 1.0),
+            ("b", 1.0),
+            ("k", 1024.0),
+            ("kb", 1024.0),
+            ("m", 1048576.0),
+            ("mb", 1048576.0),
+            ("g", 1073741824.0),
+            ("gb", 1073741824.0),
+            ("kbit", 1024.0 / 8.0),
+            ("mbit", 1048576.0 / 8.0),
+            ("gbit", 1073741824.0 / 8.0),
+        ];
+        let (number, suffix) = split_number(text).ok_or_else(|| {
+            QdiscError::bad("size", text, "expected a number of bytes, e.g. 16kb")
+        })?;
+        let scale = lookup(SUFFIXES, suffix).ok_or_else(|| {
+            QdiscError::bad(
+                "size",
+                text,
+                format!("unknown unit {suffix:?} (use b, kb, mb, gb)"),
+            )
+        })?;
+        let bytes = number * scale;
+        if !(bytes.is_finite() && bytes >= 0.0 && bytes <= u32::MAX as f64) {
+            return Err(QdiscError::bad("size", text, "must be between 0 and 4gb"));
+        }
+        Ok(Size(bytes.floor() as u64))
+    }
+
+    /// The size as a kernel `u32`, or an error naming `what`.
+    pub fn to_u32(self, what: &str) -> Result<u32, QdiscError> {
+        u32::try_from(self.0)
+            .map_err(|_| QdiscError::bad(what, self.to_string(), "does not fit in 32 bits"))
+    }
+}
+
+impl fmt::Display for Size {
+    /// Writes `64kb`, `1mb`, `1500b`, as tc accepts them back.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v = self.0;
+        for (unit, scale) in [("gb", 1u64 << 30), ("mb", 1 << 20), ("kb", 1 << 10)] {
+            if v >= scale && v % scale == 0 {
+                return write!(f, "{}{unit}", v / scale);
+            }
+        }
+        write!(f, "{v}b")
+    }
+}
+
+/// Parses a tc time: `5ms`, `100ms`, `1s`, `500us`, `250` (microseconds).
+pub fn parse_time(what: &str, text: &str) -> Result<Duration, QdiscError> {
+    const SUFFIXES: &[(&str, f64)] = &[
+        ("", 1e3),
+        ("s", 1e9),
+        ("sec", 1e9),
+        ("secs", 1e9),
+        ("ms", 1e6),
+        ("msec", 1e6),
+        ("msecs", 1e6),
+        ("us", 1e3),
+        ("usec", 1e3),
+        ("usecs", 1e3),
+        ("ns", 1.0),
+        ("nsec", 1.0),
+        ("nsecs", 1.0),
+    ];
+    let (number, suffix) = split_number(text)
+        .ok_or_else(|| QdiscError::bad(what, text, "expected a time, e.g. 5ms"))?;
+    let scale = lookup(SUFFIXES, suffix).ok_or_else(|| {
+        QdiscError::bad(
+            what,
+            text,
+            format!("unknown unit {suffix:?} (use s, ms, us)"),
+        )
+    })?;
+    let nanos = number * scale;
+    if !(nanos.is_finite() && nanos >= 0.0 && nanos < 4.0e18) {
+        return Err(QdiscError::bad(
+            what,
+            text,
+            "must be a non-negative finite time",
+        ));
+    }
+    Ok(Duration::from_nanos(nanos.round() as u64))
+}
+
+/// A time as the kernel's `u32` microseconds, or an error naming `what`.
+pub fn micros_u32(what: &str, d: Duration) -> Result<u32, QdiscError> {
+    u32::try_from(d.as_micros())
+        .map_err(|_| QdiscError::bad(what, format_time(d), "does not fit in 32-bit microseconds"))
+}
+
+/// Writes a time the way a person types it for tc: `5ms`, `100ms`, `1s`, `500us`.
+pub fn format_time(d: Duration) -> String {
+    let ns = d.as_nanos();
+    if ns != 0 && ns % 1_000_000_000 == 0 {
+        format!("{}s", ns / 1_000_000_000)
+    } else if ns != 0 && ns % 1_000_000 == 0 {
+        format!("{}ms", ns / 1_000_000)
+    } else if ns % 1000 == 0 {
+        format!("{}us", ns / 1000)
+    } else {
+        format!("{ns}ns")
+    }
+}
+
+/// Parses a plain unsigned 32-bit count (packets, flows, a factor).
+pub fn parse_u32(what: &str, text: &str) -> Result<u32, QdiscError> {
+    let digits = text.strip_prefix("0x");
+    let parsed = match digits {
+        Some(hex) => u32::from_str_radix(hex, 16),
+        None => text.parse::<u32>(),
+    };
+    parsed.map_err(|e| {
+        QdiscError::bad(
+            what,
+            text,
+            format!("expected an unsigned 32-bit number ({e})"),
+        )
+    })
+}
+
+/// Splits `"16.5kb"` into `(16.5, "kb")`; `None` when there is no leading number.
+fn split_number(text: &str) -> Option<(f64, &str)> {
+    let end = text
+        .char_indices()
+        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.'))
+        .map_or(text.len(), |(i, _)| i);
+    let (num, suffix) = text.split_at(end);
+    if num.is_empty() || num == "." {
+        return None;
+    }
+    num.parse::<f64>().ok().map(|n| (n, suffix))
+}
+
+fn lookup(table: &[(&str, f64)], suffix: &str) -> Option<f64> {
+    table
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(suffix))
+        .map(|&(_, scale)| scale)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_follow_tc_units() {
+        assert_eq!(Rate::parse("5mbit").unwrap(), Rate(5_000_000));
+        assert_eq!(Rate::parse("5Mbit").unwrap(), Rate(5_000_000));
+        assert_eq!(Rate::parse("100kbit").unwrap(), Rate(100_000));
+        assert_eq!(Rate::parse("1gbit").unwrap(), Rate(1_000_000_000));
+        assert_eq!(Rate::parse("1.5mbit").unwrap(), Rate(1_500_000));
+        assert_eq!(Rate::parse("625000bps").unwrap(), Rate(5_000_000));
+        assert_eq!(Rate::parse("8000").unwrap(), Rate(8000));
+        assert_eq!(Rate::parse("5mbit").unwrap().bytes_per_sec(), 625_000);
+        assert!(Rate::parse("5mbits").is_err());
+        assert!(Rate::parse("mbit").is_err());
+        assert!(Rate::parse("0bit").is_err());
+        assert!(Rate::parse("").is_err());
+    }
+
+    #[test]
+    fn rates_display_back_to_tc_words() {
+        for s in ["5mbit", "100kbit", "1gbit", "1234bit", "2tbit"] {
+            assert_eq!(Rate::parse(s).unwrap().to_string(), s);
+        }
+    }
+
+    #[test]
+    fn sizes_follow_tc_units() {
+        assert_eq!(Size::parse("16kb").unwrap(), Size(16 * 1024));
+        assert_eq!(Size::parse("64kb").unwrap(), Size(65536));
+        assert_eq!(Size::parse("64K").unwrap(), Size(65536));
+        assert_eq!(Size::parse("1mb").unwrap(), Size(1 << 20));
+        assert_eq!(Size::parse("1500").unwrap(), Size(1500));
+        assert_eq!(Size::parse("1500b").unwrap(), Size(1500));
+        assert_eq!(Size::parse("8kbit").unwrap(), Size(1024));
+        assert!(Size::parse("16kib").is_err());
+        assert!(Size::parse("5gb").is_err());
+        assert_eq!(Size(65536).to_string(), "64kb");
+        assert_eq!(Size(1 << 20).to_string(), "1mb");
+        assert_eq!(Size(1500).to_string(), "1500b");
+    }
+
+    #[test]
+    fn times_follow_tc_units() {
+        assert_eq!(parse_time("t", "5ms").unwrap(), Duration::from_millis(5));
+        assert_eq!(
+            parse_time("t", "100ms").unwrap(),
+            Duration::from_millis(100)
+        );
+        assert_eq!(parse_time("t", "1s").unwrap(), Duration::from_secs(1));
+        assert_eq!(parse_time("t", "250").unwrap(), Duration::from_micros(250));
+        assert_eq!(
+            parse_time("t", "1.5ms").unwrap(),
+            Duration::from_micros(1500)
+        );
+        assert!(parse_time("t", "5min").is_err());
+        assert_eq!(format_time(Duration::from_millis(5)), "5ms");
+        assert_eq!(format_time(Duration::from_secs(1)), "1s");
+        assert_eq!(format_time(Duration::from_micros(1500)), "1500us");
+        assert_eq!(micros_u32("t", Duration::from_millis(5)).unwrap(), 5000);
+    }
+}
