@@ -1,1 +1,57 @@
-//! netlab-receipts (work in progress).
+//! netlab-receipts: what a run owns, torn down with a receipt for each
+//! step, at a normal end, on error, on panic, on SIGINT/SIGTERM, and, for
+//! runs killed with SIGKILL, by a later `orchestrator cleanup`.
+//!
+//! - [`Registry`]: resources ([`Resource`]: namespaces, children, guest,
+//!   state file) registered as they are created and mirrored into a state
+//!   file `/run/netlab/<runid>.json`; [`Registry::teardown`] stops
+//!   processes (SIGTERM, bounded wait, SIGKILL; pid + start time checked)
+//!   and deletes namespaces (only `nl-<runid>-…`) in reverse order, giving
+//!   [`CleanupReceipt`]s. Dropping the last clone tears down what is left.
+//! - [`install_signal_teardown`]: SIGINT/SIGTERM tear down, then exit
+//!   130/143.
+//! - [`cleanup_dead_runs`]: for state files whose owner is dead, remove
+//!   what they own and nothing else.
+//!
+//! ```no_run
+//! use netlab_receipts::{install_signal_teardown, Registry, SystemClock, DEFAULT_STATE_DIR};
+//! use netlab_topology::{RunId, Topology, TopologySpec};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let run = RunId::random();
+//! let registry = Registry::with_state_dir(run.clone(), DEFAULT_STATE_DIR.as_ref())?;
+//! install_signal_teardown(&registry)?;
+//! let spec = TopologySpec::new(run, "1");
+//! for name in spec.netns_names() {
+//!     registry.register_namespace(&name)?; // before creating
+//! }
+//! let topo = Topology::build(&spec)?;
+//! // ... run the scenario ...
+//! drop(topo); // closes the namespace files; the registry deletes them
+//! for receipt in registry.teardown(&SystemClock) {
+//!     println!("{receipt}");
+//! }
+//! # Ok(()) }
+//! ```
+#![forbid(unsafe_code)]
+
+mod cleanup;
+mod clock;
+mod error;
+mod receipt;
+mod registry;
+mod resource;
+mod signals;
+mod state;
+mod sys;
+mod teardown;
+
+pub use cleanup::{cleanup_dead_runs, cleanup_dead_runs_with, RunCleanup, RunStatus};
+pub use clock::{format_rfc3339, Clock, Stamp, SystemClock};
+pub use error::ReceiptsError;
+pub use receipt::{Action, CleanupReceipt, Outcome};
+pub use registry::Registry;
+pub use resource::{parse_proc_stat, ProcStat, ProcessIdentity, Resource};
+pub use signals::{exit_code_for, install_signal_teardown};
+pub use state::{read_state, state_path, write_state, RunState, DEFAULT_STATE_DIR, STATE_SCHEMA};
+pub use sys::{identify, own_identity};
+pub use teardown::TeardownOptions;
