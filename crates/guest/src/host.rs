@@ -363,6 +363,11 @@ impl Guest {
         let child = cmd
             .spawn()
             .map_err(|e| Error::io(format!("starting {}", self.kernel.display()), e))?;
+        // Lets `cleanup_stale_runs` find the kernel if this process is SIGKILLed.
+        let _ = std::fs::write(
+            dir.path.join(files::KERNEL_PID),
+            format!("{}\n", child.id()),
+        );
         Ok(RunningGuest {
             pid: child.id(),
             child: Some(child),
@@ -433,7 +438,9 @@ impl RunningGuest {
                 StopAction::None => {}
                 StopAction::Term(reason) => {
                     stop_reason.get_or_insert(reason);
-                    sys::signal_group(self.pid, Signal::SIGTERM);
+                    // UML's SIGTERM handler kills its helpers, then exits;
+                    // the group gets SIGKILL after the grace period.
+                    sys::signal_process(self.pid, Signal::SIGTERM);
                 }
                 StopAction::Kill => sys::signal_group(self.pid, Signal::SIGKILL),
                 StopAction::GiveUp => break None,
@@ -672,7 +679,8 @@ impl RunDir {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
         let name = format!(
-            "netlab-guest-{}-{}-{:08x}",
+            "{}{}-{}-{:08x}",
+            crate::stale::RUN_DIR_PREFIX,
             std::process::id(),
             SEQ.fetch_add(1, Ordering::Relaxed),
             nanos

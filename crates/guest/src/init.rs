@@ -52,9 +52,23 @@ where
         eprintln!("netlab-guest-init: init panicked");
     }
     nix::unistd::sync();
+    ensure_pid1();
     let err = nix::sys::reboot::reboot(nix::sys::reboot::RebootMode::RB_POWER_OFF);
     eprintln!("netlab-guest-init: power off failed: {err:?}");
     std::process::exit(1)
+}
+
+/// Exits at once unless this process is PID 1 (asked of the kernel each time).
+///
+/// Checked right before every step that would be harmful outside the guest
+/// (mounts, `kill(-1)`, power-off): if the UML kernel process died while
+/// its helper processes survived, our code would be running natively on the
+/// host, where `getpid()` is not 1.
+fn ensure_pid1() {
+    if nix::unistd::getpid().as_raw() != 1 {
+        eprintln!("netlab-guest-init: no longer PID 1 (guest kernel gone?); exiting");
+        std::process::exit(1);
+    }
 }
 
 /// Files init opened before mounting over `/tmp`.
@@ -196,6 +210,7 @@ fn mount_all(report: &mut InitReport) -> Result<(), String> {
         ),
     ];
     for (source, target, fstype, flags, required) in steps {
+        ensure_pid1();
         // Never create mount points: the root is the host's file system.
         let res = if Path::new(target).is_dir() {
             mount(Some(source), target, Some(fstype), flags, None::<&str>)
@@ -225,6 +240,7 @@ fn load_module(path: &Path) -> ModuleOutcome {
             }
         }
     };
+    ensure_pid1();
     match finit_module(&file, c"", ModuleInitFlags::empty()) {
         Ok(()) => ModuleOutcome::Loaded,
         Err(Errno::EEXIST) => ModuleOutcome::AlreadyLoaded,
@@ -245,13 +261,17 @@ fn reap_until(program: Pid) -> Result<GuestStatus, String> {
                 return Ok(GuestStatus::Signaled(sig as i32))
             }
             Ok(_) | Err(Errno::EINTR) => {}
-            Err(e) => return Err(format!("waitpid for the program failed: {e}")),
+            Err(e) => {
+                ensure_pid1();
+                return Err(format!("waitpid for the program failed: {e}"));
+            }
         }
     }
 }
 
 /// Kills whatever the program left behind and reaps it, bounded by `limit`.
 fn reap_leftovers(limit: Duration) {
+    ensure_pid1();
     let _ = kill(Pid::from_raw(-1), Signal::SIGKILL);
     let start = Instant::now();
     while start.elapsed() < limit {

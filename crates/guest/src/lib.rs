@@ -43,6 +43,7 @@ pub mod init;
 pub mod modules;
 mod probe;
 pub mod spec;
+mod stale;
 mod sys;
 mod testing;
 
@@ -53,6 +54,9 @@ pub use host::{
 };
 pub use probe::{available, available_at, kernel_release, Availability, ModuleCheck};
 pub use spec::{GuestStatus, ModuleLoad, ModuleOutcome, MountReport};
+pub use stale::{
+    cleanup_stale_runs, cleanup_stale_runs_in, run_dir_owner, StaleRun, RUN_DIR_PREFIX,
+};
 pub use sys::live_process_group;
 pub use testing::{
     find_init, guest_or_skip, in_guest, run_test_inside, test_in_guest, test_passed, INIT_BINARY,

@@ -24,6 +24,8 @@ pub mod files {
     pub const STDERR: &str = "stderr";
     /// The guest console (kernel + init messages).
     pub const CONSOLE: &str = "console.log";
+    /// The kernel's host pid (= its process group), written by the host.
+    pub const KERNEL_PID: &str = "kernel.pid";
 }
 
 /// One module file for init to load, in order.

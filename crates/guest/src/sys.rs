@@ -10,9 +10,15 @@ use nix::errno::Errno;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 
-/// Makes the spawned process receive SIGKILL when the spawning *thread*
+/// Makes the spawned kernel receive SIGTERM when the spawning *thread*
 /// exits (e.g. the host process is killed), and puts it in a new process
 /// group whose id is its pid.
+///
+/// SIGTERM, not SIGKILL: UML handles SIGTERM by killing all of its ptraced
+/// helper processes before exiting. A SIGKILL to the main process alone
+/// would detach those helpers, and guest code would then run *natively on
+/// the host* (its syscalls no longer intercepted). Only ever SIGKILL the
+/// whole process group at once.
 pub(crate) fn own_child(cmd: &mut Command) {
     cmd.process_group(0);
     #[allow(unsafe_code)]
@@ -20,7 +26,7 @@ pub(crate) fn own_child(cmd: &mut Command) {
     // calls prctl(PR_SET_PDEATHSIG), which is async-signal-safe, and does not
     // allocate or touch locks.
     unsafe {
-        cmd.pre_exec(|| nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(io::Error::from));
+        cmd.pre_exec(|| nix::sys::prctl::set_pdeathsig(Signal::SIGTERM).map_err(io::Error::from));
     }
 }
 
@@ -30,6 +36,14 @@ pub(crate) fn signal_group(pgid: u32, signal: Signal) {
     match killpg(Pid::from_raw(pgid as i32), signal) {
         Ok(()) | Err(Errno::ESRCH) => {}
         Err(e) => eprintln!("netlab-guest: killpg({pgid}, {signal}) failed: {e}"),
+    }
+}
+
+/// Sends `signal` to the single process `pid` (the kernel's main process).
+pub(crate) fn signal_process(pid: u32, signal: Signal) {
+    match nix::sys::signal::kill(Pid::from_raw(pid as i32), signal) {
+        Ok(()) | Err(Errno::ESRCH) => {}
+        Err(e) => eprintln!("netlab-guest: kill({pid}, {signal}) failed: {e}"),
     }
 }
 

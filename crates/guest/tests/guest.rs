@@ -193,3 +193,105 @@ fn guest_init_refuses_outside_pid1() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("PID 1"));
 }
+
+#[test]
+fn helper_host_spawner() {
+    if std::env::var(HELPER).as_deref() == Ok("host-spawner") && !in_guest() {
+        let g = this_test_binary("helper_hang", "hang").spawn().unwrap();
+        println!("kernel_pid={} dir={}", g.pid(), g.run_dir().display());
+        std::thread::sleep(Duration::from_secs(60)); // the parent test SIGKILLs us
+        drop(g);
+    }
+}
+
+fn process_state(pid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat[stat.rfind(')')? + 1..].trim_start().chars().next()
+}
+
+/// The host process is SIGKILLed while its guest runs: the kernel's ptraced
+/// helpers (which would otherwise run guest code natively) are gone at
+/// once, and `cleanup_stale_runs` removes the rest and the run folder.
+#[test]
+fn guest_host_sigkill_then_cleanup_leaves_nothing() {
+    use std::io::BufRead;
+    if !guest_or_skip("guest_host_sigkill_then_cleanup_leaves_nothing", &[]) {
+        return;
+    }
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "helper_host_spawner",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(HELPER, "host-spawner")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            // libtest may print "test helper_host_spawner ... " first on the line.
+            if let Some(at) = line.find("kernel_pid=") {
+                let _ = tx.send(line[at..].to_owned());
+            }
+        }
+    });
+    let line = rx.recv_timeout(Duration::from_secs(30));
+    let Ok(line) = line else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("spawner did not report its guest");
+    };
+    let mut parts = line.split(' ');
+    let kpid: u32 = parts.next().unwrap()["kernel_pid=".len()..]
+        .parse()
+        .unwrap();
+    let dir = std::path::PathBuf::from(&parts.next().unwrap()["dir=".len()..]);
+    // Wait until the hanging program runs in the guest.
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_secs(30)
+        && !std::fs::read_to_string(dir.join("stdout")).is_ok_and(|s| s.contains("hanging now"))
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // UML got SIGTERM (parent death) and kills its ptraced helpers.
+    let t = Instant::now();
+    let traced = || {
+        live_process_group(kpid)
+            .into_iter()
+            .filter(|p| matches!(process_state(*p), Some('t' | 'T' | 'R')))
+            .collect::<Vec<_>>()
+    };
+    while t.elapsed() < Duration::from_secs(5) && !traced().is_empty() {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        traced().is_empty(),
+        "guest helpers survived: {:?}",
+        traced()
+    );
+    let done = netlab_guest::cleanup_stale_runs();
+    let ours = done
+        .iter()
+        .find(|s| s.dir == dir)
+        .expect("our stale run found");
+    assert!(ours.removed && !dir.exists(), "{ours:?}");
+    assert_eq!(ours.kernel_pid, Some(kpid));
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_secs(5) && !live_process_group(kpid).is_empty() {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        live_process_group(kpid).is_empty(),
+        "left: {:?}",
+        live_process_group(kpid)
+    );
+}
