@@ -34,8 +34,12 @@ fn ip_sequence(spec: &TopologySpec) -> Result<(), String> {
     for n in [a, r, b] {
         ip(&["netns", "add", n])?;
     }
-    ip(&["link", "add", "a0", "netns", a, "type", "veth", "peer", "name", "r0", "netns", r])?;
-    ip(&["link", "add", "r1", "netns", r, "type", "veth", "peer", "name", "b0", "netns", b])?;
+    ip(&[
+        "link", "add", "a0", "netns", a, "type", "veth", "peer", "name", "r0", "netns", r,
+    ])?;
+    ip(&[
+        "link", "add", "r1", "netns", r, "type", "veth", "peer", "name", "b0", "netns", b,
+    ])?;
     ip(&["-n", r, "link", "set", "lo", "up"])?;
     ip(&["-n", r, "addr", "add", "10.20.1.1/24", "dev", "r0"])?;
     ip(&["-n", r, "addr", "add", "10.20.2.1/24", "dev", "r1"])?;
@@ -50,9 +54,18 @@ fn ip_sequence(spec: &TopologySpec) -> Result<(), String> {
     ip(&["-n", b, "link", "set", "b0", "up"])?;
     ip(&["-n", b, "route", "add", "default", "via", "10.20.2.1"])?;
     let p = "/proc/sys/net/ipv4";
-    let ab = format!("echo 0 > {p}/ip_forward && echo 1 > {p}/tcp_ecn && cat {p}/ip_forward {p}/tcp_ecn");
+    let ab = format!(
+        "echo 0 > {p}/ip_forward && echo 1 > {p}/tcp_ecn && cat {p}/ip_forward {p}/tcp_ecn"
+    );
     ip(&["netns", "exec", a, "sh", "-c", &ab])?;
-    ip(&["netns", "exec", r, "sh", "-c", &format!("echo 1 > {p}/ip_forward && cat {p}/ip_forward")])?;
+    ip(&[
+        "netns",
+        "exec",
+        r,
+        "sh",
+        "-c",
+        &format!("echo 1 > {p}/ip_forward && cat {p}/ip_forward"),
+    ])?;
     ip(&["netns", "exec", b, "sh", "-c", &ab])?;
     for n in [b, r, a] {
         ip(&["netns", "del", n])?;
@@ -119,8 +132,14 @@ fn main() {
     }
     let (m_nl, m_ip) = (median(nl), median(seq));
     println!("build+teardown of A–R–B, {n} rounds each (medians):");
-    println!("  netlink (this crate):  {:8.2} ms", m_nl.as_secs_f64() * 1e3);
-    println!("  ip command sequence:   {:8.2} ms", m_ip.as_secs_f64() * 1e3);
+    println!(
+        "  netlink (this crate):  {:8.2} ms",
+        m_nl.as_secs_f64() * 1e3
+    );
+    println!(
+        "  ip command sequence:   {:8.2} ms",
+        m_ip.as_secs_f64() * 1e3
+    );
     println!(
         "  ratio ip / netlink:    {:8.1}x",
         m_ip.as_secs_f64() / m_nl.as_secs_f64()

@@ -246,3 +246,93 @@ pub fn snapshot_current_netns(
 pub fn readback_netns(ns: &Netns, role: Option<Role>) -> Result<NamespaceReadback, TopologyError> {
     ns.run(|| snapshot_current_netns(ns.name(), role))?
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rtnl::{decode_datagram, Answer};
+
+    /// The route-netlink messages of a captured dump (ends with NLMSG_DONE).
+    fn messages(bytes: &[u8]) -> Vec<RouteNetlinkMessage> {
+        let answers = decode_datagram(bytes).unwrap();
+        assert!(matches!(answers.last(), Some((_, Answer::Done))));
+        answers
+            .into_iter()
+            .filter_map(|(_, a)| match a {
+                Answer::Message(m) => Some(*m),
+                _ => None,
+            })
+            .collect()
+    }
+
+    // Real kernel answers captured in R of a freshly built topology
+    // (see fixtures/topology/README.md).
+    const LINKS: &[u8] = include_bytes!("../../../fixtures/topology/r_links.bin");
+    const ADDRESSES: &[u8] = include_bytes!("../../../fixtures/topology/r_addresses.bin");
+    const ROUTES: &[u8] = include_bytes!("../../../fixtures/topology/r_routes.bin");
+
+    #[test]
+    fn fixture_links_of_r() {
+        let links: Vec<LinkReadback> = messages(LINKS)
+            .iter()
+            .filter_map(|m| match m {
+                RouteNetlinkMessage::NewLink(l) => Some(link_readback(l)),
+                _ => None,
+            })
+            .collect();
+        let names: Vec<(u32, &str)> = links.iter().map(|l| (l.ifindex, l.name.as_str())).collect();
+        assert_eq!(names, vec![(1, "lo"), (2, "r0"), (3, "r1")]);
+        assert!(links.iter().all(|l| l.up));
+        assert_eq!(links[0].mtu, Some(65536));
+        assert_eq!(links[0].mac.as_deref(), Some("00:00:00:00:00:00"));
+        for l in &links[1..] {
+            assert_eq!(l.kind.as_deref(), Some("veth"));
+            assert_eq!(l.mtu, Some(1500));
+            assert_eq!(l.mac.as_ref().map(String::len), Some(17));
+        }
+    }
+
+    #[test]
+    fn fixture_addresses_and_routes_of_r() {
+        let addrs: Vec<AddressReadback> = messages(ADDRESSES)
+            .iter()
+            .filter_map(|m| match m {
+                RouteNetlinkMessage::NewAddress(a) => address_readback(a),
+                _ => None,
+            })
+            .collect();
+        let got: Vec<(u32, String, u8)> = addrs
+            .iter()
+            .map(|a| (a.ifindex, a.address.to_string(), a.prefix_len))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (1, "127.0.0.1".to_owned(), 8),
+                (2, "10.20.1.1".to_owned(), 24),
+                (3, "10.20.2.1".to_owned(), 24)
+            ]
+        );
+        let routes: Vec<RouteReadback> = messages(ROUTES)
+            .iter()
+            .filter_map(|m| match m {
+                RouteNetlinkMessage::NewRoute(r) => Some(route_readback(r)),
+                _ => None,
+            })
+            .collect();
+        let main: Vec<(&str, Option<u32>)> = routes
+            .iter()
+            .filter(|r| r.table == 254)
+            .map(|r| (r.destination.as_str(), r.oif))
+            .collect();
+        assert_eq!(
+            main,
+            vec![("10.20.1.0/24", Some(2)), ("10.20.2.0/24", Some(3))]
+        );
+        assert!(
+            routes.iter().all(|r| r.gateway.is_none()),
+            "R has no gateway routes"
+        );
+        assert!(routes.iter().any(|r| r.table == 255 && r.kind == "Local"));
+    }
+}
