@@ -1,2 +1,51 @@
-//! netlab orchestrator (work in progress).
-fn main() {}
+//! `orchestrator`: the thin binary of netlab. It parses flags into raw
+//! arguments ([`cli`]), validates them into a configuration ([`config`]) and
+//! wires the crates together; every measurement lives in the crates.
+//!
+//! Exit codes: 0 success; 1 run failure or refused environment (refused
+//! before any network change); 2 bad usage (`--help` is 0).
+
+mod cli;
+mod compare;
+mod config;
+mod kernel;
+mod progress;
+mod results;
+mod roles;
+mod scenario;
+mod summary;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    // The hidden init subcommand must not go through clap's error paths: the
+    // kernel passes it whatever it likes.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == "guest-init") {
+        let rest = std::iter::once(args[0].clone()).chain(args.into_iter().skip(2));
+        netlab_guest::init::main_from_args(rest);
+    }
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap: 0 for --help/--version, 2 for usage errors.
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let code = match cli.command {
+        Command::Compare(a) => compare::main(&a),
+        Command::Cleanup(a) => roles::cleanup(&a),
+        Command::Guest(a) => roles::guest(&a),
+        Command::Sink(a) => roles::sink(&a),
+        Command::Load(a) => roles::load(&a),
+        Command::Probe(a) => roles::probe(&a),
+        Command::GuestInit(_) => unreachable!("handled before clap"),
+    };
+    ExitCode::from(code)
+}

@@ -1,0 +1,454 @@
+//! `orchestrator compare`: validate, choose the kernel, run every scenario
+//! (here, or inside the guest), write results.json and summary.md, print the
+//! table. Also `orchestrator cleanup`.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use netlab_receipts::{
+    cleanup_dead_runs, format_rfc3339, install_signal_teardown, Registry, RunStatus, SystemClock,
+    DEFAULT_STATE_DIR,
+};
+use netlab_topology::RunId;
+use serde_json::Value;
+
+use crate::cli::CompareArgs;
+use crate::config::{CompareConfig, UsageError};
+use crate::kernel::{decide, KernelPlan};
+use crate::progress::Progress;
+use crate::results::{KernelInfo, Results, ScenarioResult, Tool, SCHEMA_VERSION};
+use crate::scenario;
+use crate::summary::{self, SummaryRow};
+
+/// Environment variable carrying the host's reason for booting the guest.
+const REASON_ENV: &str = "NETLAB_KERNEL_REASON";
+
+fn utc_stamp() -> String {
+    // 2026-11-30T02:48:05Z → 20261130T024805Z (a folder name without colons).
+    format_rfc3339(SystemTime::now())
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect()
+}
+
+/// Entry point; returns the exit code.
+pub fn main(a: &CompareArgs) -> u8 {
+    let cfg = match CompareConfig::from_args(a, &utc_stamp()) {
+        Ok(c) => c,
+        Err(UsageError(m)) => {
+            eprintln!("orchestrator compare: {m}");
+            return 2;
+        }
+    };
+    if !cfg!(target_os = "linux") {
+        eprintln!("orchestrator compare: netlab needs Linux (network namespaces, rtnetlink)");
+        return 1;
+    }
+    let plan = match decide(&cfg) {
+        Ok(p) => p,
+        Err(why) => {
+            eprintln!("orchestrator compare: refusing to run, nothing was changed:\n{why}");
+            return 1;
+        }
+    };
+    let out = match prepare_out(&cfg.out) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("orchestrator compare: {e}");
+            return 1;
+        }
+    };
+    let mut cfg = cfg;
+    cfg.out = out;
+    match plan {
+        KernelPlan::Uml {
+            release,
+            modules,
+            because,
+        } => run_in_guest(a, &cfg, &release, &modules, &because),
+        KernelPlan::Host { release, because } => run_here(
+            &cfg,
+            KernelInfo {
+                mode: "host".into(),
+                release,
+                chosen_because: because,
+            },
+        ),
+        KernelPlan::InsideGuest { release } => run_here(
+            &cfg,
+            KernelInfo {
+                mode: "uml".into(),
+                release,
+                chosen_because: std::env::var(REASON_ENV).unwrap_or_else(|_| "--kernel uml".into()),
+            },
+        ),
+    }
+}
+
+fn prepare_out(out: &Path) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(out)
+        .map_err(|e| format!("creating the results folder {}: {e}", out.display()))?;
+    out.canonicalize()
+        .map_err(|e| format!("resolving the results folder {}: {e}", out.display()))
+}
+
+/// Runs every scenario on the kernel this process runs on.
+fn run_here(cfg: &CompareConfig, kernel: KernelInfo) -> u8 {
+    if let Err(e) = netlab_topology::privilege::check_capabilities() {
+        eprintln!("orchestrator compare: refusing to run, nothing was changed: {e}");
+        return 1;
+    }
+    let progress = Progress::new(cfg.quiet);
+    let run_id = RunId::random();
+    let registry = match Registry::with_state_dir(run_id.clone(), Path::new(DEFAULT_STATE_DIR)) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("orchestrator compare: creating the run's state file: {e}");
+            return 1;
+        }
+    };
+    if let Err(e) = install_signal_teardown(&registry) {
+        eprintln!("orchestrator compare: installing the SIGINT/SIGTERM teardown: {e}");
+        return 1;
+    }
+    let schedule = cfg.schedule();
+    progress.say(&format!(
+        "run {} on {} kernel {} ({}): {} scenario(s), results in {}",
+        run_id.as_str(),
+        kernel.mode,
+        kernel.release,
+        kernel.chosen_because,
+        schedule.len(),
+        cfg.out.display()
+    ));
+    let mut results = Results {
+        schema_version: SCHEMA_VERSION,
+        tool: Tool {
+            name: "netlab",
+            version: env!("CARGO_PKG_VERSION"),
+        },
+        kernel,
+        config: cfg.clone(),
+        run_id: run_id.as_str().to_string(),
+        started_utc: format_rfc3339(SystemTime::now()),
+        finished_utc: String::new(),
+        scenarios: Vec::new(),
+        notes: summary::NOTES.iter().map(|s| s.to_string()).collect(),
+    };
+    let ctx = scenario::Ctx {
+        cfg,
+        run_id: &run_id,
+        registry: &registry,
+        progress: &progress,
+        total: schedule.len(),
+    };
+    for (i, (round, arm)) in schedule.iter().enumerate() {
+        let r = scenario::run(&ctx, i as u32 + 1, *round, *arm);
+        results.scenarios.push(r);
+        // Written after every scenario, so an interrupted run keeps what it measured.
+        results.finished_utc = format_rfc3339(SystemTime::now());
+        if let Err(e) = write_json(&cfg.out.join("results.json"), &results) {
+            eprintln!("orchestrator compare: {e}");
+        }
+    }
+    let receipts = registry.teardown(&SystemClock);
+    results.finished_utc = format_rfc3339(SystemTime::now());
+    let mut exit = 0;
+    if let Err(e) = write_json(&cfg.out.join("results.json"), &results) {
+        eprintln!("orchestrator compare: {e}");
+        exit = 1;
+    }
+    let failed_receipts = receipts.iter().filter(|r| !r.outcome.is_ok()).count();
+    let rows = rows_from(&results.scenarios);
+    let extra = extra_notes(&results, failed_receipts);
+    let header = format!(
+        "# netlab comparison {}\n\nKernel: {} {} ({}). Rounds: {}. Arms: {}. TBF {}.\nResults: results.json (every raw sample).",
+        results.run_id,
+        results.kernel.mode,
+        results.kernel.release,
+        results.kernel.chosen_because,
+        cfg.rounds,
+        cfg.arm_words.join(" | "),
+        cfg.tbf.tc_words().join(" "),
+    );
+    let md = summary::markdown(&header, &rows, &extra);
+    if let Err(e) = std::fs::write(cfg.out.join("summary.md"), &md) {
+        eprintln!("orchestrator compare: writing summary.md: {e}");
+        exit = 1;
+    }
+    println!("{}", summary::table(&rows));
+    println!("{}", summary::baseline_list(&rows));
+    for n in &extra {
+        println!("note: {n}");
+    }
+    println!("results: {}", cfg.out.display());
+    if results.scenarios.iter().any(|s| s.error.is_some()) || failed_receipts > 0 {
+        exit = 1;
+    }
+    exit
+}
+
+fn extra_notes(results: &Results, failed_receipts: usize) -> Vec<String> {
+    let mut notes = Vec::new();
+    for s in &results.scenarios {
+        if let Some(e) = &s.error {
+            notes.push(format!(
+                "scenario {} (round {}, {}) failed: {e}",
+                s.index, s.round, s.arm
+            ));
+        }
+        if let Some(drops) = s
+            .ecn
+            .as_ref()
+            .and_then(|e| e.pointer("/kernel/drops"))
+            .and_then(Value::as_u64)
+        {
+            if drops > 0 {
+                notes.push(format!(
+                    "scenario {}: the capture's socket dropped {drops} frame(s) (PACKET_STATISTICS): its ECN counts are a lower bound",
+                    s.index
+                ));
+            }
+        }
+        if let Some(ecn) = &s.ecn {
+            if ecn.get("negotiated") == Some(&Value::Bool(false)) {
+                notes.push(format!(
+                    "scenario {}: classic ECN was NOT negotiated on the wire",
+                    s.index
+                ));
+            }
+        }
+    }
+    if failed_receipts > 0 {
+        notes.push(format!("{failed_receipts} cleanup step(s) failed: see results.json and run `orchestrator cleanup`"));
+    }
+    notes
+}
+
+/// Summary rows recomputed from the results (the same values results.json holds).
+pub fn rows_from(scenarios: &[ScenarioResult]) -> Vec<SummaryRow> {
+    scenarios.iter().map(row_from).collect()
+}
+
+fn row_from(s: &ScenarioResult) -> SummaryRow {
+    let phase = |name: &str| {
+        s.probe.as_ref().map(|p| {
+            if name == "baseline" {
+                &p.phases.baseline
+            } else {
+                &p.phases.loaded
+            }
+        })
+    };
+    let u = |v: Option<&Value>, k: &str| {
+        v.and_then(|v| v.get(k))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    let f = |v: Option<&Value>, k: &str| v.and_then(|v| v.get(k)).and_then(Value::as_f64);
+    let loaded = phase("loaded");
+    let baseline = phase("baseline");
+    let censored_text = |v: Option<&Value>, k: &str| -> String {
+        match v.and_then(|v| v.get(k)) {
+            Some(c) => match serde_json::from_value::<netlab_probe::CensoredQuantile>(c.clone()) {
+                Ok(q) => format!("{q:.2}"),
+                Err(_) => "None".into(),
+            },
+            None => "None".into(),
+        }
+    };
+    let drops_of = |handle: &str| {
+        s.qdisc
+            .final_
+            .iter()
+            .find(|r| r.get("handle").and_then(Value::as_str) == Some(handle))
+            .and_then(|r| r.pointer("/stats/drops"))
+            .and_then(Value::as_u64)
+    };
+    let ecn = s.ecn.as_ref();
+    let count = |k: &str| {
+        ecn.and_then(|e| e.get("counts"))
+            .and_then(|c| c.get(k))
+            .and_then(Value::as_u64)
+    };
+    SummaryRow {
+        round: s.round,
+        arm: s.arm.clone(),
+        goodput_mbps: s.tcp.as_ref().and_then(|t| t.goodput_mbps),
+        loaded_sent: u(loaded, "sent"),
+        loaded_ok: u(loaded, "ok"),
+        loaded_timeouts: u(loaded, "timeouts"),
+        p50_ms: f(loaded, "p50_ms"),
+        p95_ms: f(loaded, "p95_ms"),
+        censored: loaded.map(|l| {
+            (
+                censored_text(Some(l), "p50_censored"),
+                censored_text(Some(l), "p95_censored"),
+            )
+        }),
+        child_drops: drops_of("10:"),
+        tbf_drops: drops_of("1:"),
+        ce_ece_cwr: match (count("ce"), count("ece"), count("cwr")) {
+            (Some(a), Some(b), Some(c)) => Some((a, b, c)),
+            _ => None,
+        },
+        ecn_negotiated: ecn
+            .and_then(|e| e.get("negotiated"))
+            .and_then(Value::as_bool),
+        baseline: (
+            u(baseline, "sent"),
+            u(baseline, "ok"),
+            f(baseline, "p95_ms"),
+        ),
+        error: s.error.clone(),
+    }
+}
+
+fn write_json<T: serde::Serialize>(path: &Path, v: &T) -> Result<(), String> {
+    let tmp = path.with_extension("json.tmp");
+    let text =
+        serde_json::to_vec_pretty(v).map_err(|e| format!("serializing {}: {e}", path.display()))?;
+    std::fs::write(&tmp, text).map_err(|e| format!("writing {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("renaming {} into place: {e}", path.display()))
+}
+
+/// The `compare` arguments to give the copy of this binary inside the guest.
+fn guest_argv(a: &CompareArgs, out: &Path) -> Vec<String> {
+    let mut v: Vec<String> = vec!["compare".into()];
+    let mut push = |flag: &str, val: &str| {
+        v.push(flag.into());
+        v.push(val.into());
+    };
+    push("--rounds", &a.rounds);
+    for arm in &a.arms {
+        push("--arm", arm);
+    }
+    push("--rate", &a.rate);
+    push("--burst", &a.burst);
+    push("--limit", &a.limit);
+    push("--cc", &a.cc);
+    push("--baseline", &a.baseline);
+    push("--warmup", &a.warmup);
+    push("--measure", &a.measure);
+    push("--probe-interval", &a.probe_interval);
+    push("--probe-timeout", &a.probe_timeout);
+    push("--probe-max", &a.probe_max);
+    push("--sample-interval", &a.sample_interval);
+    push("--capture-frames", &a.capture_frames);
+    push("--capture-deadline", &a.capture_deadline);
+    push("--tcp-port", &a.tcp_port);
+    push("--udp-port", &a.udp_port);
+    push("--block-size", &a.block_size);
+    push("--out", &out.to_string_lossy());
+    if a.quiet {
+        v.push("--quiet".into());
+    }
+    v.push("--inside-guest".into());
+    v
+}
+
+/// Boots the guest kernel and runs the comparison inside it; results are
+/// written straight into `--out` through hostfs.
+fn run_in_guest(
+    a: &CompareArgs,
+    cfg: &CompareConfig,
+    release: &str,
+    modules: &[String],
+    because: &str,
+) -> u8 {
+    let me = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("orchestrator compare: cannot find my own binary: {e}");
+            return 1;
+        }
+    };
+    let progress = Progress::new(cfg.quiet);
+    let run_id = RunId::random();
+    let registry = match Registry::with_state_dir(run_id.clone(), Path::new(DEFAULT_STATE_DIR)) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("orchestrator compare: creating the run's state file: {e}");
+            return 1;
+        }
+    };
+    if let Err(e) = install_signal_teardown(&registry) {
+        eprintln!("orchestrator compare: installing the SIGINT/SIGTERM teardown: {e}");
+        return 1;
+    }
+    progress.say(&format!(
+        "booting the user-mode-linux kernel {release} ({because}); modules {}",
+        modules.join(", ")
+    ));
+    let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
+    let guest = netlab_guest::Guest::new(&me)
+        .args(guest_argv(a, &cfg.out))
+        .modules(modules.iter().cloned())
+        .mem(cfg.guest_mem.clone())
+        .deadline(cfg.run_deadline() + std::time::Duration::from_secs(60))
+        .init(me.clone(), &["guest-init"])
+        .inherit_all_env()
+        .env(REASON_ENV, because)
+        .current_dir(cwd)
+        .stream_output(true);
+    let running = match guest.spawn() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("orchestrator compare: starting the guest: {e}");
+            return 1;
+        }
+    };
+    let resource = registry.register_guest(running.pid() as i32);
+    let outcome = running.wait();
+    if let Ok(r) = &resource {
+        let _ = registry.forget(r);
+    }
+    let _ = registry.teardown(&SystemClock);
+    match outcome {
+        Ok(out) => {
+            let log = cfg.out.join("guest-console.log");
+            if let Err(e) = std::fs::write(&log, &out.console_log) {
+                eprintln!("orchestrator compare: writing {}: {e}", log.display());
+            }
+            progress.say(&format!(
+                "guest kernel {} finished in {:.1}s: {:?}; console log in {}",
+                out.release,
+                out.elapsed.as_secs_f64(),
+                out.status,
+                log.display()
+            ));
+            match out.status {
+                netlab_guest::GuestStatus::Exited(c) => c.clamp(0, 255) as u8,
+                netlab_guest::GuestStatus::Signaled(_) => 1,
+            }
+        }
+        Err(e) => {
+            eprintln!("orchestrator compare: the guest run failed: {e}");
+            1
+        }
+    }
+}
+
+/// `orchestrator cleanup`: removes what dead runs still own; prints receipts.
+pub fn cleanup_dead(state_dir: &Path) -> u8 {
+    let runs = cleanup_dead_runs(state_dir);
+    if runs.is_empty() {
+        println!("nothing to clean up in {}", state_dir.display());
+        return 0;
+    }
+    let mut code = 0;
+    for run in &runs {
+        let id = run.run_id.as_ref().map_or("?", |r| r.as_str());
+        println!("run {id} ({}): {:?}", run.state_file.display(), run.status);
+        for r in &run.receipts {
+            println!("  {r}");
+        }
+        if matches!(
+            run.status,
+            RunStatus::Incomplete | RunStatus::Unreadable { .. }
+        ) {
+            code = 1;
+        }
+    }
+    code
+}

@@ -1,0 +1,367 @@
+//! Validation of raw arguments into the typed configuration of a comparison.
+//! Every bad value dies here, before anything touches the network, with a
+//! message naming the flag (exit 2).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use netlab_qdisc::{Arm, Rate, Size, Tbf};
+
+use serde::Serialize;
+
+use crate::cli::{CompareArgs, KernelChoice};
+
+/// A usage error: the flag and what is wrong with its value.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+fn usage(flag: &str, value: &str, why: impl std::fmt::Display) -> UsageError {
+    UsageError(format!("invalid value '{value}' for {flag}: {why}"))
+}
+
+/// Parses a duration written like `3s`, `500ms`, `1.5s`, `250us` or `2m`.
+/// Zero, negative and unit-less values are refused.
+pub fn parse_duration(flag: &str, text: &str) -> Result<Duration, UsageError> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
+        .ok_or_else(|| usage(flag, text, "a unit is required (e.g. 3s, 500ms)"))?;
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num.parse().map_err(|_| usage(flag, text, "not a number"))?;
+    let scale = match unit {
+        "us" | "usec" => 1e-6,
+        "ms" | "msec" => 1e-3,
+        "s" | "sec" | "secs" => 1.0,
+        "m" | "min" => 60.0,
+        other => {
+            return Err(usage(
+                flag,
+                text,
+                format!("unknown unit '{other}' (use us, ms, s or m)"),
+            ))
+        }
+    };
+    if !value.is_finite() || value <= 0.0 {
+        return Err(usage(flag, text, "must be positive"));
+    }
+    let secs = value * scale;
+    if secs > 24.0 * 3600.0 {
+        return Err(usage(flag, text, "longer than a day"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Parses a plain positive number of seconds (`--for 10`, `--end 2.5`); a unit
+/// suffix is accepted too.
+pub fn parse_seconds(flag: &str, text: &str) -> Result<Duration, UsageError> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => Ok(Duration::from_secs_f64(v)),
+        Ok(_) => Err(usage(flag, text, "must be a positive number of seconds")),
+        Err(_) => parse_duration(flag, text),
+    }
+}
+
+/// Parses a positive integer within `[1, max]`.
+pub fn parse_count(flag: &str, text: &str, max: u64) -> Result<u64, UsageError> {
+    let v: u64 = text
+        .trim()
+        .parse()
+        .map_err(|_| usage(flag, text, "not a positive integer"))?;
+    if v == 0 || v > max {
+        return Err(usage(flag, text, format!("must be between 1 and {max}")));
+    }
+    Ok(v)
+}
+
+/// Parses `ADDR:PORT`.
+pub fn parse_addr(flag: &str, text: &str) -> Result<SocketAddr, UsageError> {
+    text.trim()
+        .parse()
+        .map_err(|e| usage(flag, text, format!("{e} (expected ADDR:PORT)")))
+}
+
+/// The phases of one scenario, all measured from t0 (SPEC §3).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Timeline {
+    /// Probe-only phase `[0, baseline)`; the sender starts at its end.
+    #[serde(with = "secs")]
+    pub baseline: Duration,
+    /// Warm-up after the sender starts, excluded from goodput.
+    #[serde(with = "secs")]
+    pub warmup: Duration,
+    /// The measured load window.
+    #[serde(with = "secs")]
+    pub measure: Duration,
+}
+
+impl Timeline {
+    /// When the sender is started.
+    pub fn sender_start(&self) -> Duration {
+        self.baseline
+    }
+    /// Start of the measured window.
+    pub fn window_start(&self) -> Duration {
+        self.baseline + self.warmup
+    }
+    /// End of the measured window, when the receiver closes.
+    pub fn end(&self) -> Duration {
+        self.baseline + self.warmup + self.measure
+    }
+    /// Sender lifetime from its start: until 2 s after the receiver closes
+    /// (SPEC: 17 s for the default 3/3/12 timeline).
+    pub fn sender_lifetime(&self) -> Duration {
+        self.warmup + self.measure + Duration::from_secs(2)
+    }
+}
+
+/// Serialises a `Duration` as seconds (f64).
+pub mod secs {
+    use std::time::Duration;
+
+    /// serde `serialize_with` for a `Duration` in seconds.
+    pub fn serialize<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+}
+
+/// The full, validated configuration of `orchestrator compare`; recorded
+/// whole in results.json.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompareConfig {
+    /// Rounds.
+    pub rounds: u32,
+    /// Arms, in the order they run within a round.
+    pub arms: Vec<Arm>,
+    /// The arms as the words the user typed (or the SPEC defaults).
+    pub arm_words: Vec<String>,
+    /// Root TBF of the bottleneck.
+    pub tbf: Tbf,
+    /// Congestion control requested for the sender.
+    pub cc: String,
+    /// Phases.
+    pub timeline: Timeline,
+    /// Probe spacing.
+    #[serde(with = "secs")]
+    pub probe_interval: Duration,
+    /// Probe timeout.
+    #[serde(with = "secs")]
+    pub probe_timeout: Duration,
+    /// Probe request cap.
+    pub probe_max: u32,
+    /// TCP-state and qdisc sampling interval.
+    #[serde(with = "secs")]
+    pub sample_interval: Duration,
+    /// Capture frame cap.
+    pub capture_frames: u64,
+    /// Capture deadline.
+    #[serde(with = "secs")]
+    pub capture_deadline: Duration,
+    /// TCP port.
+    pub tcp_port: u16,
+    /// UDP probe port.
+    pub udp_port: u16,
+    /// Sender block size in bytes.
+    pub block_size: usize,
+    /// Kernel choice as given.
+    #[serde(skip)]
+    pub kernel: KernelChoice,
+    /// Guest memory, as passed to the kernel (`1G`).
+    pub guest_mem: String,
+    /// Results folder.
+    pub out: PathBuf,
+    /// No progress display.
+    pub quiet: bool,
+    /// Running inside the guest.
+    pub inside_guest: bool,
+}
+
+/// The SPEC §2 arms, used when no `--arm` is given.
+pub const DEFAULT_ARMS: [&str; 2] = [
+    "pfifo limit 256",
+    "fq_codel limit 256 memory_limit 1048576 target 5ms interval 100ms ecn",
+];
+
+impl CompareConfig {
+    /// Validates raw arguments; `now_utc_stamp` names the default results folder.
+    pub fn from_args(a: &CompareArgs, now_utc_stamp: &str) -> Result<Self, UsageError> {
+        let rounds = parse_count("--rounds", &a.rounds, 1000)? as u32;
+        let arm_words: Vec<String> = if a.arms.is_empty() {
+            DEFAULT_ARMS.iter().map(|s| s.to_string()).collect()
+        } else {
+            a.arms.clone()
+        };
+        let arms = arm_words
+            .iter()
+            .map(|w| Arm::parse(w).map_err(|e| usage("--arm", w, e)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let rate = Rate::parse(&a.rate).map_err(|e| usage("--rate", &a.rate, e))?;
+        let burst = Size::parse(&a.burst).map_err(|e| usage("--burst", &a.burst, e))?;
+        let limit = Size::parse(&a.limit).map_err(|e| usage("--limit", &a.limit, e))?;
+        let tbf = Tbf { rate, burst, limit };
+        tbf.validate()
+            .map_err(|e| UsageError(format!("invalid TBF (--rate/--burst/--limit): {e}")))?;
+        let cc = a.cc.trim().to_string();
+        if cc.is_empty()
+            || cc.len() > 15
+            || !cc.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            return Err(usage("--cc", &a.cc, "not a congestion control name"));
+        }
+        let timeline = Timeline {
+            baseline: parse_duration("--baseline", &a.baseline)?,
+            warmup: parse_duration("--warmup", &a.warmup)?,
+            measure: parse_duration("--measure", &a.measure)?,
+        };
+        let probe_interval = parse_duration("--probe-interval", &a.probe_interval)?;
+        let probe_timeout = parse_duration("--probe-timeout", &a.probe_timeout)?;
+        let probe_max = parse_count("--probe-max", &a.probe_max, 100_000)? as u32;
+        let sample_interval = parse_duration("--sample-interval", &a.sample_interval)?;
+        if sample_interval < Duration::from_millis(10) {
+            return Err(usage(
+                "--sample-interval",
+                &a.sample_interval,
+                "must be at least 10ms",
+            ));
+        }
+        let capture_frames = parse_count("--capture-frames", &a.capture_frames, 10_000_000)?;
+        let capture_deadline = parse_duration("--capture-deadline", &a.capture_deadline)?;
+        let tcp_port = parse_count("--tcp-port", &a.tcp_port, 65535)? as u16;
+        let udp_port = parse_count("--udp-port", &a.udp_port, 65535)? as u16;
+        if tcp_port == udp_port {
+            // Different protocols could share a number, but keeping them apart
+            // keeps the capture's "other" count honest and readable.
+            return Err(usage(
+                "--udp-port",
+                &a.udp_port,
+                "must differ from --tcp-port",
+            ));
+        }
+        let block_size = parse_count("--block-size", &a.block_size, 16 << 20)? as usize;
+        let guest_mem = a.guest_mem.trim().to_string();
+        if !guest_mem.ends_with(['M', 'G'])
+            || guest_mem[..guest_mem.len() - 1]
+                .parse::<u32>()
+                .map_or(true, |v| v == 0)
+        {
+            return Err(usage(
+                "--guest-mem",
+                &a.guest_mem,
+                "expected e.g. 512M or 1G",
+            ));
+        }
+        let out = a
+            .out
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("results").join(now_utc_stamp));
+        Ok(CompareConfig {
+            rounds,
+            arms,
+            arm_words,
+            tbf,
+            cc,
+            timeline,
+            probe_interval,
+            probe_timeout,
+            probe_max,
+            sample_interval,
+            capture_frames,
+            capture_deadline,
+            tcp_port,
+            udp_port,
+            block_size,
+            kernel: a.kernel,
+            guest_mem,
+            out,
+            quiet: a.quiet,
+            inside_guest: a.inside_guest,
+        })
+    }
+
+    /// Scenarios in execution order: (round, arm index), arms alternating within each round.
+    pub fn schedule(&self) -> Vec<(u32, usize)> {
+        (1..=self.rounds)
+            .flat_map(|r| (0..self.arms.len()).map(move |i| (r, i)))
+            .collect()
+    }
+
+    /// An upper bound on one scenario's wall time: setup and teardown steps
+    /// (10 s each at most) plus the timeline and the capture deadline.
+    pub fn scenario_deadline(&self) -> Duration {
+        let tail = self
+            .capture_deadline
+            .max(self.timeline.end() + Duration::from_secs(3));
+        tail + Duration::from_secs(40)
+    }
+
+    /// The computed deadline of the whole run.
+    pub fn run_deadline(&self) -> Duration {
+        self.scenario_deadline() * self.schedule().len() as u32 + Duration::from_secs(60)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_with_units_and_refuse_zero() {
+        assert_eq!(parse_duration("--x", "3s").unwrap(), Duration::from_secs(3));
+        assert_eq!(
+            parse_duration("--x", "500ms").unwrap(),
+            Duration::from_millis(500)
+        );
+        assert_eq!(
+            parse_duration("--x", "1.5s").unwrap(),
+            Duration::from_millis(1500)
+        );
+        assert_eq!(
+            parse_duration("--x", "2m").unwrap(),
+            Duration::from_secs(120)
+        );
+        for bad in ["0s", "-1s", "3", "abc", "3h", "", "1e400s"] {
+            let e = parse_duration("--baseline", bad).unwrap_err();
+            assert!(e.0.contains("--baseline"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn seconds_and_counts() {
+        assert_eq!(
+            parse_seconds("--for", "10").unwrap(),
+            Duration::from_secs(10)
+        );
+        assert_eq!(
+            parse_seconds("--for", "250ms").unwrap(),
+            Duration::from_millis(250)
+        );
+        assert!(parse_seconds("--end", "0").is_err());
+        assert!(parse_seconds("--end", "-2").is_err());
+        assert!(parse_count("--rounds", "0", 10).is_err());
+        assert!(parse_count("--rounds", "11", 10).is_err());
+        assert_eq!(parse_count("--rounds", "3", 10).unwrap(), 3);
+        assert!(parse_addr("--to", "10.20.2.2").is_err());
+        assert!(parse_addr("--to", "10.20.2.2:46020").is_ok());
+    }
+
+    #[test]
+    fn timeline_matches_spec_defaults() {
+        let t = Timeline {
+            baseline: Duration::from_secs(3),
+            warmup: Duration::from_secs(3),
+            measure: Duration::from_secs(12),
+        };
+        assert_eq!(t.sender_start(), Duration::from_secs(3));
+        assert_eq!(t.window_start(), Duration::from_secs(6));
+        assert_eq!(t.end(), Duration::from_secs(18));
+        assert_eq!(t.sender_lifetime(), Duration::from_secs(17));
+    }
+}

@@ -1,0 +1,167 @@
+//! The small subcommands: standalone traffic roles, `guest` and `cleanup`.
+//! Each validates its flags (exit 2 with a message naming the flag), then
+//! calls one crate.
+
+use std::io::Write;
+use std::time::Instant;
+
+use netlab_probe::{connect_socket, run_probe, ProbeConfig};
+use netlab_tcpload::role::{run_load_role, run_sink_role, LoadRole, SinkRole};
+
+use crate::cli::{CleanupArgs, GuestArgs, LoadArgs, ProbeArgs, SinkArgs};
+use crate::config::{parse_addr, parse_count, parse_duration, parse_seconds, UsageError};
+
+fn usage_exit(e: &UsageError) -> u8 {
+    eprintln!("orchestrator: {e}");
+    2
+}
+
+/// `orchestrator sink`.
+pub fn sink(a: &SinkArgs) -> u8 {
+    let parsed = (|| {
+        let listen = parse_addr("--listen", &a.listen)?;
+        let port = parse_count("--udp-echo", &a.udp_echo, 65535)? as u16;
+        let dur = parse_seconds("--for", &a.for_secs)?;
+        SinkRole::new(listen, Some(port), dur).map_err(|e| UsageError(e.to_string()))
+    })();
+    let role = match parsed {
+        Ok(r) => r,
+        Err(e) => return usage_exit(&e),
+    };
+    let mut out = std::io::stdout().lock();
+    match run_sink_role(&role, &mut out) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("orchestrator sink: {e}");
+            1
+        }
+    }
+}
+
+/// `orchestrator load`.
+pub fn load(a: &LoadArgs) -> u8 {
+    let parsed = (|| {
+        let to = parse_addr("--to", &a.to)?;
+        let dur = parse_seconds("--for", &a.for_secs)?;
+        LoadRole::new(to, &a.cc, dur).map_err(|e| UsageError(e.to_string()))
+    })();
+    let role = match parsed {
+        Ok(r) => r,
+        Err(e) => return usage_exit(&e),
+    };
+    let mut out = std::io::stdout().lock();
+    match run_load_role(&role, &mut out) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("orchestrator load: {e}");
+            1
+        }
+    }
+}
+
+/// `orchestrator probe`: one JSON line per completed request, then one line
+/// with the whole log's statistics. Phases are not meaningful standalone: every
+/// request counts as baseline (0 .. end).
+pub fn probe(a: &ProbeArgs) -> u8 {
+    let parsed = (|| {
+        let to = parse_addr("--to", &a.to)?;
+        let end = parse_seconds("--end", &a.end)?;
+        Ok::<_, UsageError>((to, end))
+    })();
+    let (to, end) = match parsed {
+        Ok(v) => v,
+        Err(e) => return usage_exit(&e),
+    };
+    let mut cfg = ProbeConfig::with_end(end);
+    cfg.phases.baseline_end = end;
+    cfg.phases.loaded_start = end;
+    cfg.phases.loaded_end = end;
+    if let Err(e) = cfg.validate() {
+        return usage_exit(&UsageError(e.to_string()));
+    }
+    let sock = match connect_socket(None, to) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("orchestrator probe: {e}");
+            return 1;
+        }
+    };
+    let t0 = Instant::now();
+    let stdout = std::io::stdout();
+    let log = run_probe(&sock, t0, &cfg, None, |req| {
+        let mut o = stdout.lock();
+        let _ = serde_json::to_writer(&mut o, &serde_json::json!({ "request": req }));
+        let _ = writeln!(o);
+    });
+    match log {
+        Ok(log) => {
+            let mut o = stdout.lock();
+            let line = serde_json::json!({
+                "summary": {
+                    "stale_replies": log.stale_replies,
+                    "malformed_replies": log.malformed_replies,
+                    "recv_errors": log.recv_errors,
+                    "phases": log.phase_stats(),
+                }
+            });
+            let _ = serde_json::to_writer(&mut o, &line);
+            let _ = writeln!(o);
+            0
+        }
+        Err(e) => {
+            eprintln!("orchestrator probe: {e}");
+            1
+        }
+    }
+}
+
+/// `orchestrator guest [--module M]… [--mem 1G] [--deadline 60s] -- PROGRAM ARGS…`.
+pub fn guest(a: &GuestArgs) -> u8 {
+    let deadline = match parse_duration("--deadline", &a.deadline) {
+        Ok(d) => d,
+        Err(e) => return usage_exit(&e),
+    };
+    let Some((program, args)) = a.program.split_first() else {
+        return usage_exit(&UsageError("a PROGRAM is required after --".into()));
+    };
+    let init = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("orchestrator guest: cannot find my own binary: {e}");
+            return 1;
+        }
+    };
+    let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
+    let guest = netlab_guest::Guest::new(program)
+        .args(args.iter().cloned())
+        .modules(a.modules.iter().cloned())
+        .mem(a.mem.clone())
+        .deadline(deadline)
+        .init(init, &["guest-init"])
+        .inherit_all_env()
+        .current_dir(cwd)
+        .stream_output(true);
+    match guest.run() {
+        Ok(out) => {
+            eprintln!(
+                "orchestrator guest: kernel {} finished in {:.2}s: {:?}",
+                out.release,
+                out.elapsed.as_secs_f64(),
+                out.status
+            );
+            match out.status {
+                netlab_guest::GuestStatus::Exited(c) => c.clamp(0, 255) as u8,
+                netlab_guest::GuestStatus::Signaled(s) => (128 + s).clamp(0, 255) as u8,
+            }
+        }
+        Err(e) => {
+            eprintln!("orchestrator guest: {e}");
+            1
+        }
+    }
+}
+
+/// `orchestrator cleanup`.
+pub fn cleanup(a: &CleanupArgs) -> u8 {
+    crate::compare::cleanup_dead(&a.state_dir)
+}
