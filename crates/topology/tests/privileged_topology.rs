@@ -206,6 +206,11 @@ fn privileged_topology_tcp_ecn_is_configurable() {
     let mut spec = TopologySpec::new(RunId::random(), "ecn_off");
     spec.tcp_ecn_a = 0;
     let topo = TopologyGuard::build(&spec).unwrap();
+    // what was built serializes (namespaces by name and path)
+    let built = serde_json::to_value(&*topo).unwrap();
+    assert_eq!(built["a"]["name"], spec.netns_names()[0].as_str());
+    assert_eq!(built["spec"]["tcp_ecn_a"], 0);
+    assert_eq!(built["sysctls"].as_array().unwrap().len(), 5);
     let rb = topo.readback().unwrap();
     assert_eq!(rb.role(Role::A).unwrap().sysctls[TCP_ECN], "0");
     assert_eq!(rb.role(Role::B).unwrap().sysctls[TCP_ECN], "1");
