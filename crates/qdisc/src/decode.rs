@@ -290,7 +290,8 @@ pub fn decode_qdisc(raw: &[u8], psched: &Psched) -> Result<QdiscRecord, QdiscErr
     Ok(QdiscRecord {
         kind,
         ifindex,
-        handle: handle.to_string(),
+        // tc prints a qdisc's handle as `major:` even when it is 0 (noqueue).
+        handle: format!("{:x}:", handle.major()),
         parent: parent.to_string(),
         handle_raw: handle.0,
         parent_raw: parent.0,

@@ -7,9 +7,22 @@ use serde::{Deserialize, Serialize};
 use crate::QdiscError;
 
 /// A 32-bit `major:minor` qdisc/class handle; tc writes both halves in hex.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
+/// Serializes as tc's text (`"1:"`, `"root"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Handle(pub u32);
+
+impl Serialize for Handle {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Handle {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Handle, D::Error> {
+        let text = String::deserialize(d)?;
+        Handle::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
 
 impl Handle {
     /// `TC_H_ROOT`.
@@ -63,6 +76,7 @@ impl fmt::Display for Handle {
             Handle::ROOT => f.write_str("root"),
             Handle::INGRESS => f.write_str("ingress"),
             Handle::UNSPEC => f.write_str("none"),
+            h if h.major() == 0 => write!(f, ":{:x}", h.minor()),
             h if h.minor() == 0 => write!(f, "{:x}:", h.major()),
             h => write!(f, "{:x}:{:x}", h.major(), h.minor()),
         }
@@ -79,10 +93,18 @@ mod tests {
         assert_eq!(Handle::parse("1:1").unwrap(), Handle(0x0001_0001));
         assert_eq!(Handle::parse("10:").unwrap(), Handle(0x0010_0000));
         assert_eq!(Handle::parse("root").unwrap(), Handle::ROOT);
-        for s in ["1:", "1:1", "10:", "root", "ingress", "8001:", "none"] {
+        for s in ["1:", "1:1", "10:", "root", "ingress", "8001:", "none", ":5"] {
             assert_eq!(Handle::parse(s).unwrap().to_string(), s);
         }
         assert!(Handle::parse("10").is_err());
+        assert_eq!(
+            serde_json::to_string(&Handle::new(1, 1)).unwrap(),
+            "\"1:1\""
+        );
+        assert_eq!(
+            serde_json::from_str::<Handle>("\"root\"").unwrap(),
+            Handle::ROOT
+        );
         assert!(Handle::parse("g:").is_err());
     }
 }

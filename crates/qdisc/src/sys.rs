@@ -145,7 +145,7 @@ impl QdiscSocket {
                 }
                 out.extend_from_slice(msg.raw);
                 let pad = msg.raw.len().next_multiple_of(4) - msg.raw.len();
-                out.extend(std::iter::repeat_n(0u8, pad));
+                out.resize(out.len() + pad, 0);
             }
             if done {
                 return Ok(out);

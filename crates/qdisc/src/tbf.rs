@@ -108,7 +108,9 @@ impl Tbf {
             },
             peakrate: RateSpec::default(),
             limit: self.limit.to_u32("tbf limit")?,
-            buffer: psched.xmit_ticks(rate64, burst),
+            // Like tc, from the 32-bit (saturated) rate; the kernel
+            // recomputes the buffer from TCA_TBF_BURST and the 64-bit rate.
+            buffer: psched.xmit_ticks(rate32 as u64, burst),
             mtu: 0,
         };
         let mut attrs = vec![

@@ -69,7 +69,7 @@ impl Rate {
             )
         })?;
         let bits = number * scale;
-        if !(bits.is_finite() && bits >= 1.0 && bits < 1.8e19) {
+        if !(1.0..1.8e19).contains(&bits) {
             return Err(QdiscError::bad(
                 "rate",
                 text,
@@ -135,7 +135,7 @@ impl Size {
             )
         })?;
         let bytes = number * scale;
-        if !(bytes.is_finite() && bytes >= 0.0 && bytes <= u32::MAX as f64) {
+        if !(0.0..=u32::MAX as f64).contains(&bytes) {
             return Err(QdiscError::bad("size", text, "must be between 0 and 4gb"));
         }
         Ok(Size(bytes.floor() as u64))
@@ -188,7 +188,7 @@ pub fn parse_time(what: &str, text: &str) -> Result<Duration, QdiscError> {
         )
     })?;
     let nanos = number * scale;
-    if !(nanos.is_finite() && nanos >= 0.0 && nanos < 4.0e18) {
+    if !(0.0..4.0e18).contains(&nanos) {
         return Err(QdiscError::bad(
             what,
             text,
