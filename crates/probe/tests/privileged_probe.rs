@@ -4,7 +4,6 @@
 //! NETLAB_REQUIRE_PRIVILEGED=1).
 
 use std::net::SocketAddr;
-use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
