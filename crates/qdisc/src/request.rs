@@ -79,6 +79,27 @@ impl Bottleneck {
         }
     }
 
+    /// What a reader must know next to the numbers (SPEC §2), worded for
+    /// this bottleneck.
+    pub fn caveats(&self) -> Vec<String> {
+        let rate = self.tbf.rate.bytes_per_sec().max(1) as f64;
+        let tbf_lat_ms = self.tbf.limit.0 as f64 / rate * 1e3;
+        vec![
+            format!(
+                "TBF's own limit {} (about {tbf_lat_ms:.0} ms at {}) bounds only its default inner bfifo;                  the child {} replaces it, so the child's limit is the effective queue bound",
+                self.tbf.limit,
+                self.tbf.rate,
+                self.arm.kind()
+            ),
+            "packet limits are not equal bytes or memory (skb and GSO sizes vary); fq_codel also adds              flow queueing and a memory limit: this is not a single-variable AQM comparison"
+                .to_string(),
+            "parent and child drop counters can count the same packet: never sum them".to_string(),
+            "TBF overlimits count shaping events, not loss".to_string(),
+            "the final readback is taken while traffic can still drain: parent and child counters are              not an atomic snapshot, and counters cover warm-up and termination"
+                .to_string(),
+        ]
+    }
+
     /// The two requests, in order: root TBF (`seq` 1), then the arm (`seq` 2).
     pub fn requests(
         &self,
@@ -270,5 +291,12 @@ mod tests {
         assert_eq!(reqs[0].handle, Handle(0x1_0000));
         assert_eq!(reqs[1].handle, Handle(0x10_0000));
         assert_eq!(reqs[1].parent, Handle(0x1_0001));
+        let c = Bottleneck::spec(Arm::spec_fq_codel()).caveats();
+        assert!(
+            c[0].starts_with("TBF's own limit 64kb (about 105 ms at 5mbit)"),
+            "{}",
+            c[0]
+        );
+        assert!(c[0].contains("the child fq_codel replaces it"));
     }
 }
