@@ -18,7 +18,12 @@
 //!   the previous request)`: a reply within the spacing keeps the 200 ms
 //!   cadence; a long wait sends immediately after the reply/timeout. Spacing
 //!   is anchored on the previous *actual* send, so a late send never causes
-//!   a catch-up burst.
+//!   a catch-up burst. Consequence: every wake-up's latency (≈0.1 ms on an
+//!   idle host) accumulates, so over 17 s the schedule drifts by roughly
+//!   5–20 ms and the request nominally due at exactly 17.0 s usually falls
+//!   after `end - quiet_before_end` and is not sent (85 rather than 86
+//!   requests in a default 18 s scenario). `due_s` is kept per request, so
+//!   the lateness of each send is visible.
 //! * A request may be sent at `now` only if `now + quiet_before_end <= end`
 //!   (no new request in the last second). At most `max_requests` requests.
 //! * Phase by send time: baseline `[0 s, 3 s)`, warmup `[3 s, 6 s)`, loaded

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
 use nix::poll::{ppoll, PollFd, PollFlags};
-use nix::sys::socket::{recv, MsgFlags};
+use nix::sys::socket::{recv, send, MsgFlags};
 use nix::sys::time::TimeSpec;
 use serde::{Deserialize, Serialize};
 
@@ -59,9 +59,12 @@ pub struct ProbeLog {
     pub malformed_replies: u64,
     /// Receive errors (e.g. ECONNREFUSED from an ICMP port unreachable).
     pub recv_errors: u64,
-    /// True if the run was ended by `stop` (or the hard bound) rather than
-    /// by its schedule.
+    /// True if the run was ended by `stop`, the hard bound or a fatal socket
+    /// error rather than by its schedule.
     pub stopped_early: bool,
+    /// The socket error that ended the run early, if one did (the requests
+    /// measured until then are kept).
+    pub fatal_error: Option<String>,
 }
 
 impl ProbeLog {
@@ -86,7 +89,13 @@ fn since(t0: Instant) -> Duration {
 /// display of the last RTT.
 ///
 /// The calling thread's timer slack is set to 1 ns for the duration of the
-/// run (restored afterwards) so `ppoll` wakes on time.
+/// run (restored afterwards) so `ppoll` wakes on time. Sends and receives
+/// use `MSG_DONTWAIT`, so a blocking socket works too and nothing blocks.
+///
+/// Errors: only an invalid `cfg` is an `Err`. A send failure is kept on its
+/// request ([`crate::RequestOutcome::SendError`]); `ECONNREFUSED` on receive
+/// is counted in `recv_errors`; any other socket error ends the run early
+/// with [`ProbeLog::fatal_error`] set, keeping everything measured so far.
 pub fn run_probe(
     sock: &UdpSocket,
     t0: Instant,
@@ -100,11 +109,15 @@ pub fn run_probe(
         .end
         .max(cfg.end.saturating_sub(cfg.quiet_before_end) + cfg.timeout)
         + HARD_END_SLACK;
-    let (mut malformed, mut recv_errors, mut stopped_early) = (0u64, 0u64, false);
+    let (mut malformed, mut recv_errors) = (0u64, 0u64);
+    let (mut stopped_early, mut fatal_error) = (false, None);
     let mut buf = [0u8; 64];
     loop {
         let now = since(t0);
-        if stop.is_some_and(|s| s.load(Ordering::Relaxed)) || now >= hard_end {
+        if fatal_error.is_some()
+            || stop.is_some_and(|s| s.load(Ordering::Relaxed))
+            || now >= hard_end
+        {
             client.abandon();
             stopped_early = true;
         }
@@ -115,15 +128,18 @@ pub fn run_probe(
                 }
                 break;
             }
-            ProbeAction::Send { seq } => match sock.send(&seq.to_be_bytes()) {
-                Ok(4) => {}
-                Ok(n) => client.on_send_error(seq, format!("short send: {n} of 4 bytes")),
-                Err(e) => client.on_send_error(seq, e.to_string()),
-            },
+            ProbeAction::Send { seq } => {
+                match send(sock.as_raw_fd(), &seq.to_be_bytes(), MsgFlags::MSG_DONTWAIT) {
+                    Ok(4) => {}
+                    Ok(n) => client.on_send_error(seq, format!("short send: {n} of 4 bytes")),
+                    Err(e) => client.on_send_error(seq, std::io::Error::from(e).to_string()),
+                }
+            }
             ProbeAction::WaitUntil(t) => {
                 let wait = t.saturating_sub(now).min(STOP_POLL_INTERVAL);
-                if wait_readable(sock, wait)? {
-                    loop {
+                match wait_readable(sock, wait) {
+                    Ok(false) => {}
+                    Ok(true) => loop {
                         match recv(sock.as_raw_fd(), &mut buf, MsgFlags::MSG_DONTWAIT) {
                             Ok(4) => {
                                 let at = since(t0);
@@ -135,13 +151,15 @@ pub fn run_probe(
                             Err(Errno::EINTR) => continue,
                             Err(Errno::ECONNREFUSED) => recv_errors += 1,
                             Err(e) => {
-                                return Err(ProbeError::Socket {
-                                    what: "recv on probe socket",
-                                    source: std::io::Error::from(e),
-                                })
+                                fatal_error = Some(format!(
+                                    "recv on probe socket: {}",
+                                    std::io::Error::from(e)
+                                ));
+                                break;
                             }
                         }
-                    }
+                    },
+                    Err(e) => fatal_error = Some(e.to_string()),
                 }
             }
         }
@@ -157,6 +175,7 @@ pub fn run_probe(
         malformed_replies: malformed,
         recv_errors,
         stopped_early,
+        fatal_error,
     })
 }
 
@@ -260,6 +279,25 @@ mod tests {
         let log = run_probe(&sock, Instant::now(), &cfg, None, |_| {}).unwrap();
         assert!(!log.requests.is_empty());
         assert!(log.requests.iter().all(|r| r.rtt_ms.is_none()));
+    }
+
+    #[test]
+    fn send_errors_are_kept_per_request_and_do_not_end_the_run() {
+        // not connected: every send fails with EDESTADDRREQ
+        let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let cfg = ProbeConfig::with_end(Duration::from_millis(1500));
+        let log = run_probe(&sock, Instant::now(), &cfg, None, |_| {}).unwrap();
+        assert_eq!(log.requests.len(), 3, "{log:?}"); // ~0, ~0.2, ~0.4
+        for r in &log.requests {
+            assert!(
+                matches!(&r.outcome, crate::RequestOutcome::SendError { error } if error.contains("address required")),
+                "{r:?}"
+            );
+        }
+        assert_eq!(log.fatal_error, None);
+        assert!(!log.stopped_early);
+        let b = &log.phase_stats()[0];
+        assert_eq!((b.sent, b.send_errors, b.p50_censored), (0, 3, None));
     }
 
     #[test]
