@@ -161,6 +161,11 @@ where
     None
 }
 
+/// Kernel parameters of [`crate::Guest::fast_boot`]: skip the RAID6 and XOR
+/// speed benchmarks (about 0.8 s of a 1.3 s boot). Only btrfs and md-raid456
+/// use them; they must not be used in a guest booted this way.
+pub const FAST_BOOT_PARAMS: &str = "initcall_blacklist=raid6_select_algo,calibrate_xor_blocks";
+
 /// Settings for the kernel command line.
 #[derive(Debug, Clone)]
 pub struct BootLine<'a> {
@@ -170,6 +175,8 @@ pub struct BootLine<'a> {
     pub init: &'a Path,
     /// Arguments placed before `--spec PATH` (e.g. a hidden subcommand).
     pub init_args: &'a [String],
+    /// Extra kernel parameters (before `--`).
+    pub kernel_params: &'a [String],
     /// The spec file.
     pub spec: &'a Path,
     /// Folder for UML's umid/mconsole files.
@@ -208,8 +215,11 @@ impl BootLine<'_> {
             "ssl=null".into(),
             format!("uml_dir={}", path("uml dir", self.uml_dir)?),
             format!("umid={}", word("umid", self.umid)?),
-            "--".into(),
         ];
+        for p in self.kernel_params {
+            v.push(word("kernel parameter", p)?);
+        }
+        v.push("--".into());
         for a in self.init_args {
             v.push(word("init argument", a)?);
         }
@@ -244,6 +254,7 @@ mod tests {
             mem: "1G",
             init: Path::new("/bin/o"),
             init_args: &init_args,
+            kernel_params: &[],
             spec: Path::new("/tmp/r/spec.json"),
             uml_dir: Path::new("/tmp/r"),
             umid: "nlg-1",
