@@ -20,7 +20,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the whole comparison (SPEC §1–§9) and write results.json and summary.md.
-    Compare(CompareArgs),
+    Compare(Box<CompareArgs>),
     /// Remove what dead netlab runs still own (namespaces, children, guests), and nothing else.
     Cleanup(CleanupArgs),
     /// Run one program inside a pinned user-mode-linux kernel and return its exit status.

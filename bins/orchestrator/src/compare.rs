@@ -58,6 +58,16 @@ pub fn main(a: &CompareArgs) -> u8 {
             return 1;
         }
     };
+    if matches!(plan, KernelPlan::Uml { .. })
+        && (out.starts_with("/tmp") || out.starts_with("/run"))
+    {
+        eprintln!(
+            "orchestrator compare: --out {} is under /tmp or /run, which the guest kernel mounts over with tmpfs, so its results would not reach this folder; choose another folder",
+            out.display()
+        );
+        let _ = std::fs::remove_dir(&out);
+        return 2;
+    }
     let mut cfg = cfg;
     cfg.out = out;
     match plan {
@@ -417,6 +427,14 @@ fn run_in_guest(
                 out.status,
                 log.display()
             ));
+            if !cfg.out.join("results.json").exists() {
+                eprintln!(
+                    "orchestrator compare: the guest run left no results.json in {}; console tail:\n{}",
+                    cfg.out.display(),
+                    tail(&out.console_log, 20)
+                );
+                return 1;
+            }
             match out.status {
                 netlab_guest::GuestStatus::Exited(c) => c.clamp(0, 255) as u8,
                 netlab_guest::GuestStatus::Signaled(_) => 1,
@@ -427,6 +445,11 @@ fn run_in_guest(
             1
         }
     }
+}
+
+fn tail(text: &str, lines: usize) -> String {
+    let v: Vec<&str> = text.lines().collect();
+    v[v.len().saturating_sub(lines)..].join("\n")
 }
 
 /// `orchestrator cleanup`: removes what dead runs still own; prints receipts.

@@ -8,6 +8,9 @@ use crate::config::CompareConfig;
 /// Modules the guest loads besides the arms' own.
 pub const BASE_MODULES: [&str; 2] = ["veth", "sch_tbf"];
 
+/// Qdisc kinds compiled into every kernel's scheduler core.
+pub const BUILTIN_KINDS: [&str; 3] = ["pfifo", "bfifo", "pfifo_fast"];
+
 /// The decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KernelPlan {
@@ -50,6 +53,10 @@ pub fn needed_kinds(cfg: &CompareConfig) -> Vec<String> {
 pub fn needed_modules(cfg: &CompareConfig) -> Vec<String> {
     let mut m: Vec<String> = BASE_MODULES.iter().map(|s| s.to_string()).collect();
     for a in &cfg.arms {
+        // The fifos are part of the scheduler core (obj-y), never a module.
+        if BUILTIN_KINDS.contains(&a.kind()) {
+            continue;
+        }
         let name = a.module_name();
         if !m.contains(&name) {
             m.push(name);

@@ -136,14 +136,20 @@ fn cleanup(registry: &Registry, names: &[String]) -> CleanupResult {
     }
 }
 
+/// A thread that ends when its stop flag is set (or on its own bound).
+type Stoppable<T> = (Arc<AtomicBool>, JoinHandle<Result<T, String>>);
+
+/// What the sender thread returns: its report and the tcp_info samples.
+type SenderOutcome = Result<(SenderReport, Result<SamplerLog, String>), String>;
+
 /// Threads of a running scenario, joined in a fixed order whatever happened.
 #[derive(Default)]
 struct Running {
-    sink: Option<(Arc<AtomicBool>, JoinHandle<Result<ReceiverLog, String>>)>,
-    capture: Option<(Arc<AtomicBool>, JoinHandle<Result<EcnReport, String>>)>,
-    probe: Option<(Arc<AtomicBool>, JoinHandle<Result<ProbeLog, String>>)>,
+    sink: Option<Stoppable<ReceiverLog>>,
+    capture: Option<Stoppable<EcnReport>>,
+    probe: Option<Stoppable<ProbeLog>>,
     qdisc_sampler: Option<Sampler>,
-    sender: Option<JoinHandle<Result<(SenderReport, Result<SamplerLog, String>), String>>>,
+    sender: Option<JoinHandle<SenderOutcome>>,
 }
 
 fn measure(
@@ -168,7 +174,7 @@ fn measure(
 
     // The bottleneck on R's egress toward B.
     let bottleneck = Bottleneck {
-        tbf: cfg.tbf.clone(),
+        tbf: cfg.tbf,
         arm: cfg.arms[arm_idx].clone(),
     };
     res.qdisc.dev = R_B_IF.to_string();
