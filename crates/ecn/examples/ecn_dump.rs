@@ -14,7 +14,9 @@ use netlab_ecn::{Capture, CaptureConfig, CaptureDirection, Flow};
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 6 {
-        eprintln!("usage: ecn_dump <ifname> <seconds> <out-file> <a-ip:port> <b-ip:port> [snap_len]");
+        eprintln!(
+            "usage: ecn_dump <ifname> <seconds> <out-file> <a-ip:port> <b-ip:port> [snap_len]"
+        );
         std::process::exit(2);
     }
     let secs: u64 = args[2].parse().expect("seconds");

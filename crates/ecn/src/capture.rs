@@ -184,7 +184,10 @@ pub(crate) fn finish_notes(report: &mut EcnReport, cfg: &CaptureConfig) {
                 k.drops, k.packets
             ));
         }
-        let unread = k.packets.saturating_sub(k.drops).saturating_sub(report.frames_seen);
+        let unread = k
+            .packets
+            .saturating_sub(k.drops)
+            .saturating_sub(report.frames_seen);
         if unread > 0 {
             report.notes.push(format!(
                 "{unread} frames were queued but not read before the capture ended"
@@ -214,6 +217,12 @@ pub(crate) fn finish_notes(report: &mut EcnReport, cfg: &CaptureConfig) {
 mod tests {
     use super::*;
     use std::net::{Ipv4Addr, SocketAddrV4};
+
+    #[test]
+    fn capture_moves_to_another_thread() {
+        fn is_send<T: Send>() {}
+        is_send::<Capture>();
+    }
 
     #[test]
     fn drops_and_limits_are_noted() {

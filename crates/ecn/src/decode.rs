@@ -314,7 +314,12 @@ mod tests {
     }
 
     fn feed(d: &mut Decoder, f: &[u8]) {
-        d.observe(f, f.len() as u32, CaptureDirection::Incoming, Duration::ZERO);
+        d.observe(
+            f,
+            f.len() as u32,
+            CaptureDirection::Incoming,
+            Duration::ZERO,
+        );
     }
 
     #[test]
@@ -375,11 +380,45 @@ mod tests {
     #[test]
     fn counts_ce_ece_cwr_and_split() {
         let mut d = Decoder::new(flow(40000));
-        feed(&mut d, &seg(Seg { payload: 100, ..base() }));
-        feed(&mut d, &seg(Seg { payload: 100, ecn: 0b01, ..base() }));
-        feed(&mut d, &seg(Seg { payload: 100, ecn: 0b00, ..base() }));
-        feed(&mut d, &seg(Seg { payload: 100, ecn: 0b11, ..base() }));
-        feed(&mut d, &seg(Seg { payload: 100, cwr: true, ..base() }));
+        feed(
+            &mut d,
+            &seg(Seg {
+                payload: 100,
+                ..base()
+            }),
+        );
+        feed(
+            &mut d,
+            &seg(Seg {
+                payload: 100,
+                ecn: 0b01,
+                ..base()
+            }),
+        );
+        feed(
+            &mut d,
+            &seg(Seg {
+                payload: 100,
+                ecn: 0b00,
+                ..base()
+            }),
+        );
+        feed(
+            &mut d,
+            &seg(Seg {
+                payload: 100,
+                ecn: 0b11,
+                ..base()
+            }),
+        );
+        feed(
+            &mut d,
+            &seg(Seg {
+                payload: 100,
+                cwr: true,
+                ..base()
+            }),
+        );
         feed(
             &mut d,
             &seg(Seg {
@@ -390,7 +429,10 @@ mod tests {
             }),
         );
         // another flow
-        let mut other = seg(Seg { payload: 1, ..base() });
+        let mut other = seg(Seg {
+            payload: 1,
+            ..base()
+        });
         other[34] = 0x99;
         feed(&mut d, &other);
         let r = d.into_report();
@@ -406,8 +448,17 @@ mod tests {
     #[test]
     fn truncated_capture_keeps_wire_payload_len() {
         let mut d = Decoder::new(flow(40000));
-        let f = seg(Seg { payload: 1448, ecn: 0b11, ..base() });
-        d.observe(&f[..80], f.len() as u32, CaptureDirection::Incoming, Duration::from_millis(5));
+        let f = seg(Seg {
+            payload: 1448,
+            ecn: 0b11,
+            ..base()
+        });
+        d.observe(
+            &f[..80],
+            f.len() as u32,
+            CaptureDirection::Incoming,
+            Duration::from_millis(5),
+        );
         let r = d.into_report();
         assert_eq!(r.frames_truncated, 1);
         let ce = r.first.ce.unwrap();
@@ -420,7 +471,13 @@ mod tests {
     #[test]
     fn b_to_a_before_lock_is_other() {
         let mut d = Decoder::new(flow(0));
-        feed(&mut d, &seg(Seg { from_a: false, ..base() }));
+        feed(
+            &mut d,
+            &seg(Seg {
+                from_a: false,
+                ..base()
+            }),
+        );
         assert_eq!(d.report().counts.other, 1);
     }
 }

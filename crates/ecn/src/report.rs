@@ -12,10 +12,12 @@ pub const ECN_REPORT_SCHEMA_VERSION: u32 = 1;
 pub const EVIDENCE_HEX_CAP: usize = 128;
 
 /// SPEC §7 wording carried in every report.
-pub const NOTE_EVIDENCE: &str = "counts and samples are evidence of ECN on the wire, not a one-to-one \
+pub const NOTE_EVIDENCE: &str =
+    "counts and samples are evidence of ECN on the wire, not a one-to-one \
      CE-mark -> ECE -> congestion-window trace";
 /// SPEC §7 wording carried in every report (RFC 3168 §6.1.2).
-pub const NOTE_CWR: &str = "CWR alone is not proof of CE feedback: RFC 3168 §6.1.2 lets a sender set \
+pub const NOTE_CWR: &str =
+    "CWR alone is not proof of CE feedback: RFC 3168 §6.1.2 lets a sender set \
      CWR after any reduction of its congestion window";
 /// What a count of one means when the kernel aggregates segments.
 pub const NOTE_AGGREGATION: &str = "counts are per captured frame; with GRO/GSO one frame can stand for \
@@ -281,9 +283,18 @@ mod tests {
 
     #[test]
     fn pkttype_maps() {
-        assert_eq!(CaptureDirection::from_pkttype(0), CaptureDirection::Incoming);
-        assert_eq!(CaptureDirection::from_pkttype(4), CaptureDirection::Outgoing);
-        assert_eq!(CaptureDirection::from_pkttype(1), CaptureDirection::Other(1));
+        assert_eq!(
+            CaptureDirection::from_pkttype(0),
+            CaptureDirection::Incoming
+        );
+        assert_eq!(
+            CaptureDirection::from_pkttype(4),
+            CaptureDirection::Outgoing
+        );
+        assert_eq!(
+            CaptureDirection::from_pkttype(1),
+            CaptureDirection::Other(1)
+        );
     }
 
     #[test]

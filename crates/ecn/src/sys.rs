@@ -69,10 +69,11 @@ pub(crate) fn set_rcvbuf(s: &Socket, bytes: usize) -> Result<usize, EcnError> {
         )
     };
     if rc != 0 {
-        s.set_recv_buffer_size(bytes).map_err(|e| EcnError::Syscall {
-            op: "setsockopt(SO_RCVBUF) on the capture socket",
-            source: e,
-        })?;
+        s.set_recv_buffer_size(bytes)
+            .map_err(|e| EcnError::Syscall {
+                op: "setsockopt(SO_RCVBUF) on the capture socket",
+                source: e,
+            })?;
     }
     s.recv_buffer_size().map_err(|e| EcnError::Syscall {
         op: "getsockopt(SO_RCVBUF) on the capture socket",

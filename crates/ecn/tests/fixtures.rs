@@ -19,9 +19,16 @@ struct Fixture {
 }
 
 fn fixture(name: &str) -> Fixture {
-    let path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "..", "fixtures", "ecn", name]
-        .iter()
-        .collect();
+    let path: PathBuf = [
+        env!("CARGO_MANIFEST_DIR"),
+        "..",
+        "..",
+        "fixtures",
+        "ecn",
+        name,
+    ]
+    .iter()
+    .collect();
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
     let mut direction = None;
     let mut orig_len = None;
@@ -32,9 +39,9 @@ fn fixture(name: &str) -> Fixture {
             direction = Some(match it.next().unwrap() {
                 "in" => CaptureDirection::Incoming,
                 "out" => CaptureDirection::Outgoing,
-                other => CaptureDirection::Other(
-                    other.strip_prefix("pkttype").unwrap().parse().unwrap(),
-                ),
+                other => {
+                    CaptureDirection::Other(other.strip_prefix("pkttype").unwrap().parse().unwrap())
+                }
             });
             let ol = it.next().unwrap().strip_prefix("orig_len=").unwrap();
             orig_len = Some(ol.parse().unwrap());
@@ -63,7 +70,12 @@ fn flow() -> Flow {
 fn decode_one(name: &str) -> EcnReport {
     let f = fixture(name);
     let mut d = Decoder::new(flow());
-    d.observe(&f.bytes, f.orig_len, f.direction, Duration::from_millis(1500));
+    d.observe(
+        &f.bytes,
+        f.orig_len,
+        f.direction,
+        Duration::from_millis(1500),
+    );
     d.into_report()
 }
 
@@ -106,7 +118,10 @@ fn fixture_host_syn_with_ece_and_cwr() {
     let f = &syn.fields;
     assert_eq!(f.flags, flags(0xc2));
     assert_eq!((f.seq, f.ack, f.window), (1_034_497_726, 0, 64240));
-    assert_eq!((f.ip_ecn, f.ip_dscp, f.ip_total_len, f.ip_ttl), (IpEcnCodepoint::NotEct, 0, 60, 63));
+    assert_eq!(
+        (f.ip_ecn, f.ip_dscp, f.ip_total_len, f.ip_ttl),
+        (IpEcnCodepoint::NotEct, 0, 60, 63)
+    );
     assert_eq!(f.payload_len, 0);
     assert!(syn.hex.starts_with("aac10be821f2cae18071191d0800"));
     assert!(!r.negotiated, "a SYN alone is not a negotiation");
@@ -121,9 +136,18 @@ fn fixture_host_syn_ack_with_ece() {
     assert_eq!(sa.capture_direction, CaptureDirection::Outgoing);
     let f = &sa.fields;
     assert_eq!(f.flags, flags(0x52));
-    assert_eq!((f.seq, f.ack, f.window), (3_616_779_999, 1_034_497_727, 65160));
-    assert_eq!((f.ip_ecn, f.ip_total_len, f.ip_ttl), (IpEcnCodepoint::NotEct, 60, 64));
-    assert_eq!(r.counts.ece, 0, "the SYN-ACK's ECE is negotiation, not feedback");
+    assert_eq!(
+        (f.seq, f.ack, f.window),
+        (3_616_779_999, 1_034_497_727, 65160)
+    );
+    assert_eq!(
+        (f.ip_ecn, f.ip_total_len, f.ip_ttl),
+        (IpEcnCodepoint::NotEct, 60, 64)
+    );
+    assert_eq!(
+        r.counts.ece, 0,
+        "the SYN-ACK's ECE is negotiation, not feedback"
+    );
 }
 
 #[test]
@@ -132,17 +156,33 @@ fn fixture_host_handshake_negotiates() {
         a: SocketAddrV4::new(A, 0),
         b: SocketAddrV4::new(B, 5201),
     });
-    for (i, name) in ["host-arp-request.hex", "host-syn-ece-cwr.hex", "host-synack-ece.hex"]
-        .iter()
-        .enumerate()
+    for (i, name) in [
+        "host-arp-request.hex",
+        "host-syn-ece-cwr.hex",
+        "host-synack-ece.hex",
+    ]
+    .iter()
+    .enumerate()
     {
         let f = fixture(name);
-        d.observe(&f.bytes, f.orig_len, f.direction, Duration::from_millis(i as u64));
+        d.observe(
+            &f.bytes,
+            f.orig_len,
+            f.direction,
+            Duration::from_millis(i as u64),
+        );
     }
     let r = d.into_report();
     assert!(r.negotiated);
-    assert_eq!(r.flow_a, SocketAddrV4::new(A, 40123), "A's port learnt from the SYN");
-    assert_eq!((r.counts.other, r.counts.a_to_b, r.counts.b_to_a), (1, 1, 1));
+    assert_eq!(
+        r.flow_a,
+        SocketAddrV4::new(A, 40123),
+        "A's port learnt from the SYN"
+    );
+    assert_eq!(
+        (r.counts.other, r.counts.a_to_b, r.counts.b_to_a),
+        (1, 1, 1)
+    );
 }
 
 #[test]
@@ -178,7 +218,10 @@ fn fixture_uml_ce_marked_data() {
     let f = &ce.fields;
     assert_eq!(f.ip_ecn, IpEcnCodepoint::Ce);
     assert_eq!(f.flags, flags(0x10));
-    assert_eq!((f.seq, f.ack, f.window), (1_008_639_083, 3_056_934_363, 502));
+    assert_eq!(
+        (f.seq, f.ack, f.window),
+        (1_008_639_083, 3_056_934_363, 502)
+    );
     assert_eq!((f.ip_total_len, f.ip_ttl, f.payload_len), (1500, 63, 1448));
     assert_eq!((r.counts.ce, r.counts.ce_data, r.counts.ect0), (1, 1, 0));
 }
@@ -191,8 +234,14 @@ fn fixture_uml_ack_with_ece() {
     assert_eq!(ece.capture_direction, CaptureDirection::Outgoing);
     let f = &ece.fields;
     assert_eq!(f.flags, flags(0x50));
-    assert_eq!((f.seq, f.ack, f.window), (3_056_934_363, 1_008_640_531, 639));
-    assert_eq!((f.ip_ecn, f.ip_total_len, f.payload_len), (IpEcnCodepoint::NotEct, 52, 0));
+    assert_eq!(
+        (f.seq, f.ack, f.window),
+        (3_056_934_363, 1_008_640_531, 639)
+    );
+    assert_eq!(
+        (f.ip_ecn, f.ip_total_len, f.payload_len),
+        (IpEcnCodepoint::NotEct, 52, 0)
+    );
     assert_eq!(r.counts.ece, 1);
 }
 

@@ -67,10 +67,7 @@ fn privileged_tcp_ecn_0_in_a_is_not_negotiated() {
     println!("{}", serde_json::to_string_pretty(r).unwrap());
     assert!(run.received > 0, "no bytes reached B");
     let syn = r.syn.as_ref().expect("SYN captured");
-    assert!(
-        !syn.fields.flags.ece && !syn.fields.flags.cwr,
-        "plain SYN"
-    );
+    assert!(!syn.fields.flags.ece && !syn.fields.flags.cwr, "plain SYN");
     let sa = r.syn_ack.as_ref().expect("SYN-ACK captured");
     assert!(
         !sa.fields.flags.ece,

@@ -23,7 +23,9 @@ pub struct BulkRun {
 
 /// Reads everything from one connection on `listener`, bounded by `deadline`.
 fn sink(listener: TcpListener, deadline: Instant) -> u64 {
-    listener.set_nonblocking(true).expect("nonblocking listener");
+    listener
+        .set_nonblocking(true)
+        .expect("nonblocking listener");
     let mut conn = loop {
         match listener.accept() {
             Ok((c, _)) => break c,
