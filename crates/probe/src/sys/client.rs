@@ -282,6 +282,62 @@ mod tests {
     }
 
     #[test]
+    fn late_duplicate_and_malformed_replies_are_discarded_on_a_real_socket() {
+        // a hand-made responder: seq 1 answered after 1.1 s (after its
+        // timeout), seq 0 answered twice, plus one 5-byte datagram
+        let resp = UdpSocket::bind("127.0.0.1:0").unwrap();
+        resp.set_read_timeout(Some(Duration::from_millis(100)))
+            .unwrap();
+        let addr = resp.local_addr().unwrap();
+        let th = std::thread::spawn(move || {
+            let t = Instant::now();
+            let mut delayed: Option<(Instant, Vec<u8>, SocketAddr)> = None;
+            let mut buf = [0u8; 16];
+            while t.elapsed() < Duration::from_millis(2600) {
+                if let Some((at, _, _)) = &delayed {
+                    if Instant::now() >= *at {
+                        let (_, d, from) = delayed.take().unwrap();
+                        resp.send_to(&d, from).unwrap();
+                    }
+                }
+                let Ok((n, from)) = resp.recv_from(&mut buf) else {
+                    continue;
+                };
+                let seq = u32::from_be_bytes(buf[..4].try_into().unwrap());
+                match seq {
+                    0 => {
+                        resp.send_to(&buf[..n], from).unwrap();
+                        resp.send_to(&buf[..n], from).unwrap();
+                        resp.send_to(&[1, 2, 3, 4, 5], from).unwrap();
+                    }
+                    1 => {
+                        delayed = Some((
+                            Instant::now() + Duration::from_millis(1100),
+                            buf[..n].to_vec(),
+                            from,
+                        ))
+                    }
+                    _ => {
+                        resp.send_to(&buf[..n], from).unwrap();
+                    }
+                }
+            }
+        });
+        let sock = connect_socket(None, addr).unwrap();
+        let cfg = ProbeConfig::with_end(Duration::from_millis(2700));
+        let log = run_probe(&sock, Instant::now(), &cfg, None, |_| {}).unwrap();
+        th.join().unwrap();
+        use crate::RequestOutcome::*;
+        let outcomes: Vec<_> = log.requests.iter().map(|r| r.outcome.clone()).collect();
+        // 0 at ~0, 1 at ~0.2 (times out at ~1.2, its echo comes at ~1.3),
+        // 2 at ~1.2, 3 at ~1.4, 4 at ~1.6 (1.6 + 1 s quiet <= 2.7; 1.8 is not)
+        assert_eq!(outcomes, [Reply, Timeout, Reply, Reply, Reply], "{log:#?}");
+        assert!((log.requests[2].send_s - 1.2).abs() < 0.15, "{log:#?}");
+        assert_eq!(log.stale_replies, 2, "duplicate of 0 and late 1: {log:#?}");
+        assert_eq!(log.malformed_replies, 1);
+    }
+
+    #[test]
     fn send_errors_are_kept_per_request_and_do_not_end_the_run() {
         // not connected: every send fails with EDESTADDRREQ
         let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
