@@ -4,18 +4,19 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
 use serde::{Deserialize, Serialize};
 
+use crate::deadline::{StopAction, StopReason, Stopper};
 use crate::error::{tail_lines, Error, Result};
 use crate::modules::ModuleIndex;
+use crate::rundir::{RunDir, Sink, Tail};
 use crate::spec::{
     files, BootLine, GuestStatus, InitReport, InitSpec, ModuleFile, ModuleLoad, ModuleOutcome,
     MountReport, SCHEMA_VERSION,
@@ -565,165 +566,6 @@ fn finish_group(pgid: u32, child: &mut Child) {
     }
 }
 
-/// Why a guest is being stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum StopReason {
-    Deadline,
-    Cancelled,
-}
-
-/// What the wait loop must do now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum StopAction {
-    None,
-    Term(StopReason),
-    Kill,
-    GiveUp,
-}
-
-/// Deadline/cancel state machine (pure: elapsed time is passed in).
-#[derive(Debug)]
-struct Stopper {
-    deadline: Duration,
-    grace: Duration,
-    term_at: Option<Duration>,
-}
-
-impl Stopper {
-    fn new(deadline: Duration, grace: Duration) -> Self {
-        Stopper {
-            deadline,
-            grace,
-            term_at: None,
-        }
-    }
-
-    fn step(&mut self, elapsed: Duration, cancelled: bool) -> StopAction {
-        match self.term_at {
-            None if cancelled => {
-                self.term_at = Some(elapsed);
-                StopAction::Term(StopReason::Cancelled)
-            }
-            None if elapsed >= self.deadline => {
-                self.term_at = Some(elapsed);
-                StopAction::Term(StopReason::Deadline)
-            }
-            None => StopAction::None,
-            Some(t) if elapsed >= t + self.grace + Duration::from_secs(5) => StopAction::GiveUp,
-            Some(t) if elapsed >= t + self.grace => StopAction::Kill,
-            Some(_) => StopAction::None,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Sink {
-    Stdout,
-    Stderr,
-}
-
-/// Follows a file the guest appends to.
-struct Tail {
-    file: File,
-    buf: Vec<u8>,
-    limit: usize,
-    dropped: u64,
-    sink: Option<Sink>,
-}
-
-impl Tail {
-    fn open(path: &Path, limit: usize, sink: Option<Sink>) -> Result<Self> {
-        let file =
-            File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
-        Ok(Tail {
-            file,
-            buf: Vec::new(),
-            limit,
-            dropped: 0,
-            sink,
-        })
-    }
-
-    fn pump(&mut self) {
-        let mut chunk = [0u8; 16 * 1024];
-        loop {
-            let n = match self.file.read(&mut chunk) {
-                Ok(0) | Err(_) => return,
-                Ok(n) => n,
-            };
-            let data = &chunk[..n];
-            match self.sink {
-                Some(Sink::Stdout) => {
-                    let mut o = std::io::stdout().lock();
-                    let _ = o.write_all(data).and_then(|()| o.flush());
-                }
-                Some(Sink::Stderr) => {
-                    let mut o = std::io::stderr().lock();
-                    let _ = o.write_all(data).and_then(|()| o.flush());
-                }
-                None => {}
-            }
-            let room = self.limit.saturating_sub(self.buf.len()).min(n);
-            self.buf.extend_from_slice(&data[..room]);
-            self.dropped += (n - room) as u64;
-        }
-    }
-
-    fn text(&self) -> String {
-        let mut s = String::from_utf8_lossy(&self.buf).into_owned();
-        if self.dropped > 0 {
-            s.push_str(&format!(
-                "\n[netlab-guest: {} more bytes not kept]\n",
-                self.dropped
-            ));
-        }
-        s
-    }
-}
-
-impl std::fmt::Debug for Tail {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tail")
-            .field("len", &self.buf.len())
-            .finish()
-    }
-}
-
-/// The run's host folder; removed on Drop.
-#[derive(Debug)]
-pub(crate) struct RunDir {
-    pub(crate) path: PathBuf,
-}
-
-impl RunDir {
-    fn create() -> Result<Self> {
-        static SEQ: AtomicU64 = AtomicU64::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let name = format!(
-            "{}{}-{}-{:08x}",
-            crate::stale::RUN_DIR_PREFIX,
-            std::process::id(),
-            SEQ.fetch_add(1, Ordering::Relaxed),
-            nanos
-        );
-        let path = std::env::temp_dir().join(name);
-        use std::os::unix::fs::DirBuilderExt;
-        std::fs::DirBuilder::new()
-            .mode(0o700)
-            .create(&path)
-            .map_err(|e| Error::io(format!("creating run folder {}", path.display()), e))?;
-        Ok(RunDir { path })
-    }
-}
-
-impl Drop for RunDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
-}
-
 /// Where UML puts its (immediately unlinked) memory file: `/dev/shm` when
 /// usable (tmpfs, fast), else the run folder.
 fn memory_dir(run_dir: &Path) -> PathBuf {
@@ -767,29 +609,6 @@ fn resolve_program(program: &OsStr) -> Result<PathBuf> {
 mod tests {
     use super::*;
 
-    const S: fn(u64) -> Duration = Duration::from_millis;
-
-    #[test]
-    fn stopper_deadline_then_kill_then_give_up() {
-        let mut s = Stopper::new(S(1000), S(500));
-        assert_eq!(s.step(S(999), false), StopAction::None);
-        assert_eq!(
-            s.step(S(1000), false),
-            StopAction::Term(StopReason::Deadline)
-        );
-        assert_eq!(s.step(S(1200), false), StopAction::None);
-        assert_eq!(s.step(S(1500), false), StopAction::Kill);
-        assert_eq!(s.step(S(1600), true), StopAction::Kill);
-        assert_eq!(s.step(S(6500), false), StopAction::GiveUp);
-    }
-
-    #[test]
-    fn stopper_cancel_wins_before_deadline() {
-        let mut s = Stopper::new(S(1000), S(500));
-        assert_eq!(s.step(S(10), true), StopAction::Term(StopReason::Cancelled));
-        assert_eq!(s.step(S(2000), false), StopAction::Kill);
-    }
-
     #[test]
     fn programs_resolve_on_path_or_fail_by_name() {
         assert!(resolve_program(OsStr::new("sh")).unwrap().is_absolute());
@@ -797,14 +616,5 @@ mod tests {
         assert!(e.to_string().contains("no-such-program-xyz"));
         assert!(hidden_in_guest(Path::new("/tmp/x")));
         assert!(!hidden_in_guest(Path::new("/tmpfoo/x")));
-    }
-
-    #[test]
-    fn run_dir_is_removed_on_drop() {
-        let d = RunDir::create().unwrap();
-        let p = d.path.clone();
-        std::fs::write(p.join("f"), b"x").unwrap();
-        drop(d);
-        assert!(!p.exists());
     }
 }

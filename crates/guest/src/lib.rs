@@ -37,11 +37,13 @@
 //! }
 //! ```
 
+mod deadline;
 mod error;
 mod host;
 pub mod init;
 pub mod modules;
 mod probe;
+mod rundir;
 pub mod spec;
 mod stale;
 mod sys;
