@@ -483,4 +483,67 @@ mod tests {
         assert_eq!(b[18], (1 << 1) | (1 << 3) | (1 << 6));
         assert_eq!(u32::from_ne_bytes(b[20..24].try_into().unwrap()), 0xffe);
     }
+
+    /// Real kernel bytes (host 6.18, x86_64): the sock_diag dump reply of A's
+    /// namespace during a Reno load through TBF 5mbit + pfifo (see
+    /// fixtures/tcpload/README.md). Expected values: decoded independently
+    /// with Python `struct` from the uapi layout; the static ones also match
+    /// `ss -tinm` read right after, the moving ones are close to it.
+    #[cfg(target_endian = "little")]
+    #[test]
+    fn real_dump_fixture_decodes_to_the_kernel_values() {
+        let raw = include_bytes!("../../../fixtures/tcpload/sock_diag_dump_reno_tbf5mbit.bin");
+        let flow = FlowId {
+            local: "10.20.1.2:45856".parse().unwrap(),
+            remote: "10.20.2.2:46020".parse().unwrap(),
+        };
+        let chunk = parse_dump(raw, &flow).unwrap();
+        assert!(chunk.done);
+        assert_eq!(chunk.records, 1);
+        let rec = chunk.found.expect("flow in fixture");
+        assert_eq!(rec.state, 1);
+        assert_eq!((rec.recv_queue, rec.send_queue), (0, 3_165_328));
+        assert_eq!(rec.congestion.as_deref(), Some("reno"));
+        assert_eq!(
+            rec.skmem,
+            Some(SkMemInfo {
+                rmem_alloc: 0,
+                rcvbuf: 131_072,
+                wmem_alloc: 0,
+                sndbuf: 3_801_600,
+                fwd_alloc: 304,
+                wmem_queued: 3_362_512,
+                optmem: 0,
+                backlog: 0,
+                drops: 0,
+            })
+        );
+        let i = rec.info.expect("tcp_info");
+        assert_eq!(i.info_len, 280);
+        // Static: equal to ss (wscale:10,10 mss:1448 pmtu:1500 rcvmss:536 advmss:1448).
+        assert_eq!((i.snd_wscale, i.rcv_wscale), (10, 10));
+        assert_eq!(
+            (i.mss, i.pmtu, i.rcv_mss, i.advmss),
+            (1448, 1500, 536, 1448)
+        );
+        assert_eq!((i.rcv_space, i.rcv_ssthresh), (14_480, 64_088));
+        assert_eq!(i.min_rtt_us, 42);
+        assert_eq!(i.rwnd_limited_us, 232_000);
+        assert_eq!(i.ssthresh, crate::tcp_info::INFINITE_SSTHRESH); // ss omits it
+                                                                    // Moving: exact kernel values (ss a moment later: rtt 1393.95/38.764,
+                                                                    // cwnd 1180, bytes_acked 1691721, delivered 1171).
+        assert_eq!(i.rto_us, 1_592_000);
+        assert_eq!((i.rtt_us, i.rttvar_us), (1_389_110, 38_766));
+        assert_eq!((i.cwnd, i.unacked), (1176, 1176));
+        assert_eq!(i.bytes_sent, Some(3_388_776));
+        assert_eq!(i.bytes_acked, 1_685_929);
+        assert_eq!((i.segs_out, i.segs_in, i.data_segs_out), (2344, 516, 2342));
+        assert_eq!((i.pacing_rate, i.delivery_rate), (2_451_710, 598_315));
+        assert_eq!((i.delivered, i.delivered_ce), (1167, 0));
+        assert_eq!(i.busy_time_us, 2_796_000);
+        assert_eq!(i.notsent_bytes, 1_462_480);
+        assert_eq!((i.snd_wnd, i.rcv_wnd), (Some(3_138_560), Some(64_512)));
+        assert_eq!(i.last_data_recv_ms, 2800);
+        assert_eq!((i.lost, i.retrans, i.total_retrans), (0, 0, 0));
+    }
 }

@@ -26,9 +26,16 @@ pub struct SenderConfig {
     pub cc: String,
     /// Bytes per write (16 KiB).
     pub block_size: usize,
-    /// `SO_SNDTIMEO` (1 s): a write that cannot make progress for this long
-    /// ends the sender with [`Termination::Timeout`].
+    /// `SO_SNDTIMEO` (1 s): the longest a single write may block. A write
+    /// that makes no progress for this long is a *send stall*: recorded in
+    /// [`SenderReport::send_stalls_s`], then writing resumes (a > 1 s ack
+    /// stall is normal for Reno recovering through a 256-packet queue at
+    /// 5 Mbit/s, and must not silently end the load).
     pub send_timeout: Duration,
+    /// End the sender with [`Termination::Timeout`] after this many
+    /// consecutive send stalls; `None` (default): only the lifetime or an
+    /// error ends it.
+    pub max_consecutive_stalls: Option<u32>,
     /// Lifetime from [`Sender::connect`] being called (17 s); connect time
     /// counts against it.
     pub lifetime: Duration,
@@ -42,6 +49,7 @@ impl SenderConfig {
             cc: "reno".into(),
             block_size: 16 * 1024,
             send_timeout: Duration::from_secs(1),
+            max_consecutive_stalls: None,
             lifetime: Duration::from_secs(17),
         }
     }
@@ -77,7 +85,7 @@ pub enum Termination {
     BrokenPipe,
     /// `ECONNRESET`: the peer reset the connection.
     ConnectionReset,
-    /// No progress for the send timeout.
+    /// `max_consecutive_stalls` send timeouts in a row without progress.
     Timeout,
     /// Any other error, as text.
     Other(String),
@@ -114,6 +122,9 @@ pub struct SenderReport {
     pub bytes_accepted: u64,
     /// Successful write calls.
     pub writes: u64,
+    /// Start times (s since t0) of writes that made no progress for the
+    /// send timeout (send stalls); writing continued after each.
+    pub send_stalls_s: Vec<f64>,
     /// Why it ended.
     pub termination: Termination,
 }
@@ -251,6 +262,8 @@ impl Sender {
         let mut filled_at: Option<u64> = None;
         let mut pos = 0usize; // bytes of buf already accepted
         let mut writes = 0u64;
+        let mut stalls = Vec::new();
+        let mut consecutive = 0u32;
         let termination = loop {
             let now = Instant::now();
             if now >= self.deadline {
@@ -270,6 +283,7 @@ impl Sender {
             match self.stream.write(&buf[pos..]) {
                 Ok(0) => break Termination::Other("write returned 0".into()),
                 Ok(n) => {
+                    consecutive = 0;
                     writes += 1;
                     pos += n;
                     if pos == block {
@@ -280,11 +294,22 @@ impl Sender {
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(e) => {
                     let t = Termination::from_io(&e);
+                    if t != Termination::Timeout {
+                        break t;
+                    }
                     // A timeout cut short by the deadline is the deadline.
-                    if t == Termination::Timeout && Instant::now() >= self.deadline {
+                    if Instant::now() >= self.deadline {
                         break Termination::Deadline;
                     }
-                    break t;
+                    stalls.push(now.saturating_duration_since(self.t0).as_secs_f64());
+                    consecutive += 1;
+                    if self
+                        .cfg
+                        .max_consecutive_stalls
+                        .is_some_and(|m| consecutive >= m)
+                    {
+                        break Termination::Timeout;
+                    }
                 }
             }
         };
@@ -302,6 +327,7 @@ impl Sender {
             end_s,
             bytes_accepted,
             writes,
+            send_stalls_s: stalls,
             termination,
         }
     }
@@ -365,6 +391,41 @@ mod tests {
     fn unknown_congestion_control_is_refused_naming_it() {
         let err = new_sender_socket("nosuchcc", "127.0.0.1:9".parse().unwrap()).unwrap_err();
         assert!(err.to_string().contains("nosuchcc"), "{err}");
+    }
+
+    #[test]
+    fn send_stalls_are_recorded_and_end_the_sender_only_when_asked() {
+        // The peer accepts but never reads: writes stall once buffers fill.
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let to = l.local_addr().unwrap();
+        let keep = std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for _ in 0..2 {
+                held.push(l.accept().unwrap().0);
+            }
+            std::thread::sleep(Duration::from_millis(2500));
+            drop(held);
+        });
+        let t0 = Instant::now();
+        let run = |max: Option<u32>| {
+            let mut cfg = SenderConfig::new(to);
+            cfg.send_timeout = Duration::from_millis(200);
+            cfg.lifetime = Duration::from_millis(1000);
+            cfg.max_consecutive_stalls = max;
+            let s = Sender::connect(new_sender_socket("reno", to).unwrap(), cfg, t0).unwrap();
+            s.run()
+        };
+        let keep_going = run(None);
+        assert_eq!(
+            keep_going.termination,
+            Termination::Deadline,
+            "{keep_going:?}"
+        );
+        assert!(keep_going.send_stalls_s.len() >= 2, "{keep_going:?}");
+        let give_up = run(Some(1));
+        assert_eq!(give_up.termination, Termination::Timeout, "{give_up:?}");
+        assert_eq!(give_up.send_stalls_s.len(), 1);
+        keep.join().unwrap();
     }
 
     #[test]
