@@ -119,7 +119,8 @@ impl Guest {
     /// A guest that will run `program` (a path, or a name looked up on the
     /// host's PATH) with the defaults: `/usr/bin/linux.uml`, 1G, no modules,
     /// 60 s deadline, working directory = the host's current directory,
-    /// environment = `PATH` only.
+    /// environment = the host's `PATH` and `HOME` only (plus
+    /// `NETLAB_IN_GUEST=1`, added by init).
     pub fn new(program: impl AsRef<OsStr>) -> Self {
         Guest {
             kernel: PathBuf::from(DEFAULT_KERNEL),
@@ -129,10 +130,16 @@ impl Guest {
             modules: Vec::new(),
             program: program.as_ref().to_owned(),
             args: Vec::new(),
-            env: vec![(
-                "PATH".into(),
-                std::env::var("PATH").unwrap_or_else(|_| DEFAULT_PATH.into()),
-            )],
+            env: vec![
+                (
+                    "PATH".into(),
+                    std::env::var("PATH").unwrap_or_else(|_| DEFAULT_PATH.into()),
+                ),
+                (
+                    "HOME".into(),
+                    std::env::var("HOME").unwrap_or_else(|_| "/root".into()),
+                ),
+            ],
             cwd: None,
             init: None,
             init_args: Vec::new(),

@@ -295,3 +295,71 @@ fn guest_host_sigkill_then_cleanup_leaves_nothing() {
         live_process_group(kpid)
     );
 }
+
+#[test]
+fn helper_host_streamer() {
+    if std::env::var(HELPER).as_deref() == Ok("host-streamer") && !in_guest() {
+        let o = Guest::new("/bin/sh")
+            .args(["-c", "echo first-line; sleep 2; echo second-line"])
+            .stream_output(true)
+            .run()
+            .unwrap();
+        assert!(o.stdout.contains("first-line") && o.stdout.contains("second-line"));
+        println!("STREAMER_DONE {}", o.status);
+    }
+}
+
+/// With `stream_output(true)` the program's output reaches the host's
+/// stdout while the guest still runs (not only at the end).
+#[test]
+fn guest_streams_output_live() {
+    use std::io::BufRead;
+    if !guest_or_skip("guest_streams_output_live", &[]) {
+        return;
+    }
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "helper_host_streamer",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(HELPER, "host-streamer")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send((Instant::now(), line));
+        }
+    });
+    let (mut first, mut done) = (None, None);
+    let t = Instant::now();
+    while done.is_none() && t.elapsed() < Duration::from_secs(60) {
+        if let Ok((at, line)) = rx.recv_timeout(Duration::from_millis(200)) {
+            if line.contains("first-line") {
+                first.get_or_insert(at);
+            }
+            if line.contains("STREAMER_DONE") {
+                assert!(line.contains("exit status 0"), "{line}");
+                done = Some(at);
+            }
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let (first, done) = (
+        first.expect("first line streamed"),
+        done.expect("streamer finished"),
+    );
+    assert!(
+        done.duration_since(first) >= Duration::from_millis(1500),
+        "first line came only {:?} before the end",
+        done.duration_since(first)
+    );
+}
