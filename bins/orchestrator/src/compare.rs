@@ -455,11 +455,30 @@ fn tail(text: &str, lines: usize) -> String {
 /// `orchestrator cleanup`: removes what dead runs still own; prints receipts.
 pub fn cleanup_dead(state_dir: &Path) -> u8 {
     let runs = cleanup_dead_runs(state_dir);
-    if runs.is_empty() {
-        println!("nothing to clean up in {}", state_dir.display());
-        return 0;
+    // Guest kernels whose host process died (their run folders name the owner).
+    let guests = netlab_guest::cleanup_stale_runs();
+    for g in &guests {
+        println!(
+            "guest run {} (host pid {} gone): killed {:?}, folder removed: {}",
+            g.dir.display(),
+            g.host_pid,
+            g.killed,
+            g.removed
+        );
     }
-    let mut code = 0;
+    if runs.is_empty() {
+        println!("no dead runs with state in {}", state_dir.display());
+        return if guests.iter().all(|g| g.removed) {
+            0
+        } else {
+            1
+        };
+    }
+    let mut code = if guests.iter().all(|g| g.removed) {
+        0
+    } else {
+        1
+    };
     for run in &runs {
         let id = run.run_id.as_ref().map_or("?", |r| r.as_str());
         println!("run {id} ({}): {:?}", run.state_file.display(), run.status);

@@ -46,8 +46,16 @@ fn wait_gone(id: ProcessIdentity, within: Duration) -> bool {
 }
 
 /// Stops a registered process: SIGTERM, bounded wait, SIGKILL. Never
-/// signals a pid whose start time differs from the registered one.
-pub(crate) fn stop_process(id: ProcessIdentity, opts: &TeardownOptions) -> (Action, Outcome) {
+/// signals a pid whose start time differs from the registered one. With
+/// `group`, the SIGKILL goes to the process group the pid leads: a
+/// user-mode-linux kernel leads the group of its traced helpers, and killing
+/// its main process alone would leave them running (SIGTERM, which the
+/// kernel handles by ending its helpers, still goes to the main process).
+pub(crate) fn stop_process(
+    id: ProcessIdentity,
+    opts: &TeardownOptions,
+    group: bool,
+) -> (Action, Outcome) {
     let reused = |now: u64| Outcome::NotOurs {
         reason: format!(
             "pid {} now has start time {now}, registered {}",
@@ -80,7 +88,8 @@ pub(crate) fn stop_process(id: ProcessIdentity, opts: &TeardownOptions) -> (Acti
         Liveness::Reused(now) => return (Action::Sigterm, reused(now)),
         Liveness::Alive => {}
     }
-    match sys::signal(id.pid, Signal::SIGKILL) {
+    let target = if group { -id.pid } else { id.pid };
+    match sys::signal(target, Signal::SIGKILL) {
         Ok(false) => return (Action::Sigterm, Outcome::Done),
         Ok(true) => {}
         Err(e) => {
@@ -154,8 +163,11 @@ pub(crate) fn teardown_one(
     match resource {
         Resource::Namespace { name } => delete_namespace(name, run),
         Resource::StateFile { path } => remove_file(path),
-        Resource::Child { .. } | Resource::Guest { .. } => {
-            stop_process(resource.process().expect("process resource"), opts)
+        Resource::Child { .. } => {
+            stop_process(resource.process().expect("process resource"), opts, false)
+        }
+        Resource::Guest { .. } => {
+            stop_process(resource.process().expect("process resource"), opts, true)
         }
     }
 }
@@ -227,7 +239,7 @@ mod tests {
             pid: me.pid,
             start_time: me.start_time + 1,
         };
-        let (action, outcome) = stop_process(other, &TeardownOptions::default());
+        let (action, outcome) = stop_process(other, &TeardownOptions::default(), false);
         assert_eq!(action, Action::None);
         assert!(matches!(outcome, Outcome::NotOurs { .. }), "{outcome:?}");
         let gone = ProcessIdentity {
@@ -235,7 +247,7 @@ mod tests {
             start_time: 5,
         };
         assert_eq!(
-            stop_process(gone, &TeardownOptions::default()),
+            stop_process(gone, &TeardownOptions::default(), false),
             (Action::None, Outcome::AlreadyGone)
         );
     }
