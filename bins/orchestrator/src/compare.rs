@@ -220,6 +220,15 @@ fn extra_notes(results: &Results, failed_receipts: usize) -> Vec<String> {
                 ));
             }
         }
+        let rate = results.config.tbf.rate.bits_per_sec() as f64 / 1e6;
+        if let Some(g) = s.tcp.as_ref().and_then(|t| t.goodput_mbps) {
+            if g > rate {
+                notes.push(format!(
+                    "scenario {} (round {}, {}): goodput {g:.3} Mbit/s is above the TBF rate {rate} Mbit/s: bytes held in B's out-of-order queue across a loss were delivered inside the window (see the note on goodput)",
+                    s.index, s.round, s.arm
+                ));
+            }
+        }
         if let Some(ecn) = &s.ecn {
             if ecn.get("negotiated") == Some(&Value::Bool(false)) {
                 notes.push(format!(

@@ -54,6 +54,7 @@ pub const NOTES: &[&str] = &[
     "The TCP RTT from the sender's tcp_info (results.json tcp_info[]) is not the UDP echo RTT: they are kept apart.",
     "ECN counts are evidence on the wire, not a one-to-one mark-to-window trace; CWR alone (RFC 3168 §6.1.2 allows it after any window reduction) is not proof of CE feedback.",
     "Final qdisc counters are read while traffic can still drain, parent then child, so they are not an atomic snapshot; counters cover warm-up and termination, goodput does not.",
+    "Goodput counts bytes by the time B's application received them. After a loss, data that crossed the bottleneck earlier waits in B's out-of-order queue and is handed over in one burst once the hole is repaired, so a window's goodput can exceed the shaped rate (results.json keeps the per-200 ms series that shows it).",
     "Bytes the sender's socket accepted are local socket input, not delivered bytes; full stream delivery at close is not claimed.",
 ];
 
