@@ -1,15 +1,23 @@
 //! The deterministic, position-dependent byte pattern of the TCP load and
 //! its validator (pure).
 //!
-//! The byte at stream offset `o` is byte `o % 8` (little-endian) of
-//! `splitmix64(o / 8)`. The sequence is not periodic with any small period,
-//! is cheap (one mix per 8 bytes) and a byte shifted to another offset is
-//! detected with probability 255/256.
+//! The byte at stream offset `o` is `base[o % PERIOD] ^ lap_key(o / PERIOD)`:
+//! `base` is a precomputed pseudo-random sequence of [`PERIOD`] = 2^20 + 7
+//! bytes (byte `i % 8` of `splitmix64(i / 8)`), and each lap of it is XORed
+//! with its own key byte. So the stream has no period shorter than ~1 MiB,
+//! a byte moved to another offset is detected with probability ~255/256,
+//! and filling/validating is a `memcpy`/`memcmp`-speed pass (the load
+//! generator must keep up with iperf3 on an unshaped path). The odd period
+//! never lines up with power-of-two block, buffer or segment sizes.
+
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-/// The SplitMix64 finaliser of `k` (the 64-bit word covering offsets
-/// `8k..8k+8`).
+/// Length of the precomputed base sequence in bytes.
+pub const PERIOD: u64 = (1 << 20) + 7;
+
+/// The SplitMix64 finaliser of `k`.
 #[inline]
 pub fn word(k: u64) -> u64 {
     let mut z = k.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -18,30 +26,42 @@ pub fn word(k: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+fn base() -> &'static [u8] {
+    static BASE: OnceLock<Vec<u8>> = OnceLock::new();
+    BASE.get_or_init(|| {
+        (0..PERIOD)
+            .map(|i| word(i / 8).to_le_bytes()[(i % 8) as usize])
+            .collect()
+    })
+}
+
+/// The XOR key of lap `lap` (offsets `lap·PERIOD .. (lap+1)·PERIOD`).
+#[inline]
+pub fn lap_key(lap: u64) -> u8 {
+    (word(lap ^ 0x005E_ED0F_1AB0_7A11) & 0xff) as u8
+}
+
 /// The pattern byte at stream offset `offset`.
 #[inline]
 pub fn byte_at(offset: u64) -> u8 {
-    word(offset / 8).to_le_bytes()[(offset % 8) as usize]
+    base()[(offset % PERIOD) as usize] ^ lap_key(offset / PERIOD)
 }
 
 /// Fills `buf` with the pattern bytes of offsets `offset..offset+buf.len()`.
 pub fn fill(offset: u64, buf: &mut [u8]) {
+    let base = base();
     let mut o = offset;
     let mut rest = buf;
-    // Unaligned head.
-    while o % 8 != 0 && !rest.is_empty() {
-        rest[0] = byte_at(o);
-        rest = &mut rest[1..];
-        o += 1;
-    }
-    let mut chunks = rest.chunks_exact_mut(8);
-    for chunk in &mut chunks {
-        chunk.copy_from_slice(&word(o / 8).to_le_bytes());
-        o += 8;
-    }
-    for b in chunks.into_remainder() {
-        *b = byte_at(o);
-        o += 1;
+    while !rest.is_empty() {
+        let at = (o % PERIOD) as usize;
+        let n = rest.len().min(base.len() - at);
+        let (head, tail) = rest.split_at_mut(n);
+        let key = lap_key(o / PERIOD);
+        for (d, b) in head.iter_mut().zip(&base[at..at + n]) {
+            *d = b ^ key;
+        }
+        rest = tail;
+        o += n as u64;
     }
 }
 
@@ -58,39 +78,39 @@ pub struct ValidationReport {
 }
 
 /// Checks received bytes against the pattern by stream offset.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Validator {
     report: ValidationReport,
-    scratch: Vec<u8>,
-}
-
-const SCRATCH: usize = 64 * 1024;
-
-impl Default for Validator {
-    fn default() -> Self {
-        Self::new()
-    }
 }
 
 impl Validator {
     /// A validator expecting the stream to start at offset 0.
     pub fn new() -> Self {
-        Self {
-            report: ValidationReport::default(),
-            scratch: vec![0; SCRATCH],
-        }
+        Self::default()
     }
 
     /// Validates the next received bytes (they follow the previous ones in
     /// the stream).
     pub fn feed(&mut self, data: &[u8]) {
-        for piece in data.chunks(SCRATCH) {
+        let base = base();
+        let mut rest = data;
+        while !rest.is_empty() {
+            // One piece never crosses a lap boundary, so one key applies.
             let offset = self.report.bytes_checked;
-            let expected = &mut self.scratch[..piece.len()];
-            fill(offset, expected);
-            if expected != piece {
-                for (i, (got, want)) in piece.iter().zip(expected.iter()).enumerate() {
-                    if got != want {
+            let at = (offset % PERIOD) as usize;
+            let n = rest.len().min(base.len() - at);
+            let (piece, tail) = rest.split_at(n);
+            let want = &base[at..at + n];
+            let key = lap_key(offset / PERIOD);
+            // Branch-free OR of differences (vectorizes); the exact count is
+            // only computed when something differs.
+            let diff = piece
+                .iter()
+                .zip(want)
+                .fold(0u8, |acc, (got, w)| acc | (got ^ w ^ key));
+            if diff != 0 {
+                for (i, (got, w)) in piece.iter().zip(want).enumerate() {
+                    if *got != w ^ key {
                         self.report.failures += 1;
                         if self.report.first_bad_offset.is_none() {
                             self.report.first_bad_offset = Some(offset + i as u64);
@@ -98,7 +118,8 @@ impl Validator {
                     }
                 }
             }
-            self.report.bytes_checked += piece.len() as u64;
+            self.report.bytes_checked += n as u64;
+            rest = tail;
         }
     }
 
@@ -129,6 +150,19 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn fill_crosses_lap_boundaries() {
+        let start = PERIOD - 10;
+        let mut buf = vec![0u8; 30];
+        fill(start, &mut buf);
+        for (i, b) in buf.iter().enumerate() {
+            assert_eq!(*b, byte_at(start + i as u64));
+        }
+        // consecutive laps use different keys, so a one-lap shift is visible
+        assert_ne!(lap_key(0), lap_key(1));
+        assert_ne!(byte_at(5), byte_at(5 + PERIOD));
     }
 
     #[test]
@@ -178,6 +212,29 @@ mod tests {
         let r = v.report();
         assert_eq!(r.failures, 2);
         assert_eq!(r.first_bad_offset, Some(70_001));
+    }
+
+    #[test]
+    fn validator_across_a_lap_boundary() {
+        let len = PERIOD as usize + 5000;
+        let mut buf = vec![0u8; len];
+        fill(0, &mut buf);
+        let mut v = Validator::new();
+        v.feed(&buf[..PERIOD as usize - 3]);
+        v.feed(&buf[PERIOD as usize - 3..]);
+        assert_eq!(v.report().failures, 0);
+        buf[PERIOD as usize + 1] ^= 0x10;
+        let mut v = Validator::new();
+        v.feed(&buf);
+        assert_eq!(v.report().failures, 1);
+        assert_eq!(v.report().first_bad_offset, Some(PERIOD + 1));
+        // A whole lap skipped is still caught (different lap key).
+        let mut v = Validator::new();
+        v.feed(&buf[..100]);
+        let mut next = vec![0u8; 100];
+        fill(100 + PERIOD, &mut next);
+        v.feed(&next);
+        assert!(v.report().failures > 90);
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub struct SenderConfig {
     pub to: SocketAddr,
     /// Congestion control algorithm to set before connect ("reno").
     pub cc: String,
-    /// Bytes per write (16 KiB).
+    /// Bytes per write (128 KiB, as iperf3; any size gives the same stream).
     pub block_size: usize,
     /// `SO_SNDTIMEO` (1 s): the longest a single write may block. A write
     /// that makes no progress for this long is a *send stall*: recorded in
@@ -42,12 +42,12 @@ pub struct SenderConfig {
 }
 
 impl SenderConfig {
-    /// SPEC defaults: reno, 16 KiB blocks, 1 s send timeout, 17 s lifetime.
+    /// SPEC defaults: reno, 128 KiB blocks, 1 s send timeout, 17 s lifetime.
     pub fn new(to: SocketAddr) -> Self {
         Self {
             to,
             cc: "reno".into(),
-            block_size: 16 * 1024,
+            block_size: 128 * 1024,
             send_timeout: Duration::from_secs(1),
             max_consecutive_stalls: None,
             lifetime: Duration::from_secs(17),
@@ -264,6 +264,7 @@ impl Sender {
         let mut writes = 0u64;
         let mut stalls = Vec::new();
         let mut consecutive = 0u32;
+        let mut current_timeout = self.cfg.send_timeout; // set by connect
         let termination = loop {
             let now = Instant::now();
             if now >= self.deadline {
@@ -273,12 +274,17 @@ impl Sender {
                 pattern::fill(offset, &mut buf);
                 filled_at = Some(offset);
             }
+            // SO_SNDTIMEO = min(send timeout, time left), re-set only when it
+            // changes (near the deadline), not once per write.
             let left = self.deadline - now;
             let timeout = left
                 .min(self.cfg.send_timeout)
                 .max(Duration::from_millis(1));
-            if let Err(e) = self.stream.set_write_timeout(Some(timeout)) {
-                break Termination::Other(format!("SO_SNDTIMEO: {e}"));
+            if timeout != current_timeout {
+                if let Err(e) = self.stream.set_write_timeout(Some(timeout)) {
+                    break Termination::Other(format!("SO_SNDTIMEO: {e}"));
+                }
+                current_timeout = timeout;
             }
             match self.stream.write(&buf[pos..]) {
                 Ok(0) => break Termination::Other("write returned 0".into()),
