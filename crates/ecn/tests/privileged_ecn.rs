@@ -38,7 +38,14 @@ fn privileged_tcp_ecn_1_negotiates_on_the_wire() {
     assert!(r.negotiated);
     assert_eq!(r.flow_a.port(), syn.fields.src.port());
     assert!(r.counts.ect0 > 0, "data sent ECT(0) once negotiated");
-    assert_eq!(r.counts.not_ect, 0);
+    // Retransmitted segments are sent Not-ECT (RFC 3168 §6.1.5), so a
+    // busy run can show a few; new data must be ECT(0).
+    assert!(
+        r.counts.not_ect * 10 <= r.counts.ect0,
+        "Not-ECT {} vs ECT(0) {}",
+        r.counts.not_ect,
+        r.counts.ect0
+    );
     assert_eq!(r.stop_reason, Some(StopReason::Stopped));
     let k = r.kernel.expect("PACKET_STATISTICS read");
     assert!(k.packets >= r.frames_seen);
