@@ -242,7 +242,7 @@ fn measure(
         res,
         &mut running,
     );
-    let joined = join_all(running, t0, tl.end(), res, cfg);
+    let joined = join_all(running, t0, tl.end(), outcome.is_err(), res, cfg);
     drop(topo);
     match (outcome, joined) {
         (Err(e), _) => Err(e),
@@ -453,6 +453,7 @@ fn join_all(
     running: Running,
     t0: Instant,
     end: Duration,
+    failed: bool,
     res: &mut ScenarioResult,
     cfg: &CompareConfig,
 ) -> Result<(), String> {
@@ -464,9 +465,10 @@ fn join_all(
     });
     // The probe ends on its own schedule (no new request in the last second).
     let probe = running.probe.map(|(stop, h)| {
-        // Bound: if it is still running 2 s after the end, stop it.
+        // Bound: if it is still running 2 s after the end, stop it; a
+        // failed scenario stops it at once.
         let hard = t0 + end + cfg.probe_timeout + Duration::from_secs(2);
-        while !h.is_finished() && Instant::now() < hard {
+        while !failed && !h.is_finished() && Instant::now() < hard {
             std::thread::sleep(Duration::from_millis(20));
         }
         stop.store(true, Ordering::SeqCst);
