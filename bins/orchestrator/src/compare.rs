@@ -102,6 +102,17 @@ fn prepare_out(out: &Path) -> Result<PathBuf, String> {
         .map_err(|e| format!("resolving the results folder {}: {e}", out.display()))
 }
 
+/// A new run id and its registry of owned resources, with a state file and
+/// the SIGINT/SIGTERM teardown installed.
+fn owned_run() -> Result<(RunId, Registry), String> {
+    let run_id = RunId::random();
+    let registry = Registry::with_state_dir(run_id.clone(), Path::new(DEFAULT_STATE_DIR))
+        .map_err(|e| format!("creating the run's state file: {e}"))?;
+    install_signal_teardown(&registry)
+        .map_err(|e| format!("installing the SIGINT/SIGTERM teardown: {e}"))?;
+    Ok((run_id, registry))
+}
+
 /// Runs every scenario on the kernel this process runs on.
 fn run_here(cfg: &CompareConfig, kernel: KernelInfo) -> u8 {
     if let Err(e) = netlab_topology::privilege::check_capabilities() {
@@ -109,18 +120,13 @@ fn run_here(cfg: &CompareConfig, kernel: KernelInfo) -> u8 {
         return 1;
     }
     let progress = Progress::new(cfg.quiet);
-    let run_id = RunId::random();
-    let registry = match Registry::with_state_dir(run_id.clone(), Path::new(DEFAULT_STATE_DIR)) {
-        Ok(r) => r,
+    let (run_id, registry) = match owned_run() {
+        Ok(v) => v,
         Err(e) => {
-            eprintln!("orchestrator compare: creating the run's state file: {e}");
+            eprintln!("orchestrator compare: {e}");
             return 1;
         }
     };
-    if let Err(e) = install_signal_teardown(&registry) {
-        eprintln!("orchestrator compare: installing the SIGINT/SIGTERM teardown: {e}");
-        return 1;
-    }
     let schedule = cfg.schedule();
     progress.say(&format!(
         "run {} on {} kernel {} ({}): {} scenario(s), results in {}",
@@ -383,18 +389,13 @@ fn run_in_guest(
         }
     };
     let progress = Progress::new(cfg.quiet);
-    let run_id = RunId::random();
-    let registry = match Registry::with_state_dir(run_id.clone(), Path::new(DEFAULT_STATE_DIR)) {
-        Ok(r) => r,
+    let (_run_id, registry) = match owned_run() {
+        Ok(v) => v,
         Err(e) => {
-            eprintln!("orchestrator compare: creating the run's state file: {e}");
+            eprintln!("orchestrator compare: {e}");
             return 1;
         }
     };
-    if let Err(e) = install_signal_teardown(&registry) {
-        eprintln!("orchestrator compare: installing the SIGINT/SIGTERM teardown: {e}");
-        return 1;
-    }
     progress.say(&format!(
         "booting the user-mode-linux kernel {release} ({because}); modules {}",
         modules.join(", ")

@@ -31,6 +31,24 @@ impl Drop for OutDir {
     }
 }
 
+/// `compare` with 1 round of short phases (1 s / 1 s / 4 s) into `out`, plus `extra`.
+fn short_compare<'a>(out: &'a OutDir, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec![
+        "compare",
+        "--rounds",
+        "1",
+        "--baseline",
+        "1s",
+        "--warmup",
+        "1s",
+        "--measure",
+        "4s",
+    ];
+    v.extend_from_slice(&["--out", out.0.to_str().expect("utf-8 path")]);
+    v.extend_from_slice(extra);
+    v
+}
+
 fn run_bounded(args: &[&str], limit: Duration) -> (i32, String, String) {
     let mut child = Command::new(BIN)
         .args(args)
@@ -317,26 +335,8 @@ fn privileged_compare_pfifo_on_the_host_kernel() {
     }
     let out = OutDir::new("host");
     let before = host_state();
-    let (code, stdout, err) = run_bounded(
-        &[
-            "compare",
-            "--kernel",
-            "host",
-            "--arm",
-            "pfifo limit 256",
-            "--rounds",
-            "1",
-            "--baseline",
-            "1s",
-            "--warmup",
-            "1s",
-            "--measure",
-            "4s",
-            "--out",
-            out.0.to_str().unwrap(),
-        ],
-        Duration::from_secs(120),
-    );
+    let args = short_compare(&out, &["--kernel", "host", "--arm", "pfifo limit 256"]);
+    let (code, stdout, err) = run_bounded(&args, Duration::from_secs(120));
     assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
     assert!(
         stdout.contains("| Round | arm | goodput Mbit/s"),
@@ -356,24 +356,8 @@ fn guest_compare_both_arms_in_the_uml_kernel() {
         return;
     }
     let out = OutDir::new("uml");
-    let (code, stdout, err) = run_bounded(
-        &[
-            "compare",
-            "--kernel",
-            "uml",
-            "--rounds",
-            "1",
-            "--baseline",
-            "1s",
-            "--warmup",
-            "1s",
-            "--measure",
-            "4s",
-            "--out",
-            out.0.to_str().unwrap(),
-        ],
-        Duration::from_secs(240),
-    );
+    let args = short_compare(&out, &["--kernel", "uml"]);
+    let (code, stdout, err) = run_bounded(&args, Duration::from_secs(240));
     assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
     let r = check_results(&out.0, &["pfifo", "fq_codel"]);
     assert_eq!(r["kernel"]["mode"], "uml");
