@@ -113,6 +113,28 @@ fn owned_run() -> Result<(RunId, Registry), String> {
     Ok((run_id, registry))
 }
 
+/// The whole run's computed deadline: past it, whatever is still running,
+/// the run tears down what it owns (with receipts) and exits 1.
+fn start_watchdog(registry: &Registry, deadline: std::time::Duration) {
+    let registry = registry.clone();
+    let spawned = std::thread::Builder::new()
+        .name("run-watchdog".into())
+        .spawn(move || {
+            std::thread::sleep(deadline);
+            eprintln!(
+                "orchestrator compare: the run exceeded its computed deadline of {:.0}s; tearing down what it owns",
+                deadline.as_secs_f64()
+            );
+            for r in registry.teardown(&SystemClock) {
+                eprintln!("cleanup receipt: {}", serde_json::to_string(&r).unwrap_or_default());
+            }
+            std::process::exit(1);
+        });
+    if let Err(e) = spawned {
+        eprintln!("orchestrator compare: starting the run watchdog: {e}");
+    }
+}
+
 /// Runs every scenario on the kernel this process runs on.
 fn run_here(cfg: &CompareConfig, kernel: KernelInfo) -> u8 {
     if let Err(e) = netlab_topology::privilege::check_capabilities() {
@@ -127,6 +149,7 @@ fn run_here(cfg: &CompareConfig, kernel: KernelInfo) -> u8 {
             return 1;
         }
     };
+    start_watchdog(&registry, cfg.run_deadline());
     let schedule = cfg.schedule();
     progress.say(&format!(
         "run {} on {} kernel {} ({}): {} scenario(s), results in {}",
