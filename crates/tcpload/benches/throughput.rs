@@ -3,10 +3,13 @@
 //!
 //! `cargo bench -p netlab-tcpload --bench throughput`
 //!
-//! Order: ours, iperf3, ours, iperf3 (both Reno, ~5 s each). Ours counts the
-//! receiver's validated bytes between 1 s and 5 s after the connect... more
-//! exactly: goodput over [connect + 0.5 s, connect + 5 s) by post-recv
-//! timestamps; iperf3 reports its receiver's `sum_received` over 5 s.
+//! Three rounds, order alternating (ours first, then iperf3 first, …), both
+//! Reno, ~5 s each. Ours: goodput
+//! of the validated stream over [connect + 0.5 s, connect + 5 s) by post-recv
+//! timestamps (every byte checked against the pattern); iperf3: its
+//! receiver's `sum_received` over `-t 5`. Ours also runs the UDP probe
+//! against B's echo during the load and prints the echo RTTs, to show the
+//! single event loop keeps serving the echo at full TCP rate.
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -19,12 +22,14 @@ use support::{b_tcp, run_scenario, topology, Timeline};
 
 const IPERF_PORT: &str = "5201";
 
-fn ours(topo: &netlab_topology::TopologyGuard) -> (f64, u64) {
+/// Goodput, validation failures, and the UDP echo RTTs (ms) of probes sent
+/// while the load ran (B's single event loop serves both).
+fn ours(topo: &netlab_topology::TopologyGuard) -> (f64, u64, Vec<f64>) {
     let tl = Timeline {
         sink_for: Duration::from_millis(5800),
         sender_at: Duration::from_millis(200),
         sender_for: Duration::from_secs(5),
-        probe_end: None,
+        probe_end: Some(Duration::from_millis(5800)),
     };
     let out = run_scenario(topo, tl, |_, _| {});
     let c = Duration::from_secs_f64(out.tx.connect_s);
@@ -33,7 +38,20 @@ fn ours(topo: &netlab_topology::TopologyGuard) -> (f64, u64) {
         end: c + Duration::from_secs(5),
     };
     let g = goodput(&out.rx.recvs, w);
-    (g.mbit_per_s.unwrap_or(0.0), out.rx.validation.failures)
+    let mut rtts: Vec<f64> = out
+        .probe
+        .map(|p| p.requests)
+        .unwrap_or_default()
+        .iter()
+        .filter(|r| r.send_s >= w.start.as_secs_f64() && r.send_s < w.end.as_secs_f64())
+        .filter_map(|r| r.rtt_ms)
+        .collect();
+    rtts.sort_by(f64::total_cmp);
+    (
+        g.mbit_per_s.unwrap_or(0.0),
+        out.rx.validation.failures,
+        rtts,
+    )
 }
 
 fn wait_bounded(mut child: Child, limit: Duration) -> std::process::Output {
@@ -91,13 +109,32 @@ fn main() {
     let (a, b) = (topo.a.name().to_owned(), topo.b.name().to_owned());
     let mut ours_v = Vec::new();
     let mut iperf_v = Vec::new();
-    for round in 1..=2 {
-        let (o, fails) = ours(&topo);
-        println!("round {round}: netlab-tcpload {o:.1} Mbit/s (validation failures {fails})");
-        let i = iperf3(&a, &b);
-        println!("round {round}: iperf3        {i:.1} Mbit/s");
-        ours_v.push(o);
-        iperf_v.push(i);
+    // Alternate the order so neither tool always runs first.
+    for round in 1..=3 {
+        let run_ours = |ours_v: &mut Vec<f64>| {
+            let (o, fails, rtts) = ours(&topo);
+            println!("round {round}: netlab-tcpload {o:.1} Mbit/s (validation failures {fails})");
+            if let (Some(lo), Some(hi)) = (rtts.first(), rtts.last()) {
+                let p50 = rtts[(rtts.len() - 1) / 2];
+                println!(
+                    "round {round}: UDP echo during that load: {} replies, min {lo:.3} / p50 {p50:.3} / max {hi:.3} ms",
+                    rtts.len()
+                );
+            }
+            ours_v.push(o);
+        };
+        let run_iperf = |iperf_v: &mut Vec<f64>| {
+            let i = iperf3(&a, &b);
+            println!("round {round}: iperf3         {i:.1} Mbit/s");
+            iperf_v.push(i);
+        };
+        if round % 2 == 1 {
+            run_ours(&mut ours_v);
+            run_iperf(&mut iperf_v);
+        } else {
+            run_iperf(&mut iperf_v);
+            run_ours(&mut ours_v);
+        }
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let (o, i) = (mean(&ours_v), mean(&iperf_v));

@@ -3,12 +3,15 @@
 //!
 //! The byte at stream offset `o` is `base[o % PERIOD] ^ lap_key(o / PERIOD)`:
 //! `base` is a precomputed pseudo-random sequence of [`PERIOD`] = 2^20 + 7
-//! bytes (byte `i % 8` of `splitmix64(i / 8)`), and each lap of it is XORed
-//! with its own key byte. So the stream has no period shorter than ~1 MiB,
-//! a byte moved to another offset is detected with probability ~255/256,
-//! and filling/validating is a `memcpy`/`memcmp`-speed pass (the load
-//! generator must keep up with iperf3 on an unshaped path). The odd period
-//! never lines up with power-of-two block, buffer or segment sizes.
+//! bytes (byte `i % 8` of `splitmix64(i / 8)`), and each group of
+//! [`LAPS_PER_KEY`] laps is XORed with its own key byte. So no window of the
+//! stream shorter than ~1 MiB repeats, a byte moved to another offset by
+//! less than a lap is detected with probability ~255/256 (so is a shift by
+//! whole laps that crosses a key group), and checking is one read pass.
+//! The sender ([`PatternSource`]) writes straight from a precomputed lap,
+//! recomputed only when the key changes, so the load generator keeps up
+//! with iperf3 on an unshaped path. The odd period never lines up with
+//! power-of-two block, buffer or segment sizes.
 
 use std::sync::OnceLock;
 
@@ -35,10 +38,13 @@ fn base() -> &'static [u8] {
     })
 }
 
+/// Consecutive laps sharing one XOR key (64 laps ≈ 64 MiB).
+pub const LAPS_PER_KEY: u64 = 64;
+
 /// The XOR key of lap `lap` (offsets `lap·PERIOD .. (lap+1)·PERIOD`).
 #[inline]
 pub fn lap_key(lap: u64) -> u8 {
-    (word(lap ^ 0x005E_ED0F_1AB0_7A11) & 0xff) as u8
+    (word((lap / LAPS_PER_KEY) ^ 0x005E_ED0F_1AB0_7A11) & 0xff) as u8
 }
 
 /// The pattern byte at stream offset `offset`.
@@ -62,6 +68,40 @@ pub fn fill(offset: u64, buf: &mut [u8]) {
         }
         rest = tail;
         o += n as u64;
+    }
+}
+
+/// Hands out pattern blocks without computing them per write: keeps the
+/// stream bytes of one lap plus one block of the next, recomputed only when
+/// the lap keys change (twice per [`LAPS_PER_KEY`] laps).
+#[derive(Debug, Clone)]
+pub struct PatternSource {
+    block: usize,
+    ext: Vec<u8>,
+    keys: Option<(u8, u8)>,
+}
+
+impl PatternSource {
+    /// A source of `block`-byte blocks (`block` ≥ 1).
+    pub fn new(block: usize) -> Self {
+        let block = block.max(1);
+        Self {
+            block,
+            ext: vec![0; PERIOD as usize + block],
+            keys: None,
+        }
+    }
+
+    /// The `block` pattern bytes at stream offsets `offset..offset+block`.
+    pub fn block_at(&mut self, offset: u64) -> &[u8] {
+        let lap = offset / PERIOD;
+        let keys = (lap_key(lap), lap_key(lap + 1));
+        if self.keys != Some(keys) {
+            fill(lap * PERIOD, &mut self.ext);
+            self.keys = Some(keys);
+        }
+        let at = (offset % PERIOD) as usize;
+        &self.ext[at..at + self.block]
     }
 }
 
@@ -160,9 +200,10 @@ mod tests {
         for (i, b) in buf.iter().enumerate() {
             assert_eq!(*b, byte_at(start + i as u64));
         }
-        // consecutive laps use different keys, so a one-lap shift is visible
-        assert_ne!(lap_key(0), lap_key(1));
-        assert_ne!(byte_at(5), byte_at(5 + PERIOD));
+        // key groups differ, so a shift across a group boundary is visible
+        assert_eq!(lap_key(0), lap_key(LAPS_PER_KEY - 1));
+        assert_ne!(lap_key(0), lap_key(LAPS_PER_KEY));
+        assert_ne!(byte_at(5), byte_at(5 + LAPS_PER_KEY * PERIOD));
     }
 
     #[test]
@@ -228,11 +269,11 @@ mod tests {
         v.feed(&buf);
         assert_eq!(v.report().failures, 1);
         assert_eq!(v.report().first_bad_offset, Some(PERIOD + 1));
-        // A whole lap skipped is still caught (different lap key).
+        // A whole key group skipped is still caught (different key).
         let mut v = Validator::new();
         v.feed(&buf[..100]);
         let mut next = vec![0u8; 100];
-        fill(100 + PERIOD, &mut next);
+        fill(100 + LAPS_PER_KEY * PERIOD, &mut next);
         v.feed(&next);
         assert!(v.report().failures > 90);
     }
@@ -251,6 +292,25 @@ mod tests {
             "shifted data must mostly mismatch: {}",
             r.failures
         );
+    }
+
+    #[test]
+    fn source_blocks_equal_fill_across_laps_and_key_groups() {
+        let block = 4096;
+        let mut src = PatternSource::new(block);
+        let starts = [
+            0,
+            PERIOD - 100,
+            PERIOD,
+            LAPS_PER_KEY * PERIOD - 10,
+            LAPS_PER_KEY * PERIOD + 3,
+            7 * LAPS_PER_KEY * PERIOD - 4000,
+        ];
+        for start in starts {
+            let mut want = vec![0u8; block];
+            fill(start, &mut want);
+            assert_eq!(src.block_at(start), &want[..], "start {start}");
+        }
     }
 
     proptest! {

@@ -243,6 +243,10 @@ pub struct DiagSocket {
 /// a handful of sockets; this only bounds a misbehaving kernel).
 const MAX_DUMP_RECVS: usize = 256;
 
+/// Upper bound on the wall time of one dump (each read also times out
+/// after 1 s).
+const MAX_DUMP_TIME: Duration = Duration::from_secs(2);
+
 impl DiagSocket {
     /// Opens and binds a sock_diag socket in the calling thread's namespace,
     /// with a 1 s receive timeout.
@@ -277,7 +281,13 @@ impl DiagSocket {
             local: SocketAddr::from(([0, 0, 0, 0], 0)),
             remote: SocketAddr::from(([0, 0, 0, 0], 0)),
         };
+        let give_up = Instant::now() + MAX_DUMP_TIME;
         for _ in 0..MAX_DUMP_RECVS {
+            if Instant::now() >= give_up {
+                return Err(TcpLoadError::Diag(format!(
+                    "sock_diag dump did not finish within {MAX_DUMP_TIME:?}"
+                )));
+            }
             let mut slice = &mut self.buf[..];
             let n = self
                 .sock

@@ -257,10 +257,9 @@ impl Sender {
     /// time left)`, so this returns by the deadline plus scheduling slack.
     pub fn run(mut self) -> SenderReport {
         let block = self.cfg.block_size;
-        let mut buf = vec![0u8; block];
-        let mut offset: u64 = 0; // stream offset of buf[0]
-        let mut filled_at: Option<u64> = None;
-        let mut pos = 0usize; // bytes of buf already accepted
+        let mut source = pattern::PatternSource::new(block);
+        let mut offset: u64 = 0; // stream offset of the current block
+        let mut pos = 0usize; // bytes of the current block already accepted
         let mut writes = 0u64;
         let mut stalls = Vec::new();
         let mut consecutive = 0u32;
@@ -269,10 +268,6 @@ impl Sender {
             let now = Instant::now();
             if now >= self.deadline {
                 break Termination::Deadline;
-            }
-            if filled_at != Some(offset) {
-                pattern::fill(offset, &mut buf);
-                filled_at = Some(offset);
             }
             // SO_SNDTIMEO = min(send timeout, time left), re-set only when it
             // changes (near the deadline), not once per write.
@@ -286,7 +281,7 @@ impl Sender {
                 }
                 current_timeout = timeout;
             }
-            match self.stream.write(&buf[pos..]) {
+            match self.stream.write(&source.block_at(offset)[pos..]) {
                 Ok(0) => break Termination::Other("write returned 0".into()),
                 Ok(n) => {
                     consecutive = 0;
