@@ -5,7 +5,8 @@
 //! Each line is one JSON object with an `"event"` field:
 //! * sink: `sink_listening`, then `sink_done` (summary, goodput over the
 //!   whole run, per-200 ms series, full per-recv log).
-//! * load: `load_connected`, one `tcp_sample` per sample, then `load_done`.
+//! * load: `load_connected`, one `tcp_sample` per sample (live, every
+//!   200 ms), then `load_done`.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -14,7 +15,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::goodput::{delivered_series, goodput, GoodputWindow};
-use crate::sampler::{DiagSocket, SamplerConfig, TcpSampler};
+use crate::sampler::{DiagSocket, SamplerConfig, TcpSample, TcpSampler};
 use crate::sender::{new_sender_socket, Sender, SenderConfig};
 use crate::sink::{Sink, SinkConfig};
 use crate::TcpLoadError;
@@ -169,10 +170,32 @@ pub fn run_load_role(role: &LoadRole, out: &mut dyn Write) -> Result<(), TcpLoad
         max_duration: role.duration + Duration::from_secs(2),
         ..SamplerConfig::default()
     };
-    let sampler = TcpSampler::spawn(DiagSocket::open()?, flow, t0, sampler_cfg)?;
-    let report = sender.run();
+    // Samples are printed live while the sender runs on its own thread.
+    let (sample_tx, sample_rx) = std::sync::mpsc::channel::<TcpSample>();
+    let sampler = TcpSampler::spawn_with(DiagSocket::open()?, flow, t0, sampler_cfg, move |s| {
+        let _ = sample_tx.send(s.clone());
+    })?;
+    let sending = std::thread::Builder::new()
+        .name("tcp-sender".into())
+        .spawn(move || sender.run())
+        .map_err(|source| TcpLoadError::Io {
+            what: "spawn sender thread",
+            source,
+        })?;
+    // Bounded: the sender ends by its lifetime (+ one send timeout).
+    while !sending.is_finished() {
+        if let Ok(s) = sample_rx.recv_timeout(Duration::from_millis(100)) {
+            line(
+                out,
+                &serde_json::json!({ "event": "tcp_sample", "sample": s }),
+            )?;
+        }
+    }
+    let report = sending
+        .join()
+        .map_err(|_| TcpLoadError::Output("sender thread panicked".into()))?;
     let samples = sampler.stop()?;
-    for s in &samples.samples {
+    for s in sample_rx.try_iter() {
         line(
             out,
             &serde_json::json!({ "event": "tcp_sample", "sample": s }),

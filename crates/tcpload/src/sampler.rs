@@ -364,13 +364,15 @@ pub struct SamplerLog {
 const MAX_KEPT_ERRORS: usize = 64;
 
 /// Runs the sampling loop on the calling thread until `stop` receives (or
-/// disconnects) or `cfg.max_duration` elapses. `t0` is the common origin.
+/// disconnects) or `cfg.max_duration` elapses. `t0` is the common origin;
+/// `on_sample` sees each sample as it is taken (e.g. for live output).
 pub fn sample_loop(
     mut sock: DiagSocket,
     flow: FlowId,
     t0: Instant,
     cfg: SamplerConfig,
     stop: &mpsc::Receiver<()>,
+    on_sample: &mut dyn FnMut(&TcpSample),
 ) -> SamplerLog {
     let started = Instant::now();
     let deadline = started + cfg.max_duration;
@@ -390,11 +392,15 @@ pub fn sample_loop(
             break;
         }
         match sock.query(&flow) {
-            Ok(Some(record)) => log.samples.push(TcpSample {
-                start_s: since(start).as_secs_f64(),
-                end_s: since(Instant::now()).as_secs_f64(),
-                record,
-            }),
+            Ok(Some(record)) => {
+                let sample = TcpSample {
+                    start_s: since(start).as_secs_f64(),
+                    end_s: since(Instant::now()).as_secs_f64(),
+                    record,
+                };
+                on_sample(&sample);
+                log.samples.push(sample);
+            }
             Ok(None) => log.not_found_s.push(since(start).as_secs_f64()),
             Err(e) => {
                 if log.errors.len() < MAX_KEPT_ERRORS {
@@ -435,10 +441,22 @@ impl TcpSampler {
         t0: Instant,
         cfg: SamplerConfig,
     ) -> Result<SamplerHandle, TcpLoadError> {
+        Self::spawn_with(sock, flow, t0, cfg, |_| {})
+    }
+
+    /// Spawns the sampling thread; `on_sample` is called on that thread
+    /// with each sample as it is taken.
+    pub fn spawn_with(
+        sock: DiagSocket,
+        flow: FlowId,
+        t0: Instant,
+        cfg: SamplerConfig,
+        mut on_sample: impl FnMut(&TcpSample) + Send + 'static,
+    ) -> Result<SamplerHandle, TcpLoadError> {
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("tcp-sampler".into())
-            .spawn(move || sample_loop(sock, flow, t0, cfg, &rx))
+            .spawn(move || sample_loop(sock, flow, t0, cfg, &rx, &mut on_sample))
             .map_err(|source| TcpLoadError::Io {
                 what: "spawn sampler thread",
                 source,
