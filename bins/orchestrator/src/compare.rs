@@ -249,6 +249,29 @@ fn extra_notes(results: &Results, failed_receipts: usize) -> Vec<String> {
                 ));
             }
         }
+        // What B's echo saw tells a reader which timeouts never reached B.
+        let received = s
+            .tcp
+            .as_ref()
+            .and_then(|t| t.receiver_log.pointer("/echo/received"))
+            .and_then(Value::as_u64);
+        let sent = s.probe.as_ref().map(|p| {
+            p.requests
+                .iter()
+                .filter(|q| {
+                    q.get("send_s").is_some()
+                        && q.pointer("/outcome/kind") != Some(&Value::from("send_error"))
+                })
+                .count() as u64
+        });
+        if let (Some(rx), Some(tx)) = (received, sent) {
+            if rx < tx {
+                notes.push(format!(
+                    "scenario {} (round {}, {}): B's echo received {rx} of the {tx} probe requests A sent; {} never reached B before it closed (lost on the way to B, or queued past the close): at least that many timeouts are not delay on the return path",
+                    s.index, s.round, s.arm, tx - rx
+                ));
+            }
+        }
         let rate = results.config.tbf.rate.bits_per_sec() as f64 / 1e6;
         if let Some(g) = s.tcp.as_ref().and_then(|t| t.goodput_mbps) {
             if g > rate {
