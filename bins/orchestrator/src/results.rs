@@ -71,9 +71,13 @@ pub struct QdiscResult {
     pub requests: Vec<RequestRecord>,
     /// Readback right after configuration.
     pub after_config: Vec<Value>,
+    /// The whole dump behind `after_config` (raw hex, tick factors), to re-decode later.
+    pub after_config_dump: Option<Value>,
     /// Readback at the end of the measured window, before any socket closed.
     #[serde(rename = "final")]
     pub final_: Vec<Value>,
+    /// The whole dump behind `final`.
+    pub final_dump: Option<Value>,
     /// When the final readback was taken (s from t0).
     pub final_taken_s: Option<f64>,
     /// Periodic readbacks: backlog over time.

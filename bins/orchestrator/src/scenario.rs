@@ -196,7 +196,7 @@ fn measure(
     let after = qsock
         .readback(configured.ifindex, None, &configured.psched)
         .map_err(|e| format!("qdisc readback after configuration: {e}"))?;
-    res.qdisc.after_config = readback_records(&after);
+    (res.qdisc.after_config, res.qdisc.after_config_dump) = readback_records(&after);
 
     let b_tcp = SocketAddr::from((B_ADDR, cfg.tcp_port));
     let b_udp = SocketAddr::from((B_ADDR, cfg.udp_port));
@@ -423,7 +423,7 @@ fn drive(
         &configured.psched,
     ) {
         Ok(rb) => {
-            res.qdisc.final_ = readback_records(&rb);
+            (res.qdisc.final_, res.qdisc.final_dump) = readback_records(&rb);
             res.qdisc.final_taken_s = Some(secs_since(t0, taken));
         }
         Err(e) => return Err(format!("final qdisc readback: {e}")),
@@ -434,11 +434,11 @@ fn drive(
     Ok(())
 }
 
-fn readback_records(rb: &Readback) -> Vec<Value> {
-    let mut v: Vec<Value> = rb.records.iter().map(to_value).collect();
-    // The whole dump, so a reader can re-decode it later.
-    v.push(json!({ "kind": "_dump", "ifindex": rb.ifindex, "taken_at_s": rb.taken_at_s, "psched": rb.psched, "raw_hex": rb.raw_hex }));
-    v
+/// The decoded records, and the whole dump so a reader can re-decode it later.
+fn readback_records(rb: &Readback) -> (Vec<Value>, Option<Value>) {
+    let records = rb.records.iter().map(to_value).collect();
+    let dump = json!({ "ifindex": rb.ifindex, "taken_at_s": rb.taken_at_s, "psched": rb.psched, "raw_hex": rb.raw_hex });
+    (records, Some(dump))
 }
 
 fn join_err<T>(what: &str, r: std::thread::Result<Result<T, String>>) -> Result<T, String> {
@@ -573,7 +573,14 @@ fn join_all(
         None => {}
     }
     match ecn {
-        Some(Ok(report)) => res.ecn = Some(to_value(&report)),
+        Some(Ok(report)) => {
+            let mut v = to_value(&report);
+            if let Value::Object(m) = &mut v {
+                // Flat alias of the kernel's PACKET_STATISTICS drops.
+                m.insert("kernel_drops".into(), json!(report.kernel.map(|k| k.drops)));
+            }
+            res.ecn = Some(v);
+        }
         Some(Err(e)) => errors.push(e),
         None => {}
     }

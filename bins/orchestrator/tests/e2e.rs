@@ -174,6 +174,9 @@ fn check_results(out: &Path, expect_arms: &[&str]) -> Value {
             "/ecn/counts/other",
             "/ecn/frames_seen",
             "/ecn/kernel/drops",
+            "/ecn/kernel_drops",
+            "/ecn/first",
+            "/qdisc/final_dump/raw_hex",
             "/cleanup/receipts/0",
             "/cleanup/namespaces_deleted",
         ] {
