@@ -56,8 +56,10 @@ pub struct KernelInfo {
 /// A netlink request as sent, with the equivalent tc command line.
 #[derive(Debug, Clone, Serialize)]
 pub struct RequestRecord {
-    /// A command line a person can paste.
+    /// A command line a person can paste (inside R's namespace).
     pub tc_argv: Vec<String>,
+    /// The same, prefixed to run from the host (`ip netns exec <R> tc …`).
+    pub tc_argv_from_host: Vec<String>,
     /// The raw netlink request, hex.
     pub netlink_hex: String,
 }

@@ -189,6 +189,7 @@ fn measure(
         .iter()
         .map(|r| RequestRecord {
             tc_argv: r.tc_argv.clone(),
+            tc_argv_from_host: r.tc_argv_in_netns(topo.r.name()),
             netlink_hex: r.netlink_hex.clone(),
         })
         .collect();
