@@ -533,3 +533,37 @@ fn privileged_failed_scenario_is_recorded_cleaned_and_the_run_goes_on() {
     assert!(summary.contains("| 1 | pfifo | failed:"), "{summary}");
     assert!(namespaces_of(r["run_id"].as_str().unwrap()).is_empty());
 }
+
+#[test]
+fn guest_subcommand_runs_one_program_and_returns_its_status() {
+    if !netlab_guest::guest_or_skip(
+        "guest_subcommand_runs_one_program_and_returns_its_status",
+        &["sch_fq_codel"],
+    ) {
+        return;
+    }
+    let (code, out, err) = run_bounded(
+        &[
+            "guest",
+            "--module",
+            "sch_fq_codel",
+            "--deadline",
+            "60s",
+            "--",
+            "/bin/cat",
+            "/proc/modules",
+        ],
+        Duration::from_secs(90),
+    );
+    assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
+    assert!(
+        out.contains("sch_fq_codel"),
+        "the module is loaded inside: {out}"
+    );
+    assert!(err.contains("kernel 6.1."), "{err}");
+    let (code, _out, err) = run_bounded(
+        &["guest", "--", "/bin/sh", "-c", "exit 3"],
+        Duration::from_secs(90),
+    );
+    assert_eq!(code, 3, "the program's exit status comes back: {err}");
+}
