@@ -363,11 +363,6 @@ fn drive(
         .run(DiagSocket::open)
         .map_err(|e| format!("entering A for sock_diag: {e}"))?
         .map_err(|e| format!("sock_diag socket: {e}"))?;
-    let mut live_diag = topo
-        .a
-        .run(DiagSocket::open)
-        .map_err(|e| format!("entering A for sock_diag: {e}"))?
-        .map_err(|e| format!("sock_diag socket: {e}"))?;
     let scfg = SenderConfig {
         cc: cfg.cc.clone(),
         block_size: cfg.block_size,
@@ -380,12 +375,20 @@ fn drive(
         max_duration: tl.sender_lifetime() + Duration::from_secs(1),
     };
     let (flow_tx, flow_rx) = mpsc::channel::<FlowId>();
+    let l = live.clone();
     let h = std::thread::Builder::new()
         .name("a-sender".into())
         .spawn(move || {
             let tx = Sender::connect(sock, scfg, t0).map_err(|e| format!("sender: {e}"))?;
             let _ = flow_tx.send(tx.flow());
-            let sampler = TcpSampler::spawn(diag, tx.flow(), t0, tcfg);
+            // Each sample also feeds the live goodput of the progress display.
+            let sampler = TcpSampler::spawn_with(diag, tx.flow(), t0, tcfg, move |s| {
+                if let Some(info) = &s.record.info {
+                    l.bytes_acked.store(info.bytes_acked, Ordering::Relaxed);
+                    l.acked_at_us
+                        .store((s.end_s * 1e6) as u64, Ordering::Relaxed);
+                }
+            });
             let report = tx.run();
             let log = match sampler {
                 Ok(s) => s.stop().map_err(|e| e.to_string()),
@@ -397,24 +400,9 @@ fn drive(
     running.sender = Some(h);
     let flow = flow_rx.recv_timeout(tl.sender_lifetime()).ok();
 
-    // Load: warm-up, then the measured window. Live goodput from the
-    // sender's tcp_info bytes_acked (display only; results use B's recvs).
-    let mut tick_loaded = |phase: &str| {
-        if let Some(flow) = &flow {
-            if let Ok(Some(rec)) = live_diag.query(flow) {
-                if let Some(info) = rec.info {
-                    live.bytes_acked.store(info.bytes_acked, Ordering::Relaxed);
-                    live.acked_at_us.store(
-                        Instant::now().saturating_duration_since(t0).as_micros() as u64,
-                        Ordering::Relaxed,
-                    );
-                }
-            }
-        }
-        tick(phase);
-    };
-    wait_until(at(tl.window_start()), || tick_loaded("warm-up"));
-    wait_until(at(tl.end()), || tick_loaded("loaded"));
+    // Load: warm-up, then the measured window.
+    wait_until(at(tl.window_start()), || tick("warm-up"));
+    wait_until(at(tl.end()), || tick("loaded"));
 
     // End of the measured window: final readback before any socket closes.
     let taken = Instant::now();
