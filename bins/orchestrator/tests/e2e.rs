@@ -389,41 +389,46 @@ fn find_u64(v: &Value, key: &str) -> Option<u64> {
     }
 }
 
-#[test]
-fn privileged_sigint_mid_scenario_cleans_up_with_receipts() {
-    if !require_privileged("privileged_sigint_mid_scenario_cleans_up_with_receipts") {
-        return;
-    }
-    let out = OutDir::new("sigint");
+/// A host run of one long pfifo scenario, read until it is under load.
+struct UnderLoad {
+    child: std::process::Child,
+    pid: nix::unistd::Pid,
+    run_id: String,
+    lines: std::io::Lines<BufReader<std::process::ChildStderr>>,
+    _out: OutDir,
+}
+
+fn start_under_load(tag: &str) -> UnderLoad {
+    let out = OutDir::new(tag);
+    let args = [
+        "compare",
+        "--kernel",
+        "host",
+        "--arm",
+        "pfifo limit 256",
+        "--rounds",
+        "1",
+        "--baseline",
+        "2s",
+        "--warmup",
+        "1s",
+        "--measure",
+        "20s",
+        "--out",
+        out.0.to_str().expect("utf-8 path"),
+    ];
     let mut child = Command::new(BIN)
-        .args([
-            "compare",
-            "--kernel",
-            "host",
-            "--arm",
-            "pfifo limit 256",
-            "--rounds",
-            "1",
-            "--baseline",
-            "2s",
-            "--warmup",
-            "1s",
-            "--measure",
-            "20s",
-            "--out",
-            out.0.to_str().unwrap(),
-        ])
+        .args(&args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    let pid = child.id() as i32;
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
     let mut run_id = None;
     let mut seen = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(60);
-    // Wait until the scenario is under load, then interrupt it.
     for line in lines.by_ref() {
         let line = line.unwrap_or_default();
         seen.push(line.clone());
@@ -442,11 +447,28 @@ fn privileged_sigint_mid_scenario_cleans_up_with_receipts() {
         3,
         "the scenario's namespaces exist mid-run"
     );
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(pid),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
+    UnderLoad {
+        child,
+        pid,
+        run_id,
+        lines,
+        _out: out,
+    }
+}
+
+#[test]
+fn privileged_sigint_mid_scenario_cleans_up_with_receipts() {
+    if !require_privileged("privileged_sigint_mid_scenario_cleans_up_with_receipts") {
+        return;
+    }
+    let UnderLoad {
+        mut child,
+        pid,
+        run_id,
+        lines,
+        _out,
+    } = start_under_load("sigint");
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
     let rest: Vec<String> = lines.map_while(Result::ok).collect();
     let status = child.wait().unwrap();
     let stderr = rest.join("\n");
@@ -566,4 +588,44 @@ fn guest_subcommand_runs_one_program_and_returns_its_status() {
         Duration::from_secs(90),
     );
     assert_eq!(code, 3, "the program's exit status comes back: {err}");
+}
+
+#[test]
+fn privileged_sigkill_then_cleanup_leaves_nothing() {
+    if !require_privileged("privileged_sigkill_then_cleanup_leaves_nothing") {
+        return;
+    }
+    let UnderLoad {
+        mut child,
+        pid,
+        run_id,
+        _out,
+        ..
+    } = start_under_load("sigkill");
+    // Our own child, by pid: no teardown can run in it.
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL).unwrap();
+    child.wait().unwrap();
+    assert_eq!(
+        namespaces_of(&run_id).len(),
+        3,
+        "a SIGKILLed run leaves its namespaces"
+    );
+    let state = format!("/run/netlab/{run_id}.json");
+    assert!(
+        Path::new(&state).exists(),
+        "a SIGKILLed run leaves its state file"
+    );
+    let (code, out, err) = run_bounded(&["cleanup"], Duration::from_secs(60));
+    assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
+    assert!(out.contains(&format!("run {run_id}")), "{out}");
+    for role in ["a", "r", "b"] {
+        let name = format!("nl-{run_id}-1-{role}");
+        assert!(out.contains(&name), "no receipt for {name}:\n{out}");
+    }
+    assert!(
+        namespaces_of(&run_id).is_empty(),
+        "leftovers: {:?}",
+        namespaces_of(&run_id)
+    );
+    assert!(!Path::new(&state).exists(), "state file left");
 }
