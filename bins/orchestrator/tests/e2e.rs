@@ -418,7 +418,7 @@ fn start_under_load(tag: &str) -> UnderLoad {
         out.0.to_str().expect("utf-8 path"),
     ];
     let mut child = Command::new(BIN)
-        .args(&args)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
