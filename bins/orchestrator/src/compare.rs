@@ -58,16 +58,6 @@ pub fn main(a: &CompareArgs) -> u8 {
             return 1;
         }
     };
-    if matches!(plan, KernelPlan::Uml { .. })
-        && (out.starts_with("/tmp") || out.starts_with("/run"))
-    {
-        eprintln!(
-            "orchestrator compare: --out {} is under /tmp or /run, which the guest kernel mounts over with tmpfs, so its results would not reach this folder; choose another folder",
-            out.display()
-        );
-        let _ = std::fs::remove_dir(&out);
-        return 2;
-    }
     let mut cfg = cfg;
     cfg.out = out;
     match plan {
@@ -456,6 +446,8 @@ fn run_in_guest(
         .inherit_all_env()
         .env(REASON_ENV, because)
         .current_dir(cwd)
+        // Results go straight into --out, even under the guest's tmpfs /tmp.
+        .share_dir(&cfg.out)
         .stream_output(true);
     let running = match guest.spawn() {
         Ok(r) => r,

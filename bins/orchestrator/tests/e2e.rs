@@ -17,9 +17,9 @@ struct OutDir(PathBuf);
 
 impl OutDir {
     fn new(tag: &str) -> OutDir {
-        // Not under /tmp: the guest kernel mounts a tmpfs there.
-        let p = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("netlab-e2e-{tag}-{}", std::process::id()));
+        // Under /tmp on purpose: the guest mounts a tmpfs there, and results
+        // must still reach this folder (netlab-guest shares it back).
+        let p = std::env::temp_dir().join(format!("netlab-e2e-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&p);
         OutDir(p)
     }

@@ -71,6 +71,7 @@ pub struct Guest {
     args: Vec<String>,
     env: Vec<(String, String)>,
     cwd: Option<PathBuf>,
+    shared_dirs: Vec<PathBuf>,
     init: Option<PathBuf>,
     init_args: Vec<String>,
     kernel_params: Vec<String>,
@@ -141,6 +142,7 @@ impl Guest {
                 ),
             ],
             cwd: None,
+            shared_dirs: Vec::new(),
             init: None,
             init_args: Vec::new(),
             kernel_params: Vec::new(),
@@ -224,6 +226,15 @@ impl Guest {
                 self = self.env(k, v);
             }
         }
+        self
+    }
+
+    /// Keeps an existing host folder under `/tmp` or `/run` visible, at the
+    /// same path, inside the guest (whose `/tmp` and `/run` are tmpfs):
+    /// init bind-mounts it back over the tmpfs, so what the program writes
+    /// there lands in the host folder. Folders elsewhere are visible anyway.
+    pub fn share_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.shared_dirs.push(dir.into());
         self
     }
 
@@ -343,6 +354,12 @@ impl Guest {
             args: self.args.clone(),
             env: self.env.clone(),
             cwd,
+            shared_dirs: self
+                .shared_dirs
+                .iter()
+                .filter(|d| hidden_in_guest(d))
+                .cloned()
+                .collect(),
         };
         let spec_path = dir.path.join(files::SPEC);
         let json = serde_json::to_vec_pretty(&spec).expect("spec serializes");

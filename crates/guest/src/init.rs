@@ -137,8 +137,21 @@ fn prepare_and_run(spec_path: &Path, dir: &Path, report: &mut InitReport) -> Res
     }
     let out = append(&dir.join(files::STDOUT))?;
     let err = append(&dir.join(files::STDERR))?;
+    // Shared host folders are opened before the tmpfs mounts hide them.
+    let shared = spec
+        .shared_dirs
+        .iter()
+        .map(|d| {
+            File::open(d)
+                .map(|f| (d.clone(), f))
+                .map_err(|e| format!("cannot open shared folder {}: {e}", d.display()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
 
     mount_all(report)?;
+    for (path, dir_file) in &shared {
+        bind_back(path, dir_file)?;
+    }
     report.release = std::fs::read_to_string("/proc/sys/kernel/osrelease")
         .ok()
         .map(|s| s.trim().to_owned());
@@ -229,6 +242,28 @@ fn mount_all(report: &mut InitReport) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Bind-mounts the host folder opened as `dir_file` back at `path`, over the
+/// guest's tmpfs (the mount point is created inside that tmpfs).
+fn bind_back(path: &Path, dir_file: &File) -> Result<(), String> {
+    use std::os::fd::AsRawFd;
+    std::fs::create_dir_all(path).map_err(|e| {
+        format!(
+            "creating the mount point {} in the guest: {e}",
+            path.display()
+        )
+    })?;
+    let source = format!("/proc/self/fd/{}", dir_file.as_raw_fd());
+    ensure_pid1();
+    mount(
+        Some(source.as_str()),
+        path,
+        None::<&str>,
+        MsFlags::MS_BIND,
+        None::<&str>,
+    )
+    .map_err(|e| format!("bind-mounting the shared folder {}: {e}", path.display()))
 }
 
 fn load_module(path: &Path) -> ModuleOutcome {

@@ -52,6 +52,10 @@ pub struct InitSpec {
     pub env: Vec<(String, String)>,
     /// Working directory of the program.
     pub cwd: PathBuf,
+    /// Host folders under `/tmp` or `/run` that stay visible at the same
+    /// path inside the guest (bind-mounted over the guest's tmpfs).
+    #[serde(default)]
+    pub shared_dirs: Vec<PathBuf>,
 }
 
 /// How the program (or the kernel process) ended.

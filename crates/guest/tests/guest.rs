@@ -363,3 +363,23 @@ fn guest_streams_output_live() {
         done.duration_since(first)
     );
 }
+
+#[test]
+fn guest_shared_tmp_folder_reaches_the_host() {
+    if !guest_or_skip("guest_shared_tmp_folder_reaches_the_host", &[]) {
+        return;
+    }
+    // A host folder under /tmp, which the guest's own tmpfs would hide.
+    let dir = std::env::temp_dir().join(format!("netlab-guest-share-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("written-inside.txt");
+    let o = Guest::new("/bin/sh")
+        .args(["-c", &format!("echo from-the-guest > {}", file.display())])
+        .share_dir(&dir)
+        .run()
+        .unwrap();
+    let seen = std::fs::read_to_string(&file);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(o.status, GuestStatus::Exited(0), "{o:#?}");
+    assert_eq!(seen.unwrap().trim(), "from-the-guest");
+}
