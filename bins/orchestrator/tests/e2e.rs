@@ -31,22 +31,37 @@ impl Drop for OutDir {
     }
 }
 
-/// `compare` with 1 round of short phases (1 s / 1 s / 4 s) into `out`, plus `extra`.
-fn short_compare<'a>(out: &'a OutDir, extra: &[&'a str]) -> Vec<&'a str> {
+/// `compare` into `out` with the given rounds, baseline and measured window
+/// (warm-up 1 s), plus `extra`.
+fn compare_args<'a>(
+    out: &'a OutDir,
+    rounds: &'a str,
+    baseline: &'a str,
+    measure: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
     let mut v = vec![
         "compare",
         "--rounds",
-        "1",
+        rounds,
         "--baseline",
-        "1s",
+        baseline,
         "--warmup",
         "1s",
-        "--measure",
-        "4s",
     ];
-    v.extend_from_slice(&["--out", out.0.to_str().expect("utf-8 path")]);
+    v.extend_from_slice(&[
+        "--measure",
+        measure,
+        "--out",
+        out.0.to_str().expect("utf-8 path"),
+    ]);
     v.extend_from_slice(extra);
     v
+}
+
+/// `compare` with 1 round of short phases (1 s / 1 s / 4 s) into `out`, plus `extra`.
+fn short_compare<'a>(out: &'a OutDir, extra: &[&'a str]) -> Vec<&'a str> {
+    compare_args(out, "1", "1s", "4s", extra)
 }
 
 fn run_bounded(args: &[&str], limit: Duration) -> (i32, String, String) {
@@ -400,23 +415,13 @@ struct UnderLoad {
 
 fn start_under_load(tag: &str) -> UnderLoad {
     let out = OutDir::new(tag);
-    let args = [
-        "compare",
-        "--kernel",
-        "host",
-        "--arm",
-        "pfifo limit 256",
-        "--rounds",
+    let args = compare_args(
+        &out,
         "1",
-        "--baseline",
         "2s",
-        "--warmup",
-        "1s",
-        "--measure",
         "20s",
-        "--out",
-        out.0.to_str().expect("utf-8 path"),
-    ];
+        &["--kernel", "host", "--arm", "pfifo limit 256"],
+    );
     let mut child = Command::new(BIN)
         .args(args)
         .stdin(Stdio::null())
@@ -505,28 +510,21 @@ fn privileged_failed_scenario_is_recorded_cleaned_and_the_run_goes_on() {
     // made, in every scenario; each failure is recorded, cleaned up, and
     // the run goes on to the next one and exits 1 at the end.
     let out = OutDir::new("failing");
-    let (code, stdout, err) = run_bounded(
+    let args = compare_args(
+        &out,
+        "2",
+        "1s",
+        "2s",
         &[
-            "compare",
             "--kernel",
             "host",
             "--arm",
             "pfifo limit 256",
-            "--rounds",
-            "2",
             "--cc",
             "no_such_cc",
-            "--baseline",
-            "1s",
-            "--warmup",
-            "1s",
-            "--measure",
-            "2s",
-            "--out",
-            out.0.to_str().unwrap(),
         ],
-        Duration::from_secs(120),
     );
+    let (code, stdout, err) = run_bounded(&args, Duration::from_secs(120));
     assert_eq!(code, 1, "stdout:\n{stdout}\nstderr:\n{err}");
     let r: Value =
         serde_json::from_str(&std::fs::read_to_string(out.0.join("results.json")).unwrap())
