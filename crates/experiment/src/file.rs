@@ -1,0 +1,167 @@
+//! The experiment file as written: TOML tables and strings with units
+//! (`"3s"`, `"5mbit"`, `"16kb"`), every key optional where a default exists.
+//! Unknown keys are refused (`deny_unknown_fields`) so a typo never silently
+//! falls back to a default.
+//!
+//! [`crate::Experiment::to_file`] writes the fully resolved form back, with
+//! every default spelled out, so `--print-experiment` shows what runs.
+
+use serde::{Deserialize, Serialize};
+
+/// The whole file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentFile {
+    /// A short name (results folders and titles carry it).
+    pub name: Option<String>,
+    /// What the experiment shows, in a sentence or two.
+    pub description: Option<String>,
+    /// Rounds: every sweep point runs every arm this many times.
+    pub rounds: Option<u32>,
+    /// `auto`, `host` or `uml`.
+    pub kernel: Option<String>,
+    /// Seed of everything random in the run (netem jitter/loss, bootstrap).
+    pub seed: Option<u64>,
+    /// Arms in tc words, in the order they run within a round.
+    pub arms: Option<Vec<String>>,
+    /// Phases of each scenario.
+    pub timeline: Option<TimelineFile>,
+    /// The bottleneck(s) and the base RTT.
+    pub path: Option<PathFile>,
+    /// TCP flows; absent means the method's single Reno upload.
+    pub flows: Option<Vec<FlowFile>>,
+    /// Latency probes; absent means the stop-and-wait probe.
+    pub probes: Option<Vec<ProbeFile>>,
+    /// tcp_info and qdisc sampling.
+    pub sampling: Option<SamplingFile>,
+    /// The ECN capture on B.
+    pub capture: Option<CaptureFile>,
+    /// Lists of values that multiply into a grid of points.
+    pub sweep: Option<SweepFile>,
+}
+
+/// `[timeline]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimelineFile {
+    /// Probe-only phase.
+    pub baseline: Option<String>,
+    /// Load before the measured window.
+    pub warmup: Option<String>,
+    /// The measured window.
+    pub measure: Option<String>,
+}
+
+/// `[path]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathFile {
+    /// Round-trip delay added by netem on R's non-bottleneck side.
+    pub base_rtt: Option<String>,
+    /// netem jitter (split like the delay); off by default.
+    pub jitter: Option<String>,
+    /// netem random loss in percent, per direction; off by default.
+    pub loss_percent: Option<f64>,
+    /// Upload bottleneck: R's egress toward B.
+    pub up: Option<ShaperFile>,
+    /// Download bottleneck: R's egress toward A.
+    pub down: Option<ShaperFile>,
+}
+
+/// `[path.up]` / `[path.down]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShaperFile {
+    /// `false` leaves this direction unshaped (no TBF, no arm).
+    pub shaped: Option<bool>,
+    /// TBF rate, e.g. `"5mbit"`.
+    pub rate: Option<String>,
+    /// TBF burst, e.g. `"16kb"`.
+    pub burst: Option<String>,
+    /// TBF limit, e.g. `"64kb"`.
+    pub limit: Option<String>,
+}
+
+/// `[[flows]]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowFile {
+    /// `up` (A sends to B) or `down` (B sends to A).
+    pub direction: Option<String>,
+    /// Congestion control of the sender.
+    pub cc: Option<String>,
+    /// ECN on this flow (the `tcp_ecn` sysctl of its sender's end).
+    pub ecn: Option<bool>,
+    /// Start offset inside the load phase.
+    pub start: Option<String>,
+    /// Stop offset inside the load phase (absent: until the end).
+    pub stop: Option<String>,
+    /// TCP port (absent: the next free one from 46020).
+    pub port: Option<u16>,
+    /// Sender write size in bytes.
+    pub block_size: Option<u32>,
+}
+
+/// `[[probes]]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProbeFile {
+    /// `stop-and-wait` or `isochronous`.
+    pub kind: Option<String>,
+    /// UDP port of its echo.
+    pub port: Option<u16>,
+    /// Spacing between requests.
+    pub interval: Option<String>,
+    /// No reply within this is a timeout (censored).
+    pub timeout: Option<String>,
+    /// Request cap (stop-and-wait only).
+    pub max_requests: Option<u32>,
+}
+
+/// `[sampling]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SamplingFile {
+    /// tcp_info and qdisc sampling interval.
+    pub interval: Option<String>,
+}
+
+/// `[capture]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureFile {
+    /// Frame cap.
+    pub frames: Option<u64>,
+    /// Deadline from the capture's start.
+    pub deadline: Option<String>,
+}
+
+/// `[sweep]`: each present list is one axis of the grid.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepFile {
+    /// Upload bottleneck rates.
+    pub rate: Option<Vec<String>>,
+    /// Download bottleneck rates.
+    pub down_rate: Option<Vec<String>>,
+    /// Base RTTs.
+    pub base_rtt: Option<Vec<String>>,
+    /// Copies of every declared flow (1 = as declared).
+    pub flows: Option<Vec<u32>>,
+    /// Congestion control of every flow.
+    pub cc: Option<Vec<String>>,
+    /// Values of one arm word, for the arms of one kind.
+    pub arm: Option<Vec<ArmWordSweepFile>>,
+}
+
+/// `[[sweep.arm]]`: e.g. `kind = "fq_codel"`, `word = "target"`, `values = ["5ms", "10ms"]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArmWordSweepFile {
+    /// Qdisc kind whose arms take the word.
+    pub kind: String,
+    /// The tc word (an option that takes a value).
+    pub word: String,
+    /// Its values, in tc's spelling.
+    pub values: Vec<String>,
+}

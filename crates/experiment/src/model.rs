@@ -1,0 +1,403 @@
+//! The resolved experiment: every default filled in, every value typed and
+//! checked. Built by [`crate::parse`] (or [`Experiment::default`], the
+//! method's experiment) and written back by [`Experiment::to_file`].
+
+use std::time::Duration;
+
+use netlab_qdisc::{Arm, Rate, Size, Tbf};
+
+use crate::units::format_duration;
+
+/// The arms of the method's experiment (docs/method.md §2).
+pub const DEFAULT_ARMS: [&str; 2] = [
+    "pfifo limit 256",
+    "fq_codel limit 256 memory_limit 1048576 target 5ms interval 100ms ecn",
+];
+/// Default TCP port of the first flow.
+pub const DEFAULT_TCP_PORT: u16 = 46020;
+/// Default UDP port of the stop-and-wait probe's echo.
+pub const DEFAULT_PROBE_PORT: u16 = 46021;
+/// Default UDP port of the isochronous probe's echo.
+pub const DEFAULT_ISO_PROBE_PORT: u16 = 46022;
+/// Ports given to flows without one (after the first) start here.
+pub const AUTO_PORT_BASE: u16 = 46100;
+/// Default sender write size.
+pub const DEFAULT_BLOCK_SIZE: u32 = 16384;
+
+/// Which kernel runs the experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KernelChoice {
+    /// The host kernel if it has everything needed, else the guest.
+    #[default]
+    Auto,
+    /// The running kernel; refused when it lacks something.
+    Host,
+    /// Always the pinned user-mode-linux guest.
+    Uml,
+}
+
+impl KernelChoice {
+    /// The word used in files and flags.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KernelChoice::Auto => "auto",
+            KernelChoice::Host => "host",
+            KernelChoice::Uml => "uml",
+        }
+    }
+
+    /// Reads `auto`, `host` or `uml`.
+    pub fn parse(text: &str) -> Option<KernelChoice> {
+        match text {
+            "auto" => Some(KernelChoice::Auto),
+            "host" => Some(KernelChoice::Host),
+            "uml" => Some(KernelChoice::Uml),
+            _ => None,
+        }
+    }
+}
+
+/// The phases of one scenario, measured from t0 (docs/method.md §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeline {
+    /// Probe-only phase `[0, baseline)`; the senders start at its end.
+    pub baseline: Duration,
+    /// Load before the measured window, excluded from goodput.
+    pub warmup: Duration,
+    /// The measured load window.
+    pub measure: Duration,
+}
+
+impl Default for Timeline {
+    fn default() -> Self {
+        Timeline {
+            baseline: Duration::from_secs(3),
+            warmup: Duration::from_secs(3),
+            measure: Duration::from_secs(12),
+        }
+    }
+}
+
+impl Timeline {
+    /// Start of the load phase (senders start here).
+    pub fn load_start(&self) -> Duration {
+        self.baseline
+    }
+    /// Start of the measured window.
+    pub fn window_start(&self) -> Duration {
+        self.baseline + self.warmup
+    }
+    /// End of the measured window; the receivers close here.
+    pub fn end(&self) -> Duration {
+        self.baseline + self.warmup + self.measure
+    }
+    /// Length of the load phase (warm-up + measured window).
+    pub fn load_len(&self) -> Duration {
+        self.warmup + self.measure
+    }
+}
+
+/// Direction of a flow or a bottleneck.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Direction {
+    /// A sends to B through R's egress toward B.
+    Up,
+    /// B sends to A through R's egress toward A.
+    Down,
+}
+
+impl Direction {
+    /// `up` or `down`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Up => "up",
+            Direction::Down => "down",
+        }
+    }
+}
+
+/// The path between A and B.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathSpec {
+    /// Round-trip delay added by netem (half on each direction, on R's
+    /// interfaces that are not a bottleneck's egress).
+    pub base_rtt: Duration,
+    /// netem jitter, split like the delay.
+    pub jitter: Duration,
+    /// netem random loss, percent per direction.
+    pub loss_percent: f64,
+    /// Upload bottleneck (R's egress toward B); `None` = unshaped.
+    pub up: Option<Tbf>,
+    /// Download bottleneck (R's egress toward A); `None` = unshaped.
+    pub down: Option<Tbf>,
+}
+
+impl Default for PathSpec {
+    fn default() -> Self {
+        PathSpec {
+            base_rtt: Duration::ZERO,
+            jitter: Duration::ZERO,
+            loss_percent: 0.0,
+            up: Some(default_tbf()),
+            down: None,
+        }
+    }
+}
+
+impl PathSpec {
+    /// Whether netem is needed (any delay, jitter or loss).
+    pub fn needs_netem(&self) -> bool {
+        !self.base_rtt.is_zero() || !self.jitter.is_zero() || self.loss_percent > 0.0
+    }
+
+    /// The bottleneck of one direction.
+    pub fn shaper(&self, dir: Direction) -> Option<&Tbf> {
+        match dir {
+            Direction::Up => self.up.as_ref(),
+            Direction::Down => self.down.as_ref(),
+        }
+    }
+}
+
+/// The method's bottleneck: `tbf rate 5mbit burst 16kb limit 64kb`.
+pub fn default_tbf() -> Tbf {
+    Tbf {
+        rate: Rate(5_000_000),
+        burst: Size(16 * 1024),
+        limit: Size(64 * 1024),
+    }
+}
+
+/// One arm: the words as given and what they parse to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArmSpec {
+    /// tc words, e.g. `fq_codel limit 256 target 5ms interval 100ms ecn`.
+    pub words: String,
+    /// The parsed arm.
+    pub arm: Arm,
+}
+
+impl ArmSpec {
+    /// Parses tc words.
+    pub fn parse(words: &str) -> Result<ArmSpec, netlab_qdisc::QdiscError> {
+        let words = words.split_whitespace().collect::<Vec<_>>().join(" ");
+        Ok(ArmSpec {
+            arm: Arm::parse(&words)?,
+            words,
+        })
+    }
+}
+
+/// One TCP flow.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlowSpec {
+    /// Who sends.
+    pub direction: Direction,
+    /// Congestion control of the sender.
+    pub cc: String,
+    /// ECN (`tcp_ecn=1`) at the sender's end.
+    pub ecn: bool,
+    /// Start offset from the load phase's start.
+    pub start: Duration,
+    /// Stop offset from the load phase's start; `None` = until the end.
+    pub stop: Option<Duration>,
+    /// TCP port (the receiver listens on it).
+    pub port: u16,
+    /// Sender write size.
+    pub block_size: u32,
+}
+
+impl Default for FlowSpec {
+    fn default() -> Self {
+        FlowSpec {
+            direction: Direction::Up,
+            cc: "reno".to_string(),
+            ecn: true,
+            start: Duration::ZERO,
+            stop: None,
+            port: DEFAULT_TCP_PORT,
+            block_size: DEFAULT_BLOCK_SIZE,
+        }
+    }
+}
+
+/// Which probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ProbeKind {
+    /// One request outstanding (docs/method.md §5).
+    StopAndWait,
+    /// A request every interval on a fixed schedule.
+    Isochronous,
+}
+
+impl ProbeKind {
+    /// `stop-and-wait` or `isochronous`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProbeKind::StopAndWait => "stop-and-wait",
+            ProbeKind::Isochronous => "isochronous",
+        }
+    }
+}
+
+/// One latency probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProbeSpec {
+    /// Which probe.
+    pub kind: ProbeKind,
+    /// UDP port of its echo in B.
+    pub port: u16,
+    /// Spacing between requests.
+    pub interval: Duration,
+    /// No reply within this: a timeout, censored at this bound.
+    pub timeout: Duration,
+    /// Request cap (stop-and-wait).
+    pub max_requests: Option<u32>,
+}
+
+impl ProbeSpec {
+    /// The method's stop-and-wait probe.
+    pub fn stop_and_wait() -> ProbeSpec {
+        ProbeSpec {
+            kind: ProbeKind::StopAndWait,
+            port: DEFAULT_PROBE_PORT,
+            interval: Duration::from_millis(200),
+            timeout: Duration::from_secs(1),
+            max_requests: Some(100),
+        }
+    }
+
+    /// The isochronous probe with its defaults (20 ms).
+    pub fn isochronous() -> ProbeSpec {
+        ProbeSpec {
+            kind: ProbeKind::Isochronous,
+            port: DEFAULT_ISO_PROBE_PORT,
+            interval: Duration::from_millis(20),
+            timeout: Duration::from_secs(1),
+            max_requests: None,
+        }
+    }
+}
+
+/// The ECN capture on B.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CaptureSpec {
+    /// Frame cap.
+    pub frames: u64,
+    /// Deadline from the capture's start.
+    pub deadline: Duration,
+}
+
+/// One value of one sweep axis.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AxisValue {
+    /// Upload bottleneck rate.
+    Rate(netlab_qdisc::Rate),
+    /// Download bottleneck rate.
+    DownRate(netlab_qdisc::Rate),
+    /// Base RTT.
+    BaseRtt(Duration),
+    /// Copies of every declared flow.
+    Flows(u32),
+    /// Congestion control of every flow.
+    Cc(String),
+    /// One arm word's value for the arms of one kind.
+    ArmWord {
+        /// Qdisc kind.
+        kind: String,
+        /// The word.
+        word: String,
+        /// Its value.
+        value: String,
+    },
+}
+
+impl AxisValue {
+    /// `rate=5mbit`, `base_rtt=20ms`, `fq_codel.target=5ms`.
+    pub fn label(&self) -> String {
+        match self {
+            AxisValue::Rate(r) => format!("rate={r}"),
+            AxisValue::DownRate(r) => format!("down_rate={r}"),
+            AxisValue::BaseRtt(d) => format!("base_rtt={}", format_duration(*d)),
+            AxisValue::Flows(n) => format!("flows={n}"),
+            AxisValue::Cc(c) => format!("cc={c}"),
+            AxisValue::ArmWord { kind, word, value } => format!("{kind}.{word}={value}"),
+        }
+    }
+}
+
+/// The sweep: axes in a fixed order (rate, down_rate, base_rtt, flows, cc,
+/// then the arm words in file order); the last axis varies fastest.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sweep {
+    /// Each axis: its values in file order.
+    pub axes: Vec<Vec<AxisValue>>,
+}
+
+/// A whole experiment, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Experiment {
+    /// Short name.
+    pub name: String,
+    /// What it shows.
+    pub description: String,
+    /// Rounds per sweep point.
+    pub rounds: u32,
+    /// Kernel choice.
+    pub kernel: KernelChoice,
+    /// Seed of everything random (recorded in results).
+    pub seed: u64,
+    /// Arms, in order within a round.
+    pub arms: Vec<ArmSpec>,
+    /// Phases.
+    pub timeline: Timeline,
+    /// Path.
+    pub path: PathSpec,
+    /// Flows as declared (a sweep may copy them).
+    pub flows: Vec<FlowSpec>,
+    /// Probes.
+    pub probes: Vec<ProbeSpec>,
+    /// tcp_info and qdisc sampling interval.
+    pub sample_interval: Duration,
+    /// ECN capture.
+    pub capture: CaptureSpec,
+    /// Sweep axes.
+    pub sweep: Sweep,
+}
+
+impl Default for Experiment {
+    /// The method's experiment: what `orchestrator compare` runs with no flags.
+    fn default() -> Self {
+        Experiment {
+            name: "seed".to_string(),
+            description: "pfifo vs fq_codel behind a 5 Mbit/s TBF, one Reno upload, \
+                          stop-and-wait UDP probe (docs/method.md)"
+                .to_string(),
+            rounds: 3,
+            kernel: KernelChoice::Auto,
+            seed: 1,
+            arms: DEFAULT_ARMS
+                .iter()
+                .map(|w| ArmSpec::parse(w).expect("default arms parse"))
+                .collect(),
+            timeline: Timeline::default(),
+            path: PathSpec::default(),
+            flows: vec![FlowSpec::default()],
+            probes: vec![ProbeSpec::stop_and_wait()],
+            sample_interval: Duration::from_millis(200),
+            capture: CaptureSpec {
+                frames: 50_000,
+                deadline: Duration::from_secs(25),
+            },
+            sweep: Sweep::default(),
+        }
+    }
+}
+
+impl Experiment {
+    /// The default capture deadline for a timeline: 25 s, or the end of the
+    /// scenario plus 7 s when that is later.
+    pub fn default_capture_deadline(timeline: &Timeline) -> Duration {
+        Duration::from_secs(25).max(timeline.end() + Duration::from_secs(7))
+    }
+}

@@ -1,0 +1,251 @@
+//! The plan: the ordered list of scenarios an experiment runs, each with
+//! every parameter resolved. A pure function of the [`Experiment`], so the
+//! order, the seeds and the grid are checked without root.
+//!
+//! Order: for each sweep point (the last axis varies fastest), for each
+//! round, every arm in the order given — arms alternate within a round,
+//! and nothing changes between rounds or depends on results.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use crate::model::{
+    ArmSpec, AxisValue, CaptureSpec, Experiment, FlowSpec, PathSpec, ProbeSpec, Sweep, Timeline,
+    AUTO_PORT_BASE,
+};
+
+/// One point of the sweep grid (the only point when there is no sweep).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// 1-based position in the grid.
+    pub index: u32,
+    /// The value of each axis at this point, in axis order.
+    pub values: Vec<AxisValue>,
+}
+
+impl Point {
+    /// `rate=5mbit base_rtt=20ms`, or `default` without a sweep.
+    pub fn label(&self) -> String {
+        if self.values.is_empty() {
+            "default".to_string()
+        } else {
+            self.values
+                .iter()
+                .map(AxisValue::label)
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
+    }
+}
+
+/// One scenario, every parameter resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioPlan {
+    /// 1-based position in execution order.
+    pub index: u32,
+    /// The sweep point.
+    pub point: Point,
+    /// Round (1-based).
+    pub round: u32,
+    /// Index of the arm in the experiment's list.
+    pub arm_index: usize,
+    /// The arm, with any swept word applied.
+    pub arm: ArmSpec,
+    /// Phases.
+    pub timeline: Timeline,
+    /// Path at this point.
+    pub path: PathSpec,
+    /// Flows at this point (copied, cc set, ports assigned).
+    pub flows: Vec<FlowSpec>,
+    /// Probes.
+    pub probes: Vec<ProbeSpec>,
+    /// tcp_info and qdisc sampling interval.
+    pub sample_interval: Duration,
+    /// ECN capture.
+    pub capture: CaptureSpec,
+    /// Seed of this scenario's randomness (netem), from the experiment's seed.
+    pub seed: u64,
+}
+
+/// What the kernel must offer for a plan to run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Requirements {
+    /// Qdisc kinds (`tbf`, the arms' kinds, `netem` when a delay is set).
+    pub qdiscs: BTreeSet<String>,
+    /// Congestion controls.
+    pub ccs: BTreeSet<String>,
+}
+
+/// The whole plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// The grid's points, in order.
+    pub points: Vec<Point>,
+    /// Scenarios in execution order.
+    pub scenarios: Vec<ScenarioPlan>,
+}
+
+/// Number of points in a sweep grid (1 without a sweep).
+pub fn point_count(sweep: &Sweep) -> usize {
+    sweep.axes.iter().map(Vec::len).product()
+}
+
+/// The grid in order: the first axis varies slowest, the last fastest.
+pub fn points(sweep: &Sweep) -> Vec<Point> {
+    let mut out: Vec<Vec<AxisValue>> = vec![Vec::new()];
+    for axis in &sweep.axes {
+        out = out
+            .into_iter()
+            .flat_map(|prefix| {
+                axis.iter().map(move |v| {
+                    let mut p = prefix.clone();
+                    p.push(v.clone());
+                    p
+                })
+            })
+            .collect();
+    }
+    out.into_iter()
+        .enumerate()
+        .map(|(i, values)| Point {
+            index: i as u32 + 1,
+            values,
+        })
+        .collect()
+}
+
+/// Sets `word value` in an arm's tc words: replaces the value after an
+/// existing `word`, or appends `word value`.
+pub fn set_arm_word(words: &str, word: &str, value: &str) -> String {
+    let mut w: Vec<&str> = words.split_whitespace().collect();
+    match w.iter().position(|x| *x == word) {
+        Some(i) if i + 1 < w.len() => w[i + 1] = value,
+        Some(_) => w.push(value),
+        None => {
+            w.push(word);
+            w.push(value);
+        }
+    }
+    w.join(" ")
+}
+
+/// SplitMix64: a small, well-known mixer, so seeds are reproducible
+/// everywhere without a dependency.
+pub fn splitmix64(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// Applies one point's values to the experiment's path, flows and arms.
+fn at_point(exp: &Experiment, point: &Point) -> (PathSpec, Vec<FlowSpec>, Vec<ArmSpec>) {
+    let mut path = exp.path.clone();
+    let mut flows = exp.flows.clone();
+    let mut arms = exp.arms.clone();
+    let mut copies = 1u32;
+    let mut cc: Option<&str> = None;
+    for v in &point.values {
+        match v {
+            AxisValue::Rate(r) => {
+                if let Some(t) = path.up.as_mut() {
+                    t.rate = *r;
+                }
+            }
+            AxisValue::DownRate(r) => {
+                if let Some(t) = path.down.as_mut() {
+                    t.rate = *r;
+                }
+            }
+            AxisValue::BaseRtt(d) => path.base_rtt = *d,
+            AxisValue::Flows(n) => copies = *n,
+            AxisValue::Cc(c) => cc = Some(c),
+            AxisValue::ArmWord { kind, word, value } => {
+                for a in arms.iter_mut().filter(|a| a.arm.kind() == kind) {
+                    // Checked when the sweep was resolved.
+                    if let Ok(spec) = ArmSpec::parse(&set_arm_word(&a.words, word, value)) {
+                        *a = spec;
+                    }
+                }
+            }
+        }
+    }
+    if let Some(cc) = cc {
+        for f in &mut flows {
+            f.cc = cc.to_string();
+        }
+    }
+    if copies > 1 {
+        let mut used: BTreeSet<u16> = flows.iter().map(|f| f.port).collect();
+        used.extend(exp.probes.iter().map(|p| p.port));
+        let mut next = AUTO_PORT_BASE;
+        let declared = flows.clone();
+        for _ in 1..copies {
+            for f in &declared {
+                while used.contains(&next) {
+                    next += 1;
+                }
+                let mut copy = f.clone();
+                copy.port = next;
+                used.insert(next);
+                flows.push(copy);
+            }
+        }
+    }
+    (path, flows, arms)
+}
+
+impl Experiment {
+    /// The plan: every scenario in execution order.
+    pub fn plan(&self) -> Plan {
+        let points = points(&self.sweep);
+        let mut scenarios = Vec::new();
+        for point in &points {
+            let (path, flows, arms) = at_point(self, point);
+            for round in 1..=self.rounds {
+                for (arm_index, arm) in arms.iter().enumerate() {
+                    let index = scenarios.len() as u32 + 1;
+                    scenarios.push(ScenarioPlan {
+                        index,
+                        point: point.clone(),
+                        round,
+                        arm_index,
+                        arm: arm.clone(),
+                        timeline: self.timeline,
+                        path: path.clone(),
+                        flows: flows.clone(),
+                        probes: self.probes.clone(),
+                        sample_interval: self.sample_interval,
+                        capture: self.capture,
+                        seed: splitmix64(self.seed ^ u64::from(index)),
+                    });
+                }
+            }
+        }
+        Plan { points, scenarios }
+    }
+
+    /// What the kernel must offer: qdisc kinds and congestion controls of
+    /// every planned scenario.
+    pub fn requirements(&self) -> Requirements {
+        let mut req = Requirements::default();
+        for s in self.plan().scenarios {
+            if s.path.up.is_some() || s.path.down.is_some() {
+                req.qdiscs.insert("tbf".to_string());
+                req.qdiscs.insert(s.arm.arm.kind().to_string());
+            }
+            if s.path.needs_netem() {
+                req.qdiscs.insert("netem".to_string());
+            }
+            req.ccs.extend(s.flows.iter().map(|f| f.cc.clone()));
+        }
+        req
+    }
+}
+
+impl Plan {
+    /// The sum of the scenarios' timelines (the floor of the run's wall time).
+    pub fn timeline_total(&self) -> Duration {
+        self.scenarios.iter().map(|s| s.timeline.end()).sum()
+    }
+}

@@ -1,0 +1,656 @@
+//! From the file as written to the resolved [`Experiment`], and back.
+//! Every refusal names the key (`flows[2].cc`) and says what is wrong.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use netlab_qdisc::{Rate, Size, Tbf};
+
+use crate::file::{
+    ArmWordSweepFile, CaptureFile, ExperimentFile, FlowFile, PathFile, ProbeFile, SamplingFile,
+    ShaperFile, SweepFile, TimelineFile,
+};
+use crate::model::{
+    default_tbf, ArmSpec, AxisValue, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice,
+    PathSpec, ProbeKind, ProbeSpec, Sweep, Timeline, AUTO_PORT_BASE, DEFAULT_TCP_PORT,
+};
+use crate::units::{format_duration, parse_duration};
+use crate::ExperimentError;
+
+/// Congestion controls Linux ships (built in or as `tcp_<name>` modules).
+/// A name outside this list is a typo; a name in it may still be missing
+/// from a given kernel, which the runner checks against the kernel's list.
+pub const KNOWN_CCS: &[&str] = &[
+    "reno",
+    "cubic",
+    "bbr",
+    "bic",
+    "cdg",
+    "dctcp",
+    "highspeed",
+    "htcp",
+    "hybla",
+    "illinois",
+    "lp",
+    "nv",
+    "scalable",
+    "vegas",
+    "veno",
+    "westwood",
+    "yeah",
+];
+
+/// Most rounds an experiment may ask for.
+pub const MAX_ROUNDS: u32 = 1000;
+/// Most scenarios (points × rounds × arms) one experiment may plan.
+pub const MAX_SCENARIOS: usize = 10_000;
+
+fn err(key: impl Into<String>, reason: impl Into<String>) -> ExperimentError {
+    ExperimentError::Key {
+        key: key.into(),
+        reason: reason.into(),
+    }
+}
+
+fn duration(
+    key: &str,
+    text: &Option<String>,
+    default: Duration,
+    zero_ok: bool,
+) -> Result<Duration, ExperimentError> {
+    match text {
+        None => Ok(default),
+        Some(t) => parse_duration(t, zero_ok).map_err(|e| err(key, e)),
+    }
+}
+
+fn rate(key: &str, text: &str) -> Result<Rate, ExperimentError> {
+    Rate::parse(text).map_err(|e| err(key, e.to_string()))
+}
+
+fn size(key: &str, text: &str) -> Result<Size, ExperimentError> {
+    Size::parse(text).map_err(|e| err(key, e.to_string()))
+}
+
+/// Checks a congestion control name against [`KNOWN_CCS`].
+pub fn check_cc(key: &str, cc: &str) -> Result<(), ExperimentError> {
+    if KNOWN_CCS.contains(&cc) {
+        Ok(())
+    } else {
+        Err(err(
+            key,
+            format!(
+                "unknown congestion control {cc:?} (known: {})",
+                KNOWN_CCS.join(", ")
+            ),
+        ))
+    }
+}
+
+impl Experiment {
+    /// Resolves a parsed file: defaults filled in, every value checked.
+    pub fn from_file(f: &ExperimentFile) -> Result<Experiment, ExperimentError> {
+        let d = Experiment::default();
+        let rounds = f.rounds.unwrap_or(d.rounds);
+        if rounds == 0 || rounds > MAX_ROUNDS {
+            return Err(err("rounds", format!("must be between 1 and {MAX_ROUNDS}")));
+        }
+        let kernel = match &f.kernel {
+            None => d.kernel,
+            Some(k) => KernelChoice::parse(k)
+                .ok_or_else(|| err("kernel", format!("{k:?}: expected auto, host or uml")))?,
+        };
+        let arms = match &f.arms {
+            None => d.arms.clone(),
+            Some(list) => {
+                if list.is_empty() {
+                    return Err(err("arms", "at least one arm is needed"));
+                }
+                list.iter()
+                    .enumerate()
+                    .map(|(i, w)| {
+                        ArmSpec::parse(w).map_err(|e| err(format!("arms[{i}]"), e.to_string()))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?
+            }
+        };
+        let timeline = resolve_timeline(f.timeline.as_ref().unwrap_or(&TimelineFile::default()))?;
+        let path = resolve_path(f.path.as_ref().unwrap_or(&PathFile::default()))?;
+        let flows = match &f.flows {
+            None => d.flows.clone(),
+            Some(list) => resolve_flows(list, &timeline)?,
+        };
+        let probes = match &f.probes {
+            None => d.probes.clone(),
+            Some(list) => resolve_probes(list)?,
+        };
+        check_ports(&flows, &probes)?;
+        let sampling = f.sampling.clone().unwrap_or_default();
+        let sample_interval = duration(
+            "sampling.interval",
+            &sampling.interval,
+            d.sample_interval,
+            false,
+        )?;
+        if sample_interval < Duration::from_millis(10) {
+            return Err(err("sampling.interval", "must be at least 10ms"));
+        }
+        let capture = resolve_capture(
+            f.capture.as_ref().unwrap_or(&CaptureFile::default()),
+            &timeline,
+        )?;
+        let sweep = resolve_sweep(
+            f.sweep.as_ref().unwrap_or(&SweepFile::default()),
+            &arms,
+            &path,
+        )?;
+        let exp = Experiment {
+            name: f.name.clone().unwrap_or(d.name),
+            description: f.description.clone().unwrap_or(d.description),
+            rounds,
+            kernel,
+            seed: f.seed.unwrap_or(d.seed),
+            arms,
+            timeline,
+            path,
+            flows,
+            probes,
+            sample_interval,
+            capture,
+            sweep,
+        };
+        if exp.name.is_empty()
+            || !exp
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        {
+            return Err(err("name", "use letters, digits, '-', '_' or '.'"));
+        }
+        let n = crate::plan::point_count(&exp.sweep) * exp.rounds as usize * exp.arms.len();
+        if n > MAX_SCENARIOS {
+            return Err(err(
+                "sweep",
+                format!("{n} scenarios planned; at most {MAX_SCENARIOS}"),
+            ));
+        }
+        Ok(exp)
+    }
+
+    /// The file form with every default spelled out (what `--print-experiment`
+    /// prints); [`Experiment::from_file`] reads it back to the same experiment.
+    pub fn to_file(&self) -> ExperimentFile {
+        let shaper = |t: &Option<Tbf>| match t {
+            None => ShaperFile {
+                shaped: Some(false),
+                ..ShaperFile::default()
+            },
+            Some(t) => ShaperFile {
+                shaped: Some(true),
+                rate: Some(t.rate.to_string()),
+                burst: Some(t.burst.to_string()),
+                limit: Some(t.limit.to_string()),
+            },
+        };
+        let mut sweep = SweepFile::default();
+        for axis in &self.sweep.axes {
+            let strings = |f: &dyn Fn(&AxisValue) -> Option<String>| {
+                Some(axis.iter().filter_map(f).collect::<Vec<_>>())
+            };
+            match axis.first() {
+                Some(AxisValue::Rate(_)) => {
+                    sweep.rate = strings(&|v| match v {
+                        AxisValue::Rate(r) => Some(r.to_string()),
+                        _ => None,
+                    })
+                }
+                Some(AxisValue::DownRate(_)) => {
+                    sweep.down_rate = strings(&|v| match v {
+                        AxisValue::DownRate(r) => Some(r.to_string()),
+                        _ => None,
+                    })
+                }
+                Some(AxisValue::BaseRtt(_)) => {
+                    sweep.base_rtt = strings(&|v| match v {
+                        AxisValue::BaseRtt(d) => Some(format_duration(*d)),
+                        _ => None,
+                    })
+                }
+                Some(AxisValue::Flows(_)) => {
+                    sweep.flows = Some(
+                        axis.iter()
+                            .filter_map(|v| match v {
+                                AxisValue::Flows(n) => Some(*n),
+                                _ => None,
+                            })
+                            .collect(),
+                    )
+                }
+                Some(AxisValue::Cc(_)) => {
+                    sweep.cc = strings(&|v| match v {
+                        AxisValue::Cc(c) => Some(c.clone()),
+                        _ => None,
+                    })
+                }
+                Some(AxisValue::ArmWord { kind, word, .. }) => sweep
+                    .arm
+                    .get_or_insert_with(Vec::new)
+                    .push(ArmWordSweepFile {
+                        kind: kind.clone(),
+                        word: word.clone(),
+                        values: axis
+                            .iter()
+                            .filter_map(|v| match v {
+                                AxisValue::ArmWord { value, .. } => Some(value.clone()),
+                                _ => None,
+                            })
+                            .collect(),
+                    }),
+                None => {}
+            }
+        }
+        let has_sweep = sweep != SweepFile::default();
+        ExperimentFile {
+            name: Some(self.name.clone()),
+            description: Some(self.description.clone()),
+            rounds: Some(self.rounds),
+            kernel: Some(self.kernel.as_str().to_string()),
+            seed: Some(self.seed),
+            arms: Some(self.arms.iter().map(|a| a.words.clone()).collect()),
+            timeline: Some(TimelineFile {
+                baseline: Some(format_duration(self.timeline.baseline)),
+                warmup: Some(format_duration(self.timeline.warmup)),
+                measure: Some(format_duration(self.timeline.measure)),
+            }),
+            path: Some(PathFile {
+                base_rtt: Some(format_duration(self.path.base_rtt)),
+                jitter: Some(format_duration(self.path.jitter)),
+                loss_percent: Some(self.path.loss_percent),
+                up: Some(shaper(&self.path.up)),
+                down: Some(shaper(&self.path.down)),
+            }),
+            flows: Some(
+                self.flows
+                    .iter()
+                    .map(|fl| FlowFile {
+                        direction: Some(fl.direction.as_str().to_string()),
+                        cc: Some(fl.cc.clone()),
+                        ecn: Some(fl.ecn),
+                        start: Some(format_duration(fl.start)),
+                        stop: fl.stop.map(format_duration),
+                        port: Some(fl.port),
+                        block_size: Some(fl.block_size),
+                    })
+                    .collect(),
+            ),
+            probes: Some(
+                self.probes
+                    .iter()
+                    .map(|p| ProbeFile {
+                        kind: Some(p.kind.as_str().to_string()),
+                        port: Some(p.port),
+                        interval: Some(format_duration(p.interval)),
+                        timeout: Some(format_duration(p.timeout)),
+                        max_requests: p.max_requests,
+                    })
+                    .collect(),
+            ),
+            sampling: Some(SamplingFile {
+                interval: Some(format_duration(self.sample_interval)),
+            }),
+            capture: Some(CaptureFile {
+                frames: Some(self.capture.frames),
+                deadline: Some(format_duration(self.capture.deadline)),
+            }),
+            sweep: has_sweep.then_some(sweep),
+        }
+    }
+}
+
+fn resolve_timeline(t: &TimelineFile) -> Result<Timeline, ExperimentError> {
+    let d = Timeline::default();
+    Ok(Timeline {
+        baseline: duration("timeline.baseline", &t.baseline, d.baseline, false)?,
+        warmup: duration("timeline.warmup", &t.warmup, d.warmup, false)?,
+        measure: duration("timeline.measure", &t.measure, d.measure, false)?,
+    })
+}
+
+fn resolve_shaper(
+    key: &str,
+    s: Option<&ShaperFile>,
+    default: Option<Tbf>,
+) -> Result<Option<Tbf>, ExperimentError> {
+    let Some(s) = s else { return Ok(default) };
+    if s.shaped == Some(false) {
+        if s.rate.is_some() || s.burst.is_some() || s.limit.is_some() {
+            return Err(err(key, "shaped = false takes no rate, burst or limit"));
+        }
+        return Ok(None);
+    }
+    let base = default.unwrap_or_else(default_tbf);
+    let tbf = Tbf {
+        rate: match &s.rate {
+            Some(r) => rate(&format!("{key}.rate"), r)?,
+            None => base.rate,
+        },
+        burst: match &s.burst {
+            Some(b) => size(&format!("{key}.burst"), b)?,
+            None => base.burst,
+        },
+        limit: match &s.limit {
+            Some(l) => size(&format!("{key}.limit"), l)?,
+            None => base.limit,
+        },
+    };
+    tbf.validate().map_err(|e| err(key, e.to_string()))?;
+    Ok(Some(tbf))
+}
+
+fn resolve_path(p: &PathFile) -> Result<PathSpec, ExperimentError> {
+    let d = PathSpec::default();
+    let base_rtt = duration("path.base_rtt", &p.base_rtt, d.base_rtt, true)?;
+    if base_rtt > Duration::from_secs(10) {
+        return Err(err("path.base_rtt", "at most 10s"));
+    }
+    let jitter = duration("path.jitter", &p.jitter, d.jitter, true)?;
+    if jitter > base_rtt {
+        return Err(err("path.jitter", "must not exceed path.base_rtt"));
+    }
+    let loss_percent = p.loss_percent.unwrap_or(0.0);
+    if !(0.0..=100.0).contains(&loss_percent) {
+        return Err(err("path.loss_percent", "must be between 0 and 100"));
+    }
+    Ok(PathSpec {
+        base_rtt,
+        jitter,
+        loss_percent,
+        up: resolve_shaper("path.up", p.up.as_ref(), d.up)?,
+        down: resolve_shaper("path.down", p.down.as_ref(), d.down)?,
+    })
+}
+
+fn resolve_flows(list: &[FlowFile], timeline: &Timeline) -> Result<Vec<FlowSpec>, ExperimentError> {
+    if list.is_empty() {
+        return Err(err("flows", "at least one flow is needed"));
+    }
+    let load = timeline.load_len();
+    let mut flows = Vec::with_capacity(list.len());
+    for (i, f) in list.iter().enumerate() {
+        let key = |k: &str| format!("flows[{i}].{k}");
+        let d = FlowSpec::default();
+        let direction = match f.direction.as_deref() {
+            None | Some("up") => Direction::Up,
+            Some("down") => Direction::Down,
+            Some(other) => {
+                return Err(err(
+                    key("direction"),
+                    format!("{other:?}: expected up or down"),
+                ))
+            }
+        };
+        let cc = f.cc.clone().unwrap_or(d.cc);
+        check_cc(&key("cc"), &cc)?;
+        let start = duration(&key("start"), &f.start, Duration::ZERO, true)?;
+        if start >= load {
+            return Err(err(
+                key("start"),
+                format!(
+                    "must be inside the load phase ({} long)",
+                    format_duration(load)
+                ),
+            ));
+        }
+        let stop = match &f.stop {
+            None => None,
+            Some(t) => {
+                let s = parse_duration(t, false).map_err(|e| err(key("stop"), e))?;
+                if s <= start || s > load {
+                    return Err(err(
+                        key("stop"),
+                        format!("must be after start and at most {}", format_duration(load)),
+                    ));
+                }
+                Some(s)
+            }
+        };
+        let block_size = f.block_size.unwrap_or(d.block_size);
+        if block_size == 0 || block_size > 16 << 20 {
+            return Err(err(key("block_size"), "must be between 1 and 16777216"));
+        }
+        if f.port == Some(0) {
+            return Err(err(key("port"), "must be between 1 and 65535"));
+        }
+        flows.push(FlowSpec {
+            direction,
+            cc,
+            ecn: f.ecn.unwrap_or(d.ecn),
+            start,
+            stop,
+            port: f.port.unwrap_or(0),
+            block_size,
+        });
+    }
+    // Flows without a port: the first gets the method's port if it is free,
+    // the others the next free ones from AUTO_PORT_BASE.
+    let mut used: Vec<u16> = flows.iter().map(|f| f.port).filter(|p| *p != 0).collect();
+    let mut next = AUTO_PORT_BASE;
+    for (i, f) in flows.iter_mut().enumerate() {
+        if f.port != 0 {
+            continue;
+        }
+        if i == 0 && !used.contains(&DEFAULT_TCP_PORT) {
+            f.port = DEFAULT_TCP_PORT;
+        } else {
+            while used.contains(&next) {
+                next += 1;
+            }
+            f.port = next;
+        }
+        used.push(f.port);
+    }
+    Ok(flows)
+}
+
+fn resolve_probes(list: &[ProbeFile]) -> Result<Vec<ProbeSpec>, ExperimentError> {
+    let mut probes = Vec::with_capacity(list.len());
+    for (i, p) in list.iter().enumerate() {
+        let key = |k: &str| format!("probes[{i}].{k}");
+        let d = match p.kind.as_deref() {
+            None | Some("stop-and-wait") => ProbeSpec::stop_and_wait(),
+            Some("isochronous") => ProbeSpec::isochronous(),
+            Some(other) => {
+                return Err(err(
+                    key("kind"),
+                    format!("{other:?}: expected stop-and-wait or isochronous"),
+                ))
+            }
+        };
+        if probes.iter().any(|q: &ProbeSpec| q.kind == d.kind) {
+            return Err(err(
+                key("kind"),
+                format!("a second {} probe", d.kind.as_str()),
+            ));
+        }
+        let interval = duration(&key("interval"), &p.interval, d.interval, false)?;
+        if interval < Duration::from_millis(1) {
+            return Err(err(key("interval"), "must be at least 1ms"));
+        }
+        let timeout = duration(&key("timeout"), &p.timeout, d.timeout, false)?;
+        let max_requests = match (d.kind, p.max_requests) {
+            (ProbeKind::Isochronous, Some(_)) => {
+                return Err(err(
+                    key("max_requests"),
+                    "only the stop-and-wait probe has a request cap",
+                ))
+            }
+            (_, Some(0)) => return Err(err(key("max_requests"), "must be positive")),
+            (_, Some(n)) => Some(n),
+            (_, None) => d.max_requests,
+        };
+        if p.port == Some(0) {
+            return Err(err(key("port"), "must be between 1 and 65535"));
+        }
+        probes.push(ProbeSpec {
+            kind: d.kind,
+            port: p.port.unwrap_or(d.port),
+            interval,
+            timeout,
+            max_requests,
+        });
+    }
+    Ok(probes)
+}
+
+fn check_ports(flows: &[FlowSpec], probes: &[ProbeSpec]) -> Result<(), ExperimentError> {
+    let mut seen: BTreeMap<u16, String> = BTreeMap::new();
+    let keys = flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (format!("flows[{i}].port"), f.port))
+        .chain(
+            probes
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (format!("probes[{i}].port"), p.port)),
+        );
+    for (key, port) in keys {
+        if let Some(first) = seen.insert(port, key.clone()) {
+            return Err(err(key, format!("port {port} is already used by {first}")));
+        }
+    }
+    Ok(())
+}
+
+fn resolve_capture(c: &CaptureFile, timeline: &Timeline) -> Result<CaptureSpec, ExperimentError> {
+    let frames = c.frames.unwrap_or(50_000);
+    if frames == 0 || frames > 10_000_000 {
+        return Err(err("capture.frames", "must be between 1 and 10000000"));
+    }
+    let deadline = duration(
+        "capture.deadline",
+        &c.deadline,
+        Experiment::default_capture_deadline(timeline),
+        false,
+    )?;
+    if deadline < timeline.end() {
+        return Err(err(
+            "capture.deadline",
+            format!(
+                "shorter than the scenario ({}): the capture would stop before the load",
+                format_duration(timeline.end())
+            ),
+        ));
+    }
+    Ok(CaptureSpec { frames, deadline })
+}
+
+fn nonempty<'a, T>(
+    key: &str,
+    v: &'a Option<Vec<T>>,
+) -> Result<Option<&'a Vec<T>>, ExperimentError> {
+    match v {
+        Some(list) if list.is_empty() => Err(err(key, "an empty list: leave the key out instead")),
+        Some(list) => Ok(Some(list)),
+        None => Ok(None),
+    }
+}
+
+fn resolve_sweep(
+    s: &SweepFile,
+    arms: &[ArmSpec],
+    path: &PathSpec,
+) -> Result<Sweep, ExperimentError> {
+    let mut axes = Vec::new();
+    if let Some(list) = nonempty("sweep.rate", &s.rate)? {
+        if path.up.is_none() {
+            return Err(err(
+                "sweep.rate",
+                "the upload direction is unshaped (path.up.shaped = false)",
+            ));
+        }
+        axes.push(
+            list.iter()
+                .enumerate()
+                .map(|(i, r)| rate(&format!("sweep.rate[{i}]"), r).map(AxisValue::Rate))
+                .collect::<Result<Vec<_>, _>>()?,
+        );
+    }
+    if let Some(list) = nonempty("sweep.down_rate", &s.down_rate)? {
+        if path.down.is_none() {
+            return Err(err(
+                "sweep.down_rate",
+                "the download direction is unshaped (add [path.down])",
+            ));
+        }
+        axes.push(
+            list.iter()
+                .enumerate()
+                .map(|(i, r)| rate(&format!("sweep.down_rate[{i}]"), r).map(AxisValue::DownRate))
+                .collect::<Result<Vec<_>, _>>()?,
+        );
+    }
+    if let Some(list) = nonempty("sweep.base_rtt", &s.base_rtt)? {
+        let mut axis = Vec::new();
+        for (i, t) in list.iter().enumerate() {
+            let key = format!("sweep.base_rtt[{i}]");
+            let d = parse_duration(t, true).map_err(|e| err(&key, e))?;
+            if d > Duration::from_secs(10) {
+                return Err(err(key, "at most 10s"));
+            }
+            if d < path.jitter {
+                return Err(err(key, "smaller than path.jitter"));
+            }
+            axis.push(AxisValue::BaseRtt(d));
+        }
+        axes.push(axis);
+    }
+    if let Some(list) = nonempty("sweep.flows", &s.flows)? {
+        let mut axis = Vec::new();
+        for (i, n) in list.iter().enumerate() {
+            if *n == 0 || *n > 64 {
+                return Err(err(format!("sweep.flows[{i}]"), "must be between 1 and 64"));
+            }
+            axis.push(AxisValue::Flows(*n));
+        }
+        axes.push(axis);
+    }
+    if let Some(list) = nonempty("sweep.cc", &s.cc)? {
+        let mut axis = Vec::new();
+        for (i, c) in list.iter().enumerate() {
+            check_cc(&format!("sweep.cc[{i}]"), c)?;
+            axis.push(AxisValue::Cc(c.clone()));
+        }
+        axes.push(axis);
+    }
+    if let Some(list) = nonempty("sweep.arm", &s.arm)? {
+        for (i, a) in list.iter().enumerate() {
+            let key = format!("sweep.arm[{i}]");
+            let matching: Vec<&ArmSpec> = arms.iter().filter(|x| x.arm.kind() == a.kind).collect();
+            if matching.is_empty() {
+                return Err(err(
+                    format!("{key}.kind"),
+                    format!("no arm of kind {:?}", a.kind),
+                ));
+            }
+            if a.values.is_empty() {
+                return Err(err(format!("{key}.values"), "an empty list"));
+            }
+            let mut axis = Vec::new();
+            for (j, v) in a.values.iter().enumerate() {
+                for arm in &matching {
+                    let words = crate::plan::set_arm_word(&arm.words, &a.word, v);
+                    ArmSpec::parse(&words)
+                        .map_err(|e| err(format!("{key}.values[{j}]"), e.to_string()))?;
+                }
+                axis.push(AxisValue::ArmWord {
+                    kind: a.kind.clone(),
+                    word: a.word.clone(),
+                    value: v.clone(),
+                });
+            }
+            axes.push(axis);
+        }
+    }
+    Ok(Sweep { axes })
+}
