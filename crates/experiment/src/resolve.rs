@@ -431,6 +431,22 @@ fn resolve_flows(list: &[FlowFile], timeline: &Timeline) -> Result<Vec<FlowSpec>
             block_size,
         });
     }
+    // tcp_ecn is a sysctl of the sender's namespace, not of a socket: the
+    // flows one end sends must agree on it.
+    for dir in [Direction::Up, Direction::Down] {
+        let mut same = flows.iter().enumerate().filter(|(_, f)| f.direction == dir);
+        if let Some((_, first)) = same.next() {
+            if let Some((i, _)) = same.find(|(_, f)| f.ecn != first.ecn) {
+                return Err(err(
+                    format!("flows[{i}].ecn"),
+                    format!(
+                        "the {} flows share their sender's tcp_ecn sysctl: all must have the same ecn",
+                        dir.as_str()
+                    ),
+                ));
+            }
+        }
+    }
     // Flows without a port: the first gets the method's port if it is free,
     // the others the next free ones from AUTO_PORT_BASE.
     let mut used: Vec<u16> = flows.iter().map(|f| f.port).filter(|p| *p != 0).collect();

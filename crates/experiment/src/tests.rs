@@ -159,6 +159,11 @@ fn bad_files_name_the_key() {
             "at most",
         ),
         ("[[flows]]\nport = 70000", "flows[0].port", ""),
+        (
+            "[[flows]]\necn = true\n[[flows]]\ndirection = \"down\"\necn = false\n[[flows]]\necn = false",
+            "flows[2].ecn",
+            "tcp_ecn sysctl",
+        ),
     ];
     assert!(cases.len() >= 15);
     for (text, key, needle) in cases {
