@@ -366,10 +366,12 @@ fn memory_dir(run_dir: &Path) -> PathBuf {
     }
 }
 
-/// `p` with symbolic links resolved, or as it is when it cannot be (e.g.
-/// it does not exist; the guest then reports it).
+/// `p` absolute with symbolic links resolved, or only made absolute when
+/// it does not exist (the guest then reports it).
 fn real_path(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+    std::fs::canonicalize(p)
+        .or_else(|_| std::path::absolute(p))
+        .unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// A path (made absolute) or a name found on the host's PATH.
