@@ -273,7 +273,7 @@ impl Guest {
         };
         // The init binary needs nothing: the kernel starts it before init
         // mounts anything. The rest is given back where the guest's own
-        // mounts would hide it (a checkout under /tmp, an --out folder, …).
+        // mounts would hide it (a checkout under /tmp, an output folder, …).
         let shared: Vec<PathBuf> = self.shared_dirs.iter().map(|d| real_path(d)).collect();
         let shared_dirs = paths_to_give_back(&real_path(&program), &real_path(&cwd), &shared)
             .map_err(Error::InvalidSetting)?;
