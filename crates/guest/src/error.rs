@@ -105,6 +105,17 @@ pub enum Error {
         /// Last lines of the guest console.
         console_tail: String,
     },
+    /// The guest kernel ran out of memory: `mem` is too small for it to
+    /// boot (or for init and the program to run).
+    #[error("guest memory {mem} is too small: the guest kernel ran out of memory ({evidence})\n--- guest console tail ---\n{console_tail}")]
+    MemoryTooSmall {
+        /// The memory the guest was booted with (e.g. `16M`).
+        mem: String,
+        /// The console line that shows it.
+        evidence: String,
+        /// Last lines of the guest console.
+        console_tail: String,
+    },
     /// The guest was killed through its [`crate::KillHandle`].
     #[error("the guest was cancelled and killed")]
     Cancelled,

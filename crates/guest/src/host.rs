@@ -1,61 +1,29 @@
-//! The host side: prepare a run folder, boot `linux.uml` as an owned child
-//! in its own process group, tail the program's output, enforce the
-//! deadline, read init's report and clean up.
+//! The host side's builder: check the kernel, modules, program and paths,
+//! prepare the run folder and the spec, and boot `linux.uml` as an owned
+//! child in its own process group ([`crate::RunningGuest`] waits for it).
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::Signal;
-use serde::{Deserialize, Serialize};
-
-use crate::deadline::{StopAction, StopReason, Stopper};
-use crate::error::{tail_lines, Error, Result};
+use crate::availability::kernel_release;
+use crate::error::{Error, Result};
+use crate::init_binary::find_init;
 use crate::modules::ModuleIndex;
-use crate::rundir::{RunDir, Sink, Tail};
+use crate::rundir::RunDir;
+use crate::running::{GuestOutcome, RunningGuest, WaitPolicy};
 use crate::spec::{
-    files, BootLine, GuestStatus, InitReport, InitSpec, ModuleFile, ModuleLoad, ModuleOutcome,
-    MountReport, SCHEMA_VERSION,
+    files, BootLine, InitSpec, ModuleFile, DEFAULT_KERNEL, DEFAULT_MODULES_ROOT, FAST_BOOT_PARAMS,
+    SCHEMA_VERSION,
 };
 use crate::sys;
+use crate::visibility::paths_to_give_back;
 
-/// Default kernel binary (Debian package `user-mode-linux`).
-pub const DEFAULT_KERNEL: &str = "/usr/bin/linux.uml";
-/// Default parent of the per-release modules directories.
-pub const DEFAULT_MODULES_ROOT: &str = "/usr/lib/uml/modules";
 /// Default deadline of a whole guest run.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
-/// Time between SIGTERM and SIGKILL when a guest is stopped.
-pub const KILL_GRACE: Duration = Duration::from_millis(500);
-const POLL: Duration = Duration::from_millis(10);
 const DEFAULT_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-
-/// What a finished guest run produced.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct GuestOutcome {
-    /// How the program ended.
-    pub status: GuestStatus,
-    /// The program's standard output (lossy UTF-8, capped by [`Guest::capture_limit`]).
-    pub stdout: String,
-    /// The program's standard error (same rules).
-    pub stderr: String,
-    /// The guest console: kernel and init messages.
-    pub console_log: String,
-    /// The guest kernel release, as reported from inside.
-    pub release: String,
-    /// The module loads done by init, in order.
-    pub modules: Vec<ModuleLoad>,
-    /// The mounts done by init.
-    pub mounts: Vec<MountReport>,
-    /// From starting the kernel to init's first action (10 ms resolution).
-    pub boot_to_init: Option<Duration>,
-    /// From starting the kernel to its exit.
-    pub elapsed: Duration,
-}
 
 /// A builder for one guest run: kernel, modules, program, deadline.
 ///
@@ -79,41 +47,6 @@ pub struct Guest {
     deadline: Duration,
     stream: bool,
     capture_limit: usize,
-}
-
-/// Ask a running guest to stop from another thread (e.g. a signal handler
-/// thread or a resource registry). The waiting side kills the kernel's
-/// process group (SIGTERM, then SIGKILL) and returns [`Error::Cancelled`].
-#[derive(Debug, Clone)]
-pub struct KillHandle {
-    pid: u32,
-    cancel: Arc<AtomicBool>,
-}
-
-impl KillHandle {
-    /// Requests the kill; returns at once.
-    pub fn kill(&self) {
-        self.cancel.store(true, Ordering::SeqCst);
-    }
-
-    /// The kernel process id (also its process group id).
-    pub fn pid(&self) -> u32 {
-        self.pid
-    }
-}
-
-/// A booted guest. Dropping it without [`RunningGuest::wait`] kills the
-/// kernel's whole process group and removes the run folder.
-#[derive(Debug)]
-pub struct RunningGuest {
-    child: Option<Child>,
-    pid: u32,
-    cancel: Arc<AtomicBool>,
-    dir: RunDir,
-    deadline: Duration,
-    stream: bool,
-    capture_limit: usize,
-    started: Instant,
 }
 
 impl Guest {
@@ -229,24 +162,29 @@ impl Guest {
         self
     }
 
-    /// Keeps an existing host folder under `/tmp` or `/run` visible, at the
-    /// same path, inside the guest (whose `/tmp` and `/run` are tmpfs):
-    /// init bind-mounts it back over the tmpfs, so what the program writes
-    /// there lands in the host folder. Folders elsewhere are visible anyway.
+    /// Keeps an existing host folder under `/tmp`, `/run` or `/dev` visible,
+    /// at the same path, inside the guest (which mounts its own file
+    /// systems there): init bind-mounts it back over the guest's mount, so
+    /// what the program writes there lands in the host folder. Folders
+    /// elsewhere are visible anyway. `/tmp`, `/run` and `/dev` themselves
+    /// cannot be shared ([`Error::InvalidSetting`]).
     pub fn share_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.shared_dirs.push(dir.into());
         self
     }
 
     /// The program's working directory (default: the host's current dir).
-    /// Paths under `/tmp` and `/run` are hidden inside the guest.
+    /// Like the program's folder, it stays visible inside the guest even
+    /// under `/tmp`, `/run` or `/dev` (see [`Guest::share_dir`]).
     pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.cwd = Some(dir.into());
         self
     }
 
     /// The init binary and the arguments it needs before `--spec PATH`
-    /// (e.g. the orchestrator itself with `["guest-init"]`). Default:
+    /// (e.g. the orchestrator itself with `["guest-init"]`). It may be
+    /// anywhere, `/tmp` included: the kernel starts it before init mounts
+    /// anything. Default:
     /// [`crate::find_init`] (`netlab-guest-init`).
     pub fn init(mut self, binary: impl Into<PathBuf>, args: &[&str]) -> Self {
         self.init = Some(binary.into());
@@ -295,7 +233,7 @@ impl Guest {
 
     /// Checks everything, writes the spec and starts the kernel. The
     /// returned handle gives the pid (for a resource registry) and a
-    /// [`KillHandle`]. The kernel gets SIGKILL if the calling thread exits,
+    /// [`crate::KillHandle`]. The kernel gets SIGKILL if the calling thread exits,
     /// so wait from the thread that spawned.
     pub fn spawn(&self) -> Result<RunningGuest> {
         if !self.kernel.is_file() {
@@ -305,10 +243,9 @@ impl Guest {
         }
         let modules_dir = match &self.modules_dir {
             Some(d) => d.clone(),
-            None => self.modules_root.join(crate::probe::kernel_release(
-                &self.kernel,
-                &self.modules_root,
-            )?),
+            None => self
+                .modules_root
+                .join(kernel_release(&self.kernel, &self.modules_root)?),
         };
         let modules = if self.modules.is_empty() {
             Vec::new()
@@ -326,25 +263,20 @@ impl Guest {
         };
         let init = match &self.init {
             Some(p) => p.clone(),
-            None => crate::testing::find_init()?,
+            None => find_init()?,
         };
         let program = resolve_program(&self.program)?;
         let cwd = match &self.cwd {
-            Some(d) => d.clone(),
+            Some(d) => std::path::absolute(d)
+                .map_err(|e| Error::io("resolving the working directory", e))?,
             None => std::env::current_dir().map_err(|e| Error::io("current directory", e))?,
         };
-        for (what, p) in [
-            ("program", &program),
-            ("working directory", &cwd),
-            ("init binary", &init),
-        ] {
-            if hidden_in_guest(p) {
-                return Err(Error::InvalidSetting(format!(
-                    "{what} {} is under /tmp or /run, which the guest mounts over with tmpfs",
-                    p.display()
-                )));
-            }
-        }
+        // The init binary needs nothing: the kernel starts it before init
+        // mounts anything. The rest is given back where the guest's own
+        // mounts would hide it (a checkout under /tmp, an output folder, …).
+        let shared: Vec<PathBuf> = self.shared_dirs.iter().map(|d| real_path(d)).collect();
+        let shared_dirs = paths_to_give_back(&real_path(&program), &real_path(&cwd), &shared)
+            .map_err(Error::InvalidSetting)?;
 
         let dir = RunDir::create()?;
         let spec = InitSpec {
@@ -354,12 +286,7 @@ impl Guest {
             args: self.args.clone(),
             env: self.env.clone(),
             cwd,
-            shared_dirs: self
-                .shared_dirs
-                .iter()
-                .filter(|d| hidden_in_guest(d))
-                .cloned()
-                .collect(),
+            shared_dirs,
         };
         let spec_path = dir.path.join(files::SPEC);
         let json = serde_json::to_vec_pretty(&spec).expect("spec serializes");
@@ -377,7 +304,7 @@ impl Guest {
             .to_owned();
         let mut kernel_params = self.kernel_params.clone();
         if self.fast_boot {
-            kernel_params.push(crate::spec::FAST_BOOT_PARAMS.to_owned());
+            kernel_params.push(FAST_BOOT_PARAMS.to_owned());
         }
         let boot = BootLine {
             mem: &self.mem,
@@ -416,177 +343,13 @@ impl Guest {
             dir.path.join(files::KERNEL_PID),
             format!("{}\n", child.id()),
         );
-        Ok(RunningGuest {
-            pid: child.id(),
-            child: Some(child),
-            cancel: Arc::new(AtomicBool::new(false)),
-            dir,
+        let policy = WaitPolicy {
             deadline: self.deadline,
             stream: self.stream,
             capture_limit: self.capture_limit,
-            started,
-        })
-    }
-}
-
-impl RunningGuest {
-    /// The kernel's process id, which is also its process group id.
-    pub fn pid(&self) -> u32 {
-        self.pid
-    }
-
-    /// A handle that stops this guest from another thread.
-    pub fn kill_handle(&self) -> KillHandle {
-        KillHandle {
-            pid: self.pid,
-            cancel: Arc::clone(&self.cancel),
-        }
-    }
-
-    /// The host folder of this run (removed when the guest is done).
-    pub fn run_dir(&self) -> &Path {
-        &self.dir.path
-    }
-
-    /// Waits for power-off (streaming output if asked), enforcing the
-    /// deadline, then reads init's report.
-    pub fn wait(mut self) -> Result<GuestOutcome> {
-        // Opened before taking the child: on error, Drop kills the guest.
-        let mut out = Tail::open(
-            &self.dir.path.join(files::STDOUT),
-            self.capture_limit,
-            self.stream.then_some(Sink::Stdout),
-        )?;
-        let mut err = Tail::open(
-            &self.dir.path.join(files::STDERR),
-            self.capture_limit,
-            self.stream.then_some(Sink::Stderr),
-        )?;
-        let Some(mut child) = self.child.take() else {
-            return Err(Error::Cancelled);
+            mem: self.mem.clone(),
         };
-        let started_marker = self.dir.path.join(files::STARTED);
-        let mut boot_to_init = None;
-        let mut stopper = Stopper::new(self.deadline, KILL_GRACE);
-        let mut stop_reason = None;
-        let exit = loop {
-            out.pump();
-            err.pump();
-            let elapsed = self.started.elapsed();
-            if boot_to_init.is_none() && started_marker.exists() {
-                boot_to_init = Some(elapsed);
-            }
-            match child.try_wait() {
-                Ok(Some(status)) => break Some(status),
-                Ok(None) => {}
-                Err(_) => break None,
-            }
-            let cancelled = self.cancel.load(Ordering::SeqCst);
-            match stopper.step(elapsed, cancelled) {
-                StopAction::None => {}
-                StopAction::Term(reason) => {
-                    stop_reason.get_or_insert(reason);
-                    // UML's SIGTERM handler kills its helpers, then exits;
-                    // the group gets SIGKILL after the grace period.
-                    sys::signal_process(self.pid, Signal::SIGTERM);
-                }
-                StopAction::Kill => sys::signal_group(self.pid, Signal::SIGKILL),
-                StopAction::GiveUp => break None,
-            }
-            std::thread::sleep(POLL);
-        };
-        let elapsed = self.started.elapsed();
-        // Whatever the kernel left (helper processes) goes too.
-        finish_group(self.pid, &mut child);
-        out.pump();
-        err.pump();
-        let console_log = String::from_utf8_lossy(
-            &std::fs::read(self.dir.path.join(files::CONSOLE)).unwrap_or_default(),
-        )
-        .into_owned();
-        let console_tail = tail_lines(&console_log, 30);
-        match stop_reason {
-            Some(StopReason::Cancelled) => return Err(Error::Cancelled),
-            Some(StopReason::Deadline) => {
-                let output = format!("{}{}", out.text(), err.text());
-                return Err(Error::DeadlineExceeded {
-                    deadline: self.deadline,
-                    output_tail: tail_lines(&output, 30),
-                    console_tail,
-                });
-            }
-            None => {}
-        }
-        let report: Option<InitReport> = std::fs::read(self.dir.path.join(files::RESULT))
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok());
-        let kernel_status = exit.map_or_else(|| "unknown".to_owned(), |s| s.to_string());
-        let Some(report) = report else {
-            return Err(Error::NoReport {
-                kernel_status,
-                console_tail,
-            });
-        };
-        if let Some(m) = report
-            .modules
-            .iter()
-            .find(|m| matches!(m.outcome, ModuleOutcome::Failed { .. }))
-        {
-            let ModuleOutcome::Failed { error } = &m.outcome else {
-                unreachable!()
-            };
-            return Err(Error::ModuleLoad {
-                name: m.name.clone(),
-                path: m.path.clone(),
-                error: error.clone(),
-                console_tail,
-            });
-        }
-        let Some(status) = report.status else {
-            return Err(Error::GuestSetup {
-                message: report
-                    .error
-                    .unwrap_or_else(|| "no program status reported".into()),
-                console_tail,
-            });
-        };
-        Ok(GuestOutcome {
-            status,
-            stdout: out.text(),
-            stderr: err.text(),
-            console_log,
-            release: report.release.unwrap_or_default(),
-            modules: report.modules,
-            mounts: report.mounts,
-            boot_to_init,
-            elapsed,
-        })
-    }
-}
-
-impl Drop for RunningGuest {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            sys::signal_group(self.pid, Signal::SIGKILL);
-            finish_group(self.pid, &mut child);
-        }
-    }
-}
-
-/// Kills the group, reaps the kernel, and waits (bounded) until no live
-/// process of the group remains.
-fn finish_group(pgid: u32, child: &mut Child) {
-    sys::signal_group(pgid, Signal::SIGKILL);
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(5) {
-        if matches!(child.try_wait(), Ok(Some(_)) | Err(_)) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    while start.elapsed() < Duration::from_secs(5) && !sys::live_process_group(pgid).is_empty() {
-        sys::signal_group(pgid, Signal::SIGKILL);
-        std::thread::sleep(Duration::from_millis(5));
+        Ok(RunningGuest::new(child, dir, policy, started))
     }
 }
 
@@ -603,8 +366,12 @@ fn memory_dir(run_dir: &Path) -> PathBuf {
     }
 }
 
-fn hidden_in_guest(p: &Path) -> bool {
-    p.starts_with("/tmp") || p.starts_with("/run")
+/// `p` absolute with symbolic links resolved, or only made absolute when
+/// it does not exist (the guest then reports it).
+fn real_path(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p)
+        .or_else(|_| std::path::absolute(p))
+        .unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// A path (made absolute) or a name found on the host's PATH.
@@ -638,7 +405,5 @@ mod tests {
         assert!(resolve_program(OsStr::new("sh")).unwrap().is_absolute());
         let e = resolve_program(OsStr::new("no-such-program-xyz")).unwrap_err();
         assert!(e.to_string().contains("no-such-program-xyz"));
-        assert!(hidden_in_guest(Path::new("/tmp/x")));
-        assert!(!hidden_in_guest(Path::new("/tmpfoo/x")));
     }
 }

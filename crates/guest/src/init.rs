@@ -1,7 +1,8 @@
 //! The guest side: our own init (PID 1 inside the user-mode-linux kernel).
 //!
 //! It reads the [`InitSpec`] named by `--spec PATH`, mounts proc, sysfs,
-//! devtmpfs (where possible) and tmpfs on `/run` and `/tmp`, loads the
+//! devtmpfs (where possible) and tmpfs on `/run` and `/tmp`, binds back
+//! the host paths the spec shares from below them, loads the
 //! modules with `finit_module`, runs the program with its output going to
 //! files in the run folder, reaps every child, writes an [`InitReport`] and
 //! powers off. No shell, busybox or kmod is involved.
@@ -26,7 +27,7 @@ use nix::unistd::Pid;
 
 use crate::spec::{
     files, parse_init_args, GuestStatus, InitReport, InitSpec, ModuleLoad, ModuleOutcome,
-    MountReport, SCHEMA_VERSION,
+    MountReport, IN_GUEST_ENV, SCHEMA_VERSION,
 };
 
 /// Entry point of the guest init: call it from `main` of the init binary
@@ -137,20 +138,21 @@ fn prepare_and_run(spec_path: &Path, dir: &Path, report: &mut InitReport) -> Res
     }
     let out = append(&dir.join(files::STDOUT))?;
     let err = append(&dir.join(files::STDERR))?;
-    // Shared host folders are opened before the tmpfs mounts hide them.
+    // Shared host paths (the program's folder under /tmp, …) are opened
+    // before the guest's own mounts hide them.
     let shared = spec
         .shared_dirs
         .iter()
         .map(|d| {
             File::open(d)
                 .map(|f| (d.clone(), f))
-                .map_err(|e| format!("cannot open shared folder {}: {e}", d.display()))
+                .map_err(|e| format!("cannot open shared path {}: {e}", d.display()))
         })
         .collect::<Result<Vec<_>, _>>()?;
 
     mount_all(report)?;
-    for (path, dir_file) in &shared {
-        bind_back(path, dir_file)?;
+    for (path, host) in &shared {
+        bind_back(path, host)?;
     }
     report.release = std::fs::read_to_string("/proc/sys/kernel/osrelease")
         .ok()
@@ -173,7 +175,7 @@ fn prepare_and_run(spec_path: &Path, dir: &Path, report: &mut InitReport) -> Res
         .args(&spec.args)
         .env_clear()
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .env("NETLAB_IN_GUEST", "1")
+        .env(IN_GUEST_ENV, "1")
         .current_dir(&spec.cwd)
         .stdin(Stdio::null())
         .stdout(out)
@@ -244,17 +246,36 @@ fn mount_all(report: &mut InitReport) -> Result<(), String> {
     Ok(())
 }
 
-/// Bind-mounts the host folder opened as `dir_file` back at `path`, over the
-/// guest's tmpfs (the mount point is created inside that tmpfs).
-fn bind_back(path: &Path, dir_file: &File) -> Result<(), String> {
+/// Bind-mounts the host folder (or file) opened as `host` back at `path`,
+/// over the guest's own mount; the mount point is created inside that
+/// mount (a folder, or an empty file for a file).
+fn bind_back(path: &Path, host: &File) -> Result<(), String> {
     use std::os::fd::AsRawFd;
-    std::fs::create_dir_all(path).map_err(|e| {
+    let is_dir = host
+        .metadata()
+        .map_err(|e| format!("reading the shared path {}: {e}", path.display()))?
+        .is_dir();
+    let made = if is_dir {
+        std::fs::create_dir_all(path)
+    } else {
+        path.parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| {
+                OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(false)
+                    .open(path)
+            })
+            .map(drop)
+    };
+    made.map_err(|e| {
         format!(
             "creating the mount point {} in the guest: {e}",
             path.display()
         )
     })?;
-    let source = format!("/proc/self/fd/{}", dir_file.as_raw_fd());
+    let source = format!("/proc/self/fd/{}", host.as_raw_fd());
     ensure_pid1();
     mount(
         Some(source.as_str()),
@@ -263,7 +284,7 @@ fn bind_back(path: &Path, dir_file: &File) -> Result<(), String> {
         MsFlags::MS_BIND,
         None::<&str>,
     )
-    .map_err(|e| format!("bind-mounting the shared folder {}: {e}", path.display()))
+    .map_err(|e| format!("bind-mounting the shared path {}: {e}", path.display()))
 }
 
 fn load_module(path: &Path) -> ModuleOutcome {

@@ -5,7 +5,8 @@
 //! The guest boots with the host root as hostfs, so it sees the host's
 //! files; our own init ([`init::main_from_args`], shipped as the
 //! `netlab-guest-init` binary) mounts proc/sys/devtmpfs and tmpfs on `/run`
-//! and `/tmp`, loads the requested modules (dependencies first, from
+//! and `/tmp` (binding back what the program needs from there: its own
+//! folder, its working directory, [`Guest::share_dir`] folders), loads the requested modules (dependencies first, from
 //! `modules.dep`) with `finit_module`, runs the program, writes a JSON
 //! report into a host folder the run owns and powers off. The host side
 //! ([`Guest`]) boots the kernel as an owned child in its own process group,
@@ -25,7 +26,9 @@
 //! # Ok::<(), netlab_guest::Error>(())
 //! ```
 //!
-//! Tests that need the guest kernel:
+//! Tests that need the guest kernel use the helpers of the `testing`
+//! feature (`netlab-guest = { workspace = true, features = ["testing"] }`
+//! under `[dev-dependencies]`):
 //!
 //! ```no_run
 //! #[test]
@@ -37,30 +40,35 @@
 //! }
 //! ```
 
+mod availability;
 mod deadline;
 mod error;
 mod host;
 pub mod init;
+mod init_binary;
 pub mod modules;
-mod probe;
 mod rundir;
+mod running;
 pub mod spec;
 mod stale;
 mod sys;
+#[cfg(any(test, feature = "testing"))]
 mod testing;
+mod visibility;
 
+pub use availability::{available, available_at, kernel_release, Availability, ModuleCheck};
 pub use error::{Error, Result};
-pub use host::{
-    Guest, GuestOutcome, KillHandle, RunningGuest, DEFAULT_DEADLINE, DEFAULT_KERNEL,
-    DEFAULT_MODULES_ROOT, KILL_GRACE,
+pub use host::{Guest, DEFAULT_DEADLINE};
+pub use init_binary::find_init;
+pub use running::{GuestOutcome, KillHandle, RunningGuest, KILL_GRACE};
+pub use spec::{
+    in_guest, GuestStatus, ModuleLoad, ModuleOutcome, MountReport, DEFAULT_KERNEL,
+    DEFAULT_MODULES_ROOT, INIT_BINARY, INIT_ENV, IN_GUEST_ENV,
 };
-pub use probe::{available, available_at, kernel_release, Availability, ModuleCheck};
-pub use spec::{GuestStatus, ModuleLoad, ModuleOutcome, MountReport};
 pub use stale::{
     cleanup_stale_runs, cleanup_stale_runs_in, run_dir_owner, StaleRun, RUN_DIR_PREFIX,
 };
 pub use sys::live_process_group;
-pub use testing::{
-    find_init, guest_or_skip, in_guest, run_test_inside, test_in_guest, test_passed, INIT_BINARY,
-    INIT_ENV, IN_GUEST_ENV, TEST_DEADLINE,
-};
+#[cfg(feature = "testing")]
+pub use testing::{guest_or_skip, run_test_inside, test_in_guest, test_passed, TEST_DEADLINE};
+pub use visibility::GUEST_MOUNTS;

@@ -1,6 +1,7 @@
 //! What the host tells the guest init ([`InitSpec`]) and what init reports
-//! back ([`InitReport`]), both JSON files in the run's host folder, plus the
-//! pure command-line helpers of both sides.
+//! back ([`InitReport`]), both JSON files in the run's host folder, the
+//! pure command-line helpers of both sides, and the names both sides share
+//! (default kernel paths, the init binary, the environment variables).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -9,6 +10,22 @@ use serde::{Deserialize, Serialize};
 
 /// Schema version of [`InitSpec`] and [`InitReport`]; bumped on a change of shape.
 pub const SCHEMA_VERSION: u32 = 1;
+
+/// Default kernel binary (Debian package `user-mode-linux`).
+pub const DEFAULT_KERNEL: &str = "/usr/bin/linux.uml";
+/// Default parent of the per-release modules directories.
+pub const DEFAULT_MODULES_ROOT: &str = "/usr/lib/uml/modules";
+/// Name of the init binary built by this package.
+pub const INIT_BINARY: &str = "netlab-guest-init";
+/// Environment variable that overrides where the init binary is.
+pub const INIT_ENV: &str = "NETLAB_GUEST_INIT";
+/// Set (to `1`) by init for the program it runs.
+pub const IN_GUEST_ENV: &str = "NETLAB_IN_GUEST";
+
+/// True inside a guest started by this crate (`NETLAB_IN_GUEST=1`).
+pub fn in_guest() -> bool {
+    std::env::var(IN_GUEST_ENV).is_ok_and(|v| v == "1")
+}
 
 /// File names inside the run folder (the spec's parent directory).
 pub mod files {
@@ -52,8 +69,10 @@ pub struct InitSpec {
     pub env: Vec<(String, String)>,
     /// Working directory of the program.
     pub cwd: PathBuf,
-    /// Host folders under `/tmp` or `/run` that stay visible at the same
-    /// path inside the guest (bind-mounted over the guest's tmpfs).
+    /// Host folders (or single files) under a path the guest mounts its own
+    /// file system on (`/tmp`, `/run`, `/dev`) that stay visible at the
+    /// same path inside the guest: init bind-mounts them back over the
+    /// guest's mounts. None is below another.
     #[serde(default)]
     pub shared_dirs: Vec<PathBuf>,
 }
@@ -170,6 +189,22 @@ where
 /// use them; they must not be used in a guest booted this way.
 pub const FAST_BOOT_PARAMS: &str = "initcall_blacklist=raid6_select_algo,calibrate_xor_blocks";
 
+/// The bytes of a memory size in the kernel's syntax: a number with an
+/// optional `K`, `M`, `G` or `T` suffix (either case), as `mem=` takes it.
+pub fn memory_bytes(size: &str) -> Option<u64> {
+    let (digits, shift) = match size.as_bytes().last()?.to_ascii_uppercase() {
+        b'K' => (&size[..size.len() - 1], 10),
+        b'M' => (&size[..size.len() - 1], 20),
+        b'G' => (&size[..size.len() - 1], 30),
+        b'T' => (&size[..size.len() - 1], 40),
+        _ => (size, 0),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse::<u64>().ok()?.checked_mul(1 << shift)
+}
+
 /// Settings for the kernel command line.
 #[derive(Debug, Clone)]
 pub struct BootLine<'a> {
@@ -205,6 +240,12 @@ impl BootLine<'_> {
                 .to_str()
                 .ok_or_else(|| format!("{what} {} is not UTF-8", p.display()))?;
             word(what, s)
+        }
+        if memory_bytes(self.mem).is_none() {
+            return Err(format!(
+                "guest memory {:?} is not a size such as 512M or 1G",
+                self.mem
+            ));
         }
         let mut v = vec![
             format!("mem={}", word("memory", self.mem)?),
@@ -273,6 +314,26 @@ mod tests {
             ..b
         };
         assert!(bad.to_args().unwrap_err().contains("whitespace"));
+    }
+
+    #[test]
+    fn memory_sizes() {
+        assert_eq!(memory_bytes("16M"), Some(16 << 20));
+        assert_eq!(memory_bytes("1g"), Some(1 << 30));
+        assert_eq!(memory_bytes("4096"), Some(4096));
+        for bad in ["", "M", "1.5G", "-1G", "1GB", "ten"] {
+            assert_eq!(memory_bytes(bad), None, "{bad}");
+        }
+        let b = BootLine {
+            mem: "lots",
+            init: Path::new("/bin/o"),
+            init_args: &[],
+            kernel_params: &[],
+            spec: Path::new("/r/spec.json"),
+            uml_dir: Path::new("/r"),
+            umid: "u",
+        };
+        assert!(b.to_args().unwrap_err().contains("\"lots\""));
     }
 
     #[test]

@@ -1,60 +1,17 @@
-//! Helpers for tests that must run on the guest kernel (e.g. fq_codel tests).
+//! Helpers for tests that must run on the guest kernel (e.g. fq_codel
+//! tests). Only with the `testing` feature: enable it in the
+//! `[dev-dependencies]` entry of `netlab-guest`.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::availability::available;
 use crate::error::{tail_lines, Error, Result};
-use crate::host::{Guest, GuestOutcome};
-use crate::probe::available;
+use crate::host::Guest;
+use crate::running::GuestOutcome;
+use crate::spec::in_guest;
 
-/// Name of the init binary built by this package.
-pub const INIT_BINARY: &str = "netlab-guest-init";
-/// Environment variable that overrides where the init binary is.
-pub const INIT_ENV: &str = "NETLAB_GUEST_INIT";
-/// Set (to `1`) by init for the program it runs.
-pub const IN_GUEST_ENV: &str = "NETLAB_IN_GUEST";
 /// Deadline of one test run inside the guest.
 pub const TEST_DEADLINE: Duration = Duration::from_secs(120);
-
-/// True inside a guest started by this crate (`NETLAB_IN_GUEST=1`).
-pub fn in_guest() -> bool {
-    std::env::var(IN_GUEST_ENV).is_ok_and(|v| v == "1")
-}
-
-/// Finds the init binary: `$NETLAB_GUEST_INIT`, else `netlab-guest-init`
-/// next to the current executable or in its parent directory (test
-/// binaries live in `target/<profile>/deps`).
-pub fn find_init() -> Result<PathBuf> {
-    if let Some(p) = std::env::var_os(INIT_ENV) {
-        let p = PathBuf::from(p);
-        return if p.is_file() {
-            Ok(p)
-        } else {
-            Err(Error::InitNotFound(format!(
-                "{INIT_ENV}={} does not name a file",
-                p.display()
-            )))
-        };
-    }
-    let exe =
-        std::env::current_exe().map_err(|e| Error::io("finding the current executable", e))?;
-    let mut looked = Vec::new();
-    let mut dir = exe.parent();
-    for _ in 0..2 {
-        let Some(d) = dir else { break };
-        let candidate = d.join(INIT_BINARY);
-        if candidate.is_file() {
-            return Ok(candidate);
-        }
-        looked.push(candidate.display().to_string());
-        dir = d.parent();
-    }
-    Err(Error::InitNotFound(format!(
-        "{INIT_BINARY} not found (looked at {}); build it with `cargo build -p netlab-guest` \
-         or set {INIT_ENV}",
-        looked.join(", ")
-    )))
-}
 
 /// Runs the test `name` of the current test binary inside the guest with
 /// `modules` loaded: `<exe> name --exact --nocapture --test-threads=1`, with

@@ -1,10 +1,14 @@
 //! Guest-kernel tests: they boot user-mode-linux (skipped, printed, when it
 //! is not installed, unless NETLAB_REQUIRE_PRIVILEGED=1).
 //!
-//! The `helper_*` tests do nothing unless `NETLAB_GUEST_HELPER` selects
-//! them; the `guest_*` tests run this test binary inside the guest in that
-//! mode.
+//! The `helper_*` functions are `#[ignore]`d: they are not tests by
+//! themselves but programs the `guest_*` tests start (this test binary with
+//! `--ignored --exact helper_…`), inside the guest or on the host, with
+//! `NETLAB_GUEST_HELPER` naming the mode. Run any other way (e.g. with
+//! `--include-ignored`) a helper fails rather than passing without doing
+//! anything.
 
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use netlab_guest::{
@@ -14,33 +18,81 @@ use netlab_guest::{
 const HELPER: &str = "NETLAB_GUEST_HELPER";
 const MODULES: [&str; 3] = ["sch_tbf", "sch_fq_codel", "veth"];
 
-fn helper_mode() -> Option<String> {
-    std::env::var(HELPER).ok().filter(|_| in_guest())
+/// The libtest arguments that run exactly the ignored helper `name`.
+fn helper_args(name: &str) -> [&str; 5] {
+    [
+        name,
+        "--exact",
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ]
+}
+
+/// Fails unless a `guest_*` test started this helper in `mode`, inside the
+/// guest (`inside`) or on the host.
+fn require_helper_mode(mode: &str, inside: bool) {
+    let selected = std::env::var(HELPER).as_deref() == Ok(mode);
+    assert!(
+        selected && in_guest() == inside,
+        "this #[ignore]d helper is started by a guest_* test ({HELPER}={mode}, {} the guest); \
+         it is not a test by itself",
+        if inside { "inside" } else { "outside" }
+    );
 }
 
 fn this_test_binary(helper: &str, mode: &str) -> Guest {
     Guest::new(std::env::current_exe().unwrap())
-        .args([helper, "--exact", "--nocapture", "--test-threads=1"])
+        .args(helper_args(helper))
         .env(HELPER, mode)
 }
 
-#[test]
-fn helper_release_exit3() {
-    if helper_mode().as_deref() == Some("exit3") {
-        let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
-        println!("release={}", release.trim());
-        eprintln!("to-stderr");
-        std::process::exit(3);
+/// Bounded wait until `pgid` has no live process.
+fn group_gone(pgid: u32) -> bool {
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_secs(5) && !live_process_group(pgid).is_empty() {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    live_process_group(pgid).is_empty()
+}
+
+/// A folder under the host's /tmp that the test owns; removed on drop,
+/// also when the test fails.
+struct OwnedTmp(PathBuf);
+
+impl OwnedTmp {
+    fn new(what: &str) -> Self {
+        let p =
+            std::env::temp_dir().join(format!("netlab-guest-test-{what}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        OwnedTmp(p)
+    }
+}
+
+impl Drop for OwnedTmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
 #[test]
+#[ignore = "helper: started inside the guest by guest_reports_release_and_exit_status"]
+fn helper_release_exit3() {
+    require_helper_mode("exit3", true);
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
+    println!("release={}", release.trim());
+    eprintln!("to-stderr");
+    std::process::exit(3);
+}
+
+#[test]
+#[ignore = "helper: started inside the guest by the deadline and kill tests"]
 fn helper_hang() {
-    if helper_mode().as_deref() == Some("hang") {
-        println!("hanging now");
-        loop {
-            std::thread::sleep(Duration::from_secs(3600));
-        }
+    require_helper_mode("hang", true);
+    println!("hanging now");
+    loop {
+        std::thread::sleep(Duration::from_secs(3600));
     }
 }
 
@@ -169,6 +221,57 @@ fn guest_missing_module_is_named_before_boot() {
         msg.contains("sch_nonexistent") && msg.contains("/usr/lib/uml/modules/"),
         "{msg}"
     );
+    assert!(matches!(err, Error::ModuleNotFound { .. }), "{msg}");
+}
+
+/// The refusal comes before any boot: a stand-in kernel that reports the
+/// pinned release but records any attempt to boot it is never booted, and
+/// no run folder is made.
+#[test]
+fn guest_missing_module_is_refused_without_booting() {
+    use std::os::unix::fs::PermissionsExt;
+    if !guest_or_skip("guest_missing_module_is_refused_without_booting", &[]) {
+        return;
+    }
+    let release = netlab_guest::available().release.expect("pinned release");
+    let tmp = OwnedTmp::new("no-boot");
+    let booted = tmp.0.join("booted");
+    let kernel = tmp.0.join("linux.uml");
+    std::fs::write(
+        &kernel,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo {release}; exit 0; fi\ntouch {}\nexit 1\n",
+            booted.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&kernel, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let err = Guest::new("/bin/true")
+        .kernel(&kernel)
+        .modules(["sch_tbf", "sch_nonexistent"])
+        .run()
+        .unwrap_err();
+    match &err {
+        Error::ModuleNotFound { name, dir } => {
+            assert_eq!(name, "sch_nonexistent");
+            assert_eq!(
+                dir,
+                &Path::new(netlab_guest::DEFAULT_MODULES_ROOT).join(&release)
+            );
+        }
+        other => panic!("expected a missing-module error, got {other}"),
+    }
+    assert!(
+        !booted.exists(),
+        "the kernel was started although a module is missing"
+    );
+    // The same stand-in does boot (and fails) when nothing is missing: the check above means something.
+    let boot_err = Guest::new("/bin/true")
+        .kernel(&kernel)
+        .module("sch_tbf")
+        .run()
+        .unwrap_err();
+    assert!(booted.exists(), "stand-in kernel not started: {boot_err}");
 }
 
 #[test]
@@ -195,13 +298,13 @@ fn guest_init_refuses_outside_pid1() {
 }
 
 #[test]
+#[ignore = "helper: started on the host by guest_host_sigkill_then_cleanup_leaves_nothing"]
 fn helper_host_spawner() {
-    if std::env::var(HELPER).as_deref() == Ok("host-spawner") && !in_guest() {
-        let g = this_test_binary("helper_hang", "hang").spawn().unwrap();
-        println!("kernel_pid={} dir={}", g.pid(), g.run_dir().display());
-        std::thread::sleep(Duration::from_secs(60)); // the parent test SIGKILLs us
-        drop(g);
-    }
+    require_helper_mode("host-spawner", false);
+    let g = this_test_binary("helper_hang", "hang").spawn().unwrap();
+    println!("kernel_pid={} dir={}", g.pid(), g.run_dir().display());
+    std::thread::sleep(Duration::from_secs(60)); // the parent test SIGKILLs us
+    drop(g);
 }
 
 fn process_state(pid: u32) -> Option<char> {
@@ -219,12 +322,7 @@ fn guest_host_sigkill_then_cleanup_leaves_nothing() {
         return;
     }
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "helper_host_spawner",
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+        .args(helper_args("helper_host_spawner"))
         .env(HELPER, "host-spawner")
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -297,16 +395,16 @@ fn guest_host_sigkill_then_cleanup_leaves_nothing() {
 }
 
 #[test]
+#[ignore = "helper: started on the host by guest_streams_output_live"]
 fn helper_host_streamer() {
-    if std::env::var(HELPER).as_deref() == Ok("host-streamer") && !in_guest() {
-        let o = Guest::new("/bin/sh")
-            .args(["-c", "echo first-line; sleep 2; echo second-line"])
-            .stream_output(true)
-            .run()
-            .unwrap();
-        assert!(o.stdout.contains("first-line") && o.stdout.contains("second-line"));
-        println!("STREAMER_DONE {}", o.status);
-    }
+    require_helper_mode("host-streamer", false);
+    let o = Guest::new("/bin/sh")
+        .args(["-c", "echo first-line; sleep 2; echo second-line"])
+        .stream_output(true)
+        .run()
+        .unwrap();
+    assert!(o.stdout.contains("first-line") && o.stdout.contains("second-line"));
+    println!("STREAMER_DONE {}", o.status);
 }
 
 /// With `stream_output(true)` the program's output reaches the host's
@@ -318,12 +416,7 @@ fn guest_streams_output_live() {
         return;
     }
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "helper_host_streamer",
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+        .args(helper_args("helper_host_streamer"))
         .env(HELPER, "host-streamer")
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -382,4 +475,225 @@ fn guest_shared_tmp_folder_reaches_the_host() {
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(o.status, GuestStatus::Exited(0), "{o:#?}");
     assert_eq!(seen.unwrap().trim(), "from-the-guest");
+}
+
+#[test]
+#[ignore = "helper: started inside the guest by guest_runs_a_checkout_under_tmp"]
+fn helper_checkout() {
+    require_helper_mode("checkout", true);
+    let exe = std::env::current_exe().unwrap();
+    let cwd = std::env::current_dir().unwrap();
+    println!("exe={} cwd={}", exe.display(), cwd.display());
+    // Relative to the working directory, like `--out results` in a checkout.
+    std::fs::create_dir_all("results").unwrap();
+    std::fs::write("results/from-guest.txt", "written in the checkout\n").unwrap();
+    // The guest keeps its own /tmp: the rest of the host's /tmp is hidden.
+    let host_only = std::env::var("HOST_ONLY_FILE").unwrap();
+    assert!(
+        !Path::new(&host_only).exists(),
+        "{host_only} visible in the guest"
+    );
+}
+
+/// Issue 14: a checkout under /tmp (program, its init binary and the
+/// working directory all below /tmp) runs in the guest, and what the
+/// program writes relative to its working directory reaches the host.
+#[test]
+fn guest_runs_a_checkout_under_tmp() {
+    if !guest_or_skip("guest_runs_a_checkout_under_tmp", &[]) {
+        return;
+    }
+    let checkout = OwnedTmp::new("checkout");
+    let bin = checkout.0.join("target/debug");
+    std::fs::create_dir_all(&bin).unwrap();
+    let program = bin.join("guest-tests");
+    std::fs::copy(std::env::current_exe().unwrap(), &program).unwrap();
+    let init = bin.join("netlab-guest-init");
+    std::fs::copy(env!("CARGO_BIN_EXE_netlab-guest-init"), &init).unwrap();
+    // A sibling of the checkout in the host's /tmp, which must stay hidden.
+    let other = OwnedTmp::new("checkout-sibling");
+    let host_only = other.0.join("host-only");
+    std::fs::write(&host_only, "x").unwrap();
+
+    let o = Guest::new(&program)
+        .args(helper_args("helper_checkout"))
+        .env(HELPER, "checkout")
+        .env("HOST_ONLY_FILE", host_only.display().to_string())
+        .init(&init, &[])
+        .current_dir(&checkout.0)
+        .run()
+        .unwrap();
+    assert_eq!(o.status, GuestStatus::Exited(0), "{o:#?}");
+    let expect = format!("exe={} cwd={}", program.display(), checkout.0.display());
+    assert!(o.stdout.contains(&expect), "{expect} not in:\n{}", o.stdout);
+    let written = std::fs::read_to_string(checkout.0.join("results/from-guest.txt"));
+    assert_eq!(written.unwrap(), "written in the checkout\n");
+}
+
+/// A program directly in /tmp (whose folder is the guest's own /tmp) is
+/// given back alone.
+#[test]
+fn guest_runs_a_program_directly_in_tmp() {
+    if !guest_or_skip("guest_runs_a_program_directly_in_tmp", &[]) {
+        return;
+    }
+    let program =
+        std::env::temp_dir().join(format!("netlab-guest-test-prog-{}", std::process::id()));
+    let _remove = OwnedFile(program.clone());
+    std::fs::copy("/bin/echo", &program).unwrap();
+    let o = Guest::new(&program)
+        .arg("ran-from-tmp")
+        .current_dir("/")
+        .run()
+        .unwrap();
+    assert_eq!(o.status, GuestStatus::Exited(0), "{o:#?}");
+    assert_eq!(o.stdout.trim(), "ran-from-tmp");
+}
+
+struct OwnedFile(PathBuf);
+
+impl Drop for OwnedFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The guest's mount points themselves cannot be shared: refused before
+/// boot (the stand-in kernel `/bin/true` is never started).
+#[test]
+fn sharing_a_guest_mount_point_is_refused() {
+    let refused = |g: Guest| match g.spawn() {
+        Err(Error::InvalidSetting(m)) => m,
+        Err(e) => panic!("expected a refusal, got {e}"),
+        Ok(_) => panic!("expected a refusal, the guest started"),
+    };
+    let stand_in = || {
+        Guest::new("/bin/true")
+            .kernel("/bin/true")
+            .modules_dir("/nonexistent")
+    };
+    let m = refused(stand_in().current_dir("/tmp"));
+    assert!(m.contains("working directory /tmp"), "{m}");
+    let m = refused(stand_in().current_dir("/").share_dir("/run"));
+    assert!(m.contains("shared folder /run"), "{m}");
+}
+
+/// Issue 14 §5: a guest memory too small to boot is named as such, quickly
+/// (the kernel stops at once; the deadline is far away).
+#[test]
+fn guest_memory_too_small_is_named() {
+    if !guest_or_skip("guest_memory_too_small_is_named", &[]) {
+        return;
+    }
+    let deadline = Duration::from_secs(20);
+    let t = Instant::now();
+    let err = Guest::new("/bin/true")
+        .mem("16M")
+        .deadline(deadline)
+        .run()
+        .unwrap_err();
+    let took = t.elapsed();
+    println!("mem=16M refused after {took:?}: {err}");
+    match &err {
+        Error::MemoryTooSmall { mem, evidence, .. } => {
+            assert_eq!(mem, "16M");
+            assert!(!evidence.is_empty());
+            assert!(
+                err.to_string().contains("guest memory 16M is too small"),
+                "{err}"
+            );
+        }
+        other => panic!("expected a memory error, got {other}"),
+    }
+    assert!(took < deadline, "took {took:?}");
+}
+
+/// Issue 14 §7: a guest that never powers off (its program sleeps for
+/// ever) is stopped by its deadline within the stated time + 1 s, with
+/// nothing left.
+#[test]
+fn guest_that_never_powers_off_is_bounded_by_its_deadline() {
+    if !guest_or_skip(
+        "guest_that_never_powers_off_is_bounded_by_its_deadline",
+        &[],
+    ) {
+        return;
+    }
+    let deadline = Duration::from_secs(3);
+    let t = Instant::now();
+    let guest = Guest::new("/bin/sleep")
+        .arg("1000000")
+        .deadline(deadline)
+        .spawn()
+        .unwrap();
+    let (pid, dir) = (guest.pid(), guest.run_dir().to_path_buf());
+    let err = guest.wait().unwrap_err();
+    let took = t.elapsed();
+    println!("deadline {deadline:?}: spawn to return {took:?}");
+    assert!(matches!(err, Error::DeadlineExceeded { .. }), "{err}");
+    assert!(
+        took <= deadline + Duration::from_secs(1),
+        "deadline {deadline:?} but returned after {took:?}"
+    );
+    assert!(group_gone(pid), "left: {:?}", live_process_group(pid));
+    assert!(!dir.exists(), "run folder {} left behind", dir.display());
+}
+
+/// An interrupt during the guest's boot (kill handle used before init has
+/// started) still takes the whole guest down.
+#[test]
+fn guest_killed_during_boot_leaves_nothing() {
+    if !guest_or_skip("guest_killed_during_boot_leaves_nothing", &[]) {
+        return;
+    }
+    let guest = Guest::new("/bin/sleep").arg("1000000").spawn().unwrap();
+    let (pid, dir, handle) = (
+        guest.pid(),
+        guest.run_dir().to_path_buf(),
+        guest.kill_handle(),
+    );
+    let marker = dir.join("init-started");
+    let killer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(50));
+        let booting = live_process_group(pid).contains(&pid) && !marker.exists();
+        handle.kill();
+        (booting, Instant::now())
+    });
+    let err = guest.wait().unwrap_err();
+    let (booting, killed_at) = killer.join().unwrap();
+    println!(
+        "killed during boot; torn down {:?} after the kill",
+        killed_at.elapsed()
+    );
+    assert!(
+        booting,
+        "the kill came after init had started; the test proves nothing"
+    );
+    assert!(matches!(err, Error::Cancelled), "{err}");
+    assert!(
+        killed_at.elapsed() < netlab_guest::KILL_GRACE + Duration::from_secs(1),
+        "teardown took {:?}",
+        killed_at.elapsed()
+    );
+    assert!(group_gone(pid), "left: {:?}", live_process_group(pid));
+    assert!(!dir.exists(), "run folder {} left behind", dir.display());
+}
+
+/// A guest dropped right after starting (the host unwinding in boot) is
+/// taken down too.
+#[test]
+fn guest_dropped_during_boot_leaves_nothing() {
+    if !guest_or_skip("guest_dropped_during_boot_leaves_nothing", &[]) {
+        return;
+    }
+    let guest = Guest::new("/bin/sleep").arg("1000000").spawn().unwrap();
+    let (pid, dir) = (guest.pid(), guest.run_dir().to_path_buf());
+    std::thread::sleep(Duration::from_millis(50));
+    drop(guest);
+    assert!(
+        live_process_group(pid).is_empty(),
+        "left: {:?}",
+        live_process_group(pid)
+    );
+    assert!(!dir.exists(), "run folder {} left behind", dir.display());
 }

@@ -1,4 +1,5 @@
-//! Support probe: is the guest kernel there, which release, which modules.
+//! Availability check of the pinned guest kernel: is the kernel binary
+//! there, which release it is, and which modules its modules directory has.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -7,8 +8,8 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::host::{DEFAULT_KERNEL, DEFAULT_MODULES_ROOT};
 use crate::modules::ModuleIndex;
+use crate::spec::{DEFAULT_KERNEL, DEFAULT_MODULES_ROOT};
 
 /// What [`available`] found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,12 +83,12 @@ impl Availability {
     }
 }
 
-/// Probes the default kernel (`/usr/bin/linux.uml`) and modules root.
+/// Checks the default kernel (`/usr/bin/linux.uml`) and modules root.
 pub fn available() -> Availability {
     available_at(Path::new(DEFAULT_KERNEL), Path::new(DEFAULT_MODULES_ROOT))
 }
 
-/// Probes a given kernel binary and modules root.
+/// Checks a given kernel binary and modules root.
 pub fn available_at(kernel: &Path, modules_root: &Path) -> Availability {
     let mut a = Availability {
         kernel: kernel.to_path_buf(),
@@ -139,14 +140,14 @@ pub fn kernel_release(kernel: &Path, modules_root: &Path) -> Result<String> {
         [] => Err(Error::ReleaseUnknown {
             kernel: kernel.to_path_buf(),
             reason: format!(
-                "`--version` gave nothing and {} has no modules directory",
+                "the kernel did not print its release and {} has no modules directory",
                 modules_root.display()
             ),
         }),
         many => Err(Error::ReleaseUnknown {
             kernel: kernel.to_path_buf(),
             reason: format!(
-                "`--version` gave nothing and {} has several releases: {}",
+                "the kernel did not print its release and {} has several releases: {}",
                 modules_root.display(),
                 many.join(", ")
             ),
