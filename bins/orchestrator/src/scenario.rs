@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use netlab_ecn::{Capture, CaptureConfig, EcnReport, Flow};
 use netlab_probe::{connect_socket, run_probe, Phase, ProbeConfig, ProbeLog};
-use netlab_qdisc::{Bottleneck, QdiscSocket, Readback, SampleSeries, Sampler};
+use netlab_qdisc::{Bottleneck, QdiscSocket, SampleSeries, Sampler};
 use netlab_receipts::{Registry, Resource, SystemClock};
 use netlab_tcpload::sampler::{DiagSocket, SamplerConfig as TcpSamplerConfig, SamplerLog};
 use netlab_tcpload::sink::{ReceiverLog, Sink, SinkConfig};
@@ -25,13 +25,13 @@ use netlab_tcpload::{
 };
 use netlab_topology::spec::{B_ADDR, B_IF, R_B_IF};
 use netlab_topology::{netns, RunId, Topology, TopologySpec};
-use serde_json::{json, Value};
 
 use crate::config::CompareConfig;
 use crate::progress::{Live, Progress};
 use crate::results::{
-    CleanupResult, ProbePhases, ProbeResult, ReceiverSummary, RequestRecord, ScenarioResult,
-    SenderSummary, TcpResult,
+    CleanupResult, EcnResult, ProbePhases, ProbeResult, QdiscSample, ReadbackDump, ReceiverSummary,
+    RequestRecord, ScenarioResult, SenderSummary, TcpInfoSample, TcpInfoSamplerResult, TcpResult,
+    TopologyResult,
 };
 
 /// Bin of the delivered-bytes series.
@@ -49,10 +49,6 @@ pub struct Ctx<'a> {
     pub progress: &'a Progress,
     /// Number of scenarios in the run.
     pub total: usize,
-}
-
-fn to_value<T: serde::Serialize>(v: &T) -> Value {
-    serde_json::to_value(v).unwrap_or_else(|e| json!({ "serialization_error": e.to_string() }))
 }
 
 fn secs_since(t0: Instant, t: Instant) -> f64 {
@@ -127,7 +123,7 @@ fn cleanup(registry: &Registry, names: &[String]) -> CleanupResult {
         &SystemClock,
     );
     CleanupResult {
-        receipts: receipts.iter().map(to_value).collect(),
+        receipts,
         namespaces_deleted: names
             .iter()
             .filter(|n| !netns::exists(n))
@@ -165,12 +161,12 @@ fn measure(
     let readback = topo
         .readback()
         .map_err(|e| format!("reading the topology back: {e}"))?;
-    res.topology = Some(json!({
-        "spec": spec,
-        "build_time_s": topo.build_time.as_secs_f64(),
-        "sysctls": topo.sysctls,
-        "readback": readback,
-    }));
+    res.topology = Some(TopologyResult {
+        spec: spec.clone(),
+        build_time_s: topo.build_time.as_secs_f64(),
+        sysctls: topo.sysctls.clone(),
+        readback,
+    });
 
     // The bottleneck on R's egress toward B.
     let bottleneck = Bottleneck {
@@ -197,7 +193,8 @@ fn measure(
     let after = qsock
         .readback(configured.ifindex, None, &configured.psched)
         .map_err(|e| format!("qdisc readback after configuration: {e}"))?;
-    (res.qdisc.after_config, res.qdisc.after_config_dump) = readback_records(&after);
+    res.qdisc.after_config = after.records.clone();
+    res.qdisc.after_config_dump = Some(ReadbackDump::of(&after));
 
     let b_tcp = SocketAddr::from((B_ADDR, cfg.tcp_port));
     let b_udp = SocketAddr::from((B_ADDR, cfg.udp_port));
@@ -412,7 +409,8 @@ fn drive(
         &configured.psched,
     ) {
         Ok(rb) => {
-            (res.qdisc.final_, res.qdisc.final_dump) = readback_records(&rb);
+            res.qdisc.at_window_end = rb.records.clone();
+            res.qdisc.final_dump = Some(ReadbackDump::of(&rb));
             res.qdisc.final_taken_s = Some(secs_since(t0, taken));
         }
         Err(e) => return Err(format!("final qdisc readback: {e}")),
@@ -421,13 +419,6 @@ fn drive(
         return Err("the sender never connected".into());
     }
     Ok(())
-}
-
-/// The decoded records, and the whole dump so a reader can re-decode it later.
-fn readback_records(rb: &Readback) -> (Vec<Value>, Option<Value>) {
-    let records = rb.records.iter().map(to_value).collect();
-    let dump = json!({ "ifindex": rb.ifindex, "taken_at_s": rb.taken_at_s, "psched": rb.psched, "raw_hex": rb.raw_hex });
-    (records, Some(dump))
 }
 
 fn join_err<T>(what: &str, r: std::thread::Result<Result<T, String>>) -> Result<T, String> {
@@ -484,11 +475,14 @@ fn join_all(
             let series = delivered_series(&rx.recvs, SERIES_BIN, cfg.timeline.end());
             match tcp_log {
                 Ok(log) => {
-                    res.tcp_info = log.samples.iter().map(flat_sample).collect();
-                    res.tcp_info_sampler = Some(json!({
-                        "flow": log.flow, "interval_s": log.interval_s,
-                        "not_found_s": log.not_found_s, "errors": log.errors, "end": log.end,
-                    }));
+                    res.tcp_info = log.samples.iter().map(TcpInfoSample::from).collect();
+                    res.tcp_info_sampler = Some(TcpInfoSamplerResult {
+                        flow: log.flow,
+                        interval_s: log.interval_s,
+                        not_found_s: log.not_found_s,
+                        errors: log.errors,
+                        end: log.end,
+                    });
                 }
                 Err(e) => errors.push(format!("tcp_info sampler: {e}")),
             }
@@ -514,12 +508,12 @@ fn join_all(
                 },
                 sender: SenderSummary {
                     accepted_bytes: tx.bytes_accepted,
-                    termination: to_value(&tx.termination),
+                    termination: tx.termination.clone(),
                     end_s: tx.end_s,
                 },
                 series: series.bytes.clone(),
                 series_bin_s: series.bin_s,
-                receiver_log: to_value(&rx),
+                receiver_log: rx,
             });
         }
         (rx, tx) => {
@@ -534,15 +528,9 @@ fn join_all(
     match probe {
         Some(Ok(log)) => {
             let stats = log.phase_stats();
-            let pick = |p: Phase| {
-                stats
-                    .iter()
-                    .find(|s| s.phase == p)
-                    .map(to_value)
-                    .unwrap_or(Value::Null)
-            };
+            let pick = |p: Phase| stats.iter().find(|s| s.phase == p).cloned();
             res.probe = Some(ProbeResult {
-                requests: log.requests.iter().map(to_value).collect(),
+                requests: log.requests.clone(),
                 stale_replies: log.stale_replies,
                 malformed_replies: log.malformed_replies,
                 recv_errors: log.recv_errors,
@@ -552,42 +540,23 @@ fn join_all(
                     other: stats
                         .iter()
                         .filter(|s| !matches!(s.phase, Phase::Baseline | Phase::Loaded))
-                        .map(to_value)
+                        .cloned()
                         .collect(),
                 },
-                config: to_value(&log.config),
+                config: log.config.clone(),
             });
         }
         Some(Err(e)) => errors.push(e),
         None => {}
     }
     match ecn {
-        Some(Ok(report)) => {
-            let mut v = to_value(&report);
-            if let Value::Object(m) = &mut v {
-                // Flat alias of the kernel's PACKET_STATISTICS drops.
-                m.insert("kernel_drops".into(), json!(report.kernel.map(|k| k.drops)));
-            }
-            res.ecn = Some(v);
-        }
+        Some(Ok(report)) => res.ecn = Some(EcnResult::from(report)),
         Some(Err(e)) => errors.push(e),
         None => {}
     }
     match qsamples {
         Some(Ok(series)) => {
-            res.qdisc.samples = series
-                .samples
-                .iter()
-                .map(|rb| {
-                    json!({
-                        "t_s": rb.taken_at_s,
-                        "records": rb.records.iter().map(|r| json!({
-                            "kind": r.kind, "handle": r.handle, "parent": r.parent, "stats": r.stats,
-                            "xstats": r.xstats,
-                        })).collect::<Vec<_>>(),
-                    })
-                })
-                .collect();
+            res.qdisc.samples = series.samples.iter().map(QdiscSample::of).collect();
             if !series.failures.is_empty() {
                 errors.push(format!(
                     "qdisc sampler: {} failed readbacks",
@@ -603,22 +572,4 @@ fn join_all(
     } else {
         Err(errors.join("; "))
     }
-}
-
-/// One tcp_info sample as a flat object: times, then the kernel's fields.
-fn flat_sample(s: &netlab_tcpload::TcpSample) -> Value {
-    let mut obj = serde_json::Map::new();
-    obj.insert("start_s".into(), json!(s.start_s));
-    obj.insert("end_s".into(), json!(s.end_s));
-    obj.insert("state".into(), json!(s.record.state));
-    obj.insert("recv_queue".into(), json!(s.record.recv_queue));
-    obj.insert("send_queue".into(), json!(s.record.send_queue));
-    obj.insert("congestion".into(), json!(s.record.congestion));
-    obj.insert("skmeminfo".into(), to_value(&s.record.skmem));
-    if let Some(Value::Object(info)) = s.record.info.as_ref().map(to_value) {
-        for (k, v) in info {
-            obj.entry(k).or_insert(v);
-        }
-    }
-    Value::Object(obj)
 }
