@@ -160,15 +160,23 @@ fn run_here(cfg: &CompareConfig, kernel: KernelInfo) -> u8 {
         scenarios: Vec::new(),
         notes: summary::NOTES.iter().map(|s| s.to_string()).collect(),
     };
-    let ctx = scenario::Ctx {
-        cfg,
-        run_id: &run_id,
+    let ctx = scenario::RunContext {
         registry: &registry,
         progress: &progress,
         total: schedule.len(),
     };
     for (i, (round, arm)) in schedule.iter().enumerate() {
-        let r = scenario::run(&ctx, i as u32 + 1, *round, *arm);
+        let index = i as u32 + 1;
+        let r = match scenario::ScenarioPlan::new(cfg, &run_id, index, *round, *arm) {
+            Ok(plan) => scenario::run(&ctx, &plan),
+            Err(e) => scenario::not_started(
+                index,
+                *round,
+                cfg.arms[*arm].kind(),
+                &cfg.arm_words[*arm],
+                &e,
+            ),
+        };
         results.scenarios.push(r);
         // Written after every scenario, so an interrupted run keeps what it measured.
         results.finished_utc = format_rfc3339(SystemTime::now());
