@@ -20,7 +20,7 @@ use crate::config::CompareConfig;
 mod file;
 mod tcp_info;
 
-pub use file::write_json_atomic;
+pub use file::{read_json, write_json_atomic, ResultsFileError};
 pub use tcp_info::TcpInfoSample;
 
 /// Version of the results.json shape; a change of shape bumps it.
@@ -47,6 +47,14 @@ pub struct Results {
     pub scenarios: Vec<ScenarioResult>,
     /// Notes that qualify the figures.
     pub notes: Vec<String>,
+}
+
+impl Results {
+    /// Reads a results.json (the summary tests and later readers use it).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn read(path: &std::path::Path) -> Result<Results, ResultsFileError> {
+        read_json(path)
+    }
 }
 
 /// Tool name and version.

@@ -7,9 +7,8 @@ use std::fs::File;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use serde::de::DeserializeOwned;
 use serde::Serialize;
-
-use super::Results;
 
 /// Why results.json could not be written or read.
 #[derive(Debug, thiserror::Error)]
@@ -88,16 +87,13 @@ pub fn write_json_atomic<T: Serialize>(path: &Path, v: &T) -> Result<(), Results
     Ok(())
 }
 
-impl Results {
-    /// Reads a results.json (the summary tests and later readers use it).
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub fn read(path: &Path) -> Result<Results, ResultsFileError> {
-        let text = std::fs::read(path).map_err(io("reading", path))?;
-        serde_json::from_slice(&text).map_err(|source| ResultsFileError::Parse {
-            path: path.to_path_buf(),
-            source,
-        })
-    }
+/// Reads a JSON file into `T`.
+pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ResultsFileError> {
+    let text = std::fs::read(path).map_err(io("reading", path))?;
+    serde_json::from_slice(&text).map_err(|source| ResultsFileError::Parse {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 #[cfg(test)]

@@ -11,9 +11,9 @@ use netlab_tcpload::{
     delivered_series, goodput, GoodputWindow, SamplerLog, SenderReport, TcpLoadError,
 };
 
+use super::error::ScenarioError;
 use super::plan::{ScenarioPlan, SERIES_BIN};
 use super::worker::Worker;
-use super::ScenarioError;
 use crate::results::{
     EcnResult, ProbePhases, ProbeResult, QdiscSample, ReceiverSummary, ScenarioResult,
     SenderSummary, TcpInfoSample, TcpInfoSamplerResult, TcpResult,

@@ -14,6 +14,5 @@ pub mod plan;
 pub mod runner;
 pub mod worker;
 
-pub use error::ScenarioError;
 pub use plan::ScenarioPlan;
 pub use runner::{not_started, run, RunContext};

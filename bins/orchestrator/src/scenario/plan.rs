@@ -13,7 +13,7 @@ use netlab_tcpload::{SamplerConfig as TcpInfoSamplerConfig, SenderConfig};
 use netlab_topology::spec::{A_ADDR, B_ADDR, B_IF, R_B_IF};
 use netlab_topology::{RunId, TopologySpec};
 
-use super::ScenarioError;
+use super::error::ScenarioError;
 use crate::config::{CompareConfig, Timeline};
 
 /// Bin of the delivered-bytes series.

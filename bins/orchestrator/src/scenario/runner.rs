@@ -23,9 +23,9 @@ use netlab_topology::{netns, Topology};
 
 use super::clock::{ScenarioClock, Step};
 use super::collect::Workers;
+use super::error::ScenarioError;
 use super::plan::ScenarioPlan;
 use super::worker::spawn_in;
-use super::ScenarioError;
 use crate::progress::{Live, Progress};
 use crate::results::{CleanupResult, ReadbackDump, RequestRecord, ScenarioResult, TopologyResult};
 

@@ -8,7 +8,7 @@ use std::thread::JoinHandle;
 
 use netlab_topology::netns::Netns;
 
-use super::ScenarioError;
+use super::error::ScenarioError;
 
 /// A request to stop, shared between the runner and one worker.
 #[derive(Debug, Clone, Default)]
