@@ -112,4 +112,35 @@ mod tests {
         stop.request();
         assert!(t.join().unwrap());
     }
+
+    /// A worker on a plain thread (spawn_in needs a namespace, so root).
+    fn local<T: Send + 'static>(
+        name: &'static str,
+        work: impl FnOnce(&Stop) -> Result<T, String> + Send + 'static,
+    ) -> Worker<Result<T, String>> {
+        let stop = Stop::new();
+        let theirs = stop.clone();
+        let thread = std::thread::spawn(move || work(&theirs));
+        Worker { name, stop, thread }
+    }
+
+    #[test]
+    fn join_names_the_worker_in_its_error_or_panic() {
+        let w = local("probe", |stop| {
+            let end = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while !stop.flag().load(Ordering::SeqCst) && std::time::Instant::now() < end {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Ok(7)
+        });
+        assert_eq!(w.stop_and_join().unwrap(), 7);
+        let e = local::<()>("capture", |_| Err("socket closed".into()))
+            .join()
+            .unwrap_err();
+        assert_eq!(e.to_string(), "capture: socket closed");
+        let e = local::<()>("receiver", |_| panic!("boom"))
+            .join()
+            .unwrap_err();
+        assert_eq!(e.to_string(), "receiver: thread panicked");
+    }
 }
