@@ -37,9 +37,10 @@ pub enum Command {
 }
 
 /// Which kernel runs the experiment.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
 pub enum KernelChoice {
     /// The host kernel if it has every requested qdisc, else the guest if installed.
+    #[default]
     Auto,
     /// The running kernel.
     Host,

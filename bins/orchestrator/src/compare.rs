@@ -10,15 +10,14 @@ use netlab_receipts::{
     DEFAULT_STATE_DIR,
 };
 use netlab_topology::RunId;
-use serde_json::Value;
 
 use crate::cli::CompareArgs;
 use crate::config::{CompareConfig, UsageError};
 use crate::kernel::{decide, KernelPlan};
 use crate::progress::Progress;
-use crate::results::{KernelInfo, Results, ScenarioResult, Tool, SCHEMA_VERSION};
+use crate::results::{write_json_atomic, KernelInfo, Results, Tool, SCHEMA_VERSION};
 use crate::scenario;
-use crate::summary::{self, SummaryRow};
+use crate::summary;
 
 /// Environment variable carrying the host's reason for booting the guest.
 const REASON_ENV: &str = "NETLAB_KERNEL_REASON";
@@ -65,7 +64,7 @@ pub fn main(a: &CompareArgs) -> u8 {
             release,
             modules,
             because,
-        } => run_in_guest(a, &cfg, &release, &modules, &because),
+        } => run_in_guest(&cfg, &release, &modules, &because),
         KernelPlan::Host { release, because } => run_here(
             &cfg,
             KernelInfo {
@@ -152,10 +151,7 @@ fn run_here(cfg: &CompareConfig, kernel: KernelInfo) -> u8 {
     ));
     let mut results = Results {
         schema_version: SCHEMA_VERSION,
-        tool: Tool {
-            name: "netlab",
-            version: env!("CARGO_PKG_VERSION"),
-        },
+        tool: Tool::this(),
         kernel,
         config: cfg.clone(),
         run_id: run_id.as_str().to_string(),
@@ -164,43 +160,41 @@ fn run_here(cfg: &CompareConfig, kernel: KernelInfo) -> u8 {
         scenarios: Vec::new(),
         notes: summary::NOTES.iter().map(|s| s.to_string()).collect(),
     };
-    let ctx = scenario::Ctx {
-        cfg,
-        run_id: &run_id,
+    let ctx = scenario::RunContext {
         registry: &registry,
         progress: &progress,
         total: schedule.len(),
     };
     for (i, (round, arm)) in schedule.iter().enumerate() {
-        let r = scenario::run(&ctx, i as u32 + 1, *round, *arm);
+        let index = i as u32 + 1;
+        let r = match scenario::ScenarioPlan::new(cfg, &run_id, index, *round, *arm) {
+            Ok(plan) => scenario::run(&ctx, &plan),
+            Err(e) => scenario::not_started(
+                index,
+                *round,
+                cfg.arms[*arm].kind(),
+                &cfg.arm_words[*arm],
+                &e,
+            ),
+        };
         results.scenarios.push(r);
         // Written after every scenario, so an interrupted run keeps what it measured.
         results.finished_utc = format_rfc3339(SystemTime::now());
-        if let Err(e) = write_json(&cfg.out.join("results.json"), &results) {
+        if let Err(e) = write_json_atomic(&cfg.out.join("results.json"), &results) {
             eprintln!("orchestrator compare: {e}");
         }
     }
     let receipts = registry.teardown(&SystemClock);
     results.finished_utc = format_rfc3339(SystemTime::now());
     let mut exit = 0;
-    if let Err(e) = write_json(&cfg.out.join("results.json"), &results) {
+    if let Err(e) = write_json_atomic(&cfg.out.join("results.json"), &results) {
         eprintln!("orchestrator compare: {e}");
         exit = 1;
     }
     let failed_receipts = receipts.iter().filter(|r| !r.outcome.is_ok()).count();
-    let rows = rows_from(&results.scenarios);
-    let extra = extra_notes(&results, failed_receipts);
-    let header = format!(
-        "# netlab comparison {}\n\nKernel: {} {} ({}). Rounds: {}. Arms: {}. TBF {}.\nResults: results.json (every raw sample).",
-        results.run_id,
-        results.kernel.mode,
-        results.kernel.release,
-        results.kernel.chosen_because,
-        cfg.rounds,
-        cfg.arm_words.join(" | "),
-        cfg.tbf.tc_words().join(" "),
-    );
-    let md = summary::markdown(&header, &rows, &extra);
+    let rows = summary::rows(&results);
+    let extra = summary::extra_notes(&results, failed_receipts);
+    let md = summary::render(&results, failed_receipts);
     if let Err(e) = std::fs::write(cfg.out.join("summary.md"), &md) {
         eprintln!("orchestrator compare: writing summary.md: {e}");
         exit = 1;
@@ -217,206 +211,9 @@ fn run_here(cfg: &CompareConfig, kernel: KernelInfo) -> u8 {
     exit
 }
 
-fn extra_notes(results: &Results, failed_receipts: usize) -> Vec<String> {
-    let mut notes = Vec::new();
-    for s in &results.scenarios {
-        if let Some(e) = &s.error {
-            notes.push(format!(
-                "scenario {} (round {}, {}) failed: {e}",
-                s.index, s.round, s.arm
-            ));
-        }
-        if let Some(drops) = s
-            .ecn
-            .as_ref()
-            .and_then(|e| e.pointer("/kernel/drops"))
-            .and_then(Value::as_u64)
-        {
-            if drops > 0 {
-                notes.push(format!(
-                    "scenario {}: the capture's socket dropped {drops} frame(s) (PACKET_STATISTICS): its ECN counts are a lower bound",
-                    s.index
-                ));
-            }
-        }
-        // What B's echo saw tells a reader which timeouts never reached B.
-        let received = s
-            .tcp
-            .as_ref()
-            .and_then(|t| t.receiver_log.pointer("/echo/received"))
-            .and_then(Value::as_u64);
-        let sent = s.probe.as_ref().map(|p| {
-            p.requests
-                .iter()
-                .filter(|q| {
-                    q.get("send_s").is_some()
-                        && q.pointer("/outcome/kind") != Some(&Value::from("send_error"))
-                })
-                .count() as u64
-        });
-        if let (Some(rx), Some(tx)) = (received, sent) {
-            if rx < tx {
-                notes.push(format!(
-                    "scenario {} (round {}, {}): B's echo received {rx} of the {tx} probe requests A sent; {} never reached B before it closed (lost on the way to B, or queued past the close): at least that many timeouts are not delay on the return path",
-                    s.index, s.round, s.arm, tx - rx
-                ));
-            }
-        }
-        let rate = results.config.tbf.rate.bits_per_sec() as f64 / 1e6;
-        if let Some(g) = s.tcp.as_ref().and_then(|t| t.goodput_mbps) {
-            if g > rate {
-                notes.push(format!(
-                    "scenario {} (round {}, {}): goodput {g:.3} Mbit/s is above the TBF rate {rate} Mbit/s: bytes held in B's out-of-order queue across a loss were delivered inside the window (see the note on goodput)",
-                    s.index, s.round, s.arm
-                ));
-            }
-        }
-        if let Some(ecn) = &s.ecn {
-            if ecn.get("negotiated") == Some(&Value::Bool(false)) {
-                notes.push(format!(
-                    "scenario {}: classic ECN was NOT negotiated on the wire",
-                    s.index
-                ));
-            }
-        }
-    }
-    if failed_receipts > 0 {
-        notes.push(format!("{failed_receipts} cleanup step(s) failed: see results.json and run `orchestrator cleanup`"));
-    }
-    notes
-}
-
-/// Summary rows recomputed from the results (the same values results.json holds).
-pub fn rows_from(scenarios: &[ScenarioResult]) -> Vec<SummaryRow> {
-    scenarios.iter().map(row_from).collect()
-}
-
-fn row_from(s: &ScenarioResult) -> SummaryRow {
-    let phase = |name: &str| {
-        s.probe.as_ref().map(|p| {
-            if name == "baseline" {
-                &p.phases.baseline
-            } else {
-                &p.phases.loaded
-            }
-        })
-    };
-    let u = |v: Option<&Value>, k: &str| {
-        v.and_then(|v| v.get(k))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
-    let f = |v: Option<&Value>, k: &str| v.and_then(|v| v.get(k)).and_then(Value::as_f64);
-    let loaded = phase("loaded");
-    let baseline = phase("baseline");
-    let censored_text = |v: Option<&Value>, k: &str| -> String {
-        match v.and_then(|v| v.get(k)) {
-            Some(c) => match serde_json::from_value::<netlab_probe::CensoredQuantile>(c.clone()) {
-                Ok(q) => format!("{q:.2}"),
-                Err(_) => "None".into(),
-            },
-            None => "None".into(),
-        }
-    };
-    let drops_of = |handle: &str| {
-        s.qdisc
-            .final_
-            .iter()
-            .find(|r| r.get("handle").and_then(Value::as_str) == Some(handle))
-            .and_then(|r| r.pointer("/stats/drops"))
-            .and_then(Value::as_u64)
-    };
-    let ecn = s.ecn.as_ref();
-    let count = |k: &str| {
-        ecn.and_then(|e| e.get("counts"))
-            .and_then(|c| c.get(k))
-            .and_then(Value::as_u64)
-    };
-    SummaryRow {
-        round: s.round,
-        arm: s.arm.clone(),
-        goodput_mbps: s.tcp.as_ref().and_then(|t| t.goodput_mbps),
-        loaded_sent: u(loaded, "sent"),
-        loaded_ok: u(loaded, "ok"),
-        loaded_timeouts: u(loaded, "timeouts"),
-        p50_ms: f(loaded, "p50_ms"),
-        p95_ms: f(loaded, "p95_ms"),
-        censored: loaded.map(|l| {
-            (
-                censored_text(Some(l), "p50_censored"),
-                censored_text(Some(l), "p95_censored"),
-            )
-        }),
-        child_drops: drops_of("10:"),
-        tbf_drops: drops_of("1:"),
-        ce_ece_cwr: match (count("ce"), count("ece"), count("cwr")) {
-            (Some(a), Some(b), Some(c)) => Some((a, b, c)),
-            _ => None,
-        },
-        ecn_negotiated: ecn
-            .and_then(|e| e.get("negotiated"))
-            .and_then(Value::as_bool),
-        baseline: (
-            u(baseline, "sent"),
-            u(baseline, "ok"),
-            f(baseline, "p95_ms"),
-        ),
-        error: s.error.clone(),
-    }
-}
-
-fn write_json<T: serde::Serialize>(path: &Path, v: &T) -> Result<(), String> {
-    let tmp = path.with_extension("json.tmp");
-    let text =
-        serde_json::to_vec_pretty(v).map_err(|e| format!("serializing {}: {e}", path.display()))?;
-    std::fs::write(&tmp, text).map_err(|e| format!("writing {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("renaming {} into place: {e}", path.display()))
-}
-
-/// The `compare` arguments to give the copy of this binary inside the guest.
-fn guest_argv(a: &CompareArgs, out: &Path) -> Vec<String> {
-    let mut v: Vec<String> = vec!["compare".into()];
-    let mut push = |flag: &str, val: &str| {
-        v.push(flag.into());
-        v.push(val.into());
-    };
-    push("--rounds", &a.rounds);
-    for arm in &a.arms {
-        push("--arm", arm);
-    }
-    push("--rate", &a.rate);
-    push("--burst", &a.burst);
-    push("--limit", &a.limit);
-    push("--cc", &a.cc);
-    push("--baseline", &a.baseline);
-    push("--warmup", &a.warmup);
-    push("--measure", &a.measure);
-    push("--probe-interval", &a.probe_interval);
-    push("--probe-timeout", &a.probe_timeout);
-    push("--probe-max", &a.probe_max);
-    push("--sample-interval", &a.sample_interval);
-    push("--capture-frames", &a.capture_frames);
-    push("--capture-deadline", &a.capture_deadline);
-    push("--tcp-port", &a.tcp_port);
-    push("--udp-port", &a.udp_port);
-    push("--block-size", &a.block_size);
-    push("--out", &out.to_string_lossy());
-    if a.quiet {
-        v.push("--quiet".into());
-    }
-    v.push("--inside-guest".into());
-    v
-}
-
 /// Boots the guest kernel and runs the comparison inside it; results are
 /// written straight into `--out` through hostfs.
-fn run_in_guest(
-    a: &CompareArgs,
-    cfg: &CompareConfig,
-    release: &str,
-    modules: &[String],
-    because: &str,
-) -> u8 {
+fn run_in_guest(cfg: &CompareConfig, release: &str, modules: &[String], because: &str) -> u8 {
     let me = match std::env::current_exe() {
         Ok(p) => p,
         Err(e) => {
@@ -438,7 +235,7 @@ fn run_in_guest(
     ));
     let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
     let guest = netlab_guest::Guest::new(&me)
-        .args(guest_argv(a, &cfg.out))
+        .args(cfg.guest_argv())
         .modules(modules.iter().cloned())
         .mem(cfg.guest_mem.clone())
         .deadline(cfg.run_deadline() + std::time::Duration::from_secs(60))

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use netlab_qdisc::{Arm, Rate, Size, Tbf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::cli::{CompareArgs, KernelChoice};
 
@@ -90,7 +90,7 @@ pub fn parse_addr(flag: &str, text: &str) -> Result<SocketAddr, UsageError> {
 }
 
 /// The phases of one scenario, all measured from t0 (SPEC §3).
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Timeline {
     /// Probe-only phase `[0, baseline)`; the sender starts at its end.
     #[serde(with = "secs")]
@@ -123,19 +123,27 @@ impl Timeline {
     }
 }
 
-/// Serialises a `Duration` as seconds (f64).
+/// Serialises a `Duration` as seconds (f64), and reads it back.
 pub mod secs {
     use std::time::Duration;
+
+    use serde::Deserialize as _;
 
     /// serde `serialize_with` for a `Duration` in seconds.
     pub fn serialize<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_f64(d.as_secs_f64())
     }
+
+    /// serde `deserialize_with` for a `Duration` in seconds.
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let v = f64::deserialize(d)?;
+        Duration::try_from_secs_f64(v).map_err(serde::de::Error::custom)
+    }
 }
 
 /// The full, validated configuration of `orchestrator compare`; recorded
 /// whole in results.json.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompareConfig {
     /// Rounds.
     pub rounds: u32,
@@ -171,7 +179,8 @@ pub struct CompareConfig {
     pub udp_port: u16,
     /// Sender block size in bytes.
     pub block_size: usize,
-    /// Kernel choice as given.
+    /// Kernel choice as given (not recorded: `kernel` of the results says
+    /// which kernel ran and why).
     #[serde(skip)]
     pub kernel: KernelChoice,
     /// Guest memory, as passed to the kernel (`1G`).
@@ -308,9 +317,220 @@ impl CompareConfig {
     }
 }
 
+/// Writes a duration so that [`parse_duration`] reads back exactly the same
+/// value (seconds, in the shortest text that round-trips the f64).
+pub fn duration_arg(d: Duration) -> String {
+    format!("{}s", d.as_secs_f64())
+}
+
+impl CompareConfig {
+    /// The `compare` arguments that give the copy of this binary inside the
+    /// guest this very configuration (with `--inside-guest`). Built from the
+    /// typed values, field by field: a new field does not compile until it
+    /// is given here, so no option can silently stay on the host side.
+    pub fn guest_argv(&self) -> Vec<String> {
+        let CompareConfig {
+            rounds,
+            // The typed arms are parsed from these words again.
+            arms: _,
+            arm_words,
+            tbf,
+            cc,
+            timeline,
+            probe_interval,
+            probe_timeout,
+            probe_max,
+            sample_interval,
+            capture_frames,
+            capture_deadline,
+            tcp_port,
+            udp_port,
+            block_size,
+            kernel,
+            guest_mem,
+            out,
+            quiet,
+            inside_guest: _,
+        } = self;
+        let mut v: Vec<String> = vec!["compare".into()];
+        let mut push = |flag: &str, val: String| {
+            v.push(flag.into());
+            v.push(val);
+        };
+        push("--rounds", rounds.to_string());
+        for arm in arm_words {
+            push("--arm", arm.clone());
+        }
+        push("--rate", tbf.rate.to_string());
+        push("--burst", tbf.burst.to_string());
+        push("--limit", tbf.limit.to_string());
+        push("--cc", cc.clone());
+        push("--baseline", duration_arg(timeline.baseline));
+        push("--warmup", duration_arg(timeline.warmup));
+        push("--measure", duration_arg(timeline.measure));
+        push("--probe-interval", duration_arg(*probe_interval));
+        push("--probe-timeout", duration_arg(*probe_timeout));
+        push("--probe-max", probe_max.to_string());
+        push("--sample-interval", duration_arg(*sample_interval));
+        push("--capture-frames", capture_frames.to_string());
+        push("--capture-deadline", duration_arg(*capture_deadline));
+        push("--tcp-port", tcp_port.to_string());
+        push("--udp-port", udp_port.to_string());
+        push("--block-size", block_size.to_string());
+        let kernel = clap::ValueEnum::to_possible_value(kernel)
+            .map(|p| p.get_name().to_string())
+            .unwrap_or_else(|| "auto".into());
+        push("--kernel", kernel);
+        push("--guest-mem", guest_mem.clone());
+        push("--out", out.to_string_lossy().into_owned());
+        if *quiet {
+            v.push("--quiet".into());
+        }
+        v.push("--inside-guest".into());
+        v
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse_compare(argv: &[String]) -> CompareConfig {
+        use clap::Parser as _;
+        let cli = crate::cli::Cli::try_parse_from(
+            std::iter::once("orchestrator".to_string()).chain(argv.iter().cloned()),
+        )
+        .expect("the guest argv parses");
+        match cli.command {
+            crate::cli::Command::Compare(a) => CompareConfig::from_args(&a, "never").unwrap(),
+            other => panic!("not compare: {other:?}"),
+        }
+    }
+
+    fn config_of(args: &[&str]) -> CompareConfig {
+        let argv: Vec<String> = std::iter::once("compare")
+            .chain(args.iter().copied())
+            .map(String::from)
+            .collect();
+        parse_compare(&argv)
+    }
+
+    #[test]
+    fn every_option_round_trips_through_the_guest_argv() {
+        // Every flag set away from its default, with awkward values.
+        let cfg = config_of(&[
+            "--rounds",
+            "7",
+            "--arm",
+            "pfifo limit 100",
+            "--arm",
+            "fq_codel limit 300 target 3ms interval 70ms ecn",
+            "--rate",
+            "12345kbit",
+            "--burst",
+            "20kb",
+            "--limit",
+            "100000",
+            "--cc",
+            "cubic",
+            "--baseline",
+            "1.5s",
+            "--warmup",
+            "250ms",
+            "--measure",
+            "7s",
+            "--probe-interval",
+            "33ms",
+            "--probe-timeout",
+            "1500ms",
+            "--probe-max",
+            "77",
+            "--sample-interval",
+            "15ms",
+            "--capture-frames",
+            "1234",
+            "--capture-deadline",
+            "31s",
+            "--tcp-port",
+            "40001",
+            "--udp-port",
+            "40002",
+            "--block-size",
+            "4096",
+            "--kernel",
+            "uml",
+            "--guest-mem",
+            "512M",
+            "--out",
+            "/tmp/some where/x",
+            "--quiet",
+        ]);
+        assert!(!cfg.inside_guest);
+        let back = parse_compare(&cfg.guest_argv());
+        assert!(back.inside_guest);
+        assert_eq!(
+            CompareConfig {
+                inside_guest: true,
+                ..cfg.clone()
+            },
+            back
+        );
+        // And the defaults (no --arm: the SPEC arms are passed explicitly).
+        let cfg = config_of(&["--out", "o"]);
+        let back = parse_compare(&cfg.guest_argv());
+        assert_eq!(
+            CompareConfig {
+                inside_guest: true,
+                ..cfg
+            },
+            back
+        );
+    }
+
+    #[test]
+    fn durations_round_trip_through_their_argument_text() {
+        for text in [
+            "1us",
+            "3s",
+            "200ms",
+            "1.5s",
+            "0.1s",
+            "33ms",
+            "86399.999999s",
+            "2m",
+            "1234567us",
+        ] {
+            let d = parse_duration("--x", text).unwrap();
+            assert_eq!(
+                parse_duration("--x", &duration_arg(d)).unwrap(),
+                d,
+                "{text}"
+            );
+        }
+        for ns in (1_000u64..86_400_000_000_000).step_by(999_999_937) {
+            let d = Duration::from_nanos(ns);
+            assert_eq!(
+                parse_duration("--x", &duration_arg(d)).unwrap(),
+                d,
+                "{ns} ns"
+            );
+        }
+    }
+
+    #[test]
+    fn the_config_reads_back_what_it_writes() {
+        let cfg = config_of(&[
+            "--arm",
+            "pfifo limit 256",
+            "--measure",
+            "2.5s",
+            "--out",
+            "o",
+        ]);
+        let text = serde_json::to_string(&cfg).unwrap();
+        let back: CompareConfig = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, cfg);
+    }
 
     #[test]
     fn durations_parse_with_units_and_refuse_zero() {

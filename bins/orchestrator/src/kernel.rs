@@ -65,92 +65,119 @@ pub fn needed_modules(cfg: &CompareConfig) -> Vec<String> {
     m
 }
 
-fn host_release() -> String {
-    nix::sys::utsname::uname()
-        .map(|u| u.release().to_string_lossy().into_owned())
-        .unwrap_or_else(|_| "unknown".into())
+/// What [`decide`] needs to know about the machine, asked only when needed
+/// (a `--kernel uml` run never probes the host's qdiscs).
+pub trait KernelFacts {
+    /// `uname -r` of the running kernel.
+    fn host_release(&self) -> String;
+    /// Which of `kinds` the host kernel lacks; `Err` if it cannot be probed.
+    fn host_missing(&self, kinds: &[String]) -> Result<Vec<String>, String>;
+    /// The guest kernel's release if it is installed with every module in
+    /// `modules`; `Err` says what is missing.
+    fn guest_release(&self, modules: &[String]) -> Result<String, String>;
 }
 
-/// What the host kernel lacks among `kinds`, probed in a scratch owned
-/// namespace. Needs CAP_NET_ADMIN (checked first).
-fn host_missing(kinds: &[String]) -> Result<Vec<String>, String> {
-    netlab_topology::privilege::check_capabilities().map_err(|e| e.to_string())?;
-    let refs: Vec<&str> = kinds.iter().map(String::as_str).collect();
-    netlab_qdisc::missing_kinds(&refs).map_err(|e| format!("probing the host kernel's qdiscs: {e}"))
-}
+/// The real machine: uname, a scratch owned namespace, the installed guest.
+pub struct ThisMachine;
 
-fn uml_plan(cfg: &CompareConfig, because: String) -> Result<KernelPlan, String> {
-    let avail = netlab_guest::available();
-    if let Some(problem) = &avail.problem {
-        return Err(format!(
-            "{problem}\n(user-mode-linux provides the pinned guest kernel: apt-get install -y user-mode-linux)"
-        ));
+impl KernelFacts for ThisMachine {
+    fn host_release(&self) -> String {
+        nix::sys::utsname::uname()
+            .map(|u| u.release().to_string_lossy().into_owned())
+            .unwrap_or_else(|_| "unknown".into())
     }
+
+    /// Probed in a scratch owned namespace. Needs CAP_NET_ADMIN (checked first).
+    fn host_missing(&self, kinds: &[String]) -> Result<Vec<String>, String> {
+        netlab_topology::privilege::check_capabilities().map_err(|e| e.to_string())?;
+        let refs: Vec<&str> = kinds.iter().map(String::as_str).collect();
+        netlab_qdisc::missing_kinds(&refs)
+            .map_err(|e| format!("probing the host kernel's qdiscs: {e}"))
+    }
+
+    fn guest_release(&self, modules: &[String]) -> Result<String, String> {
+        let avail = netlab_guest::available();
+        if let Some(problem) = &avail.problem {
+            return Err(format!(
+                "{problem}\n(user-mode-linux provides the pinned guest kernel: apt-get install -y user-mode-linux)"
+            ));
+        }
+        let refs: Vec<&str> = modules.iter().map(String::as_str).collect();
+        let check = avail.check_modules(&refs);
+        if !check.missing.is_empty() {
+            return Err(format!(
+                "the guest kernel {} lacks module(s) {} in {}",
+                avail.release.clone().unwrap_or_default(),
+                check.missing.join(", "),
+                avail
+                    .modules_dir
+                    .as_ref()
+                    .map_or_else(|| "?".into(), |d| d.display().to_string())
+            ));
+        }
+        Ok(avail.release.unwrap_or_else(|| "unknown".into()))
+    }
+}
+
+fn uml_plan(
+    cfg: &CompareConfig,
+    facts: &dyn KernelFacts,
+    because: String,
+) -> Result<KernelPlan, String> {
     let modules = needed_modules(cfg);
-    let refs: Vec<&str> = modules.iter().map(String::as_str).collect();
-    let check = avail.check_modules(&refs);
-    if !check.missing.is_empty() {
-        return Err(format!(
-            "the guest kernel {} lacks module(s) {} in {}",
-            avail.release.clone().unwrap_or_default(),
-            check.missing.join(", "),
-            avail
-                .modules_dir
-                .as_ref()
-                .map_or_else(|| "?".into(), |d| d.display().to_string())
-        ));
-    }
+    let release = facts.guest_release(&modules)?;
     Ok(KernelPlan::Uml {
-        release: avail.release.unwrap_or_else(|| "unknown".into()),
+        release,
         modules,
         because,
     })
 }
 
-/// Decides where the comparison runs. `Err` is a refusal (exit 1), before any
-/// change to the network.
+/// Decides where the comparison runs, on this machine. `Err` is a refusal
+/// (exit 1), before any change to the network.
 pub fn decide(cfg: &CompareConfig) -> Result<KernelPlan, String> {
+    decide_with(cfg, &ThisMachine)
+}
+
+/// [`decide`] over given facts.
+pub fn decide_with(cfg: &CompareConfig, facts: &dyn KernelFacts) -> Result<KernelPlan, String> {
     if cfg.inside_guest {
         return Ok(KernelPlan::InsideGuest {
-            release: host_release(),
+            release: facts.host_release(),
         });
     }
     let kinds = needed_kinds(cfg);
     match cfg.kernel {
         KernelChoice::Host => {
-            let missing = host_missing(&kinds)?;
+            let missing = facts.host_missing(&kinds)?;
             if missing.is_empty() {
                 Ok(KernelPlan::Host {
-                    release: host_release(),
+                    release: facts.host_release(),
                     because: "--kernel host".into(),
                 })
             } else {
-                Err(missing_message(&missing))
+                Err(missing_message(&missing, &facts.host_release()))
             }
         }
-        KernelChoice::Uml => uml_plan(cfg, "--kernel uml".into()),
-        KernelChoice::Auto => {
-            let host = host_missing(&kinds);
-            match host {
-                Ok(missing) if missing.is_empty() => Ok(KernelPlan::Host {
-                    release: host_release(),
-                    because: format!("auto: the host kernel has {}", kinds.join(", ")),
-                }),
-                other => {
-                    let why = match other {
-                        Ok(missing) => missing_message(&missing),
-                        Err(e) => e,
-                    };
-                    uml_plan(cfg, format!("auto: {why}"))
-                        .map_err(|e| format!("{why}\nand the guest kernel cannot be used: {e}"))
-                }
+        KernelChoice::Uml => uml_plan(cfg, facts, "--kernel uml".into()),
+        KernelChoice::Auto => match facts.host_missing(&kinds) {
+            Ok(missing) if missing.is_empty() => Ok(KernelPlan::Host {
+                release: facts.host_release(),
+                because: format!("auto: the host kernel has {}", kinds.join(", ")),
+            }),
+            other => {
+                let why = match other {
+                    Ok(missing) => missing_message(&missing, &facts.host_release()),
+                    Err(e) => e,
+                };
+                uml_plan(cfg, facts, format!("auto: {why}"))
+                    .map_err(|e| format!("{why}\nand the guest kernel cannot be used: {e}"))
             }
-        }
+        },
     }
 }
 
-fn missing_message(missing: &[String]) -> String {
-    let release = host_release();
+fn missing_message(missing: &[String], release: &str) -> String {
     missing
         .iter()
         .map(|k| {
@@ -161,4 +188,153 @@ fn missing_message(missing: &[String]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+
+    use super::*;
+    use crate::cli::CompareArgs;
+
+    fn cfg(kernel: &str, arms: &[&str]) -> CompareConfig {
+        use clap::Parser as _;
+        let mut argv = vec!["orchestrator", "compare", "--kernel", kernel];
+        for a in arms {
+            argv.extend(["--arm", a]);
+        }
+        let crate::cli::Command::Compare(a) = crate::cli::Cli::parse_from(argv).command else {
+            unreachable!()
+        };
+        let a: &CompareArgs = &a;
+        CompareConfig::from_args(a, "t").unwrap()
+    }
+
+    /// A machine described by hand; records what was asked.
+    struct Fake {
+        missing: Result<Vec<&'static str>, &'static str>,
+        guest: Result<&'static str, &'static str>,
+        asked: RefCell<Vec<String>>,
+    }
+
+    impl Fake {
+        fn new(
+            missing: Result<Vec<&'static str>, &'static str>,
+            guest: Result<&'static str, &'static str>,
+        ) -> Fake {
+            Fake {
+                missing,
+                guest,
+                asked: RefCell::new(Vec::new()),
+            }
+        }
+    }
+
+    impl KernelFacts for Fake {
+        fn host_release(&self) -> String {
+            "6.18.44".into()
+        }
+        fn host_missing(&self, kinds: &[String]) -> Result<Vec<String>, String> {
+            self.asked
+                .borrow_mut()
+                .push(format!("host {}", kinds.join(",")));
+            self.missing
+                .clone()
+                .map(|m| m.into_iter().map(String::from).collect())
+                .map_err(String::from)
+        }
+        fn guest_release(&self, modules: &[String]) -> Result<String, String> {
+            self.asked
+                .borrow_mut()
+                .push(format!("guest {}", modules.join(",")));
+            self.guest.map(String::from).map_err(String::from)
+        }
+    }
+
+    const FQ: &str = "fq_codel limit 256 ecn";
+
+    #[test]
+    fn auto_runs_on_the_host_when_it_has_every_kind() {
+        let f = Fake::new(Ok(vec![]), Err("never asked"));
+        let plan = decide_with(&cfg("auto", &["pfifo limit 256", FQ]), &f).unwrap();
+        assert_eq!(
+            plan,
+            KernelPlan::Host {
+                release: "6.18.44".into(),
+                because: "auto: the host kernel has tbf, pfifo, fq_codel".into()
+            }
+        );
+        assert_eq!(*f.asked.borrow(), ["host tbf,pfifo,fq_codel"]);
+    }
+
+    #[test]
+    fn auto_boots_the_guest_with_the_missing_kinds_modules() {
+        let f = Fake::new(Ok(vec!["fq_codel"]), Ok("6.1.176"));
+        let plan = decide_with(&cfg("auto", &["pfifo limit 256", FQ]), &f).unwrap();
+        let KernelPlan::Uml {
+            release,
+            modules,
+            because,
+        } = plan
+        else {
+            panic!("{plan:?}")
+        };
+        assert_eq!(release, "6.1.176");
+        // pfifo is built in: never a module.
+        assert_eq!(modules, ["veth", "sch_tbf", "sch_fq_codel"]);
+        assert!(
+            because.starts_with("auto: qdisc fq_codel is not available in this kernel (6.18.44)"),
+            "{because}"
+        );
+    }
+
+    #[test]
+    fn auto_refuses_when_neither_kernel_can_run_it() {
+        let f = Fake::new(Ok(vec!["fq_codel"]), Err("no /usr/bin/linux.uml"));
+        let e = decide_with(&cfg("auto", &[FQ]), &f).unwrap_err();
+        assert!(e.contains("qdisc fq_codel is not available"), "{e}");
+        assert!(
+            e.contains("and the guest kernel cannot be used: no /usr/bin/linux.uml"),
+            "{e}"
+        );
+        // An unprobeable host falls back to the guest too.
+        let f = Fake::new(Err("no CAP_NET_ADMIN"), Ok("6.1.176"));
+        let plan = decide_with(&cfg("auto", &[FQ]), &f).unwrap();
+        assert!(
+            matches!(plan, KernelPlan::Uml { ref because, .. } if because == "auto: no CAP_NET_ADMIN")
+        );
+    }
+
+    #[test]
+    fn an_explicit_kernel_is_never_swapped() {
+        let f = Fake::new(Ok(vec!["fq_codel"]), Ok("6.1.176"));
+        let e = decide_with(&cfg("host", &[FQ]), &f).unwrap_err();
+        assert!(e.contains("load sch_fq_codel or use --kernel uml"), "{e}");
+        assert_eq!(*f.asked.borrow(), ["host tbf,fq_codel"]);
+        let f = Fake::new(Err("never asked"), Ok("6.1.176"));
+        let plan = decide_with(&cfg("uml", &["pfifo limit 10"]), &f).unwrap();
+        assert_eq!(
+            plan,
+            KernelPlan::Uml {
+                release: "6.1.176".into(),
+                modules: vec!["veth".into(), "sch_tbf".into()],
+                because: "--kernel uml".into()
+            }
+        );
+        assert_eq!(*f.asked.borrow(), ["guest veth,sch_tbf"]);
+    }
+
+    #[test]
+    fn inside_the_guest_nothing_is_probed() {
+        let f = Fake::new(Err("never asked"), Err("never asked"));
+        let mut c = cfg("uml", &[FQ]);
+        c.inside_guest = true;
+        assert_eq!(
+            decide_with(&c, &f).unwrap(),
+            KernelPlan::InsideGuest {
+                release: "6.18.44".into()
+            }
+        );
+        assert!(f.asked.borrow().is_empty());
+    }
 }

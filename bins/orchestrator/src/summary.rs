@@ -1,8 +1,13 @@
 //! The human summary: the SPEC §9 table, the baseline p95 list and the notes
-//! that qualify the figures. Pure: rendered from values taken out of the
-//! results, so a test can recompute it from results.json.
+//! that qualify the figures. Pure: a function of the typed [`Results`], so a
+//! test recomputes summary.md from results.json byte for byte.
 
 use std::fmt::Write as _;
+
+use netlab_probe::{PhaseStats, RequestOutcome};
+use netlab_qdisc::{QdiscRecord, ARM_HANDLE, TBF_HANDLE};
+
+use crate::results::{Results, ScenarioResult};
 
 /// One row of the summary table: one scenario.
 #[derive(Debug, Clone, PartialEq)]
@@ -165,9 +170,267 @@ pub fn markdown(header: &str, rows: &[SummaryRow], extra_notes: &[String]) -> St
     s
 }
 
+/// summary.md of a run. `failed_teardown_steps` counts the run's final
+/// teardown steps that failed (they happen after the last scenario and are
+/// printed, not kept in results.json).
+pub fn render(results: &Results, failed_teardown_steps: usize) -> String {
+    markdown(
+        &header(results),
+        &rows(results),
+        &extra_notes(results, failed_teardown_steps),
+    )
+}
+
+/// The summary's title block: run, kernel, rounds, arms, bottleneck.
+pub fn header(results: &Results) -> String {
+    let cfg = &results.config;
+    format!(
+        "# netlab comparison {}\n\nKernel: {} {} ({}). Rounds: {}. Arms: {}. TBF {}.\nResults: results.json (every raw sample).",
+        results.run_id,
+        results.kernel.mode,
+        results.kernel.release,
+        results.kernel.chosen_because,
+        cfg.rounds,
+        cfg.arm_words.join(" | "),
+        cfg.tbf.tc_words().join(" "),
+    )
+}
+
+/// One row per scenario, in execution order.
+pub fn rows(results: &Results) -> Vec<SummaryRow> {
+    results.scenarios.iter().map(row).collect()
+}
+
+fn drops_of(records: &[QdiscRecord], handle: netlab_qdisc::Handle) -> Option<u64> {
+    records
+        .iter()
+        .find(|r| r.handle_raw == handle.0)
+        .and_then(|r| r.stats)
+        .map(|st| u64::from(st.drops))
+}
+
+fn censored_text(q: Option<netlab_probe::CensoredQuantile>) -> String {
+    q.map_or_else(|| "None".into(), |q| format!("{q:.2}"))
+}
+
+/// The summary row of one scenario.
+pub fn row(s: &ScenarioResult) -> SummaryRow {
+    let phases = s.probe.as_ref().map(|p| &p.phases);
+    let loaded: Option<&PhaseStats> = phases.and_then(|p| p.loaded.as_ref());
+    let baseline: Option<&PhaseStats> = phases.and_then(|p| p.baseline.as_ref());
+    let count =
+        |p: Option<&PhaseStats>, f: fn(&PhaseStats) -> u32| p.map_or(0, |p| u64::from(f(p)));
+    let ecn = s.ecn.as_ref().map(|e| &e.report);
+    SummaryRow {
+        round: s.round,
+        arm: s.arm.clone(),
+        goodput_mbps: s.tcp.as_ref().and_then(|t| t.goodput_mbps),
+        loaded_sent: count(loaded, |p| p.sent),
+        loaded_ok: count(loaded, |p| p.ok),
+        loaded_timeouts: count(loaded, |p| p.timeouts),
+        p50_ms: loaded.and_then(|l| l.p50_ms),
+        p95_ms: loaded.and_then(|l| l.p95_ms),
+        censored: loaded.map(|l| (censored_text(l.p50_censored), censored_text(l.p95_censored))),
+        child_drops: drops_of(&s.qdisc.at_window_end, ARM_HANDLE),
+        tbf_drops: drops_of(&s.qdisc.at_window_end, TBF_HANDLE),
+        ce_ece_cwr: ecn.map(|e| (e.counts.ce, e.counts.ece, e.counts.cwr)),
+        ecn_negotiated: ecn.map(|e| e.negotiated),
+        baseline: (
+            count(baseline, |p| p.sent),
+            count(baseline, |p| p.ok),
+            baseline.and_then(|b| b.p95_ms),
+        ),
+        error: s.error.clone(),
+    }
+}
+
+/// The notes particular to this run: failures, capture drops, probe
+/// requests that never reached B, goodput above the shaped rate, ECN not
+/// negotiated, failed teardown steps.
+pub fn extra_notes(results: &Results, failed_teardown_steps: usize) -> Vec<String> {
+    let mut notes = Vec::new();
+    let rate = results.config.tbf.rate.bits_per_sec() as f64 / 1e6;
+    for s in &results.scenarios {
+        if let Some(e) = &s.error {
+            notes.push(format!(
+                "scenario {} (round {}, {}) failed: {e}",
+                s.index, s.round, s.arm
+            ));
+        }
+        if let Some(drops) = s
+            .ecn
+            .as_ref()
+            .and_then(|e| e.report.kernel)
+            .map(|k| k.drops)
+        {
+            if drops > 0 {
+                notes.push(format!(
+                    "scenario {}: the capture's socket dropped {drops} frame(s) (PACKET_STATISTICS): its ECN counts are a lower bound",
+                    s.index
+                ));
+            }
+        }
+        // What B's echo saw tells a reader which timeouts never reached B.
+        let received = s
+            .tcp
+            .as_ref()
+            .and_then(|t| t.receiver_log.echo)
+            .map(|e| e.received);
+        let sent = s.probe.as_ref().map(|p| {
+            p.requests
+                .iter()
+                .filter(|q| !matches!(q.outcome, RequestOutcome::SendError { .. }))
+                .count() as u64
+        });
+        if let (Some(rx), Some(tx)) = (received, sent) {
+            if rx < tx {
+                notes.push(format!(
+                    "scenario {} (round {}, {}): B's echo received {rx} of the {tx} probe requests A sent; {} never reached B before it closed (lost on the way to B, or queued past the close): at least that many timeouts are not delay on the return path",
+                    s.index, s.round, s.arm, tx - rx
+                ));
+            }
+        }
+        if let Some(g) = s.tcp.as_ref().and_then(|t| t.goodput_mbps) {
+            if g > rate {
+                notes.push(format!(
+                    "scenario {} (round {}, {}): goodput {g:.3} Mbit/s is above the TBF rate {rate} Mbit/s: bytes held in B's out-of-order queue across a loss were delivered inside the window (see the note on goodput)",
+                    s.index, s.round, s.arm
+                ));
+            }
+        }
+        if s.ecn.as_ref().is_some_and(|e| !e.report.negotiated) {
+            notes.push(format!(
+                "scenario {}: classic ECN was NOT negotiated on the wire",
+                s.index
+            ));
+        }
+    }
+    if failed_teardown_steps > 0 {
+        notes.push(format!("{failed_teardown_steps} cleanup step(s) failed: see results.json and run `orchestrator cleanup`"));
+    }
+    notes
+}
+
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
+
+    fn golden() -> (Results, String) {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/orchestrator/golden");
+        let results = Results::read(&dir.join("results.json")).unwrap();
+        let md = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+        (results, md)
+    }
+
+    #[test]
+    fn golden_results_regenerate_their_summary_byte_for_byte() {
+        let (results, md) = golden();
+        assert_eq!(render(&results, 0), md);
+    }
+
+    #[test]
+    fn rows_come_from_the_typed_fields() {
+        let (results, _) = golden();
+        let r = rows(&results);
+        assert_eq!(r.len(), 2);
+        let fq = &r[1];
+        let s = &results.scenarios[1];
+        let loaded = s.probe.as_ref().unwrap().phases.loaded.clone().unwrap();
+        assert_eq!(fq.arm, "fq_codel");
+        assert_eq!(fq.loaded_sent, u64::from(loaded.sent));
+        assert_eq!(fq.loaded_ok, u64::from(loaded.ok));
+        assert_eq!(fq.p95_ms, loaded.p95_ms);
+        let child = s
+            .qdisc
+            .at_window_end
+            .iter()
+            .find(|q| q.kind == "fq_codel")
+            .unwrap();
+        assert_eq!(fq.child_drops, Some(u64::from(child.stats.unwrap().drops)));
+        let e = &s.ecn.as_ref().unwrap().report.counts;
+        assert_eq!(fq.ce_ece_cwr, Some((e.ce, e.ece, e.cwr)));
+        assert_eq!(fq.ecn_negotiated, Some(true));
+    }
+
+    #[test]
+    fn a_missing_part_shows_none_not_zero() {
+        let (mut results, _) = golden();
+        let s = &mut results.scenarios[0];
+        s.qdisc.at_window_end.clear();
+        s.ecn = None;
+        s.probe = None;
+        let r = super::row(s);
+        assert_eq!((r.child_drops, r.tbf_drops), (None, None));
+        assert_eq!(r.ce_ece_cwr, None);
+        assert_eq!(r.censored, None);
+        assert!(table(&[r]).contains("| None | None |"));
+    }
+
+    #[test]
+    fn run_notes_follow_the_data() {
+        let (mut results, _) = golden();
+        assert!(extra_notes(&results, 0)
+            .iter()
+            .all(|n| !n.contains("failed") && !n.contains("NOT negotiated")));
+        let s = &mut results.scenarios[1];
+        s.error = Some("final qdisc readback: boom".into());
+        let ecn = s.ecn.as_mut().unwrap();
+        ecn.report.negotiated = false;
+        ecn.report.kernel = Some(netlab_ecn::KernelStats {
+            packets: 10,
+            drops: 3,
+        });
+        s.tcp.as_mut().unwrap().goodput_mbps = Some(5.5);
+        let notes = extra_notes(&results, 2);
+        let has = |needle: &str| notes.iter().any(|n| n.contains(needle));
+        assert!(has(
+            "scenario 2 (round 1, fq_codel) failed: final qdisc readback: boom"
+        ));
+        assert!(has("scenario 2: classic ECN was NOT negotiated"));
+        assert!(has("dropped 3 frame(s)"));
+        assert!(has("goodput 5.500 Mbit/s is above the TBF rate 5 Mbit/s"));
+        assert!(has("2 cleanup step(s) failed"));
+        assert!(
+            render(&results, 2).contains("| 1 | fq_codel | failed: final qdisc readback: boom |")
+        );
+    }
+
+    #[test]
+    fn probe_requests_that_never_reached_b_are_counted() {
+        let (mut results, _) = golden();
+        let s = &mut results.scenarios[0];
+        let sent = s.probe.as_ref().unwrap().requests.len() as u64;
+        let echo = s.tcp.as_mut().unwrap().receiver_log.echo.as_mut().unwrap();
+        echo.received = sent - 3;
+        let notes = extra_notes(&results, 0);
+        assert!(
+            notes.iter().any(
+                |n| n.contains(&format!("received {} of the {sent}", sent - 3))
+                    && n.contains("3 never reached B")
+            ),
+            "{notes:?}"
+        );
+        echo_all(&mut results);
+        assert!(extra_notes(&results, 0)
+            .iter()
+            .all(|n| !n.contains("never reached B")));
+    }
+
+    fn echo_all(results: &mut Results) {
+        for s in &mut results.scenarios {
+            let sent = s.probe.as_ref().unwrap().requests.len() as u64;
+            s.tcp
+                .as_mut()
+                .unwrap()
+                .receiver_log
+                .echo
+                .as_mut()
+                .unwrap()
+                .received = sent;
+        }
+    }
 
     fn row(round: u32, arm: &str) -> SummaryRow {
         SummaryRow {

@@ -3,280 +3,16 @@
 //! printed reason on a plain machine unless NETLAB_REQUIRE_PRIVILEGED=1 (CI).
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use netlab_topology::privilege::require_privileged;
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_orchestrator");
+mod support;
 
-/// A results folder removed on drop.
-struct OutDir(PathBuf);
-
-impl OutDir {
-    fn new(tag: &str) -> OutDir {
-        // Under /tmp on purpose: the guest mounts a tmpfs there, and results
-        // must still reach this folder (netlab-guest shares it back).
-        let p = std::env::temp_dir().join(format!("netlab-e2e-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        OutDir(p)
-    }
-}
-
-impl Drop for OutDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// `compare` into `out` with the given rounds, baseline and measured window
-/// (warm-up 1 s), plus `extra`.
-fn compare_args<'a>(
-    out: &'a OutDir,
-    rounds: &'a str,
-    baseline: &'a str,
-    measure: &'a str,
-    extra: &[&'a str],
-) -> Vec<&'a str> {
-    let mut v = vec![
-        "compare",
-        "--rounds",
-        rounds,
-        "--baseline",
-        baseline,
-        "--warmup",
-        "1s",
-    ];
-    v.extend_from_slice(&[
-        "--measure",
-        measure,
-        "--out",
-        out.0.to_str().expect("utf-8 path"),
-    ]);
-    v.extend_from_slice(extra);
-    v
-}
-
-/// `compare` with 1 round of short phases (1 s / 1 s / 4 s) into `out`, plus `extra`.
-fn short_compare<'a>(out: &'a OutDir, extra: &[&'a str]) -> Vec<&'a str> {
-    compare_args(out, "1", "1s", "4s", extra)
-}
-
-fn run_bounded(args: &[&str], limit: Duration) -> (i32, String, String) {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawning orchestrator");
-    let out = child.stdout.take().unwrap();
-    let err = child.stderr.take().unwrap();
-    let o = std::thread::spawn(move || std::io::read_to_string(out).unwrap_or_default());
-    let e = std::thread::spawn(move || std::io::read_to_string(err).unwrap_or_default());
-    let deadline = Instant::now() + limit;
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("waiting") {
-            break s;
-        }
-        if Instant::now() > deadline {
-            // Our own child, by pid.
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("orchestrator {args:?} ran past {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    (
-        status.code().unwrap_or(-1),
-        o.join().unwrap(),
-        e.join().unwrap(),
-    )
-}
-
-/// Independent quantiles over raw RTTs: lower median and nearest-rank p95.
-fn quantiles(mut rtts: Vec<f64>) -> (Option<f64>, Option<f64>) {
-    if rtts.is_empty() {
-        return (None, None);
-    }
-    rtts.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let n = rtts.len();
-    let p50 = rtts[n.div_ceil(2) - 1];
-    let p95 = rtts[(95 * n).div_ceil(100) - 1];
-    (Some(p50), Some(p95))
-}
-
-fn fmt(v: Option<f64>) -> String {
-    v.map_or_else(|| "None".into(), |v| format!("{v:.2}"))
-}
-
-fn namespaces_of(run_id: &str) -> Vec<String> {
-    std::fs::read_dir("/run/netns")
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.starts_with(&format!("nl-{run_id}-")))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Checks a finished run's folder: every scenario complete, quantiles in the
-/// summary recomputed from the raw requests, nothing left behind.
-fn check_results(out: &Path, expect_arms: &[&str]) -> Value {
-    let text = std::fs::read_to_string(out.join("results.json")).expect("results.json");
-    let r: Value = serde_json::from_str(&text).expect("results.json parses");
-    assert_eq!(r["schema_version"], 1);
-    for p in [
-        "/tool/name",
-        "/tool/version",
-        "/kernel/mode",
-        "/kernel/release",
-        "/config",
-        "/started_utc",
-        "/finished_utc",
-        "/run_id",
-    ] {
-        assert!(r.pointer(p).is_some_and(|v| !v.is_null()), "missing {p}");
-    }
-    let scenarios = r["scenarios"].as_array().expect("scenarios");
-    let arms: Vec<&str> = scenarios
-        .iter()
-        .map(|s| s["arm"].as_str().unwrap())
-        .collect();
-    assert_eq!(arms, expect_arms);
-    let summary = std::fs::read_to_string(out.join("summary.md")).expect("summary.md");
-    let run_id = r["run_id"].as_str().unwrap();
-    for s in scenarios {
-        assert!(s["error"].is_null(), "scenario failed: {}", s["error"]);
-        for p in [
-            "/round",
-            "/arm",
-            "/namespaces",
-            "/topology/readback",
-            "/topology/sysctls",
-            "/qdisc/requests/0/tc_argv",
-            "/qdisc/requests/0/netlink_hex",
-            "/qdisc/requests/1/tc_argv",
-            "/qdisc/after_config/0/kind",
-            "/qdisc/final/0/stats/drops",
-            "/qdisc/final/1/stats/backlog_bytes",
-            "/qdisc/samples/0",
-            "/tcp/cc_requested",
-            "/tcp/cc_readback",
-            "/tcp/connect_s",
-            "/tcp/goodput_mbps",
-            "/tcp/window_s/1",
-            "/tcp/receiver/bytes_in_window",
-            "/tcp/receiver/bytes_total",
-            "/tcp/receiver/validation_failures",
-            "/tcp/sender/accepted_bytes",
-            "/tcp/sender/termination",
-            "/tcp/series/0",
-            "/tcp_info/0/start_s",
-            "/tcp_info/0/end_s",
-            "/tcp_info/0/rtt_us",
-            "/tcp_info/0/cwnd",
-            "/probe/requests/0/seq",
-            "/probe/requests/0/send_s",
-            "/probe/stale_replies",
-            "/probe/phases/baseline/sent",
-            "/probe/phases/loaded/timeouts",
-            "/ecn/negotiated",
-            "/ecn/counts/ce",
-            "/ecn/counts/other",
-            "/ecn/frames_seen",
-            "/ecn/kernel/drops",
-            "/ecn/kernel_drops",
-            "/ecn/first",
-            "/qdisc/final_dump/raw_hex",
-            "/cleanup/receipts/0",
-            "/cleanup/namespaces_deleted",
-        ] {
-            assert!(s.pointer(p).is_some(), "scenario {} lacks {p}", s["index"]);
-        }
-        assert_eq!(s["tcp"]["cc_readback"], "reno");
-        assert_eq!(s["tcp"]["receiver"]["validation_failures"], 0);
-        assert!(
-            s["tcp"]["goodput_mbps"].as_f64().unwrap() > 1.0,
-            "goodput {}",
-            s["tcp"]["goodput_mbps"]
-        );
-        assert_eq!(
-            s["ecn"]["negotiated"], true,
-            "classic ECN negotiated on the wire"
-        );
-        let deleted = s["cleanup"]["namespaces_deleted"].as_array().unwrap();
-        assert_eq!(deleted.len(), 3, "all three namespaces deleted");
-        // Every request is kept, and the table's quantiles are those of the raw requests.
-        let loaded: Vec<f64> = s["probe"]["requests"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|q| q["phase"] == "loaded")
-            .filter_map(|q| q["rtt_ms"].as_f64())
-            .collect();
-        let sent = s["probe"]["phases"]["loaded"]["sent"].as_u64().unwrap();
-        let timeouts = s["probe"]["phases"]["loaded"]["timeouts"].as_u64().unwrap();
-        assert_eq!(loaded.len() as u64 + timeouts, sent);
-        let ok = loaded.len();
-        let (p50, p95) = quantiles(loaded);
-        let cell = format!("| {sent}/{timeouts} | {}/{} (n={ok}) |", fmt(p50), fmt(p95));
-        let row_start = format!("| {} | {} |", s["round"], s["arm"].as_str().unwrap());
-        let row = summary
-            .lines()
-            .find(|l| l.starts_with(&row_start))
-            .unwrap_or_else(|| panic!("no row {row_start} in summary.md:\n{summary}"));
-        assert!(row.contains(&cell), "row {row:?} lacks recomputed {cell:?}");
-    }
-    assert!(
-        namespaces_of(run_id).is_empty(),
-        "namespaces left: {:?}",
-        namespaces_of(run_id)
-    );
-    assert!(
-        !Path::new(&format!("/run/netlab/{run_id}.json")).exists(),
-        "state file left"
-    );
-    for note in [
-        "not a single-variable AQM comparison",
-        "never sum them",
-        "not loss",
-        "not proof of CE feedback",
-        "not an atomic snapshot",
-    ] {
-        assert!(summary.contains(note), "summary.md lacks the note {note:?}");
-    }
-    r
-}
-
-/// The host network state the tests compare before and after.
-fn host_state() -> String {
-    let mut s = String::new();
-    for args in [
-        &["-j", "link", "show"][..],
-        &["-j", "addr", "show"],
-        &["-j", "route", "show", "table", "all"],
-        &["-j", "rule", "show"],
-    ] {
-        let o = Command::new("ip").args(args).output().expect("ip");
-        s.push_str(&String::from_utf8_lossy(&o.stdout));
-    }
-    let o = Command::new("tc")
-        .args(["-j", "qdisc", "show"])
-        .output()
-        .expect("tc");
-    s.push_str(&String::from_utf8_lossy(&o.stdout));
-    for f in [
-        "/proc/sys/net/ipv4/ip_forward",
-        "/proc/sys/net/ipv4/tcp_ecn",
-    ] {
-        s.push_str(&std::fs::read_to_string(f).unwrap_or_default());
-    }
-    s
-}
+use support::*;
 
 #[test]
 fn bad_flags_exit_2_with_a_message() {
@@ -317,28 +53,47 @@ fn privileged_kernel_host_refuses_fq_codel_before_any_change() {
     if !require_privileged("privileged_kernel_host_refuses_fq_codel_before_any_change") {
         return;
     }
-    if netlab_qdisc::missing_kinds(&["fq_codel"])
-        .map(|m| m.is_empty())
-        .unwrap_or(false)
-    {
-        println!("SKIP: this host kernel has fq_codel; the refusal cannot be observed here");
+    // The refusal needs a kind this host kernel lacks: fq_codel here (the
+    // defaults), or any other kind netlab knows.
+    let lacking = ["fq_codel", "codel", "fq", "fq_pie", "pie", "cake"]
+        .into_iter()
+        .find(|k| netlab_qdisc::missing_kinds(&[k]).is_ok_and(|m| !m.is_empty()));
+    let Some(kind) = lacking else {
+        if std::env::var("NETLAB_REQUIRE_PRIVILEGED").as_deref() == Ok("1") {
+            // Not silently skipped in CI: the other path, this host kernel
+            // runs fq_codel itself and --kernel host must then succeed.
+            let out = OutDir::new("host-fq-codel");
+            let args = short_compare(
+                &out,
+                &["--kernel", "host", "--arm", "fq_codel limit 256 ecn"],
+            );
+            let (code, stdout, err) = run_bounded(&args, Duration::from_secs(120));
+            assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
+            let r = check_results(&out.0, &["fq_codel"]);
+            assert_eq!(r["kernel"]["mode"], "host");
+            return;
+        }
+        println!(
+            "SKIP: this host kernel has every qdisc kind; the refusal cannot be observed here"
+        );
         return;
-    }
+    };
     let out = OutDir::new("refuse");
     let before = host_state();
-    let (code, _o, err) = run_bounded(
-        &[
-            "compare",
-            "--kernel",
-            "host",
-            "--out",
-            out.0.to_str().unwrap(),
-        ],
-        Duration::from_secs(30),
-    );
+    let mut args = vec![
+        "compare",
+        "--kernel",
+        "host",
+        "--out",
+        out.0.to_str().unwrap(),
+    ];
+    if kind != "fq_codel" {
+        args.extend(["--arm", kind]);
+    }
+    let (code, _o, err) = run_bounded(&args, Duration::from_secs(30));
     assert_eq!(code, 1, "{err}");
     assert!(
-        err.contains("qdisc fq_codel is not available in this kernel"),
+        err.contains(&format!("qdisc {kind} is not available in this kernel")),
         "{err}"
     );
     assert!(err.contains("--kernel uml"), "{err}");

@@ -1,0 +1,18 @@
+//! One scenario (SPEC §3) as a plan and the workers that execute it:
+//!
+//! - [`plan`]: every parameter resolved from the run's configuration (pure);
+//! - [`clock`]: the timeline as a pure clock, `poll(now) -> Step`;
+//! - [`worker`]: a thread inside a namespace with one stop type;
+//! - [`runner`]: builds the topology, starts the workers, walks the clock;
+//! - [`collect`]: joins the workers in a fixed order into the typed result;
+//! - [`error`]: what can fail, naming the step.
+
+pub mod clock;
+pub mod collect;
+pub mod error;
+pub mod plan;
+pub mod runner;
+pub mod worker;
+
+pub use plan::ScenarioPlan;
+pub use runner::{not_started, run, RunContext};

@@ -1,0 +1,146 @@
+//! Worker threads of a scenario: each runs inside one namespace, can be
+//! asked to stop, and is joined into a typed result. One [`Stop`] type for
+//! all of them.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use netlab_topology::netns::Netns;
+
+use super::error::ScenarioError;
+
+/// A request to stop, shared between the runner and one worker.
+#[derive(Debug, Clone, Default)]
+pub struct Stop(Arc<AtomicBool>);
+
+impl Stop {
+    /// A stop not yet requested.
+    pub fn new() -> Stop {
+        Stop::default()
+    }
+
+    /// Asks the worker to stop (it ends at its next check).
+    pub fn request(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    /// The flag itself, for the crates' loops that take `&AtomicBool`.
+    pub fn flag(&self) -> &AtomicBool {
+        &self.0
+    }
+}
+
+/// A running worker: its name, its stop and its thread.
+#[derive(Debug)]
+pub struct Worker<T> {
+    name: &'static str,
+    stop: Stop,
+    thread: JoinHandle<T>,
+}
+
+impl<T, E: std::fmt::Display> Worker<Result<T, E>> {
+    /// Asks the worker to stop; [`Worker::join`] then waits for it.
+    pub fn stop(&self) {
+        self.stop.request();
+    }
+
+    /// Whether its thread has ended.
+    pub fn is_finished(&self) -> bool {
+        self.thread.is_finished()
+    }
+
+    /// Waits for the thread; its error or panic becomes a [`ScenarioError`]
+    /// naming the worker.
+    pub fn join(self) -> Result<T, ScenarioError> {
+        match self.thread.join() {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(ScenarioError::Worker {
+                worker: self.name,
+                message: e.to_string(),
+            }),
+            Err(_) => Err(ScenarioError::WorkerPanicked { worker: self.name }),
+        }
+    }
+
+    /// Asks it to stop, then waits for it.
+    pub fn stop_and_join(self) -> Result<T, ScenarioError> {
+        self.stop();
+        self.join()
+    }
+}
+
+/// Starts `work` on a thread named `thread_name` inside `ns`; `name` is how
+/// errors call it. `work` gets the worker's [`Stop`].
+pub fn spawn_in<T, E, F>(
+    ns: &Netns,
+    name: &'static str,
+    thread_name: &str,
+    work: F,
+) -> Result<Worker<Result<T, E>>, ScenarioError>
+where
+    T: Send + 'static,
+    E: Send + 'static,
+    F: FnOnce(&Stop) -> Result<T, E> + Send + 'static,
+{
+    let stop = Stop::new();
+    let theirs = stop.clone();
+    let thread = ns
+        .spawn(thread_name, move || work(&theirs))
+        .map_err(|source| ScenarioError::Spawn {
+            worker: name,
+            source: Box::new(source),
+        })?;
+    Ok(Worker { name, stop, thread })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stop_reaches_every_clone() {
+        let stop = Stop::new();
+        let theirs = stop.clone();
+        let t = std::thread::spawn(move || {
+            let end = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while !theirs.flag().load(Ordering::SeqCst) && std::time::Instant::now() < end {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            theirs.flag().load(Ordering::SeqCst)
+        });
+        stop.request();
+        assert!(t.join().unwrap());
+    }
+
+    /// A worker on a plain thread (spawn_in needs a namespace, so root).
+    fn local<T: Send + 'static>(
+        name: &'static str,
+        work: impl FnOnce(&Stop) -> Result<T, String> + Send + 'static,
+    ) -> Worker<Result<T, String>> {
+        let stop = Stop::new();
+        let theirs = stop.clone();
+        let thread = std::thread::spawn(move || work(&theirs));
+        Worker { name, stop, thread }
+    }
+
+    #[test]
+    fn join_names_the_worker_in_its_error_or_panic() {
+        let w = local("probe", |stop| {
+            let end = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while !stop.flag().load(Ordering::SeqCst) && std::time::Instant::now() < end {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Ok(7)
+        });
+        assert_eq!(w.stop_and_join().unwrap(), 7);
+        let e = local::<()>("capture", |_| Err("socket closed".into()))
+            .join()
+            .unwrap_err();
+        assert_eq!(e.to_string(), "capture: socket closed");
+        let e = local::<()>("receiver", |_| panic!("boom"))
+            .join()
+            .unwrap_err();
+        assert_eq!(e.to_string(), "receiver: thread panicked");
+    }
+}

@@ -1,0 +1,277 @@
+//! Helpers shared by the end-to-end tests: bounded runs of the binary,
+//! scratch results folders, and the checks every results.json must pass.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_orchestrator");
+
+/// A results folder removed on drop.
+pub struct OutDir(pub PathBuf);
+
+impl OutDir {
+    /// A fresh folder for `tag` (removed first if left over).
+    pub fn new(tag: &str) -> OutDir {
+        // Under /tmp on purpose: the guest mounts a tmpfs there, and results
+        // must still reach this folder (netlab-guest shares it back).
+        let p = std::env::temp_dir().join(format!("netlab-e2e-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        OutDir(p)
+    }
+}
+
+impl Drop for OutDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `compare` into `out` with the given rounds, baseline and measured window
+/// (warm-up 1 s), plus `extra`.
+pub fn compare_args<'a>(
+    out: &'a OutDir,
+    rounds: &'a str,
+    baseline: &'a str,
+    measure: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
+    let mut v = vec![
+        "compare",
+        "--rounds",
+        rounds,
+        "--baseline",
+        baseline,
+        "--warmup",
+        "1s",
+    ];
+    v.extend_from_slice(&[
+        "--measure",
+        measure,
+        "--out",
+        out.0.to_str().expect("utf-8 path"),
+    ]);
+    v.extend_from_slice(extra);
+    v
+}
+
+/// `compare` with 1 round of short phases (1 s / 1 s / 4 s) into `out`, plus `extra`.
+pub fn short_compare<'a>(out: &'a OutDir, extra: &[&'a str]) -> Vec<&'a str> {
+    compare_args(out, "1", "1s", "4s", extra)
+}
+
+pub fn run_bounded(args: &[&str], limit: Duration) -> (i32, String, String) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawning orchestrator");
+    let out = child.stdout.take().unwrap();
+    let err = child.stderr.take().unwrap();
+    let o = std::thread::spawn(move || std::io::read_to_string(out).unwrap_or_default());
+    let e = std::thread::spawn(move || std::io::read_to_string(err).unwrap_or_default());
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("waiting") {
+            break s;
+        }
+        if Instant::now() > deadline {
+            // Our own child, by pid.
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("orchestrator {args:?} ran past {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    (
+        status.code().unwrap_or(-1),
+        o.join().unwrap(),
+        e.join().unwrap(),
+    )
+}
+
+/// Independent quantiles over raw RTTs: lower median and nearest-rank p95.
+pub fn quantiles(mut rtts: Vec<f64>) -> (Option<f64>, Option<f64>) {
+    if rtts.is_empty() {
+        return (None, None);
+    }
+    rtts.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let n = rtts.len();
+    let p50 = rtts[n.div_ceil(2) - 1];
+    let p95 = rtts[(95 * n).div_ceil(100) - 1];
+    (Some(p50), Some(p95))
+}
+
+pub fn fmt(v: Option<f64>) -> String {
+    v.map_or_else(|| "None".into(), |v| format!("{v:.2}"))
+}
+
+pub fn namespaces_of(run_id: &str) -> Vec<String> {
+    std::fs::read_dir("/run/netns")
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with(&format!("nl-{run_id}-")))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Checks a finished run's folder: every scenario complete, quantiles in the
+/// summary recomputed from the raw requests, nothing left behind.
+pub fn check_results(out: &Path, expect_arms: &[&str]) -> Value {
+    let text = std::fs::read_to_string(out.join("results.json")).expect("results.json");
+    let r: Value = serde_json::from_str(&text).expect("results.json parses");
+    assert_eq!(r["schema_version"], 1);
+    for p in [
+        "/tool/name",
+        "/tool/version",
+        "/kernel/mode",
+        "/kernel/release",
+        "/config",
+        "/started_utc",
+        "/finished_utc",
+        "/run_id",
+    ] {
+        assert!(r.pointer(p).is_some_and(|v| !v.is_null()), "missing {p}");
+    }
+    let scenarios = r["scenarios"].as_array().expect("scenarios");
+    let arms: Vec<&str> = scenarios
+        .iter()
+        .map(|s| s["arm"].as_str().unwrap())
+        .collect();
+    assert_eq!(arms, expect_arms);
+    let summary = std::fs::read_to_string(out.join("summary.md")).expect("summary.md");
+    let run_id = r["run_id"].as_str().unwrap();
+    for s in scenarios {
+        assert!(s["error"].is_null(), "scenario failed: {}", s["error"]);
+        for p in [
+            "/round",
+            "/arm",
+            "/namespaces",
+            "/topology/readback",
+            "/topology/sysctls",
+            "/qdisc/requests/0/tc_argv",
+            "/qdisc/requests/0/netlink_hex",
+            "/qdisc/requests/1/tc_argv",
+            "/qdisc/after_config/0/kind",
+            "/qdisc/final/0/stats/drops",
+            "/qdisc/final/1/stats/backlog_bytes",
+            "/qdisc/samples/0",
+            "/tcp/cc_requested",
+            "/tcp/cc_readback",
+            "/tcp/connect_s",
+            "/tcp/goodput_mbps",
+            "/tcp/window_s/1",
+            "/tcp/receiver/bytes_in_window",
+            "/tcp/receiver/bytes_total",
+            "/tcp/receiver/validation_failures",
+            "/tcp/sender/accepted_bytes",
+            "/tcp/sender/termination",
+            "/tcp/series/0",
+            "/tcp_info/0/start_s",
+            "/tcp_info/0/end_s",
+            "/tcp_info/0/rtt_us",
+            "/tcp_info/0/cwnd",
+            "/probe/requests/0/seq",
+            "/probe/requests/0/send_s",
+            "/probe/stale_replies",
+            "/probe/phases/baseline/sent",
+            "/probe/phases/loaded/timeouts",
+            "/ecn/negotiated",
+            "/ecn/counts/ce",
+            "/ecn/counts/other",
+            "/ecn/frames_seen",
+            "/ecn/kernel/drops",
+            "/ecn/kernel_drops",
+            "/ecn/first",
+            "/qdisc/final_dump/raw_hex",
+            "/cleanup/receipts/0",
+            "/cleanup/namespaces_deleted",
+        ] {
+            assert!(s.pointer(p).is_some(), "scenario {} lacks {p}", s["index"]);
+        }
+        assert_eq!(s["tcp"]["cc_readback"], "reno");
+        assert_eq!(s["tcp"]["receiver"]["validation_failures"], 0);
+        assert!(
+            s["tcp"]["goodput_mbps"].as_f64().unwrap() > 1.0,
+            "goodput {}",
+            s["tcp"]["goodput_mbps"]
+        );
+        assert_eq!(
+            s["ecn"]["negotiated"], true,
+            "classic ECN negotiated on the wire"
+        );
+        let deleted = s["cleanup"]["namespaces_deleted"].as_array().unwrap();
+        assert_eq!(deleted.len(), 3, "all three namespaces deleted");
+        // Every request is kept, and the table's quantiles are those of the raw requests.
+        let loaded: Vec<f64> = s["probe"]["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|q| q["phase"] == "loaded")
+            .filter_map(|q| q["rtt_ms"].as_f64())
+            .collect();
+        let sent = s["probe"]["phases"]["loaded"]["sent"].as_u64().unwrap();
+        let timeouts = s["probe"]["phases"]["loaded"]["timeouts"].as_u64().unwrap();
+        assert_eq!(loaded.len() as u64 + timeouts, sent);
+        let ok = loaded.len();
+        let (p50, p95) = quantiles(loaded);
+        let cell = format!("| {sent}/{timeouts} | {}/{} (n={ok}) |", fmt(p50), fmt(p95));
+        let row_start = format!("| {} | {} |", s["round"], s["arm"].as_str().unwrap());
+        let row = summary
+            .lines()
+            .find(|l| l.starts_with(&row_start))
+            .unwrap_or_else(|| panic!("no row {row_start} in summary.md:\n{summary}"));
+        assert!(row.contains(&cell), "row {row:?} lacks recomputed {cell:?}");
+    }
+    assert!(
+        namespaces_of(run_id).is_empty(),
+        "namespaces left: {:?}",
+        namespaces_of(run_id)
+    );
+    assert!(
+        !Path::new(&format!("/run/netlab/{run_id}.json")).exists(),
+        "state file left"
+    );
+    for note in [
+        "not a single-variable AQM comparison",
+        "never sum them",
+        "not loss",
+        "not proof of CE feedback",
+        "not an atomic snapshot",
+    ] {
+        assert!(summary.contains(note), "summary.md lacks the note {note:?}");
+    }
+    r
+}
+
+/// The host network state the tests compare before and after.
+pub fn host_state() -> String {
+    let mut s = String::new();
+    for args in [
+        &["-j", "link", "show"][..],
+        &["-j", "addr", "show"],
+        &["-j", "route", "show", "table", "all"],
+        &["-j", "rule", "show"],
+    ] {
+        let o = Command::new("ip").args(args).output().expect("ip");
+        s.push_str(&String::from_utf8_lossy(&o.stdout));
+    }
+    let o = Command::new("tc")
+        .args(["-j", "qdisc", "show"])
+        .output()
+        .expect("tc");
+    s.push_str(&String::from_utf8_lossy(&o.stdout));
+    for f in [
+        "/proc/sys/net/ipv4/ip_forward",
+        "/proc/sys/net/ipv4/tcp_ecn",
+    ] {
+        s.push_str(&std::fs::read_to_string(f).unwrap_or_default());
+    }
+    s
+}
