@@ -57,7 +57,7 @@ pub use host::{
 pub use probe::{available, available_at, kernel_release, Availability, ModuleCheck};
 pub use spec::{GuestStatus, ModuleLoad, ModuleOutcome, MountReport};
 pub use stale::{
-    cleanup_stale_runs, cleanup_stale_runs_in, run_dir_owner, StaleRun, RUN_DIR_PREFIX,
+    cleanup_stale_runs, cleanup_stale_runs_in, run_dir_owner, StaleRun, OWNER_FILE, RUN_DIR_PREFIX,
 };
 pub use sys::live_process_group;
 pub use testing::{
