@@ -29,8 +29,10 @@ pub fn check_capabilities() -> Result<(), TopologyError> {
     check_cap_eff(netlab_sys::privilege::effective_capabilities()?)
 }
 
-/// Kept only for `netlab-qdisc`'s tests until that crate moves to
-/// `netlab_sys::testing::require_privileged` (issue 10 §2); use that.
+/// Kept only for the tests of crates not yet moved to
+/// `netlab_topology::testing::require_privileged` (cargo feature
+/// `testing`): qdisc, probe and the orchestrator's e2e tests, owned by
+/// other work in progress. New code uses the `testing` one.
 #[doc(hidden)]
 pub fn require_privileged(test_name: &str) -> bool {
     match check_capabilities() {
