@@ -328,6 +328,12 @@ mod tests {
         b
     }
 
+    #[test]
+    fn the_socket_can_be_shared_between_threads() {
+        fn shared<T: Send + Sync>() {}
+        shared::<NetlinkSocket>();
+    }
+
     /// Unprivileged: any process may dump its own namespace's links and
     /// is refused a bogus request with an errno.
     #[test]
