@@ -332,7 +332,7 @@ pub fn cleanup_dead(state_dir: &Path) -> u8 {
         }
         if matches!(
             run.status,
-            RunStatus::Incomplete | RunStatus::Unreadable { .. }
+            RunStatus::Incomplete | RunStatus::Unreadable { .. } | RunStatus::Foreign { .. }
         ) {
             code = 1;
         }

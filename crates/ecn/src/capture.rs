@@ -1,6 +1,5 @@
 //! The bounded capture loop on B's interface.
 
-use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -123,7 +122,7 @@ impl Capture {
     {
         let started = Instant::now();
         let deadline = started + self.cfg.deadline;
-        let fd = self.socket.as_raw_fd();
+        let sock = &self.socket;
         let mut buf = vec![0u8; self.cfg.snap_len.max(MIN_SNAP_LEN)];
         let mut decoder = Decoder::new(flow);
         let mut draining = false;
@@ -142,7 +141,7 @@ impl Capture {
             if !draining && stop.load(Ordering::Acquire) {
                 draining = true;
             }
-            match sys::recv_frame(fd, &mut buf)? {
+            match sys::recv_frame(sock, &mut buf)? {
                 Some(rx) => {
                     let frame = RawFrame {
                         bytes: &buf[..rx.captured],
@@ -156,12 +155,12 @@ impl Capture {
                 None if draining => break StopReason::Stopped,
                 None => {
                     let left = deadline.saturating_duration_since(now);
-                    sys::poll_readable(fd, left.min(self.cfg.poll_interval))?;
+                    sys::poll_readable(sock, left.min(self.cfg.poll_interval))?;
                 }
             }
         };
         let ended = Instant::now();
-        let (packets, drops) = sys::packet_statistics(fd)?;
+        let (packets, drops) = sys::packet_statistics(sock)?;
         let report = decoder.report_mut();
         report.kernel = Some(KernelStats {
             packets: u64::from(packets),

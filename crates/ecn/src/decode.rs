@@ -6,9 +6,9 @@ use std::time::Duration;
 use etherparse::{EtherType, Ethernet2HeaderSlice, IpNumber, Ipv4HeaderSlice, TcpHeaderSlice};
 
 use crate::report::{
-    hex_prefix, CaptureDirection, EcnCounts, EcnReport, FirstEvidence, FlowDirection,
-    FrameEvidence, IpEcnCodepoint, TcpFlags, TcpFrameFields, ECN_REPORT_SCHEMA_VERSION,
-    EVIDENCE_HEX_CAP, NOTE_AGGREGATION, NOTE_CWR, NOTE_EVIDENCE,
+    CaptureDirection, EcnCounts, EcnReport, FirstEvidence, FlowDirection, FrameEvidence,
+    IpEcnCodepoint, TcpFlags, TcpFrameFields, ECN_REPORT_SCHEMA_VERSION, EVIDENCE_HEX_CAP,
+    NOTE_AGGREGATION, NOTE_CWR, NOTE_EVIDENCE,
 };
 
 /// The controlled TCP flow: A sends data to B.
@@ -150,7 +150,7 @@ impl Decoder {
             flow_direction: flow_dir,
             orig_len,
             captured_len: frame.len() as u32,
-            hex: hex_prefix(frame, EVIDENCE_HEX_CAP),
+            hex: netlab_sys::hex::encode_prefix(frame, EVIDENCE_HEX_CAP),
             fields: fields.clone(),
         };
         let r = &mut self.report;

@@ -260,26 +260,9 @@ impl EcnReport {
     }
 }
 
-/// Lowercase hex of at most `cap` leading bytes.
-pub(crate) fn hex_prefix(bytes: &[u8], cap: usize) -> String {
-    use std::fmt::Write;
-    let take = &bytes[..bytes.len().min(cap)];
-    let mut s = String::with_capacity(take.len() * 2);
-    for b in take {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn hex_prefix_caps() {
-        assert_eq!(hex_prefix(&[0x0a, 0xff, 0x00], 2), "0aff");
-        assert_eq!(hex_prefix(&[], 2), "");
-    }
 
     #[test]
     fn pkttype_maps() {

@@ -1,13 +1,18 @@
 //! The only syscalls of this crate: an AF_PACKET socket bound to one
 //! interface, non-blocking headers-only reads, poll, and PACKET_STATISTICS.
-#![allow(unsafe_code)]
+//! nix covers the receive buffer (SO_RCVBUFFORCE), the reads (`recvmsg`
+//! with MSG_TRUNC and the link-layer address), poll and the interface
+//! lookup (via netlab-sys); `unsafe` is left only in the two blocks nix has
+//! no wrapper for (binding to a `sockaddr_ll`, PACKET_STATISTICS), each
+//! allowed on its own with a `// SAFETY:` comment.
 
-use std::ffi::CString;
-use std::io;
-use std::mem::{size_of, zeroed};
-use std::os::fd::{AsRawFd, RawFd};
+use std::io::{self, IoSliceMut};
+use std::mem::size_of;
+use std::os::fd::{AsFd, AsRawFd};
 use std::time::Duration;
 
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+use nix::sys::socket::{recvmsg, setsockopt, sockopt, LinkAddr, MsgFlags};
 use socket2::{Domain, Socket, Type};
 
 use crate::EcnError;
@@ -26,17 +31,15 @@ struct TpacketStats {
 
 /// Index of interface `name` in the calling thread's network namespace.
 pub(crate) fn ifindex(name: &str) -> Result<u32, EcnError> {
-    let c = CString::new(name).map_err(|_| EcnError::InterfaceNotFound {
-        name: name.to_string(),
-    })?;
-    // SAFETY: `c` is a valid NUL-terminated string that outlives the call.
-    let idx = unsafe { libc::if_nametoindex(c.as_ptr()) };
-    if idx == 0 {
-        return Err(EcnError::InterfaceNotFound {
+    netlab_sys::ifindex(name).map_err(|e| match e {
+        netlab_sys::SysError::NoSuchInterface { .. } => EcnError::InterfaceNotFound {
             name: name.to_string(),
-        });
-    }
-    Ok(idx)
+        },
+        other => EcnError::Syscall {
+            op: "if_nametoindex",
+            source: io::Error::other(other),
+        },
+    })
 }
 
 /// An AF_PACKET/SOCK_RAW socket that receives nothing until [`bind_all`]
@@ -57,19 +60,9 @@ pub(crate) fn packet_socket() -> Result<Socket, EcnError> {
 /// to SO_RCVBUF (capped by net.core.rmem_max). Returns the size the kernel
 /// reports afterwards.
 pub(crate) fn set_rcvbuf(s: &Socket, bytes: usize) -> Result<usize, EcnError> {
-    let v: libc::c_int = bytes.min(libc::c_int::MAX as usize / 2) as libc::c_int;
-    // SAFETY: valid fd; `v` is a c_int living across the call and the length matches.
-    let rc = unsafe {
-        libc::setsockopt(
-            s.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_RCVBUFFORCE,
-            (&v as *const libc::c_int).cast(),
-            size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    };
-    if rc != 0 {
-        s.set_recv_buffer_size(bytes)
+    let want = bytes.min(libc::c_int::MAX as usize / 2);
+    if setsockopt(s, sockopt::RcvBufForce, &want).is_err() {
+        s.set_recv_buffer_size(want)
             .map_err(|e| EcnError::Syscall {
                 op: "setsockopt(SO_RCVBUF) on the capture socket",
                 source: e,
@@ -83,12 +76,19 @@ pub(crate) fn set_rcvbuf(s: &Socket, bytes: usize) -> Result<usize, EcnError> {
 
 /// Binds to `ifindex` for every ethertype (ETH_P_ALL).
 pub(crate) fn bind_all(s: &Socket, ifindex: u32) -> Result<(), EcnError> {
-    // SAFETY: sockaddr_ll is plain old data; all-zero is a valid value.
-    let mut sll: libc::sockaddr_ll = unsafe { zeroed() };
-    sll.sll_family = libc::AF_PACKET as u16;
-    sll.sll_protocol = ETH_P_ALL.to_be();
-    sll.sll_ifindex = ifindex as i32;
-    // SAFETY: `sll` is a valid sockaddr_ll and the length passed is its size.
+    let sll = libc::sockaddr_ll {
+        sll_family: libc::AF_PACKET as u16,
+        sll_protocol: ETH_P_ALL.to_be(),
+        sll_ifindex: ifindex as i32,
+        sll_hatype: 0,
+        sll_pkttype: 0,
+        sll_halen: 0,
+        sll_addr: [0; 8],
+    };
+    // nix has no public constructor of a `LinkAddr` from its fields.
+    #[allow(unsafe_code)]
+    // SAFETY: `sll` is a valid, initialised sockaddr_ll that outlives the
+    // call, and the length passed is its size.
     let rc = unsafe {
         libc::bind(
             s.as_raw_fd(),
@@ -118,71 +118,54 @@ pub(crate) struct Received {
 /// Reads one frame without blocking; `Ok(None)` when the queue is empty.
 /// MSG_TRUNC makes the kernel return the real frame length even though only
 /// `buf.len()` bytes (the headers) are copied.
-pub(crate) fn recv_frame(fd: RawFd, buf: &mut [u8]) -> Result<Option<Received>, EcnError> {
-    // SAFETY: sockaddr_ll is plain old data; all-zero is a valid value.
-    let mut sll: libc::sockaddr_ll = unsafe { zeroed() };
-    let mut len = size_of::<libc::sockaddr_ll>() as libc::socklen_t;
-    // SAFETY: `buf` is valid for writes of `buf.len()` bytes (the kernel writes
-    // at most that many); `sll`/`len` describe a writable sockaddr_ll.
-    let n = unsafe {
-        libc::recvfrom(
-            fd,
-            buf.as_mut_ptr().cast(),
-            buf.len(),
-            libc::MSG_TRUNC | libc::MSG_DONTWAIT,
-            (&mut sll as *mut libc::sockaddr_ll).cast(),
-            &mut len,
-        )
-    };
-    if n < 0 {
-        let e = io::Error::last_os_error();
-        return match e.kind() {
-            io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => Ok(None),
-            _ => Err(EcnError::Syscall {
-                op: "recvfrom on the capture socket",
-                source: e,
-            }),
-        };
+pub(crate) fn recv_frame(s: &Socket, buf: &mut [u8]) -> Result<Option<Received>, EcnError> {
+    let cap = buf.len();
+    let mut iov = [IoSliceMut::new(buf)];
+    let got = recvmsg::<LinkAddr>(
+        s.as_raw_fd(),
+        &mut iov,
+        None,
+        MsgFlags::MSG_TRUNC | MsgFlags::MSG_DONTWAIT,
+    );
+    match got {
+        Ok(msg) => Ok(Some(Received {
+            captured: msg.bytes.min(cap),
+            orig_len: msg.bytes,
+            pkttype: msg.address.map_or(0, |a| a.pkttype()),
+        })),
+        Err(nix::errno::Errno::EAGAIN) | Err(nix::errno::Errno::EINTR) => Ok(None),
+        Err(e) => Err(EcnError::Syscall {
+            op: "recvmsg on the capture socket",
+            source: e.into(),
+        }),
     }
-    let orig_len = n as usize;
-    Ok(Some(Received {
-        captured: orig_len.min(buf.len()),
-        orig_len,
-        pkttype: sll.sll_pkttype,
-    }))
 }
 
-/// Waits until `fd` is readable or `timeout` passes.
-pub(crate) fn poll_readable(fd: RawFd, timeout: Duration) -> Result<(), EcnError> {
-    let mut pfd = libc::pollfd {
-        fd,
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    let ms = timeout.as_millis().clamp(1, 1000) as libc::c_int;
-    // SAFETY: `pfd` is one valid pollfd and nfds is 1.
-    let rc = unsafe { libc::poll(&mut pfd, 1, ms) };
-    if rc < 0 {
-        let e = io::Error::last_os_error();
-        if e.kind() != io::ErrorKind::Interrupted {
-            return Err(EcnError::Syscall {
-                op: "poll on the capture socket",
-                source: e,
-            });
-        }
+/// Waits until the socket is readable or `timeout` passes (at most 1 s).
+pub(crate) fn poll_readable(s: &Socket, timeout: Duration) -> Result<(), EcnError> {
+    let ms = timeout.as_millis().clamp(1, 1000) as u16;
+    let mut fds = [PollFd::new(s.as_fd(), PollFlags::POLLIN)];
+    match poll(&mut fds, PollTimeout::from(ms)) {
+        Ok(_) | Err(nix::errno::Errno::EINTR) => Ok(()),
+        Err(e) => Err(EcnError::Syscall {
+            op: "poll on the capture socket",
+            source: e.into(),
+        }),
     }
-    Ok(())
 }
 
 /// Reads (and thereby resets) the socket's PACKET_STATISTICS. The kernel's
 /// `tp_packets` already includes `tp_drops`.
-pub(crate) fn packet_statistics(fd: RawFd) -> Result<(u32, u32), EcnError> {
+pub(crate) fn packet_statistics(s: &Socket) -> Result<(u32, u32), EcnError> {
     let mut st = TpacketStats::default();
     let mut len = size_of::<TpacketStats>() as libc::socklen_t;
-    // SAFETY: `st` is a writable tpacket_stats and `len` its size.
+    // nix has no PACKET_STATISTICS option.
+    #[allow(unsafe_code)]
+    // SAFETY: `st` is a writable tpacket_stats and `len` its size; the
+    // kernel writes at most `len` bytes.
     let rc = unsafe {
         libc::getsockopt(
-            fd,
+            s.as_raw_fd(),
             SOL_PACKET,
             PACKET_STATISTICS,
             (&mut st as *mut TpacketStats).cast(),

@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use netlab_ecn::{CaptureConfig, StopReason};
-use netlab_topology::privilege::require_privileged;
+use netlab_topology::testing::require_privileged;
 use netlab_topology::{netns, Role, RunId, TopologyGuard, TopologySpec};
 
 #[test]

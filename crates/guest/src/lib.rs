@@ -66,7 +66,7 @@ pub use spec::{
     DEFAULT_MODULES_ROOT, INIT_BINARY, INIT_ENV, IN_GUEST_ENV,
 };
 pub use stale::{
-    cleanup_stale_runs, cleanup_stale_runs_in, run_dir_owner, StaleRun, RUN_DIR_PREFIX,
+    cleanup_stale_runs, cleanup_stale_runs_in, run_dir_owner, StaleRun, OWNER_FILE, RUN_DIR_PREFIX,
 };
 pub use sys::live_process_group;
 #[cfg(feature = "testing")]

@@ -108,7 +108,10 @@ impl RunDir {
             .mode(0o700)
             .create(&path)
             .map_err(|e| Error::io(format!("creating run folder {}", path.display()), e))?;
-        Ok(RunDir { path })
+        let dir = RunDir { path };
+        crate::stale::record_owner(&dir.path)
+            .map_err(|e| Error::io(format!("recording the owner of {}", dir.path.display()), e))?;
+        Ok(dir)
     }
 }
 

@@ -47,41 +47,12 @@ pub(crate) fn signal_process(pid: u32, signal: Signal) {
     }
 }
 
-/// The process group and state fields of a `/proc/<pid>/stat` line.
-pub(crate) fn parse_stat(stat: &str) -> Option<(char, i32)> {
-    // "pid (comm) S ppid pgrp ..." — comm may contain spaces and parentheses.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let mut fields = rest.split_whitespace();
-    let state = fields.next()?.chars().next()?;
-    let _ppid = fields.next()?;
-    let pgrp = fields.next()?.parse().ok()?;
-    Some((state, pgrp))
-}
-
 /// Pids of live (non-zombie) processes whose process group is `pgid`.
 pub fn live_process_group(pgid: u32) -> Vec<u32> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let mut pids = Vec::new();
-    for entry in dir.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        if let Some((state, pgrp)) = parse_stat(&stat) {
-            if pgrp == pgid as i32 && state != 'Z' && state != 'X' {
-                pids.push(pid);
-            }
-        }
-    }
-    pids
+    netlab_sys::proc::live_process_group(pgid as i32)
+        .into_iter()
+        .map(|s| s.pid as u32)
+        .collect()
 }
 
 #[cfg(test)]
@@ -89,17 +60,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stat_with_odd_comm() {
-        let s = "4242 (linux (uml) x) S 1 4242 4242 0 -1 4194560 0";
-        assert_eq!(parse_stat(s), Some(('S', 4242)));
-        assert_eq!(parse_stat("garbage"), None);
-    }
-
-    #[test]
     fn own_group_is_listed() {
         let me = std::process::id();
-        let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
-        let (_, pgrp) = parse_stat(&stat).unwrap();
-        assert!(live_process_group(pgrp as u32).contains(&me));
+        let stat = netlab_sys::proc::proc_stat(me as i32).unwrap().unwrap();
+        assert!(live_process_group(stat.pgrp as u32).contains(&me));
     }
 }

@@ -45,7 +45,7 @@ mod state;
 mod sys;
 mod teardown;
 
-pub use cleanup::{cleanup_dead_runs, cleanup_dead_runs_with, RunCleanup, RunStatus};
+pub use cleanup::{cleanup_dead_runs, cleanup_dead_runs_with, OwnerSeen, RunCleanup, RunStatus};
 pub use clock::{format_rfc3339, Clock, Stamp, SystemClock};
 pub use error::ReceiptsError;
 pub use receipt::{Action, CleanupReceipt, Outcome};

@@ -1,19 +1,12 @@
-//! Owned resources and how a process is identified (pid + start time, so a
-//! reused pid is never mistaken for ours).
+//! Owned resources. Processes are identified by pid + start time
+//! ([`ProcessIdentity`], from `netlab_sys::proc`), so a reused pid is never
+//! mistaken for ours.
 
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-/// A process, identified by pid and its start time (field 22 of
-/// `/proc/<pid>/stat`, clock ticks since boot).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct ProcessIdentity {
-    /// Process id.
-    pub pid: i32,
-    /// Start time in clock ticks after boot.
-    pub start_time: u64,
-}
+pub use netlab_sys::proc::{parse_proc_stat, ProcStat, ProcessIdentity};
 
 /// One thing a run owns and must remove.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -63,47 +56,9 @@ impl Resource {
     }
 }
 
-/// What `/proc/<pid>/stat` says about a process.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ProcStat {
-    /// State letter (`R`, `S`, `Z`, ...).
-    pub state: char,
-    /// Parent pid.
-    pub ppid: i32,
-    /// Start time in clock ticks after boot.
-    pub start_time: u64,
-}
-
-/// Parses the text of `/proc/<pid>/stat`. The command name (field 2) may
-/// contain spaces and parentheses, so fields are counted after the last `)`.
-pub fn parse_proc_stat(text: &str) -> Option<ProcStat> {
-    let after = &text[text.rfind(')')? + 1..];
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    // after ")" come fields 3..: state is field 3, ppid 4, starttime 22
-    let state = fields.first()?.chars().next()?;
-    let ppid = fields.get(1)?.parse().ok()?;
-    let start_time = fields.get(19)?.parse().ok()?;
-    Some(ProcStat {
-        state,
-        ppid,
-        start_time,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parses_stat_with_odd_comm() {
-        let text = "4242 (we ird) (x)) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10 18446744073709551615";
-        let s = parse_proc_stat(text).unwrap();
-        assert_eq!(s.state, 'S');
-        assert_eq!(s.ppid, 1);
-        assert_eq!(s.start_time, 987_654);
-        assert_eq!(parse_proc_stat("12 (x) S 1"), None);
-        assert_eq!(parse_proc_stat("garbage"), None);
-    }
 
     #[test]
     fn resources_serialize_tagged() {

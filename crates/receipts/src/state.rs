@@ -42,7 +42,10 @@ pub fn write_state(path: &Path, state: &RunState) -> Result<(), ReceiptsError> {
         source,
     };
     let tmp = path.with_extension(format!("json.tmp{}", std::process::id()));
-    let json = serde_json::to_vec_pretty(state).expect("state serializes");
+    let json = serde_json::to_vec_pretty(state).map_err(|e| ReceiptsError::Malformed {
+        path: path.to_owned(),
+        reason: format!("serializing the state: {e}"),
+    })?;
     let mut f = std::fs::File::create(&tmp).map_err(err)?;
     f.write_all(&json)
         .and_then(|()| f.sync_all())

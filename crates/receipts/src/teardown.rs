@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::receipt::{Action, Outcome};
 use crate::resource::{ProcessIdentity, Resource};
-use crate::sys::{self, Liveness};
+use crate::sys;
+use netlab_sys::Liveness;
 
 /// Bounds of a teardown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,11 +32,12 @@ impl Default for TeardownOptions {
     }
 }
 
-/// Polls until `id` is gone or `within` elapsed; true if gone.
+/// Polls until `id` is gone (or its pid reused) or `within` elapsed; true
+/// if gone. An unreadable `/proc` counts as still there.
 fn wait_gone(id: ProcessIdentity, within: Duration) -> bool {
     let deadline = Instant::now() + within;
     loop {
-        if sys::liveness(id) != Liveness::Alive {
+        if matches!(sys::liveness(id), Liveness::Gone | Liveness::Reused { .. }) {
             return true;
         }
         if Instant::now() >= deadline {
@@ -62,9 +64,13 @@ pub(crate) fn stop_process(
             id.pid, id.start_time
         ),
     };
+    let unknown = |reason: String| Outcome::Failed {
+        error: format!("cannot check pid {} before signalling it: {reason}", id.pid),
+    };
     match sys::liveness(id) {
         Liveness::Gone => return (Action::None, Outcome::AlreadyGone),
-        Liveness::Reused(now) => return (Action::None, reused(now)),
+        Liveness::Reused { start_time } => return (Action::None, reused(start_time)),
+        Liveness::Unknown { reason } => return (Action::None, unknown(reason)),
         Liveness::Alive => {}
     }
     match sys::signal(id.pid, Signal::SIGTERM) {
@@ -85,7 +91,8 @@ pub(crate) fn stop_process(
     // re-check identity right before SIGKILL
     match sys::liveness(id) {
         Liveness::Gone => return (Action::Sigterm, Outcome::Done),
-        Liveness::Reused(now) => return (Action::Sigterm, reused(now)),
+        Liveness::Reused { start_time } => return (Action::Sigterm, reused(start_time)),
+        Liveness::Unknown { reason } => return (Action::Sigterm, unknown(reason)),
         Liveness::Alive => {}
     }
     let target = if group { -id.pid } else { id.pid };

@@ -13,7 +13,7 @@ use netlab_receipts::{
     RunStatus, SystemClock,
 };
 use netlab_topology::netns::{self, Netns};
-use netlab_topology::privilege::require_privileged;
+use netlab_topology::testing::require_privileged;
 use netlab_topology::{RunId, Topology, TopologySpec};
 
 /// Env var that makes this test binary act as a run owner (child mode).
@@ -28,7 +28,7 @@ fn test_dir(tag: &str) -> PathBuf {
 fn proc_gone(pid: i32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
-        Ok(s) => netlab_receipts::parse_proc_stat(&s).map_or(true, |st| st.state == 'Z'),
+        Ok(s) => netlab_receipts::parse_proc_stat(&s).map_or(true, |st| st.is_dead()),
     }
 }
 
@@ -64,6 +64,7 @@ fn spawn_owner(mode: &str, state_dir: &Path, run: &RunId) -> (Child, Vec<String>
         .args([
             "child_mode_entry",
             "--exact",
+            "--ignored",
             "--nocapture",
             "--test-threads=1",
         ])
@@ -121,12 +122,15 @@ fn wait_bounded(child: &mut Child, within: Duration) -> std::process::ExitStatus
     }
 }
 
-/// Child mode: not a test of its own (returns at once unless CHILD_MODE is set).
+/// Child mode: not a test of its own. The privileged tests run it in a
+/// child process (with `--ignored` and CHILD_MODE set) as a run owner they
+/// can kill.
 #[test]
+#[ignore = "helper: run by the privileged tests in a child process"]
 fn child_mode_entry() {
-    let Ok(mode) = std::env::var(CHILD_MODE) else {
-        return;
-    };
+    let mode = std::env::var(CHILD_MODE).expect(
+        "child_mode_entry is run by the privileged tests, which set NETLAB_RECEIPTS_TEST_CHILD",
+    );
     let dir = PathBuf::from(std::env::var("NETLAB_TEST_STATE_DIR").unwrap());
     let run = RunId::parse(&std::env::var("NETLAB_TEST_RUN_ID").unwrap()).unwrap();
     let reg = Registry::with_state_dir(run.clone(), &dir).unwrap();

@@ -102,7 +102,7 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    if !netlab_topology::privilege::require_privileged("bench throughput") {
+    if !netlab_topology::testing::require_privileged("bench throughput") {
         return;
     }
     let topo = topology("tl_bench");

@@ -31,7 +31,7 @@ fn main() {
     let mut captured = None;
     let out = run_scenario(&topo, tl, |t0, flow| {
         std::thread::sleep((t0 + Duration::from_secs(3)).saturating_duration_since(Instant::now()));
-        let mut diag = topo.a.run(DiagSocket::open).unwrap().unwrap();
+        let diag = topo.a.run(DiagSocket::open).unwrap().unwrap();
         let raw = diag.dump_raw(family_of(flow)).unwrap();
         let filter = format!("dport = :{}", flow.remote.port());
         let ss = in_netns(&a_name, &["ss", "-tinmH", "state", "established", &filter]);

@@ -72,6 +72,10 @@ pub enum TcpLoadError {
         /// OS error.
         source: std::io::Error,
     },
+    /// A netlink exchange (the sock_diag dump) failed; the message names
+    /// the request and the errno or bound.
+    #[error("tcpload: {0}")]
+    Sys(#[from] netlab_sys::SysError),
     /// Binding a listening socket failed.
     #[error("tcpload: bind TCP listener to {addr} failed: {source}")]
     Bind {

@@ -1,18 +1,20 @@
 //! TCP state sampling over sock_diag (SPEC §6): what `ss -tinm` shows for
 //! the sender's socket, every 200 ms nominal.
 //!
-//! Pure parts: the request bytes ([`build_request`]), the response parser
-//! ([`parse_dump`]) and the schedule ([`next_slot`]). The I/O edge is
-//! [`DiagSocket`] (a `NETLINK_SOCK_DIAG` socket: open it inside the sender's
-//! namespace, e.g. with `Netns::run`, since sock_diag answers for the
-//! namespace the netlink socket lives in) and [`TcpSampler`], a bounded,
-//! stoppable thread.
+//! Pure parts: the request bytes ([`build_request`]) and the response
+//! parser ([`parse_dump`]); the schedule is `netlab_sys::Pacer` (a fixed
+//! grid, missed slots skipped). The I/O edge is [`DiagSocket`] (the shared
+//! `netlab_sys::NetlinkSocket` for `NETLINK_SOCK_DIAG`: open it inside the
+//! sender's namespace, e.g. with `Netns::run`, since sock_diag answers for
+//! the namespace the netlink socket lives in) and [`TcpSampler`], a
+//! bounded, stoppable thread.
 
 use std::net::SocketAddr;
-use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use netlab_sys::wire::{ErrorMessage, Messages, NLMSG_DONE, NLMSG_ERROR};
+use netlab_sys::{NetlinkSocket, Pacer, Protocol, StopFlag};
 use netlink_packet_core::{
     NetlinkHeader, NetlinkMessage, NetlinkPayload, NLM_F_DUMP, NLM_F_REQUEST,
 };
@@ -139,37 +141,44 @@ pub struct DumpChunk {
     pub done: bool,
 }
 
-/// Parses one receive buffer of a sock_diag dump and picks the record of
-/// `flow`.
+/// Parses one receive buffer (or a whole answer) of a sock_diag dump and
+/// picks the record of `flow`.
 pub fn parse_dump(buf: &[u8], flow: &FlowId) -> Result<DumpChunk, TcpLoadError> {
     let mut out = DumpChunk::default();
     let mut offset = 0;
-    while offset < buf.len() {
-        let msg = <NetlinkMessage<SockDiagMessage>>::deserialize(&buf[offset..]).map_err(|e| {
-            TcpLoadError::Diag(format!("decode sock_diag message at byte {offset}: {e}"))
-        })?;
-        let len = msg.header.length as usize;
-        match msg.payload {
-            NetlinkPayload::InnerMessage(SockDiagMessage::InetResponse(resp)) => {
-                out.records += 1;
-                if matches_flow(&resp, flow) {
-                    out.found = Some(record_of(&resp)?);
-                }
-            }
-            NetlinkPayload::Done(_) => out.done = true,
-            NetlinkPayload::Error(e) => {
-                if let Some(code) = e.code {
+    for msg in Messages::new(buf) {
+        let msg = msg.map_err(|e| TcpLoadError::Diag(format!("at byte {offset}: {e}")))?;
+        match msg.kind() {
+            NLMSG_DONE => out.done = true,
+            NLMSG_ERROR => {
+                let err = ErrorMessage::new_checked(&msg)
+                    .map_err(|e| TcpLoadError::Diag(format!("at byte {offset}: {e}")))?;
+                if !err.is_ack() {
                     return Err(TcpLoadError::Diag(format!(
-                        "kernel answered the sock_diag dump with error {code}"
+                        "kernel answered the sock_diag dump with {} ({})",
+                        netlab_sys::errno_name(err.errno()),
+                        err.errno()
                     )));
                 }
             }
-            _ => {}
+            _ => {
+                let decoded =
+                    <NetlinkMessage<SockDiagMessage>>::deserialize(msg.bytes()).map_err(|e| {
+                        TcpLoadError::Diag(format!(
+                            "decode sock_diag message at byte {offset}: {e}"
+                        ))
+                    })?;
+                if let NetlinkPayload::InnerMessage(SockDiagMessage::InetResponse(resp)) =
+                    decoded.payload
+                {
+                    out.records += 1;
+                    if matches_flow(&resp, flow) {
+                        out.found = Some(record_of(&resp)?);
+                    }
+                }
+            }
         }
-        if len == 0 {
-            break;
-        }
-        offset += len.next_multiple_of(4);
+        offset += netlab_sys::wire::align4(msg.len());
     }
     Ok(out)
 }
@@ -215,100 +224,39 @@ fn record_of(resp: &InetResponse) -> Result<DiagRecord, TcpLoadError> {
     Ok(rec)
 }
 
-/// The next nominal sample time after `now`: the first `prev + k·interval`
-/// (k ≥ 1) strictly later than `now`. A late sample does not cause a
-/// catch-up burst: missed slots are skipped. A zero interval returns `now`.
-pub fn next_slot(prev: Duration, now: Duration, interval: Duration) -> Duration {
-    if interval.is_zero() {
-        return now;
-    }
-    let next = prev + interval;
-    if next > now {
-        return next;
-    }
-    let behind = (now - prev).as_nanos() / interval.as_nanos();
-    prev + interval * (behind as u32 + 1)
-}
-
 /// A `NETLINK_SOCK_DIAG` socket (I/O edge). Open it inside the namespace
 /// whose sockets you want to see.
 #[derive(Debug)]
 pub struct DiagSocket {
-    sock: netlink_sys::Socket,
-    seq: u32,
-    buf: Vec<u8>,
+    sock: NetlinkSocket,
 }
 
-/// Upper bound on receive calls for one dump (the sender's namespace holds
+/// Upper bound on the wall time of one dump (the sender's namespace holds
 /// a handful of sockets; this only bounds a misbehaving kernel).
-const MAX_DUMP_RECVS: usize = 256;
-
-/// Upper bound on the wall time of one dump (each read also times out
-/// after 1 s).
 const MAX_DUMP_TIME: Duration = Duration::from_secs(2);
 
 impl DiagSocket {
-    /// Opens and binds a sock_diag socket in the calling thread's namespace,
-    /// with a 1 s receive timeout.
+    /// Opens a sock_diag socket in the calling thread's namespace; one dump
+    /// may take at most 2 s.
     pub fn open() -> Result<Self, TcpLoadError> {
-        let io = |what: &'static str| move |source| TcpLoadError::Io { what, source };
-        let mut sock = netlink_sys::Socket::new(netlink_sys::protocols::NETLINK_SOCK_DIAG)
-            .map_err(io("socket(NETLINK_SOCK_DIAG)"))?;
-        sock.bind_auto().map_err(io("bind sock_diag socket"))?;
-        socket2::SockRef::from(&sock)
-            .set_read_timeout(Some(Duration::from_secs(1)))
-            .map_err(io("SO_RCVTIMEO on sock_diag socket"))?;
-        Ok(Self {
-            sock,
-            seq: 0,
-            buf: vec![0; 64 * 1024],
-        })
+        let sock = NetlinkSocket::open(Protocol::SockDiag, "the sender's namespace")?
+            .with_deadline(MAX_DUMP_TIME);
+        Ok(Self { sock })
     }
 
     /// Dumps the TCP sockets of `family` in the socket's namespace and
     /// returns the raw reply: whole netlink messages, ending with
-    /// `NLMSG_DONE` (what the fixtures keep). Bounded by the 1 s receive
-    /// timeout per read and [`MAX_DUMP_RECVS`] reads.
-    pub fn dump_raw(&mut self, family: u8) -> Result<Vec<u8>, TcpLoadError> {
-        self.seq = self.seq.wrapping_add(1);
-        let req = build_request(family, self.seq);
-        self.sock.send(&req, 0).map_err(|source| TcpLoadError::Io {
-            what: "send sock_diag dump request",
-            source,
-        })?;
-        let mut raw = Vec::new();
-        let never = FlowId {
-            local: SocketAddr::from(([0, 0, 0, 0], 0)),
-            remote: SocketAddr::from(([0, 0, 0, 0], 0)),
-        };
-        let give_up = Instant::now() + MAX_DUMP_TIME;
-        for _ in 0..MAX_DUMP_RECVS {
-            if Instant::now() >= give_up {
-                return Err(TcpLoadError::Diag(format!(
-                    "sock_diag dump did not finish within {MAX_DUMP_TIME:?}"
-                )));
-            }
-            let mut slice = &mut self.buf[..];
-            let n = self
-                .sock
-                .recv(&mut slice, 0)
-                .map_err(|source| TcpLoadError::Io {
-                    what: "recv sock_diag dump",
-                    source,
-                })?;
-            raw.extend_from_slice(&self.buf[..n]);
-            if parse_dump(&self.buf[..n], &never)?.done {
-                return Ok(raw);
-            }
-        }
-        Err(TcpLoadError::Diag(format!(
-            "sock_diag dump did not finish within {MAX_DUMP_RECVS} reads"
-        )))
+    /// `NLMSG_DONE` (what the fixtures keep). Bounded by the socket's 2 s
+    /// deadline.
+    pub fn dump_raw(&self, family: u8) -> Result<Vec<u8>, TcpLoadError> {
+        Ok(self
+            .sock
+            .dump(&build_request(family, 0), "sock_diag dump of TCP sockets")?)
     }
 
     /// Dumps the TCP sockets of the namespace and returns the record of
     /// `flow` (None if no such socket exists).
-    pub fn query(&mut self, flow: &FlowId) -> Result<Option<DiagRecord>, TcpLoadError> {
+    pub fn query(&self, flow: &FlowId) -> Result<Option<DiagRecord>, TcpLoadError> {
         let raw = self.dump_raw(family_of(flow))?;
         Ok(parse_dump(&raw, flow)?.found)
     }
@@ -363,15 +311,15 @@ pub struct SamplerLog {
 /// Keeps at most this many error entries (the count still bounds the loop).
 const MAX_KEPT_ERRORS: usize = 64;
 
-/// Runs the sampling loop on the calling thread until `stop` receives (or
-/// disconnects) or `cfg.max_duration` elapses. `t0` is the common origin;
+/// Runs the sampling loop on the calling thread until `stop` is set or
+/// `cfg.max_duration` elapses. `t0` is the common origin;
 /// `on_sample` sees each sample as it is taken (e.g. for live output).
 pub fn sample_loop(
-    mut sock: DiagSocket,
+    sock: DiagSocket,
     flow: FlowId,
     t0: Instant,
     cfg: SamplerConfig,
-    stop: &mpsc::Receiver<()>,
+    stop: &StopFlag,
     on_sample: &mut dyn FnMut(&TcpSample),
 ) -> SamplerLog {
     let started = Instant::now();
@@ -385,7 +333,7 @@ pub fn sample_loop(
         end: SamplerEnd::Deadline,
     };
     let since = |i: Instant| i.saturating_duration_since(t0);
-    let mut slot = since(started);
+    let mut pacer = Pacer::new(since(started), cfg.interval);
     loop {
         let start = Instant::now();
         if start >= deadline {
@@ -408,15 +356,10 @@ pub fn sample_loop(
                 }
             }
         }
-        slot = next_slot(slot, since(Instant::now()), cfg.interval);
-        let wake = (t0 + slot).min(deadline);
-        let wait = wake.saturating_duration_since(Instant::now());
-        match stop.recv_timeout(wait) {
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => {
-                log.end = SamplerEnd::Stopped;
-                return log;
-            }
+        let wake = (t0 + pacer.advance(since(Instant::now()))).min(deadline);
+        if stop.sleep_until(wake) {
+            log.end = SamplerEnd::Stopped;
+            return log;
         }
     }
     log
@@ -425,7 +368,7 @@ pub fn sample_loop(
 /// A sampler running on its own thread.
 #[derive(Debug)]
 pub struct SamplerHandle {
-    stop: mpsc::Sender<()>,
+    stop: StopFlag,
     thread: JoinHandle<SamplerLog>,
 }
 
@@ -453,22 +396,23 @@ impl TcpSampler {
         cfg: SamplerConfig,
         mut on_sample: impl FnMut(&TcpSample) + Send + 'static,
     ) -> Result<SamplerHandle, TcpLoadError> {
-        let (tx, rx) = mpsc::channel();
+        let stop = StopFlag::new();
+        let flag = stop.clone();
         let thread = std::thread::Builder::new()
             .name("tcp-sampler".into())
-            .spawn(move || sample_loop(sock, flow, t0, cfg, &rx, &mut on_sample))
+            .spawn(move || sample_loop(sock, flow, t0, cfg, &flag, &mut on_sample))
             .map_err(|source| TcpLoadError::Io {
                 what: "spawn sampler thread",
                 source,
             })?;
-        Ok(SamplerHandle { stop: tx, thread })
+        Ok(SamplerHandle { stop, thread })
     }
 }
 
 impl SamplerHandle {
     /// Stops the sampler (at most one query later) and returns its log.
     pub fn stop(self) -> Result<SamplerLog, TcpLoadError> {
-        let _ = self.stop.send(());
+        self.stop.stop();
         self.thread
             .join()
             .map_err(|_| TcpLoadError::Diag("sampler thread panicked".into()))
@@ -478,23 +422,6 @@ impl SamplerHandle {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ms(v: u64) -> Duration {
-        Duration::from_millis(v)
-    }
-
-    #[test]
-    fn next_slot_keeps_the_grid_and_never_bursts() {
-        let i = ms(200);
-        assert_eq!(next_slot(ms(1000), ms(1010), i), ms(1200));
-        assert_eq!(next_slot(ms(1000), ms(1199), i), ms(1200));
-        // exactly on a slot: the next one
-        assert_eq!(next_slot(ms(1000), ms(1200), i), ms(1400));
-        // a 650 ms stall skips the missed slots instead of catching up
-        assert_eq!(next_slot(ms(1000), ms(1650), i), ms(1800));
-        assert_eq!(next_slot(ms(1000), ms(500), i), ms(1200));
-        assert_eq!(next_slot(ms(1000), ms(1500), Duration::ZERO), ms(1500));
-    }
 
     #[test]
     fn request_bytes_are_a_tcp_dump_with_info_cong_skmeminfo() {

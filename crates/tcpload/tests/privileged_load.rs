@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use netlab_tcpload::sampler::DiagRecord;
 use netlab_tcpload::{goodput, DiagSocket, GoodputWindow, TcpEnd, Termination};
-use netlab_topology::privilege::require_privileged;
+use netlab_topology::testing::require_privileged;
 use support::{in_netns, run_scenario, shape_r1, ss_field, topology, Timeline};
 
 /// One ss reading bracketed by two sock_diag queries.
@@ -54,7 +54,7 @@ fn privileged_shaped_reno_load_goodput_validation_probe_samples_and_ss() {
     };
     let mut checks: Vec<SsCheck> = Vec::new();
     let out = run_scenario(&topo, tl, |t0, flow| {
-        let mut diag = topo.a.run(DiagSocket::open).unwrap().unwrap();
+        let diag = topo.a.run(DiagSocket::open).unwrap().unwrap();
         let filter = format!("dport = :{}", flow.remote.port());
         // Three cross-checks during the load (after slow start).
         for at in [8.0f64, 11.0, 14.0] {

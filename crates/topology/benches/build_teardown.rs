@@ -8,7 +8,7 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use netlab_topology::{netns, privilege, RunId, Topology, TopologySpec};
+use netlab_topology::{netns, RunId, Topology, TopologySpec};
 
 fn ip(args: &[&str]) -> Result<(), String> {
     let out = Command::new("ip")
@@ -97,7 +97,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
 }
 
 fn main() {
-    if !privilege::require_privileged("bench build_teardown") {
+    if !netlab_topology::testing::require_privileged("bench build_teardown") {
         return;
     }
     let n: usize = std::env::args()

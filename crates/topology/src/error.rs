@@ -67,6 +67,11 @@ pub enum TopologyError {
         /// Namespace name.
         name: String,
     },
+    /// A shared low-level step failed: a netlink exchange (the kernel
+    /// refused, did not answer in time, answered malformed bytes) or a
+    /// `/proc` read. The message names the step.
+    #[error(transparent)]
+    Sys(#[from] netlab_sys::SysError),
     /// A helper thread panicked.
     #[error("{step}: helper thread panicked")]
     ThreadPanicked {
@@ -88,6 +93,7 @@ impl TopologyError {
     pub fn raw_os_error(&self) -> Option<i32> {
         match self {
             TopologyError::Io { source, .. } => source.raw_os_error(),
+            TopologyError::Sys(e) => e.errno(),
             _ => None,
         }
     }

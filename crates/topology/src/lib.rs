@@ -3,8 +3,9 @@
 //!
 //! - [`netns`]: create / open / enter / delete named namespaces (visible
 //!   to `ip netns`), without any subprocess.
-//! - [`privilege`]: refuse early without Linux + CAP_NET_ADMIN; skip rules
-//!   for privileged tests.
+//! - [`privilege`]: refuse early without Linux + CAP_NET_ADMIN.
+//! - `testing` (cargo feature `testing`): `ScratchNetns`, a namespace
+//!   deleted on drop, and `require_privileged`, the privileged-test gate.
 //! - [`naming`]: run ids and the `nl-<runid>-<scenario>-{a,r,b}` names.
 //! - [`Topology`]: A–R–B of SPEC §1 built over rtnetlink from the pure
 //!   request list of [`plan`] (messages in [`rtnl`]), read back with
@@ -12,18 +13,19 @@
 //!   [`TopologyGuard`].
 //!
 //! ```no_run
-//! use netlab_topology::netns::ScratchNetns;
+//! use netlab_topology::netns::Netns;
 //! # fn main() -> Result<(), netlab_topology::TopologyError> {
 //! netlab_topology::privilege::check_capabilities()?;
-//! let scratch = ScratchNetns::new("demo")?; // deleted on drop
+//! let ns = Netns::create("nl-ab12-demo")?;
 //! let topo = netlab_topology::TopologyGuard::build(&netlab_topology::TopologySpec::new(
 //!     netlab_topology::RunId::random(),
 //!     "demo",
 //! ))?; // torn down on drop
 //! let rb = topo.readback()?;
 //! # let _ = rb;
-//! let addr = scratch.run(|| std::net::UdpSocket::bind("127.0.0.1:0").map(|s| s.local_addr()))?;
+//! let addr = ns.run(|| std::net::UdpSocket::bind("127.0.0.1:0").map(|s| s.local_addr()))?;
 //! # let _ = addr;
+//! ns.delete()?;
 //! # Ok(()) }
 //! ```
 #![forbid(unsafe_code)]
@@ -35,8 +37,11 @@ pub mod plan;
 pub mod privilege;
 pub mod readback;
 pub mod rtnl;
+mod scratch;
 pub mod spec;
 mod sys;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod topology;
 
 pub use error::TopologyError;

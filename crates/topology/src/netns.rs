@@ -21,7 +21,6 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 
-use crate::naming::{sanitize_label, RunId, PREFIX};
 use crate::{sys, TopologyError};
 
 /// Where named namespaces live (as for `ip netns`).
@@ -209,7 +208,7 @@ pub fn delete(name: &str) -> Result<(), TopologyError> {
     if !path.exists() {
         return Err(TopologyError::io(
             format!("deleting netns {name}"),
-            std::io::Error::from_raw_os_error(libc::ENOENT),
+            std::io::Error::from_raw_os_error(nix::libc::ENOENT),
         ));
     }
     sys::detach(&path).map_err(|e| TopologyError::io(format!("unmounting netns {name}"), e))?;
@@ -246,57 +245,11 @@ pub fn list() -> Result<Vec<String>, TopologyError> {
     Ok(names)
 }
 
-/// Test helper: a namespace with a unique `nl-<runid>-<tag>` name, deleted
-/// on drop.
-#[derive(Debug)]
-pub struct ScratchNetns {
-    ns: Option<Netns>,
-}
-
-impl ScratchNetns {
-    /// Creates a fresh namespace; `tag` is sanitised into the name.
-    pub fn new(tag: &str) -> Result<ScratchNetns, TopologyError> {
-        let tag = sanitize_label(tag);
-        let mut last = None;
-        for _ in 0..8 {
-            let name = format!("{PREFIX}{}-{tag}", RunId::random());
-            match Netns::create(&name) {
-                Ok(ns) => return Ok(ScratchNetns { ns: Some(ns) }),
-                Err(e) if e.raw_os_error() == Some(libc::EEXIST) => last = Some(e),
-                Err(e) => return Err(e),
-            }
-        }
-        Err(last.expect("loop ran"))
-    }
-
-    /// The namespace.
-    pub fn netns(&self) -> &Netns {
-        self.ns.as_ref().expect("present until drop")
-    }
-
-    /// Its name.
-    pub fn name(&self) -> &str {
-        self.netns().name()
-    }
-}
-
-impl std::ops::Deref for ScratchNetns {
-    type Target = Netns;
-    fn deref(&self) -> &Netns {
-        self.netns()
-    }
-}
-
-impl Drop for ScratchNetns {
-    fn drop(&mut self) {
-        if let Some(ns) = self.ns.take() {
-            let name = ns.name().to_owned();
-            if let Err(e) = ns.delete() {
-                eprintln!("ScratchNetns: deleting {name} failed: {e}");
-            }
-        }
-    }
-}
+/// Kept here only for `netlab-qdisc`, which still uses it outside tests
+/// (issue 10 §3 moves it to a registry-owned namespace); tests use
+/// `netlab_topology::testing::ScratchNetns` (cargo feature `testing`).
+#[doc(hidden)]
+pub use crate::scratch::ScratchNetns;
 
 #[cfg(test)]
 mod tests {

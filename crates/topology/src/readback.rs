@@ -14,7 +14,7 @@ use crate::naming::Role;
 use crate::netns::Netns;
 use crate::rtnl;
 use crate::spec::{IP_FORWARD, TCP_ECN};
-use crate::sys::{self, RtnlSocket};
+use crate::sys;
 use crate::TopologyError;
 
 /// One link as the kernel reports it.
@@ -119,12 +119,7 @@ pub fn link_readback(m: &LinkMessage) -> LinkReadback {
         match a {
             LinkAttribute::IfName(n) => l.name = n.clone(),
             LinkAttribute::Address(mac) => {
-                l.mac = Some(
-                    mac.iter()
-                        .map(|b| format!("{b:02x}"))
-                        .collect::<Vec<_>>()
-                        .join(":"),
-                )
+                l.mac = Some(netlab_sys::hex::encode_separated(mac, ':'))
             }
             LinkAttribute::Mtu(mtu) => l.mtu = Some(*mtu),
             LinkAttribute::LinkInfo(infos) => {
@@ -204,24 +199,23 @@ pub fn snapshot_current_netns(
     netns: &str,
     role: Option<Role>,
 ) -> Result<NamespaceReadback, TopologyError> {
-    let open_err = |e| TopologyError::io(format!("opening rtnetlink in netns {netns}"), e);
-    let mut sock = RtnlSocket::open().map_err(open_err)?;
+    let sock = sys::open_rtnl(netns)?;
     let step = |what: &str| format!("dumping {what} in netns {netns}");
     let mut links = Vec::new();
-    for m in sock.dump(&rtnl::dump_links(step("links")))? {
+    for m in sys::dump(&sock, &rtnl::dump_links(step("links")))? {
         if let RouteNetlinkMessage::NewLink(l) = m {
             links.push(link_readback(&l));
         }
     }
     links.sort_by_key(|l| l.ifindex);
     let mut addresses = Vec::new();
-    for m in sock.dump(&rtnl::dump_ipv4_addresses(step("IPv4 addresses")))? {
+    for m in sys::dump(&sock, &rtnl::dump_ipv4_addresses(step("IPv4 addresses")))? {
         if let RouteNetlinkMessage::NewAddress(a) = m {
             addresses.extend(address_readback(&a));
         }
     }
     let mut routes = Vec::new();
-    for m in sock.dump(&rtnl::dump_ipv4_routes(step("IPv4 routes")))? {
+    for m in sys::dump(&sock, &rtnl::dump_ipv4_routes(step("IPv4 routes")))? {
         if let RouteNetlinkMessage::NewRoute(r) = m {
             routes.push(route_readback(&r));
         }

@@ -8,6 +8,7 @@
 use std::net::Ipv4Addr;
 use std::os::fd::RawFd;
 
+use netlab_sys::wire::{ErrorMessage, Messages, NLMSG_DONE, NLMSG_ERROR};
 use netlink_packet_core::{
     NetlinkHeader, NetlinkMessage, NetlinkPayload, NLM_F_ACK, NLM_F_CREATE, NLM_F_DUMP, NLM_F_EXCL,
     NLM_F_REQUEST,
@@ -191,32 +192,31 @@ pub enum Answer {
     Other,
 }
 
-/// Decodes every netlink message in one datagram, with its sequence number.
-pub fn decode_datagram(mut buf: &[u8]) -> Result<Vec<(u32, Answer)>, String> {
+/// Decodes every netlink message in `buf` (one datagram, or a dump's
+/// messages concatenated), with its sequence number.
+pub fn decode_datagram(buf: &[u8]) -> Result<Vec<(u32, Answer)>, String> {
     let mut out = Vec::new();
-    while buf.len() >= 16 {
-        let len = u32::from_ne_bytes([buf[0], buf[1], buf[2], buf[3]]) as usize;
-        if len < 16 || len > buf.len() {
-            return Err(format!(
-                "message length {len} outside the datagram ({} bytes left)",
-                buf.len()
-            ));
-        }
-        let msg = NetlinkMessage::<RouteNetlinkMessage>::deserialize(&buf[..len])
-            .map_err(|e| e.to_string())?;
-        let seq = msg.header.sequence_number;
-        let answer = match msg.payload {
-            NetlinkPayload::Error(e) => match e.code {
-                None => Answer::Ack,
-                Some(code) => Answer::Errno(-code.get()),
+    for msg in Messages::new(buf) {
+        let msg = msg.map_err(|e| e.to_string())?;
+        let answer = match msg.kind() {
+            NLMSG_ERROR => {
+                let err = ErrorMessage::new_checked(&msg).map_err(|e| e.to_string())?;
+                if err.is_ack() {
+                    Answer::Ack
+                } else {
+                    Answer::Errno(err.errno())
+                }
+            }
+            NLMSG_DONE => Answer::Done,
+            _ => match NetlinkMessage::<RouteNetlinkMessage>::deserialize(msg.bytes()) {
+                Ok(m) => match m.payload {
+                    NetlinkPayload::InnerMessage(m) => Answer::Message(Box::new(m)),
+                    _ => Answer::Other,
+                },
+                Err(e) => return Err(format!("message type {}: {e}", msg.kind())),
             },
-            NetlinkPayload::Done(_) => Answer::Done,
-            NetlinkPayload::InnerMessage(m) => Answer::Message(Box::new(m)),
-            _ => Answer::Other,
         };
-        out.push((seq, answer));
-        let aligned = (len + 3) & !3;
-        buf = &buf[aligned.min(buf.len())..];
+        out.push((msg.seq(), answer));
     }
     Ok(out)
 }
@@ -226,16 +226,13 @@ mod tests {
     use super::*;
 
     /// Walks the netlink attributes in `buf`: (type without flags, payload).
-    fn nlas(mut buf: &[u8]) -> Vec<(u16, &[u8])> {
-        let mut out = Vec::new();
-        while buf.len() >= 4 {
-            let len = u16::from_ne_bytes([buf[0], buf[1]]) as usize;
-            let kind = u16::from_ne_bytes([buf[2], buf[3]]) & 0x3fff;
-            assert!(len >= 4 && len <= buf.len(), "bad nla length {len}");
-            out.push((kind, &buf[4..len]));
-            buf = &buf[((len + 3) & !3).min(buf.len())..];
-        }
-        out
+    fn nlas(buf: &[u8]) -> Vec<(u16, &[u8])> {
+        netlab_sys::wire::Attrs::new(buf)
+            .map(|a| {
+                a.map(|a| (a.kind(), a.value()))
+                    .expect("well-formed attribute")
+            })
+            .collect()
     }
 
     fn find<'a>(attrs: &[(u16, &'a [u8])], kind: u16) -> &'a [u8] {

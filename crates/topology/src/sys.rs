@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use nix::mount::{mount, umount2, MntFlags, MsFlags};
 use nix::sched::{setns, unshare, CloneFlags};
 
+use netlab_sys::{NetlinkSocket, Protocol};
 use netlink_packet_route::RouteNetlinkMessage;
 
 use crate::rtnl::{decode_datagram, Answer, Request};
@@ -124,106 +125,35 @@ pub(crate) fn read_sysctl(key: &str) -> io::Result<String> {
     Ok(std::fs::read_to_string(sysctl_path(key))?.trim().to_owned())
 }
 
-/// A synchronous rtnetlink socket, bound to the network namespace of the
-/// thread that opened it (for its whole life).
-pub(crate) struct RtnlSocket {
-    sock: netlink_sys::Socket,
-    seq: u32,
+/// Opens an rtnetlink socket in the calling thread's namespace (`netns`
+/// names it in errors).
+pub(crate) fn open_rtnl(netns: &str) -> Result<NetlinkSocket, TopologyError> {
+    Ok(NetlinkSocket::open(
+        Protocol::Route,
+        format!("netns {netns}"),
+    )?)
 }
 
-/// Longest wait for one kernel answer.
-const RTNL_TIMEOUT_S: i64 = 2;
-/// Most datagrams read for one request (bounds every loop).
-const RTNL_MAX_DATAGRAMS: usize = 10_000;
+/// Sends a request and checks its ACK.
+pub(crate) fn apply(sock: &NetlinkSocket, req: &Request) -> Result<(), TopologyError> {
+    Ok(sock.ack(&req.to_bytes(0), &req.step)?)
+}
 
-impl RtnlSocket {
-    /// Opens a route-netlink socket in the calling thread's namespace.
-    pub(crate) fn open() -> io::Result<RtnlSocket> {
-        use netlink_sys::{protocols::NETLINK_ROUTE, SocketAddr};
-        let mut sock = netlink_sys::Socket::new(NETLINK_ROUTE)?;
-        sock.bind_auto()?;
-        sock.connect(&SocketAddr::new(0, 0))?;
-        nix::sys::socket::setsockopt(
-            &sock,
-            nix::sys::socket::sockopt::ReceiveTimeout,
-            &nix::sys::time::TimeVal::new(RTNL_TIMEOUT_S, 0),
-        )?;
-        Ok(RtnlSocket { sock, seq: 0 })
-    }
-
-    fn send(&mut self, req: &Request) -> Result<u32, TopologyError> {
-        self.seq = self.seq.wrapping_add(1);
-        let bytes = req.to_bytes(self.seq);
-        self.sock
-            .send(&bytes, 0)
-            .map_err(|e| TopologyError::io(format!("{}: sending netlink request", req.step), e))?;
-        Ok(self.seq)
-    }
-
-    fn recv(&self, req: &Request) -> Result<Vec<(u32, Answer)>, TopologyError> {
-        let (buf, _) = self.sock.recv_from_full().map_err(|e| {
-            TopologyError::io(format!("{}: waiting for the kernel's answer", req.step), e)
-        })?;
-        decode_datagram(&buf).map_err(|reason| TopologyError::Decode {
-            step: req.step.clone(),
-            reason,
+/// Sends a dump request and decodes the messages until `NLMSG_DONE`.
+pub(crate) fn dump(
+    sock: &NetlinkSocket,
+    req: &Request,
+) -> Result<Vec<RouteNetlinkMessage>, TopologyError> {
+    let raw = sock.dump(&req.to_bytes(0), &req.step)?;
+    let answers = decode_datagram(&raw).map_err(|reason| TopologyError::Decode {
+        step: req.step.clone(),
+        reason,
+    })?;
+    Ok(answers
+        .into_iter()
+        .filter_map(|(_, a)| match a {
+            Answer::Message(m) => Some(*m),
+            _ => None,
         })
-    }
-
-    /// Sends a request and checks its ACK.
-    pub(crate) fn apply(&mut self, req: &Request) -> Result<(), TopologyError> {
-        let seq = self.send(req)?;
-        for _ in 0..RTNL_MAX_DATAGRAMS {
-            for (s, answer) in self.recv(req)? {
-                if s != seq {
-                    continue;
-                }
-                match answer {
-                    Answer::Ack => return Ok(()),
-                    Answer::Errno(code) => {
-                        return Err(TopologyError::io(
-                            req.step.clone(),
-                            io::Error::from_raw_os_error(code),
-                        ))
-                    }
-                    _ => {}
-                }
-            }
-        }
-        Err(TopologyError::Decode {
-            step: req.step.clone(),
-            reason: "no ACK".into(),
-        })
-    }
-
-    /// Sends a dump request and collects the messages until `NLMSG_DONE`.
-    pub(crate) fn dump(
-        &mut self,
-        req: &Request,
-    ) -> Result<Vec<RouteNetlinkMessage>, TopologyError> {
-        let seq = self.send(req)?;
-        let mut out = Vec::new();
-        for _ in 0..RTNL_MAX_DATAGRAMS {
-            for (s, answer) in self.recv(req)? {
-                if s != seq {
-                    continue;
-                }
-                match answer {
-                    Answer::Done => return Ok(out),
-                    Answer::Message(m) => out.push(*m),
-                    Answer::Errno(code) => {
-                        return Err(TopologyError::io(
-                            req.step.clone(),
-                            io::Error::from_raw_os_error(code),
-                        ))
-                    }
-                    Answer::Ack | Answer::Other => {}
-                }
-            }
-        }
-        Err(TopologyError::Decode {
-            step: req.step.clone(),
-            reason: "dump did not end".into(),
-        })
-    }
+        .collect())
 }

@@ -10,7 +10,7 @@ use crate::netns::{self, Netns};
 use crate::plan::{build_plan, NetnsFds};
 use crate::readback::{readback_netns, TopologyReadback};
 use crate::spec::TopologySpec;
-use crate::sys::{self, RtnlSocket};
+use crate::sys;
 use crate::{privilege, TopologyError};
 
 /// One sysctl written inside a namespace and what was read back.
@@ -129,11 +129,8 @@ fn configure(
     r: &Netns,
     b: &Netns,
 ) -> Result<Vec<SysctlReadback>, TopologyError> {
-    let open = |ns: &Netns| {
-        ns.run(RtnlSocket::open)?
-            .map_err(|e| TopologyError::io(format!("opening rtnetlink in netns {}", ns.name()), e))
-    };
-    let mut sockets = [open(a)?, open(r)?, open(b)?];
+    let open = |ns: &Netns| ns.run(|| sys::open_rtnl(ns.name()))?;
+    let sockets = [open(a)?, open(r)?, open(b)?];
     let fds = NetnsFds {
         a: a.file().as_raw_fd(),
         r: r.file().as_raw_fd(),
@@ -145,7 +142,7 @@ fn configure(
             Role::R => 1,
             Role::B => 2,
         };
-        sockets[i].apply(&req)?;
+        sys::apply(&sockets[i], &req)?;
     }
     let by_role = |role| match role {
         Role::A => a,

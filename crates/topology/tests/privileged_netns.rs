@@ -1,7 +1,7 @@
 //! Privileged: namespaces are created, entered, seen by `ip netns`, deleted.
 
-use netlab_topology::netns::{self, Netns, ScratchNetns};
-use netlab_topology::privilege::require_privileged;
+use netlab_topology::netns::{self, Netns};
+use netlab_topology::testing::{require_privileged, ScratchNetns};
 
 fn ip_netns_list() -> String {
     let out = std::process::Command::new("ip")

@@ -4,9 +4,9 @@
 use std::net::{SocketAddr, UdpSocket};
 use std::time::Duration;
 
-use netlab_topology::privilege::require_privileged;
 use netlab_topology::readback::snapshot_current_netns;
 use netlab_topology::spec::{B_ADDR, IP_FORWARD, TCP_ECN};
+use netlab_topology::testing::require_privileged;
 use netlab_topology::{netns, Role, RunId, TopologyGuard, TopologySpec};
 
 /// Host state that must be identical before and after.

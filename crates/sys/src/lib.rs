@@ -1,0 +1,59 @@
+//! netlab-sys: the low-level pieces every netlab crate shares, once, with
+//! one policy for timeouts and errors (one [`SysError`]).
+//!
+//! - [`netlink`]: the one netlink socket ([`NetlinkSocket`]): opened in the
+//!   caller's namespace, own sequence numbers, bounded waits, ACKs with the
+//!   kernel's extended-ack text in errors, dumps until `NLMSG_DONE`.
+//! - [`wire`]: checked views over netlink bytes (messages, attributes,
+//!   nested attributes, `NLMSG_ERROR`), smoltcp-style.
+//! - [`hex`], [`errno_name`], [`ifindex()`]: small helpers for reports and
+//!   errors.
+//! - [`proc`]: `/proc/<pid>/stat` and [`ProcessIdentity`] (pid + start
+//!   time, so a reused pid is never mistaken for the recorded process).
+//! - [`pace`]: slots on a fixed grid without catch-up bursts; [`StopFlag`]:
+//!   one stop flag for every worker.
+//! - [`privilege`]: the capabilities netlab needs; with the `testing`
+//!   feature, `testing::require_privileged` gates privileged tests
+//!   (`NETLAB_REQUIRE_PRIVILEGED=1` turns a skip into a failure).
+//!
+//! ```no_run
+//! use netlab_sys::netlink::{NetlinkSocket, Protocol};
+//! use netlab_sys::wire::{Messages, NLMSG_DONE};
+//! // RTM_GETLINK dump: nlmsghdr + an empty struct ifinfomsg
+//! let mut req = vec![0u8; 32];
+//! req[0..4].copy_from_slice(&32u32.to_ne_bytes());
+//! req[4..6].copy_from_slice(&18u16.to_ne_bytes());
+//! let sock = NetlinkSocket::open(Protocol::Route, "this namespace")?;
+//! let dump = sock.dump(&req, "RTM_GETLINK dump")?;
+//! for msg in Messages::new(&dump) {
+//!     let msg = msg?;
+//!     if msg.kind() != NLMSG_DONE {
+//!         println!("{} bytes: {}", msg.len(), netlab_sys::hex::encode(msg.bytes()));
+//!     }
+//! }
+//! let me = netlab_sys::ProcessIdentity::own()?;
+//! println!("{me}, lo is {}", netlab_sys::ifindex("lo")?);
+//! # Ok::<(), netlab_sys::SysError>(())
+//! ```
+#![forbid(unsafe_code)]
+
+mod errno;
+mod error;
+pub mod hex;
+mod ifindex;
+pub mod netlink;
+pub mod pace;
+pub mod privilege;
+pub mod proc;
+mod stop;
+#[cfg(feature = "testing")]
+pub mod testing;
+pub mod wire;
+
+pub use errno::errno_name;
+pub use error::SysError;
+pub use ifindex::ifindex;
+pub use netlink::{NetlinkSocket, Protocol};
+pub use pace::{next_slot, Pacer};
+pub use proc::{Liveness, ProcStat, ProcessIdentity};
+pub use stop::StopFlag;

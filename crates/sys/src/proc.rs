@@ -1,0 +1,269 @@
+//! `/proc/<pid>/stat` and process identity: a pid together with its start
+//! time, so a pid the kernel has since given to another process is never
+//! mistaken for the one recorded.
+
+use std::io;
+
+use serde::{Deserialize, Serialize};
+
+use crate::SysError;
+
+/// What `/proc/<pid>/stat` says about a process (the fields netlab uses).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcStat {
+    /// Field 1: the pid.
+    pub pid: i32,
+    /// Field 3: the state letter (`R`, `S`, `Z`, ...).
+    pub state: char,
+    /// Field 4: the parent pid.
+    pub ppid: i32,
+    /// Field 5: the process group.
+    pub pgrp: i32,
+    /// Field 22: start time, clock ticks after boot.
+    pub start_time: u64,
+}
+
+impl ProcStat {
+    /// A zombie (`Z`) or dead (`X`) process: it runs no more.
+    pub fn is_dead(&self) -> bool {
+        matches!(self.state, 'Z' | 'X')
+    }
+}
+
+/// Parses the text of `/proc/<pid>/stat`. The command name (field 2) may
+/// contain spaces and parentheses, so the fields after it are counted from
+/// the last `)`.
+pub fn parse_proc_stat(text: &str) -> Result<ProcStat, SysError> {
+    let bad = |reason: &str| SysError::malformed("/proc/<pid>/stat", reason.to_owned());
+    let open = text
+        .find('(')
+        .ok_or_else(|| bad("no '(' before the command name"))?;
+    let close = text
+        .rfind(')')
+        .ok_or_else(|| bad("no ')' after the command name"))?;
+    let pid = text[..open]
+        .trim()
+        .parse()
+        .map_err(|_| bad("field 1 (pid) is not a number"))?;
+    let fields: Vec<&str> = text[close + 1..].split_whitespace().collect();
+    // fields[0] is field 3 (state); field n is fields[n - 3]
+    let field = |n: usize| {
+        fields.get(n - 3).copied().ok_or_else(|| {
+            bad(&format!(
+                "{} fields after the command name, need field {n}",
+                fields.len()
+            ))
+        })
+    };
+    let number = |n: usize, name: &str| {
+        field(n)?
+            .parse::<i64>()
+            .map_err(|_| bad(&format!("field {n} ({name}) is not a number")))
+    };
+    let state = field(3)?.chars().next().unwrap_or('?');
+    let ppid = number(4, "ppid")? as i32;
+    let pgrp = number(5, "pgrp")? as i32;
+    let start_time = field(22)?
+        .parse()
+        .map_err(|_| bad("field 22 (starttime) is not a number"))?;
+    Ok(ProcStat {
+        pid,
+        state,
+        ppid,
+        pgrp,
+        start_time,
+    })
+}
+
+/// Reads `/proc/<pid>/stat`; `Ok(None)` if there is no such process.
+pub fn proc_stat(pid: i32) -> Result<Option<ProcStat>, SysError> {
+    if pid <= 0 {
+        return Ok(None);
+    }
+    let path = format!("/proc/{pid}/stat");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => parse_proc_stat(&text).map(Some),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.raw_os_error() == Some(nix::libc::ESRCH) => Ok(None),
+        Err(e) => Err(SysError::io(format!("reading {path}"), e)),
+    }
+}
+
+/// A process, identified by pid and start time (field 22 of
+/// `/proc/<pid>/stat`, clock ticks after boot).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ProcessIdentity {
+    /// Process id.
+    pub pid: i32,
+    /// Start time in clock ticks after boot.
+    pub start_time: u64,
+}
+
+impl ProcessIdentity {
+    /// The identity of the running process `pid`.
+    pub fn of(pid: i32) -> Result<ProcessIdentity, SysError> {
+        match proc_stat(pid)? {
+            Some(s) => Ok(ProcessIdentity {
+                pid,
+                start_time: s.start_time,
+            }),
+            None => Err(SysError::NoSuchProcess { pid }),
+        }
+    }
+
+    /// The identity of this process.
+    pub fn own() -> Result<ProcessIdentity, SysError> {
+        ProcessIdentity::of(std::process::id() as i32)
+    }
+
+    /// Whether this process still runs as the one identified.
+    pub fn liveness(&self) -> Liveness {
+        match proc_stat(self.pid) {
+            Ok(Some(s)) if s.start_time != self.start_time => Liveness::Reused {
+                start_time: s.start_time,
+            },
+            Ok(Some(s)) if s.is_dead() => Liveness::Gone,
+            Ok(Some(_)) => Liveness::Alive,
+            Ok(None) => Liveness::Gone,
+            Err(e) => Liveness::Unknown {
+                reason: e.to_string(),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for ProcessIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "pid {} (start time {})", self.pid, self.start_time)
+    }
+}
+
+/// Whether a recorded process still runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Liveness {
+    /// Running (or stopped), same start time.
+    Alive,
+    /// No such process, or a zombie.
+    Gone,
+    /// The pid now belongs to another process, started at `start_time`.
+    Reused {
+        /// The other process's start time.
+        start_time: u64,
+    },
+    /// `/proc` could not be read: nothing can be concluded (treat as alive,
+    /// so nothing is assumed dead wrongly).
+    Unknown {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Live (not zombie) processes whose process group is `pgid`.
+pub fn live_process_group(pgid: i32) -> Vec<ProcStat> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if let Ok(Some(s)) = proc_stat(pid) {
+            if s.pgrp == pgid && !s.is_dead() {
+                out.push(s);
+            }
+        }
+    }
+    out.sort_by_key(|s| s.pid);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_stat_with_odd_comm() {
+        let text = "4242 (we ird) (x)) S 1 4243 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10 18446744073709551615\n";
+        let s = parse_proc_stat(text).unwrap();
+        assert_eq!(
+            s,
+            ProcStat {
+                pid: 4242,
+                state: 'S',
+                ppid: 1,
+                pgrp: 4243,
+                start_time: 987_654
+            }
+        );
+        let s =
+            parse_proc_stat("7 (a) b) c) Z 0 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0").unwrap();
+        assert_eq!((s.state, s.start_time), ('Z', 5));
+        assert!(s.is_dead());
+        // a comm of ")" alone and one with newline-free spaces
+        let s = parse_proc_stat("8 ()) R 1 8 8 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 6 0 0").unwrap();
+        assert_eq!(s.start_time, 6);
+    }
+
+    #[test]
+    fn short_or_garbled_stat_is_an_error_naming_the_field() {
+        let e = parse_proc_stat("12 (x) S 1").unwrap_err();
+        assert!(e.to_string().contains("need field 5"), "{e}");
+        assert!(parse_proc_stat("garbage").is_err());
+        assert!(parse_proc_stat("x (a) S 1 2 3").is_err());
+        let e = parse_proc_stat("9 (a) S 1 9 9 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 notanumber")
+            .unwrap_err();
+        assert!(e.to_string().contains("field 22"), "{e}");
+        // every truncation of a real line is an error, never a panic
+        let real = std::fs::read_to_string("/proc/self/stat").unwrap();
+        for cut in 0..real.len() {
+            if real.is_char_boundary(cut) {
+                let _ = parse_proc_stat(&real[..cut]);
+            }
+        }
+    }
+
+    #[test]
+    fn own_identity_is_alive_and_a_changed_start_time_is_reuse() {
+        let me = ProcessIdentity::own().unwrap();
+        assert_eq!(me.pid, std::process::id() as i32);
+        assert_eq!(me.liveness(), Liveness::Alive);
+        let other = ProcessIdentity {
+            pid: me.pid,
+            start_time: me.start_time + 1,
+        };
+        assert_eq!(
+            other.liveness(),
+            Liveness::Reused {
+                start_time: me.start_time
+            }
+        );
+        // above the kernel's hard pid limit: cannot exist
+        let gone = ProcessIdentity {
+            pid: 4_194_305,
+            start_time: 1,
+        };
+        assert_eq!(gone.liveness(), Liveness::Gone);
+        assert!(matches!(
+            ProcessIdentity::of(4_194_305),
+            Err(SysError::NoSuchProcess { .. })
+        ));
+        assert_eq!(proc_stat(0).unwrap(), None);
+        assert_eq!(
+            serde_json::to_string(&me).unwrap(),
+            format!(r#"{{"pid":{},"start_time":{}}}"#, me.pid, me.start_time)
+        );
+    }
+
+    #[test]
+    fn own_process_group_is_listed() {
+        let me = proc_stat(std::process::id() as i32).unwrap().unwrap();
+        let group = live_process_group(me.pgrp);
+        assert!(group.iter().any(|s| s.pid == me.pid));
+        assert!(group.iter().all(|s| s.pgrp == me.pgrp));
+    }
+}

@@ -1,0 +1,5 @@
+//! Test-only helpers (cargo feature `testing`; dev-dependencies enable
+//! it): a throw-away namespace and the privileged-test gate.
+
+pub use crate::scratch::ScratchNetns;
+pub use netlab_sys::testing::require_privileged;
