@@ -6,6 +6,8 @@ use std::os::fd::{AsFd, BorrowedFd};
 
 use serde::{Deserialize, Serialize};
 
+use crate::sys::clock::monotonic_ns;
+use crate::wire;
 use crate::ProbeError;
 
 /// Largest datagram payload we can receive (IPv4 UDP maximum is 65 507 B);
@@ -24,6 +26,10 @@ pub struct EchoStats {
     pub received: u64,
     /// Datagrams sent back in full to their source.
     pub echoed: u64,
+    /// Of `received`: stamped requests of the isochronous probe, answered
+    /// with B's receive and send times ([`crate::wire`]).
+    #[serde(default)]
+    pub stamped: u64,
     /// Datagrams received but not echoed (send error, would-block or short
     /// send), plus transient receive errors (ICMP-derived refusals/resets).
     pub errors: u64,
@@ -32,7 +38,12 @@ pub struct EchoStats {
 /// Non-blocking UDP echo for one poll loop: register [`EchoResponder::as_fd`]
 /// for `POLLIN`, call [`EchoResponder::drain`] when it is readable.
 ///
-/// Every datagram is sent back, byte for byte, to the address it came from.
+/// Every datagram is sent back to the address it came from: byte for byte
+/// (the SPEC probe's 4-byte requests, and anything else), except a valid
+/// stamped request of the isochronous probe ([`crate::wire`]), which is
+/// answered with a stamped reply of the same length carrying B's
+/// CLOCK_MONOTONIC receive time (read right after `recvfrom`) and send time
+/// (read right before `sendto`).
 /// `drain` never blocks: the socket is non-blocking and each call stops at
 /// `WouldBlock` or after [`MAX_DRAIN_PER_CALL`] datagrams.
 #[derive(Debug)]
@@ -109,6 +120,10 @@ impl EchoResponder {
                 }
             };
             self.stats.received += 1;
+            if len == wire::STAMPED_LEN && wire::make_reply(&mut self.buf[..len], monotonic_ns()) {
+                self.stats.stamped += 1;
+                wire::set_b_send(&mut self.buf[..len], monotonic_ns());
+            }
             match self.sock.send_to(&self.buf[..len], from) {
                 Ok(n) if n == len => {
                     self.stats.echoed += 1;
@@ -184,10 +199,11 @@ mod tests {
             EchoStats {
                 received: 6,
                 echoed: 6,
+                stamped: 0,
                 errors: 0
             }
         );
         let json = serde_json::to_string(&r.stats()).unwrap();
-        assert_eq!(json, r#"{"received":6,"echoed":6,"errors":0}"#);
+        assert_eq!(json, r#"{"received":6,"echoed":6,"stamped":0,"errors":0}"#);
     }
 }

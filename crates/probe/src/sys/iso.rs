@@ -1,0 +1,182 @@
+//! The isochronous probe's I/O edge: drives an [`IsoClient`] on a connected
+//! UDP socket with stamped requests ([`crate::wire`]), CLOCK_MONOTONIC
+//! timestamps, `ppoll` waits (ns resolution, 1 ns timer slack) and
+//! non-blocking receives.
+
+use std::net::UdpSocket;
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::sys::socket::{recv, send, MsgFlags};
+use serde::{Deserialize, Serialize};
+
+use crate::iso::{IsoAction, IsoClient, IsoConfig, IsoRequest, ReplyCounters};
+use crate::iso_stats::{iso_phase_stats, iso_window_stats, IsoPhaseStats, IsoWindowStats};
+use crate::sys::client::{wait_readable, TimerSlackGuard, STOP_POLL_INTERVAL};
+use crate::sys::clock::{instant_as_monotonic_ns, monotonic_ns};
+use crate::wire;
+use crate::ProbeError;
+
+/// Slack past the last possible completion after which the run gives up.
+const HARD_END_SLACK: Duration = Duration::from_secs(1);
+
+/// What the one-way delays of a log mean, for results and summaries.
+pub const ONE_WAY_SHARED_NOTE: &str = "up/down one-way delays are exact: A's send/receive and B's receive/send stamps are read from one shared kernel CLOCK_MONOTONIC (network namespaces, or A and B in one guest), so no clock synchronisation is involved; up + B turnaround + down = RTT";
+/// The same, when A and B are on different machines.
+pub const ONE_WAY_NOT_SHARED_NOTE: &str = "up/down one-way delays are absent: A and B read different clocks (separate machines), so their stamps are not comparable; RTT and B's turnaround are unaffected";
+
+/// Everything one isochronous run measured (serializable).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IsoLog {
+    /// The configuration used (its `shared_clock` says whether up/down are
+    /// present and exact).
+    pub config: IsoConfig,
+    /// t0 on CLOCK_MONOTONIC, ns (A's clock).
+    pub t0_monotonic_ns: u64,
+    /// Every slot, in order (index == seq).
+    pub requests: Vec<IsoRequest>,
+    /// Late, duplicate, malformed and unmatched replies.
+    pub replies: ReplyCounters,
+    /// Receive errors (e.g. ECONNREFUSED from an ICMP port unreachable).
+    pub recv_errors: u64,
+    /// True if the run ended by `stop`, the hard bound or a fatal socket
+    /// error rather than by its schedule.
+    pub stopped_early: bool,
+    /// The socket error that ended the run early, if one did.
+    pub fatal_error: Option<String>,
+}
+
+impl IsoLog {
+    /// Per-phase statistics (see [`crate::iso_stats`]).
+    pub fn phase_stats(&self) -> Vec<IsoPhaseStats> {
+        iso_phase_stats(&self.requests, &self.config)
+    }
+
+    /// Per-window statistics (default 1 s windows of due time).
+    pub fn window_stats(&self) -> Vec<IsoWindowStats> {
+        iso_window_stats(&self.requests, &self.config)
+    }
+
+    /// One sentence saying whether and why the one-way delays are exact.
+    pub fn one_way_note(&self) -> &'static str {
+        if self.config.shared_clock {
+            ONE_WAY_SHARED_NOTE
+        } else {
+            ONE_WAY_NOT_SHARED_NOTE
+        }
+    }
+
+    /// Send lateness (`send - due`) of every sent request, µs, in seq order.
+    pub fn send_lateness_us(&self) -> Vec<f64> {
+        self.requests
+            .iter()
+            .filter_map(|r| r.send_s.map(|s| (s - r.due_s) * 1e6))
+            .collect()
+    }
+}
+
+/// Runs the isochronous probe on `sock` (connected to an echo that stamps,
+/// i.e. [`crate::EchoResponder`]; see [`crate::connect_socket`]) until the
+/// schedule of `cfg` is done (every slot due before `end − quiet`, every
+/// request answered or censored), `stop` is set, or a hard bound of the
+/// last deadline + 1 s after `t0`.
+///
+/// Every time is read from CLOCK_MONOTONIC: the send time right before
+/// `send` (and written into the request), the receive time right after the
+/// `recv` that returned the reply. `t0` (an `Instant`, the scenario's
+/// origin) is mapped onto CLOCK_MONOTONIC once. `on_complete` is called for
+/// every slot when it completes (reply, censored, missed, send error,
+/// abandoned).
+///
+/// Errors: only an invalid `cfg` is an `Err`. Send failures are kept on
+/// their slot, ECONNREFUSED on receive is counted, any other socket error
+/// ends the run early with [`IsoLog::fatal_error`] set, keeping what was
+/// measured.
+pub fn run_iso_probe(
+    sock: &UdpSocket,
+    t0: Instant,
+    cfg: &IsoConfig,
+    stop: Option<&AtomicBool>,
+    mut on_complete: impl FnMut(&IsoRequest),
+) -> Result<IsoLog, ProbeError> {
+    let t0_ns = instant_as_monotonic_ns(t0);
+    let mut client = IsoClient::new(cfg.clone(), t0_ns)?;
+    let _slack = TimerSlackGuard::tighten();
+    let last_due = cfg.due(cfg.slots().saturating_sub(1));
+    let hard_end = cfg.end.max(last_due + cfg.interval + cfg.timeout) + HARD_END_SLACK;
+    let since = || Duration::from_nanos(monotonic_ns().saturating_sub(t0_ns));
+    let mut recv_errors = 0u64;
+    let (mut stopped_early, mut fatal_error) = (false, None);
+    let mut buf = [0u8; 64];
+    loop {
+        let now = since();
+        if fatal_error.is_some()
+            || stop.is_some_and(|s| s.load(Ordering::Relaxed))
+            || now >= hard_end
+        {
+            client.abandon();
+            stopped_early = true;
+        }
+        match client.poll(now) {
+            IsoAction::Done => {
+                while let Some(r) = client.poll_completed() {
+                    on_complete(r);
+                }
+                break;
+            }
+            IsoAction::Send { seq } => {
+                let pkt = wire::request(seq, client.a_stamp(now));
+                match send(sock.as_raw_fd(), &pkt, MsgFlags::MSG_DONTWAIT) {
+                    Ok(n) if n == pkt.len() => {}
+                    Ok(n) => client.on_send_error(seq, format!("short send: {n} of 40 bytes")),
+                    Err(e) => client.on_send_error(seq, std::io::Error::from(e).to_string()),
+                }
+            }
+            IsoAction::WaitUntil(t) => {
+                let wait = t.saturating_sub(now).min(STOP_POLL_INTERVAL);
+                match wait_readable(sock, wait) {
+                    Ok(false) => {}
+                    Ok(true) => loop {
+                        match recv(sock.as_raw_fd(), &mut buf, MsgFlags::MSG_DONTWAIT) {
+                            Ok(n) => {
+                                let at = since();
+                                match wire::parse_reply(&buf[..n]) {
+                                    Some(r) => {
+                                        client.on_reply(at, &r);
+                                    }
+                                    None => client.on_malformed(),
+                                }
+                            }
+                            Err(Errno::EAGAIN) => break,
+                            Err(Errno::EINTR) => continue,
+                            Err(Errno::ECONNREFUSED) => recv_errors += 1,
+                            Err(e) => {
+                                fatal_error = Some(format!(
+                                    "recv on iso probe socket: {}",
+                                    std::io::Error::from(e)
+                                ));
+                                break;
+                            }
+                        }
+                    },
+                    Err(e) => fatal_error = Some(e.to_string()),
+                }
+            }
+        }
+        while let Some(r) = client.poll_completed() {
+            on_complete(r);
+        }
+    }
+    let (requests, replies) = client.into_parts();
+    Ok(IsoLog {
+        config: cfg.clone(),
+        t0_monotonic_ns: t0_ns,
+        requests,
+        replies,
+        recv_errors,
+        stopped_early,
+        fatal_error,
+    })
+}
