@@ -180,3 +180,170 @@ pub fn run_iso_probe(
         fatal_error,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::iso::IsoOutcome;
+    use crate::{connect_socket, EchoResponder, EchoStats};
+    use nix::poll::{ppoll, PollFd, PollFlags};
+    use nix::sys::time::TimeSpec;
+    use std::sync::Arc;
+
+    fn spawn_echo(
+        mut echo: EchoResponder,
+        done: Arc<AtomicBool>,
+    ) -> std::thread::JoinHandle<EchoStats> {
+        std::thread::spawn(move || {
+            let t = Instant::now();
+            while !done.load(Ordering::Relaxed) && t.elapsed() < Duration::from_secs(10) {
+                let mut fds = [PollFd::new(echo.as_fd(), PollFlags::POLLIN)];
+                let _ = ppoll(
+                    &mut fds,
+                    Some(TimeSpec::from_duration(Duration::from_millis(20))),
+                    None,
+                );
+                echo.drain().unwrap();
+            }
+            echo.stats()
+        })
+    }
+
+    fn short_cfg() -> IsoConfig {
+        IsoConfig {
+            timeout: Duration::from_millis(200),
+            quiet_before_end: Duration::from_millis(200),
+            ..IsoConfig::with_interval(Duration::from_millis(5), Duration::from_millis(700))
+        }
+    }
+
+    #[test]
+    fn loopback_run_against_the_echo_all_successes_with_consistent_one_way_delays() {
+        let echo = EchoResponder::bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let addr = echo.local_addr().unwrap();
+        let done = Arc::new(AtomicBool::new(false));
+        let th = spawn_echo(echo, done.clone());
+        let sock = connect_socket(None, addr).unwrap();
+        let cfg = short_cfg();
+        let mut seen = 0;
+        let log = run_iso_probe(&sock, Instant::now(), &cfg, None, |_| seen += 1).unwrap();
+        done.store(true, Ordering::Relaxed);
+        let stats = th.join().unwrap();
+        // 0, 5, …, 500 ms
+        assert_eq!(log.requests.len(), 101, "{:?}", log.replies);
+        let late: Vec<f64> = log.send_lateness_us();
+        println!("send lateness (us): {late:?}");
+        assert_eq!(seen, 101);
+        assert!(!log.stopped_early);
+        let sent = log.requests.iter().filter(|r| r.send_s.is_some()).count() as u64;
+        assert_eq!(stats.stamped, sent);
+        assert_eq!(log.replies.malformed + log.replies.unmatched, 0);
+        for r in log
+            .requests
+            .iter()
+            .filter(|r| r.outcome == IsoOutcome::Reply)
+        {
+            let (up, down, turn) = (
+                r.up_ms.unwrap(),
+                r.down_ms.unwrap(),
+                r.turnaround_ms.unwrap(),
+            );
+            assert!(up > 0.0 && down > 0.0 && turn >= 0.0, "{r:?}");
+            // all four stamps come from one clock: exact to f64 rounding
+            assert!((up + turn + down - r.rtt_ms.unwrap()).abs() < 1e-6, "{r:?}");
+            // reply time - send time agree with the stamps
+            let rtt_s = r.reply_s.unwrap() - r.send_s.unwrap();
+            assert!((rtt_s * 1e3 - r.rtt_ms.unwrap()).abs() < 1e-3, "{r:?}");
+        }
+        // on a busy 2-core machine a few slots may be missed, never most
+        let missed = log.requests.len() as u64 - sent;
+        assert!(missed < 10, "{missed} missed");
+        let ph = &log.phase_stats()[0].stats;
+        assert_eq!(ph.sent + ph.missed + ph.send_errors + ph.abandoned, 101);
+        assert!(ph.ok + 2 >= ph.sent, "{ph:?}");
+        let w = log.window_stats();
+        assert_eq!(w.len(), 1);
+        let json = serde_json::to_string(&log).unwrap();
+        let back: IsoLog = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.config, log.config);
+        assert_eq!(back.requests.len(), log.requests.len());
+        assert_eq!(back.requests[0].outcome, log.requests[0].outcome);
+        assert!(log.one_way_note().contains("exact"));
+    }
+
+    #[test]
+    fn an_old_byte_for_byte_echo_yields_malformed_replies_never_successes() {
+        let plain = UdpSocket::bind("127.0.0.1:0").unwrap();
+        plain
+            .set_read_timeout(Some(Duration::from_millis(50)))
+            .unwrap();
+        let addr = plain.local_addr().unwrap();
+        let th = std::thread::spawn(move || {
+            let t = Instant::now();
+            let mut buf = [0u8; 128];
+            while t.elapsed() < Duration::from_millis(1500) {
+                if let Ok((n, from)) = plain.recv_from(&mut buf) {
+                    plain.send_to(&buf[..n], from).unwrap();
+                }
+            }
+        });
+        let sock = connect_socket(None, addr).unwrap();
+        let log = run_iso_probe(&sock, Instant::now(), &short_cfg(), None, |_| {}).unwrap();
+        th.join().unwrap();
+        assert!(log.replies.malformed > 50, "{:?}", log.replies);
+        assert!(log.requests.iter().all(|r| r.rtt_ms.is_none()));
+        let s = &log.phase_stats()[0].stats;
+        assert_eq!(s.ok, 0);
+        assert_eq!(s.sent, s.censored);
+    }
+
+    #[test]
+    fn not_shared_clock_leaves_one_way_delays_out() {
+        let echo = EchoResponder::bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let addr = echo.local_addr().unwrap();
+        let done = Arc::new(AtomicBool::new(false));
+        let th = spawn_echo(echo, done.clone());
+        let sock = connect_socket(None, addr).unwrap();
+        let cfg = IsoConfig {
+            shared_clock: false,
+            ..short_cfg()
+        };
+        let log = run_iso_probe(&sock, Instant::now(), &cfg, None, |_| {}).unwrap();
+        done.store(true, Ordering::Relaxed);
+        th.join().unwrap();
+        assert!(log.requests.iter().any(|r| r.rtt_ms.is_some()));
+        assert!(log
+            .requests
+            .iter()
+            .all(|r| r.up_ms.is_none() && r.down_ms.is_none()));
+        let s = &log.phase_stats()[0].stats;
+        assert_eq!((s.up, s.down), (None, None));
+        assert!(s.turnaround.p50_ms.is_some());
+        assert!(log.one_way_note().contains("absent"));
+    }
+
+    #[test]
+    fn stop_flag_ends_the_run_and_abandons_pending_requests() {
+        let silent = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let sock = connect_socket(None, silent.local_addr().unwrap()).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let s2 = stop.clone();
+        let th = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            s2.store(true, Ordering::Relaxed);
+        });
+        let t = Instant::now();
+        let log = run_iso_probe(&sock, t, &IsoConfig::default(), Some(&stop), |_| {}).unwrap();
+        th.join().unwrap();
+        assert!(t.elapsed() < Duration::from_millis(400));
+        assert!(log.stopped_early);
+        assert!(log
+            .requests
+            .iter()
+            .any(|r| r.outcome == IsoOutcome::Abandoned));
+        assert!(log
+            .requests
+            .iter()
+            .all(|r| r.outcome != IsoOutcome::Pending));
+    }
+}
