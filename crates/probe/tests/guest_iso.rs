@@ -2,7 +2,7 @@
 //! 40 ms on R's egress toward B only, so the path is 40 ms up (A→B) and
 //! ~0 down. The isochronous probe's exact one-way delays must show that
 //! split (± 1 ms), and up + down must still add up to the RTT minus B's
-//! turnaround.
+//! turnaround. Then the mirror image: 25 ms on R's egress toward A only.
 
 mod common;
 
@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use netlab_probe::{IsoConfig, IsoOutcome};
-use netlab_topology::spec::R_B_IF;
+use netlab_topology::spec::{R_A_IF, R_B_IF};
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
 fn tc(netns: &str, args: &[&str]) {
@@ -75,6 +75,28 @@ fn guest_iso_netem_40ms_up_only_shows_in_the_one_way_split() {
             let s = &log.phase_stats()[0].stats;
             let up_q = s.up.unwrap();
             assert!(up_q.p50_ms.unwrap() >= 40.0);
+
+            // and the mirror image: 25 ms on R's egress toward A only
+            tc(&r_ns, &["qdisc", "del", "dev", R_B_IF, "root"]);
+            tc(
+                &r_ns,
+                &[
+                    "qdisc", "add", "dev", R_A_IF, "root", "netem", "delay", "25ms",
+                ],
+            );
+            let (log, _) = common::iso_over_a_r_b(&topo, &spec, &cfg);
+            let s = &log.phase_stats()[0].stats;
+            let (up, down) = (
+                s.up.unwrap().p50_ms.unwrap(),
+                s.down.unwrap().p50_ms.unwrap(),
+            );
+            println!(
+                "guest netem 25ms down: {} ok; up p50 {up:.3} ms, down p50 {down:.3} ms",
+                s.ok
+            );
+            assert!(s.ok >= 140, "{s:?}");
+            assert!(up.abs() <= 1.0, "up p50 {up} ms");
+            assert!((down - 25.0).abs() <= 1.0, "down p50 {down} ms");
             drop(topo);
         },
     );
