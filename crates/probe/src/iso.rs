@@ -338,6 +338,12 @@ impl IsoClient {
         self.counters
     }
 
+    /// Due time of the next slot not yet sent or missed, if any is left.
+    pub fn next_due(&self) -> Option<Duration> {
+        let k = self.requests.len() as u64;
+        (!self.done && k < self.slots).then(|| self.cfg.due(k))
+    }
+
     /// Whether all slots are done and nothing is pending.
     pub fn is_done(&self) -> bool {
         self.done
