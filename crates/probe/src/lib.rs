@@ -82,7 +82,7 @@
 //!         s.rtt_censored.p99, s.up.and_then(|u| u.p50_ms)
 //!     );
 //! }
-//! println!("{}", log.one_way_note());
+//! println!("{:?}: {}", log.one_way_delays, log.one_way_note);
 //! # Ok::<(), netlab_probe::ProbeError>(())
 //! ```
 #![forbid(unsafe_code)]
@@ -108,7 +108,9 @@ pub use schedule::{
 pub use stats::{all_phase_stats, phase_stats, CensoredQuantile, PhaseStats};
 pub use sys::client::{connect_socket, run_probe, ProbeLog};
 pub use sys::echo::{EchoResponder, EchoStats, MAX_DRAIN_PER_CALL};
-pub use sys::iso::{run_iso_probe, IsoLog, ONE_WAY_NOT_SHARED_NOTE, ONE_WAY_SHARED_NOTE};
+pub use sys::iso::{
+    run_iso_probe, spin_margin, IsoLog, OneWayDelays, ONE_WAY_NOT_SHARED_NOTE, ONE_WAY_SHARED_NOTE,
+};
 
 /// Errors of this crate; each message names the operation that failed.
 #[derive(Debug, thiserror::Error)]

@@ -167,6 +167,46 @@ mod tests {
     }
 
     #[test]
+    fn stamps_only_valid_stamped_requests_and_echoes_the_rest_unchanged() {
+        let mut r = EchoResponder::bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let c = UdpSocket::bind("127.0.0.1:0").unwrap();
+        c.connect(r.local_addr().unwrap()).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+        let before = crate::sys::clock::monotonic_ns();
+        let req = wire::request(42, 123_456);
+        let mut v2 = req;
+        v2[4] = 2; // a future version: not ours to stamp
+        let spec = 7u32.to_be_bytes();
+        for d in [&req[..], &v2[..], &spec[..]] {
+            c.send(d).unwrap();
+        }
+        let mut total = 0;
+        for _ in 0..100 {
+            total += r.drain().unwrap();
+            if total == 3 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let after = crate::sys::clock::monotonic_ns();
+        let mut buf = [0u8; 64];
+        let n = c.recv(&mut buf).unwrap();
+        let reply = wire::parse_reply(&buf[..n]).expect("a stamped reply");
+        assert_eq!((reply.seq, reply.a_send_ns), (42, 123_456));
+        assert!(before <= reply.b_recv_ns && reply.b_recv_ns <= reply.b_send_ns);
+        assert!(reply.b_send_ns <= after);
+        assert_eq!((&buf[..4], buf[5]), (&b"NLIP"[..], 2), "kind is now reply");
+        let n = c.recv(&mut buf).unwrap();
+        assert_eq!(&buf[..n], &v2[..], "unknown version echoed byte for byte");
+        let n = c.recv(&mut buf).unwrap();
+        assert_eq!(&buf[..n], &spec[..], "the SPEC probe's 4 bytes, unchanged");
+        assert_eq!(
+            (r.stats().received, r.stats().stamped, r.stats().echoed),
+            (3, 1, 3)
+        );
+    }
+
+    #[test]
     fn echoes_every_pending_datagram_byte_for_byte() {
         let mut r = EchoResponder::bind("127.0.0.1:0".parse().unwrap()).unwrap();
         let c = UdpSocket::bind("127.0.0.1:0").unwrap();

@@ -87,12 +87,45 @@ pub const ONE_WAY_SHARED_NOTE: &str = "up/down one-way delays are exact: A's sen
 /// The same, when A and B are on different machines.
 pub const ONE_WAY_NOT_SHARED_NOTE: &str = "up/down one-way delays are absent: A and B read different clocks (separate machines), so their stamps are not comparable; RTT and B's turnaround are unaffected";
 
+/// Whether a log's one-way delays are there, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OneWayDelays {
+    /// A and B read one kernel CLOCK_MONOTONIC: up/down are exact.
+    ExactSharedClock,
+    /// A and B read different clocks: up/down are absent.
+    AbsentSeparateClocks,
+}
+
+impl OneWayDelays {
+    /// For a run with `shared_clock`.
+    pub fn for_clock(shared_clock: bool) -> Self {
+        if shared_clock {
+            OneWayDelays::ExactSharedClock
+        } else {
+            OneWayDelays::AbsentSeparateClocks
+        }
+    }
+
+    /// One sentence for results and summaries.
+    pub fn note(self) -> &'static str {
+        match self {
+            OneWayDelays::ExactSharedClock => ONE_WAY_SHARED_NOTE,
+            OneWayDelays::AbsentSeparateClocks => ONE_WAY_NOT_SHARED_NOTE,
+        }
+    }
+}
+
 /// Everything one isochronous run measured (serializable).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IsoLog {
     /// The configuration used (its `shared_clock` says whether up/down are
     /// present and exact).
     pub config: IsoConfig,
+    /// Whether up/down are present and exact (from `config.shared_clock`).
+    pub one_way_delays: OneWayDelays,
+    /// [`OneWayDelays::note`], written out so results carry the reason.
+    pub one_way_note: String,
     /// t0 on CLOCK_MONOTONIC, ns (A's clock).
     pub t0_monotonic_ns: u64,
     /// Every slot, in order (index == seq).
@@ -117,15 +150,6 @@ impl IsoLog {
     /// Per-window statistics (default 1 s windows of due time).
     pub fn window_stats(&self) -> Vec<IsoWindowStats> {
         iso_window_stats(&self.requests, &self.config)
-    }
-
-    /// One sentence saying whether and why the one-way delays are exact.
-    pub fn one_way_note(&self) -> &'static str {
-        if self.config.shared_clock {
-            ONE_WAY_SHARED_NOTE
-        } else {
-            ONE_WAY_NOT_SHARED_NOTE
-        }
     }
 
     /// Send lateness (`send - due`) of every sent request, µs, in seq order.
@@ -229,8 +253,11 @@ pub fn run_iso_probe(
         }
     }
     let (requests, replies) = client.into_parts();
+    let one_way = OneWayDelays::for_clock(cfg.shared_clock);
     Ok(IsoLog {
         config: cfg.clone(),
+        one_way_delays: one_way,
+        one_way_note: one_way.note().to_string(),
         t0_monotonic_ns: t0_ns,
         requests,
         replies,
@@ -328,7 +355,9 @@ mod tests {
         assert_eq!(back.config, log.config);
         assert_eq!(back.requests.len(), log.requests.len());
         assert_eq!(back.requests[0].outcome, log.requests[0].outcome);
-        assert!(log.one_way_note().contains("exact"));
+        assert_eq!(log.one_way_delays, OneWayDelays::ExactSharedClock);
+        assert!(log.one_way_note.contains("exact"));
+        assert!(json.contains(r#""one_way_delays":"exact_shared_clock""#));
     }
 
     #[test]
@@ -379,7 +408,8 @@ mod tests {
         let s = &log.phase_stats()[0].stats;
         assert_eq!((s.up, s.down), (None, None));
         assert!(s.turnaround.p50_ms.is_some());
-        assert!(log.one_way_note().contains("absent"));
+        assert_eq!(log.one_way_delays, OneWayDelays::AbsentSeparateClocks);
+        assert!(log.one_way_note.contains("absent"));
     }
 
     #[test]
