@@ -13,6 +13,32 @@
 //! * [`stats`] (pure): per-phase counts, p50 (lower median) / p95 (nearest
 //!   rank) of successes, and the censoring-aware [`CensoredQuantile`] view.
 //!
+//! Beside it, the **isochronous probe** (issue 15), for dense distributions:
+//! * [`IsoClient`] (pure, [`iso`]): a request every `interval` (default
+//!   20 ms, down to 1 ms) on a fixed grid whatever is outstanding; missed
+//!   slots recorded, never a catch-up burst; replies matched by seq; late
+//!   (kept, never successes), duplicate, malformed and unmatched replies
+//!   counted.
+//! * [`run_iso_probe`] (A): drives it on a connected socket with 40-byte
+//!   stamped requests ([`wire`]) and returns an [`IsoLog`].
+//! * [`iso_stats`] (pure): per phase and per 1 s window, p50/p95/p99 over
+//!   successes with their counts, the censored view ("≥ timeout"), and the
+//!   one-way delays.
+//! * **Exact one-way delays.** The [`EchoResponder`] answers a stamped
+//!   request with its CLOCK_MONOTONIC receive and send times. A and B read
+//!   the same kernel clock — network namespaces share CLOCK_MONOTONIC, and
+//!   so do A and B inside one guest — so up (A→B) = B receive − A send and
+//!   down (B→A) = A receive − B send are exact, with no clock
+//!   synchronisation (irtt or crusader can only estimate them across
+//!   machines). This holds only because the clock is shared: in the
+//!   real-host roles (A and B on different machines) the caller sets
+//!   [`IsoConfig::shared_clock`] to false and up/down are absent. They are
+//!   kept apart from the RTT (which needs one clock only).
+//!
+//! The SPEC probe is untouched on the wire: its 4-byte requests are echoed
+//! byte for byte as before; only 40-byte datagrams with the `NLIP` magic
+//! and version 1 are stamped.
+//!
 //! ```no_run
 //! use std::time::{Duration, Instant};
 //! use netlab_probe::{connect_socket, run_probe, EchoResponder, ProbeConfig};
@@ -31,12 +57,49 @@
 //! }
 //! # Ok::<(), netlab_probe::ProbeError>(())
 //! ```
+//!
+//! The isochronous probe against the same kind of echo (its own port):
+//!
+//! ```no_run
+//! use std::sync::atomic::AtomicBool;
+//! use std::time::{Duration, Instant};
+//! use netlab_probe::{connect_socket, run_iso_probe, IsoConfig};
+//!
+//! let t0 = Instant::now();
+//! let stop = AtomicBool::new(false);
+//! let sock = connect_socket(None, "127.0.0.1:46022".parse().unwrap())?;
+//! let cfg = IsoConfig {
+//!     interval: Duration::from_millis(20),
+//!     shared_clock: true, // A and B on one kernel
+//!     ..IsoConfig::with_end(Duration::from_secs(18))
+//! };
+//! let log = run_iso_probe(&sock, t0, &cfg, Some(&stop), |_| {})?;
+//! for p in log.phase_stats() {
+//!     let s = &p.stats;
+//!     println!(
+//!         "{:?}: sent {} ok {} censored {} (late {}) missed {} p99 {:?} up p50 {:?}",
+//!         p.phase, s.sent, s.ok, s.censored, s.late, s.missed,
+//!         s.rtt_censored.p99, s.up.and_then(|u| u.p50_ms)
+//!     );
+//! }
+//! println!("{:?}: {}", log.one_way_delays, log.one_way_note);
+//! # Ok::<(), netlab_probe::ProbeError>(())
+//! ```
 #![forbid(unsafe_code)]
 
+pub mod iso;
+pub mod iso_stats;
 pub mod schedule;
 mod secs;
 pub mod stats;
 pub mod sys;
+pub mod wire;
+
+pub use iso::{IsoAction, IsoClient, IsoConfig, IsoOutcome, IsoRequest, IsoVerdict, ReplyCounters};
+pub use iso_stats::{
+    iso_phase_stats, iso_summary, iso_window_stats, CensoredQuantiles, IsoPhaseStats, IsoSummary,
+    IsoWindowStats, Quantiles,
+};
 
 pub use schedule::{
     Phase, PhaseBounds, ProbeAction, ProbeClient, ProbeConfig, ProbeRequest, ReplyVerdict,
@@ -45,6 +108,9 @@ pub use schedule::{
 pub use stats::{all_phase_stats, phase_stats, CensoredQuantile, PhaseStats};
 pub use sys::client::{connect_socket, run_probe, ProbeLog};
 pub use sys::echo::{EchoResponder, EchoStats, MAX_DRAIN_PER_CALL};
+pub use sys::iso::{
+    run_iso_probe, spin_margin, IsoLog, OneWayDelays, ONE_WAY_NOT_SHARED_NOTE, ONE_WAY_SHARED_NOTE,
+};
 
 /// Errors of this crate; each message names the operation that failed.
 #[derive(Debug, thiserror::Error)]

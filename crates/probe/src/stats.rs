@@ -87,11 +87,17 @@ pub fn p95_rank(n: usize) -> usize {
     (95 * n).div_ceil(100)
 }
 
-fn at_rank(sorted: &[f64], k: usize) -> Option<f64> {
+/// 1-based nearest rank of the 99th percentile of `n` values:
+/// `ceil(0.99·n)` in exact integer arithmetic (0 for n = 0).
+pub fn p99_rank(n: usize) -> usize {
+    (99 * n).div_ceil(100)
+}
+
+pub(crate) fn at_rank(sorted: &[f64], k: usize) -> Option<f64> {
     k.checked_sub(1).and_then(|i| sorted.get(i)).copied()
 }
 
-fn censored_at_rank(
+pub(crate) fn censored_at_rank(
     sorted_ok: &[f64],
     m: usize,
     k: usize,
@@ -164,6 +170,10 @@ mod tests {
         assert_eq!(p95_rank(21), 20); // 19.95 → 20
         assert_eq!(p95_rank(40), 38);
         assert_eq!(p95_rank(100), 95);
+        assert_eq!(p99_rank(0), 0);
+        assert_eq!(p99_rank(100), 99); // exactly 99.0
+        assert_eq!(p99_rank(101), 100); // 99.99 → 100
+        assert_eq!(p99_rank(850), 842); // 841.5 → 842
     }
 
     #[test]

@@ -10,7 +10,9 @@
 //! counted and closed at once. Each TCP `recv` is timestamped after it
 //! returns, validated against the pattern and logged. Per wakeup the echo is
 //! drained first, then at most 4 TCP `recv`s are made, so a busy flow cannot
-//! delay echo replies by more than that.
+//! delay echo replies by more than that. The isochronous probe's echo
+//! ([`SinkConfig::iso_echo`], its own port) is drained right after the SPEC
+//! echo, before any TCP work.
 
 use std::io::{ErrorKind, Read};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -33,6 +35,9 @@ pub struct SinkConfig {
     pub listen: SocketAddr,
     /// UDP echo address (B:46021), or None for no echo.
     pub udp_echo: Option<SocketAddr>,
+    /// A second UDP echo on its own port for the isochronous probe (issue
+    /// 15), served by the same loop; None (the default) for none.
+    pub iso_echo: Option<SocketAddr>,
     /// Hard end: the loop stops and closes everything at `t0 + duration`
     /// (18 s).
     pub duration: Duration,
@@ -46,6 +51,7 @@ impl SinkConfig {
         Self {
             listen,
             udp_echo,
+            iso_echo: None,
             duration: Duration::from_secs(18),
             recv_buf: 256 * 1024,
         }
@@ -97,6 +103,15 @@ pub struct ReceiverLog {
     pub echo: Option<EchoStats>,
     /// A fatal echo error (the echo stopped being served then), if any.
     pub echo_error: Option<String>,
+    /// The isochronous probe's echo address, if one was served.
+    #[serde(default)]
+    pub iso_echo_addr: Option<SocketAddr>,
+    /// Its counters, if it was served.
+    #[serde(default)]
+    pub iso_echo: Option<EchoStats>,
+    /// Its fatal error (it stopped being served then), if any.
+    #[serde(default)]
+    pub iso_echo_error: Option<String>,
     /// When the loop stopped and closed everything.
     pub closed_s: f64,
     /// Whether the loop was stopped early by the stop flag.
@@ -111,6 +126,7 @@ pub struct Sink {
     cfg: SinkConfig,
     listener: TcpListener,
     echo: Option<EchoResponder>,
+    iso_echo: Option<EchoResponder>,
     t0: Instant,
 }
 
@@ -131,7 +147,10 @@ impl Sink {
             source,
         })?;
         let echo = cfg.udp_echo.map(EchoResponder::bind).transpose()?;
-        Self::from_parts(cfg, listener, echo)
+        let iso_echo = cfg.iso_echo.map(EchoResponder::bind).transpose()?;
+        let mut sink = Self::from_parts(cfg, listener, echo)?;
+        sink.iso_echo = iso_echo;
+        Ok(sink)
     }
 
     /// Wraps sockets bound elsewhere (e.g. inside `Netns::run`); t0 = now.
@@ -155,8 +174,25 @@ impl Sink {
             cfg,
             listener,
             echo,
+            iso_echo: None,
             t0: Instant::now(),
         })
+    }
+
+    /// Adds the isochronous probe's echo (bound elsewhere, e.g. inside
+    /// `Netns::run`), served by the same loop after the SPEC echo.
+    pub fn with_iso_echo(mut self, echo: EchoResponder) -> Self {
+        self.iso_echo = Some(echo);
+        self
+    }
+
+    /// The bound isochronous echo address, if any.
+    pub fn iso_echo_addr(&self) -> Result<Option<SocketAddr>, TcpLoadError> {
+        self.iso_echo
+            .as_ref()
+            .map(|e| e.local_addr())
+            .transpose()
+            .map_err(Into::into)
     }
 
     /// The common clock origin.
@@ -203,6 +239,7 @@ impl Sink {
             cfg,
             listener,
             mut echo,
+            mut iso_echo,
             t0,
         } = self;
         let end = t0 + cfg.duration;
@@ -221,6 +258,9 @@ impl Sink {
             extra_connections: 0,
             echo: None,
             echo_error: None,
+            iso_echo_addr: iso_echo.as_ref().and_then(|e| e.local_addr().ok()),
+            iso_echo: None,
+            iso_echo_error: None,
             closed_s: 0.0,
             stopped_early: false,
             wakeups: 0,
@@ -247,10 +287,14 @@ impl Sink {
             let ms = wait.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32;
             let timeout = PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX);
 
-            let (echo_ready, listen_ready, conn_ready) = {
-                let mut fds = Vec::with_capacity(3);
+            let (echo_ready, iso_ready, listen_ready, conn_ready) = {
+                let mut fds = Vec::with_capacity(4);
                 fds.push(PollFd::new(listener.as_fd(), PollFlags::POLLIN));
                 let echo_idx = echo.as_ref().map(|e| {
+                    fds.push(PollFd::new(e.as_fd(), PollFlags::POLLIN));
+                    fds.len() - 1
+                });
+                let iso_idx = iso_echo.as_ref().map(|e| {
                     fds.push(PollFd::new(e.as_fd(), PollFlags::POLLIN));
                     fds.len() - 1
                 });
@@ -273,7 +317,12 @@ impl Sink {
                     i.and_then(|i| fds[i].revents())
                         .is_some_and(|r| !r.is_empty())
                 };
-                (ready(echo_idx), ready(Some(0)), ready(conn_idx))
+                (
+                    ready(echo_idx),
+                    ready(iso_idx),
+                    ready(Some(0)),
+                    ready(conn_idx),
+                )
             };
 
             // 1. Echo first: its latency is what the probe measures.
@@ -283,6 +332,15 @@ impl Sink {
                         log.echo_error = Some(err.to_string());
                         log.echo = Some(e.stats());
                         echo = None;
+                    }
+                }
+            }
+            if iso_ready {
+                if let Some(e) = iso_echo.as_mut() {
+                    if let Err(err) = e.drain() {
+                        log.iso_echo_error = Some(err.to_string());
+                        log.iso_echo = Some(e.stats());
+                        iso_echo = None;
                     }
                 }
             }
@@ -352,6 +410,9 @@ impl Sink {
         if let Some(e) = echo.take() {
             log.echo = Some(e.stats());
         }
+        if let Some(e) = iso_echo.take() {
+            log.iso_echo = Some(e.stats());
+        }
         drop(listener);
         log.closed_s = closed;
         log.validation = validator.report();
@@ -368,6 +429,49 @@ mod tests {
 
     fn lo() -> SocketAddr {
         "127.0.0.1:0".parse().unwrap()
+    }
+
+    #[test]
+    fn loopback_sink_serves_the_iso_probe_on_its_own_port() {
+        let mut cfg = SinkConfig::new(lo(), Some(lo()));
+        cfg.iso_echo = Some(lo());
+        cfg.duration = Duration::from_millis(1200);
+        let sink = Sink::bind(cfg).unwrap();
+        let udp = sink.echo_addr().unwrap().unwrap();
+        let iso = sink.iso_echo_addr().unwrap().unwrap();
+        assert_ne!(udp, iso);
+        let t0 = sink.t0();
+        let h = std::thread::spawn(move || sink.run());
+
+        // the SPEC echo is unchanged: 4 bytes back byte for byte
+        let u = UdpSocket::bind(lo()).unwrap();
+        u.connect(udp).unwrap();
+        u.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+        u.send(&[0, 0, 0, 9]).unwrap();
+        let mut r = [0u8; 16];
+        assert_eq!(u.recv(&mut r).unwrap(), 4);
+        assert_eq!(&r[..4], &[0, 0, 0, 9]);
+
+        let sock = netlab_probe::connect_socket(None, iso).unwrap();
+        let icfg = netlab_probe::IsoConfig {
+            timeout: Duration::from_millis(200),
+            quiet_before_end: Duration::from_millis(300),
+            ..netlab_probe::IsoConfig::with_interval(
+                Duration::from_millis(10),
+                Duration::from_millis(1000),
+            )
+        };
+        let ilog = netlab_probe::run_iso_probe(&sock, t0, &icfg, None, |_| {}).unwrap();
+        let log = h.join().unwrap().unwrap();
+        let s = &ilog.phase_stats()[0].stats;
+        assert_eq!(s.slots, 71, "0, 10, …, 700 ms");
+        assert!(s.ok + s.missed + 3 >= 71, "{s:?}");
+        assert!(s.up.unwrap().p50_ms.unwrap() > 0.0);
+        let iso_stats = log.iso_echo.unwrap();
+        assert_eq!(iso_stats.stamped, u64::from(s.sent + s.send_errors));
+        assert_eq!(log.echo.unwrap().stamped, 0);
+        assert_eq!(log.iso_echo_addr, Some(iso));
+        assert_eq!(log.iso_echo_error, None);
     }
 
     #[test]

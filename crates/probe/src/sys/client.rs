@@ -182,10 +182,10 @@ pub fn run_probe(
 /// Sets this thread's timer slack to 1 ns for the run (the default 50 µs
 /// would add up to 50 µs to every wake-up) and restores it on drop.
 /// Best effort: if `prctl` fails the default slack stays.
-struct TimerSlackGuard(Option<u64>);
+pub(crate) struct TimerSlackGuard(Option<u64>);
 
 impl TimerSlackGuard {
-    fn tighten() -> Self {
+    pub(crate) fn tighten() -> Self {
         let old = nix::sys::prctl::get_timerslack()
             .ok()
             .and_then(|v| u64::try_from(v).ok());
@@ -205,7 +205,7 @@ impl Drop for TimerSlackGuard {
 }
 
 /// Waits up to `wait` for `sock` to be readable; true if it is.
-fn wait_readable(sock: &UdpSocket, wait: Duration) -> Result<bool, ProbeError> {
+pub(crate) fn wait_readable(sock: &UdpSocket, wait: Duration) -> Result<bool, ProbeError> {
     if wait.is_zero() {
         return Ok(false);
     }

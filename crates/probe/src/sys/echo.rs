@@ -6,6 +6,8 @@ use std::os::fd::{AsFd, BorrowedFd};
 
 use serde::{Deserialize, Serialize};
 
+use crate::sys::clock::monotonic_ns;
+use crate::wire;
 use crate::ProbeError;
 
 /// Largest datagram payload we can receive (IPv4 UDP maximum is 65 507 B);
@@ -24,6 +26,10 @@ pub struct EchoStats {
     pub received: u64,
     /// Datagrams sent back in full to their source.
     pub echoed: u64,
+    /// Of `received`: stamped requests of the isochronous probe, answered
+    /// with B's receive and send times ([`crate::wire`]).
+    #[serde(default)]
+    pub stamped: u64,
     /// Datagrams received but not echoed (send error, would-block or short
     /// send), plus transient receive errors (ICMP-derived refusals/resets).
     pub errors: u64,
@@ -32,7 +38,12 @@ pub struct EchoStats {
 /// Non-blocking UDP echo for one poll loop: register [`EchoResponder::as_fd`]
 /// for `POLLIN`, call [`EchoResponder::drain`] when it is readable.
 ///
-/// Every datagram is sent back, byte for byte, to the address it came from.
+/// Every datagram is sent back to the address it came from: byte for byte
+/// (the SPEC probe's 4-byte requests, and anything else), except a valid
+/// stamped request of the isochronous probe ([`crate::wire`]), which is
+/// answered with a stamped reply of the same length carrying B's
+/// CLOCK_MONOTONIC receive time (read right after `recvfrom`) and send time
+/// (read right before `sendto`).
 /// `drain` never blocks: the socket is non-blocking and each call stops at
 /// `WouldBlock` or after [`MAX_DRAIN_PER_CALL`] datagrams.
 #[derive(Debug)]
@@ -109,6 +120,10 @@ impl EchoResponder {
                 }
             };
             self.stats.received += 1;
+            if len == wire::STAMPED_LEN && wire::make_reply(&mut self.buf[..len], monotonic_ns()) {
+                self.stats.stamped += 1;
+                wire::set_b_send(&mut self.buf[..len], monotonic_ns());
+            }
             match self.sock.send_to(&self.buf[..len], from) {
                 Ok(n) if n == len => {
                     self.stats.echoed += 1;
@@ -152,6 +167,46 @@ mod tests {
     }
 
     #[test]
+    fn stamps_only_valid_stamped_requests_and_echoes_the_rest_unchanged() {
+        let mut r = EchoResponder::bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let c = UdpSocket::bind("127.0.0.1:0").unwrap();
+        c.connect(r.local_addr().unwrap()).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+        let before = crate::sys::clock::monotonic_ns();
+        let req = wire::request(42, 123_456);
+        let mut v2 = req;
+        v2[4] = 2; // a future version: not ours to stamp
+        let spec = 7u32.to_be_bytes();
+        for d in [&req[..], &v2[..], &spec[..]] {
+            c.send(d).unwrap();
+        }
+        let mut total = 0;
+        for _ in 0..100 {
+            total += r.drain().unwrap();
+            if total == 3 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let after = crate::sys::clock::monotonic_ns();
+        let mut buf = [0u8; 64];
+        let n = c.recv(&mut buf).unwrap();
+        let reply = wire::parse_reply(&buf[..n]).expect("a stamped reply");
+        assert_eq!((reply.seq, reply.a_send_ns), (42, 123_456));
+        assert!(before <= reply.b_recv_ns && reply.b_recv_ns <= reply.b_send_ns);
+        assert!(reply.b_send_ns <= after);
+        assert_eq!((&buf[..4], buf[5]), (&b"NLIP"[..], 2), "kind is now reply");
+        let n = c.recv(&mut buf).unwrap();
+        assert_eq!(&buf[..n], &v2[..], "unknown version echoed byte for byte");
+        let n = c.recv(&mut buf).unwrap();
+        assert_eq!(&buf[..n], &spec[..], "the SPEC probe's 4 bytes, unchanged");
+        assert_eq!(
+            (r.stats().received, r.stats().stamped, r.stats().echoed),
+            (3, 1, 3)
+        );
+    }
+
+    #[test]
     fn echoes_every_pending_datagram_byte_for_byte() {
         let mut r = EchoResponder::bind("127.0.0.1:0".parse().unwrap()).unwrap();
         let c = UdpSocket::bind("127.0.0.1:0").unwrap();
@@ -184,10 +239,11 @@ mod tests {
             EchoStats {
                 received: 6,
                 echoed: 6,
+                stamped: 0,
                 errors: 0
             }
         );
         let json = serde_json::to_string(&r.stats()).unwrap();
-        assert_eq!(json, r#"{"received":6,"echoed":6,"errors":0}"#);
+        assert_eq!(json, r#"{"received":6,"echoed":6,"stamped":0,"errors":0}"#);
     }
 }

@@ -2,7 +2,10 @@
 //!
 //! [`echo`] is the non-blocking echo responder that B's event loop drives;
 //! [`client`] runs the pure [`crate::schedule::ProbeClient`] against a real
-//! connected UDP socket.
+//! connected UDP socket; [`iso`] runs the isochronous
+//! [`crate::iso::IsoClient`]; [`clock`] reads CLOCK_MONOTONIC.
 
 pub mod client;
+pub mod clock;
 pub mod echo;
+pub mod iso;

@@ -1,0 +1,299 @@
+//! Wire format of the probe datagrams (pure, checked views).
+//!
+//! Two request kinds share B's echo port(s):
+//!
+//! * **Plain** (the SPEC §5 stop-and-wait probe): exactly 4 bytes, the
+//!   sequence number big-endian. The echo sends it back byte for byte, as it
+//!   does with every datagram that is not a stamped request. Unchanged.
+//! * **Stamped** (the isochronous probe, [`crate::iso`]): exactly
+//!   [`STAMPED_LEN`] = 40 bytes, starting with the magic `b"NLIP"` and a
+//!   version byte. The echo answers a valid stamped *request* with a stamped
+//!   *reply* of the same length, the request's fields copied and B's receive
+//!   and send times (CLOCK_MONOTONIC, ns) filled in.
+//!
+//! A 4-byte datagram can never be taken for a stamped one (length differs),
+//! and a 40-byte datagram is stamped only if magic, version and kind all
+//! match; anything else is echoed unchanged, so the client sees it as
+//! malformed rather than as a reply.
+//!
+//! Layout (all integers big-endian):
+//!
+//! | offset | size | field                                              |
+//! |-------:|-----:|----------------------------------------------------|
+//! | 0      | 4    | magic `b"NLIP"`                                    |
+//! | 4      | 1    | version ([`VERSION`] = 1)                          |
+//! | 5      | 1    | kind: 1 request, 2 reply                           |
+//! | 6      | 2    | reserved, 0                                        |
+//! | 8      | 4    | sequence number (slot index)                       |
+//! | 12     | 4    | reserved, 0                                        |
+//! | 16     | 8    | A's send time, CLOCK_MONOTONIC ns (echoed as is)   |
+//! | 24     | 8    | B's receive time, CLOCK_MONOTONIC ns (reply only)  |
+//! | 32     | 8    | B's send time, CLOCK_MONOTONIC ns (reply only)     |
+//!
+//! Request and reply are the same size, so the echo never amplifies and both
+//! directions carry equal-sized packets (a one-way delay split is not biased
+//! by serialisation time on a shaped link).
+
+/// Magic at offset 0 of every stamped datagram ("NetLab Iso Probe").
+pub const MAGIC: [u8; 4] = *b"NLIP";
+/// Current version of the stamped format.
+pub const VERSION: u8 = 1;
+/// Length of a stamped request or reply, bytes.
+pub const STAMPED_LEN: usize = 40;
+/// Length of a plain (SPEC) request, bytes.
+pub const PLAIN_LEN: usize = 4;
+
+mod field {
+    use std::ops::Range;
+    pub const MAGIC: Range<usize> = 0..4;
+    pub const VERSION: usize = 4;
+    pub const KIND: usize = 5;
+    pub const SEQ: Range<usize> = 8..12;
+    pub const A_SEND: Range<usize> = 16..24;
+    pub const B_RECV: Range<usize> = 24..32;
+    pub const B_SEND: Range<usize> = 32..40;
+}
+
+/// Kind byte of a stamped datagram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A → B.
+    Request,
+    /// B → A.
+    Reply,
+    /// Any other value.
+    Unknown(u8),
+}
+
+impl From<u8> for Kind {
+    fn from(v: u8) -> Self {
+        match v {
+            1 => Kind::Request,
+            2 => Kind::Reply,
+            other => Kind::Unknown(other),
+        }
+    }
+}
+
+impl From<Kind> for u8 {
+    fn from(k: Kind) -> u8 {
+        match k {
+            Kind::Request => 1,
+            Kind::Reply => 2,
+            Kind::Unknown(v) => v,
+        }
+    }
+}
+
+/// Why a datagram is not a stamped packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WireError {
+    /// Not exactly [`STAMPED_LEN`] bytes.
+    Length(usize),
+    /// The first 4 bytes are not [`MAGIC`].
+    Magic,
+    /// A version this code does not speak.
+    Version(u8),
+}
+
+/// A checked view of a stamped datagram: once built, accessors cannot panic.
+#[derive(Debug, Clone, Copy)]
+pub struct Stamped<T: AsRef<[u8]>> {
+    buf: T,
+}
+
+fn be_u64(b: &[u8]) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(b);
+    u64::from_be_bytes(a)
+}
+
+impl<T: AsRef<[u8]>> Stamped<T> {
+    /// Checks length, magic and version.
+    pub fn new_checked(buf: T) -> Result<Self, WireError> {
+        let b = buf.as_ref();
+        if b.len() != STAMPED_LEN {
+            return Err(WireError::Length(b.len()));
+        }
+        if b[field::MAGIC] != MAGIC {
+            return Err(WireError::Magic);
+        }
+        if b[field::VERSION] != VERSION {
+            return Err(WireError::Version(b[field::VERSION]));
+        }
+        Ok(Self { buf })
+    }
+
+    fn b(&self) -> &[u8] {
+        self.buf.as_ref()
+    }
+
+    /// Request or reply.
+    pub fn kind(&self) -> Kind {
+        Kind::from(self.b()[field::KIND])
+    }
+
+    /// Sequence number.
+    pub fn seq(&self) -> u32 {
+        let mut a = [0u8; 4];
+        a.copy_from_slice(&self.b()[field::SEQ]);
+        u32::from_be_bytes(a)
+    }
+
+    /// A's send time (CLOCK_MONOTONIC ns), as A wrote it.
+    pub fn a_send_ns(&self) -> u64 {
+        be_u64(&self.b()[field::A_SEND])
+    }
+
+    /// B's receive time (CLOCK_MONOTONIC ns); 0 in a request.
+    pub fn b_recv_ns(&self) -> u64 {
+        be_u64(&self.b()[field::B_RECV])
+    }
+
+    /// B's send time (CLOCK_MONOTONIC ns); 0 in a request.
+    pub fn b_send_ns(&self) -> u64 {
+        be_u64(&self.b()[field::B_SEND])
+    }
+}
+
+/// Builds a stamped request for `seq` sent at `a_send_ns`.
+pub fn request(seq: u32, a_send_ns: u64) -> [u8; STAMPED_LEN] {
+    let mut b = [0u8; STAMPED_LEN];
+    b[field::MAGIC].copy_from_slice(&MAGIC);
+    b[field::VERSION] = VERSION;
+    b[field::KIND] = Kind::Request.into();
+    b[field::SEQ].copy_from_slice(&seq.to_be_bytes());
+    b[field::A_SEND].copy_from_slice(&a_send_ns.to_be_bytes());
+    b
+}
+
+/// Turns a valid stamped request in `buf` into its reply in place: kind
+/// becomes reply and B's receive time is written; B's send time is written
+/// by [`set_b_send`] right before sending. Returns false (and leaves `buf`
+/// untouched) if `buf` is not a valid stamped request.
+pub fn make_reply(buf: &mut [u8], b_recv_ns: u64) -> bool {
+    match Stamped::new_checked(&*buf) {
+        Ok(p) if p.kind() == Kind::Request => {}
+        _ => return false,
+    }
+    buf[field::KIND] = Kind::Reply.into();
+    buf[field::B_RECV].copy_from_slice(&b_recv_ns.to_be_bytes());
+    true
+}
+
+/// Writes B's send time into a reply built by [`make_reply`]. `buf` must be
+/// [`STAMPED_LEN`] long (it is, after `make_reply` returned true).
+pub fn set_b_send(buf: &mut [u8], b_send_ns: u64) {
+    if buf.len() == STAMPED_LEN {
+        buf[field::B_SEND].copy_from_slice(&b_send_ns.to_be_bytes());
+    }
+}
+
+/// A decoded stamped reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reply {
+    /// Sequence number.
+    pub seq: u32,
+    /// A's send time as echoed, CLOCK_MONOTONIC ns.
+    pub a_send_ns: u64,
+    /// B's receive time, CLOCK_MONOTONIC ns (B's clock).
+    pub b_recv_ns: u64,
+    /// B's send time, CLOCK_MONOTONIC ns (B's clock).
+    pub b_send_ns: u64,
+}
+
+/// Decodes a stamped reply; `None` for anything else (plain echo, a request
+/// echoed back unchanged by an old echo, wrong version, B's send before its
+/// receive).
+pub fn parse_reply(buf: &[u8]) -> Option<Reply> {
+    let p = Stamped::new_checked(buf).ok()?;
+    if p.kind() != Kind::Reply || p.b_send_ns() < p.b_recv_ns() {
+        return None;
+    }
+    Some(Reply {
+        seq: p.seq(),
+        a_send_ns: p.a_send_ns(),
+        b_recv_ns: p.b_recv_ns(),
+        b_send_ns: p.b_send_ns(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_bytes_are_as_documented() {
+        let r = request(0x0102_0304, 0x1122_3344_5566_7788);
+        let want: [u8; 40] = [
+            b'N', b'L', b'I', b'P', 1, 1, 0, 0, 1, 2, 3, 4, 0, 0, 0, 0, 0x11, 0x22, 0x33, 0x44,
+            0x55, 0x66, 0x77, 0x88, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ];
+        assert_eq!(r, want);
+    }
+
+    #[test]
+    fn reply_round_trip() {
+        let mut b = request(7, 1000);
+        assert!(make_reply(&mut b, 1500));
+        set_b_send(&mut b, 1600);
+        assert_eq!(b[5], 2);
+        assert_eq!(
+            parse_reply(&b),
+            Some(Reply {
+                seq: 7,
+                a_send_ns: 1000,
+                b_recv_ns: 1500,
+                b_send_ns: 1600
+            })
+        );
+        // a reply is not a request: the echo does not stamp it again
+        let before = b;
+        assert!(!make_reply(&mut b, 9));
+        assert_eq!(b, before);
+    }
+
+    #[test]
+    fn non_stamped_datagrams_are_left_alone() {
+        let mut plain = 5u32.to_be_bytes();
+        assert!(!make_reply(&mut plain, 1), "SPEC 4-byte request");
+        assert_eq!(plain, 5u32.to_be_bytes());
+        let mut long = [0u8; 41];
+        long[..40].copy_from_slice(&request(1, 1));
+        assert!(!make_reply(&mut long, 1), "wrong length");
+        let mut v2 = request(1, 1);
+        v2[4] = 2;
+        assert!(!make_reply(&mut v2, 1), "unknown version");
+        assert_eq!(
+            Stamped::new_checked(&v2[..]).unwrap_err(),
+            WireError::Version(2)
+        );
+        let mut bad = request(1, 1);
+        bad[0] = b'X';
+        assert_eq!(
+            Stamped::new_checked(&bad[..]).unwrap_err(),
+            WireError::Magic
+        );
+        assert_eq!(
+            Stamped::new_checked(&plain[..]).unwrap_err(),
+            WireError::Length(4)
+        );
+    }
+
+    #[test]
+    fn parse_reply_rejects_requests_and_inconsistent_stamps() {
+        assert_eq!(parse_reply(&request(1, 1)), None, "an unanswered request");
+        let mut b = request(1, 1);
+        make_reply(&mut b, 100);
+        set_b_send(&mut b, 99);
+        assert_eq!(parse_reply(&b), None, "B sent before it received");
+        assert_eq!(parse_reply(&[0, 0, 0, 1]), None);
+        let mut k = request(1, 1);
+        k[5] = 9;
+        assert_eq!(
+            Stamped::new_checked(&k[..]).unwrap().kind(),
+            Kind::Unknown(9)
+        );
+        assert_eq!(parse_reply(&k), None);
+    }
+}
