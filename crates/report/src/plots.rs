@@ -26,6 +26,18 @@ pub struct Plot {
 
 pub(crate) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
+/// A labelled line: label, points, colour.
+type Line<'a> = (&'a str, &'a Vec<(f64, f64)>, RGBColor);
+/// A panel of a two-panel plot: area, caption, y label, points, y max, colour.
+type Panel<'a, 'b> = (
+    &'b Area<'a>,
+    &'b str,
+    &'b str,
+    &'b Vec<(f64, f64)>,
+    f64,
+    RGBColor,
+);
+
 /// Colour of the `i`-th arm.
 pub(crate) fn arm_color(i: usize) -> RGBColor {
     const C: [RGBColor; 6] = [
@@ -165,8 +177,7 @@ pub fn probe_rtt(s: &Scenario) -> Result<Plot, ReportError> {
         .iter()
         .map(|r| r.1)
         .fold(f64::INFINITY, f64::min)
-        .min(1.0)
-        .max(0.01)
+        .clamp(0.01, 1.0)
         * 0.5;
     let xe = x_end(s);
     let n_loaded_to = s
@@ -365,7 +376,7 @@ pub fn tcp_info(s: &Scenario) -> Result<Plot, ReportError> {
     let xe = x_end(s);
     let svg = draw_svg(&file, (SIZE.0, 560), |root| {
         let (top, bottom) = root.split_vertically(300);
-        let panels: [(&Area<'_>, &str, &str, &Vec<(f64, f64)>, f64, RGBColor); 2] = [
+        let panels: [Panel<'_, '_>; 2] = [
             (
                 &top,
                 &title,
@@ -464,12 +475,11 @@ pub fn qdisc(s: &Scenario) -> Result<Plot, ReportError> {
         let c_kb = RGBColor(120, 170, 230);
         let c_dr = RGBColor(200, 40, 40);
         let c_mk = RGBColor(220, 140, 20);
-        let top_series: Vec<(&str, &Vec<(f64, f64)>, RGBColor)> = vec![
+        let top_series: Vec<Line<'_>> = vec![
             ("backlog (packets)", &pk, c_pk),
             ("backlog (kB)", &kb, c_kb),
         ];
-        let mut bottom_series: Vec<(&str, &Vec<(f64, f64)>, RGBColor)> =
-            vec![("cumulative drops (arm)", &drops, c_dr)];
+        let mut bottom_series: Vec<Line<'_>> = vec![("cumulative drops (arm)", &drops, c_dr)];
         if !marks.is_empty() {
             bottom_series.push(("cumulative ECN marks (arm)", &marks, c_mk));
         }

@@ -74,7 +74,7 @@ pub fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
     let x0 = input
         .scenarios
         .iter()
-        .flat_map(|s| obs(s))
+        .flat_map(obs)
         .filter_map(|o| match o {
             Observation::Exact(v) => Some(v),
             Observation::AtLeast(_) => None,
@@ -270,16 +270,13 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
                 first = false;
             }
         }
-        for chart in [&mut g] {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK.mix(0.4))
-                .label_font((FONT, 12))
-                .draw()
-                .map_err(e)?;
-        }
+        g.configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.4))
+            .label_font((FONT, 12))
+            .draw()
+            .map_err(e)?;
         r.configure_series_labels()
             .position(SeriesLabelPosition::LowerRight)
             .background_style(WHITE.mix(0.85))
