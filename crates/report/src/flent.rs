@@ -307,6 +307,106 @@ pub fn export_gz(input: &ReportInput, s: &Scenario) -> Result<Vec<u8>, ReportErr
 mod tests {
     use super::*;
 
+    use crate::model::*;
+
+    fn input(probes: Vec<ProbeSample>) -> (ReportInput, Scenario) {
+        let s = Scenario {
+            index: 1,
+            round: 1,
+            arm: "pfifo".into(),
+            arm_words: "pfifo limit 256".into(),
+            t0_utc: Some("2026-11-30T19:35:34.260Z".into()),
+            phases: Phases {
+                baseline: [0.0, 2.0],
+                loaded: [4.0, 10.0],
+                end_s: 10.0,
+            },
+            probe_timeout_s: 1.0,
+            probes,
+            flows: vec![FlowSeries {
+                label: "flow 1".into(),
+                bin_s: 0.2,
+                bytes: vec![125_000; 50],
+            }],
+            measured_window: Some([4.0, 10.0]),
+            tcp_info: vec![TcpInfoSample {
+                t_s: 2.2,
+                rtt_ms: 12.5,
+                rttvar_ms: 1.0,
+                cwnd: 10,
+                delivery_rate_bps: Some(4e6),
+                pacing_rate_bps: None,
+            }],
+            qdisc: vec![],
+            final_counters: FinalCounters::default(),
+            error: None,
+        };
+        let i = ReportInput {
+            schema_version: 1,
+            tool: "netlab 0.1.0".into(),
+            run_id: "r".into(),
+            started_utc: "2026-11-30T19:35:00Z".into(),
+            finished_utc: String::new(),
+            kernel: KernelText::default(),
+            config: vec![],
+            bottleneck_bps: None,
+            scenarios: vec![s.clone()],
+            notes: vec![],
+        };
+        (i, s)
+    }
+
+    fn probe(seq: u32, send_s: f64, outcome: ProbeOutcome) -> ProbeSample {
+        ProbeSample {
+            seq,
+            send_s,
+            phase: ProbePhase::Loaded,
+            outcome,
+        }
+    }
+
+    #[test]
+    fn series_keys_times_and_timeouts() {
+        let (i, s) = input(vec![
+            probe(0, 4.0, ProbeOutcome::Reply { rtt_ms: 500.0 }),
+            probe(1, 4.2, ProbeOutcome::Timeout),
+        ]);
+        let v = export(&i, &s).unwrap();
+        let t0 = parse_utc("2026-11-30T19:35:34.260Z").unwrap();
+        assert_eq!(v["metadata"]["NAME"], TEST_NAME);
+        assert_eq!(v["metadata"]["T0"], "2026-11-30T19:35:34.260000Z");
+        let ping = v["raw_values"][ping_series()].as_array().unwrap();
+        assert_eq!(ping.len(), 2);
+        // Sorted by time: the timeout (sent at 4.2) before the reply (4.5).
+        assert_eq!(ping[0]["lost"], true);
+        assert_eq!(ping[0]["timeout"], true);
+        assert!((ping[1]["t"].as_f64().unwrap() - (t0 + 4.5)).abs() < 1e-5);
+        assert_eq!(ping[1]["val"], 500.0);
+        let up = v["raw_values"][upload_series()].as_array().unwrap();
+        let tcp = up.iter().find(|r| r.get("tcp_rtt").is_some()).unwrap();
+        assert_eq!(tcp["tcp_rtt"], 12.5);
+        assert_eq!(tcp["tcp_cwnd"], 10);
+        assert_eq!(tcp["tcp_delivery_rate"], 4.0);
+        assert!(tcp.get("tcp_pacing_rate").is_none());
+        for part in ["raw_values", "results"] {
+            let keys: Vec<&String> = v[part].as_object().unwrap().keys().collect();
+            assert!(
+                keys.iter().all(|k| !k.contains("ICMP")),
+                "no ICMP series: {keys:?}"
+            );
+        }
+        assert_eq!(v["x_values"].as_array().unwrap().len(), 51);
+    }
+
+    #[test]
+    fn no_reply_at_all_is_refused_not_an_empty_plot() {
+        let (i, s) = input(vec![probe(0, 4.0, ProbeOutcome::Timeout)]);
+        let e = export(&i, &s).unwrap_err().to_string();
+        assert!(e.contains("empty"), "{e}");
+        let (i, s) = input(vec![]);
+        assert!(export(&i, &s).is_err());
+    }
+
     #[test]
     fn utc_round_trip() {
         let t = parse_utc("2026-11-30T19:35:34.260Z").unwrap();
