@@ -4,8 +4,9 @@
 //! that never claims more than the numbers.
 
 use crate::model::{ProbeOutcome, ReportInput, Scenario};
+pub use crate::sentence::{rounds_text, sentence};
 use crate::stats::{
-    censored_quantile, fmt_num, jain_index, percentile_interval, quantile_difference, Bounded,
+    censored_quantile, jain_index, percentile_interval, quantile_difference, Bounded,
     CensoredQuantile, Observation, SplitMix64,
 };
 
@@ -421,71 +422,8 @@ fn compare(
         rounds_compared: compared,
         sentence: String::new(),
     };
-    c.sentence = sentence(&c);
+    c.sentence = crate::sentence::sentence(&c);
     c
-}
-
-fn num(b: Bounded) -> String {
-    match b {
-        Bounded::Value(v) => fmt_num(v),
-        Bounded::AtMost(v) => format!("≤ {}", fmt_num(v)),
-        Bounded::AtLeast(v) => format!("≥ {}", fmt_num(v)),
-        Bounded::Unknown => "?".into(),
-    }
-}
-
-/// `fq_codel lower in 3 of 3 rounds` (or mixed, or none compared).
-pub fn rounds_text(c: &Comparison) -> String {
-    if c.rounds_compared == 0 {
-        return "no round has both arms".into();
-    }
-    let mut s = format!(
-        "{} lower in {} of {} rounds",
-        c.b, c.b_lower, c.rounds_compared
-    );
-    if c.b_higher > 0 {
-        s.push_str(&format!(", higher in {}", c.b_higher));
-    }
-    s
-}
-
-/// The plain sentence of a comparison.
-pub fn sentence(c: &Comparison) -> String {
-    let unit = c.figure.unit();
-    let u = if unit.is_empty() {
-        String::new()
-    } else {
-        format!(" {unit}")
-    };
-    let what = format!("{} ({} − {})", c.figure.name(), c.b, c.a);
-    let rounds = rounds_text(c);
-    if matches!(c.point, Bounded::Unknown) {
-        return format!(
-            "{what}: no difference can be computed (both arms at the censored mass or without data); {rounds}"
-        );
-    }
-    let point = num(c.point);
-    if c.rounds < MIN_ROUNDS {
-        return format!(
-            "{what}: difference {point}{u}; fewer than {MIN_ROUNDS} rounds: interval not meaningful; {rounds}"
-        );
-    }
-    let (lo, hi) = c.interval;
-    if matches!(lo, Bounded::Unknown) || matches!(hi, Bounded::Unknown) {
-        return format!(
-            "{what}: difference {point}{u}; interval not estimable ({} of {} resamples had both arms on the censored mass); {rounds}",
-            c.unknown_resamples,
-            BOOTSTRAP_REPLICATES
-        );
-    }
-    let above = matches!(lo, Bounded::Value(x) | Bounded::AtLeast(x) if x > 0.0);
-    let below = matches!(hi, Bounded::Value(x) | Bounded::AtMost(x) if x < 0.0);
-    let iv = format!("[{}, {}]", num(lo), num(hi));
-    if above || below {
-        format!("{what}: difference {point}{u} {iv}, {rounds}")
-    } else {
-        format!("{what}: no clear difference: interval includes 0 ({point}{u} {iv}); {rounds}")
-    }
 }
 
 #[cfg(test)]
@@ -632,6 +570,39 @@ mod tests {
                 c.sentence
             );
         }
+    }
+
+    #[test]
+    fn fairness_appears_with_several_flows() {
+        let mut inp = input(3);
+        for s in &mut inp.scenarios {
+            let mut second = s.flows[0].clone();
+            second.label = "flow 2".into();
+            // pfifo: the second flow gets a third of the first's bytes.
+            if s.arm == "pfifo" {
+                second.bytes.iter_mut().for_each(|b| *b /= 3);
+            }
+            s.flows.push(second);
+        }
+        let st = analyse_with(&inp, BOOTSTRAP_SEED, 200);
+        let f = st
+            .figures
+            .iter()
+            .find(|f| f.arm == "pfifo" && f.figure == Figure::Fairness)
+            .expect("fairness figure");
+        // Jain of (3, 1): 16 / (2 · 10) = 0.8.
+        assert!(matches!(f.pooled.value, CensoredQuantile::Value(v) if (v - 0.8).abs() < 1e-4));
+        let c = find(&st, Figure::Fairness);
+        assert!(
+            matches!(c.point, Bounded::Value(d) if (d - 0.2).abs() < 1e-4),
+            "{c:?}"
+        );
+        assert_eq!(c.b_higher, 3);
+        assert!(
+            c.sentence.contains("fq_codel higher in 3 of 3 rounds"),
+            "{}",
+            c.sentence
+        );
     }
 
     #[test]

@@ -26,6 +26,7 @@ mod html;
 pub mod model;
 mod plots;
 mod plots_run;
+mod sentence;
 pub mod stats;
 pub mod v1;
 

@@ -128,3 +128,32 @@ fn re_rendering_is_byte_deterministic() {
     }
     assert_eq!(n, 6 * 4 + 3 + 1 + 6);
 }
+
+#[test]
+fn a_failed_scenario_without_data_still_renders_and_says_so() {
+    let dir = fixture_folder("failed");
+    let mut input = netlab_report::read_results(dir.path()).unwrap();
+    let s = &mut input.scenarios[0];
+    s.error = Some("building the topology: boom".into());
+    s.probes.clear();
+    s.flows.clear();
+    s.tcp_info.clear();
+    s.qdisc.clear();
+    s.measured_window = None;
+    s.final_counters = Default::default();
+    let out = TempDir::new("failed-out");
+    let files = netlab_report::render(&input, out.path()).expect("renders");
+    assert_eq!(files.svgs.len(), 6 * 4 + 3);
+    assert_eq!(
+        files.flent.len(),
+        5,
+        "no Flent file for the scenario without data"
+    );
+    let html = std::fs::read_to_string(&files.html).unwrap();
+    assert!(html.contains("failed: building the topology: boom"));
+    assert!(html.contains("not written: flent export of scenario 1"));
+    assert!(html.contains("Left out of the statistics (failed): scenarios [1]"));
+    for p in &files.svgs {
+        rasterize(&std::fs::read(p).unwrap()).unwrap();
+    }
+}
