@@ -41,7 +41,7 @@ impl Figure {
             Figure::LoadedP50 => "loaded probe RTT p50",
             Figure::LoadedP95 => "loaded probe RTT p95",
             Figure::Goodput => "goodput",
-            Figure::Drops => "drops (arm)",
+            Figure::Drops => "drops per round (arm)",
             Figure::Fairness => "flow fairness (Jain)",
         }
     }

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::compare::{rounds_text, Statistics, ALPHA, MIN_ROUNDS};
+use crate::compare::{Statistics, ALPHA, MIN_ROUNDS};
 use crate::model::{ProbeOutcome, ReportInput, Scenario};
 use crate::plots::Plot;
 use crate::stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
@@ -154,14 +154,6 @@ fn comparison_block(h: &mut String, st: &Statistics) {
         );
     }
     h.push_str("</table>\n");
-    for c in st
-        .comparisons
-        .iter()
-        .filter(|c| c.rounds_compared > 0)
-        .take(1)
-    {
-        let _ = writeln!(h, "<p class=small>Rounds: {}.</p>", esc(&rounds_text(c)));
-    }
 }
 
 fn figure(h: &mut String, p: &Plot) {

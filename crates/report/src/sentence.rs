@@ -28,6 +28,12 @@ pub fn rounds_text(c: &Comparison) -> String {
     if m > 0 {
         s.push_str(&format!(", {other} in {m}"));
     }
+    let undetermined = c.rounds_compared - c.b_lower - c.b_higher;
+    if undetermined > 0 {
+        s.push_str(&format!(
+            ", {undetermined} undetermined (equal, or both on the censored mass)"
+        ));
+    }
     s
 }
 

@@ -1,9 +1,7 @@
 //! The report page in headless Chromium (Debian's `chromium`): it renders
 //! (screenshot not blank) with no console error and no network request.
 //! Skips when /usr/bin/chromium is missing, fails under
-//! NETLAB_REQUIRE_PRIVILEGED=1 (CI installs it). With
-//! NETLAB_UPDATE_SCREENSHOT=1 the screenshot is copied to
-//! docs/report-screenshot.png.
+//! NETLAB_REQUIRE_PRIVILEGED=1 (CI installs it).
 
 mod common;
 
@@ -84,8 +82,4 @@ fn the_page_renders_in_headless_chromium_without_console_errors() {
     assert_eq!((pixmap.width(), pixmap.height()), (1280, 2000));
     let ink = ink_share(pixmap.data());
     assert!(ink > 0.03, "screenshot nearly blank ({ink:.4})");
-    if std::env::var("NETLAB_UPDATE_SCREENSHOT").is_ok_and(|v| v == "1") {
-        let dest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/report-screenshot.png");
-        std::fs::copy(&shot, dest).unwrap();
-    }
 }
