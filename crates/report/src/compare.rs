@@ -1,0 +1,615 @@
+//! Figures per arm (per round and pooled, with their counts) and the
+//! difference between each pair of arms with a 95 % interval from a seeded
+//! bootstrap over rounds and samples, censoring kept, plus a plain sentence
+//! that never claims more than the numbers.
+
+use crate::model::{ProbeOutcome, ReportInput, Scenario};
+pub use crate::sentence::{rounds_text, sentence};
+use crate::stats::{
+    censored_quantile, jain_index, percentile_interval, quantile_difference, Bounded,
+    CensoredQuantile, Observation, SplitMix64,
+};
+
+/// Seed of the bootstrap (recorded in the report).
+pub const BOOTSTRAP_SEED: u64 = 0x6E65_746C_6162_0013;
+/// Bootstrap resamples per comparison.
+pub const BOOTSTRAP_REPLICATES: usize = 2000;
+/// Fewer rounds per arm than this: the interval is printed as not meaningful.
+pub const MIN_ROUNDS: usize = 3;
+/// 1 − confidence of the interval.
+pub const ALPHA: f64 = 0.05;
+
+/// A figure compared between arms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Figure {
+    /// Loaded-phase probe RTT median (UDP echo), KM with timeouts censored.
+    LoadedP50,
+    /// Loaded-phase probe RTT 95th percentile.
+    LoadedP95,
+    /// Goodput over the measured window (mean of its 200 ms bins).
+    Goodput,
+    /// The arm's drop counter at the end of the measured window.
+    Drops,
+    /// Jain's index over the flows' bytes in the window (several flows only).
+    Fairness,
+}
+
+impl Figure {
+    /// Name in the report.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Figure::LoadedP50 => "loaded probe RTT p50",
+            Figure::LoadedP95 => "loaded probe RTT p95",
+            Figure::Goodput => "goodput",
+            Figure::Drops => "drops per round (arm)",
+            Figure::Fairness => "flow fairness (Jain)",
+        }
+    }
+
+    /// Unit.
+    pub fn unit(&self) -> &'static str {
+        match self {
+            Figure::LoadedP50 | Figure::LoadedP95 => "ms",
+            Figure::Goodput => "Mbit/s",
+            Figure::Drops => "packets",
+            Figure::Fairness => "",
+        }
+    }
+}
+
+/// The data one round contributes to a figure.
+#[derive(Debug, Clone, PartialEq)]
+enum Unit {
+    /// Probe observations; the statistic is a censored quantile.
+    Probes(Vec<Observation>, f64),
+    /// Samples whose mean is the statistic (goodput per bin).
+    Samples(Vec<f64>),
+    /// One value per round (a counter, an index).
+    Scalar(f64),
+}
+
+impl Unit {
+    fn len(&self) -> usize {
+        match self {
+            Unit::Probes(o, _) => o.len(),
+            Unit::Samples(s) => s.len(),
+            Unit::Scalar(_) => 1,
+        }
+    }
+}
+
+/// A figure's value with the counts behind it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Value {
+    /// Round (0 for the pooled value).
+    pub round: u32,
+    /// The value (a bound when it falls on the censored mass).
+    pub value: CensoredQuantile,
+    /// Samples behind it.
+    pub samples: usize,
+    /// Censored samples (probe timeouts) among them.
+    pub timeouts: usize,
+}
+
+/// One figure of one arm.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArmFigure {
+    /// Arm kind.
+    pub arm: String,
+    /// Figure.
+    pub figure: Figure,
+    /// Per round, in round order.
+    pub rounds: Vec<Value>,
+    /// Pooled over every round.
+    pub pooled: Value,
+}
+
+/// The difference `b − a` of one figure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    /// Figure.
+    pub figure: Figure,
+    /// Reference arm.
+    pub a: String,
+    /// Compared arm (the difference is `b − a`).
+    pub b: String,
+    /// Pooled difference.
+    pub point: Bounded,
+    /// 95 % percentile interval over the bootstrap resamples.
+    pub interval: (Bounded, Bounded),
+    /// Resamples where nothing was known (both sides censored).
+    pub unknown_resamples: usize,
+    /// Rounds per arm (the smaller of the two).
+    pub rounds: usize,
+    /// Rounds where `b` was lower / higher / undetermined or equal.
+    pub b_lower: usize,
+    /// Rounds where `b` was higher.
+    pub b_higher: usize,
+    /// Rounds compared (both arms present).
+    pub rounds_compared: usize,
+    /// The sentence.
+    pub sentence: String,
+}
+
+/// Everything the comparison block shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Statistics {
+    /// Arms in order of first appearance.
+    pub arms: Vec<String>,
+    /// Per arm and figure.
+    pub figures: Vec<ArmFigure>,
+    /// Per pair of arms and figure.
+    pub comparisons: Vec<Comparison>,
+    /// Bootstrap seed.
+    pub seed: u64,
+    /// Bootstrap resamples.
+    pub replicates: usize,
+    /// Scenarios left out because they failed.
+    pub failed_scenarios: Vec<u32>,
+}
+
+fn probe_obs(s: &Scenario) -> Vec<Observation> {
+    let bound = s.probe_timeout_s * 1000.0;
+    s.loaded_probes()
+        .map(|p| match p.outcome {
+            ProbeOutcome::Reply { rtt_ms } => Observation::Exact(rtt_ms),
+            _ => Observation::AtLeast(bound),
+        })
+        .collect()
+}
+
+/// Goodput of each bin that lies wholly inside the measured window, Mbit/s.
+pub fn goodput_bins(s: &Scenario) -> Vec<f64> {
+    let (Some([w0, w1]), Some(bin)) = (s.measured_window, s.bin_s()) else {
+        return Vec::new();
+    };
+    s.aggregate_bytes()
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| {
+            let t = *i as f64 * bin;
+            t >= w0 - 1e-9 && t + bin <= w1 + 1e-9
+        })
+        .map(|(_, b)| *b as f64 * 8.0 / bin / 1e6)
+        .collect()
+}
+
+fn fairness(s: &Scenario) -> Option<f64> {
+    let (Some([w0, w1]), Some(bin)) = (s.measured_window, s.bin_s()) else {
+        return None;
+    };
+    let per_flow: Vec<f64> = s
+        .flows
+        .iter()
+        .map(|f| {
+            f.bytes
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i as f64 * bin >= w0 - 1e-9 && (*i + 1) as f64 * bin <= w1 + 1e-9)
+                .map(|(_, b)| *b as f64)
+                .sum()
+        })
+        .collect();
+    jain_index(&per_flow)
+}
+
+fn unit(s: &Scenario, f: Figure) -> Option<Unit> {
+    match f {
+        Figure::LoadedP50 => Some(Unit::Probes(probe_obs(s), 0.5)),
+        Figure::LoadedP95 => Some(Unit::Probes(probe_obs(s), 0.95)),
+        Figure::Goodput => {
+            let b = goodput_bins(s);
+            (!b.is_empty()).then_some(Unit::Samples(b))
+        }
+        Figure::Drops => s.final_counters.arm_drops.map(|d| Unit::Scalar(d as f64)),
+        Figure::Fairness => fairness(s).map(Unit::Scalar),
+    }
+}
+
+fn mean(x: &[f64]) -> CensoredQuantile {
+    if x.is_empty() {
+        CensoredQuantile::NoData
+    } else {
+        CensoredQuantile::Value(x.iter().sum::<f64>() / x.len() as f64)
+    }
+}
+
+/// The statistic over pooled units.
+fn statistic(units: &[&Unit]) -> CensoredQuantile {
+    match units.first() {
+        None => CensoredQuantile::NoData,
+        Some(Unit::Probes(_, p)) => {
+            let all: Vec<Observation> = units
+                .iter()
+                .flat_map(|u| match u {
+                    Unit::Probes(o, _) => o.clone(),
+                    _ => Vec::new(),
+                })
+                .collect();
+            censored_quantile(&all, *p)
+        }
+        Some(Unit::Samples(_)) => {
+            let all: Vec<f64> = units
+                .iter()
+                .flat_map(|u| match u {
+                    Unit::Samples(s) => s.clone(),
+                    _ => Vec::new(),
+                })
+                .collect();
+            mean(&all)
+        }
+        Some(Unit::Scalar(_)) => {
+            let all: Vec<f64> = units
+                .iter()
+                .filter_map(|u| match u {
+                    Unit::Scalar(v) => Some(*v),
+                    _ => None,
+                })
+                .collect();
+            mean(&all)
+        }
+    }
+}
+
+fn timeouts(u: &Unit) -> usize {
+    match u {
+        Unit::Probes(o, _) => o
+            .iter()
+            .filter(|x| matches!(x, Observation::AtLeast(_)))
+            .count(),
+        _ => 0,
+    }
+}
+
+/// One bootstrap resample: rounds with replacement, then each chosen round's
+/// samples with replacement. Censored samples stay censored.
+fn resample(units: &[(u32, Unit)], rng: &mut SplitMix64) -> CensoredQuantile {
+    let k = units.len();
+    let chosen: Vec<Unit> = (0..k)
+        .map(|_| {
+            let u = &units[rng.below(k)].1;
+            match u {
+                Unit::Probes(o, p) if !o.is_empty() => {
+                    Unit::Probes((0..o.len()).map(|_| o[rng.below(o.len())]).collect(), *p)
+                }
+                Unit::Samples(s) if !s.is_empty() => {
+                    Unit::Samples((0..s.len()).map(|_| s[rng.below(s.len())]).collect())
+                }
+                other => other.clone(),
+            }
+        })
+        .collect();
+    statistic(&chosen.iter().collect::<Vec<_>>())
+}
+
+/// Computes every figure and comparison of a run.
+pub fn analyse(input: &ReportInput) -> Statistics {
+    analyse_with(input, BOOTSTRAP_SEED, BOOTSTRAP_REPLICATES)
+}
+
+/// [`analyse`] with an explicit seed and number of resamples.
+pub fn analyse_with(input: &ReportInput, seed: u64, replicates: usize) -> Statistics {
+    let ok: Vec<&Scenario> = input
+        .scenarios
+        .iter()
+        .filter(|s| s.error.is_none())
+        .collect();
+    let failed_scenarios = input
+        .scenarios
+        .iter()
+        .filter(|s| s.error.is_some())
+        .map(|s| s.index)
+        .collect();
+    let mut arms: Vec<String> = Vec::new();
+    for s in &input.scenarios {
+        if !arms.contains(&s.arm) {
+            arms.push(s.arm.clone());
+        }
+    }
+    let several_flows = ok.iter().any(|s| s.flows.len() > 1);
+    let mut list = vec![
+        Figure::LoadedP50,
+        Figure::LoadedP95,
+        Figure::Goodput,
+        Figure::Drops,
+    ];
+    if several_flows {
+        list.push(Figure::Fairness);
+    }
+    let units_of = |arm: &str, f: Figure| -> Vec<(u32, Unit)> {
+        ok.iter()
+            .filter(|s| s.arm == arm)
+            .filter_map(|s| unit(s, f).map(|u| (s.round, u)))
+            .collect()
+    };
+    let mut figures = Vec::new();
+    for arm in &arms {
+        for &f in &list {
+            let units = units_of(arm, f);
+            let rounds = units
+                .iter()
+                .map(|(r, u)| Value {
+                    round: *r,
+                    value: statistic(&[u]),
+                    samples: u.len(),
+                    timeouts: timeouts(u),
+                })
+                .collect();
+            let refs: Vec<&Unit> = units.iter().map(|(_, u)| u).collect();
+            figures.push(ArmFigure {
+                arm: arm.clone(),
+                figure: f,
+                rounds,
+                pooled: Value {
+                    round: 0,
+                    value: statistic(&refs),
+                    samples: units.iter().map(|(_, u)| u.len()).sum(),
+                    timeouts: units.iter().map(|(_, u)| timeouts(u)).sum(),
+                },
+            });
+        }
+    }
+    let mut comparisons = Vec::new();
+    for i in 0..arms.len() {
+        for j in i + 1..arms.len() {
+            for &f in &list {
+                let ua = units_of(&arms[i], f);
+                let ub = units_of(&arms[j], f);
+                comparisons.push(compare(&arms[i], &arms[j], f, &ua, &ub, seed, replicates));
+            }
+        }
+    }
+    Statistics {
+        arms,
+        figures,
+        comparisons,
+        seed,
+        replicates,
+        failed_scenarios,
+    }
+}
+
+fn compare(
+    a: &str,
+    b: &str,
+    f: Figure,
+    ua: &[(u32, Unit)],
+    ub: &[(u32, Unit)],
+    seed: u64,
+    replicates: usize,
+) -> Comparison {
+    let pooled = |u: &[(u32, Unit)]| statistic(&u.iter().map(|(_, x)| x).collect::<Vec<_>>());
+    let point = quantile_difference(pooled(ua), pooled(ub));
+    let interval = if ua.is_empty() || ub.is_empty() {
+        (Bounded::Unknown, Bounded::Unknown, 0)
+    } else {
+        // One generator per comparison, seeded from the recorded seed and the
+        // figure, so adding a figure does not change the others' resamples.
+        let mut rng = SplitMix64::new(seed ^ (f as u64).wrapping_mul(0x9E37_79B9));
+        let diffs: Vec<Bounded> = (0..replicates)
+            .map(|_| {
+                let x = resample(ua, &mut rng);
+                let y = resample(ub, &mut rng);
+                quantile_difference(x, y)
+            })
+            .collect();
+        percentile_interval(&diffs, ALPHA)
+    };
+    let (mut lower, mut higher, mut compared) = (0, 0, 0);
+    for (r, u) in ua {
+        if let Some((_, v)) = ub.iter().find(|(rb, _)| rb == r) {
+            compared += 1;
+            match quantile_difference(statistic(&[u]), statistic(&[v])) {
+                Bounded::Value(d) if d < 0.0 => lower += 1,
+                Bounded::Value(d) if d > 0.0 => higher += 1,
+                Bounded::AtMost(d) if d < 0.0 => lower += 1,
+                Bounded::AtLeast(d) if d > 0.0 => higher += 1,
+                _ => {}
+            }
+        }
+    }
+    let rounds = ua.len().min(ub.len());
+    let mut c = Comparison {
+        figure: f,
+        a: a.into(),
+        b: b.into(),
+        point,
+        interval: (interval.0, interval.1),
+        unknown_resamples: interval.2,
+        rounds,
+        b_lower: lower,
+        b_higher: higher,
+        rounds_compared: compared,
+        sentence: String::new(),
+    };
+    c.sentence = crate::sentence::sentence(&c);
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::*;
+
+    fn scenario(index: u32, round: u32, arm: &str, rtts: &[Option<f64>], drops: u64) -> Scenario {
+        Scenario {
+            index,
+            round,
+            arm: arm.into(),
+            arm_words: arm.into(),
+            t0_utc: None,
+            phases: Phases {
+                baseline: [0.0, 2.0],
+                loaded: [4.0, 10.0],
+                end_s: 10.0,
+            },
+            probe_timeout_s: 1.0,
+            probes: rtts
+                .iter()
+                .enumerate()
+                .map(|(i, r)| ProbeSample {
+                    seq: i as u32,
+                    send_s: 4.0 + i as f64 * 0.2,
+                    phase: ProbePhase::Loaded,
+                    outcome: match r {
+                        Some(ms) => ProbeOutcome::Reply { rtt_ms: *ms },
+                        None => ProbeOutcome::Timeout,
+                    },
+                })
+                .collect(),
+            flows: vec![FlowSeries {
+                label: "flow 1".into(),
+                bin_s: 0.2,
+                bytes: vec![125_000; 50],
+            }],
+            measured_window: Some([4.0, 10.0]),
+            tcp_info: vec![],
+            qdisc: vec![],
+            final_counters: FinalCounters {
+                arm_drops: Some(drops),
+                ..Default::default()
+            },
+            error: None,
+        }
+    }
+
+    fn input(rounds: u32) -> ReportInput {
+        let mut scenarios = Vec::new();
+        for r in 1..=rounds {
+            let slow: Vec<Option<f64>> = (0..10)
+                .map(|i| {
+                    if i % 4 == 3 {
+                        None
+                    } else {
+                        Some(480.0 + i as f64 * 5.0 + r as f64)
+                    }
+                })
+                .collect();
+            let fast: Vec<Option<f64>> = (0..20).map(|i| Some(3.0 + i as f64 * 0.2)).collect();
+            scenarios.push(scenario(2 * r - 1, r, "pfifo", &slow, 100 + r as u64));
+            scenarios.push(scenario(2 * r, r, "fq_codel", &fast, 4));
+        }
+        ReportInput {
+            schema_version: 1,
+            tool: "netlab test".into(),
+            run_id: "x".into(),
+            started_utc: String::new(),
+            finished_utc: String::new(),
+            kernel: KernelText::default(),
+            config: vec![],
+            bottleneck_bps: Some(5_000_000),
+            scenarios,
+            notes: vec![],
+        }
+    }
+
+    fn find(st: &Statistics, f: Figure) -> &Comparison {
+        st.comparisons.iter().find(|c| c.figure == f).unwrap()
+    }
+
+    #[test]
+    fn bootstrap_is_deterministic_under_a_fixed_seed() {
+        let inp = input(3);
+        let a = analyse_with(&inp, 42, 500);
+        let b = analyse_with(&inp, 42, 500);
+        assert_eq!(a, b);
+        let c = analyse_with(&inp, 43, 500);
+        assert_ne!(
+            a.comparisons.iter().map(|c| c.interval).collect::<Vec<_>>(),
+            c.comparisons.iter().map(|c| c.interval).collect::<Vec<_>>(),
+            "another seed gives other resamples"
+        );
+    }
+
+    #[test]
+    fn a_clear_difference_says_so_with_rounds() {
+        let st = analyse_with(&input(3), BOOTSTRAP_SEED, 500);
+        let p50 = find(&st, Figure::LoadedP50);
+        assert!(
+            matches!(p50.point, Bounded::Value(d) if d < -400.0),
+            "{p50:?}"
+        );
+        assert_eq!((p50.b_lower, p50.rounds_compared), (3, 3));
+        assert!(p50.sentence.contains("difference -"), "{}", p50.sentence);
+        assert!(
+            p50.sentence.contains("fq_codel lower in 3 of 3 rounds"),
+            "{}",
+            p50.sentence
+        );
+        // pfifo's p95 falls on the censored mass (3 of 10 timed out in each
+        // round): the difference is only a bound, and says so.
+        let p95 = find(&st, Figure::LoadedP95);
+        assert!(matches!(p95.point, Bounded::AtMost(_)), "{p95:?}");
+        assert!(p95.sentence.contains("≤ "), "{}", p95.sentence);
+        let pf = st
+            .figures
+            .iter()
+            .find(|f| f.arm == "pfifo" && f.figure == Figure::LoadedP95)
+            .unwrap();
+        assert_eq!(pf.pooled.value, CensoredQuantile::AtLeast(1000.0));
+        assert_eq!((pf.pooled.samples, pf.pooled.timeouts), (30, 6));
+        // Equal goodput: no clear difference.
+        let g = find(&st, Figure::Goodput);
+        assert_eq!(g.point, Bounded::Value(0.0));
+        assert!(
+            g.sentence
+                .contains("no clear difference: interval includes 0"),
+            "{}",
+            g.sentence
+        );
+    }
+
+    #[test]
+    fn fewer_than_three_rounds_is_not_meaningful() {
+        let st = analyse_with(&input(2), BOOTSTRAP_SEED, 200);
+        for c in &st.comparisons {
+            assert!(
+                c.sentence
+                    .contains("fewer than 3 rounds: interval not meaningful"),
+                "{}",
+                c.sentence
+            );
+        }
+    }
+
+    #[test]
+    fn fairness_appears_with_several_flows() {
+        let mut inp = input(3);
+        for s in &mut inp.scenarios {
+            let mut second = s.flows[0].clone();
+            second.label = "flow 2".into();
+            // pfifo: the second flow gets a third of the first's bytes.
+            if s.arm == "pfifo" {
+                second.bytes.iter_mut().for_each(|b| *b /= 3);
+            }
+            s.flows.push(second);
+        }
+        let st = analyse_with(&inp, BOOTSTRAP_SEED, 200);
+        let f = st
+            .figures
+            .iter()
+            .find(|f| f.arm == "pfifo" && f.figure == Figure::Fairness)
+            .expect("fairness figure");
+        // Jain of (3, 1): 16 / (2 · 10) = 0.8.
+        assert!(matches!(f.pooled.value, CensoredQuantile::Value(v) if (v - 0.8).abs() < 1e-4));
+        let c = find(&st, Figure::Fairness);
+        assert!(
+            matches!(c.point, Bounded::Value(d) if (d - 0.2).abs() < 1e-4),
+            "{c:?}"
+        );
+        assert_eq!(c.b_higher, 3);
+        assert!(
+            c.sentence.contains("fq_codel higher in 3 of 3 rounds"),
+            "{}",
+            c.sentence
+        );
+    }
+
+    #[test]
+    fn goodput_uses_bins_inside_the_window() {
+        let s = scenario(1, 1, "pfifo", &[], 0);
+        let bins = goodput_bins(&s);
+        assert_eq!(bins.len(), 30);
+        assert!(bins.iter().all(|g| (*g - 5.0).abs() < 1e-9));
+    }
+}

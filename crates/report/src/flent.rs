@@ -1,0 +1,419 @@
+//! Flent export: one `.flent.gz` per scenario (Flent data format 4) that
+//! Flent's own plotting loads. The mapping is documented in docs/flent.md.
+//!
+//! Test name `rrul_var` with `bidir_streams=1`: its series are per-stream
+//! globs (`TCP upload::<label>`, `Ping (ms)::UDP <label>`), so netlab's one
+//! TCP upload and its UDP echo probe fill them without any ICMP label. The
+//! download streams and the ICMP ping of that test did not run and are absent.
+
+use std::io::Write as _;
+
+use serde_json::{json, Map, Value};
+
+use crate::model::{ProbeOutcome, ReportInput, Scenario};
+use crate::ReportError;
+
+/// Flent test whose series netlab fills.
+pub const TEST_NAME: &str = "rrul_var";
+/// Stream label used in the series names.
+pub const STREAM_LABEL: &str = "netlab";
+/// Flent's data file format version written.
+pub const FILE_FORMAT: u32 = 4;
+
+/// `s01-round1-pfifo.flent.gz`.
+pub fn file_name(s: &Scenario) -> String {
+    format!(
+        "s{:02}-round{}-{}.flent.gz",
+        s.index,
+        s.round,
+        sanitize(&s.arm)
+    )
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Name of the TCP upload series.
+pub fn upload_series() -> String {
+    format!("TCP upload::{STREAM_LABEL}")
+}
+
+/// Name of the UDP echo series.
+pub fn ping_series() -> String {
+    format!("Ping (ms)::UDP {STREAM_LABEL}")
+}
+
+/// Seconds since the Unix epoch of an RFC 3339 UTC time
+/// (`2026-11-30T19:35:34.260Z`, fraction optional).
+pub fn parse_utc(s: &str) -> Option<f64> {
+    let s = s.strip_suffix('Z')?;
+    let (date, time) = s.split_once('T')?;
+    let mut d = date.split('-').map(|x| x.parse::<i64>().ok());
+    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
+    let mut t = time.split(':');
+    let (hh, mm) = (
+        t.next()?.parse::<i64>().ok()?,
+        t.next()?.parse::<i64>().ok()?,
+    );
+    let ss: f64 = t.next()?.parse().ok()?;
+    if !(1..=12).contains(&m)
+        || !(1..=31).contains(&day)
+        || hh > 23
+        || mm > 59
+        || !(0.0..61.0).contains(&ss)
+    {
+        return None;
+    }
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y2 = if m <= 2 { y - 1 } else { y };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days as f64 * 86_400.0 + (hh * 3600 + mm * 60) as f64 + ss)
+}
+
+/// Formats epoch seconds as Flent's UTC time (`%Y-%m-%dT%H:%M:%S.%fZ`).
+pub fn format_utc(epoch: f64) -> String {
+    let micros = (epoch * 1e6).round() as i64;
+    let secs = micros.div_euclid(1_000_000);
+    let frac = micros.rem_euclid(1_000_000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{frac:06}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+fn round6(v: f64) -> f64 {
+    (v * 1e6).round() / 1e6
+}
+
+/// The Flent data of one scenario, as JSON.
+pub fn export(input: &ReportInput, s: &Scenario) -> Result<Value, ReportError> {
+    let err = |message: String| ReportError::Flent {
+        scenario: s.index,
+        message,
+    };
+    let t0_text = s.t0_utc.as_deref().unwrap_or(&input.started_utc);
+    let t0 = parse_utc(t0_text)
+        .ok_or_else(|| err(format!("t0 {t0_text:?} is not an RFC 3339 UTC time")))?;
+    let step = s.bin_s().unwrap_or(0.2);
+    let total = s.phases.end_s.max(step);
+    let n = (total / step).round() as usize + 1;
+    let x_values: Vec<f64> = (0..n).map(|i| round6(i as f64 * step)).collect();
+    let idx = |t: f64| -> Option<usize> {
+        let i = (t / step).round();
+        (i >= 0.0 && (i as usize) < n).then_some(i as usize)
+    };
+
+    // TCP upload: delivered Mbit/s per bin (at the bin's end), then the
+    // sender's tcp_info samples under Flent's socket-stats keys.
+    let mut up_results: Vec<Value> = vec![Value::Null; n];
+    let mut up_raw: Vec<(f64, Value)> = Vec::new();
+    let agg = s.aggregate_bytes();
+    for (i, b) in agg.iter().enumerate() {
+        let mbps = *b as f64 * 8.0 / step / 1e6;
+        if let Some(k) = idx((i + 1) as f64 * step) {
+            up_results[k] = json!(round6(mbps));
+        }
+        let t = (i + 1) as f64 * step;
+        up_raw.push((t, json!({ "t": round6(t0 + t), "val": round6(mbps) })));
+    }
+    for ti in &s.tcp_info {
+        let mut m = Map::new();
+        m.insert("t".into(), json!(round6(t0 + ti.t_s)));
+        m.insert("tcp_rtt".into(), json!(round6(ti.rtt_ms)));
+        m.insert("tcp_rtt_var".into(), json!(round6(ti.rttvar_ms)));
+        m.insert("tcp_cwnd".into(), json!(ti.cwnd));
+        if let Some(r) = ti.delivery_rate_bps {
+            m.insert("tcp_delivery_rate".into(), json!(round6(r / 1e6)));
+        }
+        if let Some(r) = ti.pacing_rate_bps {
+            m.insert("tcp_pacing_rate".into(), json!(round6(r / 1e6)));
+        }
+        up_raw.push((ti.t_s, Value::Object(m)));
+    }
+    up_raw.sort_by(|a, b| a.0.total_cmp(&b.0));
+
+    // UDP echo: a reply at its reply time with its RTT; a timeout at its send
+    // time, marked as Flent marks an irtt packet without reply (`lost`), plus
+    // `timeout: true` (it is not known to be a loss).
+    let mut ping_results: Vec<Value> = vec![Value::Null; n];
+    let mut ping_raw: Vec<(f64, Value)> = Vec::new();
+    for p in &s.probes {
+        match p.outcome {
+            ProbeOutcome::Reply { rtt_ms } => {
+                let t = p.send_s + rtt_ms / 1000.0;
+                if let Some(k) = idx(t) {
+                    ping_results[k] = json!(round6(rtt_ms));
+                }
+                ping_raw.push((
+                    t,
+                    json!({ "t": round6(t0 + t), "val": round6(rtt_ms), "seq": p.seq }),
+                ));
+            }
+            ProbeOutcome::Timeout => ping_raw.push((
+                p.send_s,
+                json!({ "t": round6(t0 + p.send_s), "seq": p.seq, "lost": true, "lost_dir": null,
+                        "timeout": true, "timeout_ms": round6(s.probe_timeout_s * 1000.0) }),
+            )),
+            ProbeOutcome::NoInformation => {}
+        }
+    }
+    ping_raw.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // Flent plots an empty series as a 0-byte image without an error: refuse
+    // to write one.
+    if !ping_raw.iter().any(|(_, v)| v.get("val").is_some()) {
+        return Err(err(
+            "no probe reply at all: Flent would draw an empty ping plot".into(),
+        ));
+    }
+    if agg.is_empty() {
+        return Err(err(
+            "no delivered-bytes series: Flent would draw an empty throughput plot".into(),
+        ));
+    }
+
+    let delay = s.phases.baseline[1];
+    let timeouts = s
+        .probes
+        .iter()
+        .filter(|p| p.outcome == ProbeOutcome::Timeout)
+        .count();
+    let title = format!(
+        "netlab scenario {} (round {}, {}): 1 TCP {} upload + UDP echo probe (not ICMP); run {}",
+        s.index,
+        s.round,
+        s.arm_words,
+        input
+            .config
+            .iter()
+            .find(|(k, _)| k == "congestion control")
+            .map_or("", |(_, v)| v.as_str()),
+        input.run_id
+    );
+    let note = format!(
+        "Written by {} from results.json (schema {}), not by a Flent run. Test {TEST_NAME} with one stream: \
+         '{}' is netlab's single TCP upload (bytes delivered to B's application per {:.0} ms, Mbit/s; \
+         tcp_* keys are the sender's tcp_info over sock_diag), '{}' is netlab's UDP echo probe \
+         ({timeouts} requests without a reply within {} s are marked lost/timeout: not known to be losses). \
+         No download stream and no ICMP ping ran. DELAY = netlab's baseline (the load starts DELAY s after T0). \
+         Kernel {} {}.",
+        input.tool,
+        input.schema_version,
+        upload_series(),
+        step * 1000.0,
+        ping_series(),
+        s.probe_timeout_s,
+        input.kernel.mode,
+        input.kernel.release,
+    );
+    let t0s = format_utc(t0);
+    let metadata = json!({
+        "NAME": TEST_NAME,
+        "TITLE": title,
+        "NOTE": note,
+        "TIME": t0s,
+        "T0": t0s,
+        "LENGTH": round6((total - 2.0 * delay).max(0.0)),
+        "TOTAL_LENGTH": round6(total),
+        "DELAY": round6(delay),
+        "STEP_SIZE": round6(step),
+        "HOST": "10.20.2.2",
+        "HOSTS": ["10.20.2.2"],
+        "LOCAL_HOST": "netlab-A",
+        "IP_VERSION": 4,
+        "FLENT_VERSION": format!("{} (netlab-report, Flent data format {FILE_FORMAT})", input.tool),
+        "TEST_PARAMETERS": { "bidir_streams": "1", "labels": STREAM_LABEL },
+        "NETLAB_ARM": s.arm_words,
+        "NETLAB_ROUND": s.round,
+        "NETLAB_SCENARIO": s.index,
+        "NETLAB_PROBE": "UDP echo (netlab-probe), not ICMP",
+        "NETLAB_PROBE_TIMEOUT_S": s.probe_timeout_s,
+        "NETLAB_MEASURED_WINDOW_S": s.measured_window,
+        "SERIES_META": {
+            ping_series(): { "UNITS": "ms", "RUNNER": "netlab UDP echo" },
+            upload_series(): { "UNITS": "Mbits/s", "RUNNER": "netlab TCP sender, B's receiver" },
+        },
+    });
+    let mut results = Map::new();
+    results.insert(upload_series(), Value::Array(up_results));
+    results.insert(ping_series(), Value::Array(ping_results));
+    let mut raw = Map::new();
+    raw.insert(
+        upload_series(),
+        Value::Array(up_raw.into_iter().map(|x| x.1).collect()),
+    );
+    raw.insert(
+        ping_series(),
+        Value::Array(ping_raw.into_iter().map(|x| x.1).collect()),
+    );
+    Ok(json!({
+        "metadata": metadata,
+        "version": FILE_FORMAT,
+        "x_values": x_values,
+        "results": results,
+        "raw_values": raw,
+    }))
+}
+
+/// The gzipped file bytes (deterministic: no name, mtime 0).
+pub fn export_gz(input: &ReportInput, s: &Scenario) -> Result<Vec<u8>, ReportError> {
+    let v = export(input, s)?;
+    let text = serde_json::to_vec_pretty(&v).map_err(|e| ReportError::Flent {
+        scenario: s.index,
+        message: format!("serializing: {e}"),
+    })?;
+    let mut gz = flate2::GzBuilder::new()
+        .mtime(0)
+        .write(Vec::new(), flate2::Compression::default());
+    gz.write_all(&text)
+        .and_then(|_| gz.try_finish())
+        .map_err(|e| ReportError::Flent {
+            scenario: s.index,
+            message: format!("gzip: {e}"),
+        })?;
+    gz.finish().map_err(|e| ReportError::Flent {
+        scenario: s.index,
+        message: format!("gzip: {e}"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::model::*;
+
+    fn input(probes: Vec<ProbeSample>) -> (ReportInput, Scenario) {
+        let s = Scenario {
+            index: 1,
+            round: 1,
+            arm: "pfifo".into(),
+            arm_words: "pfifo limit 256".into(),
+            t0_utc: Some("2026-11-30T19:35:34.260Z".into()),
+            phases: Phases {
+                baseline: [0.0, 2.0],
+                loaded: [4.0, 10.0],
+                end_s: 10.0,
+            },
+            probe_timeout_s: 1.0,
+            probes,
+            flows: vec![FlowSeries {
+                label: "flow 1".into(),
+                bin_s: 0.2,
+                bytes: vec![125_000; 50],
+            }],
+            measured_window: Some([4.0, 10.0]),
+            tcp_info: vec![TcpInfoSample {
+                t_s: 2.2,
+                rtt_ms: 12.5,
+                rttvar_ms: 1.0,
+                cwnd: 10,
+                delivery_rate_bps: Some(4e6),
+                pacing_rate_bps: None,
+            }],
+            qdisc: vec![],
+            final_counters: FinalCounters::default(),
+            error: None,
+        };
+        let i = ReportInput {
+            schema_version: 1,
+            tool: "netlab 0.1.0".into(),
+            run_id: "r".into(),
+            started_utc: "2026-11-30T19:35:00Z".into(),
+            finished_utc: String::new(),
+            kernel: KernelText::default(),
+            config: vec![],
+            bottleneck_bps: None,
+            scenarios: vec![s.clone()],
+            notes: vec![],
+        };
+        (i, s)
+    }
+
+    fn probe(seq: u32, send_s: f64, outcome: ProbeOutcome) -> ProbeSample {
+        ProbeSample {
+            seq,
+            send_s,
+            phase: ProbePhase::Loaded,
+            outcome,
+        }
+    }
+
+    #[test]
+    fn series_keys_times_and_timeouts() {
+        let (i, s) = input(vec![
+            probe(0, 4.0, ProbeOutcome::Reply { rtt_ms: 500.0 }),
+            probe(1, 4.2, ProbeOutcome::Timeout),
+        ]);
+        let v = export(&i, &s).unwrap();
+        let t0 = parse_utc("2026-11-30T19:35:34.260Z").unwrap();
+        assert_eq!(v["metadata"]["NAME"], TEST_NAME);
+        assert_eq!(v["metadata"]["T0"], "2026-11-30T19:35:34.260000Z");
+        let ping = v["raw_values"][ping_series()].as_array().unwrap();
+        assert_eq!(ping.len(), 2);
+        // Sorted by time: the timeout (sent at 4.2) before the reply (4.5).
+        assert_eq!(ping[0]["lost"], true);
+        assert_eq!(ping[0]["timeout"], true);
+        assert!((ping[1]["t"].as_f64().unwrap() - (t0 + 4.5)).abs() < 1e-5);
+        assert_eq!(ping[1]["val"], 500.0);
+        let up = v["raw_values"][upload_series()].as_array().unwrap();
+        let tcp = up.iter().find(|r| r.get("tcp_rtt").is_some()).unwrap();
+        assert_eq!(tcp["tcp_rtt"], 12.5);
+        assert_eq!(tcp["tcp_cwnd"], 10);
+        assert_eq!(tcp["tcp_delivery_rate"], 4.0);
+        assert!(tcp.get("tcp_pacing_rate").is_none());
+        for part in ["raw_values", "results"] {
+            let keys: Vec<&String> = v[part].as_object().unwrap().keys().collect();
+            assert!(
+                keys.iter().all(|k| !k.contains("ICMP")),
+                "no ICMP series: {keys:?}"
+            );
+        }
+        assert_eq!(v["x_values"].as_array().unwrap().len(), 51);
+    }
+
+    #[test]
+    fn no_reply_at_all_is_refused_not_an_empty_plot() {
+        let (i, s) = input(vec![probe(0, 4.0, ProbeOutcome::Timeout)]);
+        let e = export(&i, &s).unwrap_err().to_string();
+        assert!(e.contains("empty"), "{e}");
+        let (i, s) = input(vec![]);
+        assert!(export(&i, &s).is_err());
+    }
+
+    #[test]
+    fn utc_round_trip() {
+        let t = parse_utc("2026-11-30T19:35:34.260Z").unwrap();
+        assert_eq!(format_utc(t), "2026-11-30T19:35:34.260000Z");
+        assert_eq!(parse_utc("1970-01-01T00:00:00Z"), Some(0.0));
+        assert_eq!(format_utc(951_782_400.0), "2000-02-29T00:00:00.000000Z");
+        assert_eq!(parse_utc("2026-13-01T00:00:00Z"), None);
+        assert_eq!(parse_utc("yesterday"), None);
+    }
+}

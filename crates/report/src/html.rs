@@ -1,0 +1,254 @@
+//! `index.html`: one self-contained page (inline SVG and CSS, no script, no
+//! network): what ran, the table, the comparison with its sentences, the
+//! notes and every plot.
+
+use std::fmt::Write as _;
+
+use crate::compare::{Statistics, ALPHA, MIN_ROUNDS};
+use crate::model::{ProbeOutcome, ReportInput, Scenario};
+use crate::plots::Plot;
+use crate::stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
+
+const CSS: &str = "body{font-family:sans-serif;margin:0 auto;max-width:1100px;padding:0 16px 40px;color:#222;line-height:1.4}\
+h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;padding-bottom:2px;margin-top:1.8em}\
+table{border-collapse:collapse;margin:8px 0;font-size:0.9em}td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}\
+th{background:#f2f2f2}td.l,th.l{text-align:left}.sentence{margin:4px 0;padding:4px 8px;background:#f6f8fc;border-left:4px solid #4a78c8}\
+figure{margin:14px 0}figure svg{max-width:100%;height:auto;border:1px solid #ddd}figcaption{font-size:0.85em;color:#555}\
+.err{color:#a00}.small{font-size:0.85em;color:#555}";
+
+/// HTML-escapes text.
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            _ => o.push(c),
+        }
+    }
+    o
+}
+
+fn loaded_obs(s: &Scenario) -> Vec<Observation> {
+    s.loaded_probes()
+        .map(|p| match p.outcome {
+            ProbeOutcome::Reply { rtt_ms } => Observation::Exact(rtt_ms),
+            _ => Observation::AtLeast(s.probe_timeout_s * 1000.0),
+        })
+        .collect()
+}
+
+fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or_else(|| "–".into(), |x| x.to_string())
+}
+
+fn inline_svg(svg: &str) -> &str {
+    match svg.find("<svg") {
+        Some(i) => &svg[i..],
+        None => svg,
+    }
+}
+
+fn scenario_table(h: &mut String, input: &ReportInput) {
+    h.push_str("<table><tr><th>#</th><th>round</th><th class=l>arm</th><th>goodput Mbit/s</th><th>loaded probes / timeouts</th><th>loaded RTT p50 (KM)</th><th>loaded RTT p95 (KM)</th><th>drops arm (tbf)</th><th>ECN marks</th><th>CE/ECE/CWR seen</th></tr>\n");
+    for s in &input.scenarios {
+        if let Some(err) = &s.error {
+            let _ = writeln!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td class=l>{}</td><td class='l err' colspan=7>failed: {}</td></tr>",
+                s.index,
+                s.round,
+                esc(&s.arm),
+                esc(err)
+            );
+            continue;
+        }
+        let bins = crate::compare::goodput_bins(s);
+        let g = if bins.is_empty() {
+            "–".to_string()
+        } else {
+            format!("{:.3}", bins.iter().sum::<f64>() / bins.len() as f64)
+        };
+        let obs = loaded_obs(s);
+        let to = obs
+            .iter()
+            .filter(|o| matches!(o, Observation::AtLeast(_)))
+            .count();
+        let q = |p| censored_quantile(&obs, p).text("ms");
+        let fc = &s.final_counters;
+        let drops = format!("{} ({})", opt(fc.arm_drops), opt(fc.tbf_drops));
+        let wire = fc
+            .wire_ce_ece_cwr
+            .map_or("–".into(), |(a, b, c)| format!("{a}/{b}/{c}"));
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td class=l>{}</td><td>{g}</td><td>{}/{to}</td><td>{}</td><td>{}</td><td>{drops}</td><td>{}</td><td>{wire}</td></tr>",
+            s.index,
+            s.round,
+            esc(&s.arm),
+            obs.len(),
+            esc(&q(0.5)),
+            esc(&q(0.95)),
+            opt(fc.ecn_marks),
+        );
+    }
+    h.push_str("</table>\n");
+}
+
+fn value_text(v: &CensoredQuantile, unit: &str) -> String {
+    match v {
+        CensoredQuantile::Value(x) if unit.is_empty() => format!("{x:.3}"),
+        CensoredQuantile::Value(x) => format!("{} {unit}", fmt_num(*x)),
+        other => other.text(unit),
+    }
+}
+
+fn comparison_block(h: &mut String, st: &Statistics) {
+    let _ = writeln!(
+        h,
+        "<p class=small>Differences are <i>second arm − first arm</i>, pooled over rounds. \
+         Intervals: {:.0} % percentile interval of {} bootstrap resamples over rounds and, inside each round, \
+         over samples (seed {:#x}); a timed-out probe stays censored in every resample, so a quantile on the \
+         censored mass is a bound (≥), never a number. With fewer than {MIN_ROUNDS} rounds per arm the interval is not meaningful.</p>",
+        (1.0 - ALPHA) * 100.0,
+        st.replicates,
+        st.seed
+    );
+    for c in &st.comparisons {
+        let _ = writeln!(h, "<p class=sentence>{}</p>", esc(&c.sentence));
+    }
+    if !st.failed_scenarios.is_empty() {
+        let _ = writeln!(
+            h,
+            "<p class=err>Left out of the statistics (failed): scenarios {:?}</p>",
+            st.failed_scenarios
+        );
+    }
+    h.push_str("<table><tr><th class=l>figure</th><th class=l>arm</th><th>pooled</th><th>n (timeouts)</th><th class=l>per round: value (n, timeouts)</th></tr>\n");
+    for f in &st.figures {
+        let unit = f.figure.unit();
+        let rounds: Vec<String> = f
+            .rounds
+            .iter()
+            .map(|r| {
+                format!(
+                    "r{}: {} ({}, {})",
+                    r.round,
+                    value_text(&r.value, unit),
+                    r.samples,
+                    r.timeouts
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            h,
+            "<tr><td class=l>{}</td><td class=l>{}</td><td>{}</td><td>{} ({})</td><td class=l>{}</td></tr>",
+            esc(f.figure.name()),
+            esc(&f.arm),
+            esc(&value_text(&f.pooled.value, unit)),
+            f.pooled.samples,
+            f.pooled.timeouts,
+            esc(&rounds.join("; "))
+        );
+    }
+    h.push_str("</table>\n");
+}
+
+fn figure(h: &mut String, p: &Plot) {
+    let _ = writeln!(
+        h,
+        "<figure id=\"{}\">{}<figcaption>{} — <code>{}</code></figcaption></figure>",
+        esc(&p.file),
+        inline_svg(&p.svg),
+        esc(&p.title),
+        esc(&p.file)
+    );
+}
+
+/// The whole page.
+pub fn page(
+    input: &ReportInput,
+    st: &Statistics,
+    plots: &[Plot],
+    flent: &[String],
+    flent_skipped: &[String],
+) -> String {
+    let mut h = String::new();
+    let _ = writeln!(
+        h,
+        "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>netlab report {}</title>\
+         <meta name=viewport content=\"width=device-width, initial-scale=1\"><style>{CSS}</style></head><body>",
+        esc(&input.run_id)
+    );
+    let _ = writeln!(h, "<h1>netlab report — run {}</h1>", esc(&input.run_id));
+    let _ = writeln!(
+        h,
+        "<p>{} ran {} scenarios ({} arms) from {} to {} on the {} kernel {} ({}). \
+         Every figure below is recomputed from the raw samples in results.json (schema_version {}).</p>",
+        esc(&input.tool),
+        input.scenarios.len(),
+        st.arms.len(),
+        esc(&input.started_utc),
+        esc(&input.finished_utc),
+        esc(&input.kernel.mode),
+        esc(&input.kernel.release),
+        esc(&input.kernel.chosen_because),
+        input.schema_version
+    );
+    h.push_str("<h2>Configuration</h2><table>");
+    for (k, v) in &input.config {
+        let _ = write!(
+            h,
+            "<tr><th class=l>{}</th><td class=l>{}</td></tr>",
+            esc(k),
+            esc(v)
+        );
+    }
+    h.push_str("</table>\n<h2>Scenarios</h2>\n<p class=small>Goodput: mean of the 200 ms bins inside the measured window. \
+        Probe: UDP echo; a timeout is censored at the timeout (“≥”), never counted as loss; quantiles are Kaplan–Meier over every loaded request.</p>\n");
+    scenario_table(&mut h, input);
+    h.push_str("<h2>Comparison between arms</h2>\n");
+    comparison_block(&mut h, st);
+    h.push_str("<h2>Notes</h2><ul>\n");
+    for n in &input.notes {
+        let _ = writeln!(h, "<li>{}</li>", esc(n));
+    }
+    h.push_str("</ul>\n<h2>Flent data files</h2>\n<p class=small>One file per scenario for Flent's own plots \
+        (<code>flent -i FILE -p ping_cdf -o out.svg</code>); test rrul_var with one stream; the probe is UDP echo, never ICMP (docs/flent.md).</p><ul>\n");
+    for f in flent {
+        let _ = writeln!(h, "<li><code>{}</code></li>", esc(f));
+    }
+    for f in flent_skipped {
+        let _ = writeln!(h, "<li class=err>not written: {}</li>", esc(f));
+    }
+    h.push_str("</ul>\n<h2>Plots of the whole run</h2>\n");
+    for p in plots.iter().filter(|p| p.scenario.is_none()) {
+        figure(&mut h, p);
+    }
+    for s in &input.scenarios {
+        let _ = writeln!(
+            h,
+            "<h2>Scenario {}: {} ({})</h2>",
+            s.index,
+            esc(&s.label()),
+            esc(&s.arm_words)
+        );
+        for p in plots.iter().filter(|p| p.scenario == Some(s.index)) {
+            figure(&mut h, p);
+        }
+    }
+    h.push_str("</body></html>\n");
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup() {
+        assert_eq!(esc("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
+    }
+}

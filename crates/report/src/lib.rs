@@ -1,0 +1,204 @@
+//! netlab-report: every run as pictures, numbers between arms with honest
+//! uncertainty, and a Flent export — from results.json alone.
+//!
+//! [`read_results`] reads a results folder (or its results.json) into the
+//! report's own [`ReportInput`]; [`render`] recomputes every figure from the
+//! raw samples and writes the SVG plots, `index.html` and one `.flent.gz` per
+//! scenario. Nothing is written until everything has rendered, and each file
+//! is written under a temporary name and renamed, so a failure never leaves a
+//! half-written report.
+//!
+//! ```no_run
+//! let input = netlab_report::read_results("results/20261130T193513Z".as_ref())?;
+//! let files = netlab_report::render(&input, "results/20261130T193513Z".as_ref())?;
+//! println!("{}", files.html.display());
+//! # Ok::<(), netlab_report::ReportError>(())
+//! ```
+//!
+//! The statistics ([`compare`], [`stats`]) are pure functions; the method is
+//! described in docs/report.md and the Flent mapping in docs/flent.md.
+
+#![forbid(unsafe_code)]
+
+pub mod compare;
+pub mod flent;
+mod html;
+pub mod model;
+mod plots;
+mod plots_run;
+mod sentence;
+pub mod stats;
+pub mod v1;
+
+use std::path::{Path, PathBuf};
+
+pub use model::ReportInput;
+
+/// Everything that can go wrong while reading results or writing a report.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// A file could not be read or written.
+    #[error("{what} {path}: {source}")]
+    Io {
+        /// What was being done (`reading`, `writing`).
+        what: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A field of results.json is missing, has the wrong type or an invalid value.
+    #[error("results.json: field {path}: {message}")]
+    Field {
+        /// Path of the field (`scenarios[2].probe.requests[5].send_s`).
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// results.json was written by a newer (or unknown) netlab.
+    #[error("results.json has schema_version {found}, which this netlab cannot read (it reads {supported:?}); use the netlab version that wrote it, or a newer one")]
+    UnsupportedSchema {
+        /// The version found.
+        found: u32,
+        /// Versions this reader understands.
+        supported: Vec<u32>,
+    },
+    /// A plot could not be drawn.
+    #[error("plot {plot}: {message}")]
+    Plot {
+        /// The plot's file name.
+        plot: String,
+        /// The drawing error.
+        message: String,
+    },
+    /// The Flent export could not be built.
+    #[error("flent export of scenario {scenario}: {message}")]
+    Flent {
+        /// Scenario index.
+        scenario: u32,
+        /// What failed.
+        message: String,
+    },
+}
+
+/// The files a report wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportFiles {
+    /// The SVG plots.
+    pub svgs: Vec<PathBuf>,
+    /// The page.
+    pub html: PathBuf,
+    /// One Flent data file per scenario.
+    pub flent: Vec<PathBuf>,
+}
+
+/// A rendered file, not yet written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// File name inside the output folder.
+    pub name: String,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// The results.json of a results folder, or the path itself if it is a file.
+pub fn results_path(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        path.join("results.json")
+    } else {
+        path.to_path_buf()
+    }
+}
+
+/// Reads a results folder or a results.json.
+pub fn read_results(path: &Path) -> Result<ReportInput, ReportError> {
+    let file = results_path(path);
+    let bytes = std::fs::read(&file).map_err(|source| ReportError::Io {
+        what: "reading",
+        path: file.clone(),
+        source,
+    })?;
+    v1::parse(&bytes)
+}
+
+/// Renders every file in memory (SVGs, index.html, .flent.gz), in a fixed
+/// order; nothing touches the disk.
+pub fn render_all(input: &ReportInput) -> Result<Vec<Rendered>, ReportError> {
+    let stats = compare::analyse(input);
+    let svgs = plots::all(input)?;
+    let mut out: Vec<Rendered> = svgs
+        .iter()
+        .map(|p| Rendered {
+            name: p.file.clone(),
+            bytes: p.svg.clone().into_bytes(),
+        })
+        .collect();
+    // A scenario Flent could not plot (no reply at all, a failed scenario)
+    // gets no file; the page says why.
+    let mut flent_files = Vec::new();
+    let mut flent_skipped = Vec::new();
+    for s in &input.scenarios {
+        match flent::export_gz(input, s) {
+            Ok(bytes) => flent_files.push(Rendered {
+                name: flent::file_name(s),
+                bytes,
+            }),
+            Err(e @ ReportError::Flent { .. }) => flent_skipped.push(e.to_string()),
+            Err(e) => return Err(e),
+        }
+    }
+    let names: Vec<String> = flent_files.iter().map(|f| f.name.clone()).collect();
+    out.push(Rendered {
+        name: "index.html".into(),
+        bytes: html::page(input, &stats, &svgs, &names, &flent_skipped).into_bytes(),
+    });
+    out.extend(flent_files);
+    Ok(out)
+}
+
+/// Renders the report of `input` into `out_dir` (created if missing).
+pub fn render(input: &ReportInput, out_dir: &Path) -> Result<ReportFiles, ReportError> {
+    let files = render_all(input)?;
+    std::fs::create_dir_all(out_dir).map_err(|source| ReportError::Io {
+        what: "creating",
+        path: out_dir.to_path_buf(),
+        source,
+    })?;
+    let mut written = ReportFiles {
+        svgs: Vec::new(),
+        html: out_dir.join("index.html"),
+        flent: Vec::new(),
+    };
+    // Write every file under a temporary name first, then rename them all:
+    // a failed write leaves no report file behind, only removed temporaries.
+    let mut tmps = Vec::new();
+    for f in &files {
+        let tmp = out_dir.join(format!(".{}.tmp", f.name));
+        if let Err(source) = std::fs::write(&tmp, &f.bytes) {
+            for t in &tmps {
+                let _ = std::fs::remove_file(t);
+            }
+            let _ = std::fs::remove_file(&tmp);
+            return Err(ReportError::Io {
+                what: "writing",
+                path: tmp,
+                source,
+            });
+        }
+        tmps.push(tmp);
+    }
+    for (f, tmp) in files.iter().zip(&tmps) {
+        let dest = out_dir.join(&f.name);
+        std::fs::rename(tmp, &dest).map_err(|source| ReportError::Io {
+            what: "renaming into place",
+            path: dest.clone(),
+            source,
+        })?;
+        if f.name.ends_with(".svg") {
+            written.svgs.push(dest);
+        } else if f.name.ends_with(".flent.gz") {
+            written.flent.push(dest);
+        }
+    }
+    Ok(written)
+}

@@ -1,0 +1,220 @@
+//! The report's own input: raw samples only, independent of the binary that
+//! wrote them. [`crate::v1`] fills it from results.json schema_version 1; the
+//! orchestrator can fill it straight from its typed results.
+
+/// Everything a report is computed from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportInput {
+    /// The results.json schema version this came from.
+    pub schema_version: u32,
+    /// Tool and version that wrote the results (`netlab 0.1.0`).
+    pub tool: String,
+    /// Run id.
+    pub run_id: String,
+    /// Start and end of the run, UTC (RFC 3339).
+    pub started_utc: String,
+    /// End of the run, UTC.
+    pub finished_utc: String,
+    /// The kernel that ran the experiment.
+    pub kernel: KernelText,
+    /// The configuration as `key = value` lines, in the file's order.
+    pub config: Vec<(String, String)>,
+    /// Bottleneck rate, bit/s, when known.
+    pub bottleneck_bps: Option<u64>,
+    /// Scenarios in execution order.
+    pub scenarios: Vec<Scenario>,
+    /// Notes that qualify the figures.
+    pub notes: Vec<String>,
+}
+
+/// Which kernel ran, in words.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct KernelText {
+    /// `host` or `uml`.
+    pub mode: String,
+    /// `uname -r`.
+    pub release: String,
+    /// Why it was chosen.
+    pub chosen_because: String,
+}
+
+/// Phase boundaries of one scenario, s from t0.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Phases {
+    /// Baseline (probe only): `[start, end)`.
+    pub baseline: [f64; 2],
+    /// Loaded (the measured window): `[start, end)`.
+    pub loaded: [f64; 2],
+    /// End of the scenario's timeline.
+    pub end_s: f64,
+}
+
+impl Phases {
+    /// Warm-up: from the end of baseline to the start of the loaded window.
+    pub fn warmup(&self) -> [f64; 2] {
+        [self.baseline[1], self.loaded[0]]
+    }
+}
+
+/// Phase of a probe request, by its send time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProbePhase {
+    /// Probe only.
+    Baseline,
+    /// Load start-up.
+    Warmup,
+    /// The measured window.
+    Loaded,
+    /// Anything else.
+    Other,
+}
+
+/// What became of a probe request.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ProbeOutcome {
+    /// A reply within the timeout: the RTT, ms.
+    Reply {
+        /// Round-trip time, ms.
+        rtt_ms: f64,
+    },
+    /// No reply within the timeout: the RTT is at least the timeout (censored).
+    Timeout,
+    /// Never sent (send error), stopped while outstanding, or still pending:
+    /// no RTT information at all.
+    NoInformation,
+}
+
+/// One probe request (UDP echo).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProbeSample {
+    /// Sequence number.
+    pub seq: u32,
+    /// Send time, s from t0.
+    pub send_s: f64,
+    /// Phase by send time.
+    pub phase: ProbePhase,
+    /// Outcome.
+    pub outcome: ProbeOutcome,
+}
+
+/// Delivered bytes per bin of one flow, from t0.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowSeries {
+    /// Flow label (`flow 1`).
+    pub label: String,
+    /// Bin width, s.
+    pub bin_s: f64,
+    /// Bytes delivered to B's application in each bin.
+    pub bytes: Vec<u64>,
+}
+
+/// One sender tcp_info sample (sock_diag).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TcpInfoSample {
+    /// Sample time, s from t0.
+    pub t_s: f64,
+    /// Smoothed TCP RTT, ms.
+    pub rtt_ms: f64,
+    /// RTT variance, ms.
+    pub rttvar_ms: f64,
+    /// Congestion window, segments.
+    pub cwnd: u32,
+    /// Delivery rate, bit/s, when the kernel reports it.
+    pub delivery_rate_bps: Option<f64>,
+    /// Pacing rate, bit/s, when the kernel reports a finite one.
+    pub pacing_rate_bps: Option<f64>,
+}
+
+/// One readback of the arm qdisc (and the TBF parent's drops).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QdiscSample {
+    /// Readback time, s from t0.
+    pub t_s: f64,
+    /// Arm backlog, bytes.
+    pub backlog_bytes: u64,
+    /// Arm backlog, packets.
+    pub backlog_packets: u64,
+    /// Arm drops since configuration (cumulative).
+    pub drops: u64,
+    /// ECN marks since configuration (cumulative), when the arm reports them.
+    pub ecn_marks: Option<u64>,
+}
+
+/// Counters at the end of the measured window.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct FinalCounters {
+    /// When the readback was taken, s from t0.
+    pub taken_s: Option<f64>,
+    /// Drops counted by the arm.
+    pub arm_drops: Option<u64>,
+    /// Drops counted by the TBF parent (same packets possibly: never summed).
+    pub tbf_drops: Option<u64>,
+    /// ECN marks counted by the arm.
+    pub ecn_marks: Option<u64>,
+    /// CE, ECE and CWR frames seen on the wire.
+    pub wire_ce_ece_cwr: Option<(u64, u64, u64)>,
+}
+
+/// One scenario: one arm in one round.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    /// 1-based position in execution order.
+    pub index: u32,
+    /// Round (1-based).
+    pub round: u32,
+    /// Arm kind (`fq_codel`).
+    pub arm: String,
+    /// The arm in tc words.
+    pub arm_words: String,
+    /// t0, UTC (RFC 3339), when recorded.
+    pub t0_utc: Option<String>,
+    /// Phase boundaries.
+    pub phases: Phases,
+    /// Probe reply timeout, s.
+    pub probe_timeout_s: f64,
+    /// Every probe request.
+    pub probes: Vec<ProbeSample>,
+    /// Delivered bytes per flow.
+    pub flows: Vec<FlowSeries>,
+    /// Goodput's measured window, s from t0.
+    pub measured_window: Option<[f64; 2]>,
+    /// Sender tcp_info samples.
+    pub tcp_info: Vec<TcpInfoSample>,
+    /// Qdisc readbacks over time.
+    pub qdisc: Vec<QdiscSample>,
+    /// Counters at the end of the measured window.
+    pub final_counters: FinalCounters,
+    /// Null, or why the scenario failed.
+    pub error: Option<String>,
+}
+
+impl Scenario {
+    /// Loaded-phase probe requests that carry RTT information.
+    pub fn loaded_probes(&self) -> impl Iterator<Item = &ProbeSample> {
+        self.probes.iter().filter(|p| {
+            p.phase == ProbePhase::Loaded && !matches!(p.outcome, ProbeOutcome::NoInformation)
+        })
+    }
+
+    /// A short label: `round 2 fq_codel`.
+    pub fn label(&self) -> String {
+        format!("round {} {}", self.round, self.arm)
+    }
+
+    /// Aggregate delivered bytes per bin over every flow.
+    pub fn aggregate_bytes(&self) -> Vec<u64> {
+        let n = self.flows.iter().map(|f| f.bytes.len()).max().unwrap_or(0);
+        let mut out = vec![0u64; n];
+        for f in &self.flows {
+            for (o, b) in out.iter_mut().zip(&f.bytes) {
+                *o += *b;
+            }
+        }
+        out
+    }
+
+    /// Bin width of the delivered-bytes series (the first flow's).
+    pub fn bin_s(&self) -> Option<f64> {
+        self.flows.first().map(|f| f.bin_s)
+    }
+}

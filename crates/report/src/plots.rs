@@ -1,0 +1,543 @@
+//! Per-scenario SVG plots drawn with plotters' SVG backend: probe RTT over
+//! time, goodput per bin, TCP RTT and cwnd from tcp_info, qdisc backlog and
+//! cumulative drops/marks. Output is a pure function of the input.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
+use crate::ReportError;
+
+/// Plot width and height, px.
+pub const SIZE: (u32, u32) = (900, 420);
+
+/// One drawn plot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plot {
+    /// File name (`s03-probe-rtt.svg`).
+    pub file: String,
+    /// What it shows, one line.
+    pub title: String,
+    /// The scenario it belongs to (None: the whole run).
+    pub scenario: Option<u32>,
+    /// The SVG text.
+    pub svg: String,
+}
+
+pub(crate) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// A labelled line: label, points, colour.
+type Line<'a> = (&'a str, &'a Vec<(f64, f64)>, RGBColor);
+/// A panel of a two-panel plot: area, caption, y label, points, y max, colour.
+type Panel<'a, 'b> = (
+    &'b Area<'a>,
+    &'b str,
+    &'b str,
+    &'b Vec<(f64, f64)>,
+    f64,
+    RGBColor,
+);
+
+/// Colour of the `i`-th arm.
+pub(crate) fn arm_color(i: usize) -> RGBColor {
+    const C: [RGBColor; 6] = [
+        RGBColor(200, 60, 40),
+        RGBColor(30, 100, 200),
+        RGBColor(40, 150, 60),
+        RGBColor(150, 60, 170),
+        RGBColor(220, 140, 20),
+        RGBColor(60, 60, 60),
+    ];
+    C[i % C.len()]
+}
+
+pub(crate) const BASELINE_FILL: RGBColor = RGBColor(225, 240, 225);
+pub(crate) const WARMUP_FILL: RGBColor = RGBColor(250, 240, 215);
+pub(crate) const LOADED_FILL: RGBColor = RGBColor(250, 225, 225);
+pub(crate) const TIMEOUT_FILL: RGBColor = RGBColor(235, 235, 235);
+pub(crate) const FONT: &str = "sans-serif";
+
+/// Runs a drawing closure on a fresh SVG and returns its text.
+pub(crate) fn draw_svg(
+    file: &str,
+    size: (u32, u32),
+    f: impl FnOnce(&Area<'_>) -> Result<(), String>,
+) -> Result<String, ReportError> {
+    let mut buf = String::new();
+    {
+        let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| plot_err(file, e))?;
+        f(&root).map_err(|message| ReportError::Plot {
+            plot: file.into(),
+            message,
+        })?;
+        root.present().map_err(|e| plot_err(file, e))?;
+    }
+    Ok(buf)
+}
+
+fn plot_err(file: &str, e: impl std::fmt::Display) -> ReportError {
+    ReportError::Plot {
+        plot: file.into(),
+        message: e.to_string(),
+    }
+}
+
+/// Maps a drawing error to text.
+pub(crate) fn e<E: std::fmt::Debug>(err: E) -> String {
+    format!("{err:?}")
+}
+
+/// The time axis' end for a scenario, s.
+pub(crate) fn x_end(s: &Scenario) -> f64 {
+    let mut end = s.phases.end_s;
+    if let Some(q) = s.qdisc.last() {
+        end = end.max(q.t_s);
+    }
+    (end + 0.5).ceil()
+}
+
+/// Every plot of a run, in a fixed order: per scenario, then the run's.
+pub fn all(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
+    let mut out = Vec::new();
+    for s in &input.scenarios {
+        out.push(probe_rtt(s)?);
+        out.push(goodput(s, input.bottleneck_bps)?);
+        out.push(tcp_info(s)?);
+        out.push(qdisc(s)?);
+    }
+    out.extend(crate::plots_run::all(input)?);
+    Ok(out)
+}
+
+fn prefix(s: &Scenario) -> String {
+    format!("s{:02}", s.index)
+}
+
+/// Shades baseline, warm-up and the loaded window over `y0..y1`.
+pub(crate) fn shade_phases<DB: DrawingBackend, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    s: &Scenario,
+    y0: Y::ValueType,
+    y1: Y::ValueType,
+) -> Result<(), String>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged,
+    Y::ValueType: Clone + 'static,
+{
+    let w = s.phases.warmup();
+    let bands = [
+        (s.phases.baseline, BASELINE_FILL, "baseline (probe only)"),
+        (w, WARMUP_FILL, "warm-up"),
+        (s.phases.loaded, LOADED_FILL, "loaded (measured window)"),
+    ];
+    for (r, c, label) in bands {
+        if r[1] > r[0] {
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(r[0], y0.clone()), (r[1], y1.clone())],
+                    c.filled(),
+                )))
+                .map_err(e)?
+                .label(label)
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], c.filled()));
+        }
+    }
+    Ok(())
+}
+
+/// Plot 1: probe RTT over time, log scale, phases shaded, each timeout a
+/// cross in the "no reply within the timeout" band at the top.
+pub fn probe_rtt(s: &Scenario) -> Result<Plot, ReportError> {
+    let file = format!("{}-probe-rtt.svg", prefix(s));
+    let timeout_ms = s.probe_timeout_s * 1000.0;
+    let band = (timeout_ms * 1.15, timeout_ms * 2.2);
+    let band_mid = (band.0 * band.1).sqrt();
+    let title = format!(
+        "Scenario {} ({}): UDP echo probe RTT over time",
+        s.index,
+        s.label()
+    );
+    let replies: Vec<(f64, f64)> = s
+        .probes
+        .iter()
+        .filter_map(|p| match p.outcome {
+            ProbeOutcome::Reply { rtt_ms } => Some((p.send_s, rtt_ms.max(0.01))),
+            _ => None,
+        })
+        .collect();
+    let timeouts: Vec<f64> = s
+        .probes
+        .iter()
+        .filter(|p| p.outcome == ProbeOutcome::Timeout)
+        .map(|p| p.send_s)
+        .collect();
+    let ymin = replies
+        .iter()
+        .map(|r| r.1)
+        .fold(f64::INFINITY, f64::min)
+        .clamp(0.01, 1.0)
+        * 0.5;
+    let xe = x_end(s);
+    let n_loaded_to = s
+        .probes
+        .iter()
+        .filter(|p| p.phase == ProbePhase::Loaded && p.outcome == ProbeOutcome::Timeout)
+        .count();
+    let svg = draw_svg(&file, SIZE, |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(&title, (FONT, 17))
+            .margin(10)
+            .x_label_area_size(38)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0f64..xe, (ymin..band.1).log_scale())
+            .map_err(e)?;
+        chart
+            .configure_mesh()
+            .x_desc("time since t0 (s)")
+            .y_desc("probe RTT (ms, log)")
+            .light_line_style(WHITE.mix(0.0))
+            .draw()
+            .map_err(e)?;
+        shade_phases(&mut chart, s, ymin, timeout_ms)?;
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(0.0, band.0), (xe, band.1)],
+                TIMEOUT_FILL.filled(),
+            )))
+            .map_err(e)?
+            .label(format!(
+                "no reply within the timeout (≥ {timeout_ms:.0} ms)"
+            ))
+            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], TIMEOUT_FILL.filled()));
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(0.0, timeout_ms), (xe, timeout_ms)],
+                BLACK.mix(0.5).stroke_width(1),
+            )))
+            .map_err(e)?;
+        chart
+            .draw_series(LineSeries::new(
+                replies.iter().copied(),
+                BLUE.mix(0.4).stroke_width(1),
+            ))
+            .map_err(e)?;
+        chart
+            .draw_series(replies.iter().map(|&p| Circle::new(p, 3, BLUE.filled())))
+            .map_err(e)?
+            .label("reply (RTT)")
+            .legend(|(x, y)| Circle::new((x + 7, y), 3, BLUE.filled()));
+        chart
+            .draw_series(
+                timeouts
+                    .iter()
+                    .map(|&t| Cross::new((t, band_mid), 6, RED.stroke_width(2))),
+            )
+            .map_err(e)?
+            .label(format!(
+                "timeout ({} in all, {} loaded)",
+                timeouts.len(),
+                n_loaded_to
+            ))
+            .legend(|(x, y)| Cross::new((x + 7, y), 5, RED.stroke_width(2)));
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.4))
+            .label_font((FONT, 12))
+            .draw()
+            .map_err(e)
+    })?;
+    Ok(Plot {
+        file,
+        title,
+        scenario: Some(s.index),
+        svg,
+    })
+}
+
+/// Plot 3: goodput per bin (per flow and aggregate), measured window marked.
+pub fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, ReportError> {
+    let file = format!("{}-goodput.svg", prefix(s));
+    let title = format!(
+        "Scenario {} ({}): goodput per {:.0} ms (bytes delivered to B's application)",
+        s.index,
+        s.label(),
+        s.bin_s().unwrap_or(0.2) * 1000.0
+    );
+    let bin = s.bin_s().unwrap_or(0.2);
+    let to_line = |bytes: &[u64]| -> Vec<(f64, f64)> {
+        bytes
+            .iter()
+            .enumerate()
+            .flat_map(|(i, b)| {
+                let g = *b as f64 * 8.0 / bin / 1e6;
+                [(i as f64 * bin, g), ((i + 1) as f64 * bin, g)]
+            })
+            .collect()
+    };
+    let agg = to_line(&s.aggregate_bytes());
+    let ymax = agg
+        .iter()
+        .map(|p| p.1)
+        .fold(bottleneck_bps.map_or(1.0, |b| b as f64 / 1e6), f64::max)
+        * 1.15;
+    let xe = x_end(s);
+    let svg =
+        draw_svg(&file, SIZE, |root| {
+            let mut chart = ChartBuilder::on(root)
+                .caption(&title, (FONT, 16))
+                .margin(10)
+                .x_label_area_size(38)
+                .y_label_area_size(55)
+                .build_cartesian_2d(0f64..xe, 0f64..ymax)
+                .map_err(e)?;
+            chart
+                .configure_mesh()
+                .x_desc("time since t0 (s)")
+                .y_desc("goodput (Mbit/s)")
+                .light_line_style(WHITE.mix(0.0))
+                .draw()
+                .map_err(e)?;
+            shade_phases(&mut chart, s, 0.0, ymax)?;
+            if let Some([w0, w1]) = s.measured_window {
+                chart
+                    .draw_series([w0, w1].into_iter().map(|x| {
+                        PathElement::new(vec![(x, 0.0), (x, ymax)], BLACK.stroke_width(2))
+                    }))
+                    .map_err(e)?
+                    .label(format!("measured window {w0:.1}–{w1:.1} s"))
+                    .legend(|(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 14, y)], BLACK.stroke_width(2))
+                    });
+            }
+            if let Some(b) = bottleneck_bps {
+                let r = b as f64 / 1e6;
+                chart
+                    .draw_series(std::iter::once(PathElement::new(
+                        vec![(0.0, r), (xe, r)],
+                        BLACK.mix(0.5).stroke_width(1),
+                    )))
+                    .map_err(e)?
+                    .label(format!("TBF rate {r} Mbit/s"))
+                    .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], BLACK.mix(0.5)));
+            }
+            if s.flows.len() > 1 {
+                for (i, f) in s.flows.iter().enumerate() {
+                    let c = arm_color(i + 2);
+                    chart
+                        .draw_series(LineSeries::new(to_line(&f.bytes), c.stroke_width(1)))
+                        .map_err(e)?
+                        .label(f.label.clone())
+                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c));
+                }
+            }
+            let label = if s.flows.len() > 1 {
+                "aggregate"
+            } else {
+                "flow 1"
+            };
+            chart
+                .draw_series(LineSeries::new(agg.iter().copied(), BLUE.stroke_width(2)))
+                .map_err(e)?
+                .label(label)
+                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], BLUE.stroke_width(2)));
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK.mix(0.4))
+                .label_font((FONT, 12))
+                .draw()
+                .map_err(e)
+        })?;
+    Ok(Plot {
+        file,
+        title,
+        scenario: Some(s.index),
+        svg,
+    })
+}
+
+/// Plot 4: the sender's TCP RTT and cwnd from tcp_info (never the probe).
+pub fn tcp_info(s: &Scenario) -> Result<Plot, ReportError> {
+    let file = format!("{}-tcp-info.svg", prefix(s));
+    let title = format!(
+        "Scenario {} ({}): TCP RTT (tcp_info) and cwnd of the sender",
+        s.index,
+        s.label()
+    );
+    let rtt: Vec<(f64, f64)> = s.tcp_info.iter().map(|t| (t.t_s, t.rtt_ms)).collect();
+    let cwnd: Vec<(f64, f64)> = s.tcp_info.iter().map(|t| (t.t_s, t.cwnd as f64)).collect();
+    let rmax = rtt.iter().map(|p| p.1).fold(1.0, f64::max) * 1.15;
+    let cmax = cwnd.iter().map(|p| p.1).fold(10.0, f64::max) * 1.15;
+    let xe = x_end(s);
+    let svg = draw_svg(&file, (SIZE.0, 560), |root| {
+        let (top, bottom) = root.split_vertically(300);
+        let panels: [Panel<'_, '_>; 2] = [
+            (
+                &top,
+                &title,
+                "TCP RTT (tcp_info, ms)",
+                &rtt,
+                rmax,
+                RGBColor(120, 60, 160),
+            ),
+            (
+                &bottom,
+                "",
+                "cwnd (segments)",
+                &cwnd,
+                cmax,
+                RGBColor(30, 120, 90),
+            ),
+        ];
+        for (area, cap, ydesc, data, ymax, c) in panels {
+            let mut b = ChartBuilder::on(area);
+            b.margin(10).x_label_area_size(35).y_label_area_size(60);
+            if !cap.is_empty() {
+                b.caption(cap, (FONT, 16));
+            }
+            let mut chart = b.build_cartesian_2d(0f64..xe, 0f64..ymax).map_err(e)?;
+            chart
+                .configure_mesh()
+                .x_desc("time since t0 (s)")
+                .y_desc(ydesc)
+                .light_line_style(WHITE.mix(0.0))
+                .draw()
+                .map_err(e)?;
+            shade_phases(&mut chart, s, 0.0, ymax)?;
+            chart
+                .draw_series(LineSeries::new(data.iter().copied(), c.stroke_width(2)))
+                .map_err(e)?
+                .label(if ydesc.starts_with("TCP") {
+                    "TCP RTT (tcp_info)"
+                } else {
+                    "cwnd (tcp_info)"
+                })
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2))
+                });
+            chart
+                .draw_series(data.iter().map(|&p| Circle::new(p, 2, c.filled())))
+                .map_err(e)?;
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK.mix(0.4))
+                .label_font((FONT, 12))
+                .draw()
+                .map_err(e)?;
+        }
+        Ok(())
+    })?;
+    Ok(Plot {
+        file,
+        title,
+        scenario: Some(s.index),
+        svg,
+    })
+}
+
+/// Plot 5: the arm's backlog (packets and bytes) and its cumulative drops
+/// and ECN marks, from the periodic qdisc readbacks.
+pub fn qdisc(s: &Scenario) -> Result<Plot, ReportError> {
+    let file = format!("{}-qdisc.svg", prefix(s));
+    let title = format!(
+        "Scenario {} ({}): arm qdisc backlog and cumulative drops / ECN marks",
+        s.index,
+        s.label()
+    );
+    let pk: Vec<(f64, f64)> = s
+        .qdisc
+        .iter()
+        .map(|q| (q.t_s, q.backlog_packets as f64))
+        .collect();
+    let kb: Vec<(f64, f64)> = s
+        .qdisc
+        .iter()
+        .map(|q| (q.t_s, q.backlog_bytes as f64 / 1000.0))
+        .collect();
+    let drops: Vec<(f64, f64)> = s.qdisc.iter().map(|q| (q.t_s, q.drops as f64)).collect();
+    let marks: Vec<(f64, f64)> = s
+        .qdisc
+        .iter()
+        .filter_map(|q| q.ecn_marks.map(|m| (q.t_s, m as f64)))
+        .collect();
+    let xe = x_end(s);
+    let max = |v: &[(f64, f64)]| v.iter().map(|p| p.1).fold(1.0, f64::max) * 1.15;
+    let svg = draw_svg(&file, (SIZE.0, 560), |root| {
+        let (top, bottom) = root.split_vertically(300);
+        let c_pk = RGBColor(30, 100, 200);
+        let c_kb = RGBColor(120, 170, 230);
+        let c_dr = RGBColor(200, 40, 40);
+        let c_mk = RGBColor(220, 140, 20);
+        let top_series: Vec<Line<'_>> = vec![
+            ("backlog (packets)", &pk, c_pk),
+            ("backlog (kB)", &kb, c_kb),
+        ];
+        let mut bottom_series: Vec<Line<'_>> = vec![("cumulative drops (arm)", &drops, c_dr)];
+        if !marks.is_empty() {
+            bottom_series.push(("cumulative ECN marks (arm)", &marks, c_mk));
+        }
+        let panels = [
+            (
+                &top,
+                title.as_str(),
+                "backlog (packets / kB)",
+                top_series,
+                max(&pk).max(max(&kb)),
+            ),
+            (
+                &bottom,
+                "",
+                "count since configuration",
+                bottom_series,
+                max(&drops).max(max(&marks)),
+            ),
+        ];
+        for (area, cap, ydesc, series, ymax) in panels {
+            let mut b = ChartBuilder::on(area);
+            b.margin(10).x_label_area_size(35).y_label_area_size(60);
+            if !cap.is_empty() {
+                b.caption(cap, (FONT, 16));
+            }
+            let mut chart = b.build_cartesian_2d(0f64..xe, 0f64..ymax).map_err(e)?;
+            chart
+                .configure_mesh()
+                .x_desc("time since t0 (s)")
+                .y_desc(ydesc)
+                .light_line_style(WHITE.mix(0.0))
+                .draw()
+                .map_err(e)?;
+            shade_phases(&mut chart, s, 0.0, ymax)?;
+            for (label, data, c) in series {
+                chart
+                    .draw_series(LineSeries::new(data.iter().copied(), c.stroke_width(2)))
+                    .map_err(e)?
+                    .label(label)
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2))
+                    });
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK.mix(0.4))
+                .label_font((FONT, 12))
+                .draw()
+                .map_err(e)?;
+        }
+        Ok(())
+    })?;
+    Ok(Plot {
+        file,
+        title,
+        scenario: Some(s.index),
+        svg,
+    })
+}

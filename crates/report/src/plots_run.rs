@@ -1,0 +1,395 @@
+//! Plots over the whole run: the Kaplan–Meier CDF of loaded probe RTT per
+//! arm (rounds thin, pooled thick), one latency-under-load overview per pair
+//! of arms, and the goodput-vs-delay scatter (one point per round).
+
+use plotters::prelude::*;
+
+use crate::compare::goodput_bins;
+use crate::model::{ProbeOutcome, ReportInput, Scenario};
+use crate::plots::{arm_color, draw_svg, e, x_end, Plot, FONT, SIZE, TIMEOUT_FILL};
+use crate::stats::{kaplan_meier, km_quantile, CensoredQuantile, KaplanMeier, Observation};
+use crate::ReportError;
+
+fn arms(input: &ReportInput) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for s in &input.scenarios {
+        if !v.contains(&s.arm) {
+            v.push(s.arm.clone());
+        }
+    }
+    v
+}
+
+fn obs(s: &Scenario) -> Vec<Observation> {
+    s.loaded_probes()
+        .map(|p| match p.outcome {
+            ProbeOutcome::Reply { rtt_ms } => Observation::Exact(rtt_ms),
+            _ => Observation::AtLeast(s.probe_timeout_s * 1000.0),
+        })
+        .collect()
+}
+
+fn timeout_ms(input: &ReportInput) -> f64 {
+    input
+        .scenarios
+        .iter()
+        .map(|s| s.probe_timeout_s * 1000.0)
+        .fold(0.0, f64::max)
+        .max(1.0)
+}
+
+/// The step line of a KM curve from `x0`, ending at the timeout bound.
+fn km_line(km: &KaplanMeier, x0: f64, bound: f64) -> Vec<(f64, f64)> {
+    let mut pts = vec![(x0, 0.0)];
+    let mut prev = 0.0;
+    for s in &km.steps {
+        let t = s.t.max(x0);
+        pts.push((t, prev));
+        pts.push((t, s.cdf));
+        prev = s.cdf;
+    }
+    pts.push((bound, prev));
+    pts
+}
+
+/// Every run-level plot, in a fixed order.
+pub fn all(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
+    let mut out = vec![km_cdf(input)?];
+    let a = arms(input);
+    for i in 0..a.len() {
+        for j in i + 1..a.len() {
+            out.push(overview(input, &a[i], &a[j])?);
+        }
+    }
+    out.push(scatter(input)?);
+    Ok(out)
+}
+
+/// Plot 2: KM CDF of loaded probe RTT per arm; rounds thin, pooled thick.
+pub fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
+    let file = "km-cdf-loaded.svg".to_string();
+    let title = "Loaded-phase probe RTT, Kaplan–Meier CDF (timeouts censored)".to_string();
+    let bound = timeout_ms(input);
+    let arms = arms(input);
+    let x0 = input
+        .scenarios
+        .iter()
+        .flat_map(obs)
+        .filter_map(|o| match o {
+            Observation::Exact(v) => Some(v),
+            Observation::AtLeast(_) => None,
+        })
+        .fold(1.0, f64::min)
+        .max(0.01)
+        * 0.8;
+    let svg = draw_svg(&file, (SIZE.0, 480), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(&title, (FONT, 17))
+            .margin(10)
+            .x_label_area_size(38)
+            .y_label_area_size(55)
+            .build_cartesian_2d((x0..bound * 1.6).log_scale(), 0f64..1.05)
+            .map_err(e)?;
+        chart
+            .configure_mesh()
+            .x_desc("probe RTT (ms, log); a timeout counts as ≥ the timeout")
+            .y_desc("P(RTT ≤ x)")
+            .light_line_style(WHITE.mix(0.0))
+            .draw()
+            .map_err(e)?;
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(bound, 0.0), (bound * 1.6, 1.05)],
+                TIMEOUT_FILL.filled(),
+            )))
+            .map_err(e)?
+            .label(format!(
+                "censored mass: no reply within {bound:.0} ms (curve stops below 1)"
+            ))
+            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], TIMEOUT_FILL.filled()));
+        for (i, arm) in arms.iter().enumerate() {
+            let c = arm_color(i);
+            let mine: Vec<&Scenario> = input
+                .scenarios
+                .iter()
+                .filter(|s| &s.arm == arm && s.error.is_none())
+                .collect();
+            for s in &mine {
+                let km = kaplan_meier(&obs(s));
+                chart
+                    .draw_series(LineSeries::new(
+                        km_line(&km, x0, bound),
+                        c.mix(0.45).stroke_width(1),
+                    ))
+                    .map_err(e)?;
+            }
+            let pooled: Vec<Observation> = mine.iter().flat_map(|s| obs(s)).collect();
+            let km = kaplan_meier(&pooled);
+            let p95 = km_quantile(&km, 0.95);
+            chart
+                .draw_series(LineSeries::new(km_line(&km, x0, bound), c.stroke_width(3)))
+                .map_err(e)?
+                .label(format!(
+                    "{arm}: pooled (thick), {} rounds (thin); n={}, timeouts {}, reaches {:.2}, p95 {}",
+                    mine.len(),
+                    km.n,
+                    km.censored,
+                    km.final_cdf(),
+                    p95.text("ms")
+                ))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(3)));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.4))
+            .label_font((FONT, 12))
+            .draw()
+            .map_err(e)
+    })?;
+    Ok(Plot {
+        file,
+        title,
+        scenario: None,
+        svg,
+    })
+}
+
+/// Plot 6a: latency under load, two arms on a shared time axis: goodput per
+/// bin (top) and probe RTT (bottom, log; timeouts as crosses in the band).
+pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportError> {
+    let file = format!("overview-{a}-vs-{b}.svg");
+    let title = format!("Latency under load: {a} vs {b} (every round)");
+    let all = arms(input);
+    let pick: Vec<(usize, &Scenario)> = input
+        .scenarios
+        .iter()
+        .filter(|s| s.arm == a || s.arm == b)
+        .map(|s| (all.iter().position(|x| x == &s.arm).unwrap_or(0), s))
+        .collect();
+    let xe = pick.iter().map(|(_, s)| x_end(s)).fold(1.0, f64::max);
+    let bound = timeout_ms(input);
+    let band = (bound * 1.15, bound * 2.2);
+    let gmax = pick
+        .iter()
+        .flat_map(|(_, s)| {
+            let bin = s.bin_s().unwrap_or(0.2);
+            s.aggregate_bytes()
+                .into_iter()
+                .map(move |x| x as f64 * 8.0 / bin / 1e6)
+        })
+        .fold(
+            input.bottleneck_bps.map_or(1.0, |r| r as f64 / 1e6),
+            f64::max,
+        )
+        * 1.15;
+    let svg = draw_svg(&file, (SIZE.0, 600), |root| {
+        let (top, bottom) = root.split_vertically(280);
+        let mut g = ChartBuilder::on(&top)
+            .caption(&title, (FONT, 17))
+            .margin(10)
+            .x_label_area_size(30)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0f64..xe, 0f64..gmax)
+            .map_err(e)?;
+        g.configure_mesh()
+            .y_desc("goodput (Mbit/s)")
+            .light_line_style(WHITE.mix(0.0))
+            .draw()
+            .map_err(e)?;
+        let mut r = ChartBuilder::on(&bottom)
+            .margin(10)
+            .x_label_area_size(38)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0f64..xe, (0.05f64..band.1).log_scale())
+            .map_err(e)?;
+        r.configure_mesh()
+            .x_desc("time since t0 (s)")
+            .y_desc("probe RTT (ms, log)")
+            .light_line_style(WHITE.mix(0.0))
+            .draw()
+            .map_err(e)?;
+        r.draw_series(std::iter::once(Rectangle::new(
+            [(0.0, band.0), (xe, band.1)],
+            TIMEOUT_FILL.filled(),
+        )))
+        .map_err(e)?
+        .label(format!("no reply within the timeout (≥ {bound:.0} ms)"))
+        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], TIMEOUT_FILL.filled()));
+        let mid = (band.0 * band.1).sqrt();
+        for (k, arm) in [a, b].iter().enumerate() {
+            let ci = all.iter().position(|x| x == arm).unwrap_or(k);
+            let c = arm_color(ci);
+            let mut first = true;
+            for (_, s) in pick.iter().filter(|(_, s)| s.arm == *arm) {
+                let bin = s.bin_s().unwrap_or(0.2);
+                let line: Vec<(f64, f64)> = s
+                    .aggregate_bytes()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| ((i as f64 + 0.5) * bin, *x as f64 * 8.0 / bin / 1e6))
+                    .collect();
+                let series = g
+                    .draw_series(LineSeries::new(line, c.mix(0.7).stroke_width(1)))
+                    .map_err(e)?;
+                if first {
+                    series
+                        .label(format!("{arm} (one line per round)"))
+                        .legend(move |(x, y)| {
+                            PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2))
+                        });
+                }
+                let pts: Vec<(f64, f64)> = s
+                    .probes
+                    .iter()
+                    .filter_map(|p| match p.outcome {
+                        ProbeOutcome::Reply { rtt_ms } => Some((p.send_s, rtt_ms.max(0.05))),
+                        _ => None,
+                    })
+                    .collect();
+                let series = r
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 2, c.filled())))
+                    .map_err(e)?;
+                if first {
+                    series
+                        .label(format!("{arm} reply"))
+                        .legend(move |(x, y)| Circle::new((x + 7, y), 3, c.filled()));
+                }
+                let crosses = s
+                    .probes
+                    .iter()
+                    .filter(|p| p.outcome == ProbeOutcome::Timeout)
+                    .map(|p| Cross::new((p.send_s, mid), 5, c.stroke_width(2)));
+                let series = r.draw_series(crosses).map_err(e)?;
+                if first {
+                    series
+                        .label(format!("{arm} timeout"))
+                        .legend(move |(x, y)| Cross::new((x + 7, y), 5, c.stroke_width(2)));
+                }
+                first = false;
+            }
+        }
+        g.configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.4))
+            .label_font((FONT, 12))
+            .draw()
+            .map_err(e)?;
+        r.configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.4))
+            .label_font((FONT, 12))
+            .draw()
+            .map_err(e)
+    })?;
+    Ok(Plot {
+        file,
+        title,
+        scenario: None,
+        svg,
+    })
+}
+
+/// Plot 6b: goodput vs loaded probe RTT median, one point per round (RFC 7928's
+/// delay/goodput view). A median on the censored mass is a triangle at the bound.
+pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
+    let file = "scatter-goodput-delay.svg".to_string();
+    let title = "Goodput vs loaded probe RTT median, one point per round".to_string();
+    let arms = arms(input);
+    let bound = timeout_ms(input);
+    struct Pt {
+        arm: usize,
+        x: f64,
+        censored: bool,
+        y: f64,
+    }
+    let mut pts = Vec::new();
+    for s in input.scenarios.iter().filter(|s| s.error.is_none()) {
+        let bins = goodput_bins(s);
+        if bins.is_empty() {
+            continue;
+        }
+        let y = bins.iter().sum::<f64>() / bins.len() as f64;
+        let arm = arms.iter().position(|a| a == &s.arm).unwrap_or(0);
+        match km_quantile(&kaplan_meier(&obs(s)), 0.5) {
+            CensoredQuantile::Value(x) => pts.push(Pt {
+                arm,
+                x,
+                censored: false,
+                y,
+            }),
+            CensoredQuantile::AtLeast(x) => pts.push(Pt {
+                arm,
+                x,
+                censored: true,
+                y,
+            }),
+            CensoredQuantile::NoData => {}
+        }
+    }
+    let x0 = pts.iter().map(|p| p.x).fold(1.0, f64::min).max(0.01) * 0.5;
+    let ymax = pts.iter().map(|p| p.y).fold(
+        input.bottleneck_bps.map_or(1.0, |r| r as f64 / 1e6),
+        f64::max,
+    ) * 1.2;
+    let svg = draw_svg(&file, (SIZE.0, 460), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(&title, (FONT, 17))
+            .margin(10)
+            .x_label_area_size(38)
+            .y_label_area_size(55)
+            .build_cartesian_2d((x0..bound * 2.0).log_scale(), 0f64..ymax)
+            .map_err(e)?;
+        chart
+            .configure_mesh()
+            .x_desc("loaded probe RTT median (ms, log; KM, timeouts censored)")
+            .y_desc("goodput in the measured window (Mbit/s)")
+            .light_line_style(WHITE.mix(0.0))
+            .draw()
+            .map_err(e)?;
+        for (i, arm) in arms.iter().enumerate() {
+            let c = arm_color(i);
+            let exact: Vec<(f64, f64)> = pts
+                .iter()
+                .filter(|p| p.arm == i && !p.censored)
+                .map(|p| (p.x, p.y))
+                .collect();
+            let cens: Vec<(f64, f64)> = pts
+                .iter()
+                .filter(|p| p.arm == i && p.censored)
+                .map(|p| (p.x, p.y))
+                .collect();
+            chart
+                .draw_series(exact.iter().map(|&p| Circle::new(p, 6, c.filled())))
+                .map_err(e)?
+                .label(format!("{arm} ({} rounds)", exact.len() + cens.len()))
+                .legend(move |(x, y)| Circle::new((x + 7, y), 5, c.filled()));
+            if !cens.is_empty() {
+                chart
+                    .draw_series(cens.iter().map(|&p| TriangleMarker::new(p, 8, c.filled())))
+                    .map_err(e)?
+                    .label(format!(
+                        "{arm}: median ≥ {bound:.0} ms (on the censored mass)"
+                    ))
+                    .legend(move |(x, y)| TriangleMarker::new((x + 7, y), 6, c.filled()));
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.4))
+            .label_font((FONT, 12))
+            .draw()
+            .map_err(e)
+    })?;
+    Ok(Plot {
+        file,
+        title,
+        scenario: None,
+        svg,
+    })
+}

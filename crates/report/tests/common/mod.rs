@@ -1,0 +1,84 @@
+//! Shared helpers of the report's integration tests.
+#![allow(dead_code)]
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The committed results of a real short guest run (3 rounds, pfifo and
+/// fq_codel; see fixtures/report/README.md).
+pub fn fixture_json() -> Vec<u8> {
+    let gz = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/report/run-uml-3rounds/results.json.gz");
+    let f = std::fs::File::open(&gz).unwrap_or_else(|e| panic!("{}: {e}", gz.display()));
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(f)
+        .read_to_end(&mut out)
+        .expect("gunzip fixture");
+    out
+}
+
+/// A fresh, empty folder for this test (removed by [`TempDir`]'s drop).
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> Self {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "netlab-report-test-{}-{tag}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A results folder holding the fixture's results.json.
+pub fn fixture_folder(tag: &str) -> TempDir {
+    let d = TempDir::new(tag);
+    std::fs::write(d.path().join("results.json"), fixture_json()).unwrap();
+    d
+}
+
+/// Whether the privileged/tool-dependent tests must fail instead of skip.
+pub fn required() -> bool {
+    std::env::var("NETLAB_REQUIRE_PRIVILEGED").is_ok_and(|v| v == "1")
+}
+
+/// Share of pixels that are not (near) white in an RGBA buffer.
+pub fn ink_share(rgba: &[u8]) -> f64 {
+    let px = rgba.len() / 4;
+    let ink = rgba
+        .chunks_exact(4)
+        .filter(|p| p[3] > 0 && (p[0] < 235 || p[1] < 235 || p[2] < 235))
+        .count();
+    ink as f64 / px.max(1) as f64
+}
+
+/// Parses an SVG and renders it; returns the share of inked pixels.
+pub fn rasterize(svg: &[u8]) -> Result<f64, String> {
+    let tree = resvg::usvg::Tree::from_data(svg, &resvg::usvg::Options::default())
+        .map_err(|e| e.to_string())?;
+    let size = tree.size().to_int_size();
+    let mut pixmap =
+        resvg::tiny_skia::Pixmap::new(size.width(), size.height()).ok_or("zero-sized SVG")?;
+    pixmap.fill(resvg::tiny_skia::Color::WHITE);
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::default(),
+        &mut pixmap.as_mut(),
+    );
+    Ok(ink_share(pixmap.data()))
+}

@@ -1,0 +1,160 @@
+//! Rendering tests on the committed results of a real short guest run.
+
+mod common;
+
+use common::{fixture_folder, rasterize, TempDir};
+use netlab_report::model::{ProbeOutcome, ProbePhase};
+use netlab_report::stats::{kaplan_meier, Observation};
+
+#[test]
+fn every_plot_is_produced_parses_and_is_not_blank() {
+    let dir = fixture_folder("plots");
+    let input = netlab_report::read_results(dir.path()).expect("fixture reads");
+    assert_eq!(input.scenarios.len(), 6);
+    let files = netlab_report::render(&input, dir.path()).expect("renders");
+    let mut names: Vec<String> = files
+        .svgs
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for s in &input.scenarios {
+        for kind in ["probe-rtt", "goodput", "tcp-info", "qdisc"] {
+            let want = format!("s{:02}-{kind}.svg", s.index);
+            assert!(names.contains(&want), "missing {want} in {names:?}");
+        }
+    }
+    for want in [
+        "km-cdf-loaded.svg",
+        "overview-pfifo-vs-fq_codel.svg",
+        "scatter-goodput-delay.svg",
+    ] {
+        assert!(names.iter().any(|n| n == want), "missing {want}");
+    }
+    assert_eq!(names.len(), 6 * 4 + 3);
+    for p in &files.svgs {
+        let bytes = std::fs::read(p).unwrap();
+        let ink = rasterize(&bytes).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        assert!(
+            ink > 0.02,
+            "{} renders almost blank ({ink:.4})",
+            p.display()
+        );
+    }
+    assert_eq!(files.flent.len(), 6);
+    let html = std::fs::read_to_string(&files.html).unwrap();
+    assert!(html.contains("<table>"));
+    assert_eq!(html.matches("<svg").count(), 6 * 4 + 3, "every plot inline");
+    assert!(!html.contains("<script"), "no script");
+    // Self-contained: nothing is loaded from anywhere.
+    for bad in ["src=", "<link", "@import", "url(", "<iframe", "<object"] {
+        assert!(!html.contains(bad), "index.html has {bad:?}");
+    }
+    // No temporaries left behind.
+    for e in std::fs::read_dir(dir.path()).unwrap() {
+        let n = e.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(!n.ends_with(".tmp"), "leftover {n}");
+    }
+}
+
+#[test]
+fn timeouts_show_in_the_band_and_the_km_curve_stops_below_one() {
+    let dir = fixture_folder("timeouts");
+    let input = netlab_report::read_results(dir.path()).unwrap();
+    let files = netlab_report::render(&input, dir.path()).unwrap();
+    // Scenario 1 (round 1, pfifo): every loaded probe timed out in this run.
+    let s = &input.scenarios[0];
+    let loaded: Vec<Observation> = s
+        .probes
+        .iter()
+        .filter(|p| p.phase == ProbePhase::Loaded)
+        .map(|p| match p.outcome {
+            ProbeOutcome::Reply { rtt_ms } => Observation::Exact(rtt_ms),
+            _ => Observation::AtLeast(1000.0),
+        })
+        .collect();
+    let timeouts = s
+        .probes
+        .iter()
+        .filter(|p| p.outcome == ProbeOutcome::Timeout)
+        .count();
+    assert!(timeouts > 0, "the fixture's pfifo scenario has timeouts");
+    let km = kaplan_meier(&loaded);
+    assert!(km.final_cdf() < 1.0, "KM stops below 1: {}", km.final_cdf());
+
+    let probe_svg = std::fs::read_to_string(dir.path().join("s01-probe-rtt.svg")).unwrap();
+    assert!(probe_svg.contains("no reply within the timeout (≥ 1000 ms)"));
+    assert!(probe_svg.contains(&format!("timeout ({timeouts} in all")));
+    // The pooled pfifo curve in the KM plot says where it stops.
+    let pooled: Vec<Observation> = input
+        .scenarios
+        .iter()
+        .filter(|s| s.arm == "pfifo")
+        .flat_map(|s| {
+            s.loaded_probes()
+                .map(|p| match p.outcome {
+                    ProbeOutcome::Reply { rtt_ms } => Observation::Exact(rtt_ms),
+                    _ => Observation::AtLeast(s.probe_timeout_s * 1000.0),
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let pk = kaplan_meier(&pooled);
+    assert!(pk.final_cdf() < 1.0);
+    let km_svg = std::fs::read_to_string(dir.path().join("km-cdf-loaded.svg")).unwrap();
+    assert!(
+        km_svg.contains(&format!("reaches {:.2}", pk.final_cdf())),
+        "legend states where the curve stops"
+    );
+    assert!(km_svg.contains("censored mass"));
+    assert!(files.svgs.len() > 3);
+}
+
+#[test]
+fn re_rendering_is_byte_deterministic() {
+    let dir = fixture_folder("det");
+    let input = netlab_report::read_results(dir.path()).unwrap();
+    let a = TempDir::new("det-a");
+    let b = TempDir::new("det-b");
+    netlab_report::render(&input, a.path()).unwrap();
+    let again = netlab_report::read_results(dir.path()).unwrap();
+    netlab_report::render(&again, b.path()).unwrap();
+    let mut n = 0;
+    for e in std::fs::read_dir(a.path()).unwrap() {
+        let name = e.unwrap().file_name();
+        let x = std::fs::read(a.path().join(&name)).unwrap();
+        let y = std::fs::read(b.path().join(&name)).unwrap();
+        assert!(x == y, "{name:?} differs between renders");
+        n += 1;
+    }
+    assert_eq!(n, 6 * 4 + 3 + 1 + 6);
+}
+
+#[test]
+fn a_failed_scenario_without_data_still_renders_and_says_so() {
+    let dir = fixture_folder("failed");
+    let mut input = netlab_report::read_results(dir.path()).unwrap();
+    let s = &mut input.scenarios[0];
+    s.error = Some("building the topology: boom".into());
+    s.probes.clear();
+    s.flows.clear();
+    s.tcp_info.clear();
+    s.qdisc.clear();
+    s.measured_window = None;
+    s.final_counters = Default::default();
+    let out = TempDir::new("failed-out");
+    let files = netlab_report::render(&input, out.path()).expect("renders");
+    assert_eq!(files.svgs.len(), 6 * 4 + 3);
+    assert_eq!(
+        files.flent.len(),
+        5,
+        "no Flent file for the scenario without data"
+    );
+    let html = std::fs::read_to_string(&files.html).unwrap();
+    assert!(html.contains("failed: building the topology: boom"));
+    assert!(html.contains("not written: flent export of scenario 1"));
+    assert!(html.contains("Left out of the statistics (failed): scenarios [1]"));
+    for p in &files.svgs {
+        rasterize(&std::fs::read(p).unwrap()).unwrap();
+    }
+}
