@@ -76,7 +76,12 @@ fn host_release() -> String {
 fn host_missing(kinds: &[String]) -> Result<Vec<String>, String> {
     netlab_topology::privilege::check_capabilities().map_err(|e| e.to_string())?;
     let refs: Vec<&str> = kinds.iter().map(String::as_str).collect();
-    netlab_qdisc::missing_kinds(&refs).map_err(|e| format!("probing the host kernel's qdiscs: {e}"))
+    // TODO(integration): create this namespace through the run's registry
+    // so a SIGKILL during the check is cleaned by `orchestrator cleanup`.
+    let ns = netlab_topology::netns::ScratchNetns::new("qsupport")
+        .map_err(|e| format!("creating a namespace for the qdisc support check: {e}"))?;
+    netlab_qdisc::support::missing_kinds(&ns, &refs)
+        .map_err(|e| format!("checking the host kernel's qdiscs: {e}"))
 }
 
 fn uml_plan(cfg: &CompareConfig, because: String) -> Result<KernelPlan, String> {

@@ -317,7 +317,8 @@ fn privileged_kernel_host_refuses_fq_codel_before_any_change() {
     if !require_privileged("privileged_kernel_host_refuses_fq_codel_before_any_change") {
         return;
     }
-    if netlab_qdisc::missing_kinds(&["fq_codel"])
+    let scratch = netlab_topology::netns::ScratchNetns::new("qsupport").expect("scratch netns");
+    if netlab_qdisc::support::missing_kinds(&scratch, &["fq_codel"])
         .map(|m| m.is_empty())
         .unwrap_or(false)
     {

@@ -56,7 +56,7 @@ pub enum QdiscError {
         reason: String,
     },
     /// The kernel does not have the requested qdisc kind.
-    #[error("qdisc {kind} is not available in this kernel ({release}): load {module} or use --kernel uml")]
+    #[error("qdisc {kind} is not available in this kernel ({release}): its module {module} is not loaded and could not be loaded{}", pinned_guest_note(.kind))]
     KindUnavailable {
         /// Qdisc kind, e.g. `fq_codel`.
         kind: String,
@@ -114,6 +114,13 @@ pub enum QdiscError {
     /// The sampler thread panicked.
     #[error("qdisc sampler thread panicked")]
     SamplerPanicked,
+}
+
+fn pinned_guest_note(kind: &str) -> String {
+    match crate::support::absent_from_pinned_guest(kind) {
+        Some(why) => format!(" ({why})"),
+        None => String::new(),
+    }
 }
 
 fn kernel_message_suffix(msg: &Option<String>) -> String {
