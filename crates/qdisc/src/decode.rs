@@ -110,6 +110,46 @@ pub enum QdiscOptions {
     None,
 }
 
+impl QdiscOptions {
+    /// The options as `tc qdisc show` (iproute2 6.1) prints them, for the
+    /// arm kinds (e.g. `limit 1000p target 5ms interval 100ms`); `None`
+    /// for TBF, raw and absent options.
+    pub fn tc_show(&self) -> Option<String> {
+        Some(match self {
+            QdiscOptions::Pfifo { limit_packets } => format!("limit {limit_packets}p"),
+            QdiscOptions::Bfifo { limit_bytes } => {
+                format!("limit {}", crate::show::size(*limit_bytes))
+            }
+            QdiscOptions::FqCodel(r) => fq_codel::show(r),
+            QdiscOptions::Codel(r) => codel::show(r),
+            QdiscOptions::Fq(r) => fq::show(r),
+            QdiscOptions::Cake(r) => cake::show(r),
+            QdiscOptions::Pie(r) => pie::show(r),
+            QdiscOptions::FqPie(r) => fq_pie::show(r),
+            QdiscOptions::Tbf(_) | QdiscOptions::Raw { .. } | QdiscOptions::None => return None,
+        })
+    }
+}
+
+impl QdiscRecord {
+    /// This qdisc as the first line of `tc qdisc show` prints it, without
+    /// `refcnt` (which a dump does not carry), e.g.
+    /// `qdisc codel 1: root limit 1000p target 5ms interval 100ms`.
+    pub fn tc_show(&self) -> String {
+        let place = if self.parent == Handle::ROOT {
+            "root".to_string()
+        } else {
+            format!("parent {}", self.parent)
+        };
+        let mut line = format!("qdisc {} {} {place}", self.kind, self.handle.qdisc_text());
+        if let Some(o) = self.options.tc_show().filter(|o| !o.is_empty()) {
+            line.push(' ');
+            line.push_str(&o);
+        }
+        line
+    }
+}
+
 /// TBF options as dumped, with the figures tc derives from them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TbfReadback {

@@ -45,6 +45,7 @@ pub mod hex;
 mod readback;
 mod request;
 mod sampler;
+mod show;
 pub mod support;
 mod sys;
 mod tbf;

@@ -154,31 +154,122 @@ fn assert_kept(arm: &Arm, options: &QdiscOptions, line: &str) {
     }
 }
 
-fn corpus_lines() -> Vec<String> {
+fn read_fixture(name: &str) -> Value {
     let p = format!(
-        "{}/../../fixtures/qdisc/tc-testing/tc_requests.json",
+        "{}/../../fixtures/qdisc/tc-testing/{name}",
         env!("CARGO_MANIFEST_DIR")
     );
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
-    let mut lines: Vec<String> = v["cases"]
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// The `tc qdisc add` cases of the kinds the guest has: arm words and the
+/// case's `matchPattern` when it expects one match.
+fn corpus_cases() -> Vec<(String, Handle, Option<String>)> {
+    let v = read_fixture("tc_requests.json");
+    v["cases"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|c| c["cmd"].as_str().unwrap().starts_with("$TC qdisc add "))
-        .map(|c| c["arm"].as_str().unwrap().to_string())
-        .filter(|a| !a.starts_with("fq_pie"))
-        .collect();
-    lines.dedup();
-    lines
+        .filter(|c| !c["arm"].as_str().unwrap().starts_with("fq_pie"))
+        .map(|c| {
+            let file = read_fixture(c["file"].as_str().unwrap());
+            let case = file
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|k| k["id"] == c["id"])
+                .unwrap();
+            let pattern = (case["matchCount"] == "1")
+                .then(|| case["matchPattern"].as_str().unwrap().to_string());
+            let cmd: Vec<&str> = c["cmd"].as_str().unwrap().split_whitespace().collect();
+            let at = cmd.iter().position(|&w| w == "handle").unwrap();
+            let handle = Handle::parse(cmd[at + 1]).unwrap();
+            (c["arm"].as_str().unwrap().to_string(), handle, pattern)
+        })
+        .collect()
 }
 
-fn apply_and_read(sock: &QdiscSocket, lo: u32, line: &str) -> netlab_qdisc::QdiscRecord {
+/// The subset of regular expressions tc-testing's patterns use: literals,
+/// `.`, `[0-9]`, and `*`/`+` after an atom; found anywhere in `text`.
+fn pattern_matches(pattern: &str, text: &str) -> bool {
+    #[derive(Clone, Copy)]
+    enum Atom {
+        Lit(char),
+        Any,
+        Digit,
+    }
+    let mut atoms: Vec<(Atom, char)> = Vec::new();
+    let mut p = pattern.chars().peekable();
+    while let Some(c) = p.next() {
+        let atom = match c {
+            '.' => Atom::Any,
+            '[' => {
+                let class: String = p.by_ref().take_while(|&c| c != ']').collect();
+                assert_eq!(class, "0-9", "pattern class [{class}] not supported");
+                Atom::Digit
+            }
+            '\\' => Atom::Lit(p.next().unwrap()),
+            c => Atom::Lit(c),
+        };
+        let q = match p.peek() {
+            Some('*') | Some('+') => p.next().unwrap(),
+            _ => ' ',
+        };
+        atoms.push((atom, q));
+    }
+    fn one(a: Atom, c: char) -> bool {
+        match a {
+            Atom::Lit(l) => l == c,
+            Atom::Any => true,
+            Atom::Digit => c.is_ascii_digit(),
+        }
+    }
+    fn at(atoms: &[(Atom, char)], t: &[char]) -> bool {
+        let Some(&(a, q)) = atoms.first() else {
+            return true;
+        };
+        match q {
+            ' ' => !t.is_empty() && one(a, t[0]) && at(&atoms[1..], &t[1..]),
+            _ => {
+                let min = usize::from(q == '+');
+                let mut n = 0;
+                while n < t.len() && one(a, t[n]) {
+                    n += 1;
+                }
+                (min..=n).rev().any(|k| at(&atoms[1..], &t[k..]))
+            }
+        }
+    }
+    let t: Vec<char> = text.chars().collect();
+    (0..=t.len()).any(|i| at(&atoms, &t[i..]))
+}
+
+#[test]
+fn the_pattern_matcher_works() {
+    assert!(pattern_matches(
+        "qdisc fq 1: root.*limit [0-9]+p",
+        "qdisc fq 1: root x limit 10p"
+    ));
+    assert!(!pattern_matches("limit [0-9]+p", "limit p"));
+    assert!(pattern_matches(
+        "ce_threshold 1.02s",
+        "x ce_threshold 1.02s y"
+    ));
+}
+
+fn apply_and_read(
+    sock: &QdiscSocket,
+    lo: u32,
+    handle: Handle,
+    line: &str,
+) -> netlab_qdisc::QdiscRecord {
     let arm = Arm::parse(line).unwrap();
-    let req = arm_request("lo", lo, Handle::new(1, 0), Handle::ROOT, &arm, 1).unwrap();
+    let req = arm_request("lo", lo, handle, Handle::ROOT, &arm, 1).unwrap();
     sock.apply(&req).unwrap_or_else(|e| panic!("{line}: {e}"));
     let rb = sock.readback(lo, None, &read_psched()).unwrap();
     let rec = rb
-        .by_handle(Handle::new(1, 0))
+        .by_handle(handle)
         .unwrap_or_else(|| panic!("{line}: no 1:"))
         .clone();
     assert_eq!(rec.kind, arm.kind(), "{line}");
@@ -195,17 +286,28 @@ fn guest_tc_corpus_cases_are_kept_by_the_kernel() {
             let ns = ScratchNetns::new("qcorpus").expect("scratch netns");
             let lo = ifindex_in(&ns, "lo").unwrap();
             let sock = QdiscSocket::open_in(&ns).unwrap();
-            let lines = corpus_lines();
-            for line in &lines {
-                let rec = apply_and_read(&sock, lo, line);
-                println!(
-                    "ok: {line}: {}",
-                    serde_json::to_string(&rec.options).unwrap()
-                );
+            let cases = corpus_cases();
+            let mut matched = 0;
+            for (line, handle, pattern) in &cases {
+                let rec = apply_and_read(&sock, lo, *handle, line);
+                let shown = rec.tc_show();
+                println!("{line}\n  read back: {shown}");
+                if let Some(p) = pattern {
+                    // A dump has no reference count: the pattern without it.
+                    let p = p.replace("refcnt [0-9]+ ", "");
+                    assert!(
+                        pattern_matches(&p, &shown),
+                        "{line}:\n  pattern  {p}\n  decoded  {shown}"
+                    );
+                    matched += 1;
+                }
                 sock.delete(lo, Handle::ROOT).unwrap();
             }
-            println!("{} corpus lines applied and read back", lines.len());
-            assert!(lines.len() >= 40, "{}", lines.len());
+            println!(
+                "{} corpus lines applied and read back, {matched} matchPatterns met by the decoded readback",
+                cases.len()
+            );
+            assert!(matched >= 40, "{matched}");
         },
     );
 }
@@ -220,7 +322,7 @@ fn guest_full_cake_line_reads_back_every_option_and_stats() {
             let lo = ifindex_in(&ns, "lo").unwrap();
             let sock = QdiscSocket::open_in(&ns).unwrap();
             let line = "cake bandwidth 5mbit diffserv4 dual-dsthost nat ack-filter rtt 50ms overhead 18 mpu 64";
-            let rec = apply_and_read(&sock, lo, line);
+            let rec = apply_and_read(&sock, lo, Handle::new(1, 0), line);
             let QdiscOptions::Cake(r) = &rec.options else {
                 panic!("{rec:?}")
             };
@@ -244,7 +346,12 @@ fn guest_full_cake_line_reads_back_every_option_and_stats() {
             sock.delete(lo, Handle::ROOT).unwrap();
 
             // PIE's typed xstats: probability and delay are there.
-            let rec = apply_and_read(&sock, lo, "pie limit 1000 target 15ms ecn");
+            let rec = apply_and_read(
+                &sock,
+                lo,
+                Handle::new(1, 0),
+                "pie limit 1000 target 15ms ecn",
+            );
             let Some(QdiscXstats::Pie(p)) = &rec.xstats else {
                 panic!("{:?}", rec.xstats)
             };

@@ -633,3 +633,61 @@ fn decode_tin(value: &[u8]) -> Result<CakeTinStats, QdiscError> {
     }
     Ok(t)
 }
+
+/// The options as `tc qdisc show` prints them (`q_cake.c`).
+pub(crate) fn show(r: &CakeReadback) -> String {
+    use crate::show::{rate, size, time_us, Line};
+    let mut l = Line::default();
+    match r.base_rate_bytes_per_sec {
+        Some(0) => l.put("bandwidth unlimited"),
+        Some(b) => l.put(format!("bandwidth {}", rate(b))),
+        None => {}
+    }
+    if r.autorate == Some(true) {
+        l.put("autorate-ingress");
+    }
+    l.opt(r.diffserv.as_ref());
+    l.opt(r.flow_mode.as_ref());
+    l.put(if r.nat == Some(true) { "nat" } else { "nonat" });
+    l.put(if r.wash == Some(true) {
+        "wash"
+    } else {
+        "nowash"
+    });
+    if r.ingress == Some(true) {
+        l.put("ingress");
+    }
+    l.put(r.ack_filter.as_deref().unwrap_or("no-ack-filter"));
+    l.put(if r.split_gso == Some(true) {
+        "split-gso"
+    } else {
+        "no-split-gso"
+    });
+    l.opt(
+        r.rtt_us
+            .filter(|&v| v != 0)
+            .map(|v| format!("rtt {}", time_us(v))),
+    );
+    if r.raw {
+        l.put("raw");
+    }
+    match r.atm.as_deref() {
+        Some("atm") => l.put("atm"),
+        Some("ptm") => l.put("ptm"),
+        _ if !r.raw => l.put("noatm"),
+        _ => {}
+    }
+    l.put(format!("overhead {}", r.overhead.unwrap_or(0)));
+    l.opt(r.mpu.filter(|&v| v != 0).map(|v| format!("mpu {v}")));
+    l.opt(
+        r.memory_limit
+            .filter(|&v| v != 0)
+            .map(|v| format!("memlimit {}", size(v))),
+    );
+    l.opt(
+        r.fwmark
+            .filter(|&v| v != 0)
+            .map(|v| format!("fwmark {v:#x}")),
+    );
+    l.done()
+}

@@ -171,3 +171,20 @@ pub(crate) fn decode_xstats(x: &[u8]) -> Option<CodelXstats> {
         ce_mark: f(8)?,
     })
 }
+
+/// The options as `tc qdisc show` prints them (`q_codel.c`).
+pub(crate) fn show(r: &CodelReadback) -> String {
+    use crate::show::{time_us, Line};
+    let mut l = Line::default();
+    l.opt(r.limit.map(|v| format!("limit {v}p")));
+    l.opt(r.target_us.map(|v| format!("target {}", time_us(v))));
+    l.opt(
+        r.ce_threshold_us
+            .map(|v| format!("ce_threshold {}", time_us(v))),
+    );
+    l.opt(r.interval_us.map(|v| format!("interval {}", time_us(v))));
+    if r.ecn == Some(true) {
+        l.put("ecn");
+    }
+    l.done()
+}

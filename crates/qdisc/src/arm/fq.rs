@@ -401,3 +401,59 @@ pub(crate) fn decode_xstats(x: &[u8]) -> Option<FqXstats> {
         horizon_caps: q(96)?,
     })
 }
+
+/// The options as `tc qdisc show` prints them (`q_fq.c`).
+pub(crate) fn show(r: &FqReadback) -> String {
+    use crate::show::{rate, size, time_ns, time_us, Line};
+    let mut l = Line::default();
+    l.opt(r.limit.map(|v| format!("limit {v}p")));
+    l.opt(r.flow_limit.map(|v| format!("flow_limit {v}p")));
+    l.opt(
+        r.buckets_log
+            .map(|v| format!("buckets {}", 1u64 << v.min(63))),
+    );
+    l.opt(r.orphan_mask.map(|v| format!("orphan_mask {v}")));
+    if r.pacing == Some(false) {
+        l.put("nopacing");
+    }
+    l.opt(r.quantum.map(|v| format!("quantum {}", size(v))));
+    l.opt(
+        r.initial_quantum
+            .map(|v| format!("initial_quantum {}", size(v))),
+    );
+    l.opt(
+        r.maxrate_bytes_per_sec
+            .filter(|&v| v != u32::MAX)
+            .map(|v| format!("maxrate {}", rate(u64::from(v)))),
+    );
+    l.opt(
+        r.defrate_bytes_per_sec
+            .filter(|&v| v != 0)
+            .map(|v| format!("defrate {}", rate(u64::from(v)))),
+    );
+    l.opt(
+        r.low_rate_threshold_bytes_per_sec
+            .filter(|&v| v != 0)
+            .map(|v| format!("low_rate_threshold {}", rate(u64::from(v)))),
+    );
+    l.opt(
+        r.refill_delay_us
+            .map(|v| format!("refill_delay {}", time_us(v))),
+    );
+    l.opt(
+        r.ce_threshold_us
+            .filter(|&v| v != u32::MAX)
+            .map(|v| format!("ce_threshold {}", time_us(v))),
+    );
+    l.opt(
+        r.timer_slack_ns
+            .map(|v| format!("timer_slack {}", time_ns(u64::from(v)))),
+    );
+    l.opt(r.horizon_us.map(|v| format!("horizon {}", time_us(v))));
+    match r.horizon_drop {
+        Some(false) => l.put("horizon_cap"),
+        Some(true) => l.put("horizon_drop"),
+        None => {}
+    }
+    l.done()
+}

@@ -271,3 +271,35 @@ pub(crate) fn decode_xstats(x: &[u8]) -> Option<FqCodelXstats> {
         _ => None,
     }
 }
+
+/// The options as `tc qdisc show` prints them (`q_fq_codel.c`).
+pub(crate) fn show(r: &FqCodelReadback) -> String {
+    use crate::show::{size, time_us, Line};
+    let mut l = Line::default();
+    l.opt(r.limit.map(|v| format!("limit {v}p")));
+    l.opt(r.flows.map(|v| format!("flows {v}")));
+    l.opt(r.quantum.map(|v| format!("quantum {v}")));
+    l.opt(r.target_us.map(|v| format!("target {}", time_us(v))));
+    l.opt(
+        r.ce_threshold_us
+            .map(|v| format!("ce_threshold {}", time_us(v))),
+    );
+    let (sel, mask) = (
+        r.ce_threshold_selector.unwrap_or(0),
+        r.ce_threshold_mask.unwrap_or(0),
+    );
+    if sel != 0 || mask != 0 {
+        l.put(format!("ce_threshold_selector {sel:#x}/{mask:#x}"));
+    }
+    l.opt(r.interval_us.map(|v| format!("interval {}", time_us(v))));
+    l.opt(r.memory_limit.map(|v| format!("memory_limit {}", size(v))));
+    if r.ecn == Some(true) {
+        l.put("ecn");
+    }
+    l.opt(
+        r.drop_batch
+            .filter(|&v| v != 0)
+            .map(|v| format!("drop_batch {v}")),
+    );
+    l.done()
+}

@@ -321,3 +321,28 @@ pub(crate) fn decode_xstats(x: &[u8]) -> Option<FqPieXstats> {
         memory_usage: d(8)?,
     })
 }
+
+/// The options as `tc qdisc show` prints them (`q_fq_pie.c`).
+pub(crate) fn show(r: &FqPieReadback) -> String {
+    use crate::show::{size, time_us, Line};
+    let mut l = Line::default();
+    l.opt(r.limit.map(|v| format!("limit {v}p")));
+    l.opt(r.flows.map(|v| format!("flows {v}")));
+    l.opt(r.target_us.map(|v| format!("target {}", time_us(v))));
+    l.opt(r.tupdate_us.map(|v| format!("tupdate {}", time_us(v))));
+    l.opt(r.alpha.map(|v| format!("alpha {v}")));
+    l.opt(r.beta.map(|v| format!("beta {v}")));
+    l.opt(r.quantum.map(|v| format!("quantum {}", size(v))));
+    l.opt(r.memory_limit.map(|v| format!("memory_limit {}", size(v))));
+    l.opt(r.ecn_prob.map(|v| format!("ecn_prob {v}")));
+    for (on, word) in [
+        (r.ecn, "ecn"),
+        (r.bytemode, "bytemode"),
+        (r.dq_rate_estimator, "dq_rate_estimator"),
+    ] {
+        if on == Some(true) {
+            l.put(word);
+        }
+    }
+    l.done()
+}

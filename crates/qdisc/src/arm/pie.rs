@@ -258,3 +258,24 @@ pub(crate) fn decode_xstats(x: &[u8]) -> Option<PieXstats> {
         ecn_mark: d(7)?,
     })
 }
+
+/// The options as `tc qdisc show` prints them (`q_pie.c`).
+pub(crate) fn show(r: &PieReadback) -> String {
+    use crate::show::{time_us, Line};
+    let mut l = Line::default();
+    l.opt(r.limit.map(|v| format!("limit {v}p")));
+    l.opt(r.target_us.map(|v| format!("target {}", time_us(v))));
+    l.opt(r.tupdate_us.map(|v| format!("tupdate {}", time_us(v))));
+    l.opt(r.alpha.map(|v| format!("alpha {v}")));
+    l.opt(r.beta.map(|v| format!("beta {v}")));
+    for (on, word) in [
+        (r.ecn, "ecn"),
+        (r.bytemode, "bytemode"),
+        (r.dq_rate_estimator, "dq_rate_estimator"),
+    ] {
+        if on == Some(true) {
+            l.put(word);
+        }
+    }
+    l.done()
+}
