@@ -10,6 +10,8 @@ use crate::request::{arm_request, bare_request, delete_request_bytes, tbf_reques
 use crate::sys::{ifindex_in, kernel_release, QdiscSocket};
 use crate::{Arm, Handle, Psched, QdiscError, Tbf};
 
+pub use crate::arm::absent_from_pinned_guest;
+
 /// Returns the kinds in `kinds` this kernel cannot create (in the order
 /// given), trying each on the `lo` of `ns` (a namespace the caller owns:
 /// nothing else is touched, and each qdisc is deleted again).
@@ -65,16 +67,6 @@ pub fn unavailable(kind: &str) -> QdiscError {
         kind: kind.to_string(),
         release: kernel_release(),
         module: crate::arm::module_for_kind(kind),
-    }
-}
-
-/// Why a kind is known to be absent from the pinned guest kernel (Debian's
-/// user-mode-linux 6.1 build), if it is.
-pub fn absent_from_pinned_guest(kind: &str) -> Option<&'static str> {
-    match kind {
-        crate::arm::fq_pie::KIND => Some(
-            "Debian's user-mode-linux 6.1 kernel is built without sch_fq_pie (no module under /usr/lib/uml/modules)",
-        ),
-        _ => None,
+        note: crate::arm::absent_from_pinned_guest(kind).map(str::to_string),
     }
 }

@@ -258,6 +258,7 @@ fn refusal(req: &QdiscRequest, errno: i32, kernel_message: Option<String>) -> Qd
             kind: req.kind.clone(),
             release: kernel_release(),
             module: crate::arm::module_for_kind(&req.kind),
+            note: crate::arm::absent_from_pinned_guest(&req.kind).map(str::to_string),
         };
     }
     QdiscError::Refused {

@@ -15,7 +15,7 @@ use netlab_topology::netns::ScratchNetns;
 use netlab_topology::spec::R_B_IF;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
-const MODULES: &[&str] = &["sch_tbf", "sch_fq_codel", "veth"];
+const MODULES: &[&str] = &["sch_tbf", "sch_fq_codel", "sch_cake", "sch_pie", "veth"];
 
 #[test]
 fn guest_tbf_fq_codel_matches_tc() {
@@ -74,5 +74,16 @@ fn guest_support_check_finds_fq_codel() {
             support::missing_kinds(&scratch, &["tbf", "pfifo", "fq_codel", "no_such_qdisc"])
                 .expect("support check");
         assert_eq!(missing, vec!["no_such_qdisc".to_string()]);
+        // The pinned guest kernel has no sch_fq_pie, and says so.
+        let missing = support::missing_kinds(&scratch, &["fq_pie", "cake", "pie"]).unwrap();
+        assert_eq!(missing, vec!["fq_pie".to_string()]);
+        let e = support::require_kinds(&scratch, &["fq_pie"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("qdisc fq_pie is not available in this kernel")
+                && e.contains("built without sch_fq_pie"),
+            "{e}"
+        );
     });
 }

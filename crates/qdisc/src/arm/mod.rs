@@ -236,6 +236,17 @@ pub fn module_for_kind(kind: &str) -> String {
     }
 }
 
+/// Why a kind is known to be absent from the pinned guest kernel (Debian's
+/// user-mode-linux 6.1 build), if it is.
+pub fn absent_from_pinned_guest(kind: &str) -> Option<&'static str> {
+    match kind {
+        fq_pie::KIND => Some(
+            "Debian's user-mode-linux 6.1 guest kernel is built without sch_fq_pie: no such module under /usr/lib/uml/modules",
+        ),
+        _ => None,
+    }
+}
+
 /// What goes inside `TCA_OPTIONS`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum OptionsPayload {
