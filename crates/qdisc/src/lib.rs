@@ -9,6 +9,7 @@
 //! * Read the qdiscs back ([`Readback`]: decoded [`QdiscRecord`]s with
 //!   options, counters and fq_codel xstats, plus the raw dump), any time,
 //!   or every N ms with a bounded [`Sampler`].
+//! * Print a decoded qdisc the way `tc qdisc show` does: [`QdiscRecord::tc_show`].
 //! * Ask the kernel which kinds it lacks before a run, in a namespace the
 //!   caller owns: [`support::missing_kinds`].
 //!
