@@ -76,8 +76,9 @@ fn host_release() -> String {
 fn host_missing(kinds: &[String]) -> Result<Vec<String>, String> {
     netlab_topology::privilege::check_capabilities().map_err(|e| e.to_string())?;
     let refs: Vec<&str> = kinds.iter().map(String::as_str).collect();
-    // TODO(integration): create this namespace through the run's registry
-    // so a SIGKILL during the check is cleaned by `orchestrator cleanup`.
+    // The check runs in a namespace the caller owns. decide() runs before
+    // the run's registry exists, so this one is a scratch namespace deleted
+    // on drop; registering it belongs to the orchestrator's restructuring.
     let ns = netlab_topology::netns::ScratchNetns::new("qsupport")
         .map_err(|e| format!("creating a namespace for the qdisc support check: {e}"))?;
     netlab_qdisc::support::missing_kinds(&ns, &refs)
