@@ -2,6 +2,13 @@
 //! user-mode-linux kernel booted for this run. Decided before any change to
 //! the network; a refusal names what is missing and how to get it.
 
+use std::path::Path;
+
+use netlab_receipts::{Registry, SystemClock, DEFAULT_STATE_DIR};
+use netlab_topology::naming::{netns_name, Role};
+use netlab_topology::netns::Netns;
+use netlab_topology::RunId;
+
 use crate::cli::KernelChoice;
 use crate::config::CompareConfig;
 
@@ -87,12 +94,34 @@ impl KernelFacts for ThisMachine {
             .unwrap_or_else(|_| "unknown".into())
     }
 
-    /// Probed in a scratch owned namespace. Needs CAP_NET_ADMIN (checked first).
+    /// Checked in a namespace of our own, registered (with a state file)
+    /// before it exists, so a SIGKILL during the check leaves something
+    /// `orchestrator cleanup` removes. Needs CAP_NET_ADMIN (checked first).
     fn host_missing(&self, kinds: &[String]) -> Result<Vec<String>, String> {
         netlab_topology::privilege::check_capabilities().map_err(|e| e.to_string())?;
         let refs: Vec<&str> = kinds.iter().map(String::as_str).collect();
-        netlab_qdisc::missing_kinds(&refs)
-            .map_err(|e| format!("probing the host kernel's qdiscs: {e}"))
+        let run_id = RunId::random();
+        let registry = Registry::with_state_dir(run_id.clone(), Path::new(DEFAULT_STATE_DIR))
+            .map_err(|e| format!("creating the state file of the qdisc support check: {e}"))?;
+        let name = netns_name(&run_id, "support", Role::R);
+        let checked = registry
+            .register_namespace(&name)
+            .map_err(|e| format!("registering {name}: {e}"))
+            .and_then(|_| {
+                Netns::create(&name)
+                    .map_err(|e| format!("creating {name} for the qdisc support check: {e}"))
+            })
+            .and_then(|ns| {
+                netlab_qdisc::support::missing_kinds(&ns, &refs)
+                    .map_err(|e| format!("checking the host kernel's qdiscs: {e}"))
+            });
+        let receipts = registry.teardown(&SystemClock);
+        if let Some(bad) = receipts.iter().find(|r| !r.outcome.is_ok()) {
+            return Err(format!(
+                "removing the qdisc support check's namespace: {bad:?}"
+            ));
+        }
+        checked
     }
 
     fn guest_release(&self, modules: &[String]) -> Result<String, String> {

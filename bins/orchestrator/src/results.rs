@@ -143,9 +143,9 @@ pub struct SampledQdisc {
     /// Kind, e.g. `tbf`.
     pub kind: String,
     /// Handle as tc prints it.
-    pub handle: String,
+    pub handle: netlab_qdisc::Handle,
     /// Parent as tc prints it.
-    pub parent: String,
+    pub parent: netlab_qdisc::Handle,
     /// Counters.
     pub stats: Option<QdiscStats>,
     /// Kind-specific statistics.
@@ -171,8 +171,8 @@ impl QdiscSample {
                 .iter()
                 .map(|r| SampledQdisc {
                     kind: r.kind.clone(),
-                    handle: r.handle.clone(),
-                    parent: r.parent.clone(),
+                    handle: r.handle,
+                    parent: r.parent,
                     stats: r.stats,
                     xstats: r.xstats.clone(),
                 })

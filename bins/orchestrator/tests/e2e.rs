@@ -53,11 +53,14 @@ fn privileged_kernel_host_refuses_fq_codel_before_any_change() {
     if !require_privileged("privileged_kernel_host_refuses_fq_codel_before_any_change") {
         return;
     }
+    let scratch = netlab_topology::netns::ScratchNetns::new("qsupport").expect("scratch netns");
     // The refusal needs a kind this host kernel lacks: fq_codel here (the
     // defaults), or any other kind netlab knows.
     let lacking = ["fq_codel", "codel", "fq", "fq_pie", "pie", "cake"]
         .into_iter()
-        .find(|k| netlab_qdisc::missing_kinds(&[k]).is_ok_and(|m| !m.is_empty()));
+        .find(|k| {
+            netlab_qdisc::support::missing_kinds(&scratch, &[k]).is_ok_and(|m| !m.is_empty())
+        });
     let Some(kind) = lacking else {
         if std::env::var("NETLAB_REQUIRE_PRIVILEGED").as_deref() == Ok("1") {
             // Not silently skipped in CI: the other path, this host kernel

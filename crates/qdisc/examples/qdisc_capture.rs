@@ -95,7 +95,10 @@ fn main() {
         let raw = sock.dump_raw().expect("dump");
         let rb = netlab_qdisc::Readback::from_dump(&raw, done.ifindex, None, &read_psched())
             .expect("decode");
-        if rb.stats_of("10:").is_some_and(|s| s.qlen == 0) {
+        if rb
+            .stats_of(netlab_qdisc::ARM_HANDLE)
+            .is_some_and(|s| s.qlen == 0)
+        {
             break raw;
         }
         assert!(Instant::now() < deadline, "queue did not drain");

@@ -1,25 +1,48 @@
 //! Decoding RTM_NEWQDISC dump messages into typed records.
 
-use netlink_packet_core::Parseable;
-use netlink_packet_route::tc::TcFqCodelXstats;
 use serde::{Deserialize, Serialize};
 
+use crate::arm::cake::{self, CakeReadback, CakeXstats};
+use crate::arm::codel::{self, CodelReadback, CodelXstats};
+use crate::arm::fifo;
+use crate::arm::fq::{self, FqReadback, FqXstats};
+use crate::arm::fq_codel::{self, FqCodelReadback, FqCodelXstats};
+use crate::arm::fq_pie::{self, FqPieReadback, FqPieXstats};
+use crate::arm::pie::{self, PieReadback, PieXstats};
 use crate::hex;
-use crate::tbf::{TbfQopt, TCA_TBF_PARMS, TCA_TBF_RATE64};
+use crate::tbf::{TbfQopt, TCA_TBF_PARMS, TCA_TBF_PRATE64, TCA_TBF_RATE64};
 use crate::units::Rate;
-use crate::wire::{self, Attr, NLMSG_DONE, NLMSG_ERROR, RTM_NEWQDISC};
+use crate::wire::{self, raw_attr, Attr, RawAttr, NLMSG_DONE, NLMSG_ERROR, RTM_NEWQDISC};
 use crate::{Handle, Psched, QdiscError};
 
+/// `TCA_*` attributes of a qdisc message (`linux/rtnetlink.h`).
 const TCA_KIND: u16 = 1;
 const TCA_OPTIONS: u16 = 2;
 const TCA_STATS: u16 = 3;
 const TCA_XSTATS: u16 = 4;
 const TCA_STATS2: u16 = 7;
+/// `TCA_STATS_*` inside `TCA_STATS2` (`linux/gen_stats.h`).
 const TCA_STATS_BASIC: u16 = 1;
 const TCA_STATS_QUEUE: u16 = 3;
 const TCA_STATS_APP: u16 = 4;
 const TCA_STATS_PKT64: u16 = 8;
+/// `struct tcmsg`: its length and the offsets of its fields.
 const TCMSG_LEN: usize = 20;
+const TCMSG_IFINDEX: usize = 4;
+const TCMSG_HANDLE: usize = 8;
+const TCMSG_PARENT: usize = 12;
+/// `struct gnet_stats_basic` (bytes u64, packets u32).
+const GNET_BASIC_LEN: usize = 12;
+const GNET_BASIC_PACKETS: usize = 8;
+/// `struct gnet_stats_queue`: five u32 fields.
+const GNET_QUEUE_LEN: usize = 20;
+/// `struct tc_stats` length and field offsets.
+const TC_STATS_LEN: usize = 36;
+const TC_STATS_PACKETS: usize = 8;
+const TC_STATS_DROPS: usize = 12;
+const TC_STATS_OVERLIMITS: usize = 16;
+const TC_STATS_QLEN: usize = 28;
+const TC_STATS_BACKLOG: usize = 32;
 
 /// One qdisc as the kernel reported it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -28,10 +51,11 @@ pub struct QdiscRecord {
     pub kind: String,
     /// Interface index.
     pub ifindex: u32,
-    /// Handle as tc prints it (`1:`).
-    pub handle: String,
-    /// Parent as tc prints it (`root`, `1:1`).
-    pub parent: String,
+    /// Handle (serialized as tc prints it: `1:`, `0:`).
+    #[serde(with = "crate::handle::qdisc_handle")]
+    pub handle: Handle,
+    /// Parent (serialized as tc prints it: `root`, `1:1`).
+    pub parent: Handle,
     /// Handle as a number.
     pub handle_raw: u32,
     /// Parent as a number.
@@ -64,6 +88,16 @@ pub enum QdiscOptions {
     },
     /// fq_codel.
     FqCodel(FqCodelReadback),
+    /// codel.
+    Codel(CodelReadback),
+    /// fq.
+    Fq(FqReadback),
+    /// cake.
+    Cake(CakeReadback),
+    /// pie.
+    Pie(PieReadback),
+    /// fq_pie.
+    FqPie(FqPieReadback),
     /// Any other kind: the raw `TCA_OPTIONS` value, split into attributes
     /// when it parses as nested attributes.
     Raw {
@@ -76,13 +110,44 @@ pub enum QdiscOptions {
     None,
 }
 
-/// An attribute kept as bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RawAttr {
-    /// Attribute type.
-    pub kind: u16,
-    /// Value, hex.
-    pub hex: String,
+impl QdiscOptions {
+    /// The options as `tc qdisc show` (iproute2 6.1) prints them, for the
+    /// arm kinds (e.g. `limit 1000p target 5ms interval 100ms`); `None`
+    /// for TBF, raw and absent options.
+    pub fn tc_show(&self) -> Option<String> {
+        Some(match self {
+            QdiscOptions::Pfifo { limit_packets } => format!("limit {limit_packets}p"),
+            QdiscOptions::Bfifo { limit_bytes } => {
+                format!("limit {}", crate::show::size(*limit_bytes))
+            }
+            QdiscOptions::FqCodel(r) => fq_codel::show(r),
+            QdiscOptions::Codel(r) => codel::show(r),
+            QdiscOptions::Fq(r) => fq::show(r),
+            QdiscOptions::Cake(r) => cake::show(r),
+            QdiscOptions::Pie(r) => pie::show(r),
+            QdiscOptions::FqPie(r) => fq_pie::show(r),
+            QdiscOptions::Tbf(_) | QdiscOptions::Raw { .. } | QdiscOptions::None => return None,
+        })
+    }
+}
+
+impl QdiscRecord {
+    /// This qdisc as the first line of `tc qdisc show` prints it, without
+    /// `refcnt` (which a dump does not carry), e.g.
+    /// `qdisc codel 1: root limit 1000p target 5ms interval 100ms`.
+    pub fn tc_show(&self) -> String {
+        let place = if self.parent == Handle::ROOT {
+            "root".to_string()
+        } else {
+            format!("parent {}", self.parent)
+        };
+        let mut line = format!("qdisc {} {} {place}", self.kind, self.handle.qdisc_text());
+        if let Some(o) = self.options.tc_show().filter(|o| !o.is_empty()) {
+            line.push(' ');
+            line.push_str(&o);
+        }
+        line
+    }
 }
 
 /// TBF options as dumped, with the figures tc derives from them.
@@ -114,36 +179,6 @@ pub struct TbfReadback {
     pub overhead: u16,
 }
 
-/// fq_codel options as dumped (times in microseconds, as the kernel
-/// reports them after its own rounding: `target 5ms` reads back 4999).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FqCodelReadback {
-    /// Packet limit.
-    pub limit: Option<u32>,
-    /// Flow buckets.
-    pub flows: Option<u32>,
-    /// DRR quantum in bytes.
-    pub quantum: Option<u32>,
-    /// Target in µs.
-    pub target_us: Option<u32>,
-    /// Interval in µs.
-    pub interval_us: Option<u32>,
-    /// Memory limit in bytes.
-    pub memory_limit: Option<u32>,
-    /// ECN marking on.
-    pub ecn: Option<bool>,
-    /// CE threshold in µs (absent when off).
-    pub ce_threshold_us: Option<u32>,
-    /// Drop batch size.
-    pub drop_batch: Option<u32>,
-    /// CE threshold selector (absent when unset).
-    pub ce_threshold_selector: Option<u8>,
-    /// CE threshold mask (absent when unset).
-    pub ce_threshold_mask: Option<u8>,
-    /// Attributes this crate does not know.
-    pub other: Vec<RawAttr>,
-}
-
 /// The counters every qdisc has (`gnet_stats_basic` + `gnet_stats_queue`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QdiscStats {
@@ -166,39 +201,26 @@ pub struct QdiscStats {
 }
 
 /// Kind-specific statistics.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum QdiscXstats {
     /// fq_codel's qdisc statistics.
     FqCodel(FqCodelXstats),
+    /// codel's statistics.
+    Codel(CodelXstats),
+    /// fq's statistics.
+    Fq(FqXstats),
+    /// CAKE's statistics, per tin.
+    Cake(CakeXstats),
+    /// PIE's statistics (probability and delay).
+    Pie(PieXstats),
+    /// fq_pie's statistics.
+    FqPie(FqPieXstats),
     /// Anything else, hex.
     Raw {
         /// The xstats bytes, hex.
         hex: String,
     },
-}
-
-/// fq_codel's `tc_fq_codel_qd_stats`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FqCodelXstats {
-    /// Largest packet seen.
-    pub maxpacket: u32,
-    /// Drops because the packet limit was hit.
-    pub drop_overlimit: u32,
-    /// Drops because the memory limit was hit.
-    pub drop_overmemory: u32,
-    /// Packets CE-marked by CoDel.
-    pub ecn_mark: u32,
-    /// Flows created.
-    pub new_flow_count: u32,
-    /// Flows in the new list now.
-    pub new_flows_len: u32,
-    /// Flows in the old list now.
-    pub old_flows_len: u32,
-    /// Packets CE-marked because of `ce_threshold`.
-    pub ce_mark: u32,
-    /// Memory in use, bytes.
-    pub memory_usage: u32,
 }
 
 /// Decodes every RTM_NEWQDISC message in `dump` (one or more datagrams,
@@ -253,9 +275,11 @@ pub fn decode_qdisc(raw: &[u8], psched: &Psched) -> Result<QdiscRecord, QdiscErr
             format!("{} bytes, need {TCMSG_LEN}", p.len()),
         ));
     }
-    let ifindex = wire::u32_at(p, 4).unwrap_or(0);
-    let handle = Handle(wire::u32_at(p, 8).unwrap_or(0));
-    let parent = Handle(wire::u32_at(p, 12).unwrap_or(0));
+    // The length was checked above: these reads cannot fail.
+    let field = |at: usize| wire::u32_at(p, at).unwrap_or_default();
+    let ifindex = field(TCMSG_IFINDEX);
+    let handle = Handle(field(TCMSG_HANDLE));
+    let parent = Handle(field(TCMSG_PARENT));
     let attrs = wire::collect_attrs(&p[TCMSG_LEN..], "qdisc attributes")?;
 
     let kind = match attrs.iter().find(|a| a.kind == TCA_KIND) {
@@ -290,9 +314,8 @@ pub fn decode_qdisc(raw: &[u8], psched: &Psched) -> Result<QdiscRecord, QdiscErr
     Ok(QdiscRecord {
         kind,
         ifindex,
-        // tc prints a qdisc's handle as `major:` even when it is 0 (noqueue).
-        handle: format!("{:x}:", handle.major()),
-        parent: parent.to_string(),
+        handle,
+        parent,
         handle_raw: handle.0,
         parent_raw: parent.0,
         options,
@@ -305,15 +328,18 @@ pub fn decode_qdisc(raw: &[u8], psched: &Psched) -> Result<QdiscRecord, QdiscErr
 fn decode_options(kind: &str, value: &[u8], psched: &Psched) -> Result<QdiscOptions, QdiscError> {
     Ok(match kind {
         "tbf" => QdiscOptions::Tbf(decode_tbf(value, psched)?),
-        "pfifo" | "pfifo_head_drop" => QdiscOptions::Pfifo {
-            limit_packets: wire::u32_at(value, 0)
-                .ok_or_else(|| QdiscError::decode("pfifo tc_fifo_qopt", "shorter than 4 bytes"))?,
+        fifo::PFIFO_KIND | "pfifo_head_drop" => QdiscOptions::Pfifo {
+            limit_packets: fifo::decode_limit(kind, value)?,
         },
-        "bfifo" => QdiscOptions::Bfifo {
-            limit_bytes: wire::u32_at(value, 0)
-                .ok_or_else(|| QdiscError::decode("bfifo tc_fifo_qopt", "shorter than 4 bytes"))?,
+        fifo::BFIFO_KIND => QdiscOptions::Bfifo {
+            limit_bytes: fifo::decode_limit(kind, value)?,
         },
-        "fq_codel" => QdiscOptions::FqCodel(decode_fq_codel(value)?),
+        fq_codel::KIND => QdiscOptions::FqCodel(fq_codel::decode(value)?),
+        codel::KIND => QdiscOptions::Codel(codel::decode(value)?),
+        fq::KIND => QdiscOptions::Fq(fq::decode(value)?),
+        cake::KIND => QdiscOptions::Cake(cake::decode(value)?),
+        pie::KIND => QdiscOptions::Pie(pie::decode(value)?),
+        fq_pie::KIND => QdiscOptions::FqPie(fq_pie::decode(value)?),
         _ => QdiscOptions::Raw {
             hex: hex::encode(value),
             attrs: wire::collect_attrs(value, "options")
@@ -322,13 +348,6 @@ fn decode_options(kind: &str, value: &[u8], psched: &Psched) -> Result<QdiscOpti
                 .map(|v| v.iter().map(raw_attr).collect()),
         },
     })
-}
-
-fn raw_attr(a: &Attr<'_>) -> RawAttr {
-    RawAttr {
-        kind: a.kind,
-        hex: hex::encode(a.value),
-    }
 }
 
 fn decode_tbf(value: &[u8], psched: &Psched) -> Result<TbfReadback, QdiscError> {
@@ -345,7 +364,7 @@ fn decode_tbf(value: &[u8], psched: &Psched) -> Result<TbfReadback, QdiscError> 
                 )
             }
             TCA_TBF_RATE64 => rate64 = Some(a.u64("TCA_TBF_RATE64")?),
-            5 => prate64 = Some(a.u64("TCA_TBF_PRATE64")?),
+            TCA_TBF_PRATE64 => prate64 = Some(a.u64("TCA_TBF_PRATE64")?),
             _ => {}
         }
     }
@@ -377,28 +396,6 @@ fn decode_tbf(value: &[u8], psched: &Psched) -> Result<TbfReadback, QdiscError> 
     })
 }
 
-fn decode_fq_codel(value: &[u8]) -> Result<FqCodelReadback, QdiscError> {
-    let mut o = FqCodelReadback::default();
-    for a in wire::attrs(value, "fq_codel options") {
-        let a = a?;
-        match a.kind {
-            1 => o.target_us = Some(a.u32("TCA_FQ_CODEL_TARGET")?),
-            2 => o.limit = Some(a.u32("TCA_FQ_CODEL_LIMIT")?),
-            3 => o.interval_us = Some(a.u32("TCA_FQ_CODEL_INTERVAL")?),
-            4 => o.ecn = Some(a.u32("TCA_FQ_CODEL_ECN")? != 0),
-            5 => o.flows = Some(a.u32("TCA_FQ_CODEL_FLOWS")?),
-            6 => o.quantum = Some(a.u32("TCA_FQ_CODEL_QUANTUM")?),
-            7 => o.ce_threshold_us = Some(a.u32("TCA_FQ_CODEL_CE_THRESHOLD")?),
-            8 => o.drop_batch = Some(a.u32("TCA_FQ_CODEL_DROP_BATCH_SIZE")?),
-            9 => o.memory_limit = Some(a.u32("TCA_FQ_CODEL_MEMORY_LIMIT")?),
-            10 => o.ce_threshold_selector = Some(a.u8("TCA_FQ_CODEL_CE_THRESHOLD_SELECTOR")?),
-            11 => o.ce_threshold_mask = Some(a.u8("TCA_FQ_CODEL_CE_THRESHOLD_MASK")?),
-            _ => o.other.push(raw_attr(&a)),
-        }
-    }
-    Ok(o)
-}
-
 fn decode_stats2(value: &[u8]) -> Result<(QdiscStats, Option<&[u8]>), QdiscError> {
     let mut s = QdiscStats::default();
     let mut app = None;
@@ -408,14 +405,15 @@ fn decode_stats2(value: &[u8]) -> Result<(QdiscStats, Option<&[u8]>), QdiscError
         match a.kind {
             TCA_STATS_BASIC => {
                 // struct gnet_stats_basic { __u64 bytes; __u32 packets; }
-                s.bytes = wire::u64_at(a.value, 0).ok_or_else(|| a.short("TCA_STATS_BASIC", 12))?;
-                s.packets =
-                    wire::u32_at(a.value, 8).ok_or_else(|| a.short("TCA_STATS_BASIC", 12))? as u64;
+                let short = || a.short("TCA_STATS_BASIC", GNET_BASIC_LEN);
+                s.bytes = wire::u64_at(a.value, 0).ok_or_else(short)?;
+                s.packets = wire::u32_at(a.value, GNET_BASIC_PACKETS).ok_or_else(short)? as u64;
             }
             TCA_STATS_QUEUE => {
                 // struct gnet_stats_queue { qlen, backlog, drops, requeues, overlimits }
                 let f = |i: usize| {
-                    wire::u32_at(a.value, i * 4).ok_or_else(|| a.short("TCA_STATS_QUEUE", 20))
+                    wire::u32_at(a.value, i * 4)
+                        .ok_or_else(|| a.short("TCA_STATS_QUEUE", GNET_QUEUE_LEN))
                 };
                 s.qlen = f(0)?;
                 s.backlog_bytes = f(1)?;
@@ -437,39 +435,34 @@ fn decode_stats2(value: &[u8]) -> Result<(QdiscStats, Option<&[u8]>), QdiscError
 
 fn decode_tc_stats(a: &Attr<'_>) -> Result<QdiscStats, QdiscError> {
     // struct tc_stats { u64 bytes; u32 packets, drops, overlimits, bps, pps, qlen, backlog; }
-    let f = |i: usize| wire::u32_at(a.value, i).ok_or_else(|| a.short("TCA_STATS", 36));
-    let qlen = f(28)?;
+    let short = || a.short("TCA_STATS", TC_STATS_LEN);
+    let f = |i: usize| wire::u32_at(a.value, i).ok_or_else(short);
+    let qlen = f(TC_STATS_QLEN)?;
     Ok(QdiscStats {
-        bytes: wire::u64_at(a.value, 0).ok_or_else(|| a.short("TCA_STATS", 36))?,
-        packets: f(8)? as u64,
-        drops: f(12)?,
-        overlimits: f(16)?,
+        bytes: wire::u64_at(a.value, 0).ok_or_else(short)?,
+        packets: f(TC_STATS_PACKETS)? as u64,
+        drops: f(TC_STATS_DROPS)?,
+        overlimits: f(TC_STATS_OVERLIMITS)?,
         requeues: 0,
-        backlog_bytes: f(32)?,
+        backlog_bytes: f(TC_STATS_BACKLOG)?,
         backlog_packets: qlen,
         qlen,
     })
 }
 
 fn decode_xstats(kind: &str, x: &[u8]) -> QdiscXstats {
-    if kind == "fq_codel" {
-        if let Ok(TcFqCodelXstats::Qdisc(q)) = TcFqCodelXstats::parse(x) {
-            return QdiscXstats::FqCodel(FqCodelXstats {
-                maxpacket: q.maxpacket,
-                drop_overlimit: q.drop_overlimit,
-                drop_overmemory: q.drop_overmemory,
-                ecn_mark: q.ecn_mark,
-                new_flow_count: q.new_flow_count,
-                new_flows_len: q.new_flows_len,
-                old_flows_len: q.old_flows_len,
-                ce_mark: q.ce_mark,
-                memory_usage: q.memory_usage,
-            });
-        }
-    }
-    QdiscXstats::Raw {
+    let typed = match kind {
+        fq_codel::KIND => fq_codel::decode_xstats(x).map(QdiscXstats::FqCodel),
+        codel::KIND => codel::decode_xstats(x).map(QdiscXstats::Codel),
+        fq::KIND => fq::decode_xstats(x).map(QdiscXstats::Fq),
+        cake::KIND => cake::decode_xstats(x).ok().map(QdiscXstats::Cake),
+        pie::KIND => pie::decode_xstats(x).map(QdiscXstats::Pie),
+        fq_pie::KIND => fq_pie::decode_xstats(x).map(QdiscXstats::FqPie),
+        _ => None,
+    };
+    typed.unwrap_or_else(|| QdiscXstats::Raw {
         hex: hex::encode(x),
-    }
+    })
 }
 
 #[cfg(test)]

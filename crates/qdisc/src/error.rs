@@ -56,7 +56,7 @@ pub enum QdiscError {
         reason: String,
     },
     /// The kernel does not have the requested qdisc kind.
-    #[error("qdisc {kind} is not available in this kernel ({release}): load {module} or use --kernel uml")]
+    #[error("qdisc {kind} is not available in this kernel ({release}): its module {module} is not loaded and could not be loaded{}", note_suffix(.note))]
     KindUnavailable {
         /// Qdisc kind, e.g. `fq_codel`.
         kind: String,
@@ -64,6 +64,9 @@ pub enum QdiscError {
         release: String,
         /// Module that provides it, e.g. `sch_fq_codel`.
         module: String,
+        /// What is known about its absence (e.g. the pinned guest kernel
+        /// is built without it).
+        note: Option<String>,
     },
     /// The kernel answered a request with an error.
     #[error("{request}: kernel answered {errno_name} (errno {errno}){}", kernel_message_suffix(.kernel_message))]
@@ -114,6 +117,13 @@ pub enum QdiscError {
     /// The sampler thread panicked.
     #[error("qdisc sampler thread panicked")]
     SamplerPanicked,
+}
+
+fn note_suffix(note: &Option<String>) -> String {
+    match note {
+        Some(why) => format!(" ({why})"),
+        None => String::new(),
+    }
 }
 
 fn kernel_message_suffix(msg: &Option<String>) -> String {

@@ -47,6 +47,12 @@ impl Handle {
         self.0 as u16
     }
 
+    /// A qdisc's handle as tc prints it: `major:` in hex, even for 0
+    /// (`noqueue` shows as `0:`).
+    pub fn qdisc_text(self) -> String {
+        format!("{:x}:", self.major())
+    }
+
     /// Parses `1:`, `1:1`, `10:`, `ffff:`, `root`, `ingress`, `none`.
     pub fn parse(text: &str) -> Result<Handle, QdiscError> {
         match text {
@@ -106,5 +112,22 @@ mod tests {
             Handle::ROOT
         );
         assert!(Handle::parse("g:").is_err());
+    }
+}
+
+/// Serde for a qdisc's own handle: written as [`Handle::qdisc_text`]
+/// (`10:`, `0:`), read back with [`Handle::parse`].
+pub(crate) mod qdisc_handle {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::Handle;
+
+    pub fn serialize<S: Serializer>(h: &Handle, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&h.qdisc_text())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Handle, D::Error> {
+        let text = String::deserialize(d)?;
+        Handle::parse(&text).map_err(serde::de::Error::custom)
     }
 }

@@ -9,7 +9,9 @@
 //! * Read the qdiscs back ([`Readback`]: decoded [`QdiscRecord`]s with
 //!   options, counters and fq_codel xstats, plus the raw dump), any time,
 //!   or every N ms with a bounded [`Sampler`].
-//! * Ask the kernel which kinds it lacks before a run: [`missing_kinds`].
+//! * Print a decoded qdisc the way `tc qdisc show` does: [`QdiscRecord::tc_show`].
+//! * Ask the kernel which kinds it lacks before a run, in a namespace the
+//!   caller owns: [`support::missing_kinds`].
 //!
 //! TBF's request is what iproute2 sends minus `TCA_TBF_RTAB`: the kernel
 //! only reads the rate table when the rate's link layer is unset, and we
@@ -41,34 +43,41 @@ mod decode;
 mod error;
 mod handle;
 pub mod hex;
-mod probe;
 mod readback;
 mod request;
+mod sampler;
+mod show;
+pub mod support;
 mod sys;
 mod tbf;
 mod units;
 mod wire;
 
+pub use arm::cake::{CakeReadback, CakeTinStats, CakeXstats};
+pub use arm::codel::{CodelReadback, CodelXstats};
+pub use arm::fq::{FqReadback, FqXstats};
+pub use arm::fq_codel::{FqCodelReadback, FqCodelXstats};
+pub use arm::fq_pie::{FqPieReadback, FqPieXstats};
+pub use arm::pie::{PieReadback, PieXstats};
 pub use arm::{
     module_for_kind, Arm, Bfifo, Cake, Codel, Fq, FqCodel, FqPie, Pfifo, Pie, KNOWN_KINDS,
 };
 pub use decode::{
-    decode_dump, decode_qdisc, FqCodelReadback, FqCodelXstats, QdiscOptions, QdiscRecord,
-    QdiscStats, QdiscXstats, RawAttr, TbfReadback,
+    decode_dump, decode_qdisc, QdiscOptions, QdiscRecord, QdiscStats, QdiscXstats, TbfReadback,
 };
 pub use error::QdiscError;
 pub use handle::Handle;
-pub use probe::{missing_kinds, missing_kinds_in, require_kinds, unavailable};
-pub use readback::{
-    Readback, SampleClock, SampleFailure, SampleSeries, Sampler, SamplerConfig, SamplerStop,
-};
+pub use readback::{Readback, SampleFailure, SampleSeries, SamplerStop};
 pub use request::{
     arm_request, bare_request, tbf_request, Bottleneck, QdiscRequest, ARM_HANDLE, ARM_PARENT,
     TBF_HANDLE,
 };
+pub use sampler::{SampleClock, Sampler, SamplerConfig};
 pub use sys::{apply, ifindex_in, kernel_release, read_psched, QdiscSocket};
 pub use tbf::{Psched, RateSpec, Tbf, TbfQopt};
 pub use units::{format_time, parse_time, Rate, Size};
+pub use units::{tc_rate32, tc_rate64, tc_size, tc_time64_ns, tc_time_us, tc_unsigned};
+pub use wire::RawAttr;
 
 use std::time::Instant;
 

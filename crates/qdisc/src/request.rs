@@ -2,8 +2,8 @@
 //! command line a person could paste instead, and what they are for.
 
 use netlink_packet_core::{
-    DefaultNla, NetlinkHeader, NetlinkMessage, NetlinkPayload, NLM_F_ACK, NLM_F_CREATE, NLM_F_EXCL,
-    NLM_F_REQUEST,
+    DefaultNla, Emitable, NetlinkHeader, NetlinkMessage, NetlinkPayload, NLA_F_NESTED, NLM_F_ACK,
+    NLM_F_CREATE, NLM_F_EXCL, NLM_F_REQUEST,
 };
 use netlink_packet_route::tc::{TcAttribute, TcHandle, TcHeader, TcMessage, TcOption};
 use netlink_packet_route::RouteNetlinkMessage;
@@ -12,6 +12,9 @@ use serde::{Deserialize, Serialize};
 use crate::arm::OptionsPayload;
 use crate::hex;
 use crate::{Arm, Handle, Psched, QdiscError, Tbf};
+
+/// `TCA_OPTIONS` (`linux/rtnetlink.h`).
+const TCA_OPTIONS: u16 = 2;
 
 /// TBF's handle: `1:`.
 pub const TBF_HANDLE: Handle = Handle::new(1, 0);
@@ -223,8 +226,18 @@ fn build(
     match payload {
         OptionsPayload::None => {}
         // TCA_OPTIONS = 2 carrying a bare struct, not nested attributes.
-        OptionsPayload::Raw(bytes) => attrs.push(TcAttribute::Other(DefaultNla::new(2, bytes))),
+        OptionsPayload::Raw(bytes) => {
+            attrs.push(TcAttribute::Other(DefaultNla::new(TCA_OPTIONS, bytes)))
+        }
         OptionsPayload::Nested(opts) => attrs.push(TcAttribute::Options(opts)),
+        OptionsPayload::NestedFlagged(opts) => {
+            let mut value = vec![0u8; opts.as_slice().buffer_len()];
+            opts.as_slice().emit(&mut value);
+            attrs.push(TcAttribute::Other(DefaultNla::new(
+                TCA_OPTIONS | NLA_F_NESTED,
+                value,
+            )));
+        }
     }
     let bytes = serialize(
         RouteNetlinkMessage::NewQueueDiscipline(TcMessage::from_parts(header, attrs)),

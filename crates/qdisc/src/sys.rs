@@ -75,6 +75,23 @@ impl QdiscSocket {
         }
     }
 
+    /// Deletes the qdisc at `parent` (e.g. [`Handle::ROOT`]) of `ifindex`
+    /// and waits for the ACK.
+    pub fn delete(&self, ifindex: u32, parent: crate::Handle) -> Result<(), QdiscError> {
+        let seq = self.seq.fetch_add(1, Ordering::Relaxed);
+        let bytes = crate::request::delete_request_bytes(ifindex, parent, seq);
+        let what = format!("tc qdisc del dev #{ifindex} {parent}");
+        match self.transact(&bytes, seq, &what)? {
+            None => Ok(()),
+            Some((errno, kernel_message)) => Err(QdiscError::Refused {
+                request: what,
+                errno,
+                errno_name: errno_name(errno),
+                kernel_message,
+            }),
+        }
+    }
+
     /// Sends raw request bytes that ask for an ACK; returns the kernel's
     /// `(errno, extack message)` on refusal.
     pub(crate) fn transact(
@@ -241,6 +258,7 @@ fn refusal(req: &QdiscRequest, errno: i32, kernel_message: Option<String>) -> Qd
             kind: req.kind.clone(),
             release: kernel_release(),
             module: crate::arm::module_for_kind(&req.kind),
+            note: crate::arm::absent_from_pinned_guest(&req.kind).map(str::to_string),
         };
     }
     QdiscError::Refused {

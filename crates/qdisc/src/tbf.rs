@@ -132,6 +132,7 @@ impl fmt::Display for Tbf {
 
 pub(crate) const TCA_TBF_PARMS: u16 = 1;
 pub(crate) const TCA_TBF_RATE64: u16 = 4;
+pub(crate) const TCA_TBF_PRATE64: u16 = 5;
 pub(crate) const TCA_TBF_BURST: u16 = 6;
 /// `TC_LINKLAYER_ETHERNET`.
 const LINKLAYER_ETHERNET: u8 = 1;

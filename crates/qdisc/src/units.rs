@@ -56,7 +56,7 @@ impl Rate {
             ("tibps", 8.0 * 1099511627776.0),
             ("tbps", 8e12),
         ];
-        let (number, suffix) = split_number(text).ok_or_else(|| {
+        let (number, suffix) = strtod_prefix(text).ok_or_else(|| {
             QdiscError::bad("rate", text, "expected a number with a unit, e.g. 5mbit")
         })?;
         let scale = lookup(SUFFIXES, suffix).ok_or_else(|| {
@@ -124,7 +124,7 @@ impl Size {
             ("mbit", 1048576.0 / 8.0),
             ("gbit", 1073741824.0 / 8.0),
         ];
-        let (number, suffix) = split_number(text).ok_or_else(|| {
+        let (number, suffix) = strtod_prefix(text).ok_or_else(|| {
             QdiscError::bad("size", text, "expected a number of bytes, e.g. 16kb")
         })?;
         let scale = lookup(SUFFIXES, suffix).ok_or_else(|| {
@@ -178,7 +178,7 @@ pub fn parse_time(what: &str, text: &str) -> Result<Duration, QdiscError> {
         ("nsec", 1.0),
         ("nsecs", 1.0),
     ];
-    let (number, suffix) = split_number(text)
+    let (number, suffix) = strtod_prefix(text)
         .ok_or_else(|| QdiscError::bad(what, text, "expected a time, e.g. 5ms"))?;
     let scale = lookup(SUFFIXES, suffix).ok_or_else(|| {
         QdiscError::bad(
@@ -198,12 +198,6 @@ pub fn parse_time(what: &str, text: &str) -> Result<Duration, QdiscError> {
     Ok(Duration::from_nanos(nanos.round() as u64))
 }
 
-/// A time as the kernel's `u32` microseconds, or an error naming `what`.
-pub fn micros_u32(what: &str, d: Duration) -> Result<u32, QdiscError> {
-    u32::try_from(d.as_micros())
-        .map_err(|_| QdiscError::bad(what, format_time(d), "does not fit in 32-bit microseconds"))
-}
-
 /// Writes a time the way a person types it for tc: `5ms`, `100ms`, `1s`, `500us`.
 pub fn format_time(d: Duration) -> String {
     let ns = d.as_nanos();
@@ -218,33 +212,252 @@ pub fn format_time(d: Duration) -> String {
     }
 }
 
-/// Parses a plain unsigned 32-bit count (packets, flows, a factor).
-pub fn parse_u32(what: &str, text: &str) -> Result<u32, QdiscError> {
-    let digits = text.strip_prefix("0x");
-    let parsed = match digits {
-        Some(hex) => u32::from_str_radix(hex, 16),
-        None => text.parse::<u32>(),
+/// Reads the longest number at the start of `text` the way C's `strtod`
+/// does (what tc uses for rates, sizes and times): optional sign, decimal
+/// digits with an optional fraction and exponent, or `0x` hex digits with
+/// an optional fraction and binary exponent. Returns the value and the
+/// rest; `None` when no number starts the text. (`inf`/`nan` are refused.)
+pub(crate) fn strtod_prefix(text: &str) -> Option<(f64, &str)> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let negative = match b.first() {
+        Some(b'-') => {
+            i = 1;
+            true
+        }
+        Some(b'+') => {
+            i = 1;
+            false
+        }
+        _ => false,
     };
-    parsed.map_err(|e| {
+    let digits = |from: usize, hex: bool| {
+        let mut j = from;
+        while j < b.len()
+            && (if hex {
+                b[j].is_ascii_hexdigit()
+            } else {
+                b[j].is_ascii_digit()
+            })
+        {
+            j += 1;
+        }
+        j
+    };
+    let is_hex = b.len() > i + 2
+        && b[i] == b'0'
+        && (b[i + 1] == b'x' || b[i + 1] == b'X')
+        && (b[i + 2].is_ascii_hexdigit()
+            || (b[i + 2] == b'.' && b.get(i + 3).is_some_and(u8::is_ascii_hexdigit)));
+    if is_hex {
+        let int_start = i + 2;
+        let int_end = digits(int_start, true);
+        let (frac_start, frac_end) = if b.get(int_end) == Some(&b'.') {
+            (int_end + 1, digits(int_end + 1, true))
+        } else {
+            (int_end, int_end)
+        };
+        let mut value = 0f64;
+        for &c in &b[int_start..int_end] {
+            value = value * 16.0 + f64::from((c as char).to_digit(16)?);
+        }
+        let mut scale = 1.0 / 16.0;
+        for &c in &b[frac_start..frac_end] {
+            value += f64::from((c as char).to_digit(16)?) * scale;
+            scale /= 16.0;
+        }
+        let mut end = frac_end;
+        if matches!(b.get(end), Some(b'p' | b'P')) {
+            let mut k = end + 1;
+            let mut exp_neg = false;
+            if matches!(b.get(k), Some(b'+' | b'-')) {
+                exp_neg = b[k] == b'-';
+                k += 1;
+            }
+            let exp_end = digits(k, false);
+            if exp_end > k {
+                let exp: i32 = text[k..exp_end].parse().unwrap_or(i32::MAX);
+                value *= 2f64.powi(if exp_neg { -exp } else { exp });
+                end = exp_end;
+            }
+        }
+        return Some((if negative { -value } else { value }, &text[end..]));
+    }
+    let int_end = digits(i, false);
+    let mut end = int_end;
+    if b.get(end) == Some(&b'.') {
+        end = digits(end + 1, false);
+    }
+    let mantissa = &text[i..end];
+    if mantissa.is_empty() || mantissa == "." {
+        return None;
+    }
+    if matches!(b.get(end), Some(b'e' | b'E')) {
+        let mut k = end + 1;
+        if matches!(b.get(k), Some(b'+' | b'-')) {
+            k += 1;
+        }
+        let exp_end = digits(k, false);
+        if exp_end > k {
+            end = exp_end;
+        }
+    }
+    let value: f64 = text[..end].parse().ok()?;
+    Some((value, &text[end..]))
+}
+
+/// tc's `get_unsigned`/`get_u32` (`strtoul` with base 0): decimal, `0x`
+/// hex or leading-`0` octal, the whole word, at most `u32::MAX`.
+pub fn tc_unsigned(what: &str, text: &str) -> Result<u32, QdiscError> {
+    let bad = |r: &str| QdiscError::bad(what, text, r.to_string());
+    let t = text.strip_prefix('+').unwrap_or(text);
+    let (radix, digits) = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        (16, h)
+    } else if t.len() > 1 && t.starts_with('0') {
+        (8, &t[1..])
+    } else {
+        (10, t)
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return Err(bad(
+            "expected an unsigned 32-bit number (decimal, 0x hex or 0 octal)",
+        ));
+    }
+    let v = u64::from_str_radix(digits, radix).map_err(|_| bad("does not fit in 32 bits"))?;
+    u32::try_from(v).map_err(|_| bad("does not fit in 32 bits"))
+}
+
+/// tc's `get_size`: bytes with an optional `b`, `k`/`kb`, `m`/`mb`,
+/// `g`/`gb`, `kbit`, `mbit`, `gbit` suffix (any case); the number is read
+/// like `strtod`, so `0x80000000` and `1.5k` work. Truncated to whole
+/// bytes; more than `u32::MAX` is refused.
+pub fn tc_size(what: &str, text: &str) -> Result<u32, QdiscError> {
+    Size::parse(text)
+        .map_err(|e| rename(e, what))
+        .and_then(|s| s.to_u32(what))
+}
+
+/// tc's `get_rate64`: bytes per second from a rate word (`5mbit`, `1000`
+/// = bit/s, `100KBps`).
+pub fn tc_rate64(what: &str, text: &str) -> Result<u64, QdiscError> {
+    let (number, suffix) = strtod_prefix(text)
+        .ok_or_else(|| QdiscError::bad(what, text, "expected a rate, e.g. 5mbit"))?;
+    let scale = rate_scale(suffix).ok_or_else(|| {
         QdiscError::bad(
             what,
             text,
-            format!("expected an unsigned 32-bit number ({e})"),
+            format!(
+                "unknown unit {suffix:?} (use bit, kbit, mbit, gbit, tbit, bps, kbps, mbps...)"
+            ),
         )
-    })
+    })?;
+    let bytes = number * scale / 8.0;
+    if !(0.0..1.8e19).contains(&bytes) {
+        return Err(QdiscError::bad(
+            what,
+            text,
+            "must be a non-negative finite rate",
+        ));
+    }
+    Ok(bytes as u64)
 }
 
-/// Splits `"16.5kb"` into `(16.5, "kb")`; `None` when there is no leading number.
-fn split_number(text: &str) -> Option<(f64, &str)> {
-    let end = text
-        .char_indices()
-        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.'))
-        .map_or(text.len(), |(i, _)| i);
-    let (num, suffix) = text.split_at(end);
-    if num.is_empty() || num == "." {
-        return None;
+/// tc's `get_rate`: like [`tc_rate64`] but the kernel field is 32 bits.
+pub fn tc_rate32(what: &str, text: &str) -> Result<u32, QdiscError> {
+    let v = tc_rate64(what, text)?;
+    u32::try_from(v).map_err(|_| QdiscError::bad(what, text, "more than 2^32-1 bytes/s"))
+}
+
+/// tc's `get_time`: microseconds (the kernel's unit) from `5ms`, `1s`,
+/// `250us` or a bare number (microseconds), truncated like tc.
+pub fn tc_time_us(what: &str, text: &str) -> Result<u32, QdiscError> {
+    let (number, suffix) = strtod_prefix(text)
+        .ok_or_else(|| QdiscError::bad(what, text, "expected a time, e.g. 5ms"))?;
+    let scale = match suffix.to_ascii_lowercase().as_str() {
+        "" | "us" | "usec" | "usecs" => 1.0,
+        "ms" | "msec" | "msecs" => 1e3,
+        "s" | "sec" | "secs" => 1e6,
+        _ => {
+            return Err(QdiscError::bad(
+                what,
+                text,
+                format!("unknown unit {suffix:?} (use s, ms, us)"),
+            ))
+        }
+    };
+    let us = number * scale;
+    if !(0.0..=u32::MAX as f64).contains(&us) {
+        return Err(QdiscError::bad(
+            what,
+            text,
+            "must be between 0 and 2^32-1 us",
+        ));
     }
-    num.parse::<f64>().ok().map(|n| (n, suffix))
+    Ok(us as u32)
+}
+
+/// tc's `get_time64`: nanoseconds, a bare number being nanoseconds.
+pub fn tc_time64_ns(what: &str, text: &str) -> Result<u64, QdiscError> {
+    let (number, suffix) = strtod_prefix(text)
+        .ok_or_else(|| QdiscError::bad(what, text, "expected a time, e.g. 10us"))?;
+    let scale = match suffix.to_ascii_lowercase().as_str() {
+        "" | "ns" | "nsec" | "nsecs" => 1.0,
+        "us" | "usec" | "usecs" => 1e3,
+        "ms" | "msec" | "msecs" => 1e6,
+        "s" | "sec" | "secs" => 1e9,
+        _ => {
+            return Err(QdiscError::bad(
+                what,
+                text,
+                format!("unknown unit {suffix:?} (use s, ms, us, ns)"),
+            ))
+        }
+    };
+    let ns = number * scale;
+    if !(0.0..9.2e18).contains(&ns) {
+        return Err(QdiscError::bad(
+            what,
+            text,
+            "must be a non-negative finite time",
+        ));
+    }
+    Ok(ns as u64)
+}
+
+fn rate_scale(suffix: &str) -> Option<f64> {
+    const SUFFIXES: &[(&str, f64)] = &[
+        ("", 1.0),
+        ("bit", 1.0),
+        ("kibit", 1024.0),
+        ("kbit", 1000.0),
+        ("mibit", 1048576.0),
+        ("mbit", 1e6),
+        ("gibit", 1073741824.0),
+        ("gbit", 1e9),
+        ("tibit", 1099511627776.0),
+        ("tbit", 1e12),
+        ("bps", 8.0),
+        ("kibps", 8.0 * 1024.0),
+        ("kbps", 8000.0),
+        ("mibps", 8.0 * 1048576.0),
+        ("mbps", 8e6),
+        ("gibps", 8.0 * 1073741824.0),
+        ("gbps", 8e9),
+        ("tibps", 8.0 * 1099511627776.0),
+        ("tbps", 8e12),
+    ];
+    lookup(SUFFIXES, suffix)
+}
+
+fn rename(e: QdiscError, what: &str) -> QdiscError {
+    match e {
+        QdiscError::BadValue { text, reason, .. } => QdiscError::BadValue {
+            what: what.to_string(),
+            text,
+            reason,
+        },
+        other => other,
+    }
 }
 
 fn lookup(table: &[(&str, f64)], suffix: &str) -> Option<f64> {
@@ -314,6 +527,6 @@ mod tests {
         assert_eq!(format_time(Duration::from_millis(5)), "5ms");
         assert_eq!(format_time(Duration::from_secs(1)), "1s");
         assert_eq!(format_time(Duration::from_micros(1500)), "1500us");
-        assert_eq!(micros_u32("t", Duration::from_millis(5)).unwrap(), 5000);
+        assert_eq!(tc_time_us("t", "5ms").unwrap(), 5000);
     }
 }

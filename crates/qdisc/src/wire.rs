@@ -1,7 +1,26 @@
 //! Checked views over netlink bytes: messages and attributes. Every length
 //! is checked before it is used, so garbage yields an error, never a panic.
 
-use crate::QdiscError;
+use serde::{Deserialize, Serialize};
+
+use crate::{hex, QdiscError};
+
+/// An attribute kept as bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RawAttr {
+    /// Attribute type.
+    pub kind: u16,
+    /// Value, hex.
+    pub hex: String,
+}
+
+/// `a` kept as bytes.
+pub(crate) fn raw_attr(a: &Attr<'_>) -> RawAttr {
+    RawAttr {
+        kind: a.kind,
+        hex: hex::encode(a.value),
+    }
+}
 
 /// `NLMSG_ERROR`.
 pub(crate) const NLMSG_ERROR: u16 = 2;
@@ -93,6 +112,8 @@ pub(crate) fn messages(buf: &[u8]) -> impl Iterator<Item = Result<NlMsg<'_>, Qdi
 pub(crate) struct Attr<'a> {
     pub kind: u16,
     pub value: &'a [u8],
+    /// The whole attribute, header included (without trailing padding).
+    pub raw: &'a [u8],
 }
 
 impl<'a> Attr<'a> {
@@ -102,6 +123,10 @@ impl<'a> Attr<'a> {
 
     pub(crate) fn u64(&self, what: &str) -> Result<u64, QdiscError> {
         u64_at(self.value, 0).ok_or_else(|| self.short(what, 8))
+    }
+
+    pub(crate) fn i32(&self, what: &str) -> Result<i32, QdiscError> {
+        Ok(self.u32(what)? as i32)
     }
 
     pub(crate) fn u8(&self, what: &str) -> Result<u8, QdiscError> {
@@ -151,6 +176,7 @@ pub(crate) fn attrs<'a>(
         let attr = Attr {
             kind,
             value: &rest[4..len],
+            raw: &rest[..len],
         };
         rest = &rest[align4(len).min(rest.len())..];
         Some(Ok(attr))

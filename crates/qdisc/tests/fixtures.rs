@@ -42,7 +42,10 @@ fn tbf_of(r: &QdiscRecord) -> &netlab_qdisc::TbfReadback {
 fn assert_spec_tbf(r: &QdiscRecord) {
     assert_eq!(r.kind, "tbf");
     assert_eq!(r.ifindex, R1);
-    assert_eq!((r.handle.as_str(), r.parent.as_str()), ("1:", "root"));
+    assert_eq!(
+        (r.handle.to_string().as_str(), r.parent.to_string().as_str()),
+        ("1:", "root")
+    );
     assert_eq!((r.handle_raw, r.parent_raw), (0x0001_0000, 0xffff_ffff));
     let t = tbf_of(r);
     assert_eq!(t.rate.bits_per_sec(), 5_000_000);
@@ -77,7 +80,11 @@ fn host_tbf_pfifo_under_load() {
     );
     let p = &rb.records[1];
     assert_eq!(
-        (p.kind.as_str(), p.handle.as_str(), p.parent.as_str()),
+        (
+            p.kind.as_str(),
+            p.handle.to_string().as_str(),
+            p.parent.to_string().as_str()
+        ),
         ("pfifo", "10:", "1:1")
     );
     assert_eq!(p.options, QdiscOptions::Pfifo { limit_packets: 256 });
@@ -99,7 +106,7 @@ fn host_tbf_pfifo_under_load() {
     let all = decode_dump(&dump("host_tbf_pfifo.loaded.hex"), None, &Psched::MODERN).unwrap();
     assert_eq!(all.len(), 4);
     assert_eq!(
-        (all[0].kind.as_str(), all[0].handle.as_str()),
+        (all[0].kind.as_str(), all[0].handle.qdisc_text().as_str()),
         ("noqueue", "0:")
     );
 }
@@ -108,7 +115,7 @@ fn host_tbf_pfifo_under_load() {
 fn host_tbf_pfifo_drained_equals_tc() {
     let rb = readback("host_tbf_pfifo.drained.hex");
     assert_spec_tbf(&rb.records[0]);
-    assert_eq!(rb.stats_of("10:").unwrap().packets, 273);
+    assert_eq!(rb.stats_of(netlab_qdisc::ARM_HANDLE).unwrap().packets, 273);
     common::assert_readback_matches_tc(&rb, &tc_json("host_tbf_pfifo.drained.tc.json"));
 }
 
@@ -120,7 +127,11 @@ fn guest_tbf_fq_codel_under_load() {
     assert_eq!(rb.records[0].stats.unwrap().overlimits, 692);
     let f = &rb.records[1];
     assert_eq!(
-        (f.kind.as_str(), f.handle.as_str(), f.parent.as_str()),
+        (
+            f.kind.as_str(),
+            f.handle.to_string().as_str(),
+            f.parent.to_string().as_str()
+        ),
         ("fq_codel", "10:", "1:1")
     );
     assert_eq!(
@@ -202,10 +213,35 @@ fn readbacks_serialize_and_redecode() {
 fn every_truncation_of_a_real_dump_is_an_error_or_a_prefix() {
     for name in ["host_tbf_pfifo.loaded.hex", "guest_tbf_fq_codel.loaded.hex"] {
         let d = dump(name);
-        for cut in 0..d.len() {
-            // Must not panic; a cut inside a message is an error.
-            let _ = decode_dump(&d[..cut], None, &Psched::MODERN);
+        let full = decode_dump(&d, None, &Psched::MODERN).unwrap();
+        // Where each whole message (with its padding) ends.
+        let mut boundaries = vec![0usize];
+        let mut at = 0usize;
+        while at + 4 <= d.len() {
+            let len = u32::from_ne_bytes(d[at..at + 4].try_into().unwrap()) as usize;
+            at = (at + len).next_multiple_of(4).min(d.len());
+            boundaries.push(at);
         }
+        let mut prefixes = 0;
+        for cut in 0..d.len() {
+            // Never a panic; either an error, or the records of the whole
+            // messages before the cut, decoded exactly as in the full dump.
+            match decode_dump(&d[..cut], None, &Psched::MODERN) {
+                Err(_) => assert!(
+                    !boundaries.contains(&cut),
+                    "{name}: a cut at message boundary {cut} must decode"
+                ),
+                Ok(records) => {
+                    assert_eq!(records[..], full[..records.len()], "{name}: cut at {cut}");
+                    prefixes += 1;
+                }
+            }
+        }
+        // Every boundary before the end is a clean prefix.
+        assert!(
+            prefixes >= boundaries.len() - 1,
+            "{name}: {prefixes} prefixes"
+        );
     }
 }
 

@@ -8,12 +8,14 @@ mod common;
 use std::time::Duration;
 
 use netlab_qdisc::{
-    configure, missing_kinds, read_psched, Arm, Bottleneck, QdiscOptions, QdiscSocket, QdiscXstats,
+    configure, read_psched, support, Arm, Bottleneck, QdiscOptions, QdiscSocket, QdiscXstats,
+    ARM_HANDLE,
 };
+use netlab_topology::netns::ScratchNetns;
 use netlab_topology::spec::R_B_IF;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
-const MODULES: &[&str] = &["sch_tbf", "sch_fq_codel", "veth"];
+const MODULES: &[&str] = &["sch_tbf", "sch_fq_codel", "sch_cake", "sch_pie", "veth"];
 
 #[test]
 fn guest_tbf_fq_codel_matches_tc() {
@@ -31,7 +33,7 @@ fn guest_tbf_fq_codel_matches_tc() {
             serde_json::to_string(&after.records).unwrap()
         );
         common::assert_readback_matches_tc(&after, &common::tc_show(topo.r.name(), R_B_IF));
-        let QdiscOptions::FqCodel(o) = &after.by_handle("10:").unwrap().options else {
+        let QdiscOptions::FqCodel(o) = &after.by_handle(ARM_HANDLE).unwrap().options else {
             panic!("fq_codel options")
         };
         assert_eq!(o.limit, Some(256));
@@ -44,7 +46,7 @@ fn guest_tbf_fq_codel_matches_tc() {
         common::udp_burst(&topo, 600, 1200, true);
         std::thread::sleep(Duration::from_millis(200));
         let loaded = sock.readback(done.ifindex, Some(1.0), &psched).unwrap();
-        let child = loaded.by_handle("10:").unwrap();
+        let child = loaded.by_handle(ARM_HANDLE).unwrap();
         let s = child.stats.unwrap();
         let Some(QdiscXstats::FqCodel(x)) = child.xstats else {
             panic!("fq_codel xstats")
@@ -54,8 +56,8 @@ fn guest_tbf_fq_codel_matches_tc() {
         assert!(x.memory_usage > 0 && x.maxpacket >= 1200, "{x:?}");
         assert!(x.drop_overlimit > 0, "{x:?}");
 
-        let drained = common::wait_drained(&sock, done.ifindex, "10:", Duration::from_secs(5));
-        let Some(QdiscXstats::FqCodel(x)) = drained.by_handle("10:").unwrap().xstats else {
+        let drained = common::wait_drained(&sock, done.ifindex, ARM_HANDLE, Duration::from_secs(5));
+        let Some(QdiscXstats::FqCodel(x)) = drained.by_handle(ARM_HANDLE).unwrap().xstats else {
             panic!("fq_codel xstats")
         };
         // CoDel marks ECT packets once they waited > 5ms for 100ms.
@@ -65,9 +67,23 @@ fn guest_tbf_fq_codel_matches_tc() {
 }
 
 #[test]
-fn guest_probe_finds_fq_codel() {
-    netlab_guest::test_in_guest("guest_probe_finds_fq_codel", MODULES, || {
-        let missing = missing_kinds(&["tbf", "pfifo", "fq_codel", "no_such_qdisc"]).expect("probe");
+fn guest_support_check_finds_fq_codel() {
+    netlab_guest::test_in_guest("guest_support_check_finds_fq_codel", MODULES, || {
+        let scratch = ScratchNetns::new("qsupport").expect("scratch netns");
+        let missing =
+            support::missing_kinds(&scratch, &["tbf", "pfifo", "fq_codel", "no_such_qdisc"])
+                .expect("support check");
         assert_eq!(missing, vec!["no_such_qdisc".to_string()]);
+        // The pinned guest kernel has no sch_fq_pie, and says so.
+        let missing = support::missing_kinds(&scratch, &["fq_pie", "cake", "pie"]).unwrap();
+        assert_eq!(missing, vec!["fq_pie".to_string()]);
+        let e = support::require_kinds(&scratch, &["fq_pie"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("qdisc fq_pie is not available in this kernel")
+                && e.contains("built without sch_fq_pie"),
+            "{e}"
+        );
     });
 }

@@ -7,9 +7,10 @@ mod common;
 use std::time::{Duration, Instant};
 
 use netlab_qdisc::{
-    configure, hex, missing_kinds, read_psched, Arm, Bottleneck, QdiscError, QdiscOptions,
-    QdiscSocket, Sampler, SamplerConfig, SamplerStop,
+    configure, hex, read_psched, support, Arm, Bottleneck, QdiscError, QdiscOptions, QdiscSocket,
+    Sampler, SamplerConfig, SamplerStop, ARM_HANDLE, ARM_PARENT, TBF_HANDLE,
 };
+use netlab_topology::netns::ScratchNetns;
 use netlab_topology::privilege::require_privileged;
 use netlab_topology::spec::R_B_IF;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
@@ -27,14 +28,29 @@ fn privileged_tbf_pfifo_matches_tc() {
     let sock = QdiscSocket::open_in(&topo.r).unwrap();
     let psched = read_psched();
 
-    // Right after configuration: options, zero-ish counters.
-    let after = sock.readback(done.ifindex, Some(0.0), &psched).unwrap();
+    // Right after configuration: options, zero-ish counters. R's own IPv6
+    // housekeeping (an MLD report, 90 bytes) may cross r1 while we compare:
+    // compare a still moment (two readbacks around tc's agree).
+    let mut still = None;
+    for _ in 0..10 {
+        let before = sock.readback(done.ifindex, Some(0.0), &psched).unwrap();
+        let tc = common::tc_show(topo.r.name(), R_B_IF);
+        let again = sock.readback(done.ifindex, Some(0.0), &psched).unwrap();
+        let stats =
+            |rb: &netlab_qdisc::Readback| rb.records.iter().map(|r| r.stats).collect::<Vec<_>>();
+        if stats(&before) == stats(&again) {
+            still = Some((before, tc));
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let (after, tc) = still.expect("r1's counters stood still for one comparison");
     println!(
         "after config: {}",
         serde_json::to_string_pretty(&after.records).unwrap()
     );
-    common::assert_readback_matches_tc(&after, &common::tc_show(topo.r.name(), R_B_IF));
-    let tbf = after.by_handle("1:").expect("tbf 1:");
+    common::assert_readback_matches_tc(&after, &tc);
+    let tbf = after.by_handle(TBF_HANDLE).expect("tbf 1:");
     let QdiscOptions::Tbf(t) = &tbf.options else {
         panic!("tbf options")
     };
@@ -48,26 +64,26 @@ fn privileged_tbf_pfifo_matches_tc() {
         t.buffer_ticks, 409_600,
         "the kernel recomputes buffer from TCA_TBF_BURST"
     );
-    assert_eq!(after.by_handle("10:").unwrap().parent, "1:1");
+    assert_eq!(after.by_handle(ARM_HANDLE).unwrap().parent, ARM_PARENT);
     assert!(matches!(
-        after.by_handle("10:").unwrap().options,
+        after.by_handle(ARM_HANDLE).unwrap().options,
         QdiscOptions::Pfifo { limit_packets: 256 }
     ));
 
     // Under load: a standing queue in pfifo, drops once 256 packets wait.
     common::udp_burst(&topo, 600, 1200, false);
     let loaded = sock.readback(done.ifindex, Some(1.0), &psched).unwrap();
-    let child = loaded.stats_of("10:").unwrap();
+    let child = loaded.stats_of(ARM_HANDLE).unwrap();
     println!("loaded child {child:?}");
     assert!(
         child.backlog_packets > 100 && child.backlog_bytes > 100_000,
         "{child:?}"
     );
     assert!(child.drops > 0, "{child:?}");
-    assert!(loaded.stats_of("1:").unwrap().overlimits > 0);
+    assert!(loaded.stats_of(TBF_HANDLE).unwrap().overlimits > 0);
 
     // Drained: every counter equals tc's.
-    let drained = common::wait_drained(&sock, done.ifindex, "10:", Duration::from_secs(5));
+    let drained = common::wait_drained(&sock, done.ifindex, ARM_HANDLE, Duration::from_secs(5));
     common::assert_readback_matches_tc(&drained, &common::tc_show(topo.r.name(), R_B_IF));
     assert_eq!(
         drained.redecode().unwrap(),
@@ -99,7 +115,7 @@ fn privileged_sampler_sees_the_queue_build_and_drain() {
     let series = sampler.stop().unwrap();
     assert_eq!(series.stopped_by, SamplerStop::Stopped);
     assert!(series.failures.is_empty(), "{:?}", series.failures);
-    let backlog = series.backlog_of("10:");
+    let backlog = series.backlog_of(ARM_HANDLE);
     println!(
         "{} samples; backlog series (t_s, bytes, pkts): {:?}",
         backlog.len(),
@@ -150,9 +166,14 @@ fn privileged_probe_and_refusals_on_the_host_kernel() {
     if !require_privileged("privileged_probe_and_refusals_on_the_host_kernel") {
         return;
     }
-    let missing = missing_kinds(&["tbf", "pfifo", "bfifo", "no_such_qdisc"]).expect("probe");
+    let scratch = ScratchNetns::new("qsupport").expect("scratch netns");
+    let missing = support::missing_kinds(&scratch, &["tbf", "pfifo", "bfifo", "no_such_qdisc"])
+        .expect("support check");
     assert_eq!(missing, vec!["no_such_qdisc".to_string()]);
-    let fq_codel_missing = missing_kinds(&["fq_codel"]).expect("probe").len() == 1;
+    let fq_codel_missing = support::missing_kinds(&scratch, &["fq_codel"])
+        .expect("support check")
+        .len()
+        == 1;
     println!(
         "host kernel {} has fq_codel: {}",
         netlab_qdisc::kernel_release(),
@@ -169,7 +190,7 @@ fn privileged_probe_and_refusals_on_the_host_kernel() {
         assert_eq!(
             msg,
             format!(
-                "qdisc fq_codel is not available in this kernel ({}): load sch_fq_codel or use --kernel uml",
+                "qdisc fq_codel is not available in this kernel ({}): its module sch_fq_codel is not loaded and could not be loaded",
                 netlab_qdisc::kernel_release()
             )
         );

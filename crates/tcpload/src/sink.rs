@@ -104,13 +104,13 @@ pub struct ReceiverLog {
     /// A fatal echo error (the echo stopped being served then), if any.
     pub echo_error: Option<String>,
     /// The isochronous probe's echo address, if one was served.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iso_echo_addr: Option<SocketAddr>,
     /// Its counters, if it was served.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iso_echo: Option<EchoStats>,
     /// Its fatal error (it stopped being served then), if any.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iso_echo_error: Option<String>,
     /// When the loop stopped and closed everything.
     pub closed_s: f64,

@@ -55,7 +55,7 @@ pub fn udp_burst(topo: &Topology, count: usize, size: usize, ect: bool) {
 pub fn wait_drained(
     sock: &netlab_qdisc::QdiscSocket,
     ifindex: u32,
-    handle: &str,
+    handle: netlab_qdisc::Handle,
     within: Duration,
 ) -> Readback {
     let deadline = Instant::now() + within;
@@ -99,11 +99,11 @@ pub fn tc_size_text(bytes: u32) -> String {
 pub fn assert_record_matches_tc(ours: &QdiscRecord, tc: &Value) {
     let ctx = format!("{} {}", ours.kind, ours.handle);
     assert_eq!(tc["kind"], ours.kind.as_str(), "{ctx}: kind");
-    assert_eq!(tc["handle"], ours.handle.as_str(), "{ctx}: handle");
-    if ours.parent == "root" {
+    assert_eq!(tc["handle"], ours.handle.to_string(), "{ctx}: handle");
+    if ours.parent == netlab_qdisc::Handle::ROOT {
         assert_eq!(tc["root"], true, "{ctx}: root");
     } else {
-        assert_eq!(tc["parent"], ours.parent.as_str(), "{ctx}: parent");
+        assert_eq!(tc["parent"], ours.parent.to_string(), "{ctx}: parent");
     }
     let s = ours.stats.expect("stats");
     assert_eq!(u(tc, "bytes"), s.bytes, "{ctx}: bytes");
