@@ -667,6 +667,15 @@ pub fn run_trial(
         }
         std::thread::sleep(Duration::from_millis(200));
     };
+    if !leftovers.is_empty() && fault != Fault::Kill {
+        // Leave the machine clean even when the run did not: a sweep by
+        // `orchestrator cleanup` (dead runs only), noted in the report.
+        let (c, o, _) = run_bounded(bin, &["cleanup"], Duration::from_secs(90));
+        notes.push(format!(
+            "swept by `orchestrator cleanup` (exit {c:?}): {}",
+            o.trim()
+        ));
+    }
     problems.extend(leftovers);
 
     // The host's root namespace: a few tries, in case another test's
