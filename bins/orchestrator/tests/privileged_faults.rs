@@ -18,6 +18,15 @@ use netlab_topology::privilege::require_privileged;
 
 const BIN: &str = env!("CARGO_BIN_EXE_orchestrator");
 
+/// One trial series at a time in this binary: a SIGKILL trial's
+/// `orchestrator cleanup` removes every dead run's leftovers, which would
+/// hide what the control test must find.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn seed() -> u64 {
     match std::env::var("NETLAB_FAULT_SEED") {
         Ok(s) => {
@@ -55,6 +64,7 @@ fn privileged_fault_trials_on_the_host_kernel_leave_nothing() {
     if !require_privileged("privileged_fault_trials_on_the_host_kernel_leave_nothing") {
         return;
     }
+    let _serial = serial();
     let trials = run_plan(&plan("host", 4, 0));
     assert_eq!(trials.len(), 4);
     assert_clean(&trials);
@@ -68,6 +78,7 @@ fn guest_fault_trials_in_the_uml_kernel_leave_nothing() {
     ) {
         return;
     }
+    let _serial = serial();
     let trials = run_plan(&plan("uml", 0, 2));
     assert_eq!(trials.len(), 2);
     assert_clean(&trials);
@@ -87,4 +98,42 @@ fn splitmix_is_seeded_and_reproducible() {
     assert_ne!(xs, (0..8).map(|_| c.range(50, 10_000)).collect::<Vec<_>>());
     // The reference output of SplitMix64 for seed 0.
     assert_eq!(faults::SplitMix64::new(0).next_u64(), 0xE220_A839_7B1D_CDAF);
+}
+
+#[test]
+fn privileged_fault_checks_find_what_an_uncleaned_sigkill_leaves() {
+    if !require_privileged("privileged_fault_checks_find_what_an_uncleaned_sigkill_leaves") {
+        return;
+    }
+    let _serial = serial();
+    // The control: the checks are not vacuous (they could only miss here if
+    // another process ran `orchestrator cleanup` in between). SIGKILL mid-scenario without
+    // `orchestrator cleanup` leaves the namespaces and the state file, and
+    // the trial must say so (it then sweeps them itself).
+    let p = plan("control", 1, 0);
+    std::fs::create_dir_all(&p.work).unwrap();
+    let t = faults::run_trial(
+        &p.bin,
+        &p.work,
+        faults::Kernel::Host,
+        1,
+        faults::Fault::KillWithoutCleanup,
+        2_500,
+    );
+    let _ = std::fs::remove_dir_all(&p.work);
+    println!("{t}");
+    let id = t.run_id.clone().expect("the run id was found");
+    let all = t.problems.join("\n");
+    assert!(
+        all.contains(&format!("nl-{id}-1-")),
+        "namespaces reported: {all}"
+    );
+    assert!(
+        all.contains(&format!("{id}.json")),
+        "state file reported: {all}"
+    );
+    assert!(
+        faults::namespaces_of(&id).is_empty(),
+        "the sweep removed them"
+    );
 }

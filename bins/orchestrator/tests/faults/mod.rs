@@ -82,6 +82,9 @@ pub enum Fault {
     /// Guest only: SIGKILL to the guest's process group (a crashed guest);
     /// the orchestrator must notice, clean up and exit non-zero.
     GuestCrash,
+    /// Control, never drawn: SIGKILL without `orchestrator cleanup`, so
+    /// the checks must find what the run left (then it is swept).
+    KillWithoutCleanup,
 }
 
 impl Fault {
@@ -493,8 +496,8 @@ fn kill_guest_group(guest: Option<(i32, u64)>, notes: &mut Vec<String>) {
     }
 }
 
-/// Runs one trial and checks what it left.
-pub fn run_trial(
+/// Draws a fault and its delay, runs that trial.
+pub fn run_drawn_trial(
     bin: &Path,
     work: &Path,
     kernel: Kernel,
@@ -503,6 +506,18 @@ pub fn run_trial(
 ) -> Trial {
     let fault = Fault::draw(rng, kernel);
     let delay_ms = rng.range(50, max_delay_ms(kernel));
+    run_trial(bin, work, kernel, index, fault, delay_ms)
+}
+
+/// Runs one trial: `fault` `delay_ms` after the spawn; checks what it left.
+pub fn run_trial(
+    bin: &Path,
+    work: &Path,
+    kernel: Kernel,
+    index: u32,
+    fault: Fault,
+    delay_ms: u64,
+) -> Trial {
     let started = Instant::now();
     let out = work.join(format!("trial-{index}"));
     let _ = std::fs::remove_dir_all(&out);
@@ -548,7 +563,7 @@ pub fn run_trial(
             Fault::Term => {
                 let _ = kill(Pid::from_raw(pid), Signal::SIGTERM);
             }
-            Fault::Kill => {
+            Fault::Kill | Fault::KillWithoutCleanup => {
                 let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
                 if kernel == Kernel::Uml {
                     kill_guest_group(owned.guest, &mut notes);
@@ -603,7 +618,7 @@ pub fn run_trial(
                     problems.push(format!("expected exit {want}, got {ended}"));
                 }
             }
-            Fault::Kill => {
+            Fault::Kill | Fault::KillWithoutCleanup => {
                 if signal != Some(9) && code.is_some_and(|c| c != 0) {
                     problems.push(format!("expected death by SIGKILL, got {ended}"));
                 }
@@ -780,7 +795,7 @@ pub fn run_plan(plan: &Plan) -> Vec<Trial> {
         .take(plan.host as usize)
         .chain(std::iter::repeat(Kernel::Uml).take(plan.guest as usize));
     for (i, k) in kernels.enumerate() {
-        let t = run_trial(&plan.bin, &plan.work, k, i as u32 + 1, &mut rng);
+        let t = run_drawn_trial(&plan.bin, &plan.work, k, i as u32 + 1, &mut rng);
         println!("{t}");
         trials.push(t);
     }
