@@ -642,7 +642,7 @@ pub fn run_trial(
     }
 
     // Leftovers; processes get a short grace to be reaped by the kernel.
-    let settle = Instant::now() + Duration::from_secs(10);
+    let settle = Instant::now() + Duration::from_secs(5);
     let needle = out.to_string_lossy().into_owned();
     let umid = format!("umid=netlab-guest-{pid}-");
     let leftovers = loop {
@@ -731,7 +731,20 @@ pub fn run_trial(
                     None => problems.push("results.json has no scenarios array".into()),
                     Some(list) => {
                         scenarios = Some(list.len());
+                        // Complete up to where it stopped: only the last
+                        // scenario may carry an error, and only when the
+                        // run records that it was interrupted.
                         for (i, s) in list.iter().enumerate() {
+                            let last = i + 1 == list.len();
+                            let error = s.get("error").filter(|e| !e.is_null());
+                            if let Some(e) = error {
+                                if !last || interrupted.is_none() {
+                                    problems.push(format!(
+                                        "results.json scenario {} has an error: {e}",
+                                        i + 1
+                                    ));
+                                }
+                            }
                             if s.get("index").and_then(Value::as_u64) != Some(i as u64 + 1) {
                                 problems.push(format!(
                                     "results.json scenario {} has index {:?}",
