@@ -21,6 +21,8 @@ pub struct Cli {
 pub enum Command {
     /// Run the whole comparison (SPEC §1–§9) and write results.json and summary.md.
     Compare(Box<CompareArgs>),
+    /// Re-render a results folder's report (plots, index.html, .flent.gz) and summary.md from its results.json.
+    Report(ReportArgs),
     /// Remove what dead netlab runs still own (namespaces, children, guests), and nothing else.
     Cleanup(CleanupArgs),
     /// Run one program inside a pinned user-mode-linux kernel and return its exit status.
@@ -120,6 +122,13 @@ pub struct CompareArgs {
     /// Internal: this process runs inside the guest kernel started by the host side.
     #[arg(long, hide = true)]
     pub inside_guest: bool,
+}
+
+/// `orchestrator report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A results folder, or its results.json.
+    pub path: PathBuf,
 }
 
 /// `orchestrator cleanup`.

@@ -199,6 +199,9 @@ fn run_here(cfg: &CompareConfig, kernel: KernelInfo) -> u8 {
         eprintln!("orchestrator compare: writing summary.md: {e}");
         exit = 1;
     }
+    if !crate::report::after_run(&results, &cfg.out) {
+        exit = 1;
+    }
     println!("{}", summary::table(&rows));
     println!("{}", summary::baseline_list(&rows));
     for n in &extra {

@@ -10,6 +10,7 @@ mod compare;
 mod config;
 mod kernel;
 mod progress;
+mod report;
 mod results;
 mod roles;
 mod scenario;
@@ -40,6 +41,7 @@ fn main() -> ExitCode {
     };
     let code = match cli.command {
         Command::Compare(a) => compare::main(&a),
+        Command::Report(a) => report::main(&a.path),
         Command::Cleanup(a) => roles::cleanup(&a),
         Command::Guest(a) => roles::guest(&a),
         Command::Sink(a) => roles::sink(&a),

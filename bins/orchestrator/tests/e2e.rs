@@ -120,6 +120,7 @@ fn privileged_compare_pfifo_on_the_host_kernel() {
     );
     let r = check_results(&out.0, &["pfifo"]);
     assert_eq!(r["kernel"]["mode"], "host");
+    assert!(out.0.join("index.html").exists(), "compare wrote no report");
     assert_eq!(before, host_state(), "the host network state changed");
 }
 
@@ -149,6 +150,7 @@ fn guest_compare_both_arms_in_the_uml_kernel() {
     assert!(ecn_mark > 0, "fq_codel marked nothing: {}", child["xstats"]);
     assert!(fq["ecn"]["counts"]["ce"].as_u64().unwrap() > 0);
     assert!(out.0.join("guest-console.log").exists());
+    assert!(out.0.join("index.html").exists(), "compare wrote no report");
 }
 
 fn find_u64(v: &Value, key: &str) -> Option<u64> {

@@ -1,0 +1,489 @@
+//! `orchestrator report PATH`, and the report every `compare` run ends with.
+//!
+//! results.json is read with the orchestrator's own typed reader
+//! ([`read_results`]: the schema version first, then every field with its
+//! path named on error), converted into the report's input by one function
+//! ([`input_from`], straight from the typed fields, so a renamed field fails
+//! to compile), and rendered by `netlab-report` (plots, index.html, one
+//! `.flent.gz` per scenario). `report` also re-writes summary.md from the
+//! same typed results ([`crate::summary::render`]).
+//!
+//! Nothing is written before everything has been read, checked and
+//! rendered: a bad results.json leaves the folder as it was.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use netlab_probe::{Phase, RequestOutcome};
+use netlab_qdisc::{Handle, QdiscRecord, QdiscXstats};
+use netlab_report::model::{
+    FinalCounters, FlowSeries, KernelText, Phases, ProbeOutcome, ProbePhase, ProbeSample,
+    QdiscSample, ReportInput, Scenario, TcpInfoSample,
+};
+use netlab_report::{ReportError, ReportFiles};
+use serde::Deserialize;
+
+use crate::results::{Results, ScenarioResult, SCHEMA_VERSION};
+use crate::summary;
+
+/// The results.json schema versions this build reads.
+pub const SUPPORTED_SCHEMAS: &[u32] = &[SCHEMA_VERSION];
+
+/// Entry point of `orchestrator report PATH`; returns the exit code.
+pub fn main(path: &Path) -> u8 {
+    match run(path) {
+        Ok((files, summary_md)) => {
+            println!(
+                "report: {} plot(s), {} Flent file(s), {}",
+                files.svgs.len(),
+                files.flent.len(),
+                summary_md.display()
+            );
+            println!("{}", files.html.display());
+            0
+        }
+        Err(e) => {
+            eprintln!("orchestrator report: {e}");
+            1
+        }
+    }
+}
+
+/// Reads, converts and renders; writes summary.md last.
+fn run(path: &Path) -> Result<(ReportFiles, PathBuf), ReportError> {
+    let file = netlab_report::results_path(path);
+    let out_dir = match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let results = read_results(&file)?;
+    // The page and the table are both computed before anything is written.
+    let input = input_from(&results)?;
+    // The run's final teardown steps are not in results.json: a summary
+    // re-rendered here has no note about failed ones.
+    let md = summary::render(&results, 0);
+    let files = netlab_report::render(&input, &out_dir)?;
+    let summary_path = out_dir.join("summary.md");
+    write_atomic(&summary_path, md.as_bytes())?;
+    Ok((files, summary_path))
+}
+
+/// Renders the report of `results` into `out_dir` (what `compare` calls at
+/// the end of a run, beside the results.json and summary.md it wrote).
+pub fn write_report(results: &Results, out_dir: &Path) -> Result<ReportFiles, ReportError> {
+    let input = input_from(results)?;
+    netlab_report::render(&input, out_dir)
+}
+
+/// The end of a `compare` run: renders the report beside results.json and
+/// summary.md (already written, and never touched here); a failure is
+/// printed and returns false (the run then exits 1).
+pub fn after_run(results: &Results, out_dir: &Path) -> bool {
+    match write_report(results, out_dir) {
+        Ok(files) => {
+            println!("report: {}", files.html.display());
+            true
+        }
+        Err(e) => {
+            eprintln!("orchestrator compare: the report failed (results.json and summary.md are kept): {e}");
+            false
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct VersionOnly {
+    schema_version: Option<u32>,
+}
+
+/// Reads a results.json into the typed [`Results`]: the schema version is
+/// judged first (a future version is refused before its shape), then every
+/// field; an error names the field's path
+/// (`scenarios[1].probe.requests[3].rtt_ms`).
+pub fn read_results(file: &Path) -> Result<Results, ReportError> {
+    let bytes = std::fs::read(file).map_err(|source| ReportError::Io {
+        what: "reading",
+        path: file.to_path_buf(),
+        source,
+    })?;
+    parse_results(&bytes)
+}
+
+/// [`read_results`] on bytes.
+pub fn parse_results(bytes: &[u8]) -> Result<Results, ReportError> {
+    // A truncated file fails this too; the full read below then says where.
+    if let Ok(v) = serde_json::from_slice::<VersionOnly>(bytes) {
+        match v.schema_version {
+            None => {
+                return Err(field(
+                    "schema_version",
+                    "missing: this is not a netlab results.json",
+                ))
+            }
+            Some(n) if !SUPPORTED_SCHEMAS.contains(&n) => {
+                return Err(ReportError::UnsupportedSchema {
+                    found: n,
+                    supported: SUPPORTED_SCHEMAS.to_vec(),
+                })
+            }
+            Some(_) => {}
+        }
+    }
+    let de = &mut serde_json::Deserializer::from_slice(bytes);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let path = if path == "." {
+            "(top level)".to_string()
+        } else {
+            path
+        };
+        field(&path, &e.into_inner().to_string())
+    })
+}
+
+fn field(path: &str, message: &str) -> ReportError {
+    ReportError::Field {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
+/// The report's input, built from the typed results field by field.
+///
+/// Values the report cannot draw honestly are refused with the field named:
+/// a non-positive probe timeout or goodput bin width, a reply without a
+/// finite, non-negative RTT.
+pub fn input_from(results: &Results) -> Result<ReportInput, ReportError> {
+    let c = &results.config;
+    let tl = &c.timeline;
+    let (baseline, warmup, measure) = (
+        tl.baseline.as_secs_f64(),
+        tl.warmup.as_secs_f64(),
+        tl.measure.as_secs_f64(),
+    );
+    let config = vec![
+        ("rounds".to_string(), c.rounds.to_string()),
+        ("arms".into(), c.arm_words.join(" | ")),
+        (
+            "bottleneck".into(),
+            format!(
+                "tbf rate {} bit/s burst {} B limit {} B",
+                c.tbf.rate.bits_per_sec(),
+                c.tbf.burst.0,
+                c.tbf.limit.0
+            ),
+        ),
+        ("congestion control".into(), c.cc.clone()),
+        (
+            "timeline".into(),
+            format!("baseline {baseline} s, warm-up {warmup} s, measured window {measure} s"),
+        ),
+        (
+            "probe".into(),
+            format!(
+                "UDP echo every {} s, timeout {} s",
+                c.probe_interval.as_secs_f64(),
+                c.probe_timeout.as_secs_f64()
+            ),
+        ),
+        (
+            "sampling".into(),
+            format!("every {} s", c.sample_interval.as_secs_f64()),
+        ),
+    ];
+    // Phases of a scenario whose probe never ran: the configured timeline.
+    let configured = Phases {
+        baseline: [0.0, baseline],
+        loaded: [baseline + warmup, baseline + warmup + measure],
+        end_s: baseline + warmup + measure,
+    };
+    let scenarios = results
+        .scenarios
+        .iter()
+        .enumerate()
+        .map(|(i, s)| scenario_from(s, i, configured, c.probe_timeout.as_secs_f64()))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(ReportInput {
+        schema_version: results.schema_version,
+        tool: format!("{} {}", results.tool.name, results.tool.version),
+        run_id: results.run_id.clone(),
+        started_utc: results.started_utc.clone(),
+        finished_utc: results.finished_utc.clone(),
+        kernel: KernelText {
+            mode: results.kernel.mode.clone(),
+            release: results.kernel.release.clone(),
+            chosen_because: results.kernel.chosen_because.clone(),
+        },
+        config,
+        bottleneck_bps: Some(c.tbf.rate.bits_per_sec()),
+        scenarios,
+        notes: results.notes.clone(),
+    })
+}
+
+fn scenario_from(
+    s: &ScenarioResult,
+    i: usize,
+    configured: Phases,
+    configured_timeout_s: f64,
+) -> Result<Scenario, ReportError> {
+    let at = format!("scenarios[{i}]");
+    let (phases, probe_timeout_s, probes) = match &s.probe {
+        Some(p) => {
+            let b = &p.config.phases;
+            let phases = Phases {
+                baseline: [b.baseline_start.as_secs_f64(), b.baseline_end.as_secs_f64()],
+                loaded: [b.loaded_start.as_secs_f64(), b.loaded_end.as_secs_f64()],
+                end_s: p.config.end.as_secs_f64(),
+            };
+            let probes = p
+                .requests
+                .iter()
+                .enumerate()
+                .map(|(j, r)| {
+                    Ok(ProbeSample {
+                        seq: r.seq,
+                        send_s: r.send_s,
+                        phase: match r.phase {
+                            Phase::Baseline => ProbePhase::Baseline,
+                            Phase::Warmup => ProbePhase::Warmup,
+                            Phase::Loaded => ProbePhase::Loaded,
+                            Phase::Other => ProbePhase::Other,
+                        },
+                        outcome: outcome(&r.outcome, r.rtt_ms, &at, j)?,
+                    })
+                })
+                .collect::<Result<Vec<_>, ReportError>>()?;
+            (phases, p.config.timeout.as_secs_f64(), probes)
+        }
+        None => (configured, configured_timeout_s, Vec::new()),
+    };
+    if !(probe_timeout_s.is_finite() && probe_timeout_s > 0.0) {
+        return Err(field(
+            &format!("{at}.probe.config.timeout_s"),
+            &format!("the probe timeout must be positive, found {probe_timeout_s}"),
+        ));
+    }
+    let flows = match &s.tcp {
+        Some(t) if t.series_bin_s > 0.0 && t.series_bin_s.is_finite() => vec![FlowSeries {
+            label: "flow 1".into(),
+            bin_s: t.series_bin_s,
+            bytes: t.series.clone(),
+        }],
+        Some(t) => {
+            return Err(field(
+                &format!("{at}.tcp.series_bin_s"),
+                &format!("bin width must be positive, found {}", t.series_bin_s),
+            ))
+        }
+        None => Vec::new(),
+    };
+    let tcp_info = s
+        .tcp_info
+        .iter()
+        .filter_map(|t| {
+            let info = t.info.as_ref()?;
+            Some(TcpInfoSample {
+                t_s: t.end_s,
+                rtt_ms: f64::from(info.rtt_us) / 1000.0,
+                rttvar_ms: f64::from(info.rttvar_us) / 1000.0,
+                cwnd: info.cwnd,
+                delivery_rate_bps: Some(info.delivery_rate as f64 * 8.0),
+                // u64::MAX is the kernel's "no pacing limit".
+                pacing_rate_bps: (info.pacing_rate != u64::MAX)
+                    .then_some(info.pacing_rate as f64 * 8.0),
+            })
+        })
+        .collect();
+    let qdisc = s
+        .qdisc
+        .samples
+        .iter()
+        .filter_map(|q| {
+            let r = q.records.iter().find(|r| r.parent != Handle::ROOT)?;
+            let st = r.stats?;
+            Some(QdiscSample {
+                t_s: q.t_s?,
+                backlog_bytes: u64::from(st.backlog_bytes),
+                backlog_packets: u64::from(st.backlog_packets),
+                drops: u64::from(st.drops),
+                ecn_marks: r.xstats.as_ref().and_then(ecn_marks),
+            })
+        })
+        .collect();
+    let fin = &s.qdisc.at_window_end;
+    let arm_final = arm_record(fin);
+    let final_counters = FinalCounters {
+        taken_s: s.qdisc.final_taken_s,
+        arm_drops: arm_final
+            .and_then(|r| r.stats)
+            .map(|st| u64::from(st.drops)),
+        tbf_drops: fin
+            .iter()
+            .find(|r| r.parent == Handle::ROOT && r.kind == "tbf")
+            .and_then(|r| r.stats)
+            .map(|st| u64::from(st.drops)),
+        ecn_marks: arm_final
+            .and_then(|r| r.xstats.as_ref())
+            .and_then(ecn_marks),
+        wire_ce_ece_cwr: s.ecn.as_ref().map(|e| {
+            let c = &e.report.counts;
+            (c.ce, c.ece, c.cwr)
+        }),
+    };
+    Ok(Scenario {
+        index: s.index,
+        round: s.round,
+        arm: s.arm.clone(),
+        arm_words: s.arm_words.clone(),
+        t0_utc: s.t0_utc.clone(),
+        phases,
+        probe_timeout_s,
+        probes,
+        flows,
+        measured_window: s.tcp.as_ref().map(|t| t.window_s),
+        tcp_info,
+        qdisc,
+        final_counters,
+        error: s.error.clone(),
+    })
+}
+
+fn outcome(
+    o: &RequestOutcome,
+    rtt_ms: Option<f64>,
+    at: &str,
+    j: usize,
+) -> Result<ProbeOutcome, ReportError> {
+    Ok(match (o, rtt_ms) {
+        (RequestOutcome::Reply, Some(ms)) if ms.is_finite() && ms >= 0.0 => {
+            ProbeOutcome::Reply { rtt_ms: ms }
+        }
+        (RequestOutcome::Reply, _) => {
+            return Err(field(
+                &format!("{at}.probe.requests[{j}].rtt_ms"),
+                "a reply without a finite, non-negative RTT",
+            ))
+        }
+        (RequestOutcome::Timeout, _) => ProbeOutcome::Timeout,
+        (
+            RequestOutcome::SendError { .. } | RequestOutcome::Abandoned | RequestOutcome::Pending,
+            _,
+        ) => ProbeOutcome::NoInformation,
+    })
+}
+
+/// The arm's record: the first one that is not the root TBF.
+fn arm_record(records: &[QdiscRecord]) -> Option<&QdiscRecord> {
+    records.iter().find(|r| r.parent != Handle::ROOT)
+}
+
+/// The arm's cumulative ECN marks, for the kinds that count them under that
+/// name (the same kinds results.json's `ecn_mark` key carries).
+fn ecn_marks(x: &QdiscXstats) -> Option<u64> {
+    match x {
+        QdiscXstats::FqCodel(x) => Some(u64::from(x.ecn_mark)),
+        QdiscXstats::Codel(x) => Some(u64::from(x.ecn_mark)),
+        QdiscXstats::Pie(x) => Some(u64::from(x.ecn_mark)),
+        QdiscXstats::FqPie(x) => Some(u64::from(x.ecn_mark)),
+        QdiscXstats::Fq(_) | QdiscXstats::Cake(_) | QdiscXstats::Raw { .. } => None,
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+    let name = path
+        .file_name()
+        .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let io = |what: &'static str, p: &Path| {
+        let p = p.to_path_buf();
+        move |source| ReportError::Io {
+            what,
+            path: p,
+            source,
+        }
+    };
+    let written = std::fs::File::create(&tmp)
+        .map_err(io("creating", &tmp))
+        .and_then(|mut f| f.write_all(bytes).map_err(io("writing", &tmp)));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    std::fs::rename(&tmp, path).map_err(|source| {
+        let _ = std::fs::remove_file(&tmp);
+        ReportError::Io {
+            what: "renaming into place",
+            path: path.to_path_buf(),
+            source,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn golden() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/orchestrator/golden/results.json")
+    }
+
+    /// The typed conversion gives exactly what the report's own v1 reader
+    /// gives on the same file: two independent paths, one input.
+    #[test]
+    fn typed_input_equals_the_report_crates_own_reading() {
+        let typed = input_from(&read_results(&golden()).unwrap()).unwrap();
+        let own = netlab_report::read_results(&golden()).unwrap();
+        assert_eq!(typed, own);
+        assert_eq!(typed.scenarios.len(), 2);
+        assert!(typed.scenarios.iter().all(|s| !s.probes.is_empty()
+            && !s.tcp_info.is_empty()
+            && !s.qdisc.is_empty()
+            && s.flows.len() == 1));
+        assert!(typed.scenarios[1].final_counters.ecn_marks.unwrap() > 0);
+    }
+
+    #[test]
+    fn a_future_schema_is_refused_before_its_shape() {
+        let e = parse_results(br#"{"schema_version": 99, "whatever": true}"#).unwrap_err();
+        assert!(matches!(
+            e,
+            ReportError::UnsupportedSchema { found: 99, .. }
+        ));
+        assert!(e.to_string().contains("schema_version 99"), "{e}");
+        let e = parse_results(br#"{"tool": {}}"#).unwrap_err();
+        assert!(
+            e.to_string().contains("field schema_version: missing"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_broken_field_is_named_by_its_path() {
+        let text = std::fs::read_to_string(golden()).unwrap();
+        let broken = text.replacen("\"rtt_ms\": 5.625344", "\"rtt_ms\": \"fast\"", 1);
+        assert_ne!(broken, text, "the fixture changed: pick another field");
+        let e = parse_results(broken.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("scenarios[1].probe.requests[0].rtt_ms"), "{e}");
+        let truncated = &text.as_bytes()[..text.len() / 2];
+        let e = parse_results(truncated).unwrap_err().to_string();
+        assert!(e.contains("results.json: field scenarios["), "{e}");
+        assert!(e.contains("EOF"), "{e}");
+    }
+
+    #[test]
+    fn values_the_report_cannot_draw_are_refused_with_the_field() {
+        let mut r = read_results(&golden()).unwrap();
+        r.scenarios[1].tcp.as_mut().unwrap().series_bin_s = 0.0;
+        let e = input_from(&r).unwrap_err().to_string();
+        assert!(e.contains("scenarios[1].tcp.series_bin_s"), "{e}");
+        let mut r = read_results(&golden()).unwrap();
+        let req = &mut r.scenarios[0].probe.as_mut().unwrap().requests[2];
+        req.outcome = RequestOutcome::Reply;
+        req.rtt_ms = None;
+        let e = input_from(&r).unwrap_err().to_string();
+        assert!(e.contains("scenarios[0].probe.requests[2].rtt_ms"), "{e}");
+    }
+}

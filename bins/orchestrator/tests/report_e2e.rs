@@ -1,0 +1,170 @@
+//! End-to-end tests of `orchestrator report PATH` (issue 13) on a copy of the
+//! committed golden results folder. No root needed: `report` only reads
+//! results.json and writes files beside it.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+#[allow(dead_code)]
+mod support;
+
+use support::{run_bounded, OutDir};
+
+fn golden(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/orchestrator/golden")
+        .join(name)
+}
+
+/// A scratch folder holding `results_json` as its results.json.
+fn folder_with(tag: &str, results_json: &[u8]) -> OutDir {
+    let out = OutDir::new(tag);
+    std::fs::create_dir_all(&out.0).unwrap();
+    std::fs::write(out.0.join("results.json"), results_json).unwrap();
+    out
+}
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn report(path: &Path) -> (i32, String, String) {
+    run_bounded(
+        &["report", path.to_str().expect("utf-8 path")],
+        Duration::from_secs(120),
+    )
+}
+
+#[test]
+fn report_writes_every_plot_the_page_the_flent_files_and_the_same_summary() {
+    let out = folder_with(
+        "report-golden",
+        &std::fs::read(golden("results.json")).unwrap(),
+    );
+    let (code, stdout, err) = report(&out.0);
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
+
+    // summary.md re-rendered from the typed results, byte for byte.
+    assert_eq!(
+        std::fs::read(out.0.join("summary.md")).unwrap(),
+        std::fs::read(golden("summary.md")).unwrap(),
+        "summary.md differs from the one compare wrote"
+    );
+    // Every file the report crate renders from its own reading of the same
+    // results.json, with the same bytes: the typed conversion loses nothing.
+    let input = netlab_report::read_results(&golden("results.json")).unwrap();
+    let expected = netlab_report::render_all(&input).unwrap();
+    let svgs = expected.iter().filter(|f| f.name.ends_with(".svg")).count();
+    let flent = expected
+        .iter()
+        .filter(|f| f.name.ends_with(".flent.gz"))
+        .count();
+    assert!(svgs >= 6, "only {svgs} plots");
+    assert_eq!(flent, input.scenarios.len(), "one Flent file per scenario");
+    assert!(expected.iter().any(|f| f.name == "index.html"));
+    for f in &expected {
+        let got = std::fs::read(out.0.join(&f.name))
+            .unwrap_or_else(|e| panic!("report did not write {}: {e}", f.name));
+        assert!(!got.is_empty(), "{} is empty", f.name);
+        assert!(
+            got == f.bytes,
+            "{} differs from the report crate's rendering",
+            f.name
+        );
+    }
+    // Nothing else: no temporary file left behind.
+    let mut want: Vec<String> = expected.iter().map(|f| f.name.clone()).collect();
+    want.extend(["results.json".to_string(), "summary.md".to_string()]);
+    want.sort();
+    assert_eq!(names_in(&out.0), want);
+    assert!(stdout.contains("index.html"), "{stdout}");
+
+    // The results.json path works too, and re-rendering changes no byte.
+    let before: Vec<Vec<u8>> = want
+        .iter()
+        .map(|n| std::fs::read(out.0.join(n)).unwrap())
+        .collect();
+    let (code, _, err) = report(&out.0.join("results.json"));
+    assert_eq!(code, 0, "{err}");
+    let after: Vec<Vec<u8>> = want
+        .iter()
+        .map(|n| std::fs::read(out.0.join(n)).unwrap())
+        .collect();
+    assert!(before == after, "re-rendering changed a file");
+}
+
+/// A refused input leaves the folder as it was: only results.json.
+fn assert_refused(out: &OutDir, code: i32, err: &str, needles: &[&str]) {
+    assert_eq!(code, 1, "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "stderr lacks {n:?}:\n{err}");
+    }
+    assert_eq!(names_in(&out.0), vec!["results.json".to_string()]);
+}
+
+#[test]
+fn a_truncated_results_json_exits_1_naming_where_it_stops_and_writes_nothing() {
+    let text = std::fs::read(golden("results.json")).unwrap();
+    let out = folder_with("report-truncated", &text[..text.len() * 2 / 3]);
+    let (code, _, err) = report(&out.0);
+    assert_refused(&out, code, &err, &["results.json: field scenarios[", "EOF"]);
+}
+
+#[test]
+fn a_hand_broken_field_is_named_by_its_path() {
+    let text = std::fs::read_to_string(golden("results.json")).unwrap();
+    let broken = text.replacen("\"series_bin_s\": 0.2", "\"series_bin_s\": \"0.2\"", 1);
+    assert_ne!(broken, text, "the fixture changed: pick another field");
+    let out = folder_with("report-broken", broken.as_bytes());
+    let (code, _, err) = report(&out.0);
+    assert_refused(
+        &out,
+        code,
+        &err,
+        &["field scenarios[0].tcp.series_bin_s", "invalid type"],
+    );
+    // A value of the right type that the report cannot draw is refused too.
+    let zero = text.replacen("\"series_bin_s\": 0.2", "\"series_bin_s\": 0.0", 1);
+    let out = folder_with("report-zero-bin", zero.as_bytes());
+    let (code, _, err) = report(&out.0);
+    assert_refused(
+        &out,
+        code,
+        &err,
+        &["field scenarios[0].tcp.series_bin_s", "must be positive"],
+    );
+}
+
+#[test]
+fn an_unknown_schema_version_is_refused_with_a_clear_message() {
+    let text = std::fs::read_to_string(golden("results.json")).unwrap();
+    let future = text.replacen("\"schema_version\": 1,", "\"schema_version\": 99,", 1);
+    assert_ne!(future, text, "the fixture changed");
+    let out = folder_with("report-future", future.as_bytes());
+    let (code, _, err) = report(&out.0);
+    assert_refused(
+        &out,
+        code,
+        &err,
+        &["schema_version 99", "cannot read", "[1]"],
+    );
+}
+
+#[test]
+fn a_missing_results_json_exits_1_naming_the_file() {
+    let out = OutDir::new("report-missing");
+    std::fs::create_dir_all(&out.0).unwrap();
+    let (code, _, err) = report(&out.0);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("reading") && err.contains("results.json"),
+        "{err}"
+    );
+    assert!(names_in(&out.0).is_empty());
+}
