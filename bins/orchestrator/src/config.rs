@@ -124,22 +124,7 @@ impl Timeline {
 }
 
 /// Serialises a `Duration` as seconds (f64), and reads it back.
-pub mod secs {
-    use std::time::Duration;
-
-    use serde::Deserialize as _;
-
-    /// serde `serialize_with` for a `Duration` in seconds.
-    pub fn serialize<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_f64(d.as_secs_f64())
-    }
-
-    /// serde `deserialize_with` for a `Duration` in seconds.
-    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        let v = f64::deserialize(d)?;
-        Duration::try_from_secs_f64(v).map_err(serde::de::Error::custom)
-    }
-}
+pub use netlab_sys::secs;
 
 /// The full, validated configuration of `orchestrator compare`; recorded
 /// whole in results.json.

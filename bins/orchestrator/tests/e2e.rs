@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use netlab_topology::privilege::require_privileged;
+use netlab_topology::testing::require_privileged;
 use serde_json::Value;
 
 mod support;
@@ -53,7 +53,7 @@ fn privileged_kernel_host_refuses_fq_codel_before_any_change() {
     if !require_privileged("privileged_kernel_host_refuses_fq_codel_before_any_change") {
         return;
     }
-    let scratch = netlab_topology::netns::ScratchNetns::new("qsupport").expect("scratch netns");
+    let scratch = netlab_topology::testing::ScratchNetns::new("qsupport").expect("scratch netns");
     // The refusal needs a kind this host kernel lacks: fq_codel here (the
     // defaults), or any other kind netlab knows.
     let lacking = ["fq_codel", "codel", "fq", "fq_pie", "pie", "cake"]

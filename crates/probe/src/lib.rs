@@ -90,7 +90,6 @@
 pub mod iso;
 pub mod iso_stats;
 pub mod schedule;
-mod secs;
 pub mod stats;
 pub mod sys;
 pub mod wire;

@@ -8,7 +8,7 @@ mod common;
 use std::time::Duration;
 
 use netlab_probe::{IsoConfig, IsoOutcome, Phase};
-use netlab_topology::privilege::require_privileged;
+use netlab_topology::testing::require_privileged;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
 #[test]

@@ -9,11 +9,18 @@ use crate::arm::fq::{self, FqReadback, FqXstats};
 use crate::arm::fq_codel::{self, FqCodelReadback, FqCodelXstats};
 use crate::arm::fq_pie::{self, FqPieReadback, FqPieXstats};
 use crate::arm::pie::{self, PieReadback, PieXstats};
-use crate::hex;
+use netlab_sys::hex;
+use netlab_sys::wire::{
+    Attr, Attrs, ErrorMessage, Fields, Message, Messages, NLMSG_DONE, NLMSG_ERROR,
+};
+
+use crate::error::Named;
 use crate::tbf::{TbfQopt, TCA_TBF_PARMS, TCA_TBF_PRATE64, TCA_TBF_RATE64};
 use crate::units::Rate;
-use crate::wire::{self, raw_attr, Attr, RawAttr, NLMSG_DONE, NLMSG_ERROR, RTM_NEWQDISC};
 use crate::{Handle, Psched, QdiscError};
+
+/// `RTM_NEWQDISC` (`linux/rtnetlink.h`).
+pub(crate) const RTM_NEWQDISC: u16 = 36;
 
 /// `TCA_*` attributes of a qdisc message (`linux/rtnetlink.h`).
 const TCA_KIND: u16 = 1;
@@ -43,6 +50,23 @@ const TC_STATS_DROPS: usize = 12;
 const TC_STATS_OVERLIMITS: usize = 16;
 const TC_STATS_QLEN: usize = 28;
 const TC_STATS_BACKLOG: usize = 32;
+
+/// An attribute kept as bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RawAttr {
+    /// Attribute type.
+    pub kind: u16,
+    /// Value, hex.
+    pub hex: String,
+}
+
+/// `a` kept as bytes.
+pub(crate) fn raw_attr(a: &Attr<'_>) -> RawAttr {
+    RawAttr {
+        kind: a.kind(),
+        hex: hex::encode(a.value()),
+    }
+}
 
 /// One qdisc as the kernel reported it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -232,21 +256,19 @@ pub fn decode_dump(
     psched: &Psched,
 ) -> Result<Vec<QdiscRecord>, QdiscError> {
     let mut out = Vec::new();
-    for msg in wire::messages(dump) {
+    for msg in Messages::new(dump) {
         let msg = msg?;
-        match msg.ty {
+        match msg.kind() {
             NLMSG_DONE => break,
             NLMSG_ERROR => {
-                let errno = wire::u32_at(msg.payload, 0)
-                    .map(|e| -(e as i32))
-                    .unwrap_or(0);
+                let err = ErrorMessage::new_checked(&msg)?;
                 return Err(QdiscError::decode(
                     "qdisc dump",
-                    format!("kernel sent an error (errno {errno})"),
+                    format!("kernel sent an error (errno {})", err.errno()),
                 ));
             }
             RTM_NEWQDISC => {
-                let rec = decode_qdisc(msg.raw, psched)?;
+                let rec = decode_message(&msg, psched)?;
                 if ifindex.map_or(true, |i| i == rec.ifindex) {
                     out.push(rec);
                 }
@@ -259,56 +281,50 @@ pub fn decode_dump(
 
 /// Decodes one RTM_NEWQDISC message (header included).
 pub fn decode_qdisc(raw: &[u8], psched: &Psched) -> Result<QdiscRecord, QdiscError> {
-    let msg = wire::messages(raw)
-        .next()
-        .ok_or_else(|| QdiscError::decode("qdisc message", "empty"))??;
-    if msg.ty != RTM_NEWQDISC {
+    let msg = Message::new_checked(raw)?;
+    if msg.kind() != RTM_NEWQDISC {
         return Err(QdiscError::decode(
             "qdisc message",
-            format!("type {} is not RTM_NEWQDISC", msg.ty),
+            format!("type {} is not RTM_NEWQDISC", msg.kind()),
         ));
     }
-    let p = msg.payload;
-    if p.len() < TCMSG_LEN {
-        return Err(QdiscError::decode(
-            "struct tcmsg",
-            format!("{} bytes, need {TCMSG_LEN}", p.len()),
-        ));
-    }
-    // The length was checked above: these reads cannot fail.
-    let field = |at: usize| wire::u32_at(p, at).unwrap_or_default();
-    let ifindex = field(TCMSG_IFINDEX);
-    let handle = Handle(field(TCMSG_HANDLE));
-    let parent = Handle(field(TCMSG_PARENT));
-    let attrs = wire::collect_attrs(&p[TCMSG_LEN..], "qdisc attributes")?;
+    decode_message(&msg, psched)
+}
 
-    let kind = match attrs.iter().find(|a| a.kind == TCA_KIND) {
+/// Decodes one checked RTM_NEWQDISC message.
+fn decode_message(msg: &Message<'_>, psched: &Psched) -> Result<QdiscRecord, QdiscError> {
+    let tcmsg = Fields::new_checked(msg.payload(), TCMSG_LEN, "struct tcmsg")?;
+    let ifindex = tcmsg.u32(TCMSG_IFINDEX);
+    let handle = Handle(tcmsg.u32(TCMSG_HANDLE));
+    let parent = Handle(tcmsg.u32(TCMSG_PARENT));
+    let attrs: Vec<Attr<'_>> = msg
+        .attrs_after(TCMSG_LEN, "qdisc attributes")?
+        .collect::<Result<_, _>>()?;
+    let find = |kind: u16| attrs.iter().find(|a| a.kind() == kind);
+
+    let kind = match find(TCA_KIND) {
         Some(a) => {
-            let s = a.value.split(|&b| b == 0).next().unwrap_or(&[]);
+            let s = a.value().split(|&b| b == 0).next().unwrap_or(&[]);
             String::from_utf8(s.to_vec())
                 .map_err(|_| QdiscError::decode("TCA_KIND", "not UTF-8"))?
         }
         None => return Err(QdiscError::decode("qdisc message", "no TCA_KIND")),
     };
-    let options = match attrs.iter().find(|a| a.kind == TCA_OPTIONS) {
-        Some(a) => decode_options(&kind, a.value, psched)?,
+    let options = match find(TCA_OPTIONS) {
+        Some(a) => decode_options(&kind, a.value(), psched)?,
         None => QdiscOptions::None,
     };
 
     let mut stats = None;
     let mut app: Option<&[u8]> = None;
-    if let Some(a) = attrs.iter().find(|a| a.kind == TCA_STATS2) {
-        let (s, a) = decode_stats2(a.value)?;
+    if let Some(a) = find(TCA_STATS2) {
+        let (s, a) = decode_stats2(a.value())?;
         stats = Some(s);
         app = a;
-    } else if let Some(a) = attrs.iter().find(|a| a.kind == TCA_STATS) {
-        stats = Some(decode_tc_stats(a)?);
+    } else if let Some(a) = find(TCA_STATS) {
+        stats = Some(decode_tc_stats(a.value())?);
     }
-    let xbytes = attrs
-        .iter()
-        .find(|a| a.kind == TCA_XSTATS)
-        .map(|a| a.value)
-        .or(app);
+    let xbytes = find(TCA_XSTATS).map(|a| a.value()).or(app);
     let xstats = xbytes.map(|x| decode_xstats(&kind, x));
 
     Ok(QdiscRecord {
@@ -321,7 +337,7 @@ pub fn decode_qdisc(raw: &[u8], psched: &Psched) -> Result<QdiscRecord, QdiscErr
         options,
         stats,
         xstats,
-        raw_hex: hex::encode(msg.raw),
+        raw_hex: hex::encode(msg.bytes()),
     })
 }
 
@@ -342,7 +358,8 @@ fn decode_options(kind: &str, value: &[u8], psched: &Psched) -> Result<QdiscOpti
         fq_pie::KIND => QdiscOptions::FqPie(fq_pie::decode(value)?),
         _ => QdiscOptions::Raw {
             hex: hex::encode(value),
-            attrs: wire::collect_attrs(value, "options")
+            attrs: Attrs::named(value, "options")
+                .collect::<Result<Vec<_>, _>>()
                 .ok()
                 .filter(|v| !v.is_empty())
                 .map(|v| v.iter().map(raw_attr).collect()),
@@ -354,17 +371,17 @@ fn decode_tbf(value: &[u8], psched: &Psched) -> Result<TbfReadback, QdiscError> 
     let mut qopt = None;
     let mut rate64 = None;
     let mut prate64 = None;
-    for a in wire::attrs(value, "tbf options") {
+    for a in Attrs::named(value, "tbf options") {
         let a = a?;
-        match a.kind {
+        match a.kind() {
             TCA_TBF_PARMS => {
-                qopt = Some(
-                    TbfQopt::from_bytes(a.value)
-                        .ok_or_else(|| a.short("TCA_TBF_PARMS", TbfQopt::LEN))?,
-                )
+                qopt = Some(TbfQopt::from_bytes(a.value()).ok_or_else(|| {
+                    let got = a.value().len();
+                    QdiscError::decode("TCA_TBF_PARMS", format!("{got} bytes, need 36"))
+                })?)
             }
-            TCA_TBF_RATE64 => rate64 = Some(a.u64("TCA_TBF_RATE64")?),
-            TCA_TBF_PRATE64 => prate64 = Some(a.u64("TCA_TBF_PRATE64")?),
+            TCA_TBF_RATE64 => rate64 = Some(a.u64().named("TCA_TBF_RATE64")?),
+            TCA_TBF_PRATE64 => prate64 = Some(a.u64().named("TCA_TBF_PRATE64")?),
             _ => {}
         }
     }
@@ -400,30 +417,27 @@ fn decode_stats2(value: &[u8]) -> Result<(QdiscStats, Option<&[u8]>), QdiscError
     let mut s = QdiscStats::default();
     let mut app = None;
     let mut pkt64 = None;
-    for a in wire::attrs(value, "TCA_STATS2") {
+    for a in Attrs::named(value, "TCA_STATS2") {
         let a = a?;
-        match a.kind {
+        match a.kind() {
             TCA_STATS_BASIC => {
                 // struct gnet_stats_basic { __u64 bytes; __u32 packets; }
-                let short = || a.short("TCA_STATS_BASIC", GNET_BASIC_LEN);
-                s.bytes = wire::u64_at(a.value, 0).ok_or_else(short)?;
-                s.packets = wire::u32_at(a.value, GNET_BASIC_PACKETS).ok_or_else(short)? as u64;
+                let f = Fields::new_checked(a.value(), GNET_BASIC_LEN, "TCA_STATS_BASIC")?;
+                s.bytes = f.u64(0);
+                s.packets = u64::from(f.u32(GNET_BASIC_PACKETS));
             }
             TCA_STATS_QUEUE => {
                 // struct gnet_stats_queue { qlen, backlog, drops, requeues, overlimits }
-                let f = |i: usize| {
-                    wire::u32_at(a.value, i * 4)
-                        .ok_or_else(|| a.short("TCA_STATS_QUEUE", GNET_QUEUE_LEN))
-                };
-                s.qlen = f(0)?;
-                s.backlog_bytes = f(1)?;
-                s.drops = f(2)?;
-                s.requeues = f(3)?;
-                s.overlimits = f(4)?;
+                let f = Fields::new_checked(a.value(), GNET_QUEUE_LEN, "TCA_STATS_QUEUE")?;
+                s.qlen = f.u32(0);
+                s.backlog_bytes = f.u32(4);
+                s.drops = f.u32(8);
+                s.requeues = f.u32(12);
+                s.overlimits = f.u32(16);
                 s.backlog_packets = s.qlen;
             }
-            TCA_STATS_APP => app = Some(a.value),
-            TCA_STATS_PKT64 => pkt64 = Some(a.u64("TCA_STATS_PKT64")?),
+            TCA_STATS_APP => app = Some(a.value()),
+            TCA_STATS_PKT64 => pkt64 = Some(a.u64().named("TCA_STATS_PKT64")?),
             _ => {}
         }
     }
@@ -433,18 +447,17 @@ fn decode_stats2(value: &[u8]) -> Result<(QdiscStats, Option<&[u8]>), QdiscError
     Ok((s, app))
 }
 
-fn decode_tc_stats(a: &Attr<'_>) -> Result<QdiscStats, QdiscError> {
+fn decode_tc_stats(value: &[u8]) -> Result<QdiscStats, QdiscError> {
     // struct tc_stats { u64 bytes; u32 packets, drops, overlimits, bps, pps, qlen, backlog; }
-    let short = || a.short("TCA_STATS", TC_STATS_LEN);
-    let f = |i: usize| wire::u32_at(a.value, i).ok_or_else(short);
-    let qlen = f(TC_STATS_QLEN)?;
+    let f = Fields::new_checked(value, TC_STATS_LEN, "TCA_STATS")?;
+    let qlen = f.u32(TC_STATS_QLEN);
     Ok(QdiscStats {
-        bytes: wire::u64_at(a.value, 0).ok_or_else(short)?,
-        packets: f(TC_STATS_PACKETS)? as u64,
-        drops: f(TC_STATS_DROPS)?,
-        overlimits: f(TC_STATS_OVERLIMITS)?,
+        bytes: f.u64(0),
+        packets: u64::from(f.u32(TC_STATS_PACKETS)),
+        drops: f.u32(TC_STATS_DROPS),
+        overlimits: f.u32(TC_STATS_OVERLIMITS),
         requeues: 0,
-        backlog_bytes: f(TC_STATS_BACKLOG)?,
+        backlog_bytes: f.u32(TC_STATS_BACKLOG),
         backlog_packets: qlen,
         qlen,
     })

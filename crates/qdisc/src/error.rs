@@ -2,6 +2,8 @@
 
 use std::io;
 
+use netlab_sys::SysError;
+
 /// Everything that can go wrong while parsing a bottleneck description,
 /// building or applying a qdisc request, or decoding a readback. Every
 /// message names what failed (the word, the attribute, the request, the
@@ -117,6 +119,52 @@ pub enum QdiscError {
     /// The sampler thread panicked.
     #[error("qdisc sampler thread panicked")]
     SamplerPanicked,
+    /// Any other failure of the shared low-level layer.
+    #[error(transparent)]
+    Sys(netlab_sys::SysError),
+}
+
+impl From<SysError> for QdiscError {
+    /// Keeps this crate's variants for what it matches on: a bad shape is
+    /// [`QdiscError::Decode`], a kernel refusal [`QdiscError::Refused`], a
+    /// bounded wait [`QdiscError::Timeout`], an OS error [`QdiscError::Io`].
+    fn from(e: SysError) -> Self {
+        match e {
+            SysError::Malformed { what, reason } => QdiscError::Decode { what, reason },
+            SysError::Refused {
+                what,
+                errno,
+                errno_name,
+                kernel_message,
+            } => QdiscError::Refused {
+                request: what,
+                errno,
+                errno_name,
+                kernel_message,
+            },
+            SysError::Timeout { what, after } => QdiscError::Timeout {
+                what,
+                millis: after.as_millis() as u64,
+            },
+            SysError::Io { what, source } => QdiscError::Io { step: what, source },
+            other => QdiscError::Sys(other),
+        }
+    }
+}
+
+/// Names what a netlab-sys read was for: `a.u32().named("TCA_CODEL_TARGET")?`
+/// fails with `decoding TCA_CODEL_TARGET: 2 bytes, need 4`.
+pub(crate) trait Named<T> {
+    fn named(self, what: &str) -> Result<T, QdiscError>;
+}
+
+impl<T> Named<T> for Result<T, SysError> {
+    fn named(self, what: &str) -> Result<T, QdiscError> {
+        self.map_err(|e| match e {
+            SysError::Malformed { reason, .. } => QdiscError::decode(what, reason),
+            e => e.into(),
+        })
+    }
 }
 
 fn note_suffix(note: &Option<String>) -> String {

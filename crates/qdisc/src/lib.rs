@@ -42,16 +42,14 @@ mod arm;
 mod decode;
 mod error;
 mod handle;
-pub mod hex;
 mod readback;
 mod request;
 mod sampler;
 mod show;
+mod socket;
 pub mod support;
-mod sys;
 mod tbf;
 mod units;
-mod wire;
 
 pub use arm::cake::{CakeReadback, CakeTinStats, CakeXstats};
 pub use arm::codel::{CodelReadback, CodelXstats};
@@ -63,21 +61,23 @@ pub use arm::{
     module_for_kind, Arm, Bfifo, Cake, Codel, Fq, FqCodel, FqPie, Pfifo, Pie, KNOWN_KINDS,
 };
 pub use decode::{
-    decode_dump, decode_qdisc, QdiscOptions, QdiscRecord, QdiscStats, QdiscXstats, TbfReadback,
+    decode_dump, decode_qdisc, QdiscOptions, QdiscRecord, QdiscStats, QdiscXstats, RawAttr,
+    TbfReadback,
 };
 pub use error::QdiscError;
 pub use handle::Handle;
+/// Lowercase hex for the raw bytes kept in readbacks and requests.
+pub use netlab_sys::hex;
 pub use readback::{Readback, SampleFailure, SampleSeries, SamplerStop};
 pub use request::{
     arm_request, bare_request, tbf_request, Bottleneck, QdiscRequest, ARM_HANDLE, ARM_PARENT,
     TBF_HANDLE,
 };
-pub use sampler::{SampleClock, Sampler, SamplerConfig};
-pub use sys::{apply, ifindex_in, kernel_release, read_psched, QdiscSocket};
+pub use sampler::{Sampler, SamplerConfig};
+pub use socket::{apply, ifindex_in, kernel_release, read_psched, QdiscSocket};
 pub use tbf::{Psched, RateSpec, Tbf, TbfQopt};
 pub use units::{format_time, parse_time, Rate, Size};
 pub use units::{tc_rate32, tc_rate64, tc_size, tc_time64_ns, tc_time_us, tc_unsigned};
-pub use wire::RawAttr;
 
 use std::time::Instant;
 

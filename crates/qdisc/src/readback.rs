@@ -1,11 +1,13 @@
 //! Readbacks: one dump of an interface's qdiscs, decoded, with its raw
 //! bytes, and the time series a sampler collects. Pure: no I/O here (the
-//! sampler thread is in `sampler.rs`, the socket in `sys.rs`).
+//! sampler thread is in `sampler.rs`, the socket in `socket.rs`).
 
 use serde::{Deserialize, Serialize};
 
 use crate::decode::{decode_dump, QdiscRecord, QdiscStats};
-use crate::{hex, Handle, Psched, QdiscError};
+use netlab_sys::hex;
+
+use crate::{Handle, Psched, QdiscError};
 
 /// The qdiscs of one interface at one moment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -3,15 +3,15 @@
 
 use netlink_packet_core::{
     DefaultNla, Emitable, NetlinkHeader, NetlinkMessage, NetlinkPayload, NLA_F_NESTED, NLM_F_ACK,
-    NLM_F_CREATE, NLM_F_EXCL, NLM_F_REQUEST,
+    NLM_F_CREATE, NLM_F_DUMP, NLM_F_EXCL, NLM_F_REQUEST,
 };
 use netlink_packet_route::tc::{TcAttribute, TcHandle, TcHeader, TcMessage, TcOption};
 use netlink_packet_route::RouteNetlinkMessage;
 use serde::{Deserialize, Serialize};
 
 use crate::arm::OptionsPayload;
-use crate::hex;
 use crate::{Arm, Handle, Psched, QdiscError, Tbf};
+use netlab_sys::hex;
 
 /// `TCA_OPTIONS` (`linux/rtnetlink.h`).
 const TCA_OPTIONS: u16 = 2;
@@ -203,6 +203,16 @@ pub fn delete_request_bytes(ifindex: u32, parent: Handle, seq: u32) -> Vec<u8> {
     )
 }
 
+/// `RTM_GETQDISC` dump of every qdisc of the namespace (an all-zero
+/// `struct tcmsg`); the socket stamps the sequence number.
+pub(crate) fn dump_request_bytes() -> Vec<u8> {
+    serialize(
+        RouteNetlinkMessage::GetQueueDiscipline(TcMessage::default()),
+        NLM_F_REQUEST | NLM_F_DUMP,
+        0,
+    )
+}
+
 #[allow(clippy::too_many_arguments)]
 fn build(
     dev: &str,
@@ -311,5 +321,14 @@ mod tests {
             c[0]
         );
         assert!(c[0].contains("the child fq_codel replaces it"));
+    }
+
+    #[test]
+    fn dump_request_is_a_bare_rtm_getqdisc() {
+        let b = dump_request_bytes();
+        let msg = netlab_sys::wire::Message::new_checked(&b).unwrap();
+        assert_eq!((msg.len(), msg.kind()), (16 + 20, 38));
+        assert_eq!(msg.flags(), NLM_F_REQUEST | NLM_F_DUMP);
+        assert_eq!(msg.payload(), &[0u8; 20]);
     }
 }

@@ -1,15 +1,16 @@
 //! The sampler: a bounded thread that takes a [`crate::Readback`] every N ms over
-//! its own socket (made in the namespace), paced by a pure [`SampleClock`].
+//! its own socket (made in the namespace), on netlab-sys's slot grid
+//! ([`Pacer`]: a late sample skips the missed slots, never bursts) and
+//! stopped by a [`StopFlag`].
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use netlab_sys::{Pacer, StopFlag};
 use netlab_topology::netns::Netns;
 
 use crate::readback::{SampleFailure, SampleSeries, SamplerStop};
-use crate::sys::QdiscSocket;
+use crate::socket::QdiscSocket;
 use crate::{Psched, QdiscError};
 
 /// How a [`Sampler`] runs.
@@ -41,46 +42,10 @@ impl SamplerConfig {
     }
 }
 
-/// Decides when the next sample is due; pure, driven by `now`.
-#[derive(Debug, Clone, Copy)]
-pub struct SampleClock {
-    start: Instant,
-    interval: Duration,
-    taken: u64,
-}
-
-impl SampleClock {
-    /// The first sample is due at `start`.
-    pub fn new(start: Instant, interval: Duration) -> SampleClock {
-        SampleClock {
-            start,
-            interval: interval.max(Duration::from_millis(1)),
-            taken: 0,
-        }
-    }
-
-    /// When the next sample is due.
-    pub fn next_due(&self) -> Instant {
-        self.start
-            + self
-                .interval
-                .saturating_mul(self.taken.min(u32::MAX as u64) as u32)
-    }
-
-    /// Records a sample taken at `now`; if sampling fell behind, skips the
-    /// missed slots instead of bursting.
-    pub fn taken(&mut self, now: Instant) {
-        self.taken += 1;
-        while self.next_due() + self.interval <= now {
-            self.taken += 1;
-        }
-    }
-}
-
 /// Takes a readback of one interface every N ms on its own thread.
 #[derive(Debug)]
 pub struct Sampler {
-    stop: Arc<AtomicBool>,
+    stop: StopFlag,
     thread: JoinHandle<SampleSeries>,
 }
 
@@ -94,7 +59,7 @@ impl Sampler {
         config: SamplerConfig,
     ) -> Result<Sampler, QdiscError> {
         let sock = QdiscSocket::open_in(ns)?;
-        let stop = Arc::new(AtomicBool::new(false));
+        let stop = StopFlag::new();
         let flag = stop.clone();
         let thread = std::thread::Builder::new()
             .name("qdisc-sampler".into())
@@ -104,7 +69,7 @@ impl Sampler {
     }
 
     /// The flag that stops sampling when set.
-    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+    pub fn stop_flag(&self) -> StopFlag {
         self.stop.clone()
     }
 
@@ -115,7 +80,7 @@ impl Sampler {
 
     /// Stops sampling and returns the series.
     pub fn stop(self) -> Result<SampleSeries, QdiscError> {
-        self.stop.store(true, Ordering::SeqCst);
+        self.stop.stop();
         self.thread.join().map_err(|_| QdiscError::SamplerPanicked)
     }
 }
@@ -125,38 +90,28 @@ fn run(
     ifindex: u32,
     psched: Psched,
     cfg: SamplerConfig,
-    stop: &AtomicBool,
+    stop: &StopFlag,
 ) -> SampleSeries {
-    let mut clock = SampleClock::new(Instant::now(), cfg.interval);
+    let start = Instant::now();
     let mut series = SampleSeries {
         interval_ms: cfg.interval.as_secs_f64() * 1e3,
         samples: Vec::new(),
         failures: Vec::new(),
         stopped_by: SamplerStop::Deadline,
     };
+    let mut pacer = Pacer::new(Duration::ZERO, min_interval(cfg.interval));
     loop {
-        // Sleep until due, in slices, watching the stop flag and deadline.
-        loop {
-            if stop.load(Ordering::SeqCst) {
-                series.stopped_by = SamplerStop::Stopped;
-                return series;
-            }
-            let now = Instant::now();
-            if now >= cfg.deadline {
-                series.stopped_by = SamplerStop::Deadline;
-                return series;
-            }
-            let due = clock.next_due();
-            if now >= due {
-                break;
-            }
-            std::thread::sleep(
-                (due - now)
-                    .min(Duration::from_millis(20))
-                    .min(cfg.deadline - now),
-            );
+        // Sleep until the slot (or the deadline), woken early by a stop.
+        let due = start + pacer.slot();
+        if stop.sleep_until(due.min(cfg.deadline)) {
+            series.stopped_by = SamplerStop::Stopped;
+            return series;
         }
         let now = Instant::now();
+        if now >= cfg.deadline {
+            series.stopped_by = SamplerStop::Deadline;
+            return series;
+        }
         let at_s = now.saturating_duration_since(cfg.origin).as_secs_f64();
         match sock.readback(ifindex, Some(at_s), &psched) {
             Ok(rb) => series
@@ -167,7 +122,7 @@ fn run(
                 error: e.to_string(),
             }),
         }
-        clock.taken(Instant::now());
+        pacer.advance(start.elapsed());
         if series.samples.len() + series.failures.len() >= cfg.max_samples {
             series.stopped_by = SamplerStop::MaxSamples;
             return series;
@@ -175,21 +130,26 @@ fn run(
     }
 }
 
+/// The sampling interval, at least 1 ms (a zero interval would spin).
+fn min_interval(interval: Duration) -> Duration {
+    interval.max(Duration::from_millis(1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The sampler's grid: slots every interval from its start, a slow
+    /// sample skips the slots it missed instead of bursting.
     #[test]
-    fn clock_paces_and_skips_missed_slots() {
-        let t0 = Instant::now();
-        let mut c = SampleClock::new(t0, Duration::from_millis(100));
-        assert_eq!(c.next_due(), t0);
-        c.taken(t0 + Duration::from_millis(5));
-        assert_eq!(c.next_due(), t0 + Duration::from_millis(100));
-        // A slow sample that ends at 350 ms skips the 200 ms slot.
-        c.taken(t0 + Duration::from_millis(350));
-        assert_eq!(c.next_due(), t0 + Duration::from_millis(300));
-        c.taken(t0 + Duration::from_millis(301));
-        assert_eq!(c.next_due(), t0 + Duration::from_millis(400));
+    fn samples_are_paced_and_skip_missed_slots() {
+        let ms = Duration::from_millis;
+        let mut p = Pacer::new(Duration::ZERO, min_interval(ms(100)));
+        assert_eq!(p.slot(), Duration::ZERO);
+        assert_eq!(p.advance(ms(5)), ms(100));
+        // A slow sample that ends at 350 ms skips the 200 and 300 ms slots.
+        assert_eq!(p.advance(ms(350)), ms(400));
+        assert_eq!(p.advance(ms(401)), ms(500));
+        assert_eq!(min_interval(Duration::ZERO), ms(1));
     }
 }

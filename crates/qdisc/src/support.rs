@@ -6,8 +6,8 @@
 
 use netlab_topology::netns::Netns;
 
-use crate::request::{arm_request, bare_request, delete_request_bytes, tbf_request};
-use crate::sys::{ifindex_in, kernel_release, QdiscSocket};
+use crate::request::{arm_request, bare_request, tbf_request};
+use crate::socket::{ifindex_in, kernel_release, QdiscSocket};
 use crate::{Arm, Handle, Psched, QdiscError, Tbf};
 
 pub use crate::arm::absent_from_pinned_guest;
@@ -20,7 +20,7 @@ pub fn missing_kinds(ns: &Netns, kinds: &[&str]) -> Result<Vec<String>, QdiscErr
     let lo = ifindex_in(ns, "lo")?;
     let mut missing = Vec::new();
     for (i, kind) in kinds.iter().enumerate() {
-        let seq = 100 + 2 * i as u32;
+        let seq = 100 + i as u32;
         let root = Handle::new(1, 0);
         let req = match *kind {
             "tbf" => tbf_request(
@@ -39,9 +39,8 @@ pub fn missing_kinds(ns: &Netns, kinds: &[&str]) -> Result<Vec<String>, QdiscErr
         };
         match sock.apply(&req) {
             Ok(()) => {
-                let del = delete_request_bytes(lo, Handle::ROOT, seq + 1);
                 // Best effort: the caller's namespace is thrown away anyway.
-                let _ = sock.transact(&del, seq + 1, "deleting the support-check qdisc");
+                let _ = sock.delete(lo, Handle::ROOT);
             }
             Err(QdiscError::KindUnavailable { .. }) => missing.push(kind.to_string()),
             // Any other refusal (e.g. EINVAL for options) means the kind exists.

@@ -35,31 +35,10 @@ impl Rate {
 
     /// Parses `5mbit`, `100kbit`, `1gbit`, `1.5mbit`, `625000bps`... as tc does.
     pub fn parse(text: &str) -> Result<Rate, QdiscError> {
-        const SUFFIXES: &[(&str, f64)] = &[
-            ("", 1.0),
-            ("bit", 1.0),
-            ("kibit", 1024.0),
-            ("kbit", 1000.0),
-            ("mibit", 1048576.0),
-            ("mbit", 1e6),
-            ("gibit", 1073741824.0),
-            ("gbit", 1e9),
-            ("tibit", 1099511627776.0),
-            ("tbit", 1e12),
-            ("bps", 8.0),
-            ("kibps", 8.0 * 1024.0),
-            ("kbps", 8000.0),
-            ("mibps", 8.0 * 1048576.0),
-            ("mbps", 8e6),
-            ("gibps", 8.0 * 1073741824.0),
-            ("gbps", 8e9),
-            ("tibps", 8.0 * 1099511627776.0),
-            ("tbps", 8e12),
-        ];
         let (number, suffix) = strtod_prefix(text).ok_or_else(|| {
             QdiscError::bad("rate", text, "expected a number with a unit, e.g. 5mbit")
         })?;
-        let scale = lookup(SUFFIXES, suffix).ok_or_else(|| {
+        let scale = rate_scale(suffix).ok_or_else(|| {
             QdiscError::bad(
                 "rate",
                 text,

@@ -11,8 +11,8 @@ use netlab_qdisc::{
     configure, read_psched, support, Arm, Bottleneck, QdiscOptions, QdiscSocket, QdiscXstats,
     ARM_HANDLE,
 };
-use netlab_topology::netns::ScratchNetns;
 use netlab_topology::spec::R_B_IF;
+use netlab_topology::testing::ScratchNetns;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
 const MODULES: &[&str] = &["sch_tbf", "sch_fq_codel", "sch_cake", "sch_pie", "veth"];

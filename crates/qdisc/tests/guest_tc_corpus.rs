@@ -11,7 +11,7 @@ use std::time::Duration;
 use netlab_qdisc::{
     arm_request, ifindex_in, read_psched, Arm, Handle, QdiscOptions, QdiscSocket, QdiscXstats,
 };
-use netlab_topology::netns::ScratchNetns;
+use netlab_topology::testing::ScratchNetns;
 use serde_json::Value;
 
 const MODULES: &[&str] = &["sch_fq_codel", "sch_codel", "sch_fq", "sch_cake", "sch_pie"];

@@ -10,9 +10,8 @@ use netlab_qdisc::{
     configure, hex, read_psched, support, Arm, Bottleneck, QdiscError, QdiscOptions, QdiscSocket,
     Sampler, SamplerConfig, SamplerStop, ARM_HANDLE, ARM_PARENT, TBF_HANDLE,
 };
-use netlab_topology::netns::ScratchNetns;
-use netlab_topology::privilege::require_privileged;
 use netlab_topology::spec::R_B_IF;
+use netlab_topology::testing::{require_privileged, ScratchNetns};
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
 #[test]

@@ -10,6 +10,7 @@
 //!   errors.
 //! - [`proc`]: `/proc/<pid>/stat` and [`ProcessIdentity`] (pid + start
 //!   time, so a reused pid is never mistaken for the recorded process).
+//! - [`secs`]: serde for a `Duration` as seconds (`#[serde(with = "netlab_sys::secs")]`).
 //! - [`pace`]: slots on a fixed grid without catch-up bursts; [`StopFlag`]:
 //!   one stop flag for every worker.
 //! - [`privilege`]: the capabilities netlab needs; with the `testing`
@@ -45,6 +46,7 @@ pub mod netlink;
 pub mod pace;
 pub mod privilege;
 pub mod proc;
+pub mod secs;
 mod stop;
 #[cfg(feature = "testing")]
 pub mod testing;

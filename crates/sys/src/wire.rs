@@ -258,6 +258,8 @@ impl<'a> Iterator for Messages<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Attr<'a> {
     raw_kind: u16,
+    /// The whole attribute, header included, without trailing padding.
+    bytes: &'a [u8],
     value: &'a [u8],
 }
 
@@ -285,6 +287,7 @@ impl<'a> Attr<'a> {
         }
         Ok(Attr {
             raw_kind,
+            bytes: &buf[..len],
             value: &buf[NLA_HDRLEN..len],
         })
     }
@@ -302,6 +305,12 @@ impl<'a> Attr<'a> {
     /// The value bytes (`nla_len - 4` of them).
     pub fn value(&self) -> &'a [u8] {
         self.value
+    }
+
+    /// The whole attribute, header included, without trailing padding
+    /// (for parsers that want the `nlattr` too).
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
     }
 
     /// The value as attributes (a nested attribute).
@@ -400,6 +409,66 @@ impl<'a> Iterator for Attrs<'a> {
                 Some(Err(e))
             }
         }
+    }
+}
+
+/// A fixed-layout C struct inside netlink bytes (`struct tc_stats`, a
+/// qdisc's xstats), length-checked once: afterwards every field read
+/// inside that length cannot fail. Reading past the checked length is a
+/// bug in the caller and panics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fields<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Fields<'a> {
+    /// Checks that `buf` holds at least `len` bytes (bytes after them, a
+    /// newer kernel's extra fields, are ignored); `what` names the struct
+    /// in the error.
+    pub fn new_checked(buf: &'a [u8], len: usize, what: &str) -> Result<Fields<'a>, SysError> {
+        match buf.get(..len) {
+            Some(bytes) => Ok(Fields { bytes }),
+            None => Err(SysError::malformed(
+                what,
+                format!("{} bytes, need {len}", buf.len()),
+            )),
+        }
+    }
+
+    /// The checked length.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Whether the checked length is 0.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// The byte at `at`.
+    pub fn u8(&self, at: usize) -> u8 {
+        self.bytes[at]
+    }
+
+    /// The native-endian `u16` at `at`.
+    pub fn u16(&self, at: usize) -> u16 {
+        ne_u16(self.bytes, at)
+    }
+
+    /// The native-endian `u32` at `at`.
+    pub fn u32(&self, at: usize) -> u32 {
+        ne_u32(self.bytes, at)
+    }
+
+    /// The native-endian `i32` at `at`.
+    pub fn i32(&self, at: usize) -> i32 {
+        ne_u32(self.bytes, at) as i32
+    }
+
+    /// The native-endian `u64` at `at`.
+    pub fn u64(&self, at: usize) -> u64 {
+        let b = &self.bytes[at..at + 8];
+        u64::from_ne_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
     }
 }
 
@@ -533,6 +602,26 @@ mod tests {
         let mut short = short;
         short.extend_from_slice(&[0, 0]);
         assert!(ErrorMessage::new_checked(&Message::new_checked(&short).unwrap()).is_err());
+    }
+
+    #[test]
+    fn fields_are_checked_once() {
+        let b: Vec<u8> = (1..=12).collect();
+        let f = Fields::new_checked(&b, 12, "struct x").unwrap();
+        assert_eq!(f.len(), 12);
+        assert_eq!(f.u8(11), 12);
+        assert_eq!(f.u16(0), u16::from_ne_bytes([1, 2]));
+        assert_eq!(f.u32(8), u32::from_ne_bytes([9, 10, 11, 12]));
+        assert_eq!(f.u64(4), u64::from_ne_bytes([5, 6, 7, 8, 9, 10, 11, 12]));
+        assert_eq!(Fields::new_checked(&b, 8, "x").unwrap().len(), 8);
+        let e = Fields::new_checked(&b[..5], 8, "struct tc_stats").unwrap_err();
+        assert_eq!(e.to_string(), "struct tc_stats: 5 bytes, need 8");
+        // the whole attribute, header included
+        let a = Attrs::new(&[5, 0, 1, 0, 7, 0, 0, 0])
+            .next()
+            .unwrap()
+            .unwrap();
+        assert_eq!(a.bytes(), &[5, 0, 1, 0, 7]);
     }
 
     #[test]

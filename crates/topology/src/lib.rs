@@ -37,6 +37,7 @@ pub mod plan;
 pub mod privilege;
 pub mod readback;
 pub mod rtnl;
+#[cfg(feature = "testing")]
 mod scratch;
 pub mod spec;
 mod sys;

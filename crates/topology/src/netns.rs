@@ -245,12 +245,6 @@ pub fn list() -> Result<Vec<String>, TopologyError> {
     Ok(names)
 }
 
-/// Kept here only for `netlab-qdisc`, which still uses it outside tests
-/// (issue 10 §3 moves it to a registry-owned namespace); tests use
-/// `netlab_topology::testing::ScratchNetns` (cargo feature `testing`).
-#[doc(hidden)]
-pub use crate::scratch::ScratchNetns;
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,24 +29,6 @@ pub fn check_capabilities() -> Result<(), TopologyError> {
     check_cap_eff(netlab_sys::privilege::effective_capabilities()?)
 }
 
-/// Kept only for the tests of crates not yet moved to
-/// `netlab_topology::testing::require_privileged` (cargo feature
-/// `testing`): qdisc, probe and the orchestrator's e2e tests, owned by
-/// other work in progress. New code uses the `testing` one.
-#[doc(hidden)]
-pub fn require_privileged(test_name: &str) -> bool {
-    match check_capabilities() {
-        Ok(()) => true,
-        Err(e) if netlab_sys::privilege::privileged_tests_required() => {
-            panic!("{test_name}: privileges required ({REQUIRE_PRIVILEGED_ENV}=1) but {e}")
-        }
-        Err(e) => {
-            eprintln!("skipping {test_name}: {e}");
-            false
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

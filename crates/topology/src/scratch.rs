@@ -1,5 +1,5 @@
-//! A throw-away namespace for tests (and, until issue 10 §3, qdisc's
-//! kernel support probe).
+//! A throw-away namespace for tests (cargo feature `testing`; exported as
+//! `testing::ScratchNetns`).
 
 use crate::naming::{sanitize_label, RunId, PREFIX};
 use crate::netns::Netns;

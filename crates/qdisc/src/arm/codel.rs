@@ -5,9 +5,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::{nonzero, show_time, to_us, us, word, Nest, OptionsPayload, Shown, Word};
-use crate::wire;
-use crate::wire::{raw_attr, RawAttr};
+use crate::decode::{raw_attr, RawAttr};
+use crate::error::Named;
 use crate::QdiscError;
+use netlab_sys::wire::{Attrs, Fields};
 
 /// The KIND.
 pub const KIND: &str = "codel";
@@ -120,14 +121,16 @@ pub struct CodelReadback {
 
 pub(crate) fn decode(value: &[u8]) -> Result<CodelReadback, QdiscError> {
     let mut o = CodelReadback::default();
-    for a in wire::attrs(value, "codel options") {
+    for a in Attrs::named(value, "codel options") {
         let a = a?;
-        match a.kind {
-            attr::TARGET => o.target_us = Some(a.u32("TCA_CODEL_TARGET")?),
-            attr::LIMIT => o.limit = Some(a.u32("TCA_CODEL_LIMIT")?),
-            attr::INTERVAL => o.interval_us = Some(a.u32("TCA_CODEL_INTERVAL")?),
-            attr::ECN => o.ecn = Some(a.u32("TCA_CODEL_ECN")? != 0),
-            attr::CE_THRESHOLD => o.ce_threshold_us = Some(a.u32("TCA_CODEL_CE_THRESHOLD")?),
+        match a.kind() {
+            attr::TARGET => o.target_us = Some(a.u32().named("TCA_CODEL_TARGET")?),
+            attr::LIMIT => o.limit = Some(a.u32().named("TCA_CODEL_LIMIT")?),
+            attr::INTERVAL => o.interval_us = Some(a.u32().named("TCA_CODEL_INTERVAL")?),
+            attr::ECN => o.ecn = Some(a.u32().named("TCA_CODEL_ECN")? != 0),
+            attr::CE_THRESHOLD => {
+                o.ce_threshold_us = Some(a.u32().named("TCA_CODEL_CE_THRESHOLD")?)
+            }
             _ => o.other.push(raw_attr(&a)),
         }
     }
@@ -158,17 +161,19 @@ pub struct CodelXstats {
 }
 
 pub(crate) fn decode_xstats(x: &[u8]) -> Option<CodelXstats> {
-    let f = |i: usize| wire::u32_at(x, i * 4);
+    // struct tc_codel_xstats: nine 32-bit fields
+    let x = Fields::new_checked(x, 36, "tc_codel_xstats").ok()?;
+    let f = |i: usize| x.u32(i * 4);
     Some(CodelXstats {
-        maxpacket: f(0)?,
-        count: f(1)?,
-        lastcount: f(2)?,
-        ldelay_us: f(3)?,
-        drop_next_us: f(4)? as i32,
-        drop_overlimit: f(5)?,
-        ecn_mark: f(6)?,
-        dropping: f(7)? != 0,
-        ce_mark: f(8)?,
+        maxpacket: f(0),
+        count: f(1),
+        lastcount: f(2),
+        ldelay_us: f(3),
+        drop_next_us: f(4) as i32,
+        drop_overlimit: f(5),
+        ecn_mark: f(6),
+        dropping: f(7) != 0,
+        ce_mark: f(8),
     })
 }
 

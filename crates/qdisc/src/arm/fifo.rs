@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{word, OptionsPayload, Shown, Word};
 use crate::units::Size;
-use crate::wire;
 use crate::QdiscError;
+use netlab_sys::wire::Fields;
 
 /// `pfifo`'s KIND.
 pub const PFIFO_KIND: &str = "pfifo";
@@ -66,6 +66,11 @@ impl Bfifo {
 
 /// The limit of a dumped `struct tc_fifo_qopt`.
 pub(crate) fn decode_limit(kind: &str, value: &[u8]) -> Result<u32, QdiscError> {
-    wire::u32_at(value, 0)
-        .ok_or_else(|| QdiscError::decode(format!("{kind} tc_fifo_qopt"), "shorter than 4 bytes"))
+    match Fields::new_checked(value, 4, "tc_fifo_qopt") {
+        Ok(f) => Ok(f.u32(0)),
+        Err(e) => Err(QdiscError::decode(
+            format!("{kind} tc_fifo_qopt"),
+            e.to_string(),
+        )),
+    }
 }

@@ -5,10 +5,11 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::{show_time, to_us, us, word, Nest, OptionsPayload, Shown, Word};
+use crate::decode::{raw_attr, RawAttr};
+use crate::error::Named;
 use crate::units::Rate;
-use crate::wire;
-use crate::wire::{raw_attr, RawAttr};
 use crate::QdiscError;
+use netlab_sys::wire::{Attrs, Fields};
 
 /// The KIND.
 pub const KIND: &str = "fq";
@@ -316,10 +317,10 @@ pub struct FqReadback {
 
 pub(crate) fn decode(value: &[u8]) -> Result<FqReadback, QdiscError> {
     let mut o = FqReadback::default();
-    for a in wire::attrs(value, "fq options") {
+    for a in Attrs::named(value, "fq options") {
         let a = a?;
-        let v = |what| a.u32(what);
-        match a.kind {
+        let v = |what| a.u32().named(what);
+        match a.kind() {
             attr::PLIMIT => o.limit = Some(v("TCA_FQ_PLIMIT")?),
             attr::FLOW_PLIMIT => o.flow_limit = Some(v("TCA_FQ_FLOW_PLIMIT")?),
             attr::QUANTUM => o.quantum = Some(v("TCA_FQ_QUANTUM")?),
@@ -338,7 +339,7 @@ pub(crate) fn decode(value: &[u8]) -> Result<FqReadback, QdiscError> {
             attr::CE_THRESHOLD => o.ce_threshold_us = Some(v("TCA_FQ_CE_THRESHOLD")?),
             attr::TIMER_SLACK => o.timer_slack_ns = Some(v("TCA_FQ_TIMER_SLACK")?),
             attr::HORIZON => o.horizon_us = Some(v("TCA_FQ_HORIZON")?),
-            attr::HORIZON_DROP => o.horizon_drop = Some(a.u8("TCA_FQ_HORIZON_DROP")? != 0),
+            attr::HORIZON_DROP => o.horizon_drop = Some(a.u8().named("TCA_FQ_HORIZON_DROP")? != 0),
             _ => o.other.push(raw_attr(&a)),
         }
     }
@@ -381,24 +382,26 @@ pub struct FqXstats {
 }
 
 pub(crate) fn decode_xstats(x: &[u8]) -> Option<FqXstats> {
-    let q = |i: usize| wire::u64_at(x, i);
-    let d = |i: usize| wire::u32_at(x, i);
+    // struct tc_fq_qd_stats: 104 bytes
+    let f = Fields::new_checked(x, 104, "tc_fq_qd_stats").ok()?;
+    let q = |i: usize| f.u64(i);
+    let d = |i: usize| f.u32(i);
     Some(FqXstats {
-        gc_flows: q(0)?,
-        highprio_packets: q(8)?,
-        tcp_retrans: q(16)?,
-        throttled: q(24)?,
-        flows_plimit: q(32)?,
-        pkts_too_long: q(40)?,
-        allocation_errors: q(48)?,
-        time_next_delayed_flow: q(56)? as i64,
-        flows: d(64)?,
-        inactive_flows: d(68)?,
-        throttled_flows: d(72)?,
-        unthrottle_latency_ns: d(76)?,
-        ce_mark: q(80)?,
-        horizon_drops: q(88)?,
-        horizon_caps: q(96)?,
+        gc_flows: q(0),
+        highprio_packets: q(8),
+        tcp_retrans: q(16),
+        throttled: q(24),
+        flows_plimit: q(32),
+        pkts_too_long: q(40),
+        allocation_errors: q(48),
+        time_next_delayed_flow: q(56) as i64,
+        flows: d(64),
+        inactive_flows: d(68),
+        throttled_flows: d(72),
+        unthrottle_latency_ns: d(76),
+        ce_mark: q(80),
+        horizon_drops: q(88),
+        horizon_caps: q(96),
     })
 }
 

@@ -9,10 +9,10 @@ use netlink_packet_route::tc::{TcFqCodelXstats, TcOption, TcQdiscFqCodelOption a
 use serde::{Deserialize, Serialize};
 
 use super::{nonzero, show_time, to_us, us, word, OptionsPayload, Shown, Word};
+use crate::decode::{raw_attr, RawAttr};
 use crate::units::Size;
-use crate::wire;
-use crate::wire::{raw_attr, RawAttr};
 use crate::QdiscError;
+use netlab_sys::wire::Attrs;
 
 /// The KIND.
 pub const KIND: &str = "fq_codel";
@@ -207,9 +207,9 @@ pub struct FqCodelReadback {
 /// Decodes fq_codel's `TCA_OPTIONS` with netlink-packet-route's parser.
 pub(crate) fn decode(value: &[u8]) -> Result<FqCodelReadback, QdiscError> {
     let mut o = FqCodelReadback::default();
-    for a in wire::attrs(value, "fq_codel options") {
+    for a in Attrs::named(value, "fq_codel options") {
         let a = a?;
-        let buf = NlaBuffer::new_checked(a.raw)
+        let buf = NlaBuffer::new_checked(a.bytes())
             .map_err(|e| QdiscError::decode("fq_codel option", e.to_string()))?;
         let parsed =
             O::parse(&buf).map_err(|e| QdiscError::decode("fq_codel option", e.to_string()))?;

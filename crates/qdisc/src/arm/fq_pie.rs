@@ -9,10 +9,11 @@ use serde::{Deserialize, Serialize};
 
 use super::pie::factor;
 use super::{nonzero, show_time, to_us, us, word, Nest, OptionsPayload, Shown, Word};
+use crate::decode::{raw_attr, RawAttr};
+use crate::error::Named;
 use crate::units::Size;
-use crate::wire;
-use crate::wire::{raw_attr, RawAttr};
 use crate::QdiscError;
+use netlab_sys::wire::{Attrs, Fields};
 
 /// The KIND.
 pub const KIND: &str = "fq_pie";
@@ -260,10 +261,10 @@ pub struct FqPieReadback {
 
 pub(crate) fn decode(value: &[u8]) -> Result<FqPieReadback, QdiscError> {
     let mut o = FqPieReadback::default();
-    for a in wire::attrs(value, "fq_pie options") {
+    for a in Attrs::named(value, "fq_pie options") {
         let a = a?;
-        let v = |what| a.u32(what);
-        match a.kind {
+        let v = |what| a.u32().named(what);
+        match a.kind() {
             attr::LIMIT => o.limit = Some(v("TCA_FQ_PIE_LIMIT")?),
             attr::FLOWS => o.flows = Some(v("TCA_FQ_PIE_FLOWS")?),
             attr::TARGET => o.target_us = Some(v("TCA_FQ_PIE_TARGET")?),
@@ -308,17 +309,19 @@ pub struct FqPieXstats {
 }
 
 pub(crate) fn decode_xstats(x: &[u8]) -> Option<FqPieXstats> {
-    let d = |i: usize| wire::u32_at(x, 4 * i);
+    // struct tc_fq_pie_xstats: nine 32-bit fields
+    let x = Fields::new_checked(x, 36, "tc_fq_pie_xstats").ok()?;
+    let d = |i: usize| x.u32(4 * i);
     Some(FqPieXstats {
-        packets_in: d(0)?,
-        dropped: d(1)?,
-        overlimit: d(2)?,
-        overmemory: d(3)?,
-        ecn_mark: d(4)?,
-        new_flow_count: d(5)?,
-        new_flows_len: d(6)?,
-        old_flows_len: d(7)?,
-        memory_usage: d(8)?,
+        packets_in: d(0),
+        dropped: d(1),
+        overlimit: d(2),
+        overmemory: d(3),
+        ecn_mark: d(4),
+        new_flow_count: d(5),
+        new_flows_len: d(6),
+        old_flows_len: d(7),
+        memory_usage: d(8),
     })
 }
 

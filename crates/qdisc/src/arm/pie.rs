@@ -5,9 +5,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::{nonzero, show_time, to_us, us, word, Nest, OptionsPayload, Shown, Word};
-use crate::wire;
-use crate::wire::{raw_attr, RawAttr};
+use crate::decode::{raw_attr, RawAttr};
+use crate::error::Named;
 use crate::QdiscError;
+use netlab_sys::wire::{Attrs, Fields};
 
 /// The KIND.
 pub const KIND: &str = "pie";
@@ -198,18 +199,18 @@ pub struct PieReadback {
 
 pub(crate) fn decode(value: &[u8]) -> Result<PieReadback, QdiscError> {
     let mut o = PieReadback::default();
-    for a in wire::attrs(value, "pie options") {
+    for a in Attrs::named(value, "pie options") {
         let a = a?;
-        match a.kind {
-            attr::TARGET => o.target_us = Some(a.u32("TCA_PIE_TARGET")?),
-            attr::LIMIT => o.limit = Some(a.u32("TCA_PIE_LIMIT")?),
-            attr::TUPDATE => o.tupdate_us = Some(a.u32("TCA_PIE_TUPDATE")?),
-            attr::ALPHA => o.alpha = Some(a.u32("TCA_PIE_ALPHA")?),
-            attr::BETA => o.beta = Some(a.u32("TCA_PIE_BETA")?),
-            attr::ECN => o.ecn = Some(a.u32("TCA_PIE_ECN")? != 0),
-            attr::BYTEMODE => o.bytemode = Some(a.u32("TCA_PIE_BYTEMODE")? != 0),
+        match a.kind() {
+            attr::TARGET => o.target_us = Some(a.u32().named("TCA_PIE_TARGET")?),
+            attr::LIMIT => o.limit = Some(a.u32().named("TCA_PIE_LIMIT")?),
+            attr::TUPDATE => o.tupdate_us = Some(a.u32().named("TCA_PIE_TUPDATE")?),
+            attr::ALPHA => o.alpha = Some(a.u32().named("TCA_PIE_ALPHA")?),
+            attr::BETA => o.beta = Some(a.u32().named("TCA_PIE_BETA")?),
+            attr::ECN => o.ecn = Some(a.u32().named("TCA_PIE_ECN")? != 0),
+            attr::BYTEMODE => o.bytemode = Some(a.u32().named("TCA_PIE_BYTEMODE")? != 0),
             attr::DQ_RATE_ESTIMATOR => {
-                o.dq_rate_estimator = Some(a.u32("TCA_PIE_DQ_RATE_ESTIMATOR")? != 0)
+                o.dq_rate_estimator = Some(a.u32().named("TCA_PIE_DQ_RATE_ESTIMATOR")? != 0)
             }
             _ => o.other.push(raw_attr(&a)),
         }
@@ -243,19 +244,21 @@ pub struct PieXstats {
 }
 
 pub(crate) fn decode_xstats(x: &[u8]) -> Option<PieXstats> {
-    let prob = wire::u64_at(x, 0)?;
-    let d = |i: usize| wire::u32_at(x, 8 + 4 * i);
+    // struct tc_pie_xstats: a u64 probability, then eight 32-bit fields
+    let x = Fields::new_checked(x, 40, "tc_pie_xstats").ok()?;
+    let prob = x.u64(0);
+    let d = |i: usize| x.u32(8 + 4 * i);
     Some(PieXstats {
         probability: prob as f64 / u64::MAX as f64,
         prob_raw: prob,
-        delay_us: d(0)?,
-        avg_dq_rate: d(1)?,
-        dq_rate_estimating: d(2)? != 0,
-        packets_in: d(3)?,
-        dropped: d(4)?,
-        overlimit: d(5)?,
-        maxq: d(6)?,
-        ecn_mark: d(7)?,
+        delay_us: d(0),
+        avg_dq_rate: d(1),
+        dq_rate_estimating: d(2) != 0,
+        packets_in: d(3),
+        dropped: d(4),
+        overlimit: d(5),
+        maxq: d(6),
+        ecn_mark: d(7),
     })
 }
 

@@ -8,9 +8,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::{show_time, to_us, us, word, Nest, OptionsPayload, Shown, Word, Words};
+use crate::decode::{raw_attr, RawAttr};
+use crate::error::Named;
 use crate::units::{Rate, Size};
-use crate::wire;
-use crate::wire::{raw_attr, RawAttr};
+use netlab_sys::wire::Attrs;
 
 mod stats;
 use crate::QdiscError;
@@ -423,17 +424,21 @@ fn name_of(table: &[&str], v: u32) -> String {
 
 pub(crate) fn decode(value: &[u8]) -> Result<CakeReadback, QdiscError> {
     let mut o = CakeReadback::default();
-    for a in wire::attrs(value, "cake options") {
+    for a in Attrs::named(value, "cake options") {
         let a = a?;
-        let v = |what| a.u32(what);
-        match a.kind {
-            attr::BASE_RATE64 => o.base_rate_bytes_per_sec = Some(a.u64("TCA_CAKE_BASE_RATE64")?),
+        let v = |what| a.u32().named(what);
+        match a.kind() {
+            attr::BASE_RATE64 => {
+                o.base_rate_bytes_per_sec = Some(a.u64().named("TCA_CAKE_BASE_RATE64")?)
+            }
             attr::DIFFSERV_MODE => {
                 o.diffserv = Some(name_of(DIFFSERV_MODES, v("TCA_CAKE_DIFFSERV_MODE")?))
             }
             attr::ATM => o.atm = Some(name_of(ATM_MODES, v("TCA_CAKE_ATM")?)),
             attr::FLOW_MODE => o.flow_mode = Some(name_of(FLOW_MODES, v("TCA_CAKE_FLOW_MODE")?)),
-            attr::OVERHEAD => o.overhead = Some(a.i32("TCA_CAKE_OVERHEAD")?),
+            attr::OVERHEAD => {
+                o.overhead = Some(a.u32().map(|v| v as i32).named("TCA_CAKE_OVERHEAD")?)
+            }
             attr::RTT => o.rtt_us = Some(v("TCA_CAKE_RTT")?),
             attr::TARGET => o.target_us = Some(v("TCA_CAKE_TARGET")?),
             attr::AUTORATE => o.autorate = Some(v("TCA_CAKE_AUTORATE")? != 0),

@@ -3,8 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::wire::{self, raw_attr, RawAttr};
+use crate::decode::{raw_attr, RawAttr};
+use crate::error::Named;
 use crate::QdiscError;
+use netlab_sys::wire::Attrs;
 
 /// Attribute numbers from the kernel's `pkt_sched.h`.
 mod attr {
@@ -126,13 +128,13 @@ pub struct CakeTinStats {
 
 pub(crate) fn decode_xstats(x: &[u8]) -> Result<CakeXstats, QdiscError> {
     let mut s = CakeXstats::default();
-    for a in wire::attrs(x, "cake xstats") {
+    for a in Attrs::named(x, "cake xstats") {
         let a = a?;
-        let v = |what| a.u32(what).map(Some);
-        match a.kind {
+        let v = |what| a.u32().named(what).map(Some);
+        match a.kind() {
             attr::STATS_CAPACITY_ESTIMATE64 => {
                 s.capacity_estimate_bytes_per_sec =
-                    Some(a.u64("TCA_CAKE_STATS_CAPACITY_ESTIMATE64")?)
+                    Some(a.u64().named("TCA_CAKE_STATS_CAPACITY_ESTIMATE64")?)
             }
             attr::STATS_MEMORY_LIMIT => s.memory_limit = v("TCA_CAKE_STATS_MEMORY_LIMIT")?,
             attr::STATS_MEMORY_USED => s.memory_used = v("TCA_CAKE_STATS_MEMORY_USED")?,
@@ -142,8 +144,8 @@ pub(crate) fn decode_xstats(x: &[u8]) -> Result<CakeXstats, QdiscError> {
             attr::STATS_MIN_ADJLEN => s.min_adjlen = v("TCA_CAKE_STATS_MIN_ADJLEN")?,
             attr::STATS_MAX_ADJLEN => s.max_adjlen = v("TCA_CAKE_STATS_MAX_ADJLEN")?,
             attr::STATS_TIN_STATS => {
-                for tin in wire::attrs(a.value, "cake tin stats") {
-                    s.tins.push(decode_tin(tin?.value)?);
+                for tin in Attrs::named(a.value(), "cake tin stats") {
+                    s.tins.push(decode_tin(tin?.value())?);
                 }
             }
             _ => s.other.push(raw_attr(&a)),
@@ -154,11 +156,11 @@ pub(crate) fn decode_xstats(x: &[u8]) -> Result<CakeXstats, QdiscError> {
 
 fn decode_tin(value: &[u8]) -> Result<CakeTinStats, QdiscError> {
     let mut t = CakeTinStats::default();
-    for a in wire::attrs(value, "cake tin") {
+    for a in Attrs::named(value, "cake tin") {
         let a = a?;
-        let v = |what| a.u32(what);
-        let q = |what| a.u64(what);
-        match a.kind {
+        let v = |what| a.u32().named(what);
+        let q = |what| a.u64().named(what);
+        match a.kind() {
             attr::TIN_SENT_PACKETS => t.sent_packets = v("TIN_SENT_PACKETS")?,
             attr::TIN_SENT_BYTES64 => t.sent_bytes = q("TIN_SENT_BYTES64")?,
             attr::TIN_DROPPED_PACKETS => t.dropped_packets = v("TIN_DROPPED_PACKETS")?,
