@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use faults::{diff_lines, host_snapshot, namespaces_of, wait_bounded, Captured};
-use netlab_topology::privilege::require_privileged;
+use netlab_topology::testing::require_privileged;
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_orchestrator");

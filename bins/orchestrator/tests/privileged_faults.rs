@@ -14,7 +14,7 @@ mod faults;
 use std::path::PathBuf;
 
 use faults::{clock_seed, run_plan, summarize, Plan};
-use netlab_topology::privilege::require_privileged;
+use netlab_topology::testing::require_privileged;
 
 const BIN: &str = env!("CARGO_BIN_EXE_orchestrator");
 

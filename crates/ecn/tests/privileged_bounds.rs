@@ -8,9 +8,9 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use netlab_ecn::{Capture, CaptureConfig, Flow, StopReason};
-use netlab_topology::netns::ScratchNetns;
-use netlab_topology::privilege::require_privileged;
 use netlab_topology::spec::{A_ADDR, B_ADDR, B_IF};
+use netlab_topology::testing::require_privileged;
+use netlab_topology::testing::ScratchNetns;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
 const DEADLINE: Duration = Duration::from_secs(2);

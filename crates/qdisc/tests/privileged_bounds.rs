@@ -6,8 +6,8 @@
 use std::time::{Duration, Instant};
 
 use netlab_qdisc::{ifindex_in, read_psched, Sampler, SamplerConfig, SamplerStop};
-use netlab_topology::netns::ScratchNetns;
-use netlab_topology::privilege::require_privileged;
+use netlab_topology::testing::require_privileged;
+use netlab_topology::testing::ScratchNetns;
 
 #[test]
 fn privileged_bounds_qdisc_sampler_ends_at_its_deadline() {
