@@ -40,10 +40,17 @@ fn privileged_iso_over_a_r_b_one_way_delays_sum_to_rtt_minus_turnaround() {
         .iter()
         .filter(|r| r.outcome == IsoOutcome::Missed)
         .count();
-    // a busy shared machine may stall the sender for a slot or two
+    // A busy shared machine may stall the sender for a slot or two, or
+    // deschedule it past one request's timeout; anything else is a failure.
+    let other: Vec<_> = log
+        .requests
+        .iter()
+        .filter(|r| !matches!(r.outcome, IsoOutcome::Reply | IsoOutcome::Missed))
+        .map(|r| (r.seq, r.outcome.clone()))
+        .collect();
     assert!(
-        ok.len() + missed == 151 && missed <= 5,
-        "ok {} missed {missed}",
+        missed <= 5 && other.len() <= 1 && other.iter().all(|(_, o)| *o == IsoOutcome::Timeout),
+        "ok {} missed {missed} other {other:?}",
         ok.len()
     );
     assert_eq!(echo.stamped, ok.len() as u64);
