@@ -93,7 +93,7 @@ impl QdiscSocket {
                 let msg = msg?;
                 if msg.ty == NLMSG_ERROR && msg.seq == seq {
                     let errno = wire::u32_at(msg.payload, 0)
-                        .map(|e| -(e as i32))
+                        .map(|e| (e as i32).saturating_neg())
                         .ok_or_else(|| QdiscError::decode("NLMSG_ERROR", "shorter than 4 bytes"))?;
                     if errno == 0 {
                         return Ok(None);
@@ -134,7 +134,7 @@ impl QdiscSocket {
                 }
                 if msg.ty == NLMSG_ERROR {
                     let errno = wire::u32_at(msg.payload, 0)
-                        .map(|e| -(e as i32))
+                        .map(|e| (e as i32).saturating_neg())
                         .unwrap_or(0);
                     return Err(QdiscError::Refused {
                         request: what,
