@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use netlab_qdisc::{tbf_request, decode_qdisc, Handle, Psched, QdiscOptions, Tbf, TBF_HANDLE};
+use netlab_qdisc::{decode_qdisc, tbf_request, Handle, Psched, QdiscOptions, Tbf, TBF_HANDLE};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -27,6 +27,9 @@ fuzz_target!(|data: &[u8]| {
         .unwrap_or_else(|e| panic!("our request for {printed:?} does not decode: {e}"));
     assert_eq!(rec.kind, "tbf");
     let QdiscOptions::Tbf(_) = rec.options else {
-        panic!("our tbf request for {printed:?} decodes as {:?}", rec.options);
+        panic!(
+            "our tbf request for {printed:?} decodes as {:?}",
+            rec.options
+        );
     };
 });
