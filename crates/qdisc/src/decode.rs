@@ -494,4 +494,18 @@ mod tests {
         m[4] = 16;
         assert!(decode_qdisc(&m, &Psched::MODERN).is_err());
     }
+
+    /// Fuzz reproducer (fuzz/README.md, qdisc_dump): an NLMSG_ERROR in a
+    /// dump with code i32::MIN made the errno negation overflow (a panic in
+    /// debug builds); it is a decode error naming the saturated errno.
+    #[test]
+    fn dump_error_code_i32_min_does_not_overflow() {
+        let crash = crate::hex::decode(
+            "380000000200000000000000000008000000008000000000000000000300000000001000\
+             01400100000000000a000100706669666f0000000800020000010000",
+        )
+        .unwrap();
+        let err = decode_dump(&crash, None, &Psched::MODERN).unwrap_err();
+        assert!(err.to_string().contains("errno 2147483647"), "{err}");
+    }
 }

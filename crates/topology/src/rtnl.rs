@@ -354,4 +354,27 @@ mod tests {
         assert!(matches!(got[2], (10, Answer::Done)));
         assert!(decode_datagram(&buf[..30]).is_err());
     }
+
+    /// Fuzz reproducer (fuzz/README.md, topology_rtnl): an NLMSG_ERROR whose
+    /// code is i32::MIN made `-code` overflow (a panic in debug builds).
+    #[test]
+    fn error_code_i32_min_does_not_overflow() {
+        const FUZZ_CRASH: &str = "4c000000020001007a001a710007fee70000008000000014000600000200ffff00ffffffffffffff0701081406000013000200013f0003000081fffdffffff080001500a140101080002003f000300723200001000080008008000000014000600000200ffff00ffffffffffffff0701081406000013000200013f0003007231ff8000000014000000";
+        let bytes: Vec<u8> = (0..FUZZ_CRASH.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&FUZZ_CRASH[i..i + 2], 16).unwrap())
+            .collect();
+        let _ = decode_datagram(&bytes);
+
+        let mut buf = Vec::new();
+        buf.extend_from_slice(&36u32.to_ne_bytes());
+        buf.extend_from_slice(&2u16.to_ne_bytes()); // NLMSG_ERROR
+        buf.extend_from_slice(&0u16.to_ne_bytes());
+        buf.extend_from_slice(&5u32.to_ne_bytes());
+        buf.extend_from_slice(&0u32.to_ne_bytes());
+        buf.extend_from_slice(&i32::MIN.to_ne_bytes());
+        buf.extend_from_slice(&[0u8; 16]);
+        let got = decode_datagram(&buf).unwrap();
+        assert!(matches!(got[..], [(5, Answer::Errno(i32::MAX))]));
+    }
 }
