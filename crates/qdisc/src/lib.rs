@@ -41,6 +41,7 @@ mod decode;
 mod error;
 mod handle;
 pub mod hex;
+pub mod netem;
 mod probe;
 mod readback;
 mod request;
