@@ -40,6 +40,7 @@ fn main() -> ExitCode {
     };
     let code = match cli.command {
         Command::Compare(a) => compare::main(&a),
+        Command::Run(a) => compare::run_main(&a),
         Command::Cleanup(a) => roles::cleanup(&a),
         Command::Guest(a) => roles::guest(&a),
         Command::Sink(a) => roles::sink(&a),
