@@ -330,6 +330,17 @@ impl ScenarioPlan {
         self.topology.netns_names().to_vec()
     }
 
+    /// How long the neighbour warm-up may wait: two round trips through
+    /// netem (one for ARP, one for the datagram) plus a second.
+    pub fn warm_up_bound(&self) -> Duration {
+        let one_way: Duration = self
+            .egresses
+            .iter()
+            .filter_map(|e| e.netem.map(|n| n.delay + n.jitter))
+            .sum();
+        one_way * 2 + Duration::from_secs(1)
+    }
+
     /// The flow start times from t0, in flow order (for the clock).
     pub fn flow_starts(&self) -> Vec<Duration> {
         self.flows.iter().map(|f| f.start).collect()

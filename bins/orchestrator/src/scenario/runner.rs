@@ -22,6 +22,7 @@ use netlab_tcpload::sampler::DiagSocket;
 use netlab_tcpload::sink::Sink;
 use netlab_tcpload::{new_sender_socket, Sender, TcpSampler};
 use netlab_topology::netns::Netns;
+use netlab_topology::spec::{A_ADDR, B_ADDR};
 use netlab_topology::{netns, Topology};
 
 use super::clock::{ScenarioClock, Step};
@@ -242,6 +243,26 @@ fn ends(topo: &Topology, dir: Direction) -> ((&Netns, &'static str), (&Netns, &'
     }
 }
 
+/// Sends one UDP datagram from A (call inside A) to a port nothing listens
+/// on in B and waits for B's ICMP port unreachable: on the way A, R and B
+/// resolve their neighbours (R's ARP toward B and A passes netem too).
+fn warm_neighbours(bound: Duration) -> std::io::Result<Duration> {
+    let started = Instant::now();
+    let s = std::net::UdpSocket::bind((A_ADDR, 0))?;
+    // The discard port: B has no socket yet (its receivers bind after this).
+    s.connect((B_ADDR, 9))?;
+    s.set_read_timeout(Some(bound))?;
+    s.send(b"netlab neighbour warm-up")?;
+    let mut buf = [0u8; 64];
+    match s.recv(&mut buf) {
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => Ok(started.elapsed()),
+        Err(e) => Err(e),
+        Ok(_) => Err(std::io::Error::other(
+            "an unexpected reply on the discard port",
+        )),
+    }
+}
+
 impl Runner<'_> {
     fn execute(&self, res: &mut ScenarioResult) -> Result<(), ScenarioError> {
         let plan = self.plan;
@@ -298,6 +319,25 @@ impl Runner<'_> {
                 ifindex,
                 psched,
             });
+        }
+
+        // With netem on the path, the first packet each way would also wait
+        // for ARP through netem (one extra RTT in the first probe request):
+        // resolve every neighbour before t0.
+        if plan.egresses.iter().any(|e| e.netem.is_some()) {
+            let bound = plan.warm_up_bound();
+            match topo.a.run(|| warm_neighbours(bound)) {
+                Ok(Ok(took)) => self.progress.say(&format!(
+                    "{}: neighbours resolved through netem in {:.0} ms",
+                    self.label,
+                    took.as_secs_f64() * 1e3
+                )),
+                Ok(Err(e)) => self.progress.say(&format!(
+                    "{}: neighbour warm-up got no answer within {bound:?} ({e}); the first probe request may include ARP",
+                    self.label
+                )),
+                Err(e) => return Err(enter("A", "the neighbour warm-up")(e)),
+            }
         }
 
         // Capture on B, opened before anything connects.

@@ -226,7 +226,9 @@ pub fn check_results(out: &Path, expect_arms: &[&str]) -> Value {
             .filter_map(|q| q["rtt_ms"].as_f64())
             .collect();
         let sent = s["probes"][0]["phases"]["loaded"]["sent"].as_u64().unwrap();
-        let timeouts = s["probes"][0]["phases"]["loaded"]["timeouts"].as_u64().unwrap();
+        let timeouts = s["probes"][0]["phases"]["loaded"]["timeouts"]
+            .as_u64()
+            .unwrap();
         assert_eq!(loaded.len() as u64 + timeouts, sent);
         let ok = loaded.len();
         let (p50, p95) = quantiles(loaded);
