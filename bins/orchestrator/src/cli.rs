@@ -21,6 +21,8 @@ pub struct Cli {
 pub enum Command {
     /// Run the whole comparison (SPEC §1–§9) and write results.json and summary.md.
     Compare(Box<CompareArgs>),
+    /// Run an experiment described in a TOML file (see experiments/).
+    Run(RunArgs),
     /// Re-render a results folder's report (plots, index.html, .flent.gz) and summary.md from its results.json.
     Report(ReportArgs),
     /// Remove what dead netlab runs still own (namespaces, children, guests), and nothing else.
@@ -114,6 +116,31 @@ pub struct CompareArgs {
     #[arg(long, default_value = "1G")]
     pub guest_mem: String,
     /// Results folder (default results/<UTC timestamp>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// No progress display.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Print the equivalent experiment file (TOML, every default spelled out) and exit.
+    #[arg(long)]
+    pub print_experiment: bool,
+    /// Internal: this process runs inside the guest kernel started by the host side.
+    #[arg(long, hide = true)]
+    pub inside_guest: bool,
+}
+
+/// `orchestrator run`.
+#[derive(Debug, Args, Clone)]
+pub struct RunArgs {
+    /// The experiment file (TOML).
+    pub experiment: PathBuf,
+    /// Which kernel runs the experiment (default: the file's `kernel`, else auto).
+    #[arg(long, value_enum)]
+    pub kernel: Option<KernelChoice>,
+    /// Guest memory for the user-mode-linux kernel.
+    #[arg(long, default_value = "1G")]
+    pub guest_mem: String,
+    /// Results folder (default results/<name>-<UTC timestamp>).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// No progress display.

@@ -1,4 +1,4 @@
-//! `orchestrator compare`: validate, choose the kernel, run every scenario
+//! `orchestrator compare` and `orchestrator run`: validate, choose the kernel, run every scenario
 //! (here, or inside the guest), write results.json and summary.md, print the
 //! table. Also `orchestrator cleanup`.
 
@@ -11,8 +11,8 @@ use netlab_receipts::{
 };
 use netlab_topology::RunId;
 
-use crate::cli::CompareArgs;
-use crate::config::{CompareConfig, UsageError};
+use crate::cli::{CompareArgs, RunArgs};
+use crate::config::{CompareConfig, RunConfig, UsageError, GUEST_EXPERIMENT_FILE};
 use crate::kernel::{decide, KernelPlan};
 use crate::progress::Progress;
 use crate::results::{write_json_atomic, KernelInfo, Results, Tool, SCHEMA_VERSION};
@@ -30,30 +30,54 @@ fn utc_stamp() -> String {
         .collect()
 }
 
-/// Entry point; returns the exit code.
+/// `orchestrator compare`: the method's experiment with the flags applied.
 pub fn main(a: &CompareArgs) -> u8 {
     let cfg = match CompareConfig::from_args(a, &utc_stamp()) {
         Ok(c) => c,
         Err(UsageError(m)) => {
-            eprintln!("orchestrator compare: {m}");
+            eprintln!("orchestrator: {m}");
             return 2;
         }
     };
+    if a.print_experiment {
+        print!("{}", cfg.experiment().to_toml());
+        return 0;
+    }
+    execute("compare", cfg.run_config())
+}
+
+/// `orchestrator run EXPERIMENT.toml`.
+pub fn run_main(a: &RunArgs) -> u8 {
+    match RunConfig::from_args(a, &utc_stamp()) {
+        Ok(cfg) => execute("run", cfg),
+        Err(UsageError(m)) => {
+            eprintln!("orchestrator run: {m}");
+            2
+        }
+    }
+}
+
+/// Checks, chooses the kernel and runs the experiment (here or in the guest).
+fn execute(cmd: &str, cfg: RunConfig) -> u8 {
+    if let Err(UsageError(m)) = cfg.check_runnable() {
+        eprintln!("orchestrator {cmd}: {m}");
+        return 2;
+    }
     if !cfg!(target_os = "linux") {
-        eprintln!("orchestrator compare: netlab needs Linux (network namespaces, rtnetlink)");
+        eprintln!("orchestrator {cmd}: netlab needs Linux (network namespaces, rtnetlink)");
         return 1;
     }
-    let plan = match decide(&cfg) {
+    let plan = match decide(&cfg.exp.requirements(), cfg.exp.kernel, cfg.inside_guest) {
         Ok(p) => p,
         Err(why) => {
-            eprintln!("orchestrator compare: refusing to run, nothing was changed:\n{why}");
+            eprintln!("orchestrator {cmd}: refusing to run, nothing was changed:\n{why}");
             return 1;
         }
     };
     let out = match prepare_out(&cfg.out) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("orchestrator compare: {e}");
+            eprintln!("orchestrator {cmd}: {e}");
             return 1;
         }
     };
@@ -111,7 +135,7 @@ fn start_watchdog(registry: &Registry, deadline: std::time::Duration) {
         .spawn(move || {
             std::thread::sleep(deadline);
             eprintln!(
-                "orchestrator compare: the run exceeded its computed deadline of {:.0}s; tearing down what it owns",
+                "orchestrator: the run exceeded its computed deadline of {:.0}s; tearing down what it owns",
                 deadline.as_secs_f64()
             );
             for r in registry.teardown(&SystemClock) {
@@ -120,75 +144,75 @@ fn start_watchdog(registry: &Registry, deadline: std::time::Duration) {
             std::process::exit(1);
         });
     if let Err(e) = spawned {
-        eprintln!("orchestrator compare: starting the run watchdog: {e}");
+        eprintln!("orchestrator: starting the run watchdog: {e}");
     }
 }
 
 /// Runs every scenario on the kernel this process runs on.
-fn run_here(cfg: &CompareConfig, kernel: KernelInfo) -> u8 {
+fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
     if let Err(e) = netlab_topology::privilege::check_capabilities() {
-        eprintln!("orchestrator compare: refusing to run, nothing was changed: {e}");
+        eprintln!("orchestrator: refusing to run, nothing was changed: {e}");
         return 1;
     }
     let progress = Progress::new(cfg.quiet);
     let (run_id, registry) = match owned_run() {
         Ok(v) => v,
         Err(e) => {
-            eprintln!("orchestrator compare: {e}");
+            eprintln!("orchestrator: {e}");
             return 1;
         }
     };
     start_watchdog(&registry, cfg.run_deadline());
-    let schedule = cfg.schedule();
+    let plan = cfg.exp.plan();
     progress.say(&format!(
-        "run {} on {} kernel {} ({}): {} scenario(s), results in {}",
+        "run {} of {} on {} kernel {} ({}): {} scenario(s) over {} point(s), results in {}",
         run_id.as_str(),
+        cfg.exp.name,
         kernel.mode,
         kernel.release,
         kernel.chosen_because,
-        schedule.len(),
+        plan.scenarios.len(),
+        plan.points.len(),
         cfg.out.display()
     ));
     let mut results = Results {
         schema_version: SCHEMA_VERSION,
         tool: Tool::this(),
         kernel,
-        config: cfg.clone(),
+        experiment: cfg.exp.to_file(),
         run_id: run_id.as_str().to_string(),
         started_utc: format_rfc3339(SystemTime::now()),
         finished_utc: String::new(),
+        timeline_total_s: plan.timeline_total().as_secs_f64(),
+        wall_s: 0.0,
         scenarios: Vec::new(),
         notes: summary::NOTES.iter().map(|s| s.to_string()).collect(),
     };
     let ctx = scenario::RunContext {
         registry: &registry,
         progress: &progress,
-        total: schedule.len(),
+        total: plan.scenarios.len(),
     };
-    for (i, (round, arm)) in schedule.iter().enumerate() {
-        let index = i as u32 + 1;
-        let r = match scenario::ScenarioPlan::new(cfg, &run_id, index, *round, *arm) {
-            Ok(plan) => scenario::run(&ctx, &plan),
-            Err(e) => scenario::not_started(
-                index,
-                *round,
-                cfg.arms[*arm].kind(),
-                &cfg.arm_words[*arm],
-                &e,
-            ),
+    let started = std::time::Instant::now();
+    for planned in &plan.scenarios {
+        let r = match scenario::ScenarioPlan::new(planned, &run_id) {
+            Ok(p) => scenario::run(&ctx, planned, &p),
+            Err(e) => scenario::not_started(planned, &e),
         };
         results.scenarios.push(r);
         // Written after every scenario, so an interrupted run keeps what it measured.
         results.finished_utc = format_rfc3339(SystemTime::now());
+        results.wall_s = started.elapsed().as_secs_f64();
         if let Err(e) = write_json_atomic(&cfg.out.join("results.json"), &results) {
-            eprintln!("orchestrator compare: {e}");
+            eprintln!("orchestrator: {e}");
         }
     }
     let receipts = registry.teardown(&SystemClock);
     results.finished_utc = format_rfc3339(SystemTime::now());
+    results.wall_s = started.elapsed().as_secs_f64();
     let mut exit = 0;
     if let Err(e) = write_json_atomic(&cfg.out.join("results.json"), &results) {
-        eprintln!("orchestrator compare: {e}");
+        eprintln!("orchestrator: {e}");
         exit = 1;
     }
     let failed_receipts = receipts.iter().filter(|r| !r.outcome.is_ok()).count();
@@ -196,17 +220,26 @@ fn run_here(cfg: &CompareConfig, kernel: KernelInfo) -> u8 {
     let extra = summary::extra_notes(&results, failed_receipts);
     let md = summary::render(&results, failed_receipts);
     if let Err(e) = std::fs::write(cfg.out.join("summary.md"), &md) {
-        eprintln!("orchestrator compare: writing summary.md: {e}");
+        eprintln!("orchestrator: writing summary.md: {e}");
         exit = 1;
     }
     if !crate::report::after_run(&results, &cfg.out) {
         exit = 1;
     }
     println!("{}", summary::table(&rows));
+    for section in summary::sections(&results) {
+        println!("{section}");
+    }
     println!("{}", summary::baseline_list(&rows));
     for n in &extra {
         println!("note: {n}");
     }
+    progress.say(&format!(
+        "wall time {:.1}s for {:.1}s of scenario timelines ({:.3}×)",
+        results.wall_s,
+        results.timeline_total_s,
+        results.wall_s / results.timeline_total_s.max(1e-9)
+    ));
     println!("results: {}", cfg.out.display());
     if results.scenarios.iter().any(|s| s.error.is_some()) || failed_receipts > 0 {
         exit = 1;
@@ -216,11 +249,17 @@ fn run_here(cfg: &CompareConfig, kernel: KernelInfo) -> u8 {
 
 /// Boots the guest kernel and runs the comparison inside it; results are
 /// written straight into `--out` through hostfs.
-fn run_in_guest(cfg: &CompareConfig, release: &str, modules: &[String], because: &str) -> u8 {
+fn run_in_guest(cfg: &RunConfig, release: &str, modules: &[String], because: &str) -> u8 {
+    // The resolved experiment goes to the guest as a file in --out.
+    let file = cfg.out.join(GUEST_EXPERIMENT_FILE);
+    if let Err(e) = std::fs::write(&file, cfg.exp.to_toml()) {
+        eprintln!("orchestrator: writing {}: {e}", file.display());
+        return 1;
+    }
     let me = match std::env::current_exe() {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("orchestrator compare: cannot find my own binary: {e}");
+            eprintln!("orchestrator: cannot find my own binary: {e}");
             return 1;
         }
     };
@@ -228,7 +267,7 @@ fn run_in_guest(cfg: &CompareConfig, release: &str, modules: &[String], because:
     let (_run_id, registry) = match owned_run() {
         Ok(v) => v,
         Err(e) => {
-            eprintln!("orchestrator compare: {e}");
+            eprintln!("orchestrator: {e}");
             return 1;
         }
     };
@@ -238,7 +277,7 @@ fn run_in_guest(cfg: &CompareConfig, release: &str, modules: &[String], because:
     ));
     let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
     let guest = netlab_guest::Guest::new(&me)
-        .args(cfg.guest_argv())
+        .args(cfg.guest_argv(&file))
         .modules(modules.iter().cloned())
         .mem(cfg.guest_mem.clone())
         .deadline(cfg.run_deadline() + std::time::Duration::from_secs(60))
@@ -252,7 +291,7 @@ fn run_in_guest(cfg: &CompareConfig, release: &str, modules: &[String], because:
     let running = match guest.spawn() {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("orchestrator compare: starting the guest: {e}");
+            eprintln!("orchestrator: starting the guest: {e}");
             return 1;
         }
     };
@@ -266,7 +305,7 @@ fn run_in_guest(cfg: &CompareConfig, release: &str, modules: &[String], because:
         Ok(out) => {
             let log = cfg.out.join("guest-console.log");
             if let Err(e) = std::fs::write(&log, &out.console_log) {
-                eprintln!("orchestrator compare: writing {}: {e}", log.display());
+                eprintln!("orchestrator: writing {}: {e}", log.display());
             }
             progress.say(&format!(
                 "guest kernel {} finished in {:.1}s: {:?}; console log in {}",
@@ -289,7 +328,7 @@ fn run_in_guest(cfg: &CompareConfig, release: &str, modules: &[String], because:
             }
         }
         Err(e) => {
-            eprintln!("orchestrator compare: the guest run failed: {e}");
+            eprintln!("orchestrator: the guest run failed: {e}");
             1
         }
     }

@@ -10,7 +10,11 @@ use netlab_qdisc::{Arm, Rate, Size, Tbf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{CompareArgs, KernelChoice};
+use netlab_experiment::{
+    ArmSpec, CaptureSpec, Direction, Experiment, FlowSpec, PathSpec, ProbeKind, ProbeSpec,
+};
+
+use crate::cli::{CompareArgs, KernelChoice, RunArgs};
 
 /// A usage error: the flag and what is wrong with its value.
 #[derive(Debug)]
@@ -107,19 +111,6 @@ impl Timeline {
     /// When the sender is started.
     pub fn sender_start(&self) -> Duration {
         self.baseline
-    }
-    /// Start of the measured window.
-    pub fn window_start(&self) -> Duration {
-        self.baseline + self.warmup
-    }
-    /// End of the measured window, when the receiver closes.
-    pub fn end(&self) -> Duration {
-        self.baseline + self.warmup + self.measure
-    }
-    /// Sender lifetime from its start: until 2 s after the receiver closes
-    /// (SPEC: 17 s for the default 3/3/12 timeline).
-    pub fn sender_lifetime(&self) -> Duration {
-        self.warmup + self.measure + Duration::from_secs(2)
     }
 }
 
@@ -240,18 +231,7 @@ impl CompareConfig {
             ));
         }
         let block_size = parse_count("--block-size", &a.block_size, 16 << 20)? as usize;
-        let guest_mem = a.guest_mem.trim().to_string();
-        if !guest_mem.ends_with(['M', 'G'])
-            || guest_mem[..guest_mem.len() - 1]
-                .parse::<u32>()
-                .map_or(true, |v| v == 0)
-        {
-            return Err(usage(
-                "--guest-mem",
-                &a.guest_mem,
-                "expected e.g. 512M or 1G",
-            ));
-        }
+        let guest_mem = parse_guest_mem(&a.guest_mem)?;
         let out = a
             .out
             .clone()
@@ -279,101 +259,199 @@ impl CompareConfig {
             inside_guest: a.inside_guest,
         })
     }
+}
 
-    /// Scenarios in execution order: (round, arm index), arms alternating within each round.
-    pub fn schedule(&self) -> Vec<(u32, usize)> {
-        (1..=self.rounds)
-            .flat_map(|r| (0..self.arms.len()).map(move |i| (r, i)))
-            .collect()
+impl CompareConfig {
+    /// The experiment these flags describe: the method's experiment with
+    /// the flags applied (what `compare` runs, and what
+    /// `--print-experiment` prints).
+    pub fn experiment(&self) -> Experiment {
+        let d = Experiment::default();
+        Experiment {
+            rounds: self.rounds,
+            kernel: match self.kernel {
+                KernelChoice::Auto => netlab_experiment::KernelChoice::Auto,
+                KernelChoice::Host => netlab_experiment::KernelChoice::Host,
+                KernelChoice::Uml => netlab_experiment::KernelChoice::Uml,
+            },
+            arms: self
+                .arm_words
+                .iter()
+                .zip(&self.arms)
+                .map(|(w, a)| ArmSpec {
+                    words: w.split_whitespace().collect::<Vec<_>>().join(" "),
+                    arm: a.clone(),
+                })
+                .collect(),
+            timeline: netlab_experiment::Timeline {
+                baseline: self.timeline.baseline,
+                warmup: self.timeline.warmup,
+                measure: self.timeline.measure,
+            },
+            path: PathSpec {
+                up: Some(self.tbf),
+                ..d.path.clone()
+            },
+            flows: vec![FlowSpec {
+                direction: Direction::Up,
+                cc: self.cc.clone(),
+                ecn: true,
+                start: Duration::ZERO,
+                stop: None,
+                port: self.tcp_port,
+                block_size: self.block_size as u32,
+            }],
+            probes: vec![ProbeSpec {
+                port: self.udp_port,
+                interval: self.probe_interval,
+                timeout: self.probe_timeout,
+                max_requests: Some(self.probe_max),
+                ..ProbeSpec::stop_and_wait()
+            }],
+            sample_interval: self.sample_interval,
+            capture: CaptureSpec {
+                frames: self.capture_frames,
+                deadline: self.capture_deadline,
+            },
+            ..d
+        }
+    }
+
+    /// The run-level configuration of these flags.
+    pub fn run_config(&self) -> RunConfig {
+        RunConfig {
+            exp: self.experiment(),
+            guest_mem: self.guest_mem.clone(),
+            out: self.out.clone(),
+            quiet: self.quiet,
+            inside_guest: self.inside_guest,
+        }
+    }
+}
+
+/// What one run needs: the resolved experiment and where and how to run it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunConfig {
+    /// The experiment, resolved.
+    pub exp: Experiment,
+    /// Guest memory, as passed to the kernel (`1G`).
+    pub guest_mem: String,
+    /// Results folder.
+    pub out: PathBuf,
+    /// No progress display.
+    pub quiet: bool,
+    /// Running inside the guest.
+    pub inside_guest: bool,
+}
+
+/// Name of the resolved experiment the host writes for the guest.
+pub const GUEST_EXPERIMENT_FILE: &str = "experiment.toml";
+
+impl RunConfig {
+    /// Validates `orchestrator run` arguments: the file is read and
+    /// resolved (a refusal names its key), `--kernel` overrides the file's.
+    pub fn from_args(a: &RunArgs, now_utc_stamp: &str) -> Result<RunConfig, UsageError> {
+        let mut exp = netlab_experiment::load(&a.experiment)
+            .map_err(|e| UsageError(format!("{}: {e}", a.experiment.display())))?;
+        if let Some(k) = a.kernel {
+            exp.kernel = match k {
+                KernelChoice::Auto => netlab_experiment::KernelChoice::Auto,
+                KernelChoice::Host => netlab_experiment::KernelChoice::Host,
+                KernelChoice::Uml => netlab_experiment::KernelChoice::Uml,
+            };
+        }
+        let guest_mem = parse_guest_mem(&a.guest_mem)?;
+        let out = a.out.clone().unwrap_or_else(|| {
+            PathBuf::from("results").join(format!("{}-{now_utc_stamp}", exp.name))
+        });
+        Ok(RunConfig {
+            exp,
+            guest_mem,
+            out,
+            quiet: a.quiet,
+            inside_guest: a.inside_guest,
+        })
+    }
+
+    /// What the runner cannot do yet, refused as a usage error before
+    /// anything runs: the isochronous probe (its crate is being built) and
+    /// more than one stop-and-wait probe.
+    pub fn check_runnable(&self) -> Result<(), UsageError> {
+        for (i, p) in self.exp.probes.iter().enumerate() {
+            if p.kind == ProbeKind::Isochronous {
+                return Err(UsageError(format!(
+                    "probes[{i}].kind: the isochronous probe is not yet wired into the runner (use \"stop-and-wait\")"
+                )));
+            }
+            if i > 0 {
+                return Err(UsageError(format!(
+                    "probes[{i}]: the runner runs one stop-and-wait probe per scenario"
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// An upper bound on one scenario's wall time: setup and teardown steps
     /// (10 s each at most) plus the timeline and the capture deadline.
     pub fn scenario_deadline(&self) -> Duration {
         let tail = self
-            .capture_deadline
-            .max(self.timeline.end() + Duration::from_secs(3));
+            .exp
+            .capture
+            .deadline
+            .max(self.exp.timeline.end() + Duration::from_secs(3));
         tail + Duration::from_secs(40)
     }
 
     /// The computed deadline of the whole run.
     pub fn run_deadline(&self) -> Duration {
-        self.scenario_deadline() * self.schedule().len() as u32 + Duration::from_secs(60)
+        self.scenario_deadline() * self.exp.plan().scenarios.len() as u32 + Duration::from_secs(60)
     }
-}
 
-/// Writes a duration so that [`parse_duration`] reads back exactly the same
-/// value (seconds, in the shortest text that round-trips the f64).
-pub fn duration_arg(d: Duration) -> String {
-    format!("{}s", d.as_secs_f64())
-}
-
-impl CompareConfig {
-    /// The `compare` arguments that give the copy of this binary inside the
-    /// guest this very configuration (with `--inside-guest`). Built from the
-    /// typed values, field by field: a new field does not compile until it
-    /// is given here, so no option can silently stay on the host side.
-    pub fn guest_argv(&self) -> Vec<String> {
-        let CompareConfig {
-            rounds,
-            // The typed arms are parsed from these words again.
-            arms: _,
-            arm_words,
-            tbf,
-            cc,
-            timeline,
-            probe_interval,
-            probe_timeout,
-            probe_max,
-            sample_interval,
-            capture_frames,
-            capture_deadline,
-            tcp_port,
-            udp_port,
-            block_size,
-            kernel,
+    /// The `run` arguments that give the copy of this binary inside the
+    /// guest this very run: the resolved experiment is a file in the
+    /// results folder (written by the host), so no option stays behind.
+    pub fn guest_argv(&self, experiment_file: &std::path::Path) -> Vec<String> {
+        let RunConfig {
+            exp: _,
             guest_mem,
             out,
             quiet,
             inside_guest: _,
         } = self;
-        let mut v: Vec<String> = vec!["compare".into()];
-        let mut push = |flag: &str, val: String| {
-            v.push(flag.into());
-            v.push(val);
-        };
-        push("--rounds", rounds.to_string());
-        for arm in arm_words {
-            push("--arm", arm.clone());
-        }
-        push("--rate", tbf.rate.to_string());
-        push("--burst", tbf.burst.to_string());
-        push("--limit", tbf.limit.to_string());
-        push("--cc", cc.clone());
-        push("--baseline", duration_arg(timeline.baseline));
-        push("--warmup", duration_arg(timeline.warmup));
-        push("--measure", duration_arg(timeline.measure));
-        push("--probe-interval", duration_arg(*probe_interval));
-        push("--probe-timeout", duration_arg(*probe_timeout));
-        push("--probe-max", probe_max.to_string());
-        push("--sample-interval", duration_arg(*sample_interval));
-        push("--capture-frames", capture_frames.to_string());
-        push("--capture-deadline", duration_arg(*capture_deadline));
-        push("--tcp-port", tcp_port.to_string());
-        push("--udp-port", udp_port.to_string());
-        push("--block-size", block_size.to_string());
-        let kernel = clap::ValueEnum::to_possible_value(kernel)
-            .map(|p| p.get_name().to_string())
-            .unwrap_or_else(|| "auto".into());
-        push("--kernel", kernel);
-        push("--guest-mem", guest_mem.clone());
-        push("--out", out.to_string_lossy().into_owned());
+        let mut v: Vec<String> = vec![
+            "run".into(),
+            experiment_file.to_string_lossy().into_owned(),
+            "--guest-mem".into(),
+            guest_mem.clone(),
+            "--out".into(),
+            out.to_string_lossy().into_owned(),
+        ];
         if *quiet {
             v.push("--quiet".into());
         }
         v.push("--inside-guest".into());
         v
     }
+}
+
+fn parse_guest_mem(text: &str) -> Result<String, UsageError> {
+    let guest_mem = text.trim().to_string();
+    if !guest_mem.ends_with(['M', 'G'])
+        || guest_mem[..guest_mem.len() - 1]
+            .parse::<u32>()
+            .map_or(true, |v| v == 0)
+    {
+        return Err(usage("--guest-mem", text, "expected e.g. 512M or 1G"));
+    }
+    Ok(guest_mem)
+}
+
+#[cfg(test)]
+/// Writes a duration so that [`parse_duration`] reads back exactly the same
+/// value (seconds, in the shortest text that round-trips the f64).
+pub fn duration_arg(d: Duration) -> String {
+    format!("{}s", d.as_secs_f64())
 }
 
 #[cfg(test)]
@@ -400,10 +478,9 @@ mod tests {
         parse_compare(&argv)
     }
 
-    #[test]
-    fn every_option_round_trips_through_the_guest_argv() {
-        // Every flag set away from its default, with awkward values.
-        let cfg = config_of(&[
+    /// Every compare flag set away from its default, with awkward values.
+    fn awkward() -> CompareConfig {
+        config_of(&[
             "--rounds",
             "7",
             "--arm",
@@ -449,22 +526,56 @@ mod tests {
             "--out",
             "/tmp/some where/x",
             "--quiet",
-        ]);
-        assert!(!cfg.inside_guest);
-        let back = parse_compare(&cfg.guest_argv());
+        ])
+    }
+
+    /// `compare --print-experiment` prints a file that reads back to the
+    /// very experiment the flags describe.
+    #[test]
+    fn the_printed_experiment_reads_back_to_the_flags_experiment() {
+        for cfg in [awkward(), config_of(&["--out", "o"])] {
+            let exp = cfg.experiment();
+            let back = netlab_experiment::parse(&exp.to_toml()).unwrap();
+            assert_eq!(back, exp);
+        }
+        // The defaults are the method's experiment exactly.
+        assert_eq!(
+            config_of(&["--out", "o"]).experiment(),
+            Experiment::default()
+        );
+        let exp = awkward().experiment();
+        assert_eq!(exp.rounds, 7);
+        assert_eq!(exp.flows[0].cc, "cubic");
+        assert_eq!(exp.flows[0].port, 40001);
+        assert_eq!(exp.probes[0].port, 40002);
+        assert_eq!(exp.probes[0].max_requests, Some(77));
+        assert_eq!(exp.kernel, netlab_experiment::KernelChoice::Uml);
+        assert_eq!(exp.path.up.unwrap().rate.to_string(), "12345kbit");
+    }
+
+    /// The guest's argument list: `run FILE` with the run-level options;
+    /// parsed back (with the file) it gives the same run configuration.
+    #[test]
+    fn the_guest_argv_gives_the_same_run() {
+        use clap::Parser as _;
+        let cfg = awkward().run_config();
+        let dir = std::env::temp_dir().join(format!("netlab-argv-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(GUEST_EXPERIMENT_FILE);
+        std::fs::write(&file, cfg.exp.to_toml()).unwrap();
+        let argv = cfg.guest_argv(&file);
+        let cli = crate::cli::Cli::try_parse_from(
+            std::iter::once("orchestrator".to_string()).chain(argv.iter().cloned()),
+        )
+        .expect("the guest argv parses");
+        let crate::cli::Command::Run(a) = cli.command else {
+            panic!("not run")
+        };
+        let back = RunConfig::from_args(&a, "never").unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
         assert!(back.inside_guest);
         assert_eq!(
-            CompareConfig {
-                inside_guest: true,
-                ..cfg.clone()
-            },
-            back
-        );
-        // And the defaults (no --arm: the SPEC arms are passed explicitly).
-        let cfg = config_of(&["--out", "o"]);
-        let back = parse_compare(&cfg.guest_argv());
-        assert_eq!(
-            CompareConfig {
+            RunConfig {
                 inside_guest: true,
                 ..cfg
             },
@@ -555,18 +666,5 @@ mod tests {
         assert_eq!(parse_count("--rounds", "3", 10).unwrap(), 3);
         assert!(parse_addr("--to", "10.20.2.2").is_err());
         assert!(parse_addr("--to", "10.20.2.2:46020").is_ok());
-    }
-
-    #[test]
-    fn timeline_matches_spec_defaults() {
-        let t = Timeline {
-            baseline: Duration::from_secs(3),
-            warmup: Duration::from_secs(3),
-            measure: Duration::from_secs(12),
-        };
-        assert_eq!(t.sender_start(), Duration::from_secs(3));
-        assert_eq!(t.window_start(), Duration::from_secs(6));
-        assert_eq!(t.end(), Duration::from_secs(18));
-        assert_eq!(t.sender_lifetime(), Duration::from_secs(17));
     }
 }

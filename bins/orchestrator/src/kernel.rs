@@ -1,22 +1,26 @@
 //! Which kernel runs the experiment (SPEC §9): the host's, or the Debian
-//! user-mode-linux kernel booted for this run. Decided before any change to
-//! the network; a refusal names what is missing and how to get it.
+//! user-mode-linux kernel booted for this run. Decided from the
+//! experiment's [`Requirements`] (qdisc kinds, netem, congestion controls)
+//! before any change to the network; a refusal names what is missing and
+//! how to get it. Inside the guest the congestion controls are checked
+//! again (their modules were loaded at boot) before the first namespace.
 
 use std::path::Path;
 
+use netlab_experiment::{KernelChoice, Requirements};
 use netlab_receipts::{Registry, SystemClock, DEFAULT_STATE_DIR};
 use netlab_topology::naming::{netns_name, Role};
 use netlab_topology::netns::Netns;
 use netlab_topology::RunId;
-
-use crate::cli::KernelChoice;
-use crate::config::CompareConfig;
 
 /// Modules the guest loads besides the arms' own.
 pub const BASE_MODULES: [&str; 2] = ["veth", "sch_tbf"];
 
 /// Qdisc kinds compiled into every kernel's scheduler core.
 pub const BUILTIN_KINDS: [&str; 3] = ["pfifo", "bfifo", "pfifo_fast"];
+
+/// Where the running kernel lists its congestion controls.
+pub const AVAILABLE_CCS: &str = "/proc/sys/net/ipv4/tcp_available_congestion_control";
 
 /// The decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,27 +48,21 @@ pub enum KernelPlan {
     },
 }
 
-/// The qdisc kinds a configuration needs (TBF plus each arm).
-pub fn needed_kinds(cfg: &CompareConfig) -> Vec<String> {
-    let mut kinds = vec!["tbf".to_string()];
-    for a in &cfg.arms {
-        let k = a.kind().to_string();
-        if !kinds.contains(&k) {
-            kinds.push(k);
-        }
-    }
-    kinds
+/// The qdisc kinds an experiment needs, as a list.
+pub fn needed_kinds(req: &Requirements) -> Vec<String> {
+    req.qdiscs.iter().cloned().collect()
 }
 
-/// Guest modules a configuration needs.
-pub fn needed_modules(cfg: &CompareConfig) -> Vec<String> {
+/// Guest modules for the qdiscs (the congestion controls' are added by
+/// [`KernelFacts::guest_cc_modules`]).
+pub fn needed_modules(req: &Requirements) -> Vec<String> {
     let mut m: Vec<String> = BASE_MODULES.iter().map(|s| s.to_string()).collect();
-    for a in &cfg.arms {
+    for kind in &req.qdiscs {
         // The fifos are part of the scheduler core (obj-y), never a module.
-        if BUILTIN_KINDS.contains(&a.kind()) {
+        if BUILTIN_KINDS.contains(&kind.as_str()) {
             continue;
         }
-        let name = a.module_name();
+        let name = netlab_qdisc::module_for_kind(kind);
         if !m.contains(&name) {
             m.push(name);
         }
@@ -79,13 +77,23 @@ pub trait KernelFacts {
     fn host_release(&self) -> String;
     /// Which of `kinds` the host kernel lacks; `Err` if it cannot be probed.
     fn host_missing(&self, kinds: &[String]) -> Result<Vec<String>, String>;
+    /// The congestion controls the running kernel offers now.
+    fn host_ccs(&self) -> Result<Vec<String>, String>;
     /// The guest kernel's release if it is installed with every module in
     /// `modules`; `Err` says what is missing.
     fn guest_release(&self, modules: &[String]) -> Result<String, String>;
+    /// The modules the guest loads for `ccs` (none for built-in ones);
+    /// `Err` names the congestion controls the guest kernel does not have.
+    fn guest_cc_modules(&self, ccs: &[String]) -> Result<Vec<String>, String>;
 }
 
 /// The real machine: uname, a scratch owned namespace, the installed guest.
 pub struct ThisMachine;
+
+/// Reads a `tcp_available_congestion_control`-style list.
+pub fn parse_cc_list(text: &str) -> Vec<String> {
+    text.split_whitespace().map(String::from).collect()
+}
 
 impl KernelFacts for ThisMachine {
     fn host_release(&self) -> String {
@@ -124,6 +132,12 @@ impl KernelFacts for ThisMachine {
         checked
     }
 
+    fn host_ccs(&self) -> Result<Vec<String>, String> {
+        std::fs::read_to_string(AVAILABLE_CCS)
+            .map(|t| parse_cc_list(&t))
+            .map_err(|e| format!("reading {AVAILABLE_CCS}: {e}"))
+    }
+
     fn guest_release(&self, modules: &[String]) -> Result<String, String> {
         let avail = netlab_guest::available();
         if let Some(problem) = &avail.problem {
@@ -146,14 +160,78 @@ impl KernelFacts for ThisMachine {
         }
         Ok(avail.release.unwrap_or_else(|| "unknown".into()))
     }
+
+    fn guest_cc_modules(&self, ccs: &[String]) -> Result<Vec<String>, String> {
+        let avail = netlab_guest::available();
+        let builtin = avail
+            .modules_dir
+            .as_ref()
+            .and_then(|d| std::fs::read_to_string(d.join("modules.builtin")).ok())
+            .unwrap_or_default();
+        let mut modules = Vec::new();
+        let mut missing = Vec::new();
+        for cc in ccs {
+            let module = format!("tcp_{cc}");
+            if cc == "reno"
+                || builtin
+                    .lines()
+                    .any(|l| l.ends_with(&format!("/{module}.ko")))
+            {
+                continue;
+            }
+            if avail.check_modules(&[module.as_str()]).missing.is_empty() {
+                modules.push(module);
+            } else {
+                missing.push(cc.clone());
+            }
+        }
+        if missing.is_empty() {
+            Ok(modules)
+        } else {
+            Err(missing
+                .iter()
+                .map(|cc| {
+                    format!(
+                        "congestion control {cc} is not in the guest kernel {} (no built-in tcp_{cc}, no tcp_{cc}.ko)",
+                        avail.release.clone().unwrap_or_default()
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n"))
+        }
+    }
+}
+
+/// Congestion controls of `req` missing from `offered`.
+fn missing_ccs(req: &Requirements, offered: &[String]) -> Vec<String> {
+    req.ccs
+        .iter()
+        .filter(|c| !offered.contains(c))
+        .cloned()
+        .collect()
+}
+
+fn cc_message(missing: &[String], release: &str, offered: &[String]) -> String {
+    missing
+        .iter()
+        .map(|cc| {
+            format!(
+                "congestion control {cc} is not available in this kernel ({release}; it offers {}): load tcp_{cc} or use --kernel uml",
+                offered.join(" ")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn uml_plan(
-    cfg: &CompareConfig,
+    req: &Requirements,
     facts: &dyn KernelFacts,
     because: String,
 ) -> Result<KernelPlan, String> {
-    let modules = needed_modules(cfg);
+    let mut modules = needed_modules(req);
+    let ccs: Vec<String> = req.ccs.iter().cloned().collect();
+    modules.extend(facts.guest_cc_modules(&ccs)?);
     let release = facts.guest_release(&modules)?;
     Ok(KernelPlan::Uml {
         release,
@@ -162,46 +240,74 @@ fn uml_plan(
     })
 }
 
-/// Decides where the comparison runs, on this machine. `Err` is a refusal
+/// What the host lacks for `req` (qdiscs, then congestion controls), as
+/// one refusal text; `Ok(())` when it has everything.
+fn host_lacks(req: &Requirements, facts: &dyn KernelFacts) -> Result<(), String> {
+    let missing = facts.host_missing(&needed_kinds(req))?;
+    let mut why = Vec::new();
+    if !missing.is_empty() {
+        why.push(missing_message(&missing, &facts.host_release()));
+    }
+    let offered = facts.host_ccs()?;
+    let ccs = missing_ccs(req, &offered);
+    if !ccs.is_empty() {
+        why.push(cc_message(&ccs, &facts.host_release(), &offered));
+    }
+    if why.is_empty() {
+        Ok(())
+    } else {
+        Err(why.join("\n"))
+    }
+}
+
+/// Decides where the experiment runs, on this machine. `Err` is a refusal
 /// (exit 1), before any change to the network.
-pub fn decide(cfg: &CompareConfig) -> Result<KernelPlan, String> {
-    decide_with(cfg, &ThisMachine)
+pub fn decide(
+    req: &Requirements,
+    choice: KernelChoice,
+    inside_guest: bool,
+) -> Result<KernelPlan, String> {
+    decide_with(req, choice, inside_guest, &ThisMachine)
 }
 
 /// [`decide`] over given facts.
-pub fn decide_with(cfg: &CompareConfig, facts: &dyn KernelFacts) -> Result<KernelPlan, String> {
-    if cfg.inside_guest {
+pub fn decide_with(
+    req: &Requirements,
+    choice: KernelChoice,
+    inside_guest: bool,
+    facts: &dyn KernelFacts,
+) -> Result<KernelPlan, String> {
+    if inside_guest {
+        // The modules were loaded at boot: what the kernel offers now is final.
+        let offered = facts.host_ccs()?;
+        let ccs = missing_ccs(req, &offered);
+        if !ccs.is_empty() {
+            return Err(cc_message(&ccs, &facts.host_release(), &offered));
+        }
         return Ok(KernelPlan::InsideGuest {
             release: facts.host_release(),
         });
     }
-    let kinds = needed_kinds(cfg);
-    match cfg.kernel {
+    match choice {
         KernelChoice::Host => {
-            let missing = facts.host_missing(&kinds)?;
-            if missing.is_empty() {
-                Ok(KernelPlan::Host {
-                    release: facts.host_release(),
-                    because: "--kernel host".into(),
-                })
-            } else {
-                Err(missing_message(&missing, &facts.host_release()))
-            }
-        }
-        KernelChoice::Uml => uml_plan(cfg, facts, "--kernel uml".into()),
-        KernelChoice::Auto => match facts.host_missing(&kinds) {
-            Ok(missing) if missing.is_empty() => Ok(KernelPlan::Host {
+            host_lacks(req, facts)?;
+            Ok(KernelPlan::Host {
                 release: facts.host_release(),
-                because: format!("auto: the host kernel has {}", kinds.join(", ")),
+                because: "--kernel host".into(),
+            })
+        }
+        KernelChoice::Uml => uml_plan(req, facts, "--kernel uml".into()),
+        KernelChoice::Auto => match host_lacks(req, facts) {
+            Ok(()) => Ok(KernelPlan::Host {
+                release: facts.host_release(),
+                because: format!(
+                    "auto: the host kernel has {} and {}",
+                    needed_kinds(req).join(", "),
+                    req.ccs.iter().cloned().collect::<Vec<_>>().join(", ")
+                ),
             }),
-            other => {
-                let why = match other {
-                    Ok(missing) => missing_message(&missing, &facts.host_release()),
-                    Err(e) => e,
-                };
-                uml_plan(cfg, facts, format!("auto: {why}"))
-                    .map_err(|e| format!("{why}\nand the guest kernel cannot be used: {e}"))
-            }
+            Err(why) => uml_plan(req, facts, format!("auto: {why}"))
+                .map_err(|e| format!("{why}\nand the guest kernel cannot be used: {e}")),
         },
     }
 }
@@ -224,25 +330,29 @@ mod tests {
     use std::cell::RefCell;
 
     use super::*;
-    use crate::cli::CompareArgs;
 
-    fn cfg(kernel: &str, arms: &[&str]) -> CompareConfig {
-        use clap::Parser as _;
-        let mut argv = vec!["orchestrator", "compare", "--kernel", kernel];
-        for a in arms {
-            argv.extend(["--arm", a]);
+    fn req(arms: &[&str], ccs: &[&str]) -> Requirements {
+        let mut toml = String::from("arms = [");
+        toml.push_str(
+            &arms
+                .iter()
+                .map(|a| format!("{a:?}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
+        toml.push_str("]\n");
+        for cc in ccs {
+            toml.push_str(&format!("[[flows]]\ncc = {cc:?}\n"));
         }
-        let crate::cli::Command::Compare(a) = crate::cli::Cli::parse_from(argv).command else {
-            unreachable!()
-        };
-        let a: &CompareArgs = &a;
-        CompareConfig::from_args(a, "t").unwrap()
+        netlab_experiment::parse(&toml).unwrap().requirements()
     }
 
     /// A machine described by hand; records what was asked.
     struct Fake {
         missing: Result<Vec<&'static str>, &'static str>,
+        ccs: Vec<&'static str>,
         guest: Result<&'static str, &'static str>,
+        guest_ccs: Vec<&'static str>,
         asked: RefCell<Vec<String>>,
     }
 
@@ -253,7 +363,9 @@ mod tests {
         ) -> Fake {
             Fake {
                 missing,
+                ccs: vec!["reno", "cubic", "bbr"],
                 guest,
+                guest_ccs: vec!["reno", "cubic"],
                 asked: RefCell::new(Vec::new()),
             }
         }
@@ -272,34 +384,66 @@ mod tests {
                 .map(|m| m.into_iter().map(String::from).collect())
                 .map_err(String::from)
         }
+        fn host_ccs(&self) -> Result<Vec<String>, String> {
+            self.asked.borrow_mut().push("ccs".into());
+            Ok(self.ccs.iter().map(|s| s.to_string()).collect())
+        }
         fn guest_release(&self, modules: &[String]) -> Result<String, String> {
             self.asked
                 .borrow_mut()
                 .push(format!("guest {}", modules.join(",")));
             self.guest.map(String::from).map_err(String::from)
         }
+        fn guest_cc_modules(&self, ccs: &[String]) -> Result<Vec<String>, String> {
+            let mut m = Vec::new();
+            for cc in ccs {
+                if self.guest_ccs.contains(&cc.as_str()) {
+                    continue;
+                }
+                if cc == "bbr" {
+                    m.push("tcp_bbr".to_string());
+                } else {
+                    return Err(format!(
+                        "congestion control {cc} is not in the guest kernel"
+                    ));
+                }
+            }
+            Ok(m)
+        }
     }
 
     const FQ: &str = "fq_codel limit 256 ecn";
 
     #[test]
-    fn auto_runs_on_the_host_when_it_has_every_kind() {
+    fn auto_runs_on_the_host_when_it_has_every_kind_and_cc() {
         let f = Fake::new(Ok(vec![]), Err("never asked"));
-        let plan = decide_with(&cfg("auto", &["pfifo limit 256", FQ]), &f).unwrap();
+        let plan = decide_with(
+            &req(&["pfifo limit 256", FQ], &["reno"]),
+            KernelChoice::Auto,
+            false,
+            &f,
+        )
+        .unwrap();
         assert_eq!(
             plan,
             KernelPlan::Host {
                 release: "6.18.44".into(),
-                because: "auto: the host kernel has tbf, pfifo, fq_codel".into()
+                because: "auto: the host kernel has fq_codel, pfifo, tbf and reno".into()
             }
         );
-        assert_eq!(*f.asked.borrow(), ["host tbf,pfifo,fq_codel"]);
+        assert_eq!(*f.asked.borrow(), ["host fq_codel,pfifo,tbf", "ccs"]);
     }
 
     #[test]
     fn auto_boots_the_guest_with_the_missing_kinds_modules() {
         let f = Fake::new(Ok(vec!["fq_codel"]), Ok("6.1.176"));
-        let plan = decide_with(&cfg("auto", &["pfifo limit 256", FQ]), &f).unwrap();
+        let plan = decide_with(
+            &req(&["pfifo limit 256", FQ], &["bbr"]),
+            KernelChoice::Auto,
+            false,
+            &f,
+        )
+        .unwrap();
         let KernelPlan::Uml {
             release,
             modules,
@@ -309,8 +453,8 @@ mod tests {
             panic!("{plan:?}")
         };
         assert_eq!(release, "6.1.176");
-        // pfifo is built in: never a module.
-        assert_eq!(modules, ["veth", "sch_tbf", "sch_fq_codel"]);
+        // pfifo is built in: never a module; bbr is a module in the guest.
+        assert_eq!(modules, ["veth", "sch_tbf", "sch_fq_codel", "tcp_bbr"]);
         assert!(
             because.starts_with("auto: qdisc fq_codel is not available in this kernel (6.18.44)"),
             "{because}"
@@ -318,9 +462,46 @@ mod tests {
     }
 
     #[test]
+    fn a_delay_needs_netem_and_a_missing_cc_sends_auto_to_the_guest() {
+        let r =
+            netlab_experiment::parse("[path]\nbase_rtt = \"20ms\"\n[[flows]]\ncc = \"vegas\"\n")
+                .unwrap()
+                .requirements();
+        assert!(r.qdiscs.contains("netem"));
+        assert!(needed_modules(&r).contains(&"sch_netem".to_string()));
+        let mut f = Fake::new(Ok(vec![]), Ok("6.1.176"));
+        f.guest_ccs.push("vegas");
+        let plan = decide_with(&r, KernelChoice::Auto, false, &f).unwrap();
+        let KernelPlan::Uml { because, .. } = plan else {
+            panic!("{plan:?}")
+        };
+        assert!(because.contains("congestion control vegas is not available in this kernel (6.18.44; it offers reno cubic bbr)"), "{because}");
+    }
+
+    #[test]
+    fn a_cc_no_kernel_has_is_refused_naming_it() {
+        let f = Fake::new(Ok(vec![]), Ok("6.1.176"));
+        // The file refuses unknown names; compare's --cc only checks the
+        // spelling, so the kernel check is what refuses this one.
+        let mut r = req(&[FQ], &[]);
+        r.ccs = ["nosuchcc".to_string()].into();
+        let e = decide_with(&r, KernelChoice::Auto, false, &f).unwrap_err();
+        assert!(
+            e.contains("congestion control nosuchcc is not available"),
+            "{e}"
+        );
+        assert!(
+            e.contains("and the guest kernel cannot be used: congestion control nosuchcc"),
+            "{e}"
+        );
+        let e = decide_with(&r, KernelChoice::Host, false, &f).unwrap_err();
+        assert!(e.contains("load tcp_nosuchcc or use --kernel uml"), "{e}");
+    }
+
+    #[test]
     fn auto_refuses_when_neither_kernel_can_run_it() {
         let f = Fake::new(Ok(vec!["fq_codel"]), Err("no /usr/bin/linux.uml"));
-        let e = decide_with(&cfg("auto", &[FQ]), &f).unwrap_err();
+        let e = decide_with(&req(&[FQ], &[]), KernelChoice::Auto, false, &f).unwrap_err();
         assert!(e.contains("qdisc fq_codel is not available"), "{e}");
         assert!(
             e.contains("and the guest kernel cannot be used: no /usr/bin/linux.uml"),
@@ -328,7 +509,7 @@ mod tests {
         );
         // An unprobeable host falls back to the guest too.
         let f = Fake::new(Err("no CAP_NET_ADMIN"), Ok("6.1.176"));
-        let plan = decide_with(&cfg("auto", &[FQ]), &f).unwrap();
+        let plan = decide_with(&req(&[FQ], &[]), KernelChoice::Auto, false, &f).unwrap();
         assert!(
             matches!(plan, KernelPlan::Uml { ref because, .. } if because == "auto: no CAP_NET_ADMIN")
         );
@@ -337,11 +518,12 @@ mod tests {
     #[test]
     fn an_explicit_kernel_is_never_swapped() {
         let f = Fake::new(Ok(vec!["fq_codel"]), Ok("6.1.176"));
-        let e = decide_with(&cfg("host", &[FQ]), &f).unwrap_err();
+        let e = decide_with(&req(&[FQ], &[]), KernelChoice::Host, false, &f).unwrap_err();
         assert!(e.contains("load sch_fq_codel or use --kernel uml"), "{e}");
-        assert_eq!(*f.asked.borrow(), ["host tbf,fq_codel"]);
+        assert_eq!(*f.asked.borrow(), ["host fq_codel,tbf", "ccs"]);
         let f = Fake::new(Err("never asked"), Ok("6.1.176"));
-        let plan = decide_with(&cfg("uml", &["pfifo limit 10"]), &f).unwrap();
+        let plan =
+            decide_with(&req(&["pfifo limit 10"], &[]), KernelChoice::Uml, false, &f).unwrap();
         assert_eq!(
             plan,
             KernelPlan::Uml {
@@ -354,16 +536,21 @@ mod tests {
     }
 
     #[test]
-    fn inside_the_guest_nothing_is_probed() {
+    fn inside_the_guest_only_the_ccs_are_checked_again() {
         let f = Fake::new(Err("never asked"), Err("never asked"));
-        let mut c = cfg("uml", &[FQ]);
-        c.inside_guest = true;
         assert_eq!(
-            decide_with(&c, &f).unwrap(),
+            decide_with(&req(&[FQ], &["cubic"]), KernelChoice::Uml, true, &f).unwrap(),
             KernelPlan::InsideGuest {
                 release: "6.18.44".into()
             }
         );
-        assert!(f.asked.borrow().is_empty());
+        assert_eq!(*f.asked.borrow(), ["ccs"]);
+        let e = decide_with(&req(&[FQ], &["vegas"]), KernelChoice::Uml, true, &f).unwrap_err();
+        assert!(e.contains("congestion control vegas"), "{e}");
+    }
+
+    #[test]
+    fn the_kernel_list_is_read_word_by_word() {
+        assert_eq!(parse_cc_list("reno bbr cubic\n"), ["reno", "bbr", "cubic"]);
     }
 }

@@ -41,6 +41,7 @@ fn main() -> ExitCode {
     };
     let code = match cli.command {
         Command::Compare(a) => compare::main(&a),
+        Command::Run(a) => compare::run_main(&a),
         Command::Report(a) => report::main(&a.path),
         Command::Cleanup(a) => roles::cleanup(&a),
         Command::Guest(a) => roles::guest(&a),

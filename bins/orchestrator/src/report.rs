@@ -15,7 +15,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use netlab_probe::{Phase, RequestOutcome};
-use netlab_qdisc::{Handle, QdiscRecord, QdiscXstats};
+use netlab_qdisc::{QdiscRecord, QdiscXstats, ARM_HANDLE};
 use netlab_report::model::{
     FinalCounters, FlowSeries, KernelText, Phases, ProbeOutcome, ProbePhase, ProbeSample,
     QdiscSample, ReportInput, Scenario, TcpInfoSample,
@@ -27,7 +27,7 @@ use crate::results::{Results, ScenarioResult, SCHEMA_VERSION};
 use crate::summary;
 
 /// The results.json schema versions this build reads.
-pub const SUPPORTED_SCHEMAS: &[u32] = &[SCHEMA_VERSION];
+pub const SUPPORTED_SCHEMAS: &[u32] = &[1, SCHEMA_VERSION];
 
 /// Entry point of `orchestrator report PATH`; returns the exit code.
 pub fn main(path: &Path) -> u8 {
@@ -129,6 +129,28 @@ pub fn parse_results(bytes: &[u8]) -> Result<Results, ReportError> {
             Some(_) => {}
         }
     }
+    if sniff_version(bytes) == Some(1) {
+        // Version 1 is read in its own shape and converted.
+        return deserialize::<crate::results::v1::ResultsV1>(bytes).map(Results::from);
+    }
+    deserialize(bytes)
+}
+
+/// The schema version, also from a truncated file: netlab writes
+/// `schema_version` first, so its value can be read before the break.
+fn sniff_version(bytes: &[u8]) -> Option<u32> {
+    if let Ok(v) = serde_json::from_slice::<VersionOnly>(bytes) {
+        return v.schema_version;
+    }
+    let key = b"\"schema_version\"";
+    let at = bytes.windows(key.len()).position(|w| w == key)? + key.len();
+    let rest = std::str::from_utf8(&bytes[at..bytes.len().min(at + 32)]).ok()?;
+    let rest = rest.trim_start().strip_prefix(':')?.trim_start();
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+fn deserialize<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, ReportError> {
     let de = &mut serde_json::Deserializer::from_slice(bytes);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
@@ -154,54 +176,121 @@ fn field(path: &str, message: &str) -> ReportError {
 /// a non-positive probe timeout or goodput bin width, a reply without a
 /// finite, non-negative RTT.
 pub fn input_from(results: &Results) -> Result<ReportInput, ReportError> {
-    let c = &results.config;
-    let tl = &c.timeline;
+    let exp = results
+        .experiment()
+        .map_err(|e| field("experiment", &e.to_string()))?;
+    let tl = &exp.timeline;
     let (baseline, warmup, measure) = (
         tl.baseline.as_secs_f64(),
         tl.warmup.as_secs_f64(),
         tl.measure.as_secs_f64(),
     );
-    let config = vec![
-        ("rounds".to_string(), c.rounds.to_string()),
-        ("arms".into(), c.arm_words.join(" | ")),
-        (
-            "bottleneck".into(),
+    let shaper = |t: &Option<netlab_qdisc::Tbf>| match t {
+        Some(t) => format!(
+            "tbf rate {} bit/s burst {} B limit {} B",
+            t.rate.bits_per_sec(),
+            t.burst.0,
+            t.limit.0
+        ),
+        None => "unshaped".to_string(),
+    };
+    let flows = exp
+        .flows
+        .iter()
+        .map(|f| {
             format!(
-                "tbf rate {} bit/s burst {} B limit {} B",
-                c.tbf.rate.bits_per_sec(),
-                c.tbf.burst.0,
-                c.tbf.limit.0
-            ),
-        ),
-        ("congestion control".into(), c.cc.clone()),
-        (
-            "timeline".into(),
-            format!("baseline {baseline} s, warm-up {warmup} s, measured window {measure} s"),
-        ),
-        (
-            "probe".into(),
+                "{} {}{}",
+                f.direction.as_str(),
+                f.cc,
+                if f.ecn { " ecn" } else { "" }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let probes = exp
+        .probes
+        .iter()
+        .map(|p| {
             format!(
-                "UDP echo every {} s, timeout {} s",
-                c.probe_interval.as_secs_f64(),
-                c.probe_timeout.as_secs_f64()
-            ),
-        ),
+                "{} UDP echo every {} s, timeout {} s",
+                p.kind.as_str(),
+                p.interval.as_secs_f64(),
+                p.timeout.as_secs_f64()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let mut config = vec![
+        ("experiment".to_string(), exp.name.clone()),
+        ("rounds".to_string(), exp.rounds.to_string()),
         (
-            "sampling".into(),
-            format!("every {} s", c.sample_interval.as_secs_f64()),
+            "arms".into(),
+            exp.arms
+                .iter()
+                .map(|a| a.words.as_str())
+                .collect::<Vec<_>>()
+                .join(" | "),
         ),
+        ("bottleneck".into(), shaper(&exp.path.up)),
     ];
+    if exp.path.down.is_some() {
+        config.push(("download bottleneck".into(), shaper(&exp.path.down)));
+    }
+    if exp.path.needs_netem() {
+        config.push((
+            "base RTT".into(),
+            format!(
+                "{} s (netem in R; jitter {} s, loss {} %)",
+                exp.path.base_rtt.as_secs_f64(),
+                exp.path.jitter.as_secs_f64(),
+                exp.path.loss_percent
+            ),
+        ));
+    }
+    config.push((
+        if exp.flows.len() == 1 {
+            "congestion control".into()
+        } else {
+            "flows".into()
+        },
+        if exp.flows.len() == 1 {
+            exp.flows[0].cc.clone()
+        } else {
+            flows
+        },
+    ));
+    config.push((
+        "timeline".into(),
+        format!("baseline {baseline} s, warm-up {warmup} s, measured window {measure} s"),
+    ));
+    config.push(("probe".into(), probes));
+    config.push((
+        "sampling".into(),
+        format!("every {} s", exp.sample_interval.as_secs_f64()),
+    ));
+    if !exp.sweep.axes.is_empty() {
+        config.push((
+            "sweep".into(),
+            exp.plan()
+                .points
+                .iter()
+                .map(|p| p.label())
+                .collect::<Vec<_>>()
+                .join(" | "),
+        ));
+    }
     // Phases of a scenario whose probe never ran: the configured timeline.
     let configured = Phases {
         baseline: [0.0, baseline],
         loaded: [baseline + warmup, baseline + warmup + measure],
         end_s: baseline + warmup + measure,
     };
+    let timeout_s = exp.probes.first().map_or(1.0, |p| p.timeout.as_secs_f64());
     let scenarios = results
         .scenarios
         .iter()
         .enumerate()
-        .map(|(i, s)| scenario_from(s, i, configured, c.probe_timeout.as_secs_f64()))
+        .map(|(i, s)| scenario_from(s, i, configured, timeout_s))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(ReportInput {
         schema_version: results.schema_version,
@@ -215,7 +304,7 @@ pub fn input_from(results: &Results) -> Result<ReportInput, ReportError> {
             chosen_because: results.kernel.chosen_because.clone(),
         },
         config,
-        bottleneck_bps: Some(c.tbf.rate.bits_per_sec()),
+        bottleneck_bps: exp.path.up.map(|t| t.rate.bits_per_sec()),
         scenarios,
         notes: results.notes.clone(),
     })
@@ -228,7 +317,7 @@ fn scenario_from(
     configured_timeout_s: f64,
 ) -> Result<Scenario, ReportError> {
     let at = format!("scenarios[{i}]");
-    let (phases, probe_timeout_s, probes) = match &s.probe {
+    let (phases, probe_timeout_s, probes) = match s.probe() {
         Some(p) => {
             let b = &p.config.phases;
             let phases = Phases {
@@ -264,22 +353,31 @@ fn scenario_from(
             &format!("the probe timeout must be positive, found {probe_timeout_s}"),
         ));
     }
-    let flows = match &s.tcp {
-        Some(t) if t.series_bin_s > 0.0 && t.series_bin_s.is_finite() => vec![FlowSeries {
-            label: "flow 1".into(),
+    let mut flows = Vec::new();
+    for (k, f) in s.flows.iter().enumerate() {
+        let Some(t) = &f.tcp else { continue };
+        if !(t.series_bin_s > 0.0 && t.series_bin_s.is_finite()) {
+            return Err(field(
+                &format!("{at}.flows[{k}].tcp.series_bin_s"),
+                &format!("bin width must be positive, found {}", t.series_bin_s),
+            ));
+        }
+        flows.push(FlowSeries {
+            label: if s.flows.len() == 1 {
+                "flow 1".into()
+            } else {
+                format!("flow {} ({} {})", k + 1, f.direction, f.cc)
+            },
             bin_s: t.series_bin_s,
             bytes: t.series.clone(),
-        }],
-        Some(t) => {
-            return Err(field(
-                &format!("{at}.tcp.series_bin_s"),
-                &format!("bin width must be positive, found {}", t.series_bin_s),
-            ))
-        }
-        None => Vec::new(),
-    };
+        });
+    }
+    // The report draws one TCP-state series: the first flow's.
     let tcp_info = s
-        .tcp_info
+        .flows
+        .first()
+        .map(|f| f.tcp_info.as_slice())
+        .unwrap_or_default()
         .iter()
         .filter_map(|t| {
             let info = t.info.as_ref()?;
@@ -295,12 +393,14 @@ fn scenario_from(
             })
         })
         .collect();
-    let qdisc = s
-        .qdisc
-        .samples
+    // The upload bottleneck's queue (the download's when only it is shaped).
+    let q = s.qdisc_of("up").or_else(|| s.qdiscs.first());
+    let qdisc = q
+        .map(|q| q.samples.as_slice())
+        .unwrap_or_default()
         .iter()
         .filter_map(|q| {
-            let r = q.records.iter().find(|r| r.parent != Handle::ROOT)?;
+            let r = q.records.iter().find(|r| r.handle == ARM_HANDLE)?;
             let st = r.stats?;
             Some(QdiscSample {
                 t_s: q.t_s?,
@@ -311,16 +411,16 @@ fn scenario_from(
             })
         })
         .collect();
-    let fin = &s.qdisc.at_window_end;
+    let fin = q.map(|q| q.at_window_end.as_slice()).unwrap_or_default();
     let arm_final = arm_record(fin);
     let final_counters = FinalCounters {
-        taken_s: s.qdisc.final_taken_s,
+        taken_s: q.and_then(|q| q.final_taken_s),
         arm_drops: arm_final
             .and_then(|r| r.stats)
             .map(|st| u64::from(st.drops)),
         tbf_drops: fin
             .iter()
-            .find(|r| r.parent == Handle::ROOT && r.kind == "tbf")
+            .find(|r| r.kind == "tbf")
             .and_then(|r| r.stats)
             .map(|st| u64::from(st.drops)),
         ecn_marks: arm_final
@@ -341,7 +441,10 @@ fn scenario_from(
         probe_timeout_s,
         probes,
         flows,
-        measured_window: s.tcp.as_ref().map(|t| t.window_s),
+        measured_window: s
+            .flows
+            .iter()
+            .find_map(|f| f.tcp.as_ref().map(|t| t.window_s)),
         tcp_info,
         qdisc,
         final_counters,
@@ -373,9 +476,10 @@ fn outcome(
     })
 }
 
-/// The arm's record: the first one that is not the root TBF.
+/// The arm's record: the qdisc at the arm's handle (`10:`), whether TBF is
+/// the root or hangs below a netem delay.
 fn arm_record(records: &[QdiscRecord]) -> Option<&QdiscRecord> {
-    records.iter().find(|r| r.parent != Handle::ROOT)
+    records.iter().find(|r| r.handle == ARM_HANDLE)
 }
 
 /// The arm's cumulative ECN marks, for the kinds that count them under that
@@ -436,7 +540,33 @@ mod tests {
     fn typed_input_equals_the_report_crates_own_reading() {
         let typed = input_from(&read_results(&golden()).unwrap()).unwrap();
         let own = netlab_report::read_results(&golden()).unwrap();
-        assert_eq!(typed, own);
+        // The v1 file is read as schema 2, and its configuration is told from
+        // the experiment it converts to; every sample and counter is the same.
+        assert_eq!(typed.schema_version, 2);
+        assert_eq!(typed.scenarios, own.scenarios);
+        assert_eq!(
+            (
+                &typed.run_id,
+                &typed.kernel,
+                &typed.notes,
+                typed.bottleneck_bps
+            ),
+            (&own.run_id, &own.kernel, &own.notes, own.bottleneck_bps)
+        );
+        let keys: Vec<&str> = typed.config.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "experiment",
+                "rounds",
+                "arms",
+                "bottleneck",
+                "congestion control",
+                "timeline",
+                "probe",
+                "sampling"
+            ]
+        );
         assert_eq!(typed.scenarios.len(), 2);
         assert!(typed.scenarios.iter().all(|s| !s.probes.is_empty()
             && !s.tcp_info.is_empty()
@@ -476,11 +606,11 @@ mod tests {
     #[test]
     fn values_the_report_cannot_draw_are_refused_with_the_field() {
         let mut r = read_results(&golden()).unwrap();
-        r.scenarios[1].tcp.as_mut().unwrap().series_bin_s = 0.0;
+        r.scenarios[1].flows[0].tcp.as_mut().unwrap().series_bin_s = 0.0;
         let e = input_from(&r).unwrap_err().to_string();
-        assert!(e.contains("scenarios[1].tcp.series_bin_s"), "{e}");
+        assert!(e.contains("scenarios[1].flows[0].tcp.series_bin_s"), "{e}");
         let mut r = read_results(&golden()).unwrap();
-        let req = &mut r.scenarios[0].probe.as_mut().unwrap().requests[2];
+        let req = &mut r.scenarios[0].probes[0].requests[2];
         req.outcome = RequestOutcome::Reply;
         req.rtt_ms = None;
         let e = input_from(&r).unwrap_err().to_string();

@@ -1,10 +1,17 @@
-//! The shape of results.json (schema_version 1), as typed values. Everything
+//! The shape of results.json (schema_version 2), as typed values. Everything
 //! a figure in the summary comes from is here, raw: every probe request,
 //! every recv-time series bin, every tcp_info sample, every qdisc readback
 //! with its bytes. The crates' own types are held as they are; the few
 //! records shaped here (the flat tcp_info sample, the sampled qdisc
 //! counters, the ECN report with its `kernel_drops` alias) keep the keys
 //! schema 1 has always had. Every type reads back what it writes.
+//!
+//! Version 2 records the experiment as run (resolved, every default
+//! spelled out), per scenario its sweep point and seed, per flow its own
+//! block, per direction the aggregate goodput and Jain's fairness index, and
+//! the qdiscs of each of R's egresses. Version 1 files (one flow, one
+//! bottleneck, the compare flags as configuration) are read by [`v1`] and
+//! converted on read; an unknown version is refused.
 
 use netlab_ecn::EcnReport;
 use netlab_probe::{PhaseStats, ProbeConfig, ProbeRequest};
@@ -15,16 +22,18 @@ use netlab_tcpload::{ReceiverLog, Termination};
 use netlab_topology::{SysctlReadback, TopologyReadback, TopologySpec};
 use serde::{Deserialize, Serialize};
 
-use crate::config::CompareConfig;
+use netlab_experiment::ExperimentFile;
+use netlab_probe::EchoStats;
 
 mod file;
 mod tcp_info;
+pub mod v1;
 
 pub use file::{read_json, write_json_atomic, ResultsFileError};
 pub use tcp_info::TcpInfoSample;
 
 /// Version of the results.json shape; a change of shape bumps it.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// The whole results file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -35,25 +44,67 @@ pub struct Results {
     pub tool: Tool,
     /// The kernel that ran the experiment.
     pub kernel: KernelInfo,
-    /// The full configuration.
-    pub config: CompareConfig,
+    /// The experiment as run, resolved (every default spelled out).
+    pub experiment: ExperimentFile,
     /// Run id (namespace names carry it).
     pub run_id: String,
     /// Start, UTC (RFC 3339).
     pub started_utc: String,
     /// End, UTC (RFC 3339).
     pub finished_utc: String,
+    /// Sum of the planned scenarios' timelines, s (the floor of the wall time).
+    #[serde(default)]
+    pub timeline_total_s: f64,
+    /// Wall time of the scenarios so far, s.
+    #[serde(default)]
+    pub wall_s: f64,
     /// Scenarios in execution order.
     pub scenarios: Vec<ScenarioResult>,
     /// Notes that qualify the figures.
     pub notes: Vec<String>,
 }
 
+/// Why a results.json could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// Not readable or not JSON of a known shape.
+    #[error(transparent)]
+    File(#[from] ResultsFileError),
+    /// A version this build does not know.
+    #[error("{path}: results.json schema_version {version} is not one this netlab reads (it reads 1 and 2); a newer netlab wrote it")]
+    UnknownVersion {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Its version.
+        version: u64,
+    },
+}
+
 impl Results {
-    /// Reads a results.json (the summary tests and later readers use it).
+    /// Reads a results.json of version 2, or of version 1 converted to 2.
     #[cfg_attr(not(test), allow(dead_code))]
-    pub fn read(path: &std::path::Path) -> Result<Results, ResultsFileError> {
-        read_json(path)
+    pub fn read(path: &std::path::Path) -> Result<Results, LoadError> {
+        #[derive(Deserialize)]
+        struct Version {
+            schema_version: u64,
+        }
+        let v: Version = read_json(path)?;
+        match v.schema_version {
+            1 => Ok(read_json::<v1::ResultsV1>(path)?.into()),
+            2 => Ok(read_json(path)?),
+            version => Err(LoadError::UnknownVersion {
+                path: path.to_path_buf(),
+                version,
+            }),
+        }
+    }
+
+    /// The experiment as run, resolved again from its file form.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn experiment(
+        &self,
+    ) -> Result<netlab_experiment::Experiment, netlab_experiment::ExperimentError> {
+        netlab_experiment::Experiment::from_file(&self.experiment)
     }
 }
 
@@ -184,6 +235,9 @@ impl QdiscSample {
 /// Qdisc configuration and readbacks of one scenario.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct QdiscResult {
+    /// `up` (R's egress toward B) or `down` (toward A).
+    #[serde(default)]
+    pub direction: String,
     /// Interface (in R) that carries the bottleneck.
     pub dev: String,
     /// Requests, in order.
@@ -274,6 +328,9 @@ pub struct TcpInfoSamplerResult {
 /// Probe results.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProbeResult {
+    /// `stop-and-wait` or `isochronous`.
+    #[serde(default)]
+    pub kind: String,
     /// Every request.
     pub requests: Vec<ProbeRequest>,
     /// Replies discarded as stale (for an earlier, timed-out request).
@@ -328,6 +385,102 @@ pub struct CleanupResult {
     pub namespaces_deleted: Vec<String>,
 }
 
+/// The sweep point of a scenario.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PointResult {
+    /// 1-based position in the grid.
+    pub index: u32,
+    /// `rate=5mbit base_rtt=20ms`, or `default` without a sweep.
+    pub label: String,
+    /// Each axis value, as `axis=value`.
+    pub values: Vec<String>,
+}
+
+/// One TCP flow of a scenario.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FlowResult {
+    /// 0-based index in the scenario's flow list.
+    pub index: usize,
+    /// `up` (A sends to B) or `down` (B sends to A).
+    pub direction: String,
+    /// Requested congestion control.
+    pub cc: String,
+    /// ECN at the sender's end.
+    pub ecn: bool,
+    /// TCP port (the receiver listens on it).
+    pub port: u16,
+    /// Planned start, s from t0.
+    pub start_s: f64,
+    /// Planned stop, s from t0 (None: until the end).
+    pub stop_s: Option<f64>,
+    /// Offset of this flow's receiver clock from the scenario's t0, s (its
+    /// recv times are shifted by it before the window is applied).
+    pub receiver_t0_offset_s: f64,
+    /// Goodput, series, both sides' figures.
+    pub tcp: Option<TcpResult>,
+    /// Sender tcp_info samples (kernel data, flat).
+    pub tcp_info: Vec<TcpInfoSample>,
+    /// tcp_info sampler bookkeeping.
+    pub tcp_info_sampler: Option<TcpInfoSamplerResult>,
+    /// Null, or why this flow failed.
+    pub error: Option<String>,
+}
+
+/// One direction's flows together.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DirectionResult {
+    /// `up` or `down`.
+    pub direction: String,
+    /// Number of flows.
+    pub flows: usize,
+    /// Shaped rate of the direction, Mbit/s (None: unshaped).
+    pub rate_mbps: Option<f64>,
+    /// Sum of the flows' goodputs, Mbit/s (None if any flow has none).
+    pub goodput_mbps: Option<f64>,
+    /// Jain's fairness index over the flows' goodputs (None without them).
+    pub fairness: Option<f64>,
+}
+
+/// Jain's fairness index `(Σx)² / (n·Σx²)`: 1 when every share is equal,
+/// 1/n when one flow takes everything. `None` for no values or all zero.
+pub fn jain_fairness(values: &[f64]) -> Option<f64> {
+    let n = values.len() as f64;
+    let sum: f64 = values.iter().sum();
+    let sq: f64 = values.iter().map(|x| x * x).sum();
+    if values.is_empty() || sq <= 0.0 {
+        None
+    } else {
+        Some(sum * sum / (n * sq))
+    }
+}
+
+/// Aggregate and fairness of each direction that has flows (up first).
+pub fn directions_of(
+    flows: &[FlowResult],
+    rate_mbps: impl Fn(&str) -> Option<f64>,
+) -> Vec<DirectionResult> {
+    ["up", "down"]
+        .iter()
+        .filter_map(|dir| {
+            let of: Vec<&FlowResult> = flows.iter().filter(|f| f.direction == *dir).collect();
+            if of.is_empty() {
+                return None;
+            }
+            let goodputs: Option<Vec<f64>> = of
+                .iter()
+                .map(|f| f.tcp.as_ref().and_then(|t| t.goodput_mbps))
+                .collect();
+            Some(DirectionResult {
+                direction: dir.to_string(),
+                flows: of.len(),
+                rate_mbps: rate_mbps(dir),
+                goodput_mbps: goodputs.as_ref().map(|g| g.iter().sum()),
+                fairness: goodputs.as_deref().and_then(jain_fairness),
+            })
+        })
+        .collect()
+}
+
 /// One scenario.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ScenarioResult {
@@ -335,26 +488,32 @@ pub struct ScenarioResult {
     pub index: u32,
     /// Round.
     pub round: u32,
+    /// The sweep point.
+    pub point: PointResult,
+    /// Seed of this scenario's randomness.
+    pub seed: u64,
     /// Arm kind.
     pub arm: String,
     /// The arm in tc words.
     pub arm_words: String,
     /// Namespaces of this scenario.
     pub namespaces: Vec<String>,
-    /// t0 (B's receiver start), UTC.
+    /// t0 (B's first receiver), UTC.
     pub t0_utc: Option<String>,
     /// Topology as built and read back.
     pub topology: Option<TopologyResult>,
-    /// Qdisc requests and readbacks.
-    pub qdisc: QdiscResult,
-    /// TCP load.
-    pub tcp: Option<TcpResult>,
-    /// Sender tcp_info samples (kernel data, flat).
-    pub tcp_info: Vec<TcpInfoSample>,
-    /// tcp_info sampler bookkeeping (misses, errors, end).
-    pub tcp_info_sampler: Option<TcpInfoSamplerResult>,
-    /// UDP echo probe.
-    pub probe: Option<ProbeResult>,
+    /// Qdisc requests and readbacks, one per R egress that has any (up first).
+    pub qdiscs: Vec<QdiscResult>,
+    /// Every TCP flow.
+    pub flows: Vec<FlowResult>,
+    /// Per direction: aggregate goodput and fairness.
+    pub directions: Vec<DirectionResult>,
+    /// The latency probes.
+    pub probes: Vec<ProbeResult>,
+    /// What B's UDP echo saw.
+    pub echo: Option<EchoStats>,
+    /// Index of the flow the ECN capture follows (the first upload).
+    pub ecn_flow: Option<usize>,
     /// ECN evidence on the wire.
     pub ecn: Option<EcnResult>,
     /// Cleanup receipts.
@@ -363,6 +522,19 @@ pub struct ScenarioResult {
     pub elapsed_s: f64,
     /// Null, or the cause of the failure.
     pub error: Option<String>,
+}
+
+impl ScenarioResult {
+    /// The qdiscs of one direction's egress.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn qdisc_of(&self, direction: &str) -> Option<&QdiscResult> {
+        self.qdiscs.iter().find(|q| q.direction == direction)
+    }
+
+    /// The stop-and-wait probe, if it ran.
+    pub fn probe(&self) -> Option<&ProbeResult> {
+        self.probes.first()
+    }
 }
 
 #[cfg(test)]
@@ -378,30 +550,70 @@ mod tests {
     }
 
     #[test]
-    fn the_schema_v1_fixture_loads() {
+    fn the_schema_v1_fixture_loads_as_version_2() {
         let r = Results::read(&fixture("schema_v1/results.json")).unwrap();
-        assert_eq!(r.schema_version, 1);
+        assert_eq!(r.schema_version, 2);
         assert_eq!(r.scenarios.len(), 2);
         let s = &r.scenarios[1];
         assert_eq!(s.arm, "fq_codel");
-        assert!(s.probe.as_ref().unwrap().phases.loaded.is_some());
-        assert!(!s.tcp_info.is_empty() && s.tcp_info.iter().any(|t| t.info.is_some()));
+        assert_eq!(s.point.label, "default");
+        assert!(s.probe().unwrap().phases.loaded.is_some());
+        assert_eq!(s.probe().unwrap().kind, "stop-and-wait");
+        assert_eq!(s.flows.len(), 1);
+        let f = &s.flows[0];
+        assert_eq!(
+            (f.direction.as_str(), f.cc.as_str(), f.port),
+            ("up", "reno", 46020)
+        );
+        assert!(!f.tcp_info.is_empty() && f.tcp_info.iter().any(|t| t.info.is_some()));
         assert!(s.ecn.as_ref().unwrap().report.negotiated);
-        assert_eq!(s.qdisc.at_window_end.len(), 2);
+        assert_eq!(s.ecn_flow, Some(0));
+        assert!(s.echo.is_some());
+        let q = s.qdisc_of("up").unwrap();
+        assert_eq!(q.at_window_end.len(), 2);
+        assert_eq!(s.directions.len(), 1);
+        assert_eq!(
+            s.directions[0].goodput_mbps,
+            f.tcp.as_ref().unwrap().goodput_mbps
+        );
+        assert_eq!(s.directions[0].fairness, Some(1.0));
+        let exp = r.experiment().unwrap();
+        assert_eq!(exp.rounds, 1);
+        assert_eq!(exp.arms.len(), 2);
+        assert_eq!(exp.flows[0].cc, "reno");
     }
 
-    /// Reading the fixture into types and writing it again gives the same
-    /// JSON: same keys, same values, nothing dropped or renamed.
+    /// A converted file written as version 2 reads back to the same values.
     #[test]
-    fn typed_results_write_exactly_what_they_read() {
-        let path = fixture("schema_v1/results.json");
-        let text = std::fs::read_to_string(&path).unwrap();
-        let raw: serde_json::Value = serde_json::from_str(&text).unwrap();
-        let typed = Results::read(&path).unwrap();
-        let again = serde_json::to_value(&typed).unwrap();
-        assert!(raw == again, "the typed round trip changed results.json");
-        // And the typed values survive their own round trip.
-        let back: Results = serde_json::from_value(again).unwrap();
+    fn version_2_reads_back_what_it_writes() {
+        let typed = Results::read(&fixture("schema_v1/results.json")).unwrap();
+        let dir = std::env::temp_dir().join(format!("netlab-v2-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("results.json");
+        write_json_atomic(&path, &typed).unwrap();
+        let back = Results::read(&path).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(back, typed);
+    }
+
+    #[test]
+    fn an_unknown_version_is_refused_by_name() {
+        let dir = std::env::temp_dir().join(format!("netlab-v9-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("results.json");
+        std::fs::write(&path, r#"{"schema_version": 9, "scenarios": []}"#).unwrap();
+        let e = Results::read(&path).unwrap_err().to_string();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(e.contains("schema_version 9"), "{e}");
+    }
+
+    #[test]
+    fn jain_fairness_is_one_for_equal_shares_and_one_over_n_for_a_hog() {
+        assert_eq!(jain_fairness(&[]), None);
+        assert_eq!(jain_fairness(&[0.0, 0.0]), None);
+        assert!((jain_fairness(&[2.0, 2.0, 2.0]).unwrap() - 1.0).abs() < 1e-12);
+        assert!((jain_fairness(&[4.0, 0.0, 0.0, 0.0]).unwrap() - 0.25).abs() < 1e-12);
+        // (1+3)² / (2·(1+9)) = 0.8
+        assert!((jain_fairness(&[1.0, 3.0]).unwrap() - 0.8).abs() < 1e-12);
     }
 }

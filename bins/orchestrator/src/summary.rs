@@ -5,9 +5,9 @@
 use std::fmt::Write as _;
 
 use netlab_probe::{PhaseStats, RequestOutcome};
-use netlab_qdisc::{QdiscRecord, ARM_HANDLE, TBF_HANDLE};
+use netlab_qdisc::{QdiscRecord, ARM_HANDLE};
 
-use crate::results::{Results, ScenarioResult};
+use crate::results::{QdiscResult, Results, ScenarioResult};
 
 /// One row of the summary table: one scenario.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,8 +16,11 @@ pub struct SummaryRow {
     pub round: u32,
     /// Arm kind, e.g. `fq_codel`.
     pub arm: String,
-    /// Goodput over the measured window, Mbit/s.
+    /// Goodput over the measured window, Mbit/s (the only direction's
+    /// aggregate; with both directions see `goodput_by_direction`).
     pub goodput_mbps: Option<f64>,
+    /// Each direction's aggregate goodput, when there are several.
+    pub goodput_by_direction: Vec<(String, Option<f64>)>,
     /// Loaded-phase probe requests sent.
     pub loaded_sent: u64,
     /// Loaded-phase probe successes.
@@ -32,8 +35,10 @@ pub struct SummaryRow {
     pub censored: Option<(String, String)>,
     /// Drops counted by the arm (child qdisc 10:) at the final readback.
     pub child_drops: Option<u64>,
-    /// Drops counted by the root TBF at the final readback.
+    /// Drops counted by TBF at the final readback.
     pub tbf_drops: Option<u64>,
+    /// Each shaped direction's (arm, TBF) drops, when there are several.
+    pub drops_by_direction: Vec<(String, Option<u64>, Option<u64>)>,
     /// CE / ECE / CWR frames seen on the wire.
     pub ce_ece_cwr: Option<(u64, u64, u64)>,
     /// Whether the handshake negotiated classic ECN.
@@ -79,19 +84,40 @@ pub fn table(rows: &[SummaryRow]) -> String {
             );
             continue;
         }
-        let goodput = r
-            .goodput_mbps
-            .map_or_else(|| "None".into(), |g| format!("{g:.3}"));
+        let goodput = if r.goodput_by_direction.len() > 1 {
+            r.goodput_by_direction
+                .iter()
+                .map(|(d, g)| {
+                    format!(
+                        "{d} {}",
+                        g.map_or_else(|| "None".into(), |g| format!("{g:.3}"))
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(" / ")
+        } else {
+            r.goodput_mbps
+                .map_or_else(|| "None".into(), |g| format!("{g:.3}"))
+        };
         let quant = format!(
             "{}/{} (n={})",
             opt_ms(r.p50_ms),
             opt_ms(r.p95_ms),
             r.loaded_ok
         );
-        let drops = match (r.child_drops, r.tbf_drops) {
+        let drops_text = |c: Option<u64>, t: Option<u64>| match (c, t) {
             (Some(c), Some(t)) => format!("{c} (tbf {t})"),
             (Some(c), None) => c.to_string(),
             _ => "None".into(),
+        };
+        let drops = if r.drops_by_direction.len() > 1 {
+            r.drops_by_direction
+                .iter()
+                .map(|(d, c, t)| format!("{d} {}", drops_text(*c, *t)))
+                .collect::<Vec<_>>()
+                .join(" / ")
+        } else {
+            drops_text(r.child_drops, r.tbf_drops)
         };
         let ecn = match r.ce_ece_cwr {
             Some((ce, ece, cwr)) => {
@@ -151,12 +177,21 @@ pub fn censored_list(rows: &[SummaryRow]) -> String {
 }
 
 /// The whole summary.md.
-pub fn markdown(header: &str, rows: &[SummaryRow], extra_notes: &[String]) -> String {
+pub fn markdown(
+    header: &str,
+    rows: &[SummaryRow],
+    sections: &[String],
+    extra_notes: &[String],
+) -> String {
     let mut s = String::new();
     s.push_str(header);
     s.push_str("\n\n");
     s.push_str(&table(rows));
     s.push('\n');
+    for section in sections {
+        s.push_str(section);
+        s.push('\n');
+    }
     s.push_str(&baseline_list(rows));
     s.push('\n');
     s.push_str(&censored_list(rows));
@@ -177,23 +212,194 @@ pub fn render(results: &Results, failed_teardown_steps: usize) -> String {
     markdown(
         &header(results),
         &rows(results),
+        &sections(results),
         &extra_notes(results, failed_teardown_steps),
     )
 }
 
-/// The summary's title block: run, kernel, rounds, arms, bottleneck.
+/// The summary's title block: run, kernel, rounds, arms, bottleneck(s),
+/// and what the method's experiment does not have (base RTT, flows).
 pub fn header(results: &Results) -> String {
-    let cfg = &results.config;
+    let exp = &results.experiment;
+    let path = exp.path.clone().unwrap_or_default();
+    let shaper = |sh: &Option<netlab_experiment::file::ShaperFile>| {
+        sh.as_ref().filter(|s| s.shaped != Some(false)).map(|s| {
+            format!(
+                "rate {} burst {} limit {}",
+                s.rate.clone().unwrap_or_default(),
+                s.burst.clone().unwrap_or_default(),
+                s.limit.clone().unwrap_or_default()
+            )
+        })
+    };
+    let tbf = match (shaper(&path.up), shaper(&path.down)) {
+        (Some(up), None) => up,
+        (None, Some(down)) => format!("down {down}"),
+        (Some(up), Some(down)) => format!("up {up}; down {down}"),
+        (None, None) => "none (unshaped)".into(),
+    };
+    let mut extra = String::new();
+    if let Some(rtt) = path
+        .base_rtt
+        .as_ref()
+        .filter(|r| netlab_experiment::units::parse_duration(r, true).is_ok_and(|d| !d.is_zero()))
+    {
+        let _ = write!(extra, " Base RTT {rtt} (netem at R's roots).");
+    }
+    let flows = exp.flows.clone().unwrap_or_default();
+    if flows.len() > 1 {
+        let count = |d: &str| {
+            flows
+                .iter()
+                .filter(|f| f.direction.as_deref().unwrap_or("up") == d)
+                .count()
+        };
+        let _ = write!(extra, " Flows: {} up, {} down.", count("up"), count("down"));
+    }
+    let arms = exp.arms.clone().unwrap_or_default();
     format!(
-        "# netlab comparison {}\n\nKernel: {} {} ({}). Rounds: {}. Arms: {}. TBF {}.\nResults: results.json (every raw sample).",
+        "# netlab comparison {}\n\nKernel: {} {} ({}). Rounds: {}. Arms: {}. TBF {}.{extra}\nResults: results.json (every raw sample).",
         results.run_id,
         results.kernel.mode,
         results.kernel.release,
         results.kernel.chosen_because,
-        cfg.rounds,
-        cfg.arm_words.join(" | "),
-        cfg.tbf.tc_words().join(" "),
+        exp.rounds.unwrap_or(1),
+        arms.join(" | "),
+        tbf,
     )
+}
+
+/// Sections beyond the method's table: per-flow goodput and fairness when a
+/// scenario has several flows, and the sweep grid when there are several
+/// points. Empty for the method's experiment.
+pub fn sections(results: &Results) -> Vec<String> {
+    let mut out = Vec::new();
+    if results.scenarios.iter().any(|s| s.flows.len() > 1) {
+        out.push(flows_section(results));
+    }
+    let mut points: Vec<u32> = results.scenarios.iter().map(|s| s.point.index).collect();
+    points.dedup();
+    if points.len() > 1 {
+        out.push(grid(results));
+    }
+    out
+}
+
+fn fmt3(v: Option<f64>) -> String {
+    v.map_or_else(|| "None".into(), |v| format!("{v:.3}"))
+}
+
+/// Per scenario and direction: each flow's goodput and cc, the aggregate
+/// and Jain's fairness index.
+pub fn flows_section(results: &Results) -> String {
+    let mut s = String::from(
+        "Per-flow goodput (Mbit/s, cc read back) and Jain's fairness index per direction:\n\n",
+    );
+    for sc in &results.scenarios {
+        for d in &sc.directions {
+            let flows: Vec<String> = sc
+                .flows
+                .iter()
+                .filter(|f| f.direction == d.direction)
+                .map(|f| {
+                    let cc = f
+                        .tcp
+                        .as_ref()
+                        .map_or_else(|| f.cc.clone(), |t| t.cc_readback.clone());
+                    format!(
+                        "#{} {cc} {}",
+                        f.index,
+                        fmt3(f.tcp.as_ref().and_then(|t| t.goodput_mbps))
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                s,
+                "- scenario {} (round {}, {}) {}: aggregate {} of {} Mbit/s, fairness {} over {} flow(s): {}",
+                sc.index,
+                sc.round,
+                sc.arm,
+                d.direction,
+                fmt3(d.goodput_mbps),
+                d.rate_mbps.map_or_else(|| "unshaped".into(), |r| format!("{r}")),
+                d.fairness.map_or_else(|| "None".into(), |f| format!("{f:.3}")),
+                d.flows,
+                flows.join(", ")
+            );
+        }
+    }
+    s
+}
+
+/// The sweep grid: one line per point × arm, over its rounds: loaded
+/// p50/p95 (medians over the rounds) with the probe counts, aggregate
+/// goodput and fairness per direction.
+pub fn grid(results: &Results) -> String {
+    let mut s = String::from("Sweep grid (point × arm; loaded p50/p95 ms are medians over rounds, n = successful loaded probes over all rounds; goodput = aggregate per direction, fairness = Jain's index):\n\n| point | arm | rounds | loaded p50/p95 ms (n) | goodput Mbit/s | fairness |\n|---|---|---|---|---|---|\n");
+    let mut keys: Vec<(u32, String, String)> = Vec::new();
+    for sc in &results.scenarios {
+        let k = (sc.point.index, sc.point.label.clone(), sc.arm_words.clone());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    let median = |mut v: Vec<f64>| -> Option<f64> {
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        Some(if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        })
+    };
+    for (index, label, words) in keys {
+        let of: Vec<&ScenarioResult> = results
+            .scenarios
+            .iter()
+            .filter(|sc| sc.point.index == index && sc.arm_words == words)
+            .collect();
+        let loaded: Vec<&PhaseStats> = of
+            .iter()
+            .filter_map(|sc| sc.probe().and_then(|p| p.phases.loaded.as_ref()))
+            .collect();
+        let n: u32 = loaded.iter().map(|l| l.ok).sum();
+        let p50 = median(loaded.iter().filter_map(|l| l.p50_ms).collect());
+        let p95 = median(loaded.iter().filter_map(|l| l.p95_ms).collect());
+        let mut goodput = Vec::new();
+        let mut fairness = Vec::new();
+        for dir in ["up", "down"] {
+            let ds: Vec<_> = of
+                .iter()
+                .filter_map(|sc| sc.directions.iter().find(|d| d.direction == dir))
+                .collect();
+            if ds.is_empty() {
+                continue;
+            }
+            goodput.push(format!(
+                "{dir} {}",
+                fmt3(median(ds.iter().filter_map(|d| d.goodput_mbps).collect()))
+            ));
+            fairness.push(format!(
+                "{dir} {}",
+                median(ds.iter().filter_map(|d| d.fairness).collect())
+                    .map_or_else(|| "None".into(), |f| format!("{f:.3}"))
+            ));
+        }
+        let arm = words.split_whitespace().next().unwrap_or("");
+        let _ = writeln!(
+            s,
+            "| {index} {label} | {arm} | {} | {}/{} (n={n}) | {} | {} |",
+            of.len(),
+            opt_ms(p50),
+            opt_ms(p95),
+            goodput.join(" / "),
+            fairness.join(" / ")
+        );
+    }
+    s
 }
 
 /// One row per scenario, in execution order.
@@ -209,13 +415,35 @@ fn drops_of(records: &[QdiscRecord], handle: netlab_qdisc::Handle) -> Option<u64
         .map(|st| u64::from(st.drops))
 }
 
+/// TBF's drops, found by kind (TBF is `1:` at the root or `2:` below netem).
+fn tbf_drops_of(records: &[QdiscRecord]) -> Option<u64> {
+    records
+        .iter()
+        .find(|r| r.kind == "tbf")
+        .and_then(|r| r.stats)
+        .map(|st| u64::from(st.drops))
+}
+
+/// The egresses that carry a bottleneck (TBF requested), up first.
+fn shaped(s: &ScenarioResult) -> Vec<&QdiscResult> {
+    s.qdiscs
+        .iter()
+        .filter(|q| {
+            q.requests
+                .iter()
+                .any(|r| r.tc_argv.iter().any(|w| w == "tbf"))
+        })
+        .collect()
+}
+
 fn censored_text(q: Option<netlab_probe::CensoredQuantile>) -> String {
     q.map_or_else(|| "None".into(), |q| format!("{q:.2}"))
 }
 
 /// The summary row of one scenario.
 pub fn row(s: &ScenarioResult) -> SummaryRow {
-    let phases = s.probe.as_ref().map(|p| &p.phases);
+    let phases = s.probe().map(|p| &p.phases);
+    let bottleneck = shaped(s).first().copied();
     let loaded: Option<&PhaseStats> = phases.and_then(|p| p.loaded.as_ref());
     let baseline: Option<&PhaseStats> = phases.and_then(|p| p.baseline.as_ref());
     let count =
@@ -224,15 +452,30 @@ pub fn row(s: &ScenarioResult) -> SummaryRow {
     SummaryRow {
         round: s.round,
         arm: s.arm.clone(),
-        goodput_mbps: s.tcp.as_ref().and_then(|t| t.goodput_mbps),
+        goodput_mbps: s.directions.first().and_then(|d| d.goodput_mbps),
+        goodput_by_direction: s
+            .directions
+            .iter()
+            .map(|d| (d.direction.clone(), d.goodput_mbps))
+            .collect(),
         loaded_sent: count(loaded, |p| p.sent),
         loaded_ok: count(loaded, |p| p.ok),
         loaded_timeouts: count(loaded, |p| p.timeouts),
         p50_ms: loaded.and_then(|l| l.p50_ms),
         p95_ms: loaded.and_then(|l| l.p95_ms),
         censored: loaded.map(|l| (censored_text(l.p50_censored), censored_text(l.p95_censored))),
-        child_drops: drops_of(&s.qdisc.at_window_end, ARM_HANDLE),
-        tbf_drops: drops_of(&s.qdisc.at_window_end, TBF_HANDLE),
+        child_drops: bottleneck.and_then(|q| drops_of(&q.at_window_end, ARM_HANDLE)),
+        tbf_drops: bottleneck.and_then(|q| tbf_drops_of(&q.at_window_end)),
+        drops_by_direction: shaped(s)
+            .iter()
+            .map(|q| {
+                (
+                    q.direction.clone(),
+                    drops_of(&q.at_window_end, ARM_HANDLE),
+                    tbf_drops_of(&q.at_window_end),
+                )
+            })
+            .collect(),
         ce_ece_cwr: ecn.map(|e| (e.counts.ce, e.counts.ece, e.counts.cwr)),
         ecn_negotiated: ecn.map(|e| e.negotiated),
         baseline: (
@@ -249,7 +492,6 @@ pub fn row(s: &ScenarioResult) -> SummaryRow {
 /// negotiated, failed teardown steps.
 pub fn extra_notes(results: &Results, failed_teardown_steps: usize) -> Vec<String> {
     let mut notes = Vec::new();
-    let rate = results.config.tbf.rate.bits_per_sec() as f64 / 1e6;
     for s in &results.scenarios {
         if let Some(e) = &s.error {
             notes.push(format!(
@@ -271,12 +513,8 @@ pub fn extra_notes(results: &Results, failed_teardown_steps: usize) -> Vec<Strin
             }
         }
         // What B's echo saw tells a reader which timeouts never reached B.
-        let received = s
-            .tcp
-            .as_ref()
-            .and_then(|t| t.receiver_log.echo)
-            .map(|e| e.received);
-        let sent = s.probe.as_ref().map(|p| {
+        let received = s.echo.map(|e| e.received);
+        let sent = s.probe().map(|p| {
             p.requests
                 .iter()
                 .filter(|q| !matches!(q.outcome, RequestOutcome::SendError { .. }))
@@ -290,10 +528,18 @@ pub fn extra_notes(results: &Results, failed_teardown_steps: usize) -> Vec<Strin
                 ));
             }
         }
-        if let Some(g) = s.tcp.as_ref().and_then(|t| t.goodput_mbps) {
+        for d in &s.directions {
+            let (Some(g), Some(rate)) = (d.goodput_mbps, d.rate_mbps) else {
+                continue;
+            };
             if g > rate {
+                let what = if s.directions.len() > 1 || d.flows > 1 {
+                    format!("{} aggregate goodput", d.direction)
+                } else {
+                    "goodput".to_string()
+                };
                 notes.push(format!(
-                    "scenario {} (round {}, {}): goodput {g:.3} Mbit/s is above the TBF rate {rate} Mbit/s: bytes held in B's out-of-order queue across a loss were delivered inside the window (see the note on goodput)",
+                    "scenario {} (round {}, {}): {what} {g:.3} Mbit/s is above the TBF rate {rate} Mbit/s: bytes held in the receiver's out-of-order queue across a loss were delivered inside the window (see the note on goodput)",
                     s.index, s.round, s.arm
                 ));
             }
@@ -337,13 +583,14 @@ mod tests {
         assert_eq!(r.len(), 2);
         let fq = &r[1];
         let s = &results.scenarios[1];
-        let loaded = s.probe.as_ref().unwrap().phases.loaded.clone().unwrap();
+        let loaded = s.probe().unwrap().phases.loaded.clone().unwrap();
         assert_eq!(fq.arm, "fq_codel");
         assert_eq!(fq.loaded_sent, u64::from(loaded.sent));
         assert_eq!(fq.loaded_ok, u64::from(loaded.ok));
         assert_eq!(fq.p95_ms, loaded.p95_ms);
         let child = s
-            .qdisc
+            .qdisc_of("up")
+            .unwrap()
             .at_window_end
             .iter()
             .find(|q| q.kind == "fq_codel")
@@ -358,9 +605,9 @@ mod tests {
     fn a_missing_part_shows_none_not_zero() {
         let (mut results, _) = golden();
         let s = &mut results.scenarios[0];
-        s.qdisc.at_window_end.clear();
+        s.qdiscs[0].at_window_end.clear();
         s.ecn = None;
-        s.probe = None;
+        s.probes.clear();
         let r = super::row(s);
         assert_eq!((r.child_drops, r.tbf_drops), (None, None));
         assert_eq!(r.ce_ece_cwr, None);
@@ -382,7 +629,7 @@ mod tests {
             packets: 10,
             drops: 3,
         });
-        s.tcp.as_mut().unwrap().goodput_mbps = Some(5.5);
+        s.directions[0].goodput_mbps = Some(5.5);
         let notes = extra_notes(&results, 2);
         let has = |needle: &str| notes.iter().any(|n| n.contains(needle));
         assert!(has(
@@ -401,8 +648,8 @@ mod tests {
     fn probe_requests_that_never_reached_b_are_counted() {
         let (mut results, _) = golden();
         let s = &mut results.scenarios[0];
-        let sent = s.probe.as_ref().unwrap().requests.len() as u64;
-        let echo = s.tcp.as_mut().unwrap().receiver_log.echo.as_mut().unwrap();
+        let sent = s.probe().unwrap().requests.len() as u64;
+        let echo = s.echo.as_mut().unwrap();
         echo.received = sent - 3;
         let notes = extra_notes(&results, 0);
         assert!(
@@ -420,15 +667,8 @@ mod tests {
 
     fn echo_all(results: &mut Results) {
         for s in &mut results.scenarios {
-            let sent = s.probe.as_ref().unwrap().requests.len() as u64;
-            s.tcp
-                .as_mut()
-                .unwrap()
-                .receiver_log
-                .echo
-                .as_mut()
-                .unwrap()
-                .received = sent;
+            let sent = s.probe().unwrap().requests.len() as u64;
+            s.echo.as_mut().unwrap().received = sent;
         }
     }
 
@@ -437,6 +677,7 @@ mod tests {
             round,
             arm: arm.into(),
             goodput_mbps: Some(4.812),
+            goodput_by_direction: vec![("up".into(), Some(4.812))],
             loaded_sent: 55,
             loaded_ok: 53,
             loaded_timeouts: 2,
@@ -445,6 +686,7 @@ mod tests {
             censored: Some(("12.35".into(), "≥ 1000 ms (censored)".into())),
             child_drops: Some(7),
             tbf_drops: Some(0),
+            drops_by_direction: vec![("up".into(), Some(7), Some(0))],
             ce_ece_cwr: Some((10, 9, 3)),
             ecn_negotiated: Some(true),
             baseline: (15, 15, Some(0.2)),
@@ -465,12 +707,70 @@ mod tests {
     fn failed_rows_say_so_and_notes_are_all_there() {
         let mut r = row(2, "fq_codel");
         r.error = Some("building topology: boom".into());
-        let md = markdown("# x", &[row(1, "pfifo"), r], &["extra".into()]);
+        let md = markdown("# x", &[row(1, "pfifo"), r], &[], &["extra".into()]);
         assert!(md.contains("| 2 | fq_codel | failed: building topology: boom |"));
         assert!(md.contains("1. round 1 pfifo: 0.20 ms (ok 15/15 sent)"));
         for n in NOTES {
             assert!(md.contains(n));
         }
         assert!(md.contains("- extra"));
+    }
+
+    #[test]
+    fn both_directions_show_their_aggregates_and_the_flow_section() {
+        let (mut results, _) = golden();
+        assert!(
+            sections(&results).is_empty(),
+            "the method's run has no extra section"
+        );
+        let s = &mut results.scenarios[1];
+        let mut down = s.flows[0].clone();
+        down.index = 1;
+        down.direction = "down".into();
+        s.flows.push(down);
+        s.directions =
+            crate::results::directions_of(&s.flows, |d| Some(if d == "up" { 5.0 } else { 20.0 }));
+        let r = super::row(s);
+        let t = table(&[r]);
+        assert!(
+            t.contains("| 1 | fq_codel | up 4.792 / down 4.792 |"),
+            "{t}"
+        );
+        let sec = sections(&results);
+        assert_eq!(sec.len(), 1);
+        assert!(
+            sec[0].contains("scenario 2 (round 1, fq_codel) down: aggregate 4.792 of 20 Mbit/s, fairness 1.000 over 1 flow(s): #1 reno 4.792"),
+            "{}",
+            sec[0]
+        );
+    }
+
+    #[test]
+    fn a_sweep_gets_a_grid_line_per_point_and_arm() {
+        let (mut results, _) = golden();
+        let mut more = results.scenarios.clone();
+        for s in &mut more {
+            s.point.index = 2;
+            s.point.label = "base_rtt=20ms".into();
+        }
+        for s in &mut results.scenarios {
+            s.point.label = "base_rtt=0ms".into();
+        }
+        results.scenarios.extend(more);
+        let sec = sections(&results);
+        assert_eq!(sec.len(), 1);
+        let lines: Vec<&str> = sec[0]
+            .lines()
+            .filter(|l| l.starts_with("| 1 ") || l.starts_with("| 2 "))
+            .collect();
+        assert_eq!(lines.len(), 4, "{}", sec[0]);
+        assert!(
+            lines[1].starts_with(
+                "| 1 base_rtt=0ms | fq_codel | 1 | 4.75/7.93 (n=5) | up 4.792 | up 1.000 |"
+            ),
+            "{}",
+            lines[1]
+        );
+        assert!(lines[3].starts_with("| 2 base_rtt=20ms | fq_codel |"));
     }
 }

@@ -140,7 +140,7 @@ fn guest_compare_both_arms_in_the_uml_kernel() {
     assert_eq!(r["kernel"]["mode"], "uml");
     assert!(r["kernel"]["release"].as_str().unwrap().starts_with("6.1."));
     let fq = &r["scenarios"][1];
-    let child = fq["qdisc"]["final"]
+    let child = fq["qdiscs"][0]["final"]
         .as_array()
         .unwrap()
         .iter()
@@ -259,59 +259,6 @@ fn privileged_sigint_mid_scenario_cleans_up_with_receipts() {
         !Path::new(&format!("/run/netlab/{run_id}.json")).exists(),
         "state file left"
     );
-}
-
-#[test]
-fn privileged_failed_scenario_is_recorded_cleaned_and_the_run_goes_on() {
-    if !require_privileged("privileged_failed_scenario_is_recorded_cleaned_and_the_run_goes_on") {
-        return;
-    }
-    // A congestion control the kernel does not have: the sender cannot be
-    // made, in every scenario; each failure is recorded, cleaned up, and
-    // the run goes on to the next one and exits 1 at the end.
-    let out = OutDir::new("failing");
-    let args = compare_args(
-        &out,
-        "2",
-        "1s",
-        "2s",
-        &[
-            "--kernel",
-            "host",
-            "--arm",
-            "pfifo limit 256",
-            "--cc",
-            "no_such_cc",
-        ],
-    );
-    let (code, stdout, err) = run_bounded(&args, Duration::from_secs(120));
-    assert_eq!(code, 1, "stdout:\n{stdout}\nstderr:\n{err}");
-    let r: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.0.join("results.json")).unwrap())
-            .unwrap();
-    let scenarios = r["scenarios"].as_array().unwrap();
-    assert_eq!(
-        scenarios.len(),
-        2,
-        "the run went on after the first failure"
-    );
-    for s in scenarios {
-        let e = s["error"].as_str().expect("error recorded");
-        assert!(e.contains("no_such_cc"), "cause named: {e}");
-        assert_eq!(
-            s["cleanup"]["namespaces_deleted"].as_array().unwrap().len(),
-            3
-        );
-        assert!(
-            s["probe"]["requests"]
-                .as_array()
-                .is_some_and(|r| !r.is_empty()),
-            "baseline probes kept"
-        );
-    }
-    let summary = std::fs::read_to_string(out.0.join("summary.md")).unwrap();
-    assert!(summary.contains("| 1 | pfifo | failed:"), "{summary}");
-    assert!(namespaces_of(r["run_id"].as_str().unwrap()).is_empty());
 }
 
 #[test]

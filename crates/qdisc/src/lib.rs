@@ -42,6 +42,7 @@ mod arm;
 mod decode;
 mod error;
 mod handle;
+pub mod netem;
 mod readback;
 mod request;
 mod sampler;

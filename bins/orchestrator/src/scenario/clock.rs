@@ -4,12 +4,12 @@
 
 use std::time::Duration;
 
-use crate::config::Timeline;
+use netlab_experiment::Timeline;
 
 /// The phase a wait belongs to (for the progress display).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LivePhase {
-    /// Probe only, before the sender starts.
+    /// Probe only, before the load starts.
     Baseline,
     /// Load running, not yet measured.
     WarmUp,
@@ -38,69 +38,82 @@ pub enum Step {
         /// The phase being waited through.
         phase: LivePhase,
     },
-    /// Start the sender (the baseline mark).
-    StartSender,
-    /// The measured window has ended: take the final qdisc readback now,
+    /// Start flow `i` (its start offset has come).
+    StartFlow(usize),
+    /// The measured window has ended: take the final qdisc readbacks now,
     /// before any socket closes.
     ReadFinal,
     /// The timeline is over: stop and join.
     Done,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mark {
-    SenderStart,
-    WindowStart,
-    End,
-    Over,
-}
-
-/// The scenario's clock. Every event is returned exactly once and in order,
-/// even when polled late.
+/// The scenario's clock. Every event is returned exactly once and in order
+/// (flow starts by time, then by index), even when polled late.
 #[derive(Debug, Clone)]
 pub struct ScenarioClock {
     timeline: Timeline,
-    next: Mark,
+    /// Flow starts not yet returned, latest first (popped from the back).
+    starts: Vec<(Duration, usize)>,
+    final_read: bool,
 }
 
 impl ScenarioClock {
-    /// A clock at t0.
-    pub fn new(timeline: Timeline) -> ScenarioClock {
+    /// A clock at t0; `flow_starts[i]` is flow i's start from t0.
+    pub fn new(timeline: Timeline, flow_starts: &[Duration]) -> ScenarioClock {
+        let mut starts: Vec<(Duration, usize)> = flow_starts
+            .iter()
+            .copied()
+            .enumerate()
+            .map(|(i, d)| (d, i))
+            .collect();
+        starts.sort();
+        starts.reverse();
         ScenarioClock {
             timeline,
-            next: Mark::SenderStart,
+            starts,
+            final_read: false,
+        }
+    }
+
+    fn phase(&self, now: Duration) -> LivePhase {
+        if now < self.timeline.load_start() {
+            LivePhase::Baseline
+        } else if now < self.timeline.window_start() {
+            LivePhase::WarmUp
+        } else {
+            LivePhase::Loaded
         }
     }
 
     /// What to do at `now` (time since t0).
     pub fn poll(&mut self, now: Duration) -> Step {
-        let tl = &self.timeline;
-        match self.next {
-            Mark::SenderStart if now >= tl.sender_start() => {
-                self.next = Mark::WindowStart;
-                Step::StartSender
+        let end = self.timeline.end();
+        if let Some(&(at, i)) = self.starts.last() {
+            if at <= now && at < end {
+                self.starts.pop();
+                return Step::StartFlow(i);
             }
-            Mark::SenderStart => Step::Wait {
-                until: tl.sender_start(),
-                phase: LivePhase::Baseline,
-            },
-            Mark::WindowStart if now >= tl.window_start() => {
-                self.next = Mark::End;
-                self.poll(now)
+        }
+        if self.final_read {
+            return Step::Done;
+        }
+        if now >= end {
+            self.final_read = true;
+            self.starts.clear();
+            return Step::ReadFinal;
+        }
+        let mut until = end;
+        if let Some(&(at, _)) = self.starts.last() {
+            until = until.min(at);
+        }
+        for mark in [self.timeline.load_start(), self.timeline.window_start()] {
+            if mark > now {
+                until = until.min(mark);
             }
-            Mark::WindowStart => Step::Wait {
-                until: tl.window_start(),
-                phase: LivePhase::WarmUp,
-            },
-            Mark::End if now >= tl.end() => {
-                self.next = Mark::Over;
-                Step::ReadFinal
-            }
-            Mark::End => Step::Wait {
-                until: tl.end(),
-                phase: LivePhase::Loaded,
-            },
-            Mark::Over => Step::Done,
+        }
+        Step::Wait {
+            until,
+            phase: self.phase(now),
         }
     }
 }
@@ -113,24 +126,24 @@ mod tests {
         Duration::from_secs_f64(v)
     }
 
-    fn clock() -> ScenarioClock {
-        ScenarioClock::new(Timeline {
+    fn timeline() -> Timeline {
+        Timeline {
             baseline: s(3.0),
             warmup: s(3.0),
             measure: s(12.0),
-        })
+        }
     }
 
     #[test]
     fn on_time_the_marks_come_in_order() {
-        let mut c = clock();
+        let mut c = ScenarioClock::new(timeline(), &[s(3.0)]);
         let wait = |until, phase| Step::Wait {
             until: s(until),
             phase,
         };
         assert_eq!(c.poll(s(0.0)), wait(3.0, LivePhase::Baseline));
         assert_eq!(c.poll(s(2.9)), wait(3.0, LivePhase::Baseline));
-        assert_eq!(c.poll(s(3.0)), Step::StartSender);
+        assert_eq!(c.poll(s(3.0)), Step::StartFlow(0));
         assert_eq!(c.poll(s(3.1)), wait(6.0, LivePhase::WarmUp));
         assert_eq!(c.poll(s(6.0)), wait(18.0, LivePhase::Loaded));
         assert_eq!(c.poll(s(17.99)), wait(18.0, LivePhase::Loaded));
@@ -141,20 +154,47 @@ mod tests {
 
     #[test]
     fn polled_late_no_event_is_skipped_or_repeated() {
-        let mut c = clock();
-        assert_eq!(c.poll(s(50.0)), Step::StartSender);
+        let mut c = ScenarioClock::new(timeline(), &[s(3.0), s(3.0), s(5.0)]);
+        assert_eq!(c.poll(s(10.0)), Step::StartFlow(0));
+        assert_eq!(c.poll(s(10.0)), Step::StartFlow(1));
+        assert_eq!(c.poll(s(10.0)), Step::StartFlow(2));
         assert_eq!(c.poll(s(50.0)), Step::ReadFinal);
         assert_eq!(c.poll(s(50.0)), Step::Done);
     }
 
     #[test]
+    fn staggered_starts_come_by_time_then_index() {
+        let mut c = ScenarioClock::new(timeline(), &[s(5.0), s(3.0), s(3.0)]);
+        assert_eq!(
+            c.poll(s(0.0)),
+            Step::Wait {
+                until: s(3.0),
+                phase: LivePhase::Baseline
+            }
+        );
+        assert_eq!(c.poll(s(3.0)), Step::StartFlow(1));
+        assert_eq!(c.poll(s(3.0)), Step::StartFlow(2));
+        assert_eq!(
+            c.poll(s(3.5)),
+            Step::Wait {
+                until: s(5.0),
+                phase: LivePhase::WarmUp
+            }
+        );
+        assert_eq!(c.poll(s(5.0)), Step::StartFlow(0));
+    }
+
+    #[test]
     fn a_zero_warmup_goes_straight_to_the_window() {
-        let mut c = ScenarioClock::new(Timeline {
-            baseline: s(1.0),
-            warmup: Duration::ZERO,
-            measure: s(2.0),
-        });
-        assert_eq!(c.poll(s(1.0)), Step::StartSender);
+        let mut c = ScenarioClock::new(
+            Timeline {
+                baseline: s(1.0),
+                warmup: Duration::ZERO,
+                measure: s(2.0),
+            },
+            &[s(1.0)],
+        );
+        assert_eq!(c.poll(s(1.0)), Step::StartFlow(0));
         assert_eq!(
             c.poll(s(1.0)),
             Step::Wait {

@@ -15,29 +15,46 @@ use super::error::ScenarioError;
 use super::plan::{ScenarioPlan, SERIES_BIN};
 use super::worker::Worker;
 use crate::results::{
-    EcnResult, ProbePhases, ProbeResult, QdiscSample, ReceiverSummary, ScenarioResult,
-    SenderSummary, TcpInfoSample, TcpInfoSamplerResult, TcpResult,
+    directions_of, EcnResult, ProbePhases, ProbeResult, QdiscSample, ReceiverSummary,
+    ScenarioResult, SenderSummary, TcpInfoSample, TcpInfoSamplerResult, TcpResult,
 };
 
 /// What the sender worker returns: its report and its tcp_info samples.
 pub type SenderOutput = (SenderReport, Result<SamplerLog, String>);
 
+/// A receiver worker.
+type ReceiverWorker = Worker<Result<ReceiverLog, TcpLoadError>>;
+
 /// The workers of a running scenario (each `None` until started).
 #[derive(Default)]
 pub struct Workers {
-    /// B's receiver (TCP sink and UDP echo).
-    pub receiver: Option<Worker<Result<ReceiverLog, TcpLoadError>>>,
+    /// B's first receiver (sets t0, carries the UDP echo).
+    pub clock_receiver: Option<ReceiverWorker>,
+    /// Each flow's receiver, in flow order.
+    pub receivers: Vec<Option<ReceiverWorker>>,
+    /// How much later than t0 each flow's receiver clock started.
+    pub receiver_offsets: Vec<Duration>,
     /// B's ECN capture.
     pub capture: Option<Worker<Result<EcnReport, EcnError>>>,
     /// A's probe client.
     pub probe: Option<Worker<Result<ProbeLog, ProbeError>>>,
-    /// R's qdisc sampler (the qdisc crate's own thread).
-    pub qdisc_sampler: Option<Sampler>,
-    /// A's sender with its tcp_info sampler.
-    pub sender: Option<Worker<Result<SenderOutput, String>>>,
+    /// R's qdisc samplers (the qdisc crate's own threads), by egress slot.
+    pub qdisc_samplers: Vec<(usize, Sampler)>,
+    /// Each flow's sender with its tcp_info sampler.
+    pub senders: Vec<Option<Worker<Result<SenderOutput, String>>>>,
 }
 
 impl Workers {
+    /// Room for `flows` flows.
+    pub fn new(flows: usize) -> Workers {
+        Workers {
+            receivers: (0..flows).map(|_| None).collect(),
+            receiver_offsets: vec![Duration::ZERO; flows],
+            senders: (0..flows).map(|_| None).collect(),
+            ..Workers::default()
+        }
+    }
+
     /// Stops and joins every worker in a fixed order and fills `res`.
     /// `failed`: the timeline did not complete, so the probe is stopped at
     /// once instead of being let finish its schedule.
@@ -46,102 +63,167 @@ impl Workers {
         plan: &ScenarioPlan,
         t0: Instant,
         failed: bool,
+        _egresses: &[super::runner::Egress],
         res: &mut ScenarioResult,
     ) -> Result<(), ScenarioError> {
         let mut errors: Vec<ScenarioError> = Vec::new();
-        // The receiver closes now (the common end).
-        let receiver = self.receiver.map(Worker::stop_and_join);
+        // The receivers close now (the common end).
+        for w in self.receivers.iter().flatten() {
+            w.stop();
+        }
+        let clock = self.clock_receiver.map(Worker::stop_and_join);
+        let receivers: Vec<Option<Result<ReceiverLog, ScenarioError>>> = self
+            .receivers
+            .into_iter()
+            .map(|w| w.map(Worker::join))
+            .collect();
         // The probe ends on its own schedule (no new request in the last
         // second); past its hard stop, or at once after a failure, it is stopped.
         let probe = self.probe.map(|w| {
-            let hard = t0 + plan.probe.hard_stop;
+            let hard = t0 + plan.probe.as_ref().map_or(Duration::ZERO, |p| p.hard_stop);
             while !failed && !w.is_finished() && Instant::now() < hard {
                 std::thread::sleep(Duration::from_millis(20));
             }
             w.stop_and_join()
         });
-        let sender = self.sender.map(Worker::join);
+        let senders: Vec<Option<Result<SenderOutput, ScenarioError>>> = self
+            .senders
+            .into_iter()
+            .map(|w| w.map(Worker::join))
+            .collect();
         // Let the capture see the close, then stop it.
-        std::thread::sleep(Duration::from_millis(200));
-        let ecn = self.capture.map(Worker::stop_and_join);
-        let qsamples = self.qdisc_sampler.map(|s| {
-            s.stop().map_err(|source| ScenarioError::Qdisc {
-                step: "qdisc sampler",
-                source: Box::new(source),
-            })
-        });
-
-        match (receiver, sender) {
-            (Some(Ok(rx)), Some(Ok((tx, tcp_log)))) => {
-                match tcp_log {
-                    Ok(log) => {
-                        res.tcp_info = log.samples.iter().map(TcpInfoSample::from).collect();
-                        res.tcp_info_sampler = Some(TcpInfoSamplerResult {
-                            flow: log.flow,
-                            interval_s: log.interval_s,
-                            not_found_s: log.not_found_s,
-                            errors: log.errors,
-                            end: log.end,
-                        });
-                    }
-                    Err(e) => errors.push(ScenarioError::TcpInfoSampler(e)),
-                }
-                if rx.validation.failures > 0 {
-                    errors.push(ScenarioError::Validation {
-                        failures: rx.validation.failures,
-                        first_bad_offset: rx.validation.first_bad_offset,
-                    });
-                }
-                res.tcp = Some(tcp_result(plan, rx, &tx));
-            }
-            (rx, tx) => {
-                if let Some(Err(e)) = rx {
-                    errors.push(e);
-                }
-                if let Some(Err(e)) = tx {
-                    errors.push(e);
-                }
-            }
+        if self.capture.is_some() {
+            std::thread::sleep(Duration::from_millis(200));
         }
-        match probe {
-            Some(Ok(log)) => res.probe = Some(probe_result(log)),
+        let ecn = self.capture.map(Worker::stop_and_join);
+        let qsamples: Vec<(usize, Result<netlab_qdisc::SampleSeries, ScenarioError>)> = self
+            .qdisc_samplers
+            .into_iter()
+            .map(|(slot, s)| {
+                (
+                    slot,
+                    s.stop().map_err(|source| ScenarioError::Qdisc {
+                        step: "qdisc sampler",
+                        source: Box::new(source),
+                    }),
+                )
+            })
+            .collect();
+
+        match clock {
+            Some(Ok(rx)) => res.echo = rx.echo,
             Some(Err(e)) => errors.push(e),
             None => {}
         }
+        for (i, (rx, tx)) in receivers.into_iter().zip(senders).enumerate() {
+            let offset = self.receiver_offsets[i];
+            let flow = &mut res.flows[i];
+            flow.receiver_t0_offset_s = offset.as_secs_f64();
+            let mut flow_errors = Vec::new();
+            match (rx, tx) {
+                (Some(Ok(rx)), Some(Ok((tx, tcp_log)))) => {
+                    match tcp_log {
+                        Ok(log) => {
+                            flow.tcp_info = log.samples.iter().map(TcpInfoSample::from).collect();
+                            flow.tcp_info_sampler = Some(TcpInfoSamplerResult {
+                                flow: log.flow,
+                                interval_s: log.interval_s,
+                                not_found_s: log.not_found_s,
+                                errors: log.errors,
+                                end: log.end,
+                            });
+                        }
+                        Err(e) => flow_errors.push(ScenarioError::TcpInfoSampler(e)),
+                    }
+                    if rx.validation.failures > 0 {
+                        flow_errors.push(ScenarioError::Validation {
+                            failures: rx.validation.failures,
+                            first_bad_offset: rx.validation.first_bad_offset,
+                        });
+                    }
+                    flow.tcp = Some(tcp_result(plan, offset, rx, &tx));
+                }
+                (rx, tx) => {
+                    if let Some(Err(e)) = rx {
+                        flow_errors.push(e);
+                    }
+                    if let Some(Err(e)) = tx {
+                        flow_errors.push(e);
+                    }
+                }
+            }
+            if let Some(e) = ScenarioError::from_all(flow_errors) {
+                flow.error = Some(e.to_string());
+                errors.push(if plan.flows.len() > 1 {
+                    ScenarioError::Flow {
+                        index: i,
+                        source: Box::new(e),
+                    }
+                } else {
+                    e
+                });
+            }
+        }
+        match probe {
+            Some(Ok(log)) => res.probes.push(probe_result(log)),
+            Some(Err(e)) => errors.push(e),
+            None => {}
+        }
+        res.ecn_flow = plan.capture_flow.map(|(i, _)| i);
         match ecn {
             Some(Ok(report)) => res.ecn = Some(EcnResult::from(report)),
             Some(Err(e)) => errors.push(e),
             None => {}
         }
-        match qsamples {
-            Some(Ok(series)) => {
-                res.qdisc.samples = series.samples.iter().map(QdiscSample::of).collect();
-                if !series.failures.is_empty() {
-                    errors.push(ScenarioError::QdiscSamples(series.failures.len()));
+        for (slot, series) in qsamples {
+            match series {
+                Ok(series) => {
+                    res.qdiscs[slot].samples = series.samples.iter().map(QdiscSample::of).collect();
+                    if !series.failures.is_empty() {
+                        errors.push(ScenarioError::QdiscSamples(series.failures.len()));
+                    }
                 }
+                Err(e) => errors.push(e),
             }
-            Some(Err(e)) => errors.push(e),
-            None => {}
         }
+        res.directions = directions_of(&res.flows, |dir| {
+            plan.egresses
+                .iter()
+                .find(|e| e.direction.as_str() == dir)
+                .and_then(|e| e.bottleneck.as_ref())
+                .map(|(tbf, _)| tbf.rate.bits_per_sec() as f64 / 1e6)
+        });
         ScenarioError::from_all(errors).map_or(Ok(()), Err)
     }
 }
 
-/// Goodput over the measured window, the delivered series and both sides' figures.
-fn tcp_result(plan: &ScenarioPlan, rx: ReceiverLog, tx: &SenderReport) -> TcpResult {
+/// Goodput over the measured window, the delivered series and both sides'
+/// figures. `offset`: the receiver's clock started this much after t0, so
+/// the window is shifted by it into the receiver's clock.
+fn tcp_result(
+    plan: &ScenarioPlan,
+    offset: Duration,
+    rx: ReceiverLog,
+    tx: &SenderReport,
+) -> TcpResult {
+    let (start, end) = (plan.timeline.window_start(), plan.timeline.end());
     let window = GoodputWindow {
-        start: plan.timeline.window_start(),
-        end: plan.timeline.end(),
+        start: start.saturating_sub(offset),
+        end: end.saturating_sub(offset),
     };
     let g = goodput(&rx.recvs, window);
-    let series = delivered_series(&rx.recvs, SERIES_BIN, plan.timeline.end());
+    let series = delivered_series(&rx.recvs, SERIES_BIN, end);
     TcpResult {
         cc_requested: tx.cc_requested.clone(),
         cc_readback: tx.cc_readback.clone(),
         start_s: tx.start_s,
         connect_s: tx.connect_s,
         goodput_mbps: g.mbit_per_s,
-        window_s: [g.window_start_s, g.window_end_s],
+        window_s: if offset.is_zero() {
+            [g.window_start_s, g.window_end_s]
+        } else {
+            [start.as_secs_f64(), end.as_secs_f64()]
+        },
         receiver: ReceiverSummary {
             bytes_in_window: g.bytes,
             bytes_total: rx.bytes_total,
@@ -165,6 +247,7 @@ fn probe_result(log: ProbeLog) -> ProbeResult {
     let stats = log.phase_stats();
     let pick = |p: Phase| stats.iter().find(|s| s.phase == p).cloned();
     ProbeResult {
+        kind: "stop-and-wait".into(),
         phases: ProbePhases {
             baseline: pick(Phase::Baseline),
             loaded: pick(Phase::Loaded),

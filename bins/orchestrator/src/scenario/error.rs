@@ -102,9 +102,14 @@ pub enum ScenarioError {
         /// Which worker.
         worker: &'static str,
     },
-    /// The sender's connect never completed within its lifetime.
-    #[error("the sender never connected")]
-    NeverConnected,
+    /// One of several flows failed.
+    #[error("flow {index}: {source}")]
+    Flow {
+        /// The flow's index.
+        index: usize,
+        /// What went wrong with it.
+        source: Box<ScenarioError>,
+    },
     /// The receiver saw bytes that do not match the pattern.
     #[error("receiver: {failures} bytes failed pattern validation (first bad offset {first_bad_offset:?})")]
     Validation {
@@ -158,13 +163,16 @@ mod tests {
             "receiver: 3 bytes failed pattern validation (first bad offset Some(7))"
         );
         let all = ScenarioError::from_all(vec![
-            ScenarioError::NeverConnected,
+            ScenarioError::Flow {
+                index: 2,
+                source: Box::new(ScenarioError::TcpInfoSampler("gone".into())),
+            },
             ScenarioError::WorkerPanicked { worker: "probe" },
         ])
         .unwrap();
         assert_eq!(
             all.to_string(),
-            "the sender never connected; probe: thread panicked"
+            "flow 2: tcp_info sampler: gone; probe: thread panicked"
         );
         assert!(ScenarioError::from_all(Vec::new()).is_none());
     }

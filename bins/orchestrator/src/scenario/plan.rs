@@ -1,37 +1,123 @@
-//! A scenario's plan: every parameter resolved from the run's configuration
-//! into the values the crates take, before anything runs. Pure: built and
-//! tested without root. The runner executes a plan and decides nothing.
+//! A scenario's plan: every parameter of one planned scenario of the
+//! experiment (`netlab_experiment::ScenarioPlan`) resolved into the values
+//! the crates take, before anything runs. Pure: built and tested without
+//! root. The runner executes a plan and decides nothing.
+//!
+//! The path (docs/method.md §2, issue 12): each of R's egresses gets, when a
+//! base RTT (or jitter, loss) is set, a root netem with half the RTT
+//! (`handle 1:`); the shaped direction's TBF hangs below it (`parent 1:1
+//! handle 2:`) and the arm below TBF (`parent 2:1 handle 10:`). netem only
+//! holds packets for their delay; the measured queue forms in TBF/arm.
+//! Without a delay TBF is the root (`1:`) and the arm `parent 1:1 handle 10:`.
 
-use std::net::{SocketAddr, SocketAddrV4};
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::time::Duration;
 
 use netlab_ecn::{CaptureConfig, Flow};
+use netlab_experiment::{Direction, FlowSpec, Point, ProbeKind};
 use netlab_probe::ProbeConfig;
-use netlab_qdisc::Bottleneck;
+use netlab_qdisc::netem::{netem_request, Netem};
+use netlab_qdisc::{
+    arm_request, tbf_request, Arm, Handle, Psched, QdiscError, QdiscRequest, Tbf, ARM_HANDLE,
+};
 use netlab_tcpload::sink::SinkConfig;
 use netlab_tcpload::{SamplerConfig as TcpInfoSamplerConfig, SenderConfig};
-use netlab_topology::spec::{A_ADDR, B_ADDR, B_IF, R_B_IF};
+use netlab_topology::spec::{A_ADDR, B_ADDR, B_IF, R_A_IF, R_B_IF};
 use netlab_topology::{RunId, TopologySpec};
 
 use super::error::ScenarioError;
-use crate::config::{CompareConfig, Timeline};
 
 /// Bin of the delivered-bytes series.
 pub const SERIES_BIN: Duration = Duration::from_millis(200);
 
-/// How long the receiver outlives the end of the window, as a bound only
-/// (the runner stops it at the end).
+/// How long the receivers outlive the end of the window, as a bound only
+/// (the runner stops them at the end).
 const RECEIVER_SLACK: Duration = Duration::from_secs(2);
 
-/// One load flow: A's sender to B's receiver, and its tcp_info sampling.
+/// netem's handle at the root of an egress.
+pub const NETEM_HANDLE: Handle = Handle::new(1, 0);
+/// TBF's handle below netem.
+pub const TBF_BELOW_NETEM: Handle = Handle::new(2, 0);
+
+/// The qdiscs of one of R's egresses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EgressPlan {
+    /// Which flows' packets leave here: `up` = R's egress toward B.
+    pub direction: Direction,
+    /// R's interface.
+    pub dev: &'static str,
+    /// The path's one-way delay, at the root.
+    pub netem: Option<Netem>,
+    /// TBF and the arm under it (`None`: this direction is unshaped).
+    pub bottleneck: Option<(Tbf, Arm)>,
+}
+
+impl EgressPlan {
+    /// TBF's handle: `1:` at the root, `2:` below netem.
+    pub fn tbf_handle(&self) -> Handle {
+        if self.netem.is_some() {
+            TBF_BELOW_NETEM
+        } else {
+            Handle::new(1, 0)
+        }
+    }
+
+    /// The arm's handle (`10:`).
+    pub fn arm_handle(&self) -> Handle {
+        ARM_HANDLE
+    }
+
+    /// The requests in order: netem, TBF, arm (each only when planned).
+    pub fn requests(&self, ifindex: u32, psched: &Psched) -> Result<Vec<QdiscRequest>, QdiscError> {
+        let mut out = Vec::new();
+        let mut parent = Handle::ROOT;
+        let mut seq = 1;
+        if let Some(n) = &self.netem {
+            out.push(netem_request(
+                self.dev,
+                ifindex,
+                NETEM_HANDLE,
+                parent,
+                n,
+                psched,
+                seq,
+            )?);
+            parent = Handle::new(NETEM_HANDLE.major(), 1);
+            seq += 1;
+        }
+        if let Some((tbf, arm)) = &self.bottleneck {
+            let th = self.tbf_handle();
+            out.push(tbf_request(
+                self.dev, ifindex, th, parent, tbf, psched, seq,
+            )?);
+            out.push(arm_request(
+                self.dev,
+                ifindex,
+                self.arm_handle(),
+                Handle::new(th.major(), 1),
+                arm,
+                seq + 1,
+            )?);
+        }
+        Ok(out)
+    }
+}
+
+/// One TCP flow: its receiver, its sender, its tcp_info sampling.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FlowPlan {
-    /// The sender (receiver address, cc, block size, lifetime).
+    /// The flow as the experiment says it.
+    pub spec: FlowSpec,
+    /// Its receiver, in the receiving namespace (B for up, A for down).
+    pub receiver: SinkConfig,
+    /// The sender, in the sending namespace.
     pub sender: SenderConfig,
     /// Sampling of the sender's tcp_info.
     pub tcp_info: TcpInfoSamplerConfig,
-    /// The flow as the capture filters it (A's port learnt from the SYN).
-    pub capture_filter: Flow,
+    /// When the sender starts, from t0.
+    pub start: Duration,
+    /// When it stops, from t0 (`None`: with the others, after the end).
+    pub stop: Option<Duration>,
 }
 
 /// The UDP echo probe from A to B's echo.
@@ -52,117 +138,212 @@ pub struct ScenarioPlan {
     pub index: u32,
     /// Round.
     pub round: u32,
+    /// The sweep point.
+    pub point: Point,
+    /// Seed of this scenario.
+    pub seed: u64,
     /// The arm in the words it was given.
     pub arm_words: String,
+    /// The arm's kind.
+    pub arm_kind: &'static str,
     /// The A–R–B to build.
     pub topology: TopologySpec,
-    /// R's interface toward B, which carries the bottleneck.
-    pub bottleneck_dev: &'static str,
-    /// TBF and the arm under it.
-    pub bottleneck: Bottleneck,
+    /// R's egresses that carry a qdisc (up first).
+    pub egresses: Vec<EgressPlan>,
     /// Phases from t0.
-    pub timeline: Timeline,
-    /// B's receiver (TCP sink and UDP echo); it sets t0.
-    pub receiver: SinkConfig,
+    pub timeline: netlab_experiment::Timeline,
+    /// B's first receiver: it sets t0 and carries the probe's UDP echo
+    /// (its TCP listener on an ephemeral port takes no connection).
+    pub clock_sink: SinkConfig,
     /// B's interface the capture reads.
     pub capture_dev: &'static str,
     /// The capture's bounds.
     pub capture: CaptureConfig,
-    /// The load flow.
-    pub flow: FlowPlan,
-    /// The probe.
-    pub probe: ProbePlan,
-    /// Spacing of the qdisc sampler on R.
+    /// The flow the capture follows (the first upload) and its filter.
+    pub capture_flow: Option<(usize, Flow)>,
+    /// The flows.
+    pub flows: Vec<FlowPlan>,
+    /// The stop-and-wait probe.
+    pub probe: Option<ProbePlan>,
+    /// Spacing of the qdisc samplers on R.
     pub qdisc_sample_interval: Duration,
-    /// The qdisc sampler stops by itself at this time from t0.
+    /// The qdisc samplers stop by themselves at this time from t0.
     pub qdisc_sampling_end: Duration,
 }
 
-impl ScenarioPlan {
-    /// The plan of scenario `index` (1-based): round `round`, arm `arm` of `cfg`.
-    pub fn new(
-        cfg: &CompareConfig,
-        run_id: &RunId,
-        index: u32,
-        round: u32,
-        arm: usize,
-    ) -> Result<ScenarioPlan, ScenarioError> {
-        let tl = cfg.timeline;
-        let mut topology = TopologySpec::new(run_id.clone(), index.to_string());
-        topology.tcp_port = cfg.tcp_port;
-        topology.udp_port = cfg.udp_port;
-        let b_tcp = SocketAddr::from((B_ADDR, cfg.tcp_port));
-        let b_udp = SocketAddr::from((B_ADDR, cfg.udp_port));
+fn receiver_addr(dir: Direction) -> Ipv4Addr {
+    match dir {
+        Direction::Up => B_ADDR,
+        Direction::Down => A_ADDR,
+    }
+}
 
-        let mut probe = ProbeConfig::with_end(tl.end());
-        probe.spacing = cfg.probe_interval;
-        probe.timeout = cfg.probe_timeout;
-        probe.max_requests = cfg.probe_max;
-        probe.phases.baseline_start = Duration::ZERO;
-        probe.phases.baseline_end = tl.sender_start();
-        probe.phases.loaded_start = tl.window_start();
-        probe.phases.loaded_end = tl.end();
-        probe.validate().map_err(|source| ScenarioError::Probe {
-            step: "probe configuration",
-            source: Box::new(source),
-        })?;
+impl ScenarioPlan {
+    /// The plan of one planned scenario of the experiment.
+    pub fn new(
+        s: &netlab_experiment::ScenarioPlan,
+        run_id: &RunId,
+    ) -> Result<ScenarioPlan, ScenarioError> {
+        let tl = s.timeline;
+        let mut topology = TopologySpec::new(run_id.clone(), s.index.to_string());
+        let sender_ecn = |dir: Direction| {
+            let of: Vec<&FlowSpec> = s.flows.iter().filter(|f| f.direction == dir).collect();
+            match of.first() {
+                // The experiment refuses mixed ECN per end.
+                Some(f) => u8::from(f.ecn),
+                None => 1,
+            }
+        };
+        topology.tcp_ecn_a = sender_ecn(Direction::Up);
+        topology.tcp_ecn_b = sender_ecn(Direction::Down);
+        if let Some(f) = s.flows.first() {
+            topology.tcp_port = f.port;
+        }
+        let probe_spec = s.probes.iter().find(|p| p.kind == ProbeKind::StopAndWait);
+        if let Some(p) = probe_spec {
+            topology.udp_port = p.port;
+        }
+
+        let netem = |_: Direction| {
+            s.path.needs_netem().then(|| Netem {
+                delay: s.path.base_rtt / 2,
+                jitter: s.path.jitter / 2,
+                loss_percent: s.path.loss_percent,
+                ..Netem::delay(Duration::ZERO)
+            })
+        };
+        let egresses = [(Direction::Up, R_B_IF), (Direction::Down, R_A_IF)]
+            .into_iter()
+            .map(|(direction, dev)| EgressPlan {
+                direction,
+                dev,
+                netem: netem(direction),
+                bottleneck: s.path.shaper(direction).map(|t| (*t, s.arm.arm.clone())),
+            })
+            .filter(|e| e.netem.is_some() || e.bottleneck.is_some())
+            .collect();
+
+        let load = tl.load_start();
+        let flows = s
+            .flows
+            .iter()
+            .map(|f| {
+                let listen = SocketAddr::from((receiver_addr(f.direction), f.port));
+                let start = load + f.start;
+                let stop = f.stop.map(|d| load + d);
+                let lifetime = match stop {
+                    Some(stop) => stop.saturating_sub(start).max(Duration::from_millis(1)),
+                    None => (tl.end() + RECEIVER_SLACK).saturating_sub(start),
+                };
+                FlowPlan {
+                    spec: f.clone(),
+                    receiver: SinkConfig {
+                        duration: tl.end() + RECEIVER_SLACK,
+                        ..SinkConfig::new(listen, None)
+                    },
+                    sender: SenderConfig {
+                        cc: f.cc.clone(),
+                        block_size: f.block_size as usize,
+                        send_timeout: Duration::from_secs(1),
+                        lifetime,
+                        ..SenderConfig::new(listen)
+                    },
+                    tcp_info: TcpInfoSamplerConfig {
+                        interval: s.sample_interval,
+                        max_duration: lifetime + Duration::from_secs(1),
+                    },
+                    start,
+                    stop,
+                }
+            })
+            .collect::<Vec<_>>();
+
+        let probe = match probe_spec {
+            None => None,
+            Some(p) => {
+                let mut config = ProbeConfig::with_end(tl.end());
+                config.spacing = p.interval;
+                config.timeout = p.timeout;
+                config.max_requests = p.max_requests.unwrap_or(u32::MAX);
+                config.phases.baseline_start = Duration::ZERO;
+                config.phases.baseline_end = tl.load_start();
+                config.phases.loaded_start = tl.window_start();
+                config.phases.loaded_end = tl.end();
+                config.validate().map_err(|source| ScenarioError::Probe {
+                    step: "probe configuration",
+                    source: Box::new(source),
+                })?;
+                Some(ProbePlan {
+                    target: SocketAddr::from((B_ADDR, p.port)),
+                    hard_stop: tl.end() + p.timeout + Duration::from_secs(2),
+                    config,
+                })
+            }
+        };
+        let capture_flow = s
+            .flows
+            .iter()
+            .position(|f| f.direction == Direction::Up)
+            .map(|i| {
+                (
+                    i,
+                    Flow {
+                        a: SocketAddrV4::new(A_ADDR, 0),
+                        b: SocketAddrV4::new(B_ADDR, s.flows[i].port),
+                    },
+                )
+            });
 
         Ok(ScenarioPlan {
-            index,
-            round,
-            arm_words: cfg.arm_words[arm].clone(),
+            index: s.index,
+            round: s.round,
+            point: s.point.clone(),
+            seed: s.seed,
+            arm_words: s.arm.words.clone(),
+            arm_kind: s.arm.arm.kind(),
             topology,
-            bottleneck_dev: R_B_IF,
-            bottleneck: Bottleneck {
-                tbf: cfg.tbf,
-                arm: cfg.arms[arm].clone(),
-            },
+            egresses,
             timeline: tl,
-            receiver: SinkConfig {
+            clock_sink: SinkConfig {
                 duration: tl.end() + RECEIVER_SLACK,
-                ..SinkConfig::new(b_tcp, Some(b_udp))
+                ..SinkConfig::new(
+                    SocketAddr::from((B_ADDR, 0)),
+                    probe.as_ref().map(|p| p.target),
+                )
             },
             capture_dev: B_IF,
             capture: CaptureConfig {
-                max_frames: cfg.capture_frames,
-                deadline: cfg.capture_deadline,
+                max_frames: s.capture.frames,
+                deadline: s.capture.deadline,
                 ..CaptureConfig::default()
             },
-            flow: FlowPlan {
-                sender: SenderConfig {
-                    cc: cfg.cc.clone(),
-                    block_size: cfg.block_size,
-                    send_timeout: Duration::from_secs(1),
-                    lifetime: tl.sender_lifetime(),
-                    ..SenderConfig::new(b_tcp)
-                },
-                tcp_info: TcpInfoSamplerConfig {
-                    interval: cfg.sample_interval,
-                    max_duration: tl.sender_lifetime() + Duration::from_secs(1),
-                },
-                capture_filter: Flow {
-                    a: SocketAddrV4::new(A_ADDR, 0),
-                    b: SocketAddrV4::new(B_ADDR, cfg.tcp_port),
-                },
-            },
-            probe: ProbePlan {
-                target: b_udp,
-                hard_stop: tl.end() + cfg.probe_timeout + Duration::from_secs(2),
-                config: probe,
-            },
-            qdisc_sample_interval: cfg.sample_interval,
+            capture_flow,
+            flows,
+            probe,
+            qdisc_sample_interval: s.sample_interval,
             qdisc_sampling_end: tl.end() + Duration::from_secs(1),
         })
-    }
-
-    /// The arm's kind, e.g. `fq_codel`.
-    pub fn arm_kind(&self) -> &'static str {
-        self.bottleneck.arm.kind()
     }
 
     /// The scenario's namespaces (A, R, B).
     pub fn namespaces(&self) -> Vec<String> {
         self.topology.netns_names().to_vec()
+    }
+
+    /// How long the neighbour warm-up may wait: two round trips through
+    /// netem (one for ARP, one for the datagram) plus a second.
+    pub fn warm_up_bound(&self) -> Duration {
+        let one_way: Duration = self
+            .egresses
+            .iter()
+            .filter_map(|e| e.netem.map(|n| n.delay + n.jitter))
+            .sum();
+        one_way * 2 + Duration::from_secs(1)
+    }
+
+    /// The flow start times from t0, in flow order (for the clock).
+    pub fn flow_starts(&self) -> Vec<Duration> {
+        self.flows.iter().map(|f| f.start).collect()
     }
 }
 
@@ -170,42 +351,113 @@ impl ScenarioPlan {
 mod tests {
     use super::*;
 
-    fn default_config() -> CompareConfig {
-        use clap::Parser as _;
-        let cli = crate::cli::Cli::parse_from(["orchestrator", "compare", "--out", "o"]);
-        let crate::cli::Command::Compare(a) = cli.command else {
-            unreachable!()
-        };
-        CompareConfig::from_args(&a, "t").unwrap()
+    fn plan_of(toml: &str, i: usize) -> ScenarioPlan {
+        let exp = netlab_experiment::parse(toml).unwrap();
+        ScenarioPlan::new(&exp.plan().scenarios[i], &RunId::random()).unwrap()
     }
 
     #[test]
     fn the_default_plan_follows_the_timeline() {
-        let cfg = default_config();
-        let run = RunId::random();
-        let p = ScenarioPlan::new(&cfg, &run, 2, 1, 1).unwrap();
+        let p = plan_of("", 1);
         let s = Duration::from_secs;
-        assert_eq!(p.arm_kind(), "fq_codel");
+        assert_eq!(p.arm_kind, "fq_codel");
         assert_eq!((p.index, p.round), (2, 1));
         assert_eq!(p.namespaces().len(), 3);
-        assert!(p
-            .namespaces()
-            .iter()
-            .all(|n| n.contains(run.as_str()) && n.contains("-2-")));
-        assert_eq!(p.receiver.duration, s(20));
-        assert_eq!(p.receiver.listen.port(), 46020);
-        assert_eq!(p.receiver.udp_echo.map(|a| a.port()), Some(46021));
-        assert_eq!(p.flow.sender.lifetime, s(17));
-        assert_eq!(p.flow.sender.to, p.receiver.listen);
-        assert_eq!(p.flow.tcp_info.max_duration, s(18));
-        assert_eq!(p.probe.config.end, s(18));
-        assert_eq!(p.probe.config.phases.baseline_end, s(3));
-        assert_eq!(p.probe.config.phases.loaded_start, s(6));
-        assert_eq!(p.probe.config.phases.loaded_end, s(18));
-        assert_eq!(p.probe.hard_stop, s(21));
-        assert_eq!(p.probe.target, p.receiver.udp_echo.unwrap());
+        assert!(p.namespaces().iter().all(|n| n.contains("-2-")));
+        assert_eq!(p.clock_sink.duration, s(20));
+        assert_eq!(p.clock_sink.udp_echo.map(|a| a.port()), Some(46021));
+        assert_eq!(p.flows.len(), 1);
+        let f = &p.flows[0];
+        assert_eq!(f.receiver.listen, SocketAddr::from((B_ADDR, 46020)));
+        assert_eq!(f.sender.lifetime, s(17));
+        assert_eq!(f.sender.to, f.receiver.listen);
+        assert_eq!(f.tcp_info.max_duration, s(18));
+        assert_eq!(f.start, s(3));
+        let probe = p.probe.as_ref().unwrap();
+        assert_eq!(probe.config.end, s(18));
+        assert_eq!(probe.config.phases.baseline_end, s(3));
+        assert_eq!(probe.config.phases.loaded_start, s(6));
+        assert_eq!(probe.config.phases.loaded_end, s(18));
+        assert_eq!(probe.hard_stop, s(21));
         assert_eq!(p.qdisc_sampling_end, s(19));
         assert_eq!(p.capture.max_frames, 50_000);
         assert_eq!(p.capture.deadline, s(25));
+        assert_eq!(p.capture_flow.map(|c| c.0), Some(0));
+        // The method's bottleneck: TBF at the root of r1, the arm below.
+        assert_eq!(p.egresses.len(), 1);
+        let reqs = p.egresses[0].requests(3, &Psched::MODERN).unwrap();
+        assert_eq!(
+            reqs[0].tc_command(),
+            "tc qdisc add dev r1 root handle 1: tbf rate 5mbit burst 16kb limit 64kb"
+        );
+        assert!(reqs[1]
+            .tc_command()
+            .starts_with("tc qdisc add dev r1 parent 1:1 handle 10: fq_codel"));
+        assert_eq!(reqs[1].kind, "fq_codel");
+    }
+
+    #[test]
+    fn a_base_rtt_puts_netem_at_both_roots_above_tbf() {
+        let p = plan_of(
+            r#"
+            arms = ["pfifo limit 100"]
+            [path]
+            base_rtt = "50ms"
+            [path.down]
+            rate = "20mbit"
+            [[flows]]
+            direction = "up"
+            [[flows]]
+            direction = "down"
+            ecn = false
+            "#,
+            0,
+        );
+        assert_eq!(p.egresses.len(), 2);
+        let up: Vec<String> = p.egresses[0]
+            .requests(3, &Psched::MODERN)
+            .unwrap()
+            .iter()
+            .map(|r| r.tc_command())
+            .collect();
+        assert_eq!(
+            up,
+            [
+                "tc qdisc add dev r1 root handle 1: netem limit 1000000 delay 25ms",
+                "tc qdisc add dev r1 parent 1:1 handle 2: tbf rate 5mbit burst 16kb limit 64kb",
+                "tc qdisc add dev r1 parent 2:1 handle 10: pfifo limit 100",
+            ]
+        );
+        assert_eq!(p.egresses[1].dev, "r0");
+        assert_eq!(p.egresses[1].tbf_handle(), Handle::new(2, 0));
+        // The download's receiver is in A, its sender B; ECN per end.
+        assert_eq!(
+            p.flows[1].receiver.listen.ip(),
+            std::net::IpAddr::V4(A_ADDR)
+        );
+        assert_ne!(p.flows[0].spec.port, p.flows[1].spec.port);
+        assert_eq!((p.topology.tcp_ecn_a, p.topology.tcp_ecn_b), (1, 0));
+    }
+
+    #[test]
+    fn flow_offsets_are_inside_the_load_phase() {
+        let p = plan_of(
+            r#"
+            [timeline]
+            baseline = "1s"
+            warmup = "1s"
+            measure = "3s"
+            [[flows]]
+            [[flows]]
+            start = "1s"
+            stop = "3s"
+            "#,
+            0,
+        );
+        let s = Duration::from_secs;
+        assert_eq!(p.flow_starts(), [s(1), s(2)]);
+        assert_eq!(p.flows[1].stop, Some(s(4)));
+        assert_eq!(p.flows[1].sender.lifetime, s(2));
+        assert_eq!(p.flows[0].sender.lifetime, s(6));
     }
 }

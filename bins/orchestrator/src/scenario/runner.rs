@@ -1,24 +1,28 @@
-//! Executes a [`ScenarioPlan`] (SPEC §3): a fresh A–R–B, the bottleneck with
-//! one arm, B's receiver setting t0, the capture opened before the connect,
-//! probe and samplers running, the sender started at the baseline mark, the
-//! final qdisc readback at the end of the measured window before any socket
-//! closes, then every worker joined and every owned namespace deleted with a
-//! receipt.
+//! Executes a [`ScenarioPlan`] (SPEC §3): a fresh A–R–B, the qdiscs of R's
+//! egresses (netem for the base RTT, TBF + the arm per shaped direction),
+//! B's first receiver setting t0, the capture opened before any connect,
+//! one receiver per flow, probe and samplers running, each sender started
+//! at its offset, the final qdisc readbacks at the end of the measured
+//! window before any socket closes, then every worker joined and every
+//! owned namespace deleted with a receipt.
 //!
 //! A failure is recorded with its cause; the workers that did start are
 //! still stopped and joined, and cleanup always runs.
 
 use std::sync::atomic::Ordering;
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use netlab_ecn::Capture;
+use netlab_experiment::Direction;
 use netlab_probe::{connect_socket, run_probe};
-use netlab_qdisc::{Configured, QdiscSocket, Sampler};
+use netlab_qdisc::{ifindex_in, read_psched, Psched, QdiscSocket, Sampler};
 use netlab_receipts::{Registry, Resource, SystemClock};
 use netlab_tcpload::sampler::DiagSocket;
 use netlab_tcpload::sink::Sink;
-use netlab_tcpload::{new_sender_socket, FlowId, Sender, TcpSampler};
+use netlab_tcpload::{new_sender_socket, Sender, TcpSampler};
+use netlab_topology::netns::Netns;
+use netlab_topology::spec::{A_ADDR, B_ADDR};
 use netlab_topology::{netns, Topology};
 
 use super::clock::{ScenarioClock, Step};
@@ -27,7 +31,10 @@ use super::error::ScenarioError;
 use super::plan::ScenarioPlan;
 use super::worker::spawn_in;
 use crate::progress::{Live, Progress};
-use crate::results::{CleanupResult, ReadbackDump, RequestRecord, ScenarioResult, TopologyResult};
+use crate::results::{
+    CleanupResult, FlowResult, PointResult, QdiscResult, ReadbackDump, RequestRecord,
+    ScenarioResult, TopologyResult,
+};
 
 /// What every scenario of a run shares.
 pub struct RunContext<'a> {
@@ -39,19 +46,66 @@ pub struct RunContext<'a> {
     pub total: usize,
 }
 
+/// The sweep point as results.json keeps it.
+pub fn point_result(p: &netlab_experiment::Point) -> PointResult {
+    PointResult {
+        index: p.index,
+        label: p.label(),
+        values: p.values.iter().map(|v| v.label()).collect(),
+    }
+}
+
+/// The flows of a planned scenario, before anything ran.
+fn flow_records(s: &netlab_experiment::ScenarioPlan) -> Vec<FlowResult> {
+    let load = s.timeline.load_start();
+    s.flows
+        .iter()
+        .enumerate()
+        .map(|(index, f)| FlowResult {
+            index,
+            direction: f.direction.as_str().to_string(),
+            cc: f.cc.clone(),
+            ecn: f.ecn,
+            port: f.port,
+            start_s: (load + f.start).as_secs_f64(),
+            stop_s: f.stop.map(|d| (load + d).as_secs_f64()),
+            ..FlowResult::default()
+        })
+        .collect()
+}
+
+/// The result of a planned scenario before it runs.
+fn empty_result(s: &netlab_experiment::ScenarioPlan) -> ScenarioResult {
+    ScenarioResult {
+        index: s.index,
+        round: s.round,
+        point: point_result(&s.point),
+        seed: s.seed,
+        arm: s.arm.arm.kind().to_string(),
+        arm_words: s.arm.words.clone(),
+        flows: flow_records(s),
+        ..Default::default()
+    }
+}
+
 /// Runs one planned scenario and returns its result, failed or not.
-pub fn run(ctx: &RunContext<'_>, plan: &ScenarioPlan) -> ScenarioResult {
+pub fn run(
+    ctx: &RunContext<'_>,
+    planned: &netlab_experiment::ScenarioPlan,
+    plan: &ScenarioPlan,
+) -> ScenarioResult {
     let started = Instant::now();
     let mut res = ScenarioResult {
-        index: plan.index,
-        round: plan.round,
-        arm: plan.arm_kind().to_string(),
-        arm_words: plan.arm_words.clone(),
         namespaces: plan.namespaces(),
-        ..Default::default()
+        ..empty_result(planned)
+    };
+    let point = if plan.point.values.is_empty() {
+        String::new()
+    } else {
+        format!(", point {} {}", plan.point.index, plan.point.label())
     };
     let label = format!(
-        "scenario {}/{} (round {}, {})",
+        "scenario {}/{} (round {}, {}{point})",
         plan.index, ctx.total, plan.round, res.arm
     );
     ctx.progress.say(&format!(
@@ -82,19 +136,12 @@ pub fn run(ctx: &RunContext<'_>, plan: &ScenarioPlan) -> ScenarioResult {
 
 /// The result of a scenario whose plan could not be made: nothing ran.
 pub fn not_started(
-    index: u32,
-    round: u32,
-    arm: &str,
-    arm_words: &str,
+    planned: &netlab_experiment::ScenarioPlan,
     error: &ScenarioError,
 ) -> ScenarioResult {
     ScenarioResult {
-        index,
-        round,
-        arm: arm.to_string(),
-        arm_words: arm_words.to_string(),
         error: Some(error.to_string()),
-        ..Default::default()
+        ..empty_result(planned)
     }
 }
 
@@ -135,10 +182,20 @@ struct Runner<'a> {
     label: &'a str,
 }
 
+/// One configured egress: where to read it back.
+pub struct Egress {
+    /// Index into `res.qdiscs`.
+    pub slot: usize,
+    /// Interface index in R.
+    pub ifindex: u32,
+    /// Tick factors.
+    pub psched: Psched,
+}
+
 /// What is set up once t0 is known.
 struct Scene<'a> {
     topo: &'a Topology,
-    configured: &'a Configured,
+    egresses: &'a [Egress],
     qsock: &'a QdiscSocket,
     t0: Instant,
     live: Arc<Live>,
@@ -178,6 +235,34 @@ fn enter(
     }
 }
 
+/// The sending and the receiving namespace of a direction, with their names.
+fn ends(topo: &Topology, dir: Direction) -> ((&Netns, &'static str), (&Netns, &'static str)) {
+    match dir {
+        Direction::Up => ((&topo.a, "A"), (&topo.b, "B")),
+        Direction::Down => ((&topo.b, "B"), (&topo.a, "A")),
+    }
+}
+
+/// Sends one UDP datagram from A (call inside A) to a port nothing listens
+/// on in B and waits for B's ICMP port unreachable: on the way A, R and B
+/// resolve their neighbours (R's ARP toward B and A passes netem too).
+fn warm_neighbours(bound: Duration) -> std::io::Result<Duration> {
+    let started = Instant::now();
+    let s = std::net::UdpSocket::bind((A_ADDR, 0))?;
+    // The discard port: B has no socket yet (its receivers bind after this).
+    s.connect((B_ADDR, 9))?;
+    s.set_read_timeout(Some(bound))?;
+    s.send(b"netlab neighbour warm-up")?;
+    let mut buf = [0u8; 64];
+    match s.recv(&mut buf) {
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => Ok(started.elapsed()),
+        Err(e) => Err(e),
+        Ok(_) => Err(std::io::Error::other(
+            "an unexpected reply on the discard port",
+        )),
+    }
+}
+
 impl Runner<'_> {
     fn execute(&self, res: &mut ScenarioResult) -> Result<(), ScenarioError> {
         let plan = self.plan;
@@ -193,59 +278,111 @@ impl Runner<'_> {
             readback,
         });
 
-        // The bottleneck on R's egress toward B.
-        res.qdisc.dev = plan.bottleneck_dev.to_string();
-        let configured = netlab_qdisc::configure(&topo.r, plan.bottleneck_dev, &plan.bottleneck)
-            .map_err(|source| ScenarioError::Configure {
-                dev: plan.bottleneck_dev,
+        // R's egresses: netem at the root when the path has a delay, TBF + arm
+        // for each shaped direction.
+        let qsock = QdiscSocket::open_in(&topo.r).map_err(qdisc_step("qdisc socket in R"))?;
+        let mut egresses = Vec::new();
+        for e in &plan.egresses {
+            let configure = |source| ScenarioError::Configure {
+                dev: e.dev,
                 netns: topo.r.name().to_string(),
                 source: Box::new(source),
-            })?;
-        res.qdisc.requests = configured
-            .requests
-            .iter()
-            .map(|r| RequestRecord {
-                tc_argv: r.tc_argv.clone(),
-                tc_argv_from_host: r.tc_argv_in_netns(topo.r.name()),
-                netlink_hex: r.netlink_hex.clone(),
-            })
-            .collect();
-        let qsock = QdiscSocket::open_in(&topo.r).map_err(qdisc_step("qdisc readback socket"))?;
-        let after = qsock
-            .readback(configured.ifindex, None, &configured.psched)
-            .map_err(qdisc_step("qdisc readback after configuration"))?;
-        res.qdisc.after_config = after.records.clone();
-        res.qdisc.after_config_dump = Some(ReadbackDump::of(&after));
+            };
+            let ifindex = ifindex_in(&topo.r, e.dev).map_err(configure)?;
+            let psched = read_psched();
+            let requests = e.requests(ifindex, &psched).map_err(configure)?;
+            let mut q = QdiscResult {
+                direction: e.direction.as_str().to_string(),
+                dev: e.dev.to_string(),
+                ..QdiscResult::default()
+            };
+            q.requests = requests
+                .iter()
+                .map(|r| RequestRecord {
+                    tc_argv: r.tc_argv.clone(),
+                    tc_argv_from_host: r.tc_argv_in_netns(topo.r.name()),
+                    netlink_hex: r.netlink_hex.clone(),
+                })
+                .collect();
+            res.qdiscs.push(q);
+            for r in &requests {
+                qsock.apply(r).map_err(configure)?;
+            }
+            let after = qsock
+                .readback(ifindex, None, &psched)
+                .map_err(qdisc_step("qdisc readback after configuration"))?;
+            let q = res.qdiscs.last_mut().expect("pushed above");
+            q.after_config = after.records.clone();
+            q.after_config_dump = Some(ReadbackDump::of(&after));
+            egresses.push(Egress {
+                slot: res.qdiscs.len() - 1,
+                ifindex,
+                psched,
+            });
+        }
+
+        // With netem on the path, the first packet each way would also wait
+        // for ARP through netem (one extra RTT in the first probe request):
+        // resolve every neighbour before t0.
+        if plan.egresses.iter().any(|e| e.netem.is_some()) {
+            let bound = plan.warm_up_bound();
+            match topo.a.run(|| warm_neighbours(bound)) {
+                Ok(Ok(took)) => self.progress.say(&format!(
+                    "{}: neighbours resolved through netem in {:.0} ms",
+                    self.label,
+                    took.as_secs_f64() * 1e3
+                )),
+                Ok(Err(e)) => self.progress.say(&format!(
+                    "{}: neighbour warm-up got no answer within {bound:?} ({e}); the first probe request may include ARP",
+                    self.label
+                )),
+                Err(e) => return Err(enter("A", "the neighbour warm-up")(e)),
+            }
+        }
 
         // Capture on B, opened before anything connects.
-        let capture = topo
+        let capture = match plan.capture_flow {
+            None => None,
+            Some(_) => Some(
+                topo.b
+                    .run(|| Capture::open(plan.capture_dev, plan.capture))
+                    .map_err(enter("B", "the capture"))?
+                    .map_err(|source| ScenarioError::Capture {
+                        dev: plan.capture_dev,
+                        source: Box::new(source),
+                    })?,
+            ),
+        };
+        // B's first receiver (with the probe's echo): it sets t0.
+        let clock_sink = topo
             .b
-            .run(|| Capture::open(plan.capture_dev, plan.capture))
-            .map_err(enter("B", "the capture"))?
-            .map_err(|source| ScenarioError::Capture {
-                dev: plan.capture_dev,
-                source: Box::new(source),
-            })?;
-        // B's receiver: it sets t0. It is stopped right after the final readback.
-        let sink = topo
-            .b
-            .run(|| Sink::bind(plan.receiver))
+            .run(|| Sink::bind(plan.clock_sink))
             .map_err(enter("B", "the receiver"))?
             .map_err(load_step("binding the receiver in B"))?;
-        let t0 = sink.t0();
+        let t0 = clock_sink.t0();
         res.t0_utc = Some(netlab_receipts::format_rfc3339(std::time::SystemTime::now()));
+        // One receiver per flow, in its receiving namespace.
+        let mut sinks = Vec::new();
+        for f in &plan.flows {
+            let (_, (ns, name)) = ends(&topo, f.spec.direction);
+            let sink = ns
+                .run(|| Sink::bind(f.receiver))
+                .map_err(enter(name, "a flow's receiver"))?
+                .map_err(load_step("binding a flow's receiver"))?;
+            sinks.push(sink);
+        }
         self.progress.reset();
 
         let scene = Scene {
             topo: &topo,
-            configured: &configured,
+            egresses: &egresses,
             qsock: &qsock,
             t0,
-            live: Arc::new(Live::default()),
+            live: Arc::new(Live::for_flows(plan.flows.iter().map(|f| f.spec.direction))),
         };
-        let mut workers = Workers::default();
-        let outcome = self.drive(&scene, sink, capture, res, &mut workers);
-        let joined = workers.finish(plan, t0, outcome.is_err(), res);
+        let mut workers = Workers::new(plan.flows.len());
+        let outcome = self.drive(&scene, clock_sink, sinks, capture, res, &mut workers);
+        let joined = workers.finish(plan, t0, outcome.is_err(), &egresses, res);
         drop(topo);
         outcome.and(joined)
     }
@@ -254,38 +391,47 @@ impl Runner<'_> {
     fn drive(
         &self,
         scene: &Scene<'_>,
-        sink: Sink,
-        capture: Capture,
+        clock_sink: Sink,
+        sinks: Vec<Sink>,
+        capture: Option<Capture>,
         res: &mut ScenarioResult,
         workers: &mut Workers,
     ) -> Result<(), ScenarioError> {
         let plan = self.plan;
         let (topo, t0) = (scene.topo, scene.t0);
-        workers.receiver = Some(spawn_in(&topo.b, "receiver", "b-receiver", move |stop| {
-            sink.run_with_stop(stop.flag())
+        workers.clock_receiver = Some(spawn_in(&topo.b, "receiver", "b-receiver", move |stop| {
+            clock_sink.run_with_stop(stop.flag())
         })?);
-        let filter = plan.flow.capture_filter;
-        workers.capture = Some(spawn_in(&topo.b, "capture", "b-capture", move |stop| {
-            capture.run(filter, stop.flag(), t0)
-        })?);
-        let sampling = netlab_qdisc::SamplerConfig::new(
-            plan.qdisc_sample_interval,
-            t0,
-            t0 + plan.qdisc_sampling_end,
-        );
-        workers.qdisc_sampler = Some(
-            Sampler::start(
-                &topo.r,
-                scene.configured.ifindex,
-                scene.configured.psched,
-                sampling,
-            )
-            .map_err(qdisc_step("starting the qdisc sampler"))?,
-        );
+        for (i, sink) in sinks.into_iter().enumerate() {
+            workers.receiver_offsets[i] = sink.t0().saturating_duration_since(t0);
+            let (_, (ns, _)) = ends(topo, plan.flows[i].spec.direction);
+            workers.receivers[i] = Some(spawn_in(
+                ns,
+                "flow receiver",
+                "flow-receiver",
+                move |stop| sink.run_with_stop(stop.flag()),
+            )?);
+        }
+        if let (Some(capture), Some((_, filter))) = (capture, plan.capture_flow) {
+            workers.capture = Some(spawn_in(&topo.b, "capture", "b-capture", move |stop| {
+                capture.run(filter, stop.flag(), t0)
+            })?);
+        }
+        for e in scene.egresses {
+            let sampling = netlab_qdisc::SamplerConfig::new(
+                plan.qdisc_sample_interval,
+                t0,
+                t0 + plan.qdisc_sampling_end,
+            );
+            workers.qdisc_samplers.push((
+                e.slot,
+                Sampler::start(&topo.r, e.ifindex, e.psched, sampling)
+                    .map_err(qdisc_step("starting the qdisc sampler"))?,
+            ));
+        }
         self.start_probe(scene, workers)?;
 
-        let mut clock = ScenarioClock::new(plan.timeline);
-        let mut flow = None;
+        let mut clock = ScenarioClock::new(plan.timeline, &plan.flow_starts());
         loop {
             let now = Instant::now().saturating_duration_since(t0);
             match clock.poll(now) {
@@ -299,33 +445,37 @@ impl Runner<'_> {
                     );
                     std::thread::sleep((until - now).min(Duration::from_secs(1)));
                 }
-                Step::StartSender => flow = self.start_sender(scene, workers)?,
-                Step::ReadFinal => {
-                    let taken = Instant::now().saturating_duration_since(t0).as_secs_f64();
-                    let rb = scene
-                        .qsock
-                        .readback(
-                            scene.configured.ifindex,
-                            Some(taken),
-                            &scene.configured.psched,
-                        )
-                        .map_err(qdisc_step("final qdisc readback"))?;
-                    res.qdisc.at_window_end = rb.records.clone();
-                    res.qdisc.final_dump = Some(ReadbackDump::of(&rb));
-                    res.qdisc.final_taken_s = Some(taken);
-                }
+                Step::StartFlow(i) => self.start_sender(scene, i, workers)?,
+                Step::ReadFinal => self.read_final(scene, res)?,
                 Step::Done => break,
             }
         }
-        match flow {
-            Some(_) => Ok(()),
-            None => Err(ScenarioError::NeverConnected),
+        Ok(())
+    }
+
+    /// The final readback of every egress, before any socket closes.
+    fn read_final(&self, scene: &Scene<'_>, res: &mut ScenarioResult) -> Result<(), ScenarioError> {
+        for e in scene.egresses {
+            let taken = Instant::now()
+                .saturating_duration_since(scene.t0)
+                .as_secs_f64();
+            let rb = scene
+                .qsock
+                .readback(e.ifindex, Some(taken), &e.psched)
+                .map_err(qdisc_step("final qdisc readback"))?;
+            let q = &mut res.qdiscs[e.slot];
+            q.at_window_end = rb.records.clone();
+            q.final_dump = Some(ReadbackDump::of(&rb));
+            q.final_taken_s = Some(taken);
         }
+        Ok(())
     }
 
     /// The probe client in A, on its own schedule from t0.
     fn start_probe(&self, scene: &Scene<'_>, workers: &mut Workers) -> Result<(), ScenarioError> {
-        let plan = &self.plan.probe;
+        let Some(plan) = &self.plan.probe else {
+            return Ok(());
+        };
         let target = plan.target;
         let sock = scene
             .topo
@@ -353,36 +503,36 @@ impl Runner<'_> {
         Ok(())
     }
 
-    /// The sender and its tcp_info sampler, started at the baseline mark;
-    /// their sockets are made inside A. Returns the flow once connected
-    /// (`None` if the connect did not complete within the sender's lifetime).
+    /// Flow `i`'s sender and its tcp_info sampler, in the sending namespace.
+    /// The connect happens on the worker, so a slow handshake holds up no
+    /// other flow and no mark of the timeline.
     fn start_sender(
         &self,
         scene: &Scene<'_>,
+        i: usize,
         workers: &mut Workers,
-    ) -> Result<Option<FlowId>, ScenarioError> {
-        let flow = &self.plan.flow;
-        let a = &scene.topo.a;
+    ) -> Result<(), ScenarioError> {
+        let flow = &self.plan.flows[i];
+        let ((ns, name), _) = ends(scene.topo, flow.spec.direction);
         let to = flow.sender.to;
-        let sock = a
+        let sock = ns
             .run(|| new_sender_socket(&flow.sender.cc, to))
-            .map_err(enter("A", "the sender"))?
+            .map_err(enter(name, "a sender"))?
             .map_err(load_step("sender socket"))?;
-        let diag = a
+        let diag = ns
             .run(DiagSocket::open)
-            .map_err(enter("A", "sock_diag"))?
+            .map_err(enter(name, "sock_diag"))?
             .map_err(load_step("sock_diag socket"))?;
         let (sender_cfg, sampler_cfg) = (flow.sender.clone(), flow.tcp_info);
         let (t0, live) = (scene.t0, scene.live.clone());
-        let (flow_tx, flow_rx) = mpsc::channel::<FlowId>();
-        workers.sender = Some(spawn_in(a, "sender thread", "a-sender", move |_stop| {
+        workers.senders[i] = Some(spawn_in(ns, "sender", "sender", move |_stop| {
             let tx = Sender::connect(sock, sender_cfg, t0).map_err(|e| format!("sender: {e}"))?;
-            let _ = flow_tx.send(tx.flow());
             // Each sample also feeds the live goodput of the progress display.
             let sampler = TcpSampler::spawn_with(diag, tx.flow(), t0, sampler_cfg, move |s| {
                 if let Some(info) = &s.record.info {
-                    live.bytes_acked.store(info.bytes_acked, Ordering::Relaxed);
-                    live.acked_at_us
+                    let f = &live.flows[i];
+                    f.bytes_acked.store(info.bytes_acked, Ordering::Relaxed);
+                    f.acked_at_us
                         .store((s.end_s * 1e6) as u64, Ordering::Relaxed);
                 }
             });
@@ -393,6 +543,6 @@ impl Runner<'_> {
             };
             Ok::<_, String>((report, log))
         })?);
-        Ok(flow_rx.recv_timeout(flow.sender.lifetime).ok())
+        Ok(())
     }
 }

@@ -1,5 +1,7 @@
 //! Helpers shared by the end-to-end tests: bounded runs of the binary,
 //! scratch results folders, and the checks every results.json must pass.
+//! (Shared by several test crates; each uses a part.)
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -126,13 +128,15 @@ pub fn namespaces_of(run_id: &str) -> Vec<String> {
 pub fn check_results(out: &Path, expect_arms: &[&str]) -> Value {
     let text = std::fs::read_to_string(out.join("results.json")).expect("results.json");
     let r: Value = serde_json::from_str(&text).expect("results.json parses");
-    assert_eq!(r["schema_version"], 1);
+    assert_eq!(r["schema_version"], 2);
     for p in [
         "/tool/name",
         "/tool/version",
         "/kernel/mode",
         "/kernel/release",
-        "/config",
+        "/experiment/flows/0/cc",
+        "/timeline_total_s",
+        "/wall_s",
         "/started_utc",
         "/finished_utc",
         "/run_id",
@@ -151,37 +155,42 @@ pub fn check_results(out: &Path, expect_arms: &[&str]) -> Value {
         assert!(s["error"].is_null(), "scenario failed: {}", s["error"]);
         for p in [
             "/round",
+            "/point/label",
+            "/seed",
+            "/directions/0/goodput_mbps",
+            "/directions/0/fairness",
+            "/echo/received",
             "/arm",
             "/namespaces",
             "/topology/readback",
             "/topology/sysctls",
-            "/qdisc/requests/0/tc_argv",
-            "/qdisc/requests/0/netlink_hex",
-            "/qdisc/requests/1/tc_argv",
-            "/qdisc/after_config/0/kind",
-            "/qdisc/final/0/stats/drops",
-            "/qdisc/final/1/stats/backlog_bytes",
-            "/qdisc/samples/0",
-            "/tcp/cc_requested",
-            "/tcp/cc_readback",
-            "/tcp/connect_s",
-            "/tcp/goodput_mbps",
-            "/tcp/window_s/1",
-            "/tcp/receiver/bytes_in_window",
-            "/tcp/receiver/bytes_total",
-            "/tcp/receiver/validation_failures",
-            "/tcp/sender/accepted_bytes",
-            "/tcp/sender/termination",
-            "/tcp/series/0",
-            "/tcp_info/0/start_s",
-            "/tcp_info/0/end_s",
-            "/tcp_info/0/rtt_us",
-            "/tcp_info/0/cwnd",
-            "/probe/requests/0/seq",
-            "/probe/requests/0/send_s",
-            "/probe/stale_replies",
-            "/probe/phases/baseline/sent",
-            "/probe/phases/loaded/timeouts",
+            "/qdiscs/0/requests/0/tc_argv",
+            "/qdiscs/0/requests/0/netlink_hex",
+            "/qdiscs/0/requests/1/tc_argv",
+            "/qdiscs/0/after_config/0/kind",
+            "/qdiscs/0/final/0/stats/drops",
+            "/qdiscs/0/final/1/stats/backlog_bytes",
+            "/qdiscs/0/samples/0",
+            "/flows/0/tcp/cc_requested",
+            "/flows/0/tcp/cc_readback",
+            "/flows/0/tcp/connect_s",
+            "/flows/0/tcp/goodput_mbps",
+            "/flows/0/tcp/window_s/1",
+            "/flows/0/tcp/receiver/bytes_in_window",
+            "/flows/0/tcp/receiver/bytes_total",
+            "/flows/0/tcp/receiver/validation_failures",
+            "/flows/0/tcp/sender/accepted_bytes",
+            "/flows/0/tcp/sender/termination",
+            "/flows/0/tcp/series/0",
+            "/flows/0/tcp_info/0/start_s",
+            "/flows/0/tcp_info/0/end_s",
+            "/flows/0/tcp_info/0/rtt_us",
+            "/flows/0/tcp_info/0/cwnd",
+            "/probes/0/requests/0/seq",
+            "/probes/0/requests/0/send_s",
+            "/probes/0/stale_replies",
+            "/probes/0/phases/baseline/sent",
+            "/probes/0/phases/loaded/timeouts",
             "/ecn/negotiated",
             "/ecn/counts/ce",
             "/ecn/counts/other",
@@ -189,18 +198,18 @@ pub fn check_results(out: &Path, expect_arms: &[&str]) -> Value {
             "/ecn/kernel/drops",
             "/ecn/kernel_drops",
             "/ecn/first",
-            "/qdisc/final_dump/raw_hex",
+            "/qdiscs/0/final_dump/raw_hex",
             "/cleanup/receipts/0",
             "/cleanup/namespaces_deleted",
         ] {
             assert!(s.pointer(p).is_some(), "scenario {} lacks {p}", s["index"]);
         }
-        assert_eq!(s["tcp"]["cc_readback"], "reno");
-        assert_eq!(s["tcp"]["receiver"]["validation_failures"], 0);
+        assert_eq!(s["flows"][0]["tcp"]["cc_readback"], "reno");
+        assert_eq!(s["flows"][0]["tcp"]["receiver"]["validation_failures"], 0);
         assert!(
-            s["tcp"]["goodput_mbps"].as_f64().unwrap() > 1.0,
+            s["flows"][0]["tcp"]["goodput_mbps"].as_f64().unwrap() > 1.0,
             "goodput {}",
-            s["tcp"]["goodput_mbps"]
+            s["flows"][0]["tcp"]["goodput_mbps"]
         );
         assert_eq!(
             s["ecn"]["negotiated"], true,
@@ -209,15 +218,17 @@ pub fn check_results(out: &Path, expect_arms: &[&str]) -> Value {
         let deleted = s["cleanup"]["namespaces_deleted"].as_array().unwrap();
         assert_eq!(deleted.len(), 3, "all three namespaces deleted");
         // Every request is kept, and the table's quantiles are those of the raw requests.
-        let loaded: Vec<f64> = s["probe"]["requests"]
+        let loaded: Vec<f64> = s["probes"][0]["requests"]
             .as_array()
             .unwrap()
             .iter()
             .filter(|q| q["phase"] == "loaded")
             .filter_map(|q| q["rtt_ms"].as_f64())
             .collect();
-        let sent = s["probe"]["phases"]["loaded"]["sent"].as_u64().unwrap();
-        let timeouts = s["probe"]["phases"]["loaded"]["timeouts"].as_u64().unwrap();
+        let sent = s["probes"][0]["phases"]["loaded"]["sent"].as_u64().unwrap();
+        let timeouts = s["probes"][0]["phases"]["loaded"]["timeouts"]
+            .as_u64()
+            .unwrap();
         assert_eq!(loaded.len() as u64 + timeouts, sent);
         let ok = loaded.len();
         let (p50, p95) = quantiles(loaded);

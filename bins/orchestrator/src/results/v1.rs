@@ -1,0 +1,156 @@
+//! results.json schema_version 1 (one Reno-style upload, one bottleneck,
+//! the compare flags as configuration), read and converted to version 2:
+//! the flags become the experiment they describe, the single flow becomes
+//! `flows[0]`, the bottleneck becomes the upload's qdiscs, and B's echo
+//! counters move out of the flow's receiver log.
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    directions_of, CleanupResult, EcnResult, FlowResult, KernelInfo, PointResult, ProbeResult,
+    QdiscResult, Results, ScenarioResult, TcpInfoSample, TcpInfoSamplerResult, TcpResult, Tool,
+    TopologyResult,
+};
+use crate::config::CompareConfig;
+
+/// The whole version 1 file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResultsV1 {
+    /// 1.
+    pub schema_version: u32,
+    /// The tool that wrote it.
+    pub tool: Tool,
+    /// The kernel that ran it.
+    pub kernel: KernelInfo,
+    /// The compare flags, validated.
+    pub config: CompareConfig,
+    /// Run id.
+    pub run_id: String,
+    /// Start, UTC.
+    pub started_utc: String,
+    /// End, UTC.
+    pub finished_utc: String,
+    /// Scenarios.
+    pub scenarios: Vec<ScenarioResultV1>,
+    /// Notes.
+    pub notes: Vec<String>,
+}
+
+/// One version 1 scenario.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioResultV1 {
+    /// Position.
+    pub index: u32,
+    /// Round.
+    pub round: u32,
+    /// Arm kind.
+    pub arm: String,
+    /// Arm words.
+    pub arm_words: String,
+    /// Namespaces.
+    pub namespaces: Vec<String>,
+    /// t0, UTC.
+    pub t0_utc: Option<String>,
+    /// Topology.
+    pub topology: Option<TopologyResult>,
+    /// The one bottleneck (R's egress toward B).
+    pub qdisc: QdiscResult,
+    /// The one flow.
+    pub tcp: Option<TcpResult>,
+    /// Its tcp_info samples.
+    pub tcp_info: Vec<TcpInfoSample>,
+    /// Their sampler.
+    pub tcp_info_sampler: Option<TcpInfoSamplerResult>,
+    /// The stop-and-wait probe.
+    pub probe: Option<ProbeResult>,
+    /// ECN evidence.
+    pub ecn: Option<EcnResult>,
+    /// Cleanup.
+    pub cleanup: CleanupResult,
+    /// Wall time, s.
+    pub elapsed_s: f64,
+    /// Error.
+    pub error: Option<String>,
+}
+
+fn convert(s: ScenarioResultV1, cfg: &CompareConfig) -> ScenarioResult {
+    let has_flow = s.tcp.is_some() || !s.tcp_info.is_empty() || s.error.is_none();
+    let echo = s.tcp.as_ref().and_then(|t| t.receiver_log.echo);
+    let tl = cfg.timeline;
+    let flows = if has_flow {
+        vec![FlowResult {
+            index: 0,
+            direction: "up".into(),
+            cc: cfg.cc.clone(),
+            ecn: true,
+            port: cfg.tcp_port,
+            start_s: tl.sender_start().as_secs_f64(),
+            stop_s: None,
+            receiver_t0_offset_s: 0.0,
+            tcp: s.tcp,
+            tcp_info: s.tcp_info,
+            tcp_info_sampler: s.tcp_info_sampler,
+            error: None,
+        }]
+    } else {
+        Vec::new()
+    };
+    let rate = cfg.tbf.rate.bits_per_sec() as f64 / 1e6;
+    let directions = directions_of(&flows, |d| (d == "up").then_some(rate));
+    let mut qdisc = s.qdisc;
+    qdisc.direction = "up".into();
+    ScenarioResult {
+        index: s.index,
+        round: s.round,
+        point: PointResult {
+            index: 1,
+            label: "default".into(),
+            values: Vec::new(),
+        },
+        seed: 0,
+        arm: s.arm,
+        arm_words: s.arm_words,
+        namespaces: s.namespaces,
+        t0_utc: s.t0_utc,
+        topology: s.topology,
+        qdiscs: vec![qdisc],
+        ecn_flow: s.ecn.as_ref().map(|_| 0),
+        flows,
+        directions,
+        probes: s
+            .probe
+            .map(|mut p| {
+                p.kind = "stop-and-wait".into();
+                p
+            })
+            .into_iter()
+            .collect(),
+        echo,
+        ecn: s.ecn,
+        cleanup: s.cleanup,
+        elapsed_s: s.elapsed_s,
+        error: s.error,
+    }
+}
+
+impl From<ResultsV1> for Results {
+    fn from(r: ResultsV1) -> Results {
+        let exp = r.config.experiment();
+        let timeline_total_s = exp.plan().timeline_total().as_secs_f64();
+        let wall_s = r.scenarios.iter().map(|s| s.elapsed_s).sum();
+        let cfg = r.config;
+        Results {
+            schema_version: super::SCHEMA_VERSION,
+            tool: r.tool,
+            kernel: r.kernel,
+            experiment: exp.to_file(),
+            run_id: r.run_id,
+            started_utc: r.started_utc,
+            finished_utc: r.finished_utc,
+            timeline_total_s,
+            wall_s,
+            scenarios: r.scenarios.into_iter().map(|s| convert(s, &cfg)).collect(),
+            notes: r.notes,
+        }
+    }
+}
