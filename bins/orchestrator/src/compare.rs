@@ -3,7 +3,7 @@
 //! table. Also `orchestrator cleanup`.
 
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use netlab_receipts::{
     cleanup_dead_runs, format_rfc3339, install_signal_teardown, Registry, RunStatus, SystemClock,
@@ -15,7 +15,7 @@ use crate::cli::{CompareArgs, RunArgs};
 use crate::config::{CompareConfig, RunConfig, UsageError, GUEST_EXPERIMENT_FILE};
 use crate::kernel::{decide, KernelPlan};
 use crate::progress::Progress;
-use crate::results::{write_json_atomic, KernelInfo, Results, Tool, SCHEMA_VERSION};
+use crate::results::{write_json_atomic, Interrupted, KernelInfo, Results, Tool, SCHEMA_VERSION};
 use crate::scenario;
 use crate::summary;
 
@@ -116,14 +116,44 @@ fn prepare_out(out: &Path) -> Result<PathBuf, String> {
 }
 
 /// A new run id and its registry of owned resources, with a state file and
-/// the SIGINT/SIGTERM teardown installed.
-fn owned_run() -> Result<(RunId, Registry), String> {
+/// the SIGINT/SIGTERM teardown installed in graceful mode: a first signal
+/// lets the run stop its scenario, keep what it measured and write its
+/// results; the hard teardown follows after `grace` or a second signal.
+fn owned_run(grace: Duration) -> Result<(RunId, Registry), String> {
     let run_id = RunId::random();
     let registry = Registry::with_state_dir(run_id.clone(), Path::new(DEFAULT_STATE_DIR))
         .map_err(|e| format!("creating the run's state file: {e}"))?;
     install_signal_teardown(&registry)
         .map_err(|e| format!("installing the SIGINT/SIGTERM teardown: {e}"))?;
+    netlab_receipts::set_graceful(grace);
     Ok((run_id, registry))
+}
+
+/// Grace after a signal on the kernel that runs the scenarios: the current
+/// scenario stops within 0.1 s, its workers join within a few seconds, then
+/// results, summary and report are written.
+const GRACE: Duration = Duration::from_secs(30);
+/// Grace for the host while a guest finishes the same steps inside.
+const GUEST_GRACE: Duration = Duration::from_secs(90);
+/// In `--out`: the host writes the signal number here to interrupt the run
+/// inside the guest (the folder is shared with it).
+pub const INTERRUPT_FILE: &str = ".netlab-interrupt";
+
+/// Inside the guest: watches `--out` for the host's interrupt request.
+fn watch_interrupt_file(path: PathBuf) {
+    let spawned = std::thread::Builder::new()
+        .name("interrupt-watch".into())
+        .spawn(move || loop {
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                let sig = text.trim().parse().unwrap_or(nix::libc::SIGINT);
+                netlab_receipts::request_interrupt(sig);
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        });
+    if let Err(e) = spawned {
+        eprintln!("orchestrator: watching for the host's interrupt: {e}");
+    }
 }
 
 /// The whole run's computed deadline: past it, whatever is still running,
@@ -155,13 +185,21 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
         return 1;
     }
     let progress = Progress::new(cfg.quiet);
-    let (run_id, registry) = match owned_run() {
+    let (run_id, registry) = match owned_run(GRACE) {
         Ok(v) => v,
         Err(e) => {
             eprintln!("orchestrator: {e}");
             return 1;
         }
     };
+    if cfg.inside_guest {
+        let file = cfg.out.join(INTERRUPT_FILE);
+        // Asked before the guest even booted: stop before the first scenario.
+        if let Ok(text) = std::fs::read_to_string(&file) {
+            netlab_receipts::request_interrupt(text.trim().parse().unwrap_or(nix::libc::SIGINT));
+        }
+        watch_interrupt_file(file);
+    }
     start_watchdog(&registry, cfg.run_deadline());
     let plan = cfg.exp.plan();
     progress.say(&format!(
@@ -187,6 +225,7 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
         wall_s: 0.0,
         scenarios: Vec::new(),
         notes: summary::NOTES.iter().map(|s| s.to_string()).collect(),
+        interrupted: None,
     };
     let ctx = scenario::RunContext {
         registry: &registry,
@@ -195,16 +234,48 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
     };
     let started = std::time::Instant::now();
     for planned in &plan.scenarios {
-        let r = match scenario::ScenarioPlan::new(planned, &run_id) {
+        if let Some(sig) = netlab_receipts::interrupted() {
+            results.interrupted = Some(Interrupted {
+                signal: netlab_receipts::signal_name(sig).into(),
+                scenario: None,
+                phase: if results.scenarios.is_empty() {
+                    "before the first scenario".into()
+                } else {
+                    "between scenarios".into()
+                },
+                at_s: None,
+            });
+            break;
+        }
+        let (r, stopped) = match scenario::ScenarioPlan::new(planned, &run_id) {
             Ok(p) => scenario::run(&ctx, planned, &p),
-            Err(e) => scenario::not_started(planned, &e),
+            Err(e) => (scenario::not_started(planned, &e), None),
         };
+        if let (Some(sig), Some(at)) = (netlab_receipts::interrupted(), stopped) {
+            // Its cleanup receipts go to stderr too, as the hard teardown's do.
+            for receipt in &r.cleanup.receipts {
+                eprintln!(
+                    "cleanup receipt: {}",
+                    serde_json::to_string(receipt).unwrap_or_default()
+                );
+            }
+            results.interrupted = Some(Interrupted {
+                signal: netlab_receipts::signal_name(sig).into(),
+                scenario: Some(r.index),
+                phase: at.phase.into(),
+                at_s: at.at_s,
+            });
+        }
+        let stop = results.interrupted.is_some();
         results.scenarios.push(r);
         // Written after every scenario, so an interrupted run keeps what it measured.
         results.finished_utc = format_rfc3339(SystemTime::now());
         results.wall_s = started.elapsed().as_secs_f64();
         if let Err(e) = write_json_atomic(&cfg.out.join("results.json"), &results) {
             eprintln!("orchestrator: {e}");
+        }
+        if stop {
+            break;
         }
     }
     let receipts = registry.teardown(&SystemClock);
@@ -244,6 +315,15 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
     if results.scenarios.iter().any(|s| s.error.is_some()) || failed_receipts > 0 {
         exit = 1;
     }
+    if let Some(sig) = netlab_receipts::interrupted() {
+        if let Some(i) = &results.interrupted {
+            eprintln!(
+                "netlab: {}",
+                summary::interrupted_banner(i, results.scenarios.len()).replace("**", "")
+            );
+        }
+        return netlab_receipts::exit_code_for(sig).clamp(0, 255) as u8;
+    }
     exit
 }
 
@@ -264,13 +344,15 @@ fn run_in_guest(cfg: &RunConfig, release: &str, modules: &[String], because: &st
         }
     };
     let progress = Progress::new(cfg.quiet);
-    let (_run_id, registry) = match owned_run() {
+    let (run_id, registry) = match owned_run(GUEST_GRACE) {
         Ok(v) => v,
         Err(e) => {
             eprintln!("orchestrator: {e}");
             return 1;
         }
     };
+    let interrupt_file = cfg.out.join(INTERRUPT_FILE);
+    let _ = std::fs::remove_file(&interrupt_file);
     progress.say(&format!(
         "booting the user-mode-linux kernel {release} ({because}); modules {}",
         modules.join(", ")
@@ -296,11 +378,38 @@ fn run_in_guest(cfg: &RunConfig, release: &str, modules: &[String], because: &st
         }
     };
     let resource = registry.register_guest(running.pid() as i32);
+    // A signal to this process is passed to the run inside as a file in the
+    // shared --out; the guest then stops its scenario, writes its results
+    // and powers off, and this process returns its status.
+    let guest_done = netlab_sys::StopFlag::new();
+    let forward = {
+        let (done, file) = (guest_done.clone(), interrupt_file.clone());
+        std::thread::Builder::new()
+            .name("interrupt-forward".into())
+            .spawn(move || {
+                while !done.sleep(Duration::from_millis(100)) {
+                    if let Some(sig) = netlab_receipts::interrupted() {
+                        if let Err(e) = std::fs::write(&file, sig.to_string()) {
+                            eprintln!("orchestrator: asking the guest to stop: {e}");
+                        }
+                        return;
+                    }
+                }
+            })
+    };
     let outcome = running.wait();
+    guest_done.stop();
+    if let Ok(h) = forward {
+        let _ = h.join();
+    }
+    let _ = std::fs::remove_file(&interrupt_file);
     if let Ok(r) = &resource {
         let _ = registry.forget(r);
     }
     let _ = registry.teardown(&SystemClock);
+    if let Some(sig) = netlab_receipts::interrupted() {
+        return guest_interrupted(cfg, &run_id, release, sig, outcome.as_ref().err());
+    }
     match outcome {
         Ok(out) => {
             let log = cfg.out.join("guest-console.log");
@@ -332,6 +441,56 @@ fn run_in_guest(cfg: &RunConfig, release: &str, modules: &[String], because: &st
             1
         }
     }
+}
+
+/// After a signal during a guest run: the run inside wrote its results (and
+/// said where it stopped); if it never started (the signal came while the
+/// guest booted) this writes a results.json that says so. Returns 128 + sig.
+fn guest_interrupted(
+    cfg: &RunConfig,
+    run_id: &RunId,
+    release: &str,
+    sig: i32,
+    error: Option<&netlab_guest::Error>,
+) -> u8 {
+    let code = netlab_receipts::exit_code_for(sig).clamp(0, 255) as u8;
+    let path = cfg.out.join("results.json");
+    if path.exists() {
+        return code;
+    }
+    if let Some(e) = error {
+        eprintln!("orchestrator: the guest stopped: {e}");
+    }
+    let results = Results {
+        schema_version: SCHEMA_VERSION,
+        tool: Tool::this(),
+        kernel: KernelInfo {
+            mode: "uml".into(),
+            release: release.into(),
+            chosen_because: "the run was interrupted before the guest started it".into(),
+        },
+        experiment: cfg.exp.to_file(),
+        run_id: run_id.as_str().to_string(),
+        started_utc: format_rfc3339(SystemTime::now()),
+        finished_utc: format_rfc3339(SystemTime::now()),
+        timeline_total_s: cfg.exp.plan().timeline_total().as_secs_f64(),
+        wall_s: 0.0,
+        scenarios: Vec::new(),
+        notes: summary::NOTES.iter().map(|s| s.to_string()).collect(),
+        interrupted: Some(Interrupted {
+            signal: netlab_receipts::signal_name(sig).into(),
+            scenario: None,
+            phase: "while the guest kernel booted".into(),
+            at_s: None,
+        }),
+    };
+    if let Err(e) = write_json_atomic(&path, &results) {
+        eprintln!("orchestrator: {e}");
+    }
+    if let Err(e) = std::fs::write(cfg.out.join("summary.md"), summary::render(&results, 0)) {
+        eprintln!("orchestrator: writing summary.md: {e}");
+    }
+    code
 }
 
 fn tail(text: &str, lines: usize) -> String {

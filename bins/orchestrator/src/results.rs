@@ -62,6 +62,26 @@ pub struct Results {
     pub scenarios: Vec<ScenarioResult>,
     /// Notes that qualify the figures.
     pub notes: Vec<String>,
+    /// Set when SIGINT/SIGTERM stopped the run: where and when.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<Interrupted>,
+}
+
+/// Where a signal stopped the run. The scenarios before `scenario` are
+/// complete; `scenario` keeps its samples up to the stop, its error and its
+/// cleanup receipts; none after it ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Interrupted {
+    /// `SIGINT` or `SIGTERM`.
+    pub signal: String,
+    /// The scenario that was running (1-based), or none (between scenarios,
+    /// or before the first one, e.g. while the guest booted).
+    pub scenario: Option<u32>,
+    /// The phase it was in (`baseline`, `warm-up`, `loaded`, `setup`,
+    /// `between scenarios`, `before the first scenario`).
+    pub phase: String,
+    /// Seconds after the scenario's t0, when it had one.
+    pub at_s: Option<f64>,
 }
 
 /// Why a results.json could not be loaded.

@@ -257,8 +257,13 @@ pub fn header(results: &Results) -> String {
         let _ = write!(extra, " Flows: {} up, {} down.", count("up"), count("down"));
     }
     let arms = exp.arms.clone().unwrap_or_default();
+    let banner = results
+        .interrupted
+        .as_ref()
+        .map(|i| format!("{}\n\n", interrupted_banner(i, results.scenarios.len())))
+        .unwrap_or_default();
     format!(
-        "# netlab comparison {}\n\nKernel: {} {} ({}). Rounds: {}. Arms: {}. TBF {}.{extra}\nResults: results.json (every raw sample).",
+        "# netlab comparison {}\n\n{banner}Kernel: {} {} ({}). Rounds: {}. Arms: {}. TBF {}.{extra}\nResults: results.json (every raw sample).",
         results.run_id,
         results.kernel.mode,
         results.kernel.release,
@@ -267,6 +272,33 @@ pub fn header(results: &Results) -> String {
         arms.join(" | "),
         tbf,
     )
+}
+
+/// The first thing an interrupted run's summary says: which signal, where,
+/// and what that means for the scenarios listed.
+pub fn interrupted_banner(i: &crate::results::Interrupted, listed: usize) -> String {
+    let at = i
+        .at_s
+        .map(|t| format!(", {t:.1} s after t0"))
+        .unwrap_or_default();
+    match i.scenario {
+        Some(n) => format!(
+            "**Interrupted by {} during scenario {n} ({} phase{at}).** {}; \
+             scenario {n} keeps its samples up to the stop, its error and its cleanup receipts; \
+             the run's later scenarios did not run.",
+            i.signal,
+            i.phase,
+            match n {
+                0 | 1 => "No scenario had completed before it".to_string(),
+                2 => "Scenario 1 is complete".to_string(),
+                _ => format!("Scenarios 1–{} are complete", n - 1),
+            }
+        ),
+        None => format!(
+            "**Interrupted by {} {}.** {listed} scenario(s) completed before it; none was cut short.",
+            i.signal, i.phase
+        ),
+    }
 }
 
 /// Sections beyond the method's table: per-flow goodput and fairness when a
@@ -772,5 +804,32 @@ mod tests {
             lines[1]
         );
         assert!(lines[3].starts_with("| 2 base_rtt=20ms | fq_codel |"));
+    }
+
+    #[test]
+    fn an_interrupted_run_says_where_first() {
+        let i = crate::results::Interrupted {
+            signal: "SIGTERM".into(),
+            scenario: Some(3),
+            phase: "loaded".into(),
+            at_s: Some(7.25),
+        };
+        assert_eq!(
+            interrupted_banner(&i, 3),
+            "**Interrupted by SIGTERM during scenario 3 (loaded phase, 7.2 s after t0).** \
+             Scenarios 1–2 are complete; scenario 3 keeps its samples up to the stop, its error \
+             and its cleanup receipts; the run's later scenarios did not run."
+        );
+        let boot = crate::results::Interrupted {
+            signal: "SIGINT".into(),
+            scenario: None,
+            phase: "while the guest kernel booted".into(),
+            at_s: None,
+        };
+        assert_eq!(
+            interrupted_banner(&boot, 0),
+            "**Interrupted by SIGINT while the guest kernel booted.** 0 scenario(s) completed \
+             before it; none was cut short."
+        );
     }
 }

@@ -259,6 +259,33 @@ fn privileged_sigint_mid_scenario_cleans_up_with_receipts() {
         !Path::new(&format!("/run/netlab/{run_id}.json")).exists(),
         "state file left"
     );
+    // Nothing measured is lost, even with one round: results.json says where
+    // the run stopped and keeps the interrupted scenario's samples and
+    // receipts; summary.md says so first.
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(_out.0.join("results.json")).unwrap()).unwrap();
+    assert_eq!(r["interrupted"]["signal"], "SIGINT", "{}", r["interrupted"]);
+    assert_eq!(r["interrupted"]["scenario"], 1);
+    let s = &r["scenarios"][0];
+    assert!(
+        s["error"]
+            .as_str()
+            .unwrap()
+            .contains("interrupted by SIGINT"),
+        "{}",
+        s["error"]
+    );
+    assert!(!s["probes"][0]["requests"].as_array().unwrap().is_empty());
+    assert!(!s["flows"][0]["tcp_info"].as_array().unwrap().is_empty());
+    assert_eq!(s["cleanup"]["receipts"].as_array().unwrap().len(), 3);
+    let md = std::fs::read_to_string(_out.0.join("summary.md")).unwrap();
+    assert!(
+        md.lines()
+            .nth(2)
+            .unwrap_or("")
+            .starts_with("**Interrupted by SIGINT during scenario 1"),
+        "{md}"
+    );
 }
 
 #[test]

@@ -51,7 +51,10 @@ pub use error::ReceiptsError;
 pub use receipt::{Action, CleanupReceipt, Outcome};
 pub use registry::Registry;
 pub use resource::{parse_proc_stat, ProcStat, ProcessIdentity, Resource};
-pub use signals::{exit_code_for, install_signal_teardown, interrupted, set_graceful, signal_name};
+pub use signals::{
+    exit_code_for, install_signal_teardown, interrupted, request_interrupt, set_graceful,
+    signal_name,
+};
 pub use state::{read_state, state_path, write_state, RunState, DEFAULT_STATE_DIR, STATE_SCHEMA};
 pub use sys::{identify, own_identity};
 pub use teardown::TeardownOptions;

@@ -80,6 +80,16 @@ pub fn interrupted() -> Option<i32> {
     }
 }
 
+/// Records an interrupt that arrived another way than as a signal to this
+/// process (e.g. the host asking a run inside the guest to stop): the same
+/// as a first signal in graceful mode, without the grace timer (the asking
+/// side keeps its own). Returns false if an interrupt was already recorded.
+pub fn request_interrupt(sig: i32) -> bool {
+    INTERRUPTED
+        .compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst)
+        .is_ok()
+}
+
 /// `SIGINT` or `SIGTERM`.
 pub fn signal_name(sig: i32) -> &'static str {
     if sig == SIGINT {

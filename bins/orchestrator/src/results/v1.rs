@@ -151,6 +151,7 @@ impl From<ResultsV1> for Results {
             wall_s,
             scenarios: r.scenarios.into_iter().map(|s| convert(s, &cfg)).collect(),
             notes: r.notes,
+            interrupted: None,
         }
     }
 }

@@ -124,6 +124,16 @@ pub enum ScenarioError {
     /// Some periodic qdisc readbacks failed.
     #[error("qdisc sampler: {0} failed readbacks")]
     QdiscSamples(usize),
+    /// SIGINT/SIGTERM stopped the scenario (its samples so far are kept).
+    #[error("interrupted by {signal} during the {phase} phase, {at_s:.1} s after t0")]
+    Interrupted {
+        /// `SIGINT` or `SIGTERM`.
+        signal: &'static str,
+        /// The timeline phase it was in.
+        phase: &'static str,
+        /// Seconds after t0.
+        at_s: f64,
+    },
     /// Several failures at the end of one scenario, in the order found.
     #[error("{}", join(.0))]
     Several(Vec<ScenarioError>),

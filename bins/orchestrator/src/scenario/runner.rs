@@ -88,12 +88,15 @@ fn empty_result(s: &netlab_experiment::ScenarioPlan) -> ScenarioResult {
     }
 }
 
+/// How often the timeline looks for a signal while it waits.
+const INTERRUPT_POLL: Duration = Duration::from_millis(100);
+
 /// Runs one planned scenario and returns its result, failed or not.
 pub fn run(
     ctx: &RunContext<'_>,
     planned: &netlab_experiment::ScenarioPlan,
     plan: &ScenarioPlan,
-) -> ScenarioResult {
+) -> (ScenarioResult, Option<StoppedAt>) {
     let started = Instant::now();
     let mut res = ScenarioResult {
         namespaces: plan.namespaces(),
@@ -120,7 +123,14 @@ pub fn run(
         };
         runner.execute(&mut res)
     });
+    let mut stopped_at = None;
     if let Err(e) = outcome {
+        if let ScenarioError::Interrupted { phase, at_s, .. } = &e {
+            stopped_at = Some(StoppedAt {
+                phase,
+                at_s: Some(*at_s),
+            });
+        }
         res.error = Some(e.to_string());
     }
     res.cleanup = cleanup(ctx.registry, &res.namespaces);
@@ -131,7 +141,23 @@ pub fn run(
             .say(&format!("{label}: done in {:.1}s", res.elapsed_s)),
         Some(e) => eprintln!("netlab: {label} failed: {e}"),
     }
-    res
+    if stopped_at.is_none() && netlab_receipts::interrupted().is_some() {
+        // The signal came during set-up or collection, outside the timeline.
+        stopped_at = Some(StoppedAt {
+            phase: "setup or collection",
+            at_s: None,
+        });
+    }
+    (res, stopped_at)
+}
+
+/// Where a signal stopped a scenario.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StoppedAt {
+    /// The phase (`baseline`, `warm-up`, `loaded`, or outside the timeline).
+    pub phase: &'static str,
+    /// Seconds after t0, when the timeline was running.
+    pub at_s: Option<f64>,
 }
 
 /// The result of a scenario whose plan could not be made: nothing ran.
@@ -432,18 +458,31 @@ impl Runner<'_> {
         self.start_probe(scene, workers)?;
 
         let mut clock = ScenarioClock::new(plan.timeline, &plan.flow_starts());
+        let mut ticked: Option<Instant> = None;
         loop {
             let now = Instant::now().saturating_duration_since(t0);
             match clock.poll(now) {
                 Step::Wait { until, phase } => {
-                    self.progress.tick(
-                        self.label,
-                        phase.label(),
-                        now.as_secs_f64(),
-                        plan.timeline.end().as_secs_f64(),
-                        &scene.live,
-                    );
-                    std::thread::sleep((until - now).min(Duration::from_secs(1)));
+                    // A signal (graceful mode) stops the scenario here; what
+                    // the workers measured so far is collected as usual.
+                    if let Some(sig) = netlab_receipts::interrupted() {
+                        return Err(ScenarioError::Interrupted {
+                            signal: netlab_receipts::signal_name(sig),
+                            phase: phase.label(),
+                            at_s: now.as_secs_f64(),
+                        });
+                    }
+                    if ticked.map_or(true, |t| t.elapsed() >= Duration::from_secs(1)) {
+                        ticked = Some(Instant::now());
+                        self.progress.tick(
+                            self.label,
+                            phase.label(),
+                            now.as_secs_f64(),
+                            plan.timeline.end().as_secs_f64(),
+                            &scene.live,
+                        );
+                    }
+                    std::thread::sleep((until - now).min(INTERRUPT_POLL));
                 }
                 Step::StartFlow(i) => self.start_sender(scene, i, workers)?,
                 Step::ReadFinal => self.read_final(scene, res)?,
