@@ -146,12 +146,11 @@ fn privileged_three_compare_runs_at_once_all_succeed_and_leave_nothing() {
             !Path::new(&format!("/run/netlab/{id}.json")).exists(),
             "state file of {id} left"
         );
-        let port = |k: &str| {
-            r["config"][k]
-                .as_u64()
-                .unwrap_or_else(|| panic!("config.{k}"))
-        };
-        ports.insert((port("tcp_port"), port("udp_port")));
+        let port = |v: &Value, k: &str| v.as_u64().unwrap_or_else(|| panic!("experiment {k}: {v}"));
+        ports.insert((
+            port(&r["experiment"]["flows"][0]["port"], "flows[0].port"),
+            port(&r["experiment"]["probes"][0]["port"], "probes[0].port"),
+        ));
         ids.insert(id);
     }
     println!("run ids {ids:?}, ports {ports:?}, at most {max_overlap} runs had namespaces at once");
