@@ -67,6 +67,18 @@ fn execute(cmd: &str, cfg: RunConfig) -> u8 {
         eprintln!("orchestrator {cmd}: netlab needs Linux (network namespaces, rtnetlink)");
         return 1;
     }
+    // The results folder first: a run that could not keep its results is
+    // refused before anything is created.
+    let needed = out_space_needed(cfg.exp.plan().scenarios.len());
+    let out = match prepare_out(&cfg.out, needed) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("orchestrator {cmd}: refusing to run, nothing was changed: {e}");
+            return 1;
+        }
+    };
+    let mut cfg = cfg;
+    cfg.out = out;
     let plan = match decide(&cfg.exp.requirements(), cfg.exp.kernel, cfg.inside_guest) {
         Ok(p) => p,
         Err(why) => {
@@ -74,15 +86,6 @@ fn execute(cmd: &str, cfg: RunConfig) -> u8 {
             return 1;
         }
     };
-    let out = match prepare_out(&cfg.out) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("orchestrator {cmd}: {e}");
-            return 1;
-        }
-    };
-    let mut cfg = cfg;
-    cfg.out = out;
     match plan {
         KernelPlan::Uml {
             release,
@@ -108,11 +111,42 @@ fn execute(cmd: &str, cfg: RunConfig) -> u8 {
     }
 }
 
-fn prepare_out(out: &Path) -> Result<PathBuf, String> {
+/// Space a run's results folder needs: a scenario's raw samples take about
+/// 0.2 MB in results.json (written again after each scenario, through a
+/// temporary file) and its plots and Flent file about 0.3 MB; 8 MB per
+/// scenario and 32 MB besides leave room for dense probes and many flows.
+fn out_space_needed(scenarios: usize) -> u64 {
+    (32 + 8 * scenarios as u64) << 20
+}
+
+/// Creates the results folder, proves it writable with a probe file (written,
+/// synced, removed) and checks its filesystem has `needed` bytes free.
+fn prepare_out(out: &Path, needed: u64) -> Result<PathBuf, String> {
     std::fs::create_dir_all(out)
         .map_err(|e| format!("creating the results folder {}: {e}", out.display()))?;
-    out.canonicalize()
-        .map_err(|e| format!("resolving the results folder {}: {e}", out.display()))
+    let out = out
+        .canonicalize()
+        .map_err(|e| format!("resolving the results folder {}: {e}", out.display()))?;
+    let probe = out.join(".netlab-write-probe");
+    let written = std::fs::File::create(&probe).and_then(|mut f| {
+        use std::io::Write as _;
+        f.write_all(&[0u8; 4096])?;
+        f.sync_all()
+    });
+    let _ = std::fs::remove_file(&probe);
+    written.map_err(|e| format!("the results folder {} is not writable: {e}", out.display()))?;
+    let st = nix::sys::statvfs::statvfs(&out)
+        .map_err(|e| format!("reading the free space of {}: {e}", out.display()))?;
+    let free = st.blocks_available() as u64 * st.fragment_size() as u64;
+    if free < needed {
+        return Err(format!(
+            "the filesystem of {} has {:.1} MB free; this run needs about {:.0} MB for its results",
+            out.display(),
+            free as f64 / 1e6,
+            needed as f64 / 1e6
+        ));
+    }
+    Ok(out)
 }
 
 /// A new run id and its registry of owned resources, with a state file and
