@@ -111,6 +111,11 @@ fn execute(cmd: &str, cfg: RunConfig) -> u8 {
     }
 }
 
+/// How many file descriptors this process has open now.
+fn open_fds() -> Option<usize> {
+    std::fs::read_dir("/proc/self/fd").ok().map(|d| d.count())
+}
+
 /// Space a run's results folder needs: a scenario's raw samples take about
 /// 0.2 MB in results.json (written again after each scenario, through a
 /// temporary file) and its plots and Flent file about 0.3 MB; 8 MB per
@@ -281,10 +286,12 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
             });
             break;
         }
-        let (r, stopped) = match scenario::ScenarioPlan::new(planned, &run_id) {
+        let fds_before = open_fds();
+        let (mut r, stopped) = match scenario::ScenarioPlan::new(planned, &run_id) {
             Ok(p) => scenario::run(&ctx, planned, &p),
             Err(e) => (scenario::not_started(planned, &e), None),
         };
+        r.open_fds = fds_before.zip(open_fds()).map(|(b, a)| [b, a]);
         if let (Some(sig), Some(at)) = (netlab_receipts::interrupted(), stopped) {
             // Its cleanup receipts go to stderr too, as the hard teardown's do.
             for receipt in &r.cleanup.receipts {

@@ -542,6 +542,10 @@ pub struct ScenarioResult {
     pub elapsed_s: f64,
     /// Null, or the cause of the failure.
     pub error: Option<String>,
+    /// File descriptors open in the process that ran the scenario, just
+    /// before it started and just after its cleanup (a leak shows as growth).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_fds: Option<[usize; 2]>,
 }
 
 impl ScenarioResult {

@@ -130,6 +130,7 @@ fn convert(s: ScenarioResultV1, cfg: &CompareConfig) -> ScenarioResult {
         cleanup: s.cleanup,
         elapsed_s: s.elapsed_s,
         error: s.error,
+        open_fds: None,
     }
 }
 
