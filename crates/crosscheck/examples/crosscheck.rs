@@ -4,7 +4,7 @@
 //! ```text
 //! cargo run --release -p netlab-crosscheck --example crosscheck -- \
 //!     [--rounds 10] [--out /tmp/crosscheck] [--kernel uml|host] [--short]
-//!     [--arms pfifo|fq_codel|both] [--loads netlab,iperf3,netlab:block=16384,iperf3:l=16384,netlab:recv=131072]
+//!     [--arms pfifo|fq_codel|both] [--loads netlab,iperf3,netlab:block=16384,iperf3:l=16384,netlab:recv=131072,netlab:delay=100]
 //!     [--no-irtt] [--no-readback]
 //! ```
 //!
@@ -45,6 +45,7 @@ fn parse_load(s: &str) -> Load {
                 match k.as_str() {
                     "block" => n.block_size = v,
                     "recv" => n.recv_buf = v,
+                    "delay" => n.start_delay_ms = v as u64,
                     _ => die(&format!("netlab load option {k:?}: block or recv")),
                 }
             }

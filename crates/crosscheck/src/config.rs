@@ -74,6 +74,10 @@ pub struct NetlabLoad {
     pub block_size: usize,
     /// Bytes per receiver recv (`SinkConfig::recv_buf`).
     pub recv_buf: usize,
+    /// Pause between connect and the first write, ms
+    /// (`SenderConfig::start_delay`).
+    #[serde(default)]
+    pub start_delay_ms: u64,
 }
 
 impl Default for NetlabLoad {
@@ -83,6 +87,9 @@ impl Default for NetlabLoad {
         NetlabLoad {
             block_size: netlab_tcpload::SenderConfig::new(to).block_size,
             recv_buf: netlab_tcpload::SinkConfig::new(to, None).recv_buf,
+            start_delay_ms: netlab_tcpload::SenderConfig::new(to)
+                .start_delay
+                .as_millis() as u64,
         }
     }
 }
@@ -117,6 +124,9 @@ impl Load {
                 }
                 if n.recv_buf != d.recv_buf {
                     s += &format!(" recv {}", n.recv_buf);
+                }
+                if n.start_delay_ms != d.start_delay_ms {
+                    s += &format!(" delay {} ms", n.start_delay_ms);
                 }
                 s
             }

@@ -84,29 +84,21 @@ impl ReadbackCheck {
     }
 
     /// Whether `ss` agrees with the two bracketing tcp_info samples: mss
-    /// equal, total retransmissions and bytes acked between them, cwnd and
-    /// ssthresh inside their range, smoothed RTT inside their range ± 1 ms.
+    /// equal, and its cumulative counters (total retransmissions, bytes
+    /// acked) between the two samples' values. cwnd, ssthresh and RTT are
+    /// gauges that may move either way inside the bracket; they are kept
+    /// for the report, not judged.
     pub fn tcp_agrees(&self) -> Option<bool> {
         let b = self.tcp_before.as_ref()?.record.info.as_ref()?;
         let a = self.tcp_after.as_ref()?.record.info.as_ref()?;
         let s = self.ss.as_ref()?;
         let within =
             |x: Option<u64>, p: u64, q: u64| x.is_some_and(|x| p.min(q) <= x && x <= p.max(q));
-        let rtt_lo = f64::from(b.rtt_us.min(a.rtt_us)) / 1e3 - 1.0;
-        let rtt_hi = f64::from(b.rtt_us.max(a.rtt_us)) / 1e3 + 1.0;
-        let ssthresh_ok = if b.ssthresh >= INFINITE_SSTHRESH || a.ssthresh >= INFINITE_SSTHRESH {
-            true // ss omits an infinite ssthresh
-        } else {
-            within(s.ssthresh, u64::from(b.ssthresh), u64::from(a.ssthresh))
-        };
         Some(
             s.mss == Some(u64::from(a.mss))
-                && within(s.cwnd, u64::from(b.cwnd), u64::from(a.cwnd))
-                && ssthresh_ok
                 // ss omits `retrans:` while there has been none
                 && within(s.total_retrans.or(Some(0)), u64::from(b.total_retrans), u64::from(a.total_retrans))
-                && within(s.bytes_acked, b.bytes_acked, a.bytes_acked)
-                && s.rtt_ms.is_some_and(|r| rtt_lo <= r && r <= rtt_hi),
+                && within(s.bytes_acked, b.bytes_acked, a.bytes_acked),
         )
     }
 }
@@ -126,6 +118,12 @@ pub struct ReceiverSummary {
     pub wakeups: u64,
     /// How the connection ended.
     pub tcp_end: String,
+    /// When B's loop accepted the connection (s since t0).
+    #[serde(default)]
+    pub accepted_s: Option<f64>,
+    /// When the first recv returned data (s since t0).
+    #[serde(default)]
+    pub first_recv_s: Option<f64>,
 }
 
 impl ReceiverSummary {
@@ -143,6 +141,8 @@ impl ReceiverSummary {
             },
             wakeups: log.wakeups,
             tcp_end: format!("{:?}", log.tcp_end),
+            accepted_s: log.accepted_s,
+            first_recv_s: log.recvs.t_us.first().map(|t| *t as f64 / 1e6),
         }
     }
 }

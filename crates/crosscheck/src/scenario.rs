@@ -306,6 +306,7 @@ fn measure(
             let sender_cfg = SenderConfig {
                 cc: cfg.cc.clone(),
                 block_size: n.block_size,
+                start_delay: Duration::from_millis(n.start_delay_ms),
                 lifetime: tl.end() - tl.load_start() + Duration::from_secs(2),
                 ..SenderConfig::new(b_tcp)
             };
@@ -490,8 +491,13 @@ fn measure(
     rec.probe = probe.requests;
 
     if let Some(client) = irtt_client {
-        let out =
-            client.wait(Duration::from_secs_f64(cfg.probe_timeout_s) + Duration::from_secs(4))?;
+        // irtt sends until 1 s before t0 + end + slack, then waits
+        // timeout + 0.5 s for late replies: give it that plus 10 s.
+        let until = at(tl.end()
+            + CONNECT_SLACK
+            + Duration::from_secs_f64(cfg.probe_timeout_s)
+            + Duration::from_secs(10));
+        let out = client.wait(until.saturating_duration_since(Instant::now()))?;
         let parsed = std::fs::read_to_string(&irtt_file)
             .map_err(|e| {
                 CrosscheckError::tool(
