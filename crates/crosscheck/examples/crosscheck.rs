@@ -15,7 +15,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use netlab_crosscheck::{run, CrosscheckConfig, Iperf3Load, Load, NetlabLoad, Timeline};
+use netlab_crosscheck::{run_to_dir, CrosscheckConfig, Iperf3Load, Load, NetlabLoad, Timeline};
 
 fn die(msg: &str) -> ! {
     eprintln!("crosscheck: {msg}");
@@ -145,8 +145,10 @@ fn main() {
         );
         std::process::exit(if outcome.status.success() { 0 } else { 1 });
     }
-    let result = run(&cfg, |line| eprintln!("{line}")).unwrap_or_else(|e| die(&e.to_string()));
-    let (md, json) = result.write(&out).unwrap_or_else(|e| die(&e.to_string()));
+    // Rewritten after every scenario: a run cut short keeps what it measured.
+    let result =
+        run_to_dir(&cfg, &out, |line| eprintln!("{line}")).unwrap_or_else(|e| die(&e.to_string()));
+    let (md, json) = (out.join("crosscheck.md"), out.join("crosscheck.json"));
     println!(
         "{}\n\nwrote {} and {}",
         result.markdown(),

@@ -150,7 +150,26 @@ fn rfc3339_now() -> String {
 /// run goes on; only an unusable configuration or missing tools fail it.
 pub fn run(
     cfg: &CrosscheckConfig,
+    progress: impl FnMut(&str),
+) -> Result<CrosscheckRun, CrosscheckError> {
+    run_with(cfg, progress, |_| Ok(()))
+}
+
+/// [`run`], rewriting `crosscheck.md` and `crosscheck.json` in `dir` after
+/// every scenario, so a run cut short (deadline, signal) keeps what it
+/// measured.
+pub fn run_to_dir(
+    cfg: &CrosscheckConfig,
+    dir: &Path,
+    progress: impl FnMut(&str),
+) -> Result<CrosscheckRun, CrosscheckError> {
+    run_with(cfg, progress, |partial| partial.write(dir).map(|_| ()))
+}
+
+fn run_with(
+    cfg: &CrosscheckConfig,
     mut progress: impl FnMut(&str),
+    mut after_each: impl FnMut(&CrosscheckRun) -> Result<(), CrosscheckError>,
 ) -> Result<CrosscheckRun, CrosscheckError> {
     cfg.validate()?;
     check_tools(cfg)?;
@@ -194,6 +213,8 @@ pub fn run(
             rec.error.as_ref().map_or(String::new(), |e| format!(" ERROR {e}")),
         ));
         out.scenarios.push(rec);
+        out.elapsed_s = started.elapsed().as_secs_f64();
+        after_each(&out)?;
     }
     let _ = std::fs::remove_dir(&scratch);
     out.elapsed_s = started.elapsed().as_secs_f64();
