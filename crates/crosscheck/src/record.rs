@@ -376,4 +376,54 @@ mod tests {
         assert!((m.backlog_delay_ms.unwrap() - 9.6).abs() < 1e-9);
         assert_eq!(m.reductions, None);
     }
+
+    fn sample(t: f64, cwnd: u32, ssthresh: u32, retrans: u32, rwnd_us: u64) -> TcpSample {
+        let mut info = netlab_tcpload::TcpInfoView::new(&[0u8; 232])
+            .unwrap()
+            .decode();
+        (
+            info.cwnd,
+            info.ssthresh,
+            info.total_retrans,
+            info.rwnd_limited_us,
+            info.rtt_us,
+        ) = (cwnd, ssthresh, retrans, rwnd_us, 500_000);
+        TcpSample {
+            start_s: t,
+            end_s: t,
+            record: netlab_tcpload::sampler::DiagRecord {
+                state: 1,
+                inode: 1,
+                recv_queue: 0,
+                send_queue: 0,
+                info: Some(info),
+                congestion: None,
+                skmem: None,
+            },
+        }
+    }
+
+    #[test]
+    fn reductions_are_ssthresh_changes_split_at_the_window() {
+        let inf = INFINITE_SSTHRESH;
+        let rec = ScenarioRecord {
+            tcp_a: vec![
+                sample(3.0, 10, inf, 0, 0),
+                sample(4.0, 800, inf, 0, 0),
+                sample(5.0, 700, 450, 30, 0),
+                sample(5.2, 450, 450, 90, 0),
+                sample(8.0, 300, 230, 120, 0),
+                sample(9.0, 232, 230, 130, 40_000),
+            ],
+            ..ScenarioRecord::default()
+        };
+        let m = Metrics::derive(&rec, (6.0, 18.0), 625_000.0);
+        assert_eq!(m.reductions, Some(2));
+        assert_eq!(m.reductions_before_window, Some(1));
+        assert_eq!(m.total_retrans, Some(130));
+        assert_eq!(m.cwnd_max, Some(800));
+        assert_eq!(m.cwnd_mean_window, Some(266.0));
+        assert_eq!(m.tcp_rtt_mean_ms, Some(500.0));
+        assert_eq!(m.rwnd_limited_ms, Some(40.0));
+    }
 }
