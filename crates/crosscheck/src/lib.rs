@@ -15,7 +15,10 @@
 //! 3. **Readbacks**: netlab's qdisc readback bracketing `tc -s -d -j`, and
 //!    its tcp_info bracketing `ss -tinm`, mid-window.
 //!
-//! Loads alternate order every round. [`CrosscheckRun::write`] writes
+//! Loads alternate order every round; every window starts at the load's
+//! own connect (iperf3 connects up to 2.5 s late in the guest). See
+//! `docs/crosscheck.md` for the rules and the issue-11 evidence.
+//! [`CrosscheckRun::write`] (or [`run_to_dir`], after every scenario) writes
 //! `crosscheck.md` (a table per pairing, per-round values side by side,
 //! plus medians) and `crosscheck.json` (every raw sample).
 //!
