@@ -39,6 +39,9 @@ pub struct SenderConfig {
     /// Lifetime from [`Sender::connect`] being called (17 s); connect time
     /// counts against it.
     pub lifetime: Duration,
+    /// Pause between the connect and the first write (0). Counts against
+    /// the lifetime.
+    pub start_delay: Duration,
 }
 
 impl SenderConfig {
@@ -51,6 +54,7 @@ impl SenderConfig {
             send_timeout: Duration::from_secs(1),
             max_consecutive_stalls: None,
             lifetime: Duration::from_secs(17),
+            start_delay: Duration::ZERO,
         }
     }
 
@@ -264,6 +268,11 @@ impl Sender {
         let mut stalls = Vec::new();
         let mut consecutive = 0u32;
         let mut current_timeout = self.cfg.send_timeout; // set by connect
+        std::thread::sleep(
+            self.cfg
+                .start_delay
+                .min(self.deadline.saturating_duration_since(Instant::now())),
+        );
         let termination = loop {
             let now = Instant::now();
             if now >= self.deadline {

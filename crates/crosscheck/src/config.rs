@@ -1,0 +1,314 @@
+//! What a cross-check runs: arms, loads, timeline, rounds.
+
+use std::time::Duration;
+
+use netlab_qdisc::{Arm, Bottleneck, Tbf};
+use serde::{Deserialize, Serialize};
+
+use crate::CrosscheckError;
+
+/// One scenario's timeline, relative to t0 (B's receiver start), as in
+/// SPEC §3: probe-only baseline, then the load from `baseline` for `load`;
+/// the measured window is `[baseline + warmup, baseline + load)`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Timeline {
+    /// Probe-only phase (3 s).
+    pub baseline_s: f64,
+    /// Start-up not measured (3 s).
+    pub warmup_s: f64,
+    /// Load duration from its start to the end of the window (15 s).
+    pub load_s: f64,
+}
+
+impl Timeline {
+    /// SPEC §3: 0–3 s baseline, load from 3 s, window 6–18 s.
+    pub const SPEC: Timeline = Timeline {
+        baseline_s: 3.0,
+        warmup_s: 3.0,
+        load_s: 15.0,
+    };
+
+    /// A short timeline for CI: 1 s baseline, load 1–7 s, window 3–7 s.
+    pub const SHORT: Timeline = Timeline {
+        baseline_s: 1.0,
+        warmup_s: 2.0,
+        load_s: 6.0,
+    };
+
+    /// When the load starts.
+    pub fn load_start(&self) -> Duration {
+        Duration::from_secs_f64(self.baseline_s)
+    }
+    /// Start of the measured window.
+    pub fn window_start(&self) -> Duration {
+        Duration::from_secs_f64(self.baseline_s + self.warmup_s)
+    }
+    /// End of the scenario (end of the window; the receiver closes).
+    pub fn end(&self) -> Duration {
+        Duration::from_secs_f64(self.baseline_s + self.load_s)
+    }
+    /// When the mid-load readback cross-check (pairing 3) is taken: 2/3 into
+    /// the window.
+    pub fn readback_at(&self) -> Duration {
+        let w = self.baseline_s + self.warmup_s;
+        Duration::from_secs_f64(w + (self.baseline_s + self.load_s - w) * 2.0 / 3.0)
+    }
+
+    fn validate(&self) -> Result<(), CrosscheckError> {
+        let ok =
+            self.baseline_s >= 0.5 && self.warmup_s >= 0.0 && self.load_s > self.warmup_s + 1.0;
+        if ok && self.baseline_s + self.load_s <= 120.0 {
+            Ok(())
+        } else {
+            Err(CrosscheckError::Config(format!(
+                "timeline {self:?}: need baseline ≥ 0.5 s, load > warm-up + 1 s, end ≤ 120 s"
+            )))
+        }
+    }
+}
+
+/// netlab's own load: tcpload's sender in A, its receiver in B.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetlabLoad {
+    /// Bytes per sender write (`SenderConfig::block_size`).
+    pub block_size: usize,
+    /// Bytes per receiver recv (`SinkConfig::recv_buf`).
+    pub recv_buf: usize,
+    /// Pause between connect and the first write, ms
+    /// (`SenderConfig::start_delay`).
+    #[serde(default)]
+    pub start_delay_ms: u64,
+}
+
+impl Default for NetlabLoad {
+    /// tcpload's own defaults (`SenderConfig::new`, `SinkConfig::new`).
+    fn default() -> Self {
+        let to = "127.0.0.1:9".parse().expect("literal address");
+        NetlabLoad {
+            block_size: netlab_tcpload::SenderConfig::new(to).block_size,
+            recv_buf: netlab_tcpload::SinkConfig::new(to, None).recv_buf,
+            start_delay_ms: netlab_tcpload::SenderConfig::new(to)
+                .start_delay
+                .as_millis() as u64,
+        }
+    }
+}
+
+/// Debian's iperf3 as the load: server in B, client in A.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Iperf3Load {
+    /// `-l`: bytes per write/read; `None` keeps iperf3's default (128 KiB).
+    pub length: Option<usize>,
+}
+
+/// Which load a scenario runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "tool", rename_all = "snake_case")]
+pub enum Load {
+    /// netlab's sender and receiver.
+    Netlab(NetlabLoad),
+    /// `iperf3 -C <cc>`.
+    Iperf3(Iperf3Load),
+}
+
+impl Load {
+    /// A short label for tables: "netlab", "iperf3", or with the non-default
+    /// settings, e.g. "netlab block 16384".
+    pub fn label(&self) -> String {
+        match self {
+            Load::Netlab(n) => {
+                let d = NetlabLoad::default();
+                let mut s = "netlab".to_string();
+                if n.block_size != d.block_size {
+                    s += &format!(" block {}", n.block_size);
+                }
+                if n.recv_buf != d.recv_buf {
+                    s += &format!(" recv {}", n.recv_buf);
+                }
+                if n.start_delay_ms != d.start_delay_ms {
+                    s += &format!(" delay {} ms", n.start_delay_ms);
+                }
+                s
+            }
+            Load::Iperf3(i) => match i.length {
+                Some(l) => format!("iperf3 -l {l}"),
+                None => "iperf3".into(),
+            },
+        }
+    }
+}
+
+/// A whole cross-check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CrosscheckConfig {
+    /// Rounds; in each round every arm runs every load, in an order that
+    /// alternates between rounds (≥ 10 for a headline figure).
+    pub rounds: u32,
+    /// The arms, as tc words (`pfifo limit 256`, `fq_codel … ecn`).
+    pub arms: Vec<String>,
+    /// The TBF, as tc words (`rate 5mbit burst 16kb limit 64kb`).
+    pub tbf: String,
+    /// The loads compared (pairing 1); the first is the reference netlab.
+    pub loads: Vec<Load>,
+    /// Congestion control of both loads.
+    pub cc: String,
+    /// Timeline of every scenario.
+    pub timeline: Timeline,
+    /// Probe spacing of both probes (200 ms).
+    pub probe_interval_s: f64,
+    /// netlab probe timeout = censoring bound for both probes (1 s).
+    pub probe_timeout_s: f64,
+    /// Run `irtt client` next to netlab's probe (pairing 2).
+    pub irtt: bool,
+    /// Take the mid-load readback check against `tc` and `ss` (pairing 3).
+    pub readback_check: bool,
+}
+
+impl CrosscheckConfig {
+    /// The default comparison's path and arms (pfifo and fq_codel), netlab
+    /// vs iperf3, SPEC timeline, with irtt and the readback check.
+    pub fn new(rounds: u32) -> Self {
+        CrosscheckConfig {
+            rounds,
+            arms: vec![
+                "pfifo limit 256".into(),
+                "fq_codel limit 256 memory_limit 1048576 target 5ms interval 100ms ecn".into(),
+            ],
+            tbf: "rate 5mbit burst 16kb limit 64kb".into(),
+            loads: vec![
+                Load::Netlab(NetlabLoad::default()),
+                Load::Iperf3(Iperf3Load::default()),
+            ],
+            cc: "reno".into(),
+            timeline: Timeline::SPEC,
+            probe_interval_s: 0.2,
+            probe_timeout_s: 1.0,
+            irtt: true,
+            readback_check: true,
+        }
+    }
+
+    /// The parsed bottlenecks, one per arm, or an error naming the bad words.
+    pub fn bottlenecks(&self) -> Result<Vec<Bottleneck>, CrosscheckError> {
+        let tbf = Tbf::parse(&self.tbf)
+            .map_err(|e| CrosscheckError::Config(format!("TBF {:?}: {e}", self.tbf)))?;
+        self.arms
+            .iter()
+            .map(|w| {
+                Arm::parse(w)
+                    .map(|arm| Bottleneck { tbf, arm })
+                    .map_err(|e| CrosscheckError::Config(format!("arm {w:?}: {e}")))
+            })
+            .collect()
+    }
+
+    /// Checks every field; errors name the field.
+    pub fn validate(&self) -> Result<(), CrosscheckError> {
+        if self.rounds == 0 || self.rounds > 1000 {
+            return Err(CrosscheckError::Config("rounds must be 1..=1000".into()));
+        }
+        if self.arms.is_empty() || self.loads.is_empty() {
+            return Err(CrosscheckError::Config(
+                "need at least one arm and one load".into(),
+            ));
+        }
+        self.bottlenecks()?;
+        self.timeline.validate()?;
+        if !(0.01..=5.0).contains(&self.probe_interval_s)
+            || !(0.05..=10.0).contains(&self.probe_timeout_s)
+        {
+            return Err(CrosscheckError::Config(
+                "probe_interval_s must be 0.01..5 and probe_timeout_s 0.05..10".into(),
+            ));
+        }
+        for l in &self.loads {
+            if let Load::Netlab(n) = l {
+                if n.block_size == 0 || n.recv_buf == 0 {
+                    return Err(CrosscheckError::Config(
+                        "netlab load: block_size and recv_buf must be > 0".into(),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The scenarios in run order: (round, arm index, load index). Arms
+    /// alternate inside a round (as `compare` does); the load order flips
+    /// every round so neither tool always runs first.
+    pub fn schedule(&self) -> Vec<(u32, usize, usize)> {
+        let mut out = Vec::new();
+        for round in 1..=self.rounds {
+            for arm in 0..self.arms.len() {
+                let mut loads: Vec<usize> = (0..self.loads.len()).collect();
+                if (round + arm as u32) % 2 == 0 {
+                    loads.reverse();
+                }
+                out.extend(loads.into_iter().map(|l| (round, arm, l)));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_config_is_valid_and_alternates() {
+        let c = CrosscheckConfig::new(2);
+        c.validate().unwrap();
+        assert_eq!(c.bottlenecks().unwrap().len(), 2);
+        assert_eq!(
+            c.schedule(),
+            vec![
+                (1, 0, 0),
+                (1, 0, 1),
+                (1, 1, 1),
+                (1, 1, 0),
+                (2, 0, 1),
+                (2, 0, 0),
+                (2, 1, 0),
+                (2, 1, 1)
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let mut c = CrosscheckConfig::new(1);
+        c.arms = vec!["nosuch 1".into()];
+        assert!(c.validate().unwrap_err().to_string().contains("nosuch"));
+        let mut c = CrosscheckConfig::new(0);
+        assert!(c.validate().unwrap_err().to_string().contains("rounds"));
+        c.rounds = 1;
+        c.timeline.load_s = 1.0;
+        assert!(c.validate().unwrap_err().to_string().contains("timeline"));
+    }
+
+    #[test]
+    fn labels_show_non_default_settings() {
+        assert_eq!(Load::Netlab(NetlabLoad::default()).label(), "netlab");
+        let n = NetlabLoad {
+            block_size: 1000,
+            ..NetlabLoad::default()
+        };
+        assert_eq!(Load::Netlab(n).label(), "netlab block 1000");
+        assert_eq!(
+            Load::Iperf3(Iperf3Load {
+                length: Some(16384)
+            })
+            .label(),
+            "iperf3 -l 16384"
+        );
+    }
+
+    #[test]
+    fn timeline_marks() {
+        let t = Timeline::SPEC;
+        assert_eq!(t.window_start(), Duration::from_secs(6));
+        assert_eq!(t.end(), Duration::from_secs(18));
+        assert_eq!(t.readback_at(), Duration::from_secs(14));
+    }
+}

@@ -1,0 +1,235 @@
+//! netlab-crosscheck: does netlab measure what iperf3, irtt, tc and ss
+//! measure on the same path? (issue 11)
+//!
+//! [`run`] builds, for every round × arm × load, a fresh A–R–B with the
+//! default comparison's TBF and the arm on R's egress toward B, and runs in
+//! the *current* kernel (call it inside the UML guest for fq_codel; the
+//! host has pfifo only) the three pairings at once:
+//!
+//! 1. **Load**: netlab's sender + receiver, or `iperf3 -C reno` (server in
+//!    B, client in A), from the same start for the same duration, with the
+//!    same netlab probe; both flows sampled by the same sock_diag sampler
+//!    in A (and in B), the arm sampled every 200 ms.
+//! 2. **Probe**: netlab's probe and `irtt client` (server in B) at the same
+//!    200 ms spacing in the same scenario, ranked by the same rules.
+//! 3. **Readbacks**: netlab's qdisc readback bracketing `tc -s -d -j`, and
+//!    its tcp_info bracketing `ss -tinm`, mid-window.
+//!
+//! Loads alternate order every round; every window starts at the load's
+//! own connect (iperf3 connects up to 2.5 s late in the guest). See
+//! `docs/crosscheck.md` for the rules and the issue-11 evidence.
+//! [`CrosscheckRun::write`] (or [`run_to_dir`], after every scenario) writes
+//! `crosscheck.md` (a table per pairing, per-round values side by side,
+//! plus medians) and `crosscheck.json` (every raw sample).
+//!
+//! ```no_run
+//! use netlab_crosscheck::{run, CrosscheckConfig};
+//! let cfg = CrosscheckConfig::new(10); // both arms, netlab vs iperf3, SPEC timeline
+//! let result = run(&cfg, |line| eprintln!("{line}"))?;
+//! let (md, json) = result.write(std::path::Path::new("/tmp/crosscheck"))?;
+//! println!("{} {}", md.display(), json.display());
+//! # Ok::<(), netlab_crosscheck::CrosscheckError>(())
+//! ```
+//!
+//! Needs root, `iperf3`, `irtt`, `tc` and `ss` on the PATH.
+#![forbid(unsafe_code)]
+
+pub mod config;
+mod error;
+pub mod external;
+pub mod record;
+pub mod report;
+pub mod scenario;
+pub mod tools;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+pub use config::{CrosscheckConfig, Iperf3Load, Load, NetlabLoad, Timeline};
+pub use error::CrosscheckError;
+pub use record::{Metrics, ScenarioRecord};
+
+/// Schema version of `crosscheck.json`.
+pub const SCHEMA: u32 = 1;
+
+/// The external tools a cross-check runs.
+pub const TOOLS: [&str; 4] = ["iperf3", "irtt", "tc", "ss"];
+
+/// A finished cross-check: configuration, every scenario's raw record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CrosscheckRun {
+    /// [`SCHEMA`].
+    pub schema: u32,
+    /// Kernel release it ran on.
+    pub kernel: String,
+    /// Start, RFC 3339 UTC.
+    pub started_utc: String,
+    /// Wall time, seconds.
+    pub elapsed_s: f64,
+    /// The configuration.
+    pub config: CrosscheckConfig,
+    /// Every scenario in run order.
+    pub scenarios: Vec<ScenarioRecord>,
+}
+
+impl CrosscheckRun {
+    /// The markdown report.
+    pub fn markdown(&self) -> String {
+        report::markdown(self)
+    }
+
+    /// Writes `crosscheck.md` and `crosscheck.json` into `dir` (created if
+    /// needed); returns both paths.
+    pub fn write(&self, dir: &Path) -> Result<(PathBuf, PathBuf), CrosscheckError> {
+        let werr = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| CrosscheckError::Write { path, source }
+        };
+        std::fs::create_dir_all(dir).map_err(werr(dir))?;
+        let md = dir.join("crosscheck.md");
+        let json = dir.join("crosscheck.json");
+        std::fs::write(&md, self.markdown()).map_err(werr(&md))?;
+        let text = serde_json::to_string(self).map_err(|e| CrosscheckError::Write {
+            path: json.clone(),
+            source: std::io::Error::other(e),
+        })?;
+        std::fs::write(&json, text).map_err(werr(&json))?;
+        Ok((md, json))
+    }
+}
+
+/// Fails, naming them, if tools the configuration needs are not on PATH.
+pub fn check_tools(cfg: &CrosscheckConfig) -> Result<(), CrosscheckError> {
+    let mut need = vec!["tc", "ss", "ip"];
+    if cfg.irtt {
+        need.push("irtt");
+    }
+    if cfg.loads.iter().any(|l| matches!(l, Load::Iperf3(_))) {
+        need.push("iperf3");
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let missing: Vec<&str> = need
+        .into_iter()
+        .filter(|t| !std::env::split_paths(&path).any(|d| d.join(t).is_file()))
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(CrosscheckError::Config(format!(
+            "not on PATH: {} (Debian: apt-get install iperf3 irtt iproute2)",
+            missing.join(", ")
+        )))
+    }
+}
+
+fn rfc3339_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Runs the whole cross-check in the current kernel; `progress` gets one
+/// line per scenario. A failing scenario is recorded (its `error`) and the
+/// run goes on; only an unusable configuration or missing tools fail it.
+pub fn run(
+    cfg: &CrosscheckConfig,
+    progress: impl FnMut(&str),
+) -> Result<CrosscheckRun, CrosscheckError> {
+    run_with(cfg, progress, |_| Ok(()))
+}
+
+/// [`run`], rewriting `crosscheck.md` and `crosscheck.json` in `dir` after
+/// every scenario, so a run cut short (deadline, signal) keeps what it
+/// measured.
+pub fn run_to_dir(
+    cfg: &CrosscheckConfig,
+    dir: &Path,
+    progress: impl FnMut(&str),
+) -> Result<CrosscheckRun, CrosscheckError> {
+    run_with(cfg, progress, |partial| partial.write(dir).map(|_| ()))
+}
+
+fn run_with(
+    cfg: &CrosscheckConfig,
+    mut progress: impl FnMut(&str),
+    mut after_each: impl FnMut(&CrosscheckRun) -> Result<(), CrosscheckError>,
+) -> Result<CrosscheckRun, CrosscheckError> {
+    cfg.validate()?;
+    check_tools(cfg)?;
+    let started = Instant::now();
+    let kernel = netlab_qdisc::kernel_release();
+    let run_id = netlab_topology::RunId::random();
+    let scratch = std::env::temp_dir().join(format!("netlab-crosscheck-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).map_err(|source| CrosscheckError::Write {
+        path: scratch.clone(),
+        source,
+    })?;
+    let ctx = scenario::ScenarioCtx {
+        cfg,
+        run_id: &run_id,
+        scratch: &scratch,
+        kernel: &kernel,
+    };
+    let mut out = CrosscheckRun {
+        schema: SCHEMA,
+        kernel: kernel.clone(),
+        started_utc: rfc3339_now(),
+        elapsed_s: 0.0,
+        config: cfg.clone(),
+        scenarios: Vec::new(),
+    };
+    let plan = cfg.schedule();
+    for (i, (round, arm, load)) in plan.iter().copied().enumerate() {
+        let rec = scenario::run_scenario(&ctx, i as u32 + 1, round, arm, load);
+        let m = &rec.metrics;
+        progress(&format!(
+            "[{}/{}] round {round} {} {}: goodput {} Mbit/s, probe p50 {} ms, drops {}, reductions {}, retrans {}{}",
+            i + 1,
+            plan.len(),
+            rec.arm,
+            rec.load_label,
+            rec.goodput_mbps.map_or("–".into(), |g| format!("{g:.2}")),
+            rec.probe_loaded.as_ref().and_then(|p| p.p50_ms).map_or("–".into(), |g| format!("{g:.0}")),
+            m.drops_window.map_or("–".into(), |g| g.to_string()),
+            m.reductions.map_or("–".into(), |g| g.to_string()),
+            m.total_retrans.map_or("–".into(), |g| g.to_string()),
+            rec.error.as_ref().map_or(String::new(), |e| format!(" ERROR {e}")),
+        ));
+        out.scenarios.push(rec);
+        out.elapsed_s = started.elapsed().as_secs_f64();
+        after_each(&out)?;
+    }
+    let _ = std::fs::remove_dir(&scratch);
+    out.elapsed_s = started.elapsed().as_secs_f64();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rfc3339_shape() {
+        let s = super::rfc3339_now();
+        assert_eq!(s.len(), 20, "{s}");
+        assert!(s.ends_with('Z') && s.as_bytes()[10] == b'T', "{s}");
+    }
+}

@@ -1,0 +1,352 @@
+//! The markdown report: one table per pairing, per-round values side by
+//! side, then per-load summaries (pure).
+
+use std::fmt::Write as _;
+
+use netlab_probe::PhaseStats;
+
+use crate::record::ScenarioRecord;
+use crate::CrosscheckRun;
+
+fn f(v: Option<f64>, prec: usize) -> String {
+    v.map_or("–".into(), |x| format!("{x:.prec$}"))
+}
+fn u<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or("–".into(), |x| x.to_string())
+}
+
+fn counts(s: Option<&PhaseStats>) -> String {
+    s.map_or("–".into(), |s| {
+        format!("{}/{}/{}", s.sent, s.ok, s.timeouts)
+    })
+}
+
+/// Lower median and range of the present values.
+fn med_range(mut v: Vec<f64>, prec: usize) -> String {
+    v.retain(|x| x.is_finite());
+    if v.is_empty() {
+        return "–".into();
+    }
+    v.sort_by(f64::total_cmp);
+    let m = v[(v.len() - 1) / 2];
+    format!("{m:.prec$} [{:.prec$}–{:.prec$}]", v[0], v[v.len() - 1])
+}
+
+/// Whether netlab's probe and irtt agree in one scenario (pairing 2, the
+/// issue's rules): on a fifo arm (`censoring`) the share of requests beyond
+/// the timeout must match within one request (netlab's timeouts vs irtt's
+/// share × netlab's sent); on other arms p50 and p95 of the successes must
+/// be within max(1 ms, 5 %).
+pub fn probes_agree(nl: &PhaseStats, ir: &PhaseStats, censoring: bool) -> Option<bool> {
+    if nl.sent == 0 || ir.sent == 0 {
+        return None;
+    }
+    if censoring {
+        let ir_share = f64::from(ir.timeouts) / f64::from(ir.sent);
+        Some((f64::from(nl.timeouts) - ir_share * f64::from(nl.sent)).abs() <= 1.0)
+    } else {
+        let close = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) => (a - b).abs() <= f64::max(1.0, 0.05 * a.max(b)),
+            _ => false,
+        };
+        Some(close(nl.p50_ms, ir.p50_ms) && close(nl.p95_ms, ir.p95_ms))
+    }
+}
+
+/// Whether an arm kind is a plain fifo (where censoring is compared).
+pub fn is_fifo(kind: &str) -> bool {
+    matches!(kind, "pfifo" | "bfifo")
+}
+
+fn yes(b: Option<bool>) -> &'static str {
+    match b {
+        Some(true) => "yes",
+        Some(false) => "**no**",
+        None => "–",
+    }
+}
+
+fn load_table(out: &mut String, rows: &[&ScenarioRecord]) {
+    out.push_str("| round | load | goodput own (Mbit/s) | goodput B tcp_info | probe sent/ok/timeouts | p50 (ms) | p95 (ms) | p95 censored | drops in window | reductions (before window) | retrans | mean backlog (skbs) | standing delay (ms) | skb in queue (B) | skb sent (B) | cwnd max | TCP RTT mean (ms) | rwnd-limited (ms) |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for r in rows {
+        let m = &r.metrics;
+        let p = r.probe_loaded.as_ref();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} |{}",
+            r.round,
+            r.load_label,
+            f(r.goodput_mbps, 2),
+            f(r.goodput_b_tcpinfo_mbps, 2),
+            counts(p),
+            f(p.and_then(|p| p.p50_ms), 1),
+            f(p.and_then(|p| p.p95_ms), 1),
+            p.and_then(|p| p.p95_censored).map_or("–".into(), |c| c.to_string()),
+            u(m.drops_window),
+            u(m.reductions),
+            u(m.reductions_before_window),
+            u(m.total_retrans),
+            f(m.backlog_packets_mean, 1),
+            f(m.backlog_delay_ms, 0),
+            f(m.skb_in_queue_bytes, 0),
+            f(m.skb_sent_bytes, 0),
+            u(m.cwnd_max),
+            f(m.tcp_rtt_mean_ms, 0),
+            f(m.rwnd_limited_ms, 0),
+            r.error.as_ref().map_or(String::new(), |e| format!(" error: {e}")),
+        );
+    }
+}
+
+fn load_summary(out: &mut String, rows: &[&ScenarioRecord], labels: &[String]) {
+    out.push_str("\nMedian [min–max] over rounds:\n\n| load | n | goodput own | p50 (ms) | p95 (ms) | drops in window | reductions | before window | retrans | mean backlog (skbs) | standing delay (ms) | skb in queue (B) | cwnd max |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for l in labels {
+        let rs: Vec<&&ScenarioRecord> = rows
+            .iter()
+            .filter(|r| &r.load_label == l && r.error.is_none())
+            .collect();
+        let col = |g: &dyn Fn(&ScenarioRecord) -> Option<f64>, prec| {
+            med_range(rs.iter().filter_map(|r| g(r)).collect(), prec)
+        };
+        let _ = writeln!(
+            out,
+            "| {l} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            rs.len(),
+            col(&|r| r.goodput_mbps, 2),
+            col(&|r| r.probe_loaded.as_ref().and_then(|p| p.p50_ms), 1),
+            col(&|r| r.probe_loaded.as_ref().and_then(|p| p.p95_ms), 1),
+            col(&|r| r.metrics.drops_window.map(|x| x as f64), 0),
+            col(&|r| r.metrics.reductions.map(f64::from), 0),
+            col(&|r| r.metrics.reductions_before_window.map(f64::from), 0),
+            col(&|r| r.metrics.total_retrans.map(f64::from), 0),
+            col(&|r| r.metrics.backlog_packets_mean, 1),
+            col(&|r| r.metrics.backlog_delay_ms, 0),
+            col(&|r| r.metrics.skb_in_queue_bytes, 0),
+            col(&|r| r.metrics.cwnd_max.map(f64::from), 0),
+        );
+    }
+}
+
+/// Renders the whole report.
+pub fn markdown(run: &CrosscheckRun) -> String {
+    let mut out = String::new();
+    let c = &run.config;
+    let _ = writeln!(out, "# netlab cross-check\n");
+    let _ = writeln!(
+        out,
+        "Kernel {}, started {}, {} round(s), {} scenario(s) in {:.0} s ({} failed). TBF `{}`; arms {}; congestion control {}; timeline: baseline {} s, load {} s, window [{}, {}) s; both probes every {} ms, censored at {} ms. Loads per round in alternating order.\n",
+        run.kernel,
+        run.started_utc,
+        c.rounds,
+        run.scenarios.len(),
+        run.elapsed_s,
+        run.scenarios.iter().filter(|s| s.error.is_some()).count(),
+        c.tbf,
+        c.arms.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", "),
+        c.cc,
+        c.timeline.baseline_s,
+        c.timeline.load_s,
+        c.timeline.window_start().as_secs_f64(),
+        c.timeline.end().as_secs_f64(),
+        c.probe_interval_s * 1e3,
+        c.probe_timeout_s * 1e3,
+    );
+    let labels: Vec<String> = c.loads.iter().map(|l| l.label()).collect();
+    let mut arms: Vec<(String, String)> = Vec::new();
+    for s in &run.scenarios {
+        if !arms.iter().any(|(w, _)| w == &s.arm_words) {
+            arms.push((s.arm_words.clone(), s.arm.clone()));
+        }
+    }
+
+    out.push_str("## 1. Load: netlab vs iperf3 (the same netlab probe)\n\n");
+    out.push_str("Goodput own: netlab by post-recv timestamps of validated blocks, iperf3 by its server's 200 ms intervals. B tcp_info: `bytes_received` of B's socket over the window (same method for both). Reductions: changes of ssthresh in the sender's 200 ms tcp_info samples (sock_diag in A, the same sampler for both flows). Backlog, standing delay (backlog bytes at the TBF rate) and skb sizes: the arm qdisc sampled every 200 ms over the window; skb in queue = Σ backlog bytes / Σ backlog skbs; skb sent = Δbytes / Δpackets.\n\n");
+    for (words, kind) in &arms {
+        let rows: Vec<&ScenarioRecord> = run
+            .scenarios
+            .iter()
+            .filter(|s| &s.arm_words == words)
+            .collect();
+        let _ = writeln!(out, "### {kind} (`{words}`)\n");
+        load_table(&mut out, &rows);
+        load_summary(&mut out, &rows, &labels);
+        out.push('\n');
+    }
+
+    out.push_str("## 2. Probe: netlab vs irtt, in the same scenario\n\n");
+    out.push_str("Loaded phase (send time in the window). irtt's round trips are ranked with netlab's rules: a reply ≥ the timeout or none counts as a timeout. Agree (the issue's rules): on pfifo, netlab's timeouts within one request of irtt's share beyond the timeout × netlab's sent; on fq_codel, p50 and p95 of the successes within max(1 ms, 5 %). netlab's probe keeps one request outstanding (a timeout delays the next send), irtt sends every 200 ms regardless, so their counts differ under a > 1 s queue.\n\n");
+    out.push_str("| round | arm | load | netlab sent/ok/timeouts | irtt sent/ok/beyond | netlab p50 / p95 (ms) | irtt p50 / p95 (ms) | netlab p95 censored | irtt p95 censored | agree |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    let mut agree = (0, 0);
+    for s in run.scenarios.iter().filter(|s| s.irtt_loaded.is_some()) {
+        let (nl, ir) = (s.probe_loaded.as_ref(), s.irtt_loaded.as_ref());
+        let a = nl
+            .zip(ir)
+            .and_then(|(a, b)| probes_agree(a, b, is_fifo(&s.arm)));
+        agree.1 += u32::from(a.is_some());
+        agree.0 += u32::from(a == Some(true));
+        let cen = |p: Option<&PhaseStats>| {
+            p.and_then(|p| p.p95_censored)
+                .map_or("–".into(), |c| c.to_string())
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} / {} | {} / {} | {} | {} | {} |",
+            s.round,
+            s.arm,
+            s.load_label,
+            counts(nl),
+            counts(ir),
+            f(nl.and_then(|p| p.p50_ms), 1),
+            f(nl.and_then(|p| p.p95_ms), 1),
+            f(ir.and_then(|p| p.p50_ms), 1),
+            f(ir.and_then(|p| p.p95_ms), 1),
+            cen(nl),
+            cen(ir),
+            yes(a),
+        );
+    }
+    let _ = writeln!(out, "\nAgree in {} of {} scenarios.\n", agree.0, agree.1);
+
+    out.push_str("## 3. Readbacks: netlab vs tc and ss at the same moment\n\n");
+    out.push_str("netlab's readback, then `tc -s -d -j qdisc show`, then netlab's again; netlab's tcp_info, then `ss -tinm`, then tcp_info again. Agree: tc's counters between the two readbacks (backlog within their range ± 64 KiB); ss's mss equal and its cumulative counters (retransmissions, bytes_acked) between the two samples. cwnd, ssthresh and RTT are gauges that move within the bracket (a process spawn in the guest takes 50–300 ms), so they are shown, not judged.\n\n");
+    out.push_str("| round | arm | load | t (s) | tc bytes / packets / drops | netlab before → after | tc backlog (B/skbs) | qdisc agrees | ss cwnd / ssthresh / retrans / rtt | tcp_info before → after (cwnd, retrans, rtt ms) | bracket (ms) | tcp agrees |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let (mut qa, mut ta) = ((0, 0), (0, 0));
+    for s in &run.scenarios {
+        let Some(c) = &s.readback else { continue };
+        let q = c.qdisc_agrees();
+        let t = c.tcp_agrees();
+        qa.1 += u32::from(q.is_some());
+        qa.0 += u32::from(q == Some(true));
+        ta.1 += u32::from(t.is_some());
+        ta.0 += u32::from(t == Some(true));
+        let tcpi = |x: &Option<netlab_tcpload::TcpSample>| {
+            x.as_ref()
+                .and_then(|s| s.record.info.as_ref())
+                .map_or("–".into(), |i| {
+                    format!(
+                        "{}, {}, {:.1}",
+                        i.cwnd,
+                        i.total_retrans,
+                        f64::from(i.rtt_us) / 1e3
+                    )
+                })
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {:.2} | {} | {} | {} | {} | {} | {} → {} | {} | {} |",
+            s.round,
+            s.arm,
+            s.load_label,
+            c.t_s,
+            c.tc.as_ref().map_or("–".into(), |t| format!(
+                "{} / {} / {}",
+                t.bytes, t.packets, t.drops
+            )),
+            match (c.qdisc_before, c.qdisc_after) {
+                (Some(b), Some(a)) => format!(
+                    "{}/{}/{} → {}/{}/{}",
+                    b.bytes, b.packets, b.drops, a.bytes, a.packets, a.drops
+                ),
+                _ => "–".into(),
+            },
+            c.tc.as_ref()
+                .map_or("–".into(), |t| format!("{}/{}", t.backlog, t.qlen)),
+            yes(q),
+            c.ss.as_ref().map_or("–".into(), |s| format!(
+                "{} / {} / {} / {}",
+                u(s.cwnd),
+                u(s.ssthresh),
+                u(s.total_retrans),
+                f(s.rtt_ms, 1)
+            )),
+            tcpi(&c.tcp_before),
+            tcpi(&c.tcp_after),
+            match (&c.tcp_before, &c.tcp_after) {
+                (Some(b), Some(a)) => format!("{:.0}", (a.end_s - b.start_s) * 1e3),
+                _ => "–".into(),
+            },
+            yes(t),
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nqdisc counters agree in {} of {}; tcp_info agrees with ss in {} of {}.\n",
+        qa.0, qa.1, ta.0, ta.1
+    );
+    let errs: Vec<String> = run
+        .scenarios
+        .iter()
+        .filter_map(|s| {
+            s.error
+                .as_ref()
+                .map(|e| format!("- scenario {} ({}, {}): {e}", s.index, s.arm, s.load_label))
+        })
+        .collect();
+    if !errs.is_empty() {
+        out.push_str("## Failures\n\n");
+        out.push_str(&errs.join("\n"));
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netlab_probe::Phase;
+
+    fn stats(sent: u32, timeouts: u32, p50: f64, p95: f64) -> PhaseStats {
+        PhaseStats {
+            phase: Phase::Loaded,
+            sent,
+            ok: sent - timeouts,
+            timeouts,
+            send_errors: 0,
+            abandoned: 0,
+            p50_ms: Some(p50),
+            p95_ms: Some(p95),
+            p50_censored: None,
+            p95_censored: None,
+        }
+    }
+
+    #[test]
+    fn probe_agreement_rules() {
+        assert_eq!(
+            probes_agree(&stats(50, 0, 4.0, 10.0), &stats(55, 0, 4.8, 10.4), false),
+            Some(true)
+        );
+        assert_eq!(
+            probes_agree(&stats(50, 0, 4.0, 10.0), &stats(55, 0, 5.1, 10.4), false),
+            Some(false)
+        );
+        assert_eq!(
+            probes_agree(
+                &stats(50, 0, 400.0, 900.0),
+                &stats(55, 0, 419.0, 940.0),
+                false
+            ),
+            Some(true)
+        );
+        // censoring: 5 of 50 vs 12 of 110 (5.45 expected) -> within one request
+        assert_eq!(
+            probes_agree(&stats(50, 5, 1.0, 1.0), &stats(110, 12, 1.0, 1.0), true),
+            Some(true)
+        );
+        assert_eq!(
+            probes_agree(&stats(50, 9, 1.0, 1.0), &stats(110, 12, 1.0, 1.0), true),
+            Some(false)
+        );
+        assert_eq!(
+            probes_agree(&stats(0, 0, 1.0, 1.0), &stats(110, 12, 1.0, 1.0), true),
+            None
+        );
+    }
+
+    #[test]
+    fn median_and_range() {
+        assert_eq!(med_range(vec![3.0, 1.0, 2.0, 10.0], 0), "2 [1–10]");
+        assert_eq!(med_range(vec![], 1), "–");
+    }
+}

@@ -1,0 +1,699 @@
+//! One cross-check scenario: a fresh A–R–B with TBF + arm on R's egress
+//! toward B, netlab's probe (B's echo) and optionally `irtt` probing from
+//! t0, the load (netlab's or iperf3) from the baseline mark, both flows
+//! sampled the same way (sock_diag in A and in B, every 200 ms), the arm
+//! sampled every 200 ms, a bracketed `tc`/`ss` check mid-window, the final
+//! qdisc readback at the end before anything closes. Every child and
+//! thread is bounded; the namespaces go when the guard drops.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use netlab_probe::{connect_socket, run_probe, Phase, PhaseBounds, ProbeConfig, ProbeLog};
+use netlab_qdisc::{Bottleneck, QdiscSocket};
+use netlab_tcpload::sampler::{DiagSocket, SamplerConfig, SamplerHandle};
+use netlab_tcpload::{
+    new_sender_socket, FlowId, Sender, SenderConfig, Sink, SinkConfig, TcpSampler,
+};
+use netlab_topology::spec::{A_ADDR, B_ADDR, R_B_IF};
+use netlab_topology::{RunId, Topology, TopologyGuard, TopologySpec};
+
+use crate::config::{CrosscheckConfig, Load};
+use crate::external::{irtt_requests, parse_tc_json, Iperf3Report, SsLine};
+use crate::record::{
+    tcpinfo_goodput, Metrics, QueueSample, ReadbackCheck, ReceiverSummary, ScenarioRecord,
+};
+use crate::tools::{argv, run_in, wait_listening, Tool};
+use crate::CrosscheckError;
+
+/// iperf3's port in B.
+pub const IPERF_PORT: u16 = 5201;
+/// iperf3 client's data-connection port in A (`--cport`), so its flow is
+/// known before it connects.
+pub const IPERF_CPORT: u16 = 5202;
+/// irtt server port in B.
+pub const IRTT_PORT: u16 = 2112;
+/// netlab's TCP port in B.
+pub const TCP_PORT: u16 = 46020;
+/// netlab's UDP echo port in B.
+pub const UDP_PORT: u16 = 46021;
+const SAMPLE: Duration = Duration::from_millis(200);
+/// Longest wait for the load's data connection after its start; the
+/// scenario's phases are taken from the actual connect (see [`Window`]).
+pub const CONNECT_SLACK: Duration = Duration::from_secs(4);
+
+fn wall_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+fn first_line(s: &str) -> &str {
+    s.trim().lines().next().unwrap_or("")
+}
+
+fn sleep_until(t: Instant) {
+    std::thread::sleep(t.saturating_duration_since(Instant::now()));
+}
+
+/// Where a scenario runs.
+pub struct ScenarioCtx<'a> {
+    /// The whole configuration.
+    pub cfg: &'a CrosscheckConfig,
+    /// Run id (namespace names carry it).
+    pub run_id: &'a RunId,
+    /// Folder for tool output files (irtt's JSON).
+    pub scratch: &'a std::path::Path,
+    /// Kernel release, for the record.
+    pub kernel: &'a str,
+}
+
+/// Runs one scenario; failures are recorded in [`ScenarioRecord::error`]
+/// together with whatever was measured until then.
+pub fn run_scenario(
+    ctx: &ScenarioCtx<'_>,
+    index: u32,
+    round: u32,
+    arm_idx: usize,
+    load_idx: usize,
+) -> ScenarioRecord {
+    let cfg = ctx.cfg;
+    let load = cfg.loads[load_idx].clone();
+    let mut rec = ScenarioRecord {
+        index,
+        round,
+        arm_words: cfg.arms[arm_idx].clone(),
+        load_label: load.label(),
+        load: Some(load),
+        kernel: ctx.kernel.to_owned(),
+        load_start_s: cfg.timeline.baseline_s,
+        ..ScenarioRecord::default()
+    };
+    let bottleneck = match cfg.bottlenecks() {
+        Ok(mut b) => b.swap_remove(arm_idx),
+        Err(e) => {
+            rec.error = Some(e.to_string());
+            return rec;
+        }
+    };
+    rec.arm = bottleneck.arm.kind().to_owned();
+    if let Err(e) = measure(ctx, index, &bottleneck, &mut rec) {
+        rec.error = Some(e.to_string());
+    }
+    rec.metrics = Metrics::derive(
+        &rec,
+        rec.window_s,
+        bottleneck.tbf.rate.bytes_per_sec() as f64,
+    );
+    rec
+}
+
+/// The load while it runs.
+enum Running {
+    Netlab(std::thread::JoinHandle<Result<NetlabOut, CrosscheckError>>),
+    Iperf3 {
+        client: Tool,
+        a: SamplerHandle,
+        b: SamplerHandle,
+    },
+}
+
+struct NetlabOut {
+    report: netlab_tcpload::SenderReport,
+    a: Option<netlab_tcpload::SamplerLog>,
+    b: Option<netlab_tcpload::SamplerLog>,
+}
+
+fn measure(
+    ctx: &ScenarioCtx<'_>,
+    index: u32,
+    bottleneck: &Bottleneck,
+    rec: &mut ScenarioRecord,
+) -> Result<(), CrosscheckError> {
+    let cfg = ctx.cfg;
+    let tl = cfg.timeline;
+    let load = rec.load.clone().expect("set by run_scenario");
+    let spec = TopologySpec::new(ctx.run_id.clone(), format!("x{index}"));
+    let topo = TopologyGuard::new(
+        Topology::build(&spec).map_err(|e| CrosscheckError::step("building A–R–B", e))?,
+    );
+    let configured = netlab_qdisc::configure(&topo.r, R_B_IF, bottleneck)
+        .map_err(|e| CrosscheckError::step(format!("configuring the bottleneck on {R_B_IF}"), e))?;
+    let qsock =
+        QdiscSocket::open_in(&topo.r).map_err(|e| CrosscheckError::step("qdisc socket in R", e))?;
+    let (a_ns, b_ns, r_ns) = (
+        topo.a.name().to_owned(),
+        topo.b.name().to_owned(),
+        topo.r.name().to_owned(),
+    );
+    let b_tcp = SocketAddr::from((B_ADDR, TCP_PORT));
+    let b_udp = SocketAddr::from((B_ADDR, UDP_PORT));
+
+    // Servers of the independent tools, up before t0.
+    let irtt_server = if cfg.irtt {
+        Some(Tool::spawn(
+            "irtt server in B",
+            &b_ns,
+            &argv(&[
+                "irtt",
+                "server",
+                "-b",
+                &format!("{B_ADDR}:{IRTT_PORT}"),
+                "--timeout=2m",
+            ]),
+        )?)
+    } else {
+        None
+    };
+    let iperf_server = match &load {
+        Load::Iperf3(i) => {
+            let mut args = argv(&[
+                "iperf3",
+                "-s",
+                "-1",
+                "-J",
+                "-i",
+                "0.2",
+                "-B",
+                &B_ADDR.to_string(),
+                "-p",
+                &IPERF_PORT.to_string(),
+            ]);
+            if let Some(l) = i.length {
+                args.extend(argv(&["-l", &l.to_string()]));
+            }
+            Some(Tool::spawn("iperf3 server in B", &b_ns, &args)?)
+        }
+        Load::Netlab(_) => None,
+    };
+    if irtt_server.is_some() {
+        wait_listening(&b_ns, true, IRTT_PORT, Duration::from_secs(5))?;
+    }
+    if iperf_server.is_some() {
+        wait_listening(&b_ns, false, IPERF_PORT, Duration::from_secs(5))?;
+    }
+
+    // B's loop (TCP receiver + the probe's echo): sets t0. With iperf3 as
+    // the load it serves only the echo, so both loads see the same probe.
+    let mut sink_cfg = SinkConfig::new(b_tcp, Some(b_udp));
+    sink_cfg.duration = tl.end() + CONNECT_SLACK + Duration::from_secs(2);
+    if let Load::Netlab(n) = &load {
+        sink_cfg.recv_buf = n.recv_buf;
+    }
+    let sink = topo
+        .b
+        .run(|| Sink::bind(sink_cfg))
+        .map_err(|e| CrosscheckError::step("entering B", e))?
+        .map_err(|e| CrosscheckError::step("binding netlab's receiver in B", e))?;
+    let t0 = sink.t0();
+    rec.t0_wall_ns = wall_ns();
+    let at = |s: Duration| t0 + s;
+    let sink_stop = Arc::new(AtomicBool::new(false));
+    let flag = sink_stop.clone();
+    let sink_h = std::thread::spawn(move || sink.run_with_stop(&flag));
+
+    let mut qcfg = netlab_qdisc::SamplerConfig::new(
+        SAMPLE,
+        t0,
+        at(tl.end() + CONNECT_SLACK + Duration::from_secs(1)),
+    );
+    qcfg.keep_raw = false;
+    let qsampler =
+        netlab_qdisc::Sampler::start(&topo.r, configured.ifindex, configured.psched, qcfg)
+            .map_err(|e| CrosscheckError::step("starting the qdisc sampler", e))?;
+
+    // netlab's probe in A.
+    let psock = topo
+        .a
+        .run(|| connect_socket(None, b_udp))
+        .map_err(|e| CrosscheckError::step("entering A", e))?
+        .map_err(|e| CrosscheckError::step("probe socket in A", e))?;
+    // The probe's schedule runs past the latest possible end; it is stopped
+    // at the actual end and its phases are taken from the actual connect.
+    let mut pcfg = ProbeConfig::with_end(tl.end() + CONNECT_SLACK);
+    pcfg.spacing = Duration::from_secs_f64(cfg.probe_interval_s);
+    pcfg.timeout = Duration::from_secs_f64(cfg.probe_timeout_s);
+    pcfg.max_requests = 10_000;
+    pcfg.phases = PhaseBounds {
+        baseline_start: Duration::ZERO,
+        baseline_end: tl.load_start(),
+        loaded_start: tl.window_start(),
+        loaded_end: tl.end(),
+    };
+    pcfg.validate()
+        .map_err(|e| CrosscheckError::step("probe config", e))?;
+    let probe_stop = Arc::new(AtomicBool::new(false));
+    let flag = probe_stop.clone();
+    let probe_h = std::thread::spawn(move || run_probe(&psock, t0, &pcfg, Some(&flag), |_| {}));
+
+    // irtt client in A, same spacing, sending until 1 s before the end.
+    let irtt_file = ctx.scratch.join(format!("irtt-{index}.json"));
+    let irtt_client = if cfg.irtt {
+        let d = (tl.end() + CONNECT_SLACK).as_secs_f64() - 1.0;
+        Some(Tool::spawn(
+            "irtt client in A",
+            &a_ns,
+            &argv(&[
+                "irtt",
+                "client",
+                "-Q",
+                "-i",
+                &format!("{}ms", (cfg.probe_interval_s * 1e3).round() as u64),
+                "-d",
+                &format!("{}ms", (d * 1e3).round() as u64),
+                &format!(
+                    "--wait={}ms",
+                    (cfg.probe_timeout_s * 1e3 + 500.0).round() as u64
+                ),
+                "-o",
+                &irtt_file.display().to_string(),
+                &format!("{B_ADDR}:{IRTT_PORT}"),
+            ]),
+        )?)
+    } else {
+        None
+    };
+
+    sleep_until(at(tl.load_start()));
+    let (flow_tx, flow_rx) = mpsc::channel::<FlowId>();
+    let scfg = SamplerConfig {
+        interval: SAMPLE,
+        max_duration: tl.end() + CONNECT_SLACK + Duration::from_secs(2),
+    };
+    let diag_a = || {
+        topo.a
+            .run(DiagSocket::open)
+            .map_err(|e| CrosscheckError::step("entering A", e))?
+            .map_err(|e| CrosscheckError::step("sock_diag in A", e))
+    };
+    let diag_b = || {
+        topo.b
+            .run(DiagSocket::open)
+            .map_err(|e| CrosscheckError::step("entering B", e))?
+            .map_err(|e| CrosscheckError::step("sock_diag in B", e))
+    };
+    let running = match &load {
+        Load::Netlab(n) => {
+            let sock = topo
+                .a
+                .run(|| new_sender_socket(&cfg.cc, b_tcp))
+                .map_err(|e| CrosscheckError::step("entering A", e))?
+                .map_err(|e| CrosscheckError::step("sender socket in A", e))?;
+            let (da, db) = (diag_a()?, diag_b()?);
+            let sender_cfg = SenderConfig {
+                cc: cfg.cc.clone(),
+                block_size: n.block_size,
+                start_delay: Duration::from_millis(n.start_delay_ms),
+                lifetime: tl.end() - tl.load_start() + Duration::from_secs(2),
+                ..SenderConfig::new(b_tcp)
+            };
+            Running::Netlab(std::thread::spawn(move || {
+                let tx = Sender::connect(sock, sender_cfg, t0)
+                    .map_err(|e| CrosscheckError::step("netlab sender", e))?;
+                let flow = tx.flow();
+                let _ = flow_tx.send(flow);
+                let back = FlowId {
+                    local: flow.remote,
+                    remote: flow.local,
+                };
+                let sa = TcpSampler::spawn(da, flow, t0, scfg).ok();
+                let sb = TcpSampler::spawn(db, back, t0, scfg).ok();
+                let report = tx.run();
+                Ok(NetlabOut {
+                    report,
+                    a: sa.and_then(|s| s.stop().ok()),
+                    b: sb.and_then(|s| s.stop().ok()),
+                })
+            }))
+        }
+        Load::Iperf3(i) => {
+            let flow = FlowId {
+                local: SocketAddr::from((A_ADDR, IPERF_CPORT)),
+                remote: SocketAddr::from((B_ADDR, IPERF_PORT)),
+            };
+            let back = FlowId {
+                local: flow.remote,
+                remote: flow.local,
+            };
+            let a = TcpSampler::spawn(diag_a()?, flow, t0, scfg)
+                .map_err(|e| CrosscheckError::step("tcp_info sampler in A", e))?;
+            let b = TcpSampler::spawn(diag_b()?, back, t0, scfg)
+                .map_err(|e| CrosscheckError::step("tcp_info sampler in B", e))?;
+            // One second past the window so the end is ours, not iperf3's.
+            let secs = tl.load_s + 1.0;
+            let mut args = argv(&[
+                "iperf3",
+                "-c",
+                &B_ADDR.to_string(),
+                "-p",
+                &IPERF_PORT.to_string(),
+                "--cport",
+                &IPERF_CPORT.to_string(),
+                "-C",
+                &cfg.cc,
+                "-J",
+                "-i",
+                "0.2",
+                "-t",
+                &format!("{secs}"),
+            ]);
+            if let Some(l) = i.length {
+                args.extend(argv(&["-l", &l.to_string()]));
+            }
+            let client = Tool::spawn("iperf3 client in A", &a_ns, &args)?;
+            let _ = flow_tx.send(flow);
+            Running::Iperf3 { client, a, b }
+        }
+    };
+    let flow = flow_rx.recv_timeout(CONNECT_SLACK).ok();
+    // The load's phases start at its data connection: iperf3 takes from
+    // 0.2 to 2.5 s to connect in the guest (process start, control
+    // connection), netlab's sender a few ms; a window fixed to t0 would put
+    // a late flow's slow-start overshoot inside the measured window.
+    let connected = match (&load, flow) {
+        (_, None) => None,
+        (Load::Netlab(_), Some(_)) => Some(Instant::now()),
+        (Load::Iperf3(_), Some(f)) => {
+            wait_connected(&diag_a, &f, at(tl.load_start()) + CONNECT_SLACK)
+        }
+    };
+    let Some(connected) = connected else {
+        return Err(CrosscheckError::step(
+            "the load",
+            format!("no data connection within {CONNECT_SLACK:?} of its start"),
+        ));
+    };
+    let c = connected.saturating_duration_since(t0);
+    let win = Window::from_connect(&tl, c);
+    rec.connect_s = Some(c.as_secs_f64());
+    rec.window_s = (win.start.as_secs_f64(), win.end.as_secs_f64());
+
+    // Pairing 3: netlab vs tc and ss, bracketed, mid-window.
+    if cfg.readback_check {
+        sleep_until(at(win.readback));
+        rec.readback = Some(readback_check(
+            &qsock,
+            &configured,
+            t0,
+            &r_ns,
+            &a_ns,
+            flow,
+            &diag_a,
+        ));
+    }
+
+    sleep_until(at(win.end));
+    let end_s = Instant::now().saturating_duration_since(t0).as_secs_f64();
+    match qsock.readback(configured.ifindex, Some(end_s), &configured.psched) {
+        Ok(rb) => rec.queue_final = QueueSample::from_records(end_s, &rb.records),
+        Err(e) => rec.error = Some(format!("final qdisc readback: {e}")),
+    }
+
+    // The common end: B closes; everything else is joined with a bound.
+    sink_stop.store(true, Ordering::SeqCst);
+    let rx = sink_h
+        .join()
+        .map_err(|_| CrosscheckError::step("netlab receiver", "thread panicked"))?;
+    let window = rec.window_s;
+    match rx {
+        Ok(log) => {
+            if matches!(load, Load::Netlab(_)) {
+                rec.goodput_mbps = netlab_tcpload::goodput(
+                    &log.recvs,
+                    netlab_tcpload::GoodputWindow {
+                        start: win.start,
+                        end: win.end,
+                    },
+                )
+                .mbit_per_s;
+                rec.receiver = Some(ReceiverSummary::from_log(&log));
+            }
+        }
+        Err(e) => rec.error = Some(format!("netlab receiver: {e}")),
+    }
+    match running {
+        Running::Netlab(h) => {
+            let out = h
+                .join()
+                .map_err(|_| CrosscheckError::step("netlab sender", "thread panicked"))??;
+            rec.sender = Some(out.report);
+            rec.tcp_a = out.a.map(|l| l.samples).unwrap_or_default();
+            rec.tcp_b = out.b.map(|l| l.samples).unwrap_or_default();
+        }
+        Running::Iperf3 { client, a, b } => {
+            let out = client.wait(Duration::from_secs(5))?;
+            rec.tcp_a = a.stop().map(|l| l.samples).unwrap_or_default();
+            rec.tcp_b = b.stop().map(|l| l.samples).unwrap_or_default();
+            match Iperf3Report::parse(&out.stdout) {
+                Ok(r) => rec.iperf_client = Some(r),
+                Err(e) => rec.error = Some(format!("{e}; stderr: {}", first_line(&out.stderr))),
+            }
+        }
+    }
+    if let Some(server) = iperf_server {
+        let out = server.wait(Duration::from_secs(5))?;
+        match Iperf3Report::parse(&out.stdout) {
+            Ok(r) => {
+                // The server's clock starts about when the data connection
+                // does: shift the window onto it.
+                let origin = c.as_secs_f64();
+                rec.goodput_mbps = r.window_mbps(window.0 - origin, window.1 - origin);
+                rec.iperf_server = Some(r);
+            }
+            Err(e) => {
+                rec.error = Some(format!(
+                    "iperf3 server: {e}; stderr: {}",
+                    first_line(&out.stderr)
+                ))
+            }
+        }
+    }
+    rec.goodput_b_tcpinfo_mbps = tcpinfo_goodput(&rec.tcp_b, window.0, window.1);
+
+    probe_stop.store(true, Ordering::SeqCst);
+    let probe: Result<ProbeLog, _> = probe_h
+        .join()
+        .map_err(|_| CrosscheckError::step("netlab probe", "thread panicked"))?;
+    let mut probe = probe.map_err(|e| CrosscheckError::step("netlab probe", e))?;
+    let phases = win.phases(&tl);
+    for r in &mut probe.requests {
+        r.phase = phases.phase_of(Duration::from_secs_f64(r.send_s));
+    }
+    let timeout = Duration::from_secs_f64(cfg.probe_timeout_s);
+    rec.probe_loaded = Some(netlab_probe::phase_stats(
+        &probe.requests,
+        Phase::Loaded,
+        timeout,
+    ));
+    rec.probe = probe.requests;
+
+    if let Some(client) = irtt_client {
+        // irtt sends until 1 s before t0 + end + slack, then waits
+        // timeout + 0.5 s for late replies: give it that plus 10 s.
+        let until = at(tl.end()
+            + CONNECT_SLACK
+            + Duration::from_secs_f64(cfg.probe_timeout_s)
+            + Duration::from_secs(10));
+        let out = client.wait(until.saturating_duration_since(Instant::now()))?;
+        let parsed = std::fs::read_to_string(&irtt_file)
+            .map_err(|e| {
+                CrosscheckError::tool(
+                    "irtt client",
+                    format!(
+                        "reading {}: {e}; stderr: {}",
+                        irtt_file.display(),
+                        first_line(&out.stderr)
+                    ),
+                )
+            })
+            .and_then(|j| irtt_requests(&j, rec.t0_wall_ns, timeout, &phases));
+        let _ = std::fs::remove_file(&irtt_file);
+        match parsed {
+            Ok(req) => {
+                rec.irtt_loaded = Some(netlab_probe::phase_stats(&req, Phase::Loaded, timeout));
+                rec.irtt = req;
+            }
+            Err(e) => rec.error = Some(e.to_string()),
+        }
+    }
+    if let Some(server) = irtt_server {
+        let _ = server.stop();
+    }
+    match qsampler.stop() {
+        Ok(series) => {
+            rec.queue = series
+                .samples
+                .iter()
+                .filter_map(|rb| {
+                    QueueSample::from_records(rb.taken_at_s.unwrap_or(0.0), &rb.records)
+                })
+                .collect();
+        }
+        Err(e) => rec.error = Some(format!("qdisc sampler: {e}")),
+    }
+    drop(topo);
+    Ok(())
+}
+
+/// A scenario's phases, from the load's actual connect `c` (s since t0):
+/// window `[c + warmup, c + load)`, as SPEC §3's 6–18 s for a connect at
+/// 3 s; the probe's loaded phase ends 1 s before the window does (SPEC §5:
+/// no new request in the last second), the readback check is 2/3 in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Window {
+    /// Start of the measured window.
+    pub start: Duration,
+    /// End of the window = the scenario's end.
+    pub end: Duration,
+    /// When the tc/ss check is taken.
+    pub readback: Duration,
+}
+
+impl Window {
+    /// From the timeline and the actual connect.
+    pub fn from_connect(tl: &crate::Timeline, c: Duration) -> Window {
+        let start = c + Duration::from_secs_f64(tl.warmup_s);
+        let end = c + Duration::from_secs_f64(tl.load_s);
+        Window {
+            start,
+            end,
+            readback: start + (end - start) * 2 / 3,
+        }
+    }
+
+    /// Probe phases: baseline before the load's start, loaded in the window
+    /// up to 1 s before its end.
+    pub fn phases(&self, tl: &crate::Timeline) -> PhaseBounds {
+        PhaseBounds {
+            baseline_start: Duration::ZERO,
+            baseline_end: tl.load_start(),
+            loaded_start: self.start,
+            loaded_end: self
+                .end
+                .saturating_sub(Duration::from_secs(1))
+                .max(self.start),
+        }
+    }
+}
+
+/// Polls sock_diag (every 10 ms, until `until`) for `flow`; returns when
+/// it was first seen.
+fn wait_connected(
+    diag_a: &dyn Fn() -> Result<DiagSocket, CrosscheckError>,
+    flow: &FlowId,
+    until: Instant,
+) -> Option<Instant> {
+    let mut diag = diag_a().ok()?;
+    while Instant::now() < until {
+        if let Ok(Some(r)) = diag.query(flow) {
+            // 1 = TCP_ESTABLISHED
+            if r.state == 1 {
+                return Some(Instant::now());
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    None
+}
+
+/// netlab readback, `tc -s -d -j`, netlab readback; tcp_info, `ss -tinm`,
+/// tcp_info — as close together as two process spawns allow.
+fn readback_check(
+    qsock: &QdiscSocket,
+    configured: &netlab_qdisc::Configured,
+    t0: Instant,
+    r_ns: &str,
+    a_ns: &str,
+    flow: Option<FlowId>,
+    diag_a: &dyn Fn() -> Result<DiagSocket, CrosscheckError>,
+) -> ReadbackCheck {
+    let now_s = || Instant::now().saturating_duration_since(t0).as_secs_f64();
+    let mut chk = ReadbackCheck {
+        t_s: now_s(),
+        qdisc_before: None,
+        tc: None,
+        qdisc_after: None,
+        tcp_before: None,
+        ss: None,
+        ss_text: String::new(),
+        tcp_after: None,
+        errors: Vec::new(),
+    };
+    let read = |errors: &mut Vec<String>| {
+        let t = now_s();
+        match qsock.readback(configured.ifindex, Some(t), &configured.psched) {
+            Ok(rb) => QueueSample::from_records(t, &rb.records),
+            Err(e) => {
+                errors.push(format!("qdisc readback: {e}"));
+                None
+            }
+        }
+    };
+    chk.qdisc_before = read(&mut chk.errors);
+    match run_in(
+        "tc in R",
+        r_ns,
+        &argv(&["tc", "-s", "-d", "-j", "qdisc", "show", "dev", R_B_IF]),
+        Duration::from_secs(5),
+    )
+    .and_then(|s| parse_tc_json(&s))
+    {
+        Ok(q) => chk.tc = q.into_iter().find(|q| q.handle == "10:"),
+        Err(e) => chk.errors.push(e.to_string()),
+    }
+    chk.qdisc_after = read(&mut chk.errors);
+
+    let Some(flow) = flow else {
+        chk.errors
+            .push("the load's flow was never seen; no ss check".into());
+        return chk;
+    };
+    let mut diag = match diag_a() {
+        Ok(d) => d,
+        Err(e) => {
+            chk.errors.push(e.to_string());
+            return chk;
+        }
+    };
+    let mut sample = |errors: &mut Vec<String>| {
+        let start = now_s();
+        match diag.query(&flow) {
+            Ok(Some(record)) => Some(netlab_tcpload::TcpSample {
+                start_s: start,
+                end_s: now_s(),
+                record,
+            }),
+            Ok(None) => {
+                errors.push("tcp_info: flow not found".into());
+                None
+            }
+            Err(e) => {
+                errors.push(format!("tcp_info: {e}"));
+                None
+            }
+        }
+    };
+    chk.tcp_before = sample(&mut chk.errors);
+    let filter = format!(
+        "( sport = :{} and dport = :{} )",
+        flow.local.port(),
+        flow.remote.port()
+    );
+    match run_in(
+        "ss in A",
+        a_ns,
+        &argv(&["ss", "-tinmH", "state", "established", &filter]),
+        Duration::from_secs(5),
+    ) {
+        Ok(text) => {
+            chk.ss = Some(SsLine::parse(&text));
+            chk.ss_text = text;
+        }
+        Err(e) => chk.errors.push(e.to_string()),
+    }
+    chk.tcp_after = sample(&mut chk.errors);
+    chk
+}
