@@ -30,7 +30,9 @@ pub struct QueueSample {
 impl QueueSample {
     /// The arm's counters (the qdisc whose parent is `1:1`) in a readback.
     pub fn from_records(t_s: f64, records: &[QdiscRecord]) -> Option<QueueSample> {
-        let arm = records.iter().find(|r| r.parent == "1:1")?;
+        let arm = records
+            .iter()
+            .find(|r| r.handle == netlab_qdisc::ARM_HANDLE)?;
         let s = arm.stats.as_ref()?;
         Some(QueueSample {
             t_s,

@@ -586,7 +586,7 @@ fn wait_connected(
     flow: &FlowId,
     until: Instant,
 ) -> Option<Instant> {
-    let mut diag = diag_a().ok()?;
+    let diag = diag_a().ok()?;
     while Instant::now() < until {
         if let Ok(Some(r)) = diag.query(flow) {
             // 1 = TCP_ESTABLISHED
@@ -651,14 +651,14 @@ fn readback_check(
             .push("the load's flow was never seen; no ss check".into());
         return chk;
     };
-    let mut diag = match diag_a() {
+    let diag = match diag_a() {
         Ok(d) => d,
         Err(e) => {
             chk.errors.push(e.to_string());
             return chk;
         }
     };
-    let mut sample = |errors: &mut Vec<String>| {
+    let sample = |errors: &mut Vec<String>| {
         let start = now_s();
         match diag.query(&flow) {
             Ok(Some(record)) => Some(netlab_tcpload::TcpSample {
