@@ -107,7 +107,7 @@ pub struct CompareArgs {
     #[arg(long, default_value = "46021")]
     pub udp_port: String,
     /// Size of each block the sender writes.
-    #[arg(long, default_value = "16384")]
+    #[arg(long, default_value = "131072")]
     pub block_size: String,
     /// Which kernel runs the experiment.
     #[arg(long, value_enum, default_value = "auto")]

@@ -22,7 +22,7 @@ pub const DEFAULT_ISO_PROBE_PORT: u16 = 46022;
 /// Ports given to flows without one (after the first) start here.
 pub const AUTO_PORT_BASE: u16 = 46100;
 /// Default sender write size.
-pub const DEFAULT_BLOCK_SIZE: u32 = 16384;
+pub const DEFAULT_BLOCK_SIZE: u32 = 131072;
 
 /// Which kernel runs the experiment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
