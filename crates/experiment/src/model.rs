@@ -119,8 +119,10 @@ impl Direction {
 /// The path between A and B.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PathSpec {
-    /// Round-trip delay added by netem (half on each direction, on R's
-    /// interfaces that are not a bottleneck's egress).
+    /// Round-trip delay added by netem: half at the root of each of R's two
+    /// egresses, with the direction's TBF and arm below it (docs/method.md
+    /// §11.2), so packets wait their delay before they reach the measured
+    /// queue.
     pub base_rtt: Duration,
     /// netem jitter, split like the delay.
     pub jitter: Duration,

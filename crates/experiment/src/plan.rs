@@ -63,7 +63,10 @@ pub struct ScenarioPlan {
     pub sample_interval: Duration,
     /// ECN capture.
     pub capture: CaptureSpec,
-    /// Seed of this scenario's randomness (netem), from the experiment's seed.
+    /// Seed of this scenario, from the experiment's seed; recorded with the
+    /// results. netem in the pinned 6.1 kernel takes no seed
+    /// (`TCA_NETEM_PRNG_SEED` came later), so jitter and loss, off by
+    /// default, are not reproducible draw for draw.
     pub seed: u64,
 }
 

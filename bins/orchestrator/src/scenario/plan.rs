@@ -189,9 +189,13 @@ impl ScenarioPlan {
         let sender_ecn = |dir: Direction| {
             let of: Vec<&FlowSpec> = s.flows.iter().filter(|f| f.direction == dir).collect();
             match of.first() {
-                // The experiment refuses mixed ECN per end.
-                Some(f) => u8::from(f.ecn),
-                None => 1,
+                // The experiment refuses mixed ECN per end. `ecn = false` is
+                // tcp_ecn 2, not 0: this end's own connections do not ask for
+                // ECN, but it still accepts ECN on connections the other end
+                // opens (0 would refuse it and silently turn ECN off for the
+                // other direction's flows too).
+                Some(f) if !f.ecn => 2,
+                _ => 1,
             }
         };
         topology.tcp_ecn_a = sender_ecn(Direction::Up);
@@ -436,7 +440,7 @@ mod tests {
             std::net::IpAddr::V4(A_ADDR)
         );
         assert_ne!(p.flows[0].spec.port, p.flows[1].spec.port);
-        assert_eq!((p.topology.tcp_ecn_a, p.topology.tcp_ecn_b), (1, 0));
+        assert_eq!((p.topology.tcp_ecn_a, p.topology.tcp_ecn_b), (1, 2));
     }
 
     #[test]
