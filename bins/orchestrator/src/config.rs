@@ -11,7 +11,7 @@ use netlab_qdisc::{Arm, Rate, Size, Tbf};
 use serde::{Deserialize, Serialize};
 
 use netlab_experiment::{
-    ArmSpec, CaptureSpec, Direction, Experiment, FlowSpec, PathSpec, ProbeKind, ProbeSpec,
+    ArmSpec, CaptureSpec, Direction, Experiment, FlowSpec, PathSpec, ProbeSpec,
 };
 
 use crate::cli::{CompareArgs, KernelChoice, RunArgs};
@@ -117,6 +117,25 @@ impl Timeline {
 /// Serialises a `Duration` as seconds (f64), and reads it back.
 pub use netlab_sys::secs;
 
+/// An optional `Duration` as seconds (f64) or null.
+mod opt_secs {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        d.map(|d| d.as_secs_f64()).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        let v = Option::<f64>::deserialize(d)?;
+        v.map(|v| {
+            Duration::try_from_secs_f64(v).map_err(|e| serde::de::Error::custom(e.to_string()))
+        })
+        .transpose()
+    }
+}
+
 /// The full, validated configuration of `orchestrator compare`; recorded
 /// whole in results.json.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -155,6 +174,9 @@ pub struct CompareConfig {
     pub udp_port: u16,
     /// Sender block size in bytes.
     pub block_size: usize,
+    /// Interval of the isochronous probe, when `--iso-probe` asks for it.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_secs")]
+    pub iso_probe: Option<Duration>,
     /// Kernel choice as given (not recorded: `kernel` of the results says
     /// which kernel ran and why).
     #[serde(skip)]
@@ -231,6 +253,26 @@ impl CompareConfig {
             ));
         }
         let block_size = parse_count("--block-size", &a.block_size, 16 << 20)? as usize;
+        let iso_probe = match &a.iso_probe {
+            None => None,
+            Some(text) => {
+                let d = parse_duration("--iso-probe", text)?;
+                if d < netlab_probe::iso::MIN_INTERVAL {
+                    return Err(usage("--iso-probe", text, "must be at least 1ms"));
+                }
+                let port = netlab_experiment::ProbeSpec::isochronous().port;
+                if tcp_port == port || udp_port == port {
+                    return Err(usage(
+                        "--iso-probe",
+                        text,
+                        format!(
+                            "its echo uses UDP port {port}: keep --tcp-port and --udp-port off it"
+                        ),
+                    ));
+                }
+                Some(d)
+            }
+        };
         let guest_mem = parse_guest_mem(&a.guest_mem)?;
         let out = a
             .out
@@ -252,6 +294,7 @@ impl CompareConfig {
             tcp_port,
             udp_port,
             block_size,
+            iso_probe,
             kernel: a.kernel,
             guest_mem,
             out,
@@ -301,13 +344,18 @@ impl CompareConfig {
                 port: self.tcp_port,
                 block_size: self.block_size as u32,
             }],
-            probes: vec![ProbeSpec {
+            probes: std::iter::once(ProbeSpec {
                 port: self.udp_port,
                 interval: self.probe_interval,
                 timeout: self.probe_timeout,
                 max_requests: Some(self.probe_max),
                 ..ProbeSpec::stop_and_wait()
-            }],
+            })
+            .chain(self.iso_probe.map(|interval| ProbeSpec {
+                interval,
+                ..ProbeSpec::isochronous()
+            }))
+            .collect(),
             sample_interval: self.sample_interval,
             capture: CaptureSpec {
                 frames: self.capture_frames,
@@ -373,19 +421,15 @@ impl RunConfig {
         })
     }
 
-    /// What the runner cannot do yet, refused as a usage error before
-    /// anything runs: the isochronous probe (its crate is being built) and
-    /// more than one stop-and-wait probe.
+    /// What the runner cannot do, refused as a usage error before anything
+    /// runs: more than one probe of a kind (the experiment refuses it too).
+    /// The stop-and-wait and the isochronous probe run side by side.
     pub fn check_runnable(&self) -> Result<(), UsageError> {
         for (i, p) in self.exp.probes.iter().enumerate() {
-            if p.kind == ProbeKind::Isochronous {
+            if self.exp.probes[..i].iter().any(|q| q.kind == p.kind) {
                 return Err(UsageError(format!(
-                    "probes[{i}].kind: the isochronous probe is not yet wired into the runner (use \"stop-and-wait\")"
-                )));
-            }
-            if i > 0 {
-                return Err(UsageError(format!(
-                    "probes[{i}]: the runner runs one stop-and-wait probe per scenario"
+                    "probes[{i}]: the runner runs one {} probe per scenario",
+                    p.kind.as_str()
                 )));
             }
         }

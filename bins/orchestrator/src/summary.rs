@@ -277,12 +277,94 @@ pub fn sections(results: &Results) -> Vec<String> {
     if results.scenarios.iter().any(|s| s.flows.len() > 1) {
         out.push(flows_section(results));
     }
+    if results.scenarios.iter().any(|s| s.iso_probe.is_some()) {
+        out.push(iso_section(results));
+    }
     let mut points: Vec<u32> = results.scenarios.iter().map(|s| s.point.index).collect();
     points.dedup();
     if points.len() > 1 {
         out.push(grid(results));
     }
     out
+}
+
+/// The isochronous probe's own table (issue 15): per scenario and phase
+/// (baseline, loaded), the slots sent, the successes, the late replies,
+/// the requests lost or censored at the timeout, p50/p95/p99 of the
+/// successes with their count, the censoring-aware p50/p95/p99 over all
+/// sent requests (a bound where the rank falls on the censored mass) and
+/// the up/down one-way p50.
+pub fn iso_section(results: &Results) -> String {
+    use netlab_probe::Phase;
+    let mut s = String::from(
+        "Isochronous probe (a request every interval on a fixed grid, beside the stop-and-wait probe above):\n\n",
+    );
+    s.push_str("| Scenario | round | arm | phase | interval ms | sent | ok | late | lost or censored | successful p50/p95/p99 ms | censoring-aware p50/p95/p99 ms | up/down p50 ms |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let mut notes = Vec::new();
+    for sc in &results.scenarios {
+        let Some(iso) = &sc.iso_probe else {
+            continue;
+        };
+        let interval = iso.log.config.interval.as_secs_f64() * 1e3;
+        for (phase, label) in [(Phase::Baseline, "baseline"), (Phase::Loaded, "loaded")] {
+            let Some(p) = iso.phase(phase) else {
+                continue;
+            };
+            let st = &p.stats;
+            let oneway = match (st.up, st.down) {
+                (Some(u), Some(d)) => format!("{}/{}", opt_ms(u.p50_ms), opt_ms(d.p50_ms)),
+                _ => "absent".into(),
+            };
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {interval} | {} | {} | {} | {} | {}/{}/{} (n={}) | {}/{}/{} (of {}) | {oneway} |",
+                sc.index,
+                sc.round,
+                sc.arm,
+                label,
+                st.sent,
+                st.ok,
+                st.late,
+                st.censored,
+                opt_ms(st.rtt.p50_ms),
+                opt_ms(st.rtt.p95_ms),
+                opt_ms(st.rtt.p99_ms),
+                st.ok,
+                censored_text(st.rtt_censored.p50),
+                censored_text(st.rtt_censored.p95),
+                censored_text(st.rtt_censored.p99),
+                st.sent,
+            );
+        }
+        let r = &iso.log.replies;
+        let missed: u32 = iso.phases.iter().map(|p| p.stats.missed).sum();
+        if missed > 0 || r.duplicate > 0 || r.malformed > 0 || iso.log.stopped_early {
+            notes.push(format!(
+                "scenario {}: {missed} missed slot(s), {} duplicate and {} malformed replies{}",
+                sc.index,
+                r.duplicate,
+                r.malformed,
+                if iso.log.stopped_early {
+                    ", stopped early"
+                } else {
+                    ""
+                }
+            ));
+        }
+    }
+    s.push_str("\nlate ⊂ lost or censored: a reply after the timeout is kept in results.json but never a success. Per-1 s windows of every scenario are in results.json (iso_probe.windows).\n");
+    if let Some(note) = results
+        .scenarios
+        .iter()
+        .find_map(|sc| sc.iso_probe.as_ref().map(|i| i.log.one_way_note.clone()))
+    {
+        let _ = writeln!(s, "One-way delays: {note}.");
+    }
+    for n in notes {
+        let _ = writeln!(s, "- {n}");
+    }
+    s
 }
 
 fn fmt3(v: Option<f64>) -> String {

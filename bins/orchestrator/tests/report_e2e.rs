@@ -148,7 +148,10 @@ fn a_hand_broken_field_is_named_by_its_path() {
         &out,
         code,
         &err,
-        &["field scenarios[0].flows[0].tcp.series_bin_s", "must be positive"],
+        &[
+            "field scenarios[0].flows[0].tcp.series_bin_s",
+            "must be positive",
+        ],
     );
 }
 
