@@ -563,6 +563,8 @@ mod tests {
             "40002",
             "--block-size",
             "4096",
+            "--iso-probe",
+            "7ms",
             "--kernel",
             "uml",
             "--guest-mem",
@@ -593,6 +595,14 @@ mod tests {
         assert_eq!(exp.flows[0].port, 40001);
         assert_eq!(exp.probes[0].port, 40002);
         assert_eq!(exp.probes[0].max_requests, Some(77));
+        assert_eq!(exp.probes.len(), 2);
+        assert_eq!(
+            exp.probes[1].kind,
+            netlab_experiment::ProbeKind::Isochronous
+        );
+        assert_eq!(exp.probes[1].interval, Duration::from_millis(7));
+        assert_eq!(exp.probes[1].port, 46022);
+        assert!(awkward().run_config().check_runnable().is_ok());
         assert_eq!(exp.kernel, netlab_experiment::KernelChoice::Uml);
         assert_eq!(exp.path.up.unwrap().rate.to_string(), "12345kbit");
     }
@@ -625,6 +635,39 @@ mod tests {
             },
             back
         );
+    }
+
+    #[test]
+    fn the_iso_probe_interval_is_at_least_1ms_and_off_the_other_ports() {
+        use clap::Parser as _;
+        let parse = |extra: &[&str]| {
+            let argv = ["orchestrator", "compare"].iter().chain(extra);
+            let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+            let crate::cli::Command::Compare(a) = cli.command else {
+                panic!("not compare")
+            };
+            CompareConfig::from_args(&a, "never")
+        };
+        assert_eq!(parse(&[]).unwrap().iso_probe, None);
+        assert_eq!(
+            parse(&["--iso-probe", "1ms"]).unwrap().iso_probe,
+            Some(Duration::from_millis(1))
+        );
+        for bad in ["999us", "0ms", "20"] {
+            let e = parse(&["--iso-probe", bad]).unwrap_err().0;
+            assert!(e.contains("--iso-probe"), "{e}");
+        }
+        let e = parse(&["--iso-probe", "20ms", "--tcp-port", "46022"])
+            .unwrap_err()
+            .0;
+        assert!(e.contains("46022"), "{e}");
+        // recorded in results only when set, and read back
+        let cfg = parse(&["--iso-probe", "20ms"]).unwrap();
+        let json = serde_json::to_string(&cfg).unwrap();
+        assert!(json.contains("\"iso_probe\":0.02"), "{json}");
+        assert_eq!(serde_json::from_str::<CompareConfig>(&json).unwrap(), cfg);
+        let plain = serde_json::to_string(&parse(&[]).unwrap()).unwrap();
+        assert!(!plain.contains("iso_probe"), "{plain}");
     }
 
     #[test]

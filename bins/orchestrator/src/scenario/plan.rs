@@ -488,6 +488,35 @@ mod tests {
     }
 
     #[test]
+    fn an_isochronous_probe_gets_its_echo_and_the_probe_phases() {
+        let p = plan_of(
+            r#"
+            [[probes]]
+            kind = "stop-and-wait"
+            [[probes]]
+            kind = "isochronous"
+            interval = "5ms"
+            "#,
+            0,
+        );
+        let s = Duration::from_secs;
+        let iso = p.iso_probe.as_ref().unwrap();
+        assert_eq!(iso.target, SocketAddr::from((B_ADDR, 46022)));
+        assert_eq!(p.clock_sink.iso_echo, Some(iso.target));
+        assert_eq!(p.clock_sink.udp_echo.map(|a| a.port()), Some(46021));
+        let c = &iso.config;
+        assert_eq!(c.interval, Duration::from_millis(5));
+        assert!(c.shared_clock);
+        assert_eq!((c.end, c.quiet_before_end), (s(18), s(1)));
+        assert_eq!(c.phases, p.probe.as_ref().unwrap().config.phases);
+        assert_eq!(iso.hard_stop, s(21));
+        // without it, nothing changes
+        let plain = plan_of("", 0);
+        assert_eq!(plain.iso_probe, None);
+        assert_eq!(plain.clock_sink.iso_echo, None);
+    }
+
+    #[test]
     fn flow_offsets_are_inside_the_load_phase() {
         let p = plan_of(
             r#"
