@@ -37,7 +37,7 @@ fn run_id_in(stderr: &str) -> Option<String> {
 fn check_results(out: &Path) -> Value {
     let text = std::fs::read_to_string(out.join("results.json")).expect("results.json");
     let r: Value = serde_json::from_str(&text).expect("results.json parses");
-    assert_eq!(r["schema_version"], 1);
+    assert_eq!(r["schema_version"], 2);
     let run_id = r["run_id"].as_str().expect("run_id");
     let scenarios = r["scenarios"].as_array().expect("scenarios");
     assert_eq!(scenarios.len(), 2, "two rounds of one arm");
@@ -49,11 +49,13 @@ fn check_results(out: &Path) -> Value {
             s["error"]
         );
         assert!(
-            s["tcp"]["goodput_mbps"].as_f64().is_some_and(|g| g > 1.0),
+            s["flows"][0]["tcp"]["goodput_mbps"]
+                .as_f64()
+                .is_some_and(|g| g > 1.0),
             "goodput {}",
-            s["tcp"]["goodput_mbps"]
+            s["flows"][0]["tcp"]["goodput_mbps"]
         );
-        assert_eq!(s["tcp"]["receiver"]["validation_failures"], 0);
+        assert_eq!(s["flows"][0]["tcp"]["receiver"]["validation_failures"], 0);
         let ns = s["namespaces"].to_string();
         assert!(
             ns.contains(&format!("nl-{run_id}-")),
@@ -145,11 +147,11 @@ fn privileged_three_compare_runs_at_once_all_succeed_and_leave_nothing() {
             "state file of {id} left"
         );
         let port = |k: &str| {
-            r["config"][k]
+            r["experiment"][k][0]["port"]
                 .as_u64()
-                .unwrap_or_else(|| panic!("config.{k}"))
+                .unwrap_or_else(|| panic!("experiment.{k}[0].port"))
         };
-        ports.insert((port("tcp_port"), port("udp_port")));
+        ports.insert((port("flows"), port("probes")));
         ids.insert(id);
     }
     println!("run ids {ids:?}, ports {ports:?}, at most {max_overlap} runs had namespaces at once");
