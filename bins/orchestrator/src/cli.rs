@@ -109,6 +109,9 @@ pub struct CompareArgs {
     /// Size of each block the sender writes.
     #[arg(long, default_value = "131072")]
     pub block_size: String,
+    /// Also run the isochronous probe (issue 15) at this interval (>= 1ms, e.g. 20ms) on UDP port 46022: dense latency with exact one-way delays, in its own summary table.
+    #[arg(long, value_name = "INTERVAL")]
+    pub iso_probe: Option<String>,
     /// Which kernel runs the experiment.
     #[arg(long, value_enum, default_value = "auto")]
     pub kernel: KernelChoice,

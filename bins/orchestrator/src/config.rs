@@ -11,7 +11,7 @@ use netlab_qdisc::{Arm, Rate, Size, Tbf};
 use serde::{Deserialize, Serialize};
 
 use netlab_experiment::{
-    ArmSpec, CaptureSpec, Direction, Experiment, FlowSpec, PathSpec, ProbeKind, ProbeSpec,
+    ArmSpec, CaptureSpec, Direction, Experiment, FlowSpec, PathSpec, ProbeSpec,
 };
 
 use crate::cli::{CompareArgs, KernelChoice, RunArgs};
@@ -117,6 +117,25 @@ impl Timeline {
 /// Serialises a `Duration` as seconds (f64), and reads it back.
 pub use netlab_sys::secs;
 
+/// An optional `Duration` as seconds (f64) or null.
+mod opt_secs {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        d.map(|d| d.as_secs_f64()).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        let v = Option::<f64>::deserialize(d)?;
+        v.map(|v| {
+            Duration::try_from_secs_f64(v).map_err(|e| serde::de::Error::custom(e.to_string()))
+        })
+        .transpose()
+    }
+}
+
 /// The full, validated configuration of `orchestrator compare`; recorded
 /// whole in results.json.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -155,6 +174,9 @@ pub struct CompareConfig {
     pub udp_port: u16,
     /// Sender block size in bytes.
     pub block_size: usize,
+    /// Interval of the isochronous probe, when `--iso-probe` asks for it.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_secs")]
+    pub iso_probe: Option<Duration>,
     /// Kernel choice as given (not recorded: `kernel` of the results says
     /// which kernel ran and why).
     #[serde(skip)]
@@ -231,6 +253,26 @@ impl CompareConfig {
             ));
         }
         let block_size = parse_count("--block-size", &a.block_size, 16 << 20)? as usize;
+        let iso_probe = match &a.iso_probe {
+            None => None,
+            Some(text) => {
+                let d = parse_duration("--iso-probe", text)?;
+                if d < netlab_probe::iso::MIN_INTERVAL {
+                    return Err(usage("--iso-probe", text, "must be at least 1ms"));
+                }
+                let port = netlab_experiment::ProbeSpec::isochronous().port;
+                if tcp_port == port || udp_port == port {
+                    return Err(usage(
+                        "--iso-probe",
+                        text,
+                        format!(
+                            "its echo uses UDP port {port}: keep --tcp-port and --udp-port off it"
+                        ),
+                    ));
+                }
+                Some(d)
+            }
+        };
         let guest_mem = parse_guest_mem(&a.guest_mem)?;
         let out = a
             .out
@@ -252,6 +294,7 @@ impl CompareConfig {
             tcp_port,
             udp_port,
             block_size,
+            iso_probe,
             kernel: a.kernel,
             guest_mem,
             out,
@@ -301,13 +344,18 @@ impl CompareConfig {
                 port: self.tcp_port,
                 block_size: self.block_size as u32,
             }],
-            probes: vec![ProbeSpec {
+            probes: std::iter::once(ProbeSpec {
                 port: self.udp_port,
                 interval: self.probe_interval,
                 timeout: self.probe_timeout,
                 max_requests: Some(self.probe_max),
                 ..ProbeSpec::stop_and_wait()
-            }],
+            })
+            .chain(self.iso_probe.map(|interval| ProbeSpec {
+                interval,
+                ..ProbeSpec::isochronous()
+            }))
+            .collect(),
             sample_interval: self.sample_interval,
             capture: CaptureSpec {
                 frames: self.capture_frames,
@@ -373,19 +421,15 @@ impl RunConfig {
         })
     }
 
-    /// What the runner cannot do yet, refused as a usage error before
-    /// anything runs: the isochronous probe (its crate is being built) and
-    /// more than one stop-and-wait probe.
+    /// What the runner cannot do, refused as a usage error before anything
+    /// runs: more than one probe of a kind (the experiment refuses it too).
+    /// The stop-and-wait and the isochronous probe run side by side.
     pub fn check_runnable(&self) -> Result<(), UsageError> {
         for (i, p) in self.exp.probes.iter().enumerate() {
-            if p.kind == ProbeKind::Isochronous {
+            if self.exp.probes[..i].iter().any(|q| q.kind == p.kind) {
                 return Err(UsageError(format!(
-                    "probes[{i}].kind: the isochronous probe is not yet wired into the runner (use \"stop-and-wait\")"
-                )));
-            }
-            if i > 0 {
-                return Err(UsageError(format!(
-                    "probes[{i}]: the runner runs one stop-and-wait probe per scenario"
+                    "probes[{i}]: the runner runs one {} probe per scenario",
+                    p.kind.as_str()
                 )));
             }
         }
@@ -519,6 +563,8 @@ mod tests {
             "40002",
             "--block-size",
             "4096",
+            "--iso-probe",
+            "7ms",
             "--kernel",
             "uml",
             "--guest-mem",
@@ -549,6 +595,14 @@ mod tests {
         assert_eq!(exp.flows[0].port, 40001);
         assert_eq!(exp.probes[0].port, 40002);
         assert_eq!(exp.probes[0].max_requests, Some(77));
+        assert_eq!(exp.probes.len(), 2);
+        assert_eq!(
+            exp.probes[1].kind,
+            netlab_experiment::ProbeKind::Isochronous
+        );
+        assert_eq!(exp.probes[1].interval, Duration::from_millis(7));
+        assert_eq!(exp.probes[1].port, 46022);
+        assert!(awkward().run_config().check_runnable().is_ok());
         assert_eq!(exp.kernel, netlab_experiment::KernelChoice::Uml);
         assert_eq!(exp.path.up.unwrap().rate.to_string(), "12345kbit");
     }
@@ -581,6 +635,39 @@ mod tests {
             },
             back
         );
+    }
+
+    #[test]
+    fn the_iso_probe_interval_is_at_least_1ms_and_off_the_other_ports() {
+        use clap::Parser as _;
+        let parse = |extra: &[&str]| {
+            let argv = ["orchestrator", "compare"].iter().chain(extra);
+            let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+            let crate::cli::Command::Compare(a) = cli.command else {
+                panic!("not compare")
+            };
+            CompareConfig::from_args(&a, "never")
+        };
+        assert_eq!(parse(&[]).unwrap().iso_probe, None);
+        assert_eq!(
+            parse(&["--iso-probe", "1ms"]).unwrap().iso_probe,
+            Some(Duration::from_millis(1))
+        );
+        for bad in ["999us", "0ms", "20"] {
+            let e = parse(&["--iso-probe", bad]).unwrap_err().0;
+            assert!(e.contains("--iso-probe"), "{e}");
+        }
+        let e = parse(&["--iso-probe", "20ms", "--tcp-port", "46022"])
+            .unwrap_err()
+            .0;
+        assert!(e.contains("46022"), "{e}");
+        // recorded in results only when set, and read back
+        let cfg = parse(&["--iso-probe", "20ms"]).unwrap();
+        let json = serde_json::to_string(&cfg).unwrap();
+        assert!(json.contains("\"iso_probe\":0.02"), "{json}");
+        assert_eq!(serde_json::from_str::<CompareConfig>(&json).unwrap(), cfg);
+        let plain = serde_json::to_string(&parse(&[]).unwrap()).unwrap();
+        assert!(!plain.contains("iso_probe"), "{plain}");
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! converted on read; an unknown version is refused.
 
 use netlab_ecn::EcnReport;
-use netlab_probe::{PhaseStats, ProbeConfig, ProbeRequest};
+use netlab_probe::{IsoLog, IsoPhaseStats, IsoWindowStats, PhaseStats, ProbeConfig, ProbeRequest};
 use netlab_qdisc::{Psched, QdiscRecord, QdiscStats, QdiscXstats};
 use netlab_receipts::CleanupReceipt;
 use netlab_tcpload::sampler::{FlowId, SamplerEnd};
@@ -365,6 +365,54 @@ pub struct ProbeResult {
     pub config: ProbeConfig,
 }
 
+/// The isochronous probe (issue 15), beside the stop-and-wait probe: its
+/// whole log (every slot, with up/down one-way delays and B's turnaround),
+/// its per-phase and per-window (1 s of due time) statistics, and what B's
+/// stamping echo saw. Additive to schema 2: absent when no isochronous
+/// probe ran, so older files read unchanged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IsoProbeResult {
+    /// `isochronous`.
+    pub kind: String,
+    /// Why up/down are exact here: A and B are network namespaces of one
+    /// kernel and read the same CLOCK_MONOTONIC, so no clock
+    /// synchronisation is involved (the log's `one_way_note` says it too).
+    pub one_way_delays_exact: bool,
+    /// Per phase (baseline, warm-up, loaded, …), censoring-aware.
+    pub phases: Vec<IsoPhaseStats>,
+    /// Per window of due time (the log's `config.window`, 1 s).
+    pub windows: Vec<IsoWindowStats>,
+    /// Every slot, the configuration, reply counters, the one-way note.
+    pub log: IsoLog,
+    /// What B's stamping echo saw.
+    #[serde(default)]
+    pub echo: Option<EchoStats>,
+    /// B's stamping echo stopped on this error, if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub echo_error: Option<String>,
+}
+
+impl IsoProbeResult {
+    /// The result of one run of the isochronous probe.
+    pub fn of(log: IsoLog, echo: Option<EchoStats>, echo_error: Option<String>) -> Self {
+        IsoProbeResult {
+            kind: "isochronous".into(),
+            one_way_delays_exact: log.one_way_delays
+                == netlab_probe::OneWayDelays::ExactSharedClock,
+            phases: log.phase_stats(),
+            windows: log.window_stats(),
+            log,
+            echo,
+            echo_error,
+        }
+    }
+
+    /// The statistics of one phase.
+    pub fn phase(&self, phase: netlab_probe::Phase) -> Option<&IsoPhaseStats> {
+        self.phases.iter().find(|p| p.phase == phase)
+    }
+}
+
 /// Baseline and loaded statistics.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProbePhases {
@@ -530,6 +578,9 @@ pub struct ScenarioResult {
     pub directions: Vec<DirectionResult>,
     /// The latency probes.
     pub probes: Vec<ProbeResult>,
+    /// The isochronous probe, when one ran (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iso_probe: Option<IsoProbeResult>,
     /// What B's UDP echo saw.
     pub echo: Option<EchoStats>,
     /// Index of the flow the ECN capture follows (the first upload).

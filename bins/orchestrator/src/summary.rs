@@ -309,12 +309,94 @@ pub fn sections(results: &Results) -> Vec<String> {
     if results.scenarios.iter().any(|s| s.flows.len() > 1) {
         out.push(flows_section(results));
     }
+    if results.scenarios.iter().any(|s| s.iso_probe.is_some()) {
+        out.push(iso_section(results));
+    }
     let mut points: Vec<u32> = results.scenarios.iter().map(|s| s.point.index).collect();
     points.dedup();
     if points.len() > 1 {
         out.push(grid(results));
     }
     out
+}
+
+/// The isochronous probe's own table (issue 15): per scenario and phase
+/// (baseline, loaded), the slots sent, the successes, the late replies,
+/// the requests lost or censored at the timeout, p50/p95/p99 of the
+/// successes with their count, the censoring-aware p50/p95/p99 over all
+/// sent requests (a bound where the rank falls on the censored mass) and
+/// the up/down one-way p50.
+pub fn iso_section(results: &Results) -> String {
+    use netlab_probe::Phase;
+    let mut s = String::from(
+        "Isochronous probe (a request every interval on a fixed grid, beside the stop-and-wait probe above):\n\n",
+    );
+    s.push_str("| Scenario | round | arm | phase | interval ms | sent | ok | late | lost or censored | successful p50/p95/p99 ms | censoring-aware p50/p95/p99 ms | up/down p50 ms |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let mut notes = Vec::new();
+    for sc in &results.scenarios {
+        let Some(iso) = &sc.iso_probe else {
+            continue;
+        };
+        let interval = iso.log.config.interval.as_secs_f64() * 1e3;
+        for (phase, label) in [(Phase::Baseline, "baseline"), (Phase::Loaded, "loaded")] {
+            let Some(p) = iso.phase(phase) else {
+                continue;
+            };
+            let st = &p.stats;
+            let oneway = match (st.up, st.down) {
+                (Some(u), Some(d)) => format!("{}/{}", opt_ms(u.p50_ms), opt_ms(d.p50_ms)),
+                _ => "absent".into(),
+            };
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {interval} | {} | {} | {} | {} | {}/{}/{} (n={}) | {}/{}/{} (of {}) | {oneway} |",
+                sc.index,
+                sc.round,
+                sc.arm,
+                label,
+                st.sent,
+                st.ok,
+                st.late,
+                st.censored,
+                opt_ms(st.rtt.p50_ms),
+                opt_ms(st.rtt.p95_ms),
+                opt_ms(st.rtt.p99_ms),
+                st.ok,
+                censored_text(st.rtt_censored.p50),
+                censored_text(st.rtt_censored.p95),
+                censored_text(st.rtt_censored.p99),
+                st.sent,
+            );
+        }
+        let r = &iso.log.replies;
+        let missed: u32 = iso.phases.iter().map(|p| p.stats.missed).sum();
+        if missed > 0 || r.duplicate > 0 || r.malformed > 0 || iso.log.stopped_early {
+            notes.push(format!(
+                "scenario {}: {missed} missed slot(s), {} duplicate and {} malformed replies{}",
+                sc.index,
+                r.duplicate,
+                r.malformed,
+                if iso.log.stopped_early {
+                    ", stopped early"
+                } else {
+                    ""
+                }
+            ));
+        }
+    }
+    s.push_str("\nlate ⊂ lost or censored: a reply after the timeout is kept in results.json but never a success. Per-1 s windows of every scenario are in results.json (iso_probe.windows).\n");
+    if let Some(note) = results
+        .scenarios
+        .iter()
+        .find_map(|sc| sc.iso_probe.as_ref().map(|i| i.log.one_way_note.clone()))
+    {
+        let _ = writeln!(s, "One-way delays: {note}.");
+    }
+    for n in notes {
+        let _ = writeln!(s, "- {n}");
+    }
+    s
 }
 
 fn fmt3(v: Option<f64>) -> String {
@@ -606,6 +688,98 @@ mod tests {
     fn golden_results_regenerate_their_summary_byte_for_byte() {
         let (results, md) = golden();
         assert_eq!(render(&results, 0), md);
+    }
+
+    /// An isochronous log of 20 ms slots over 18 s: baseline all 2 ms,
+    /// loaded 60 % ok at 300 ms, the rest censored (some late).
+    fn iso_log() -> netlab_probe::IsoLog {
+        use netlab_probe::{IsoConfig, IsoOutcome, IsoRequest, OneWayDelays};
+        let cfg = IsoConfig::default();
+        let requests = (0..cfg.slots() as u32)
+            .map(|k| {
+                let due = cfg.due(u64::from(k));
+                let phase = cfg.phases.phase_of(due);
+                let censored = phase == netlab_probe::Phase::Loaded && k % 5 >= 3;
+                let rtt = if phase == netlab_probe::Phase::Baseline {
+                    2.0
+                } else {
+                    300.0
+                };
+                IsoRequest {
+                    seq: k,
+                    due_s: due.as_secs_f64(),
+                    send_s: Some(due.as_secs_f64()),
+                    phase,
+                    outcome: if censored {
+                        IsoOutcome::Timeout
+                    } else {
+                        IsoOutcome::Reply
+                    },
+                    reply_s: None,
+                    rtt_ms: (!censored).then_some(rtt),
+                    late_rtt_ms: (censored && k % 5 == 3).then_some(1200.0),
+                    up_ms: (!censored).then_some(rtt - 0.5),
+                    down_ms: (!censored).then_some(0.49),
+                    turnaround_ms: (!censored).then_some(0.01),
+                }
+            })
+            .collect();
+        netlab_probe::IsoLog {
+            one_way_delays: OneWayDelays::ExactSharedClock,
+            one_way_note: OneWayDelays::ExactSharedClock.note().into(),
+            config: cfg,
+            t0_monotonic_ns: 1,
+            requests,
+            replies: Default::default(),
+            recv_errors: 0,
+            stopped_early: false,
+            fatal_error: None,
+        }
+    }
+
+    #[test]
+    fn the_iso_probe_adds_its_own_table_and_keeps_the_spec_one() {
+        let (mut results, md) = golden();
+        assert!(!md.contains("Isochronous"));
+        results.scenarios[1].iso_probe =
+            Some(crate::results::IsoProbeResult::of(iso_log(), None, None));
+        let out = render(&results, 0);
+        // the SPEC table is unchanged
+        assert!(out.contains(&table(&rows(&results))));
+        assert_eq!(table(&rows(&results)), {
+            let (g, _) = golden();
+            table(&rows(&g))
+        });
+        let sc = &results.scenarios[1];
+        // loaded: slots due 6 s ..= 17 s = 551; 3 of every 5 ok → 331 ok,
+        // 220 censored of which 110 late; p50 over all sent is rank 276 ≤
+        // 331 → a value, p95 rank 524 > 331 → a bound
+        let row = format!(
+            "| {} | {} | {} | loaded | 20 | 551 | 331 | 110 | 220 | 300.00/300.00/300.00 (n=331) | 300.00/",
+            sc.index, sc.round, sc.arm
+        );
+        assert!(out.contains(&row), "{out}");
+        assert!(out.contains("≥ 1000"), "{out}");
+        assert!(out.contains("| 299.50/0.49 |"), "{out}");
+        let base = format!(
+            "| {} | {} | {} | baseline | 20 | 150 | 150 | 0 | 0 | 2.00/2.00/2.00 (n=150) | 2.00/2.00/2.00 (of 150) | 1.50/0.49 |",
+            sc.index, sc.round, sc.arm
+        );
+        assert!(out.contains(&base), "{out}");
+        assert!(out.contains("One-way delays: up/down one-way delays are exact"));
+        // the results round-trip with it
+        let json = serde_json::to_string(&results).unwrap();
+        let back: Results = serde_json::from_str(&json).unwrap();
+        // (serde_json's default float parsing may move an f64 by one ulp,
+        // so compare what the summary reads, not every due time)
+        let (a, b) = (
+            back.scenarios[1].iso_probe.as_ref().unwrap(),
+            results.scenarios[1].iso_probe.as_ref().unwrap(),
+        );
+        assert_eq!(a.log.config, b.log.config);
+        assert_eq!(a.phases, b.phases);
+        assert_eq!(a.log.requests.len(), b.log.requests.len());
+        assert_eq!(render(&back, 0), out);
     }
 
     #[test]

@@ -110,8 +110,11 @@ fn bad_experiment_files_exit_2_naming_the_key() {
         ("[[flows]]\nstart = \"99s\"", "flows[0].start"),
         ("[[probes]]\nkind = \"ping\"", "probes[0].kind"),
         ("[sweep]\nbase_rtt = []", "sweep.base_rtt"),
-        // Parsed, but not yet run by the runner.
-        ("[[probes]]\nkind = \"isochronous\"", "probes[0].kind"),
+        // One probe of each kind at most.
+        (
+            "[[probes]]\nkind = \"isochronous\"\n[[probes]]\nkind = \"isochronous\"",
+            "probes[1].kind",
+        ),
     ];
     for (i, (text, key)) in cases.iter().enumerate() {
         let file = out.0.join(format!("bad{i}.toml"));
@@ -304,7 +307,7 @@ fn guest_rrul_be_shapes_both_directions_with_eight_validated_flows() {
     let mut f = shortened("rrul_be", "3s");
     // The fq_codel arm (pfifo's upload queue starves the downloads' ACKs,
     // which is what rrul shows, not a runner property); the stop-and-wait
-    // probe only (the isochronous one is not wired yet).
+    // probe only (the isochronous one has its own tests in iso_e2e.rs).
     f.arms = Some(vec![
         "fq_codel limit 256 memory_limit 1048576 target 5ms interval 100ms ecn".into(),
     ]);

@@ -125,6 +125,7 @@ fn convert(s: ScenarioResultV1, cfg: &CompareConfig) -> ScenarioResult {
             })
             .into_iter()
             .collect(),
+        iso_probe: None,
         echo,
         ecn: s.ecn,
         cleanup: s.cleanup,

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use netlab_ecn::{EcnError, EcnReport};
-use netlab_probe::{Phase, ProbeError, ProbeLog};
+use netlab_probe::{IsoLog, Phase, ProbeError, ProbeLog};
 use netlab_qdisc::Sampler;
 use netlab_tcpload::sink::ReceiverLog;
 use netlab_tcpload::{
@@ -15,8 +15,8 @@ use super::error::ScenarioError;
 use super::plan::{ScenarioPlan, SERIES_BIN};
 use super::worker::Worker;
 use crate::results::{
-    directions_of, EcnResult, ProbePhases, ProbeResult, QdiscSample, ReceiverSummary,
-    ScenarioResult, SenderSummary, TcpInfoSample, TcpInfoSamplerResult, TcpResult,
+    directions_of, EcnResult, IsoProbeResult, ProbePhases, ProbeResult, QdiscSample,
+    ReceiverSummary, ScenarioResult, SenderSummary, TcpInfoSample, TcpInfoSamplerResult, TcpResult,
 };
 
 /// What the sender worker returns: its report and its tcp_info samples.
@@ -38,6 +38,8 @@ pub struct Workers {
     pub capture: Option<Worker<Result<EcnReport, EcnError>>>,
     /// A's probe client.
     pub probe: Option<Worker<Result<ProbeLog, ProbeError>>>,
+    /// A's isochronous probe client.
+    pub iso_probe: Option<Worker<Result<IsoLog, ProbeError>>>,
     /// R's qdisc samplers (the qdisc crate's own threads), by egress slot.
     pub qdisc_samplers: Vec<(usize, Sampler)>,
     /// Each flow's sender with its tcp_info sampler.
@@ -86,6 +88,20 @@ impl Workers {
             }
             w.stop_and_join()
         });
+        // The isochronous probe likewise (its last slot is due a timeout
+        // before the end); it is waited for after the stop-and-wait one, so
+        // its bound runs concurrently.
+        let iso_probe = self.iso_probe.map(|w| {
+            let hard = t0
+                + plan
+                    .iso_probe
+                    .as_ref()
+                    .map_or(Duration::ZERO, |p| p.hard_stop);
+            while !failed && !w.is_finished() && Instant::now() < hard {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            w.stop_and_join()
+        });
         let senders: Vec<Option<Result<SenderOutput, ScenarioError>>> = self
             .senders
             .into_iter()
@@ -110,8 +126,12 @@ impl Workers {
             })
             .collect();
 
+        let mut iso_echo = (None, None);
         match clock {
-            Some(Ok(rx)) => res.echo = rx.echo,
+            Some(Ok(rx)) => {
+                res.echo = rx.echo;
+                iso_echo = (rx.iso_echo, rx.iso_echo_error);
+            }
             Some(Err(e)) => errors.push(e),
             None => {}
         }
@@ -166,6 +186,13 @@ impl Workers {
         }
         match probe {
             Some(Ok(log)) => res.probes.push(probe_result(log)),
+            Some(Err(e)) => errors.push(e),
+            None => {}
+        }
+        match iso_probe {
+            Some(Ok(log)) => {
+                res.iso_probe = Some(IsoProbeResult::of(log, iso_echo.0, iso_echo.1));
+            }
             Some(Err(e)) => errors.push(e),
             None => {}
         }

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use netlab_ecn::{CaptureConfig, Flow};
 use netlab_experiment::{Direction, FlowSpec, Point, ProbeKind};
-use netlab_probe::ProbeConfig;
+use netlab_probe::{IsoConfig, ProbeConfig};
 use netlab_qdisc::netem::{netem_request, Netem};
 use netlab_qdisc::{
     arm_request, tbf_request, Arm, Handle, Psched, QdiscError, QdiscRequest, Tbf, ARM_HANDLE,
@@ -131,6 +131,18 @@ pub struct ProbePlan {
     pub hard_stop: Duration,
 }
 
+/// The isochronous probe (issue 15) from A to B's stamping echo on its own
+/// port, beside the stop-and-wait probe.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IsoProbePlan {
+    /// B's stamping echo.
+    pub target: SocketAddr,
+    /// Interval, timeout, phase marks; `shared_clock` (A and B on one kernel).
+    pub config: IsoConfig,
+    /// If the probe still runs at this time from t0, it is stopped.
+    pub hard_stop: Duration,
+}
+
 /// Everything one scenario runs with.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScenarioPlan {
@@ -165,6 +177,8 @@ pub struct ScenarioPlan {
     pub flows: Vec<FlowPlan>,
     /// The stop-and-wait probe.
     pub probe: Option<ProbePlan>,
+    /// The isochronous probe, when the experiment asks for it.
+    pub iso_probe: Option<IsoProbePlan>,
     /// Spacing of the qdisc samplers on R.
     pub qdisc_sample_interval: Duration,
     /// The qdisc samplers stop by themselves at this time from t0.
@@ -176,6 +190,37 @@ fn receiver_addr(dir: Direction) -> Ipv4Addr {
         Direction::Up => B_ADDR,
         Direction::Down => A_ADDR,
     }
+}
+
+/// The isochronous probe of a planned scenario, if it has one: phases as
+/// the stop-and-wait probe's (baseline to the load start, loaded over the
+/// measured window), no slot due in the last `max(1 s, timeout)` so every
+/// request completes by the end, and a shared clock (A and B are network
+/// namespaces of one kernel, host or guest).
+fn iso_probe_plan(
+    s: &netlab_experiment::ScenarioPlan,
+) -> Result<Option<IsoProbePlan>, ScenarioError> {
+    let Some(p) = s.probes.iter().find(|p| p.kind == ProbeKind::Isochronous) else {
+        return Ok(None);
+    };
+    let tl = s.timeline;
+    let mut config = IsoConfig::with_interval(p.interval, tl.end());
+    config.timeout = p.timeout;
+    config.quiet_before_end = p.timeout.max(Duration::from_secs(1));
+    config.phases.baseline_start = Duration::ZERO;
+    config.phases.baseline_end = tl.load_start();
+    config.phases.loaded_start = tl.window_start();
+    config.phases.loaded_end = tl.end();
+    config.shared_clock = true;
+    config.validate().map_err(|source| ScenarioError::Probe {
+        step: "isochronous probe configuration",
+        source: Box::new(source),
+    })?;
+    Ok(Some(IsoProbePlan {
+        target: SocketAddr::from((B_ADDR, p.port)),
+        hard_stop: tl.end() + p.timeout + Duration::from_secs(2),
+        config,
+    }))
 }
 
 impl ScenarioPlan {
@@ -284,6 +329,7 @@ impl ScenarioPlan {
                 })
             }
         };
+        let iso_probe = iso_probe_plan(s)?;
         let capture_flow = s
             .flows
             .iter()
@@ -310,6 +356,7 @@ impl ScenarioPlan {
             timeline: tl,
             clock_sink: SinkConfig {
                 duration: tl.end() + RECEIVER_SLACK,
+                iso_echo: iso_probe.as_ref().map(|p| p.target),
                 ..SinkConfig::new(
                     SocketAddr::from((B_ADDR, 0)),
                     probe.as_ref().map(|p| p.target),
@@ -324,6 +371,7 @@ impl ScenarioPlan {
             capture_flow,
             flows,
             probe,
+            iso_probe,
             qdisc_sample_interval: s.sample_interval,
             qdisc_sampling_end: tl.end() + Duration::from_secs(1),
         })
@@ -441,6 +489,35 @@ mod tests {
         );
         assert_ne!(p.flows[0].spec.port, p.flows[1].spec.port);
         assert_eq!((p.topology.tcp_ecn_a, p.topology.tcp_ecn_b), (1, 2));
+    }
+
+    #[test]
+    fn an_isochronous_probe_gets_its_echo_and_the_probe_phases() {
+        let p = plan_of(
+            r#"
+            [[probes]]
+            kind = "stop-and-wait"
+            [[probes]]
+            kind = "isochronous"
+            interval = "5ms"
+            "#,
+            0,
+        );
+        let s = Duration::from_secs;
+        let iso = p.iso_probe.as_ref().unwrap();
+        assert_eq!(iso.target, SocketAddr::from((B_ADDR, 46022)));
+        assert_eq!(p.clock_sink.iso_echo, Some(iso.target));
+        assert_eq!(p.clock_sink.udp_echo.map(|a| a.port()), Some(46021));
+        let c = &iso.config;
+        assert_eq!(c.interval, Duration::from_millis(5));
+        assert!(c.shared_clock);
+        assert_eq!((c.end, c.quiet_before_end), (s(18), s(1)));
+        assert_eq!(c.phases, p.probe.as_ref().unwrap().config.phases);
+        assert_eq!(iso.hard_stop, s(21));
+        // without it, nothing changes
+        let plain = plan_of("", 0);
+        assert_eq!(plain.iso_probe, None);
+        assert_eq!(plain.clock_sink.iso_echo, None);
     }
 
     #[test]

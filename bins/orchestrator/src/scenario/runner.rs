@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use netlab_ecn::Capture;
 use netlab_experiment::Direction;
-use netlab_probe::{connect_socket, run_probe};
+use netlab_probe::{connect_socket, run_iso_probe, run_probe};
 use netlab_qdisc::{ifindex_in, read_psched, Psched, QdiscSocket, Sampler};
 use netlab_receipts::{Registry, Resource, SystemClock};
 use netlab_tcpload::sampler::DiagSocket;
@@ -456,6 +456,7 @@ impl Runner<'_> {
             ));
         }
         self.start_probe(scene, workers)?;
+        self.start_iso_probe(scene, workers)?;
 
         let mut clock = ScenarioClock::new(plan.timeline, &plan.flow_starts());
         let mut ticked: Option<Instant> = None;
@@ -539,6 +540,36 @@ impl Runner<'_> {
                 }
             })
         })?);
+        Ok(())
+    }
+
+    /// The isochronous probe client in A (issue 15), on its fixed grid from
+    /// t0 to the end, against B's stamping echo on its own port.
+    fn start_iso_probe(
+        &self,
+        scene: &Scene<'_>,
+        workers: &mut Workers,
+    ) -> Result<(), ScenarioError> {
+        let Some(plan) = &self.plan.iso_probe else {
+            return Ok(());
+        };
+        let target = plan.target;
+        let sock = scene
+            .topo
+            .a
+            .run(|| connect_socket(None, target))
+            .map_err(enter("A", "the isochronous probe"))?
+            .map_err(|source| ScenarioError::Probe {
+                step: "isochronous probe socket",
+                source: Box::new(source),
+            })?;
+        let (config, t0) = (plan.config.clone(), scene.t0);
+        workers.iso_probe = Some(spawn_in(
+            &scene.topo.a,
+            "isochronous probe",
+            "a-iso-probe",
+            move |stop| run_iso_probe(&sock, t0, &config, Some(stop.flag()), |_| {}),
+        )?);
         Ok(())
     }
 
