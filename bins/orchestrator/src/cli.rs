@@ -19,7 +19,7 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the whole comparison (SPEC §1–§9) and write results.json and summary.md.
+    /// Run the whole comparison (method §1–§9) and write results.json and summary.md.
     Compare(Box<CompareArgs>),
     /// Run an experiment described in a TOML file (see experiments/).
     Run(RunArgs),
@@ -58,7 +58,7 @@ pub struct CompareArgs {
     /// Rounds; each round runs every arm once, in the order given.
     #[arg(long, default_value = "3")]
     pub rounds: String,
-    /// An arm under test, in tc words (repeatable; default: the SPEC's pfifo and fq_codel).
+    /// An arm under test, in tc words (repeatable; default: the method's pfifo and fq_codel).
     #[arg(long = "arm", value_name = "QDISC WORDS")]
     pub arms: Vec<String>,
     /// TBF rate of the bottleneck.

@@ -93,7 +93,7 @@ pub fn parse_addr(flag: &str, text: &str) -> Result<SocketAddr, UsageError> {
         .map_err(|e| usage(flag, text, format!("{e} (expected ADDR:PORT)")))
 }
 
-/// The phases of one scenario, all measured from t0 (SPEC §3).
+/// The phases of one scenario, all measured from t0 (method §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Timeline {
     /// Probe-only phase `[0, baseline)`; the sender starts at its end.
@@ -144,7 +144,7 @@ pub struct CompareConfig {
     pub rounds: u32,
     /// Arms, in the order they run within a round.
     pub arms: Vec<Arm>,
-    /// The arms as the words the user typed (or the SPEC defaults).
+    /// The arms as the words the user typed (or the method defaults).
     pub arm_words: Vec<String>,
     /// Root TBF of the bottleneck.
     pub tbf: Tbf,
@@ -191,7 +191,7 @@ pub struct CompareConfig {
     pub inside_guest: bool,
 }
 
-/// The SPEC §2 arms, used when no `--arm` is given.
+/// The method §2 arms, used when no `--arm` is given.
 pub const DEFAULT_ARMS: [&str; 2] = [
     "pfifo limit 256",
     "fq_codel limit 256 memory_limit 1048576 target 5ms interval 100ms ecn",

@@ -1,4 +1,4 @@
-//! Which kernel runs the experiment (SPEC §9): the host's, or the Debian
+//! Which kernel runs the experiment (method §9): the host's, or the Debian
 //! user-mode-linux kernel booted for this run. Decided from the
 //! experiment's [`Requirements`] (qdisc kinds, netem, congestion controls)
 //! before any change to the network; a refusal names what is missing and

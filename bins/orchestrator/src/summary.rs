@@ -1,4 +1,4 @@
-//! The human summary: the SPEC §9 table, the baseline p95 list and the notes
+//! The human summary: the method §9 table, the baseline p95 list and the notes
 //! that qualify the figures. Pure: a function of the typed [`Results`], so a
 //! test recomputes summary.md from results.json byte for byte.
 
@@ -53,7 +53,7 @@ fn opt_ms(v: Option<f64>) -> String {
     v.map_or_else(|| "None".to_string(), |v| format!("{v:.2}"))
 }
 
-/// The notes every summary carries (SPEC §2, §5, §6, §7).
+/// The notes every summary carries (method §2, §5, §6, §7).
 pub const NOTES: &[&str] = &[
     "TBF's own `limit` is NOT the effective queue bound here: the arm replaces TBF's default inner bfifo, so the child's limit bounds the queue (and the latency tc derives from TBF's limit does not apply).",
     "The arms differ in more than AQM: pfifo and fq_codel both have a 256-packet limit, which is not equal bytes or memory (skb/GSO sizes vary), and fq_codel adds flow queueing and a memory limit. This is not a single-variable AQM comparison.",
@@ -744,7 +744,7 @@ mod tests {
         results.scenarios[1].iso_probe =
             Some(crate::results::IsoProbeResult::of(iso_log(), None, None));
         let out = render(&results, 0);
-        // the SPEC table is unchanged
+        // the method's table is unchanged
         assert!(out.contains(&table(&rows(&results))));
         assert_eq!(table(&rows(&results)), {
             let (g, _) = golden();

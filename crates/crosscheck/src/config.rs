@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::CrosscheckError;
 
 /// One scenario's timeline, relative to t0 (B's receiver start), as in
-/// SPEC §3: probe-only baseline, then the load from `baseline` for `load`;
+/// method §3: probe-only baseline, then the load from `baseline` for `load`;
 /// the measured window is `[baseline + warmup, baseline + load)`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Timeline {
@@ -21,8 +21,8 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    /// SPEC §3: 0–3 s baseline, load from 3 s, window 6–18 s.
-    pub const SPEC: Timeline = Timeline {
+    /// method §3: 0–3 s baseline, load from 3 s, window 6–18 s.
+    pub const METHOD: Timeline = Timeline {
         baseline_s: 3.0,
         warmup_s: 3.0,
         load_s: 15.0,
@@ -166,7 +166,7 @@ pub struct CrosscheckConfig {
 
 impl CrosscheckConfig {
     /// The default comparison's path and arms (pfifo and fq_codel), netlab
-    /// vs iperf3, SPEC timeline, with irtt and the readback check.
+    /// vs iperf3, method's timeline, with irtt and the readback check.
     pub fn new(rounds: u32) -> Self {
         CrosscheckConfig {
             rounds,
@@ -180,7 +180,7 @@ impl CrosscheckConfig {
                 Load::Iperf3(Iperf3Load::default()),
             ],
             cc: "reno".into(),
-            timeline: Timeline::SPEC,
+            timeline: Timeline::METHOD,
             probe_interval_s: 0.2,
             probe_timeout_s: 1.0,
             irtt: true,
@@ -306,7 +306,7 @@ mod tests {
 
     #[test]
     fn timeline_marks() {
-        let t = Timeline::SPEC;
+        let t = Timeline::METHOD;
         assert_eq!(t.window_start(), Duration::from_secs(6));
         assert_eq!(t.end(), Duration::from_secs(18));
         assert_eq!(t.readback_at(), Duration::from_secs(14));

@@ -24,7 +24,7 @@
 //!
 //! ```no_run
 //! use netlab_crosscheck::{run, CrosscheckConfig};
-//! let cfg = CrosscheckConfig::new(10); // both arms, netlab vs iperf3, SPEC timeline
+//! let cfg = CrosscheckConfig::new(10); // both arms, netlab vs iperf3, method's timeline
 //! let result = run(&cfg, |line| eprintln!("{line}"))?;
 //! let (md, json) = result.write(std::path::Path::new("/tmp/crosscheck"))?;
 //! println!("{} {}", md.display(), json.display());

@@ -539,8 +539,8 @@ fn measure(
 }
 
 /// A scenario's phases, from the load's actual connect `c` (s since t0):
-/// window `[c + warmup, c + load)`, as SPEC §3's 6–18 s for a connect at
-/// 3 s; the probe's loaded phase ends 1 s before the window does (SPEC §5:
+/// window `[c + warmup, c + load)`, as method §3's 6–18 s for a connect at
+/// 3 s; the probe's loaded phase ends 1 s before the window does (method §5:
 /// no new request in the last second), the readback check is 2/3 in.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Window {

@@ -12,9 +12,9 @@ use crate::{sys, EcnError};
 /// Bounds and buffer sizes of one capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CaptureConfig {
-    /// Stop after reading this many frames (SPEC §7: 50 000).
+    /// Stop after reading this many frames (method §7: 50 000).
     pub max_frames: u64,
-    /// Stop this long after [`Capture::run`] starts (SPEC §7: 25 s).
+    /// Stop this long after [`Capture::run`] starts (method §7: 25 s).
     pub deadline: Duration,
     /// Bytes copied per frame; the rest is cut off (MSG_TRUNC) but the
     /// original length is kept. Must hold Ethernet + IPv4 + TCP headers with

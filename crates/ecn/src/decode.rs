@@ -95,7 +95,7 @@ pub struct Decoder {
 }
 
 impl Decoder {
-    /// A decoder for `flow` with empty counts and the SPEC §7 notes.
+    /// A decoder for `flow` with empty counts and the method §7 notes.
     pub fn new(flow: Flow) -> Self {
         Decoder {
             flow,

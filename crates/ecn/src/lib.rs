@@ -1,4 +1,4 @@
-//! ECN evidence on the wire (SPEC §7).
+//! ECN evidence on the wire (method §7).
 //!
 //! An AF_PACKET socket on B's interface, opened inside B's namespace before
 //! the TCP connect, reads frame headers for a bounded time (50 000 frames /

@@ -1,5 +1,5 @@
 //! The serialisable result of one capture: counts, kept frames, kernel drop
-//! accounting and the SPEC §7 wording.
+//! accounting and the method §7 wording.
 
 use std::net::{Ipv4Addr, SocketAddrV4};
 
@@ -11,11 +11,11 @@ pub const ECN_REPORT_SCHEMA_VERSION: u32 = 1;
 /// At most this many leading bytes of a kept frame are stored as hex.
 pub const EVIDENCE_HEX_CAP: usize = 128;
 
-/// SPEC §7 wording carried in every report.
+/// method §7 wording carried in every report.
 pub const NOTE_EVIDENCE: &str =
     "counts and samples are evidence of ECN on the wire, not a one-to-one \
      CE-mark -> ECE -> congestion-window trace";
-/// SPEC §7 wording carried in every report (RFC 3168 §6.1.2).
+/// method §7 wording carried in every report (RFC 3168 §6.1.2).
 pub const NOTE_CWR: &str =
     "CWR alone is not proof of CE feedback: RFC 3168 §6.1.2 lets a sender set \
      CWR after any reduction of its congestion window";
@@ -249,7 +249,7 @@ pub struct EcnReport {
     pub stop_reason: Option<StopReason>,
     /// Seconds from `t0` to the end of the capture loop.
     pub duration_s: f64,
-    /// The SPEC §7 wording and anything a reader must know (drops, limits).
+    /// The method §7 wording and anything a reader must know (drops, limits).
     pub notes: Vec<String>,
 }
 

@@ -3,7 +3,7 @@
 //!
 //! As root (CAP_NET_ADMIN): an owned, unshaped A–R–B topology, echo in B,
 //! probe in A. Otherwise: host loopback 127.0.0.1 (ephemeral ports).
-//! Runs the SPEC schedule (200 ms spacing, 1 s timeout) for
+//! Runs the method's schedule (§5.2) (200 ms spacing, 1 s timeout) for
 //! `NETLAB_PROBE_BENCH_SECS` seconds of sending (default 10) and prints the
 //! send-time deviation from the schedule (`send_s - due_s`: how late each
 //! request left compared to when the state machine wanted it), the RTTs, and

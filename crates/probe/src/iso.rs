@@ -1,6 +1,6 @@
 //! The isochronous probe as a pure state machine (time passed in).
 //!
-//! Unlike the SPEC stop-and-wait probe ([`crate::schedule`]), requests go
+//! Unlike the stop-and-wait probe (method §5) ([`crate::schedule`]), requests go
 //! out on a fixed grid whatever is outstanding, so a deep queue is sampled
 //! densely (irtt, Flent's UDP RTT and crusader do the same). All times are
 //! [`Duration`]s since the scenario origin `t0`; `t0_ns` is the same instant
@@ -55,7 +55,7 @@ pub const MIN_INTERVAL: Duration = Duration::from_millis(1);
 pub const MAX_SLOTS: u64 = 1_000_000;
 
 /// Isochronous probe configuration; [`IsoConfig::default`] is 20 ms over
-/// the SPEC's 18 s scenario with a 1 s timeout.
+/// the method's 18 s scenario with a 1 s timeout.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IsoConfig {
     /// First slot's due time (default 0 s).

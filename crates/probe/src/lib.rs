@@ -1,4 +1,4 @@
-//! netlab-probe: the UDP latency probe of SPEC §5.
+//! netlab-probe: the UDP latency probe of method §5.
 //!
 //! * [`EchoResponder`] (B): a non-blocking UDP echo that B's single `poll`
 //!   event loop drives (register [`EchoResponder::as_fd`], call
@@ -35,7 +35,7 @@
 //!   [`IsoConfig::shared_clock`] to false and up/down are absent. They are
 //!   kept apart from the RTT (which needs one clock only).
 //!
-//! The SPEC probe is untouched on the wire: its 4-byte requests are echoed
+//! The stop-and-wait probe is untouched on the wire: its 4-byte requests are echoed
 //! byte for byte as before; only 40-byte datagrams with the `NLIP` magic
 //! and version 1 are stamped.
 //!

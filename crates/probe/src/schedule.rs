@@ -5,7 +5,7 @@
 //! [`ProbeClient::poll`] what to do at `now`, sends what it is told, and
 //! feeds replies back with [`ProbeClient::on_reply`].
 //!
-//! Rules (SPEC §5), exactly as implemented:
+//! Rules (method §5), exactly as implemented:
 //! * One request outstanding at a time. Sequence numbers are 0, 1, 2, …
 //!   (the request's index), carried as 4 bytes big-endian.
 //! * A reply succeeds iff its seq is the outstanding one and it arrives
@@ -98,7 +98,7 @@ impl PhaseBounds {
     }
 }
 
-/// Probe client configuration; [`ProbeConfig::default`] is SPEC §5.
+/// Probe client configuration; [`ProbeConfig::default`] is method §5.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProbeConfig {
     /// No request before this time (default 0 s).
@@ -137,7 +137,7 @@ impl Default for ProbeConfig {
 }
 
 impl ProbeConfig {
-    /// SPEC defaults with a different scenario end.
+    /// method defaults with a different scenario end.
     pub fn with_end(end: Duration) -> Self {
         Self {
             end,

@@ -2,7 +2,7 @@
 //!
 //! Two request kinds share B's echo port(s):
 //!
-//! * **Plain** (the SPEC §5 stop-and-wait probe): exactly 4 bytes, the
+//! * **Plain** (the method §5 stop-and-wait probe): exactly 4 bytes, the
 //!   sequence number big-endian. The echo sends it back byte for byte, as it
 //!   does with every datagram that is not a stamped request. Unchanged.
 //! * **Stamped** (the isochronous probe, [`crate::iso`]): exactly
@@ -40,7 +40,7 @@ pub const MAGIC: [u8; 4] = *b"NLIP";
 pub const VERSION: u8 = 1;
 /// Length of a stamped request or reply, bytes.
 pub const STAMPED_LEN: usize = 40;
-/// Length of a plain (SPEC) request, bytes.
+/// Length of a plain (stop-and-wait) request, bytes.
 pub const PLAIN_LEN: usize = 4;
 
 mod field {
@@ -256,7 +256,7 @@ mod tests {
     #[test]
     fn non_stamped_datagrams_are_left_alone() {
         let mut plain = 5u32.to_be_bytes();
-        assert!(!make_reply(&mut plain, 1), "SPEC 4-byte request");
+        assert!(!make_reply(&mut plain, 1), "stop-and-wait 4-byte request");
         assert_eq!(plain, 5u32.to_be_bytes());
         let mut long = [0u8; 41];
         long[..40].copy_from_slice(&request(1, 1));

@@ -1,5 +1,5 @@
 //! Fixture tool (not part of the product): captures real RTM_GETQDISC dump
-//! bytes of R's r1 with the SPEC TBF and a given arm, under a UDP burst
+//! bytes of R's r1 with the method TBF and a given arm, under a UDP burst
 //! from A to B, and iproute2's view of the same state for comparison.
 //!
 //! ```sh

@@ -1,4 +1,4 @@
-//! netlab-qdisc: the bottleneck of SPEC §2 over rtnetlink.
+//! netlab-qdisc: the bottleneck of method §2 over rtnetlink.
 //!
 //! * Describe it with types: a root [`Tbf`] (`rate 5mbit burst 16kb limit
 //!   64kb`) and a child [`Arm`] (`pfifo limit 256`, `fq_codel ... ecn`, ...)

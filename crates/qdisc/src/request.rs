@@ -64,7 +64,7 @@ impl QdiscRequest {
     }
 }
 
-/// The bottleneck of SPEC §2: a root TBF with the arm as its only child.
+/// The bottleneck of method §2: a root TBF with the arm as its only child.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Bottleneck {
     /// Root shaper at `root handle 1:`.
@@ -74,7 +74,7 @@ pub struct Bottleneck {
 }
 
 impl Bottleneck {
-    /// SPEC §2's TBF with `arm` as child.
+    /// method §2's TBF with `arm` as child.
     pub fn spec(arm: Arm) -> Bottleneck {
         Bottleneck {
             tbf: Tbf::spec_default(),
@@ -82,7 +82,7 @@ impl Bottleneck {
         }
     }
 
-    /// What a reader must know next to the numbers (SPEC §2), worded for
+    /// What a reader must know next to the numbers (method §2), worded for
     /// this bottleneck.
     pub fn caveats(&self) -> Vec<String> {
         let rate = self.tbf.rate.bytes_per_sec().max(1) as f64;

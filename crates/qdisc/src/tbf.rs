@@ -25,7 +25,7 @@ pub struct Tbf {
 }
 
 impl Tbf {
-    /// SPEC §2: `tbf rate 5mbit burst 16kb limit 64kb`.
+    /// method §2: `tbf rate 5mbit burst 16kb limit 64kb`.
     pub fn spec_default() -> Tbf {
         Tbf {
             rate: Rate(5_000_000),

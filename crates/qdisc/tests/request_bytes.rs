@@ -1,4 +1,4 @@
-//! The request bytes for SPEC §2's parameters, compared with what iproute2's
+//! The request bytes for method §2's parameters, compared with what iproute2's
 //! `tc` sent on this host (captured with `strace -e write=3`, see
 //! fixtures/qdisc/README.md). Interface index 3 in all captures.
 //!

@@ -61,8 +61,8 @@ pub struct GoodputWindow {
 }
 
 impl GoodputWindow {
-    /// The SPEC §3 measured load window, 6–18 s.
-    pub const SPEC: GoodputWindow = GoodputWindow {
+    /// The method §3 measured load window, 6–18 s.
+    pub const METHOD: GoodputWindow = GoodputWindow {
         start: Duration::from_secs(6),
         end: Duration::from_secs(18),
     };
@@ -98,7 +98,7 @@ pub struct Goodput {
     pub mbit_per_s: Option<f64>,
 }
 
-/// Goodput of `log` over `window` (SPEC §4): whole blocks by post-recv time.
+/// Goodput of `log` over `window` (method §4): whole blocks by post-recv time.
 pub fn goodput(log: &RecvLog, window: GoodputWindow) -> Goodput {
     let (mut bytes, mut blocks) = (0u64, 0u64);
     for (t, len) in log.iter() {
@@ -182,7 +182,7 @@ mod tests {
             (17_999_999, 3000),
             (18_000_000, 4000),
         ]);
-        let g = goodput(&l, GoodputWindow::SPEC);
+        let g = goodput(&l, GoodputWindow::METHOD);
         assert_eq!(g.bytes, 6000);
         assert_eq!(g.blocks, 3);
         let want = 6000.0 * 8.0 / 12.0 / 1e6;
@@ -199,7 +199,7 @@ mod tests {
             l.push(Duration::from_micros(t), 1250);
             t += 2000;
         }
-        let g = goodput(&l, GoodputWindow::SPEC);
+        let g = goodput(&l, GoodputWindow::METHOD);
         assert!((g.mbit_per_s.unwrap() - 5.0).abs() < 1e-9, "{g:?}");
     }
 
@@ -222,7 +222,7 @@ mod tests {
         let mut l = RecvLog::default();
         l.push(Duration::from_nanos(5_999_999_999), 7); // stored as 5 999 999 µs
         assert_eq!(l.t_us, vec![5_999_999]);
-        assert_eq!(goodput(&l, GoodputWindow::SPEC).bytes, 0);
+        assert_eq!(goodput(&l, GoodputWindow::METHOD).bytes, 0);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! netlab-tcpload: the controlled TCP load of SPEC §3, §4 and §6.
+//! netlab-tcpload: the controlled TCP load of method §3, §4 and §6.
 //!
 //! * [`pattern`] (pure): the deterministic position-dependent byte pattern
 //!   and its [`Validator`].
@@ -34,7 +34,7 @@
 //! let sent = tx.run(); // bytes accepted, termination kind
 //! let samples = smp.stop()?;
 //! let log = rx.join().expect("sink thread")?;
-//! let g = goodput::goodput(&log.recvs, goodput::GoodputWindow::SPEC);
+//! let g = goodput::goodput(&log.recvs, goodput::GoodputWindow::METHOD);
 //! let series = goodput::delivered_series(&log.recvs, Duration::from_millis(200), Duration::from_secs(18));
 //! # let _ = (sent, samples, g, series); Ok(()) }
 //! ```

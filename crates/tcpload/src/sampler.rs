@@ -1,4 +1,4 @@
-//! TCP state sampling over sock_diag (SPEC §6): what `ss -tinm` shows for
+//! TCP state sampling over sock_diag (method §6): what `ss -tinm` shows for
 //! the sender's socket, every 200 ms nominal.
 //!
 //! Pure parts: the request bytes ([`build_request`]) and the response

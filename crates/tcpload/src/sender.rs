@@ -1,4 +1,4 @@
-//! The TCP load sender (SPEC §4), run in A.
+//! The TCP load sender (method §4), run in A.
 //!
 //! Two steps so the sampler can start on the connected flow:
 //! [`new_sender_socket`] (inside A's namespace; sets `TCP_CONGESTION` before
@@ -17,7 +17,7 @@ use crate::pattern;
 use crate::sampler::FlowId;
 use crate::TcpLoadError;
 
-/// Sender settings (SPEC §4 defaults via [`SenderConfig::new`]).
+/// Sender settings (method §4 defaults via [`SenderConfig::new`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SenderConfig {
     /// Receiver address (B:46020 in the topology).
@@ -45,7 +45,7 @@ pub struct SenderConfig {
 }
 
 impl SenderConfig {
-    /// SPEC defaults: reno, 128 KiB blocks, 1 s send timeout, 17 s lifetime.
+    /// method defaults: reno, 128 KiB blocks, 1 s send timeout, 17 s lifetime.
     pub fn new(to: SocketAddr) -> Self {
         Self {
             to,

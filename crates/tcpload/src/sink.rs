@@ -1,4 +1,4 @@
-//! B's event loop (SPEC §3–§4): ONE `poll` loop serving the TCP receiver
+//! B's event loop (method §3–§4): ONE `poll` loop serving the TCP receiver
 //! and the UDP echo, with a hard end time.
 //!
 //! [`Sink::bind`] (inside B's namespace) binds both sockets and sets the
@@ -11,7 +11,7 @@
 //! returns, validated against the pattern and logged. Per wakeup the echo is
 //! drained first, then at most 4 TCP `recv`s are made, so a busy flow cannot
 //! delay echo replies by more than that. The isochronous probe's echo
-//! ([`SinkConfig::iso_echo`], its own port) is drained right after the SPEC
+//! ([`SinkConfig::iso_echo`], its own port) is drained right after the method
 //! echo, before any TCP work.
 
 use std::io::{ErrorKind, Read};
@@ -46,7 +46,7 @@ pub struct SinkConfig {
 }
 
 impl SinkConfig {
-    /// SPEC defaults: 18 s, 256 KiB recv buffer.
+    /// method defaults: 18 s, 256 KiB recv buffer.
     pub fn new(listen: SocketAddr, udp_echo: Option<SocketAddr>) -> Self {
         Self {
             listen,
@@ -180,7 +180,7 @@ impl Sink {
     }
 
     /// Adds the isochronous probe's echo (bound elsewhere, e.g. inside
-    /// `Netns::run`), served by the same loop after the SPEC echo.
+    /// `Netns::run`), served by the same loop after the stop-and-wait echo.
     pub fn with_iso_echo(mut self, echo: EchoResponder) -> Self {
         self.iso_echo = Some(echo);
         self
@@ -443,7 +443,7 @@ mod tests {
         let t0 = sink.t0();
         let h = std::thread::spawn(move || sink.run());
 
-        // the SPEC echo is unchanged: 4 bytes back byte for byte
+        // the stop-and-wait echo is unchanged: 4 bytes back byte for byte
         let u = UdpSocket::bind(lo()).unwrap();
         u.connect(udp).unwrap();
         u.set_read_timeout(Some(Duration::from_secs(1))).unwrap();

@@ -1,6 +1,6 @@
 //! Privileged (root/CAP_NET_ADMIN): a shaped A–R–B (TBF 5mbit + pfifo 256 on
 //! r1, set with `tc` as test setup), one compressed scenario:
-//! the SPEC §3 timeline: probe baseline 0–3 s, Reno load from 3 s (17 s
+//! the method §3 timeline: probe baseline 0–3 s, Reno load from 3 s (17 s
 //! lifetime), measured window 6–18 s, receiver closes at 18 s; sampler on
 //! the flow, `ss -tinm` as an independent check while the load runs.
 //!
@@ -104,7 +104,7 @@ fn privileged_shaped_reno_load_goodput_validation_probe_samples_and_ss() {
     assert_eq!(out.rx.validation.failures, 0, "{:?}", out.rx.validation);
     assert_eq!(out.rx.validation.first_bad_offset, None);
     assert_eq!(out.rx.tcp_end, TcpEnd::ClosedAtEnd);
-    let window = GoodputWindow::SPEC;
+    let window = GoodputWindow::METHOD;
     let g = goodput(&out.rx.recvs, window);
     let mbit = g.mbit_per_s.unwrap();
     eprintln!(

@@ -1,5 +1,5 @@
 //! netlab-topology: owned network namespaces and the A–R–B topology of
-//! SPEC §1, built over rtnetlink.
+//! method §1, built over rtnetlink.
 //!
 //! - [`netns`]: create / open / enter / delete named namespaces (visible
 //!   to `ip netns`), without any subprocess.
@@ -7,7 +7,7 @@
 //! - `testing` (cargo feature `testing`): `ScratchNetns`, a namespace
 //!   deleted on drop, and `require_privileged`, the privileged-test gate.
 //! - [`naming`]: run ids and the `nl-<runid>-<scenario>-{a,r,b}` names.
-//! - [`Topology`]: A–R–B of SPEC §1 built over rtnetlink from the pure
+//! - [`Topology`]: A–R–B of method §1 built over rtnetlink from the pure
 //!   request list of [`plan`] (messages in [`rtnl`]), read back with
 //!   [`Topology::readback`], torn down by [`Topology::teardown`] or a
 //!   [`TopologyGuard`].

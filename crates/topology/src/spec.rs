@@ -1,4 +1,4 @@
-//! What to build: the A–R–B topology of SPEC §1, as data.
+//! What to build: the A–R–B topology of method §1, as data.
 
 use std::net::Ipv4Addr;
 
@@ -54,18 +54,18 @@ pub struct TopologySpec {
     pub run_id: RunId,
     /// Scenario label (`[a-z0-9_]`, 1–24 characters).
     pub scenario: String,
-    /// TCP load port (SPEC §1: 46020).
+    /// TCP load port (method §1: 46020).
     pub tcp_port: u16,
-    /// UDP probe port (SPEC §1: 46021).
+    /// UDP probe port (method §1: 46021).
     pub udp_port: u16,
-    /// `net.ipv4.tcp_ecn` written in A (SPEC: 1).
+    /// `net.ipv4.tcp_ecn` written in A (method §1.3: 1).
     pub tcp_ecn_a: u8,
-    /// `net.ipv4.tcp_ecn` written in B (SPEC: 1).
+    /// `net.ipv4.tcp_ecn` written in B (method §1.3: 1).
     pub tcp_ecn_b: u8,
 }
 
 impl TopologySpec {
-    /// The SPEC §1 topology for `scenario` of run `run_id`.
+    /// The method §1 topology for `scenario` of run `run_id`.
     pub fn new(run_id: RunId, scenario: impl Into<String>) -> TopologySpec {
         TopologySpec {
             run_id,

@@ -1,4 +1,4 @@
-//! One scenario (SPEC §3) as a plan and the workers that execute it:
+//! One scenario (method §3) as a plan and the workers that execute it:
 //!
 //! - [`plan`]: every parameter resolved from the run's configuration (pure);
 //! - [`clock`]: the timeline as a pure clock, `poll(now) -> Step`;

@@ -1,4 +1,4 @@
-//! Executes a [`ScenarioPlan`] (SPEC §3): a fresh A–R–B, the qdiscs of R's
+//! Executes a [`ScenarioPlan`] (method §3): a fresh A–R–B, the qdiscs of R's
 //! egresses (netem for the base RTT, TBF + the arm per shaped direction),
 //! B's first receiver setting t0, the capture opened before any connect,
 //! one receiver per flow, probe and samplers running, each sender started

@@ -39,7 +39,7 @@ pub struct EchoStats {
 /// for `POLLIN`, call [`EchoResponder::drain`] when it is readable.
 ///
 /// Every datagram is sent back to the address it came from: byte for byte
-/// (the SPEC probe's 4-byte requests, and anything else), except a valid
+/// (the stop-and-wait probe's 4-byte requests, and anything else), except a valid
 /// stamped request of the isochronous probe ([`crate::wire`]), which is
 /// answered with a stamped reply of the same length carrying B's
 /// CLOCK_MONOTONIC receive time (read right after `recvfrom`) and send time
@@ -205,7 +205,11 @@ mod tests {
         let n = c.recv(&mut buf).unwrap();
         assert_eq!(&buf[..n], &v2[..], "unknown version echoed byte for byte");
         let n = c.recv(&mut buf).unwrap();
-        assert_eq!(&buf[..n], &spec[..], "the SPEC probe's 4 bytes, unchanged");
+        assert_eq!(
+            &buf[..n],
+            &spec[..],
+            "the stop-and-wait probe's 4 bytes, unchanged"
+        );
         assert_eq!(
             (r.stats().received, r.stats().stamped, r.stats().echoed),
             (3, 1, 3)

@@ -62,12 +62,12 @@ pub enum Arm {
 }
 
 impl Arm {
-    /// SPEC §2 arm: `pfifo limit 256`.
+    /// method §2 arm: `pfifo limit 256`.
     pub fn spec_pfifo() -> Arm {
         Arm::Pfifo(Pfifo { limit: Some(256) })
     }
 
-    /// SPEC §2 arm: `fq_codel limit 256 memory_limit 1048576 target 5ms interval 100ms ecn`.
+    /// method §2 arm: `fq_codel limit 256 memory_limit 1048576 target 5ms interval 100ms ecn`.
     pub fn spec_fq_codel() -> Arm {
         Arm::FqCodel(FqCodel {
             limit: Some(256),

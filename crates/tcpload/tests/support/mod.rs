@@ -37,7 +37,7 @@ pub fn in_netns(ns: &str, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// TBF 5mbit + pfifo 256 on R's r1 (SPEC §2), via tc (test setup only).
+/// TBF 5mbit + pfifo 256 on R's r1 (method §2), via tc (test setup only).
 pub fn shape_r1(r_ns: &str) {
     in_netns(
         r_ns,
