@@ -34,15 +34,18 @@ fn check_attr(a: &Attr<'_>) {
     assert_eq!(a.u8().ok(), v.first().copied());
     assert_eq!(
         a.u16().ok(),
-        v.get(..2).map(|b| u16::from_ne_bytes(b.try_into().unwrap()))
+        v.get(..2)
+            .map(|b| u16::from_ne_bytes(b.try_into().unwrap()))
     );
     assert_eq!(
         a.u32().ok(),
-        v.get(..4).map(|b| u32::from_ne_bytes(b.try_into().unwrap()))
+        v.get(..4)
+            .map(|b| u32::from_ne_bytes(b.try_into().unwrap()))
     );
     assert_eq!(
         a.u64().ok(),
-        v.get(..8).map(|b| u64::from_ne_bytes(b.try_into().unwrap()))
+        v.get(..8)
+            .map(|b| u64::from_ne_bytes(b.try_into().unwrap()))
     );
     let s = a.string_lossy();
     assert!(!s.contains('\0'));
@@ -142,7 +145,10 @@ fuzz_target!(|data: &[u8]| {
             if header_len >= 8 {
                 assert_eq!(f.u64(0).to_ne_bytes(), buf[..8]);
                 assert_eq!(f.u32(4).to_ne_bytes(), buf[4..8]);
-                assert_eq!(f.u16(header_len - 2).to_ne_bytes(), buf[header_len - 2..header_len]);
+                assert_eq!(
+                    f.u16(header_len - 2).to_ne_bytes(),
+                    buf[header_len - 2..header_len]
+                );
                 assert_eq!(f.u8(header_len - 1), buf[header_len - 1]);
             }
         }
