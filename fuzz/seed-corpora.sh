@@ -4,20 +4,24 @@
 # own /proc and the pinned guest kernel's module lists when present).
 #
 #   sh fuzz/seed-corpora.sh            # writes fuzz/corpus/<target>/seed-*
+#   sh fuzz/seed-corpora.sh experiment_toml report_results   # only these
 #
 # Seeds are named seed-<what>; files the fuzzer adds (sha1 names) are left
 # alone. Needs python3 (hex and netlink framing). Minimise afterwards with
 # `cargo +nightly fuzz cmin -a <target>` (see fuzz/README.md).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-exec python3 - "$root" <<'PY'
-import glob, json, os, struct, sys
+exec python3 - "$root" "$@" <<'PY'
+import glob, gzip, json, os, struct, sys
 
 root = sys.argv[1]
+only = set(sys.argv[2:])
 fx = os.path.join(root, "fixtures")
 out = os.path.join(root, "fuzz", "corpus")
 
 def put(target, name, data):
+    if only and target not in only:
+        return
     d = os.path.join(out, target)
     os.makedirs(d, exist_ok=True)
     if isinstance(data, str):
@@ -173,4 +177,61 @@ for dep in sorted(glob.glob("/usr/lib/uml/modules/*/modules.dep")):
     builtin = read(bpath).splitlines()[:20] if os.path.exists(bpath) else []
     put("guest_modules", "uml-" + os.path.basename(d), "\n".join(lines) + "\n\0" + "\n".join(builtin) + "\n")
 put("guest_modules", "small", "kernel/net/sched/sch_tbf.ko:\nkernel/net/sched/sch_fq_codel.ko: kernel/x.ko\n\0kernel/net/sched/sch_fifo.ko\n")
+
+# --- netlab_sys_wire: [family header length][bytes]: the qdisc dumps and
+# requests (tcmsg, 20 bytes), the topology dumps (ifinfomsg 16, ifaddrmsg 8,
+# rtmsg 12), and the sock_diag dump (inet_diag_msg, 72 % 32 = 8)
+HDR = {"link": 16, "addr": 8, "route": 12}
+for p in sorted(glob.glob(os.path.join(fx, "qdisc", "*.hex"))):
+    raw = bytes.fromhex("".join(l.strip() for l in read(p).splitlines()
+                                if l.strip() and not l.startswith("#")))
+    put("netlab_sys_wire", "qdisc-" + os.path.basename(p)[:-4], bytes([20]) + raw)
+for p in sorted(glob.glob(os.path.join(fx, "topology", "*.bin"))):
+    name = os.path.basename(p)[:-4]
+    hl = next((v for k, v in HDR.items() if k in name), 16)
+    put("netlab_sys_wire", "rtnl-" + name, bytes([hl]) + read(p, "rb"))
+put("netlab_sys_wire", "sock-diag", bytes([72 % 32]) + diag)
+# an NLMSG_ERROR with an extended ack (NLM_F_ACK_TLVS | NLM_F_CAPPED)
+echo = struct.pack("=IHHII", 36, 36, 0x5, 1, 0)
+tlv = struct.pack("=HH", 4 + 12, 1) + b"bad request\0"
+body = struct.pack("=i", -22) + echo + tlv
+put("netlab_sys_wire", "error-ext-ack",
+    bytes([0]) + struct.pack("=IHHII", 16 + len(body), 2, 0x300, 1, 0) + body)
+
+# --- experiment_toml: the shipped experiments
+for p in sorted(glob.glob(os.path.join(root, "experiments", "*.toml"))):
+    put("experiment_toml", os.path.basename(p)[:-5], read(p))
+
+# --- report_results: results.json cut small (every list to its first two
+# items, one scenario per arm), from the golden orchestrator run and the
+# report fixture; plus a future schema
+# Only the fields crates/report/src/v1.rs reads (the rest is ignored there).
+READ = set("""schema_version tool name version kernel mode release chosen_because
+config rounds arm_words tbf rate burst limit cc timeline baseline warmup measure
+probe_interval probe_timeout sample_interval run_id started_utc finished_utc
+scenarios notes index round arm t0_utc qdisc final final_taken_s samples t_s
+records kind parent stats backlog_bytes backlog_packets drops xstats ecn_mark
+tcp window_s series series_bin_s tcp_info end_s rtt_us rttvar_us cwnd
+delivery_rate pacing_rate probe requests timeout_s phases baseline_start_s
+baseline_end_s loaded_start_s loaded_end_s seq send_s rtt_ms phase outcome ecn
+counts ce ece cwr error""".split())
+def cut(x):
+    if isinstance(x, dict):
+        return {k: cut(v) for k, v in x.items() if k in READ}
+    if isinstance(x, list):
+        return [cut(v) for v in x[:2]]
+    return x
+def small_results(doc):
+    seen, keep = set(), []
+    for s in doc.get("scenarios", []):
+        arm = json.dumps(s.get("arm"), sort_keys=True)
+        if arm not in seen:
+            seen.add(arm)
+            keep.append(s)
+    return dict(cut(doc), scenarios=[cut(s) for s in keep])
+golden = json.load(open(os.path.join(fx, "orchestrator", "golden", "results.json")))
+put("report_results", "golden", json.dumps(small_results(golden)))
+uml = json.loads(gzip.open(os.path.join(fx, "report", "run-uml-3rounds", "results.json.gz")).read())
+put("report_results", "uml-3rounds", json.dumps(small_results(uml)))
+put("report_results", "future-schema", json.dumps(dict(small_results(golden), schema_version=99)))
 PY

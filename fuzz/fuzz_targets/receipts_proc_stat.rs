@@ -3,8 +3,9 @@
 //! process, so the line is outside text).
 //!
 //! Property: never panics; a parse is unaffected by what `comm` holds
-//! (prefixing `pid (` + any `)`-free text + `) ` to the fields after the
-//! last `)` gives the same result).
+//! (replacing everything between the first `(` and the last `)` by other
+//! text, parentheses included, gives the same result, or the same error);
+//! a line without `(` or `)` is refused.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -14,12 +15,14 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let parsed = parse_proc_stat(text);
-    if let Some(i) = text.rfind(')') {
-        let fields = &text[i + 1..];
-        let other = format!("1 (x y (z)){fields}");
-        assert_eq!(parse_proc_stat(&other), parsed);
-    } else {
-        assert_eq!(parsed, None);
+    let parsed = parse_proc_stat(text).map_err(|e| e.to_string());
+    match (text.find('('), text.rfind(')')) {
+        (Some(open), Some(close)) if open < close => {
+            let other = format!("{}(x y (z)){}", &text[..open], &text[close + 1..]);
+            let again = parse_proc_stat(&other).map_err(|e| e.to_string());
+            assert_eq!(again, parsed);
+        }
+        (None, _) | (_, None) => assert!(parsed.is_err()),
+        _ => {}
     }
 });
