@@ -1,5 +1,5 @@
 //! Echo replies, as the probe client receives them, into
-//! `netlab_probe::ProbeClient` (SPEC §5 schedule, default config) and the
+//! `netlab_probe::ProbeClient` (method §5.2 schedule, default config) and the
 //! resulting requests into `all_phase_stats`.
 //!
 //! The reply "parser" itself is the 4-byte check in `run_probe` (a datagram
