@@ -1,0 +1,221 @@
+//! The summary's sections beyond the method's table: the isochronous
+//! probe's table, per-flow goodput and fairness, and the sweep grid.
+
+use std::fmt::Write as _;
+
+use super::*;
+
+/// Sections beyond the method's table: per-flow goodput and fairness when a
+/// scenario has several flows, and the sweep grid when there are several
+/// points. Empty for the method's experiment.
+pub fn sections(results: &Results) -> Vec<String> {
+    let mut out = Vec::new();
+    if results.scenarios.iter().any(|s| s.flows.len() > 1) {
+        out.push(flows_section(results));
+    }
+    if results.scenarios.iter().any(|s| s.iso_probe.is_some()) {
+        out.push(iso_section(results));
+    }
+    let mut points: Vec<u32> = results.scenarios.iter().map(|s| s.point.index).collect();
+    points.dedup();
+    if points.len() > 1 {
+        out.push(grid(results));
+    }
+    out
+}
+
+/// The isochronous probe's own table (issue 15): per scenario and phase
+/// (baseline, loaded), the slots sent, the successes, the late replies,
+/// the requests lost or censored at the timeout, p50/p95/p99 of the
+/// successes with their count, the censoring-aware p50/p95/p99 over all
+/// sent requests (a bound where the rank falls on the censored mass) and
+/// the up/down one-way p50.
+pub fn iso_section(results: &Results) -> String {
+    use netlab_probe::Phase;
+    let mut s = String::from(
+        "Isochronous probe (a request every interval on a fixed grid, beside the stop-and-wait probe above):\n\n",
+    );
+    s.push_str("| Scenario | round | arm | phase | interval ms | sent | ok | late | lost or censored | successful p50/p95/p99 ms | censoring-aware p50/p95/p99 ms | up/down p50 ms |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let mut notes = Vec::new();
+    for sc in &results.scenarios {
+        let Some(iso) = &sc.iso_probe else {
+            continue;
+        };
+        let interval = iso.log.config.interval.as_secs_f64() * 1e3;
+        for (phase, label) in [(Phase::Baseline, "baseline"), (Phase::Loaded, "loaded")] {
+            let Some(p) = iso.phase(phase) else {
+                continue;
+            };
+            let st = &p.stats;
+            let oneway = match (st.up, st.down) {
+                (Some(u), Some(d)) => format!("{}/{}", opt_ms(u.p50_ms), opt_ms(d.p50_ms)),
+                _ => "absent".into(),
+            };
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {interval} | {} | {} | {} | {} | {}/{}/{} (n={}) | {}/{}/{} (of {}) | {oneway} |",
+                sc.index,
+                sc.round,
+                sc.arm,
+                label,
+                st.sent,
+                st.ok,
+                st.late,
+                st.censored,
+                opt_ms(st.rtt.p50_ms),
+                opt_ms(st.rtt.p95_ms),
+                opt_ms(st.rtt.p99_ms),
+                st.ok,
+                censored_text(st.rtt_censored.p50),
+                censored_text(st.rtt_censored.p95),
+                censored_text(st.rtt_censored.p99),
+                st.sent,
+            );
+        }
+        let r = &iso.log.replies;
+        let missed: u32 = iso.phases.iter().map(|p| p.stats.missed).sum();
+        if missed > 0 || r.duplicate > 0 || r.malformed > 0 || iso.log.stopped_early {
+            notes.push(format!(
+                "scenario {}: {missed} missed slot(s), {} duplicate and {} malformed replies{}",
+                sc.index,
+                r.duplicate,
+                r.malformed,
+                if iso.log.stopped_early {
+                    ", stopped early"
+                } else {
+                    ""
+                }
+            ));
+        }
+    }
+    s.push_str("\nlate ⊂ lost or censored: a reply after the timeout is kept in results.json but never a success. Per-1 s windows of every scenario are in results.json (iso_probe.windows).\n");
+    if let Some(note) = results
+        .scenarios
+        .iter()
+        .find_map(|sc| sc.iso_probe.as_ref().map(|i| i.log.one_way_note.clone()))
+    {
+        let _ = writeln!(s, "One-way delays: {note}.");
+    }
+    for n in notes {
+        let _ = writeln!(s, "- {n}");
+    }
+    s
+}
+
+fn fmt3(v: Option<f64>) -> String {
+    v.map_or_else(|| "None".into(), |v| format!("{v:.3}"))
+}
+
+/// Per scenario and direction: each flow's goodput and cc, the aggregate
+/// and Jain's fairness index.
+pub fn flows_section(results: &Results) -> String {
+    let mut s = String::from(
+        "Per-flow goodput (Mbit/s, cc read back) and Jain's fairness index per direction:\n\n",
+    );
+    for sc in &results.scenarios {
+        for d in &sc.directions {
+            let flows: Vec<String> = sc
+                .flows
+                .iter()
+                .filter(|f| f.direction == d.direction)
+                .map(|f| {
+                    let cc = f
+                        .tcp
+                        .as_ref()
+                        .map_or_else(|| f.cc.clone(), |t| t.cc_readback.clone());
+                    format!(
+                        "#{} {cc} {}",
+                        f.index,
+                        fmt3(f.tcp.as_ref().and_then(|t| t.goodput_mbps))
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                s,
+                "- scenario {} (round {}, {}) {}: aggregate {} of {} Mbit/s, fairness {} over {} flow(s): {}",
+                sc.index,
+                sc.round,
+                sc.arm,
+                d.direction,
+                fmt3(d.goodput_mbps),
+                d.rate_mbps.map_or_else(|| "unshaped".into(), |r| format!("{r}")),
+                d.fairness.map_or_else(|| "None".into(), |f| format!("{f:.3}")),
+                d.flows,
+                flows.join(", ")
+            );
+        }
+    }
+    s
+}
+
+/// The sweep grid: one line per point × arm, over its rounds: loaded
+/// p50/p95 (medians over the rounds) with the probe counts, aggregate
+/// goodput and fairness per direction.
+pub fn grid(results: &Results) -> String {
+    let mut s = String::from("Sweep grid (point × arm; loaded p50/p95 ms are medians over rounds, n = successful loaded probes over all rounds; goodput = aggregate per direction, fairness = Jain's index):\n\n| point | arm | rounds | loaded p50/p95 ms (n) | goodput Mbit/s | fairness |\n|---|---|---|---|---|---|\n");
+    let mut keys: Vec<(u32, String, String)> = Vec::new();
+    for sc in &results.scenarios {
+        let k = (sc.point.index, sc.point.label.clone(), sc.arm_words.clone());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    let median = |mut v: Vec<f64>| -> Option<f64> {
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        Some(if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        })
+    };
+    for (index, label, words) in keys {
+        let of: Vec<&ScenarioResult> = results
+            .scenarios
+            .iter()
+            .filter(|sc| sc.point.index == index && sc.arm_words == words)
+            .collect();
+        let loaded: Vec<&PhaseStats> = of
+            .iter()
+            .filter_map(|sc| sc.probe().and_then(|p| p.phases.loaded.as_ref()))
+            .collect();
+        let n: u32 = loaded.iter().map(|l| l.ok).sum();
+        let p50 = median(loaded.iter().filter_map(|l| l.p50_ms).collect());
+        let p95 = median(loaded.iter().filter_map(|l| l.p95_ms).collect());
+        let mut goodput = Vec::new();
+        let mut fairness = Vec::new();
+        for dir in ["up", "down"] {
+            let ds: Vec<_> = of
+                .iter()
+                .filter_map(|sc| sc.directions.iter().find(|d| d.direction == dir))
+                .collect();
+            if ds.is_empty() {
+                continue;
+            }
+            goodput.push(format!(
+                "{dir} {}",
+                fmt3(median(ds.iter().filter_map(|d| d.goodput_mbps).collect()))
+            ));
+            fairness.push(format!(
+                "{dir} {}",
+                median(ds.iter().filter_map(|d| d.fairness).collect())
+                    .map_or_else(|| "None".into(), |f| format!("{f:.3}"))
+            ));
+        }
+        let arm = words.split_whitespace().next().unwrap_or("");
+        let _ = writeln!(
+            s,
+            "| {index} {label} | {arm} | {} | {}/{} (n={n}) | {} | {} |",
+            of.len(),
+            opt_ms(p50),
+            opt_ms(p95),
+            goodput.join(" / "),
+            fairness.join(" / ")
+        );
+    }
+    s
+}

@@ -1,0 +1,331 @@
+use std::path::Path;
+
+use super::*;
+
+fn golden() -> (Results, String) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/orchestrator/golden");
+    let results = Results::read(&dir.join("results.json")).unwrap();
+    let md = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    (results, md)
+}
+
+#[test]
+fn golden_results_regenerate_their_summary_byte_for_byte() {
+    let (results, md) = golden();
+    assert_eq!(render(&results, 0), md);
+}
+
+/// An isochronous log of 20 ms slots over 18 s: baseline all 2 ms,
+/// loaded 60 % ok at 300 ms, the rest censored (some late).
+fn iso_log() -> netlab_probe::IsoLog {
+    use netlab_probe::{IsoConfig, IsoOutcome, IsoRequest, OneWayDelays};
+    let cfg = IsoConfig::default();
+    let requests = (0..cfg.slots() as u32)
+        .map(|k| {
+            let due = cfg.due(u64::from(k));
+            let phase = cfg.phases.phase_of(due);
+            let censored = phase == netlab_probe::Phase::Loaded && k % 5 >= 3;
+            let rtt = if phase == netlab_probe::Phase::Baseline {
+                2.0
+            } else {
+                300.0
+            };
+            IsoRequest {
+                seq: k,
+                due_s: due.as_secs_f64(),
+                send_s: Some(due.as_secs_f64()),
+                phase,
+                outcome: if censored {
+                    IsoOutcome::Timeout
+                } else {
+                    IsoOutcome::Reply
+                },
+                reply_s: None,
+                rtt_ms: (!censored).then_some(rtt),
+                late_rtt_ms: (censored && k % 5 == 3).then_some(1200.0),
+                up_ms: (!censored).then_some(rtt - 0.5),
+                down_ms: (!censored).then_some(0.49),
+                turnaround_ms: (!censored).then_some(0.01),
+            }
+        })
+        .collect();
+    netlab_probe::IsoLog {
+        one_way_delays: OneWayDelays::ExactSharedClock,
+        one_way_note: OneWayDelays::ExactSharedClock.note().into(),
+        config: cfg,
+        t0_monotonic_ns: 1,
+        requests,
+        replies: Default::default(),
+        recv_errors: 0,
+        stopped_early: false,
+        fatal_error: None,
+    }
+}
+
+#[test]
+fn the_iso_probe_adds_its_own_table_and_keeps_the_spec_one() {
+    let (mut results, md) = golden();
+    assert!(!md.contains("Isochronous"));
+    results.scenarios[1].iso_probe =
+        Some(crate::results::IsoProbeResult::of(iso_log(), None, None));
+    let out = render(&results, 0);
+    // the method's table is unchanged
+    assert!(out.contains(&table(&rows(&results))));
+    assert_eq!(table(&rows(&results)), {
+        let (g, _) = golden();
+        table(&rows(&g))
+    });
+    let sc = &results.scenarios[1];
+    // loaded: slots due 6 s ..= 17 s = 551; 3 of every 5 ok → 331 ok,
+    // 220 censored of which 110 late; p50 over all sent is rank 276 ≤
+    // 331 → a value, p95 rank 524 > 331 → a bound
+    let row = format!(
+        "| {} | {} | {} | loaded | 20 | 551 | 331 | 110 | 220 | 300.00/300.00/300.00 (n=331) | 300.00/",
+        sc.index, sc.round, sc.arm
+    );
+    assert!(out.contains(&row), "{out}");
+    assert!(out.contains("≥ 1000"), "{out}");
+    assert!(out.contains("| 299.50/0.49 |"), "{out}");
+    let base = format!(
+        "| {} | {} | {} | baseline | 20 | 150 | 150 | 0 | 0 | 2.00/2.00/2.00 (n=150) | 2.00/2.00/2.00 (of 150) | 1.50/0.49 |",
+        sc.index, sc.round, sc.arm
+    );
+    assert!(out.contains(&base), "{out}");
+    assert!(out.contains("One-way delays: up/down one-way delays are exact"));
+    // the results round-trip with it
+    let json = serde_json::to_string(&results).unwrap();
+    let back: Results = serde_json::from_str(&json).unwrap();
+    // (serde_json's default float parsing may move an f64 by one ulp,
+    // so compare what the summary reads, not every due time)
+    let (a, b) = (
+        back.scenarios[1].iso_probe.as_ref().unwrap(),
+        results.scenarios[1].iso_probe.as_ref().unwrap(),
+    );
+    assert_eq!(a.log.config, b.log.config);
+    assert_eq!(a.phases, b.phases);
+    assert_eq!(a.log.requests.len(), b.log.requests.len());
+    assert_eq!(render(&back, 0), out);
+}
+
+#[test]
+fn rows_come_from_the_typed_fields() {
+    let (results, _) = golden();
+    let r = rows(&results);
+    assert_eq!(r.len(), 2);
+    let fq = &r[1];
+    let s = &results.scenarios[1];
+    let loaded = s.probe().unwrap().phases.loaded.clone().unwrap();
+    assert_eq!(fq.arm, "fq_codel");
+    assert_eq!(fq.loaded_sent, u64::from(loaded.sent));
+    assert_eq!(fq.loaded_ok, u64::from(loaded.ok));
+    assert_eq!(fq.p95_ms, loaded.p95_ms);
+    let child = s
+        .qdisc_of("up")
+        .unwrap()
+        .at_window_end
+        .iter()
+        .find(|q| q.kind == "fq_codel")
+        .unwrap();
+    assert_eq!(fq.child_drops, Some(u64::from(child.stats.unwrap().drops)));
+    let e = &s.ecn.as_ref().unwrap().report.counts;
+    assert_eq!(fq.ce_ece_cwr, Some((e.ce, e.ece, e.cwr)));
+    assert_eq!(fq.ecn_negotiated, Some(true));
+}
+
+#[test]
+fn a_missing_part_shows_none_not_zero() {
+    let (mut results, _) = golden();
+    let s = &mut results.scenarios[0];
+    s.qdiscs[0].at_window_end.clear();
+    s.ecn = None;
+    s.probes.clear();
+    let r = super::row(s);
+    assert_eq!((r.child_drops, r.tbf_drops), (None, None));
+    assert_eq!(r.ce_ece_cwr, None);
+    assert_eq!(r.censored, None);
+    assert!(table(&[r]).contains("| None | None |"));
+}
+
+#[test]
+fn run_notes_follow_the_data() {
+    let (mut results, _) = golden();
+    assert!(extra_notes(&results, 0)
+        .iter()
+        .all(|n| !n.contains("failed") && !n.contains("NOT negotiated")));
+    let s = &mut results.scenarios[1];
+    s.error = Some("final qdisc readback: boom".into());
+    let ecn = s.ecn.as_mut().unwrap();
+    ecn.report.negotiated = false;
+    ecn.report.kernel = Some(netlab_ecn::KernelStats {
+        packets: 10,
+        drops: 3,
+    });
+    s.directions[0].goodput_mbps = Some(5.5);
+    let notes = extra_notes(&results, 2);
+    let has = |needle: &str| notes.iter().any(|n| n.contains(needle));
+    assert!(has(
+        "scenario 2 (round 1, fq_codel) failed: final qdisc readback: boom"
+    ));
+    assert!(has("scenario 2: classic ECN was NOT negotiated"));
+    assert!(has("dropped 3 frame(s)"));
+    assert!(has("goodput 5.500 Mbit/s is above the TBF rate 5 Mbit/s"));
+    assert!(has("2 cleanup step(s) failed"));
+    assert!(render(&results, 2).contains("| 1 | fq_codel | failed: final qdisc readback: boom |"));
+}
+
+#[test]
+fn probe_requests_that_never_reached_b_are_counted() {
+    let (mut results, _) = golden();
+    let s = &mut results.scenarios[0];
+    let sent = s.probe().unwrap().requests.len() as u64;
+    let echo = s.echo.as_mut().unwrap();
+    echo.received = sent - 3;
+    let notes = extra_notes(&results, 0);
+    assert!(
+        notes.iter().any(
+            |n| n.contains(&format!("received {} of the {sent}", sent - 3))
+                && n.contains("3 never reached B")
+        ),
+        "{notes:?}"
+    );
+    echo_all(&mut results);
+    assert!(extra_notes(&results, 0)
+        .iter()
+        .all(|n| !n.contains("never reached B")));
+}
+
+fn echo_all(results: &mut Results) {
+    for s in &mut results.scenarios {
+        let sent = s.probe().unwrap().requests.len() as u64;
+        s.echo.as_mut().unwrap().received = sent;
+    }
+}
+
+fn row(round: u32, arm: &str) -> SummaryRow {
+    SummaryRow {
+        round,
+        arm: arm.into(),
+        goodput_mbps: Some(4.812),
+        goodput_by_direction: vec![("up".into(), Some(4.812))],
+        loaded_sent: 55,
+        loaded_ok: 53,
+        loaded_timeouts: 2,
+        p50_ms: Some(12.345),
+        p95_ms: None,
+        censored: Some(("12.35".into(), "≥ 1000 ms (censored)".into())),
+        child_drops: Some(7),
+        tbf_drops: Some(0),
+        drops_by_direction: vec![("up".into(), Some(7), Some(0))],
+        ce_ece_cwr: Some((10, 9, 3)),
+        ecn_negotiated: Some(true),
+        baseline: (15, 15, Some(0.2)),
+        error: None,
+    }
+}
+
+#[test]
+fn table_shows_counts_and_none() {
+    let t = table(&[row(1, "pfifo")]);
+    assert!(
+        t.contains("| 1 | pfifo | 4.812 | 55/2 | 12.35/None (n=53) | 7 (tbf 0) | 10/9/3 |"),
+        "{t}"
+    );
+}
+
+#[test]
+fn failed_rows_say_so_and_notes_are_all_there() {
+    let mut r = row(2, "fq_codel");
+    r.error = Some("building topology: boom".into());
+    let md = markdown("# x", &[row(1, "pfifo"), r], &[], &["extra".into()]);
+    assert!(md.contains("| 2 | fq_codel | failed: building topology: boom |"));
+    assert!(md.contains("1. round 1 pfifo: 0.20 ms (ok 15/15 sent)"));
+    for n in NOTES {
+        assert!(md.contains(n));
+    }
+    assert!(md.contains("- extra"));
+}
+
+#[test]
+fn both_directions_show_their_aggregates_and_the_flow_section() {
+    let (mut results, _) = golden();
+    assert!(
+        sections(&results).is_empty(),
+        "the method's run has no extra section"
+    );
+    let s = &mut results.scenarios[1];
+    let mut down = s.flows[0].clone();
+    down.index = 1;
+    down.direction = "down".into();
+    s.flows.push(down);
+    s.directions =
+        crate::results::directions_of(&s.flows, |d| Some(if d == "up" { 5.0 } else { 20.0 }));
+    let r = super::row(s);
+    let t = table(&[r]);
+    assert!(
+        t.contains("| 1 | fq_codel | up 4.792 / down 4.792 |"),
+        "{t}"
+    );
+    let sec = sections(&results);
+    assert_eq!(sec.len(), 1);
+    assert!(
+        sec[0].contains("scenario 2 (round 1, fq_codel) down: aggregate 4.792 of 20 Mbit/s, fairness 1.000 over 1 flow(s): #1 reno 4.792"),
+        "{}",
+        sec[0]
+    );
+}
+
+#[test]
+fn a_sweep_gets_a_grid_line_per_point_and_arm() {
+    let (mut results, _) = golden();
+    let mut more = results.scenarios.clone();
+    for s in &mut more {
+        s.point.index = 2;
+        s.point.label = "base_rtt=20ms".into();
+    }
+    for s in &mut results.scenarios {
+        s.point.label = "base_rtt=0ms".into();
+    }
+    results.scenarios.extend(more);
+    let sec = sections(&results);
+    assert_eq!(sec.len(), 1);
+    let lines: Vec<&str> = sec[0]
+        .lines()
+        .filter(|l| l.starts_with("| 1 ") || l.starts_with("| 2 "))
+        .collect();
+    assert_eq!(lines.len(), 4, "{}", sec[0]);
+    assert!(
+        lines[1].starts_with(
+            "| 1 base_rtt=0ms | fq_codel | 1 | 4.75/7.93 (n=5) | up 4.792 | up 1.000 |"
+        ),
+        "{}",
+        lines[1]
+    );
+    assert!(lines[3].starts_with("| 2 base_rtt=20ms | fq_codel |"));
+}
+
+#[test]
+fn an_interrupted_run_says_where_first() {
+    let i = crate::results::Interrupted {
+        signal: "SIGTERM".into(),
+        scenario: Some(3),
+        phase: "loaded".into(),
+        at_s: Some(7.25),
+    };
+    assert_eq!(
+        interrupted_banner(&i, 3),
+        "**Interrupted by SIGTERM during scenario 3 (loaded phase, 7.2 s after t0).** \
+         Scenarios 1–2 are complete; scenario 3 keeps its samples up to the stop, its error \
+         and its cleanup receipts; the run's later scenarios did not run."
+    );
+    let boot = crate::results::Interrupted {
+        signal: "SIGINT".into(),
+        scenario: None,
+        phase: "while the guest kernel booted".into(),
+        at_s: None,
+    };
+    assert_eq!(
+        interrupted_banner(&boot, 0),
+        "**Interrupted by SIGINT while the guest kernel booted.** 0 scenario(s) completed \
+         before it; none was cut short."
+    );
+}
