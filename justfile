@@ -32,4 +32,24 @@ bench-probe:
 bench-ecn:
     cargo bench -p netlab-ecn --bench capture
 
-bench: bench-topology bench-guest bench-tcpload bench-probe bench-ecn
+bench: bench-topology bench-guest bench-tcpload bench-probe bench-ecn bench-iso
+
+bench-iso:
+    cargo bench -p netlab-probe --bench iso
+
+# Run an experiment file (presets in experiments/).
+run FILE *ARGS:
+    cargo run --release -p orchestrator -- run {{FILE}} {{ARGS}}
+
+# Re-render a results folder's report.
+report PATH:
+    cargo run --release -p orchestrator -- report {{PATH}}
+
+# netlab vs iperf3, irtt, tc and ss on the default path (10 rounds per arm, ~17 min).
+crosscheck *ARGS:
+    cargo build --release -p netlab-guest --bins
+    cargo run --release -p netlab-crosscheck --example crosscheck -- {{ARGS}}
+
+# Every fuzz target briefly (nightly + cargo-fuzz).
+fuzz-smoke:
+    sh fuzz/smoke.sh
