@@ -35,33 +35,9 @@ fn usage(flag: &str, value: &str, why: impl std::fmt::Display) -> UsageError {
 /// Parses a duration written like `3s`, `500ms`, `1.5s`, `250us` or `2m`.
 /// Zero, negative and unit-less values are refused.
 pub fn parse_duration(flag: &str, text: &str) -> Result<Duration, UsageError> {
-    let t = text.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
-        .ok_or_else(|| usage(flag, text, "a unit is required (e.g. 3s, 500ms)"))?;
-    let (num, unit) = t.split_at(split);
-    let value: f64 = num.parse().map_err(|_| usage(flag, text, "not a number"))?;
-    let scale = match unit {
-        "us" | "usec" => 1e-6,
-        "ms" | "msec" => 1e-3,
-        "s" | "sec" | "secs" => 1.0,
-        "m" | "min" => 60.0,
-        other => {
-            return Err(usage(
-                flag,
-                text,
-                format!("unknown unit '{other}' (use us, ms, s or m)"),
-            ))
-        }
-    };
-    if !value.is_finite() || value <= 0.0 {
-        return Err(usage(flag, text, "must be positive"));
-    }
-    let secs = value * scale;
-    if secs > 24.0 * 3600.0 {
-        return Err(usage(flag, text, "longer than a day"));
-    }
-    Ok(Duration::from_secs_f64(secs))
+    // One duration grammar for flags and experiment files.
+    netlab_experiment::units::parse_duration(text, false)
+        .map_err(|why| UsageError(format!("invalid value for {flag}: {why}")))
 }
 
 /// Parses a plain positive number of seconds (`--for 10`, `--end 2.5`); a unit
