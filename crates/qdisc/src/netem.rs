@@ -14,13 +14,6 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use netlink_packet_core::{
-    DefaultNla, NetlinkHeader, NetlinkMessage, NetlinkPayload, NLM_F_ACK, NLM_F_CREATE, NLM_F_EXCL,
-    NLM_F_REQUEST,
-};
-use netlink_packet_route::tc::{TcAttribute, TcHandle, TcHeader, TcMessage};
-use netlink_packet_route::RouteNetlinkMessage;
-
 use crate::units::format_time;
 use crate::{Handle, Psched, QdiscError, QdiscRequest};
 
@@ -171,55 +164,17 @@ pub fn netem_request(
     psched: &Psched,
     seq: u32,
 ) -> Result<QdiscRequest, QdiscError> {
-    let options = netem.options_bytes(psched)?;
-    let index = i32::try_from(ifindex)
-        .map_err(|_| QdiscError::bad("ifindex", ifindex.to_string(), "too large"))?;
-    let header = TcHeader {
-        index,
-        handle: TcHandle::from(handle.0),
-        parent: TcHandle::from(parent.0),
-        ..TcHeader::default()
-    };
-    // TCA_OPTIONS = 2 carries the qopt struct followed by flat attributes.
-    let attrs = vec![
-        TcAttribute::Kind(KIND.to_string()),
-        TcAttribute::Other(DefaultNla::new(2, options)),
-    ];
-    let mut nl_header = NetlinkHeader::default();
-    nl_header.flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_EXCL | NLM_F_CREATE;
-    nl_header.sequence_number = seq;
-    let mut nl = NetlinkMessage::new(
-        nl_header,
-        NetlinkPayload::InnerMessage(RouteNetlinkMessage::NewQueueDiscipline(
-            TcMessage::from_parts(header, attrs),
-        )),
-    );
-    nl.finalize();
-    let mut bytes = vec![0u8; nl.buffer_len()];
-    nl.serialize(&mut bytes);
-    let mut tc_argv: Vec<String> = ["tc", "qdisc", "add", "dev", dev]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    if parent == Handle::ROOT {
-        tc_argv.push("root".into());
-    } else {
-        tc_argv.push("parent".into());
-        tc_argv.push(parent.to_string());
-    }
-    tc_argv.push("handle".into());
-    tc_argv.push(handle.to_string());
-    tc_argv.push(KIND.into());
-    tc_argv.extend(netem.tc_words());
-    Ok(QdiscRequest {
-        kind: KIND.to_string(),
-        dev: dev.to_string(),
+    // TCA_OPTIONS carries the qopt struct followed by flat attributes.
+    crate::request::build(
+        dev,
         ifindex,
         handle,
         parent,
-        tc_argv,
-        netlink_hex: crate::hex::encode(&bytes),
-    })
+        KIND,
+        crate::arm::OptionsPayload::Raw(netem.options_bytes(psched)?),
+        netem.tc_words(),
+        seq,
+    )
 }
 
 /// What the kernel kept, decoded from a netem `TCA_OPTIONS` payload.

@@ -214,7 +214,7 @@ pub(crate) fn dump_request_bytes() -> Vec<u8> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn build(
+pub(crate) fn build(
     dev: &str,
     ifindex: u32,
     handle: Handle,
