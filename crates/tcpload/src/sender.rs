@@ -42,6 +42,10 @@ pub struct SenderConfig {
     /// Pause between the connect and the first write (0). Counts against
     /// the lifetime.
     pub start_delay: Duration,
+    /// Bytes of the stream written *before* the `start_delay` pause (0):
+    /// with a pause, a start like iperf3's (a few bytes on the new
+    /// connection, an idle gap, then the bulk). The stream is the same.
+    pub prime_bytes: usize,
 }
 
 impl SenderConfig {
@@ -55,6 +59,7 @@ impl SenderConfig {
             max_consecutive_stalls: None,
             lifetime: Duration::from_secs(17),
             start_delay: Duration::ZERO,
+            prime_bytes: 0,
         }
     }
 
@@ -68,6 +73,12 @@ impl SenderConfig {
         }
         if self.block_size == 0 {
             return Err(TcpLoadError::Config("block_size must be > 0".into()));
+        }
+        if self.prime_bytes >= self.block_size {
+            return Err(TcpLoadError::Config(format!(
+                "prime_bytes ({}) must be below block_size ({})",
+                self.prime_bytes, self.block_size
+            )));
         }
         if self.send_timeout.is_zero() || self.lifetime.is_zero() {
             return Err(TcpLoadError::Config(
@@ -268,6 +279,22 @@ impl Sender {
         let mut stalls = Vec::new();
         let mut consecutive = 0u32;
         let mut current_timeout = self.cfg.send_timeout; // set by connect
+                                                         // The prime: the stream's first bytes, before the pause (blocking
+                                                         // write bounded by SO_SNDTIMEO; an empty send buffer takes them).
+        while pos < self.cfg.prime_bytes {
+            match self
+                .stream
+                .write(&source.block_at(0)[pos..self.cfg.prime_bytes])
+            {
+                Ok(0) => break,
+                Ok(n) => {
+                    writes += 1;
+                    pos += n;
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
         std::thread::sleep(
             self.cfg
                 .start_delay
