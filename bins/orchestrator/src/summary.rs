@@ -395,6 +395,7 @@ pub fn row(s: &ScenarioResult) -> SummaryRow {
 /// negotiated, failed teardown steps.
 pub fn extra_notes(results: &Results, failed_teardown_steps: usize) -> Vec<String> {
     let mut notes = Vec::new();
+    notes.extend(receive_buffer_note(results));
     for s in &results.scenarios {
         if let Some(e) = &s.error {
             notes.push(format!(
@@ -458,6 +459,36 @@ pub fn extra_notes(results: &Results, failed_teardown_steps: usize) -> Vec<Strin
         notes.push(format!("{failed_teardown_steps} cleanup step(s) failed: see results.json and run `orchestrator cleanup`"));
     }
     notes
+}
+
+/// How A and B started their receive buffers (method §1.3), from the
+/// sysctls written and read back; nothing for runs recorded before netlab
+/// wrote `tcp_rmem`.
+fn receive_buffer_note(results: &Results) -> Option<String> {
+    let mut values: Vec<&str> = results
+        .scenarios
+        .iter()
+        .filter_map(|s| s.topology.as_ref())
+        .flat_map(|t| &t.sysctls)
+        .filter(|r| r.key == netlab_topology::spec::TCP_RMEM)
+        .map(|r| r.read.as_str())
+        .collect();
+    values.sort_unstable();
+    values.dedup();
+    if !values.is_empty() {
+        let shown: Vec<String> = values.iter().map(|v| v.replace('\t', " ")).collect();
+        return Some(format!(
+            "A and B started every TCP receive buffer at tcp_rmem's max (net.ipv4.tcp_rmem read back as `{}`), so the receiver's window could not limit a flow's start (docs/method.md §1.3).",
+            shown.join("`, `")
+        ));
+    }
+    let kernel = results
+        .experiment
+        .path
+        .as_ref()
+        .and_then(|p| p.receive_buffer.as_deref())
+        == Some("kernel");
+    kernel.then(|| "A and B kept the kernel's tcp_rmem (`[path] receive_buffer = \"kernel\"`): a flow's start can be limited by the receiver's window while autotuning catches up (docs/method.md §1.3).".to_string())
 }
 
 #[cfg(test)]

@@ -39,7 +39,7 @@ pub mod units;
 pub use file::ExperimentFile;
 pub use model::{
     ArmSpec, AxisValue, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice, PathSpec,
-    ProbeKind, ProbeSpec, Sweep, Timeline, DEFAULT_ARMS,
+    ProbeKind, ProbeSpec, ReceiveBufferStart, Sweep, Timeline, DEFAULT_ARMS,
 };
 pub use plan::{Plan, Point, Requirements, ScenarioPlan};
 pub use resolve::{check_cc, KNOWN_CCS};

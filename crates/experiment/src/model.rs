@@ -116,6 +116,26 @@ impl Direction {
     }
 }
 
+/// How A and B start their TCP receive buffers (`[path] receive_buffer`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReceiveBufferStart {
+    /// `"max"`: tcp_rmem's default raised to its max, so the receiver's
+    /// window never limits a flow's start (the method's).
+    Max,
+    /// `"kernel"`: the kernel's tcp_rmem, untouched.
+    Kernel,
+}
+
+impl ReceiveBufferStart {
+    /// The file's word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReceiveBufferStart::Max => "max",
+            ReceiveBufferStart::Kernel => "kernel",
+        }
+    }
+}
+
 /// The path between A and B.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PathSpec {
@@ -128,6 +148,9 @@ pub struct PathSpec {
     pub jitter: Duration,
     /// netem random loss, percent per direction.
     pub loss_percent: f64,
+    /// How the receiving ends start their TCP receive buffers
+    /// (docs/method.md §1.3).
+    pub receive_buffer: ReceiveBufferStart,
     /// Upload bottleneck (R's egress toward B); `None` = unshaped.
     pub up: Option<Tbf>,
     /// Download bottleneck (R's egress toward A); `None` = unshaped.
@@ -140,6 +163,7 @@ impl Default for PathSpec {
             base_rtt: Duration::ZERO,
             jitter: Duration::ZERO,
             loss_percent: 0.0,
+            receive_buffer: ReceiveBufferStart::Max,
             up: Some(default_tbf()),
             down: None,
         }

@@ -12,7 +12,8 @@ use crate::file::{
 };
 use crate::model::{
     default_tbf, ArmSpec, AxisValue, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice,
-    PathSpec, ProbeKind, ProbeSpec, Sweep, Timeline, AUTO_PORT_BASE, DEFAULT_TCP_PORT,
+    PathSpec, ProbeKind, ProbeSpec, ReceiveBufferStart, Sweep, Timeline, AUTO_PORT_BASE,
+    DEFAULT_TCP_PORT,
 };
 use crate::units::{format_duration, parse_duration};
 use crate::ExperimentError;
@@ -266,6 +267,7 @@ impl Experiment {
                 base_rtt: Some(format_duration(self.path.base_rtt)),
                 jitter: Some(format_duration(self.path.jitter)),
                 loss_percent: Some(self.path.loss_percent),
+                receive_buffer: Some(self.path.receive_buffer.as_str().to_string()),
                 up: Some(shaper(&self.path.up)),
                 down: Some(shaper(&self.path.down)),
             }),
@@ -361,10 +363,21 @@ fn resolve_path(p: &PathFile) -> Result<PathSpec, ExperimentError> {
     if !(0.0..=100.0).contains(&loss_percent) {
         return Err(err("path.loss_percent", "must be between 0 and 100"));
     }
+    let receive_buffer = match p.receive_buffer.as_deref() {
+        None | Some("max") => ReceiveBufferStart::Max,
+        Some("kernel") => ReceiveBufferStart::Kernel,
+        Some(other) => {
+            return Err(err(
+                "path.receive_buffer",
+                format!("{other:?}: \"max\" or \"kernel\""),
+            ))
+        }
+    };
     Ok(PathSpec {
         base_rtt,
         jitter,
         loss_percent,
+        receive_buffer,
         up: resolve_shaper("path.up", p.up.as_ref(), d.up)?,
         down: resolve_shaper("path.down", p.down.as_ref(), d.down)?,
     })

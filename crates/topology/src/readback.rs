@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::naming::Role;
 use crate::netns::Netns;
 use crate::rtnl;
-use crate::spec::{IP_FORWARD, TCP_ECN};
+use crate::spec::{IP_FORWARD, TCP_ECN, TCP_RMEM};
 use crate::sys;
 use crate::TopologyError;
 
@@ -75,7 +75,8 @@ pub struct NamespaceReadback {
     pub addresses: Vec<AddressReadback>,
     /// IPv4 routes (all tables).
     pub routes: Vec<RouteReadback>,
-    /// `net.ipv4.ip_forward` and `net.ipv4.tcp_ecn` as read now.
+    /// `net.ipv4.ip_forward`, `net.ipv4.tcp_ecn` and `net.ipv4.tcp_rmem` as
+    /// read now.
     pub sysctls: BTreeMap<String, String>,
 }
 
@@ -221,7 +222,7 @@ pub fn snapshot_current_netns(
         }
     }
     let mut sysctls = BTreeMap::new();
-    for key in [IP_FORWARD, TCP_ECN] {
+    for key in [IP_FORWARD, TCP_ECN, TCP_RMEM] {
         let v = sys::read_sysctl(key)
             .map_err(|e| TopologyError::io(format!("reading {key} in netns {netns}"), e))?;
         sysctls.insert(key.to_owned(), v);

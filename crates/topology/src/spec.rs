@@ -45,6 +45,8 @@ pub const DEFAULT_UDP_PORT: u16 = 46021;
 pub const IP_FORWARD: &str = "net.ipv4.ip_forward";
 /// Sysctl key of TCP ECN.
 pub const TCP_ECN: &str = "net.ipv4.tcp_ecn";
+/// Sysctl key of TCP's receive buffer sizes (min, default, max).
+pub const TCP_RMEM: &str = "net.ipv4.tcp_rmem";
 
 /// One topology to build: run id, scenario label, ports and the ECN
 /// setting of A and B.
@@ -62,6 +64,57 @@ pub struct TopologySpec {
     pub tcp_ecn_a: u8,
     /// `net.ipv4.tcp_ecn` written in B (method §1.3: 1).
     pub tcp_ecn_b: u8,
+    /// How A and B, the two ends that receive, start their TCP receive
+    /// buffers (method §1.3: [`ReceiveBuffer::StartAtMax`]). A spec
+    /// serialized before this field existed ran with the kernel's.
+    #[serde(default = "ReceiveBuffer::kernel")]
+    pub receive_buffer: ReceiveBuffer,
+}
+
+/// The TCP receive buffer a new connection starts with in A and B
+/// (`net.ipv4.tcp_rmem`, per namespace; method §1.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReceiveBuffer {
+    /// tcp_rmem's default raised to its max (min and max as the namespace
+    /// inherited them): the receiver's window can open from the first
+    /// round trip, so it never limits a flow's start. With the kernel's
+    /// 128 KiB default, the window stays at 64 KB until receive-buffer
+    /// autotuning measures more than 10 segments per estimated RTT; on a
+    /// low-rate bottleneck with a near-zero base RTT that estimate is
+    /// seeded by the idle time before the first data segment, and the
+    /// flow's first ~300 ms (and the pfifo queue it settles into) become
+    /// a race between process start-up latencies.
+    #[default]
+    StartAtMax,
+    /// The kernel's tcp_rmem, untouched.
+    Kernel,
+}
+
+impl ReceiveBuffer {
+    fn kernel() -> Self {
+        ReceiveBuffer::Kernel
+    }
+
+    /// The tcp_rmem value to write, given the namespace's current one
+    /// (`"min\tdefault\tmax"`); `None` when nothing is written.
+    pub fn tcp_rmem(self, current: &str) -> Option<Result<String, String>> {
+        match self {
+            ReceiveBuffer::Kernel => None,
+            ReceiveBuffer::StartAtMax => Some(
+                match current
+                    .split_whitespace()
+                    .map(str::parse::<u32>)
+                    .collect::<Result<Vec<_>, _>>()
+                    .as_deref()
+                {
+                    // Tab-separated, as the kernel prints it back.
+                    Ok([min, _, max]) => Ok(format!("{min}\t{max}\t{max}")),
+                    _ => Err(format!("{TCP_RMEM} reads {current:?}, not three numbers")),
+                },
+            ),
+        }
+    }
 }
 
 impl TopologySpec {
@@ -74,6 +127,7 @@ impl TopologySpec {
             udp_port: DEFAULT_UDP_PORT,
             tcp_ecn_a: 1,
             tcp_ecn_b: 1,
+            receive_buffer: ReceiveBuffer::StartAtMax,
         }
     }
 
@@ -124,6 +178,29 @@ mod tests {
         assert!(TopologySpec::new(RunId::parse("7f3a").unwrap(), "a-b")
             .validate()
             .is_err());
+    }
+
+    #[test]
+    fn receive_buffer_raises_the_default_to_the_max_only() {
+        let at_max = ReceiveBuffer::StartAtMax;
+        assert_eq!(
+            at_max.tcp_rmem("4096\t131072\t6291456"),
+            Some(Ok("4096\t6291456\t6291456".into()))
+        );
+        assert_eq!(
+            at_max.tcp_rmem("4096 131072 33554432\n"),
+            Some(Ok("4096\t33554432\t33554432".into()))
+        );
+        assert!(matches!(at_max.tcp_rmem("4096 131072"), Some(Err(_))));
+        assert!(matches!(at_max.tcp_rmem("a b c"), Some(Err(_))));
+        assert_eq!(ReceiveBuffer::Kernel.tcp_rmem("4096 131072 6291456"), None);
+        let s = TopologySpec::new(RunId::parse("7f3a").unwrap(), "1");
+        assert_eq!(s.receive_buffer, ReceiveBuffer::StartAtMax);
+        // A spec written before the field existed ran with the kernel's.
+        let mut j = serde_json::to_value(&s).unwrap();
+        j.as_object_mut().unwrap().remove("receive_buffer");
+        let old: TopologySpec = serde_json::from_value(j).unwrap();
+        assert_eq!(old.receive_buffer, ReceiveBuffer::Kernel);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::naming::Role;
 use crate::netns::{self, Netns};
 use crate::plan::{build_plan, NetnsFds};
 use crate::readback::{readback_netns, TopologyReadback};
-use crate::spec::TopologySpec;
+use crate::spec::{ReceiveBuffer, TopologySpec, TCP_RMEM};
 use crate::sys;
 use crate::{privilege, TopologyError};
 
@@ -157,14 +157,38 @@ fn configure(
             .into_iter()
             .filter(|(r, _, _)| *r == role)
             .collect();
+        let receiver = role != Role::R;
         let done = ns.run(|| {
-            plan.iter()
+            let mut done = plan
+                .iter()
                 .map(|(_, key, value)| write_and_read(ns.name(), key, value))
-                .collect::<Result<Vec<_>, _>>()
+                .collect::<Result<Vec<_>, _>>()?;
+            if receiver {
+                done.extend(set_receive_buffer(ns.name(), spec.receive_buffer)?);
+            }
+            Ok::<_, TopologyError>(done)
         })??;
         readbacks.extend(done);
     }
     Ok(readbacks)
+}
+
+/// Sets `net.ipv4.tcp_rmem` in the calling thread's namespace as
+/// `choice` asks (nothing for [`ReceiveBuffer::Kernel`]).
+fn set_receive_buffer(
+    netns: &str,
+    choice: ReceiveBuffer,
+) -> Result<Option<SysctlReadback>, TopologyError> {
+    let current = sys::read_sysctl(TCP_RMEM)
+        .map_err(|e| TopologyError::io(format!("reading {TCP_RMEM} in netns {netns}"), e))?;
+    match choice.tcp_rmem(&current) {
+        None => Ok(None),
+        Some(Err(reason)) => Err(TopologyError::Decode {
+            step: format!("reading {TCP_RMEM} in netns {netns}"),
+            reason,
+        }),
+        Some(Ok(value)) => write_and_read(netns, TCP_RMEM, &value).map(Some),
+    }
 }
 
 /// Writes one sysctl in the calling thread's namespace and reads it back.

@@ -1,5 +1,7 @@
 use std::path::Path;
 
+use netlab_topology::SysctlReadback;
+
 use super::*;
 
 fn golden() -> (Results, String) {
@@ -171,6 +173,35 @@ fn run_notes_follow_the_data() {
     assert!(has("goodput 5.500 Mbit/s is above the TBF rate 5 Mbit/s"));
     assert!(has("2 cleanup step(s) failed"));
     assert!(render(&results, 2).contains("| 1 | fq_codel | failed: final qdisc readback: boom |"));
+}
+
+#[test]
+fn the_receive_buffer_note_follows_what_was_written() {
+    let (mut results, _) = golden();
+    // Recorded before netlab wrote tcp_rmem: no note either way.
+    assert!(receive_buffer_note(&results).is_none());
+    for s in &mut results.scenarios {
+        s.topology.as_mut().unwrap().sysctls.push(SysctlReadback {
+            netns: "nl-x-1-b".into(),
+            key: "net.ipv4.tcp_rmem".into(),
+            wrote: "4096\t6291456\t6291456".into(),
+            read: "4096\t6291456\t6291456".into(),
+        });
+    }
+    let note = receive_buffer_note(&results).unwrap();
+    assert!(
+        note.contains("read back as `4096 6291456 6291456`"),
+        "{note}"
+    );
+    assert!(extra_notes(&results, 0).contains(&note));
+    for s in &mut results.scenarios {
+        s.topology.as_mut().unwrap().sysctls.pop();
+    }
+    let path = results.experiment.path.get_or_insert_with(Default::default);
+    path.receive_buffer = Some("kernel".into());
+    assert!(receive_buffer_note(&results)
+        .unwrap()
+        .contains("kept the kernel's tcp_rmem"));
 }
 
 #[test]
