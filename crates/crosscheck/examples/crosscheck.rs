@@ -4,7 +4,8 @@
 //! ```text
 //! cargo run --release -p netlab-crosscheck --example crosscheck -- \
 //!     [--rounds 10] [--out /tmp/crosscheck] [--kernel uml|host] [--short]
-//!     [--arms pfifo|fq_codel|both] [--loads netlab,iperf3,netlab:block=16384,iperf3:l=16384,netlab:recv=131072,netlab:delay=100]
+//!     [--arms pfifo|fq_codel|both] [--loads netlab,iperf3,netlab:block=16384,iperf3:l=16384,netlab:recv=131072,netlab:delay=100,netlab:prime=37:delay=50,netlab:rbuf=0,iperf3:rbuf=0]
+//!     [--tcp-sample-ms 200]
 //!     [--no-irtt] [--no-readback]
 //! ```
 //!
@@ -16,10 +17,20 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use netlab_crosscheck::{run_to_dir, CrosscheckConfig, Iperf3Load, Load, NetlabLoad, Timeline};
+use netlab_topology::ReceiveBuffer;
 
 fn die(msg: &str) -> ! {
     eprintln!("crosscheck: {msg}");
     std::process::exit(2)
+}
+
+/// `rbuf=0`: the kernel's tcp_rmem; `rbuf=1`: its default raised to its max.
+fn rbuf(v: usize) -> ReceiveBuffer {
+    match v {
+        0 => ReceiveBuffer::Kernel,
+        1 => ReceiveBuffer::StartAtMax,
+        _ => die("rbuf: 0 (kernel's tcp_rmem) or 1 (default raised to max)"),
+    }
 }
 
 fn parse_load(s: &str) -> Load {
@@ -46,7 +57,11 @@ fn parse_load(s: &str) -> Load {
                     "block" => n.block_size = v,
                     "recv" => n.recv_buf = v,
                     "delay" => n.start_delay_ms = v as u64,
-                    _ => die(&format!("netlab load option {k:?}: block or recv")),
+                    "prime" => n.prime_bytes = v,
+                    "rbuf" => n.receive_buffer = Some(rbuf(v)),
+                    _ => die(&format!(
+                        "netlab load option {k:?}: block, recv, delay, prime or rbuf"
+                    )),
                 }
             }
             Load::Netlab(n)
@@ -56,7 +71,8 @@ fn parse_load(s: &str) -> Load {
             for (k, v) in kv {
                 match k.as_str() {
                     "l" => i.length = Some(v),
-                    _ => die(&format!("iperf3 load option {k:?}: l")),
+                    "rbuf" => i.receive_buffer = Some(rbuf(v)),
+                    _ => die(&format!("iperf3 load option {k:?}: l or rbuf")),
                 }
             }
             Load::Iperf3(i)
@@ -108,6 +124,12 @@ fn main() {
                 i += 1;
             }
             "--no-irtt" => cfg.irtt = false,
+            "--tcp-sample-ms" => {
+                cfg.tcp_sample_ms = val(i)
+                    .parse()
+                    .unwrap_or_else(|_| die("--tcp-sample-ms: a number"));
+                i += 1;
+            }
             "--no-readback" => cfg.readback_check = false,
             other => die(&format!("unknown argument {other:?}")),
         }

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use netlab_qdisc::{Arm, Bottleneck, Tbf};
+use netlab_topology::ReceiveBuffer;
 use serde::{Deserialize, Serialize};
 
 use crate::CrosscheckError;
@@ -78,6 +79,13 @@ pub struct NetlabLoad {
     /// (`SenderConfig::start_delay`).
     #[serde(default)]
     pub start_delay_ms: u64,
+    /// Bytes written before that pause (`SenderConfig::prime_bytes`).
+    #[serde(default)]
+    pub prime_bytes: usize,
+    /// A receive-buffer start for this load's scenarios other than the
+    /// cross-check's [`CrosscheckConfig::receive_buffer`].
+    #[serde(default)]
+    pub receive_buffer: Option<ReceiveBuffer>,
 }
 
 impl Default for NetlabLoad {
@@ -90,6 +98,8 @@ impl Default for NetlabLoad {
             start_delay_ms: netlab_tcpload::SenderConfig::new(to)
                 .start_delay
                 .as_millis() as u64,
+            prime_bytes: netlab_tcpload::SenderConfig::new(to).prime_bytes,
+            receive_buffer: None,
         }
     }
 }
@@ -99,6 +109,9 @@ impl Default for NetlabLoad {
 pub struct Iperf3Load {
     /// `-l`: bytes per write/read; `None` keeps iperf3's default (128 KiB).
     pub length: Option<usize>,
+    /// As [`NetlabLoad::receive_buffer`].
+    #[serde(default)]
+    pub receive_buffer: Option<ReceiveBuffer>,
 }
 
 /// Which load a scenario runs.
@@ -128,13 +141,35 @@ impl Load {
                 if n.start_delay_ms != d.start_delay_ms {
                     s += &format!(" delay {} ms", n.start_delay_ms);
                 }
-                s
+                if n.prime_bytes != d.prime_bytes {
+                    s += &format!(" prime {} B", n.prime_bytes);
+                }
+                s + &rbuf_label(n.receive_buffer)
             }
-            Load::Iperf3(i) => match i.length {
-                Some(l) => format!("iperf3 -l {l}"),
-                None => "iperf3".into(),
-            },
+            Load::Iperf3(i) => {
+                let s = match i.length {
+                    Some(l) => format!("iperf3 -l {l}"),
+                    None => "iperf3".into(),
+                };
+                s + &rbuf_label(i.receive_buffer)
+            }
         }
+    }
+
+    /// This load's own receive-buffer start, if it overrides the config's.
+    pub fn receive_buffer(&self) -> Option<ReceiveBuffer> {
+        match self {
+            Load::Netlab(n) => n.receive_buffer,
+            Load::Iperf3(i) => i.receive_buffer,
+        }
+    }
+}
+
+fn rbuf_label(rbuf: Option<ReceiveBuffer>) -> String {
+    match rbuf {
+        None => String::new(),
+        Some(ReceiveBuffer::Kernel) => " kernel rmem".into(),
+        Some(ReceiveBuffer::StartAtMax) => " rmem at max".into(),
     }
 }
 
@@ -162,6 +197,23 @@ pub struct CrosscheckConfig {
     pub irtt: bool,
     /// Take the mid-load readback check against `tc` and `ss` (pairing 3).
     pub readback_check: bool,
+    /// tcp_info sampling interval of both ends, ms (200; a few ms to see
+    /// the first round trips of a flow).
+    #[serde(default = "default_tcp_sample_ms")]
+    pub tcp_sample_ms: u64,
+    /// How A and B start their receive buffers (the method's:
+    /// `StartAtMax`); a load may override it. Runs recorded before this
+    /// field existed used the kernel's.
+    #[serde(default = "kernel_receive_buffer")]
+    pub receive_buffer: ReceiveBuffer,
+}
+
+fn kernel_receive_buffer() -> ReceiveBuffer {
+    ReceiveBuffer::Kernel
+}
+
+fn default_tcp_sample_ms() -> u64 {
+    200
 }
 
 impl CrosscheckConfig {
@@ -185,6 +237,8 @@ impl CrosscheckConfig {
             probe_timeout_s: 1.0,
             irtt: true,
             readback_check: true,
+            tcp_sample_ms: default_tcp_sample_ms(),
+            receive_buffer: ReceiveBuffer::default(),
         }
     }
 
@@ -221,8 +275,18 @@ impl CrosscheckConfig {
                 "probe_interval_s must be 0.01..5 and probe_timeout_s 0.05..10".into(),
             ));
         }
+        if !(1..=1000).contains(&self.tcp_sample_ms) {
+            return Err(CrosscheckError::Config(
+                "tcp_sample_ms must be 1..=1000".into(),
+            ));
+        }
         for l in &self.loads {
             if let Load::Netlab(n) = l {
+                if n.prime_bytes >= n.block_size {
+                    return Err(CrosscheckError::Config(
+                        "netlab load: prime_bytes must be below block_size".into(),
+                    ));
+                }
                 if n.block_size == 0 || n.recv_buf == 0 {
                     return Err(CrosscheckError::Config(
                         "netlab load: block_size and recv_buf must be > 0".into(),

@@ -135,7 +135,7 @@ pub fn markdown(run: &CrosscheckRun) -> String {
     let _ = writeln!(out, "# netlab cross-check\n");
     let _ = writeln!(
         out,
-        "Kernel {}, started {}, {} round(s), {} scenario(s) in {:.0} s ({} failed). TBF `{}`; arms {}; congestion control {}; timeline: baseline {} s, load {} s, window [{}, {}) s; both probes every {} ms, censored at {} ms. Loads per round in alternating order.\n",
+        "Kernel {}, started {}, {} round(s), {} scenario(s) in {:.0} s ({} failed). TBF `{}`; arms {}; congestion control {}; timeline: baseline {} s, load {} s, window [{}, {}) s; both probes every {} ms, censored at {} ms; receive buffers of A and B: {}. Loads per round in alternating order.\n",
         run.kernel,
         run.started_utc,
         c.rounds,
@@ -151,6 +151,10 @@ pub fn markdown(run: &CrosscheckRun) -> String {
         c.timeline.end().as_secs_f64(),
         c.probe_interval_s * 1e3,
         c.probe_timeout_s * 1e3,
+        match c.receive_buffer {
+            netlab_topology::ReceiveBuffer::StartAtMax => "tcp_rmem's default raised to its max (method §1.3)",
+            netlab_topology::ReceiveBuffer::Kernel => "the kernel's tcp_rmem",
+        },
     );
     let labels: Vec<String> = c.loads.iter().map(|l| l.label()).collect();
     let mut arms: Vec<(String, String)> = Vec::new();

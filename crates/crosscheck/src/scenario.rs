@@ -136,7 +136,8 @@ fn measure(
     let cfg = ctx.cfg;
     let tl = cfg.timeline;
     let load = rec.load.clone().expect("set by run_scenario");
-    let spec = TopologySpec::new(ctx.run_id.clone(), format!("x{index}"));
+    let mut spec = TopologySpec::new(ctx.run_id.clone(), format!("x{index}"));
+    spec.receive_buffer = load.receive_buffer().unwrap_or(cfg.receive_buffer);
     let topo = TopologyGuard::new(
         Topology::build(&spec).map_err(|e| CrosscheckError::step("building A–R–B", e))?,
     );
@@ -280,7 +281,7 @@ fn measure(
     sleep_until(at(tl.load_start()));
     let (flow_tx, flow_rx) = mpsc::channel::<FlowId>();
     let scfg = SamplerConfig {
-        interval: SAMPLE,
+        interval: Duration::from_millis(cfg.tcp_sample_ms),
         max_duration: tl.end() + CONNECT_SLACK + Duration::from_secs(2),
     };
     let diag_a = || {
@@ -307,6 +308,7 @@ fn measure(
                 cc: cfg.cc.clone(),
                 block_size: n.block_size,
                 start_delay: Duration::from_millis(n.start_delay_ms),
+                prime_bytes: n.prime_bytes,
                 lifetime: tl.end() - tl.load_start() + Duration::from_secs(2),
                 ..SenderConfig::new(b_tcp)
             };
