@@ -5,7 +5,7 @@ use std::net::{SocketAddr, UdpSocket};
 use std::time::Duration;
 
 use netlab_topology::readback::snapshot_current_netns;
-use netlab_topology::spec::{B_ADDR, IP_FORWARD, TCP_ECN};
+use netlab_topology::spec::{B_ADDR, IP_FORWARD, TCP_ECN, TCP_RMEM};
 use netlab_topology::testing::require_privileged;
 use netlab_topology::{netns, Role, RunId, TopologyGuard, TopologySpec};
 
@@ -18,6 +18,7 @@ struct HostState {
     netlink: netlab_topology::NamespaceReadback,
     ip_forward: String,
     tcp_ecn: String,
+    tcp_rmem: String,
     foreign_netns: Vec<String>,
 }
 
@@ -53,6 +54,7 @@ fn host_state() -> HostState {
         netlink: snapshot_current_netns("host", None).unwrap(),
         ip_forward: std::fs::read_to_string("/proc/sys/net/ipv4/ip_forward").unwrap(),
         tcp_ecn: std::fs::read_to_string("/proc/sys/net/ipv4/tcp_ecn").unwrap(),
+        tcp_rmem: std::fs::read_to_string("/proc/sys/net/ipv4/tcp_rmem").unwrap(),
         foreign_netns: netns::list()
             .unwrap()
             .into_iter()
@@ -139,6 +141,17 @@ fn privileged_topology_build_traffic_readback_teardown_host_unchanged() {
     assert_eq!(b.sysctls[IP_FORWARD], "0");
     assert_eq!(a.sysctls[TCP_ECN], "1");
     assert_eq!(b.sysctls[TCP_ECN], "1");
+    // The receivers start at tcp_rmem's max; R and the host keep theirs.
+    let host_rmem: Vec<&str> = before.tcp_rmem.split_whitespace().collect();
+    let at_max = format!("{}\t{}\t{}", host_rmem[0], host_rmem[2], host_rmem[2]);
+    assert_eq!(a.sysctls[TCP_RMEM], at_max);
+    assert_eq!(b.sysctls[TCP_RMEM], at_max);
+    assert_eq!(r.sysctls[TCP_RMEM], before.tcp_rmem.trim());
+    assert_eq!(
+        topo.sysctls.iter().filter(|s| s.key == TCP_RMEM).count(),
+        2,
+        "written in A and B only"
+    );
     for (ns, ifname) in [
         (a, "a0"),
         (r, "r0"),
@@ -199,12 +212,15 @@ fn privileged_topology_build_traffic_readback_teardown_host_unchanged() {
 }
 
 #[test]
-fn privileged_topology_tcp_ecn_is_configurable() {
-    if !require_privileged("privileged_topology_tcp_ecn_is_configurable") {
+fn privileged_topology_tcp_ecn_and_receive_buffer_are_configurable() {
+    if !require_privileged("privileged_topology_tcp_ecn_and_receive_buffer_are_configurable") {
         return;
     }
     let mut spec = TopologySpec::new(RunId::random(), "ecn_off");
     spec.tcp_ecn_a = 0;
+    // ... and the kernel's receive buffers kept (nothing written).
+    spec.receive_buffer = netlab_topology::ReceiveBuffer::Kernel;
+    let host_rmem = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_rmem").unwrap();
     let topo = TopologyGuard::build(&spec).unwrap();
     // what was built serializes (namespaces by name and path)
     let built = serde_json::to_value(&*topo).unwrap();
@@ -214,6 +230,10 @@ fn privileged_topology_tcp_ecn_is_configurable() {
     let rb = topo.readback().unwrap();
     assert_eq!(rb.role(Role::A).unwrap().sysctls[TCP_ECN], "0");
     assert_eq!(rb.role(Role::B).unwrap().sysctls[TCP_ECN], "1");
+    assert_eq!(
+        rb.role(Role::A).unwrap().sysctls[TCP_RMEM],
+        host_rmem.trim()
+    );
 }
 
 #[test]
