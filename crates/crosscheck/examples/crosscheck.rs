@@ -6,6 +6,8 @@
 //!     [--rounds 10] [--out /tmp/crosscheck] [--kernel uml|host] [--short]
 //!     [--arms pfifo|fq_codel|both] [--loads netlab,iperf3,netlab:block=16384,iperf3:l=16384,netlab:recv=131072,netlab:delay=100,netlab:prime=37:delay=50,netlab:rbuf=0,iperf3:rbuf=0]
 //!     [--tcp-sample-ms 200]
+//! cargo run --release -p netlab-crosscheck --example crosscheck -- --render DIR
+//!     (rewrites DIR/crosscheck.md from DIR/crosscheck.json)
 //!     [--no-irtt] [--no-readback]
 //! ```
 //!
@@ -16,7 +18,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use netlab_crosscheck::{run_to_dir, CrosscheckConfig, Iperf3Load, Load, NetlabLoad, Timeline};
+use netlab_crosscheck::{
+    run_to_dir, CrosscheckConfig, CrosscheckRun, Iperf3Load, Load, NetlabLoad, Timeline,
+};
 use netlab_topology::ReceiveBuffer;
 
 fn die(msg: &str) -> ! {
@@ -95,6 +99,17 @@ fn main() {
     };
     while i < args.len() {
         match args[i].as_str() {
+            "--render" => {
+                // Re-render crosscheck.md from a run's crosscheck.json.
+                let dir = PathBuf::from(val(i));
+                let run = CrosscheckRun::read(&dir.join("crosscheck.json"))
+                    .unwrap_or_else(|e| die(&e.to_string()));
+                let md = dir.join("crosscheck.md");
+                std::fs::write(&md, run.markdown())
+                    .unwrap_or_else(|e| die(&format!("{}: {e}", md.display())));
+                println!("wrote {}", md.display());
+                return;
+            }
             "--rounds" => {
                 cfg.rounds = val(i).parse().unwrap_or_else(|_| die("--rounds: a number"));
                 i += 1;

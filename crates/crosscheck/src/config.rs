@@ -361,11 +361,49 @@ mod tests {
         assert_eq!(Load::Netlab(n).label(), "netlab block 1000");
         assert_eq!(
             Load::Iperf3(Iperf3Load {
-                length: Some(16384)
+                length: Some(16384),
+                receive_buffer: None,
             })
             .label(),
             "iperf3 -l 16384"
         );
+        let kernel = Load::Iperf3(Iperf3Load {
+            length: None,
+            receive_buffer: Some(ReceiveBuffer::Kernel),
+        });
+        assert_eq!(kernel.label(), "iperf3 kernel rmem");
+        assert_eq!(kernel.receive_buffer(), Some(ReceiveBuffer::Kernel));
+        let primed = NetlabLoad {
+            start_delay_ms: 50,
+            prime_bytes: 37,
+            ..NetlabLoad::default()
+        };
+        assert_eq!(
+            Load::Netlab(primed).label(),
+            "netlab delay 50 ms prime 37 B"
+        );
+        // The cross-check's own default is the method's start.
+        assert_eq!(
+            CrosscheckConfig::new(1).receive_buffer,
+            ReceiveBuffer::StartAtMax
+        );
+        let mut bad = CrosscheckConfig::new(1);
+        bad.loads = vec![Load::Netlab(NetlabLoad {
+            prime_bytes: 1 << 20,
+            ..NetlabLoad::default()
+        })];
+        assert!(bad
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("prime_bytes"));
+        bad.loads = vec![Load::Netlab(NetlabLoad::default())];
+        bad.tcp_sample_ms = 0;
+        assert!(bad
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("tcp_sample_ms"));
     }
 
     #[test]

@@ -35,6 +35,7 @@
 #![forbid(unsafe_code)]
 
 pub mod config;
+pub mod consistency;
 mod error;
 pub mod external;
 pub mod record;
@@ -78,6 +79,22 @@ impl CrosscheckRun {
     /// The markdown report.
     pub fn markdown(&self) -> String {
         report::markdown(self)
+    }
+
+    /// Reads a `crosscheck.json` written by [`CrosscheckRun::write`] (the
+    /// report can be rendered again from the raw data alone).
+    pub fn read(path: &Path) -> Result<CrosscheckRun, CrosscheckError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| CrosscheckError::step(format!("reading {}", path.display()), e))?;
+        let run: CrosscheckRun = serde_json::from_str(&text)
+            .map_err(|e| CrosscheckError::step(format!("parsing {}", path.display()), e))?;
+        if run.schema != SCHEMA {
+            return Err(CrosscheckError::step(
+                format!("reading {}", path.display()),
+                format!("schema {} (this build reads {SCHEMA})", run.schema),
+            ));
+        }
+        Ok(run)
     }
 
     /// Writes `crosscheck.md` and `crosscheck.json` into `dir` (created if

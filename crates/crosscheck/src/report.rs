@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use netlab_probe::PhaseStats;
 
+use crate::consistency;
 use crate::record::ScenarioRecord;
 use crate::CrosscheckRun;
 
@@ -51,6 +52,34 @@ pub fn probes_agree(nl: &PhaseStats, ir: &PhaseStats, censoring: bool) -> Option
         };
         Some(close(nl.p50_ms, ir.p50_ms) && close(nl.p95_ms, ir.p95_ms))
     }
+}
+
+/// Median and range over scenarios of irtt's baseline p50 minus netlab's
+/// (successes only), formatted to 0.01 ms.
+fn baseline_offset(run: &CrosscheckRun) -> Option<(String, String, String)> {
+    let lower_median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        (!v.is_empty()).then(|| v[(v.len() - 1) / 2])
+    };
+    let base = |reqs: &[netlab_probe::ProbeRequest]| {
+        let mut v: Vec<f64> = reqs
+            .iter()
+            .filter(|r| r.phase == netlab_probe::Phase::Baseline)
+            .filter_map(|r| r.rtt_ms)
+            .collect();
+        lower_median(&mut v)
+    };
+    let mut d: Vec<f64> = run
+        .scenarios
+        .iter()
+        .filter_map(|s| Some(base(&s.irtt)? - base(&s.probe)?))
+        .collect();
+    let m = lower_median(&mut d)?;
+    Some((
+        format!("{m:.2}"),
+        format!("{:.2}", d[0]),
+        format!("{:.2}", d[d.len() - 1]),
+    ))
 }
 
 /// Whether an arm kind is a plain fifo (where censoring is compared).
@@ -179,9 +208,11 @@ pub fn markdown(run: &CrosscheckRun) -> String {
     }
 
     out.push_str("## 2. Probe: netlab vs irtt, in the same scenario\n\n");
-    out.push_str("Loaded phase (send time in the window). irtt's round trips are ranked with netlab's rules: a reply ≥ the timeout or none counts as a timeout. Agree (the issue's rules): on pfifo, netlab's timeouts within one request of irtt's share beyond the timeout × netlab's sent; on fq_codel, p50 and p95 of the successes within max(1 ms, 5 %). netlab's probe keeps one request outstanding (a timeout delays the next send), irtt sends every 200 ms regardless, so their counts differ under a > 1 s queue.\n\n");
-    out.push_str("| round | arm | load | netlab sent/ok/timeouts | irtt sent/ok/beyond | netlab p50 / p95 (ms) | irtt p50 / p95 (ms) | netlab p95 censored | irtt p95 censored | agree |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    let _ = write!(out, "Loaded phase (send time in the window). irtt's round trips are ranked with netlab's rules: a reply ≥ the timeout or none counts as a timeout. Agree (the issue's rules): on pfifo, netlab's timeouts within one request of irtt's share beyond the timeout × netlab's sent; on fq_codel, p50 and p95 of the successes within max(1 ms, 5 %). netlab's probe keeps one request outstanding (a timeout delays the next send), irtt sends every 200 ms regardless, so their counts differ under a > 1 s queue. Consistent (sampling noise): a seeded bootstrap ({} resamples per probe) of netlab − irtt for the censoring-aware p50 and p95 over all loaded requests (a timeout is \"≥ timeout\"); 95 % intervals; consistent when neither excludes 0, – when both quantiles fall on the censored mass.\n\n", crate::consistency::REPLICATES);
+    out.push_str("| round | arm | load | netlab sent/ok/timeouts | irtt sent/ok/beyond | netlab p50 / p95 (ms) | irtt p50 / p95 (ms) | netlab p95 censored | irtt p95 censored | agree | netlab − irtt p50, 95 % | p95, 95 % | consistent |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     let mut agree = (0, 0);
+    let mut consistent = (0, 0);
+    let timeout_ms = c.probe_timeout_s * 1e3;
     for s in run.scenarios.iter().filter(|s| s.irtt_loaded.is_some()) {
         let (nl, ir) = (s.probe_loaded.as_ref(), s.irtt_loaded.as_ref());
         let a = nl
@@ -189,13 +220,20 @@ pub fn markdown(run: &CrosscheckRun) -> String {
             .and_then(|(a, b)| probes_agree(a, b, is_fifo(&s.arm)));
         agree.1 += u32::from(a.is_some());
         agree.0 += u32::from(a == Some(true));
+        let cons = consistency::consistency(
+            &consistency::loaded_observations(&s.probe, timeout_ms),
+            &consistency::loaded_observations(&s.irtt, timeout_ms),
+            u64::from(s.index),
+        );
+        consistent.1 += u32::from(cons.consistent.is_some());
+        consistent.0 += u32::from(cons.consistent == Some(true));
         let cen = |p: Option<&PhaseStats>| {
             p.and_then(|p| p.p95_censored)
                 .map_or("–".into(), |c| c.to_string())
         };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} / {} | {} / {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} / {} | {} / {} | {} | {} | {} | {} | {} | {} |",
             s.round,
             s.arm,
             s.load_label,
@@ -208,9 +246,23 @@ pub fn markdown(run: &CrosscheckRun) -> String {
             cen(nl),
             cen(ir),
             yes(a),
+            consistency::interval_text(cons.p50),
+            consistency::interval_text(cons.p95),
+            yes(cons.consistent),
         );
     }
-    let _ = writeln!(out, "\nAgree in {} of {} scenarios.\n", agree.0, agree.1);
+    let _ = writeln!(
+        out,
+        "\nAgree (the issue's rules) in {} of {} scenarios; consistent within sampling noise in {} of {}.\n",
+        agree.0, agree.1, consistent.0, consistent.1
+    );
+    if let Some(offset) = baseline_offset(run) {
+        let _ = writeln!(
+            out,
+            "Idle path (baseline phase), irtt − netlab p50 of the successes: median {} ms [{}–{}] over scenarios: the two instruments' own overhead, present before any queue.\n",
+            offset.0, offset.1, offset.2
+        );
+    }
 
     out.push_str("## 3. Readbacks: netlab vs tc and ss at the same moment\n\n");
     out.push_str("netlab's readback, then `tc -s -d -j qdisc show`, then netlab's again; netlab's tcp_info, then `ss -tinm`, then tcp_info again. Agree: tc's counters between the two readbacks (backlog within their range ± 64 KiB); ss's mss equal and its cumulative counters (retransmissions, bytes_acked) between the two samples. cwnd, ssthresh and RTT are gauges that move within the bracket (a process spawn in the guest takes 50–300 ms), so they are shown, not judged.\n\n");
