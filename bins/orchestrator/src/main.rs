@@ -5,6 +5,8 @@
 //! Exit codes: 0 success; 1 run failure or refused environment (refused
 //! before any network change); 2 bad usage (`--help` is 0).
 
+#[cfg(test)]
+mod alloc_count;
 mod cli;
 mod compare;
 mod config;
@@ -21,6 +23,11 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::cli::{Cli, Command};
+
+/// Unit tests count their threads' heap bytes (see [`alloc_count`]).
+#[cfg(test)]
+#[global_allocator]
+static ALLOC: alloc_count::CountingAlloc = alloc_count::CountingAlloc;
 
 fn main() -> ExitCode {
     // The hidden init subcommand must not go through clap's error paths: the
