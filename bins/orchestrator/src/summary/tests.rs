@@ -149,7 +149,7 @@ fn a_missing_part_shows_none_not_zero() {
 #[test]
 fn run_notes_follow_the_data() {
     let (mut results, _) = golden();
-    assert!(extra_notes(&results, 0)
+    assert!(extra_notes(&figures(&results), 0)
         .iter()
         .all(|n| !n.contains("failed") && !n.contains("NOT negotiated")));
     let s = &mut results.scenarios[1];
@@ -161,7 +161,7 @@ fn run_notes_follow_the_data() {
         drops: 3,
     });
     s.directions[0].goodput_mbps = Some(5.5);
-    let notes = extra_notes(&results, 2);
+    let notes = extra_notes(&figures(&results), 2);
     let has = |needle: &str| notes.iter().any(|n| n.contains(needle));
     assert!(has(
         "scenario 2 (round 1, fq_codel) failed: final qdisc readback: boom"
@@ -180,7 +180,7 @@ fn probe_requests_that_never_reached_b_are_counted() {
     let sent = s.probe().unwrap().requests.len() as u64;
     let echo = s.echo.as_mut().unwrap();
     echo.received = sent - 3;
-    let notes = extra_notes(&results, 0);
+    let notes = extra_notes(&figures(&results), 0);
     assert!(
         notes.iter().any(
             |n| n.contains(&format!("received {} of the {sent}", sent - 3))
@@ -189,7 +189,7 @@ fn probe_requests_that_never_reached_b_are_counted() {
         "{notes:?}"
     );
     echo_all(&mut results);
-    assert!(extra_notes(&results, 0)
+    assert!(extra_notes(&figures(&results), 0)
         .iter()
         .all(|n| !n.contains("never reached B")));
 }
@@ -249,7 +249,7 @@ fn failed_rows_say_so_and_notes_are_all_there() {
 fn both_directions_show_their_aggregates_and_the_flow_section() {
     let (mut results, _) = golden();
     assert!(
-        sections(&results).is_empty(),
+        sections(&figures(&results)).is_empty(),
         "the method's run has no extra section"
     );
     let s = &mut results.scenarios[1];
@@ -265,7 +265,7 @@ fn both_directions_show_their_aggregates_and_the_flow_section() {
         t.contains("| 1 | fq_codel | up 4.792 / down 4.792 |"),
         "{t}"
     );
-    let sec = sections(&results);
+    let sec = sections(&figures(&results));
     assert_eq!(sec.len(), 1);
     assert!(
         sec[0].contains("scenario 2 (round 1, fq_codel) down: aggregate 4.792 of 20 Mbit/s, fairness 1.000 over 1 flow(s): #1 reno 4.792"),
@@ -286,7 +286,7 @@ fn a_sweep_gets_a_grid_line_per_point_and_arm() {
         s.point.label = "base_rtt=0ms".into();
     }
     results.scenarios.extend(more);
-    let sec = sections(&results);
+    let sec = sections(&figures(&results));
     assert_eq!(sec.len(), 1);
     let lines: Vec<&str> = sec[0]
         .lines()
