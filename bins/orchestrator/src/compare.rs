@@ -333,6 +333,9 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
         if let Err(e) = files.write_results(&results, &results_json) {
             eprintln!("orchestrator: {e}");
         }
+        // What the scenario's threads freed goes back to the system, so
+        // the next scenario starts where this one did.
+        crate::heap::release_free_heap();
         if stop {
             break;
         }

@@ -10,6 +10,7 @@ mod alloc_count;
 mod cli;
 mod compare;
 mod config;
+mod heap;
 mod kernel;
 mod progress;
 mod report;
@@ -30,6 +31,8 @@ use crate::cli::{Cli, Command};
 static ALLOC: alloc_count::CountingAlloc = alloc_count::CountingAlloc;
 
 fn main() -> ExitCode {
+    // Before any thread: a long run's heap stays flat (issue 14 §6).
+    heap::keep_heap_flat();
     // The hidden init subcommand must not go through clap's error paths: the
     // kernel passes it whatever it likes.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();

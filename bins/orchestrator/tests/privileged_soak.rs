@@ -1,11 +1,14 @@
-//! Issue 14 §6 (soak): file descriptors across the scenarios of one run.
-//! Needs root; skips without it unless NETLAB_REQUIRE_PRIVILEGED=1.
+//! Issue 14 §6 (soak): file descriptors and peak memory across the
+//! scenarios of one run. Needs root; skips without it unless
+//! NETLAB_REQUIRE_PRIVILEGED=1.
 
-use std::time::Duration;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use netlab_topology::testing::require_privileged;
 use serde_json::Value;
 
+mod faults;
 mod support;
 
 use support::*;
@@ -63,4 +66,112 @@ fn privileged_a_multi_round_run_leaks_no_file_descriptor() {
             after - before
         );
     }
+}
+
+/// Rounds of the peak-memory run: the growth is read between the end of
+/// scenario 2 and the end of the run.
+const FLAT_ROUNDS: u32 = 8;
+
+/// Highest growth of VmHWM allowed over the last 6 scenarios and the end
+/// of the run (summary, report), kB. Holding every scenario's raw data, as
+/// the run did before, grew it by THRESHOLD_NOTE; flat, it grows by
+/// far less.
+const FLAT_GROWTH_KB: u64 = 2048;
+
+/// Issue 14 §6: a long run's peak memory is flat. VmHWM (the process's
+/// peak RSS) is sampled every 50 ms; from the end of scenario 2 to the end
+/// of the run (6 more scenarios, the summary and the report) it grows by
+/// less than FLAT_GROWTH_KB. The figure and its margin are in the const's
+/// comment; `target/debug/examples/soak --rounds 20` gives the long view.
+#[test]
+fn privileged_a_multi_round_run_keeps_its_peak_memory_flat() {
+    if !require_privileged("privileged_a_multi_round_run_keeps_its_peak_memory_flat") {
+        return;
+    }
+    let out = OutDir::new("rss-flat");
+    let rounds = FLAT_ROUNDS.to_string();
+    let mut child = Command::new(BIN)
+        .args([
+            "compare",
+            "--kernel",
+            "host",
+            "--arm",
+            "pfifo limit 256",
+            "--rounds",
+            &rounds,
+            "--baseline",
+            "1s",
+            "--warmup",
+            "1s",
+            "--measure",
+            "1s",
+            "--out",
+            out.0.to_str().unwrap(),
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawning orchestrator");
+    let pid = child.id();
+    let cap = faults::Captured::of(&mut child);
+    let mut watch = faults::memory::MemoryWatch::default();
+    let started = Instant::now();
+    let status = loop {
+        if let Ok(Some(s)) = child.try_wait() {
+            break Some(s);
+        }
+        if started.elapsed() > Duration::from_secs(180) {
+            // Its own teardown removes what it built; then it is killed.
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid as i32),
+                nix::sys::signal::Signal::SIGINT,
+            );
+            let deadline = Instant::now() + Duration::from_secs(45);
+            while Instant::now() < deadline && !matches!(child.try_wait(), Ok(Some(_))) {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        let scenario = faults::memory::current_scenario(&cap.stderr.lock().unwrap()).unwrap_or(0);
+        watch.sample(pid, scenario);
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let (stdout, stderr) = cap.finish(Duration::from_secs(5));
+    let code = status.and_then(|s| s.code());
+    assert_eq!(code, Some(0), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    for (s, m) in &watch.per {
+        println!(
+            "scenario {s}: max VmRSS {} kB, VmHWM {} kB, {} samples",
+            m.max_rss_kb, m.hwm_kb, m.samples
+        );
+    }
+    let after_2 = watch.per.get(&2).expect("samples during scenario 2").hwm_kb;
+    let last = watch
+        .per
+        .get(&FLAT_ROUNDS)
+        .expect("samples during the last scenario")
+        .hwm_kb;
+    let grown = last.saturating_sub(after_2);
+    println!(
+        "VmHWM {after_2} kB at the end of scenario 2, {last} kB at the end of the run: +{grown} kB over {} scenarios",
+        FLAT_ROUNDS - 2
+    );
+    assert!(
+        grown < FLAT_GROWTH_KB,
+        "peak memory grew by {grown} kB over {} scenarios (limit {FLAT_GROWTH_KB} kB): a run holds data per scenario again",
+        FLAT_ROUNDS - 2
+    );
+    let r: Value =
+        serde_json::from_slice(&std::fs::read(out.0.join("results.json")).unwrap()).unwrap();
+    assert_eq!(
+        r["scenarios"].as_array().unwrap().len(),
+        FLAT_ROUNDS as usize
+    );
+    assert!(
+        !out.0.join("scenarios").exists(),
+        "a complete run removes its scenario files (results.json holds them)"
+    );
 }
