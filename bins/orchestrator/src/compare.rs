@@ -120,7 +120,8 @@ fn open_fds() -> Option<usize> {
 
 /// Space a run's results folder needs: a scenario's raw samples take about
 /// 0.2 MB in results.json (written again after each scenario, through a
-/// temporary file) and its plots and Flent file about 0.3 MB; 8 MB per
+/// temporary file) and as much again in its own file under `scenarios/`
+/// until the run ends, and its plots and Flent file about 0.3 MB; 8 MB per
 /// scenario and 32 MB besides leave room for dense probes and many flows.
 fn out_space_needed(scenarios: usize) -> u64 {
     (32 + 8 * scenarios as u64) << 20

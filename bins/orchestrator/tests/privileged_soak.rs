@@ -69,20 +69,22 @@ fn privileged_a_multi_round_run_leaks_no_file_descriptor() {
 }
 
 /// Rounds of the peak-memory run: the growth is read between the end of
-/// scenario 2 and the end of the run.
+/// scenario 2 and the end of scenario 7 (the last one also holds the end
+/// of the run: summary and report, a fixed cost of about 1.3 MB).
 const FLAT_ROUNDS: u32 = 8;
 
-/// Highest growth of VmHWM allowed over the last 6 scenarios and the end
-/// of the run (summary, report), kB. Holding every scenario's raw data, as
-/// the run did before, grew it by THRESHOLD_NOTE; flat, it grows by
-/// far less.
-const FLAT_GROWTH_KB: u64 = 2048;
+/// Highest growth of VmHWM allowed over those 5 scenarios, kB. Measured
+/// by this test (10 ms sampling, about 1 MB of raw data per scenario):
+/// flat, +184 to +416 kB in three runs; holding every scenario's raw data
+/// as runs did before (`NETLAB_SOAK_BIN` = a build of 8418661) +10.7 MB,
+/// +5.5 MB even with glibc's thresholds fixed (MALLOC_MMAP_THRESHOLD_ /
+/// MALLOC_TRIM_THRESHOLD_ = 131072), and holding nothing but with glibc's
+/// default thresholds +5.8 MB.
+const FLAT_GROWTH_KB: u64 = 2560;
 
 /// Issue 14 §6: a long run's peak memory is flat. VmHWM (the process's
 /// peak RSS) is sampled every 50 ms; from the end of scenario 2 to the end
-/// of the run (6 more scenarios, the summary and the report) it grows by
-/// less than FLAT_GROWTH_KB. The figure and its margin are in the const's
-/// comment; `target/debug/examples/soak --rounds 20` gives the long view.
+/// of scenario 7 it grows by less than [`FLAT_GROWTH_KB`].
 #[test]
 fn privileged_a_multi_round_run_keeps_its_peak_memory_flat() {
     if !require_privileged("privileged_a_multi_round_run_keeps_its_peak_memory_flat") {
@@ -90,7 +92,9 @@ fn privileged_a_multi_round_run_keeps_its_peak_memory_flat() {
     }
     let out = OutDir::new("rss-flat");
     let rounds = FLAT_ROUNDS.to_string();
-    let mut child = Command::new(BIN)
+    // Another build can be checked the same way (how the limit was chosen).
+    let bin = std::env::var("NETLAB_SOAK_BIN").unwrap_or_else(|_| BIN.to_string());
+    let mut child = Command::new(&bin)
         .args([
             "compare",
             "--kernel",
@@ -105,6 +109,10 @@ fn privileged_a_multi_round_run_keeps_its_peak_memory_flat() {
             "1s",
             "--measure",
             "1s",
+            // Dense tcp_info and qdisc sampling: each scenario's raw data
+            // is then about 1 MB, so holding it would show.
+            "--sample-interval",
+            "10ms",
             "--out",
             out.0.to_str().unwrap(),
         ])
@@ -149,20 +157,22 @@ fn privileged_a_multi_round_run_keeps_its_peak_memory_flat() {
         );
     }
     let after_2 = watch.per.get(&2).expect("samples during scenario 2").hwm_kb;
-    let last = watch
+    let to = FLAT_ROUNDS - 1;
+    let later = watch
         .per
-        .get(&FLAT_ROUNDS)
-        .expect("samples during the last scenario")
+        .get(&to)
+        .expect("samples during the scenario before the last")
         .hwm_kb;
-    let grown = last.saturating_sub(after_2);
+    let grown = later.saturating_sub(after_2);
     println!(
-        "VmHWM {after_2} kB at the end of scenario 2, {last} kB at the end of the run: +{grown} kB over {} scenarios",
-        FLAT_ROUNDS - 2
+        "VmHWM {after_2} kB at the end of scenario 2, {later} kB at the end of scenario {to}: +{grown} kB over {} scenarios; {} kB at the end of the run",
+        to - 2,
+        watch.hwm_kb
     );
     assert!(
         grown < FLAT_GROWTH_KB,
-        "peak memory grew by {grown} kB over {} scenarios (limit {FLAT_GROWTH_KB} kB): a run holds data per scenario again",
-        FLAT_ROUNDS - 2
+        "peak memory grew by {grown} kB over {} scenarios (limit {FLAT_GROWTH_KB} kB): the run keeps memory per scenario again",
+        to - 2
     );
     let r: Value =
         serde_json::from_slice(&std::fs::read(out.0.join("results.json")).unwrap()).unwrap();

@@ -48,30 +48,82 @@ pub struct ScenarioFiles {
 /// Indentation of a scenario inside results.json's `scenarios` array.
 const ELEMENT_INDENT: &[u8] = b"    ";
 
-/// A scenario as it appears inside the `scenarios` array of the pretty
-/// printed results.json: every line indented by two levels.
-fn element_bytes(s: &ScenarioResult) -> Result<Vec<u8>, serde_json::Error> {
-    let pretty = serde_json::to_vec_pretty(s)?;
-    // A raw newline only ever separates tokens (JSON escapes newlines in
-    // strings), so indenting after each one indents every line.
-    let lines = pretty.iter().filter(|&&b| b == b'\n').count();
-    let mut out = Vec::with_capacity(pretty.len() + (lines + 1) * ELEMENT_INDENT.len());
-    out.extend_from_slice(ELEMENT_INDENT);
-    for &b in &pretty {
-        out.push(b);
-        if b == b'\n' {
-            out.extend_from_slice(ELEMENT_INDENT);
-        }
-    }
-    Ok(out)
+/// A writer that indents every line by [`ELEMENT_INDENT`], the first one
+/// included: a scenario serialised through it appears as it does inside
+/// the `scenarios` array of the pretty printed results.json. A raw newline
+/// only ever separates tokens (JSON escapes newlines in strings), so
+/// indenting after each one indents every line.
+struct Indented<W: std::io::Write> {
+    inner: W,
+    started: bool,
 }
 
-/// Writes `bytes` to `path` through a synced temporary file and a rename.
-fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsFileError> {
+impl<W: std::io::Write> std::io::Write for Indented<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if !self.started {
+            self.inner.write_all(ELEMENT_INDENT)?;
+            self.started = true;
+        }
+        let mut rest = buf;
+        while let Some(nl) = rest.iter().position(|&b| b == b'\n') {
+            self.inner.write_all(&rest[..=nl])?;
+            self.inner.write_all(ELEMENT_INDENT)?;
+            rest = &rest[nl + 1..];
+        }
+        self.inner.write_all(rest)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Serialises `s` into `out` as it appears inside results.json's
+/// `scenarios` array, through a small buffer (never the whole text).
+fn write_element(s: &ScenarioResult, out: &File) -> Result<(), ElementError> {
+    let mut w = Indented {
+        inner: std::io::BufWriter::with_capacity(64 << 10, out),
+        started: false,
+    };
+    serde_json::to_writer_pretty(&mut w, s).map_err(ElementError::Serialize)?;
+    w.flush().map_err(ElementError::Write)
+}
+
+/// Why [`write_element`] failed.
+enum ElementError {
+    Serialize(serde_json::Error),
+    Write(std::io::Error),
+}
+
+impl ElementError {
+    fn at(self, path: &Path) -> ResultsFileError {
+        match self {
+            // serde_json reports the writer's I/O errors as its own.
+            ElementError::Serialize(e) if e.is_io() => ResultsFileError::Io {
+                what: "writing",
+                path: path.to_path_buf(),
+                source: e.into(),
+            },
+            ElementError::Serialize(source) => ResultsFileError::Serialize {
+                path: path.to_path_buf(),
+                source,
+            },
+            ElementError::Write(source) => ResultsFileError::Io {
+                what: "writing",
+                path: path.to_path_buf(),
+                source,
+            },
+        }
+    }
+}
+
+/// Writes scenario `s` to `path` through a synced temporary file and a rename.
+fn write_scenario_file(path: &Path, s: &ScenarioResult) -> Result<(), ResultsFileError> {
     let tmp = temp_path(path);
     let written = (|| {
-        let mut f = File::create(&tmp).map_err(io("creating", &tmp))?;
-        f.write_all(bytes).map_err(io("writing", &tmp))?;
+        let f = File::create(&tmp).map_err(io("creating", &tmp))?;
+        write_element(s, &f).map_err(|e| e.at(&tmp))?;
         f.sync_all().map_err(io("syncing", &tmp))
     })();
     if let Err(e) = written {
@@ -118,13 +170,7 @@ impl ScenarioFiles {
     /// memory instead (nothing measured is lost) and the error returned.
     pub fn push(&mut self, scenario: ScenarioResult) -> Result<(), ResultsFileError> {
         let path = self.path_of(self.kept.len() + 1);
-        let written = element_bytes(&scenario)
-            .map_err(|source| ResultsFileError::Serialize {
-                path: path.clone(),
-                source,
-            })
-            .and_then(|bytes| write_file_atomic(&path, &bytes));
-        match written {
+        match write_scenario_file(&path, &scenario) {
             Ok(()) => {
                 self.kept.push(Kept::File(path));
                 Ok(())
@@ -172,10 +218,7 @@ impl ScenarioFiles {
                         // File to file: the kernel copies (copy_file_range).
                         std::io::copy(&mut src, &mut f).map_err(io("copying", p))?;
                     }
-                    Kept::Memory(s) => {
-                        let bytes = element_bytes(s).map_err(serialize)?;
-                        f.write_all(&bytes).map_err(io("writing", &tmp))?;
-                    }
+                    Kept::Memory(s) => write_element(s, &f).map_err(|e| e.at(&tmp))?,
                 }
             }
             if !self.kept.is_empty() {
