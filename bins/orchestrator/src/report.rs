@@ -1,12 +1,15 @@
 //! `orchestrator report PATH`, and the report every `compare` run ends with.
 //!
-//! results.json is read with the orchestrator's own typed reader
-//! ([`read_results`]: the schema version first, then every field with its
-//! path named on error), converted into the report's input by one function
-//! ([`input_from`], straight from the typed fields, so a renamed field fails
-//! to compile), and rendered by `netlab-report` (plots, index.html, one
-//! `.flent.gz` per scenario). `report` also re-writes summary.md from the
-//! same typed results ([`crate::summary::render`]).
+//! results.json is read with the orchestrator's own typed reader (the
+//! schema version first, then every field with its path named on error),
+//! one scenario at a time ([`stream`]; [`read_results`] reads it whole).
+//! Each scenario is reduced to what the summary and the report use (a
+//! [`RunDigest`]: [`crate::summary::ScenarioFigures`] and the report's
+//! samples, by [`ReportBuilder`], straight from the typed fields, so a
+//! renamed field fails to compile), and rendered by `netlab-report` (plots,
+//! index.html, one `.flent.gz` per scenario); summary.md is re-written from
+//! the same figures ([`crate::summary::render_figures`]). A `compare` run
+//! feeds the same digest from its scenario files.
 //!
 //! Nothing is written before everything has been read, checked and
 //! rendered: a bad results.json leaves the folder as it was.
