@@ -2,8 +2,10 @@
 //! (default 20 rounds of pfifo, 1 s / 1 s / 2 s phases), sampling the
 //! orchestrator's /proc/<pid>/status (VmHWM, VmRSS) and its open file
 //! descriptors every 100 ms. Prints, per scenario, the highest VmRSS and the
-//! fewest open fds seen while it ran, and the peak VmHWM; exits 1 if the
-//! run failed or left its namespaces or state file. Needs root.
+//! fewest open fds seen while it ran, the peak VmHWM, and the per-scenario
+//! RSS slope (least squares over scenarios 3..N, MB/scenario) with the ratio
+//! of the last scenario's highest VmRSS to the third's; exits 1 if the run
+//! failed or left its namespaces or state file. Needs root.
 //!
 //! ```sh
 //! cargo build -p orchestrator --bins --examples
@@ -13,32 +15,11 @@
 #[path = "../tests/faults/mod.rs"]
 mod faults;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn status_kb(pid: u32, key: &str) -> Option<u64> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    text.lines()
-        .find(|l| l.starts_with(key))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
-}
-
-fn open_fds(pid: u32) -> Option<usize> {
-    Some(std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?.count())
-}
-
-/// The scenario number in the last progress line (`scenario 3/20 …`).
-fn current_scenario(stderr: &str) -> Option<u32> {
-    stderr.lines().rev().find_map(|l| {
-        let rest = l.split("scenario ").nth(1)?;
-        rest.split('/').next()?.parse().ok()
-    })
-}
+use faults::memory::{current_scenario, MemoryWatch};
 
 fn main() {
     let mut rounds = 20u32;
@@ -92,9 +73,7 @@ fn main() {
         .expect("spawning orchestrator");
     let pid = child.id();
     let cap = faults::Captured::of(&mut child);
-    // scenario -> (max VmRSS kB, min open fds, samples)
-    let mut per: BTreeMap<u32, (u64, usize, u32)> = BTreeMap::new();
-    let mut hwm = 0u64;
+    let mut watch = MemoryWatch::default();
     let limit = Duration::from_secs(30 + 10 * u64::from(rounds));
     let status = loop {
         if let Ok(Some(s)) = child.try_wait() {
@@ -106,29 +85,35 @@ fn main() {
             break None;
         }
         let scenario = current_scenario(&cap.stderr.lock().unwrap()).unwrap_or(0);
-        if let (Some(h), Some(rss), Some(fds)) = (
-            status_kb(pid, "VmHWM:"),
-            status_kb(pid, "VmRSS:"),
-            open_fds(pid),
-        ) {
-            hwm = hwm.max(h);
-            let e = per.entry(scenario).or_insert((0, usize::MAX, 0));
-            e.0 = e.0.max(rss);
-            e.1 = e.1.min(fds);
-            e.2 += 1;
-        }
+        watch.sample(pid, scenario);
         std::thread::sleep(Duration::from_millis(100));
     };
     let (stdout, stderr) = cap.finish(Duration::from_secs(5));
-    println!("scenario  max VmRSS kB  min open fds  samples");
-    for (s, (rss, fds, n)) in &per {
-        println!("{s:>8}  {rss:>12}  {fds:>12}  {n:>7}");
+    println!("scenario  max VmRSS kB  VmHWM kB  min open fds  samples");
+    for (s, m) in &watch.per {
+        println!(
+            "{s:>8}  {:>12}  {:>8}  {:>12}  {:>7}",
+            m.max_rss_kb, m.hwm_kb, m.min_fds, m.samples
+        );
     }
     let code = status.and_then(|s| s.code());
     println!(
-        "soak: {rounds} rounds ({} scenarios), exit {code:?}, {:.0}s, peak VmHWM {hwm} kB",
+        "soak: {rounds} rounds ({} scenarios), exit {code:?}, {:.0}s, peak VmHWM {} kB",
         rounds,
-        started.elapsed().as_secs_f64()
+        started.elapsed().as_secs_f64(),
+        watch.hwm_kb
+    );
+    // From the third scenario on (the first two also hold the start-up) to
+    // the one before the last (the last also holds the end of the run: the
+    // scenarios read back, summary.md and the report).
+    let fmt =
+        |v: Option<f64>, unit: &str| v.map_or_else(|| "n/a".into(), |v| format!("{v:.3}{unit}"));
+    let to = rounds.saturating_sub(1);
+    println!(
+        "soak: VmRSS slope {} over scenarios 3..{to} (least squares of each scenario's highest VmRSS); scenario {to}/scenario 3 {}; with the end of the run (scenario {rounds}) {} kB",
+        fmt(watch.rss_slope_mb(3, to), " MB/scenario"),
+        fmt(watch.rss_ratio(3, to), ""),
+        watch.per.get(&rounds).map_or(0, |m| m.max_rss_kb)
     );
     let mut bad = code != Some(0);
     if bad {

@@ -15,7 +15,9 @@ use crate::cli::{CompareArgs, RunArgs};
 use crate::config::{CompareConfig, RunConfig, UsageError, GUEST_EXPERIMENT_FILE};
 use crate::kernel::{decide, KernelPlan};
 use crate::progress::Progress;
-use crate::results::{write_json_atomic, Interrupted, KernelInfo, Results, Tool, SCHEMA_VERSION};
+use crate::results::{
+    write_json_atomic, Interrupted, KernelInfo, Results, ScenarioFiles, Tool, SCHEMA_VERSION,
+};
 use crate::scenario;
 use crate::summary;
 
@@ -118,7 +120,8 @@ fn open_fds() -> Option<usize> {
 
 /// Space a run's results folder needs: a scenario's raw samples take about
 /// 0.2 MB in results.json (written again after each scenario, through a
-/// temporary file) and its plots and Flent file about 0.3 MB; 8 MB per
+/// temporary file) and as much again in its own file under `scenarios/`
+/// until the run ends, and its plots and Flent file about 0.3 MB; 8 MB per
 /// scenario and 32 MB besides leave room for dense probes and many flows.
 fn out_space_needed(scenarios: usize) -> u64 {
     (32 + 8 * scenarios as u64) << 20
@@ -252,6 +255,8 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
         plan.points.len(),
         cfg.out.display()
     ));
+    // The run's header: its `scenarios` stay empty; each finished scenario
+    // goes to its own file and results.json is assembled from them.
     let mut results = Results {
         schema_version: SCHEMA_VERSION,
         tool: Tool::this(),
@@ -266,18 +271,28 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
         notes: summary::NOTES.iter().map(|s| s.to_string()).collect(),
         interrupted: None,
     };
+    let results_json = cfg.out.join("results.json");
+    let mut files = match ScenarioFiles::create(&cfg.out) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("orchestrator: refusing to run, nothing was changed: {e}");
+            let _ = registry.teardown(&SystemClock);
+            return 1;
+        }
+    };
     let ctx = scenario::RunContext {
         registry: &registry,
         progress: &progress,
         total: plan.scenarios.len(),
     };
     let started = std::time::Instant::now();
+    let mut exit = 0;
     for planned in &plan.scenarios {
         if let Some(sig) = netlab_receipts::interrupted() {
             results.interrupted = Some(Interrupted {
                 signal: netlab_receipts::signal_name(sig).into(),
                 scenario: None,
-                phase: if results.scenarios.is_empty() {
+                phase: if files.len() == 0 {
                     "before the first scenario".into()
                 } else {
                     "between scenarios".into()
@@ -308,13 +323,20 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
             });
         }
         let stop = results.interrupted.is_some();
-        results.scenarios.push(r);
+        // Written to its own file and dropped: the run holds no scenario.
+        if let Err(e) = files.push(r) {
+            eprintln!("orchestrator: {e} (the scenario is kept in memory for results.json)");
+            exit = 1;
+        }
         // Written after every scenario, so an interrupted run keeps what it measured.
         results.finished_utc = format_rfc3339(SystemTime::now());
         results.wall_s = started.elapsed().as_secs_f64();
-        if let Err(e) = write_json_atomic(&cfg.out.join("results.json"), &results) {
+        if let Err(e) = files.write_results(&results, &results_json) {
             eprintln!("orchestrator: {e}");
         }
+        // What the scenario's threads freed goes back to the system, so
+        // the next scenario starts where this one did.
+        crate::heap::release_free_heap();
         if stop {
             break;
         }
@@ -322,24 +344,44 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
     let receipts = registry.teardown(&SystemClock);
     results.finished_utc = format_rfc3339(SystemTime::now());
     results.wall_s = started.elapsed().as_secs_f64();
-    let mut exit = 0;
-    if let Err(e) = write_json_atomic(&cfg.out.join("results.json"), &results) {
+    let written = files.write_results(&results, &results_json);
+    if let Err(e) = &written {
         eprintln!("orchestrator: {e}");
         exit = 1;
     }
     let failed_receipts = receipts.iter().filter(|r| !r.outcome.is_ok()).count();
-    let rows = summary::rows(&results);
-    let extra = summary::extra_notes(&results, failed_receipts);
-    let md = summary::render(&results, failed_receipts);
+    // summary.md and the report from the scenarios read back one at a time.
+    let mut digest = crate::report::RunDigest::new(&results.experiment);
+    let read_back = files.for_each(|s| {
+        digest.push(s);
+        Ok(())
+    });
+    if let Err(e) = &read_back {
+        eprintln!("orchestrator: reading the scenarios back for the summary: {e}");
+        exit = 1;
+    }
+    let figures = digest.figures();
+    let rows: Vec<summary::SummaryRow> = figures.iter().map(|f| f.row.clone()).collect();
+    let extra = summary::extra_notes(figures, failed_receipts);
+    let sections = summary::sections(figures);
+    let md = summary::render_figures(&results, figures, failed_receipts);
+    let failed_scenario = figures.iter().any(|f| f.row.error.is_some());
     if let Err(e) = std::fs::write(cfg.out.join("summary.md"), &md) {
         eprintln!("orchestrator: writing summary.md: {e}");
         exit = 1;
     }
-    if !crate::report::after_run(&results, &cfg.out) {
+    if !crate::report::after_run(digest.report_input(&results), &cfg.out) {
         exit = 1;
     }
+    // results.json holds every scenario now: their files are not needed. A
+    // run that could not write it keeps them (as a SIGKILLed run does).
+    if written.is_ok() && read_back.is_ok() {
+        if let Err(e) = files.remove_files() {
+            eprintln!("orchestrator: {e}");
+        }
+    }
     println!("{}", summary::table(&rows));
-    for section in summary::sections(&results) {
+    for section in sections {
         println!("{section}");
     }
     println!("{}", summary::baseline_list(&rows));
@@ -353,14 +395,14 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
         results.wall_s / results.timeline_total_s.max(1e-9)
     ));
     println!("results: {}", cfg.out.display());
-    if results.scenarios.iter().any(|s| s.error.is_some()) || failed_receipts > 0 {
+    if failed_scenario || failed_receipts > 0 {
         exit = 1;
     }
     if let Some(sig) = netlab_receipts::interrupted() {
         if let Some(i) = &results.interrupted {
             eprintln!(
                 "netlab: {}",
-                summary::interrupted_banner(i, results.scenarios.len()).replace("**", "")
+                summary::interrupted_banner(i, files.len()).replace("**", "")
             );
         }
         return netlab_receipts::exit_code_for(sig).clamp(0, 255) as u8;

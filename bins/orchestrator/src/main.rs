@@ -5,9 +5,12 @@
 //! Exit codes: 0 success; 1 run failure or refused environment (refused
 //! before any network change); 2 bad usage (`--help` is 0).
 
+#[cfg(test)]
+mod alloc_count;
 mod cli;
 mod compare;
 mod config;
+mod heap;
 mod kernel;
 mod progress;
 mod report;
@@ -22,7 +25,14 @@ use clap::Parser;
 
 use crate::cli::{Cli, Command};
 
+/// Unit tests count their threads' heap bytes (see [`alloc_count`]).
+#[cfg(test)]
+#[global_allocator]
+static ALLOC: alloc_count::CountingAlloc = alloc_count::CountingAlloc;
+
 fn main() -> ExitCode {
+    // Before any thread: a long run's heap stays flat (issue 14 §6).
+    heap::keep_heap_flat();
     // The hidden init subcommand must not go through clap's error paths: the
     // kernel passes it whatever it likes.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();

@@ -1,12 +1,15 @@
 //! `orchestrator report PATH`, and the report every `compare` run ends with.
 //!
-//! results.json is read with the orchestrator's own typed reader
-//! ([`read_results`]: the schema version first, then every field with its
-//! path named on error), converted into the report's input by one function
-//! ([`input_from`], straight from the typed fields, so a renamed field fails
-//! to compile), and rendered by `netlab-report` (plots, index.html, one
-//! `.flent.gz` per scenario). `report` also re-writes summary.md from the
-//! same typed results ([`crate::summary::render`]).
+//! results.json is read with the orchestrator's own typed reader (the
+//! schema version first, then every field with its path named on error),
+//! one scenario at a time ([`stream`]; [`read_results`] reads it whole).
+//! Each scenario is reduced to what the summary and the report use (a
+//! [`RunDigest`]: [`crate::summary::ScenarioFigures`] and the report's
+//! samples, by [`ReportBuilder`], straight from the typed fields, so a
+//! renamed field fails to compile), and rendered by `netlab-report` (plots,
+//! index.html, one `.flent.gz` per scenario); summary.md is re-written from
+//! the same figures ([`crate::summary::render_figures`]). A `compare` run
+//! feeds the same digest from its scenario files.
 //!
 //! Nothing is written before everything has been read, checked and
 //! rendered: a bad results.json leaves the folder as it was.
@@ -23,8 +26,12 @@ use netlab_report::model::{
 use netlab_report::{ReportError, ReportFiles};
 use serde::Deserialize;
 
+use netlab_experiment::ExperimentFile;
+
 use crate::results::{Results, ScenarioResult, SCHEMA_VERSION};
-use crate::summary;
+use crate::summary::{self, ScenarioFigures};
+
+mod stream;
 
 /// The results.json schema versions this build reads.
 pub const SUPPORTED_SCHEMAS: &[u32] = &[1, SCHEMA_VERSION];
@@ -49,37 +56,73 @@ pub fn main(path: &Path) -> u8 {
     }
 }
 
-/// Reads, converts and renders; writes summary.md last.
+/// Reads, converts and renders; writes summary.md last. results.json is
+/// read one scenario at a time ([`stream::read_digest`]).
 fn run(path: &Path) -> Result<(ReportFiles, PathBuf), ReportError> {
     let file = netlab_report::results_path(path);
     let out_dir = match file.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let results = read_results(&file)?;
+    let (header, digest) = stream::read_digest(&file)?;
     // The page and the table are both computed before anything is written.
-    let input = input_from(&results)?;
     // The run's final teardown steps are not in results.json: a summary
     // re-rendered here has no note about failed ones.
-    let md = summary::render(&results, 0);
+    let md = summary::render_figures(&header, digest.figures(), 0);
+    let input = digest.report_input(&header)?;
     let files = netlab_report::render(&input, &out_dir)?;
     let summary_path = out_dir.join("summary.md");
     write_atomic(&summary_path, md.as_bytes())?;
     Ok((files, summary_path))
 }
 
-/// Renders the report of `results` into `out_dir` (what `compare` calls at
-/// the end of a run, beside the results.json and summary.md it wrote).
-pub fn write_report(results: &Results, out_dir: &Path) -> Result<ReportFiles, ReportError> {
-    let input = input_from(results)?;
-    netlab_report::render(&input, out_dir)
+/// What a run's summary.md and report are computed from, fed one scenario
+/// at a time in execution order: each scenario's summary figures and the
+/// samples the report draws, never its whole raw data (receiver logs,
+/// readback dumps, tcp_info records). A report that cannot be built (a
+/// value it cannot draw) keeps its first error; the summary's figures are
+/// kept regardless.
+pub struct RunDigest {
+    figures: Vec<ScenarioFigures>,
+    report: Result<ReportBuilder, ReportError>,
+}
+
+impl RunDigest {
+    /// The digest of a run of `experiment`, with no scenario yet.
+    pub fn new(experiment: &ExperimentFile) -> RunDigest {
+        RunDigest {
+            figures: Vec::new(),
+            report: ReportBuilder::new(experiment),
+        }
+    }
+
+    /// Adds the next scenario.
+    pub fn push(&mut self, s: &ScenarioResult) {
+        self.figures.push(ScenarioFigures::of(s));
+        if let Ok(b) = &mut self.report {
+            if let Err(e) = b.push(s) {
+                self.report = Err(e);
+            }
+        }
+    }
+
+    /// Every scenario's summary figures so far.
+    pub fn figures(&self) -> &[ScenarioFigures] {
+        &self.figures
+    }
+
+    /// The report's input for the run `header` describes (its own
+    /// `scenarios` are not read).
+    pub fn report_input(self, header: &Results) -> Result<ReportInput, ReportError> {
+        self.report?.finish(header)
+    }
 }
 
 /// The end of a `compare` run: renders the report beside results.json and
 /// summary.md (already written, and never touched here); a failure is
 /// printed and returns false (the run then exits 1).
-pub fn after_run(results: &Results, out_dir: &Path) -> bool {
-    match write_report(results, out_dir) {
+pub fn after_run(input: Result<ReportInput, ReportError>, out_dir: &Path) -> bool {
+    match input.and_then(|input| netlab_report::render(&input, out_dir)) {
         Ok(files) => {
             println!("report: {}", files.html.display());
             true
@@ -100,6 +143,7 @@ struct VersionOnly {
 /// judged first (a future version is refused before its shape), then every
 /// field; an error names the field's path
 /// (`scenarios[1].probe.requests[3].rtt_ms`).
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn read_results(file: &Path) -> Result<Results, ReportError> {
     let bytes = std::fs::read(file).map_err(|source| ReportError::Io {
         what: "reading",
@@ -175,10 +219,81 @@ fn field(path: &str, message: &str) -> ReportError {
 /// Values the report cannot draw honestly are refused with the field named:
 /// a non-positive probe timeout or goodput bin width, a reply without a
 /// finite, non-negative RTT.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn input_from(results: &Results) -> Result<ReportInput, ReportError> {
-    let exp = results
-        .experiment()
-        .map_err(|e| field("experiment", &e.to_string()))?;
+    let mut input = ReportBuilder::new(&results.experiment)?;
+    for s in &results.scenarios {
+        input.push(s)?;
+    }
+    input.finish(results)
+}
+
+/// The report's scenarios built one at a time, each reduced to the samples
+/// the report draws and tests (probe outcomes, delivered-bytes series,
+/// tcp_info and backlog samples, final counters), so a run's raw scenarios
+/// never need to be in memory together.
+pub struct ReportBuilder {
+    scenarios: Vec<Scenario>,
+    /// Phases of a scenario whose probe never ran: the configured timeline.
+    configured: Phases,
+    /// The configured probe timeout, s.
+    timeout_s: f64,
+}
+
+impl ReportBuilder {
+    /// The report of a run of `experiment`, with no scenario yet.
+    pub fn new(experiment: &ExperimentFile) -> Result<ReportBuilder, ReportError> {
+        let (configured, timeout_s) = configured(&resolve(experiment)?);
+        Ok(ReportBuilder {
+            scenarios: Vec::new(),
+            configured,
+            timeout_s,
+        })
+    }
+
+    /// Adds the next scenario, in execution order.
+    pub fn push(&mut self, s: &ScenarioResult) -> Result<(), ReportError> {
+        let i = self.scenarios.len();
+        let scenario = scenario_from(s, i, self.configured, self.timeout_s)?;
+        self.scenarios.push(scenario);
+        Ok(())
+    }
+
+    /// The input for the run `header` describes (its own `scenarios` are
+    /// not read).
+    pub fn finish(self, header: &Results) -> Result<ReportInput, ReportError> {
+        let mut input = header_input(header)?;
+        input.scenarios = self.scenarios;
+        Ok(input)
+    }
+}
+
+/// The experiment as run, resolved from its file form.
+fn resolve(f: &ExperimentFile) -> Result<netlab_experiment::Experiment, ReportError> {
+    netlab_experiment::Experiment::from_file(f).map_err(|e| field("experiment", &e.to_string()))
+}
+
+/// Phases of a scenario whose probe never ran (the configured timeline),
+/// and the configured probe timeout, s.
+fn configured(exp: &netlab_experiment::Experiment) -> (Phases, f64) {
+    let tl = &exp.timeline;
+    let (baseline, warmup, measure) = (
+        tl.baseline.as_secs_f64(),
+        tl.warmup.as_secs_f64(),
+        tl.measure.as_secs_f64(),
+    );
+    let phases = Phases {
+        baseline: [0.0, baseline],
+        loaded: [baseline + warmup, baseline + warmup + measure],
+        end_s: baseline + warmup + measure,
+    };
+    let timeout_s = exp.probes.first().map_or(1.0, |p| p.timeout.as_secs_f64());
+    (phases, timeout_s)
+}
+
+/// The report's input without its scenarios.
+fn header_input(results: &Results) -> Result<ReportInput, ReportError> {
+    let exp = resolve(&results.experiment)?;
     let tl = &exp.timeline;
     let (baseline, warmup, measure) = (
         tl.baseline.as_secs_f64(),
@@ -279,19 +394,6 @@ pub fn input_from(results: &Results) -> Result<ReportInput, ReportError> {
                 .join(" | "),
         ));
     }
-    // Phases of a scenario whose probe never ran: the configured timeline.
-    let configured = Phases {
-        baseline: [0.0, baseline],
-        loaded: [baseline + warmup, baseline + warmup + measure],
-        end_s: baseline + warmup + measure,
-    };
-    let timeout_s = exp.probes.first().map_or(1.0, |p| p.timeout.as_secs_f64());
-    let scenarios = results
-        .scenarios
-        .iter()
-        .enumerate()
-        .map(|(i, s)| scenario_from(s, i, configured, timeout_s))
-        .collect::<Result<Vec<_>, _>>()?;
     Ok(ReportInput {
         schema_version: results.schema_version,
         tool: format!("{} {}", results.tool.name, results.tool.version),
@@ -305,7 +407,7 @@ pub fn input_from(results: &Results) -> Result<ReportInput, ReportError> {
         },
         config,
         bottleneck_bps: exp.path.up.map(|t| t.rate.bits_per_sec()),
-        scenarios,
+        scenarios: Vec::new(),
         notes: results.notes.clone(),
     })
 }

@@ -26,10 +26,12 @@ use netlab_experiment::ExperimentFile;
 use netlab_probe::EchoStats;
 
 mod file;
+pub mod store;
 mod tcp_info;
 pub mod v1;
 
 pub use file::{read_json, write_json_atomic, ResultsFileError};
+pub use store::ScenarioFiles;
 pub use tcp_info::TcpInfoSample;
 
 /// Version of the results.json shape; a change of shape bumps it.

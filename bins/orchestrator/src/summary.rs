@@ -1,13 +1,18 @@
 //! The human summary: the method §9 table, the baseline p95 list and the notes
 //! that qualify the figures. Pure: a function of the typed [`Results`], so a
 //! test recomputes summary.md from results.json byte for byte.
+//!
+//! Each scenario is first reduced to its [`ScenarioFigures`] (its table row
+//! and the few figures the sections and notes use, a few hundred bytes), and
+//! summary.md is rendered from those ([`render_figures`]): a run reads its
+//! scenarios back one at a time and never holds their raw samples together.
 
 use std::fmt::Write as _;
 
-use netlab_probe::{PhaseStats, RequestOutcome};
+use netlab_probe::{IsoPhaseStats, PhaseStats, RequestOutcome};
 use netlab_qdisc::{QdiscRecord, ARM_HANDLE};
 
-use crate::results::{QdiscResult, Results, ScenarioResult};
+use crate::results::{DirectionResult, QdiscResult, Results, ScenarioResult};
 
 mod sections;
 
@@ -213,17 +218,169 @@ pub fn markdown(
 /// teardown steps that failed (they happen after the last scenario and are
 /// printed, not kept in results.json).
 pub fn render(results: &Results, failed_teardown_steps: usize) -> String {
+    render_figures(results, &figures(results), failed_teardown_steps)
+}
+
+/// summary.md of a run from its header (`results`, whose own `scenarios`
+/// are not read) and its scenarios' figures, in execution order.
+pub fn render_figures(
+    results: &Results,
+    scenarios: &[ScenarioFigures],
+    failed_teardown_steps: usize,
+) -> String {
+    let rows: Vec<SummaryRow> = scenarios.iter().map(|f| f.row.clone()).collect();
     markdown(
-        &header(results),
-        &rows(results),
-        &sections(results),
-        &extra_notes(results, failed_teardown_steps),
+        &header(results, scenarios.len()),
+        &rows,
+        &sections(scenarios),
+        &extra_notes(scenarios, failed_teardown_steps),
     )
+}
+
+/// What summary.md needs of one scenario: its table row and the figures
+/// its sections and notes use. Small (no raw sample), so a run of any
+/// length can keep every scenario's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioFigures {
+    /// 1-based position in execution order.
+    pub index: u32,
+    /// Round.
+    pub round: u32,
+    /// Arm kind.
+    pub arm: String,
+    /// The arm in tc words.
+    pub arm_words: String,
+    /// The sweep point's index in the grid.
+    pub point_index: u32,
+    /// The sweep point's label.
+    pub point_label: String,
+    /// The method's table row.
+    pub row: SummaryRow,
+    /// Each flow's goodput (the per-flow section).
+    pub flows: Vec<FlowFigures>,
+    /// Per direction: aggregate goodput and fairness.
+    pub directions: Vec<DirectionResult>,
+    /// The stop-and-wait probe's loaded phase (the sweep grid).
+    pub loaded: Option<PhaseStats>,
+    /// The isochronous probe's figures, when one ran.
+    pub iso: Option<IsoFigures>,
+    /// The notes this scenario adds to the run's (failure, capture drops, …).
+    pub notes: Vec<String>,
+    /// How A and B started their receive buffers, as read back.
+    pub receive_buffer: Option<ReceiveBufferSeen>,
+}
+
+/// A scenario's `net.ipv4.tcp_rmem` in A and B (method §1.3), as read back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReceiveBufferSeen {
+    /// Written (default raised to max); the value read back, spaces between.
+    AtMax(String),
+    /// Not written: the kernel's, as B's readback shows it.
+    Kernel(String),
+}
+
+impl ReceiveBufferSeen {
+    /// From the sysctls written and the readback; `None` for scenarios
+    /// recorded before netlab read `tcp_rmem`.
+    fn of(s: &ScenarioResult) -> Option<ReceiveBufferSeen> {
+        let key = netlab_topology::spec::TCP_RMEM;
+        let t = s.topology.as_ref()?;
+        let spaced = |v: &str| v.split_whitespace().collect::<Vec<_>>().join(" ");
+        if let Some(w) = t.sysctls.iter().find(|r| r.key == key) {
+            return Some(ReceiveBufferSeen::AtMax(spaced(&w.read)));
+        }
+        let b = t.readback.role(netlab_topology::Role::B)?;
+        b.sysctls
+            .get(key)
+            .map(|v| ReceiveBufferSeen::Kernel(spaced(v)))
+    }
+}
+
+/// One flow in the per-flow section.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowFigures {
+    /// 0-based index in the scenario's flow list.
+    pub index: usize,
+    /// `up` or `down`.
+    pub direction: String,
+    /// Congestion control read back (requested, when the flow never connected).
+    pub cc: String,
+    /// Goodput over the measured window, Mbit/s.
+    pub goodput_mbps: Option<f64>,
+}
+
+/// What the isochronous probe's section shows of one scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IsoFigures {
+    /// Slot interval, ms.
+    pub interval_ms: f64,
+    /// Baseline and loaded phases, when present.
+    pub baseline: Option<IsoPhaseStats>,
+    /// The loaded phase.
+    pub loaded: Option<IsoPhaseStats>,
+    /// Missed slots over every phase.
+    pub missed: u32,
+    /// Duplicate replies.
+    pub duplicate: u64,
+    /// Malformed replies.
+    pub malformed: u64,
+    /// The probe stopped before its schedule ended.
+    pub stopped_early: bool,
+    /// How its one-way delays were measured.
+    pub one_way_note: String,
+}
+
+impl ScenarioFigures {
+    /// The figures of one scenario.
+    pub fn of(s: &ScenarioResult) -> ScenarioFigures {
+        ScenarioFigures {
+            index: s.index,
+            round: s.round,
+            arm: s.arm.clone(),
+            arm_words: s.arm_words.clone(),
+            point_index: s.point.index,
+            point_label: s.point.label.clone(),
+            row: row(s),
+            flows: s
+                .flows
+                .iter()
+                .map(|f| FlowFigures {
+                    index: f.index,
+                    direction: f.direction.clone(),
+                    cc: f
+                        .tcp
+                        .as_ref()
+                        .map_or_else(|| f.cc.clone(), |t| t.cc_readback.clone()),
+                    goodput_mbps: f.tcp.as_ref().and_then(|t| t.goodput_mbps),
+                })
+                .collect(),
+            directions: s.directions.clone(),
+            loaded: s.probe().and_then(|p| p.phases.loaded.clone()),
+            iso: s.iso_probe.as_ref().map(|iso| IsoFigures {
+                interval_ms: iso.log.config.interval.as_secs_f64() * 1e3,
+                baseline: iso.phase(netlab_probe::Phase::Baseline).cloned(),
+                loaded: iso.phase(netlab_probe::Phase::Loaded).cloned(),
+                missed: iso.phases.iter().map(|p| p.stats.missed).sum(),
+                duplicate: iso.log.replies.duplicate,
+                malformed: iso.log.replies.malformed,
+                stopped_early: iso.log.stopped_early,
+                one_way_note: iso.log.one_way_note.clone(),
+            }),
+            notes: notes_of(s),
+            receive_buffer: ReceiveBufferSeen::of(s),
+        }
+    }
+}
+
+/// Every scenario's figures, in execution order.
+pub fn figures(results: &Results) -> Vec<ScenarioFigures> {
+    results.scenarios.iter().map(ScenarioFigures::of).collect()
 }
 
 /// The summary's title block: run, kernel, rounds, arms, bottleneck(s),
 /// and what the method's experiment does not have (base RTT, flows).
-pub fn header(results: &Results) -> String {
+/// `listed` is the number of scenarios the run kept.
+pub fn header(results: &Results, listed: usize) -> String {
     let exp = &results.experiment;
     let path = exp.path.clone().unwrap_or_default();
     let shaper = |sh: &Option<netlab_experiment::file::ShaperFile>| {
@@ -264,7 +421,7 @@ pub fn header(results: &Results) -> String {
     let banner = results
         .interrupted
         .as_ref()
-        .map(|i| format!("{}\n\n", interrupted_banner(i, results.scenarios.len())))
+        .map(|i| format!("{}\n\n", interrupted_banner(i, listed)))
         .unwrap_or_default();
     format!(
         "# netlab comparison {}\n\n{banner}Kernel: {} {} ({}). Rounds: {}. Arms: {}. TBF {}.{extra}\nResults: results.json (every raw sample).",
@@ -306,6 +463,7 @@ pub fn interrupted_banner(i: &crate::results::Interrupted, listed: usize) -> Str
 }
 
 /// One row per scenario, in execution order.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn rows(results: &Results) -> Vec<SummaryRow> {
     results.scenarios.iter().map(row).collect()
 }
@@ -393,102 +551,108 @@ pub fn row(s: &ScenarioResult) -> SummaryRow {
 /// The notes particular to this run: failures, capture drops, probe
 /// requests that never reached B, goodput above the shaped rate, ECN not
 /// negotiated, failed teardown steps.
-pub fn extra_notes(results: &Results, failed_teardown_steps: usize) -> Vec<String> {
-    let mut notes = Vec::new();
-    notes.extend(receive_buffer_note(results));
-    for s in &results.scenarios {
-        if let Some(e) = &s.error {
-            notes.push(format!(
-                "scenario {} (round {}, {}) failed: {e}",
-                s.index, s.round, s.arm
-            ));
-        }
-        if let Some(drops) = s
-            .ecn
-            .as_ref()
-            .and_then(|e| e.report.kernel)
-            .map(|k| k.drops)
-        {
-            if drops > 0 {
-                notes.push(format!(
-                    "scenario {}: the capture's socket dropped {drops} frame(s) (PACKET_STATISTICS): its ECN counts are a lower bound",
-                    s.index
-                ));
-            }
-        }
-        // What B's echo saw tells a reader which timeouts never reached B.
-        let received = s.echo.map(|e| e.received);
-        let sent = s.probe().map(|p| {
-            p.requests
-                .iter()
-                .filter(|q| !matches!(q.outcome, RequestOutcome::SendError { .. }))
-                .count() as u64
-        });
-        if let (Some(rx), Some(tx)) = (received, sent) {
-            if rx < tx {
-                notes.push(format!(
-                    "scenario {} (round {}, {}): B's echo received {rx} of the {tx} probe requests A sent; {} never reached B before it closed (lost on the way to B, or queued past the close): at least that many timeouts are not delay on the return path",
-                    s.index, s.round, s.arm, tx - rx
-                ));
-            }
-        }
-        for d in &s.directions {
-            let (Some(g), Some(rate)) = (d.goodput_mbps, d.rate_mbps) else {
-                continue;
-            };
-            if g > rate {
-                let what = if s.directions.len() > 1 || d.flows > 1 {
-                    format!("{} aggregate goodput", d.direction)
-                } else {
-                    "goodput".to_string()
-                };
-                notes.push(format!(
-                    "scenario {} (round {}, {}): {what} {g:.3} Mbit/s is above the TBF rate {rate} Mbit/s: bytes held in the receiver's out-of-order queue across a loss were delivered inside the window (see the note on goodput)",
-                    s.index, s.round, s.arm
-                ));
-            }
-        }
-        if s.ecn.as_ref().is_some_and(|e| !e.report.negotiated) {
-            notes.push(format!(
-                "scenario {}: classic ECN was NOT negotiated on the wire",
-                s.index
-            ));
-        }
-    }
+pub fn extra_notes(scenarios: &[ScenarioFigures], failed_teardown_steps: usize) -> Vec<String> {
+    let mut notes: Vec<String> = receive_buffer_note(scenarios).into_iter().collect();
+    notes.extend(scenarios.iter().flat_map(|f| f.notes.clone()));
     if failed_teardown_steps > 0 {
         notes.push(format!("{failed_teardown_steps} cleanup step(s) failed: see results.json and run `orchestrator cleanup`"));
     }
     notes
 }
 
-/// How A and B started their receive buffers (method §1.3), from the
-/// sysctls written and read back; nothing for runs recorded before netlab
-/// wrote `tcp_rmem`.
-fn receive_buffer_note(results: &Results) -> Option<String> {
-    let mut values: Vec<&str> = results
-        .scenarios
-        .iter()
-        .filter_map(|s| s.topology.as_ref())
-        .flat_map(|t| &t.sysctls)
-        .filter(|r| r.key == netlab_topology::spec::TCP_RMEM)
-        .map(|r| r.read.as_str())
-        .collect();
-    values.sort_unstable();
-    values.dedup();
-    if !values.is_empty() {
-        let shown: Vec<String> = values.iter().map(|v| v.replace('\t', " ")).collect();
-        return Some(format!(
+/// How A and B started their receive buffers (method §1.3); nothing for
+/// runs recorded before netlab read `tcp_rmem`.
+pub fn receive_buffer_note(scenarios: &[ScenarioFigures]) -> Option<String> {
+    let mut at_max: Vec<&str> = Vec::new();
+    let mut kernel: Vec<&str> = Vec::new();
+    for f in scenarios {
+        match &f.receive_buffer {
+            Some(ReceiveBufferSeen::AtMax(v)) => at_max.push(v),
+            Some(ReceiveBufferSeen::Kernel(v)) => kernel.push(v),
+            None => {}
+        }
+    }
+    for v in [&mut at_max, &mut kernel] {
+        v.sort_unstable();
+        v.dedup();
+    }
+    match (at_max.is_empty(), kernel.is_empty()) {
+        (true, true) => None,
+        (false, true) => Some(format!(
             "A and B started every TCP receive buffer at tcp_rmem's max (net.ipv4.tcp_rmem read back as `{}`), so the receiver's window could not limit a flow's start (docs/method.md §1.3).",
-            shown.join("`, `")
+            at_max.join("`, `")
+        )),
+        (true, false) => Some(format!(
+            "A and B kept the kernel's tcp_rmem (`{}`, `[path] receive_buffer = \"kernel\"`): a flow's start can be limited by the receiver's window while autotuning catches up (docs/method.md §1.3).",
+            kernel.join("`, `")
+        )),
+        (false, false) => Some(
+            "Some scenarios started A's and B's receive buffers at tcp_rmem's max and some kept the kernel's (results.json has each scenario's sysctls; docs/method.md §1.3).".to_string(),
+        ),
+    }
+}
+
+/// The notes one scenario adds to its run's.
+fn notes_of(s: &ScenarioResult) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(e) = &s.error {
+        notes.push(format!(
+            "scenario {} (round {}, {}) failed: {e}",
+            s.index, s.round, s.arm
         ));
     }
-    let kernel = results
-        .experiment
-        .path
+    if let Some(drops) = s
+        .ecn
         .as_ref()
-        .and_then(|p| p.receive_buffer.as_deref())
-        == Some("kernel");
-    kernel.then(|| "A and B kept the kernel's tcp_rmem (`[path] receive_buffer = \"kernel\"`): a flow's start can be limited by the receiver's window while autotuning catches up (docs/method.md §1.3).".to_string())
+        .and_then(|e| e.report.kernel)
+        .map(|k| k.drops)
+    {
+        if drops > 0 {
+            notes.push(format!(
+                "scenario {}: the capture's socket dropped {drops} frame(s) (PACKET_STATISTICS): its ECN counts are a lower bound",
+                s.index
+            ));
+        }
+    }
+    // What B's echo saw tells a reader which timeouts never reached B.
+    let received = s.echo.map(|e| e.received);
+    let sent = s.probe().map(|p| {
+        p.requests
+            .iter()
+            .filter(|q| !matches!(q.outcome, RequestOutcome::SendError { .. }))
+            .count() as u64
+    });
+    if let (Some(rx), Some(tx)) = (received, sent) {
+        if rx < tx {
+            notes.push(format!(
+                "scenario {} (round {}, {}): B's echo received {rx} of the {tx} probe requests A sent; {} never reached B before it closed (lost on the way to B, or queued past the close): at least that many timeouts are not delay on the return path",
+                s.index, s.round, s.arm, tx - rx
+            ));
+        }
+    }
+    for d in &s.directions {
+        let (Some(g), Some(rate)) = (d.goodput_mbps, d.rate_mbps) else {
+            continue;
+        };
+        if g > rate {
+            let what = if s.directions.len() > 1 || d.flows > 1 {
+                format!("{} aggregate goodput", d.direction)
+            } else {
+                "goodput".to_string()
+            };
+            notes.push(format!(
+                "scenario {} (round {}, {}): {what} {g:.3} Mbit/s is above the TBF rate {rate} Mbit/s: bytes held in the receiver's out-of-order queue across a loss were delivered inside the window (see the note on goodput)",
+                s.index, s.round, s.arm
+            ));
+        }
+    }
+    if s.ecn.as_ref().is_some_and(|e| !e.report.negotiated) {
+        notes.push(format!(
+            "scenario {}: classic ECN was NOT negotiated on the wire",
+            s.index
+        ));
+    }
+    notes
 }
 
 #[cfg(test)]

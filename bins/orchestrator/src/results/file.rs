@@ -41,7 +41,10 @@ pub enum ResultsFileError {
     },
 }
 
-fn io(what: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> ResultsFileError {
+pub(super) fn io(
+    what: &'static str,
+    path: &Path,
+) -> impl FnOnce(std::io::Error) -> ResultsFileError {
     let path = path.to_path_buf();
     move |source| ResultsFileError::Io { what, path, source }
 }

@@ -8,18 +8,18 @@ use super::*;
 /// Sections beyond the method's table: per-flow goodput and fairness when a
 /// scenario has several flows, and the sweep grid when there are several
 /// points. Empty for the method's experiment.
-pub fn sections(results: &Results) -> Vec<String> {
+pub fn sections(scenarios: &[ScenarioFigures]) -> Vec<String> {
     let mut out = Vec::new();
-    if results.scenarios.iter().any(|s| s.flows.len() > 1) {
-        out.push(flows_section(results));
+    if scenarios.iter().any(|s| s.flows.len() > 1) {
+        out.push(flows_section(scenarios));
     }
-    if results.scenarios.iter().any(|s| s.iso_probe.is_some()) {
-        out.push(iso_section(results));
+    if scenarios.iter().any(|s| s.iso.is_some()) {
+        out.push(iso_section(scenarios));
     }
-    let mut points: Vec<u32> = results.scenarios.iter().map(|s| s.point.index).collect();
+    let mut points: Vec<u32> = scenarios.iter().map(|s| s.point_index).collect();
     points.dedup();
     if points.len() > 1 {
-        out.push(grid(results));
+        out.push(grid(scenarios));
     }
     out
 }
@@ -30,21 +30,20 @@ pub fn sections(results: &Results) -> Vec<String> {
 /// successes with their count, the censoring-aware p50/p95/p99 over all
 /// sent requests (a bound where the rank falls on the censored mass) and
 /// the up/down one-way p50.
-pub fn iso_section(results: &Results) -> String {
-    use netlab_probe::Phase;
+pub fn iso_section(scenarios: &[ScenarioFigures]) -> String {
     let mut s = String::from(
         "Isochronous probe (a request every interval on a fixed grid, beside the stop-and-wait probe above):\n\n",
     );
     s.push_str("| Scenario | round | arm | phase | interval ms | sent | ok | late | lost or censored | successful p50/p95/p99 ms | censoring-aware p50/p95/p99 ms | up/down p50 ms |\n");
     s.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     let mut notes = Vec::new();
-    for sc in &results.scenarios {
-        let Some(iso) = &sc.iso_probe else {
+    for sc in scenarios {
+        let Some(iso) = &sc.iso else {
             continue;
         };
-        let interval = iso.log.config.interval.as_secs_f64() * 1e3;
-        for (phase, label) in [(Phase::Baseline, "baseline"), (Phase::Loaded, "loaded")] {
-            let Some(p) = iso.phase(phase) else {
+        let interval = iso.interval_ms;
+        for (phase, label) in [(&iso.baseline, "baseline"), (&iso.loaded, "loaded")] {
+            let Some(p) = phase else {
                 continue;
             };
             let st = &p.stats;
@@ -73,15 +72,14 @@ pub fn iso_section(results: &Results) -> String {
                 st.sent,
             );
         }
-        let r = &iso.log.replies;
-        let missed: u32 = iso.phases.iter().map(|p| p.stats.missed).sum();
-        if missed > 0 || r.duplicate > 0 || r.malformed > 0 || iso.log.stopped_early {
+        let missed = iso.missed;
+        if missed > 0 || iso.duplicate > 0 || iso.malformed > 0 || iso.stopped_early {
             notes.push(format!(
                 "scenario {}: {missed} missed slot(s), {} duplicate and {} malformed replies{}",
                 sc.index,
-                r.duplicate,
-                r.malformed,
-                if iso.log.stopped_early {
+                iso.duplicate,
+                iso.malformed,
+                if iso.stopped_early {
                     ", stopped early"
                 } else {
                     ""
@@ -90,10 +88,9 @@ pub fn iso_section(results: &Results) -> String {
         }
     }
     s.push_str("\nlate ⊂ lost or censored: a reply after the timeout is kept in results.json but never a success. Per-1 s windows of every scenario are in results.json (iso_probe.windows).\n");
-    if let Some(note) = results
-        .scenarios
+    if let Some(note) = scenarios
         .iter()
-        .find_map(|sc| sc.iso_probe.as_ref().map(|i| i.log.one_way_note.clone()))
+        .find_map(|sc| sc.iso.as_ref().map(|i| i.one_way_note.clone()))
     {
         let _ = writeln!(s, "One-way delays: {note}.");
     }
@@ -109,27 +106,17 @@ fn fmt3(v: Option<f64>) -> String {
 
 /// Per scenario and direction: each flow's goodput and cc, the aggregate
 /// and Jain's fairness index.
-pub fn flows_section(results: &Results) -> String {
+pub fn flows_section(scenarios: &[ScenarioFigures]) -> String {
     let mut s = String::from(
         "Per-flow goodput (Mbit/s, cc read back) and Jain's fairness index per direction:\n\n",
     );
-    for sc in &results.scenarios {
+    for sc in scenarios {
         for d in &sc.directions {
             let flows: Vec<String> = sc
                 .flows
                 .iter()
                 .filter(|f| f.direction == d.direction)
-                .map(|f| {
-                    let cc = f
-                        .tcp
-                        .as_ref()
-                        .map_or_else(|| f.cc.clone(), |t| t.cc_readback.clone());
-                    format!(
-                        "#{} {cc} {}",
-                        f.index,
-                        fmt3(f.tcp.as_ref().and_then(|t| t.goodput_mbps))
-                    )
-                })
+                .map(|f| format!("#{} {} {}", f.index, f.cc, fmt3(f.goodput_mbps)))
                 .collect();
             let _ = writeln!(
                 s,
@@ -152,11 +139,11 @@ pub fn flows_section(results: &Results) -> String {
 /// The sweep grid: one line per point × arm, over its rounds: loaded
 /// p50/p95 (medians over the rounds) with the probe counts, aggregate
 /// goodput and fairness per direction.
-pub fn grid(results: &Results) -> String {
+pub fn grid(scenarios: &[ScenarioFigures]) -> String {
     let mut s = String::from("Sweep grid (point × arm; loaded p50/p95 ms are medians over rounds, n = successful loaded probes over all rounds; goodput = aggregate per direction, fairness = Jain's index):\n\n| point | arm | rounds | loaded p50/p95 ms (n) | goodput Mbit/s | fairness |\n|---|---|---|---|---|---|\n");
     let mut keys: Vec<(u32, String, String)> = Vec::new();
-    for sc in &results.scenarios {
-        let k = (sc.point.index, sc.point.label.clone(), sc.arm_words.clone());
+    for sc in scenarios {
+        let k = (sc.point_index, sc.point_label.clone(), sc.arm_words.clone());
         if !keys.contains(&k) {
             keys.push(k);
         }
@@ -174,15 +161,11 @@ pub fn grid(results: &Results) -> String {
         })
     };
     for (index, label, words) in keys {
-        let of: Vec<&ScenarioResult> = results
-            .scenarios
+        let of: Vec<&ScenarioFigures> = scenarios
             .iter()
-            .filter(|sc| sc.point.index == index && sc.arm_words == words)
+            .filter(|sc| sc.point_index == index && sc.arm_words == words)
             .collect();
-        let loaded: Vec<&PhaseStats> = of
-            .iter()
-            .filter_map(|sc| sc.probe().and_then(|p| p.phases.loaded.as_ref()))
-            .collect();
+        let loaded: Vec<&PhaseStats> = of.iter().filter_map(|sc| sc.loaded.as_ref()).collect();
         let n: u32 = loaded.iter().map(|l| l.ok).sum();
         let p50 = median(loaded.iter().filter_map(|l| l.p50_ms).collect());
         let p95 = median(loaded.iter().filter_map(|l| l.p95_ms).collect());

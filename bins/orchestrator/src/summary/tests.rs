@@ -151,7 +151,7 @@ fn a_missing_part_shows_none_not_zero() {
 #[test]
 fn run_notes_follow_the_data() {
     let (mut results, _) = golden();
-    assert!(extra_notes(&results, 0)
+    assert!(extra_notes(&figures(&results), 0)
         .iter()
         .all(|n| !n.contains("failed") && !n.contains("NOT negotiated")));
     let s = &mut results.scenarios[1];
@@ -163,7 +163,7 @@ fn run_notes_follow_the_data() {
         drops: 3,
     });
     s.directions[0].goodput_mbps = Some(5.5);
-    let notes = extra_notes(&results, 2);
+    let notes = extra_notes(&figures(&results), 2);
     let has = |needle: &str| notes.iter().any(|n| n.contains(needle));
     assert!(has(
         "scenario 2 (round 1, fq_codel) failed: final qdisc readback: boom"
@@ -178,8 +178,22 @@ fn run_notes_follow_the_data() {
 #[test]
 fn the_receive_buffer_note_follows_what_was_written() {
     let (mut results, _) = golden();
-    // Recorded before netlab wrote tcp_rmem: no note either way.
-    assert!(receive_buffer_note(&results).is_none());
+    // Recorded before netlab read tcp_rmem: no note either way.
+    assert!(receive_buffer_note(&figures(&results)).is_none());
+    // Kept the kernel's: B's readback has the key, nothing was written.
+    for s in &mut results.scenarios {
+        let t = s.topology.as_mut().unwrap();
+        for ns in &mut t.readback.namespaces {
+            ns.sysctls
+                .insert("net.ipv4.tcp_rmem".into(), "4096\t131072\t6291456".into());
+        }
+    }
+    let note = receive_buffer_note(&figures(&results)).unwrap();
+    assert!(
+        note.contains("kept the kernel's tcp_rmem (`4096 131072 6291456`"),
+        "{note}"
+    );
+    // Written at max in every scenario.
     for s in &mut results.scenarios {
         s.topology.as_mut().unwrap().sysctls.push(SysctlReadback {
             netns: "nl-x-1-b".into(),
@@ -188,20 +202,22 @@ fn the_receive_buffer_note_follows_what_was_written() {
             read: "4096\t6291456\t6291456".into(),
         });
     }
-    let note = receive_buffer_note(&results).unwrap();
+    let note = receive_buffer_note(&figures(&results)).unwrap();
     assert!(
         note.contains("read back as `4096 6291456 6291456`"),
         "{note}"
     );
-    assert!(extra_notes(&results, 0).contains(&note));
-    for s in &mut results.scenarios {
-        s.topology.as_mut().unwrap().sysctls.pop();
-    }
-    let path = results.experiment.path.get_or_insert_with(Default::default);
-    path.receive_buffer = Some("kernel".into());
-    assert!(receive_buffer_note(&results)
+    assert_eq!(extra_notes(&figures(&results), 0)[0], note);
+    // Mixed.
+    results.scenarios[0]
+        .topology
+        .as_mut()
         .unwrap()
-        .contains("kept the kernel's tcp_rmem"));
+        .sysctls
+        .pop();
+    assert!(receive_buffer_note(&figures(&results))
+        .unwrap()
+        .starts_with("Some scenarios"));
 }
 
 #[test]
@@ -211,7 +227,7 @@ fn probe_requests_that_never_reached_b_are_counted() {
     let sent = s.probe().unwrap().requests.len() as u64;
     let echo = s.echo.as_mut().unwrap();
     echo.received = sent - 3;
-    let notes = extra_notes(&results, 0);
+    let notes = extra_notes(&figures(&results), 0);
     assert!(
         notes.iter().any(
             |n| n.contains(&format!("received {} of the {sent}", sent - 3))
@@ -220,7 +236,7 @@ fn probe_requests_that_never_reached_b_are_counted() {
         "{notes:?}"
     );
     echo_all(&mut results);
-    assert!(extra_notes(&results, 0)
+    assert!(extra_notes(&figures(&results), 0)
         .iter()
         .all(|n| !n.contains("never reached B")));
 }
@@ -280,7 +296,7 @@ fn failed_rows_say_so_and_notes_are_all_there() {
 fn both_directions_show_their_aggregates_and_the_flow_section() {
     let (mut results, _) = golden();
     assert!(
-        sections(&results).is_empty(),
+        sections(&figures(&results)).is_empty(),
         "the method's run has no extra section"
     );
     let s = &mut results.scenarios[1];
@@ -296,7 +312,7 @@ fn both_directions_show_their_aggregates_and_the_flow_section() {
         t.contains("| 1 | fq_codel | up 4.792 / down 4.792 |"),
         "{t}"
     );
-    let sec = sections(&results);
+    let sec = sections(&figures(&results));
     assert_eq!(sec.len(), 1);
     assert!(
         sec[0].contains("scenario 2 (round 1, fq_codel) down: aggregate 4.792 of 20 Mbit/s, fairness 1.000 over 1 flow(s): #1 reno 4.792"),
@@ -317,7 +333,7 @@ fn a_sweep_gets_a_grid_line_per_point_and_arm() {
         s.point.label = "base_rtt=0ms".into();
     }
     results.scenarios.extend(more);
-    let sec = sections(&results);
+    let sec = sections(&figures(&results));
     assert_eq!(sec.len(), 1);
     let lines: Vec<&str> = sec[0]
         .lines()

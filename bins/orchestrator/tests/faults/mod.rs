@@ -15,6 +15,8 @@
 
 #![allow(dead_code)]
 
+pub mod memory;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -1,0 +1,450 @@
+//! The scenarios of a run on disk, so a run of any length holds none of
+//! them in memory.
+//!
+//! Each finished scenario is written once, atomically, to
+//! `OUT/scenarios/NNNN.json` and dropped ([`ScenarioFiles::push`]).
+//! results.json keeps its shape (every scenario inline) and is still
+//! replaced atomically after every scenario, but it is assembled by
+//! streaming ([`ScenarioFiles::write_results`]): the run's header, then each
+//! scenario file's bytes copied in by the kernel (`copy_file_range`), then
+//! the rest of the header. Each file already holds its scenario exactly as
+//! `serde_json::to_vec_pretty` of the whole [`Results`] would print it
+//! (indented for its place in the `scenarios` array), so the assembled file
+//! is byte for byte what serialising the whole run would give.
+//!
+//! Memory does not depend on the number of scenarios; I/O does: writing
+//! results.json after scenario k copies all k scenario files, so a run of N
+//! scenarios of S bytes each writes about S·N²/2 bytes (the same as when
+//! results.json was serialised from memory each time, now without the CPU
+//! cost of serialising).
+
+use std::fs::File;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::file::{io, temp_path, ResultsFileError};
+use super::{Results, ScenarioResult};
+
+/// The folder, inside a run's results folder, that holds its scenario files.
+pub const SCENARIO_DIR: &str = "scenarios";
+
+/// Where one finished scenario is kept.
+#[derive(Debug)]
+enum Kept {
+    /// In its file under `scenarios/`.
+    File(PathBuf),
+    /// In memory, because its file could not be written (a full disk): the
+    /// scenario is then still in results.json whenever that can be written.
+    Memory(Box<ScenarioResult>),
+}
+
+/// The finished scenarios of one run, each in its own file.
+#[derive(Debug)]
+pub struct ScenarioFiles {
+    dir: PathBuf,
+    kept: Vec<Kept>,
+}
+
+/// Indentation of a scenario inside results.json's `scenarios` array.
+const ELEMENT_INDENT: &[u8] = b"    ";
+
+/// A writer that indents every line by [`ELEMENT_INDENT`], the first one
+/// included: a scenario serialised through it appears as it does inside
+/// the `scenarios` array of the pretty printed results.json. A raw newline
+/// only ever separates tokens (JSON escapes newlines in strings), so
+/// indenting after each one indents every line.
+struct Indented<W: std::io::Write> {
+    inner: W,
+    started: bool,
+}
+
+impl<W: std::io::Write> std::io::Write for Indented<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if !self.started {
+            self.inner.write_all(ELEMENT_INDENT)?;
+            self.started = true;
+        }
+        let mut rest = buf;
+        while let Some(nl) = rest.iter().position(|&b| b == b'\n') {
+            self.inner.write_all(&rest[..=nl])?;
+            self.inner.write_all(ELEMENT_INDENT)?;
+            rest = &rest[nl + 1..];
+        }
+        self.inner.write_all(rest)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Serialises `s` into `out` as it appears inside results.json's
+/// `scenarios` array, through a small buffer (never the whole text).
+fn write_element(s: &ScenarioResult, out: &File) -> Result<(), ElementError> {
+    let mut w = Indented {
+        inner: std::io::BufWriter::with_capacity(64 << 10, out),
+        started: false,
+    };
+    serde_json::to_writer_pretty(&mut w, s).map_err(ElementError::Serialize)?;
+    w.flush().map_err(ElementError::Write)
+}
+
+/// Why [`write_element`] failed.
+enum ElementError {
+    Serialize(serde_json::Error),
+    Write(std::io::Error),
+}
+
+impl ElementError {
+    fn at(self, path: &Path) -> ResultsFileError {
+        match self {
+            // serde_json reports the writer's I/O errors as its own.
+            ElementError::Serialize(e) if e.is_io() => ResultsFileError::Io {
+                what: "writing",
+                path: path.to_path_buf(),
+                source: e.into(),
+            },
+            ElementError::Serialize(source) => ResultsFileError::Serialize {
+                path: path.to_path_buf(),
+                source,
+            },
+            ElementError::Write(source) => ResultsFileError::Io {
+                what: "writing",
+                path: path.to_path_buf(),
+                source,
+            },
+        }
+    }
+}
+
+/// Writes scenario `s` to `path` through a synced temporary file and a rename.
+fn write_scenario_file(path: &Path, s: &ScenarioResult) -> Result<(), ResultsFileError> {
+    let tmp = temp_path(path);
+    let written = (|| {
+        let f = File::create(&tmp).map_err(io("creating", &tmp))?;
+        write_element(s, &f).map_err(|e| e.at(&tmp))?;
+        f.sync_all().map_err(io("syncing", &tmp))
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io("renaming into place", path)(e)
+    })
+}
+
+/// Syncs a folder so the renames in it are durable (best effort: some
+/// filesystems cannot open a folder for it, and the files are in place).
+fn sync_dir(dir: &Path) {
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+impl ScenarioFiles {
+    /// The scenario folder of the results folder `out`, created if missing.
+    pub fn create(out: &Path) -> Result<ScenarioFiles, ResultsFileError> {
+        let dir = out.join(SCENARIO_DIR);
+        std::fs::create_dir_all(&dir).map_err(io("creating", &dir))?;
+        Ok(ScenarioFiles {
+            dir,
+            kept: Vec::new(),
+        })
+    }
+
+    /// The file of the `n`-th scenario pushed (1-based): `scenarios/0007.json`.
+    pub fn path_of(&self, n: usize) -> PathBuf {
+        self.dir.join(format!("{n:04}.json"))
+    }
+
+    /// How many scenarios have been pushed.
+    pub fn len(&self) -> usize {
+        self.kept.len()
+    }
+
+    /// Keeps a finished scenario: writes it to its own file (atomically)
+    /// and drops it. If the file cannot be written the scenario is kept in
+    /// memory instead (nothing measured is lost) and the error returned.
+    pub fn push(&mut self, scenario: ScenarioResult) -> Result<(), ResultsFileError> {
+        let path = self.path_of(self.kept.len() + 1);
+        match write_scenario_file(&path, &scenario) {
+            Ok(()) => {
+                self.kept.push(Kept::File(path));
+                Ok(())
+            }
+            Err(e) => {
+                self.kept.push(Kept::Memory(Box::new(scenario)));
+                Err(e)
+            }
+        }
+    }
+
+    /// Writes results.json at `path` atomically: `header` (whose own
+    /// `scenarios` must be empty) with every pushed scenario in its
+    /// `scenarios` array, streamed from the scenario files.
+    pub fn write_results(&self, header: &Results, path: &Path) -> Result<(), ResultsFileError> {
+        debug_assert!(header.scenarios.is_empty(), "scenarios live in their files");
+        let serialize = |source| ResultsFileError::Serialize {
+            path: path.to_path_buf(),
+            source,
+        };
+        let text = serde_json::to_vec_pretty(header).map_err(serialize)?;
+        // The header's empty array: a top-level key (two spaces after a
+        // raw newline, which can only be formatting) named `scenarios`.
+        let key = b"\n  \"scenarios\": [";
+        let at = text
+            .windows(key.len())
+            .position(|w| w == key)
+            .map(|p| p + key.len())
+            .filter(|&p| text.get(p) == Some(&b']'))
+            .ok_or_else(|| ResultsFileError::Io {
+                what: "assembling (no empty scenarios array in the header)",
+                path: path.to_path_buf(),
+                source: std::io::Error::other("unexpected header shape"),
+            })?;
+        let tmp = temp_path(path);
+        let written = (|| {
+            let mut f = File::create(&tmp).map_err(io("creating", &tmp))?;
+            f.write_all(&text[..at]).map_err(io("writing", &tmp))?;
+            for (i, kept) in self.kept.iter().enumerate() {
+                let sep: &[u8] = if i == 0 { b"\n" } else { b",\n" };
+                f.write_all(sep).map_err(io("writing", &tmp))?;
+                match kept {
+                    Kept::File(p) => {
+                        let mut src = File::open(p).map_err(io("opening", p))?;
+                        // File to file: the kernel copies (copy_file_range).
+                        std::io::copy(&mut src, &mut f).map_err(io("copying", p))?;
+                    }
+                    Kept::Memory(s) => write_element(s, &f).map_err(|e| e.at(&tmp))?,
+                }
+            }
+            if !self.kept.is_empty() {
+                f.write_all(b"\n  ").map_err(io("writing", &tmp))?;
+            }
+            f.write_all(&text[at..]).map_err(io("writing", &tmp))?;
+            f.sync_all().map_err(io("syncing", &tmp))
+        })();
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+        if let Err(e) = std::fs::rename(&tmp, path) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(io("renaming into place", path)(e));
+        }
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            sync_dir(dir);
+        }
+        sync_dir(&self.dir);
+        Ok(())
+    }
+
+    /// Hands every pushed scenario to `f`, in order, read back one at a
+    /// time: only one scenario's raw data is in memory at once.
+    pub fn for_each(
+        &self,
+        mut f: impl FnMut(&ScenarioResult) -> Result<(), ResultsFileError>,
+    ) -> Result<(), ResultsFileError> {
+        for kept in &self.kept {
+            match kept {
+                Kept::File(p) => f(&super::file::read_json::<ScenarioResult>(p)?)?,
+                Kept::Memory(s) => f(s)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes the scenario files and their folder (once results.json holds
+    /// them all). A scenario kept in memory has no file; the folder is left
+    /// if something else is in it.
+    pub fn remove_files(&self) -> Result<(), ResultsFileError> {
+        for kept in &self.kept {
+            if let Kept::File(p) = kept {
+                std::fs::remove_file(p).map_err(io("removing", p))?;
+            }
+        }
+        let _ = std::fs::remove_dir(&self.dir);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::Results;
+
+    /// A scratch folder, removed at the end.
+    struct Scratch(PathBuf);
+    impl Scratch {
+        fn new(name: &str) -> Scratch {
+            let d =
+                std::env::temp_dir().join(format!("netlab-store-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&d);
+            std::fs::create_dir_all(&d).unwrap();
+            Scratch(d)
+        }
+    }
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn golden() -> Results {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/orchestrator/golden/results.json");
+        Results::read(&p).unwrap()
+    }
+
+    fn header_of(r: &Results) -> Results {
+        Results {
+            scenarios: Vec::new(),
+            ..r.clone()
+        }
+    }
+
+    /// The assembled file is byte for byte what serialising the whole run
+    /// gives, with no, one and several scenarios, with and without the
+    /// `interrupted` record after the array.
+    #[test]
+    fn assembled_results_json_equals_the_whole_run_serialised() {
+        let dir = Scratch::new("bytes");
+        let mut full = golden();
+        full.interrupted = Some(crate::results::Interrupted {
+            signal: "SIGINT".into(),
+            scenario: Some(3),
+            phase: "loaded".into(),
+            at_s: Some(4.5),
+        });
+        let mut third = full.scenarios[0].clone();
+        third.index = 3;
+        third.error = Some("line one\nline two \"quoted\"\n  \"scenarios\": []".into());
+        full.scenarios.push(third);
+        for interrupted in [false, true] {
+            let mut full = full.clone();
+            if !interrupted {
+                full.interrupted = None;
+            }
+            let out = dir.0.join(format!("run-{interrupted}"));
+            std::fs::create_dir_all(&out).unwrap();
+            let mut files = ScenarioFiles::create(&out).unwrap();
+            let path = out.join("results.json");
+            for n in 0..=full.scenarios.len() {
+                let expect = serde_json::to_vec_pretty(&Results {
+                    scenarios: full.scenarios[..n].to_vec(),
+                    ..full.clone()
+                })
+                .unwrap();
+                files.write_results(&header_of(&full), &path).unwrap();
+                assert_eq!(
+                    String::from_utf8(std::fs::read(&path).unwrap()).unwrap(),
+                    String::from_utf8(expect).unwrap(),
+                    "{n} scenario(s), interrupted {interrupted}"
+                );
+                if let Some(s) = full.scenarios.get(n) {
+                    files.push(s.clone()).unwrap();
+                    assert!(files.path_of(n + 1).exists());
+                }
+            }
+            // Each file is a scenario on its own, and they read back in order.
+            let mut back = Vec::new();
+            files
+                .for_each(|s| {
+                    back.push(s.clone());
+                    Ok(())
+                })
+                .unwrap();
+            assert_eq!(back, full.scenarios);
+            assert_eq!(Results::read(&path).unwrap(), full);
+            files.remove_files().unwrap();
+            assert!(!out.join(SCENARIO_DIR).exists());
+            assert!(path.exists());
+        }
+    }
+
+    /// A scenario whose file cannot be written stays in memory, in its
+    /// place: results.json still holds every scenario, in order.
+    #[test]
+    fn a_scenario_that_cannot_be_written_is_kept_in_memory_in_order() {
+        let dir = Scratch::new("fallback");
+        let full = golden();
+        let mut files = ScenarioFiles::create(&dir.0).unwrap();
+        // The first file's temporary name is taken by a folder.
+        std::fs::create_dir(temp_path(&files.path_of(1))).unwrap();
+        assert!(files.push(full.scenarios[0].clone()).is_err());
+        files.push(full.scenarios[1].clone()).unwrap();
+        assert!(!files.path_of(1).exists() && files.path_of(2).exists());
+        let path = dir.0.join("results.json");
+        files.write_results(&header_of(&full), &path).unwrap();
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            serde_json::to_vec_pretty(&full).unwrap()
+        );
+    }
+
+    /// Issue 14 §6: the run keeps no scenario in memory once it is written,
+    /// and assembling results.json loads none of them. Counted by this
+    /// thread's heap bytes (the test binary's counting allocator): after 8
+    /// scenarios of about 0.7 MB each, the live heap and the peak while
+    /// assembling have grown by less than half of one scenario since the
+    /// second, where keeping them would add 6 of them.
+    #[test]
+    fn pushing_scenarios_holds_none_of_them_in_memory() {
+        use crate::alloc_count::{live_bytes, peak_bytes_since_reset, reset_peak};
+        let dir = Scratch::new("memory");
+        let full = golden();
+        let mut big = full.scenarios[1].clone();
+        let tcp = big.flows[0].tcp.as_mut().unwrap();
+        let recvs = &mut tcp.receiver_log.recvs;
+        let (t, len) = (recvs.t_us.clone(), recvs.len.clone());
+        while recvs.t_us.len() < 60_000 {
+            recvs.t_us.extend_from_slice(&t);
+            recvs.len.extend_from_slice(&len);
+        }
+        let before = live_bytes();
+        let probe = big.clone();
+        let scenario_bytes = live_bytes() - before;
+        drop(probe);
+        assert!(scenario_bytes > 512 << 10, "{scenario_bytes}");
+        let mut files = ScenarioFiles::create(&dir.0).unwrap();
+        let path = dir.0.join("results.json");
+        let header = header_of(&full);
+        // (live after the push, peak while assembling) per scenario count
+        let mut seen = Vec::new();
+        for n in 1..=8u32 {
+            let mut s = big.clone();
+            s.index = n;
+            files.push(s).unwrap();
+            let live = live_bytes();
+            let mut peak = None;
+            if n == 2 || n == 8 {
+                reset_peak();
+                files.write_results(&header, &path).unwrap();
+                peak = Some(peak_bytes_since_reset());
+            }
+            seen.push((live, peak));
+        }
+        let live_grown = seen[7].0 - seen[1].0;
+        let peak_grown = seen[7].1.unwrap() - seen[1].1.unwrap();
+        assert!(
+            live_grown < scenario_bytes / 2 && peak_grown < scenario_bytes / 2,
+            "over 6 scenarios of {scenario_bytes} bytes the live heap grew by {live_grown} \
+             and the assembly's peak by {peak_grown} bytes: {seen:?}"
+        );
+        let mut n = 0;
+        files
+            .for_each(|s| {
+                n += 1;
+                assert_eq!(s.index, n);
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(n, 8);
+        let back = Results::read(&path).unwrap();
+        assert_eq!(back.scenarios.len(), 8);
+        assert_eq!(back.scenarios[7].flows[0].tcp, big.flows[0].tcp);
+    }
+}
