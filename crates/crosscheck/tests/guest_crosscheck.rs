@@ -42,6 +42,16 @@ fn in_guest(body: impl FnOnce()) {
     );
 }
 
+/// The third field of `net.ipv4.tcp_rmem` here.
+fn rmem_max() -> u32 {
+    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_rmem")
+        .unwrap()
+        .split_whitespace()
+        .nth(2)
+        .and_then(|v| v.parse().ok())
+        .expect("tcp_rmem has three numbers")
+}
+
 #[test]
 fn guest_short_crosscheck_runs_every_pairing() {
     in_guest(|| {
@@ -70,9 +80,19 @@ fn guest_short_crosscheck_runs_every_pairing() {
         }
 
         assert_eq!(result.scenarios.len(), 2 * 2 * 2);
+        let rmem_max = rmem_max();
         for s in &result.scenarios {
             let what = format!("scenario {} ({} {})", s.index, s.arm, s.load_label);
             assert_eq!(s.error, None, "{what}");
+            // Both loads' receivers start at tcp_rmem's max (method §1.3).
+            let first_b = s.tcp_b.iter().find(|x| x.record.info.is_some());
+            assert_eq!(
+                first_b
+                    .and_then(|x| x.record.skmem.as_ref())
+                    .map(|m| m.rcvbuf),
+                Some(rmem_max),
+                "{what}: B's receive buffer at the flow's start"
+            );
             let g = s.goodput_mbps.unwrap_or_else(|| panic!("{what}: goodput"));
             assert!(g > 2.0 && g < 8.0, "{what}: goodput {g} at a 5 Mbit/s TBF");
             assert!(
