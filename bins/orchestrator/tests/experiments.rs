@@ -305,6 +305,13 @@ fn guest_rrul_be_shapes_both_directions_with_eight_validated_flows() {
     }
     let out = OutDir::new("rrul");
     let mut f = shortened("rrul_be", "3s");
+    // A 3 s warm-up, so that as in a real run the window starts after the
+    // flows' ramp: while a receiver's window grows toward tcp_rmem's max
+    // (about 3 s here) Linux ACKs every segment, and the downloads' extra
+    // ACKs take ~0.1 Mbit/s more of the 5 Mbit/s uplink (method §1.3).
+    if let Some(t) = f.timeline.as_mut() {
+        t.warmup = Some("3s".into());
+    }
     // The fq_codel arm (pfifo's upload queue starves the downloads' ACKs,
     // which is what rrul shows, not a runner property); the stop-and-wait
     // probe only (the isochronous one has its own tests in iso_e2e.rs).
