@@ -8,7 +8,7 @@
 //!     [--tcp-sample-ms 200]
 //! cargo run --release -p netlab-crosscheck --example crosscheck -- --render DIR
 //!     (rewrites DIR/crosscheck.md from DIR/crosscheck.json)
-//!     [--no-irtt] [--no-readback]
+//!     [--no-irtt] [--no-readback] [--iso-probe]
 //! ```
 //!
 //! `--kernel uml` (default) boots the user-mode-linux guest and runs the
@@ -139,6 +139,7 @@ fn main() {
                 i += 1;
             }
             "--no-irtt" => cfg.irtt = false,
+            "--iso-probe" => cfg.iso_probe = true,
             "--tcp-sample-ms" => {
                 cfg.tcp_sample_ms = val(i)
                     .parse()

@@ -197,6 +197,10 @@ pub struct CrosscheckConfig {
     pub irtt: bool,
     /// Take the mid-load readback check against `tc` and `ss` (pairing 3).
     pub readback_check: bool,
+    /// Also run netlab's isochronous probe (issue 15) at the same spacing,
+    /// on its own echo port, next to irtt (pairing 2b); off by default.
+    #[serde(default)]
+    pub iso_probe: bool,
     /// tcp_info sampling interval of both ends, ms (200; a few ms to see
     /// the first round trips of a flow).
     #[serde(default = "default_tcp_sample_ms")]
@@ -237,6 +241,7 @@ impl CrosscheckConfig {
             probe_timeout_s: 1.0,
             irtt: true,
             readback_check: true,
+            iso_probe: false,
             tcp_sample_ms: default_tcp_sample_ms(),
             receive_buffer: ReceiveBuffer::default(),
         }

@@ -190,6 +190,14 @@ pub struct ScenarioRecord {
     pub irtt: Vec<ProbeRequest>,
     /// Their loaded-phase statistics.
     pub irtt_loaded: Option<PhaseStats>,
+    /// netlab's isochronous probe at the same spacing, when the
+    /// configuration asks for it: every slot that was sent, as a request
+    /// (a reply at or past the timeout is a timeout, as for irtt).
+    #[serde(default)]
+    pub iso: Vec<ProbeRequest>,
+    /// Their loaded-phase statistics.
+    #[serde(default)]
+    pub iso_loaded: Option<PhaseStats>,
     /// The arm's counters every 200 ms.
     pub queue: Vec<QueueSample>,
     /// The arm's counters at the end of the window.

@@ -54,9 +54,136 @@ pub fn probes_agree(nl: &PhaseStats, ir: &PhaseStats, censoring: bool) -> Option
     }
 }
 
+/// Which of netlab's probes a pairing-2 table compares with irtt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Probe {
+    /// The method's stop-and-wait probe.
+    StopAndWait,
+    /// The isochronous probe (issue 15), on a fixed grid like irtt.
+    Isochronous,
+}
+
+impl Probe {
+    fn of(self, s: &ScenarioRecord) -> (&[netlab_probe::ProbeRequest], Option<&PhaseStats>) {
+        match self {
+            Probe::StopAndWait => (&s.probe, s.probe_loaded.as_ref()),
+            Probe::Isochronous => (&s.iso, s.iso_loaded.as_ref()),
+        }
+    }
+}
+
+/// Pairing 2 (or 2b): one of netlab's probes vs irtt, per scenario, then
+/// pooled per arm and the idle offset.
+fn probe_pairing(out: &mut String, run: &CrosscheckRun, which: Probe) {
+    let c = &run.config;
+    match which {
+        Probe::StopAndWait => {
+            out.push_str("## 2. Probe: netlab vs irtt, in the same scenario\n\n");
+            out.push_str("Loaded phase (send time in the window). irtt's round trips are ranked with netlab's rules: a reply ≥ the timeout or none counts as a timeout. Agree (the issue's rules): on pfifo, netlab's timeouts within one request of irtt's share beyond the timeout × netlab's sent; on fq_codel, p50 and p95 of the successes within max(1 ms, 5 %). netlab's probe keeps one request outstanding (a timeout delays the next send), irtt sends every 200 ms regardless, so their counts differ under a > 1 s queue. ");
+        }
+        Probe::Isochronous => {
+            out.push_str(
+                "## 2b. Probe: netlab's isochronous probe vs irtt, in the same scenario\n\n",
+            );
+            out.push_str("Both send on a fixed grid at the same spacing whatever the replies, so their shares of timeouts should match as well as their RTTs. Same rules and ranking as in 2. ");
+        }
+    }
+    let _ = write!(out, "Consistent (sampling noise): a seeded bootstrap ({} resamples per probe) of netlab − irtt for the censoring-aware p50 and p95 over all loaded requests (a timeout is \"≥ timeout\"); 95 % intervals; consistent when neither excludes 0, – when both quantiles fall on the censored mass.\n\n", crate::consistency::REPLICATES);
+    out.push_str("| round | arm | load | netlab sent/ok/timeouts | irtt sent/ok/beyond | netlab p50 / p95 (ms) | irtt p50 / p95 (ms) | netlab p95 censored | irtt p95 censored | agree | netlab − irtt p50, 95 % | p95, 95 % | consistent |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let mut agree = (0, 0);
+    let mut consistent = (0, 0);
+    let timeout_ms = c.probe_timeout_s * 1e3;
+    let mut pooled: Vec<(
+        String,
+        Vec<netlab_probe::ProbeRequest>,
+        Vec<netlab_probe::ProbeRequest>,
+    )> = Vec::new();
+    for s in run
+        .scenarios
+        .iter()
+        .filter(|s| s.irtt_loaded.is_some() && which.of(s).1.is_some())
+    {
+        let (reqs, nl) = which.of(s);
+        let ir = s.irtt_loaded.as_ref();
+        let a = nl
+            .zip(ir)
+            .and_then(|(a, b)| probes_agree(a, b, is_fifo(&s.arm)));
+        agree.1 += u32::from(a.is_some());
+        agree.0 += u32::from(a == Some(true));
+        let cons = consistency::consistency(
+            &consistency::loaded_observations(reqs, timeout_ms),
+            &consistency::loaded_observations(&s.irtt, timeout_ms),
+            u64::from(s.index),
+        );
+        consistent.1 += u32::from(cons.consistent.is_some());
+        consistent.0 += u32::from(cons.consistent == Some(true));
+        match pooled.iter_mut().find(|(arm, _, _)| arm == &s.arm) {
+            Some((_, n, i)) => {
+                n.extend_from_slice(reqs);
+                i.extend_from_slice(&s.irtt);
+            }
+            None => pooled.push((s.arm.clone(), reqs.to_vec(), s.irtt.clone())),
+        }
+        let cen = |p: Option<&PhaseStats>| {
+            p.and_then(|p| p.p95_censored)
+                .map_or("–".into(), |c| c.to_string())
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} / {} | {} / {} | {} | {} | {} | {} | {} | {} |",
+            s.round,
+            s.arm,
+            s.load_label,
+            counts(nl),
+            counts(ir),
+            f(nl.and_then(|p| p.p50_ms), 1),
+            f(nl.and_then(|p| p.p95_ms), 1),
+            f(ir.and_then(|p| p.p50_ms), 1),
+            f(ir.and_then(|p| p.p95_ms), 1),
+            cen(nl),
+            cen(ir),
+            yes(a),
+            consistency::interval_text(cons.p50),
+            consistency::interval_text(cons.p95),
+            yes(cons.consistent),
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nAgree (the issue's rules) in {} of {} scenarios; consistent within sampling noise in {} of {}.\n",
+        agree.0, agree.1, consistent.0, consistent.1
+    );
+    if !pooled.is_empty() {
+        out.push_str("Pooled over the scenarios (loaded phase):\n\n| arm | netlab sent/ok/timeouts | netlab p50 / p95 (ms) | irtt sent/ok/beyond | irtt p50 / p95 (ms) |\n|---|---|---|---|---|\n");
+        let timeout = std::time::Duration::from_secs_f64(c.probe_timeout_s);
+        for (arm, n, i) in &pooled {
+            let ns = netlab_probe::phase_stats(n, netlab_probe::Phase::Loaded, timeout);
+            let is = netlab_probe::phase_stats(i, netlab_probe::Phase::Loaded, timeout);
+            let _ = writeln!(
+                out,
+                "| {arm} | {} | {} / {} | {} | {} / {} |",
+                counts(Some(&ns)),
+                f(ns.p50_ms, 1),
+                f(ns.p95_ms, 1),
+                counts(Some(&is)),
+                f(is.p50_ms, 1),
+                f(is.p95_ms, 1),
+            );
+        }
+        out.push('\n');
+    }
+    if let Some(offset) = baseline_offset(run, which) {
+        let _ = writeln!(
+            out,
+            "Idle path (baseline phase), irtt − netlab p50 of the successes: median {} ms [{}–{}] over scenarios: the two instruments' own overhead, present before any queue.\n",
+            offset.0, offset.1, offset.2
+        );
+    }
+}
+
 /// Median and range over scenarios of irtt's baseline p50 minus netlab's
 /// (successes only), formatted to 0.01 ms.
-fn baseline_offset(run: &CrosscheckRun) -> Option<(String, String, String)> {
+fn baseline_offset(run: &CrosscheckRun, which: Probe) -> Option<(String, String, String)> {
     let lower_median = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);
         (!v.is_empty()).then(|| v[(v.len() - 1) / 2])
@@ -72,7 +199,7 @@ fn baseline_offset(run: &CrosscheckRun) -> Option<(String, String, String)> {
     let mut d: Vec<f64> = run
         .scenarios
         .iter()
-        .filter_map(|s| Some(base(&s.irtt)? - base(&s.probe)?))
+        .filter_map(|s| Some(base(&s.irtt)? - base(which.of(s).0)?))
         .collect();
     let m = lower_median(&mut d)?;
     Some((
@@ -207,61 +334,9 @@ pub fn markdown(run: &CrosscheckRun) -> String {
         out.push('\n');
     }
 
-    out.push_str("## 2. Probe: netlab vs irtt, in the same scenario\n\n");
-    let _ = write!(out, "Loaded phase (send time in the window). irtt's round trips are ranked with netlab's rules: a reply ≥ the timeout or none counts as a timeout. Agree (the issue's rules): on pfifo, netlab's timeouts within one request of irtt's share beyond the timeout × netlab's sent; on fq_codel, p50 and p95 of the successes within max(1 ms, 5 %). netlab's probe keeps one request outstanding (a timeout delays the next send), irtt sends every 200 ms regardless, so their counts differ under a > 1 s queue. Consistent (sampling noise): a seeded bootstrap ({} resamples per probe) of netlab − irtt for the censoring-aware p50 and p95 over all loaded requests (a timeout is \"≥ timeout\"); 95 % intervals; consistent when neither excludes 0, – when both quantiles fall on the censored mass.\n\n", crate::consistency::REPLICATES);
-    out.push_str("| round | arm | load | netlab sent/ok/timeouts | irtt sent/ok/beyond | netlab p50 / p95 (ms) | irtt p50 / p95 (ms) | netlab p95 censored | irtt p95 censored | agree | netlab − irtt p50, 95 % | p95, 95 % | consistent |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    let mut agree = (0, 0);
-    let mut consistent = (0, 0);
-    let timeout_ms = c.probe_timeout_s * 1e3;
-    for s in run.scenarios.iter().filter(|s| s.irtt_loaded.is_some()) {
-        let (nl, ir) = (s.probe_loaded.as_ref(), s.irtt_loaded.as_ref());
-        let a = nl
-            .zip(ir)
-            .and_then(|(a, b)| probes_agree(a, b, is_fifo(&s.arm)));
-        agree.1 += u32::from(a.is_some());
-        agree.0 += u32::from(a == Some(true));
-        let cons = consistency::consistency(
-            &consistency::loaded_observations(&s.probe, timeout_ms),
-            &consistency::loaded_observations(&s.irtt, timeout_ms),
-            u64::from(s.index),
-        );
-        consistent.1 += u32::from(cons.consistent.is_some());
-        consistent.0 += u32::from(cons.consistent == Some(true));
-        let cen = |p: Option<&PhaseStats>| {
-            p.and_then(|p| p.p95_censored)
-                .map_or("–".into(), |c| c.to_string())
-        };
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} / {} | {} / {} | {} | {} | {} | {} | {} | {} |",
-            s.round,
-            s.arm,
-            s.load_label,
-            counts(nl),
-            counts(ir),
-            f(nl.and_then(|p| p.p50_ms), 1),
-            f(nl.and_then(|p| p.p95_ms), 1),
-            f(ir.and_then(|p| p.p50_ms), 1),
-            f(ir.and_then(|p| p.p95_ms), 1),
-            cen(nl),
-            cen(ir),
-            yes(a),
-            consistency::interval_text(cons.p50),
-            consistency::interval_text(cons.p95),
-            yes(cons.consistent),
-        );
-    }
-    let _ = writeln!(
-        out,
-        "\nAgree (the issue's rules) in {} of {} scenarios; consistent within sampling noise in {} of {}.\n",
-        agree.0, agree.1, consistent.0, consistent.1
-    );
-    if let Some(offset) = baseline_offset(run) {
-        let _ = writeln!(
-            out,
-            "Idle path (baseline phase), irtt − netlab p50 of the successes: median {} ms [{}–{}] over scenarios: the two instruments' own overhead, present before any queue.\n",
-            offset.0, offset.1, offset.2
-        );
+    probe_pairing(&mut out, run, Probe::StopAndWait);
+    if run.scenarios.iter().any(|s| s.iso_loaded.is_some()) {
+        probe_pairing(&mut out, run, Probe::Isochronous);
     }
 
     out.push_str("## 3. Readbacks: netlab vs tc and ss at the same moment\n\n");

@@ -39,6 +39,8 @@ pub const IRTT_PORT: u16 = 2112;
 pub const TCP_PORT: u16 = 46020;
 /// netlab's UDP echo port in B.
 pub const UDP_PORT: u16 = 46021;
+/// netlab's isochronous probe echo port in B.
+pub const ISO_PORT: u16 = 46022;
 const SAMPLE: Duration = Duration::from_millis(200);
 /// Longest wait for the load's data connection after its start; the
 /// scenario's phases are taken from the actual connect (see [`Window`]).
@@ -200,6 +202,10 @@ fn measure(
     // B's loop (TCP receiver + the probe's echo): sets t0. With iperf3 as
     // the load it serves only the echo, so both loads see the same probe.
     let mut sink_cfg = SinkConfig::new(b_tcp, Some(b_udp));
+    let b_iso = SocketAddr::from((B_ADDR, ISO_PORT));
+    if cfg.iso_probe {
+        sink_cfg.iso_echo = Some(b_iso);
+    }
     sink_cfg.duration = tl.end() + CONNECT_SLACK + Duration::from_secs(2);
     if let Load::Netlab(n) = &load {
         sink_cfg.recv_buf = n.recv_buf;
@@ -249,6 +255,29 @@ fn measure(
     let probe_stop = Arc::new(AtomicBool::new(false));
     let flag = probe_stop.clone();
     let probe_h = std::thread::spawn(move || run_probe(&psock, t0, &pcfg, Some(&flag), |_| {}));
+
+    // netlab's isochronous probe in A (pairing 2b), same spacing and
+    // timeout, its own echo port; stopped with the stop-and-wait probe.
+    let iso_h = if cfg.iso_probe {
+        let isock = topo
+            .a
+            .run(|| connect_socket(None, b_iso))
+            .map_err(|e| CrosscheckError::step("entering A", e))?
+            .map_err(|e| CrosscheckError::step("isochronous probe socket in A", e))?;
+        let mut icfg = netlab_probe::IsoConfig::with_interval(
+            Duration::from_secs_f64(cfg.probe_interval_s),
+            tl.end() + CONNECT_SLACK,
+        );
+        icfg.timeout = Duration::from_secs_f64(cfg.probe_timeout_s);
+        icfg.validate()
+            .map_err(|e| CrosscheckError::step("isochronous probe config", e))?;
+        let flag = probe_stop.clone();
+        Some(std::thread::spawn(move || {
+            netlab_probe::run_iso_probe(&isock, t0, &icfg, Some(&flag), |_| {})
+        }))
+    } else {
+        None
+    };
 
     // irtt client in A, same spacing, sending until 1 s before the end.
     let irtt_file = ctx.scratch.join(format!("irtt-{index}.json"));
@@ -491,6 +520,14 @@ fn measure(
         timeout,
     ));
     rec.probe = probe.requests;
+    if let Some(h) = iso_h {
+        let log = h
+            .join()
+            .map_err(|_| CrosscheckError::step("isochronous probe", "thread panicked"))?
+            .map_err(|e| CrosscheckError::step("isochronous probe", e))?;
+        rec.iso = iso_requests(&log.requests, &phases);
+        rec.iso_loaded = Some(netlab_probe::phase_stats(&rec.iso, Phase::Loaded, timeout));
+    }
 
     if let Some(client) = irtt_client {
         // irtt sends until 1 s before t0 + end + slack, then waits
@@ -538,6 +575,41 @@ fn measure(
     }
     drop(topo);
     Ok(())
+}
+
+/// The isochronous probe's slots as requests, with the phases of this
+/// scenario: slots never sent (missed, send error) are left out, a reply
+/// is kept with its RTT, anything else (timeout, late, abandoned) counts as
+/// a timeout, as irtt's round trips do.
+pub fn iso_requests(
+    slots: &[netlab_probe::IsoRequest],
+    phases: &PhaseBounds,
+) -> Vec<netlab_probe::ProbeRequest> {
+    use netlab_probe::{IsoOutcome, RequestOutcome};
+    slots
+        .iter()
+        .filter_map(|r| {
+            let send_s = r.send_s?;
+            let (outcome, rtt_ms, reply_s) = match r.outcome {
+                IsoOutcome::Reply => (RequestOutcome::Reply, r.rtt_ms, r.reply_s),
+                IsoOutcome::Timeout | IsoOutcome::Abandoned => {
+                    (RequestOutcome::Timeout, None, None)
+                }
+                IsoOutcome::Pending | IsoOutcome::Missed | IsoOutcome::SendError { .. } => {
+                    return None
+                }
+            };
+            Some(netlab_probe::ProbeRequest {
+                seq: r.seq,
+                due_s: r.due_s,
+                send_s,
+                reply_s,
+                rtt_ms,
+                phase: phases.phase_of(Duration::from_secs_f64(send_s.max(0.0))),
+                outcome,
+            })
+        })
+        .collect()
 }
 
 /// A scenario's phases, from the load's actual connect `c` (s since t0):
@@ -698,4 +770,65 @@ fn readback_check(
     }
     chk.tcp_after = sample(&mut chk.errors);
     chk
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netlab_probe::{IsoOutcome, IsoRequest, RequestOutcome};
+
+    fn slot(seq: u32, send_s: Option<f64>, outcome: IsoOutcome, rtt_ms: Option<f64>) -> IsoRequest {
+        IsoRequest {
+            seq,
+            due_s: f64::from(seq) * 0.2,
+            send_s,
+            phase: Phase::Other,
+            outcome,
+            reply_s: rtt_ms.zip(send_s).map(|(r, s)| s + r / 1e3),
+            rtt_ms,
+            late_rtt_ms: None,
+            up_ms: None,
+            down_ms: None,
+            turnaround_ms: None,
+        }
+    }
+
+    #[test]
+    fn iso_slots_become_requests_as_irtt_round_trips_do() {
+        let phases = PhaseBounds {
+            baseline_start: Duration::ZERO,
+            baseline_end: Duration::from_secs(3),
+            loaded_start: Duration::from_secs(6),
+            loaded_end: Duration::from_secs(17),
+        };
+        let slots = vec![
+            slot(0, Some(1.0), IsoOutcome::Reply, Some(0.3)),
+            slot(1, Some(7.0), IsoOutcome::Timeout, None),
+            slot(2, None, IsoOutcome::Missed, None),
+            slot(
+                3,
+                Some(8.0),
+                IsoOutcome::SendError { error: "x".into() },
+                None,
+            ),
+            slot(4, Some(9.0), IsoOutcome::Abandoned, None),
+            slot(5, Some(10.0), IsoOutcome::Reply, Some(540.0)),
+        ];
+        let r = iso_requests(&slots, &phases);
+        // Missed and failed sends never left: not requests.
+        assert_eq!(
+            r.iter().map(|q| q.seq).collect::<Vec<_>>(),
+            vec![0, 1, 4, 5]
+        );
+        assert_eq!(r[0].phase, Phase::Baseline);
+        assert_eq!(
+            (r[1].phase, &r[1].outcome),
+            (Phase::Loaded, &RequestOutcome::Timeout)
+        );
+        assert_eq!(r[2].outcome, RequestOutcome::Timeout);
+        assert_eq!(
+            (r[3].rtt_ms, &r[3].outcome),
+            (Some(540.0), &RequestOutcome::Reply)
+        );
+    }
 }

@@ -57,6 +57,7 @@ fn guest_short_crosscheck_runs_every_pairing() {
     in_guest(|| {
         let mut cfg = CrosscheckConfig::new(2);
         cfg.timeline = Timeline::SHORT;
+        cfg.iso_probe = true;
         let result = run(&cfg, |l| println!("{l}")).expect("cross-check runs");
         let dir = std::env::temp_dir().join("netlab-crosscheck-test");
         let (md, json) = result.write(&dir).expect("report written");
@@ -65,6 +66,7 @@ fn guest_short_crosscheck_runs_every_pairing() {
         assert!(
             text.contains("## 1. Load")
                 && text.contains("## 2. Probe")
+                && text.contains("## 2b. Probe")
                 && text.contains("## 3. Readbacks")
         );
         let back: netlab_crosscheck::CrosscheckRun =
@@ -106,6 +108,8 @@ fn guest_short_crosscheck_runs_every_pairing() {
             );
             let p = s.probe_loaded.as_ref().unwrap();
             let i = s.irtt_loaded.as_ref().unwrap();
+            let iso = s.iso_loaded.as_ref().unwrap();
+            assert!(iso.sent >= 10, "{what}: isochronous probe {iso:?}");
             assert!(
                 p.sent >= 1 && i.sent >= 10,
                 "{what}: probe {p:?} irtt {i:?}"

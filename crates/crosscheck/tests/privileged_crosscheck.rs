@@ -16,11 +16,16 @@ fn privileged_short_crosscheck_on_the_host_kernel() {
     let mut cfg = CrosscheckConfig::new(1);
     cfg.arms = vec!["pfifo limit 256".into()];
     cfg.timeline = Timeline::SHORT;
+    cfg.iso_probe = true;
     // iperf3 and irtt missing is an environment failure, named by the run.
     let result = run(&cfg, |l| println!("{l}")).expect("cross-check runs on the host");
     let text = result.markdown();
     println!("{text}");
-    assert!(text.contains("## 1. Load") && text.contains("consistent within sampling noise"));
+    assert!(
+        text.contains("## 1. Load")
+            && text.contains("## 2b. Probe")
+            && text.contains("consistent within sampling noise")
+    );
     let rmem_max: u32 = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_rmem")
         .unwrap()
         .split_whitespace()
@@ -52,6 +57,8 @@ fn privileged_short_crosscheck_on_the_host_kernel() {
             p.sent >= 1 && i.sent >= 10,
             "{what}: probe {p:?} irtt {i:?}"
         );
+        let iso = s.iso_loaded.as_ref().unwrap();
+        assert!(iso.sent >= 10, "{what}: isochronous probe {iso:?}");
         let c = s.readback.as_ref().unwrap();
         assert!(c.errors.is_empty(), "{what}: {:?}", c.errors);
         assert_eq!(c.qdisc_agrees(), Some(true), "{what}: tc vs netlab {c:?}");
