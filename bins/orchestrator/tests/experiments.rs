@@ -394,8 +394,10 @@ fn guest_rtt_sweep_baseline_rtt_matches_each_point() {
         );
         // Neighbours are resolved before t0, so no request pays ARP through
         // netem: p95 stays near the path's RTT (a loaded 2-core machine can
-        // delay the single-CPU guest by a few ms; the median is held to 1 ms
-        // below).
+        // delay the single-CPU guest by a few ms). The median is held to
+        // 2 ms: the guest's timers (netem's delay fires from UML's emulated
+        // clock) put it 1.03 ms above a 40 ms RTT in one CI run, and
+        // a missing, doubled or ARP-delayed RTT is 10 ms or more off.
         let p95 = s["probes"][0]["phases"]["baseline"]["p95_ms"]
             .as_f64()
             .unwrap();
@@ -407,7 +409,7 @@ fn guest_rtt_sweep_baseline_rtt_matches_each_point() {
             .as_f64()
             .unwrap();
         assert!(
-            (p50 - rtt).abs() <= 1.0,
+            (p50 - rtt).abs() <= 2.0,
             "baseline p50 {p50} ms for {rtt} ms"
         );
         let netem = s["qdiscs"][0]["after_config"]

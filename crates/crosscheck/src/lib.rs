@@ -141,30 +141,6 @@ pub fn check_tools(cfg: &CrosscheckConfig) -> Result<(), CrosscheckError> {
     }
 }
 
-fn rfc3339_now() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
 /// Runs the whole cross-check in the current kernel; `progress` gets one
 /// line per scenario. A failing scenario is recorded (its `error`) and the
 /// run goes on; only an unusable configuration or missing tools fail it.
@@ -210,7 +186,7 @@ fn run_with(
     let mut out = CrosscheckRun {
         schema: SCHEMA,
         kernel: kernel.clone(),
-        started_utc: rfc3339_now(),
+        started_utc: netlab_receipts::format_rfc3339(std::time::SystemTime::now()),
         elapsed_s: 0.0,
         config: cfg.clone(),
         scenarios: Vec::new(),
@@ -239,14 +215,4 @@ fn run_with(
     let _ = std::fs::remove_dir(&scratch);
     out.elapsed_s = started.elapsed().as_secs_f64();
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn rfc3339_shape() {
-        let s = super::rfc3339_now();
-        assert_eq!(s.len(), 20, "{s}");
-        assert!(s.ends_with('Z') && s.as_bytes()[10] == b'T', "{s}");
-    }
 }

@@ -8,7 +8,9 @@
 
 use std::time::Duration;
 
-use netlab_crosscheck::{run, CrosscheckConfig, Load, Timeline};
+mod common;
+
+use netlab_crosscheck::{run, CrosscheckConfig, Timeline};
 
 const NAME: &str = "guest_short_crosscheck_runs_every_pairing";
 const MODULES: [&str; 3] = ["veth", "sch_tbf", "sch_fq_codel"];
@@ -42,16 +44,6 @@ fn in_guest(body: impl FnOnce()) {
     );
 }
 
-/// The third field of `net.ipv4.tcp_rmem` here.
-fn rmem_max() -> u32 {
-    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_rmem")
-        .unwrap()
-        .split_whitespace()
-        .nth(2)
-        .and_then(|v| v.parse().ok())
-        .expect("tcp_rmem has three numbers")
-}
-
 #[test]
 fn guest_short_crosscheck_runs_every_pairing() {
     in_guest(|| {
@@ -82,50 +74,9 @@ fn guest_short_crosscheck_runs_every_pairing() {
         }
 
         assert_eq!(result.scenarios.len(), 2 * 2 * 2);
-        let rmem_max = rmem_max();
+        let rmem_max = common::rmem_max();
         for s in &result.scenarios {
-            let what = format!("scenario {} ({} {})", s.index, s.arm, s.load_label);
-            assert_eq!(s.error, None, "{what}");
-            // Both loads' receivers start at tcp_rmem's max (method §1.3).
-            let first_b = s.tcp_b.iter().find(|x| x.record.info.is_some());
-            assert_eq!(
-                first_b
-                    .and_then(|x| x.record.skmem.as_ref())
-                    .map(|m| m.rcvbuf),
-                Some(rmem_max),
-                "{what}: B's receive buffer at the flow's start"
-            );
-            let g = s.goodput_mbps.unwrap_or_else(|| panic!("{what}: goodput"));
-            assert!(g > 2.0 && g < 8.0, "{what}: goodput {g} at a 5 Mbit/s TBF");
-            assert!(
-                s.tcp_a.len() >= 10 && s.tcp_b.len() >= 10,
-                "{what}: tcp_info samples"
-            );
-            assert!(s.queue.len() >= 20, "{what}: qdisc samples");
-            assert!(
-                s.metrics.reductions.is_some() && s.metrics.skb_in_queue_bytes.is_some(),
-                "{what}"
-            );
-            let p = s.probe_loaded.as_ref().unwrap();
-            let i = s.irtt_loaded.as_ref().unwrap();
-            let iso = s.iso_loaded.as_ref().unwrap();
-            assert!(iso.sent >= 10, "{what}: isochronous probe {iso:?}");
-            assert!(
-                p.sent >= 1 && i.sent >= 10,
-                "{what}: probe {p:?} irtt {i:?}"
-            );
-            let c = s.readback.as_ref().unwrap();
-            assert!(c.errors.is_empty(), "{what}: {:?}", c.errors);
-            assert_eq!(c.qdisc_agrees(), Some(true), "{what}: tc vs netlab {c:?}");
-            assert_eq!(c.tcp_agrees(), Some(true), "{what}: ss vs tcp_info {c:?}");
-            match s.load.as_ref().unwrap() {
-                Load::Netlab(_) => {
-                    let r = s.receiver.as_ref().unwrap();
-                    assert_eq!(r.validation_failures, 0, "{what}");
-                    assert!(r.bytes_total > 1_000_000, "{what}: {r:?}");
-                }
-                Load::Iperf3(_) => assert!(s.iperf_server.is_some(), "{what}"),
-            }
+            common::check_scenario(s, 2.0..8.0, rmem_max);
         }
     });
 }
