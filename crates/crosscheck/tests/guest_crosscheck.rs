@@ -76,7 +76,12 @@ fn guest_short_crosscheck_runs_every_pairing() {
         assert_eq!(result.scenarios.len(), 2 * 2 * 2);
         let rmem_max = common::rmem_max();
         for s in &result.scenarios {
-            common::check_scenario(s, 2.0..8.0, rmem_max);
+            // Loose below: the short window (2–6 s after the connect) can
+            // hold all of pfifo's recovery from the slow-start overshoot
+            // through a 1 s queue; one CI run measured 1.27 and 4.07 Mbit/s
+            // for netlab's load and 2.66 twice for iperf3's (B's tcp_info
+            // agreeing). A dead or unshaped flow is still caught.
+            common::check_scenario(s, 0.5..8.0, rmem_max);
         }
     });
 }

@@ -31,9 +31,11 @@ fn privileged_short_crosscheck_on_the_host_kernel() {
     assert_eq!(result.scenarios.len(), 2);
     let rmem_max = common::rmem_max();
     for s in &result.scenarios {
-        // Loose: in a 4 s window a loss recovery that releases megabytes
-        // of out-of-order data at once (this kernel's receive buffers go
-        // to 32 MB) can lift goodput by receive time well above the rate.
-        common::check_scenario(s, 1.0..20.0, rmem_max);
+        // Loose: the short window can hold all of pfifo's recovery from
+        // the slow-start overshoot (goodput far below the rate, as in the
+        // guest test), and a recovery that releases megabytes of
+        // out-of-order data at once (this kernel's receive buffers go to
+        // 32 MB) can lift goodput by receive time well above it.
+        common::check_scenario(s, 0.5..20.0, rmem_max);
     }
 }
