@@ -17,6 +17,8 @@ mod report;
 mod results;
 mod roles;
 mod scenario;
+#[cfg(test)]
+mod scratch;
 mod summary;
 
 use std::process::ExitCode;

@@ -189,21 +189,7 @@ mod tests {
     use crate::report::input_from;
     use crate::results::write_json_atomic;
 
-    struct Scratch(PathBuf);
-    impl Scratch {
-        fn new(name: &str) -> Scratch {
-            let d =
-                std::env::temp_dir().join(format!("netlab-stream-{name}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&d);
-            std::fs::create_dir_all(&d).unwrap();
-            Scratch(d)
-        }
-    }
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
+    use crate::scratch::Scratch;
 
     fn golden() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -232,7 +218,7 @@ mod tests {
     /// report input, for schema 2 (streamed) and schema 1 (read whole).
     #[test]
     fn streaming_gives_what_the_whole_read_gives() {
-        let dir = Scratch::new("same");
+        let dir = Scratch::new("stream-same");
         let (v2, _) = v2_file(&dir);
         for path in [v2, golden()] {
             let whole = super::super::read_results(&path).unwrap();
@@ -259,7 +245,7 @@ mod tests {
     /// A file whose experiment comes after its scenarios is read whole.
     #[test]
     fn scenarios_before_the_experiment_are_read_whole() {
-        let dir = Scratch::new("order");
+        let dir = Scratch::new("stream-order");
         let (path, whole) = v2_file(&dir);
         let mut v: Map<String, Value> =
             serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
@@ -277,7 +263,7 @@ mod tests {
     /// Errors of a streamed read name the field's path like the whole read.
     #[test]
     fn a_streamed_read_names_the_broken_field_and_a_truncation() {
-        let dir = Scratch::new("errors");
+        let dir = Scratch::new("stream-errors");
         let (path, _) = v2_file(&dir);
         let text = std::fs::read_to_string(&path).unwrap();
         let broken = text.replacen("\"series_bin_s\": 0.2", "\"series_bin_s\": \"0.2\"", 1);

@@ -103,26 +103,11 @@ pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ResultsFileError
 mod tests {
     use super::*;
 
-    /// A scratch folder under the target dir, removed at the end.
-    struct Scratch(PathBuf);
-    impl Scratch {
-        fn new(name: &str) -> Scratch {
-            let d =
-                std::env::temp_dir().join(format!("netlab-results-{name}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&d);
-            std::fs::create_dir_all(&d).unwrap();
-            Scratch(d)
-        }
-    }
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
+    use crate::scratch::Scratch;
 
     #[test]
     fn a_write_replaces_the_file_and_leaves_no_temp_file() {
-        let dir = Scratch::new("replace");
+        let dir = Scratch::new("results-replace");
         let path = dir.0.join("results.json");
         write_json_atomic(&path, &vec![1, 2, 3]).unwrap();
         write_json_atomic(&path, &vec![4]).unwrap();
@@ -137,7 +122,7 @@ mod tests {
 
     #[test]
     fn a_failed_write_keeps_the_previous_version() {
-        let dir = Scratch::new("fail");
+        let dir = Scratch::new("results-fail");
         let path = dir.0.join("results.json");
         write_json_atomic(&path, &"complete").unwrap();
         // The temp file's place is taken by a folder: creating it fails.
@@ -170,7 +155,7 @@ mod tests {
     #[test]
     fn sigkill_at_any_instant_leaves_the_last_complete_version() {
         use std::process::{Command, Stdio};
-        let dir = Scratch::new("sigkill");
+        let dir = Scratch::new("results-sigkill");
         let path = dir.0.join("results.json");
         let me = std::env::current_exe().unwrap();
         let mut last_seen = None;

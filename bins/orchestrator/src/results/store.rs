@@ -276,22 +276,7 @@ mod tests {
     use super::*;
     use crate::results::Results;
 
-    /// A scratch folder, removed at the end.
-    struct Scratch(PathBuf);
-    impl Scratch {
-        fn new(name: &str) -> Scratch {
-            let d =
-                std::env::temp_dir().join(format!("netlab-store-{name}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&d);
-            std::fs::create_dir_all(&d).unwrap();
-            Scratch(d)
-        }
-    }
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
+    use crate::scratch::Scratch;
 
     fn golden() -> Results {
         let p = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -311,7 +296,7 @@ mod tests {
     /// `interrupted` record after the array.
     #[test]
     fn assembled_results_json_equals_the_whole_run_serialised() {
-        let dir = Scratch::new("bytes");
+        let dir = Scratch::new("store-bytes");
         let mut full = golden();
         full.interrupted = Some(crate::results::Interrupted {
             signal: "SIGINT".into(),
@@ -369,7 +354,7 @@ mod tests {
     /// place: results.json still holds every scenario, in order.
     #[test]
     fn a_scenario_that_cannot_be_written_is_kept_in_memory_in_order() {
-        let dir = Scratch::new("fallback");
+        let dir = Scratch::new("store-fallback");
         let full = golden();
         let mut files = ScenarioFiles::create(&dir.0).unwrap();
         // The first file's temporary name is taken by a folder.
@@ -394,7 +379,7 @@ mod tests {
     #[test]
     fn pushing_scenarios_holds_none_of_them_in_memory() {
         use crate::alloc_count::{live_bytes, peak_bytes_since_reset, reset_peak};
-        let dir = Scratch::new("memory");
+        let dir = Scratch::new("store-memory");
         let full = golden();
         let mut big = full.scenarios[1].clone();
         let tcp = big.flows[0].tcp.as_mut().unwrap();
