@@ -55,6 +55,7 @@ mod sys;
 #[cfg(any(test, feature = "testing"))]
 mod testing;
 mod visibility;
+mod xstate;
 
 pub use availability::{available, available_at, kernel_release, Availability, ModuleCheck};
 pub use error::{Error, Result};
