@@ -579,11 +579,11 @@ pub fn receive_buffer_note(scenarios: &[ScenarioFigures]) -> Option<String> {
     match (at_max.is_empty(), kernel.is_empty()) {
         (true, true) => None,
         (false, true) => Some(format!(
-            "A and B started every TCP receive buffer at tcp_rmem's max (net.ipv4.tcp_rmem read back as `{}`), so the receiver's window could not limit a flow's start (docs/method.md §1.3).",
+            "A and B started every TCP receive buffer at tcp_rmem's max (net.ipv4.tcp_rmem read back as `{}`, `[path] receive_buffer = \"max\"`): an opt-in change to the path, which shortens pfifo's standing queue for any load (docs/method.md §1.3).",
             at_max.join("`, `")
         )),
         (true, false) => Some(format!(
-            "A and B kept the kernel's tcp_rmem (`{}`, `[path] receive_buffer = \"kernel\"`): a flow's start can be limited by the receiver's window while autotuning catches up (docs/method.md §1.3).",
+            "A and B kept the kernel's tcp_rmem (`{}`): the method's path, the kernel's defaults plus the method's sysctls (docs/method.md §1.3).",
             kernel.join("`, `")
         )),
         (false, false) => Some(

@@ -62,8 +62,8 @@ pub struct PathFile {
     pub jitter: Option<String>,
     /// netem random loss in percent, per direction; off by default.
     pub loss_percent: Option<f64>,
-    /// How A and B start their TCP receive buffers: "max" (default:
-    /// tcp_rmem's default raised to its max) or "kernel" (untouched).
+    /// How A and B start their TCP receive buffers: "kernel" (default:
+    /// tcp_rmem untouched) or "max" (opt-in: its default raised to its max).
     pub receive_buffer: Option<String>,
     /// Upload bottleneck: R's egress toward B.
     pub up: Option<ShaperFile>,

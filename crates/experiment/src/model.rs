@@ -119,11 +119,11 @@ impl Direction {
 /// How A and B start their TCP receive buffers (`[path] receive_buffer`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReceiveBufferStart {
-    /// `"max"`: tcp_rmem's default raised to its max, so the receiver's
-    /// window never limits a flow's start (the method's).
-    Max,
-    /// `"kernel"`: the kernel's tcp_rmem, untouched.
+    /// `"kernel"` (the default): the kernel's tcp_rmem, untouched.
     Kernel,
+    /// `"max"` (opt-in, a change to the path): tcp_rmem's default raised to
+    /// its max, so the receiver's window never limits a flow's start.
+    Max,
 }
 
 impl ReceiveBufferStart {
@@ -163,7 +163,7 @@ impl Default for PathSpec {
             base_rtt: Duration::ZERO,
             jitter: Duration::ZERO,
             loss_percent: 0.0,
-            receive_buffer: ReceiveBufferStart::Max,
+            receive_buffer: ReceiveBufferStart::Kernel,
             up: Some(default_tbf()),
             down: None,
         }

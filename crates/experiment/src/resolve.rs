@@ -364,8 +364,8 @@ fn resolve_path(p: &PathFile) -> Result<PathSpec, ExperimentError> {
         return Err(err("path.loss_percent", "must be between 0 and 100"));
     }
     let receive_buffer = match p.receive_buffer.as_deref() {
-        None | Some("max") => ReceiveBufferStart::Max,
-        Some("kernel") => ReceiveBufferStart::Kernel,
+        None | Some("kernel") => ReceiveBufferStart::Kernel,
+        Some("max") => ReceiveBufferStart::Max,
         Some(other) => {
             return Err(err(
                 "path.receive_buffer",
