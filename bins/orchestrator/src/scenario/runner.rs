@@ -596,21 +596,31 @@ impl Runner<'_> {
         let (sender_cfg, sampler_cfg) = (flow.sender.clone(), flow.tcp_info);
         let (t0, live) = (scene.t0, scene.live.clone());
         workers.senders[i] = Some(spawn_in(ns, "sender", "sender", move |_stop| {
-            let tx = Sender::connect(sock, sender_cfg, t0).map_err(|e| format!("sender: {e}"))?;
-            // Each sample also feeds the live goodput of the progress display.
-            let sampler = TcpSampler::spawn_with(diag, tx.flow(), t0, sampler_cfg, move |s| {
-                if let Some(info) = &s.record.info {
-                    let f = &live.flows[i];
-                    f.bytes_acked.store(info.bytes_acked, Ordering::Relaxed);
-                    f.acked_at_us
-                        .store((s.end_s * 1e6) as u64, Ordering::Relaxed);
+            // The sampler starts before the connect and learns the flow by
+            // a channel send, so the first write follows the connect at
+            // once, as in any bulk transfer (method §4.1). Each sample also
+            // feeds the live goodput of the progress display.
+            let (pending, sampler) =
+                TcpSampler::spawn_before_connect(diag, t0, sampler_cfg, move |s| {
+                    if let Some(info) = &s.record.info {
+                        let f = &live.flows[i];
+                        f.bytes_acked.store(info.bytes_acked, Ordering::Relaxed);
+                        f.acked_at_us
+                            .store((s.end_s * 1e6) as u64, Ordering::Relaxed);
+                    }
+                })
+                .map_err(|e| format!("starting the tcp_info sampler: {e}"))?;
+            let tx = match Sender::connect(sock, sender_cfg, t0) {
+                Ok(tx) => tx,
+                Err(e) => {
+                    drop(pending);
+                    let _ = sampler.stop();
+                    return Err(format!("sender: {e}"));
                 }
-            });
-            let report = tx.run();
-            let log = match sampler {
-                Ok(s) => s.stop().map_err(|e| e.to_string()),
-                Err(e) => Err(format!("starting the tcp_info sampler: {e}")),
             };
+            pending.connected(tx.flow());
+            let report = tx.run();
+            let log = sampler.stop().map_err(|e| e.to_string());
             Ok::<_, String>((report, log))
         })?);
         Ok(())
