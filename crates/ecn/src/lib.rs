@@ -46,6 +46,7 @@
 
 mod capture;
 mod decode;
+pub mod pcap;
 mod report;
 mod sys;
 
