@@ -153,6 +153,45 @@ fn guest_compare_both_arms_in_the_uml_kernel() {
     assert!(out.0.join("index.html").exists(), "compare wrote no report");
 }
 
+#[test]
+fn bad_pcap_settings_exit_2_naming_the_key_before_anything_exists() {
+    let out = OutDir::new("pcap-refused");
+    let o = out.0.to_str().unwrap();
+    let file = out.0.with_extension("toml");
+    let f = file.to_str().unwrap();
+    for (args, text, key) in [
+        (
+            vec!["compare", "--pcap", "--pcap-snap-len", "64", "--out", o],
+            None,
+            "--pcap-snap-len",
+        ),
+        (
+            vec!["compare", "--pcap", "--pcap-max-bytes", "0", "--out", o],
+            None,
+            "--pcap-max-bytes",
+        ),
+        (
+            vec!["run", f, "--out", o],
+            Some("[capture]\npcap = \"headers\"\nsnap_len = 60\n"),
+            "capture.snap_len",
+        ),
+        (
+            vec!["run", f, "--out", o],
+            Some("[capture]\npcap = \"headers\"\npcap_max_bytes = 0\n"),
+            "capture.pcap_max_bytes",
+        ),
+    ] {
+        if let Some(t) = text {
+            std::fs::write(&file, t).unwrap();
+        }
+        let (code, _stdout, err) = run_bounded(&args, Duration::from_secs(20));
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(key), "{args:?}: {err}");
+        assert!(!out.0.exists(), "{args:?} created the results folder");
+    }
+    let _ = std::fs::remove_file(&file);
+}
+
 fn find_u64(v: &Value, key: &str) -> Option<u64> {
     match v {
         Value::Object(m) => m

@@ -470,6 +470,7 @@ mod tests {
                 ..Default::default()
             },
             error: None,
+            packet_files: Vec::new(),
         }
     }
 
