@@ -229,8 +229,8 @@ fn ng_err(e: pcap_file::PcapError) -> String {
 
 impl<T: PcapTarget> PcapRecorder<T> {
     /// A recorder writing to `target` (empty, positioned at 0): the section
-    /// header and interface description are built now, written with the
-    /// first flush. `snap_len` must be at least [`MIN_PCAP_SNAP_LEN`] for a
+    /// header and interface description are written at once, so the file is
+    /// valid even if nothing else fits (a failure is recorded, not raised). `snap_len` must be at least [`MIN_PCAP_SNAP_LEN`] for a
     /// headers file (checked where the configuration is read).
     pub fn new(
         target: T,
@@ -272,7 +272,7 @@ impl<T: PcapTarget> PcapRecorder<T> {
         };
         ng.write_pcapng_block(idb)
             .expect("writing to memory cannot fail");
-        PcapRecorder {
+        let mut rec = PcapRecorder {
             target: Some(target),
             ng,
             header,
@@ -285,7 +285,11 @@ impl<T: PcapTarget> PcapRecorder<T> {
             frames_missing: 0,
             partial: Vec::new(),
             first_at: None,
-        }
+        };
+        // The file is valid from here on (a section with its interface),
+        // even if no frame ever fits after it.
+        rec.flush();
+        rec
     }
 
     /// Bytes in the file plus those waiting in memory.
