@@ -120,6 +120,8 @@ fn privileged_compare_pfifo_on_the_host_kernel() {
     );
     let r = check_results(&out.0, &["pfifo"]);
     assert_eq!(r["kernel"]["mode"], "host");
+    // The evidence pcapng is always written, and tcpdump reads it.
+    assert_eq!(check_pcap_files(&out.0, &r), 1);
     assert!(out.0.join("index.html").exists(), "compare wrote no report");
     assert_eq!(before, host_state(), "the host network state changed");
 }
@@ -133,10 +135,13 @@ fn guest_compare_both_arms_in_the_uml_kernel() {
         return;
     }
     let out = OutDir::new("uml");
-    let args = short_compare(&out, &["--kernel", "uml"]);
+    let args = short_compare(&out, &["--kernel", "uml", "--pcap"]);
     let (code, stdout, err) = run_bounded(&args, Duration::from_secs(240));
     assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
     let r = check_results(&out.0, &["pfifo", "fq_codel"]);
+    // Both scenarios' evidence and headers files, read by tcpdump.
+    assert_eq!(check_pcap_files(&out.0, &r), 4);
+    tshark_agrees_with_the_capture(&out.0, &r["scenarios"][1]);
     assert_eq!(r["kernel"]["mode"], "uml");
     assert!(r["kernel"]["release"].as_str().unwrap().starts_with("6.1."));
     let fq = &r["scenarios"][1];
@@ -190,6 +195,59 @@ fn bad_pcap_settings_exit_2_naming_the_key_before_anything_exists() {
         assert!(!out.0.exists(), "{args:?} created the results folder");
     }
     let _ = std::fs::remove_file(&file);
+}
+
+/// tshark's counts over the full headers pcapng of a real fq_codel scenario
+/// equal netlab's own counters for the same frames (method §7.4, §7.7).
+fn tshark_agrees_with_the_capture(out: &std::path::Path, s: &Value) {
+    let ecn = &s["ecn"];
+    let rec = &ecn["headers_pcap"];
+    assert_eq!(rec["partial"], serde_json::json!([]), "{rec}");
+    assert_eq!(
+        rec["frames"], ecn["frames_seen"],
+        "every frame read is in the file"
+    );
+    let file = out.join(rec["file"].as_str().unwrap());
+    let (a, b) = (
+        ecn["flow_a"].as_str().unwrap(),
+        ecn["flow_b"].as_str().unwrap(),
+    );
+    let (a_ip, a_port) = a.split_once(':').unwrap();
+    let (b_ip, b_port) = b.split_once(':').unwrap();
+    let ab = format!(
+        "ip.src == {a_ip} && tcp.srcport == {a_port} && ip.dst == {b_ip} && tcp.dstport == {b_port}"
+    );
+    let ba = format!(
+        "ip.src == {b_ip} && tcp.srcport == {b_port} && ip.dst == {a_ip} && tcp.dstport == {a_port}"
+    );
+    let c = &ecn["counts"];
+    let checks = [
+        ("ce", format!("{ab} && ip.dsfield.ecn == 3")),
+        (
+            "ce_data",
+            format!("{ab} && ip.dsfield.ecn == 3 && tcp.len > 0"),
+        ),
+        (
+            "ece",
+            format!("{ba} && tcp.flags.ece == 1 && tcp.flags.syn == 0"),
+        ),
+        (
+            "cwr",
+            format!("{ab} && tcp.flags.cwr == 1 && tcp.flags.syn == 0"),
+        ),
+        ("a_to_b", ab.clone()),
+        ("b_to_a", ba.clone()),
+    ];
+    for (key, filter) in checks {
+        let tshark = tshark_count(&file, &filter);
+        let netlab = c[key].as_u64().unwrap();
+        println!("{key}: tshark {tshark}, netlab {netlab}  ({filter})");
+        assert_eq!(tshark, netlab, "{key}: tshark -Y '{filter}' vs netlab");
+    }
+    assert!(
+        c["ce"].as_u64().unwrap() > 0,
+        "a real fq_codel scenario marks CE"
+    );
 }
 
 fn find_u64(v: &Value, key: &str) -> Option<u64> {

@@ -230,3 +230,131 @@ fn recorder_on(file: File) -> PcapRecorder<File> {
         1 << 30,
     )
 }
+
+/// `tc -n NETNS ARGS…`, bounded; panics on failure.
+fn tc(netns: &str, args: &[&str]) {
+    let mut v = vec!["-n", netns];
+    v.extend_from_slice(args);
+    let (code, _out, err) = common::tool("tc", &v, Duration::from_secs(10));
+    assert_eq!(code, 0, "tc {v:?}: {err}");
+}
+
+/// How many frames of `path` match the tshark display filter `filter`.
+fn tshark_count(path: &Path, filter: &str) -> u64 {
+    let p = path.to_str().unwrap();
+    let (code, out, err) = common::tool(
+        "tshark",
+        &[
+            "-n",
+            "-r",
+            p,
+            "-Y",
+            filter,
+            "-T",
+            "fields",
+            "-e",
+            "frame.number",
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, 0, "tshark -r {p} -Y '{filter}': {err}");
+    out.lines().filter(|l| !l.trim().is_empty()).count() as u64
+}
+
+/// tshark's counts over the headers file of a real tail-drop path (TBF on
+/// R's egress toward B: losses, so window reductions and CWR) equal the
+/// capture's own. The host kernel here has no CE-marking qdisc (no
+/// fq_codel, netem, red …), so CE and ECE are 0 on both sides; the guest
+/// e2e test (`guest_compare_both_arms_in_the_uml_kernel`) checks CE, ECE and
+/// CWR on a real fq_codel scenario.
+#[test]
+fn privileged_tshark_counts_equal_the_captures_on_a_tail_drop_path() {
+    if !require_privileged("privileged_tshark_counts_equal_the_captures_on_a_tail_drop_path") {
+        return;
+    }
+    let dir = Scratch::new("tshark");
+    let file = dir.0.join("headers.pcapng");
+    let spec = TopologySpec::new(RunId::random(), "pcap_tshark");
+    let topo = TopologyGuard::build(&spec).expect("build A-R-B");
+    tc(
+        topo.r.name(),
+        &[
+            "qdisc",
+            "add",
+            "dev",
+            netlab_topology::spec::R_B_IF,
+            "root",
+            "tbf",
+            "rate",
+            "20mbit",
+            "burst",
+            "16kb",
+            "limit",
+            "32kb",
+        ],
+    );
+    let (run, record) = common::bulk_with_recording(
+        &topo,
+        spec.tcp_port,
+        Duration::from_millis(800),
+        CaptureConfig::default(),
+        Some(recorder(&file, 128)),
+    );
+    drop(topo);
+    let r = &run.report;
+    let rec = record.expect("a record");
+    assert!(rec.is_complete(), "{rec:?}");
+    assert_eq!(rec.frames, r.frames_seen);
+    assert!(r.negotiated);
+    let (a, b) = (r.flow_a, r.flow_b);
+    let ab = format!(
+        "ip.src == {} && tcp.srcport == {} && ip.dst == {} && tcp.dstport == {}",
+        a.ip(),
+        a.port(),
+        b.ip(),
+        b.port()
+    );
+    let ba = format!(
+        "ip.src == {} && tcp.srcport == {} && ip.dst == {} && tcp.dstport == {}",
+        b.ip(),
+        b.port(),
+        a.ip(),
+        a.port()
+    );
+    let c = r.counts;
+    for (name, netlab, filter) in [
+        ("ce", c.ce, format!("{ab} && ip.dsfield.ecn == 3")),
+        (
+            "ce_data",
+            c.ce_data,
+            format!("{ab} && ip.dsfield.ecn == 3 && tcp.len > 0"),
+        ),
+        (
+            "ece",
+            c.ece,
+            format!("{ba} && tcp.flags.ece == 1 && tcp.flags.syn == 0"),
+        ),
+        (
+            "cwr",
+            c.cwr,
+            format!("{ab} && tcp.flags.cwr == 1 && tcp.flags.syn == 0"),
+        ),
+        (
+            "ect0",
+            c.ect0,
+            format!("{ab} && ip.dsfield.ecn == 2 && tcp.len > 0"),
+        ),
+        (
+            "not_ect",
+            c.not_ect,
+            format!("{ab} && ip.dsfield.ecn == 0 && tcp.len > 0"),
+        ),
+        ("a_to_b", c.a_to_b, ab.clone()),
+        ("b_to_a", c.b_to_a, ba.clone()),
+    ] {
+        let t = tshark_count(&file, &filter);
+        println!("{name}: tshark {t}, netlab {netlab}");
+        assert_eq!(t, netlab, "{name}: tshark -Y '{filter}'");
+    }
+    assert!(c.ect0 > 0 && c.a_to_b > 0 && c.b_to_a > 0, "{c:?}");
+}
