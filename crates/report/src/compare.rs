@@ -427,7 +427,7 @@ fn compare(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::*;
 
@@ -474,7 +474,7 @@ mod tests {
         }
     }
 
-    fn input(rounds: u32) -> ReportInput {
+    pub(crate) fn input(rounds: u32) -> ReportInput {
         let mut scenarios = Vec::new();
         for r in 1..=rounds {
             let slow: Vec<Option<f64>> = (0..10)

@@ -279,6 +279,36 @@ mod tests {
     use super::*;
 
     #[test]
+    fn packet_files_are_linked_and_a_partial_one_says_why() {
+        let mut input = crate::compare::tests::input(1);
+        let mut h = String::new();
+        packet_files(&mut h, &input);
+        assert!(h.is_empty(), "no section without packet files");
+        input.scenarios[1].packet_files = vec![
+            crate::model::PacketFile {
+                file: "pcap/s02-round1-fq_codel.evidence.pcapng".into(),
+                content: "evidence".into(),
+                frames: 5,
+                partial: None,
+            },
+            crate::model::PacketFile {
+                file: "pcap/s02-round1-fq_codel.headers.pcapng".into(),
+                content: "headers".into(),
+                frames: 447,
+                partial: Some("it reached its byte cap (4096 B)".into()),
+            },
+        ];
+        packet_files(&mut h, &input);
+        assert!(h.contains(
+            "<a href=\"pcap/s02-round1-fq_codel.evidence.pcapng\">pcap/s02-round1-fq_codel.evidence.pcapng</a> — evidence, 5 frames</li>"
+        ), "{h}");
+        assert!(
+            h.contains("partial: it reached its byte cap (4096 B)"),
+            "{h}"
+        );
+    }
+
+    #[test]
     fn escapes_markup() {
         assert_eq!(esc("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
     }
