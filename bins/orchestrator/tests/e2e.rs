@@ -197,6 +197,85 @@ fn bad_pcap_settings_exit_2_naming_the_key_before_anything_exists() {
     let _ = std::fs::remove_file(&file);
 }
 
+/// A disk that fills while the headers pcapng is written: the run's
+/// `pcap/` is a 128 KiB tmpfs mounted in a private mount namespace (util-linux
+/// `unshare`) in which the orchestrator runs, its results folder on the
+/// real disk. The file ends at its last complete block and is marked
+/// partial with why, summary.md says so, and every other result is kept
+/// (exit 0, the scenario without error, the evidence file complete).
+#[test]
+fn privileged_a_full_disk_marks_the_headers_pcap_partial_and_keeps_every_other_result() {
+    if !require_privileged(
+        "privileged_a_full_disk_marks_the_headers_pcap_partial_and_keeps_every_other_result",
+    ) {
+        return;
+    }
+    let out = OutDir::new("enospc");
+    std::fs::create_dir_all(out.0.join("pcap")).unwrap();
+    let script = r#"set -u
+mount -t tmpfs -o size=128k,mode=0755 netlab-test "$1/pcap" || exit 99
+"$2" compare --kernel host --arm 'pfifo limit 256' --rounds 1 --baseline 1s --warmup 1s --measure 2s --pcap --out "$1" --quiet
+rc=$?
+mkdir -p "$1/copy" && cp "$1"/pcap/*.pcapng "$1/copy/"
+df -k "$1/pcap" >&2
+exit $rc"#;
+    let (code, stdout, err) = tool(
+        "unshare",
+        &[
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            script,
+            "sh",
+            out.0.to_str().unwrap(),
+            BIN,
+        ],
+        Duration::from_secs(120),
+    );
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
+    let r = check_results(&out.0, &["pfifo"]);
+    let s = &r["scenarios"][0];
+    assert!(s["error"].is_null(), "{}", s["error"]);
+    assert!(s["flows"][0]["tcp"]["goodput_mbps"].as_f64().unwrap() > 0.0);
+    let ecn = &s["ecn"];
+    assert!(ecn["negotiated"].as_bool().unwrap());
+    let h = &ecn["headers_pcap"];
+    println!("{h}");
+    let why = h["partial"].as_array().expect("partial reasons");
+    assert!(
+        why.iter().any(|c| c["kind"] == "write_failed"
+            && c["error"].as_str().unwrap().contains("No space left")),
+        "{h}"
+    );
+    let frames = h["frames"].as_u64().unwrap();
+    assert!(
+        frames > 0 && frames < ecn["frames_seen"].as_u64().unwrap(),
+        "{h}"
+    );
+    assert_eq!(ecn["evidence_pcap"]["partial"], serde_json::json!([]));
+    let md = std::fs::read_to_string(out.0.join("summary.md")).unwrap();
+    assert!(
+        md.contains("headers.pcapng is partial") && md.contains("No space left on device"),
+        "{md}"
+    );
+    // The copies taken inside the namespace: tcpdump reads both whole.
+    let copy = out.0.join("copy");
+    let name = |key: &str| {
+        copy.join(
+            Path::new(ecn[key]["file"].as_str().unwrap())
+                .file_name()
+                .unwrap(),
+        )
+    };
+    assert_eq!(tcpdump_count(&name("headers_pcap")), frames);
+    assert_eq!(
+        tcpdump_count(&name("evidence_pcap")),
+        ecn["evidence_pcap"]["frames"].as_u64().unwrap()
+    );
+}
+
 /// tshark's counts over the full headers pcapng of a real fq_codel scenario
 /// equal netlab's own counters for the same frames (method §7.4, §7.7).
 fn tshark_agrees_with_the_capture(out: &std::path::Path, s: &Value) {
