@@ -646,8 +646,8 @@ mod tests {
         rec.frame(&raw(&f, 1500), Some("why"));
         let r = rec.finish(
             Some(KernelStats {
-                packets: 1,
-                drops: 0,
+                packets: 5,
+                drops: 4,
             }),
             Some(StopReason::Stopped),
             Duration::from_secs(2),
@@ -669,9 +669,17 @@ mod tests {
         let Block::InterfaceStatistics(isb) = &b[2] else {
             panic!("{b:?}")
         };
-        assert!(isb
-            .options
-            .contains(&InterfaceStatisticsOption::IsbUsrDeliv(1)));
+        for o in [
+            InterfaceStatisticsOption::IsbUsrDeliv(1),
+            InterfaceStatisticsOption::IsbIfRecv(5),
+            InterfaceStatisticsOption::IsbOsDrop(4),
+        ] {
+            assert!(isb.options.contains(&o), "{o:?} in {isb:?}");
+        }
+        assert!(
+            r.partial.contains(&PcapCut::KernelDrops { drops: 4 }),
+            "{r:?}"
+        );
     }
 
     #[test]

@@ -110,3 +110,61 @@ pub fn write_evidence_file(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netlab_ecn::pcap::PcapCut;
+    use netlab_topology::RunId;
+
+    fn plan_of(toml: &str, i: usize) -> ScenarioPlan {
+        let exp = netlab_experiment::parse(toml).unwrap();
+        ScenarioPlan::new(&exp.plan().scenarios[i], &RunId::random()).unwrap()
+    }
+
+    #[test]
+    fn names_follow_the_scenario_and_the_plan_asks_for_headers_only_on_request() {
+        let p = plan_of("", 1);
+        assert_eq!(
+            file_name(&p, PcapContent::Evidence),
+            "pcap/s02-round1-fq_codel.evidence.pcapng"
+        );
+        assert!(p.pcap.is_none());
+        let p = plan_of("[capture]\npcap = \"headers\"\nsnap_len = 300", 0);
+        assert_eq!(p.pcap.map(|x| x.snap_len), Some(300));
+        assert_eq!(
+            p.capture.snap_len, 300,
+            "the capture copies what the file keeps"
+        );
+        assert_eq!(
+            file_name(&p, PcapContent::Headers),
+            "pcap/s01-round1-pfifo.headers.pcapng"
+        );
+    }
+
+    #[test]
+    fn a_headers_file_that_cannot_be_created_is_recorded_not_raised() {
+        let dir = crate::scratch::Scratch::new("pcap-create");
+        // The results "folder" is a regular file: pcap/ cannot be made in it.
+        let out = dir.0.join("not-a-folder");
+        std::fs::write(&out, b"x").unwrap();
+        let p = plan_of("[capture]\npcap = \"headers\"", 0);
+        let Some(Err(rec)) = open_headers(&out, &p, Duration::ZERO) else {
+            panic!("expected a creation failure")
+        };
+        assert!(
+            matches!(&rec.partial[..], [PcapCut::CreateFailed { .. }]),
+            "{rec:?}"
+        );
+        let report: EcnReport = serde_json::from_str(
+            &std::fs::read_to_string(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../fixtures/ecn/guest-report.json"
+            ))
+            .unwrap(),
+        )
+        .unwrap();
+        let ev = write_evidence_file(&out, &p, Duration::ZERO, &report);
+        assert!(!ev.is_complete() && ev.bytes == 0, "{ev:?}");
+    }
+}
