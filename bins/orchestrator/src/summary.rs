@@ -614,6 +614,22 @@ fn notes_of(s: &ScenarioResult) -> Vec<String> {
             ));
         }
     }
+    // A packet file that does not hold what it should says so (method §7.7).
+    for f in s.ecn.iter().flat_map(|e| e.pcap_files()) {
+        if !f.is_complete() {
+            let why: Vec<String> = f.partial.iter().map(ToString::to_string).collect();
+            notes.push(format!(
+                "scenario {} (round {}, {}): {} is partial ({} frames in it, {} missing): {}",
+                s.index,
+                s.round,
+                s.arm,
+                f.file,
+                f.frames,
+                f.frames_missing,
+                why.join("; ")
+            ));
+        }
+    }
     // What B's echo saw tells a reader which timeouts never reached B.
     let received = s.echo.map(|e| e.received);
     let sent = s.probe().map(|p| {

@@ -137,6 +137,12 @@ pub struct CaptureFile {
     pub frames: Option<u64>,
     /// Deadline from the capture's start.
     pub deadline: Option<String>,
+    /// `off` or `headers`: every frame's headers to a pcapng file too.
+    pub pcap: Option<String>,
+    /// Bytes of each frame kept in the headers file (≥ 94, default 128).
+    pub snap_len: Option<u32>,
+    /// Byte cap of the headers file per scenario.
+    pub pcap_max_bytes: Option<u64>,
 }
 
 /// `[sweep]`: each present list is one axis of the grid.
