@@ -71,5 +71,7 @@ pub use stale::{
 };
 pub use sys::live_process_group;
 #[cfg(feature = "testing")]
-pub use testing::{guest_or_skip, run_test_inside, test_in_guest, test_passed, TEST_DEADLINE};
+pub use testing::{
+    guest_for_test, guest_or_skip, run_test_inside, test_in_guest, test_passed, TEST_DEADLINE,
+};
 pub use visibility::GUEST_MOUNTS;
