@@ -2,8 +2,11 @@
 # between connect/accept and the first byte (netlab's cross-check, load
 # "ordinary"; method §13). Blocking sockets, 128 KiB writes and reads.
 #
-#   send HOST PORT CC SECONDS CPORT   connect from CPORT with TCP_CONGESTION=CC,
+#   send HOST PORT CC SECONDS CPORT AT  at CLOCK_MONOTONIC second AT, connect
+#                                     from CPORT with TCP_CONGESTION=CC, then
 #                                     sendall 128 KiB blocks for SECONDS
+#                                     (started early, so the interpreter's
+#                                     start-up is not part of the flow's)
 #   recv HOST PORT SECONDS            accept one connection, recv(131072) until
 #                                     the peer closes or SECONDS pass
 import signal
@@ -14,7 +17,8 @@ import time
 BLOCK = 128 * 1024
 
 
-def send(host, port, cc, seconds, cport):
+def send(host, port, cc, seconds, cport, at):
+    time.sleep(max(0.0, at - time.monotonic()))
     s = socket.socket()
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
     s.bind(("", cport))  # a known 4-tuple, so tcp_info can be sampled
@@ -47,10 +51,12 @@ def recv(host, port, seconds):
 
 
 if __name__ == "__main__":
-    # Every run is bounded: SIGALRM ends it SECONDS + 5 s after it starts.
-    seconds = float(sys.argv[4] if sys.argv[1] == "recv" else sys.argv[5])
-    signal.alarm(int(seconds) + 5)
+    # Every run is bounded: SIGALRM ends it 5 s after its SECONDS are over.
     if sys.argv[1] == "send":
-        send(sys.argv[2], int(sys.argv[3]), sys.argv[4], seconds, int(sys.argv[6]))
+        seconds, at = float(sys.argv[5]), float(sys.argv[7])
+        signal.alarm(int(max(0.0, at - time.monotonic()) + seconds) + 5)
+        send(sys.argv[2], int(sys.argv[3]), sys.argv[4], seconds, int(sys.argv[6]), at)
     else:
+        seconds = float(sys.argv[4])
+        signal.alarm(int(seconds) + 5)
         recv(sys.argv[2], int(sys.argv[3]), seconds)

@@ -59,6 +59,20 @@ fn wall_ns() -> i64 {
         .unwrap_or(0)
 }
 
+/// `i` on CLOCK_MONOTONIC, in seconds (the clock `Instant` reads on Linux
+/// and Python's `time.monotonic()` reads).
+fn monotonic_s(i: Instant) -> Result<f64, CrosscheckError> {
+    let now = Instant::now();
+    let ts = nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC)
+        .map_err(|e| CrosscheckError::step("reading CLOCK_MONOTONIC", e))?;
+    let now_s = ts.tv_sec() as f64 + ts.tv_nsec() as f64 * 1e-9;
+    Ok(if i >= now {
+        now_s + (i - now).as_secs_f64()
+    } else {
+        now_s - (now - i).as_secs_f64()
+    })
+}
+
 /// `python3 -c <ordinary.py> args…`.
 fn ordinary_argv(args: &[&str]) -> Vec<String> {
     let mut v = argv(&["python3", "-c", ORDINARY_PY]);
@@ -220,11 +234,12 @@ fn measure(
         wait_listening(&b_ns, true, IRTT_PORT, Duration::from_secs(5))?;
     }
     if load_server.is_some() {
-        let port = match &load {
-            Load::Ordinary(_) => ORDINARY_PORT,
-            _ => IPERF_PORT,
+        // Python's start-up takes seconds in the guest.
+        let (port, bound) = match &load {
+            Load::Ordinary(_) => (ORDINARY_PORT, Duration::from_secs(30)),
+            _ => (IPERF_PORT, Duration::from_secs(5)),
         };
-        wait_listening(&b_ns, false, port, Duration::from_secs(5))?;
+        wait_listening(&b_ns, false, port, bound)?;
     }
 
     // B's loop (TCP receiver + the probe's echo): sets t0. With iperf3 as
@@ -246,6 +261,35 @@ fn measure(
     let t0 = sink.t0();
     rec.t0_wall_ns = wall_ns();
     let at = |s: Duration| t0 + s;
+    // The ordinary sender starts now and connects at the load's start by
+    // the clock (CLOCK_MONOTONIC, Instant's clock), so the interpreter's
+    // start-up (seconds in the guest) is not part of its flow's start.
+    let mut ordinary_sender = match &load {
+        Load::Ordinary(o) if o.sender == End::Ordinary => {
+            let to = match o.receiver {
+                End::Netlab => TCP_PORT,
+                End::Ordinary => ORDINARY_PORT,
+            };
+            let secs = tl.end() - tl.load_start() + Duration::from_secs(2);
+            Some((
+                to,
+                Tool::spawn(
+                    "ordinary sender in A",
+                    &a_ns,
+                    &ordinary_argv(&[
+                        "send",
+                        &B_ADDR.to_string(),
+                        &to.to_string(),
+                        &cfg.cc,
+                        &format!("{}", secs.as_secs_f64()),
+                        &ORDINARY_CPORT.to_string(),
+                        &format!("{:.6}", monotonic_s(at(tl.load_start()))?),
+                    ]),
+                )?,
+            ))
+        }
+        _ => None,
+    };
     let sink_stop = Arc::new(AtomicBool::new(false));
     let flag = sink_stop.clone();
     let sink_h = std::thread::spawn(move || sink.run_with_stop(&flag));
@@ -404,11 +448,10 @@ fn measure(
                 })
             }))
         }
-        (Load::Ordinary(o), None) => {
-            let to = match o.receiver {
-                End::Netlab => TCP_PORT,
-                End::Ordinary => ORDINARY_PORT,
-            };
+        (Load::Ordinary(_), None) => {
+            let (to, client) = ordinary_sender
+                .take()
+                .expect("an ordinary sender was started with t0");
             let flow = FlowId {
                 local: SocketAddr::from((A_ADDR, ORDINARY_CPORT)),
                 remote: SocketAddr::from((B_ADDR, to)),
@@ -421,19 +464,6 @@ fn measure(
                 .map_err(|e| CrosscheckError::step("tcp_info sampler in A", e))?;
             let b = TcpSampler::spawn(diag_b()?, back, t0, scfg)
                 .map_err(|e| CrosscheckError::step("tcp_info sampler in B", e))?;
-            let secs = tl.end() - tl.load_start() + Duration::from_secs(2);
-            let client = Tool::spawn(
-                "ordinary sender in A",
-                &a_ns,
-                &ordinary_argv(&[
-                    "send",
-                    &B_ADDR.to_string(),
-                    &to.to_string(),
-                    &cfg.cc,
-                    &format!("{}", secs.as_secs_f64()),
-                    &ORDINARY_CPORT.to_string(),
-                ]),
-            )?;
             let _ = flow_tx.send(flow);
             Running::Client { client, a, b }
         }
