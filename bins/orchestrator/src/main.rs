@@ -12,8 +12,11 @@ mod compare;
 mod config;
 mod heap;
 mod kernel;
+mod merge;
+mod plan;
 mod progress;
 mod report;
+mod resume;
 mod results;
 mod roles;
 mod scenario;
@@ -54,6 +57,8 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Compare(a) => compare::main(&a),
         Command::Run(a) => compare::run_main(&a),
+        Command::Plan(a) => plan::main(&a),
+        Command::Merge(a) => merge::main(&a),
         Command::Report(a) => report::main(&a.path),
         Command::Cleanup(a) => roles::cleanup(&a),
         Command::Guest(a) => roles::guest(&a),

@@ -500,6 +500,7 @@ mod tests {
             bottleneck_bps: Some(5_000_000),
             scenarios,
             notes: vec![],
+            caveats: vec![],
         }
     }
 
