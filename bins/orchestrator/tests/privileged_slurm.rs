@@ -412,12 +412,14 @@ fn scenario_bytes(path: &Path) -> BTreeMap<u64, String> {
             current = Some(String::new());
         }
         if let Some(c) = current.as_mut() {
-            c.push_str(line.trim_end_matches('\n').trim_end_matches(','));
-            c.push('\n');
             if line.starts_with("    }") {
+                // The element's last line, without the array's comma.
+                c.push_str("    }");
                 let c = current.take().unwrap();
                 let v: Value = serde_json::from_str(&c).expect("an element parses");
                 out.insert(v["index"].as_u64().unwrap(), c);
+            } else {
+                c.push_str(line);
             }
         }
     }
