@@ -302,6 +302,8 @@ pub struct Merged {
     pub out: PathBuf,
     /// The report could be rendered.
     pub report_ok: bool,
+    /// Each step's end and the peak memory then.
+    pub phases: Vec<Phase>,
 }
 
 /// Merges `dirs` into `out`.
@@ -348,6 +350,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf], allow_partial: bool) -> Result<Merged
         ));
     }
     let checked = check(&sources, allow_partial)?;
+    let mut phases = vec![Phase::now("checked")];
     // Pass 2: write OUT.
     std::fs::create_dir_all(out)
         .map_err(|e| MergeError::Data(format!("creating {}: {e}", out.display())))?;
@@ -378,6 +381,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf], allow_partial: bool) -> Result<Merged
     files
         .write_results(&header, &out.join("results.json"))
         .map_err(data)?;
+    phases.push(Phase::now("results.json written"));
     let mut digest = crate::report::RunDigest::new(&header.experiment);
     files
         .for_each(|s| {
@@ -388,20 +392,65 @@ pub fn merge(out: &Path, dirs: &[PathBuf], allow_partial: bool) -> Result<Merged
     let md = summary::render_figures(&header, digest.figures(), 0);
     std::fs::write(out.join("summary.md"), md)
         .map_err(|e| MergeError::Data(format!("writing summary.md: {e}")))?;
+    phases.push(Phase::now("scenarios read back for the summary"));
     let report_ok = crate::report::after_run(digest.report_input(&header), out);
+    phases.push(Phase::now("summary.md and report written"));
     files.remove_files().map_err(data)?;
     Ok(Merged {
         scenarios: files.len(),
         missing: checked.missing,
         out: out.to_path_buf(),
         report_ok,
+        phases,
     })
+}
+
+/// A step of the merge: when it ended and the process's peak resident
+/// memory then (VmHWM), so the cost of each step shows (docs/scale.md).
+#[derive(Debug)]
+pub struct Phase {
+    /// What had been done.
+    pub what: &'static str,
+    /// When.
+    pub at: std::time::Instant,
+    /// VmHWM at that moment, kB (None off Linux).
+    pub peak_kb: Option<u64>,
+}
+
+impl Phase {
+    fn now(what: &'static str) -> Phase {
+        let peak_kb = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|t| {
+                t.lines()
+                    .find_map(|l| l.strip_prefix("VmHWM:"))
+                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            });
+        Phase {
+            what,
+            at: std::time::Instant::now(),
+            peak_kb,
+        }
+    }
 }
 
 /// Entry point of `orchestrator merge`; returns the exit code.
 pub fn main(a: &MergeArgs) -> u8 {
+    let started = std::time::Instant::now();
     match merge(&a.out, &a.dirs, a.allow_partial) {
         Ok(m) => {
+            let mut last = started;
+            for p in &m.phases {
+                eprintln!(
+                    "merge: {} after {:.2} s (+{:.2} s), peak RSS {}",
+                    p.what,
+                    (p.at - started).as_secs_f64(),
+                    (p.at - last).as_secs_f64(),
+                    p.peak_kb
+                        .map_or_else(|| "?".into(), |kb| format!("{:.1} MB", kb as f64 / 1024.0))
+                );
+                last = p.at;
+            }
             println!(
                 "merged {} scenario(s) from {} folder(s) into {}",
                 m.scenarios,
