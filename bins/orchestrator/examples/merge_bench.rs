@@ -52,11 +52,18 @@ fn element(v: &Value) -> String {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let scenarios: u32 = arg(&args, "--scenarios").map_or(1000, |v| v.parse().expect("--scenarios N"));
+    let scenarios: u32 =
+        arg(&args, "--scenarios").map_or(1000, |v| v.parse().expect("--scenarios N"));
     let shards: u32 = arg(&args, "--shards").map_or(10, |v| v.parse().expect("--shards N"));
     let layout = arg(&args, "--layout").unwrap_or_else(|| "results".into());
-    assert!(scenarios >= 1 && shards >= 1 && shards <= scenarios, "1 ≤ shards ≤ scenarios");
-    assert!(layout == "results" || layout == "files", "--layout results|files");
+    assert!(
+        scenarios >= 1 && shards >= 1 && shards <= scenarios,
+        "1 ≤ shards ≤ scenarios"
+    );
+    assert!(
+        layout == "results" || layout == "files",
+        "--layout results|files"
+    );
     let bin = std::env::current_exe()
         .ok()
         .and_then(|p| Some(p.parent()?.parent()?.join("orchestrator")))
@@ -103,7 +110,8 @@ fn main() {
         let head = serde_json::to_string_pretty(&h).unwrap();
         let key = "\n  \"scenarios\": [";
         let at = head.find(key).expect("a scenarios key") + key.len();
-        let mut f = std::io::BufWriter::new(std::fs::File::create(folder.join("results.json")).unwrap());
+        let mut f =
+            std::io::BufWriter::new(std::fs::File::create(folder.join("results.json")).unwrap());
         f.write_all(head[..at].as_bytes()).unwrap();
         if layout == "results" {
             for (n, (_, e)) in elements.enumerate() {
@@ -122,7 +130,9 @@ fn main() {
         }
         f.write_all(head[at..].as_bytes()).unwrap();
         drop(f);
-        input_bytes += std::fs::metadata(folder.join("results.json")).unwrap().len();
+        input_bytes += std::fs::metadata(folder.join("results.json"))
+            .unwrap()
+            .len();
         dirs.push(folder);
     }
     let made = t0.elapsed();
@@ -137,7 +147,8 @@ fn main() {
         .status()
         .unwrap_or_else(|e| panic!("running {}: {e}", bin.display()));
     let wall = t.elapsed();
-    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).unwrap();
+    let usage =
+        nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).unwrap();
     let merged = std::fs::metadata(out.join("results.json")).map_or(0, |m| m.len());
     println!(
         "merge_bench: {scenarios} scenarios in {shards} shard folder(s), layout {layout}, \

@@ -16,8 +16,7 @@ use crate::config::{CompareConfig, RunConfig, UsageError, GUEST_EXPERIMENT_FILE}
 use crate::kernel::{decide, KernelPlan};
 use crate::progress::Progress;
 use crate::results::{
-    write_json_atomic, Interrupted, KernelInfo, RanOn, Results, ScenarioFiles, Tool,
-    SCHEMA_VERSION,
+    write_json_atomic, Interrupted, KernelInfo, RanOn, Results, ScenarioFiles, Tool, SCHEMA_VERSION,
 };
 use crate::scenario;
 use crate::summary;
@@ -261,7 +260,11 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
     let plan = cfg.exp.plan();
     let planned = cfg.planned();
     let share = match cfg.shard {
-        Some(sh) => format!(" (shard {sh}: {} of {})", planned.len(), plan.scenarios.len()),
+        Some(sh) => format!(
+            " (shard {sh}: {} of {})",
+            planned.len(),
+            plan.scenarios.len()
+        ),
         None => String::new(),
     };
     progress.say(&format!(

@@ -282,7 +282,6 @@ impl CompareConfig {
     }
 }
 
-
 impl CompareConfig {
     /// The experiment these flags describe: the method's experiment with
     /// the flags applied (what `compare` runs, and what

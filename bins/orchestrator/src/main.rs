@@ -16,8 +16,8 @@ mod merge;
 mod plan;
 mod progress;
 mod report;
-mod resume;
 mod results;
+mod resume;
 mod roles;
 mod scenario;
 #[cfg(test)]

@@ -166,9 +166,10 @@ fn check(sources: &[Source], allow_partial: bool) -> Result<Checked, MergeError>
             )));
         }
     }
-    let exp = first.header.experiment().map_err(|e| {
-        MergeError::Data(format!("{}: experiment: {e}", first.folder.display()))
-    })?;
+    let exp = first
+        .header
+        .experiment()
+        .map_err(|e| MergeError::Data(format!("{}: experiment: {e}", first.folder.display())))?;
     let planned = exp.plan().scenarios.len() as u32;
     let mut owner: BTreeMap<u32, &Path> = BTreeMap::new();
     let mut duplicates = Vec::new();
@@ -221,7 +222,12 @@ fn merged_header(sources: &[Source], c: &Checked) -> Results {
     let first = &sources[0].header;
     let kernels: BTreeSet<(&str, &str)> = sources
         .iter()
-        .map(|s| (s.header.kernel.mode.as_str(), s.header.kernel.release.as_str()))
+        .map(|s| {
+            (
+                s.header.kernel.mode.as_str(),
+                s.header.kernel.release.as_str(),
+            )
+        })
         .collect();
     let kernel = if kernels.len() == 1 {
         first.kernel.clone()
@@ -281,7 +287,11 @@ fn merged_header(sources: &[Source], c: &Checked) -> Results {
                 .map(|s| MergeSource {
                     folder: s.folder.display().to_string(),
                     run_id: s.header.run_id.clone(),
-                    shard: s.header.shard.as_ref().map(|sh| format!("{}/{}", sh.k, sh.n)),
+                    shard: s
+                        .header
+                        .shard
+                        .as_ref()
+                        .map(|sh| format!("{}/{}", sh.k, sh.n)),
                     plan_indices: s.indices().collect::<BTreeSet<_>>().into_iter().collect(),
                 })
                 .collect(),
@@ -523,7 +533,13 @@ mod tests {
     }
 
     /// Writes a shard folder holding `scenarios` as a run writes it.
-    fn shard_folder(dir: &Path, name: &str, header: &Results, scenarios: &[ScenarioResult], k: u32) -> PathBuf {
+    fn shard_folder(
+        dir: &Path,
+        name: &str,
+        header: &Results,
+        scenarios: &[ScenarioResult],
+        k: u32,
+    ) -> PathBuf {
         let out = dir.join(name);
         std::fs::create_dir_all(&out).unwrap();
         let mut files = ScenarioFiles::create(&out).unwrap();
@@ -580,14 +596,20 @@ mod tests {
         assert_eq!(rec.sources[0].shard.as_deref(), Some("2/2"));
         assert!(!out.join(SCENARIO_DIR).exists());
         let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
-        assert!(md.contains("Merged by `orchestrator merge` from 2 folder(s): 4 of 4"), "{md}");
+        assert!(
+            md.contains("Merged by `orchestrator merge` from 2 folder(s): 4 of 4"),
+            "{md}"
+        );
         // One kernel and one CPU model: no caveat.
         assert!(!md.contains("Caveat"), "{md}");
         assert!(out.join("index.html").exists());
         // A second merge into the same OUT is refused and changes nothing.
         let before = std::fs::read(out.join("results.json")).unwrap();
         let e = merge(&out, &[a, b], false).unwrap_err();
-        assert!(matches!(e, MergeError::Data(_)) && e.to_string().contains("already holds"), "{e}");
+        assert!(
+            matches!(e, MergeError::Data(_)) && e.to_string().contains("already holds"),
+            "{e}"
+        );
         assert_eq!(std::fs::read(out.join("results.json")).unwrap(), before);
     }
 
@@ -604,13 +626,20 @@ mod tests {
         let out = dir.0.join("merged");
         merge(&out, &[a, b], false).unwrap();
         let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
-        let caveat = md.find("**Caveat:** these scenarios ran on different kernels").expect(&md);
+        let caveat = md
+            .find("**Caveat:** these scenarios ran on different kernels")
+            .expect(&md);
         // Right below the table, before the baseline list.
         assert!(caveat < md.find("Baseline p95").unwrap(), "{md}");
-        assert!(md.contains("kernel 6.1.176 on Test CPU (scenarios 3–4)"), "{md}");
+        assert!(
+            md.contains("kernel 6.1.176 on Test CPU (scenarios 3–4)"),
+            "{md}"
+        );
         assert!(md.contains("point 1 (default): 2 machines"), "{md}");
         let html = std::fs::read_to_string(out.join("index.html")).unwrap();
-        let at = html.find("Caveat:</strong> these scenarios ran on different kernels").unwrap();
+        let at = html
+            .find("Caveat:</strong> these scenarios ran on different kernels")
+            .unwrap();
         assert!(at > html.find("Comparison between arms").unwrap());
     }
 
@@ -636,8 +665,14 @@ mod tests {
         let (other, sc3) = study(3);
         let c = shard_folder(&dir.0, "c", &other, &sc3[2..4], 2);
         let e = merge(&out, &[a.clone(), c], false).unwrap_err();
-        let (h2, h3) = (header.experiment_hash.clone().unwrap(), other.experiment_hash.clone().unwrap());
-        assert!(e.to_string().contains(&h2) && e.to_string().contains(&h3), "{e}");
+        let (h2, h3) = (
+            header.experiment_hash.clone().unwrap(),
+            other.experiment_hash.clone().unwrap(),
+        );
+        assert!(
+            e.to_string().contains(&h2) && e.to_string().contains(&h3),
+            "{e}"
+        );
         assert!(!out.exists());
         // A corrupt scenario file left by a killed run: named.
         let d = shard_folder(&dir.0, "d", &header, &sc[2..3], 2);
@@ -653,7 +688,10 @@ mod tests {
         // Intact, that file completes the shard (a killed run's last scenario).
         std::fs::write(&f, &text).unwrap();
         merge(&out, &[a.clone(), d], false).unwrap();
-        assert_eq!(Results::read(&out.join("results.json")).unwrap().scenarios, sc);
+        assert_eq!(
+            Results::read(&out.join("results.json")).unwrap().scenarios,
+            sc
+        );
         // Usage: the same folder twice.
         let e = merge(&dir.0.join("m2"), &[a.clone(), a.clone()], false).unwrap_err();
         assert_eq!(e.code(), 2);
@@ -666,6 +704,38 @@ mod tests {
         assert!(md.contains("**Caveat:** partial merge"), "{md}");
         let html = std::fs::read_to_string(out.join("index.html")).unwrap();
         assert!(html.contains("partial merge (--allow-partial)"));
+    }
+
+    /// The committed real shard (fixtures/orchestrator/shard) reads back
+    /// with its shard record, hash and `ran_on`, and merges on its own as
+    /// a partial result that names the shard it lacks.
+    #[test]
+    fn the_shard_fixture_is_a_mergeable_shard() {
+        let fixture =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/orchestrator/shard");
+        let src = read_source(&fixture).unwrap();
+        let h = &src.header;
+        assert_eq!(h.shard.as_ref().map(|s| (s.k, s.n)), Some((1, 2)));
+        assert_eq!(
+            h.experiment_hash.as_deref(),
+            Some(h.experiment().unwrap().content_hash().as_str())
+        );
+        // The file the fixture was run from is the same experiment.
+        let exp = netlab_experiment::load(&fixture.join("experiment.toml")).unwrap();
+        assert_eq!(h.experiment_hash_or_computed().unwrap(), exp.content_hash());
+        assert_eq!(src.in_results, [1].into());
+        let dir = Scratch::new("merge-fixture");
+        let out = dir.0.join("m");
+        let e = merge(&out, std::slice::from_ref(&fixture), false).unwrap_err();
+        assert!(e.to_string().contains("plan indices 2 "), "{e}");
+        let m = merge(&out, &[fixture.clone()], true).unwrap();
+        assert_eq!((m.scenarios, m.missing), (1, vec![2]));
+        let r = Results::read(&out.join("results.json")).unwrap();
+        assert!(r.scenarios[0].ran_on.is_some());
+        assert_eq!(
+            elements(&out.join("results.json")),
+            elements(&fixture.join("results.json"))
+        );
     }
 
     /// The scenario a signal stopped is partial: a merge counts it as
@@ -695,6 +765,9 @@ mod tests {
         let mut other = exp.clone();
         other.rounds = 3;
         let e = crate::resume::check(&a, &other).unwrap_err();
-        assert!(e.contains(&exp.content_hash()) && e.contains(&other.content_hash()), "{e}");
+        assert!(
+            e.contains(&exp.content_hash()) && e.contains(&other.content_hash()),
+            "{e}"
+        );
     }
 }

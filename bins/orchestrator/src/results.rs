@@ -214,7 +214,9 @@ impl Results {
 
     /// The experiment's content hash: the recorded one, or computed from
     /// the experiment as run for files written before it was recorded.
-    pub fn experiment_hash_or_computed(&self) -> Result<String, netlab_experiment::ExperimentError> {
+    pub fn experiment_hash_or_computed(
+        &self,
+    ) -> Result<String, netlab_experiment::ExperimentError> {
         match &self.experiment_hash {
             Some(h) => Ok(h.clone()),
             None => Ok(self.experiment()?.content_hash()),

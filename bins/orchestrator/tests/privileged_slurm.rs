@@ -27,7 +27,11 @@ use support::{host_state, namespaces_of, BIN};
 /// One cluster at a time: both tests use the host's name as their node.
 static ONE_CLUSTER: Mutex<()> = Mutex::new(());
 
-const DAEMONS: [&str; 3] = ["/usr/sbin/munged", "/usr/sbin/slurmctld", "/usr/sbin/slurmd"];
+const DAEMONS: [&str; 3] = [
+    "/usr/sbin/munged",
+    "/usr/sbin/slurmctld",
+    "/usr/sbin/slurmd",
+];
 const CLIENTS: [&str; 4] = ["sbatch", "scontrol", "scancel", "sinfo"];
 
 fn repo() -> PathBuf {
@@ -147,8 +151,11 @@ impl Cluster {
         mode(&dir.join("sock"), 0o755);
         let key = dir.join("key/munge.key");
         let mut bytes = vec![0u8; 1024];
-        std::io::Read::read_exact(&mut std::fs::File::open("/dev/urandom").unwrap(), &mut bytes)
-            .unwrap();
+        std::io::Read::read_exact(
+            &mut std::fs::File::open("/dev/urandom").unwrap(),
+            &mut bytes,
+        )
+        .unwrap();
         std::fs::write(&key, &bytes).unwrap();
         mode(&key, 0o400);
         let host = nix::unistd::gethostname()
@@ -157,7 +164,10 @@ impl Cluster {
             .into_owned();
         let host = host.split('.').next().unwrap().to_string();
         // The node as slurmd sees it (CPUs, sockets, memory).
-        let c = Command::new("slurmd").arg("-C").output().expect("slurmd -C");
+        let c = Command::new("slurmd")
+            .arg("-C")
+            .output()
+            .expect("slurmd -C");
         let node_line = String::from_utf8_lossy(&c.stdout)
             .lines()
             .find(|l| l.starts_with("NodeName="))
@@ -237,7 +247,13 @@ impl Cluster {
         });
         cluster.daemons.push(spawn(
             "slurmctld",
-            vec!["/usr/sbin/slurmctld".into(), "-D".into(), "-i".into(), "-f".into(), confs.clone()],
+            vec![
+                "/usr/sbin/slurmctld".into(),
+                "-D".into(),
+                "-i".into(),
+                "-f".into(),
+                confs.clone(),
+            ],
         ));
         cluster.daemons.push(spawn(
             "slurmd",
@@ -276,7 +292,10 @@ impl Cluster {
             .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
             .unwrap_or_default();
         names.sort();
-        for p in names.iter().filter(|p| p.extension().is_some_and(|x| x == "out" || x == "log")) {
+        for p in names
+            .iter()
+            .filter(|p| p.extension().is_some_and(|x| x == "out" || x == "log"))
+        {
             let t = std::fs::read_to_string(p).unwrap_or_default();
             let tail: Vec<&str> = t.lines().rev().take(25).collect();
             s.push_str(&format!("== {}\n", p.display()));
@@ -309,7 +328,11 @@ impl Cluster {
 
     /// The state of job `id` (`1`, `1_2`), e.g. `RUNNING`, `COMPLETED`.
     fn state(&self, id: &str) -> Option<String> {
-        let o = self.cmd("scontrol").args(["show", "job", "-o", id]).output().ok()?;
+        let o = self
+            .cmd("scontrol")
+            .args(["show", "job", "-o", id])
+            .output()
+            .ok()?;
         let text = String::from_utf8_lossy(&o.stdout).into_owned();
         // An array shows one line per task; ask for the one named.
         let line = text.lines().find(|l| {
@@ -317,7 +340,8 @@ impl Cluster {
             if task.is_empty() {
                 l.contains(&format!("JobId={job} "))
             } else {
-                l.contains(&format!("ArrayJobId={job} ")) && l.contains(&format!("ArrayTaskId={task} "))
+                l.contains(&format!("ArrayJobId={job} "))
+                    && l.contains(&format!("ArrayTaskId={task} "))
             }
         })?;
         line.split_whitespace()
@@ -333,7 +357,10 @@ impl Cluster {
             let states: Vec<Option<String>> = ids.iter().map(|i| self.state(i)).collect();
             let ended = |s: &Option<String>| {
                 s.as_deref().is_some_and(|s| {
-                    !matches!(s, "PENDING" | "RUNNING" | "CONFIGURING" | "COMPLETING" | "SUSPENDED")
+                    !matches!(
+                        s,
+                        "PENDING" | "RUNNING" | "CONFIGURING" | "COMPLETING" | "SUSPENDED"
+                    )
                 })
             };
             if states.iter().all(ended) {
@@ -365,7 +392,9 @@ impl Drop for Cluster {
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
             let o = self.cmd("squeue").args(["-h", "-o", "%i"]).output();
-            if o.map_or(true, |o| String::from_utf8_lossy(&o.stdout).trim().is_empty()) {
+            if o.map_or(true, |o| {
+                String::from_utf8_lossy(&o.stdout).trim().is_empty()
+            }) {
                 break;
             }
             std::thread::sleep(Duration::from_millis(250));
@@ -463,14 +492,24 @@ fn check_merged(results: &Path, exp: &Path, shards: u32) {
         }
         // Its runs left no namespace behind.
         let run_id = r["run_id"].as_str().unwrap();
-        assert!(namespaces_of(run_id).is_empty(), "{:?}", namespaces_of(run_id));
+        assert!(
+            namespaces_of(run_id).is_empty(),
+            "{:?}",
+            namespaces_of(run_id)
+        );
     }
-    assert_eq!(got, from_shards, "merged scenarios differ from their shards' bytes");
+    assert_eq!(
+        got, from_shards,
+        "merged scenarios differ from their shards' bytes"
+    );
     let r = read_json(&merged.join("results.json"));
     assert_eq!(r["merged"]["missing"], serde_json::json!([]));
     for s in r["scenarios"].as_array().unwrap() {
         let on = &s["ran_on"];
-        assert!(on["hostname"].is_string() && on["kernel_release"].is_string(), "{on}");
+        assert!(
+            on["hostname"].is_string() && on["kernel_release"].is_string(),
+            "{on}"
+        );
         assert!(s["error"].is_null(), "scenario failed: {}", s["error"]);
     }
     let md = std::fs::read_to_string(merged.join("summary.md")).unwrap();
@@ -556,7 +595,11 @@ fn privileged_slurm_array_then_merge_job() {
         }
     }
     assert_eq!(host_before, host_state(), "the host network state changed");
-    assert_eq!(files_before, system_files(), "Slurm's or munge's system files changed");
+    assert_eq!(
+        files_before,
+        system_files(),
+        "Slurm's or munge's system files changed"
+    );
     eprintln!("{test}: {:.1}s", started.elapsed().as_secs_f64());
 }
 
@@ -599,15 +642,19 @@ fn privileged_slurm_scancel_then_resume_completes_the_merge() {
         c.wait_for(Duration::from_secs(90), "shard 1's first scenario", |_| {
             shard1.join("scenarios/0001.json").exists()
         });
-        let cancel = c
-            .cmd("scancel")
-            .arg(format!("{array}_1"))
-            .status()
-            .unwrap();
+        let cancel = c.cmd("scancel").arg(format!("{array}_1")).status().unwrap();
         assert!(cancel.success());
-        c.wait_jobs(&[format!("{array}_1")], Duration::from_secs(60), "CANCELLED");
+        c.wait_jobs(
+            &[format!("{array}_1")],
+            Duration::from_secs(60),
+            "CANCELLED",
+        );
         let killed = read_json(&shard1.join("results.json"));
-        assert_eq!(killed["interrupted"]["signal"], "SIGTERM", "{}", killed["interrupted"]);
+        assert_eq!(
+            killed["interrupted"]["signal"], "SIGTERM",
+            "{}",
+            killed["interrupted"]
+        );
         let kept = scenario_bytes(&shard1.join("results.json"));
         assert!(kept.contains_key(&1), "{:?}", kept.keys());
         // The same task again: the script finds the folder and resumes it.
@@ -646,6 +693,10 @@ fn privileged_slurm_scancel_then_resume_completes_the_merge() {
         check_merged(&results, &exp, 2);
     }
     assert_eq!(host_before, host_state(), "the host network state changed");
-    assert_eq!(files_before, system_files(), "Slurm's or munge's system files changed");
+    assert_eq!(
+        files_before,
+        system_files(),
+        "Slurm's or munge's system files changed"
+    );
     eprintln!("{test}: {:.1}s", started.elapsed().as_secs_f64());
 }

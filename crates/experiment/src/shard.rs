@@ -139,7 +139,11 @@ mod tests {
         assert!(e("3/2").contains("between 1 and N = 2"), "{}", e("3/2"));
         assert!(e("0/0").contains("at least 1"), "{}", e("0/0"));
         assert!(e("0/4").contains("numbered from 1"), "{}", e("0/4"));
-        assert!(e("x/4").contains("\"x\" is not a whole number"), "{}", e("x/4"));
+        assert!(
+            e("x/4").contains("\"x\" is not a whole number"),
+            "{}",
+            e("x/4")
+        );
         assert!(e("1/-2").contains("not a whole number"), "{}", e("1/-2"));
         assert!(e("2").contains("not K/N"), "{}", e("2"));
         assert!(e("1/99999999999").contains("not a whole number"));

@@ -240,7 +240,11 @@ pub fn read_split(
     parse_header(path, &sp.header)
 }
 
-fn parse_scenario(path: &Path, position: usize, bytes: &[u8]) -> Result<ScenarioResult, SplitError> {
+fn parse_scenario(
+    path: &Path,
+    position: usize,
+    bytes: &[u8],
+) -> Result<ScenarioResult, SplitError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     serde_path_to_error::deserialize(&mut de).map_err(|e| SplitError::Scenario {
         path: path.to_path_buf(),
@@ -264,7 +268,10 @@ pub fn read_scenario_file(path: &Path) -> Result<(Vec<u8>, ScenarioResult), Spli
     let element = bytes[start..].to_vec();
     let s = parse_scenario(path, 0, &element).map_err(|e| match e {
         SplitError::Scenario {
-            path, field, reason, ..
+            path,
+            field,
+            reason,
+            ..
         } => SplitError::Header {
             path,
             field,
@@ -285,7 +292,8 @@ fn parse_header(path: &Path, header: &[u8]) -> Result<Results, SplitError> {
         field,
         reason,
     };
-    let v: Version = serde_json::from_slice(header).map_err(|e| bad("(file)".into(), e.to_string()))?;
+    let v: Version =
+        serde_json::from_slice(header).map_err(|e| bad("(file)".into(), e.to_string()))?;
     match v.schema_version {
         Some(v) if v == u64::from(SCHEMA_VERSION) => {}
         Some(version) => {
@@ -332,7 +340,13 @@ mod tests {
             Ok(())
         })
         .unwrap();
-        assert_eq!(header, Results { scenarios: Vec::new(), ..full.clone() });
+        assert_eq!(
+            header,
+            Results {
+                scenarios: Vec::new(),
+                ..full.clone()
+            }
+        );
         assert_eq!(got.len(), full.scenarios.len());
         for ((bytes, s), want) in got.iter().zip(&full.scenarios) {
             assert_eq!(s, want);
