@@ -528,6 +528,25 @@ pub fn header(results: &Results, listed: usize) -> String {
         .as_ref()
         .map(|i| format!("{}\n\n", interrupted_banner(i, listed)))
         .unwrap_or_default();
+    if let Some(sh) = &results.shard {
+        let _ = write!(
+            banner,
+            "Shard {}/{} of the plan (`run --shard`): plan indices {} of {} unit(s); \
+             `orchestrator merge` puts the shards together.{}\n\n",
+            sh.k,
+            sh.n,
+            index_ranges(&sh.plan_indices),
+            sh.units_total,
+            if results.resumed_from.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " Resumed (`--resume`) from run(s) {}.",
+                    results.resumed_from.join(", ")
+                )
+            }
+        );
+    }
     if let Some(m) = &results.merged {
         let _ = write!(
             banner,
