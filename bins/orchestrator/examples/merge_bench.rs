@@ -112,7 +112,7 @@ fn main() {
         let at = head.find(key).expect("a scenarios key") + key.len();
         let mut f =
             std::io::BufWriter::new(std::fs::File::create(folder.join("results.json")).unwrap());
-        f.write_all(head[..at].as_bytes()).unwrap();
+        f.write_all(&head.as_bytes()[..at]).unwrap();
         if layout == "results" {
             for (n, (_, e)) in elements.enumerate() {
                 f.write_all(if n == 0 { b"\n" } else { b",\n" }).unwrap();
@@ -128,7 +128,7 @@ fn main() {
                 input_bytes += std::fs::metadata(&p).unwrap().len();
             }
         }
-        f.write_all(head[at..].as_bytes()).unwrap();
+        f.write_all(&head.as_bytes()[at..]).unwrap();
         drop(f);
         input_bytes += std::fs::metadata(folder.join("results.json"))
             .unwrap()

@@ -728,7 +728,7 @@ mod tests {
         let out = dir.0.join("m");
         let e = merge(&out, std::slice::from_ref(&fixture), false).unwrap_err();
         assert!(e.to_string().contains("plan indices 2 "), "{e}");
-        let m = merge(&out, &[fixture.clone()], true).unwrap();
+        let m = merge(&out, std::slice::from_ref(&fixture), true).unwrap();
         assert_eq!((m.scenarios, m.missing), (1, vec![2]));
         let r = Results::read(&out.join("results.json")).unwrap();
         assert!(r.scenarios[0].ran_on.is_some());
