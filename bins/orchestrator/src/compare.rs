@@ -90,7 +90,7 @@ fn execute(cmd: &str, cfg: RunConfig) -> u8 {
     let mut cfg = cfg;
     cfg.out = out;
     if cfg.resume {
-        if let Err(e) = crate::resume::check(&cfg.out, &cfg.exp) {
+        if let Err(e) = crate::resume::check(&cfg.out, &cfg.exp, cfg.shard) {
             eprintln!("orchestrator {cmd}: refusing to resume, nothing was changed: {e}");
             return 1;
         }
@@ -315,7 +315,7 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
     let mut done = std::collections::BTreeSet::new();
     if cfg.resume {
         let share: std::collections::BTreeSet<u32> = planned.iter().map(|s| s.index).collect();
-        match crate::resume::adopt(&cfg.out, &cfg.exp, &share, &mut files) {
+        match crate::resume::adopt(&cfg.out, &cfg.exp, cfg.shard, &share, &mut files) {
             Ok(a) => {
                 progress.say(&format!(
                     "resuming {}: {} of {} scenario(s) complete, {} to run",

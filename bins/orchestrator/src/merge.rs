@@ -758,16 +758,23 @@ mod tests {
         let exp = header.experiment().unwrap();
         let mut files = ScenarioFiles::create(&a).unwrap();
         let share: BTreeSet<u32> = [1, 2].into();
-        let adopted = crate::resume::adopt(&a, &exp, &share, &mut files).unwrap();
+        let one_of_two = Some(netlab_experiment::Shard { k: 1, n: 2 });
+        let adopted = crate::resume::adopt(&a, &exp, one_of_two, &share, &mut files).unwrap();
         assert_eq!(adopted.complete, [1].into());
         assert_eq!(adopted.resumed_from, ["run1"]);
         // Another experiment's folder is refused, naming both hashes.
         let mut other = exp.clone();
         other.rounds = 3;
-        let e = crate::resume::check(&a, &other).unwrap_err();
+        let e = crate::resume::check(&a, &other, one_of_two).unwrap_err();
         assert!(
             e.contains(&exp.content_hash()) && e.contains(&other.content_hash()),
             "{e}"
         );
+        // Another share of the same plan is refused too, naming both.
+        let e = crate::resume::check(&a, &exp, Some(netlab_experiment::Shard { k: 2, n: 2 }))
+            .unwrap_err();
+        assert!(e.contains("holds shard 1/2; this run is shard 2/2"), "{e}");
+        let e = crate::resume::check(&a, &exp, None).unwrap_err();
+        assert!(e.contains("this run is the whole plan"), "{e}");
     }
 }

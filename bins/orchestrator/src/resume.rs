@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use netlab_experiment::Experiment;
+use netlab_experiment::{Experiment, Shard};
 
 use crate::results::split::{read_scenario_file, read_split, SplitError};
 use crate::results::store::SCENARIO_DIR;
@@ -24,10 +24,14 @@ pub struct Adopted {
     pub resumed_from: Vec<String>,
 }
 
-/// Checks that `out`'s results.json (if any) is of this experiment and this
-/// netlab version; returns its header. A folder with scenario files but no
+/// Checks that `out`'s results.json (if any) is of this experiment, this
+/// netlab version and this shard; returns its header. A folder with scenario files but no
 /// results.json cannot say what it belongs to and is refused.
-pub fn check(out: &Path, exp: &Experiment) -> Result<Option<Results>, String> {
+pub fn check(
+    out: &Path,
+    exp: &Experiment,
+    shard: Option<Shard>,
+) -> Result<Option<Results>, String> {
     let path = out.join("results.json");
     if !path.exists() {
         let dir = out.join(SCENARIO_DIR);
@@ -55,19 +59,33 @@ pub fn check(out: &Path, exp: &Experiment) -> Result<Option<Results>, String> {
             header.tool.version
         ));
     }
+    // Another share of the plan would drop the folder's other scenarios.
+    let theirs = header.shard.as_ref().map(|s| Shard { k: s.k, n: s.n });
+    if theirs != shard {
+        let say = |s: Option<Shard>| {
+            s.map_or_else(|| "the whole plan".to_string(), |s| format!("shard {s}"))
+        };
+        return Err(format!(
+            "{} holds {}; this run is {}: resume a folder with the share it was made with",
+            path.display(),
+            say(theirs),
+            say(shard)
+        ));
+    }
     Ok(Some(header))
 }
 
 /// Takes the complete scenarios of `out` into `files` (their bytes
-/// unchanged) for a run whose plan share is `planned`; a scenario outside
-/// it, or the one a signal stopped, is left to run again.
+/// unchanged) for a run of `shard` whose scenarios are `planned`; the one
+/// a signal stopped is left to run again.
 pub fn adopt(
     out: &Path,
     exp: &Experiment,
+    shard: Option<Shard>,
     planned: &BTreeSet<u32>,
     files: &mut ScenarioFiles,
 ) -> Result<Adopted, String> {
-    let Some(header) = check(out, exp)? else {
+    let Some(header) = check(out, exp, shard)? else {
         return Ok(Adopted::default());
     };
     let partial = header.interrupted.as_ref().and_then(|i| i.scenario);
