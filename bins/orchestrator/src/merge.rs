@@ -364,7 +364,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf], allow_partial: bool) -> Result<Merged
     // Pass 2: write OUT.
     std::fs::create_dir_all(out)
         .map_err(|e| MergeError::Data(format!("creating {}: {e}", out.display())))?;
-    let mut files = ScenarioFiles::create(out).map_err(data)?;
+    let mut files = ScenarioFiles::create(out).map_err(data)?.working_copies();
     for s in &sources {
         let file = s.folder.join("results.json");
         read_split(&file, |_, bytes, sc| {

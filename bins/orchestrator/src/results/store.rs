@@ -45,6 +45,9 @@ enum Kept {
 pub struct ScenarioFiles {
     dir: PathBuf,
     kept: Vec<(u32, Kept)>,
+    /// Each scenario file is synced before its rename (off for a merge's
+    /// working copies: the merged results.json is synced, and they go).
+    sync_each: bool,
 }
 
 /// Indentation of a scenario inside results.json's `scenarios` array.
@@ -154,7 +157,17 @@ impl ScenarioFiles {
         Ok(ScenarioFiles {
             dir,
             kept: Vec::new(),
+            sync_each: true,
         })
+    }
+
+    /// Working copies only: [`ScenarioFiles::push_raw`] does not sync each
+    /// file (a merge, whose results.json is synced when assembled and
+    /// whose scenario files are removed after it; a merge cut short is
+    /// simply run again).
+    pub fn working_copies(mut self) -> ScenarioFiles {
+        self.sync_each = false;
+        self
     }
 
     /// The file of the scenario with plan index `index`: `scenarios/0007.json`.
@@ -206,7 +219,10 @@ impl ScenarioFiles {
             let mut f = File::create(&tmp).map_err(io("creating", &tmp))?;
             f.write_all(ELEMENT_INDENT).map_err(io("writing", &tmp))?;
             f.write_all(element).map_err(io("writing", &tmp))?;
-            f.sync_all().map_err(io("syncing", &tmp))
+            if self.sync_each {
+                f.sync_all().map_err(io("syncing", &tmp))?;
+            }
+            Ok(())
         })();
         if let Err(e) = written {
             let _ = std::fs::remove_file(&tmp);
