@@ -301,6 +301,52 @@ fn merged_header(sources: &[Source], c: &Checked) -> Results {
     }
 }
 
+/// Copies the packet files a scenario names (paths relative to its results
+/// folder, `pcap/sNN-…`: the plan index keeps them apart across shards)
+/// from `from` to the same place under `out`. A named file missing from
+/// its folder is said on stderr and the merge goes on (its record stays
+/// in results.json, as the scenario's other data does).
+fn copy_packet_files(
+    from: &Path,
+    out: &Path,
+    s: &crate::results::ScenarioResult,
+) -> Result<(), String> {
+    let Some(ecn) = &s.ecn else {
+        return Ok(());
+    };
+    for rec in ecn.pcap_files() {
+        let rel = Path::new(&rec.file);
+        if rel.is_absolute()
+            || rel
+                .components()
+                .any(|c| c == std::path::Component::ParentDir)
+        {
+            return Err(format!(
+                "{}: scenario {} names the packet file {:?} outside its results folder",
+                from.display(),
+                s.index,
+                rec.file
+            ));
+        }
+        let src = from.join(rel);
+        if !src.is_file() {
+            eprintln!(
+                "orchestrator merge: {} is missing (scenario {} names it); the merged folder lacks it too",
+                src.display(),
+                s.index
+            );
+            continue;
+        }
+        let dst = out.join(rel);
+        if let Some(dir) = dst.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+        }
+        std::fs::copy(&src, &dst)
+            .map_err(|e| format!("copying {} to {}: {e}", src.display(), dst.display()))?;
+    }
+    Ok(())
+}
+
 /// What a merge wrote.
 #[derive(Debug)]
 pub struct Merged {
@@ -372,6 +418,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf], allow_partial: bool) -> Result<Merged
                 files
                     .push_raw(sc.index, bytes)
                     .map_err(|e| SplitError::Refused(e.to_string()))?;
+                copy_packet_files(&s.folder, out, &sc).map_err(SplitError::Refused)?;
             }
             Ok(())
         })
@@ -385,6 +432,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf], allow_partial: bool) -> Result<Merged
                 )));
             }
             files.push_raw(*index, &bytes).map_err(data)?;
+            copy_packet_files(&s.folder, out, &sc).map_err(MergeError::Data)?;
         }
     }
     let header = merged_header(&sources, &checked);
@@ -716,6 +764,9 @@ mod tests {
         let src = read_source(&fixture).unwrap();
         let h = &src.header;
         assert_eq!(h.shard.as_ref().map(|s| (s.k, s.n)), Some((1, 2)));
+        // The hash recorded is the experiment's as this netlab prints it
+        // (a later netlab that prints experiments differently regenerates
+        // the fixture: fixtures/orchestrator/README.md).
         assert_eq!(
             h.experiment_hash.as_deref(),
             Some(h.experiment().unwrap().content_hash().as_str())
@@ -732,6 +783,19 @@ mod tests {
         assert_eq!((m.scenarios, m.missing), (1, vec![2]));
         let r = Results::read(&out.join("results.json")).unwrap();
         assert!(r.scenarios[0].ran_on.is_some());
+        // The scenario's packet files come along, byte for byte.
+        let ecn = r.scenarios[0].ecn.as_ref().unwrap();
+        let mut named = 0;
+        for rec in ecn.pcap_files() {
+            named += 1;
+            assert_eq!(
+                std::fs::read(out.join(&rec.file)).unwrap(),
+                std::fs::read(fixture.join(&rec.file)).unwrap(),
+                "{}",
+                rec.file
+            );
+        }
+        assert!(named >= 1);
         assert_eq!(
             elements(&out.join("results.json")),
             elements(&fixture.join("results.json"))

@@ -502,6 +502,25 @@ fn check_merged(results: &Path, exp: &Path, shards: u32) {
         got, from_shards,
         "merged scenarios differ from their shards' bytes"
     );
+    // Each scenario's packet files came along, byte for byte.
+    let mut packet_files = 0;
+    for k in 1..=shards {
+        let dir = results.join(format!("shard-{k}-of-{shards}"));
+        let r = read_json(&dir.join("results.json"));
+        for s in r["scenarios"].as_array().unwrap() {
+            for key in ["evidence_pcap", "headers_pcap"] {
+                if let Some(f) = s["ecn"][key]["file"].as_str() {
+                    packet_files += 1;
+                    assert_eq!(
+                        std::fs::read(merged.join(f)).unwrap_or_default(),
+                        std::fs::read(dir.join(f)).unwrap(),
+                        "{f}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(packet_files >= got.len(), "{packet_files} packet files");
     let r = read_json(&merged.join("results.json"));
     assert_eq!(r["merged"]["missing"], serde_json::json!([]));
     for s in r["scenarios"].as_array().unwrap() {
