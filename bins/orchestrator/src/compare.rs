@@ -511,6 +511,10 @@ fn run_in_guest(cfg: &RunConfig, release: &str, modules: &[String], because: &st
         .init(me.clone(), &["guest-init"])
         .inherit_all_env()
         .env(REASON_ENV, because)
+        .env(crate::results::HOST_MACHINE_ENV, {
+            let (host, cpu) = RanOn::machine();
+            format!("{host}\t{cpu}")
+        })
         .current_dir(cwd)
         // Results go straight into --out, even under the guest's tmpfs /tmp.
         .share_dir(&cfg.out)
