@@ -23,6 +23,10 @@ pub enum Command {
     Compare(Box<CompareArgs>),
     /// Run an experiment described in a TOML file (see experiments/).
     Run(RunArgs),
+    /// Print an experiment's plan: plan index, sweep point, round, arm, seed, unit; its content hash and the netlab version (touches nothing).
+    Plan(PlanArgs),
+    /// Merge shard folders of one experiment into one results folder (results.json, summary.md, the report).
+    Merge(MergeArgs),
     /// Re-render a results folder's report (plots, index.html, .flent.gz) and summary.md from its results.json.
     Report(ReportArgs),
     /// Remove what dead netlab runs still own (namespaces, children, guests), and nothing else.
@@ -161,9 +165,41 @@ pub struct RunArgs {
     /// No progress display.
     #[arg(long)]
     pub quiet: bool,
+    /// Run only shard K of N: the units (a round at a sweep point, all its arms) u with u mod N = K-1 (`orchestrator plan` lists them).
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Continue the run in --out: skip every scenario already complete there, re-run a partial one; refused for a folder of another experiment or netlab version.
+    #[arg(long)]
+    pub resume: bool,
     /// Internal: this process runs inside the guest kernel started by the host side.
     #[arg(long, hide = true)]
     pub inside_guest: bool,
+}
+
+/// `orchestrator plan`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// The experiment file (TOML).
+    pub experiment: PathBuf,
+    /// Print JSON instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Also say which shard of N runs each unit.
+    #[arg(long, value_name = "N")]
+    pub shards: Option<String>,
+}
+
+/// `orchestrator merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The merged results folder (must not hold a results.json yet).
+    pub out: PathBuf,
+    /// The shard folders (each with its results.json).
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Merge what exists even when plan indices are missing (they are listed in summary.md and the report).
+    #[arg(long)]
+    pub allow_partial: bool,
 }
 
 /// `orchestrator report`.

@@ -16,7 +16,7 @@ use crate::config::{CompareConfig, RunConfig, UsageError, GUEST_EXPERIMENT_FILE}
 use crate::kernel::{decide, KernelPlan};
 use crate::progress::Progress;
 use crate::results::{
-    write_json_atomic, Interrupted, KernelInfo, Results, ScenarioFiles, Tool, SCHEMA_VERSION,
+    write_json_atomic, Interrupted, KernelInfo, RanOn, Results, ScenarioFiles, Tool, SCHEMA_VERSION,
 };
 use crate::scenario;
 use crate::summary;
@@ -71,7 +71,15 @@ fn execute(cmd: &str, cfg: RunConfig) -> u8 {
     }
     // The results folder first: a run that could not keep its results is
     // refused before anything is created.
-    let needed = out_space_needed(cfg.exp.plan().scenarios.len(), &cfg.exp.capture);
+    let needed = out_space_needed(cfg.planned().len(), &cfg.exp.capture);
+    if cfg.shard.is_some() && !cfg.resume && cfg.out.join("results.json").exists() {
+        eprintln!(
+            "orchestrator {cmd}: refusing to run, nothing was changed: {} already holds a results.json \
+             (--resume continues it; another --out starts afresh)",
+            cfg.out.display()
+        );
+        return 1;
+    }
     let out = match prepare_out(&cfg.out, needed) {
         Ok(p) => p,
         Err(e) => {
@@ -81,6 +89,12 @@ fn execute(cmd: &str, cfg: RunConfig) -> u8 {
     };
     let mut cfg = cfg;
     cfg.out = out;
+    if cfg.resume {
+        if let Err(e) = crate::resume::check(&cfg.out, &cfg.exp, cfg.shard) {
+            eprintln!("orchestrator {cmd}: refusing to resume, nothing was changed: {e}");
+            return 1;
+        }
+    }
     let plan = match decide(&cfg.exp.requirements(), cfg.exp.kernel, cfg.inside_guest) {
         Ok(p) => p,
         Err(why) => {
@@ -249,14 +263,23 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
     }
     start_watchdog(&registry, cfg.run_deadline());
     let plan = cfg.exp.plan();
+    let planned = cfg.planned();
+    let share = match cfg.shard {
+        Some(sh) => format!(
+            " (shard {sh}: {} of {})",
+            planned.len(),
+            plan.scenarios.len()
+        ),
+        None => String::new(),
+    };
     progress.say(&format!(
-        "run {} of {} on {} kernel {} ({}): {} scenario(s) over {} point(s), results in {}",
+        "run {} of {} on {} kernel {} ({}): {} scenario(s){share} over {} point(s), results in {}",
         run_id.as_str(),
         cfg.exp.name,
         kernel.mode,
         kernel.release,
         kernel.chosen_because,
-        plan.scenarios.len(),
+        planned.len(),
         plan.points.len(),
         cfg.out.display()
     ));
@@ -270,11 +293,19 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
         run_id: run_id.as_str().to_string(),
         started_utc: format_rfc3339(SystemTime::now()),
         finished_utc: String::new(),
-        timeline_total_s: plan.timeline_total().as_secs_f64(),
+        timeline_total_s: planned
+            .iter()
+            .map(|s| s.timeline.end())
+            .sum::<Duration>()
+            .as_secs_f64(),
         wall_s: 0.0,
         scenarios: Vec::new(),
         notes: summary::NOTES.iter().map(|s| s.to_string()).collect(),
         interrupted: None,
+        experiment_hash: Some(cfg.exp.content_hash()),
+        shard: cfg.shard_record(),
+        resumed_from: Vec::new(),
+        merged: None,
     };
     let results_json = cfg.out.join("results.json");
     let mut files = match ScenarioFiles::create(&cfg.out) {
@@ -285,6 +316,29 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
             return 1;
         }
     };
+    // --resume: the folder's complete scenarios are kept as they are.
+    let mut done = std::collections::BTreeSet::new();
+    if cfg.resume {
+        let share: std::collections::BTreeSet<u32> = planned.iter().map(|s| s.index).collect();
+        match crate::resume::adopt(&cfg.out, &cfg.exp, cfg.shard, &share, &mut files) {
+            Ok(a) => {
+                progress.say(&format!(
+                    "resuming {}: {} of {} scenario(s) complete, {} to run",
+                    cfg.out.display(),
+                    a.complete.len(),
+                    planned.len(),
+                    planned.len() - a.complete.len()
+                ));
+                results.resumed_from = a.resumed_from;
+                done = a.complete;
+            }
+            Err(e) => {
+                eprintln!("orchestrator: refusing to resume, nothing was run: {e}");
+                let _ = registry.teardown(&SystemClock);
+                return 1;
+            }
+        }
+    }
     let ctx = scenario::RunContext {
         registry: &registry,
         progress: &progress,
@@ -293,7 +347,7 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
     };
     let started = std::time::Instant::now();
     let mut exit = 0;
-    for planned in &plan.scenarios {
+    for planned in planned.iter().filter(|s| !done.contains(&s.index)) {
         if let Some(sig) = netlab_receipts::interrupted() {
             results.interrupted = Some(Interrupted {
                 signal: netlab_receipts::signal_name(sig).into(),
@@ -308,11 +362,13 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
             break;
         }
         let fds_before = open_fds();
+        let ran_on = RanOn::here(format_rfc3339(SystemTime::now()));
         let (mut r, stopped) = match scenario::ScenarioPlan::new(planned, &run_id) {
             Ok(p) => scenario::run(&ctx, planned, &p),
             Err(e) => (scenario::not_started(planned, &e), None),
         };
         r.open_fds = fds_before.zip(open_fds()).map(|(b, a)| [b, a]);
+        r.ran_on = Some(ran_on);
         if let (Some(sig), Some(at)) = (netlab_receipts::interrupted(), stopped) {
             // Its cleanup receipts go to stderr too, as the hard teardown's do.
             for receipt in &r.cleanup.receipts {
@@ -455,6 +511,10 @@ fn run_in_guest(cfg: &RunConfig, release: &str, modules: &[String], because: &st
         .init(me.clone(), &["guest-init"])
         .inherit_all_env()
         .env(REASON_ENV, because)
+        .env(crate::results::HOST_MACHINE_ENV, {
+            let (host, cpu) = RanOn::machine();
+            format!("{host}\t{cpu}")
+        })
         .current_dir(cwd)
         // Results go straight into --out, even under the guest's tmpfs /tmp.
         .share_dir(&cfg.out)
@@ -562,7 +622,12 @@ fn guest_interrupted(
         run_id: run_id.as_str().to_string(),
         started_utc: format_rfc3339(SystemTime::now()),
         finished_utc: format_rfc3339(SystemTime::now()),
-        timeline_total_s: cfg.exp.plan().timeline_total().as_secs_f64(),
+        timeline_total_s: cfg
+            .planned()
+            .iter()
+            .map(|s| s.timeline.end())
+            .sum::<Duration>()
+            .as_secs_f64(),
         wall_s: 0.0,
         scenarios: Vec::new(),
         notes: summary::NOTES.iter().map(|s| s.to_string()).collect(),
@@ -572,6 +637,10 @@ fn guest_interrupted(
             phase: "while the guest kernel booted".into(),
             at_s: None,
         }),
+        experiment_hash: Some(cfg.exp.content_hash()),
+        shard: cfg.shard_record(),
+        resumed_from: Vec::new(),
+        merged: None,
     };
     if let Err(e) = write_json_atomic(&path, &results) {
         eprintln!("orchestrator: {e}");

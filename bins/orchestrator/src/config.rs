@@ -11,8 +11,10 @@ use netlab_qdisc::{Arm, Rate, Size, Tbf};
 use serde::{Deserialize, Serialize};
 
 use netlab_experiment::{
-    ArmSpec, CaptureSpec, Direction, Experiment, FlowSpec, PathSpec, PcapMode, ProbeSpec,
+    ArmSpec, CaptureSpec, Direction, Experiment, FlowSpec, PathSpec, PcapMode, ProbeSpec, Shard,
 };
+
+use crate::results::ShardRecord;
 
 use crate::cli::{CompareArgs, KernelChoice, RunArgs};
 
@@ -402,6 +404,8 @@ impl CompareConfig {
             out: self.out.clone(),
             quiet: self.quiet,
             inside_guest: self.inside_guest,
+            shard: None,
+            resume: false,
         }
     }
 }
@@ -419,6 +423,10 @@ pub struct RunConfig {
     pub quiet: bool,
     /// Running inside the guest.
     pub inside_guest: bool,
+    /// Only this share of the plan (`--shard K/N`); `None`: all of it.
+    pub shard: Option<Shard>,
+    /// Continue the run already in `out` (`--resume`).
+    pub resume: bool,
 }
 
 /// Name of the resolved experiment the host writes for the guest.
@@ -441,6 +449,16 @@ impl RunConfig {
             exp.capture.pcap = PcapMode::Headers;
         }
         let guest_mem = parse_guest_mem(&a.guest_mem)?;
+        let shard = a
+            .shard
+            .as_deref()
+            .map(|t| Shard::parse(t).map_err(|e| UsageError(format!("--shard {e}"))))
+            .transpose()?;
+        if a.resume && a.out.is_none() {
+            return Err(UsageError(
+                "--resume needs --out: the results folder to continue".into(),
+            ));
+        }
         let out = a.out.clone().unwrap_or_else(|| {
             PathBuf::from("results").join(format!("{}-{now_utc_stamp}", exp.name))
         });
@@ -450,6 +468,31 @@ impl RunConfig {
             out,
             quiet: a.quiet,
             inside_guest: a.inside_guest,
+            shard,
+            resume: a.resume,
+        })
+    }
+
+    /// The plan's scenarios this run is for (its shard, or all), in plan order.
+    pub fn planned(&self) -> Vec<netlab_experiment::ScenarioPlan> {
+        let plan = self.exp.plan();
+        match self.shard {
+            Some(sh) => plan
+                .shard(sh, self.exp.rounds)
+                .into_iter()
+                .cloned()
+                .collect(),
+            None => plan.scenarios,
+        }
+    }
+
+    /// What results.json records of the shard, when one was asked for.
+    pub fn shard_record(&self) -> Option<ShardRecord> {
+        self.shard.map(|sh| ShardRecord {
+            k: sh.k,
+            n: sh.n,
+            units_total: self.exp.unit_count(),
+            plan_indices: self.planned().iter().map(|s| s.index).collect(),
         })
     }
 
@@ -481,7 +524,7 @@ impl RunConfig {
 
     /// The computed deadline of the whole run.
     pub fn run_deadline(&self) -> Duration {
-        self.scenario_deadline() * self.exp.plan().scenarios.len() as u32 + Duration::from_secs(60)
+        self.scenario_deadline() * self.planned().len() as u32 + Duration::from_secs(60)
     }
 
     /// The `run` arguments that give the copy of this binary inside the
@@ -494,6 +537,8 @@ impl RunConfig {
             out,
             quiet,
             inside_guest: _,
+            shard,
+            resume,
         } = self;
         let mut v: Vec<String> = vec![
             "run".into(),
@@ -505,6 +550,13 @@ impl RunConfig {
         ];
         if *quiet {
             v.push("--quiet".into());
+        }
+        if let Some(sh) = shard {
+            v.push("--shard".into());
+            v.push(sh.to_string());
+        }
+        if *resume {
+            v.push("--resume".into());
         }
         v.push("--inside-guest".into());
         v
@@ -644,7 +696,9 @@ mod tests {
     #[test]
     fn the_guest_argv_gives_the_same_run() {
         use clap::Parser as _;
-        let cfg = awkward().run_config();
+        let mut cfg = awkward().run_config();
+        cfg.shard = Some(Shard { k: 2, n: 3 });
+        cfg.resume = true;
         let dir = std::env::temp_dir().join(format!("netlab-argv-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join(GUEST_EXPERIMENT_FILE);

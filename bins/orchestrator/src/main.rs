@@ -12,9 +12,12 @@ mod compare;
 mod config;
 mod heap;
 mod kernel;
+mod merge;
+mod plan;
 mod progress;
 mod report;
 mod results;
+mod resume;
 mod roles;
 mod scenario;
 #[cfg(test)]
@@ -54,6 +57,8 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Compare(a) => compare::main(&a),
         Command::Run(a) => compare::run_main(&a),
+        Command::Plan(a) => plan::main(&a),
+        Command::Merge(a) => merge::main(&a),
         Command::Report(a) => report::main(&a.path),
         Command::Cleanup(a) => roles::cleanup(&a),
         Command::Guest(a) => roles::guest(&a),

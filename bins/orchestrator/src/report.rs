@@ -115,7 +115,10 @@ impl RunDigest {
     /// The report's input for the run `header` describes (its own
     /// `scenarios` are not read).
     pub fn report_input(self, header: &Results) -> Result<ReportInput, ReportError> {
-        self.report?.finish(header)
+        let caveats = summary::caveats(header, &self.figures);
+        let mut input = self.report?.finish(header)?;
+        input.caveats = caveats;
+        Ok(input)
     }
 }
 
@@ -410,6 +413,7 @@ fn header_input(results: &Results) -> Result<ReportInput, ReportError> {
         bottleneck_bps: exp.path.up.map(|t| t.rate.bits_per_sec()),
         scenarios: Vec::new(),
         notes: results.notes.clone(),
+        caveats: Vec::new(),
     })
 }
 

@@ -27,6 +27,7 @@ use netlab_experiment::ExperimentFile;
 use netlab_probe::EchoStats;
 
 mod file;
+pub mod split;
 pub mod store;
 mod tcp_info;
 pub mod v1;
@@ -68,6 +69,118 @@ pub struct Results {
     /// Set when SIGINT/SIGTERM stopped the run: where and when.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<Interrupted>,
+    /// The experiment's content hash (issue 22; absent in older files,
+    /// where [`Results::experiment_hash_or_computed`] computes it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experiment_hash: Option<String>,
+    /// The share of the plan this run ran (`run --shard K/N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardRecord>,
+    /// Run ids of earlier attempts this folder was resumed from (`--resume`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resumed_from: Vec<String>,
+    /// Set when `orchestrator merge` made this file from shard folders.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged: Option<MergeRecord>,
+}
+
+/// The share of the plan one run ran (issue 22).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardRecord {
+    /// Which shard (1-based).
+    pub k: u32,
+    /// Of how many.
+    pub n: u32,
+    /// Units (a round at a sweep point) in the whole plan.
+    pub units_total: u32,
+    /// The plan indices of this shard's scenarios, in plan order.
+    pub plan_indices: Vec<u32>,
+}
+
+/// Where a merged results.json came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MergeRecord {
+    /// Each source folder, in the order given.
+    pub sources: Vec<MergeSource>,
+    /// Scenarios in the plan.
+    pub planned: u32,
+    /// Plan indices no source held complete (empty unless `--allow-partial`).
+    pub missing: Vec<u32>,
+}
+
+/// One folder merged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MergeSource {
+    /// The folder as given.
+    pub folder: String,
+    /// Its run id.
+    pub run_id: String,
+    /// Its shard, when it ran one.
+    pub shard: Option<String>,
+    /// Plan indices taken from it.
+    pub plan_indices: Vec<u32>,
+}
+
+/// Where and when one scenario ran (issue 22): a merged result keeps it for
+/// every scenario, so figures never pool machines silently.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RanOn {
+    /// The machine's hostname.
+    pub hostname: String,
+    /// `uname -r` of the kernel that ran the scenario.
+    pub kernel_release: String,
+    /// The CPU's model name (`/proc/cpuinfo`), or `unknown`.
+    pub cpu_model: String,
+    /// The netlab version that ran it.
+    pub netlab_version: String,
+    /// When the scenario started, UTC (RFC 3339).
+    pub started_utc: String,
+}
+
+/// Set by the host for the run inside the guest: the host's hostname and
+/// CPU model, tab-separated (the guest's own are `(none)` and `UML`).
+pub const HOST_MACHINE_ENV: &str = "NETLAB_HOST_MACHINE";
+
+impl RanOn {
+    /// This machine's hostname and CPU model (`/proc/cpuinfo`'s first
+    /// `model name`), as the host passes them to its guest.
+    pub fn machine() -> (String, String) {
+        let cpu_model = std::fs::read_to_string("/proc/cpuinfo")
+            .unwrap_or_default()
+            .lines()
+            .find_map(|l| {
+                let (k, v) = l.split_once(':')?;
+                (k.trim() == "model name").then(|| v.trim().to_string())
+            })
+            .unwrap_or_else(|| "unknown".into());
+        let hostname = nix::unistd::gethostname()
+            .map(|h| h.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| "unknown".into());
+        (hostname, cpu_model)
+    }
+
+    /// This machine, now. Inside the guest the hostname and CPU model are
+    /// the host's (what a figure's comparability depends on), the kernel
+    /// release the guest's (the kernel that ran the scenario).
+    pub fn here(started_utc: String) -> RanOn {
+        let (hostname, cpu_model) = std::env::var(HOST_MACHINE_ENV)
+            .ok()
+            .and_then(|v| {
+                let (h, c) = v.split_once('\t')?;
+                Some((h.to_string(), c.to_string()))
+            })
+            .unwrap_or_else(RanOn::machine);
+        RanOn {
+            hostname,
+            kernel_release: std::fs::read_to_string("/proc/sys/kernel/osrelease")
+                .unwrap_or_default()
+                .trim()
+                .to_string(),
+            cpu_model,
+            netlab_version: env!("CARGO_PKG_VERSION").into(),
+            started_utc,
+        }
+    }
 }
 
 /// Where a signal stopped the run. The scenarios before `scenario` are
@@ -122,8 +235,18 @@ impl Results {
         }
     }
 
+    /// The experiment's content hash: the recorded one, or computed from
+    /// the experiment as run for files written before it was recorded.
+    pub fn experiment_hash_or_computed(
+        &self,
+    ) -> Result<String, netlab_experiment::ExperimentError> {
+        match &self.experiment_hash {
+            Some(h) => Ok(h.clone()),
+            None => Ok(self.experiment()?.content_hash()),
+        }
+    }
+
     /// The experiment as run, resolved again from its file form.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub fn experiment(
         &self,
     ) -> Result<netlab_experiment::Experiment, netlab_experiment::ExperimentError> {
@@ -616,6 +739,9 @@ pub struct ScenarioResult {
     /// before it started and just after its cleanup (a leak shows as growth).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_fds: Option<[usize; 2]>,
+    /// Where and when it ran (absent in files written before issue 22).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ran_on: Option<RanOn>,
 }
 
 impl ScenarioResult {

@@ -229,12 +229,111 @@ pub fn render_figures(
     failed_teardown_steps: usize,
 ) -> String {
     let rows: Vec<SummaryRow> = scenarios.iter().map(|f| f.row.clone()).collect();
+    // Caveats stand right below the table whose figures they qualify.
+    let mut sections_with_caveats: Vec<String> = caveats(results, scenarios)
+        .into_iter()
+        .map(|c| format!("**Caveat:** {c}\n"))
+        .collect();
+    sections_with_caveats.extend(sections(scenarios));
     markdown(
         &header(results, scenarios.len()),
         &rows,
-        &sections(scenarios),
+        &sections_with_caveats,
         &extra_notes(scenarios, failed_teardown_steps),
     )
+}
+
+/// What a scenario's machine was, as far as figures may differ by it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct MachineFigures {
+    /// Kernel release.
+    pub kernel: String,
+    /// CPU model.
+    pub cpu: String,
+}
+
+/// Compact list of indices: `1–4, 7, 9–10`.
+fn index_ranges(indices: &[u32]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < indices.len() {
+        let mut j = i;
+        while j + 1 < indices.len() && indices[j + 1] == indices[j] + 1 {
+            j += 1;
+        }
+        out.push(if j == i {
+            indices[i].to_string()
+        } else {
+            format!("{}–{}", indices[i], indices[j])
+        });
+        i = j + 1;
+    }
+    out.join(", ")
+}
+
+/// The caveats a run's figures need (issue 22): the plan indices a partial
+/// merge lacks, and, when its scenarios ran on more than one kernel or CPU
+/// model, which scenarios ran where and which sweep points pool rounds
+/// from several (arms are compared inside a round, which one machine ran,
+/// but the medians over rounds and the comparison between arms pool
+/// rounds). None for a run on one machine.
+pub fn caveats(results: &Results, scenarios: &[ScenarioFigures]) -> Vec<String> {
+    use std::collections::BTreeMap;
+    let mut out = Vec::new();
+    if let Some(m) = results.merged.as_ref().filter(|m| !m.missing.is_empty()) {
+        out.push(format!(
+            "partial merge (--allow-partial): {} of {} planned scenarios; plan indices {} are missing, \
+             so the figures below leave those scenarios out.",
+            m.planned as usize - m.missing.len(),
+            m.planned,
+            index_ranges(&m.missing)
+        ));
+    }
+    let mut machines: BTreeMap<&MachineFigures, Vec<u32>> = BTreeMap::new();
+    for f in scenarios {
+        if let Some(m) = &f.machine {
+            machines.entry(m).or_default().push(f.index);
+        }
+    }
+    if machines.len() > 1 {
+        let list = machines
+            .iter()
+            .map(|(m, idx)| {
+                format!(
+                    "kernel {} on {} (scenarios {})",
+                    m.kernel,
+                    m.cpu,
+                    index_ranges(idx)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        let mut points: BTreeMap<(u32, &str), std::collections::BTreeSet<&MachineFigures>> =
+            BTreeMap::new();
+        for f in scenarios {
+            if let Some(m) = &f.machine {
+                points
+                    .entry((f.point_index, f.point_label.as_str()))
+                    .or_default()
+                    .insert(m);
+            }
+        }
+        let mixed: Vec<String> = points
+            .iter()
+            .filter(|(_, ms)| ms.len() > 1)
+            .map(|((i, label), ms)| format!("point {i} ({label}): {} machines", ms.len()))
+            .collect();
+        out.push(format!(
+            "these scenarios ran on different kernels or CPU models: {list}. Each round's arms ran on one machine, \
+             but figures that pool rounds — medians over rounds, the comparison between arms — mix them{}.",
+            if mixed.is_empty() {
+                String::new()
+            } else {
+                format!(" where rounds at one point came from several: {}", mixed.join("; "))
+            }
+        ));
+    }
+    out
 }
 
 /// What summary.md needs of one scenario: its table row and the figures
@@ -268,6 +367,8 @@ pub struct ScenarioFigures {
     pub notes: Vec<String>,
     /// How A and B started their receive buffers, as read back.
     pub receive_buffer: Option<ReceiveBufferSeen>,
+    /// The kernel and CPU that ran it, when recorded.
+    pub machine: Option<MachineFigures>,
 }
 
 /// A scenario's `net.ipv4.tcp_rmem` in A and B (method §1.3), as read back.
@@ -368,6 +469,10 @@ impl ScenarioFigures {
             }),
             notes: notes_of(s),
             receive_buffer: ReceiveBufferSeen::of(s),
+            machine: s.ran_on.as_ref().map(|r| MachineFigures {
+                kernel: r.kernel_release.clone(),
+                cpu: r.cpu_model.clone(),
+            }),
         }
     }
 }
@@ -418,11 +523,49 @@ pub fn header(results: &Results, listed: usize) -> String {
         let _ = write!(extra, " Flows: {} up, {} down.", count("up"), count("down"));
     }
     let arms = exp.arms.clone().unwrap_or_default();
-    let banner = results
+    let mut banner = results
         .interrupted
         .as_ref()
         .map(|i| format!("{}\n\n", interrupted_banner(i, listed)))
         .unwrap_or_default();
+    if let Some(sh) = &results.shard {
+        let _ = write!(
+            banner,
+            "Shard {}/{} of the plan (`run --shard`): plan indices {} of {} unit(s); \
+             `orchestrator merge` puts the shards together.{}\n\n",
+            sh.k,
+            sh.n,
+            index_ranges(&sh.plan_indices),
+            sh.units_total,
+            if results.resumed_from.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " Resumed (`--resume`) from run(s) {}.",
+                    results.resumed_from.join(", ")
+                )
+            }
+        );
+    }
+    if let Some(m) = &results.merged {
+        let _ = write!(
+            banner,
+            "Merged by `orchestrator merge` from {} folder(s): {} of {} planned scenarios{}. \
+             Experiment {}.\n\n",
+            m.sources.len(),
+            listed,
+            m.planned,
+            if m.missing.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " — **partial: plan indices {} missing**",
+                    index_ranges(&m.missing)
+                )
+            },
+            results.experiment_hash.as_deref().unwrap_or("?")
+        );
+    }
     format!(
         "# netlab comparison {}\n\n{banner}Kernel: {} {} ({}). Rounds: {}. Arms: {}. TBF {}.{extra}\nResults: results.json (every raw sample).",
         results.run_id,

@@ -31,9 +31,11 @@
 #![forbid(unsafe_code)]
 
 pub mod file;
+pub mod hash;
 pub mod model;
 pub mod plan;
 mod resolve;
+pub mod shard;
 pub mod units;
 
 pub use file::ExperimentFile;
@@ -45,6 +47,7 @@ pub use model::{
 };
 pub use plan::{Plan, Point, Requirements, ScenarioPlan};
 pub use resolve::{check_cc, KNOWN_CCS};
+pub use shard::{unit_of, Shard, ShardError};
 
 /// Why an experiment was refused. Every variant is a usage error (the
 /// binary exits 2): nothing has been touched yet.

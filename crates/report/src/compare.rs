@@ -501,6 +501,7 @@ pub(crate) mod tests {
             bottleneck_bps: Some(5_000_000),
             scenarios,
             notes: vec![],
+            caveats: vec![],
         }
     }
 

@@ -353,6 +353,7 @@ mod tests {
             bottleneck_bps: None,
             scenarios: vec![s.clone()],
             notes: vec![],
+            caveats: vec![],
         };
         (i, s)
     }

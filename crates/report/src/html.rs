@@ -240,6 +240,9 @@ pub fn page(
         Probe: UDP echo; a timeout is censored at the timeout (“≥”), never counted as loss; quantiles are Kaplan–Meier over every loaded request.</p>\n");
     scenario_table(&mut h, input);
     h.push_str("<h2>Comparison between arms</h2>\n");
+    for c in &input.caveats {
+        let _ = writeln!(h, "<p class=err><strong>Caveat:</strong> {}</p>", esc(c));
+    }
     comparison_block(&mut h, st);
     h.push_str("<h2>Notes</h2><ul>\n");
     for n in &input.notes {

@@ -25,6 +25,10 @@ pub struct ReportInput {
     pub scenarios: Vec<Scenario>,
     /// Notes that qualify the figures.
     pub notes: Vec<String>,
+    /// Caveats printed beside the comparison between arms: scenarios that
+    /// ran on different kernels or CPU models, plan indices missing from a
+    /// partial merge (issue 22). Empty for a run on one machine.
+    pub caveats: Vec<String>,
 }
 
 /// Which kernel ran, in words.

@@ -427,5 +427,6 @@ fn convert(raw: Results) -> Result<ReportInput, ReportError> {
         bottleneck_bps: Some(raw.config.tbf.rate),
         scenarios,
         notes: raw.notes,
+        caveats: Vec::new(),
     })
 }

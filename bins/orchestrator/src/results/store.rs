@@ -38,11 +38,16 @@ enum Kept {
     Memory(Box<ScenarioResult>),
 }
 
-/// The finished scenarios of one run, each in its own file.
+/// The finished scenarios of one run, each in its own file, named by its
+/// plan index and kept in plan order (a shard's or a resumed run's indices
+/// need not be contiguous, nor pushed in order).
 #[derive(Debug)]
 pub struct ScenarioFiles {
     dir: PathBuf,
-    kept: Vec<Kept>,
+    kept: Vec<(u32, Kept)>,
+    /// Each scenario file is synced before its rename (off for a merge's
+    /// working copies: the merged results.json is synced, and they go).
+    sync_each: bool,
 }
 
 /// Indentation of a scenario inside results.json's `scenarios` array.
@@ -152,34 +157,83 @@ impl ScenarioFiles {
         Ok(ScenarioFiles {
             dir,
             kept: Vec::new(),
+            sync_each: true,
         })
     }
 
-    /// The file of the `n`-th scenario pushed (1-based): `scenarios/0007.json`.
-    pub fn path_of(&self, n: usize) -> PathBuf {
-        self.dir.join(format!("{n:04}.json"))
+    /// Working copies only: [`ScenarioFiles::push_raw`] does not sync each
+    /// file (a merge, whose results.json is synced when assembled and
+    /// whose scenario files are removed after it; a merge cut short is
+    /// simply run again).
+    pub fn working_copies(mut self) -> ScenarioFiles {
+        self.sync_each = false;
+        self
     }
 
-    /// How many scenarios have been pushed.
+    /// The file of the scenario with plan index `index`: `scenarios/0007.json`.
+    pub fn path_of(&self, index: u32) -> PathBuf {
+        self.dir.join(format!("{index:04}.json"))
+    }
+
+    /// How many scenarios are kept.
     pub fn len(&self) -> usize {
         self.kept.len()
+    }
+
+    /// Puts `kept` in its place in plan order, replacing an earlier record
+    /// of the same scenario (a resumed run re-runs a partial one).
+    fn keep(&mut self, index: u32, kept: Kept) {
+        match self.kept.binary_search_by_key(&index, |(i, _)| *i) {
+            Ok(at) => self.kept[at] = (index, kept),
+            Err(at) => self.kept.insert(at, (index, kept)),
+        }
     }
 
     /// Keeps a finished scenario: writes it to its own file (atomically)
     /// and drops it. If the file cannot be written the scenario is kept in
     /// memory instead (nothing measured is lost) and the error returned.
     pub fn push(&mut self, scenario: ScenarioResult) -> Result<(), ResultsFileError> {
-        let path = self.path_of(self.kept.len() + 1);
+        let index = scenario.index;
+        let path = self.path_of(index);
         match write_scenario_file(&path, &scenario) {
             Ok(()) => {
-                self.kept.push(Kept::File(path));
+                self.keep(index, Kept::File(path));
                 Ok(())
             }
             Err(e) => {
-                self.kept.push(Kept::Memory(Box::new(scenario)));
+                self.keep(index, Kept::Memory(Box::new(scenario)));
                 Err(e)
             }
         }
+    }
+
+    /// Keeps scenario `index` from its bytes as they stand inside another
+    /// results.json's `scenarios` array (`element`, from its `{` to its
+    /// `}`, inner lines indented for that place), copied unchanged: a
+    /// merged or resumed results.json holds the same bytes. The caller has
+    /// parsed them (see [`super::split`]).
+    pub fn push_raw(&mut self, index: u32, element: &[u8]) -> Result<(), ResultsFileError> {
+        let path = self.path_of(index);
+        let tmp = temp_path(&path);
+        let written = (|| {
+            let mut f = File::create(&tmp).map_err(io("creating", &tmp))?;
+            f.write_all(ELEMENT_INDENT).map_err(io("writing", &tmp))?;
+            f.write_all(element).map_err(io("writing", &tmp))?;
+            if self.sync_each {
+                f.sync_all().map_err(io("syncing", &tmp))?;
+            }
+            Ok(())
+        })();
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+        std::fs::rename(&tmp, &path).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            io("renaming into place", &path)(e)
+        })?;
+        self.keep(index, Kept::File(path));
+        Ok(())
     }
 
     /// Writes results.json at `path` atomically: `header` (whose own
@@ -209,7 +263,7 @@ impl ScenarioFiles {
         let written = (|| {
             let mut f = File::create(&tmp).map_err(io("creating", &tmp))?;
             f.write_all(&text[..at]).map_err(io("writing", &tmp))?;
-            for (i, kept) in self.kept.iter().enumerate() {
+            for (i, (_, kept)) in self.kept.iter().enumerate() {
                 let sep: &[u8] = if i == 0 { b"\n" } else { b",\n" };
                 f.write_all(sep).map_err(io("writing", &tmp))?;
                 match kept {
@@ -248,7 +302,7 @@ impl ScenarioFiles {
         &self,
         mut f: impl FnMut(&ScenarioResult) -> Result<(), ResultsFileError>,
     ) -> Result<(), ResultsFileError> {
-        for kept in &self.kept {
+        for (_, kept) in &self.kept {
             match kept {
                 Kept::File(p) => f(&super::file::read_json::<ScenarioResult>(p)?)?,
                 Kept::Memory(s) => f(s)?,
@@ -261,7 +315,7 @@ impl ScenarioFiles {
     /// them all). A scenario kept in memory has no file; the folder is left
     /// if something else is in it.
     pub fn remove_files(&self) -> Result<(), ResultsFileError> {
-        for kept in &self.kept {
+        for (_, kept) in &self.kept {
             if let Kept::File(p) = kept {
                 std::fs::remove_file(p).map_err(io("removing", p))?;
             }
@@ -331,7 +385,7 @@ mod tests {
                 );
                 if let Some(s) = full.scenarios.get(n) {
                     files.push(s.clone()).unwrap();
-                    assert!(files.path_of(n + 1).exists());
+                    assert!(files.path_of(n as u32 + 1).exists());
                 }
             }
             // Each file is a scenario on its own, and they read back in order.

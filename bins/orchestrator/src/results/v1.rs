@@ -132,6 +132,7 @@ fn convert(s: ScenarioResultV1, cfg: &CompareConfig) -> ScenarioResult {
         elapsed_s: s.elapsed_s,
         error: s.error,
         open_fds: None,
+        ran_on: None,
     }
 }
 
@@ -154,6 +155,10 @@ impl From<ResultsV1> for Results {
             scenarios: r.scenarios.into_iter().map(|s| convert(s, &cfg)).collect(),
             notes: r.notes,
             interrupted: None,
+            experiment_hash: None,
+            shard: None,
+            resumed_from: Vec::new(),
+            merged: None,
         }
     }
 }

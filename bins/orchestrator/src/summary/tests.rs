@@ -377,6 +377,30 @@ fn an_interrupted_run_says_where_first() {
     );
 }
 
+/// A shard's summary says which share of the plan it holds and what it
+/// resumed; the golden run (no shard) says nothing of it.
+#[test]
+fn a_shard_says_its_share_and_its_earlier_attempts() {
+    let (mut results, md) = golden();
+    assert!(!md.contains("Shard "));
+    results.shard = Some(crate::results::ShardRecord {
+        k: 2,
+        n: 3,
+        units_total: 9,
+        plan_indices: vec![3, 4, 9, 10, 11],
+    });
+    results.resumed_from = vec!["abc123".into()];
+    let md = render(&results, 0);
+    assert!(
+        md.contains("Shard 2/3 of the plan (`run --shard`): plan indices 3–4, 9–11 of 9 unit(s)"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Resumed (`--resume`) from run(s) abc123."),
+        "{md}"
+    );
+}
+
 #[test]
 fn a_partial_packet_file_is_noted_with_why_and_a_complete_one_is_not() {
     use netlab_ecn::pcap::{PcapContent, PcapCut, PcapFileRecord};

@@ -1,0 +1,134 @@
+//! `run --resume` (issue 22): continue a results folder whose run was
+//! interrupted or whose machine died. The folder's results.json (the last
+//! complete version) and its `scenarios/NNNN.json` files (left by a killed
+//! run) say which scenarios are complete; those are kept byte for byte and
+//! not run again, the partial one (the scenario a signal stopped) and the
+//! ones never started are run. A folder made from another experiment
+//! (content hash) or another netlab version is refused, naming both.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use netlab_experiment::{Experiment, Shard};
+
+use crate::results::split::{read_scenario_file, read_split, SplitError};
+use crate::results::store::SCENARIO_DIR;
+use crate::results::{Results, ScenarioFiles};
+
+/// What a resumed run takes over from its folder.
+#[derive(Debug, Default)]
+pub struct Adopted {
+    /// Plan indices of the complete scenarios kept.
+    pub complete: BTreeSet<u32>,
+    /// Run ids of the earlier attempts, oldest first.
+    pub resumed_from: Vec<String>,
+}
+
+/// Checks that `out`'s results.json (if any) is of this experiment, this
+/// netlab version and this shard; returns its header. A folder with scenario files but no
+/// results.json cannot say what it belongs to and is refused.
+pub fn check(
+    out: &Path,
+    exp: &Experiment,
+    shard: Option<Shard>,
+) -> Result<Option<Results>, String> {
+    let path = out.join("results.json");
+    if !path.exists() {
+        let dir = out.join(SCENARIO_DIR);
+        let files = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
+        if files > 0 {
+            return Err(format!(
+                "{} holds {files} file(s) but there is no results.json to say which experiment they are from",
+                dir.display()
+            ));
+        }
+        return Ok(None);
+    }
+    // The header only: every scenario is read (and checked) when adopted.
+    let header = read_split(&path, |_, _, _| Ok(())).map_err(|e| e.to_string())?;
+    let theirs = header
+        .experiment_hash_or_computed()
+        .map_err(|e| format!("{}: experiment: {e}", path.display()))?;
+    let ours = exp.content_hash();
+    let this_version = env!("CARGO_PKG_VERSION");
+    if theirs != ours || header.tool.version != this_version {
+        return Err(format!(
+            "{} was made from experiment {theirs} with netlab {}; this run is experiment {ours} with netlab {this_version}: \
+             a resumed folder must be the same experiment and version (use another --out)",
+            path.display(),
+            header.tool.version
+        ));
+    }
+    // Another share of the plan would drop the folder's other scenarios.
+    let theirs = header.shard.as_ref().map(|s| Shard { k: s.k, n: s.n });
+    if theirs != shard {
+        let say = |s: Option<Shard>| {
+            s.map_or_else(|| "the whole plan".to_string(), |s| format!("shard {s}"))
+        };
+        return Err(format!(
+            "{} holds {}; this run is {}: resume a folder with the share it was made with",
+            path.display(),
+            say(theirs),
+            say(shard)
+        ));
+    }
+    Ok(Some(header))
+}
+
+/// Takes the complete scenarios of `out` into `files` (their bytes
+/// unchanged) for a run of `shard` whose scenarios are `planned`; the one
+/// a signal stopped is left to run again.
+pub fn adopt(
+    out: &Path,
+    exp: &Experiment,
+    shard: Option<Shard>,
+    planned: &BTreeSet<u32>,
+    files: &mut ScenarioFiles,
+) -> Result<Adopted, String> {
+    let Some(header) = check(out, exp, shard)? else {
+        return Ok(Adopted::default());
+    };
+    let partial = header.interrupted.as_ref().and_then(|i| i.scenario);
+    let wanted = |index: u32| planned.contains(&index) && Some(index) != partial;
+    let mut adopted = Adopted {
+        resumed_from: header
+            .resumed_from
+            .iter()
+            .cloned()
+            .chain(std::iter::once(header.run_id.clone()))
+            .collect(),
+        ..Adopted::default()
+    };
+    let path = out.join("results.json");
+    read_split(&path, |_, bytes, s| {
+        if wanted(s.index) && adopted.complete.insert(s.index) {
+            files
+                .push_raw(s.index, bytes)
+                .map_err(|e| SplitError::Refused(e.to_string()))?;
+        }
+        Ok(())
+    })
+    .map_err(|e| e.to_string())?;
+    // Files a killed run left after its last results.json.
+    let dir = out.join(SCENARIO_DIR);
+    let mut names: Vec<_> = match std::fs::read_dir(&dir) {
+        Ok(d) => d
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .filter(|p| {
+                !p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            })
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    names.sort();
+    for p in names {
+        let (bytes, s) = read_scenario_file(&p).map_err(|e| e.to_string())?;
+        if wanted(s.index) && !adopted.complete.contains(&s.index) {
+            files.push_raw(s.index, &bytes).map_err(|e| e.to_string())?;
+            adopted.complete.insert(s.index);
+        }
+    }
+    Ok(adopted)
+}
