@@ -221,13 +221,25 @@ pub fn markdown(
     }
     s.push_str(&baseline_list(rows));
     s.push_str("\nNotes:\n\n");
-    for n in NOTES {
+    for n in NOTES.iter().filter(|n| note_applies(n, rows)) {
         let _ = writeln!(s, "- {n}");
     }
     for n in extra_notes {
         let _ = writeln!(s, "- {n}");
     }
     s
+}
+
+/// Whether a general note applies to a run with these rows: a note that
+/// names an arm kind the run did not have (the fq_codel comparison note in a
+/// pfifo-only run) is left out.
+fn note_applies(note: &str, rows: &[SummaryRow]) -> bool {
+    const KINDS: &[&str] = &["fq_codel", "cake", "fq_pie", "codel", "pie", "fq"];
+    !KINDS.iter().any(|k| {
+        note.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|w| w == *k)
+            && !rows.iter().any(|r| r.arm == *k)
+    })
 }
 
 /// summary.md of a run. `failed_teardown_steps` counts the run's final

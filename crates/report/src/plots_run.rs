@@ -188,7 +188,10 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
     let xe = pick.iter().map(|(_, s)| x_end(s)).fold(1.0, f64::max);
     let bound = timeout_ms(input);
     let band = (bound * 1.15, bound * 2.2);
-    let gmax = pick
+    // The goodput axis shows the steady state (as the per-scenario plot):
+    // up to twice the shaped rate or the bins' p95; bursts above are
+    // clipped and counted on the plot.
+    let mut bins_all: Vec<f64> = pick
         .iter()
         .flat_map(|(_, s)| {
             let bin = s.bin_s().unwrap_or(0.2);
@@ -196,11 +199,21 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
                 .into_iter()
                 .map(move |x| x as f64 * 8.0 / bin / 1e6)
         })
-        .fold(
-            input.bottleneck_bps.map_or(1.0, |r| r as f64 / 1e6),
-            f64::max,
-        )
-        * 1.15;
+        .collect();
+    bins_all.sort_by(f64::total_cmp);
+    let rate = input.bottleneck_bps.map(|r| r as f64 / 1e6);
+    let p95 = bins_all
+        .get((bins_all.len() as f64 * 0.95) as usize)
+        .or(bins_all.last())
+        .copied()
+        .unwrap_or(1.0);
+    let gmax = match rate {
+        Some(r) => (2.0 * r).max(p95 * 1.15),
+        None => bins_all.last().copied().unwrap_or(1.0) * 1.15,
+    }
+    .max(0.1);
+    let clipped = bins_all.iter().filter(|v| **v > gmax).count();
+    let clipped_max = bins_all.last().copied().unwrap_or(0.0);
     let svg = draw_svg(&file, (SIZE.0, 600), |root| {
         let (top, bottom) = root.split_vertically(280);
         let mut g = ChartBuilder::on(&top)
@@ -253,7 +266,12 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
                     .aggregate_bytes()
                     .iter()
                     .enumerate()
-                    .map(|(i, x)| ((i as f64 + 0.5) * bin, *x as f64 * 8.0 / bin / 1e6))
+                    .map(|(i, x)| {
+                        (
+                            (i as f64 + 0.5) * bin,
+                            (*x as f64 * 8.0 / bin / 1e6).min(gmax),
+                        )
+                    })
                     .collect();
                 let series = g
                     .draw_series(LineSeries::new(line, c.mix(0.7).stroke_width(1)))
@@ -294,6 +312,31 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
                 }
                 first = false;
             }
+        }
+        if let Some(rate) = rate {
+            g.draw_series(std::iter::once(PathElement::new(
+                vec![(0.0, rate), (xe, rate)],
+                RGBColor(230, 120, 0).stroke_width(2),
+            )))
+            .map_err(e)?
+            .label(format!("TBF rate {rate} Mbit/s"))
+            .legend(|(x, y)| {
+                PathElement::new(
+                    vec![(x, y), (x + 14, y)],
+                    RGBColor(230, 120, 0).stroke_width(2),
+                )
+            });
+        }
+        if clipped > 0 {
+            g.draw_series(std::iter::once(Text::new(
+                format!(
+                    "{clipped} bin(s) above {} Mbit/s clipped (max {clipped_max:.1})",
+                    tick(&gmax.round())
+                ),
+                (xe * 0.01, gmax * 0.97),
+                (FONT, TICK_PT).into_font().color(&RED),
+            )))
+            .map_err(e)?;
         }
         g.configure_series_labels()
             .position(SeriesLabelPosition::LowerRight)

@@ -286,6 +286,14 @@ fn table_shows_counts_and_none() {
 }
 
 #[test]
+fn a_note_about_an_arm_the_run_did_not_have_is_left_out() {
+    let md = markdown("# x", None, &[row(1, "pfifo")], &[], &[]);
+    let fq_note = NOTES.iter().find(|n| n.contains("fq_codel")).unwrap();
+    assert!(!md.contains(fq_note), "{md}");
+    assert!(md.contains(NOTES[0]));
+}
+
+#[test]
 fn failed_rows_say_so_and_notes_are_all_there() {
     let mut r = row(2, "fq_codel");
     r.error = Some("building topology: boom".into());
