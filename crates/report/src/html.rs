@@ -16,7 +16,7 @@ table{border-collapse:collapse;margin:8px 0;font-size:0.9em}td,th{border:1px sol
 th{background:#f2f2f2}td.l,th.l{text-align:left}.sentence{margin:4px 0;padding:4px 8px;background:#f6f8fc;border-left:4px solid #4a78c8}\
 figure{margin:14px 0}figure svg{max-width:100%;height:auto;border:1px solid #ddd}figcaption{font-size:0.85em;color:#555}\
 .err{color:#a00}.small{font-size:0.85em;color:#555}code{font-family:monospace,monospace;font-size:1em}\
-#headline{background:#fbfbf3;border:1px solid #d8d3a8;padding:6px 14px;margin:10px 0}#headline li{margin:6px 0}\
+#headline{background:#fbfbf3;border:1px solid #d8d3a8;padding:0 14px 6px;margin:10px 0}#headline h2{margin-top:0.6em}#headline li{margin:6px 0}\
 .verdict{font-weight:bold;margin:8px 0}nav ul{columns:2;font-size:0.95em}details{margin:8px 0}summary{cursor:pointer;font-weight:bold;font-size:1.05em}";
 
 /// HTML-escapes text.
@@ -161,6 +161,15 @@ fn value_text(v: &CensoredQuantile, unit: &str) -> String {
 }
 
 fn comparison_block(h: &mut String, st: &Statistics) {
+    if st.arms.len() < 2 {
+        h.push_str("<p class=small>One arm: no difference between arms to compute. Each figure per round and pooled over rounds, with its sample and timeout counts; a quantile on the censored mass is a bound (≥).</p>\n");
+    } else {
+        comparison_intro(h, st);
+    }
+    comparison_rest(h, st);
+}
+
+fn comparison_intro(h: &mut String, st: &Statistics) {
     let _ = writeln!(
         h,
         "<p class=small>Differences are <i>second arm − first arm</i>, pooled over rounds. \
@@ -171,6 +180,9 @@ fn comparison_block(h: &mut String, st: &Statistics) {
         st.replicates,
         st.seed
     );
+}
+
+fn comparison_rest(h: &mut String, st: &Statistics) {
     for c in &st.comparisons {
         let _ = writeln!(h, "<p class=sentence>{}</p>", esc(&c.sentence));
     }
