@@ -100,6 +100,15 @@ pub struct CompareArgs {
     /// Capture deadline.
     #[arg(long, default_value = "25s")]
     pub capture_deadline: String,
+    /// Also write every frame B's capture reads (headers, cut to --pcap-snap-len) to a pcapng file per scenario.
+    #[arg(long)]
+    pub pcap: bool,
+    /// Bytes kept per frame in the --pcap file (>= 94: Ethernet + IPv4 + TCP with options).
+    #[arg(long, default_value = "128")]
+    pub pcap_snap_len: String,
+    /// Byte cap of each scenario's --pcap file.
+    #[arg(long, default_value = "33554432")]
+    pub pcap_max_bytes: String,
     /// TCP port of the load flow.
     #[arg(long, default_value = "46020")]
     pub tcp_port: String,
@@ -146,6 +155,9 @@ pub struct RunArgs {
     /// Results folder (default results/<name>-<UTC timestamp>).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Also write every frame's headers to a pcapng file per scenario (the file's `[capture] pcap = "headers"`).
+    #[arg(long)]
+    pub pcap: bool,
     /// No progress display.
     #[arg(long)]
     pub quiet: bool,

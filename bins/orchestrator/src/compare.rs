@@ -71,7 +71,7 @@ fn execute(cmd: &str, cfg: RunConfig) -> u8 {
     }
     // The results folder first: a run that could not keep its results is
     // refused before anything is created.
-    let needed = out_space_needed(cfg.exp.plan().scenarios.len());
+    let needed = out_space_needed(cfg.exp.plan().scenarios.len(), &cfg.exp.capture);
     let out = match prepare_out(&cfg.out, needed) {
         Ok(p) => p,
         Err(e) => {
@@ -123,8 +123,13 @@ fn open_fds() -> Option<usize> {
 /// temporary file) and as much again in its own file under `scenarios/`
 /// until the run ends, and its plots and Flent file about 0.3 MB; 8 MB per
 /// scenario and 32 MB besides leave room for dense probes and many flows.
-fn out_space_needed(scenarios: usize) -> u64 {
-    (32 + 8 * scenarios as u64) << 20
+/// A headers pcapng adds its byte cap per scenario (method §7.7).
+fn out_space_needed(scenarios: usize, capture: &netlab_experiment::CaptureSpec) -> u64 {
+    let pcap = match capture.pcap {
+        netlab_experiment::PcapMode::Headers => capture.pcap_max_bytes,
+        netlab_experiment::PcapMode::Off => 0,
+    };
+    ((32 + 8 * scenarios as u64) << 20).saturating_add(pcap.saturating_mul(scenarios as u64))
 }
 
 /// Creates the results folder, proves it writable with a probe file (written,
@@ -284,6 +289,7 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
         registry: &registry,
         progress: &progress,
         total: plan.scenarios.len(),
+        out: &cfg.out,
     };
     let started = std::time::Instant::now();
     let mut exit = 0;

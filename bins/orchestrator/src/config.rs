@@ -11,7 +11,7 @@ use netlab_qdisc::{Arm, Rate, Size, Tbf};
 use serde::{Deserialize, Serialize};
 
 use netlab_experiment::{
-    ArmSpec, CaptureSpec, Direction, Experiment, FlowSpec, PathSpec, ProbeSpec,
+    ArmSpec, CaptureSpec, Direction, Experiment, FlowSpec, PathSpec, PcapMode, ProbeSpec,
 };
 
 use crate::cli::{CompareArgs, KernelChoice, RunArgs};
@@ -27,6 +27,14 @@ impl std::fmt::Display for UsageError {
 }
 
 impl std::error::Error for UsageError {}
+
+fn default_snap_len() -> u32 {
+    netlab_experiment::DEFAULT_PCAP_SNAP_LEN
+}
+
+fn default_pcap_max_bytes() -> u64 {
+    netlab_experiment::DEFAULT_PCAP_MAX_BYTES
+}
 
 fn usage(flag: &str, value: &str, why: impl std::fmt::Display) -> UsageError {
     UsageError(format!("invalid value '{value}' for {flag}: {why}"))
@@ -144,6 +152,15 @@ pub struct CompareConfig {
     /// Capture deadline.
     #[serde(with = "secs")]
     pub capture_deadline: Duration,
+    /// Every frame's headers to a pcapng file (`--pcap`).
+    #[serde(default)]
+    pub pcap: bool,
+    /// Snap length of that file.
+    #[serde(default = "default_snap_len")]
+    pub pcap_snap_len: u32,
+    /// Byte cap of that file.
+    #[serde(default = "default_pcap_max_bytes")]
+    pub pcap_max_bytes: u64,
     /// TCP port.
     pub tcp_port: u16,
     /// UDP probe port.
@@ -217,6 +234,32 @@ impl CompareConfig {
         }
         let capture_frames = parse_count("--capture-frames", &a.capture_frames, 10_000_000)?;
         let capture_deadline = parse_duration("--capture-deadline", &a.capture_deadline)?;
+        let pcap_snap_len = parse_count(
+            "--pcap-snap-len",
+            &a.pcap_snap_len,
+            u64::from(netlab_experiment::MAX_PCAP_SNAP_LEN),
+        )? as u32;
+        if pcap_snap_len < netlab_experiment::MIN_PCAP_SNAP_LEN {
+            return Err(usage(
+                "--pcap-snap-len",
+                &a.pcap_snap_len,
+                format!(
+                    "below the {} bytes Ethernet + IPv4 + TCP with options need",
+                    netlab_experiment::MIN_PCAP_SNAP_LEN
+                ),
+            ));
+        }
+        let pcap_max_bytes = parse_count("--pcap-max-bytes", &a.pcap_max_bytes, u64::MAX)?;
+        if pcap_max_bytes < netlab_experiment::MIN_PCAP_MAX_BYTES {
+            return Err(usage(
+                "--pcap-max-bytes",
+                &a.pcap_max_bytes,
+                format!(
+                    "below {} bytes (the file's own blocks and one frame)",
+                    netlab_experiment::MIN_PCAP_MAX_BYTES
+                ),
+            ));
+        }
         let tcp_port = parse_count("--tcp-port", &a.tcp_port, 65535)? as u16;
         let udp_port = parse_count("--udp-port", &a.udp_port, 65535)? as u16;
         if tcp_port == udp_port {
@@ -267,6 +310,9 @@ impl CompareConfig {
             sample_interval,
             capture_frames,
             capture_deadline,
+            pcap: a.pcap,
+            pcap_snap_len,
+            pcap_max_bytes,
             tcp_port,
             udp_port,
             block_size,
@@ -336,6 +382,13 @@ impl CompareConfig {
             capture: CaptureSpec {
                 frames: self.capture_frames,
                 deadline: self.capture_deadline,
+                pcap: if self.pcap {
+                    PcapMode::Headers
+                } else {
+                    PcapMode::Off
+                },
+                snap_len: self.pcap_snap_len,
+                pcap_max_bytes: self.pcap_max_bytes,
             },
             ..d
         }
@@ -383,6 +436,9 @@ impl RunConfig {
                 KernelChoice::Host => netlab_experiment::KernelChoice::Host,
                 KernelChoice::Uml => netlab_experiment::KernelChoice::Uml,
             };
+        }
+        if a.pcap {
+            exp.capture.pcap = PcapMode::Headers;
         }
         let guest_mem = parse_guest_mem(&a.guest_mem)?;
         let out = a.out.clone().unwrap_or_else(|| {
@@ -689,6 +745,46 @@ mod tests {
         let text = serde_json::to_string(&cfg).unwrap();
         let back: CompareConfig = serde_json::from_str(&text).unwrap();
         assert_eq!(back, cfg);
+    }
+
+    #[test]
+    fn pcap_flags_reach_the_experiment_and_bad_ones_name_the_flag() {
+        let c = config_of(&[
+            "--pcap",
+            "--pcap-snap-len",
+            "200",
+            "--pcap-max-bytes",
+            "65536",
+        ]);
+        let e = c.experiment();
+        assert_eq!(e.capture.pcap, PcapMode::Headers);
+        assert_eq!(e.capture.snap_len, 200);
+        assert_eq!(e.capture.pcap_max_bytes, 65536);
+        assert_eq!(config_of(&[]).experiment().capture.pcap, PcapMode::Off);
+        for (flag, value) in [
+            ("--pcap-snap-len", "93"),
+            ("--pcap-snap-len", "70000"),
+            ("--pcap-max-bytes", "0"),
+            ("--pcap-max-bytes", "100"),
+        ] {
+            use clap::Parser as _;
+            let cli =
+                crate::cli::Cli::try_parse_from(["orchestrator", "compare", flag, value]).unwrap();
+            let crate::cli::Command::Compare(a) = cli.command else {
+                panic!("not compare")
+            };
+            let e = CompareConfig::from_args(&a, "x").expect_err(value);
+            assert!(e.0.contains(flag), "{e:?}");
+        }
+        // The experiment crate's and the capture crate's floors agree.
+        assert_eq!(
+            netlab_experiment::MIN_PCAP_SNAP_LEN,
+            netlab_ecn::pcap::MIN_PCAP_SNAP_LEN
+        );
+        assert_eq!(
+            netlab_experiment::DEFAULT_PCAP_SNAP_LEN,
+            netlab_ecn::pcap::DEFAULT_PCAP_SNAP_LEN
+        );
     }
 
     #[test]

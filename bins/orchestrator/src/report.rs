@@ -17,11 +17,12 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use netlab_ecn::pcap::PcapContent;
 use netlab_probe::{Phase, RequestOutcome};
 use netlab_qdisc::{QdiscRecord, QdiscXstats, ARM_HANDLE};
 use netlab_report::model::{
-    FinalCounters, FlowSeries, KernelText, Phases, ProbeOutcome, ProbePhase, ProbeSample,
-    QdiscSample, ReportInput, Scenario, TcpInfoSample,
+    FinalCounters, FlowSeries, KernelText, PacketFile, Phases, ProbeOutcome, ProbePhase,
+    ProbeSample, QdiscSample, ReportInput, Scenario, TcpInfoSample,
 };
 use netlab_report::{ReportError, ReportFiles};
 use serde::Deserialize;
@@ -563,6 +564,27 @@ fn scenario_from(
         qdisc,
         final_counters,
         error: s.error.clone(),
+        packet_files: s
+            .ecn
+            .iter()
+            .flat_map(|e| e.pcap_files())
+            .filter(|f| f.bytes > 0)
+            .map(|f| PacketFile {
+                file: f.file.clone(),
+                content: match f.content {
+                    PcapContent::Evidence => "evidence".into(),
+                    PcapContent::Headers => "headers".into(),
+                },
+                frames: f.frames,
+                partial: (!f.is_complete()).then(|| {
+                    f.partial
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                }),
+            })
+            .collect(),
     })
 }
 

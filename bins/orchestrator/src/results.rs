@@ -13,6 +13,7 @@
 //! bottleneck, the compare flags as configuration) are read by [`v1`] and
 //! converted on read; an unknown version is refused.
 
+use netlab_ecn::pcap::PcapFileRecord;
 use netlab_ecn::EcnReport;
 use netlab_probe::{IsoLog, IsoPhaseStats, IsoWindowStats, PhaseStats, ProbeConfig, ProbeRequest};
 use netlab_qdisc::{Psched, QdiscRecord, QdiscStats, QdiscXstats};
@@ -435,6 +436,20 @@ pub struct EcnResult {
     pub report: EcnReport,
     /// `kernel.drops` (PACKET_STATISTICS), flat.
     pub kernel_drops: Option<u64>,
+    /// The evidence pcapng (the kept frames), as written (method §7.7);
+    /// absent in results written before netlab wrote packet files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence_pcap: Option<PcapFileRecord>,
+    /// The headers pcapng (every frame read), when one was asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers_pcap: Option<PcapFileRecord>,
+}
+
+impl EcnResult {
+    /// The packet files of the scenario, evidence first.
+    pub fn pcap_files(&self) -> impl Iterator<Item = &PcapFileRecord> {
+        self.evidence_pcap.iter().chain(self.headers_pcap.iter())
+    }
 }
 
 impl From<EcnReport> for EcnResult {
@@ -442,6 +457,8 @@ impl From<EcnReport> for EcnResult {
         EcnResult {
             kernel_drops: report.kernel.map(|k| k.drops),
             report,
+            evidence_pcap: None,
+            headers_pcap: None,
         }
     }
 }

@@ -628,11 +628,11 @@ pub fn receive_buffer_note(scenarios: &[ScenarioFigures]) -> Option<String> {
     match (at_max.is_empty(), kernel.is_empty()) {
         (true, true) => None,
         (false, true) => Some(format!(
-            "A and B started every TCP receive buffer at tcp_rmem's max (net.ipv4.tcp_rmem read back as `{}`), so the receiver's window could not limit a flow's start (docs/method.md §1.3).",
+            "A and B started every TCP receive buffer at tcp_rmem's max (net.ipv4.tcp_rmem read back as `{}`, `[path] receive_buffer = \"max\"`): an opt-in change to the path, which shortens pfifo's standing queue for any load (docs/method.md §1.3).",
             at_max.join("`, `")
         )),
         (true, false) => Some(format!(
-            "A and B kept the kernel's tcp_rmem (`{}`, `[path] receive_buffer = \"kernel\"`): a flow's start can be limited by the receiver's window while autotuning catches up (docs/method.md §1.3).",
+            "A and B kept the kernel's tcp_rmem (`{}`): the method's path, the kernel's defaults plus the method's sysctls (docs/method.md §1.3).",
             kernel.join("`, `")
         )),
         (false, false) => Some(
@@ -660,6 +660,22 @@ fn notes_of(s: &ScenarioResult) -> Vec<String> {
             notes.push(format!(
                 "scenario {}: the capture's socket dropped {drops} frame(s) (PACKET_STATISTICS): its ECN counts are a lower bound",
                 s.index
+            ));
+        }
+    }
+    // A packet file that does not hold what it should says so (method §7.7).
+    for f in s.ecn.iter().flat_map(|e| e.pcap_files()) {
+        if !f.is_complete() {
+            let why: Vec<String> = f.partial.iter().map(ToString::to_string).collect();
+            notes.push(format!(
+                "scenario {} (round {}, {}): {} is partial ({} frames in it, {} missing): {}",
+                s.index,
+                s.round,
+                s.arm,
+                f.file,
+                f.frames,
+                f.frames_missing,
+                why.join("; ")
             ));
         }
     }

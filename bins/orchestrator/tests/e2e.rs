@@ -120,6 +120,8 @@ fn privileged_compare_pfifo_on_the_host_kernel() {
     );
     let r = check_results(&out.0, &["pfifo"]);
     assert_eq!(r["kernel"]["mode"], "host");
+    // The evidence pcapng is always written, and tcpdump reads it.
+    assert_eq!(check_pcap_files(&out.0, &r), 1);
     assert!(out.0.join("index.html").exists(), "compare wrote no report");
     assert_eq!(before, host_state(), "the host network state changed");
 }
@@ -133,10 +135,13 @@ fn guest_compare_both_arms_in_the_uml_kernel() {
         return;
     }
     let out = OutDir::new("uml");
-    let args = short_compare(&out, &["--kernel", "uml"]);
+    let args = short_compare(&out, &["--kernel", "uml", "--pcap"]);
     let (code, stdout, err) = run_bounded(&args, Duration::from_secs(240));
     assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
     let r = check_results(&out.0, &["pfifo", "fq_codel"]);
+    // Both scenarios' evidence and headers files, read by tcpdump.
+    assert_eq!(check_pcap_files(&out.0, &r), 4);
+    tshark_agrees_with_the_capture(&out.0, &r["scenarios"][1]);
     assert_eq!(r["kernel"]["mode"], "uml");
     assert!(r["kernel"]["release"].as_str().unwrap().starts_with("6.1."));
     let fq = &r["scenarios"][1];
@@ -151,6 +156,177 @@ fn guest_compare_both_arms_in_the_uml_kernel() {
     assert!(fq["ecn"]["counts"]["ce"].as_u64().unwrap() > 0);
     assert!(out.0.join("guest-console.log").exists());
     assert!(out.0.join("index.html").exists(), "compare wrote no report");
+}
+
+#[test]
+fn bad_pcap_settings_exit_2_naming_the_key_before_anything_exists() {
+    let out = OutDir::new("pcap-refused");
+    let o = out.0.to_str().unwrap();
+    let file = out.0.with_extension("toml");
+    let f = file.to_str().unwrap();
+    for (args, text, key) in [
+        (
+            vec!["compare", "--pcap", "--pcap-snap-len", "64", "--out", o],
+            None,
+            "--pcap-snap-len",
+        ),
+        (
+            vec!["compare", "--pcap", "--pcap-max-bytes", "0", "--out", o],
+            None,
+            "--pcap-max-bytes",
+        ),
+        (
+            vec!["run", f, "--out", o],
+            Some("[capture]\npcap = \"headers\"\nsnap_len = 60\n"),
+            "capture.snap_len",
+        ),
+        (
+            vec!["run", f, "--out", o],
+            Some("[capture]\npcap = \"headers\"\npcap_max_bytes = 0\n"),
+            "capture.pcap_max_bytes",
+        ),
+    ] {
+        if let Some(t) = text {
+            std::fs::write(&file, t).unwrap();
+        }
+        let (code, _stdout, err) = run_bounded(&args, Duration::from_secs(20));
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(key), "{args:?}: {err}");
+        assert!(!out.0.exists(), "{args:?} created the results folder");
+    }
+    let _ = std::fs::remove_file(&file);
+}
+
+/// A disk that fills while the headers pcapng is written: the run's
+/// `pcap/` is a 128 KiB tmpfs mounted in a private mount namespace (util-linux
+/// `unshare`) in which the orchestrator runs, its results folder on the
+/// real disk. The file ends at its last complete block and is marked
+/// partial with why, summary.md says so, and every other result is kept
+/// (exit 0, the scenario without error, the evidence file complete).
+#[test]
+fn privileged_a_full_disk_marks_the_headers_pcap_partial_and_keeps_every_other_result() {
+    if !require_privileged(
+        "privileged_a_full_disk_marks_the_headers_pcap_partial_and_keeps_every_other_result",
+    ) {
+        return;
+    }
+    let out = OutDir::new("enospc");
+    std::fs::create_dir_all(out.0.join("pcap")).unwrap();
+    let script = r#"set -u
+mount -t tmpfs -o size=128k,mode=0755 netlab-test "$1/pcap" || exit 99
+"$2" compare --kernel host --arm 'pfifo limit 256' --rounds 1 --baseline 1s --warmup 1s --measure 2s --pcap --out "$1" --quiet
+rc=$?
+mkdir -p "$1/copy" && cp "$1"/pcap/*.pcapng "$1/copy/"
+df -k "$1/pcap" >&2
+exit $rc"#;
+    let (code, stdout, err) = tool(
+        "unshare",
+        &[
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            script,
+            "sh",
+            out.0.to_str().unwrap(),
+            BIN,
+        ],
+        Duration::from_secs(120),
+    );
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
+    let r = check_results(&out.0, &["pfifo"]);
+    let s = &r["scenarios"][0];
+    assert!(s["error"].is_null(), "{}", s["error"]);
+    assert!(s["flows"][0]["tcp"]["goodput_mbps"].as_f64().unwrap() > 0.0);
+    let ecn = &s["ecn"];
+    assert!(ecn["negotiated"].as_bool().unwrap());
+    let h = &ecn["headers_pcap"];
+    println!("{h}");
+    let why = h["partial"].as_array().expect("partial reasons");
+    assert!(
+        why.iter().any(|c| c["kind"] == "write_failed"
+            && c["error"].as_str().unwrap().contains("No space left")),
+        "{h}"
+    );
+    let frames = h["frames"].as_u64().unwrap();
+    assert!(
+        frames > 0 && frames < ecn["frames_seen"].as_u64().unwrap(),
+        "{h}"
+    );
+    assert_eq!(ecn["evidence_pcap"]["partial"], serde_json::json!([]));
+    let md = std::fs::read_to_string(out.0.join("summary.md")).unwrap();
+    assert!(
+        md.contains("headers.pcapng is partial") && md.contains("No space left on device"),
+        "{md}"
+    );
+    // The copies taken inside the namespace: tcpdump reads both whole.
+    let copy = out.0.join("copy");
+    let name = |key: &str| {
+        copy.join(
+            Path::new(ecn[key]["file"].as_str().unwrap())
+                .file_name()
+                .unwrap(),
+        )
+    };
+    assert_eq!(tcpdump_count(&name("headers_pcap")), frames);
+    assert_eq!(
+        tcpdump_count(&name("evidence_pcap")),
+        ecn["evidence_pcap"]["frames"].as_u64().unwrap()
+    );
+}
+
+/// tshark's counts over the full headers pcapng of a real fq_codel scenario
+/// equal netlab's own counters for the same frames (method §7.4, §7.7).
+fn tshark_agrees_with_the_capture(out: &std::path::Path, s: &Value) {
+    let ecn = &s["ecn"];
+    let rec = &ecn["headers_pcap"];
+    assert_eq!(rec["partial"], serde_json::json!([]), "{rec}");
+    assert_eq!(
+        rec["frames"], ecn["frames_seen"],
+        "every frame read is in the file"
+    );
+    let file = out.join(rec["file"].as_str().unwrap());
+    let (a, b) = (
+        ecn["flow_a"].as_str().unwrap(),
+        ecn["flow_b"].as_str().unwrap(),
+    );
+    let (a_ip, a_port) = a.split_once(':').unwrap();
+    let (b_ip, b_port) = b.split_once(':').unwrap();
+    let ab = format!(
+        "ip.src == {a_ip} && tcp.srcport == {a_port} && ip.dst == {b_ip} && tcp.dstport == {b_port}"
+    );
+    let ba = format!(
+        "ip.src == {b_ip} && tcp.srcport == {b_port} && ip.dst == {a_ip} && tcp.dstport == {a_port}"
+    );
+    let c = &ecn["counts"];
+    let checks = [
+        ("ce", format!("{ab} && ip.dsfield.ecn == 3")),
+        (
+            "ce_data",
+            format!("{ab} && ip.dsfield.ecn == 3 && tcp.len > 0"),
+        ),
+        (
+            "ece",
+            format!("{ba} && tcp.flags.ece == 1 && tcp.flags.syn == 0"),
+        ),
+        (
+            "cwr",
+            format!("{ab} && tcp.flags.cwr == 1 && tcp.flags.syn == 0"),
+        ),
+        ("a_to_b", ab.clone()),
+        ("b_to_a", ba.clone()),
+    ];
+    for (key, filter) in checks {
+        let tshark = tshark_count(&file, &filter);
+        let netlab = c[key].as_u64().unwrap();
+        println!("{key}: tshark {tshark}, netlab {netlab}  ({filter})");
+        assert_eq!(tshark, netlab, "{key}: tshark -Y '{filter}' vs netlab");
+    }
+    assert!(
+        c["ce"].as_u64().unwrap() > 0,
+        "a real fq_codel scenario marks CE"
+    );
 }
 
 fn find_u64(v: &Value, key: &str) -> Option<u64> {

@@ -70,6 +70,26 @@ fn parse_load(s: &str) -> Load {
             }
             Load::Netlab(n)
         }
+        "ordinary" | "netlab>ordinary" | "ordinary>netlab" => {
+            use netlab_crosscheck::{End, OrdinaryLoad};
+            let (sender, receiver) = match tool {
+                "ordinary" => (End::Ordinary, End::Ordinary),
+                "netlab>ordinary" => (End::Netlab, End::Ordinary),
+                _ => (End::Ordinary, End::Netlab),
+            };
+            let mut o = OrdinaryLoad {
+                sender,
+                receiver,
+                receive_buffer: None,
+            };
+            for (k, v) in kv {
+                match k.as_str() {
+                    "rbuf" => o.receive_buffer = Some(rbuf(v)),
+                    _ => die(&format!("{tool} load option {k:?}: rbuf")),
+                }
+            }
+            Load::Ordinary(o)
+        }
         "iperf3" => {
             let mut i = Iperf3Load::default();
             for (k, v) in kv {
@@ -81,7 +101,9 @@ fn parse_load(s: &str) -> Load {
             }
             Load::Iperf3(i)
         }
-        _ => die(&format!("load {tool:?}: netlab or iperf3")),
+        _ => die(&format!(
+            "load {tool:?}: netlab, iperf3, ordinary, netlab>ordinary or ordinary>netlab"
+        )),
     }
 }
 

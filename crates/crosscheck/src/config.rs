@@ -114,6 +114,41 @@ pub struct Iperf3Load {
     pub receive_buffer: Option<ReceiveBuffer>,
 }
 
+/// Which program runs one end of an [`OrdinaryLoad`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum End {
+    /// netlab's own (tcpload's sender in A, its receive loop in B).
+    Netlab,
+    /// The plain application in `ordinary.py`: blocking `sendall` of
+    /// 128 KiB blocks right after `connect`, blocking `recv(131072)`.
+    Ordinary,
+}
+
+/// A plain bulk transfer (method §13): both ends ordinary, or one end
+/// swapped for netlab's, to see which half moves a result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrdinaryLoad {
+    /// Who sends, in A.
+    pub sender: End,
+    /// Who receives, in B.
+    pub receiver: End,
+    /// As [`NetlabLoad::receive_buffer`].
+    #[serde(default)]
+    pub receive_buffer: Option<ReceiveBuffer>,
+}
+
+impl Default for OrdinaryLoad {
+    /// Both ends ordinary.
+    fn default() -> Self {
+        OrdinaryLoad {
+            sender: End::Ordinary,
+            receiver: End::Ordinary,
+            receive_buffer: None,
+        }
+    }
+}
+
 /// Which load a scenario runs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "tool", rename_all = "snake_case")]
@@ -122,6 +157,9 @@ pub enum Load {
     Netlab(NetlabLoad),
     /// `iperf3 -C <cc>`.
     Iperf3(Iperf3Load),
+    /// A plain application's bulk transfer (`ordinary.py`), or a swap of
+    /// one of its ends for netlab's.
+    Ordinary(OrdinaryLoad),
 }
 
 impl Load {
@@ -153,6 +191,15 @@ impl Load {
                 };
                 s + &rbuf_label(i.receive_buffer)
             }
+            Load::Ordinary(o) => {
+                let s = match (o.sender, o.receiver) {
+                    (End::Ordinary, End::Ordinary) => "ordinary",
+                    (End::Netlab, End::Ordinary) => "netlab sender → ordinary receiver",
+                    (End::Ordinary, End::Netlab) => "ordinary sender → netlab receiver",
+                    (End::Netlab, End::Netlab) => "netlab (via ordinary)",
+                };
+                s.to_owned() + &rbuf_label(o.receive_buffer)
+            }
         }
     }
 
@@ -161,6 +208,7 @@ impl Load {
         match self {
             Load::Netlab(n) => n.receive_buffer,
             Load::Iperf3(i) => i.receive_buffer,
+            Load::Ordinary(o) => o.receive_buffer,
         }
     }
 }
@@ -205,9 +253,9 @@ pub struct CrosscheckConfig {
     /// the first round trips of a flow).
     #[serde(default = "default_tcp_sample_ms")]
     pub tcp_sample_ms: u64,
-    /// How A and B start their receive buffers (the method's:
-    /// `StartAtMax`); a load may override it. Runs recorded before this
-    /// field existed used the kernel's.
+    /// How A and B start their receive buffers (the method's: the
+    /// kernel's); a load may override it. Runs recorded before this field
+    /// existed used the kernel's.
     #[serde(default = "kernel_receive_buffer")]
     pub receive_buffer: ReceiveBuffer,
 }
@@ -222,7 +270,8 @@ fn default_tcp_sample_ms() -> u64 {
 
 impl CrosscheckConfig {
     /// The default comparison's path and arms (pfifo and fq_codel), netlab
-    /// vs iperf3, method's timeline, with irtt and the readback check.
+    /// vs iperf3 vs the ordinary pair, method's timeline, with irtt and the
+    /// readback check.
     pub fn new(rounds: u32) -> Self {
         CrosscheckConfig {
             rounds,
@@ -234,6 +283,7 @@ impl CrosscheckConfig {
             loads: vec![
                 Load::Netlab(NetlabLoad::default()),
                 Load::Iperf3(Iperf3Load::default()),
+                Load::Ordinary(OrdinaryLoad::default()),
             ],
             cc: "reno".into(),
             timeline: Timeline::METHOD,
@@ -334,12 +384,16 @@ mod tests {
             vec![
                 (1, 0, 0),
                 (1, 0, 1),
+                (1, 0, 2),
+                (1, 1, 2),
                 (1, 1, 1),
                 (1, 1, 0),
+                (2, 0, 2),
                 (2, 0, 1),
                 (2, 0, 0),
                 (2, 1, 0),
-                (2, 1, 1)
+                (2, 1, 1),
+                (2, 1, 2)
             ]
         );
     }
@@ -387,10 +441,10 @@ mod tests {
             Load::Netlab(primed).label(),
             "netlab delay 50 ms prime 37 B"
         );
-        // The cross-check's own default is the method's start.
+        // The cross-check's own default is the method's path: the kernel's.
         assert_eq!(
             CrosscheckConfig::new(1).receive_buffer,
-            ReceiveBuffer::StartAtMax
+            ReceiveBuffer::Kernel
         );
         let mut bad = CrosscheckConfig::new(1);
         bad.loads = vec![Load::Netlab(NetlabLoad {

@@ -41,6 +41,7 @@ pub mod external;
 pub mod record;
 pub mod report;
 pub mod scenario;
+pub mod states;
 pub mod tools;
 
 use std::path::{Path, PathBuf};
@@ -48,7 +49,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-pub use config::{CrosscheckConfig, Iperf3Load, Load, NetlabLoad, Timeline};
+pub use config::{CrosscheckConfig, End, Iperf3Load, Load, NetlabLoad, OrdinaryLoad, Timeline};
 pub use error::CrosscheckError;
 pub use record::{Metrics, ScenarioRecord};
 
@@ -125,6 +126,9 @@ pub fn check_tools(cfg: &CrosscheckConfig) -> Result<(), CrosscheckError> {
     }
     if cfg.loads.iter().any(|l| matches!(l, Load::Iperf3(_))) {
         need.push("iperf3");
+    }
+    if cfg.loads.iter().any(|l| matches!(l, Load::Ordinary(_))) {
+        need.push("python3");
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
     let missing: Vec<&str> = need

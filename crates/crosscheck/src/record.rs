@@ -249,6 +249,17 @@ pub struct Metrics {
     pub cwnd_mean_window: Option<f64>,
     /// Mean smoothed TCP RTT over the window, ms.
     pub tcp_rtt_mean_ms: Option<f64>,
+    /// Median of the sender's smoothed TCP RTT samples over the window, ms
+    /// (the standing state's figure, method §13.5; absent in runs recorded
+    /// before it existed).
+    #[serde(default)]
+    pub tcp_rtt_median_ms: Option<f64>,
+    /// B's first receive-RTT estimate (tcp_info `rcv_rtt`, the first
+    /// non-zero sample), ms: the seed of receive-buffer autotuning, set by
+    /// the idle time before the first full data segment (method §1.3).
+    /// Seen only with a fine `tcp_sample_ms`; absent before it existed.
+    #[serde(default)]
+    pub rcv_rtt_first_ms: Option<f64>,
     /// Time the sender was limited by the receive window (last sample), ms.
     pub rwnd_limited_ms: Option<f64>,
     /// Time the sender was limited by its send buffer (last sample), ms.
@@ -260,6 +271,20 @@ pub struct Metrics {
 fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {
     let (s, n) = v.fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
     (n > 0).then(|| s / n as f64)
+}
+
+/// The median (mean of the middle two for an even count), `None` when empty.
+pub fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
 }
 
 impl Metrics {
@@ -293,6 +318,12 @@ impl Metrics {
         });
         m.skb_in_queue_bytes = (bp > 0).then(|| bb as f64 / bp as f64);
 
+        m.rcv_rtt_first_ms = rec
+            .tcp_b
+            .iter()
+            .filter_map(|s| s.record.info.as_ref())
+            .find(|i| i.rcv_rtt_us > 0)
+            .map(|i| f64::from(i.rcv_rtt_us) / 1e3);
         let infos: Vec<(f64, &netlab_tcpload::TcpInfo)> = rec
             .tcp_a
             .iter()
@@ -326,6 +357,7 @@ impl Metrics {
             let win = || infos.iter().filter(|(t, _)| *t >= ws && *t < we);
             m.cwnd_mean_window = mean(win().map(|(_, i)| f64::from(i.cwnd)));
             m.tcp_rtt_mean_ms = mean(win().map(|(_, i)| f64::from(i.rtt_us) / 1e3));
+            m.tcp_rtt_median_ms = median(win().map(|(_, i)| f64::from(i.rtt_us) / 1e3).collect());
         }
         m
     }

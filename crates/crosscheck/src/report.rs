@@ -209,6 +209,19 @@ fn baseline_offset(run: &CrosscheckRun, which: Probe) -> Option<(String, String,
     ))
 }
 
+/// The deep/shallow split (ms) of a `pfifo` arm of this cross-check, from
+/// its limit and the TBF rate; `None` for any other arm.
+fn fifo_split_ms(c: &crate::CrosscheckConfig, words: &str) -> Option<f64> {
+    let tbf = netlab_qdisc::Tbf::parse(&c.tbf).ok()?;
+    match netlab_qdisc::Arm::parse(words).ok()? {
+        netlab_qdisc::Arm::Pfifo(p) => Some(crate::states::split_ms(
+            p.limit?,
+            tbf.rate.bytes_per_sec() as f64,
+        )),
+        _ => None,
+    }
+}
+
 /// Whether an arm kind is a plain fifo (where censoring is compared).
 pub fn is_fifo(kind: &str) -> bool {
     matches!(kind, "pfifo" | "bfifo")
@@ -223,14 +236,16 @@ fn yes(b: Option<bool>) -> &'static str {
 }
 
 fn load_table(out: &mut String, rows: &[&ScenarioRecord]) {
-    out.push_str("| round | load | goodput own (Mbit/s) | goodput B tcp_info | probe sent/ok/timeouts | p50 (ms) | p95 (ms) | p95 censored | drops in window | reductions (before window) | retrans | mean backlog (skbs) | standing delay (ms) | skb in queue (B) | skb sent (B) | cwnd max | TCP RTT mean (ms) | rwnd-limited (ms) |\n");
-    out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    out.push_str("| round | load | goodput own (Mbit/s) | goodput B tcp_info | probe sent/ok/timeouts | p50 (ms) | p95 (ms) | p95 censored | drops in window | reductions (before window) | retrans | mean backlog (skbs) | standing delay (ms) | skb in queue (B) | skb sent (B) | cwnd max | TCP RTT mean (ms) | TCP RTT median (ms) | B's first rcv_rtt (ms) | rwnd-limited (ms) |\n");
+    out.push_str(
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
     for r in rows {
         let m = &r.metrics;
         let p = r.probe_loaded.as_ref();
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} |{}",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |{}",
             r.round,
             r.load_label,
             f(r.goodput_mbps, 2),
@@ -249,6 +264,8 @@ fn load_table(out: &mut String, rows: &[&ScenarioRecord]) {
             f(m.skb_sent_bytes, 0),
             u(m.cwnd_max),
             f(m.tcp_rtt_mean_ms, 0),
+            f(m.tcp_rtt_median_ms, 0),
+            f(m.rcv_rtt_first_ms, 1),
             f(m.rwnd_limited_ms, 0),
             r.error.as_ref().map_or(String::new(), |e| format!(" error: {e}")),
         );
@@ -281,6 +298,107 @@ fn load_summary(out: &mut String, rows: &[&ScenarioRecord], labels: &[String]) {
             col(&|r| r.metrics.skb_in_queue_bytes, 0),
             col(&|r| r.metrics.cwnd_max.map(f64::from), 0),
         );
+    }
+}
+
+/// The standing states of a tail-drop arm's rounds, per load (method
+/// §13.5): how many rounds landed deep and shallow, Fisher's exact test
+/// between the first load (netlab's) and each other, and how many of each
+/// load's rounds land within ±20 % of iperf3's median RTT and ±30 % of its
+/// median drops.
+fn states_section(out: &mut String, rows: &[&ScenarioRecord], labels: &[String], split: f64) {
+    use crate::states::{classify, fisher_two_sided, StandingState};
+    let per_load: Vec<(&String, Vec<&&ScenarioRecord>)> = labels
+        .iter()
+        .map(|l| {
+            let rs = rows
+                .iter()
+                .filter(|r| &r.load_label == l && r.error.is_none())
+                .filter(|r| r.metrics.tcp_rtt_median_ms.is_some())
+                .collect();
+            (l, rs)
+        })
+        .collect();
+    let count = |rs: &[&&ScenarioRecord]| {
+        let deep = rs
+            .iter()
+            .filter(|r| {
+                classify(r.metrics.tcp_rtt_median_ms.unwrap_or(0.0), split) == StandingState::Deep
+            })
+            .count() as u32;
+        (deep, rs.len() as u32 - deep)
+    };
+    let _ = writeln!(
+        out,
+        "
+Standing state per round (method §13.5): **deep** when the sender's median tcp_info RTT over the window exceeds {split:.0} ms (1.5 × what the queue holds in single-segment skbs: it holds multi-segment skbs), **shallow** otherwise. p: Fisher's exact test, two-sided, against the first load's counts.
+
+| load | rounds | deep | shallow | RTT medians (ms) | p vs {} |
+|---|---|---|---|---|---|",
+        labels.first().map_or("–", |s| s.as_str())
+    );
+    let reference = per_load.first().map(|(_, rs)| count(rs));
+    for (l, rs) in &per_load {
+        let (deep, shallow) = count(rs);
+        let p = reference.map_or("–".to_string(), |(d0, s0)| {
+            format!("{:.3}", fisher_two_sided(d0, s0, deep, shallow))
+        });
+        let rtts: Vec<String> = rs
+            .iter()
+            .map(|r| format!("{:.0}", r.metrics.tcp_rtt_median_ms.unwrap_or(0.0)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "| {l} | {} | {deep} | {shallow} | {} | {p} |",
+            rs.len(),
+            rtts.join(", ")
+        );
+    }
+    let Some((_, iperf)) = per_load.iter().find(|(l, _)| l.starts_with("iperf3")) else {
+        return;
+    };
+    let (Some(rtt_ref), Some(drops_ref)) = (
+        crate::record::median(
+            iperf
+                .iter()
+                .filter_map(|r| r.metrics.tcp_rtt_median_ms)
+                .collect(),
+        ),
+        crate::record::median(
+            iperf
+                .iter()
+                .filter_map(|r| r.metrics.drops.map(|d| d as f64))
+                .collect(),
+        ),
+    ) else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "
+Against iperf3's medians (RTT {rtt_ref:.0} ms, arm drops {drops_ref:.0}): rounds within ±20 % of its RTT and within ±30 % of its drops.
+
+| load | rounds | RTT within ±20 % | drops within ±30 % |
+|---|---|---|---|"
+    );
+    for (l, rs) in per_load.iter().filter(|(l, _)| !l.starts_with("iperf3")) {
+        let rtt_ok = rs
+            .iter()
+            .filter(|r| {
+                r.metrics
+                    .tcp_rtt_median_ms
+                    .is_some_and(|x| (x - rtt_ref).abs() <= 0.2 * rtt_ref)
+            })
+            .count();
+        let drops_ok = rs
+            .iter()
+            .filter(|r| {
+                r.metrics
+                    .drops
+                    .is_some_and(|d| (d as f64 - drops_ref).abs() <= 0.3 * drops_ref)
+            })
+            .count();
+        let _ = writeln!(out, "| {l} | {} | {rtt_ok} | {drops_ok} |", rs.len());
     }
 }
 
@@ -331,6 +449,9 @@ pub fn markdown(run: &CrosscheckRun) -> String {
         let _ = writeln!(out, "### {kind} (`{words}`)\n");
         load_table(&mut out, &rows);
         load_summary(&mut out, &rows, &labels);
+        if let Some(split) = fifo_split_ms(c, words) {
+            states_section(&mut out, &rows, &labels, split);
+        }
         out.push('\n');
     }
 

@@ -20,7 +20,7 @@ use netlab_tcpload::{
 use netlab_topology::spec::{A_ADDR, B_ADDR, R_B_IF};
 use netlab_topology::{RunId, Topology, TopologyGuard, TopologySpec};
 
-use crate::config::{CrosscheckConfig, Load};
+use crate::config::{CrosscheckConfig, End, Load, NetlabLoad};
 use crate::external::{irtt_requests, parse_tc_json, Iperf3Report, SsLine};
 use crate::record::{
     tcpinfo_goodput, Metrics, QueueSample, ReadbackCheck, ReceiverSummary, ScenarioRecord,
@@ -41,6 +41,12 @@ pub const TCP_PORT: u16 = 46020;
 pub const UDP_PORT: u16 = 46021;
 /// netlab's isochronous probe echo port in B.
 pub const ISO_PORT: u16 = 46022;
+/// The ordinary receiver's port in B.
+pub const ORDINARY_PORT: u16 = 5301;
+/// The ordinary sender's port in A, so its flow is known before it connects.
+pub const ORDINARY_CPORT: u16 = 5302;
+/// The ordinary pair (`python3 -c` this, method §13).
+const ORDINARY_PY: &str = include_str!("ordinary.py");
 const SAMPLE: Duration = Duration::from_millis(200);
 /// Longest wait for the load's data connection after its start; the
 /// scenario's phases are taken from the actual connect (see [`Window`]).
@@ -51,6 +57,27 @@ fn wall_ns() -> i64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos() as i64)
         .unwrap_or(0)
+}
+
+/// `i` on CLOCK_MONOTONIC, in seconds (the clock `Instant` reads on Linux
+/// and Python's `time.monotonic()` reads).
+fn monotonic_s(i: Instant) -> Result<f64, CrosscheckError> {
+    let now = Instant::now();
+    let ts = nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC)
+        .map_err(|e| CrosscheckError::step("reading CLOCK_MONOTONIC", e))?;
+    let now_s = ts.tv_sec() as f64 + ts.tv_nsec() as f64 * 1e-9;
+    Ok(if i >= now {
+        now_s + (i - now).as_secs_f64()
+    } else {
+        now_s - (now - i).as_secs_f64()
+    })
+}
+
+/// `python3 -c <ordinary.py> args…`.
+fn ordinary_argv(args: &[&str]) -> Vec<String> {
+    let mut v = argv(&["python3", "-c", ORDINARY_PY]);
+    v.extend(argv(args));
+    v
 }
 
 fn first_line(s: &str) -> &str {
@@ -113,10 +140,11 @@ pub fn run_scenario(
     rec
 }
 
-/// The load while it runs.
+/// The load while it runs: netlab's sender thread, or an outside client
+/// (iperf3's, the ordinary sender) with tcp_info sampled on both ends.
 enum Running {
     Netlab(std::thread::JoinHandle<Result<NetlabOut, CrosscheckError>>),
-    Iperf3 {
+    Client {
         client: Tool,
         a: SamplerHandle,
         b: SamplerHandle,
@@ -171,7 +199,7 @@ fn measure(
     } else {
         None
     };
-    let iperf_server = match &load {
+    let mut load_server = match &load {
         Load::Iperf3(i) => {
             let mut args = argv(&[
                 "iperf3",
@@ -190,13 +218,28 @@ fn measure(
             }
             Some(Tool::spawn("iperf3 server in B", &b_ns, &args)?)
         }
-        Load::Netlab(_) => None,
+        Load::Ordinary(o) if o.receiver == End::Ordinary => Some(Tool::spawn(
+            "ordinary receiver in B",
+            &b_ns,
+            &ordinary_argv(&[
+                "recv",
+                &B_ADDR.to_string(),
+                &ORDINARY_PORT.to_string(),
+                &format!("{}", (tl.end() + CONNECT_SLACK).as_secs_f64() + 2.0),
+            ]),
+        )?),
+        Load::Netlab(_) | Load::Ordinary(_) => None,
     };
     if irtt_server.is_some() {
         wait_listening(&b_ns, true, IRTT_PORT, Duration::from_secs(5))?;
     }
-    if iperf_server.is_some() {
-        wait_listening(&b_ns, false, IPERF_PORT, Duration::from_secs(5))?;
+    if load_server.is_some() {
+        // Python's start-up takes seconds in the guest.
+        let (port, bound) = match &load {
+            Load::Ordinary(_) => (ORDINARY_PORT, Duration::from_secs(30)),
+            _ => (IPERF_PORT, Duration::from_secs(5)),
+        };
+        wait_listening(&b_ns, false, port, bound)?;
     }
 
     // B's loop (TCP receiver + the probe's echo): sets t0. With iperf3 as
@@ -218,6 +261,35 @@ fn measure(
     let t0 = sink.t0();
     rec.t0_wall_ns = wall_ns();
     let at = |s: Duration| t0 + s;
+    // The ordinary sender starts now and connects at the load's start by
+    // the clock (CLOCK_MONOTONIC, Instant's clock), so the interpreter's
+    // start-up (seconds in the guest) is not part of its flow's start.
+    let mut ordinary_sender = match &load {
+        Load::Ordinary(o) if o.sender == End::Ordinary => {
+            let to = match o.receiver {
+                End::Netlab => TCP_PORT,
+                End::Ordinary => ORDINARY_PORT,
+            };
+            let secs = tl.end() - tl.load_start() + Duration::from_secs(2);
+            Some((
+                to,
+                Tool::spawn(
+                    "ordinary sender in A",
+                    &a_ns,
+                    &ordinary_argv(&[
+                        "send",
+                        &B_ADDR.to_string(),
+                        &to.to_string(),
+                        &cfg.cc,
+                        &format!("{}", secs.as_secs_f64()),
+                        &ORDINARY_CPORT.to_string(),
+                        &format!("{:.6}", monotonic_s(at(tl.load_start()))?),
+                    ]),
+                )?,
+            ))
+        }
+        _ => None,
+    };
     let sink_stop = Arc::new(AtomicBool::new(false));
     let flag = sink_stop.clone();
     let sink_h = std::thread::spawn(move || sink.run_with_stop(&flag));
@@ -325,8 +397,19 @@ fn measure(
             .map_err(|e| CrosscheckError::step("entering B", e))?
             .map_err(|e| CrosscheckError::step("sock_diag in B", e))
     };
-    let running = match &load {
-        Load::Netlab(n) => {
+    let netlab_sender = match &load {
+        Load::Netlab(n) => Some((n.clone(), b_tcp)),
+        Load::Ordinary(o) if o.sender == End::Netlab => {
+            let to = match o.receiver {
+                End::Netlab => b_tcp,
+                End::Ordinary => SocketAddr::from((B_ADDR, ORDINARY_PORT)),
+            };
+            Some((NetlabLoad::default(), to))
+        }
+        _ => None,
+    };
+    let running = match (&load, netlab_sender) {
+        (_, Some((n, b_tcp))) => {
             let sock = topo
                 .a
                 .run(|| new_sender_socket(&cfg.cc, b_tcp))
@@ -342,25 +425,49 @@ fn measure(
                 ..SenderConfig::new(b_tcp)
             };
             Running::Netlab(std::thread::spawn(move || {
+                // Both samplers wait for the flow before the connect, so
+                // the first write follows the connect at once (method §4.1).
+                let (pa, sa) = TcpSampler::spawn_before_connect(da, t0, scfg, |_| {})
+                    .map_err(|e| CrosscheckError::step("tcp_info sampler in A", e))?;
+                let (pb, sb) = TcpSampler::spawn_before_connect(db, t0, scfg, |_| {})
+                    .map_err(|e| CrosscheckError::step("tcp_info sampler in B", e))?;
                 let tx = Sender::connect(sock, sender_cfg, t0)
                     .map_err(|e| CrosscheckError::step("netlab sender", e))?;
                 let flow = tx.flow();
-                let _ = flow_tx.send(flow);
-                let back = FlowId {
+                pa.connected(flow);
+                pb.connected(FlowId {
                     local: flow.remote,
                     remote: flow.local,
-                };
-                let sa = TcpSampler::spawn(da, flow, t0, scfg).ok();
-                let sb = TcpSampler::spawn(db, back, t0, scfg).ok();
+                });
+                let _ = flow_tx.send(flow);
                 let report = tx.run();
                 Ok(NetlabOut {
                     report,
-                    a: sa.and_then(|s| s.stop().ok()),
-                    b: sb.and_then(|s| s.stop().ok()),
+                    a: sa.stop().ok(),
+                    b: sb.stop().ok(),
                 })
             }))
         }
-        Load::Iperf3(i) => {
+        (Load::Ordinary(_), None) => {
+            let (to, client) = ordinary_sender
+                .take()
+                .expect("an ordinary sender was started with t0");
+            let flow = FlowId {
+                local: SocketAddr::from((A_ADDR, ORDINARY_CPORT)),
+                remote: SocketAddr::from((B_ADDR, to)),
+            };
+            let back = FlowId {
+                local: flow.remote,
+                remote: flow.local,
+            };
+            let a = TcpSampler::spawn(diag_a()?, flow, t0, scfg)
+                .map_err(|e| CrosscheckError::step("tcp_info sampler in A", e))?;
+            let b = TcpSampler::spawn(diag_b()?, back, t0, scfg)
+                .map_err(|e| CrosscheckError::step("tcp_info sampler in B", e))?;
+            let _ = flow_tx.send(flow);
+            Running::Client { client, a, b }
+        }
+        (Load::Iperf3(i), None) => {
             let flow = FlowId {
                 local: SocketAddr::from((A_ADDR, IPERF_CPORT)),
                 remote: SocketAddr::from((B_ADDR, IPERF_PORT)),
@@ -396,20 +503,19 @@ fn measure(
             }
             let client = Tool::spawn("iperf3 client in A", &a_ns, &args)?;
             let _ = flow_tx.send(flow);
-            Running::Iperf3 { client, a, b }
+            Running::Client { client, a, b }
         }
+        (Load::Netlab(_), None) => unreachable!("a netlab load always has netlab's sender"),
     };
     let flow = flow_rx.recv_timeout(CONNECT_SLACK).ok();
     // The load's phases start at its data connection: iperf3 takes from
     // 0.2 to 2.5 s to connect in the guest (process start, control
     // connection), netlab's sender a few ms; a window fixed to t0 would put
     // a late flow's slow-start overshoot inside the measured window.
-    let connected = match (&load, flow) {
+    let connected = match (matches!(running, Running::Netlab(_)), flow) {
         (_, None) => None,
-        (Load::Netlab(_), Some(_)) => Some(Instant::now()),
-        (Load::Iperf3(_), Some(f)) => {
-            wait_connected(&diag_a, &f, at(tl.load_start()) + CONNECT_SLACK)
-        }
+        (true, Some(_)) => Some(Instant::now()),
+        (false, Some(f)) => wait_connected(&diag_a, &f, at(tl.load_start()) + CONNECT_SLACK),
     };
     let Some(connected) = connected else {
         return Err(CrosscheckError::step(
@@ -444,14 +550,25 @@ fn measure(
     }
 
     // The common end: B closes; everything else is joined with a bound.
+    // The ordinary receiver closes by being ended (SIGTERM), as netlab's
+    // receive loop closes at its stop: the sender then sees the close.
     sink_stop.store(true, Ordering::SeqCst);
+    let ordinary_receiver = match load {
+        Load::Ordinary(_) => load_server.take().map(Tool::stop).transpose()?,
+        _ => None,
+    };
     let rx = sink_h
         .join()
         .map_err(|_| CrosscheckError::step("netlab receiver", "thread panicked"))?;
     let window = rec.window_s;
     match rx {
         Ok(log) => {
-            if matches!(load, Load::Netlab(_)) {
+            let netlab_receives = match &load {
+                Load::Netlab(_) => true,
+                Load::Ordinary(o) => o.receiver == End::Netlab,
+                Load::Iperf3(_) => false,
+            };
+            if netlab_receives {
                 rec.goodput_mbps = netlab_tcpload::goodput(
                     &log.recvs,
                     netlab_tcpload::GoodputWindow {
@@ -474,17 +591,26 @@ fn measure(
             rec.tcp_a = out.a.map(|l| l.samples).unwrap_or_default();
             rec.tcp_b = out.b.map(|l| l.samples).unwrap_or_default();
         }
-        Running::Iperf3 { client, a, b } => {
+        Running::Client { client, a, b } => {
             let out = client.wait(Duration::from_secs(5))?;
             rec.tcp_a = a.stop().map(|l| l.samples).unwrap_or_default();
             rec.tcp_b = b.stop().map(|l| l.samples).unwrap_or_default();
-            match Iperf3Report::parse(&out.stdout) {
-                Ok(r) => rec.iperf_client = Some(r),
-                Err(e) => rec.error = Some(format!("{e}; stderr: {}", first_line(&out.stderr))),
+            if matches!(load, Load::Iperf3(_)) {
+                match Iperf3Report::parse(&out.stdout) {
+                    Ok(r) => rec.iperf_client = Some(r),
+                    Err(e) => rec.error = Some(format!("{e}; stderr: {}", first_line(&out.stderr))),
+                }
             }
         }
     }
-    if let Some(server) = iperf_server {
+    if let Some(out) = ordinary_receiver.filter(|o| !o.ended_by_us && o.code != Some(0)) {
+        rec.error = Some(format!(
+            "ordinary receiver exited {:?} before the end: {}",
+            out.code,
+            first_line(&out.stderr)
+        ));
+    }
+    if let Some(server) = load_server {
         let out = server.wait(Duration::from_secs(5))?;
         match Iperf3Report::parse(&out.stdout) {
             Ok(r) => {
@@ -503,6 +629,13 @@ fn measure(
         }
     }
     rec.goodput_b_tcpinfo_mbps = tcpinfo_goodput(&rec.tcp_b, window.0, window.1);
+    if let Load::Ordinary(o) = &load {
+        if o.receiver == End::Ordinary {
+            // The ordinary receiver keeps no log: its goodput is B's
+            // tcp_info bytes_received over the window.
+            rec.goodput_mbps = rec.goodput_b_tcpinfo_mbps;
+        }
+    }
 
     probe_stop.store(true, Ordering::SeqCst);
     let probe: Result<ProbeLog, _> = probe_h

@@ -1,9 +1,9 @@
 //! Host kernel (root): the cross-check where the host has the arm — pfifo
-//! behind TBF — one short round of netlab vs iperf3 with irtt and the
+//! behind TBF — one short round of netlab vs iperf3 vs the ordinary pair, with irtt and the
 //! tc/ss readback check, so the host path of every pairing runs in CI too.
 //! Like the guest test it checks that every pairing produced its figures,
-//! that the readbacks agree and that both loads' receivers started at
-//! tcp_rmem's max; it does not judge the loads' agreement (one short round
+//! that the readbacks agree and that every load's receiver kept the
+//! kernel's tcp_rmem; it does not judge the loads' agreement (one short round
 //! cannot; the full run reports it).
 
 mod common;
@@ -28,7 +28,7 @@ fn privileged_short_crosscheck_on_the_host_kernel() {
             && text.contains("## 2b. Probe")
             && text.contains("consistent within sampling noise")
     );
-    assert_eq!(result.scenarios.len(), 2);
+    assert_eq!(result.scenarios.len(), 3);
     let rmem_max = common::rmem_max();
     for s in &result.scenarios {
         // Loose: the short window can hold all of pfifo's recovery from

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use socket2::Socket;
 
 use crate::decode::{Decoder, Flow};
+use crate::pcap::{PcapFileRecord, PcapRecorder, PcapTarget};
 use crate::report::{CaptureDirection, EcnReport, KernelStats, StopReason};
 use crate::{sys, EcnError};
 
@@ -106,6 +107,29 @@ impl Capture {
     /// Finally reads PACKET_STATISTICS and notes any kernel drops.
     pub fn run(self, flow: Flow, stop: &AtomicBool, t0: Instant) -> Result<EcnReport, EcnError> {
         self.run_with(flow, stop, t0, |_| {})
+    }
+
+    /// [`Capture::run`] that also writes every frame read to a pcapng file
+    /// through `recorder` (method §7.7): cut to the recorder's snap length,
+    /// within its byte cap, closed with the socket's PACKET_STATISTICS. The
+    /// file's record says whether it holds every frame the capture read and,
+    /// if not, why; a failed write never fails the capture.
+    pub fn run_recording<T: PcapTarget>(
+        self,
+        flow: Flow,
+        stop: &AtomicBool,
+        t0: Instant,
+        recorder: Option<PcapRecorder<T>>,
+    ) -> Result<(EcnReport, Option<PcapFileRecord>), EcnError> {
+        let mut recorder = recorder;
+        let report = self.run_with(flow, stop, t0, |f| {
+            if let Some(r) = recorder.as_mut() {
+                r.frame(f, None);
+            }
+        })?;
+        let end = Duration::from_secs_f64(report.duration_s.max(0.0));
+        let record = recorder.map(|r| r.finish(report.kernel, report.stop_reason, end));
+        Ok((report, record))
     }
 
     /// [`Capture::run`] that also hands every frame read to `on_frame`

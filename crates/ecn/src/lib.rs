@@ -12,6 +12,11 @@
 //! keeps the first frame of each kind as evidence, and reads the socket's
 //! kernel drop accounting (PACKET_STATISTICS) at the end.
 //!
+//! [`pcap`] writes what the capture saw as pcapng (method §7.7): the kept
+//! frames as an evidence file, and on request every frame's headers
+//! ([`Capture::run_recording`]), within a byte cap, never ending a file
+//! inside a block.
+//!
 //! Keeping up: only the headers are copied (`MSG_TRUNC`, 256-byte snap, the
 //! original length is kept) and the receive buffer is raised to 64 MiB with
 //! SO_RCVBUFFORCE. Measured on the host (`cargo bench -p netlab-ecn --bench
@@ -46,6 +51,7 @@
 
 mod capture;
 mod decode;
+pub mod pcap;
 mod report;
 mod sys;
 

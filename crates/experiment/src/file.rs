@@ -62,8 +62,8 @@ pub struct PathFile {
     pub jitter: Option<String>,
     /// netem random loss in percent, per direction; off by default.
     pub loss_percent: Option<f64>,
-    /// How A and B start their TCP receive buffers: "max" (default:
-    /// tcp_rmem's default raised to its max) or "kernel" (untouched).
+    /// How A and B start their TCP receive buffers: "kernel" (default:
+    /// tcp_rmem untouched) or "max" (opt-in: its default raised to its max).
     pub receive_buffer: Option<String>,
     /// Upload bottleneck: R's egress toward B.
     pub up: Option<ShaperFile>,
@@ -137,6 +137,12 @@ pub struct CaptureFile {
     pub frames: Option<u64>,
     /// Deadline from the capture's start.
     pub deadline: Option<String>,
+    /// `off` or `headers`: every frame's headers to a pcapng file too.
+    pub pcap: Option<String>,
+    /// Bytes of each frame kept in the headers file (≥ 94, default 128).
+    pub snap_len: Option<u32>,
+    /// Byte cap of the headers file per scenario.
+    pub pcap_max_bytes: Option<u64>,
 }
 
 /// `[sweep]`: each present list is one axis of the grid.

@@ -39,7 +39,9 @@ pub mod units;
 pub use file::ExperimentFile;
 pub use model::{
     ArmSpec, AxisValue, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice, PathSpec,
-    ProbeKind, ProbeSpec, ReceiveBufferStart, Sweep, Timeline, DEFAULT_ARMS,
+    PcapMode, ProbeKind, ProbeSpec, ReceiveBufferStart, Sweep, Timeline, DEFAULT_ARMS,
+    DEFAULT_PCAP_MAX_BYTES, DEFAULT_PCAP_SNAP_LEN, MAX_PCAP_SNAP_LEN, MIN_PCAP_MAX_BYTES,
+    MIN_PCAP_SNAP_LEN,
 };
 pub use plan::{Plan, Point, Requirements, ScenarioPlan};
 pub use resolve::{check_cc, KNOWN_CCS};

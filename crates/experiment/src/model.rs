@@ -119,11 +119,11 @@ impl Direction {
 /// How A and B start their TCP receive buffers (`[path] receive_buffer`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReceiveBufferStart {
-    /// `"max"`: tcp_rmem's default raised to its max, so the receiver's
-    /// window never limits a flow's start (the method's).
-    Max,
-    /// `"kernel"`: the kernel's tcp_rmem, untouched.
+    /// `"kernel"` (the default): the kernel's tcp_rmem, untouched.
     Kernel,
+    /// `"max"` (opt-in, a change to the path): tcp_rmem's default raised to
+    /// its max, so the receiver's window never limits a flow's start.
+    Max,
 }
 
 impl ReceiveBufferStart {
@@ -163,7 +163,7 @@ impl Default for PathSpec {
             base_rtt: Duration::ZERO,
             jitter: Duration::ZERO,
             loss_percent: 0.0,
-            receive_buffer: ReceiveBufferStart::Max,
+            receive_buffer: ReceiveBufferStart::Kernel,
             up: Some(default_tbf()),
             down: None,
         }
@@ -312,7 +312,60 @@ pub struct CaptureSpec {
     pub frames: u64,
     /// Deadline from the capture's start.
     pub deadline: Duration,
+    /// Whether every frame's headers also go to a pcapng file (method §7.7).
+    pub pcap: PcapMode,
+    /// Bytes of each frame kept in that file.
+    pub snap_len: u32,
+    /// Byte cap of that file, per scenario.
+    pub pcap_max_bytes: u64,
 }
+
+impl CaptureSpec {
+    /// The method's capture: 50 000 frames, 25 s, no headers file (128-byte
+    /// snap and a 32 MiB cap when one is asked for).
+    pub const fn method() -> CaptureSpec {
+        CaptureSpec {
+            frames: 50_000,
+            deadline: Duration::from_secs(25),
+            pcap: PcapMode::Off,
+            snap_len: DEFAULT_PCAP_SNAP_LEN,
+            pcap_max_bytes: DEFAULT_PCAP_MAX_BYTES,
+        }
+    }
+}
+
+/// `[capture] pcap`: what of the capture goes to a pcapng file beside the
+/// evidence file every scenario gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PcapMode {
+    /// Only the evidence file.
+    Off,
+    /// Also every frame the capture reads, cut to the snap length.
+    Headers,
+}
+
+impl PcapMode {
+    /// The file's word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PcapMode::Off => "off",
+            PcapMode::Headers => "headers",
+        }
+    }
+}
+
+/// Smallest snap length of the headers file: Ethernet (14) + IPv4 without
+/// options (20, as netlab's paths send) + TCP with the most options (60).
+/// netlab-ecn's `pcap::MIN_PCAP_SNAP_LEN` is the same (tested).
+pub const MIN_PCAP_SNAP_LEN: u32 = 14 + 20 + 60;
+/// Largest snap length.
+pub const MAX_PCAP_SNAP_LEN: u32 = 65_535;
+/// Default snap length of the headers file.
+pub const DEFAULT_PCAP_SNAP_LEN: u32 = 128;
+/// Default byte cap of the headers file (32 MiB).
+pub const DEFAULT_PCAP_MAX_BYTES: u64 = 32 << 20;
+/// Smallest byte cap: the file's own blocks and a frame.
+pub const MIN_PCAP_MAX_BYTES: u64 = 4096;
 
 /// One value of one sweep axis.
 #[derive(Debug, Clone, PartialEq)]
@@ -411,10 +464,7 @@ impl Default for Experiment {
             flows: vec![FlowSpec::default()],
             probes: vec![ProbeSpec::stop_and_wait()],
             sample_interval: Duration::from_millis(200),
-            capture: CaptureSpec {
-                frames: 50_000,
-                deadline: Duration::from_secs(25),
-            },
+            capture: CaptureSpec::method(),
             sweep: Sweep::default(),
         }
     }

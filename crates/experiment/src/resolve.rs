@@ -12,8 +12,9 @@ use crate::file::{
 };
 use crate::model::{
     default_tbf, ArmSpec, AxisValue, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice,
-    PathSpec, ProbeKind, ProbeSpec, ReceiveBufferStart, Sweep, Timeline, AUTO_PORT_BASE,
-    DEFAULT_TCP_PORT,
+    PathSpec, PcapMode, ProbeKind, ProbeSpec, ReceiveBufferStart, Sweep, Timeline, AUTO_PORT_BASE,
+    DEFAULT_PCAP_MAX_BYTES, DEFAULT_PCAP_SNAP_LEN, DEFAULT_TCP_PORT, MAX_PCAP_SNAP_LEN,
+    MIN_PCAP_MAX_BYTES, MIN_PCAP_SNAP_LEN,
 };
 use crate::units::{format_duration, parse_duration};
 use crate::ExperimentError;
@@ -303,6 +304,9 @@ impl Experiment {
             capture: Some(CaptureFile {
                 frames: Some(self.capture.frames),
                 deadline: Some(format_duration(self.capture.deadline)),
+                pcap: Some(self.capture.pcap.as_str().to_string()),
+                snap_len: Some(self.capture.snap_len),
+                pcap_max_bytes: Some(self.capture.pcap_max_bytes),
             }),
             sweep: has_sweep.then_some(sweep),
         }
@@ -364,8 +368,8 @@ fn resolve_path(p: &PathFile) -> Result<PathSpec, ExperimentError> {
         return Err(err("path.loss_percent", "must be between 0 and 100"));
     }
     let receive_buffer = match p.receive_buffer.as_deref() {
-        None | Some("max") => ReceiveBufferStart::Max,
-        Some("kernel") => ReceiveBufferStart::Kernel,
+        None | Some("kernel") => ReceiveBufferStart::Kernel,
+        Some("max") => ReceiveBufferStart::Max,
         Some(other) => {
             return Err(err(
                 "path.receive_buffer",
@@ -571,7 +575,42 @@ fn resolve_capture(c: &CaptureFile, timeline: &Timeline) -> Result<CaptureSpec, 
             ),
         ));
     }
-    Ok(CaptureSpec { frames, deadline })
+    let pcap = match c.pcap.as_deref() {
+        None | Some("off") => PcapMode::Off,
+        Some("headers") => PcapMode::Headers,
+        Some(other) => {
+            return Err(err(
+                "capture.pcap",
+                format!("unknown value {other:?} (expected \"off\" or \"headers\")"),
+            ))
+        }
+    };
+    let snap_len = c.snap_len.unwrap_or(DEFAULT_PCAP_SNAP_LEN);
+    if !(MIN_PCAP_SNAP_LEN..=MAX_PCAP_SNAP_LEN).contains(&snap_len) {
+        return Err(err(
+            "capture.snap_len",
+            format!(
+                "{snap_len} is outside {MIN_PCAP_SNAP_LEN}..={MAX_PCAP_SNAP_LEN}: Ethernet + IPv4 + \
+                 TCP with options need {MIN_PCAP_SNAP_LEN} bytes"
+            ),
+        ));
+    }
+    let pcap_max_bytes = c.pcap_max_bytes.unwrap_or(DEFAULT_PCAP_MAX_BYTES);
+    if pcap_max_bytes < MIN_PCAP_MAX_BYTES {
+        return Err(err(
+            "capture.pcap_max_bytes",
+            format!(
+                "{pcap_max_bytes} is below {MIN_PCAP_MAX_BYTES} bytes (the file's own blocks and one frame)"
+            ),
+        ));
+    }
+    Ok(CaptureSpec {
+        frames,
+        deadline,
+        pcap,
+        snap_len,
+        pcap_max_bytes,
+    })
 }
 
 fn nonempty<'a, T>(

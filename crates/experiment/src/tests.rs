@@ -144,6 +144,10 @@ fn bad_files_name_the_key() {
         ),
         ("kernel = \"qemu\"", "kernel", "auto, host or uml"),
         ("[capture]\ndeadline = \"10s\"", "capture.deadline", "shorter than the scenario"),
+        ("[capture]\npcap = \"full\"", "capture.pcap", "unknown value"),
+        ("[capture]\nsnap_len = 64", "capture.snap_len", "need 94 bytes"),
+        ("[capture]\nsnap_len = 70000", "capture.snap_len", "outside 94..=65535"),
+        ("[capture]\npcap_max_bytes = 0", "capture.pcap_max_bytes", "below 4096"),
         ("[[flows]]\nblock_size = 0", "flows[0].block_size", "between 1"),
         ("[path.down]\nshaped = false\nrate = \"5mbit\"", "path.down", "takes no rate"),
         ("[sweep]\ndown_rate = [\"5mbit\"]", "sweep.down_rate", "unshaped"),
@@ -320,4 +324,20 @@ fn unshaped_up_and_shaped_down() {
     // Unspecified down burst/limit take the method's values.
     assert_eq!(exp.path.down.unwrap().burst.bytes(), 16384);
     assert_eq!(parse(&exp.to_toml()).unwrap(), exp);
+}
+
+#[test]
+fn capture_pcap_keys_resolve_and_round_trip() {
+    let e =
+        parse("[capture]\npcap = \"headers\"\nsnap_len = 200\npcap_max_bytes = 1048576").unwrap();
+    assert_eq!(e.capture.pcap, crate::PcapMode::Headers);
+    assert_eq!(e.capture.snap_len, 200);
+    assert_eq!(e.capture.pcap_max_bytes, 1 << 20);
+    assert_eq!(parse(&e.to_toml()).unwrap(), e);
+    let d = parse("").unwrap();
+    assert_eq!(d.capture.pcap, crate::PcapMode::Off);
+    assert_eq!(d.capture.snap_len, crate::DEFAULT_PCAP_SNAP_LEN);
+    assert!(d.to_toml().contains("pcap = \"off\""), "{}", d.to_toml());
+    // The smallest snap that holds the headers is accepted.
+    assert!(parse("[capture]\nsnap_len = 94").is_ok());
 }

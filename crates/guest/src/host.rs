@@ -324,8 +324,10 @@ impl Guest {
         let console_err = console
             .try_clone()
             .map_err(|e| Error::io("duplicating the console log", e))?;
+        let shim = crate::xstate::install(&dir.path)?;
         let mut cmd = Command::new(&self.kernel);
         cmd.args(&boot)
+            .env("LD_PRELOAD", &shim)
             .env("TMPDIR", memory_dir(&dir.path))
             .env_remove("TMP")
             .env_remove("TEMP")

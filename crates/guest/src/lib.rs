@@ -55,6 +55,7 @@ mod sys;
 #[cfg(any(test, feature = "testing"))]
 mod testing;
 mod visibility;
+mod xstate;
 
 pub use availability::{available, available_at, kernel_release, Availability, ModuleCheck};
 pub use error::{Error, Result};
@@ -70,5 +71,7 @@ pub use stale::{
 };
 pub use sys::live_process_group;
 #[cfg(feature = "testing")]
-pub use testing::{guest_or_skip, run_test_inside, test_in_guest, test_passed, TEST_DEADLINE};
+pub use testing::{
+    guest_for_test, guest_or_skip, run_test_inside, test_in_guest, test_passed, TEST_DEADLINE,
+};
 pub use visibility::GUEST_MOUNTS;

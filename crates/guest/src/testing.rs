@@ -2,6 +2,7 @@
 //! tests). Only with the `testing` feature: enable it in the
 //! `[dev-dependencies]` entry of `netlab-guest`.
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::availability::available;
@@ -20,7 +21,8 @@ pub const TEST_DEADLINE: Duration = Duration::from_secs(120);
 pub fn run_test_inside(modules: &[&str], name: &str) -> Result<GuestOutcome> {
     let exe =
         std::env::current_exe().map_err(|e| Error::io("finding the current executable", e))?;
-    Guest::new(exe)
+    let cwd = std::env::current_dir().map_err(|e| Error::io("current directory", e))?;
+    guest_for_test(exe, &cwd)
         .modules(modules.iter().copied())
         .args([name, "--exact", "--nocapture", "--test-threads=1"])
         .inherit_env("NETLAB_REQUIRE_PRIVILEGED")
@@ -28,6 +30,28 @@ pub fn run_test_inside(modules: &[&str], name: &str) -> Result<GuestOutcome> {
         .inherit_env("RUST_LOG")
         .deadline(TEST_DEADLINE)
         .run()
+}
+
+/// A guest running `program` from `cwd`, with the checkout around `cwd`
+/// given back: a test reads fixtures anywhere in its checkout
+/// (`../../fixtures`), and under /tmp (a clone there) the guest's own tmpfs
+/// would hide all but the test's folder and binary.
+pub fn guest_for_test(program: impl AsRef<std::ffi::OsStr>, cwd: &Path) -> Guest {
+    let guest = Guest::new(program).current_dir(cwd);
+    match checkout_root(cwd) {
+        Some(root) => guest.share_dir(root),
+        None => guest,
+    }
+}
+
+/// The top-most folder above `dir` (or `dir` itself) that holds a
+/// `Cargo.lock`: the checkout a test runs from (`cargo test` runs a test
+/// in its package's folder). `None` outside a checkout.
+fn checkout_root(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .filter(|d| d.join("Cargo.lock").is_file())
+        .last()
+        .map(Path::to_path_buf)
 }
 
 /// Whether the test binary's output says exactly one test ran and passed.
@@ -94,6 +118,15 @@ pub fn test_in_guest(name: &str, modules: &[&str], body: impl FnOnce()) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_checkout_is_the_top_folder_with_a_cargo_lock() {
+        let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = checkout_root(here).unwrap();
+        assert!(root.join("Cargo.lock").is_file() && root.join("crates").is_dir());
+        assert!(here.starts_with(&root) && here != root);
+        assert_eq!(checkout_root(Path::new("/")), None);
+    }
 
     #[test]
     fn passed_line() {

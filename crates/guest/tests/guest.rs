@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use netlab_guest::{
-    guest_or_skip, in_guest, live_process_group, test_in_guest, Error, Guest, GuestStatus,
+    guest_for_test, guest_or_skip, in_guest, live_process_group, test_in_guest, Error, Guest,
+    GuestStatus,
 };
 
 const HELPER: &str = "NETLAB_GUEST_HELPER";
@@ -114,6 +115,32 @@ fn guest_reports_release_and_exit_status() {
     assert!(o.stderr.contains("to-stderr"), "{}", o.stderr);
     assert!(o.boot_to_init.is_some_and(|b| b < o.elapsed));
     assert!(o.console_log.contains("Linux version") || !o.console_log.is_empty());
+}
+
+/// A checkout cloned under /tmp (the guest mounts its own tmpfs there):
+/// a test running from one package's folder still reads a fixture beside
+/// another package, as `guest_tc_corpus` reads `../../fixtures`.
+#[test]
+fn guest_test_in_a_checkout_under_tmp_reads_the_checkout_s_fixtures() {
+    if !guest_or_skip(
+        "guest_test_in_a_checkout_under_tmp_reads_the_checkout_s_fixtures",
+        &[],
+    ) {
+        return;
+    }
+    let clone = OwnedTmp::new("checkout");
+    std::fs::write(clone.0.join("Cargo.lock"), "# a checkout\n").unwrap();
+    let package = clone.0.join("crates").join("p");
+    std::fs::create_dir_all(&package).unwrap();
+    std::fs::create_dir_all(clone.0.join("fixtures")).unwrap();
+    let fixture = clone.0.join("fixtures").join("f.txt");
+    std::fs::write(&fixture, "fixture-bytes\n").unwrap();
+    let o = guest_for_test("/bin/cat", &package)
+        .args([fixture.to_str().unwrap()])
+        .run()
+        .unwrap();
+    assert_eq!(o.status, GuestStatus::Exited(0), "{o:#?}");
+    assert!(o.stdout.contains("fixture-bytes"), "{o:#?}");
 }
 
 #[test]

@@ -427,7 +427,7 @@ fn compare(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::*;
 
@@ -471,10 +471,11 @@ mod tests {
                 ..Default::default()
             },
             error: None,
+            packet_files: Vec::new(),
         }
     }
 
-    fn input(rounds: u32) -> ReportInput {
+    pub(crate) fn input(rounds: u32) -> ReportInput {
         let mut scenarios = Vec::new();
         for r in 1..=rounds {
             let slow: Vec<Option<f64>> = (0..10)

@@ -409,6 +409,7 @@ mod tests {
             qdisc: vec![],
             final_counters: FinalCounters::default(),
             error: None,
+            packet_files: Vec::new(),
         };
         let i = ReportInput {
             schema_version: 1,

@@ -234,6 +234,36 @@ fn figure(h: &mut String, p: &Plot) {
     );
 }
 
+/// The packet files of every scenario, linked (method §7.7).
+fn packet_files(h: &mut String, input: &ReportInput) {
+    if input.scenarios.iter().all(|s| s.packet_files.is_empty()) {
+        return;
+    }
+    h.push_str("</ul>\n<p class=small>Packet files (pcapng): Open them in Wireshark, tshark or tcpdump. \
+        <em>evidence</em>: the frames kept in results.json (handshake, first CE, ECE and CWR; 128 bytes each, a comment says why each was kept); \
+        <em>headers</em>: every frame B's capture read, cut to the snap length (no payload beyond it), with the capture socket's kernel drops in the statistics block (docs/method.md §7.7).</p><ul>\n");
+    for s in &input.scenarios {
+        for f in &s.packet_files {
+            let _ = write!(
+                h,
+                "<li>scenario {} ({}): <a href=\"{}\">{}</a> — {}, {} frames",
+                s.index,
+                esc(&s.label()),
+                esc(&f.file),
+                esc(&f.file),
+                esc(&f.content),
+                f.frames
+            );
+            match &f.partial {
+                Some(why) => {
+                    let _ = writeln!(h, " <span class=err>partial: {}</span></li>", esc(why));
+                }
+                None => h.push_str("</li>\n"),
+            }
+        }
+    }
+}
+
 /// The whole page.
 pub fn page(
     input: &ReportInput,
@@ -312,6 +342,7 @@ pub fn page(
     for f in flent_skipped {
         let _ = writeln!(h, "<li class=err>not written: {}</li>", esc(f));
     }
+    packet_files(&mut h, input);
     h.push_str("</ul>\n<p class=small>Plots:</p><ul>\n");
     for p in plots {
         let _ = writeln!(
@@ -356,6 +387,36 @@ pub fn page(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn packet_files_are_linked_and_a_partial_one_says_why() {
+        let mut input = crate::compare::tests::input(1);
+        let mut h = String::new();
+        packet_files(&mut h, &input);
+        assert!(h.is_empty(), "no section without packet files");
+        input.scenarios[1].packet_files = vec![
+            crate::model::PacketFile {
+                file: "pcap/s02-round1-fq_codel.evidence.pcapng".into(),
+                content: "evidence".into(),
+                frames: 5,
+                partial: None,
+            },
+            crate::model::PacketFile {
+                file: "pcap/s02-round1-fq_codel.headers.pcapng".into(),
+                content: "headers".into(),
+                frames: 447,
+                partial: Some("it reached its byte cap (4096 B)".into()),
+            },
+        ];
+        packet_files(&mut h, &input);
+        assert!(h.contains(
+            "<a href=\"pcap/s02-round1-fq_codel.evidence.pcapng\">pcap/s02-round1-fq_codel.evidence.pcapng</a> — evidence, 5 frames</li>"
+        ), "{h}");
+        assert!(
+            h.contains("partial: it reached its byte cap (4096 B)"),
+            "{h}"
+        );
+    }
 
     #[test]
     fn escapes_markup() {

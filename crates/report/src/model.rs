@@ -158,6 +158,19 @@ pub struct FinalCounters {
     pub wire_ce_ece_cwr: Option<(u64, u64, u64)>,
 }
 
+/// A packet file of a scenario (method §7.7), linked from the page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PacketFile {
+    /// Path relative to the results folder (`pcap/s01-round1-fq_codel.evidence.pcapng`).
+    pub file: String,
+    /// `evidence` (the kept frames) or `headers` (every frame read).
+    pub content: String,
+    /// Frames in it.
+    pub frames: u64,
+    /// Why it does not hold everything it should; `None` when complete.
+    pub partial: Option<String>,
+}
+
 /// One scenario: one arm in one round.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scenario {
@@ -191,6 +204,8 @@ pub struct Scenario {
     pub final_counters: FinalCounters,
     /// Null, or why the scenario failed.
     pub error: Option<String>,
+    /// Its packet files that exist (none in results written before them).
+    pub packet_files: Vec<PacketFile>,
 }
 
 impl Scenario {

@@ -417,6 +417,7 @@ fn convert(raw: Results) -> Result<ReportInput, ReportError> {
             qdisc,
             final_counters,
             error: s.error.clone(),
+            packet_files: Vec::new(),
         });
     }
     Ok(ReportInput {

@@ -27,10 +27,14 @@
 //! std::thread::sleep((t0 + Duration::from_secs(3)).saturating_duration_since(Instant::now()));
 //! // inside A: topo.a.run(|| sender::new_sender_socket("reno", b_addr))
 //! let sock = sender::new_sender_socket("reno", b_addr)?;
-//! let tx = sender::Sender::connect(sock, sender::SenderConfig::new(b_addr), t0)?;
-//! // inside A too: topo.a.run(sampler::DiagSocket::open)
+//! // inside A too: topo.a.run(sampler::DiagSocket::open). The sampler is
+//! // started before the connect, so nothing sits between the connect and
+//! // the first write (method §4.1).
 //! let diag = sampler::DiagSocket::open()?;
-//! let smp = sampler::TcpSampler::spawn(diag, tx.flow(), t0, sampler::SamplerConfig::default())?;
+//! let cfg = sampler::SamplerConfig::default();
+//! let (pending, smp) = sampler::TcpSampler::spawn_before_connect(diag, t0, cfg, |_| {})?;
+//! let tx = sender::Sender::connect(sock, sender::SenderConfig::new(b_addr), t0)?;
+//! pending.connected(tx.flow());
 //! let sent = tx.run(); // bytes accepted, termination kind
 //! let samples = smp.stop()?;
 //! let log = rx.join().expect("sink thread")?;
@@ -53,7 +57,8 @@ pub mod tcp_info;
 pub use goodput::{delivered_series, goodput, DeliveredSeries, Goodput, GoodputWindow, RecvLog};
 pub use pattern::{ValidationReport, Validator};
 pub use sampler::{
-    DiagSocket, FlowId, SamplerConfig, SamplerHandle, SamplerLog, TcpSample, TcpSampler,
+    DiagSocket, FlowId, PendingFlow, SamplerConfig, SamplerHandle, SamplerLog, TcpSample,
+    TcpSampler,
 };
 pub use sender::{
     new_sender_socket, Sender, SenderConfig, SenderReport, SenderSocket, Termination,

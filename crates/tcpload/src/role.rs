@@ -154,34 +154,52 @@ pub fn run_load_role(role: &LoadRole, out: &mut dyn Write) -> Result<(), TcpLoad
         ..SenderConfig::new(role.to)
     };
     let sock = new_sender_socket(&role.cc, role.to)?;
-    let sender = Sender::connect(sock, cfg, t0)?;
-    let flow = sender.flow();
+    let sampler_cfg = SamplerConfig {
+        max_duration: role.duration + Duration::from_secs(2),
+        ..SamplerConfig::default()
+    };
+    // Samples are printed live while the sender runs on its own thread.
+    // The sampler and that thread start before the connect, and the thread
+    // writes right after it: nothing (no socket, thread start or output)
+    // sits between the connect and the first write (method §4.1).
+    let (sample_tx, sample_rx) = std::sync::mpsc::channel::<TcpSample>();
+    let (pending, sampler) =
+        TcpSampler::spawn_before_connect(DiagSocket::open()?, t0, sampler_cfg, move |s| {
+            let _ = sample_tx.send(s.clone());
+        })?;
+    let (connected_tx, connected_rx) = std::sync::mpsc::channel();
+    let sending = std::thread::Builder::new()
+        .name("tcp-sender".into())
+        .spawn(move || {
+            let sender = Sender::connect(sock, cfg, t0)?;
+            pending.connected(sender.flow());
+            let _ = connected_tx.send((sender.flow(), sender.cc_readback().to_owned()));
+            Ok::<_, TcpLoadError>(sender.run())
+        })
+        .map_err(|source| TcpLoadError::Io {
+            what: "spawn sender thread",
+            source,
+        })?;
+    let Ok((flow, cc_readback)) = connected_rx.recv() else {
+        // The thread ended without connecting: its error says why.
+        let _ = sampler.stop();
+        return match sending.join() {
+            Ok(Err(e)) => Err(e),
+            _ => Err(TcpLoadError::Output(
+                "sender thread ended before connecting".into(),
+            )),
+        };
+    };
     line(
         out,
         &serde_json::json!({
             "event": "load_connected",
             "flow": flow,
             "cc_requested": role.cc,
-            "cc_readback": sender.cc_readback(),
+            "cc_readback": cc_readback,
             "connect_s": t0.elapsed().as_secs_f64(),
         }),
     )?;
-    let sampler_cfg = SamplerConfig {
-        max_duration: role.duration + Duration::from_secs(2),
-        ..SamplerConfig::default()
-    };
-    // Samples are printed live while the sender runs on its own thread.
-    let (sample_tx, sample_rx) = std::sync::mpsc::channel::<TcpSample>();
-    let sampler = TcpSampler::spawn_with(DiagSocket::open()?, flow, t0, sampler_cfg, move |s| {
-        let _ = sample_tx.send(s.clone());
-    })?;
-    let sending = std::thread::Builder::new()
-        .name("tcp-sender".into())
-        .spawn(move || sender.run())
-        .map_err(|source| TcpLoadError::Io {
-            what: "spawn sender thread",
-            source,
-        })?;
     // Bounded: the sender ends by its lifetime (+ one send timeout).
     while !sending.is_finished() {
         if let Ok(s) = sample_rx.recv_timeout(Duration::from_millis(100)) {
@@ -193,7 +211,7 @@ pub fn run_load_role(role: &LoadRole, out: &mut dyn Write) -> Result<(), TcpLoad
     }
     let report = sending
         .join()
-        .map_err(|_| TcpLoadError::Output("sender thread panicked".into()))?;
+        .map_err(|_| TcpLoadError::Output("sender thread panicked".into()))??;
     let samples = sampler.stop()?;
     for s in sample_rx.try_iter() {
         line(

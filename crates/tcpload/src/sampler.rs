@@ -308,6 +308,29 @@ pub struct SamplerLog {
     pub end: SamplerEnd,
 }
 
+impl SamplerLog {
+    /// The log of a sampler whose flow never connected: no samples, and
+    /// the unspecified address for both ends.
+    fn empty(cfg: &SamplerConfig, stop: &StopFlag) -> SamplerLog {
+        let none = SocketAddr::from(([0, 0, 0, 0], 0));
+        SamplerLog {
+            flow: FlowId {
+                local: none,
+                remote: none,
+            },
+            interval_s: cfg.interval.as_secs_f64(),
+            samples: Vec::new(),
+            not_found_s: Vec::new(),
+            errors: Vec::new(),
+            end: if stop.is_stopped() {
+                SamplerEnd::Stopped
+            } else {
+                SamplerEnd::Deadline
+            },
+        }
+    }
+}
+
 /// Keeps at most this many error entries (the count still bounds the loop).
 const MAX_KEPT_ERRORS: usize = 64;
 
@@ -406,6 +429,68 @@ impl TcpSampler {
                 source,
             })?;
         Ok(SamplerHandle { stop, thread })
+    }
+}
+
+/// Where a sampler started before its flow connected learns the flow
+/// ([`TcpSampler::spawn_before_connect`]). Dropping it unused (the connect
+/// failed) ends the sampler with an empty log.
+#[derive(Debug)]
+pub struct PendingFlow(std::sync::mpsc::SyncSender<FlowId>);
+
+impl PendingFlow {
+    /// Hands the connected flow to the sampler: a channel send, so the
+    /// sender's first write follows its connect at once (method §4.1).
+    pub fn connected(self, flow: FlowId) {
+        // The sampler may have ended already (stopped, or past its
+        // deadline); then there is nobody to tell.
+        let _ = self.0.send(flow);
+    }
+}
+
+impl TcpSampler {
+    /// Spawns a sampling thread for a flow that does not exist yet: it
+    /// waits (bounded by `cfg.max_duration` and its stop) for
+    /// [`PendingFlow::connected`], then samples as [`TcpSampler::spawn_with`]
+    /// does. Nothing of the sampler (thread start, socket, first dump) sits
+    /// between the sender's connect and its first write.
+    pub fn spawn_before_connect(
+        sock: DiagSocket,
+        t0: Instant,
+        cfg: SamplerConfig,
+        mut on_sample: impl FnMut(&TcpSample) + Send + 'static,
+    ) -> Result<(PendingFlow, SamplerHandle), TcpLoadError> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<FlowId>(1);
+        let stop = StopFlag::new();
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("tcp-sampler".into())
+            .spawn(move || {
+                let deadline = Instant::now() + cfg.max_duration;
+                loop {
+                    let now = Instant::now();
+                    let flow = match rx.recv_timeout(Duration::from_millis(20)) {
+                        Ok(flow) => flow,
+                        Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+                            if now < deadline && !flag.is_stopped() =>
+                        {
+                            continue
+                        }
+                        // Never connected: an empty log, ended as asked.
+                        Err(_) => return SamplerLog::empty(&cfg, &flag),
+                    };
+                    let left = SamplerConfig {
+                        max_duration: deadline.saturating_duration_since(Instant::now()),
+                        ..cfg
+                    };
+                    return sample_loop(sock, flow, t0, left, &flag, &mut on_sample);
+                }
+            })
+            .map_err(|source| TcpLoadError::Io {
+                what: "spawn sampler thread",
+                source,
+            })?;
+        Ok((PendingFlow(tx), SamplerHandle { stop, thread }))
     }
 }
 

@@ -65,8 +65,8 @@ pub struct TopologySpec {
     /// `net.ipv4.tcp_ecn` written in B (method §1.3: 1).
     pub tcp_ecn_b: u8,
     /// How A and B, the two ends that receive, start their TCP receive
-    /// buffers (method §1.3: [`ReceiveBuffer::StartAtMax`]). A spec
-    /// serialized before this field existed ran with the kernel's.
+    /// buffers (method §1.3: the kernel's, [`ReceiveBuffer::Kernel`]). A
+    /// spec serialized before this field existed ran with the kernel's.
     #[serde(default = "ReceiveBuffer::kernel")]
     pub receive_buffer: ReceiveBuffer,
 }
@@ -76,19 +76,16 @@ pub struct TopologySpec {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReceiveBuffer {
-    /// tcp_rmem's default raised to its max (min and max as the namespace
-    /// inherited them): the receiver's window can open from the first
-    /// round trip, so it never limits a flow's start. With the kernel's
-    /// 128 KiB default, the window stays at 64 KB until receive-buffer
-    /// autotuning measures more than 10 segments per estimated RTT; on a
-    /// low-rate bottleneck with a near-zero base RTT that estimate is
-    /// seeded by the idle time before the first data segment, and the
-    /// flow's first ~300 ms (and the pfifo queue it settles into) become
-    /// a race between process start-up latencies.
+    /// The kernel's tcp_rmem, untouched (the method's path: the kernel's
+    /// defaults plus the method's sysctls).
     #[default]
-    StartAtMax,
-    /// The kernel's tcp_rmem, untouched.
     Kernel,
+    /// Opt-in, a change to the path: tcp_rmem's default raised to its max
+    /// (min and max as the namespace inherited them), so the receiver's
+    /// window can open from the first round trip. It changes what any load
+    /// does on the path, iperf3's included (method §1.3 has the measured
+    /// effect).
+    StartAtMax,
 }
 
 impl ReceiveBuffer {
@@ -127,7 +124,7 @@ impl TopologySpec {
             udp_port: DEFAULT_UDP_PORT,
             tcp_ecn_a: 1,
             tcp_ecn_b: 1,
-            receive_buffer: ReceiveBuffer::StartAtMax,
+            receive_buffer: ReceiveBuffer::Kernel,
         }
     }
 
@@ -194,8 +191,10 @@ mod tests {
         assert!(matches!(at_max.tcp_rmem("4096 131072"), Some(Err(_))));
         assert!(matches!(at_max.tcp_rmem("a b c"), Some(Err(_))));
         assert_eq!(ReceiveBuffer::Kernel.tcp_rmem("4096 131072 6291456"), None);
-        let s = TopologySpec::new(RunId::parse("7f3a").unwrap(), "1");
-        assert_eq!(s.receive_buffer, ReceiveBuffer::StartAtMax);
+        let mut s = TopologySpec::new(RunId::parse("7f3a").unwrap(), "1");
+        // The method's path: the kernel's tcp_rmem; raising it is opt-in.
+        assert_eq!(s.receive_buffer, ReceiveBuffer::Kernel);
+        s.receive_buffer = ReceiveBuffer::StartAtMax;
         // A spec written before the field existed ran with the kernel's.
         let mut j = serde_json::to_value(&s).unwrap();
         j.as_object_mut().unwrap().remove("receive_buffer");

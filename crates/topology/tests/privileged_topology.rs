@@ -141,16 +141,15 @@ fn privileged_topology_build_traffic_readback_teardown_host_unchanged() {
     assert_eq!(b.sysctls[IP_FORWARD], "0");
     assert_eq!(a.sysctls[TCP_ECN], "1");
     assert_eq!(b.sysctls[TCP_ECN], "1");
-    // The receivers start at tcp_rmem's max; R and the host keep theirs.
-    let host_rmem: Vec<&str> = before.tcp_rmem.split_whitespace().collect();
-    let at_max = format!("{}\t{}\t{}", host_rmem[0], host_rmem[2], host_rmem[2]);
-    assert_eq!(a.sysctls[TCP_RMEM], at_max);
-    assert_eq!(b.sysctls[TCP_RMEM], at_max);
-    assert_eq!(r.sysctls[TCP_RMEM], before.tcp_rmem.trim());
+    // The method's path keeps the kernel's tcp_rmem everywhere (method
+    // §1.3): nothing written, A, R and B read what the host has.
+    for ns in [a, r, b] {
+        assert_eq!(ns.sysctls[TCP_RMEM], before.tcp_rmem.trim());
+    }
     assert_eq!(
         topo.sysctls.iter().filter(|s| s.key == TCP_RMEM).count(),
-        2,
-        "written in A and B only"
+        0,
+        "tcp_rmem is not written by default"
     );
     for (ns, ifname) in [
         (a, "a0"),
@@ -218,20 +217,25 @@ fn privileged_topology_tcp_ecn_and_receive_buffer_are_configurable() {
     }
     let mut spec = TopologySpec::new(RunId::random(), "ecn_off");
     spec.tcp_ecn_a = 0;
-    // ... and the kernel's receive buffers kept (nothing written).
-    spec.receive_buffer = netlab_topology::ReceiveBuffer::Kernel;
+    // ... and the opt-in receive-buffer start: tcp_rmem's default raised to
+    // its max in A and B only.
+    spec.receive_buffer = netlab_topology::ReceiveBuffer::StartAtMax;
     let host_rmem = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_rmem").unwrap();
+    let h: Vec<&str> = host_rmem.split_whitespace().collect();
+    let at_max = format!("{}\t{}\t{}", h[0], h[2], h[2]);
     let topo = TopologyGuard::build(&spec).unwrap();
     // what was built serializes (namespaces by name and path)
     let built = serde_json::to_value(&*topo).unwrap();
     assert_eq!(built["a"]["name"], spec.netns_names()[0].as_str());
     assert_eq!(built["spec"]["tcp_ecn_a"], 0);
-    assert_eq!(built["sysctls"].as_array().unwrap().len(), 5);
+    assert_eq!(built["sysctls"].as_array().unwrap().len(), 7);
     let rb = topo.readback().unwrap();
     assert_eq!(rb.role(Role::A).unwrap().sysctls[TCP_ECN], "0");
     assert_eq!(rb.role(Role::B).unwrap().sysctls[TCP_ECN], "1");
+    assert_eq!(rb.role(Role::A).unwrap().sysctls[TCP_RMEM], at_max);
+    assert_eq!(rb.role(Role::B).unwrap().sysctls[TCP_RMEM], at_max);
     assert_eq!(
-        rb.role(Role::A).unwrap().sysctls[TCP_RMEM],
+        rb.role(Role::R).unwrap().sysctls[TCP_RMEM],
         host_rmem.trim()
     );
 }

@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use netlab_ecn::pcap::PcapFileRecord;
 use netlab_ecn::{EcnError, EcnReport};
 use netlab_probe::{IsoLog, Phase, ProbeError, ProbeLog};
 use netlab_qdisc::Sampler;
@@ -19,6 +20,9 @@ use crate::results::{
     ReceiverSummary, ScenarioResult, SenderSummary, TcpInfoSample, TcpInfoSamplerResult, TcpResult,
 };
 
+/// What the capture worker returns: its report and its headers file's record.
+pub type CaptureOutput = (EcnReport, Option<PcapFileRecord>);
+
 /// What the sender worker returns: its report and its tcp_info samples.
 pub type SenderOutput = (SenderReport, Result<SamplerLog, String>);
 
@@ -34,8 +38,10 @@ pub struct Workers {
     pub receivers: Vec<Option<ReceiverWorker>>,
     /// How much later than t0 each flow's receiver clock started.
     pub receiver_offsets: Vec<Duration>,
-    /// B's ECN capture.
-    pub capture: Option<Worker<Result<EcnReport, EcnError>>>,
+    /// B's ECN capture, with its headers file's record when it wrote one.
+    pub capture: Option<Worker<Result<CaptureOutput, EcnError>>>,
+    /// The headers file that could not be created (the capture ran without it).
+    pub headers_not_created: Option<PcapFileRecord>,
     /// A's probe client.
     pub probe: Option<Worker<Result<ProbeLog, ProbeError>>>,
     /// A's isochronous probe client.
@@ -198,7 +204,11 @@ impl Workers {
         }
         res.ecn_flow = plan.capture_flow.map(|(i, _)| i);
         match ecn {
-            Some(Ok(report)) => res.ecn = Some(EcnResult::from(report)),
+            Some(Ok((report, headers))) => {
+                let mut ecn = EcnResult::from(report);
+                ecn.headers_pcap = headers.or(self.headers_not_created);
+                res.ecn = Some(ecn);
+            }
             Some(Err(e)) => errors.push(e),
             None => {}
         }

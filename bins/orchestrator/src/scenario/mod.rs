@@ -5,11 +5,13 @@
 //! - [`worker`]: a thread inside a namespace with one stop type;
 //! - [`runner`]: builds the topology, starts the workers, walks the clock;
 //! - [`collect`]: joins the workers in a fixed order into the typed result;
+//! - [`pcap`]: the packet files (evidence always, headers on request);
 //! - [`error`]: what can fail, naming the step.
 
 pub mod clock;
 pub mod collect;
 pub mod error;
+pub mod pcap;
 pub mod plan;
 pub mod runner;
 pub mod worker;

@@ -173,6 +173,8 @@ pub struct ScenarioPlan {
     pub capture: CaptureConfig,
     /// The flow the capture follows (the first upload) and its filter.
     pub capture_flow: Option<(usize, Flow)>,
+    /// The headers pcapng file, when the experiment asks for one.
+    pub pcap: Option<PcapPlan>,
     /// The flows.
     pub flows: Vec<FlowPlan>,
     /// The stop-and-wait probe.
@@ -183,6 +185,15 @@ pub struct ScenarioPlan {
     pub qdisc_sample_interval: Duration,
     /// The qdisc samplers stop by themselves at this time from t0.
     pub qdisc_sampling_end: Duration,
+}
+
+/// The headers file of a scenario's capture (method §7.7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PcapPlan {
+    /// Bytes kept per frame.
+    pub snap_len: u32,
+    /// Byte cap of the file.
+    pub max_bytes: u64,
 }
 
 fn receiver_addr(dir: Direction) -> Ipv4Addr {
@@ -370,8 +381,18 @@ impl ScenarioPlan {
             capture: CaptureConfig {
                 max_frames: s.capture.frames,
                 deadline: s.capture.deadline,
+                // The capture copies at least what the headers file keeps.
+                snap_len: CaptureConfig::default()
+                    .snap_len
+                    .max(s.capture.snap_len as usize),
                 ..CaptureConfig::default()
             },
+            pcap: (s.capture.pcap == netlab_experiment::PcapMode::Headers
+                && capture_flow.is_some())
+            .then_some(PcapPlan {
+                snap_len: s.capture.snap_len,
+                max_bytes: s.capture.pcap_max_bytes,
+            }),
             capture_flow,
             flows,
             probe,

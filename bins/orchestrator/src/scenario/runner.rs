@@ -9,9 +9,10 @@
 //! A failure is recorded with its cause; the workers that did start are
 //! still stopped and joined, and cleanup always runs.
 
+use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use netlab_ecn::Capture;
 use netlab_experiment::Direction;
@@ -44,6 +45,8 @@ pub struct RunContext<'a> {
     pub progress: &'a Progress,
     /// Number of scenarios in the run.
     pub total: usize,
+    /// The results folder (packet files go to its `pcap/`).
+    pub out: &'a Path,
 }
 
 /// The sweep point as results.json keeps it.
@@ -120,6 +123,7 @@ pub fn run(
             plan,
             progress: ctx.progress,
             label: &label,
+            out: ctx.out,
         };
         runner.execute(&mut res)
     });
@@ -206,6 +210,7 @@ struct Runner<'a> {
     plan: &'a ScenarioPlan,
     progress: &'a Progress,
     label: &'a str,
+    out: &'a Path,
 }
 
 /// One configured egress: where to read it back.
@@ -224,6 +229,8 @@ struct Scene<'a> {
     egresses: &'a [Egress],
     qsock: &'a QdiscSocket,
     t0: Instant,
+    /// Wall-clock time of t0 since the Unix epoch (the packet files' clock).
+    t0_unix: Duration,
     live: Arc<Live>,
 }
 
@@ -386,7 +393,12 @@ impl Runner<'_> {
             .map_err(enter("B", "the receiver"))?
             .map_err(load_step("binding the receiver in B"))?;
         let t0 = clock_sink.t0();
-        res.t0_utc = Some(netlab_receipts::format_rfc3339(std::time::SystemTime::now()));
+        let now = SystemTime::now();
+        res.t0_utc = Some(netlab_receipts::format_rfc3339(now));
+        let t0_unix = now
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .saturating_sub(t0.elapsed());
         // One receiver per flow, in its receiving namespace.
         let mut sinks = Vec::new();
         for f in &plan.flows {
@@ -404,12 +416,22 @@ impl Runner<'_> {
             egresses: &egresses,
             qsock: &qsock,
             t0,
+            t0_unix,
             live: Arc::new(Live::for_flows(plan.flows.iter().map(|f| f.spec.direction))),
         };
         let mut workers = Workers::new(plan.flows.len());
         let outcome = self.drive(&scene, clock_sink, sinks, capture, res, &mut workers);
         let joined = workers.finish(plan, t0, outcome.is_err(), &egresses, res);
         drop(topo);
+        // The evidence file, from the report (whatever else failed).
+        if let Some(ecn) = res.ecn.as_mut() {
+            ecn.evidence_pcap = Some(super::pcap::write_evidence_file(
+                self.out,
+                plan,
+                t0_unix,
+                &ecn.report,
+            ));
+        }
         outcome.and(joined)
     }
 
@@ -439,8 +461,16 @@ impl Runner<'_> {
             )?);
         }
         if let (Some(capture), Some((_, filter))) = (capture, plan.capture_flow) {
+            let recorder = match super::pcap::open_headers(self.out, plan, scene.t0_unix) {
+                None => None,
+                Some(Ok(r)) => Some(r),
+                Some(Err(not_created)) => {
+                    workers.headers_not_created = Some(not_created);
+                    None
+                }
+            };
             workers.capture = Some(spawn_in(&topo.b, "capture", "b-capture", move |stop| {
-                capture.run(filter, stop.flag(), t0)
+                capture.run_recording(filter, stop.flag(), t0, recorder)
             })?);
         }
         for e in scene.egresses {
@@ -596,21 +626,31 @@ impl Runner<'_> {
         let (sender_cfg, sampler_cfg) = (flow.sender.clone(), flow.tcp_info);
         let (t0, live) = (scene.t0, scene.live.clone());
         workers.senders[i] = Some(spawn_in(ns, "sender", "sender", move |_stop| {
-            let tx = Sender::connect(sock, sender_cfg, t0).map_err(|e| format!("sender: {e}"))?;
-            // Each sample also feeds the live goodput of the progress display.
-            let sampler = TcpSampler::spawn_with(diag, tx.flow(), t0, sampler_cfg, move |s| {
-                if let Some(info) = &s.record.info {
-                    let f = &live.flows[i];
-                    f.bytes_acked.store(info.bytes_acked, Ordering::Relaxed);
-                    f.acked_at_us
-                        .store((s.end_s * 1e6) as u64, Ordering::Relaxed);
+            // The sampler starts before the connect and learns the flow by
+            // a channel send, so the first write follows the connect at
+            // once, as in any bulk transfer (method §4.1). Each sample also
+            // feeds the live goodput of the progress display.
+            let (pending, sampler) =
+                TcpSampler::spawn_before_connect(diag, t0, sampler_cfg, move |s| {
+                    if let Some(info) = &s.record.info {
+                        let f = &live.flows[i];
+                        f.bytes_acked.store(info.bytes_acked, Ordering::Relaxed);
+                        f.acked_at_us
+                            .store((s.end_s * 1e6) as u64, Ordering::Relaxed);
+                    }
+                })
+                .map_err(|e| format!("starting the tcp_info sampler: {e}"))?;
+            let tx = match Sender::connect(sock, sender_cfg, t0) {
+                Ok(tx) => tx,
+                Err(e) => {
+                    drop(pending);
+                    let _ = sampler.stop();
+                    return Err(format!("sender: {e}"));
                 }
-            });
-            let report = tx.run();
-            let log = match sampler {
-                Ok(s) => s.stop().map_err(|e| e.to_string()),
-                Err(e) => Err(format!("starting the tcp_info sampler: {e}")),
             };
+            pending.connected(tx.flow());
+            let report = tx.run();
+            let log = sampler.stop().map_err(|e| e.to_string());
             Ok::<_, String>((report, log))
         })?);
         Ok(())

@@ -390,3 +390,31 @@ fn an_interrupted_run_says_where_first() {
          before it; none was cut short."
     );
 }
+
+#[test]
+fn a_partial_packet_file_is_noted_with_why_and_a_complete_one_is_not() {
+    use netlab_ecn::pcap::{PcapContent, PcapCut, PcapFileRecord};
+    let (mut results, md) = golden();
+    let record = |partial: Vec<PcapCut>| PcapFileRecord {
+        file: "pcap/s01-round1-pfifo.headers.pcapng".into(),
+        content: PcapContent::Headers,
+        snap_len: 128,
+        frames: 447,
+        frames_missing: 7683,
+        bytes: 65800,
+        partial,
+    };
+    let ecn = results.scenarios[0].ecn.as_mut().unwrap();
+    ecn.headers_pcap = Some(record(Vec::new()));
+    // A complete file changes nothing in the summary.
+    assert_eq!(render(&results, 0), md);
+    let ecn = results.scenarios[0].ecn.as_mut().unwrap();
+    ecn.headers_pcap = Some(record(vec![PcapCut::WriteFailed {
+        error: "No space left on device (os error 28)".into(),
+    }]));
+    let out = render(&results, 0);
+    assert!(
+        out.contains("pcap/s01-round1-pfifo.headers.pcapng is partial (447 frames in it, 7683 missing): writing failed (No space left on device (os error 28)); the file ends at its last complete block"),
+        "{out}"
+    );
+}

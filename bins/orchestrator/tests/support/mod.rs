@@ -286,3 +286,100 @@ pub fn host_state() -> String {
     }
     s
 }
+
+/// Runs an outside tool to completion within `limit` (our own child, killed
+/// by pid past it): exit code, stdout, stderr. Panics when it cannot start.
+pub fn tool(program: &str, args: &[&str], limit: Duration) -> (i32, String, String) {
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!("{program} could not be started ({e}): apt-get install -y {program}")
+        });
+    let out = child.stdout.take().unwrap();
+    let err = child.stderr.take().unwrap();
+    let o = std::thread::spawn(move || std::io::read_to_string(out).unwrap_or_default());
+    let e = std::thread::spawn(move || std::io::read_to_string(err).unwrap_or_default());
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("waiting") {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{program} {args:?} ran past {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (
+        status.code().unwrap_or(-1),
+        o.join().unwrap(),
+        e.join().unwrap(),
+    )
+}
+
+/// How many packets `tcpdump -r` reads from `path`; panics unless it reads
+/// the whole file without complaint.
+pub fn tcpdump_count(path: &Path) -> u64 {
+    let p = path.to_str().expect("utf-8 path");
+    let (code, out, err) = tool("tcpdump", &["-n", "-r", p], Duration::from_secs(30));
+    assert_eq!(code, 0, "tcpdump -r {p}: {err}");
+    assert!(
+        !err.contains("truncated") && !err.contains("rror"),
+        "tcpdump -r {p}: {err}"
+    );
+    out.lines().count() as u64
+}
+
+/// How many frames of `path` match the tshark display filter `filter`.
+pub fn tshark_count(path: &Path, filter: &str) -> u64 {
+    let p = path.to_str().expect("utf-8 path");
+    let (code, out, err) = tool(
+        "tshark",
+        &[
+            "-n",
+            "-r",
+            p,
+            "-Y",
+            filter,
+            "-T",
+            "fields",
+            "-e",
+            "frame.number",
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, 0, "tshark -r {p} -Y '{filter}': {err}");
+    out.lines().filter(|l| !l.trim().is_empty()).count() as u64
+}
+
+/// Every packet file a scenario of results.json names exists and `tcpdump -r`
+/// reads exactly the frames its record says; returns how many files.
+pub fn check_pcap_files(out: &Path, r: &Value) -> usize {
+    let mut n = 0;
+    for s in r["scenarios"].as_array().expect("scenarios") {
+        for key in ["evidence_pcap", "headers_pcap"] {
+            let rec = &s["ecn"][key];
+            if rec.is_null() {
+                continue;
+            }
+            let path = out.join(rec["file"].as_str().expect("file"));
+            assert_eq!(
+                tcpdump_count(&path),
+                rec["frames"].as_u64().unwrap(),
+                "{}",
+                path.display()
+            );
+            assert_eq!(
+                std::fs::metadata(&path).unwrap().len(),
+                rec["bytes"].as_u64().unwrap()
+            );
+            n += 1;
+        }
+    }
+    n
+}

@@ -7,6 +7,7 @@ use std::net::{SocketAddr, SocketAddrV4, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use netlab_ecn::pcap::{PcapFileRecord, PcapHeader, PcapRecorder, PcapTarget};
 use netlab_ecn::{Capture, CaptureConfig, EcnReport, Flow};
 use netlab_topology::spec::{A_ADDR, B_ADDR, B_IF};
 use netlab_topology::Topology;
@@ -80,6 +81,18 @@ pub fn bulk_with_capture(
     load: Duration,
     cfg: CaptureConfig,
 ) -> BulkRun {
+    bulk_with_recording::<std::fs::File>(topo, port, load, cfg, None).0
+}
+
+/// [`bulk_with_capture`] that also writes the headers pcapng through
+/// `recorder`, returning its record.
+pub fn bulk_with_recording<T: PcapTarget + Send>(
+    topo: &Topology,
+    port: u16,
+    load: Duration,
+    cfg: CaptureConfig,
+    recorder: Option<PcapRecorder<T>>,
+) -> (BulkRun, Option<PcapFileRecord>) {
     let capture = topo
         .b
         .run(|| Capture::open(B_IF, cfg))
@@ -98,7 +111,8 @@ pub fn bulk_with_capture(
     let t0 = Instant::now();
     let deadline = t0 + load + Duration::from_secs(10);
     std::thread::scope(|s| {
-        let cap = s.spawn(|| capture.run(flow, &stop, t0));
+        let stop = &stop;
+        let cap = s.spawn(move || capture.run_recording(flow, stop, t0, recorder));
         let sink = s.spawn(move || sink(listener, deadline));
         let dst = SocketAddr::V4(SocketAddrV4::new(B_ADDR, port));
         let stream = topo
@@ -113,11 +127,75 @@ pub fn bulk_with_capture(
         // Let the last ACK/FIN frames reach the capture socket.
         std::thread::sleep(Duration::from_millis(100));
         stop.store(true, Ordering::Release);
-        let report = cap.join().expect("capture thread").expect("capture run");
-        BulkRun {
-            report,
-            received,
-            load_time,
-        }
+        let (report, record) = cap.join().expect("capture thread").expect("capture run");
+        (
+            BulkRun {
+                report,
+                received,
+                load_time,
+            },
+            record,
+        )
     })
+}
+
+/// The header of a test's packet file (t0 at the Unix epoch + 1.7e9 s).
+pub fn pcap_header(file: &str) -> PcapHeader {
+    PcapHeader {
+        file: file.to_string(),
+        ifname: B_IF.to_string(),
+        if_description: "netlab-ecn test".to_string(),
+        t0_unix: Duration::from_secs(1_700_000_000),
+    }
+}
+
+/// Runs an outside tool to completion within `limit` (killed by pid past
+/// it): exit code, stdout, stderr. Panics when the tool cannot be started.
+pub fn tool(program: &str, args: &[&str], limit: Duration) -> (i32, String, String) {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!(
+                "{program} could not be started ({e}): install it (apt-get install -y {program})"
+            )
+        });
+    let out = child.stdout.take().unwrap();
+    let err = child.stderr.take().unwrap();
+    let o = std::thread::spawn(move || std::io::read_to_string(out).unwrap_or_default());
+    let e = std::thread::spawn(move || std::io::read_to_string(err).unwrap_or_default());
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("waiting for the tool") {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{program} {args:?} ran past {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (
+        status.code().unwrap_or(-1),
+        o.join().unwrap(),
+        e.join().unwrap(),
+    )
+}
+
+/// How many packets `tcpdump -r` reads from `path`; panics unless it reads
+/// the whole file without complaint.
+pub fn tcpdump_count(path: &std::path::Path) -> usize {
+    let p = path.to_str().expect("utf-8 path");
+    let (code, out, err) = tool("tcpdump", &["-n", "-r", p], Duration::from_secs(30));
+    assert_eq!(code, 0, "tcpdump -r {p}: {err}");
+    assert!(
+        !err.contains("truncated") && !err.contains("error"),
+        "tcpdump -r {p}: {err}"
+    );
+    out.lines().count()
 }
