@@ -422,17 +422,23 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
         eprintln!("orchestrator: reading the scenarios back for the summary: {e}");
         exit = 1;
     }
-    let figures = digest.figures();
+    let figures = digest.figures().to_vec();
+    let input = digest.report_input(&results);
     let rows: Vec<summary::SummaryRow> = figures.iter().map(|f| f.row.clone()).collect();
-    let extra = summary::extra_notes(figures, failed_receipts);
-    let sections = summary::sections(figures);
-    let md = summary::render_figures(&results, figures, failed_receipts);
+    let extra = summary::extra_notes(&figures, failed_receipts);
+    let sections = summary::sections(&figures);
+    let md = summary::render_figures(
+        &results,
+        &figures,
+        summary::headline_of(input.as_ref()).as_deref(),
+        failed_receipts,
+    );
     let failed_scenario = figures.iter().any(|f| f.row.error.is_some());
     if let Err(e) = std::fs::write(cfg.out.join("summary.md"), &md) {
         eprintln!("orchestrator: writing summary.md: {e}");
         exit = 1;
     }
-    if !crate::report::after_run(digest.report_input(&results), &cfg.out) {
+    if !crate::report::after_run(input, &cfg.out) {
         exit = 1;
     }
     // results.json holds every scenario now: their files are not needed. A

@@ -69,8 +69,14 @@ fn run(path: &Path) -> Result<(ReportFiles, PathBuf), ReportError> {
     // The page and the table are both computed before anything is written.
     // The run's final teardown steps are not in results.json: a summary
     // re-rendered here has no note about failed ones.
-    let md = summary::render_figures(&header, digest.figures(), 0);
+    let figures = digest.figures().to_vec();
     let input = digest.report_input(&header)?;
+    let md = summary::render_figures(
+        &header,
+        &figures,
+        summary::headline_of(Ok(&input)).as_deref(),
+        0,
+    );
     let files = netlab_report::render(&input, &out_dir)?;
     let summary_path = out_dir.join("summary.md");
     write_atomic(&summary_path, md.as_bytes())?;
@@ -493,6 +499,7 @@ fn scenario_from(
                 rtt_ms: f64::from(info.rtt_us) / 1000.0,
                 rttvar_ms: f64::from(info.rttvar_us) / 1000.0,
                 cwnd: info.cwnd,
+                ssthresh: Some(info.ssthresh),
                 delivery_rate_bps: Some(info.delivery_rate as f64 * 8.0),
                 // u64::MAX is the kernel's "no pacing limit".
                 pacing_rate_bps: (info.pacing_rate != u64::MAX)
@@ -543,6 +550,11 @@ fn scenario_from(
         round: s.round,
         arm: s.arm.clone(),
         arm_words: s.arm_words.clone(),
+        cc: s.flows.first().map(|f| {
+            f.tcp
+                .as_ref()
+                .map_or_else(|| f.cc.clone(), |t| t.cc_readback.clone())
+        }),
         t0_utc: s.t0_utc.clone(),
         phases,
         probe_timeout_s,
@@ -660,6 +672,49 @@ mod tests {
     fn golden() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../fixtures/orchestrator/golden/results.json")
+    }
+
+    /// A real host run (schema 2): six pfifo rounds, five settled after one
+    /// window cut, one after two (fixtures/report/README.md). The state
+    /// classifier tells them apart from each round's own tcp_info, and the
+    /// headline says the rounds disagree instead of pooling them.
+    #[test]
+    fn the_host_fixtures_rounds_fall_into_two_states_and_the_headline_says_so() {
+        use std::io::Read as _;
+        let gz = std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../fixtures/report/run-host-pfifo-6rounds/results.json.gz"),
+        )
+        .unwrap();
+        let mut json = Vec::new();
+        flate2::read::GzDecoder::new(&gz[..])
+            .read_to_end(&mut json)
+            .unwrap();
+        let input = input_from(&parse_results(&json).unwrap()).unwrap();
+        let states = netlab_report::state::of_input(&input);
+        assert_eq!(states.len(), 1);
+        let pfifo = &states[0];
+        assert!(pfifo.disagree(), "{}", pfifo.text());
+        let one = &pfifo.groups[0];
+        assert_eq!(
+            one.kind,
+            netlab_report::state::StateKind::Overshoot { cuts: 1 }
+        );
+        assert_eq!(one.rounds, vec![1, 2, 4, 5, 6]);
+        assert!((1000.0..1150.0).contains(&one.standing_rtt_ms), "{one:?}");
+        assert!((400..=480).contains(&one.cwnd), "{one:?}");
+        let two = &pfifo.groups[1];
+        assert_eq!(
+            two.kind,
+            netlab_report::state::StateKind::Overshoot { cuts: 2 }
+        );
+        assert_eq!(two.rounds, vec![3]);
+        assert!((500.0..650.0).contains(&two.standing_rtt_ms), "{two:?}");
+        assert!(two.cwnd < one.cwnd * 6 / 10, "{two:?}");
+        let md = netlab_report::headline::of_input(&input).markdown();
+        assert!(md.contains("1 cut (r1 r2 r4 r5 r6): p50 ≥ 1000 ms"), "{md}");
+        assert!(md.contains("2 cuts (r3): p50 586 ms"), "{md}");
+        assert!(md.contains("rounds disagree; medians not pooled"), "{md}");
     }
 
     /// The typed conversion gives exactly what the report's own v1 reader

@@ -40,8 +40,14 @@ pub struct SummaryRow {
     pub p50_ms: Option<f64>,
     /// Loaded-phase p95 of successes, ms.
     pub p95_ms: Option<f64>,
-    /// Censoring-aware loaded p50/p95, as text (`12.3` or `≥ 1000 ms (censored)`).
-    pub censored: Option<(String, String)>,
+    /// Censoring-aware loaded p50 and p95 (a timeout counts as "≥ the
+    /// timeout"): the figures the summary leads with (method §5.6).
+    pub censored: Option<(
+        Option<netlab_probe::CensoredQuantile>,
+        Option<netlab_probe::CensoredQuantile>,
+    )>,
+    /// Censoring-aware baseline p50.
+    pub baseline_p50: Option<netlab_probe::CensoredQuantile>,
     /// Drops counted by the arm (child qdisc 10:) at the final readback.
     pub child_drops: Option<u64>,
     /// Drops counted by TBF at the final readback.
@@ -68,7 +74,7 @@ pub const NOTES: &[&str] = &[
     "The arms differ in more than AQM: pfifo and fq_codel both have a 256-packet limit, which is not equal bytes or memory (skb/GSO sizes vary), and fq_codel adds flow queueing and a memory limit. This is not a single-variable AQM comparison.",
     "drops = the arm's (child 10:) drop counter; the TBF parent's drops are shown beside it. Parent and child counters can count the same packet: never sum them.",
     "overlimits (in results.json) counts shaping events, not loss.",
-    "Probe timeouts are not loss: a timeout cannot tell a lost packet from more than 1 s of queueing. Quantiles are over successful probes only and always travel with their counts; the censoring-aware view treats a timeout as '≥ 1000 ms'.",
+    "Probe timeouts are not loss: a timeout cannot tell a lost packet from more than 1 s of queueing. The headline and the table's p50/p95 count a timeout as '≥ 1000 ms' (censoring-aware); replies-only quantiles leave timeouts out and always travel with their counts.",
     "Loaded probe sends cover the load window minus its last second (no new request in the last 1 s), while goodput covers the whole window.",
     "The TCP RTT from the sender's tcp_info (results.json tcp_info[]) is not the UDP echo RTT: they are kept apart.",
     "ECN counts are evidence on the wire, not a one-to-one mark-to-window trace; CWR alone (RFC 3168 §6.1.2 allows it after any window reduction) is not proof of CE feedback.",
@@ -77,16 +83,25 @@ pub const NOTES: &[&str] = &[
     "Bytes the sender's socket accepted are local socket input, not delivered bytes; full stream delivery at close is not claimed.",
 ];
 
+/// A censoring-aware quantile in a table cell: `12.35`, `≥ 1000`, `–`.
+fn cell(q: Option<netlab_probe::CensoredQuantile>) -> String {
+    match q {
+        Some(netlab_probe::CensoredQuantile::Value(v)) => format!("{v:.2}"),
+        Some(netlab_probe::CensoredQuantile::AtLeast(v)) => format!("≥ {v:.0}"),
+        None => "–".into(),
+    }
+}
+
 /// Renders the table as Markdown.
 pub fn table(rows: &[SummaryRow]) -> String {
     let mut s = String::new();
-    s.push_str("| Round | arm | goodput Mbit/s | loaded probes/timeouts | successful p50/p95 ms | drops | CE/ECE/CWR seen |\n");
-    s.push_str("|---|---|---|---|---|---|---|\n");
+    s.push_str("| Round | arm | goodput Mbit/s | baseline p50 ms | loaded probes/timeouts | loaded p50/p95 ms | replies-only p50/p95 ms | drops | CE/ECE/CWR seen |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|\n");
     for r in rows {
         if let Some(e) = &r.error {
             let _ = writeln!(
                 s,
-                "| {} | {} | failed: {} | | | | |",
+                "| {} | {} | failed: {} | | | | | | |",
                 r.round,
                 r.arm,
                 e.replace('|', "/")
@@ -108,12 +123,20 @@ pub fn table(rows: &[SummaryRow]) -> String {
             r.goodput_mbps
                 .map_or_else(|| "None".into(), |g| format!("{g:.3}"))
         };
-        let quant = format!(
-            "{}/{} (n={})",
-            opt_ms(r.p50_ms),
-            opt_ms(r.p95_ms),
-            r.loaded_ok
-        );
+        let km = match r.censored {
+            Some((p50, p95)) => format!("{}/{}", cell(p50), cell(p95)),
+            None => "–".into(),
+        };
+        let replies = if r.loaded_ok == 0 {
+            "– (n=0)".to_string()
+        } else {
+            format!(
+                "{}/{} (n={})",
+                opt_ms(r.p50_ms),
+                opt_ms(r.p95_ms),
+                r.loaded_ok
+            )
+        };
         let drops_text = |c: Option<u64>, t: Option<u64>| match (c, t) {
             (Some(c), Some(t)) => format!("{c} (tbf {t})"),
             (Some(c), None) => c.to_string(),
@@ -141,17 +164,24 @@ pub fn table(rows: &[SummaryRow]) -> String {
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {}/{} | {} | {} | {} |",
-            r.round, r.arm, goodput, r.loaded_sent, r.loaded_timeouts, quant, drops, ecn
+            "| {} | {} | {} | {} | {}/{} | {km} | {replies} | {} | {} |",
+            r.round,
+            r.arm,
+            goodput,
+            cell(r.baseline_p50),
+            r.loaded_sent,
+            r.loaded_timeouts,
+            drops,
+            ecn
         );
     }
+    s.push_str("\nloaded p50/p95 and baseline p50 count a probe without a reply within the timeout as \"≥ the timeout\" (censoring-aware, method §5.6: the figures used everywhere); the replies-only columns leave timeouts out (method §5.5) and carry their count.\n");
     s
 }
 
 /// The baseline p95 of each scenario, in execution order.
 pub fn baseline_list(rows: &[SummaryRow]) -> String {
-    let mut s =
-        String::from("Baseline p95 (probe only, successful requests), in execution order:\n\n");
+    let mut s = String::from("Baseline p95 (probe only, replies only), in execution order:\n\n");
     for (i, r) in rows.iter().enumerate() {
         let (sent, ok, p95) = r.baseline;
         let _ = writeln!(
@@ -168,26 +198,10 @@ pub fn baseline_list(rows: &[SummaryRow]) -> String {
     s
 }
 
-/// The censoring-aware loaded quantiles, one line per scenario.
-pub fn censored_list(rows: &[SummaryRow]) -> String {
-    let mut s = String::from(
-        "Censoring-aware loaded p50/p95 over all requests (a timeout counts as '≥ 1000 ms'):\n\n",
-    );
-    for r in rows {
-        if let Some((p50, p95)) = &r.censored {
-            let _ = writeln!(
-                s,
-                "- round {} {}: p50 {p50}, p95 {p95} (sent {})",
-                r.round, r.arm, r.loaded_sent
-            );
-        }
-    }
-    s
-}
-
 /// The whole summary.md.
 pub fn markdown(
     header: &str,
+    headline: Option<&str>,
     rows: &[SummaryRow],
     sections: &[String],
     extra_notes: &[String],
@@ -195,6 +209,10 @@ pub fn markdown(
     let mut s = String::new();
     s.push_str(header);
     s.push_str("\n\n");
+    if let Some(h) = headline {
+        s.push_str(h);
+        s.push_str("\n## Per scenario\n\n");
+    }
     s.push_str(&table(rows));
     s.push('\n');
     for section in sections {
@@ -202,10 +220,8 @@ pub fn markdown(
         s.push('\n');
     }
     s.push_str(&baseline_list(rows));
-    s.push('\n');
-    s.push_str(&censored_list(rows));
     s.push_str("\nNotes:\n\n");
-    for n in NOTES {
+    for n in NOTES.iter().filter(|n| note_applies(n, rows)) {
         let _ = writeln!(s, "- {n}");
     }
     for n in extra_notes {
@@ -214,18 +230,49 @@ pub fn markdown(
     s
 }
 
+/// Whether a general note applies to a run with these rows: a note that
+/// names an arm kind the run did not have (the fq_codel comparison note in a
+/// pfifo-only run) is left out.
+fn note_applies(note: &str, rows: &[SummaryRow]) -> bool {
+    const KINDS: &[&str] = &["fq_codel", "cake", "fq_pie", "codel", "pie", "fq"];
+    !KINDS.iter().any(|k| {
+        note.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|w| w == *k)
+            && !rows.iter().any(|r| r.arm == *k)
+    })
+}
+
 /// summary.md of a run. `failed_teardown_steps` counts the run's final
 /// teardown steps that failed (they happen after the last scenario and are
 /// printed, not kept in results.json).
 pub fn render(results: &Results, failed_teardown_steps: usize) -> String {
-    render_figures(results, &figures(results), failed_teardown_steps)
+    let headline = headline_of(crate::report::input_from(results).as_ref());
+    render_figures(
+        results,
+        &figures(results),
+        headline.as_deref(),
+        failed_teardown_steps,
+    )
+}
+
+/// The headline section (netlab-report's [`netlab_report::headline`]) of a
+/// run's report input; a run whose input cannot be built (a value the
+/// report cannot draw) has none, and its report says why.
+pub fn headline_of(
+    input: Result<&netlab_report::ReportInput, &netlab_report::ReportError>,
+) -> Option<String> {
+    input
+        .ok()
+        .map(|i| netlab_report::headline::of_input(i).markdown())
 }
 
 /// summary.md of a run from its header (`results`, whose own `scenarios`
-/// are not read) and its scenarios' figures, in execution order.
+/// are not read), its headline ([`headline_of`]) and its scenarios'
+/// figures, in execution order.
 pub fn render_figures(
     results: &Results,
     scenarios: &[ScenarioFigures],
+    headline: Option<&str>,
     failed_teardown_steps: usize,
 ) -> String {
     let rows: Vec<SummaryRow> = scenarios.iter().map(|f| f.row.clone()).collect();
@@ -237,6 +284,7 @@ pub fn render_figures(
     sections_with_caveats.extend(sections(scenarios));
     markdown(
         &header(results, scenarios.len()),
+        headline,
         &rows,
         &sections_with_caveats,
         &extra_notes(scenarios, failed_teardown_steps),
@@ -667,7 +715,8 @@ pub fn row(s: &ScenarioResult) -> SummaryRow {
         loaded_timeouts: count(loaded, |p| p.timeouts),
         p50_ms: loaded.and_then(|l| l.p50_ms),
         p95_ms: loaded.and_then(|l| l.p95_ms),
-        censored: loaded.map(|l| (censored_text(l.p50_censored), censored_text(l.p95_censored))),
+        censored: loaded.map(|l| (l.p50_censored, l.p95_censored)),
+        baseline_p50: baseline.and_then(|b| b.p50_censored),
         child_drops: bottleneck.and_then(|q| drops_of(&q.at_window_end, ARM_HANDLE)),
         tbf_drops: bottleneck.and_then(|q| tbf_drops_of(&q.at_window_end)),
         drops_by_direction: shaped(s)

@@ -437,6 +437,7 @@ pub(crate) mod tests {
             round,
             arm: arm.into(),
             arm_words: arm.into(),
+            cc: Some("reno".into()),
             t0_utc: None,
             phases: Phases {
                 baseline: [0.0, 2.0],

@@ -112,6 +112,58 @@ fn round6(v: f64) -> f64 {
     (v * 1e6).round() / 1e6
 }
 
+/// Flent's own runners (its `TimeseriesAggregator`) interpolate each series
+/// onto the step grid: at step `x`, linearly between the last raw point at
+/// or before `x` and the first after it, when that next point is within
+/// five steps (half a step before the first point); past the last point its
+/// value once. `raw` is `(t, value)` in time order, `t` in s from t0.
+pub fn align_like_flent(raw: &[(f64, f64)], x_values: &[f64], step: f64) -> Vec<Option<f64>> {
+    let mut out: Vec<Option<f64>> = Vec::with_capacity(x_values.len());
+    for &x in x_values {
+        // Flent compares with the last value appended, None included.
+        let last_out = out.last().copied().flatten();
+        let mut max_dist = step * 5.0;
+        let next = raw.iter().position(|(t, _)| *t > x);
+        let (prev, (t_next, v_next), last) = match next {
+            Some(0) => {
+                max_dist = step * 0.5;
+                (None, raw[0], false)
+            }
+            Some(i) => (Some(raw[i - 1]), raw[i], false),
+            None => match raw.last() {
+                Some(&p) => (None, p, true),
+                None => {
+                    out.push(None);
+                    continue;
+                }
+            },
+        };
+        let v = if (x - t_next).abs() <= max_dist {
+            match prev {
+                None if last && (last_out == Some(round6(v_next)) || last_out.is_none()) => None,
+                None => Some(v_next),
+                Some((t_prev, v_prev)) => {
+                    Some(v_prev + (v_next - v_prev) / (t_next - t_prev) * (x - t_prev))
+                }
+            }
+        } else {
+            None
+        };
+        out.push(v.map(round6));
+    }
+    out
+}
+
+/// Flent's window for a scenario: `(DELAY, TOTAL_LENGTH)` such that Flent's
+/// cutoff `(DELAY, −DELAY)` on the step grid, which includes both ends,
+/// selects exactly the bins netlab's goodput averages (the 200 ms bins
+/// wholly inside the measured window `[w0, w1]`, whose values stand at their
+/// ends `w0 + step … w1`): DELAY = w0 + step/2, TOTAL_LENGTH = w0 + w1 + step.
+pub fn window_metadata(window: [f64; 2], step: f64) -> (f64, f64) {
+    let delay = window[0] + step / 2.0;
+    (round6(delay), round6(window[0] + window[1] + step))
+}
+
 /// The Flent data of one scenario, as JSON.
 pub fn export(input: &ReportInput, s: &Scenario) -> Result<Value, ReportError> {
     let err = |message: String| ReportError::Flent {
@@ -125,24 +177,19 @@ pub fn export(input: &ReportInput, s: &Scenario) -> Result<Value, ReportError> {
     let total = s.phases.end_s.max(step);
     let n = (total / step).round() as usize + 1;
     let x_values: Vec<f64> = (0..n).map(|i| round6(i as f64 * step)).collect();
-    let idx = |t: f64| -> Option<usize> {
-        let i = (t / step).round();
-        (i >= 0.0 && (i as usize) < n).then_some(i as usize)
-    };
 
     // TCP upload: delivered Mbit/s per bin (at the bin's end), then the
     // sender's tcp_info samples under Flent's socket-stats keys.
-    let mut up_results: Vec<Value> = vec![Value::Null; n];
     let mut up_raw: Vec<(f64, Value)> = Vec::new();
+    let mut up_points: Vec<(f64, f64)> = Vec::new();
     let agg = s.aggregate_bytes();
     for (i, b) in agg.iter().enumerate() {
         let mbps = *b as f64 * 8.0 / step / 1e6;
-        if let Some(k) = idx((i + 1) as f64 * step) {
-            up_results[k] = json!(round6(mbps));
-        }
         let t = (i + 1) as f64 * step;
+        up_points.push((t, mbps));
         up_raw.push((t, json!({ "t": round6(t0 + t), "val": round6(mbps) })));
     }
+    let up_results = align_like_flent(&up_points, &x_values, step);
     for ti in &s.tcp_info {
         let mut m = Map::new();
         m.insert("t".into(), json!(round6(t0 + ti.t_s)));
@@ -159,35 +206,46 @@ pub fn export(input: &ReportInput, s: &Scenario) -> Result<Value, ReportError> {
     }
     up_raw.sort_by(|a, b| a.0.total_cmp(&b.0));
 
-    // UDP echo: a reply at its reply time with its RTT; a timeout at its send
-    // time, marked as Flent marks an irtt packet without reply (`lost`), plus
-    // `timeout: true` (it is not known to be a loss).
-    let mut ping_results: Vec<Value> = vec![Value::Null; n];
+    // UDP echo: a reply at its reply time with its RTT. Flent has no
+    // censored value (its runners drop a packet without reply, and its
+    // combined plots would then rank a round whose probes all timed out as
+    // the lowest latency), so a timeout is written as its bound: the timeout
+    // in ms, at the time it expired (send + timeout), with `timeout: true`
+    // and `at_least: true`: the true RTT is at least that.
+    let timeout_ms = round6(s.probe_timeout_s * 1000.0);
     let mut ping_raw: Vec<(f64, Value)> = Vec::new();
     for p in &s.probes {
         match p.outcome {
             ProbeOutcome::Reply { rtt_ms } => {
                 let t = p.send_s + rtt_ms / 1000.0;
-                if let Some(k) = idx(t) {
-                    ping_results[k] = json!(round6(rtt_ms));
-                }
                 ping_raw.push((
                     t,
                     json!({ "t": round6(t0 + t), "val": round6(rtt_ms), "seq": p.seq }),
                 ));
             }
-            ProbeOutcome::Timeout => ping_raw.push((
-                p.send_s,
-                json!({ "t": round6(t0 + p.send_s), "seq": p.seq, "lost": true, "lost_dir": null,
-                        "timeout": true, "timeout_ms": round6(s.probe_timeout_s * 1000.0) }),
-            )),
+            ProbeOutcome::Timeout => {
+                let t = p.send_s + s.probe_timeout_s;
+                ping_raw.push((
+                    t,
+                    json!({ "t": round6(t0 + t), "val": timeout_ms, "seq": p.seq,
+                            "timeout": true, "at_least": true }),
+                ));
+            }
             ProbeOutcome::NoInformation => {}
         }
     }
     ping_raw.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let ping_points: Vec<(f64, f64)> = ping_raw
+        .iter()
+        .filter_map(|(t, v)| v.get("val").and_then(Value::as_f64).map(|x| (*t, x)))
+        .collect();
+    let ping_results = align_like_flent(&ping_points, &x_values, step);
     // Flent plots an empty series as a 0-byte image without an error: refuse
     // to write one.
-    if !ping_raw.iter().any(|(_, v)| v.get("val").is_some()) {
+    if !ping_raw
+        .iter()
+        .any(|(_, v)| v.get("val").is_some() && v.get("timeout").is_none())
+    {
         return Err(err(
             "no probe reply at all: Flent would draw an empty ping plot".into(),
         ));
@@ -198,37 +256,46 @@ pub fn export(input: &ReportInput, s: &Scenario) -> Result<Value, ReportError> {
         ));
     }
 
-    let delay = s.phases.baseline[1];
+    let window = s.measured_window.unwrap_or(s.phases.loaded);
+    let (delay, total_length) = window_metadata(window, step);
     let timeouts = s
         .probes
         .iter()
         .filter(|p| p.outcome == ProbeOutcome::Timeout)
         .count();
-    let title = format!(
-        "netlab scenario {} (round {}, {}): 1 TCP {} upload + UDP echo probe (not ICMP); run {}",
-        s.index,
-        s.round,
-        s.arm_words,
+    let cc = s.cc.clone().unwrap_or_else(|| {
         input
             .config
             .iter()
             .find(|(k, _)| k == "congestion control")
-            .map_or("", |(_, v)| v.as_str()),
-        input.run_id
-    );
+            .map_or_else(String::new, |(_, v)| v.clone())
+    });
+    // Flent uses TITLE as the file's label in legends and combined plots:
+    // short and on one line.
+    let title = format!("{} r{}", s.arm, s.round);
     let note = format!(
-        "Written by {} from results.json (schema {}), not by a Flent run. Test {TEST_NAME} with one stream: \
-         '{}' is netlab's single TCP upload (bytes delivered to B's application per {:.0} ms, Mbit/s; \
-         tcp_* keys are the sender's tcp_info over sock_diag), '{}' is netlab's UDP echo probe \
-         ({timeouts} requests without a reply within {} s are marked lost/timeout: not known to be losses). \
-         No download stream and no ICMP ping ran. DELAY = netlab's baseline (the load starts DELAY s after T0). \
-         Kernel {} {}.",
+        "netlab scenario {} (round {}, {}), run {}: 1 TCP {cc} upload + UDP echo probe (not ICMP). \
+         Written by {} from results.json (schema {}), not by a Flent run. Test {TEST_NAME} with one stream: \
+         '{}' is netlab's single TCP upload (bytes delivered to B's application per {:.0} ms, Mbit/s, at each bin's end; \
+         tcp_* keys are the sender's tcp_info over sock_diag), '{}' is netlab's UDP echo probe. \
+         {timeouts} requests had no reply within {} ms: Flent cannot represent censoring, so each is written as \
+         the value {} ms at its expiry (timeout: true, at_least: true) — a lower bound, so Flent's means and \
+         quantiles of this series are lower bounds where it has timeouts. \
+         No download stream and no ICMP ping ran. DELAY and TOTAL_LENGTH are set so that Flent's cutoff \
+         (DELAY, -DELAY) is netlab's measured window {:.1}–{:.1} s after T0. Kernel {} {}.",
+        s.index,
+        s.round,
+        s.arm_words,
+        input.run_id,
         input.tool,
         input.schema_version,
         upload_series(),
         step * 1000.0,
         ping_series(),
-        s.probe_timeout_s,
+        timeout_ms,
+        timeout_ms,
+        window[0],
+        window[1],
         input.kernel.mode,
         input.kernel.release,
     );
@@ -239,9 +306,9 @@ pub fn export(input: &ReportInput, s: &Scenario) -> Result<Value, ReportError> {
         "NOTE": note,
         "TIME": t0s,
         "T0": t0s,
-        "LENGTH": round6((total - 2.0 * delay).max(0.0)),
-        "TOTAL_LENGTH": round6(total),
-        "DELAY": round6(delay),
+        "LENGTH": round6(window[1] - window[0]),
+        "TOTAL_LENGTH": total_length,
+        "DELAY": delay,
         "STEP_SIZE": round6(step),
         "HOST": "10.20.2.2",
         "HOSTS": ["10.20.2.2"],
@@ -261,8 +328,8 @@ pub fn export(input: &ReportInput, s: &Scenario) -> Result<Value, ReportError> {
         },
     });
     let mut results = Map::new();
-    results.insert(upload_series(), Value::Array(up_results));
-    results.insert(ping_series(), Value::Array(ping_results));
+    results.insert(upload_series(), json!(up_results));
+    results.insert(ping_series(), json!(ping_results));
     let mut raw = Map::new();
     raw.insert(
         upload_series(),
@@ -315,6 +382,7 @@ mod tests {
             round: 1,
             arm: "pfifo".into(),
             arm_words: "pfifo limit 256".into(),
+            cc: Some("reno".into()),
             t0_utc: Some("2026-11-30T19:35:34.260Z".into()),
             phases: Phases {
                 baseline: [0.0, 2.0],
@@ -334,6 +402,7 @@ mod tests {
                 rtt_ms: 12.5,
                 rttvar_ms: 1.0,
                 cwnd: 10,
+                ssthresh: None,
                 delivery_rate_bps: Some(4e6),
                 pacing_rate_bps: None,
             }],
@@ -379,11 +448,26 @@ mod tests {
         assert_eq!(v["metadata"]["T0"], "2026-11-30T19:35:34.260000Z");
         let ping = v["raw_values"][ping_series()].as_array().unwrap();
         assert_eq!(ping.len(), 2);
-        // Sorted by time: the timeout (sent at 4.2) before the reply (4.5).
-        assert_eq!(ping[0]["lost"], true);
-        assert_eq!(ping[0]["timeout"], true);
-        assert!((ping[1]["t"].as_f64().unwrap() - (t0 + 4.5)).abs() < 1e-5);
-        assert_eq!(ping[1]["val"], 500.0);
+        // Sorted by time: the reply (4.5) before the timeout's expiry (5.2),
+        // which is written as its bound.
+        assert!((ping[0]["t"].as_f64().unwrap() - (t0 + 4.5)).abs() < 1e-5);
+        assert_eq!(ping[0]["val"], 500.0);
+        assert!((ping[1]["t"].as_f64().unwrap() - (t0 + 5.2)).abs() < 1e-5);
+        assert_eq!(ping[1]["val"], 1000.0);
+        assert_eq!(ping[1]["timeout"], true);
+        assert_eq!(ping[1]["at_least"], true);
+        assert!(ping[1].get("lost").is_none());
+        // Flent's window is the measured window [4, 10] on the 0.2 s grid.
+        assert_eq!(v["metadata"]["DELAY"], 4.1);
+        assert_eq!(v["metadata"]["TOTAL_LENGTH"], 14.2);
+        assert_eq!(v["metadata"]["LENGTH"], 6.0);
+        assert_eq!(v["metadata"]["TITLE"], "pfifo r1");
+        // results: interpolated onto the grid as Flent's runners do.
+        let r = v["results"][ping_series()].as_array().unwrap();
+        assert_eq!(r[22], 500.0); // x = 4.4: before the first point by < half a step
+        assert_eq!(r[24], 714.285714); // x = 4.8: between 500 (4.5) and 1000 (5.2)
+        assert_eq!(r[26], 1000.0);
+        assert!(r[30].is_null());
         let up = v["raw_values"][upload_series()].as_array().unwrap();
         let tcp = up.iter().find(|r| r.get("tcp_rtt").is_some()).unwrap();
         assert_eq!(tcp["tcp_rtt"], 12.5);
@@ -398,6 +482,53 @@ mod tests {
             );
         }
         assert_eq!(v["x_values"].as_array().unwrap().len(), 51);
+    }
+
+    #[test]
+    fn alignment_follows_flents_aggregator() {
+        let x: Vec<f64> = (0..10).map(|i| i as f64 * 0.2).collect();
+        let raw = [(0.4, 10.0), (0.8, 20.0)];
+        let a = align_like_flent(&raw, &x, 0.2);
+        // before the first point: only within half a step; exact hits are
+        // the points; in between linear; after the last, once.
+        assert_eq!(
+            a,
+            vec![
+                None,
+                None,
+                Some(10.0),
+                Some(15.0),
+                Some(20.0),
+                None,
+                None,
+                None,
+                None,
+                None
+            ]
+        );
+        let gap = [(0.0, 1.0), (1.8, 2.0)];
+        let a = align_like_flent(&gap, &x, 0.2);
+        // more than five steps (1 s) from the next point: no value, even
+        // on a point of its own
+        assert_eq!((a[0], a[3]), (None, None));
+        assert_eq!(a[4], Some(1.444444)); // 0.8: 1 s before the next
+        assert_eq!(a[5], Some(1.555556));
+    }
+
+    #[test]
+    fn the_window_metadata_selects_exactly_the_goodput_bins() {
+        let (delay, total) = window_metadata([6.0, 18.0], 0.2);
+        assert_eq!((delay, total), (6.1, 24.2));
+        // Flent's cutoff keeps x in [DELAY, TOTAL − DELAY]: the bins ending
+        // at 6.2 … 18.0, 60 of them.
+        let x: Vec<f64> = (0..=100).map(|i| round6(i as f64 * 0.2)).collect();
+        let kept: Vec<f64> = x
+            .iter()
+            .copied()
+            .filter(|t| *t >= delay && *t <= total - delay)
+            .collect();
+        assert_eq!(kept.len(), 60);
+        assert_eq!((kept[0], kept[59]), (6.2, 18.0));
     }
 
     #[test]

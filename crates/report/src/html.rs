@@ -5,7 +5,8 @@
 use std::fmt::Write as _;
 
 use crate::compare::{Statistics, ALPHA, MIN_ROUNDS};
-use crate::model::{ProbeOutcome, ReportInput, Scenario};
+use crate::headline::Headline;
+use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
 use crate::plots::Plot;
 use crate::stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
 
@@ -14,7 +15,9 @@ h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;padding-botto
 table{border-collapse:collapse;margin:8px 0;font-size:0.9em}td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}\
 th{background:#f2f2f2}td.l,th.l{text-align:left}.sentence{margin:4px 0;padding:4px 8px;background:#f6f8fc;border-left:4px solid #4a78c8}\
 figure{margin:14px 0}figure svg{max-width:100%;height:auto;border:1px solid #ddd}figcaption{font-size:0.85em;color:#555}\
-.err{color:#a00}.small{font-size:0.85em;color:#555}";
+.err{color:#a00}.small{font-size:0.85em;color:#555}code{font-family:monospace,monospace;font-size:1em}\
+#headline{background:#fbfbf3;border:1px solid #d8d3a8;padding:0 14px 6px;margin:10px 0}#headline h2{margin-top:0.6em}#headline li{margin:6px 0}\
+.verdict{font-weight:bold;margin:8px 0}nav ul{columns:2;font-size:0.95em}details{margin:8px 0}summary{cursor:pointer;font-weight:bold;font-size:1.05em}";
 
 /// HTML-escapes text.
 pub fn esc(s: &str) -> String {
@@ -40,6 +43,56 @@ fn loaded_obs(s: &Scenario) -> Vec<Observation> {
         .collect()
 }
 
+fn baseline_obs(s: &Scenario) -> Vec<Observation> {
+    s.probes
+        .iter()
+        .filter(|p| p.phase == ProbePhase::Baseline)
+        .filter_map(|p| match p.outcome {
+            ProbeOutcome::Reply { rtt_ms } => Some(Observation::Exact(rtt_ms)),
+            ProbeOutcome::Timeout => Some(Observation::AtLeast(s.probe_timeout_s * 1000.0)),
+            ProbeOutcome::NoInformation => None,
+        })
+        .collect()
+}
+
+/// The headline block: one item per arm, the verdicts, the comparisons.
+fn headline_block(h: &mut String, hl: &Headline) {
+    h.push_str("<section id=headline><h2>Headline</h2><ul>\n");
+    for a in &hl.arms {
+        let _ = writeln!(
+            h,
+            "<li class=arm><b>{}</b> ({} round{}): {}; {}.<br><span class=small>State per round (sender tcp_info):</span> {}</li>",
+            esc(&a.arm),
+            a.rounds,
+            if a.rounds == 1 { "" } else { "s" },
+            esc(&a.latency_text()),
+            esc(&a.load_text()),
+            esc(&a.states.text())
+        );
+    }
+    h.push_str("</ul>\n");
+    for v in &hl.verdicts {
+        let _ = writeln!(h, "<p class=verdict>Verdict: {}.</p>", esc(v));
+    }
+    for c in &hl.comparisons {
+        let _ = writeln!(h, "<p class=sentence>{}</p>", esc(c));
+    }
+    h.push_str("</section>\n");
+}
+
+/// Whether a note applies to this run: notes about an arm kind the run did
+/// not have are left out.
+fn applies(note: &str, input: &ReportInput) -> bool {
+    const KINDS: &[&str] = &["fq_codel", "cake", "fq_pie", "codel", "pie", "fq"];
+    let has = |k: &str| input.scenarios.iter().any(|s| s.arm == k);
+    !KINDS.iter().any(|k| {
+        let mentioned = note
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|w| w == *k);
+        mentioned && !has(k)
+    })
+}
+
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or_else(|| "–".into(), |x| x.to_string())
 }
@@ -52,12 +105,12 @@ fn inline_svg(svg: &str) -> &str {
 }
 
 fn scenario_table(h: &mut String, input: &ReportInput) {
-    h.push_str("<table><tr><th>#</th><th>round</th><th class=l>arm</th><th>goodput Mbit/s</th><th>loaded probes / timeouts</th><th>loaded RTT p50 (KM)</th><th>loaded RTT p95 (KM)</th><th>drops arm (tbf)</th><th>ECN marks</th><th>CE/ECE/CWR seen</th></tr>\n");
+    h.push_str("<table><tr><th>#</th><th>round</th><th class=l>arm</th><th>goodput Mbit/s</th><th>baseline RTT p50 (KM)</th><th>loaded probes / timeouts</th><th>loaded RTT p50 (KM)</th><th>loaded RTT p95 (KM)</th><th>drops arm (tbf)</th><th>ECN marks</th><th>CE/ECE/CWR seen</th></tr>\n");
     for s in &input.scenarios {
         if let Some(err) = &s.error {
             let _ = writeln!(
                 h,
-                "<tr><td>{}</td><td>{}</td><td class=l>{}</td><td class='l err' colspan=7>failed: {}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td class=l>{}</td><td class='l err' colspan=8>failed: {}</td></tr>",
                 s.index,
                 s.round,
                 esc(&s.arm),
@@ -77,6 +130,7 @@ fn scenario_table(h: &mut String, input: &ReportInput) {
             .filter(|o| matches!(o, Observation::AtLeast(_)))
             .count();
         let q = |p| censored_quantile(&obs, p).text("ms");
+        let base = censored_quantile(&baseline_obs(s), 0.5).text("ms");
         let fc = &s.final_counters;
         let drops = format!("{} ({})", opt(fc.arm_drops), opt(fc.tbf_drops));
         let wire = fc
@@ -84,10 +138,11 @@ fn scenario_table(h: &mut String, input: &ReportInput) {
             .map_or("–".into(), |(a, b, c)| format!("{a}/{b}/{c}"));
         let _ = writeln!(
             h,
-            "<tr><td>{}</td><td>{}</td><td class=l>{}</td><td>{g}</td><td>{}/{to}</td><td>{}</td><td>{}</td><td>{drops}</td><td>{}</td><td>{wire}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td class=l>{}</td><td>{g}</td><td>{}</td><td>{}/{to}</td><td>{}</td><td>{}</td><td>{drops}</td><td>{}</td><td>{wire}</td></tr>",
             s.index,
             s.round,
             esc(&s.arm),
+            esc(&base),
             obs.len(),
             esc(&q(0.5)),
             esc(&q(0.95)),
@@ -106,6 +161,15 @@ fn value_text(v: &CensoredQuantile, unit: &str) -> String {
 }
 
 fn comparison_block(h: &mut String, st: &Statistics) {
+    if st.arms.len() < 2 {
+        h.push_str("<p class=small>One arm: no difference between arms to compute. Each figure per round and pooled over rounds, with its sample and timeout counts; a quantile on the censored mass is a bound (≥).</p>\n");
+    } else {
+        comparison_intro(h, st);
+    }
+    comparison_rest(h, st);
+}
+
+fn comparison_intro(h: &mut String, st: &Statistics) {
     let _ = writeln!(
         h,
         "<p class=small>Differences are <i>second arm − first arm</i>, pooled over rounds. \
@@ -116,6 +180,9 @@ fn comparison_block(h: &mut String, st: &Statistics) {
         st.replicates,
         st.seed
     );
+}
+
+fn comparison_rest(h: &mut String, st: &Statistics) {
     for c in &st.comparisons {
         let _ = writeln!(h, "<p class=sentence>{}</p>", esc(&c.sentence));
     }
@@ -172,7 +239,7 @@ fn packet_files(h: &mut String, input: &ReportInput) {
     if input.scenarios.iter().all(|s| s.packet_files.is_empty()) {
         return;
     }
-    h.push_str("</ul>\n<h2>Packet files (pcapng)</h2>\n<p class=small>Open them in Wireshark, tshark or tcpdump. \
+    h.push_str("</ul>\n<p class=small>Packet files (pcapng): Open them in Wireshark, tshark or tcpdump. \
         <em>evidence</em>: the frames kept in results.json (handshake, first CE, ECE and CWR; 128 bytes each, a comment says why each was kept); \
         <em>headers</em>: every frame B's capture read, cut to the snap length (no payload beyond it), with the capture socket's kernel drops in the statistics block (docs/method.md §7.7).</p><ul>\n");
     for s in &input.scenarios {
@@ -201,6 +268,7 @@ fn packet_files(h: &mut String, input: &ReportInput) {
 pub fn page(
     input: &ReportInput,
     st: &Statistics,
+    hl: &Headline,
     plots: &[Plot],
     flent: &[String],
     flent_skipped: &[String],
@@ -213,13 +281,16 @@ pub fn page(
         esc(&input.run_id)
     );
     let _ = writeln!(h, "<h1>netlab report — run {}</h1>", esc(&input.run_id));
+    let arms = st.arms.len();
     let _ = writeln!(
         h,
-        "<p>{} ran {} scenarios ({} arms) from {} to {} on the {} kernel {} ({}). \
+        "<p>{} ran {} scenario{} ({} arm{}) from {} to {} on the {} kernel {} ({}). \
          Every figure below is recomputed from the raw samples in results.json (schema_version {}).</p>",
         esc(&input.tool),
         input.scenarios.len(),
-        st.arms.len(),
+        if input.scenarios.len() == 1 { "" } else { "s" },
+        arms,
+        if arms == 1 { "" } else { "s" },
         esc(&input.started_utc),
         esc(&input.finished_utc),
         esc(&input.kernel.mode),
@@ -227,7 +298,68 @@ pub fn page(
         esc(&input.kernel.chosen_because),
         input.schema_version
     );
-    h.push_str("<h2>Configuration</h2><table>");
+    headline_block(&mut h, hl);
+    let figures_title = if arms > 1 {
+        "Comparison between arms"
+    } else {
+        "Figures per round"
+    };
+    h.push_str("<nav id=toc><h2>Contents</h2><ul>");
+    let mut toc = vec![
+        ("headline".to_string(), "Headline".to_string()),
+        ("scenarios".into(), "Scenarios".into()),
+        ("figures".into(), figures_title.to_string()),
+        ("notes".into(), "Notes".into()),
+        ("files".into(), "Files".into()),
+        ("run-plots".into(), "Plots of the whole run".into()),
+        ("configuration".into(), "Configuration".into()),
+    ];
+    for s in &input.scenarios {
+        toc.push((
+            format!("s{:02}", s.index),
+            format!("Scenario {}: {}", s.index, s.label()),
+        ));
+    }
+    for (id, title) in &toc {
+        let _ = write!(h, "<li><a href=\"#{id}\">{}</a></li>", esc(title));
+    }
+    h.push_str("</ul></nav>\n");
+    h.push_str("<h2 id=scenarios>Scenarios</h2>\n<p class=small>Goodput: mean of the 200 ms bins inside the measured window. \
+        Probe: UDP echo; a timeout is censored at the timeout (“≥”), never counted as loss; quantiles are Kaplan–Meier over every request of the phase (the headline figures everywhere in this report and in summary.md).</p>\n");
+    scenario_table(&mut h, input);
+    let _ = writeln!(h, "<h2 id=figures>{figures_title}</h2>");
+    for c in &input.caveats {
+        let _ = writeln!(h, "<p class=err><strong>Caveat:</strong> {}</p>", esc(c));
+    }
+    comparison_block(&mut h, st);
+    h.push_str("<h2 id=notes>Notes</h2><ul>\n");
+    for n in input.notes.iter().filter(|n| applies(n, input)) {
+        let _ = writeln!(h, "<li>{}</li>", esc(n));
+    }
+    h.push_str("</ul>\n<h2 id=files>Files</h2>\n<ul><li><a href=\"results.json\">results.json</a> (every raw sample)</li>\
+        <li><a href=\"summary.md\">summary.md</a></li></ul>\n<p class=small>Flent data files, one per scenario, for Flent's own plots \
+        (<code>flent -i FILE -p ping_cdf -o out.svg</code>; the probe is UDP echo, never ICMP; docs/flent.md):</p><ul>\n");
+    for f in flent {
+        let _ = writeln!(h, "<li><a href=\"{0}\"><code>{0}</code></a></li>", esc(f));
+    }
+    for f in flent_skipped {
+        let _ = writeln!(h, "<li class=err>not written: {}</li>", esc(f));
+    }
+    packet_files(&mut h, input);
+    h.push_str("</ul>\n<p class=small>Plots:</p><ul>\n");
+    for p in plots {
+        let _ = writeln!(
+            h,
+            "<li><a href=\"{0}\"><code>{0}</code></a> — {1}</li>",
+            esc(&p.file),
+            esc(&p.title)
+        );
+    }
+    h.push_str("</ul>\n<h2 id=run-plots>Plots of the whole run</h2>\n");
+    for p in plots.iter().filter(|p| p.scenario.is_none()) {
+        figure(&mut h, p);
+    }
+    h.push_str("<h2 id=configuration>Configuration</h2><table>");
     for (k, v) in &input.config {
         let _ = write!(
             h,
@@ -236,35 +368,12 @@ pub fn page(
             esc(v)
         );
     }
-    h.push_str("</table>\n<h2>Scenarios</h2>\n<p class=small>Goodput: mean of the 200 ms bins inside the measured window. \
-        Probe: UDP echo; a timeout is censored at the timeout (“≥”), never counted as loss; quantiles are Kaplan–Meier over every loaded request.</p>\n");
-    scenario_table(&mut h, input);
-    h.push_str("<h2>Comparison between arms</h2>\n");
-    for c in &input.caveats {
-        let _ = writeln!(h, "<p class=err><strong>Caveat:</strong> {}</p>", esc(c));
-    }
-    comparison_block(&mut h, st);
-    h.push_str("<h2>Notes</h2><ul>\n");
-    for n in &input.notes {
-        let _ = writeln!(h, "<li>{}</li>", esc(n));
-    }
-    h.push_str("</ul>\n<h2>Flent data files</h2>\n<p class=small>One file per scenario for Flent's own plots \
-        (<code>flent -i FILE -p ping_cdf -o out.svg</code>); test rrul_var with one stream; the probe is UDP echo, never ICMP (docs/flent.md).</p><ul>\n");
-    for f in flent {
-        let _ = writeln!(h, "<li><code>{}</code></li>", esc(f));
-    }
-    for f in flent_skipped {
-        let _ = writeln!(h, "<li class=err>not written: {}</li>", esc(f));
-    }
-    packet_files(&mut h, input);
-    h.push_str("</ul>\n<h2>Plots of the whole run</h2>\n");
-    for p in plots.iter().filter(|p| p.scenario.is_none()) {
-        figure(&mut h, p);
-    }
+    h.push_str("</table>\n");
     for s in &input.scenarios {
         let _ = writeln!(
             h,
-            "<h2>Scenario {}: {} ({})</h2>",
+            "<details id=\"s{:02}\"><summary>Scenario {}: {} ({})</summary>",
+            s.index,
             s.index,
             esc(&s.label()),
             esc(&s.arm_words)
@@ -272,6 +381,7 @@ pub fn page(
         for p in plots.iter().filter(|p| p.scenario == Some(s.index)) {
             figure(&mut h, p);
         }
+        h.push_str("</details>\n");
     }
     h.push_str("</body></html>\n");
     h

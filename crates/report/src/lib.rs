@@ -22,11 +22,13 @@
 
 pub mod compare;
 pub mod flent;
+pub mod headline;
 mod html;
 pub mod model;
 mod plots;
 mod plots_run;
 mod sentence;
+pub mod state;
 pub mod stats;
 pub mod v1;
 
@@ -125,6 +127,7 @@ pub fn read_results(path: &Path) -> Result<ReportInput, ReportError> {
 /// order; nothing touches the disk.
 pub fn render_all(input: &ReportInput) -> Result<Vec<Rendered>, ReportError> {
     let stats = compare::analyse(input);
+    let headline = headline::of(input, &stats);
     let svgs = plots::all(input)?;
     let mut out: Vec<Rendered> = svgs
         .iter()
@@ -150,7 +153,7 @@ pub fn render_all(input: &ReportInput) -> Result<Vec<Rendered>, ReportError> {
     let names: Vec<String> = flent_files.iter().map(|f| f.name.clone()).collect();
     out.push(Rendered {
         name: "index.html".into(),
-        bytes: html::page(input, &stats, &svgs, &names, &flent_skipped).into_bytes(),
+        bytes: html::page(input, &stats, &headline, &svgs, &names, &flent_skipped).into_bytes(),
     });
     out.extend(flent_files);
     Ok(out)

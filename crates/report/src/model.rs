@@ -123,6 +123,9 @@ pub struct TcpInfoSample {
     pub rttvar_ms: f64,
     /// Congestion window, segments.
     pub cwnd: u32,
+    /// Slow-start threshold, segments ([`crate::state::INFINITE_SSTHRESH`]
+    /// before the first loss), when recorded.
+    pub ssthresh: Option<u32>,
     /// Delivery rate, bit/s, when the kernel reports it.
     pub delivery_rate_bps: Option<f64>,
     /// Pacing rate, bit/s, when the kernel reports a finite one.
@@ -183,6 +186,8 @@ pub struct Scenario {
     pub arm: String,
     /// The arm in tc words.
     pub arm_words: String,
+    /// The first flow's congestion control (read back), when known.
+    pub cc: Option<String>,
     /// t0, UTC (RFC 3339), when recorded.
     pub t0_utc: Option<String>,
     /// Phase boundaries.

@@ -56,6 +56,28 @@ pub(crate) const WARMUP_FILL: RGBColor = RGBColor(250, 240, 215);
 pub(crate) const LOADED_FILL: RGBColor = RGBColor(250, 225, 225);
 pub(crate) const TIMEOUT_FILL: RGBColor = RGBColor(235, 235, 235);
 pub(crate) const FONT: &str = "sans-serif";
+/// Font sizes in plotters' points: its SVG writes `pt / 1.24` px, so 15 pt
+/// is 12.1 px, the smallest type on the page.
+pub(crate) const TICK_PT: f64 = 15.0;
+/// A tick label: whole numbers without decimals (`1000`, not `1000.0`),
+/// others with the fewest decimals that show them (`0.5`, `0.05`).
+pub(crate) fn tick(v: &f64) -> String {
+    let v = *v;
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{v:.0}")
+    } else if (v * 10.0 - (v * 10.0).round()).abs() < 1e-6 {
+        format!("{v:.1}")
+    } else if (v * 100.0 - (v * 100.0).round()).abs() < 1e-6 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// Axis descriptions.
+pub(crate) const AXIS_PT: f64 = 16.0;
+/// Legend entries.
+pub(crate) const LEGEND_PT: f64 = 15.0;
 
 /// Runs a drawing closure on a fresh SVG and returns its text.
 pub(crate) fn draw_svg(
@@ -167,6 +189,22 @@ pub fn probe_rtt(s: &Scenario) -> Result<Plot, ReportError> {
             _ => None,
         })
         .collect();
+    // The line joins consecutive replies only: it is broken at every request
+    // without a reply, so it never suggests a gradual change across them.
+    let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+    let mut ordered: Vec<&crate::model::ProbeSample> = s.probes.iter().collect();
+    ordered.sort_by(|a, b| a.send_s.total_cmp(&b.send_s));
+    for p in ordered {
+        match p.outcome {
+            ProbeOutcome::Reply { rtt_ms } => {
+                if let Some(r) = runs.last_mut() {
+                    r.push((p.send_s, rtt_ms.max(0.01)));
+                }
+            }
+            _ => runs.push(Vec::new()),
+        }
+    }
+    runs.retain(|r| r.len() > 1);
     let timeouts: Vec<f64> = s
         .probes
         .iter()
@@ -195,6 +233,10 @@ pub fn probe_rtt(s: &Scenario) -> Result<Plot, ReportError> {
             .map_err(e)?;
         chart
             .configure_mesh()
+            .label_style((FONT, TICK_PT))
+            .axis_desc_style((FONT, AXIS_PT))
+            .x_label_formatter(&tick)
+            .y_label_formatter(&tick)
             .x_desc("time since t0 (s)")
             .y_desc("probe RTT (ms, log)")
             .light_line_style(WHITE.mix(0.0))
@@ -217,12 +259,14 @@ pub fn probe_rtt(s: &Scenario) -> Result<Plot, ReportError> {
                 BLACK.mix(0.5).stroke_width(1),
             )))
             .map_err(e)?;
-        chart
-            .draw_series(LineSeries::new(
-                replies.iter().copied(),
-                BLUE.mix(0.4).stroke_width(1),
-            ))
-            .map_err(e)?;
+        for run in &runs {
+            chart
+                .draw_series(LineSeries::new(
+                    run.iter().copied(),
+                    BLUE.mix(0.4).stroke_width(1),
+                ))
+                .map_err(e)?;
+        }
         chart
             .draw_series(replies.iter().map(|&p| Circle::new(p, 3, BLUE.filled())))
             .map_err(e)?
@@ -246,7 +290,7 @@ pub fn probe_rtt(s: &Scenario) -> Result<Plot, ReportError> {
             .position(SeriesLabelPosition::LowerRight)
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK.mix(0.4))
-            .label_font((FONT, 12))
+            .label_font((FONT, LEGEND_PT))
             .draw()
             .map_err(e)
     })?;
@@ -278,12 +322,30 @@ pub fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, Report
             })
             .collect()
     };
-    let agg = to_line(&s.aggregate_bytes());
-    let ymax = agg
-        .iter()
-        .map(|p| p.1)
-        .fold(bottleneck_bps.map_or(1.0, |b| b as f64 / 1e6), f64::max)
-        * 1.15;
+    let agg_full = to_line(&s.aggregate_bytes());
+    // The axis shows the steady state: up to twice the shaped rate (or the
+    // 95th percentile of the bins, if higher); bins above it (a recovery's
+    // burst from the receiver's out-of-order queue) are clipped at the top
+    // and marked with their value.
+    let rate = bottleneck_bps.map(|b| b as f64 / 1e6);
+    let mut sorted: Vec<f64> = agg_full.iter().map(|p| p.1).collect();
+    sorted.sort_by(f64::total_cmp);
+    let p95 = sorted
+        .get(((sorted.len() as f64) * 0.95) as usize)
+        .or(sorted.last())
+        .copied()
+        .unwrap_or(1.0);
+    let ymax = match rate {
+        Some(r) => (2.0 * r).max(p95 * 1.15),
+        None => sorted.last().copied().unwrap_or(1.0) * 1.15,
+    }
+    .max(0.1);
+    let clipped: Vec<(f64, f64)> = agg_full
+        .chunks(2)
+        .filter(|c| c[0].1 > ymax)
+        .map(|c| ((c[0].0 + c[1].0) / 2.0, c[0].1))
+        .collect();
+    let agg: Vec<(f64, f64)> = agg_full.iter().map(|&(x, y)| (x, y.min(ymax))).collect();
     let xe = x_end(s);
     let svg =
         draw_svg(&file, SIZE, |root| {
@@ -296,6 +358,10 @@ pub fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, Report
                 .map_err(e)?;
             chart
                 .configure_mesh()
+                .label_style((FONT, TICK_PT))
+                .axis_desc_style((FONT, AXIS_PT))
+                .x_label_formatter(&tick)
+                .y_label_formatter(&tick)
                 .x_desc("time since t0 (s)")
                 .y_desc("goodput (Mbit/s)")
                 .light_line_style(WHITE.mix(0.0))
@@ -312,17 +378,6 @@ pub fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, Report
                     .legend(|(x, y)| {
                         PathElement::new(vec![(x, y), (x + 14, y)], BLACK.stroke_width(2))
                     });
-            }
-            if let Some(b) = bottleneck_bps {
-                let r = b as f64 / 1e6;
-                chart
-                    .draw_series(std::iter::once(PathElement::new(
-                        vec![(0.0, r), (xe, r)],
-                        BLACK.mix(0.5).stroke_width(1),
-                    )))
-                    .map_err(e)?
-                    .label(format!("TBF rate {r} Mbit/s"))
-                    .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], BLACK.mix(0.5)));
             }
             if s.flows.len() > 1 {
                 for (i, f) in s.flows.iter().enumerate() {
@@ -344,12 +399,44 @@ pub fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, Report
                 .map_err(e)?
                 .label(label)
                 .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], BLUE.stroke_width(2)));
+            if !clipped.is_empty() {
+                let top = ymax * 0.97;
+                chart
+                    .draw_series(
+                        clipped
+                            .iter()
+                            .map(|&(x, _)| TriangleMarker::new((x, top), 6, RED.filled())),
+                    )
+                    .map_err(e)?
+                    .label(format!(
+                        "{} bin(s) above the axis (clipped; max {:.1} Mbit/s)",
+                        clipped.len(),
+                        clipped.iter().map(|c| c.1).fold(0.0, f64::max)
+                    ))
+                    .legend(|(x, y)| TriangleMarker::new((x + 7, y), 5, RED.filled()));
+            }
+            // The shaped rate last, on top of the trace.
+            if let Some(r) = rate {
+                chart
+                    .draw_series(std::iter::once(PathElement::new(
+                        vec![(0.0, r), (xe, r)],
+                        RGBColor(230, 120, 0).stroke_width(2),
+                    )))
+                    .map_err(e)?
+                    .label(format!("TBF rate {r} Mbit/s"))
+                    .legend(|(x, y)| {
+                        PathElement::new(
+                            vec![(x, y), (x + 14, y)],
+                            RGBColor(230, 120, 0).stroke_width(2),
+                        )
+                    });
+            }
             chart
                 .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
+                .position(SeriesLabelPosition::UpperRight)
                 .background_style(WHITE.mix(0.85))
                 .border_style(BLACK.mix(0.4))
-                .label_font((FONT, 12))
+                .label_font((FONT, LEGEND_PT))
                 .draw()
                 .map_err(e)
         })?;
@@ -403,6 +490,10 @@ pub fn tcp_info(s: &Scenario) -> Result<Plot, ReportError> {
             let mut chart = b.build_cartesian_2d(0f64..xe, 0f64..ymax).map_err(e)?;
             chart
                 .configure_mesh()
+                .label_style((FONT, TICK_PT))
+                .axis_desc_style((FONT, AXIS_PT))
+                .x_label_formatter(&tick)
+                .y_label_formatter(&tick)
                 .x_desc("time since t0 (s)")
                 .y_desc(ydesc)
                 .light_line_style(WHITE.mix(0.0))
@@ -428,7 +519,7 @@ pub fn tcp_info(s: &Scenario) -> Result<Plot, ReportError> {
                 .position(SeriesLabelPosition::UpperRight)
                 .background_style(WHITE.mix(0.85))
                 .border_style(BLACK.mix(0.4))
-                .label_font((FONT, 12))
+                .label_font((FONT, LEGEND_PT))
                 .draw()
                 .map_err(e)?;
         }
@@ -508,6 +599,10 @@ pub fn qdisc(s: &Scenario) -> Result<Plot, ReportError> {
             let mut chart = b.build_cartesian_2d(0f64..xe, 0f64..ymax).map_err(e)?;
             chart
                 .configure_mesh()
+                .label_style((FONT, TICK_PT))
+                .axis_desc_style((FONT, AXIS_PT))
+                .x_label_formatter(&tick)
+                .y_label_formatter(&tick)
                 .x_desc("time since t0 (s)")
                 .y_desc(ydesc)
                 .light_line_style(WHITE.mix(0.0))
@@ -528,7 +623,7 @@ pub fn qdisc(s: &Scenario) -> Result<Plot, ReportError> {
                 .position(SeriesLabelPosition::UpperLeft)
                 .background_style(WHITE.mix(0.85))
                 .border_style(BLACK.mix(0.4))
-                .label_font((FONT, 12))
+                .label_font((FONT, LEGEND_PT))
                 .draw()
                 .map_err(e)?;
         }

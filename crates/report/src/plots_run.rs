@@ -6,7 +6,10 @@ use plotters::prelude::*;
 
 use crate::compare::goodput_bins;
 use crate::model::{ProbeOutcome, ReportInput, Scenario};
-use crate::plots::{arm_color, draw_svg, e, x_end, Plot, FONT, SIZE, TIMEOUT_FILL};
+use crate::plots::{
+    arm_color, draw_svg, e, tick, x_end, Plot, AXIS_PT, FONT, LEGEND_PT, SIZE, TICK_PT,
+    TIMEOUT_FILL,
+};
 use crate::stats::{kaplan_meier, km_quantile, CensoredQuantile, KaplanMeier, Observation};
 use crate::ReportError;
 
@@ -88,10 +91,14 @@ pub fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
             .margin(10)
             .x_label_area_size(38)
             .y_label_area_size(55)
-            .build_cartesian_2d((x0..bound * 1.6).log_scale(), 0f64..1.05)
+            .build_cartesian_2d((x0..bound * 2.0).log_scale(), 0f64..1.05)
             .map_err(e)?;
         chart
             .configure_mesh()
+            .label_style((FONT, TICK_PT))
+            .axis_desc_style((FONT, AXIS_PT))
+            .x_label_formatter(&tick)
+            .y_label_formatter(&tick)
             .x_desc("probe RTT (ms, log); a timeout counts as ≥ the timeout")
             .y_desc("P(RTT ≤ x)")
             .light_line_style(WHITE.mix(0.0))
@@ -99,7 +106,7 @@ pub fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
             .map_err(e)?;
         chart
             .draw_series(std::iter::once(Rectangle::new(
-                [(bound, 0.0), (bound * 1.6, 1.05)],
+                [(bound, 0.0), (bound * 2.0, 1.05)],
                 TIMEOUT_FILL.filled(),
             )))
             .map_err(e)?
@@ -121,6 +128,16 @@ pub fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
                         km_line(&km, x0, bound),
                         c.mix(0.45).stroke_width(1),
                     ))
+                    .map_err(e)?;
+                // Each round's line is labelled where it ends (in the
+                // censored band, at the share of replies it reached).
+                let y = km.final_cdf().clamp(0.03, 1.0);
+                chart
+                    .draw_series(std::iter::once(Text::new(
+                        format!("r{}", s.round),
+                        (bound * (1.04 + 0.3 * i as f64), y),
+                        (FONT, TICK_PT).into_font().color(&c),
+                    )))
                     .map_err(e)?;
             }
             let pooled: Vec<Observation> = mine.iter().flat_map(|s| obs(s)).collect();
@@ -144,7 +161,7 @@ pub fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
             .position(SeriesLabelPosition::UpperLeft)
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK.mix(0.4))
-            .label_font((FONT, 12))
+            .label_font((FONT, LEGEND_PT))
             .draw()
             .map_err(e)
     })?;
@@ -171,7 +188,10 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
     let xe = pick.iter().map(|(_, s)| x_end(s)).fold(1.0, f64::max);
     let bound = timeout_ms(input);
     let band = (bound * 1.15, bound * 2.2);
-    let gmax = pick
+    // The goodput axis shows the steady state (as the per-scenario plot):
+    // up to twice the shaped rate or the bins' p95; bursts above are
+    // clipped and counted on the plot.
+    let mut bins_all: Vec<f64> = pick
         .iter()
         .flat_map(|(_, s)| {
             let bin = s.bin_s().unwrap_or(0.2);
@@ -179,11 +199,21 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
                 .into_iter()
                 .map(move |x| x as f64 * 8.0 / bin / 1e6)
         })
-        .fold(
-            input.bottleneck_bps.map_or(1.0, |r| r as f64 / 1e6),
-            f64::max,
-        )
-        * 1.15;
+        .collect();
+    bins_all.sort_by(f64::total_cmp);
+    let rate = input.bottleneck_bps.map(|r| r as f64 / 1e6);
+    let p95 = bins_all
+        .get((bins_all.len() as f64 * 0.95) as usize)
+        .or(bins_all.last())
+        .copied()
+        .unwrap_or(1.0);
+    let gmax = match rate {
+        Some(r) => (2.0 * r).max(p95 * 1.15),
+        None => bins_all.last().copied().unwrap_or(1.0) * 1.15,
+    }
+    .max(0.1);
+    let clipped = bins_all.iter().filter(|v| **v > gmax).count();
+    let clipped_max = bins_all.last().copied().unwrap_or(0.0);
     let svg = draw_svg(&file, (SIZE.0, 600), |root| {
         let (top, bottom) = root.split_vertically(280);
         let mut g = ChartBuilder::on(&top)
@@ -194,6 +224,10 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
             .build_cartesian_2d(0f64..xe, 0f64..gmax)
             .map_err(e)?;
         g.configure_mesh()
+            .label_style((FONT, TICK_PT))
+            .axis_desc_style((FONT, AXIS_PT))
+            .x_label_formatter(&tick)
+            .y_label_formatter(&tick)
             .y_desc("goodput (Mbit/s)")
             .light_line_style(WHITE.mix(0.0))
             .draw()
@@ -205,6 +239,10 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
             .build_cartesian_2d(0f64..xe, (0.05f64..band.1).log_scale())
             .map_err(e)?;
         r.configure_mesh()
+            .label_style((FONT, TICK_PT))
+            .axis_desc_style((FONT, AXIS_PT))
+            .x_label_formatter(&tick)
+            .y_label_formatter(&tick)
             .x_desc("time since t0 (s)")
             .y_desc("probe RTT (ms, log)")
             .light_line_style(WHITE.mix(0.0))
@@ -228,7 +266,12 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
                     .aggregate_bytes()
                     .iter()
                     .enumerate()
-                    .map(|(i, x)| ((i as f64 + 0.5) * bin, *x as f64 * 8.0 / bin / 1e6))
+                    .map(|(i, x)| {
+                        (
+                            (i as f64 + 0.5) * bin,
+                            (*x as f64 * 8.0 / bin / 1e6).min(gmax),
+                        )
+                    })
                     .collect();
                 let series = g
                     .draw_series(LineSeries::new(line, c.mix(0.7).stroke_width(1)))
@@ -270,18 +313,43 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
                 first = false;
             }
         }
+        if let Some(rate) = rate {
+            g.draw_series(std::iter::once(PathElement::new(
+                vec![(0.0, rate), (xe, rate)],
+                RGBColor(230, 120, 0).stroke_width(2),
+            )))
+            .map_err(e)?
+            .label(format!("TBF rate {rate} Mbit/s"))
+            .legend(|(x, y)| {
+                PathElement::new(
+                    vec![(x, y), (x + 14, y)],
+                    RGBColor(230, 120, 0).stroke_width(2),
+                )
+            });
+        }
+        if clipped > 0 {
+            g.draw_series(std::iter::once(Text::new(
+                format!(
+                    "{clipped} bin(s) above {} Mbit/s clipped (max {clipped_max:.1})",
+                    tick(&gmax.round())
+                ),
+                (xe * 0.01, gmax * 0.97),
+                (FONT, TICK_PT).into_font().color(&RED),
+            )))
+            .map_err(e)?;
+        }
         g.configure_series_labels()
             .position(SeriesLabelPosition::LowerRight)
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK.mix(0.4))
-            .label_font((FONT, 12))
+            .label_font((FONT, LEGEND_PT))
             .draw()
             .map_err(e)?;
         r.configure_series_labels()
             .position(SeriesLabelPosition::LowerRight)
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK.mix(0.4))
-            .label_font((FONT, 12))
+            .label_font((FONT, LEGEND_PT))
             .draw()
             .map_err(e)
     })?;
@@ -305,6 +373,7 @@ pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
         x: f64,
         censored: bool,
         y: f64,
+        round: u32,
     }
     let mut pts = Vec::new();
     for s in input.scenarios.iter().filter(|s| s.error.is_none()) {
@@ -320,12 +389,14 @@ pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
                 x,
                 censored: false,
                 y,
+                round: s.round,
             }),
             CensoredQuantile::AtLeast(x) => pts.push(Pt {
                 arm,
                 x,
                 censored: true,
                 y,
+                round: s.round,
             }),
             CensoredQuantile::NoData => {}
         }
@@ -345,6 +416,10 @@ pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
             .map_err(e)?;
         chart
             .configure_mesh()
+            .label_style((FONT, TICK_PT))
+            .axis_desc_style((FONT, AXIS_PT))
+            .x_label_formatter(&tick)
+            .y_label_formatter(&tick)
             .x_desc("loaded probe RTT median (ms, log; KM, timeouts censored)")
             .y_desc("goodput in the measured window (Mbit/s)")
             .light_line_style(WHITE.mix(0.0))
@@ -367,6 +442,29 @@ pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
                 .map_err(e)?
                 .label(format!("{arm} ({} rounds)", exact.len() + cens.len()))
                 .legend(move |(x, y)| Circle::new((x + 7, y), 5, c.filled()));
+            // Each point says its round; a point on the censored mass is a
+            // bound ("≥"), labelled so. Points that coincide get their labels
+            // one above the other.
+            let mut mine: Vec<&Pt> = pts.iter().filter(|p| p.arm == i).collect();
+            mine.sort_by(|a, b| b.y.total_cmp(&a.y));
+            let gap = 0.055 * ymax;
+            let mut placed: Vec<(f64, f64)> = Vec::new(); // (x, label y)
+            for p in &mine {
+                let mut ly = p.y;
+                for &(x, y) in &placed {
+                    if (x / p.x - 1.0).abs() < 0.3 && ly > y - gap {
+                        ly = y - gap;
+                    }
+                }
+                placed.push((p.x, ly));
+                chart
+                    .draw_series(std::iter::once(Text::new(
+                        format!("r{}{}", p.round, if p.censored { " ≥" } else { "" }),
+                        (p.x * 1.12, ly + 0.02 * ymax),
+                        (FONT, TICK_PT).into_font().color(&c),
+                    )))
+                    .map_err(e)?;
+            }
             if !cens.is_empty() {
                 chart
                     .draw_series(cens.iter().map(|&p| TriangleMarker::new(p, 8, c.filled())))
@@ -382,7 +480,7 @@ pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
             .position(SeriesLabelPosition::LowerLeft)
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK.mix(0.4))
-            .label_font((FONT, 12))
+            .label_font((FONT, LEGEND_PT))
             .draw()
             .map_err(e)
     })?;

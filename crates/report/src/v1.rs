@@ -132,8 +132,10 @@ struct TcpInfo {
     rtt_us: Option<u64>,
     rttvar_us: Option<u64>,
     cwnd: Option<u32>,
+    ssthresh: Option<u32>,
     delivery_rate: Option<u64>,
     pacing_rate: Option<u64>,
+    congestion: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -355,6 +357,7 @@ fn convert(raw: Results) -> Result<ReportInput, ReportError> {
                     rtt_ms: t.rtt_us? as f64 / 1000.0,
                     rttvar_ms: t.rttvar_us.unwrap_or(0) as f64 / 1000.0,
                     cwnd: t.cwnd?,
+                    ssthresh: t.ssthresh,
                     delivery_rate_bps: t.delivery_rate.map(|r| r as f64 * 8.0),
                     pacing_rate_bps: t
                         .pacing_rate
@@ -399,6 +402,11 @@ fn convert(raw: Results) -> Result<ReportInput, ReportError> {
             round: s.round,
             arm: s.arm.clone(),
             arm_words: s.arm_words.clone(),
+            cc: s
+                .tcp_info
+                .iter()
+                .find_map(|t| t.congestion.clone())
+                .or_else(|| Some(raw.config.cc.clone())),
             t0_utc: s.t0_utc.clone(),
             phases,
             probe_timeout_s: timeout,

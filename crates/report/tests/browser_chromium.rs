@@ -1,6 +1,10 @@
-//! The report page in headless Chromium (Debian's `chromium`): it renders
-//! (a 1280×16000 screenshot with drawn content in every 2000 px band) with
-//! no console error and no network request.
+//! The report page in headless Chromium (Debian's `chromium`), on the
+//! committed fixture of a real run: a screenshot of the top of the page has
+//! drawn content; a copy of the page with a checking script appended (the
+//! page itself has no script) is loaded with `--dump-dom` and reports what
+//! the browser computed: the headline exists and names each arm's figures,
+//! every SVG has drawn content, every text's computed font size is at least
+//! 12 px, and no console error appears in Chromium's log.
 //! Skips when /usr/bin/chromium is missing, fails under
 //! NETLAB_REQUIRE_PRIVILEGED=1 (CI installs it).
 
@@ -14,24 +18,12 @@ use common::{fixture_folder, ink_share, required, TempDir};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 
-#[test]
-fn the_page_renders_in_headless_chromium_without_console_errors() {
-    if !Path::new(CHROMIUM).exists() {
-        assert!(
-            !required(),
-            "{CHROMIUM} is missing and NETLAB_REQUIRE_PRIVILEGED=1: install Debian's chromium package"
-        );
-        eprintln!("skipping: {CHROMIUM} is not installed");
-        return;
-    }
-    let dir = fixture_folder("browser");
-    let input = netlab_report::read_results(dir.path()).unwrap();
-    let files = netlab_report::render(&input, dir.path()).unwrap();
+/// Runs Chromium headless on `url` with extra `args`; returns its stdout and
+/// its log (stderr), after checking it exited 0 within 120 s.
+fn chromium(url: &str, args: &[String], dir: &Path) -> (String, String) {
     let profile = TempDir::new("chromium-profile");
-    let shot = dir.path().join("screenshot.png");
-    let url = format!("file://{}", files.html.display());
-    let log = dir.path().join("chromium.log");
-    let log_file = std::fs::File::create(&log).unwrap();
+    let out = dir.join(format!("chromium-{}.out", args.len()));
+    let log = dir.join(format!("chromium-{}.log", args.len()));
     let mut child = Command::new(CHROMIUM)
         .args([
             "--headless",
@@ -47,13 +39,12 @@ fn the_page_renders_in_headless_chromium_without_console_errors() {
             "--v=0",
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg("--window-size=1280,16000")
-        .arg(&url)
+        .args(args)
+        .arg(url)
         .env("HOME", profile.path())
         .stdin(Stdio::null())
-        .stdout(log_file.try_clone().unwrap())
-        .stderr(log_file)
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .expect("spawn chromium");
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -68,6 +59,7 @@ fn the_page_renders_in_headless_chromium_without_console_errors() {
         }
         std::thread::sleep(Duration::from_millis(100));
     };
+    let stdout = std::fs::read_to_string(&out).unwrap_or_default();
     let text = std::fs::read_to_string(&log).unwrap_or_default();
     assert!(status.success(), "chromium failed: {text}");
     for bad in [
@@ -78,22 +70,139 @@ fn the_page_renders_in_headless_chromium_without_console_errors() {
     ] {
         assert!(!text.contains(bad), "chromium log has {bad:?}: {text}");
     }
+    (stdout, text)
+}
+
+/// Appended to a copy of the page: opens every collapsed section, then
+/// writes what the browser computed into `<pre id=netlab-check>`.
+const CHECK_SCRIPT: &str = r#"<script>
+for (const d of document.querySelectorAll('details')) d.open = true;
+const out = {headline: '', svgs: [], small: [], texts: 0};
+const h = document.getElementById('headline');
+out.headline = h ? h.innerText : '';
+for (const svg of document.querySelectorAll('svg')) {
+  const shapes = svg.querySelectorAll('path,line,polyline,polygon,rect,circle,text').length;
+  const b = svg.getBoundingClientRect();
+  out.svgs.push({id: svg.closest('figure') ? svg.closest('figure').id : '', shapes, w: b.width, h: b.height});
+}
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+while (walker.nextNode()) {
+  const n = walker.currentNode;
+  if (!n.textContent.trim() || !n.parentElement) continue;
+  const el = n.parentElement;
+  if (el.closest('script,style,title')) continue;
+  out.texts++;
+  const px = parseFloat(getComputedStyle(el).fontSize);
+  if (!(px >= 12)) out.small.push({tag: el.tagName, px, text: n.textContent.trim().slice(0, 40)});
+}
+const pre = document.createElement('pre');
+pre.id = 'netlab-check';
+pre.textContent = JSON.stringify(out);
+document.body.appendChild(pre);
+</script>"#;
+
+fn unescape(s: &str) -> String {
+    s.replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+#[test]
+fn the_page_renders_in_headless_chromium_with_its_headline_and_readable_type() {
+    if !Path::new(CHROMIUM).exists() {
+        assert!(
+            !required(),
+            "{CHROMIUM} is missing and NETLAB_REQUIRE_PRIVILEGED=1: install Debian's chromium package"
+        );
+        eprintln!("skipping: {CHROMIUM} is not installed");
+        return;
+    }
+    let dir = fixture_folder("browser");
+    let input = netlab_report::read_results(dir.path()).unwrap();
+    let files = netlab_report::render(&input, dir.path()).unwrap();
+
+    // 1. The page as a reader opens it: the top 2000 px (headline, tables)
+    // have drawn content.
+    let shot = dir.path().join("screenshot.png");
+    chromium(
+        &format!("file://{}", files.html.display()),
+        &[
+            format!("--screenshot={}", shot.display()),
+            "--window-size=1280,2000".into(),
+        ],
+        dir.path(),
+    );
     let png = std::fs::read(&shot).expect("screenshot written");
     let pixmap = resvg::tiny_skia::Pixmap::decode_png(&png).expect("screenshot is a PNG");
-    assert_eq!((pixmap.width(), pixmap.height()), (1280, 16000));
-    // The page is taller than the window: every 2000 px band of it (the
-    // tables at the top, then the plots) has drawn content, not a blank
-    // area where a plot failed to render.
-    let band = 1280 * 2000 * 4;
-    for (i, chunk) in pixmap.data().chunks(band).enumerate() {
-        let ink = ink_share(chunk);
-        eprintln!("band {i}: ink {ink:.4}");
-        // Text-only bands (tables, notes) ink a few %; plot bands, with their
-        // shaded phases, far more.
-        let min = if i < 2 { 0.02 } else { 0.1 };
+    assert_eq!((pixmap.width(), pixmap.height()), (1280, 2000));
+    let ink = ink_share(pixmap.data());
+    assert!(ink > 0.02, "the top of the page is nearly blank ({ink:.4})");
+
+    // 2. What the browser computed, through a checking copy of the page.
+    let page = std::fs::read_to_string(&files.html).unwrap();
+    let check = dir.path().join("check.html");
+    std::fs::write(
+        &check,
+        page.replace("</body>", &format!("{CHECK_SCRIPT}</body>")),
+    )
+    .unwrap();
+    let (dom, _) = chromium(
+        &format!("file://{}", check.display()),
+        &["--dump-dom".into(), "--window-size=1280,2000".into()],
+        dir.path(),
+    );
+    let start = dom
+        .find("<pre id=\"netlab-check\">")
+        .unwrap_or_else(|| panic!("the checking script did not run: {dom:.2000}"));
+    let body = &dom[start + "<pre id=\"netlab-check\">".len()..];
+    let json = unescape(&body[..body.find("</pre>").unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+
+    let headline = v["headline"].as_str().unwrap();
+    for arm in ["pfifo", "fq_codel"] {
+        let line = headline
+            .lines()
+            .find(|l| l.starts_with(&format!("{arm} (")))
+            .unwrap_or_else(|| panic!("no headline for {arm}: {headline}"));
+        for figure in [
+            "baseline p50",
+            "loaded",
+            "p95",
+            "goodput",
+            "Mbit/s",
+            "loaded probes censored",
+            "drops",
+        ] {
+            assert!(
+                line.contains(figure),
+                "{arm}'s headline lacks {figure:?}: {line}"
+            );
+        }
+    }
+    assert!(headline.contains("Verdict: fq_codel"), "{headline}");
+    assert!(
+        headline.contains("rounds disagree; medians not pooled"),
+        "{headline}"
+    );
+
+    let svgs = v["svgs"].as_array().unwrap();
+    let plots = files.svgs.len();
+    assert_eq!(svgs.len(), plots, "every plot is on the page once");
+    for s in svgs {
         assert!(
-            ink > min,
-            "band {i} of the screenshot is nearly blank ({ink:.4})"
+            s["shapes"].as_u64().unwrap() > 10
+                && s["w"].as_f64().unwrap() > 100.0
+                && s["h"].as_f64().unwrap() > 100.0,
+            "a blank or collapsed SVG: {s}"
         );
     }
+    assert!(v["texts"].as_u64().unwrap() > 100);
+    let small = v["small"].as_array().unwrap();
+    assert!(
+        small.is_empty(),
+        "{} texts below 12 px, e.g. {:?}",
+        small.len(),
+        &small[..small.len().min(8)]
+    );
 }

@@ -119,9 +119,11 @@ fn flent_loads_plots_and_summarises_every_export() {
             !text.contains("ICMP:") && !text.contains("::ICMP"),
             "a UDP echo is never labelled ICMP: {text}"
         );
+        // TITLE is Flent's label of the file: short, one line (`pfifo r1`).
+        let s = &input.scenarios[i];
         assert!(
-            text.contains("UDP echo probe (not ICMP)"),
-            "title says what ran: {text}"
+            text.contains(&format!(" - {} r{}:\n", s.arm, s.round)),
+            "the file's label is `arm rN`: {text}"
         );
     }
 }

@@ -231,14 +231,18 @@ mod tests {
                 },
                 header
             );
+            let figures = digest.figures().to_vec();
+            let input = digest.report_input(&header).unwrap();
             assert_eq!(
-                crate::summary::render_figures(&header, digest.figures(), 0),
+                crate::summary::render_figures(
+                    &header,
+                    &figures,
+                    crate::summary::headline_of(Ok(&input)).as_deref(),
+                    0
+                ),
                 crate::summary::render(&whole, 0)
             );
-            assert_eq!(
-                digest.report_input(&header).unwrap(),
-                input_from(&whole).unwrap()
-            );
+            assert_eq!(input, input_from(&whole).unwrap());
         }
     }
 

@@ -259,7 +259,11 @@ fn row(round: u32, arm: &str) -> SummaryRow {
         loaded_timeouts: 2,
         p50_ms: Some(12.345),
         p95_ms: None,
-        censored: Some(("12.35".into(), "≥ 1000 ms (censored)".into())),
+        censored: Some((
+            Some(netlab_probe::CensoredQuantile::Value(12.345)),
+            Some(netlab_probe::CensoredQuantile::AtLeast(1000.0)),
+        )),
+        baseline_p50: Some(netlab_probe::CensoredQuantile::Value(0.125)),
         child_drops: Some(7),
         tbf_drops: Some(0),
         drops_by_direction: vec![("up".into(), Some(7), Some(0))],
@@ -274,16 +278,26 @@ fn row(round: u32, arm: &str) -> SummaryRow {
 fn table_shows_counts_and_none() {
     let t = table(&[row(1, "pfifo")]);
     assert!(
-        t.contains("| 1 | pfifo | 4.812 | 55/2 | 12.35/None (n=53) | 7 (tbf 0) | 10/9/3 |"),
+        t.contains(
+            "| 1 | pfifo | 4.812 | 0.12 | 55/2 | 12.35/≥ 1000 | 12.35/None (n=53) | 7 (tbf 0) | 10/9/3 |"
+        ),
         "{t}"
     );
+}
+
+#[test]
+fn a_note_about_an_arm_the_run_did_not_have_is_left_out() {
+    let md = markdown("# x", None, &[row(1, "pfifo")], &[], &[]);
+    let fq_note = NOTES.iter().find(|n| n.contains("fq_codel")).unwrap();
+    assert!(!md.contains(fq_note), "{md}");
+    assert!(md.contains(NOTES[0]));
 }
 
 #[test]
 fn failed_rows_say_so_and_notes_are_all_there() {
     let mut r = row(2, "fq_codel");
     r.error = Some("building topology: boom".into());
-    let md = markdown("# x", &[row(1, "pfifo"), r], &[], &["extra".into()]);
+    let md = markdown("# x", None, &[row(1, "pfifo"), r], &[], &["extra".into()]);
     assert!(md.contains("| 2 | fq_codel | failed: building topology: boom |"));
     assert!(md.contains("1. round 1 pfifo: 0.20 ms (ok 15/15 sent)"));
     for n in NOTES {

@@ -1,0 +1,402 @@
+//! The answer first: per arm, baseline → loaded probe latency (p50, p95,
+//! a bound where it lies on the censored mass), goodput, censored/total,
+//! drops or marks, and the rounds' states ([`crate::state`]); with two or
+//! more arms, the difference with its bootstrap interval and a one-line
+//! verdict that says when an arm's rounds disagree. The same [`Headline`]
+//! heads summary.md ([`Headline::markdown`]) and index.html.
+
+use crate::compare::{Comparison, Figure, Statistics};
+use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
+use crate::state::{self, ArmStates};
+use crate::stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
+
+/// The loaded probe latency of the rounds of one state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StateLatency {
+    /// `1 cut`.
+    pub state: String,
+    /// Its rounds.
+    pub rounds: Vec<u32>,
+    /// Loaded p50 over those rounds' requests (KM, timeouts censored).
+    pub p50: CensoredQuantile,
+    /// Loaded p95.
+    pub p95: CensoredQuantile,
+}
+
+/// One arm's headline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArmHeadline {
+    /// Arm kind.
+    pub arm: String,
+    /// Rounds that completed.
+    pub rounds: usize,
+    /// Baseline probe p50 over every round (KM).
+    pub baseline_p50: CensoredQuantile,
+    /// Loaded probe p50 pooled over every round (KM, timeouts censored).
+    pub loaded_p50: CensoredQuantile,
+    /// Loaded probe p95.
+    pub loaded_p95: CensoredQuantile,
+    /// Loaded requests with RTT information, and how many timed out.
+    pub loaded_requests: usize,
+    /// Loaded requests without a reply within the timeout.
+    pub loaded_timeouts: usize,
+    /// The probe timeout, ms.
+    pub timeout_ms: f64,
+    /// Goodput pooled over rounds, Mbit/s.
+    pub goodput_mbps: CensoredQuantile,
+    /// The arm's drops per round.
+    pub drops: Vec<u64>,
+    /// The arm's ECN marks per round, where it counts them.
+    pub marks: Vec<u64>,
+    /// The rounds' states.
+    pub states: ArmStates,
+    /// Loaded latency per state, when the rounds disagree.
+    pub by_state: Vec<StateLatency>,
+}
+
+/// The headline of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Headline {
+    /// One per arm, in order of first appearance.
+    pub arms: Vec<ArmHeadline>,
+    /// The comparisons of loaded p50, p95 and goodput between each pair
+    /// of arms (their sentences).
+    pub comparisons: Vec<String>,
+    /// One line per pair of arms.
+    pub verdicts: Vec<String>,
+}
+
+fn obs(s: &Scenario, phase: ProbePhase) -> Vec<Observation> {
+    let bound = s.probe_timeout_s * 1000.0;
+    s.probes
+        .iter()
+        .filter(|p| p.phase == phase)
+        .filter_map(|p| match p.outcome {
+            ProbeOutcome::Reply { rtt_ms } => Some(Observation::Exact(rtt_ms)),
+            ProbeOutcome::Timeout => Some(Observation::AtLeast(bound)),
+            ProbeOutcome::NoInformation => None,
+        })
+        .collect()
+}
+
+fn pooled(st: &Statistics, arm: &str, f: Figure) -> CensoredQuantile {
+    st.figures
+        .iter()
+        .find(|x| x.arm == arm && x.figure == f)
+        .map_or(CensoredQuantile::NoData, |x| x.pooled.value)
+}
+
+/// `0.31 ms`, `≥ 1000 ms`, `no data`.
+fn q(v: &CensoredQuantile, unit: &str) -> String {
+    v.text(unit)
+}
+
+fn range(v: &[u64]) -> String {
+    match (v.iter().min(), v.iter().max()) {
+        (Some(a), Some(b)) if a == b => a.to_string(),
+        (Some(a), Some(b)) => format!("{a}–{b}"),
+        _ => "no data".into(),
+    }
+}
+
+/// The headline of a run from its input and its statistics
+/// ([`crate::compare::analyse`]).
+pub fn of(input: &ReportInput, st: &Statistics) -> Headline {
+    let states = state::of_input(input);
+    let mut arms = Vec::new();
+    for arm in &st.arms {
+        let ok: Vec<&Scenario> = input
+            .scenarios
+            .iter()
+            .filter(|s| &s.arm == arm && s.error.is_none())
+            .collect();
+        let all = |phase| -> Vec<Observation> { ok.iter().flat_map(|s| obs(s, phase)).collect() };
+        let loaded = all(ProbePhase::Loaded);
+        let arm_states = states
+            .iter()
+            .find(|a| &a.arm == arm)
+            .cloned()
+            .unwrap_or_else(|| state::group_rounds(arm, &[]));
+        let by_state = if arm_states.disagree() {
+            arm_states
+                .groups
+                .iter()
+                .map(|g| {
+                    let o: Vec<Observation> = ok
+                        .iter()
+                        .filter(|s| g.rounds.contains(&s.round))
+                        .flat_map(|s| obs(s, ProbePhase::Loaded))
+                        .collect();
+                    StateLatency {
+                        state: g.kind.short(),
+                        rounds: g.rounds.clone(),
+                        p50: censored_quantile(&o, 0.5),
+                        p95: censored_quantile(&o, 0.95),
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        arms.push(ArmHeadline {
+            arm: arm.clone(),
+            rounds: ok.len(),
+            baseline_p50: censored_quantile(&all(ProbePhase::Baseline), 0.5),
+            loaded_p50: censored_quantile(&loaded, 0.5),
+            loaded_p95: censored_quantile(&loaded, 0.95),
+            loaded_requests: loaded.len(),
+            loaded_timeouts: loaded
+                .iter()
+                .filter(|o| matches!(o, Observation::AtLeast(_)))
+                .count(),
+            timeout_ms: ok.first().map_or(1000.0, |s| s.probe_timeout_s * 1000.0),
+            goodput_mbps: pooled(st, arm, Figure::Goodput),
+            drops: ok
+                .iter()
+                .filter_map(|s| s.final_counters.arm_drops)
+                .collect(),
+            marks: ok
+                .iter()
+                .filter_map(|s| s.final_counters.ecn_marks)
+                .collect(),
+            states: arm_states,
+            by_state,
+        });
+    }
+    let wanted = [Figure::LoadedP50, Figure::LoadedP95, Figure::Goodput];
+    let comparisons = st
+        .comparisons
+        .iter()
+        .filter(|c| wanted.contains(&c.figure))
+        .map(|c| c.sentence.clone())
+        .collect();
+    let verdicts = st
+        .comparisons
+        .iter()
+        .filter(|c| c.figure == Figure::LoadedP50)
+        .map(|c| verdict(c, &arms))
+        .collect();
+    Headline {
+        arms,
+        comparisons,
+        verdicts,
+    }
+}
+
+/// The headline of a run, computing its statistics
+/// ([`crate::compare::analyse`]) on the way.
+pub fn of_input(input: &ReportInput) -> Headline {
+    of(input, &crate::compare::analyse(input))
+}
+
+/// One line: which arm had the lower loaded median and how sure that is,
+/// and which arms' rounds fall into different states.
+fn verdict(c: &Comparison, arms: &[ArmHeadline]) -> String {
+    use crate::stats::Bounded;
+    let (lo, hi) = c.interval;
+    let below = matches!(hi, Bounded::Value(x) | Bounded::AtMost(x) if x < 0.0);
+    let above = matches!(lo, Bounded::Value(x) | Bounded::AtLeast(x) if x > 0.0);
+    let enough = c.rounds >= crate::compare::MIN_ROUNDS;
+    let mut v = match c.point {
+        Bounded::Unknown => format!(
+            "{} vs {}: the loaded medians cannot be compared (both on the censored mass or without data)",
+            c.b, c.a
+        ),
+        _ if enough && below => format!(
+            "{} has the lower loaded median than {}, by {} ms (95 % interval excludes 0); {}",
+            c.b,
+            c.a,
+            diff_text(c.point),
+            crate::sentence::rounds_text(c)
+        ),
+        _ if enough && above => format!(
+            "{} has the higher loaded median than {}, by {} ms (95 % interval excludes 0); {}",
+            c.b,
+            c.a,
+            diff_text(c.point),
+            crate::sentence::rounds_text(c)
+        ),
+        _ if enough => format!(
+            "{} vs {}: no clear difference in the loaded median (interval includes 0); {}",
+            c.b,
+            c.a,
+            crate::sentence::rounds_text(c)
+        ),
+        _ => format!(
+            "{}'s loaded median is {} than {}'s by {} ms, from fewer than {} rounds (no interval); {}",
+            c.b,
+            if matches!(c.point, Bounded::Value(x) if x < 0.0) || matches!(c.point, Bounded::AtMost(_)) {
+                "lower"
+            } else {
+                "higher"
+            },
+            c.a,
+            diff_text(c.point),
+            crate::compare::MIN_ROUNDS,
+            crate::sentence::rounds_text(c)
+        ),
+    };
+    let split: Vec<String> = arms
+        .iter()
+        .filter(|a| (a.arm == c.a || a.arm == c.b) && a.states.disagree())
+        .map(|a| {
+            format!(
+                "{}'s rounds fall into {} states ({})",
+                a.arm,
+                a.states.groups.len(),
+                a.states
+                    .groups
+                    .iter()
+                    .map(|g| format!(
+                        "{}: {}",
+                        g.kind.short(),
+                        g.rounds
+                            .iter()
+                            .map(|r| format!("r{r}"))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    ))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )
+        })
+        .collect();
+    if !split.is_empty() {
+        v.push_str(&format!(
+            ". Rounds disagree: {}, so a pooled median describes none of them",
+            split.join(", ")
+        ));
+    }
+    v
+}
+
+fn diff_text(b: crate::stats::Bounded) -> String {
+    use crate::stats::Bounded;
+    match b {
+        Bounded::Value(v) => fmt_num(v.abs()),
+        Bounded::AtMost(v) => format!("≥ {}", fmt_num(v.abs())),
+        Bounded::AtLeast(v) => format!("≥ {}", fmt_num(v.abs())),
+        Bounded::Unknown => "?".into(),
+    }
+}
+
+impl ArmHeadline {
+    /// The latency part: `baseline p50 0.31 ms → loaded p50 1045 ms, p95
+    /// ≥ 1000 ms`, or per state when the rounds disagree.
+    pub fn latency_text(&self) -> String {
+        let base = format!("probe RTT baseline p50 {}", q(&self.baseline_p50, "ms"));
+        if self.by_state.is_empty() {
+            format!(
+                "{base} → loaded p50 {}, p95 {}",
+                q(&self.loaded_p50, "ms"),
+                q(&self.loaded_p95, "ms")
+            )
+        } else {
+            let parts: Vec<String> = self
+                .by_state
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{} ({}): p50 {}, p95 {}",
+                        s.state,
+                        s.rounds
+                            .iter()
+                            .map(|r| format!("r{r}"))
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                        q(&s.p50, "ms"),
+                        q(&s.p95, "ms")
+                    )
+                })
+                .collect();
+            format!("{base} → loaded, by state: {}", parts.join("; "))
+        }
+    }
+
+    /// The rest: goodput, censored/total, drops or marks.
+    pub fn load_text(&self) -> String {
+        let mut t = format!(
+            "goodput {}; {} of {} loaded probes censored (no reply within {} ms); drops {} per round",
+            q(&self.goodput_mbps, "Mbit/s"),
+            self.loaded_timeouts,
+            self.loaded_requests,
+            fmt_num(self.timeout_ms),
+            range(&self.drops)
+        );
+        if !self.marks.is_empty() && self.marks.iter().any(|m| *m > 0) {
+            t.push_str(&format!(", ECN marks {} per round", range(&self.marks)));
+        }
+        t
+    }
+}
+
+impl Headline {
+    /// The headline as Markdown (summary.md's first section).
+    pub fn markdown(&self) -> String {
+        let mut s = String::from("## Headline\n\n");
+        for a in &self.arms {
+            s.push_str(&format!(
+                "- **{}** ({} round{}): {}; {}.\n  State per round (sender tcp_info): {}\n",
+                a.arm,
+                a.rounds,
+                if a.rounds == 1 { "" } else { "s" },
+                a.latency_text(),
+                a.load_text(),
+                a.states.text()
+            ));
+        }
+        if !self.verdicts.is_empty() {
+            s.push('\n');
+            for v in &self.verdicts {
+                s.push_str(&format!("**Verdict:** {v}.\n\n"));
+            }
+            for c in &self.comparisons {
+                s.push_str(&format!("- {c}\n"));
+            }
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture() -> ReportInput {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures/report/run-uml-3rounds/results.json.gz"
+        );
+        let gz = std::fs::read(path).unwrap();
+        let mut json = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut json).unwrap();
+        crate::v1::parse(&json).unwrap()
+    }
+
+    #[test]
+    fn the_fixture_headline_names_each_arm_and_pfifos_split_rounds() {
+        let input = fixture();
+        let st = crate::compare::analyse_with(&input, 1, 200);
+        let h = of(&input, &st);
+        assert_eq!(h.arms.len(), 2);
+        let pfifo = &h.arms[0];
+        assert_eq!(pfifo.arm, "pfifo");
+        // Rounds 1 and 2 settle after one cut (cwnd 482 and 431); round 3
+        // is cut a second time inside the window (cwnd 508 → 255).
+        assert!(pfifo.states.disagree(), "{}", pfifo.states.text());
+        assert_eq!(pfifo.states.groups[0].rounds, vec![1, 2]);
+        assert_eq!(pfifo.by_state.len(), 2);
+        let fq = &h.arms[1];
+        assert!(!fq.states.disagree(), "{}", fq.states.text());
+        assert_eq!(fq.states.groups[0].kind, state::StateKind::Regulated);
+        let md = h.markdown();
+        assert!(md.starts_with("## Headline\n\n- **pfifo** (3 rounds): probe RTT baseline p50 "));
+        assert!(md.contains("rounds disagree; medians not pooled"), "{md}");
+        assert!(
+            md.contains("**Verdict:** fq_codel has the lower loaded median than pfifo"),
+            "{md}"
+        );
+        assert!(md.contains("pfifo's rounds fall into 2 states"), "{md}");
+        assert_eq!(h.comparisons.len(), 3);
+    }
+}
