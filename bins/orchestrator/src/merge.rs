@@ -447,11 +447,18 @@ pub fn merge(out: &Path, dirs: &[PathBuf], allow_partial: bool) -> Result<Merged
             Ok(())
         })
         .map_err(data)?;
-    let md = summary::render_figures(&header, digest.figures(), 0);
+    let figures = digest.figures().to_vec();
+    let input = digest.report_input(&header);
+    let md = summary::render_figures(
+        &header,
+        &figures,
+        summary::headline_of(input.as_ref()).as_deref(),
+        0,
+    );
     std::fs::write(out.join("summary.md"), md)
         .map_err(|e| MergeError::Data(format!("writing summary.md: {e}")))?;
     phases.push(Phase::now("scenarios read back for the summary"));
-    let report_ok = crate::report::after_run(digest.report_input(&header), out);
+    let report_ok = crate::report::after_run(input, out);
     phases.push(Phase::now("summary.md and report written"));
     files.remove_files().map_err(data)?;
     Ok(Merged {
