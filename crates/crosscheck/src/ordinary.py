@@ -2,7 +2,7 @@
 # between connect/accept and the first byte (netlab's cross-check, load
 # "ordinary"; method §13). Blocking sockets, 128 KiB writes and reads.
 #
-#   send HOST PORT CC SECONDS CPORT AT  at CLOCK_MONOTONIC second AT, connect
+#   send HOST PORT CC SECONDS CPORT   when a byte arrives on stdin, connect
 #                                     from CPORT with TCP_CONGESTION=CC, then
 #                                     sendall 128 KiB blocks for SECONDS
 #                                     (started early, so the interpreter's
@@ -17,8 +17,9 @@ import time
 BLOCK = 128 * 1024
 
 
-def send(host, port, cc, seconds, cport, at):
-    time.sleep(max(0.0, at - time.monotonic()))
+def send(host, port, cc, seconds, cport):
+    if not sys.stdin.buffer.read(1):
+        return  # told nothing: no flow
     s = socket.socket()
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
     s.bind(("", cport))  # a known 4-tuple, so tcp_info can be sampled
@@ -51,11 +52,12 @@ def recv(host, port, seconds):
 
 
 if __name__ == "__main__":
-    # Every run is bounded: SIGALRM ends it 5 s after its SECONDS are over.
+    # Every run is bounded: SIGALRM ends it after SECONDS + 60 s at most
+    # (the sender may wait up to a minute for its start).
     if sys.argv[1] == "send":
-        seconds, at = float(sys.argv[5]), float(sys.argv[7])
-        signal.alarm(int(max(0.0, at - time.monotonic()) + seconds) + 5)
-        send(sys.argv[2], int(sys.argv[3]), sys.argv[4], seconds, int(sys.argv[6]), at)
+        seconds = float(sys.argv[5])
+        signal.alarm(int(seconds) + 60)
+        send(sys.argv[2], int(sys.argv[3]), sys.argv[4], seconds, int(sys.argv[6]))
     else:
         seconds = float(sys.argv[4])
         signal.alarm(int(seconds) + 5)

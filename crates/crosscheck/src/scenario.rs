@@ -59,18 +59,24 @@ fn wall_ns() -> i64 {
         .unwrap_or(0)
 }
 
-/// `i` on CLOCK_MONOTONIC, in seconds (the clock `Instant` reads on Linux
-/// and Python's `time.monotonic()` reads).
-fn monotonic_s(i: Instant) -> Result<f64, CrosscheckError> {
-    let now = Instant::now();
-    let ts = nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC)
-        .map_err(|e| CrosscheckError::step("reading CLOCK_MONOTONIC", e))?;
-    let now_s = ts.tv_sec() as f64 + ts.tv_nsec() as f64 * 1e-9;
-    Ok(if i >= now {
-        now_s + (i - now).as_secs_f64()
-    } else {
-        now_s - (now - i).as_secs_f64()
-    })
+/// tcp_info samplers of an outside client's known flow: in A (`flow`) and
+/// in B (the same flow seen from B).
+fn both_samplers(
+    in_a: DiagSocket,
+    in_b: DiagSocket,
+    flow: FlowId,
+    t0: Instant,
+    cfg: SamplerConfig,
+) -> Result<(SamplerHandle, SamplerHandle), CrosscheckError> {
+    let back = FlowId {
+        local: flow.remote,
+        remote: flow.local,
+    };
+    let a = TcpSampler::spawn(in_a, flow, t0, cfg)
+        .map_err(|e| CrosscheckError::step("tcp_info sampler in A", e))?;
+    let b = TcpSampler::spawn(in_b, back, t0, cfg)
+        .map_err(|e| CrosscheckError::step("tcp_info sampler in B", e))?;
+    Ok((a, b))
 }
 
 /// `python3 -c <ordinary.py> args…`.
@@ -230,6 +236,35 @@ fn measure(
         )?),
         Load::Netlab(_) | Load::Ordinary(_) => None,
     };
+    // The ordinary sender is started now and told to connect at the load's
+    // start (a byte on its stdin), so the interpreter's start-up (seconds
+    // in the guest) is not part of its flow's start, as netlab's sender is
+    // ready before it connects.
+    let mut ordinary_sender = match &load {
+        Load::Ordinary(o) if o.sender == End::Ordinary => {
+            let to = match o.receiver {
+                End::Netlab => TCP_PORT,
+                End::Ordinary => ORDINARY_PORT,
+            };
+            let secs = tl.end() - tl.load_start() + Duration::from_secs(2);
+            Some((
+                to,
+                Tool::spawn_piped(
+                    "ordinary sender in A",
+                    &a_ns,
+                    &ordinary_argv(&[
+                        "send",
+                        &B_ADDR.to_string(),
+                        &to.to_string(),
+                        &cfg.cc,
+                        &format!("{}", secs.as_secs_f64()),
+                        &ORDINARY_CPORT.to_string(),
+                    ]),
+                )?,
+            ))
+        }
+        _ => None,
+    };
     if irtt_server.is_some() {
         wait_listening(&b_ns, true, IRTT_PORT, Duration::from_secs(5))?;
     }
@@ -261,35 +296,6 @@ fn measure(
     let t0 = sink.t0();
     rec.t0_wall_ns = wall_ns();
     let at = |s: Duration| t0 + s;
-    // The ordinary sender starts now and connects at the load's start by
-    // the clock (CLOCK_MONOTONIC, Instant's clock), so the interpreter's
-    // start-up (seconds in the guest) is not part of its flow's start.
-    let mut ordinary_sender = match &load {
-        Load::Ordinary(o) if o.sender == End::Ordinary => {
-            let to = match o.receiver {
-                End::Netlab => TCP_PORT,
-                End::Ordinary => ORDINARY_PORT,
-            };
-            let secs = tl.end() - tl.load_start() + Duration::from_secs(2);
-            Some((
-                to,
-                Tool::spawn(
-                    "ordinary sender in A",
-                    &a_ns,
-                    &ordinary_argv(&[
-                        "send",
-                        &B_ADDR.to_string(),
-                        &to.to_string(),
-                        &cfg.cc,
-                        &format!("{}", secs.as_secs_f64()),
-                        &ORDINARY_CPORT.to_string(),
-                        &format!("{:.6}", monotonic_s(at(tl.load_start()))?),
-                    ]),
-                )?,
-            ))
-        }
-        _ => None,
-    };
     let sink_stop = Arc::new(AtomicBool::new(false));
     let flag = sink_stop.clone();
     let sink_h = std::thread::spawn(move || sink.run_with_stop(&flag));
@@ -449,21 +455,15 @@ fn measure(
             }))
         }
         (Load::Ordinary(_), None) => {
-            let (to, client) = ordinary_sender
+            let (to, mut client) = ordinary_sender
                 .take()
-                .expect("an ordinary sender was started with t0");
+                .expect("an ordinary sender was started with the servers");
             let flow = FlowId {
                 local: SocketAddr::from((A_ADDR, ORDINARY_CPORT)),
                 remote: SocketAddr::from((B_ADDR, to)),
             };
-            let back = FlowId {
-                local: flow.remote,
-                remote: flow.local,
-            };
-            let a = TcpSampler::spawn(diag_a()?, flow, t0, scfg)
-                .map_err(|e| CrosscheckError::step("tcp_info sampler in A", e))?;
-            let b = TcpSampler::spawn(diag_b()?, back, t0, scfg)
-                .map_err(|e| CrosscheckError::step("tcp_info sampler in B", e))?;
+            let (a, b) = both_samplers(diag_a()?, diag_b()?, flow, t0, scfg)?;
+            client.send(b"g")?;
             let _ = flow_tx.send(flow);
             Running::Client { client, a, b }
         }
@@ -472,14 +472,7 @@ fn measure(
                 local: SocketAddr::from((A_ADDR, IPERF_CPORT)),
                 remote: SocketAddr::from((B_ADDR, IPERF_PORT)),
             };
-            let back = FlowId {
-                local: flow.remote,
-                remote: flow.local,
-            };
-            let a = TcpSampler::spawn(diag_a()?, flow, t0, scfg)
-                .map_err(|e| CrosscheckError::step("tcp_info sampler in A", e))?;
-            let b = TcpSampler::spawn(diag_b()?, back, t0, scfg)
-                .map_err(|e| CrosscheckError::step("tcp_info sampler in B", e))?;
+            let (a, b) = both_samplers(diag_a()?, diag_b()?, flow, t0, scfg)?;
             // One second past the window so the end is ours, not iperf3's.
             let secs = tl.load_s + 1.0;
             let mut args = argv(&[

@@ -3,7 +3,7 @@
 //! child's pid is the tool's). Every child is bounded: waited for with a
 //! deadline, then ended by its own pid (SIGTERM, then SIGKILL).
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -37,10 +37,38 @@ impl Tool {
     /// Starts `args` inside namespace `ns` (`ip netns exec ns args…`), stdout
     /// and stderr piped. `what` names it in errors ("iperf3 server in B").
     pub fn spawn(what: &str, ns: &str, args: &[String]) -> Result<Tool, CrosscheckError> {
+        Self::spawn_with(what, ns, args, Stdio::null())
+    }
+
+    /// Like [`Tool::spawn`], with a pipe to the tool's stdin for
+    /// [`Tool::send`] (a tool started early that waits for a word to act).
+    pub fn spawn_piped(what: &str, ns: &str, args: &[String]) -> Result<Tool, CrosscheckError> {
+        Self::spawn_with(what, ns, args, Stdio::piped())
+    }
+
+    /// Writes `bytes` to the tool's stdin (started with [`Tool::spawn_piped`]).
+    pub fn send(&mut self, bytes: &[u8]) -> Result<(), CrosscheckError> {
+        let stdin = self
+            .child
+            .stdin
+            .as_mut()
+            .ok_or_else(|| CrosscheckError::tool(&self.what, "its stdin is not a pipe"))?;
+        stdin
+            .write_all(bytes)
+            .and_then(|()| stdin.flush())
+            .map_err(|e| CrosscheckError::tool(&self.what, format!("writing to its stdin: {e}")))
+    }
+
+    fn spawn_with(
+        what: &str,
+        ns: &str,
+        args: &[String],
+        stdin: Stdio,
+    ) -> Result<Tool, CrosscheckError> {
         let child = Command::new("ip")
             .args(["netns", "exec", ns])
             .args(args)
-            .stdin(Stdio::null())
+            .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
