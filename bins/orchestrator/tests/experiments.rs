@@ -350,12 +350,14 @@ fn guest_rrul_be_shapes_both_directions_with_eight_validated_flows() {
         assert!(fair > 0.25 && fair <= 1.0 + 1e-9, "{dir}: fairness {fair}");
         assert_eq!(s["qdiscs"][i]["dev"], *dev);
     }
-    // Base RTT 50 ms: the baseline probe's median.
+    // Base RTT 50 ms: the baseline probe's median, held to 2 ms as in the
+    // rtt_sweep test (the guest's emulated timers put it 1.29 ms above 50 ms
+    // in one run on this machine; a missing or doubled RTT is 25 ms off).
     let p50 = s["probes"][0]["phases"]["baseline"]["p50_ms"]
         .as_f64()
         .unwrap();
     assert!(
-        (p50 - 50.0).abs() <= 1.0,
+        (p50 - 50.0).abs() <= 2.0,
         "baseline p50 {p50} ms for a 50 ms base RTT"
     );
     let summary = std::fs::read_to_string(out.0.join("summary.md")).unwrap();
