@@ -74,7 +74,7 @@ impl Source {
 }
 
 /// The scenario files of a folder, sorted (hidden temporary files left out).
-fn scenario_files(folder: &Path) -> Vec<PathBuf> {
+pub(crate) fn scenario_files(folder: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = match std::fs::read_dir(folder.join(SCENARIO_DIR)) {
         Ok(d) => d
             .filter_map(|e| e.ok().map(|e| e.path()))

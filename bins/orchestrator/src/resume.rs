@@ -110,20 +110,7 @@ pub fn adopt(
     })
     .map_err(|e| e.to_string())?;
     // Files a killed run left after its last results.json.
-    let dir = out.join(SCENARIO_DIR);
-    let mut names: Vec<_> = match std::fs::read_dir(&dir) {
-        Ok(d) => d
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .filter(|p| {
-                !p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
-            })
-            .collect(),
-        Err(_) => Vec::new(),
-    };
-    names.sort();
-    for p in names {
+    for p in crate::merge::scenario_files(out) {
         let (bytes, s) = read_scenario_file(&p).map_err(|e| e.to_string())?;
         if wanted(s.index) && !adopted.complete.contains(&s.index) {
             files.push_raw(s.index, &bytes).map_err(|e| e.to_string())?;
