@@ -214,8 +214,10 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
     .max(0.1);
     let clipped = bins_all.iter().filter(|v| **v > gmax).count();
     let clipped_max = bins_all.last().copied().unwrap_or(0.0);
-    let svg = draw_svg(&file, (SIZE.0, 600), |root| {
-        let (top, bottom) = root.split_vertically(280);
+    let svg = draw_svg(&file, (SIZE.0 + LEGEND_W, 600), |root| {
+        let (left, legend_area) = root.split_horizontally(SIZE.0);
+        let (top, bottom) = left.split_vertically(280);
+        let mut legend: Vec<(String, LegendMark)> = Vec::new();
         let mut g = ChartBuilder::on(&top)
             .caption(&title, (FONT, 17))
             .margin(10)
@@ -252,9 +254,11 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
             [(0.0, band.0), (xe, band.1)],
             TIMEOUT_FILL.filled(),
         )))
-        .map_err(e)?
-        .label(format!("no reply within the timeout (≥ {bound:.0} ms)"))
-        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], TIMEOUT_FILL.filled()));
+        .map_err(e)?;
+        legend.push((
+            format!("no reply within the timeout (≥ {bound:.0} ms)"),
+            LegendMark::Band,
+        ));
         let mid = (band.0 * band.1).sqrt();
         for (k, arm) in [a, b].iter().enumerate() {
             let ci = all.iter().position(|x| x == arm).unwrap_or(k);
@@ -273,15 +277,13 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
                         )
                     })
                     .collect();
-                let series = g
-                    .draw_series(LineSeries::new(line, c.mix(0.7).stroke_width(1)))
+                g.draw_series(LineSeries::new(line, c.mix(0.7).stroke_width(1)))
                     .map_err(e)?;
                 if first {
-                    series
-                        .label(format!("{arm} (one line per round)"))
-                        .legend(move |(x, y)| {
-                            PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2))
-                        });
+                    legend.push((
+                        format!("{arm} goodput (top; a line per round)"),
+                        LegendMark::Line(c),
+                    ));
                 }
                 let pts: Vec<(f64, f64)> = s
                     .probes
@@ -291,24 +293,19 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
                         _ => None,
                     })
                     .collect();
-                let series = r
-                    .draw_series(pts.iter().map(|&p| Circle::new(p, 2, c.filled())))
+                r.draw_series(pts.iter().map(|&p| Circle::new(p, 2, c.filled())))
                     .map_err(e)?;
                 if first {
-                    series
-                        .label(format!("{arm} reply"))
-                        .legend(move |(x, y)| Circle::new((x + 7, y), 3, c.filled()));
+                    legend.push((format!("{arm} reply"), LegendMark::Dot(c)));
                 }
                 let crosses = s
                     .probes
                     .iter()
                     .filter(|p| p.outcome == ProbeOutcome::Timeout)
                     .map(|p| Cross::new((p.send_s, mid), 5, c.stroke_width(2)));
-                let series = r.draw_series(crosses).map_err(e)?;
+                r.draw_series(crosses).map_err(e)?;
                 if first {
-                    series
-                        .label(format!("{arm} timeout"))
-                        .legend(move |(x, y)| Cross::new((x + 7, y), 5, c.stroke_width(2)));
+                    legend.push((format!("{arm} timeout"), LegendMark::Cross(c)));
                 }
                 first = false;
             }
@@ -318,14 +315,11 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
                 vec![(0.0, rate), (xe, rate)],
                 RGBColor(230, 120, 0).stroke_width(2),
             )))
-            .map_err(e)?
-            .label(format!("TBF rate {rate} Mbit/s"))
-            .legend(|(x, y)| {
-                PathElement::new(
-                    vec![(x, y), (x + 14, y)],
-                    RGBColor(230, 120, 0).stroke_width(2),
-                )
-            });
+            .map_err(e)?;
+            legend.push((
+                format!("TBF rate {rate} Mbit/s (top)"),
+                LegendMark::Line(RGBColor(230, 120, 0)),
+            ));
         }
         if clipped > 0 {
             g.draw_series(std::iter::once(Text::new(
@@ -338,20 +332,8 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
             )))
             .map_err(e)?;
         }
-        g.configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.4))
-            .label_font((FONT, LEGEND_PT))
-            .draw()
-            .map_err(e)?;
-        r.configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.4))
-            .label_font((FONT, LEGEND_PT))
-            .draw()
-            .map_err(e)
+        // One legend for the figure, right of both panels, over no data.
+        draw_legend(&legend_area, &legend).map_err(e)
     })?;
     Ok(Plot {
         file,
@@ -437,11 +419,16 @@ pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
                 .filter(|p| p.arm == i && p.censored)
                 .map(|p| (p.x, p.y))
                 .collect();
-            chart
+            // One legend entry per marker drawn, counting only its own
+            // rounds: circles are medians, triangles bounds.
+            let series = chart
                 .draw_series(exact.iter().map(|&p| Circle::new(p, 6, c.filled())))
-                .map_err(e)?
-                .label(format!("{arm} ({} rounds)", exact.len() + cens.len()))
-                .legend(move |(x, y)| Circle::new((x + 7, y), 5, c.filled()));
+                .map_err(e)?;
+            if !exact.is_empty() {
+                series
+                    .label(format!("{arm}: median ({} {})", exact.len(), rounds_word(exact.len())))
+                    .legend(move |(x, y)| Circle::new((x + 7, y), 5, c.filled()));
+            }
             // Each point says its round; a point on the censored mass is a
             // bound ("≥"), labelled so. Points that coincide get their labels
             // one above the other.
@@ -470,7 +457,9 @@ pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
                     .draw_series(cens.iter().map(|&p| TriangleMarker::new(p, 8, c.filled())))
                     .map_err(e)?
                     .label(format!(
-                        "{arm}: median ≥ {bound:.0} ms (on the censored mass)"
+                        "{arm}: median ≥ {bound:.0} ms, on the censored mass ({} {})",
+                        cens.len(),
+                        rounds_word(cens.len())
                     ))
                     .legend(move |(x, y)| TriangleMarker::new((x + 7, y), 6, c.filled()));
             }
@@ -490,4 +479,61 @@ pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
         scenario: None,
         svg,
     })
+}
+
+/// Room right of the overview's panels for its one legend (px).
+const LEGEND_W: u32 = 300;
+
+/// A legend entry's mark.
+#[derive(Clone, Copy)]
+enum LegendMark {
+    /// The grey timeout band.
+    Band,
+    /// A line in the arm's colour.
+    Line(RGBColor),
+    /// A reply dot.
+    Dot(RGBColor),
+    /// A timeout cross.
+    Cross(RGBColor),
+}
+
+/// Draws a figure's one legend as a column of entries in `area`.
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    entries: &[(String, LegendMark)],
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (x, mut y) = (8i32, 40i32);
+    let step = 22;
+    area.draw(&Rectangle::new(
+        [(x - 4, y - 14), (LEGEND_W as i32 - 6, y - 14 + step * entries.len() as i32 + 6)],
+        BLACK.mix(0.4),
+    ))?;
+    for (label, mark) in entries {
+        match *mark {
+            LegendMark::Band => {
+                area.draw(&Rectangle::new([(x, y - 5), (x + 14, y + 5)], TIMEOUT_FILL.filled()))?
+            }
+            LegendMark::Line(c) => {
+                area.draw(&PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2)))?
+            }
+            LegendMark::Dot(c) => area.draw(&Circle::new((x + 7, y), 3, c.filled()))?,
+            LegendMark::Cross(c) => area.draw(&Cross::new((x + 7, y), 5, c.stroke_width(2)))?,
+        }
+        area.draw(&Text::new(
+            label.clone(),
+            (x + 22, y - 7),
+            (FONT, LEGEND_PT).into_font(),
+        ))?;
+        y += step;
+    }
+    Ok(())
+}
+
+/// "round" or "rounds".
+fn rounds_word(n: usize) -> &'static str {
+    if n == 1 {
+        "round"
+    } else {
+        "rounds"
+    }
 }
