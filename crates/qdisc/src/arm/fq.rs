@@ -210,38 +210,10 @@ pub(crate) const WORDS: &[Word<Fq>] = &[
         },
         |o| show_time(&o.horizon),
     ),
-    word(
-        "horizon_drop",
-        |o, _| {
-            o.horizon_drop = Some(true);
-            Ok(())
-        },
-        |o| Shown::flag(o.horizon_drop == Some(true)),
-    ),
-    word(
-        "horizon_cap",
-        |o, _| {
-            o.horizon_drop = Some(false);
-            Ok(())
-        },
-        |o| Shown::flag(o.horizon_drop == Some(false)),
-    ),
-    word(
-        "pacing",
-        |o, _| {
-            o.pacing = Some(true);
-            Ok(())
-        },
-        |o| Shown::flag(o.pacing == Some(true)),
-    ),
-    word(
-        "nopacing",
-        |o, _| {
-            o.pacing = Some(false);
-            Ok(())
-        },
-        |o| Shown::flag(o.pacing == Some(false)),
-    ),
+    choice!("horizon_drop", horizon_drop, true),
+    choice!("horizon_cap", horizon_drop, false),
+    choice!("pacing", pacing, true),
+    choice!("nopacing", pacing, false),
 ];
 
 impl Fq {

@@ -147,54 +147,12 @@ pub(crate) const WORDS: &[Word<FqPie>] = &[
         },
         |o| Shown::value(o.ecn_prob),
     ),
-    word(
-        "ecn",
-        |o, _| {
-            o.ecn = Some(true);
-            Ok(())
-        },
-        |o| Shown::flag(o.ecn == Some(true)),
-    ),
-    word(
-        "noecn",
-        |o, _| {
-            o.ecn = Some(false);
-            Ok(())
-        },
-        |o| Shown::flag(o.ecn == Some(false)),
-    ),
-    word(
-        "bytemode",
-        |o, _| {
-            o.bytemode = Some(true);
-            Ok(())
-        },
-        |o| Shown::flag(o.bytemode == Some(true)),
-    ),
-    word(
-        "nobytemode",
-        |o, _| {
-            o.bytemode = Some(false);
-            Ok(())
-        },
-        |o| Shown::flag(o.bytemode == Some(false)),
-    ),
-    word(
-        "dq_rate_estimator",
-        |o, _| {
-            o.dq_rate_estimator = Some(true);
-            Ok(())
-        },
-        |o| Shown::flag(o.dq_rate_estimator == Some(true)),
-    ),
-    word(
-        "no_dq_rate_estimator",
-        |o, _| {
-            o.dq_rate_estimator = Some(false);
-            Ok(())
-        },
-        |o| Shown::flag(o.dq_rate_estimator == Some(false)),
-    ),
+    choice!("ecn", ecn, true),
+    choice!("noecn", ecn, false),
+    choice!("bytemode", bytemode, true),
+    choice!("nobytemode", bytemode, false),
+    choice!("dq_rate_estimator", dq_rate_estimator, true),
+    choice!("no_dq_rate_estimator", dq_rate_estimator, false),
 ];
 
 impl FqPie {

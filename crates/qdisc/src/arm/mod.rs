@@ -20,6 +20,23 @@ use crate::units::{tc_rate32, tc_rate64, tc_size, tc_time64_ns, tc_time_us, tc_u
 use crate::units::{Rate, Size};
 use crate::QdiscError;
 
+/// A word without a value that sets `field` to `Some(value)` and is
+/// written back when the options hold that value: the on/off pairs
+/// (`ecn`/`noecn`, `pacing`/`nopacing`, ...) of every kind's table.
+/// Defined before the kind modules so each of them can use it.
+macro_rules! choice {
+    ($name:literal, $field:ident, $value:expr) => {
+        $crate::arm::word(
+            $name,
+            |o, _| {
+                o.$field = Some($value);
+                Ok(())
+            },
+            |o| $crate::arm::Shown::flag(o.$field == Some($value)),
+        )
+    };
+}
+
 pub mod cake;
 pub mod codel;
 pub mod fifo;

@@ -123,19 +123,6 @@ fn add_overhead(o: &mut Cake, atm: Option<&str>, add: i32) {
     o.overhead = Some(o.overhead.unwrap_or(0) + add);
 }
 
-macro_rules! choice {
-    ($name:literal, $field:ident, $value:expr) => {
-        word(
-            $name,
-            |o, _| {
-                o.$field = Some($value);
-                Ok(())
-            },
-            |o| Shown::flag(o.$field == Some($value)),
-        )
-    };
-}
-
 macro_rules! mode {
     ($name:literal, $field:ident) => {
         word(
