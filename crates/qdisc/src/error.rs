@@ -2,6 +2,7 @@
 
 use std::io;
 
+use netlab_sys::wire::WireError;
 use netlab_sys::SysError;
 
 /// Everything that can go wrong while parsing a bottleneck description,
@@ -152,18 +153,25 @@ impl From<SysError> for QdiscError {
     }
 }
 
-/// Names what a netlab-sys read was for: `a.u32().named("TCA_CODEL_TARGET")?`
+impl From<WireError> for QdiscError {
+    /// Bytes of the wrong shape are [`QdiscError::Decode`].
+    fn from(e: WireError) -> Self {
+        QdiscError::Decode {
+            what: e.what,
+            reason: e.reason,
+        }
+    }
+}
+
+/// Names what a netlab-wire read was for: `a.u32().named("TCA_CODEL_TARGET")?`
 /// fails with `decoding TCA_CODEL_TARGET: 2 bytes, need 4`.
 pub(crate) trait Named<T> {
     fn named(self, what: &str) -> Result<T, QdiscError>;
 }
 
-impl<T> Named<T> for Result<T, SysError> {
+impl<T> Named<T> for Result<T, WireError> {
     fn named(self, what: &str) -> Result<T, QdiscError> {
-        self.map_err(|e| match e {
-            SysError::Malformed { reason, .. } => QdiscError::decode(what, reason),
-            e => e.into(),
-        })
+        self.map_err(|e| QdiscError::decode(what, e.reason))
     }
 }
 
