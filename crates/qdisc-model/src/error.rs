@@ -82,7 +82,7 @@ impl<T> Named<T> for Result<T, WireError> {
 
 impl ModelError {
     /// A decoding error of `what`.
-    pub fn decode(what: impl Into<String>, reason: impl Into<String>) -> Self {
+    pub(crate) fn decode(what: impl Into<String>, reason: impl Into<String>) -> Self {
         ModelError::Decode {
             what: what.into(),
             reason: reason.into(),
