@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use netlab_qdisc::{Arm, Rate, Size, Tbf};
+use netlab_qdisc_model::{Arm, Rate, Size, Tbf};
 
 use crate::units::format_duration;
 
@@ -205,7 +205,7 @@ pub struct ArmSpec {
 
 impl ArmSpec {
     /// Parses tc words.
-    pub fn parse(words: &str) -> Result<ArmSpec, netlab_qdisc::QdiscError> {
+    pub fn parse(words: &str) -> Result<ArmSpec, netlab_qdisc_model::ModelError> {
         let words = words.split_whitespace().collect::<Vec<_>>().join(" ");
         Ok(ArmSpec {
             arm: Arm::parse(&words)?,
@@ -371,9 +371,9 @@ pub const MIN_PCAP_MAX_BYTES: u64 = 4096;
 #[derive(Debug, Clone, PartialEq)]
 pub enum AxisValue {
     /// Upload bottleneck rate.
-    Rate(netlab_qdisc::Rate),
+    Rate(netlab_qdisc_model::Rate),
     /// Download bottleneck rate.
-    DownRate(netlab_qdisc::Rate),
+    DownRate(netlab_qdisc_model::Rate),
     /// Base RTT.
     BaseRtt(Duration),
     /// Copies of every declared flow.

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use netlab_qdisc::{Rate, Size, Tbf};
+use netlab_qdisc_model::{Rate, Size, Tbf};
 
 use crate::file::{
     ArmWordSweepFile, CaptureFile, ExperimentFile, FlowFile, PathFile, ProbeFile, SamplingFile,

@@ -2,61 +2,20 @@
 
 use std::io;
 
+use netlab_qdisc_model::ModelError;
 use netlab_sys::SysError;
 
-/// Everything that can go wrong while parsing a bottleneck description,
-/// building or applying a qdisc request, or decoding a readback. Every
-/// message names what failed (the word, the attribute, the request, the
-/// namespace).
+/// Everything that can go wrong while configuring or reading qdiscs: the
+/// model's failures (parsing, building, decoding: [`QdiscError::Model`])
+/// and this crate's own (the socket, the kernel's answer, the namespace).
+/// Every message names what failed (the word, the attribute, the request,
+/// the namespace).
 #[derive(Debug, thiserror::Error)]
 pub enum QdiscError {
-    /// A value (rate, size, time, number) could not be understood.
-    #[error("bad {what} {text:?}: {reason}")]
-    BadValue {
-        /// What the value was meant to be, e.g. `rate` or `fq_codel target`.
-        what: String,
-        /// The text that was given.
-        text: String,
-        /// Why it was rejected.
-        reason: String,
-    },
-    /// The arm names a qdisc kind this crate does not know.
-    #[error("unknown qdisc kind {kind:?} (known: {known})")]
-    UnknownKind {
-        /// The kind that was given.
-        kind: String,
-        /// The kinds that are known, comma separated.
-        known: &'static str,
-    },
-    /// A word is not an option of that qdisc kind.
-    #[error("{kind}: unknown option {word:?} (known: {known})")]
-    UnknownWord {
-        /// Qdisc kind (or `tbf`).
-        kind: String,
-        /// The word that was not understood.
-        word: String,
-        /// The options that kind accepts.
-        known: String,
-    },
-    /// An option that needs a value came last.
-    #[error("{kind}: option {word:?} needs a value")]
-    MissingValue {
-        /// Qdisc kind (or `tbf`).
-        kind: String,
-        /// The option word.
-        word: String,
-    },
-    /// A required TBF parameter was not given.
-    #[error("tbf: {0} is required")]
-    MissingParameter(&'static str),
-    /// Netlink bytes could not be decoded.
-    #[error("decoding {what}: {reason}")]
-    Decode {
-        /// What was being decoded, e.g. `TCA_TBF_PARMS`.
-        what: String,
-        /// What was wrong.
-        reason: String,
-    },
+    /// Parsing words, building a request or decoding a dump failed
+    /// (netlab-qdisc-model; its message unchanged).
+    #[error(transparent)]
+    Model(#[from] ModelError),
     /// The kernel does not have the requested qdisc kind.
     #[error("qdisc {kind} is not available in this kernel ({release}): its module {module} is not loaded and could not be loaded{}", note_suffix(.note))]
     KindUnavailable {
@@ -126,11 +85,13 @@ pub enum QdiscError {
 
 impl From<SysError> for QdiscError {
     /// Keeps this crate's variants for what it matches on: a bad shape is
-    /// [`QdiscError::Decode`], a kernel refusal [`QdiscError::Refused`], a
+    /// [`ModelError::Decode`] (inside [`QdiscError::Model`]), a kernel refusal [`QdiscError::Refused`], a
     /// bounded wait [`QdiscError::Timeout`], an OS error [`QdiscError::Io`].
     fn from(e: SysError) -> Self {
         match e {
-            SysError::Malformed { what, reason } => QdiscError::Decode { what, reason },
+            SysError::Malformed { what, reason } => {
+                QdiscError::Model(ModelError::Decode { what, reason })
+            }
             SysError::Refused {
                 what,
                 errno,
@@ -152,21 +113,6 @@ impl From<SysError> for QdiscError {
     }
 }
 
-/// Names what a netlab-sys read was for: `a.u32().named("TCA_CODEL_TARGET")?`
-/// fails with `decoding TCA_CODEL_TARGET: 2 bytes, need 4`.
-pub(crate) trait Named<T> {
-    fn named(self, what: &str) -> Result<T, QdiscError>;
-}
-
-impl<T> Named<T> for Result<T, SysError> {
-    fn named(self, what: &str) -> Result<T, QdiscError> {
-        self.map_err(|e| match e {
-            SysError::Malformed { reason, .. } => QdiscError::decode(what, reason),
-            e => e.into(),
-        })
-    }
-}
-
 fn note_suffix(note: &Option<String>) -> String {
     match note {
         Some(why) => format!(" ({why})"),
@@ -182,25 +128,6 @@ fn kernel_message_suffix(msg: &Option<String>) -> String {
 }
 
 impl QdiscError {
-    pub(crate) fn decode(what: impl Into<String>, reason: impl Into<String>) -> Self {
-        QdiscError::Decode {
-            what: what.into(),
-            reason: reason.into(),
-        }
-    }
-
-    pub(crate) fn bad(
-        what: impl Into<String>,
-        text: impl Into<String>,
-        reason: impl Into<String>,
-    ) -> Self {
-        QdiscError::BadValue {
-            what: what.into(),
-            text: text.into(),
-            reason: reason.into(),
-        }
-    }
-
     pub(crate) fn io(step: impl Into<String>, source: impl Into<io::Error>) -> Self {
         QdiscError::Io {
             step: step.into(),

@@ -1,5 +1,10 @@
 //! netlab-qdisc: the bottleneck of method §2 over rtnetlink.
 //!
+//! The values (words, units, requests, decoding, tc's print) are the pure
+//! crate netlab-qdisc-model, re-exported here under the same paths; this
+//! crate adds what touches the kernel: the socket, apply, dumps, the
+//! sampler and the support check.
+//!
 //! * Describe it with types: a root [`Tbf`] (`rate 5mbit burst 16kb limit
 //!   64kb`) and a child [`Arm`] (`pfifo limit 256`, `fq_codel ... ecn`, ...)
 //!   parsed from the words a person would give `tc`.
@@ -38,47 +43,30 @@
 //! ```
 #![forbid(unsafe_code)]
 
-mod arm;
-mod decode;
 mod error;
-mod handle;
-pub mod netem;
-mod readback;
-mod request;
 mod sampler;
-mod show;
 mod socket;
 pub mod support;
-mod tbf;
-mod units;
 
-pub use arm::cake::{CakeReadback, CakeTinStats, CakeXstats};
-pub use arm::codel::{CodelReadback, CodelXstats};
-pub use arm::fq::{FqReadback, FqXstats};
-pub use arm::fq_codel::{FqCodelReadback, FqCodelXstats};
-pub use arm::fq_pie::{FqPieReadback, FqPieXstats};
-pub use arm::pie::{PieReadback, PieXstats};
-pub use arm::{
-    module_for_kind, Arm, Bfifo, Cake, Codel, Fq, FqCodel, FqPie, Pfifo, Pie, KNOWN_KINDS,
-};
-pub use decode::{
-    decode_dump, decode_qdisc, QdiscOptions, QdiscRecord, QdiscStats, QdiscXstats, RawAttr,
-    TbfReadback,
-};
 pub use error::QdiscError;
-pub use handle::Handle;
+/// netem, the path's delay (netlab-qdisc-model's `netem`).
+pub use netlab_qdisc_model::netem;
+/// The model, re-exported under this crate's paths: words, units,
+/// requests, decoding and tc's print (netlab-qdisc-model).
+pub use netlab_qdisc_model::{
+    arm_request, bare_request, decode_dump, decode_qdisc, delete_request_bytes, dump_request_bytes,
+    format_time, module_for_kind, parse_time, tbf_request, tc_rate32, tc_rate64, tc_size,
+    tc_time64_ns, tc_time_us, tc_unsigned, Arm, Bfifo, Bottleneck, Cake, CakeReadback,
+    CakeTinStats, CakeXstats, Codel, CodelReadback, CodelXstats, Fq, FqCodel, FqCodelReadback,
+    FqCodelXstats, FqPie, FqPieReadback, FqPieXstats, FqReadback, FqXstats, Handle, ModelError,
+    Pfifo, Pie, PieReadback, PieXstats, Psched, QdiscOptions, QdiscRecord, QdiscRequest,
+    QdiscStats, QdiscXstats, Rate, RateSpec, RawAttr, Readback, SampleFailure, SampleSeries,
+    SamplerStop, Size, Tbf, TbfQopt, TbfReadback, ARM_HANDLE, ARM_PARENT, KNOWN_KINDS, TBF_HANDLE,
+};
 /// Lowercase hex for the raw bytes kept in readbacks and requests.
 pub use netlab_sys::hex;
-pub use readback::{Readback, SampleFailure, SampleSeries, SamplerStop};
-pub use request::{
-    arm_request, bare_request, tbf_request, Bottleneck, QdiscRequest, ARM_HANDLE, ARM_PARENT,
-    TBF_HANDLE,
-};
 pub use sampler::{Sampler, SamplerConfig};
 pub use socket::{apply, ifindex_in, kernel_release, read_psched, QdiscSocket};
-pub use tbf::{Psched, RateSpec, Tbf, TbfQopt};
-pub use units::{format_time, parse_time, Rate, Size};
-pub use units::{tc_rate32, tc_rate64, tc_size, tc_time64_ns, tc_time_us, tc_unsigned};
 
 use std::time::Instant;
 

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use netlab_sys::{Pacer, StopFlag};
 use netlab_topology::netns::Netns;
 
-use crate::readback::{SampleFailure, SampleSeries, SamplerStop};
 use crate::socket::QdiscSocket;
 use crate::{Psched, QdiscError};
+use netlab_qdisc_model::{SampleFailure, SampleSeries, SamplerStop};
 
 /// How a [`Sampler`] runs.
 #[derive(Debug, Clone, Copy)]

@@ -6,9 +6,9 @@
 use netlab_sys::{NetlinkSocket, Protocol, SysError};
 use netlab_topology::netns::Netns;
 
-use crate::readback::Readback;
-use crate::request::{delete_request_bytes, dump_request_bytes, QdiscRequest};
 use crate::{Handle, Psched, QdiscError};
+use netlab_qdisc_model::Readback;
+use netlab_qdisc_model::{delete_request_bytes, dump_request_bytes, QdiscRequest};
 
 /// An rtnetlink socket that lives in one namespace (it was opened there),
 /// usable from any thread.
@@ -104,7 +104,7 @@ impl QdiscSocket {
         psched: &Psched,
     ) -> Result<Readback, QdiscError> {
         let raw = self.dump_raw()?;
-        Readback::from_dump(&raw, ifindex, taken_at_s, psched)
+        Ok(Readback::from_dump(&raw, ifindex, taken_at_s, psched)?)
     }
 }
 
@@ -120,8 +120,8 @@ fn refusal(req: &QdiscRequest, errno: i32, kernel_message: Option<String>) -> Qd
         return QdiscError::KindUnavailable {
             kind: req.kind.clone(),
             release: kernel_release(),
-            module: crate::arm::module_for_kind(&req.kind),
-            note: crate::arm::absent_from_pinned_guest(&req.kind).map(str::to_string),
+            module: netlab_qdisc_model::module_for_kind(&req.kind),
+            note: netlab_qdisc_model::absent_from_pinned_guest(&req.kind).map(str::to_string),
         };
     }
     QdiscError::Refused {

@@ -6,11 +6,11 @@
 
 use netlab_topology::netns::Netns;
 
-use crate::request::{arm_request, bare_request, tbf_request};
 use crate::socket::{ifindex_in, kernel_release, QdiscSocket};
 use crate::{Arm, Handle, Psched, QdiscError, Tbf};
+use netlab_qdisc_model::{arm_request, bare_request, tbf_request};
 
-pub use crate::arm::absent_from_pinned_guest;
+pub use netlab_qdisc_model::absent_from_pinned_guest;
 
 /// Returns the kinds in `kinds` this kernel cannot create (in the order
 /// given), trying each on the `lo` of `ns` (a namespace the caller owns:
@@ -65,7 +65,7 @@ pub fn unavailable(kind: &str) -> QdiscError {
     QdiscError::KindUnavailable {
         kind: kind.to_string(),
         release: kernel_release(),
-        module: crate::arm::module_for_kind(kind),
-        note: crate::arm::absent_from_pinned_guest(kind).map(str::to_string),
+        module: netlab_qdisc_model::module_for_kind(kind),
+        note: netlab_qdisc_model::absent_from_pinned_guest(kind).map(str::to_string),
     }
 }

@@ -61,6 +61,16 @@ pub enum SysError {
     },
 }
 
+impl From<netlab_wire::WireError> for SysError {
+    /// Bytes that do not have the expected shape are [`SysError::Malformed`].
+    fn from(e: netlab_wire::WireError) -> Self {
+        SysError::Malformed {
+            what: e.what,
+            reason: e.reason,
+        }
+    }
+}
+
 impl SysError {
     /// Wraps an OS error with what was being done.
     pub fn io(what: impl Into<String>, source: impl Into<io::Error>) -> Self {

@@ -5,8 +5,10 @@
 //!   caller's namespace, own sequence numbers, bounded waits, ACKs with the
 //!   kernel's extended-ack text in errors, dumps until `NLMSG_DONE`.
 //! - [`wire`]: checked views over netlink bytes (messages, attributes,
-//!   nested attributes, `NLMSG_ERROR`), smoltcp-style.
-//! - [`hex`], [`errno_name`], [`ifindex()`]: small helpers for reports and
+//!   nested attributes, `NLMSG_ERROR`), smoltcp-style; and [`hex`]. Both
+//!   are the pure crate `netlab-wire`, re-exported here; a malformed
+//!   input is its `WireError`, which becomes [`SysError::Malformed`].
+//! - [`errno_name`], [`ifindex()`]: small helpers for reports and
 //!   errors.
 //! - [`proc`]: `/proc/<pid>/stat` and [`ProcessIdentity`] (pid + start
 //!   time, so a reused pid is never mistaken for the recorded process).
@@ -40,7 +42,6 @@
 
 mod errno;
 mod error;
-pub mod hex;
 mod ifindex;
 pub mod netlink;
 pub mod pace;
@@ -50,11 +51,14 @@ pub mod secs;
 mod stop;
 #[cfg(feature = "testing")]
 pub mod testing;
-pub mod wire;
 
 pub use errno::errno_name;
 pub use error::SysError;
 pub use ifindex::ifindex;
+/// Checked views over netlink bytes (the crate `netlab-wire`).
+pub use netlab_wire as wire;
+/// Lowercase hex for raw bytes (`netlab_wire::hex`).
+pub use netlab_wire::hex;
 pub use netlink::{NetlinkSocket, Protocol};
 pub use pace::{next_slot, Pacer};
 pub use proc::{Liveness, ProcStat, ProcessIdentity};

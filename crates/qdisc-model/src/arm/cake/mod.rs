@@ -11,10 +11,10 @@ use super::{show_time, to_us, us, word, Nest, OptionsPayload, Shown, Word, Words
 use crate::decode::{raw_attr, RawAttr};
 use crate::error::Named;
 use crate::units::{Rate, Size};
-use netlab_sys::wire::Attrs;
+use netlab_wire::Attrs;
 
 mod stats;
-use crate::QdiscError;
+use crate::ModelError;
 pub(crate) use stats::decode_xstats;
 pub use stats::{CakeTinStats, CakeXstats};
 
@@ -123,19 +123,6 @@ fn add_overhead(o: &mut Cake, atm: Option<&str>, add: i32) {
     o.overhead = Some(o.overhead.unwrap_or(0) + add);
 }
 
-macro_rules! choice {
-    ($name:literal, $field:ident, $value:expr) => {
-        word(
-            $name,
-            |o, _| {
-                o.$field = Some($value);
-                Ok(())
-            },
-            |o| Shown::flag(o.$field == Some($value)),
-        )
-    };
-}
-
 macro_rules! mode {
     ($name:literal, $field:ident) => {
         word(
@@ -155,7 +142,7 @@ macro_rules! keyword {
         word(
             $name,
             |o, w| {
-                let apply: fn(&mut Cake, &mut Words<'_>) -> Result<(), QdiscError> = $apply;
+                let apply: fn(&mut Cake, &mut Words<'_>) -> Result<(), ModelError> = $apply;
                 apply(o, w)
             },
             |_| None,
@@ -330,7 +317,7 @@ impl Cake {
     }
 
     /// Attributes in tc's order, with tc's derived values.
-    pub(crate) fn options(&self) -> Result<OptionsPayload, QdiscError> {
+    pub(crate) fn options(&self) -> Result<OptionsPayload, ModelError> {
         let mut a = Nest::default();
         match self.bandwidth {
             Some(None) => a.u64(attr::BASE_RATE64, Some(0)),
@@ -422,7 +409,7 @@ fn name_of(table: &[&str], v: u32) -> String {
         .map_or_else(|| format!("unknown({v})"), |s| s.to_string())
 }
 
-pub(crate) fn decode(value: &[u8]) -> Result<CakeReadback, QdiscError> {
+pub(crate) fn decode(value: &[u8]) -> Result<CakeReadback, ModelError> {
     let mut o = CakeReadback::default();
     for a in Attrs::named(value, "cake options") {
         let a = a?;

@@ -1,24 +1,4 @@
-//! Checked views over netlink bytes, in the style of smoltcp's `wire`:
-//! a length check once, in `new_checked`, and accessors that cannot fail
-//! (or panic) afterwards. Walkers split a buffer into messages
-//! ([`Messages`]) and a message body into attributes ([`Attrs`], nested
-//! attributes through [`Attr::nested`]). Garbage yields an error, never a
-//! panic; a walker stops after its first error.
-//!
-//! ```
-//! use netlab_sys::wire::{Attrs, Messages, NLMSG_DONE};
-//! // one NLMSG_DONE message, as the kernel ends a dump
-//! let mut buf = Vec::new();
-//! buf.extend_from_slice(&20u32.to_ne_bytes());
-//! buf.extend_from_slice(&NLMSG_DONE.to_ne_bytes());
-//! buf.extend_from_slice(&[0; 14]); // flags, seq, port, the DONE code
-//! let msgs: Vec<_> = Messages::new(&buf).collect::<Result<_, _>>()?;
-//! assert_eq!(msgs[0].kind(), NLMSG_DONE);
-//! assert_eq!(Attrs::new(&[5, 0, 1, 0, 7]).next().unwrap()?.value(), &[7]);
-//! # Ok::<(), netlab_sys::SysError>(())
-//! ```
-
-use crate::SysError;
+use crate::WireError;
 
 /// Length of `struct nlmsghdr`.
 pub const NLMSG_HDRLEN: usize = 16;
@@ -86,16 +66,16 @@ pub struct Message<'a> {
 impl<'a> Message<'a> {
     /// Checks that `buf` starts with a whole message (`nlmsg_len` in
     /// `16..=buf.len()`); trailing bytes after it are not part of it.
-    pub fn new_checked(buf: &'a [u8]) -> Result<Message<'a>, SysError> {
+    pub fn new_checked(buf: &'a [u8]) -> Result<Message<'a>, WireError> {
         if buf.len() < NLMSG_HDRLEN {
-            return Err(SysError::malformed(
+            return Err(WireError::new(
                 "netlink message header",
                 format!("{} bytes, need {NLMSG_HDRLEN}", buf.len()),
             ));
         }
         let len = ne_u32(buf, 0) as usize;
         if len < NLMSG_HDRLEN || len > buf.len() {
-            return Err(SysError::malformed(
+            return Err(WireError::new(
                 "netlink message header",
                 format!("nlmsg_len {len} outside {NLMSG_HDRLEN}..={}", buf.len()),
             ));
@@ -145,10 +125,10 @@ impl<'a> Message<'a> {
 
     /// The attributes after a family header of `header_len` bytes (e.g. 20
     /// for `struct tcmsg`), or an error if the body is shorter.
-    pub fn attrs_after(&self, header_len: usize, what: &'a str) -> Result<Attrs<'a>, SysError> {
+    pub fn attrs_after(&self, header_len: usize, what: &'a str) -> Result<Attrs<'a>, WireError> {
         let body = self.payload();
         let rest = body.get(align4(header_len)..).ok_or_else(|| {
-            SysError::malformed(
+            WireError::new(
                 what,
                 format!(
                     "body of {} bytes, need a {header_len}-byte header",
@@ -170,15 +150,15 @@ pub struct ErrorMessage<'a> {
 
 impl<'a> ErrorMessage<'a> {
     /// Checks that `msg` is an `NLMSG_ERROR` with at least its errno.
-    pub fn new_checked(msg: &Message<'a>) -> Result<ErrorMessage<'a>, SysError> {
+    pub fn new_checked(msg: &Message<'a>) -> Result<ErrorMessage<'a>, WireError> {
         if msg.kind() != NLMSG_ERROR {
-            return Err(SysError::malformed(
+            return Err(WireError::new(
                 "NLMSG_ERROR",
                 format!("message type {} is not NLMSG_ERROR", msg.kind()),
             ));
         }
         if msg.payload().len() < 4 {
-            return Err(SysError::malformed(
+            return Err(WireError::new(
                 "NLMSG_ERROR",
                 format!("body of {} bytes, need 4", msg.payload().len()),
             ));
@@ -235,7 +215,7 @@ impl<'a> Messages<'a> {
 }
 
 impl<'a> Iterator for Messages<'a> {
-    type Item = Result<Message<'a>, SysError>;
+    type Item = Result<Message<'a>, WireError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.rest.is_empty() {
@@ -266,9 +246,9 @@ pub struct Attr<'a> {
 impl<'a> Attr<'a> {
     /// Checks that `buf` starts with a whole attribute (`nla_len` in
     /// `4..=buf.len()`).
-    pub fn new_checked(buf: &'a [u8]) -> Result<Attr<'a>, SysError> {
+    pub fn new_checked(buf: &'a [u8]) -> Result<Attr<'a>, WireError> {
         if buf.len() < NLA_HDRLEN {
-            return Err(SysError::malformed(
+            return Err(WireError::new(
                 "netlink attribute",
                 format!("{} stray bytes after the last attribute", buf.len()),
             ));
@@ -276,7 +256,7 @@ impl<'a> Attr<'a> {
         let len = ne_u16(buf, 0) as usize;
         let raw_kind = ne_u16(buf, 2);
         if len < NLA_HDRLEN || len > buf.len() {
-            return Err(SysError::malformed(
+            return Err(WireError::new(
                 "netlink attribute",
                 format!(
                     "attribute type {} has length {len} outside {NLA_HDRLEN}..={}",
@@ -318,12 +298,12 @@ impl<'a> Attr<'a> {
         Attrs::new(self.value)
     }
 
-    fn fixed<const N: usize>(&self, what: &str) -> Result<[u8; N], SysError> {
+    fn fixed<const N: usize>(&self, what: &str) -> Result<[u8; N], WireError> {
         self.value
             .get(..N)
             .and_then(|b| b.try_into().ok())
             .ok_or_else(|| {
-                SysError::malformed(
+                WireError::new(
                     format!("attribute {} ({what})", self.kind()),
                     format!("{} bytes, need {N}", self.value.len()),
                 )
@@ -331,22 +311,22 @@ impl<'a> Attr<'a> {
     }
 
     /// The value's first byte.
-    pub fn u8(&self) -> Result<u8, SysError> {
+    pub fn u8(&self) -> Result<u8, WireError> {
         Ok(self.fixed::<1>("u8")?[0])
     }
 
     /// The value as a native-endian `u16`.
-    pub fn u16(&self) -> Result<u16, SysError> {
+    pub fn u16(&self) -> Result<u16, WireError> {
         Ok(u16::from_ne_bytes(self.fixed("u16")?))
     }
 
     /// The value as a native-endian `u32`.
-    pub fn u32(&self) -> Result<u32, SysError> {
+    pub fn u32(&self) -> Result<u32, WireError> {
         Ok(u32::from_ne_bytes(self.fixed("u32")?))
     }
 
     /// The value as a native-endian `u64`.
-    pub fn u64(&self) -> Result<u64, SysError> {
+    pub fn u64(&self) -> Result<u64, WireError> {
         Ok(u64::from_ne_bytes(self.fixed("u64")?))
     }
 
@@ -376,7 +356,7 @@ impl<'a> Attrs<'a> {
     }
 
     /// The first attribute of type `kind`, or `None`; stops at an error.
-    pub fn find(self, kind: u16) -> Result<Option<Attr<'a>>, SysError> {
+    pub fn find(self, kind: u16) -> Result<Option<Attr<'a>>, WireError> {
         for a in self {
             let a = a?;
             if a.kind() == kind {
@@ -388,7 +368,7 @@ impl<'a> Attrs<'a> {
 }
 
 impl<'a> Iterator for Attrs<'a> {
-    type Item = Result<Attr<'a>, SysError>;
+    type Item = Result<Attr<'a>, WireError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.rest.is_empty() {
@@ -400,13 +380,9 @@ impl<'a> Iterator for Attrs<'a> {
                 self.rest = self.rest.get(align4(len)..).unwrap_or(&[]);
                 Some(Ok(a))
             }
-            Err(SysError::Malformed { reason, .. }) => {
+            Err(WireError { reason, .. }) => {
                 self.rest = &[];
-                Some(Err(SysError::malformed(self.what, reason)))
-            }
-            Err(e) => {
-                self.rest = &[];
-                Some(Err(e))
+                Some(Err(WireError::new(self.what, reason)))
             }
         }
     }
@@ -425,10 +401,10 @@ impl<'a> Fields<'a> {
     /// Checks that `buf` holds at least `len` bytes (bytes after them, a
     /// newer kernel's extra fields, are ignored); `what` names the struct
     /// in the error.
-    pub fn new_checked(buf: &'a [u8], len: usize, what: &str) -> Result<Fields<'a>, SysError> {
+    pub fn new_checked(buf: &'a [u8], len: usize, what: &str) -> Result<Fields<'a>, WireError> {
         match buf.get(..len) {
             Some(bytes) => Ok(Fields { bytes }),
-            None => Err(SysError::malformed(
+            None => Err(WireError::new(
                 what,
                 format!("{} bytes, need {len}", buf.len()),
             )),
@@ -473,8 +449,9 @@ impl<'a> Fields<'a> {
 }
 
 /// Writes `seq` into the header of the message at the start of `buf` and
-/// ORs `flags` into its flags. `buf` must hold a checked message.
-pub(crate) fn stamp(buf: &mut [u8], seq: u32, flags: u16) {
+/// ORs `flags` into its flags. `buf` must hold a checked message (the
+/// socket stamps each request it sends).
+pub fn stamp(buf: &mut [u8], seq: u32, flags: u16) {
     let old = ne_u16(buf, 6);
     buf[6..8].copy_from_slice(&(old | flags).to_ne_bytes());
     buf[8..12].copy_from_slice(&seq.to_ne_bytes());

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::decode::{raw_attr, RawAttr};
 use crate::error::Named;
-use crate::QdiscError;
-use netlab_sys::wire::Attrs;
+use crate::ModelError;
+use netlab_wire::Attrs;
 
 /// Attribute numbers from the kernel's `pkt_sched.h`.
 mod attr {
@@ -126,7 +126,7 @@ pub struct CakeTinStats {
     pub flow_quantum: u32,
 }
 
-pub(crate) fn decode_xstats(x: &[u8]) -> Result<CakeXstats, QdiscError> {
+pub(crate) fn decode_xstats(x: &[u8]) -> Result<CakeXstats, ModelError> {
     let mut s = CakeXstats::default();
     for a in Attrs::named(x, "cake xstats") {
         let a = a?;
@@ -154,7 +154,7 @@ pub(crate) fn decode_xstats(x: &[u8]) -> Result<CakeXstats, QdiscError> {
     Ok(s)
 }
 
-fn decode_tin(value: &[u8]) -> Result<CakeTinStats, QdiscError> {
+fn decode_tin(value: &[u8]) -> Result<CakeTinStats, ModelError> {
     let mut t = CakeTinStats::default();
     for a in Attrs::named(value, "cake tin") {
         let a = a?;

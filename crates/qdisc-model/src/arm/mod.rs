@@ -18,7 +18,24 @@ use serde::{Deserialize, Serialize};
 
 use crate::units::{tc_rate32, tc_rate64, tc_size, tc_time64_ns, tc_time_us, tc_unsigned};
 use crate::units::{Rate, Size};
-use crate::QdiscError;
+use crate::ModelError;
+
+/// A word without a value that sets `field` to `Some(value)` and is
+/// written back when the options hold that value: the on/off pairs
+/// (`ecn`/`noecn`, `pacing`/`nopacing`, ...) of every kind's table.
+/// Defined before the kind modules so each of them can use it.
+macro_rules! choice {
+    ($name:literal, $field:ident, $value:expr) => {
+        $crate::arm::word(
+            $name,
+            |o, _| {
+                o.$field = Some($value);
+                Ok(())
+            },
+            |o| $crate::arm::Shown::flag(o.$field == Some($value)),
+        )
+    };
+}
 
 pub mod cake;
 pub mod codel;
@@ -100,15 +117,15 @@ impl Arm {
     }
 
     /// Parses tc words, e.g. `fq_codel limit 256 target 5ms interval 100ms ecn`.
-    pub fn parse(text: &str) -> Result<Arm, QdiscError> {
+    pub fn parse(text: &str) -> Result<Arm, ModelError> {
         let words: Vec<&str> = text.split_whitespace().collect();
         Arm::parse_words(&words)
     }
 
     /// Parses already split tc words (the first is the kind).
-    pub fn parse_words(words: &[&str]) -> Result<Arm, QdiscError> {
+    pub fn parse_words(words: &[&str]) -> Result<Arm, ModelError> {
         let Some((&kind, rest)) = words.split_first() else {
-            return Err(QdiscError::UnknownKind {
+            return Err(ModelError::UnknownKind {
                 kind: String::new(),
                 known: KNOWN_KINDS,
             });
@@ -123,7 +140,7 @@ impl Arm {
             pie::KIND => Arm::Pie(parse_table(pie::KIND, pie::WORDS, rest)?),
             fq_pie::KIND => Arm::FqPie(parse_table(fq_pie::KIND, fq_pie::WORDS, rest)?),
             other => {
-                return Err(QdiscError::UnknownKind {
+                return Err(ModelError::UnknownKind {
                     kind: other.to_string(),
                     known: KNOWN_KINDS,
                 })
@@ -153,7 +170,7 @@ impl Arm {
     /// limit where tc sends it (pfifo, bfifo, fq). Where tc leaves a zero
     /// out of the request (fq_codel, codel, pie, fq_pie: "0" means the
     /// kernel's default), it is accepted and left out the same way.
-    pub fn validate(&self) -> Result<(), QdiscError> {
+    pub fn validate(&self) -> Result<(), ModelError> {
         match self {
             Arm::Pfifo(o) => positive("pfifo limit", o.limit),
             Arm::Bfifo(o) => positive(
@@ -180,7 +197,7 @@ impl Arm {
     }
 
     /// The `TCA_OPTIONS` payload the kernel expects for this arm.
-    pub(crate) fn options_payload(&self) -> Result<OptionsPayload, QdiscError> {
+    pub(crate) fn options_payload(&self) -> Result<OptionsPayload, ModelError> {
         match self {
             Arm::Pfifo(o) => o.options(),
             Arm::Bfifo(o) => o.options(),
@@ -194,9 +211,9 @@ impl Arm {
     }
 }
 
-fn positive(what: &str, v: Option<u32>) -> Result<(), QdiscError> {
+fn positive(what: &str, v: Option<u32>) -> Result<(), ModelError> {
     match v {
-        Some(0) => Err(QdiscError::bad(what, "0", "must be positive")),
+        Some(0) => Err(ModelError::bad(what, "0", "must be positive")),
         _ => Ok(()),
     }
 }
@@ -213,8 +230,8 @@ impl fmt::Display for Arm {
 }
 
 impl std::str::FromStr for Arm {
-    type Err = QdiscError;
-    fn from_str(s: &str) -> Result<Arm, QdiscError> {
+    type Err = ModelError;
+    fn from_str(s: &str) -> Result<Arm, ModelError> {
         Arm::parse(s)
     }
 }
@@ -278,7 +295,7 @@ pub(crate) struct Word<T> {
     /// The word, e.g. `limit`.
     pub name: &'static str,
     /// Reads this word (and its value, from the cursor) into the options.
-    pub parse: fn(&mut T, &mut Words<'_>) -> Result<(), QdiscError>,
+    pub parse: fn(&mut T, &mut Words<'_>) -> Result<(), ModelError>,
     /// What to write back for this word, if anything.
     pub show: fn(&T) -> Option<Shown>,
 }
@@ -286,7 +303,7 @@ pub(crate) struct Word<T> {
 /// A word whose value is read by `parse` and written back by `show`.
 pub(crate) const fn word<T>(
     name: &'static str,
-    parse: fn(&mut T, &mut Words<'_>) -> Result<(), QdiscError>,
+    parse: fn(&mut T, &mut Words<'_>) -> Result<(), ModelError>,
     show: fn(&T) -> Option<Shown>,
 ) -> Word<T> {
     Word { name, parse, show }
@@ -296,7 +313,7 @@ fn parse_table<T: Default>(
     kind: &'static str,
     table: &[Word<T>],
     words: &[&str],
-) -> Result<T, QdiscError> {
+) -> Result<T, ModelError> {
     let mut o = T::default();
     let mut w = Words::new(kind, words);
     while let Some(name) = w.next() {
@@ -395,10 +412,10 @@ impl<'a> Words<'a> {
         self.current
     }
 
-    pub(crate) fn value(&mut self, word: &str) -> Result<&'a str, QdiscError> {
+    pub(crate) fn value(&mut self, word: &str) -> Result<&'a str, ModelError> {
         let v = self.words.get(self.at).copied();
         self.at += 1;
-        v.ok_or_else(|| QdiscError::MissingValue {
+        v.ok_or_else(|| ModelError::MissingValue {
             kind: self.kind.clone(),
             word: word.to_string(),
         })
@@ -408,30 +425,30 @@ impl<'a> Words<'a> {
         format!("{} {word}", self.kind)
     }
 
-    fn take(&mut self) -> Result<(&'a str, String), QdiscError> {
+    fn take(&mut self) -> Result<(&'a str, String), ModelError> {
         let word = self.current;
         let v = self.value(word)?;
         Ok((v, self.what(word)))
     }
 
     /// The next word as tc's `get_unsigned` reads it.
-    pub(crate) fn unsigned(&mut self) -> Result<u32, QdiscError> {
+    pub(crate) fn unsigned(&mut self) -> Result<u32, ModelError> {
         let (v, what) = self.take()?;
         tc_unsigned(&what, v)
     }
 
     /// The next word as tc's `strtol(.., 10)` reads it, within `lo..=hi`.
-    pub(crate) fn int_in(&mut self, lo: i32, hi: i32) -> Result<i32, QdiscError> {
+    pub(crate) fn int_in(&mut self, lo: i32, hi: i32) -> Result<i32, ModelError> {
         let (v, what) = self.take()?;
         let n: i32 = v.parse().map_err(|_| {
-            QdiscError::bad(
+            ModelError::bad(
                 &what,
                 v,
                 format!("expected a decimal integer in {lo}..={hi}"),
             )
         })?;
         if !(lo..=hi).contains(&n) {
-            return Err(QdiscError::bad(
+            return Err(ModelError::bad(
                 &what,
                 v,
                 format!("valid range is {lo} to {hi}"),
@@ -441,16 +458,16 @@ impl<'a> Words<'a> {
     }
 
     /// The next word as tc's `get_size` reads it.
-    pub(crate) fn tc_size(&mut self) -> Result<u32, QdiscError> {
+    pub(crate) fn tc_size(&mut self) -> Result<u32, ModelError> {
         let (v, what) = self.take()?;
         tc_size(&what, v)
     }
 
     /// The next word as tc's `get_rate` reads it (bytes/s, 32 bits).
-    pub(crate) fn rate32(&mut self) -> Result<u32, QdiscError> {
+    pub(crate) fn rate32(&mut self) -> Result<u32, ModelError> {
         let (v, what) = self.take()?;
         if v.contains('%') {
-            return Err(QdiscError::bad(
+            return Err(ModelError::bad(
                 &what,
                 v,
                 "a percentage of the device speed is not supported; give a rate such as 10mbit",
@@ -460,38 +477,38 @@ impl<'a> Words<'a> {
     }
 
     /// The next word as tc's `get_rate64` reads it (bytes/s).
-    pub(crate) fn rate64(&mut self) -> Result<u64, QdiscError> {
+    pub(crate) fn rate64(&mut self) -> Result<u64, ModelError> {
         let (v, what) = self.take()?;
         tc_rate64(&what, v)
     }
 
     /// The next word as tc's `get_time` reads it (microseconds).
-    pub(crate) fn time_us(&mut self) -> Result<u32, QdiscError> {
+    pub(crate) fn time_us(&mut self) -> Result<u32, ModelError> {
         let (v, what) = self.take()?;
         tc_time_us(&what, v)
     }
 
     /// The next word as tc's `get_time64` reads it (nanoseconds).
-    pub(crate) fn time_ns(&mut self) -> Result<u64, QdiscError> {
+    pub(crate) fn time_ns(&mut self) -> Result<u64, ModelError> {
         let (v, what) = self.take()?;
         tc_time64_ns(&what, v)
     }
 
     /// A TBF size word (`16kb`).
-    pub(crate) fn size(&mut self, word: &str) -> Result<Size, QdiscError> {
+    pub(crate) fn size(&mut self, word: &str) -> Result<Size, ModelError> {
         let v = self.value(word)?;
         Size::parse(v).map_err(|e| self.rename(word, e))
     }
 
     /// A TBF rate word (`5mbit`).
-    pub(crate) fn rate(&mut self, word: &str) -> Result<Rate, QdiscError> {
+    pub(crate) fn rate(&mut self, word: &str) -> Result<Rate, ModelError> {
         let v = self.value(word)?;
         Rate::parse(v).map_err(|e| self.rename(word, e))
     }
 
-    fn rename(&self, word: &str, e: QdiscError) -> QdiscError {
+    fn rename(&self, word: &str, e: ModelError) -> ModelError {
         match e {
-            QdiscError::BadValue { text, reason, .. } => QdiscError::BadValue {
+            ModelError::BadValue { text, reason, .. } => ModelError::BadValue {
                 what: self.what(word),
                 text,
                 reason,
@@ -500,8 +517,8 @@ impl<'a> Words<'a> {
         }
     }
 
-    pub(crate) fn unknown(&self, word: &str, known: &str) -> QdiscError {
-        QdiscError::UnknownWord {
+    pub(crate) fn unknown(&self, word: &str, known: &str) -> ModelError {
+        ModelError::UnknownWord {
             kind: self.kind.clone(),
             word: word.to_string(),
             known: known.to_string(),

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::arm::Words;
 use crate::units::{Rate, Size};
-use crate::QdiscError;
+use crate::ModelError;
 
 /// `tbf rate R burst B limit L`: the shaper at `root handle 1:`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,7 +35,7 @@ impl Tbf {
     }
 
     /// Parses `rate 5mbit burst 16kb limit 64kb` (a leading `tbf` is allowed).
-    pub fn parse(text: &str) -> Result<Tbf, QdiscError> {
+    pub fn parse(text: &str) -> Result<Tbf, ModelError> {
         let words: Vec<&str> = text.split_whitespace().collect();
         let words = match words.first() {
             Some(&"tbf") => &words[1..],
@@ -52,25 +52,25 @@ impl Tbf {
             }
         }
         let tbf = Tbf {
-            rate: rate.ok_or(QdiscError::MissingParameter("rate"))?,
-            burst: burst.ok_or(QdiscError::MissingParameter("burst"))?,
-            limit: limit.ok_or(QdiscError::MissingParameter("limit"))?,
+            rate: rate.ok_or(ModelError::MissingParameter("rate"))?,
+            burst: burst.ok_or(ModelError::MissingParameter("burst"))?,
+            limit: limit.ok_or(ModelError::MissingParameter("limit"))?,
         };
         tbf.validate()?;
         Ok(tbf)
     }
 
     /// Checks that the values fit the kernel's structures.
-    pub fn validate(&self) -> Result<(), QdiscError> {
+    pub fn validate(&self) -> Result<(), ModelError> {
         if self.rate.bytes_per_sec() == 0 {
-            return Err(QdiscError::bad(
+            return Err(ModelError::bad(
                 "tbf rate",
                 self.rate.to_string(),
                 "must be at least 8bit",
             ));
         }
         if self.burst.0 == 0 {
-            return Err(QdiscError::bad("tbf burst", "0", "must be positive"));
+            return Err(ModelError::bad("tbf burst", "0", "must be positive"));
         }
         self.burst.to_u32("tbf burst")?;
         self.limit.to_u32("tbf limit")?;
@@ -92,7 +92,7 @@ impl Tbf {
     /// The nested `TCA_OPTIONS` attributes iproute2 would send, minus
     /// `TCA_TBF_RTAB` (the kernel ignores it when the rate's link layer is
     /// set, which it is: see the crate docs).
-    pub(crate) fn options(&self, psched: &Psched) -> Result<Vec<(u16, Vec<u8>)>, QdiscError> {
+    pub(crate) fn options(&self, psched: &Psched) -> Result<Vec<(u16, Vec<u8>)>, ModelError> {
         self.validate()?;
         let rate64 = self.rate.bytes_per_sec();
         let rate32 = u32::try_from(rate64).unwrap_or(u32::MAX);
@@ -244,20 +244,20 @@ impl Psched {
     };
 
     /// Parses the text of `/proc/net/psched`.
-    pub fn parse(text: &str) -> Result<Psched, QdiscError> {
+    pub fn parse(text: &str) -> Result<Psched, ModelError> {
         let f: Vec<u32> = text
             .split_whitespace()
             .take(3)
             .map(|w| u32::from_str_radix(w, 16))
             .collect::<Result<_, _>>()
-            .map_err(|e| QdiscError::decode("/proc/net/psched", e.to_string()))?;
+            .map_err(|e| ModelError::decode("/proc/net/psched", e.to_string()))?;
         match f[..] {
             [t2us, us2t, clock_res] if us2t != 0 && t2us != 0 => Ok(Psched {
                 t2us,
                 us2t,
                 clock_res,
             }),
-            _ => Err(QdiscError::decode(
+            _ => Err(ModelError::decode(
                 "/proc/net/psched",
                 format!("expected 3 non-zero hex fields, got {text:?}"),
             )),
@@ -321,7 +321,7 @@ mod tests {
         );
         assert!(matches!(
             Tbf::parse("rate 5mbit burst 16kb"),
-            Err(QdiscError::MissingParameter("limit"))
+            Err(ModelError::MissingParameter("limit"))
         ));
         assert!(Tbf::parse("rate 5mbit burst 16kb limit 64kb peakrate 1mbit").is_err());
         assert!(Tbf::parse("rate 5mbit burst 0 limit 64kb").is_err());

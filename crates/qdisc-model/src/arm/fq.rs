@@ -8,8 +8,8 @@ use super::{show_time, to_us, us, word, Nest, OptionsPayload, Shown, Word};
 use crate::decode::{raw_attr, RawAttr};
 use crate::error::Named;
 use crate::units::Rate;
-use crate::QdiscError;
-use netlab_sys::wire::{Attrs, Fields};
+use crate::ModelError;
+use netlab_wire::{Attrs, Fields};
 
 /// The KIND.
 pub const KIND: &str = "fq";
@@ -188,7 +188,7 @@ pub(crate) const WORDS: &[Word<Fq>] = &[
         |o, w| {
             let ns = w.time_ns()?;
             if ns > u64::from(u32::MAX) {
-                return Err(QdiscError::bad(
+                return Err(ModelError::bad(
                     "fq timer_slack",
                     format!("{ns}ns"),
                     "more than 2^32-1 ns",
@@ -210,44 +210,16 @@ pub(crate) const WORDS: &[Word<Fq>] = &[
         },
         |o| show_time(&o.horizon),
     ),
-    word(
-        "horizon_drop",
-        |o, _| {
-            o.horizon_drop = Some(true);
-            Ok(())
-        },
-        |o| Shown::flag(o.horizon_drop == Some(true)),
-    ),
-    word(
-        "horizon_cap",
-        |o, _| {
-            o.horizon_drop = Some(false);
-            Ok(())
-        },
-        |o| Shown::flag(o.horizon_drop == Some(false)),
-    ),
-    word(
-        "pacing",
-        |o, _| {
-            o.pacing = Some(true);
-            Ok(())
-        },
-        |o| Shown::flag(o.pacing == Some(true)),
-    ),
-    word(
-        "nopacing",
-        |o, _| {
-            o.pacing = Some(false);
-            Ok(())
-        },
-        |o| Shown::flag(o.pacing == Some(false)),
-    ),
+    choice!("horizon_drop", horizon_drop, true),
+    choice!("horizon_cap", horizon_drop, false),
+    choice!("pacing", pacing, true),
+    choice!("nopacing", pacing, false),
 ];
 
 impl Fq {
     /// Attributes in tc's order (buckets first, as a log; a zero bucket
     /// count is left out like tc does).
-    pub(crate) fn options(&self) -> Result<OptionsPayload, QdiscError> {
+    pub(crate) fn options(&self) -> Result<OptionsPayload, ModelError> {
         let mut a = Nest::default();
         a.u32(
             attr::BUCKETS_LOG,
@@ -315,7 +287,7 @@ pub struct FqReadback {
     pub other: Vec<RawAttr>,
 }
 
-pub(crate) fn decode(value: &[u8]) -> Result<FqReadback, QdiscError> {
+pub(crate) fn decode(value: &[u8]) -> Result<FqReadback, ModelError> {
     let mut o = FqReadback::default();
     for a in Attrs::named(value, "fq options") {
         let a = a?;

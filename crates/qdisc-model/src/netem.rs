@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::units::format_time;
-use crate::{Handle, Psched, QdiscError, QdiscRequest};
+use crate::{Handle, ModelError, Psched, QdiscRequest};
 
 /// Kind string.
 pub const KIND: &str = "netem";
@@ -69,30 +69,30 @@ impl Netem {
     }
 
     /// Checks what the kernel's structures can hold.
-    pub fn validate(&self) -> Result<(), QdiscError> {
+    pub fn validate(&self) -> Result<(), ModelError> {
         if !(0.0..=100.0).contains(&self.loss_percent) {
-            return Err(QdiscError::bad(
+            return Err(ModelError::bad(
                 "netem loss",
                 format!("{}%", self.loss_percent),
                 "must be between 0 and 100",
             ));
         }
         if self.jitter > self.delay {
-            return Err(QdiscError::bad(
+            return Err(ModelError::bad(
                 "netem jitter",
                 format_time(self.jitter),
                 "must not exceed the delay",
             ));
         }
         if self.delay > Duration::from_secs(60) {
-            return Err(QdiscError::bad(
+            return Err(ModelError::bad(
                 "netem delay",
                 format_time(self.delay),
                 "at most 60s",
             ));
         }
         if self.limit == 0 {
-            return Err(QdiscError::bad("netem limit", "0", "must be positive"));
+            return Err(ModelError::bad("netem limit", "0", "must be positive"));
         }
         Ok(())
     }
@@ -116,7 +116,7 @@ impl Netem {
     }
 
     /// The `TCA_OPTIONS` payload: the qopt struct, then the 64-bit delays.
-    pub fn options_bytes(&self, psched: &Psched) -> Result<Vec<u8>, QdiscError> {
+    pub fn options_bytes(&self, psched: &Psched) -> Result<Vec<u8>, ModelError> {
         self.validate()?;
         let ticks = |d: Duration| -> u32 {
             let t = d.as_micros() as f64 * psched.ticks_per_usec();
@@ -163,7 +163,7 @@ pub fn netem_request(
     netem: &Netem,
     psched: &Psched,
     seq: u32,
-) -> Result<QdiscRequest, QdiscError> {
+) -> Result<QdiscRequest, ModelError> {
     // TCA_OPTIONS carries the qopt struct followed by flat attributes.
     crate::request::build(
         dev,

@@ -5,9 +5,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::decode::{decode_dump, QdiscRecord, QdiscStats};
-use netlab_sys::hex;
+use netlab_wire::hex;
 
-use crate::{Handle, Psched, QdiscError};
+use crate::{Handle, ModelError, Psched};
 
 /// The qdiscs of one interface at one moment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -32,7 +32,7 @@ impl Readback {
         ifindex: u32,
         taken_at_s: Option<f64>,
         psched: &Psched,
-    ) -> Result<Readback, QdiscError> {
+    ) -> Result<Readback, ModelError> {
         Ok(Readback {
             taken_at_s,
             ifindex,
@@ -43,7 +43,7 @@ impl Readback {
     }
 
     /// Decodes `raw_hex` again (e.g. from a results file).
-    pub fn redecode(&self) -> Result<Readback, QdiscError> {
+    pub fn redecode(&self) -> Result<Readback, ModelError> {
         let raw = hex::decode(&self.raw_hex)?;
         Readback::from_dump(&raw, self.ifindex, self.taken_at_s, &self.psched)
     }

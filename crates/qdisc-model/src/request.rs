@@ -10,8 +10,8 @@ use netlink_packet_route::RouteNetlinkMessage;
 use serde::{Deserialize, Serialize};
 
 use crate::arm::OptionsPayload;
-use crate::{Arm, Handle, Psched, QdiscError, Tbf};
-use netlab_sys::hex;
+use crate::{Arm, Handle, ModelError, Psched, Tbf};
+use netlab_wire::hex;
 
 /// `TCA_OPTIONS` (`linux/rtnetlink.h`).
 const TCA_OPTIONS: u16 = 2;
@@ -109,7 +109,7 @@ impl Bottleneck {
         dev: &str,
         ifindex: u32,
         psched: &Psched,
-    ) -> Result<Vec<QdiscRequest>, QdiscError> {
+    ) -> Result<Vec<QdiscRequest>, ModelError> {
         Ok(vec![
             tbf_request(dev, ifindex, TBF_HANDLE, Handle::ROOT, &self.tbf, psched, 1)?,
             arm_request(dev, ifindex, ARM_HANDLE, ARM_PARENT, &self.arm, 2)?,
@@ -126,7 +126,7 @@ pub fn tbf_request(
     tbf: &Tbf,
     psched: &Psched,
     seq: u32,
-) -> Result<QdiscRequest, QdiscError> {
+) -> Result<QdiscRequest, ModelError> {
     let nested = tbf
         .options(psched)?
         .into_iter()
@@ -152,7 +152,7 @@ pub fn arm_request(
     parent: Handle,
     arm: &Arm,
     seq: u32,
-) -> Result<QdiscRequest, QdiscError> {
+) -> Result<QdiscRequest, ModelError> {
     arm.validate()?;
     build(
         dev,
@@ -205,7 +205,7 @@ pub fn delete_request_bytes(ifindex: u32, parent: Handle, seq: u32) -> Vec<u8> {
 
 /// `RTM_GETQDISC` dump of every qdisc of the namespace (an all-zero
 /// `struct tcmsg`); the socket stamps the sequence number.
-pub(crate) fn dump_request_bytes() -> Vec<u8> {
+pub fn dump_request_bytes() -> Vec<u8> {
     serialize(
         RouteNetlinkMessage::GetQueueDiscipline(TcMessage::default()),
         NLM_F_REQUEST | NLM_F_DUMP,
@@ -223,9 +223,9 @@ pub(crate) fn build(
     payload: OptionsPayload,
     words: Vec<String>,
     seq: u32,
-) -> Result<QdiscRequest, QdiscError> {
+) -> Result<QdiscRequest, ModelError> {
     let index = i32::try_from(ifindex)
-        .map_err(|_| QdiscError::bad("ifindex", ifindex.to_string(), "too large"))?;
+        .map_err(|_| ModelError::bad("ifindex", ifindex.to_string(), "too large"))?;
     let header = TcHeader {
         index,
         handle: TcHandle::from(handle.0),
@@ -326,7 +326,7 @@ mod tests {
     #[test]
     fn dump_request_is_a_bare_rtm_getqdisc() {
         let b = dump_request_bytes();
-        let msg = netlab_sys::wire::Message::new_checked(&b).unwrap();
+        let msg = netlab_wire::Message::new_checked(&b).unwrap();
         assert_eq!((msg.len(), msg.kind()), (16 + 20, 38));
         assert_eq!(msg.flags(), NLM_F_REQUEST | NLM_F_DUMP);
         assert_eq!(msg.payload(), &[0u8; 20]);

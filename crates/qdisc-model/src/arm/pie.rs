@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use super::{nonzero, show_time, to_us, us, word, Nest, OptionsPayload, Shown, Word};
 use crate::decode::{raw_attr, RawAttr};
 use crate::error::Named;
-use crate::QdiscError;
-use netlab_sys::wire::{Attrs, Fields};
+use crate::ModelError;
+use netlab_wire::{Attrs, Fields};
 
 /// The KIND.
 pub const KIND: &str = "pie";
@@ -52,10 +52,10 @@ pub struct Pie {
 }
 
 /// `alpha`/`beta`: tc's `get_unsigned` and at most 32.
-pub(crate) fn factor(w: &mut super::Words<'_>) -> Result<u32, QdiscError> {
+pub(crate) fn factor(w: &mut super::Words<'_>) -> Result<u32, ModelError> {
     let v = w.unsigned()?;
     if v > ALPHA_BETA_MAX {
-        return Err(QdiscError::bad(
+        return Err(ModelError::bad(
             format!("{} {}", KIND, w.current()),
             v.to_string(),
             format!("must be at most {ALPHA_BETA_MAX}"),
@@ -105,59 +105,17 @@ pub(crate) const WORDS: &[Word<Pie>] = &[
         },
         |o| Shown::value(o.beta),
     ),
-    word(
-        "ecn",
-        |o, _| {
-            o.ecn = Some(true);
-            Ok(())
-        },
-        |o| Shown::flag(o.ecn == Some(true)),
-    ),
-    word(
-        "noecn",
-        |o, _| {
-            o.ecn = Some(false);
-            Ok(())
-        },
-        |o| Shown::flag(o.ecn == Some(false)),
-    ),
-    word(
-        "bytemode",
-        |o, _| {
-            o.bytemode = Some(true);
-            Ok(())
-        },
-        |o| Shown::flag(o.bytemode == Some(true)),
-    ),
-    word(
-        "nobytemode",
-        |o, _| {
-            o.bytemode = Some(false);
-            Ok(())
-        },
-        |o| Shown::flag(o.bytemode == Some(false)),
-    ),
-    word(
-        "dq_rate_estimator",
-        |o, _| {
-            o.dq_rate_estimator = Some(true);
-            Ok(())
-        },
-        |o| Shown::flag(o.dq_rate_estimator == Some(true)),
-    ),
-    word(
-        "no_dq_rate_estimator",
-        |o, _| {
-            o.dq_rate_estimator = Some(false);
-            Ok(())
-        },
-        |o| Shown::flag(o.dq_rate_estimator == Some(false)),
-    ),
+    choice!("ecn", ecn, true),
+    choice!("noecn", ecn, false),
+    choice!("bytemode", bytemode, true),
+    choice!("nobytemode", bytemode, false),
+    choice!("dq_rate_estimator", dq_rate_estimator, true),
+    choice!("no_dq_rate_estimator", dq_rate_estimator, false),
 ];
 
 impl Pie {
     /// Attributes in tc's order; zero values are left out as tc does.
-    pub(crate) fn options(&self) -> Result<OptionsPayload, QdiscError> {
+    pub(crate) fn options(&self) -> Result<OptionsPayload, ModelError> {
         let mut a = Nest::default();
         a.u32(attr::LIMIT, nonzero(self.limit));
         a.u32(attr::TUPDATE, nonzero(self.tupdate.map(to_us)));
@@ -197,7 +155,7 @@ pub struct PieReadback {
     pub other: Vec<RawAttr>,
 }
 
-pub(crate) fn decode(value: &[u8]) -> Result<PieReadback, QdiscError> {
+pub(crate) fn decode(value: &[u8]) -> Result<PieReadback, ModelError> {
     let mut o = PieReadback::default();
     for a in Attrs::named(value, "pie options") {
         let a = a?;

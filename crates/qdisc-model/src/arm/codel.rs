@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use super::{nonzero, show_time, to_us, us, word, Nest, OptionsPayload, Shown, Word};
 use crate::decode::{raw_attr, RawAttr};
 use crate::error::Named;
-use crate::QdiscError;
-use netlab_sys::wire::{Attrs, Fields};
+use crate::ModelError;
+use netlab_wire::{Attrs, Fields};
 
 /// The KIND.
 pub const KIND: &str = "codel";
@@ -70,28 +70,14 @@ pub(crate) const WORDS: &[Word<Codel>] = &[
         },
         |o| show_time(&o.ce_threshold),
     ),
-    word(
-        "ecn",
-        |o, _| {
-            o.ecn = Some(true);
-            Ok(())
-        },
-        |o| Shown::flag(o.ecn == Some(true)),
-    ),
-    word(
-        "noecn",
-        |o, _| {
-            o.ecn = Some(false);
-            Ok(())
-        },
-        |o| Shown::flag(o.ecn == Some(false)),
-    ),
+    choice!("ecn", ecn, true),
+    choice!("noecn", ecn, false),
 ];
 
 impl Codel {
     /// Attributes in tc's order; zero limit/target/interval are left out
     /// as tc does, `ce_threshold` is sent whenever given.
-    pub(crate) fn options(&self) -> Result<OptionsPayload, QdiscError> {
+    pub(crate) fn options(&self) -> Result<OptionsPayload, ModelError> {
         let mut a = Nest::default();
         a.u32(attr::LIMIT, nonzero(self.limit));
         a.u32(attr::INTERVAL, nonzero(self.interval.map(to_us)));
@@ -119,7 +105,7 @@ pub struct CodelReadback {
     pub other: Vec<RawAttr>,
 }
 
-pub(crate) fn decode(value: &[u8]) -> Result<CodelReadback, QdiscError> {
+pub(crate) fn decode(value: &[u8]) -> Result<CodelReadback, ModelError> {
     let mut o = CodelReadback::default();
     for a in Attrs::named(value, "codel options") {
         let a = a?;

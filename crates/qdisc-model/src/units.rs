@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::QdiscError;
+use crate::ModelError;
 
 /// A rate in bits per second.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -34,12 +34,12 @@ impl Rate {
     }
 
     /// Parses `5mbit`, `100kbit`, `1gbit`, `1.5mbit`, `625000bps`... as tc does.
-    pub fn parse(text: &str) -> Result<Rate, QdiscError> {
+    pub fn parse(text: &str) -> Result<Rate, ModelError> {
         let (number, suffix) = strtod_prefix(text).ok_or_else(|| {
-            QdiscError::bad("rate", text, "expected a number with a unit, e.g. 5mbit")
+            ModelError::bad("rate", text, "expected a number with a unit, e.g. 5mbit")
         })?;
         let scale = rate_scale(suffix).ok_or_else(|| {
-            QdiscError::bad(
+            ModelError::bad(
                 "rate",
                 text,
                 format!(
@@ -49,7 +49,7 @@ impl Rate {
         })?;
         let bits = number * scale;
         if !(1.0..1.8e19).contains(&bits) {
-            return Err(QdiscError::bad(
+            return Err(ModelError::bad(
                 "rate",
                 text,
                 "must be at least 1bit and finite",
@@ -89,7 +89,7 @@ impl Size {
     }
 
     /// Parses `16kb` (16384), `64kb`, `1mb`, `1500`, `1500b`, `8kbit` as tc does.
-    pub fn parse(text: &str) -> Result<Size, QdiscError> {
+    pub fn parse(text: &str) -> Result<Size, ModelError> {
         const SUFFIXES: &[(&str, f64)] = &[
             ("", 1.0),
             ("b", 1.0),
@@ -104,10 +104,10 @@ impl Size {
             ("gbit", 1073741824.0 / 8.0),
         ];
         let (number, suffix) = strtod_prefix(text).ok_or_else(|| {
-            QdiscError::bad("size", text, "expected a number of bytes, e.g. 16kb")
+            ModelError::bad("size", text, "expected a number of bytes, e.g. 16kb")
         })?;
         let scale = lookup(SUFFIXES, suffix).ok_or_else(|| {
-            QdiscError::bad(
+            ModelError::bad(
                 "size",
                 text,
                 format!("unknown unit {suffix:?} (use b, kb, mb, gb)"),
@@ -115,15 +115,15 @@ impl Size {
         })?;
         let bytes = number * scale;
         if !(0.0..=u32::MAX as f64).contains(&bytes) {
-            return Err(QdiscError::bad("size", text, "must be between 0 and 4gb"));
+            return Err(ModelError::bad("size", text, "must be between 0 and 4gb"));
         }
         Ok(Size(bytes.floor() as u64))
     }
 
     /// The size as a kernel `u32`, or an error naming `what`.
-    pub fn to_u32(self, what: &str) -> Result<u32, QdiscError> {
+    pub fn to_u32(self, what: &str) -> Result<u32, ModelError> {
         u32::try_from(self.0)
-            .map_err(|_| QdiscError::bad(what, self.to_string(), "does not fit in 32 bits"))
+            .map_err(|_| ModelError::bad(what, self.to_string(), "does not fit in 32 bits"))
     }
 }
 
@@ -141,7 +141,7 @@ impl fmt::Display for Size {
 }
 
 /// Parses a tc time: `5ms`, `100ms`, `1s`, `500us`, `250` (microseconds).
-pub fn parse_time(what: &str, text: &str) -> Result<Duration, QdiscError> {
+pub fn parse_time(what: &str, text: &str) -> Result<Duration, ModelError> {
     const SUFFIXES: &[(&str, f64)] = &[
         ("", 1e3),
         ("s", 1e9),
@@ -158,9 +158,9 @@ pub fn parse_time(what: &str, text: &str) -> Result<Duration, QdiscError> {
         ("nsecs", 1.0),
     ];
     let (number, suffix) = strtod_prefix(text)
-        .ok_or_else(|| QdiscError::bad(what, text, "expected a time, e.g. 5ms"))?;
+        .ok_or_else(|| ModelError::bad(what, text, "expected a time, e.g. 5ms"))?;
     let scale = lookup(SUFFIXES, suffix).ok_or_else(|| {
-        QdiscError::bad(
+        ModelError::bad(
             what,
             text,
             format!("unknown unit {suffix:?} (use s, ms, us)"),
@@ -168,7 +168,7 @@ pub fn parse_time(what: &str, text: &str) -> Result<Duration, QdiscError> {
     })?;
     let nanos = number * scale;
     if !(0.0..4.0e18).contains(&nanos) {
-        return Err(QdiscError::bad(
+        return Err(ModelError::bad(
             what,
             text,
             "must be a non-negative finite time",
@@ -287,8 +287,8 @@ pub(crate) fn strtod_prefix(text: &str) -> Option<(f64, &str)> {
 
 /// tc's `get_unsigned`/`get_u32` (`strtoul` with base 0): decimal, `0x`
 /// hex or leading-`0` octal, the whole word, at most `u32::MAX`.
-pub fn tc_unsigned(what: &str, text: &str) -> Result<u32, QdiscError> {
-    let bad = |r: &str| QdiscError::bad(what, text, r.to_string());
+pub fn tc_unsigned(what: &str, text: &str) -> Result<u32, ModelError> {
+    let bad = |r: &str| ModelError::bad(what, text, r.to_string());
     let t = text.strip_prefix('+').unwrap_or(text);
     let (radix, digits) = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         (16, h)
@@ -310,7 +310,7 @@ pub fn tc_unsigned(what: &str, text: &str) -> Result<u32, QdiscError> {
 /// `g`/`gb`, `kbit`, `mbit`, `gbit` suffix (any case); the number is read
 /// like `strtod`, so `0x80000000` and `1.5k` work. Truncated to whole
 /// bytes; more than `u32::MAX` is refused.
-pub fn tc_size(what: &str, text: &str) -> Result<u32, QdiscError> {
+pub fn tc_size(what: &str, text: &str) -> Result<u32, ModelError> {
     Size::parse(text)
         .map_err(|e| rename(e, what))
         .and_then(|s| s.to_u32(what))
@@ -318,11 +318,11 @@ pub fn tc_size(what: &str, text: &str) -> Result<u32, QdiscError> {
 
 /// tc's `get_rate64`: bytes per second from a rate word (`5mbit`, `1000`
 /// = bit/s, `100KBps`).
-pub fn tc_rate64(what: &str, text: &str) -> Result<u64, QdiscError> {
+pub fn tc_rate64(what: &str, text: &str) -> Result<u64, ModelError> {
     let (number, suffix) = strtod_prefix(text)
-        .ok_or_else(|| QdiscError::bad(what, text, "expected a rate, e.g. 5mbit"))?;
+        .ok_or_else(|| ModelError::bad(what, text, "expected a rate, e.g. 5mbit"))?;
     let scale = rate_scale(suffix).ok_or_else(|| {
-        QdiscError::bad(
+        ModelError::bad(
             what,
             text,
             format!(
@@ -332,7 +332,7 @@ pub fn tc_rate64(what: &str, text: &str) -> Result<u64, QdiscError> {
     })?;
     let bytes = number * scale / 8.0;
     if !(0.0..1.8e19).contains(&bytes) {
-        return Err(QdiscError::bad(
+        return Err(ModelError::bad(
             what,
             text,
             "must be a non-negative finite rate",
@@ -342,22 +342,22 @@ pub fn tc_rate64(what: &str, text: &str) -> Result<u64, QdiscError> {
 }
 
 /// tc's `get_rate`: like [`tc_rate64`] but the kernel field is 32 bits.
-pub fn tc_rate32(what: &str, text: &str) -> Result<u32, QdiscError> {
+pub fn tc_rate32(what: &str, text: &str) -> Result<u32, ModelError> {
     let v = tc_rate64(what, text)?;
-    u32::try_from(v).map_err(|_| QdiscError::bad(what, text, "more than 2^32-1 bytes/s"))
+    u32::try_from(v).map_err(|_| ModelError::bad(what, text, "more than 2^32-1 bytes/s"))
 }
 
 /// tc's `get_time`: microseconds (the kernel's unit) from `5ms`, `1s`,
 /// `250us` or a bare number (microseconds), truncated like tc.
-pub fn tc_time_us(what: &str, text: &str) -> Result<u32, QdiscError> {
+pub fn tc_time_us(what: &str, text: &str) -> Result<u32, ModelError> {
     let (number, suffix) = strtod_prefix(text)
-        .ok_or_else(|| QdiscError::bad(what, text, "expected a time, e.g. 5ms"))?;
+        .ok_or_else(|| ModelError::bad(what, text, "expected a time, e.g. 5ms"))?;
     let scale = match suffix.to_ascii_lowercase().as_str() {
         "" | "us" | "usec" | "usecs" => 1.0,
         "ms" | "msec" | "msecs" => 1e3,
         "s" | "sec" | "secs" => 1e6,
         _ => {
-            return Err(QdiscError::bad(
+            return Err(ModelError::bad(
                 what,
                 text,
                 format!("unknown unit {suffix:?} (use s, ms, us)"),
@@ -366,7 +366,7 @@ pub fn tc_time_us(what: &str, text: &str) -> Result<u32, QdiscError> {
     };
     let us = number * scale;
     if !(0.0..=u32::MAX as f64).contains(&us) {
-        return Err(QdiscError::bad(
+        return Err(ModelError::bad(
             what,
             text,
             "must be between 0 and 2^32-1 us",
@@ -376,16 +376,16 @@ pub fn tc_time_us(what: &str, text: &str) -> Result<u32, QdiscError> {
 }
 
 /// tc's `get_time64`: nanoseconds, a bare number being nanoseconds.
-pub fn tc_time64_ns(what: &str, text: &str) -> Result<u64, QdiscError> {
+pub fn tc_time64_ns(what: &str, text: &str) -> Result<u64, ModelError> {
     let (number, suffix) = strtod_prefix(text)
-        .ok_or_else(|| QdiscError::bad(what, text, "expected a time, e.g. 10us"))?;
+        .ok_or_else(|| ModelError::bad(what, text, "expected a time, e.g. 10us"))?;
     let scale = match suffix.to_ascii_lowercase().as_str() {
         "" | "ns" | "nsec" | "nsecs" => 1.0,
         "us" | "usec" | "usecs" => 1e3,
         "ms" | "msec" | "msecs" => 1e6,
         "s" | "sec" | "secs" => 1e9,
         _ => {
-            return Err(QdiscError::bad(
+            return Err(ModelError::bad(
                 what,
                 text,
                 format!("unknown unit {suffix:?} (use s, ms, us, ns)"),
@@ -394,7 +394,7 @@ pub fn tc_time64_ns(what: &str, text: &str) -> Result<u64, QdiscError> {
     };
     let ns = number * scale;
     if !(0.0..9.2e18).contains(&ns) {
-        return Err(QdiscError::bad(
+        return Err(ModelError::bad(
             what,
             text,
             "must be a non-negative finite time",
@@ -428,9 +428,9 @@ fn rate_scale(suffix: &str) -> Option<f64> {
     lookup(SUFFIXES, suffix)
 }
 
-fn rename(e: QdiscError, what: &str) -> QdiscError {
+fn rename(e: ModelError, what: &str) -> ModelError {
     match e {
-        QdiscError::BadValue { text, reason, .. } => QdiscError::BadValue {
+        ModelError::BadValue { text, reason, .. } => ModelError::BadValue {
             what: what.to_string(),
             text,
             reason,

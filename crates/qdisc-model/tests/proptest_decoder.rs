@@ -1,7 +1,9 @@
 //! Bad input never panics: the arm/TBF/unit parsers and the netlink
 //! decoder, fed garbage, truncated or mutated real bytes, return errors.
 
-use netlab_qdisc::{decode_dump, decode_qdisc, hex, parse_time, Arm, Psched, Rate, Size, Tbf};
+use netlab_qdisc_model::{
+    decode_dump, decode_qdisc, hex, parse_time, Arm, Psched, Rate, Size, Tbf,
+};
 use proptest::prelude::*;
 
 fn real_dump() -> Vec<u8> {
@@ -90,7 +92,7 @@ proptest! {
         if let Ok(arm) = Arm::parse(&text) {
             // Whatever parses prints back to words that parse to the same arm.
             prop_assert_eq!(Arm::parse(&arm.to_string()).unwrap(), arm.clone());
-            let _ = netlab_qdisc::arm_request("r1", 3, netlab_qdisc::ARM_HANDLE, netlab_qdisc::ARM_PARENT, &arm, 2);
+            let _ = netlab_qdisc_model::arm_request("r1", 3, netlab_qdisc_model::ARM_HANDLE, netlab_qdisc_model::ARM_PARENT, &arm, 2);
         }
         let _ = Tbf::parse(&text);
     }
@@ -102,7 +104,7 @@ proptest! {
         let _ = Rate::parse(&s);
         let _ = Size::parse(&s);
         let _ = parse_time("t", &s);
-        let _ = netlab_qdisc::Handle::parse(&s);
+        let _ = netlab_qdisc_model::Handle::parse(&s);
         let _ = hex::decode(&s);
     }
 

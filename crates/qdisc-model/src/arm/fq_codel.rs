@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use super::{nonzero, show_time, to_us, us, word, OptionsPayload, Shown, Word};
 use crate::decode::{raw_attr, RawAttr};
 use crate::units::Size;
-use crate::QdiscError;
-use netlab_sys::wire::Attrs;
+use crate::ModelError;
+use netlab_wire::Attrs;
 
 /// The KIND.
 pub const KIND: &str = "fq_codel";
@@ -44,9 +44,9 @@ pub struct FqCodel {
     pub drop_batch: Option<u32>,
 }
 
-fn u8_word(what: &str, text: &str) -> Result<u8, QdiscError> {
+fn u8_word(what: &str, text: &str) -> Result<u8, ModelError> {
     let v = crate::units::tc_unsigned(what, text)?;
-    u8::try_from(v).map_err(|_| QdiscError::bad(what, text, "must be at most 255"))
+    u8::try_from(v).map_err(|_| ModelError::bad(what, text, "must be at most 255"))
 }
 
 pub(crate) const WORDS: &[Word<FqCodel>] = &[
@@ -114,7 +114,7 @@ pub(crate) const WORDS: &[Word<FqCodel>] = &[
             let what = format!("fq_codel {word}");
             let (sel, mask) = v
                 .split_once('/')
-                .ok_or_else(|| QdiscError::bad(&what, v, "expected VALUE/MASK, e.g. 0x1/0x3"))?;
+                .ok_or_else(|| ModelError::bad(&what, v, "expected VALUE/MASK, e.g. 0x1/0x3"))?;
             o.ce_threshold_selector = Some((u8_word(&what, sel)?, u8_word(&what, mask)?));
             Ok(())
         },
@@ -131,28 +131,14 @@ pub(crate) const WORDS: &[Word<FqCodel>] = &[
         },
         |o| Shown::value(o.drop_batch),
     ),
-    word(
-        "ecn",
-        |o, _| {
-            o.ecn = Some(true);
-            Ok(())
-        },
-        |o| Shown::flag(o.ecn == Some(true)),
-    ),
-    word(
-        "noecn",
-        |o, _| {
-            o.ecn = Some(false);
-            Ok(())
-        },
-        |o| Shown::flag(o.ecn == Some(false)),
-    ),
+    choice!("ecn", ecn, true),
+    choice!("noecn", ecn, false),
 ];
 
 impl FqCodel {
     /// Attributes in tc's order, left out where tc leaves them out (a zero
     /// limit, flows, quantum, interval, target or drop_batch).
-    pub(crate) fn options(&self) -> Result<OptionsPayload, QdiscError> {
+    pub(crate) fn options(&self) -> Result<OptionsPayload, ModelError> {
         let mut v = Vec::new();
         let mut push = |o: Option<O>| v.extend(o.map(TcOption::FqCodel));
         push(nonzero(self.limit).map(O::Limit));
@@ -205,14 +191,14 @@ pub struct FqCodelReadback {
 }
 
 /// Decodes fq_codel's `TCA_OPTIONS` with netlink-packet-route's parser.
-pub(crate) fn decode(value: &[u8]) -> Result<FqCodelReadback, QdiscError> {
+pub(crate) fn decode(value: &[u8]) -> Result<FqCodelReadback, ModelError> {
     let mut o = FqCodelReadback::default();
     for a in Attrs::named(value, "fq_codel options") {
         let a = a?;
         let buf = NlaBuffer::new_checked(a.bytes())
-            .map_err(|e| QdiscError::decode("fq_codel option", e.to_string()))?;
+            .map_err(|e| ModelError::decode("fq_codel option", e.to_string()))?;
         let parsed =
-            O::parse(&buf).map_err(|e| QdiscError::decode("fq_codel option", e.to_string()))?;
+            O::parse(&buf).map_err(|e| ModelError::decode("fq_codel option", e.to_string()))?;
         match parsed {
             O::Target(v) => o.target_us = Some(v),
             O::Limit(v) => o.limit = Some(v),

@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{word, OptionsPayload, Shown, Word};
 use crate::units::Size;
-use crate::QdiscError;
-use netlab_sys::wire::Fields;
+use crate::ModelError;
+use netlab_wire::Fields;
 
 /// `pfifo`'s KIND.
 pub const PFIFO_KIND: &str = "pfifo";
@@ -47,7 +47,7 @@ pub(crate) const BFIFO_WORDS: &[Word<Bfifo>] = &[word(
 )];
 
 impl Pfifo {
-    pub(crate) fn options(&self) -> Result<OptionsPayload, QdiscError> {
+    pub(crate) fn options(&self) -> Result<OptionsPayload, ModelError> {
         Ok(match self.limit {
             Some(l) => OptionsPayload::Raw(l.to_ne_bytes().to_vec()),
             None => OptionsPayload::None,
@@ -56,7 +56,7 @@ impl Pfifo {
 }
 
 impl Bfifo {
-    pub(crate) fn options(&self) -> Result<OptionsPayload, QdiscError> {
+    pub(crate) fn options(&self) -> Result<OptionsPayload, ModelError> {
         Ok(match self.limit {
             Some(l) => OptionsPayload::Raw(l.to_u32("bfifo limit")?.to_ne_bytes().to_vec()),
             None => OptionsPayload::None,
@@ -65,10 +65,10 @@ impl Bfifo {
 }
 
 /// The limit of a dumped `struct tc_fifo_qopt`.
-pub(crate) fn decode_limit(kind: &str, value: &[u8]) -> Result<u32, QdiscError> {
+pub(crate) fn decode_limit(kind: &str, value: &[u8]) -> Result<u32, ModelError> {
     match Fields::new_checked(value, 4, "tc_fifo_qopt") {
         Ok(f) => Ok(f.u32(0)),
-        Err(e) => Err(QdiscError::decode(
+        Err(e) => Err(ModelError::decode(
             format!("{kind} tc_fifo_qopt"),
             e.to_string(),
         )),

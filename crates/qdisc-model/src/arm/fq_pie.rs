@@ -12,8 +12,8 @@ use super::{nonzero, show_time, to_us, us, word, Nest, OptionsPayload, Shown, Wo
 use crate::decode::{raw_attr, RawAttr};
 use crate::error::Named;
 use crate::units::Size;
-use crate::QdiscError;
-use netlab_sys::wire::{Attrs, Fields};
+use crate::ModelError;
+use netlab_wire::{Attrs, Fields};
 
 /// The KIND.
 pub const KIND: &str = "fq_pie";
@@ -136,7 +136,7 @@ pub(crate) const WORDS: &[Word<FqPie>] = &[
         |o, w| {
             let v = w.unsigned()?;
             if v >= 100 {
-                return Err(QdiscError::bad(
+                return Err(ModelError::bad(
                     "fq_pie ecn_prob",
                     v.to_string(),
                     "must be below 100 (percent)",
@@ -147,60 +147,18 @@ pub(crate) const WORDS: &[Word<FqPie>] = &[
         },
         |o| Shown::value(o.ecn_prob),
     ),
-    word(
-        "ecn",
-        |o, _| {
-            o.ecn = Some(true);
-            Ok(())
-        },
-        |o| Shown::flag(o.ecn == Some(true)),
-    ),
-    word(
-        "noecn",
-        |o, _| {
-            o.ecn = Some(false);
-            Ok(())
-        },
-        |o| Shown::flag(o.ecn == Some(false)),
-    ),
-    word(
-        "bytemode",
-        |o, _| {
-            o.bytemode = Some(true);
-            Ok(())
-        },
-        |o| Shown::flag(o.bytemode == Some(true)),
-    ),
-    word(
-        "nobytemode",
-        |o, _| {
-            o.bytemode = Some(false);
-            Ok(())
-        },
-        |o| Shown::flag(o.bytemode == Some(false)),
-    ),
-    word(
-        "dq_rate_estimator",
-        |o, _| {
-            o.dq_rate_estimator = Some(true);
-            Ok(())
-        },
-        |o| Shown::flag(o.dq_rate_estimator == Some(true)),
-    ),
-    word(
-        "no_dq_rate_estimator",
-        |o, _| {
-            o.dq_rate_estimator = Some(false);
-            Ok(())
-        },
-        |o| Shown::flag(o.dq_rate_estimator == Some(false)),
-    ),
+    choice!("ecn", ecn, true),
+    choice!("noecn", ecn, false),
+    choice!("bytemode", bytemode, true),
+    choice!("nobytemode", bytemode, false),
+    choice!("dq_rate_estimator", dq_rate_estimator, true),
+    choice!("no_dq_rate_estimator", dq_rate_estimator, false),
 ];
 
 impl FqPie {
     /// Attributes in tc's order; zero values are left out as tc does;
     /// `TCA_OPTIONS` carries `NLA_F_NESTED`.
-    pub(crate) fn options(&self) -> Result<OptionsPayload, QdiscError> {
+    pub(crate) fn options(&self) -> Result<OptionsPayload, ModelError> {
         let mut a = Nest::default();
         a.u32(attr::LIMIT, nonzero(self.limit));
         a.u32(attr::FLOWS, nonzero(self.flows));
@@ -259,7 +217,7 @@ pub struct FqPieReadback {
     pub other: Vec<RawAttr>,
 }
 
-pub(crate) fn decode(value: &[u8]) -> Result<FqPieReadback, QdiscError> {
+pub(crate) fn decode(value: &[u8]) -> Result<FqPieReadback, ModelError> {
     let mut o = FqPieReadback::default();
     for a in Attrs::named(value, "fq_pie options") {
         let a = a?;

@@ -9,15 +9,13 @@ use crate::arm::fq::{self, FqReadback, FqXstats};
 use crate::arm::fq_codel::{self, FqCodelReadback, FqCodelXstats};
 use crate::arm::fq_pie::{self, FqPieReadback, FqPieXstats};
 use crate::arm::pie::{self, PieReadback, PieXstats};
-use netlab_sys::hex;
-use netlab_sys::wire::{
-    Attr, Attrs, ErrorMessage, Fields, Message, Messages, NLMSG_DONE, NLMSG_ERROR,
-};
+use netlab_wire::hex;
+use netlab_wire::{Attr, Attrs, ErrorMessage, Fields, Message, Messages, NLMSG_DONE, NLMSG_ERROR};
 
 use crate::error::Named;
 use crate::tbf::{TbfQopt, TCA_TBF_PARMS, TCA_TBF_PRATE64, TCA_TBF_RATE64};
 use crate::units::Rate;
-use crate::{Handle, Psched, QdiscError};
+use crate::{Handle, ModelError, Psched};
 
 /// `RTM_NEWQDISC` (`linux/rtnetlink.h`).
 pub(crate) const RTM_NEWQDISC: u16 = 36;
@@ -254,7 +252,7 @@ pub fn decode_dump(
     dump: &[u8],
     ifindex: Option<u32>,
     psched: &Psched,
-) -> Result<Vec<QdiscRecord>, QdiscError> {
+) -> Result<Vec<QdiscRecord>, ModelError> {
     let mut out = Vec::new();
     for msg in Messages::new(dump) {
         let msg = msg?;
@@ -262,7 +260,7 @@ pub fn decode_dump(
             NLMSG_DONE => break,
             NLMSG_ERROR => {
                 let err = ErrorMessage::new_checked(&msg)?;
-                return Err(QdiscError::decode(
+                return Err(ModelError::decode(
                     "qdisc dump",
                     format!("kernel sent an error (errno {})", err.errno()),
                 ));
@@ -280,10 +278,10 @@ pub fn decode_dump(
 }
 
 /// Decodes one RTM_NEWQDISC message (header included).
-pub fn decode_qdisc(raw: &[u8], psched: &Psched) -> Result<QdiscRecord, QdiscError> {
+pub fn decode_qdisc(raw: &[u8], psched: &Psched) -> Result<QdiscRecord, ModelError> {
     let msg = Message::new_checked(raw)?;
     if msg.kind() != RTM_NEWQDISC {
-        return Err(QdiscError::decode(
+        return Err(ModelError::decode(
             "qdisc message",
             format!("type {} is not RTM_NEWQDISC", msg.kind()),
         ));
@@ -292,7 +290,7 @@ pub fn decode_qdisc(raw: &[u8], psched: &Psched) -> Result<QdiscRecord, QdiscErr
 }
 
 /// Decodes one checked RTM_NEWQDISC message.
-fn decode_message(msg: &Message<'_>, psched: &Psched) -> Result<QdiscRecord, QdiscError> {
+fn decode_message(msg: &Message<'_>, psched: &Psched) -> Result<QdiscRecord, ModelError> {
     let tcmsg = Fields::new_checked(msg.payload(), TCMSG_LEN, "struct tcmsg")?;
     let ifindex = tcmsg.u32(TCMSG_IFINDEX);
     let handle = Handle(tcmsg.u32(TCMSG_HANDLE));
@@ -306,9 +304,9 @@ fn decode_message(msg: &Message<'_>, psched: &Psched) -> Result<QdiscRecord, Qdi
         Some(a) => {
             let s = a.value().split(|&b| b == 0).next().unwrap_or(&[]);
             String::from_utf8(s.to_vec())
-                .map_err(|_| QdiscError::decode("TCA_KIND", "not UTF-8"))?
+                .map_err(|_| ModelError::decode("TCA_KIND", "not UTF-8"))?
         }
-        None => return Err(QdiscError::decode("qdisc message", "no TCA_KIND")),
+        None => return Err(ModelError::decode("qdisc message", "no TCA_KIND")),
     };
     let options = match find(TCA_OPTIONS) {
         Some(a) => decode_options(&kind, a.value(), psched)?,
@@ -341,7 +339,7 @@ fn decode_message(msg: &Message<'_>, psched: &Psched) -> Result<QdiscRecord, Qdi
     })
 }
 
-fn decode_options(kind: &str, value: &[u8], psched: &Psched) -> Result<QdiscOptions, QdiscError> {
+fn decode_options(kind: &str, value: &[u8], psched: &Psched) -> Result<QdiscOptions, ModelError> {
     Ok(match kind {
         "tbf" => QdiscOptions::Tbf(decode_tbf(value, psched)?),
         fifo::PFIFO_KIND | "pfifo_head_drop" => QdiscOptions::Pfifo {
@@ -367,7 +365,7 @@ fn decode_options(kind: &str, value: &[u8], psched: &Psched) -> Result<QdiscOpti
     })
 }
 
-fn decode_tbf(value: &[u8], psched: &Psched) -> Result<TbfReadback, QdiscError> {
+fn decode_tbf(value: &[u8], psched: &Psched) -> Result<TbfReadback, ModelError> {
     let mut qopt = None;
     let mut rate64 = None;
     let mut prate64 = None;
@@ -377,7 +375,7 @@ fn decode_tbf(value: &[u8], psched: &Psched) -> Result<TbfReadback, QdiscError> 
             TCA_TBF_PARMS => {
                 qopt = Some(TbfQopt::from_bytes(a.value()).ok_or_else(|| {
                     let got = a.value().len();
-                    QdiscError::decode("TCA_TBF_PARMS", format!("{got} bytes, need 36"))
+                    ModelError::decode("TCA_TBF_PARMS", format!("{got} bytes, need 36"))
                 })?)
             }
             TCA_TBF_RATE64 => rate64 = Some(a.u64().named("TCA_TBF_RATE64")?),
@@ -385,7 +383,7 @@ fn decode_tbf(value: &[u8], psched: &Psched) -> Result<TbfReadback, QdiscError> 
             _ => {}
         }
     }
-    let q = qopt.ok_or_else(|| QdiscError::decode("tbf options", "no TCA_TBF_PARMS"))?;
+    let q = qopt.ok_or_else(|| ModelError::decode("tbf options", "no TCA_TBF_PARMS"))?;
     let rate = rate64.unwrap_or(q.rate.rate as u64);
     let prate = prate64.unwrap_or(q.peakrate.rate as u64);
     let latency_us = if rate == 0 {
@@ -413,7 +411,7 @@ fn decode_tbf(value: &[u8], psched: &Psched) -> Result<TbfReadback, QdiscError> 
     })
 }
 
-fn decode_stats2(value: &[u8]) -> Result<(QdiscStats, Option<&[u8]>), QdiscError> {
+fn decode_stats2(value: &[u8]) -> Result<(QdiscStats, Option<&[u8]>), ModelError> {
     let mut s = QdiscStats::default();
     let mut app = None;
     let mut pkt64 = None;
@@ -447,7 +445,7 @@ fn decode_stats2(value: &[u8]) -> Result<(QdiscStats, Option<&[u8]>), QdiscError
     Ok((s, app))
 }
 
-fn decode_tc_stats(value: &[u8]) -> Result<QdiscStats, QdiscError> {
+fn decode_tc_stats(value: &[u8]) -> Result<QdiscStats, ModelError> {
     // struct tc_stats { u64 bytes; u32 packets, drops, overlimits, bps, pps, qlen, backlog; }
     let f = Fields::new_checked(value, TC_STATS_LEN, "TCA_STATS")?;
     let qlen = f.u32(TC_STATS_QLEN);

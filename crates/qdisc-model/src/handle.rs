@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::QdiscError;
+use crate::ModelError;
 
 /// A 32-bit `major:minor` qdisc/class handle; tc writes both halves in hex.
 /// Serializes as tc's text (`"1:"`, `"root"`).
@@ -54,18 +54,18 @@ impl Handle {
     }
 
     /// Parses `1:`, `1:1`, `10:`, `ffff:`, `root`, `ingress`, `none`.
-    pub fn parse(text: &str) -> Result<Handle, QdiscError> {
+    pub fn parse(text: &str) -> Result<Handle, ModelError> {
         match text {
             "root" => return Ok(Handle::ROOT),
             "ingress" | "clsact" => return Ok(Handle::INGRESS),
             "none" => return Ok(Handle::UNSPEC),
             _ => {}
         }
-        let bad = |r: &str| QdiscError::bad("handle", text, r.to_string());
+        let bad = |r: &str| ModelError::bad("handle", text, r.to_string());
         let (maj, min) = text
             .split_once(':')
             .ok_or_else(|| bad("expected major:minor in hex, e.g. 1:"))?;
-        let half = |s: &str| -> Result<u16, QdiscError> {
+        let half = |s: &str| -> Result<u16, ModelError> {
             if s.is_empty() {
                 Ok(0)
             } else {

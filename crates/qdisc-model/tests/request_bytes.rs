@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use netlab_qdisc::{
+use netlab_qdisc_model::{
     arm_request, hex, tbf_request, Arm, Bottleneck, Handle, Psched, Rate, Size, Tbf,
 };
 

@@ -1,6 +1,6 @@
 //! Lowercase hex for raw bytes kept in reports (netlink dumps, frames).
 
-use crate::SysError;
+use crate::WireError;
 
 const DIGITS: &[u8; 16] = b"0123456789abcdef";
 
@@ -33,15 +33,16 @@ pub fn encode_separated(bytes: &[u8], sep: char) -> String {
 }
 
 /// Hex (either case, whitespace ignored) → bytes.
-pub fn decode(text: &str) -> Result<Vec<u8>, SysError> {
+pub fn decode(text: &str) -> Result<Vec<u8>, WireError> {
     let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
     if digits.len() % 2 != 0 {
-        return Err(SysError::malformed("hex", "odd number of digits"));
+        return Err(WireError::new("hex", "odd number of digits"));
     }
-    let nibble = |c: u8| -> Result<u8, SysError> {
-        (c as char).to_digit(16).map(|d| d as u8).ok_or_else(|| {
-            SysError::malformed("hex", format!("{:?} is not a hex digit", c as char))
-        })
+    let nibble = |c: u8| -> Result<u8, WireError> {
+        (c as char)
+            .to_digit(16)
+            .map(|d| d as u8)
+            .ok_or_else(|| WireError::new("hex", format!("{:?} is not a hex digit", c as char)))
     };
     digits
         .chunks_exact(2)
