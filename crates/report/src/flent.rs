@@ -8,6 +8,7 @@
 
 use std::io::Write as _;
 
+use netlab_utc::{format_rfc3339_micros, parse_rfc3339};
 use serde_json::{json, Map, Value};
 
 use crate::model::{ProbeOutcome, ReportInput, Scenario};
@@ -50,62 +51,6 @@ pub fn upload_series() -> String {
 /// Name of the UDP echo series.
 pub fn ping_series() -> String {
     format!("Ping (ms)::UDP {STREAM_LABEL}")
-}
-
-/// Seconds since the Unix epoch of an RFC 3339 UTC time
-/// (`2026-11-30T19:35:34.260Z`, fraction optional).
-pub fn parse_utc(s: &str) -> Option<f64> {
-    let s = s.strip_suffix('Z')?;
-    let (date, time) = s.split_once('T')?;
-    let mut d = date.split('-').map(|x| x.parse::<i64>().ok());
-    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
-    let mut t = time.split(':');
-    let (hh, mm) = (
-        t.next()?.parse::<i64>().ok()?,
-        t.next()?.parse::<i64>().ok()?,
-    );
-    let ss: f64 = t.next()?.parse().ok()?;
-    if !(1..=12).contains(&m)
-        || !(1..=31).contains(&day)
-        || hh > 23
-        || mm > 59
-        || !(0.0..61.0).contains(&ss)
-    {
-        return None;
-    }
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y2 = if m <= 2 { y - 1 } else { y };
-    let era = y2.div_euclid(400);
-    let yoe = y2 - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days as f64 * 86_400.0 + (hh * 3600 + mm * 60) as f64 + ss)
-}
-
-/// Formats epoch seconds as Flent's UTC time (`%Y-%m-%dT%H:%M:%S.%fZ`).
-pub fn format_utc(epoch: f64) -> String {
-    let micros = (epoch * 1e6).round() as i64;
-    let secs = micros.div_euclid(1_000_000);
-    let frac = micros.rem_euclid(1_000_000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{frac:06}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
 }
 
 fn round6(v: f64) -> f64 {
@@ -171,7 +116,7 @@ pub fn export(input: &ReportInput, s: &Scenario) -> Result<Value, ReportError> {
         message,
     };
     let t0_text = s.t0_utc.as_deref().unwrap_or(&input.started_utc);
-    let t0 = parse_utc(t0_text)
+    let t0 = parse_rfc3339(t0_text)
         .ok_or_else(|| err(format!("t0 {t0_text:?} is not an RFC 3339 UTC time")))?;
     let step = s.bin_s().unwrap_or(0.2);
     let total = s.phases.end_s.max(step);
@@ -299,7 +244,7 @@ pub fn export(input: &ReportInput, s: &Scenario) -> Result<Value, ReportError> {
         input.kernel.mode,
         input.kernel.release,
     );
-    let t0s = format_utc(t0);
+    let t0s = format_rfc3339_micros(t0);
     let metadata = json!({
         "NAME": TEST_NAME,
         "TITLE": title,
@@ -443,7 +388,7 @@ mod tests {
             probe(1, 4.2, ProbeOutcome::Timeout),
         ]);
         let v = export(&i, &s).unwrap();
-        let t0 = parse_utc("2026-11-30T19:35:34.260Z").unwrap();
+        let t0 = parse_rfc3339("2026-11-30T19:35:34.260Z").unwrap();
         assert_eq!(v["metadata"]["NAME"], TEST_NAME);
         assert_eq!(v["metadata"]["T0"], "2026-11-30T19:35:34.260000Z");
         let ping = v["raw_values"][ping_series()].as_array().unwrap();
@@ -538,15 +483,5 @@ mod tests {
         assert!(e.contains("empty"), "{e}");
         let (i, s) = input(vec![]);
         assert!(export(&i, &s).is_err());
-    }
-
-    #[test]
-    fn utc_round_trip() {
-        let t = parse_utc("2026-11-30T19:35:34.260Z").unwrap();
-        assert_eq!(format_utc(t), "2026-11-30T19:35:34.260000Z");
-        assert_eq!(parse_utc("1970-01-01T00:00:00Z"), Some(0.0));
-        assert_eq!(format_utc(951_782_400.0), "2000-02-29T00:00:00.000000Z");
-        assert_eq!(parse_utc("2026-13-01T00:00:00Z"), None);
-        assert_eq!(parse_utc("yesterday"), None);
     }
 }
