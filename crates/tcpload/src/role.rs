@@ -188,4 +188,37 @@ mod tests {
         assert!(LoadRole::new(a, "", Duration::from_secs(1)).is_err());
         assert!(LoadRole::new(a, "reno", Duration::from_secs(1)).is_ok());
     }
+
+    #[test]
+    fn load_role_against_the_receiver_prints_json_lines() {
+        let cfg = crate::sink::SinkConfig {
+            duration: Duration::from_millis(1500),
+            ..crate::sink::SinkConfig::new("127.0.0.1:0".parse().unwrap())
+        };
+        let sink = crate::sink::Sink::bind(cfg).unwrap();
+        let to = sink.local_addr().unwrap();
+        let rx = std::thread::spawn(move || sink.run::<()>());
+        let load = LoadRole::new(to, "reno", Duration::from_millis(800)).unwrap();
+        let mut out = Vec::new();
+        run_load_role(&load, &mut out).unwrap();
+        let lines: Vec<serde_json::Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines[0]["event"], "load_connected");
+        assert_eq!(lines[0]["cc_readback"], "reno");
+        assert_eq!(lines.last().unwrap()["event"], "load_done");
+        // The receiver got a valid prefix of what the sender handed over
+        // (all of it unless its end came first).
+        let log = rx.join().unwrap().unwrap();
+        assert_eq!(log.validation.failures, 0);
+        let accepted = lines.last().unwrap()["sender"]["bytes_accepted"]
+            .as_u64()
+            .unwrap();
+        assert!(
+            log.bytes_total > 0 && log.bytes_total <= accepted,
+            "{accepted}"
+        );
+    }
 }
