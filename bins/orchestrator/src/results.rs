@@ -427,7 +427,7 @@ pub struct TcpResult {
     /// Bin width of `series`, s.
     pub series_bin_s: f64,
     /// The receiver's full log (every recv: time and length).
-    pub receiver_log: ReceiverLog,
+    pub receiver_log: ReceiverLog<EchoStats>,
 }
 
 /// Receiver figures.

@@ -94,7 +94,7 @@ impl Default for NetlabLoad {
         let to = "127.0.0.1:9".parse().expect("literal address");
         NetlabLoad {
             block_size: netlab_tcpload::SenderConfig::new(to).block_size,
-            recv_buf: netlab_tcpload::SinkConfig::new(to, None).recv_buf,
+            recv_buf: netlab_tcpload::SinkConfig::new(to).recv_buf,
             start_delay_ms: netlab_tcpload::SenderConfig::new(to)
                 .start_delay
                 .as_millis() as u64,

@@ -130,7 +130,7 @@ pub struct ReceiverSummary {
 
 impl ReceiverSummary {
     /// From B's log.
-    pub fn from_log(log: &ReceiverLog) -> ReceiverSummary {
+    pub fn from_log<Echo>(log: &ReceiverLog<Echo>) -> ReceiverSummary {
         let n = log.recvs.t_us.len();
         ReceiverSummary {
             bytes_total: log.bytes_total,

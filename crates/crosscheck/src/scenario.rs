@@ -11,9 +11,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use netlab_probe::{connect_socket, run_probe, Phase, PhaseBounds, ProbeConfig, ProbeLog};
+use netlab_probe::{
+    connect_socket, run_probe, EchoHandler, EchoResponder, EchoStats, Phase, PhaseBounds,
+    ProbeConfig, ProbeLog,
+};
 use netlab_qdisc::{Bottleneck, QdiscSocket};
 use netlab_tcpload::sampler::{DiagSocket, SamplerConfig, SamplerHandle};
+use netlab_tcpload::sink::Handler;
 use netlab_tcpload::{
     new_sender_socket, FlowId, Sender, SenderConfig, Sink, SinkConfig, TcpSampler,
 };
@@ -51,6 +55,23 @@ const SAMPLE: Duration = Duration::from_millis(200);
 /// Longest wait for the load's data connection after its start; the
 /// scenario's phases are taken from the actual connect (see [`Window`]).
 pub const CONNECT_SLACK: Duration = Duration::from_secs(4);
+
+/// B's sockets, bound in the calling thread's namespace (call it inside B):
+/// the probe's echo, the isochronous probe's (if run), then the receiver,
+/// whose bind sets t0.
+fn bind_b(
+    receiver: SinkConfig,
+    echo: SocketAddr,
+    iso_echo: Option<SocketAddr>,
+) -> Result<(EchoHandler, Option<EchoHandler>, Sink), CrosscheckError> {
+    let step =
+        |e: &dyn std::fmt::Display| CrosscheckError::step("binding netlab's receiver in B", e);
+    let bind = |a| EchoResponder::bind(a).map(EchoHandler::new);
+    let echo = bind(echo).map_err(|e| step(&e))?;
+    let iso_echo = iso_echo.map(bind).transpose().map_err(|e| step(&e))?;
+    let sink = Sink::bind(receiver).map_err(|e| step(&e))?;
+    Ok((echo, iso_echo, sink))
+}
 
 fn wall_ns() -> i64 {
     SystemTime::now()
@@ -277,28 +298,29 @@ fn measure(
         wait_listening(&b_ns, false, port, bound)?;
     }
 
-    // B's loop (TCP receiver + the probe's echo): sets t0. With iperf3 as
-    // the load it serves only the echo, so both loads see the same probe.
-    let mut sink_cfg = SinkConfig::new(b_tcp, Some(b_udp));
+    // B's loop (the probe's echoes, then the TCP receiver): sets t0. With
+    // iperf3 as the load it serves only the echoes, so both loads see the
+    // same probe. The echoes' counters are not recorded here.
+    let mut sink_cfg = SinkConfig::new(b_tcp);
     let b_iso = SocketAddr::from((B_ADDR, ISO_PORT));
-    if cfg.iso_probe {
-        sink_cfg.iso_echo = Some(b_iso);
-    }
     sink_cfg.duration = tl.end() + CONNECT_SLACK + Duration::from_secs(2);
     if let Load::Netlab(n) = &load {
         sink_cfg.recv_buf = n.recv_buf;
     }
-    let sink = topo
+    let (mut echo, mut iso_echo, sink) = topo
         .b
-        .run(|| Sink::bind(sink_cfg))
-        .map_err(|e| CrosscheckError::step("entering B", e))?
-        .map_err(|e| CrosscheckError::step("binding netlab's receiver in B", e))?;
+        .run(|| bind_b(sink_cfg, b_udp, cfg.iso_probe.then_some(b_iso)))
+        .map_err(|e| CrosscheckError::step("entering B", e))??;
     let t0 = sink.t0();
     rec.t0_wall_ns = wall_ns();
     let at = |s: Duration| t0 + s;
     let sink_stop = Arc::new(AtomicBool::new(false));
     let flag = sink_stop.clone();
-    let sink_h = std::thread::spawn(move || sink.run_with_stop(&flag));
+    let sink_h = std::thread::spawn(move || {
+        let mut first: Vec<&mut dyn Handler> = vec![&mut echo];
+        first.extend(iso_echo.as_mut().map(|h| h as &mut dyn Handler));
+        sink.run_serving::<EchoStats>(&mut first, Some(&flag))
+    });
 
     let mut qcfg = netlab_qdisc::SamplerConfig::new(
         SAMPLE,

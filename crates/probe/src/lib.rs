@@ -1,8 +1,11 @@
 //! netlab-probe: the UDP latency probe of method §5.
 //!
-//! * [`EchoResponder`] (B): a non-blocking UDP echo that B's single `poll`
-//!   event loop drives (register [`EchoResponder::as_fd`], call
-//!   [`EchoResponder::drain`] when readable).
+//! * [`EchoResponder`] (B): a non-blocking UDP echo that a `poll` loop
+//!   drives (register [`EchoResponder::as_fd`], call
+//!   [`EchoResponder::drain`] when readable); [`EchoHandler`] is it as a
+//!   handler of B's single event loop (`netlab_sys::event_loop`), which
+//!   whoever wires B registers beside tcpload's receiver: one for the
+//!   stop-and-wait probe's echo, one for the isochronous probe's.
 //! * [`ProbeClient`] (pure): the request schedule — one outstanding request,
 //!   200 ms spacing from the previous send without catch-up, 1 s timeout,
 //!   stale replies discarded, nothing new in the last second, at most 100
@@ -106,7 +109,7 @@ pub use schedule::{
 };
 pub use stats::{all_phase_stats, phase_stats, CensoredQuantile, PhaseStats};
 pub use sys::client::{connect_socket, run_probe, ProbeLog};
-pub use sys::echo::{EchoResponder, EchoStats, MAX_DRAIN_PER_CALL};
+pub use sys::echo::{EchoHandler, EchoOutcome, EchoResponder, EchoStats, MAX_DRAIN_PER_CALL};
 pub use sys::iso::{
     run_iso_probe, spin_margin, IsoLog, OneWayDelays, ONE_WAY_NOT_SHARED_NOTE, ONE_WAY_SHARED_NOTE,
 };

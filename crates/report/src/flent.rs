@@ -8,6 +8,7 @@
 
 use std::io::Write as _;
 
+use netlab_utc::{format_rfc3339_micros, parse_rfc3339};
 use serde_json::{json, Map, Value};
 
 use crate::model::{ProbeOutcome, ReportInput, Scenario};
@@ -50,62 +51,6 @@ pub fn upload_series() -> String {
 /// Name of the UDP echo series.
 pub fn ping_series() -> String {
     format!("Ping (ms)::UDP {STREAM_LABEL}")
-}
-
-/// Seconds since the Unix epoch of an RFC 3339 UTC time
-/// (`2026-11-30T19:35:34.260Z`, fraction optional).
-pub fn parse_utc(s: &str) -> Option<f64> {
-    let s = s.strip_suffix('Z')?;
-    let (date, time) = s.split_once('T')?;
-    let mut d = date.split('-').map(|x| x.parse::<i64>().ok());
-    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
-    let mut t = time.split(':');
-    let (hh, mm) = (
-        t.next()?.parse::<i64>().ok()?,
-        t.next()?.parse::<i64>().ok()?,
-    );
-    let ss: f64 = t.next()?.parse().ok()?;
-    if !(1..=12).contains(&m)
-        || !(1..=31).contains(&day)
-        || hh > 23
-        || mm > 59
-        || !(0.0..61.0).contains(&ss)
-    {
-        return None;
-    }
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y2 = if m <= 2 { y - 1 } else { y };
-    let era = y2.div_euclid(400);
-    let yoe = y2 - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days as f64 * 86_400.0 + (hh * 3600 + mm * 60) as f64 + ss)
-}
-
-/// Formats epoch seconds as Flent's UTC time (`%Y-%m-%dT%H:%M:%S.%fZ`).
-pub fn format_utc(epoch: f64) -> String {
-    let micros = (epoch * 1e6).round() as i64;
-    let secs = micros.div_euclid(1_000_000);
-    let frac = micros.rem_euclid(1_000_000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{frac:06}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
 }
 
 fn round6(v: f64) -> f64 {
@@ -171,25 +116,69 @@ pub fn export(input: &ReportInput, s: &Scenario) -> Result<Value, ReportError> {
         message,
     };
     let t0_text = s.t0_utc.as_deref().unwrap_or(&input.started_utc);
-    let t0 = parse_utc(t0_text)
+    let t0 = parse_rfc3339(t0_text)
         .ok_or_else(|| err(format!("t0 {t0_text:?} is not an RFC 3339 UTC time")))?;
     let step = s.bin_s().unwrap_or(0.2);
     let total = s.phases.end_s.max(step);
     let n = (total / step).round() as usize + 1;
     let x_values: Vec<f64> = (0..n).map(|i| round6(i as f64 * step)).collect();
 
-    // TCP upload: delivered Mbit/s per bin (at the bin's end), then the
-    // sender's tcp_info samples under Flent's socket-stats keys.
-    let mut up_raw: Vec<(f64, Value)> = Vec::new();
-    let mut up_points: Vec<(f64, f64)> = Vec::new();
+    let upload = upload(s, t0, step, &x_values);
+    let ping = ping(s, t0, step, &x_values);
+    // Flent plots an empty series as a 0-byte image without an error: refuse
+    // to write one.
+    if !ping
+        .raw
+        .iter()
+        .any(|v| v.get("val").is_some() && v.get("timeout").is_none())
+    {
+        return Err(err(
+            "no probe reply at all: Flent would draw an empty ping plot".into(),
+        ));
+    }
+    if upload.bins == 0 {
+        return Err(err(
+            "no delivered-bytes series: Flent would draw an empty throughput plot".into(),
+        ));
+    }
+
+    let mut results = Map::new();
+    results.insert(upload_series(), json!(upload.aligned));
+    results.insert(ping_series(), json!(ping.aligned));
+    let mut raw = Map::new();
+    raw.insert(upload_series(), Value::Array(upload.raw));
+    raw.insert(ping_series(), Value::Array(ping.raw));
+    Ok(json!({
+        "metadata": metadata(input, s, t0, step),
+        "version": FILE_FORMAT,
+        "x_values": x_values,
+        "results": results,
+        "raw_values": raw,
+    }))
+}
+
+/// One series of the file: its raw points in time order and its values
+/// aligned on the step grid as Flent's runners align them.
+struct Series {
+    raw: Vec<Value>,
+    aligned: Vec<Option<f64>>,
+    /// Delivered-bytes bins behind it (the upload only).
+    bins: usize,
+}
+
+/// TCP upload: delivered Mbit/s per bin (at the bin's end), then the
+/// sender's tcp_info samples under Flent's socket-stats keys.
+fn upload(s: &Scenario, t0: f64, step: f64, x_values: &[f64]) -> Series {
+    let mut raw: Vec<(f64, Value)> = Vec::new();
+    let mut points: Vec<(f64, f64)> = Vec::new();
     let agg = s.aggregate_bytes();
     for (i, b) in agg.iter().enumerate() {
         let mbps = *b as f64 * 8.0 / step / 1e6;
         let t = (i + 1) as f64 * step;
-        up_points.push((t, mbps));
-        up_raw.push((t, json!({ "t": round6(t0 + t), "val": round6(mbps) })));
+        points.push((t, mbps));
+        raw.push((t, json!({ "t": round6(t0 + t), "val": round6(mbps) })));
     }
-    let up_results = align_like_flent(&up_points, &x_values, step);
+    let aligned = align_like_flent(&points, x_values, step);
     for ti in &s.tcp_info {
         let mut m = Map::new();
         m.insert("t".into(), json!(round6(t0 + ti.t_s)));
@@ -202,30 +191,37 @@ pub fn export(input: &ReportInput, s: &Scenario) -> Result<Value, ReportError> {
         if let Some(r) = ti.pacing_rate_bps {
             m.insert("tcp_pacing_rate".into(), json!(round6(r / 1e6)));
         }
-        up_raw.push((ti.t_s, Value::Object(m)));
+        raw.push((ti.t_s, Value::Object(m)));
     }
-    up_raw.sort_by(|a, b| a.0.total_cmp(&b.0));
+    raw.sort_by(|a, b| a.0.total_cmp(&b.0));
+    Series {
+        raw: raw.into_iter().map(|x| x.1).collect(),
+        aligned,
+        bins: agg.len(),
+    }
+}
 
-    // UDP echo: a reply at its reply time with its RTT. Flent has no
-    // censored value (its runners drop a packet without reply, and its
-    // combined plots would then rank a round whose probes all timed out as
-    // the lowest latency), so a timeout is written as its bound: the timeout
-    // in ms, at the time it expired (send + timeout), with `timeout: true`
-    // and `at_least: true`: the true RTT is at least that.
+/// UDP echo: a reply at its reply time with its RTT. Flent has no censored
+/// value (its runners drop a packet without reply, and its combined plots
+/// would then rank a round whose probes all timed out as the lowest
+/// latency), so a timeout is written as its bound: the timeout in ms, at the
+/// time it expired (send + timeout), with `timeout: true` and
+/// `at_least: true`: the true RTT is at least that.
+fn ping(s: &Scenario, t0: f64, step: f64, x_values: &[f64]) -> Series {
     let timeout_ms = round6(s.probe_timeout_s * 1000.0);
-    let mut ping_raw: Vec<(f64, Value)> = Vec::new();
+    let mut raw: Vec<(f64, Value)> = Vec::new();
     for p in &s.probes {
         match p.outcome {
             ProbeOutcome::Reply { rtt_ms } => {
                 let t = p.send_s + rtt_ms / 1000.0;
-                ping_raw.push((
+                raw.push((
                     t,
                     json!({ "t": round6(t0 + t), "val": round6(rtt_ms), "seq": p.seq }),
                 ));
             }
             ProbeOutcome::Timeout => {
                 let t = p.send_s + s.probe_timeout_s;
-                ping_raw.push((
+                raw.push((
                     t,
                     json!({ "t": round6(t0 + t), "val": timeout_ms, "seq": p.seq,
                             "timeout": true, "at_least": true }),
@@ -234,30 +230,60 @@ pub fn export(input: &ReportInput, s: &Scenario) -> Result<Value, ReportError> {
             ProbeOutcome::NoInformation => {}
         }
     }
-    ping_raw.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let ping_points: Vec<(f64, f64)> = ping_raw
+    raw.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let points: Vec<(f64, f64)> = raw
         .iter()
         .filter_map(|(t, v)| v.get("val").and_then(Value::as_f64).map(|x| (*t, x)))
         .collect();
-    let ping_results = align_like_flent(&ping_points, &x_values, step);
-    // Flent plots an empty series as a 0-byte image without an error: refuse
-    // to write one.
-    if !ping_raw
-        .iter()
-        .any(|(_, v)| v.get("val").is_some() && v.get("timeout").is_none())
-    {
-        return Err(err(
-            "no probe reply at all: Flent would draw an empty ping plot".into(),
-        ));
+    Series {
+        aligned: align_like_flent(&points, x_values, step),
+        raw: raw.into_iter().map(|x| x.1).collect(),
+        bins: 0,
     }
-    if agg.is_empty() {
-        return Err(err(
-            "no delivered-bytes series: Flent would draw an empty throughput plot".into(),
-        ));
-    }
+}
 
+/// The file's metadata: Flent's own keys (the window as DELAY and
+/// TOTAL_LENGTH, see [`window_metadata`]), then netlab's.
+fn metadata(input: &ReportInput, s: &Scenario, t0: f64, step: f64) -> Value {
     let window = s.measured_window.unwrap_or(s.phases.loaded);
     let (delay, total_length) = window_metadata(window, step);
+    // Flent uses TITLE as the file's label in legends and combined plots:
+    // short and on one line.
+    let title = format!("{} r{}", s.arm, s.round);
+    let t0s = format_rfc3339_micros(t0);
+    json!({
+        "NAME": TEST_NAME,
+        "TITLE": title,
+        "NOTE": note(input, s, step, window),
+        "TIME": t0s,
+        "T0": t0s,
+        "LENGTH": round6(window[1] - window[0]),
+        "TOTAL_LENGTH": total_length,
+        "DELAY": delay,
+        "STEP_SIZE": round6(step),
+        "HOST": "10.20.2.2",
+        "HOSTS": ["10.20.2.2"],
+        "LOCAL_HOST": "netlab-A",
+        "IP_VERSION": 4,
+        "FLENT_VERSION": format!("{} (netlab-report, Flent data format {FILE_FORMAT})", input.tool),
+        "TEST_PARAMETERS": { "bidir_streams": "1", "labels": STREAM_LABEL },
+        "NETLAB_ARM": s.arm_words,
+        "NETLAB_ROUND": s.round,
+        "NETLAB_SCENARIO": s.index,
+        "NETLAB_PROBE": "UDP echo (netlab-probe), not ICMP",
+        "NETLAB_PROBE_TIMEOUT_S": s.probe_timeout_s,
+        "NETLAB_MEASURED_WINDOW_S": s.measured_window,
+        "SERIES_META": {
+            ping_series(): { "UNITS": "ms", "RUNNER": "netlab UDP echo" },
+            upload_series(): { "UNITS": "Mbits/s", "RUNNER": "netlab TCP sender, B's receiver" },
+        },
+    })
+}
+
+/// The NOTE: what the file is, how each series was made, how timeouts are
+/// written and what the window is.
+fn note(input: &ReportInput, s: &Scenario, step: f64, window: [f64; 2]) -> String {
+    let timeout_ms = round6(s.probe_timeout_s * 1000.0);
     let timeouts = s
         .probes
         .iter()
@@ -270,10 +296,7 @@ pub fn export(input: &ReportInput, s: &Scenario) -> Result<Value, ReportError> {
             .find(|(k, _)| k == "congestion control")
             .map_or_else(String::new, |(_, v)| v.clone())
     });
-    // Flent uses TITLE as the file's label in legends and combined plots:
-    // short and on one line.
-    let title = format!("{} r{}", s.arm, s.round);
-    let note = format!(
+    format!(
         "netlab scenario {} (round {}, {}), run {}: 1 TCP {cc} upload + UDP echo probe (not ICMP). \
          Written by {} from results.json (schema {}), not by a Flent run. Test {TEST_NAME} with one stream: \
          '{}' is netlab's single TCP upload (bytes delivered to B's application per {:.0} ms, Mbit/s, at each bin's end; \
@@ -298,54 +321,7 @@ pub fn export(input: &ReportInput, s: &Scenario) -> Result<Value, ReportError> {
         window[1],
         input.kernel.mode,
         input.kernel.release,
-    );
-    let t0s = format_utc(t0);
-    let metadata = json!({
-        "NAME": TEST_NAME,
-        "TITLE": title,
-        "NOTE": note,
-        "TIME": t0s,
-        "T0": t0s,
-        "LENGTH": round6(window[1] - window[0]),
-        "TOTAL_LENGTH": total_length,
-        "DELAY": delay,
-        "STEP_SIZE": round6(step),
-        "HOST": "10.20.2.2",
-        "HOSTS": ["10.20.2.2"],
-        "LOCAL_HOST": "netlab-A",
-        "IP_VERSION": 4,
-        "FLENT_VERSION": format!("{} (netlab-report, Flent data format {FILE_FORMAT})", input.tool),
-        "TEST_PARAMETERS": { "bidir_streams": "1", "labels": STREAM_LABEL },
-        "NETLAB_ARM": s.arm_words,
-        "NETLAB_ROUND": s.round,
-        "NETLAB_SCENARIO": s.index,
-        "NETLAB_PROBE": "UDP echo (netlab-probe), not ICMP",
-        "NETLAB_PROBE_TIMEOUT_S": s.probe_timeout_s,
-        "NETLAB_MEASURED_WINDOW_S": s.measured_window,
-        "SERIES_META": {
-            ping_series(): { "UNITS": "ms", "RUNNER": "netlab UDP echo" },
-            upload_series(): { "UNITS": "Mbits/s", "RUNNER": "netlab TCP sender, B's receiver" },
-        },
-    });
-    let mut results = Map::new();
-    results.insert(upload_series(), json!(up_results));
-    results.insert(ping_series(), json!(ping_results));
-    let mut raw = Map::new();
-    raw.insert(
-        upload_series(),
-        Value::Array(up_raw.into_iter().map(|x| x.1).collect()),
-    );
-    raw.insert(
-        ping_series(),
-        Value::Array(ping_raw.into_iter().map(|x| x.1).collect()),
-    );
-    Ok(json!({
-        "metadata": metadata,
-        "version": FILE_FORMAT,
-        "x_values": x_values,
-        "results": results,
-        "raw_values": raw,
-    }))
+    )
 }
 
 /// The gzipped file bytes (deterministic: no name, mtime 0).
@@ -443,7 +419,7 @@ mod tests {
             probe(1, 4.2, ProbeOutcome::Timeout),
         ]);
         let v = export(&i, &s).unwrap();
-        let t0 = parse_utc("2026-11-30T19:35:34.260Z").unwrap();
+        let t0 = parse_rfc3339("2026-11-30T19:35:34.260Z").unwrap();
         assert_eq!(v["metadata"]["NAME"], TEST_NAME);
         assert_eq!(v["metadata"]["T0"], "2026-11-30T19:35:34.260000Z");
         let ping = v["raw_values"][ping_series()].as_array().unwrap();
@@ -538,15 +514,5 @@ mod tests {
         assert!(e.contains("empty"), "{e}");
         let (i, s) = input(vec![]);
         assert!(export(&i, &s).is_err());
-    }
-
-    #[test]
-    fn utc_round_trip() {
-        let t = parse_utc("2026-11-30T19:35:34.260Z").unwrap();
-        assert_eq!(format_utc(t), "2026-11-30T19:35:34.260000Z");
-        assert_eq!(parse_utc("1970-01-01T00:00:00Z"), Some(0.0));
-        assert_eq!(format_utc(951_782_400.0), "2000-02-29T00:00:00.000000Z");
-        assert_eq!(parse_utc("2026-13-01T00:00:00Z"), None);
-        assert_eq!(parse_utc("yesterday"), None);
     }
 }

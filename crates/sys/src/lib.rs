@@ -13,6 +13,8 @@
 //! - [`proc`]: `/proc/<pid>/stat` and [`ProcessIdentity`] (pid + start
 //!   time, so a reused pid is never mistaken for the recorded process).
 //! - [`secs`]: serde for a `Duration` as seconds (`#[serde(with = "netlab_sys::secs")]`).
+//! - [`event_loop`]: one `poll` loop serving several [`event_loop::Handler`]s
+//!   until a hard end or a stop flag (B's loop: TCP receiver and echoes).
 //! - [`pace`]: slots on a fixed grid without catch-up bursts; [`StopFlag`]:
 //!   one stop flag for every worker.
 //! - [`privilege`]: the capabilities netlab needs; with the `testing`
@@ -42,6 +44,7 @@
 
 mod errno;
 mod error;
+pub mod event_loop;
 mod ifindex;
 pub mod netlink;
 pub mod pace;

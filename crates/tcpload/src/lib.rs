@@ -6,11 +6,13 @@
 //!   [`GoodputWindow`] and the per-200 ms [`DeliveredSeries`].
 //! * [`sender`]: A's sender (`TCP_CONGESTION` before connect, read back
 //!   after), writing pattern blocks until its lifetime ends.
-//! * [`sink`]: B's single `poll` event loop: the validating TCP receiver plus
-//!   the UDP echo of `netlab-probe`; it sets the common origin t0.
+//! * [`sink`]: B's validating TCP receiver, a handler of netlab-sys's
+//!   `poll` event loop; [`Sink::run_serving`] serves the caller's other
+//!   handlers (in netlab: `netlab-probe`'s UDP echoes) before it in the same
+//!   loop. Its bind sets the common origin t0.
 //! * [`sampler`] + [`tcp_info`]: the sender's TCP state via sock_diag, every
 //!   200 ms nominal, decoded from the kernel's own `tcp_info`.
-//! * [`role`]: the standalone `sink` / `load` roles, printing JSON lines.
+//! * [`role`]: the standalone `load` role, printing JSON lines.
 //!
 //! How one scenario drives it (namespaces from `netlab-topology`):
 //!
@@ -19,11 +21,13 @@
 //! use netlab_tcpload::{goodput, sampler, sender, sink};
 //! # fn main() -> Result<(), netlab_tcpload::TcpLoadError> {
 //! let b_addr = "10.20.2.2:46020".parse().unwrap();
-//! let cfg = sink::SinkConfig::new(b_addr, Some("10.20.2.2:46021".parse().unwrap()));
+//! let cfg = sink::SinkConfig::new(b_addr);
 //! // inside B: topo.b.run(|| sink::Sink::bind(cfg))
 //! let sink = sink::Sink::bind(cfg)?;
 //! let t0: Instant = sink.t0(); // the common origin: give it to the probe too
-//! let rx = std::thread::spawn(move || sink.run());
+//! // The receiver alone; with the probe's echo beside it:
+//! // sink.run_serving(&mut [&mut echo_handler], None).
+//! let rx = std::thread::spawn(move || sink.run::<()>());
 //! std::thread::sleep((t0 + Duration::from_secs(3)).saturating_duration_since(Instant::now()));
 //! // inside A: topo.a.run(|| sender::new_sender_socket("reno", b_addr))
 //! let sock = sender::new_sender_socket("reno", b_addr)?;
@@ -130,9 +134,6 @@ pub enum TcpLoadError {
     /// A configuration value is unusable.
     #[error("tcpload: invalid config: {0}")]
     Config(String),
-    /// The UDP echo (netlab-probe) failed.
-    #[error(transparent)]
-    Probe(#[from] netlab_probe::ProbeError),
     /// Writing JSON lines failed.
     #[error("tcpload: writing JSON output failed: {0}")]
     Output(String),

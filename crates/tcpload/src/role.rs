@@ -1,12 +1,11 @@
-//! Standalone roles, for `orchestrator sink …` and `orchestrator load …`:
-//! run one side by hand (also between two real hosts) in the current
-//! network namespace and print JSON lines of what was measured.
+//! The standalone load role, for `orchestrator load …`: run A's side by
+//! hand (also between two real hosts) in the current network namespace and
+//! print JSON lines of what was measured. (B's side, `orchestrator sink`,
+//! serves the probe's echo beside the receiver, so it is wired where both
+//! crates are: the orchestrator's roles.)
 //!
-//! Each line is one JSON object with an `"event"` field:
-//! * sink: `sink_listening`, then `sink_done` (summary, goodput over the
-//!   whole run, per-200 ms series, full per-recv log).
-//! * load: `load_connected`, one `tcp_sample` per sample (live, every
-//!   200 ms), then `load_done`.
+//! Each line is one JSON object with an `"event"` field: `load_connected`,
+//! one `tcp_sample` per sample (live, every 200 ms), then `load_done`.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -14,22 +13,9 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::goodput::{delivered_series, goodput, GoodputWindow};
 use crate::sampler::{DiagSocket, SamplerConfig, TcpSample, TcpSampler};
 use crate::sender::{new_sender_socket, Sender, SenderConfig};
-use crate::sink::{Sink, SinkConfig};
 use crate::TcpLoadError;
-
-/// `sink --listen ADDR:PORT --udp-echo PORT --for SECS`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SinkRole {
-    /// TCP listen address.
-    pub listen: SocketAddr,
-    /// UDP echo port on the listen IP, if any.
-    pub udp_echo_port: Option<u16>,
-    /// Run time.
-    pub duration: Duration,
-}
 
 /// `load --to ADDR:PORT --cc NAME --for SECS`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,27 +42,6 @@ pub fn parse_duration_secs(text: &str) -> Result<Duration, TcpLoadError> {
     Ok(Duration::from_secs_f64(v))
 }
 
-impl SinkRole {
-    /// Validates the values (usage errors name the flag).
-    pub fn new(
-        listen: SocketAddr,
-        udp_echo_port: Option<u16>,
-        duration: Duration,
-    ) -> Result<Self, TcpLoadError> {
-        if duration.is_zero() {
-            return Err(TcpLoadError::Config("--for must be > 0".into()));
-        }
-        if udp_echo_port == Some(0) {
-            return Err(TcpLoadError::Config("--udp-echo port must be > 0".into()));
-        }
-        Ok(Self {
-            listen,
-            udp_echo_port,
-            duration,
-        })
-    }
-}
-
 impl LoadRole {
     /// Validates the values (usage errors name the flag).
     pub fn new(to: SocketAddr, cc: &str, duration: Duration) -> Result<Self, TcpLoadError> {
@@ -101,45 +66,12 @@ impl LoadRole {
     }
 }
 
-fn line(out: &mut dyn Write, value: &impl Serialize) -> Result<(), TcpLoadError> {
+/// Writes `value` as one JSON line and flushes (the roles' output).
+pub fn json_line(out: &mut dyn Write, value: &impl Serialize) -> Result<(), TcpLoadError> {
     serde_json::to_writer(&mut *out, value).map_err(|e| TcpLoadError::Output(e.to_string()))?;
     out.write_all(b"\n")
         .and_then(|_| out.flush())
         .map_err(|e| TcpLoadError::Output(e.to_string()))
-}
-
-/// Runs the sink role in the current namespace; prints `sink_listening`
-/// then `sink_done`.
-pub fn run_sink_role(role: &SinkRole, out: &mut dyn Write) -> Result<(), TcpLoadError> {
-    let echo = role
-        .udp_echo_port
-        .map(|p| SocketAddr::new(role.listen.ip(), p));
-    let mut cfg = SinkConfig::new(role.listen, echo);
-    cfg.duration = role.duration;
-    let sink = Sink::bind(cfg)?;
-    line(
-        out,
-        &serde_json::json!({
-            "event": "sink_listening",
-            "listen": sink.local_addr()?,
-            "udp_echo": sink.echo_addr()?,
-            "for_s": role.duration.as_secs_f64(),
-        }),
-    )?;
-    let log = sink.run()?;
-    let whole = GoodputWindow {
-        start: Duration::ZERO,
-        end: role.duration,
-    };
-    line(
-        out,
-        &serde_json::json!({
-            "event": "sink_done",
-            "goodput_whole_run": goodput(&log.recvs, whole),
-            "delivered_200ms": delivered_series(&log.recvs, Duration::from_millis(200), role.duration),
-            "log": log,
-        }),
-    )
 }
 
 /// Runs the load role in the current namespace (sender + sampler); prints
@@ -190,7 +122,7 @@ pub fn run_load_role(role: &LoadRole, out: &mut dyn Write) -> Result<(), TcpLoad
             )),
         };
     };
-    line(
+    json_line(
         out,
         &serde_json::json!({
             "event": "load_connected",
@@ -203,7 +135,7 @@ pub fn run_load_role(role: &LoadRole, out: &mut dyn Write) -> Result<(), TcpLoad
     // Bounded: the sender ends by its lifetime (+ one send timeout).
     while !sending.is_finished() {
         if let Ok(s) = sample_rx.recv_timeout(Duration::from_millis(100)) {
-            line(
+            json_line(
                 out,
                 &serde_json::json!({ "event": "tcp_sample", "sample": s }),
             )?;
@@ -214,12 +146,12 @@ pub fn run_load_role(role: &LoadRole, out: &mut dyn Write) -> Result<(), TcpLoad
         .map_err(|_| TcpLoadError::Output("sender thread panicked".into()))??;
     let samples = sampler.stop()?;
     for s in sample_rx.try_iter() {
-        line(
+        json_line(
             out,
             &serde_json::json!({ "event": "tcp_sample", "sample": s }),
         )?;
     }
-    line(
+    json_line(
         out,
         &serde_json::json!({
             "event": "load_done",
@@ -250,8 +182,6 @@ mod tests {
     #[test]
     fn role_validation() {
         let a: SocketAddr = "127.0.0.1:5000".parse().unwrap();
-        assert!(SinkRole::new(a, Some(0), Duration::from_secs(1)).is_err());
-        assert!(SinkRole::new(a, None, Duration::ZERO).is_err());
         assert!(
             LoadRole::new("0.0.0.0:1".parse().unwrap(), "reno", Duration::from_secs(1)).is_err()
         );
@@ -260,43 +190,35 @@ mod tests {
     }
 
     #[test]
-    fn roles_talk_over_loopback_and_print_json_lines() {
-        // Ephemeral loopback ports in the test's namespace.
-        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = probe.local_addr().unwrap().port();
-        drop(probe);
-        let listen: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-        let sink = SinkRole::new(listen, None, Duration::from_millis(1500)).unwrap();
-        let h = std::thread::spawn(move || {
-            let mut out = Vec::new();
-            run_sink_role(&sink, &mut out).map(|_| out)
-        });
-        std::thread::sleep(Duration::from_millis(200));
-        let load = LoadRole::new(listen, "reno", Duration::from_millis(800)).unwrap();
+    fn load_role_against_the_receiver_prints_json_lines() {
+        let cfg = crate::sink::SinkConfig {
+            duration: Duration::from_millis(1500),
+            ..crate::sink::SinkConfig::new("127.0.0.1:0".parse().unwrap())
+        };
+        let sink = crate::sink::Sink::bind(cfg).unwrap();
+        let to = sink.local_addr().unwrap();
+        let rx = std::thread::spawn(move || sink.run::<()>());
+        let load = LoadRole::new(to, "reno", Duration::from_millis(800)).unwrap();
         let mut out = Vec::new();
         run_load_role(&load, &mut out).unwrap();
-        let sink_out = h.join().unwrap().unwrap();
-        let load_lines: Vec<serde_json::Value> = String::from_utf8(out)
+        let lines: Vec<serde_json::Value> = String::from_utf8(out)
             .unwrap()
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
-        assert_eq!(load_lines[0]["event"], "load_connected");
-        assert_eq!(load_lines[0]["cc_readback"], "reno");
-        assert_eq!(load_lines.last().unwrap()["event"], "load_done");
-        let samples = load_lines
-            .iter()
-            .filter(|l| l["event"] == "tcp_sample")
-            .count();
-        assert!(samples >= 3, "{samples} samples in 0.8 s");
-        let sink_lines: Vec<serde_json::Value> = String::from_utf8(sink_out)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        assert_eq!(sink_lines[0]["event"], "sink_listening");
-        assert_eq!(sink_lines[1]["event"], "sink_done");
-        assert_eq!(sink_lines[1]["log"]["validation"]["failures"], 0);
-        assert!(sink_lines[1]["log"]["bytes_total"].as_u64().unwrap() > 0);
+        assert_eq!(lines[0]["event"], "load_connected");
+        assert_eq!(lines[0]["cc_readback"], "reno");
+        assert_eq!(lines.last().unwrap()["event"], "load_done");
+        // The receiver got a valid prefix of what the sender handed over
+        // (all of it unless its end came first).
+        let log = rx.join().unwrap().unwrap();
+        assert_eq!(log.validation.failures, 0);
+        let accepted = lines.last().unwrap()["sender"]["bytes_accepted"]
+            .as_u64()
+            .unwrap();
+        assert!(
+            log.bytes_total > 0 && log.bytes_total <= accepted,
+            "{accepted}"
+        );
     }
 }

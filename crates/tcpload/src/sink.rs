@@ -1,27 +1,30 @@
-//! B's event loop (method §3–§4): ONE `poll` loop serving the TCP receiver
-//! and the UDP echo, with a hard end time.
+//! B's validating TCP receiver (method §3–§4), served by netlab-sys's
+//! [`event_loop`] with a hard end time, beside whatever other handlers the
+//! caller registers (in netlab: the probe's UDP echoes).
 //!
-//! [`Sink::bind`] (inside B's namespace) binds both sockets and sets the
+//! [`Sink::bind`] (inside B's namespace) binds the listener and sets the
 //! common origin t0; the orchestrator reads [`Sink::t0`] to schedule the
-//! probe and the sender, then calls [`Sink::run`] (usually on its own
-//! thread), which returns the [`ReceiverLog`] at `t0 + duration`.
+//! probe and the sender, then calls [`Sink::run`] or, with the echoes,
+//! [`Sink::run_serving`] (usually on its own thread), which returns the
+//! [`ReceiverLog`] at `t0 + duration`.
 //!
 //! The first accepted connection is the controlled flow; later ones are
 //! counted and closed at once. Each TCP `recv` is timestamped after it
-//! returns, validated against the pattern and logged. Per wakeup the echo is
-//! drained first, then at most 4 TCP `recv`s are made, so a busy flow cannot
-//! delay echo replies by more than that. The isochronous probe's echo
-//! ([`SinkConfig::iso_echo`], its own port) is drained right after the method
-//! echo, before any TCP work.
+//! returns, validated against the pattern and logged. Per wakeup the
+//! handlers given to [`Sink::run_serving`] are served first (the echo's
+//! latency is what the probe measures), then at most 4 TCP `recv`s are
+//! made, so a busy flow cannot delay echo replies by more than that.
 
 use std::io::{ErrorKind, Read};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::os::fd::AsFd;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::ops::ControlFlow;
+use std::os::fd::{AsFd, BorrowedFd};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use netlab_probe::{EchoResponder, EchoStats};
-use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+/// What [`Sink::run_serving`] serves beside the receiver (netlab-sys's).
+pub use netlab_sys::event_loop::Handler;
+use netlab_sys::event_loop::{self, LoopEnd};
 use serde::{Deserialize, Serialize};
 
 use crate::goodput::RecvLog;
@@ -33,11 +36,6 @@ use crate::TcpLoadError;
 pub struct SinkConfig {
     /// TCP listen address (B:46020).
     pub listen: SocketAddr,
-    /// UDP echo address (B:46021), or None for no echo.
-    pub udp_echo: Option<SocketAddr>,
-    /// A second UDP echo on its own port for the isochronous probe (issue
-    /// 15), served by the same loop; None (the default) for none.
-    pub iso_echo: Option<SocketAddr>,
     /// Hard end: the loop stops and closes everything at `t0 + duration`
     /// (18 s).
     pub duration: Duration,
@@ -47,11 +45,9 @@ pub struct SinkConfig {
 
 impl SinkConfig {
     /// method defaults: 18 s, 256 KiB recv buffer.
-    pub fn new(listen: SocketAddr, udp_echo: Option<SocketAddr>) -> Self {
+    pub fn new(listen: SocketAddr) -> Self {
         Self {
             listen,
-            udp_echo,
-            iso_echo: None,
             duration: Duration::from_secs(18),
             recv_buf: 256 * 1024,
         }
@@ -74,9 +70,15 @@ pub enum TcpEnd {
     Error(String),
 }
 
-/// What B's receiver saw (serializable). Times are seconds since t0.
+/// What B's loop saw (serializable). Times are seconds since t0.
+///
+/// The receiver fills every field but the echo ones: `Echo` is the echo's
+/// counters type (netlab-probe's `EchoStats` in netlab), and whoever
+/// registered the echoes with [`Sink::run_serving`] fills `udp_echo`,
+/// `echo`, `echo_error` and the `iso_echo*` fields from them afterwards;
+/// a receiver without echoes leaves them empty.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ReceiverLog {
+pub struct ReceiverLog<Echo> {
     /// TCP listen address.
     pub listen: SocketAddr,
     /// UDP echo address, if any.
@@ -100,7 +102,7 @@ pub struct ReceiverLog {
     /// Connections after the first, accepted and closed at once.
     pub extra_connections: u64,
     /// Echo counters, if the echo was served.
-    pub echo: Option<EchoStats>,
+    pub echo: Option<Echo>,
     /// A fatal echo error (the echo stopped being served then), if any.
     pub echo_error: Option<String>,
     /// The isochronous probe's echo address, if one was served.
@@ -108,7 +110,7 @@ pub struct ReceiverLog {
     pub iso_echo_addr: Option<SocketAddr>,
     /// Its counters, if it was served.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub iso_echo: Option<EchoStats>,
+    pub iso_echo: Option<Echo>,
     /// Its fatal error (it stopped being served then), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iso_echo_error: Option<String>,
@@ -120,13 +122,33 @@ pub struct ReceiverLog {
     pub wakeups: u64,
 }
 
-/// B's bound sockets and the common origin t0.
+impl<Echo> ReceiverLog<Echo> {
+    /// Records what the stop-and-wait probe's echo, served beside the
+    /// receiver, served: its address, counters and fatal error.
+    pub fn set_echo(&mut self, addr: Option<SocketAddr>, counters: Echo, error: Option<String>) {
+        self.udp_echo = addr;
+        self.echo = Some(counters);
+        self.echo_error = error;
+    }
+
+    /// The same for the isochronous probe's echo (its own port).
+    pub fn set_iso_echo(
+        &mut self,
+        addr: Option<SocketAddr>,
+        counters: Echo,
+        error: Option<String>,
+    ) {
+        self.iso_echo_addr = addr;
+        self.iso_echo = Some(counters);
+        self.iso_echo_error = error;
+    }
+}
+
+/// B's bound listener and the common origin t0.
 #[derive(Debug)]
 pub struct Sink {
     cfg: SinkConfig,
     listener: TcpListener,
-    echo: Option<EchoResponder>,
-    iso_echo: Option<EchoResponder>,
     t0: Instant,
 }
 
@@ -135,30 +157,22 @@ pub struct Sink {
 /// copying and validating, while saving a `poll` per recv at high rates.
 const MAX_RECVS_PER_WAKEUP: usize = 4;
 
-/// Longest single poll wait when a stop flag is watched.
-const STOP_CHECK: Duration = Duration::from_millis(50);
+/// Connections accepted per wakeup at most.
+const MAX_ACCEPTS_PER_WAKEUP: usize = 16;
 
 impl Sink {
-    /// Binds the TCP listener and the UDP echo in the calling thread's
-    /// namespace (call it inside B) and sets t0 = now.
+    /// Binds the TCP listener in the calling thread's namespace (call it
+    /// inside B) and sets t0 = now.
     pub fn bind(cfg: SinkConfig) -> Result<Self, TcpLoadError> {
         let listener = TcpListener::bind(cfg.listen).map_err(|source| TcpLoadError::Bind {
             addr: cfg.listen,
             source,
         })?;
-        let echo = cfg.udp_echo.map(EchoResponder::bind).transpose()?;
-        let iso_echo = cfg.iso_echo.map(EchoResponder::bind).transpose()?;
-        let mut sink = Self::from_parts(cfg, listener, echo)?;
-        sink.iso_echo = iso_echo;
-        Ok(sink)
+        Self::from_parts(cfg, listener)
     }
 
-    /// Wraps sockets bound elsewhere (e.g. inside `Netns::run`); t0 = now.
-    pub fn from_parts(
-        cfg: SinkConfig,
-        listener: TcpListener,
-        echo: Option<EchoResponder>,
-    ) -> Result<Self, TcpLoadError> {
+    /// Wraps a listener bound elsewhere (e.g. inside `Netns::run`); t0 = now.
+    pub fn from_parts(cfg: SinkConfig, listener: TcpListener) -> Result<Self, TcpLoadError> {
         if cfg.duration.is_zero() || cfg.recv_buf == 0 {
             return Err(TcpLoadError::Config(
                 "sink duration and recv_buf must be > 0".into(),
@@ -173,26 +187,8 @@ impl Sink {
         Ok(Self {
             cfg,
             listener,
-            echo,
-            iso_echo: None,
             t0: Instant::now(),
         })
-    }
-
-    /// Adds the isochronous probe's echo (bound elsewhere, e.g. inside
-    /// `Netns::run`), served by the same loop after the stop-and-wait echo.
-    pub fn with_iso_echo(mut self, echo: EchoResponder) -> Self {
-        self.iso_echo = Some(echo);
-        self
-    }
-
-    /// The bound isochronous echo address, if any.
-    pub fn iso_echo_addr(&self) -> Result<Option<SocketAddr>, TcpLoadError> {
-        self.iso_echo
-            .as_ref()
-            .map(|e| e.local_addr())
-            .transpose()
-            .map_err(Into::into)
     }
 
     /// The common clock origin.
@@ -215,233 +211,261 @@ impl Sink {
             })
     }
 
-    /// The bound echo address, if any.
-    pub fn echo_addr(&self) -> Result<Option<SocketAddr>, TcpLoadError> {
-        self.echo
-            .as_ref()
-            .map(|e| e.local_addr())
-            .transpose()
-            .map_err(Into::into)
-    }
-
     /// Runs the loop until `t0 + duration`, then closes everything.
-    pub fn run(self) -> Result<ReceiverLog, TcpLoadError> {
-        self.run_until(None)
+    pub fn run<Echo>(self) -> Result<ReceiverLog<Echo>, TcpLoadError> {
+        self.run_serving(&mut [], None)
     }
 
     /// Like [`Sink::run`], also stopping (within 50 ms) when `stop` is set.
-    pub fn run_with_stop(self, stop: &AtomicBool) -> Result<ReceiverLog, TcpLoadError> {
-        self.run_until(Some(stop))
+    pub fn run_with_stop<Echo>(self, stop: &AtomicBool) -> Result<ReceiverLog<Echo>, TcpLoadError> {
+        self.run_serving(&mut [], Some(stop))
     }
 
-    fn run_until(self, stop: Option<&AtomicBool>) -> Result<ReceiverLog, TcpLoadError> {
-        let Sink {
-            cfg,
+    /// B's loop: serves `first` (each in turn, before the receiver, on every
+    /// wakeup) and the TCP receiver until `t0 + duration` or until `stop` is
+    /// set (seen within 50 ms), then closes the receiver's sockets. The
+    /// caller owns `first` and reads what they served from them afterwards.
+    pub fn run_serving<Echo>(
+        self,
+        first: &mut [&mut dyn Handler],
+        stop: Option<&AtomicBool>,
+    ) -> Result<ReceiverLog<Echo>, TcpLoadError> {
+        let end = self.end();
+        let Sink { cfg, listener, t0 } = self;
+        let mut receiver = TcpReceiver::new(listener, t0, cfg.recv_buf);
+        let mut handlers: Vec<&mut dyn Handler> = Vec::with_capacity(first.len() + 1);
+        for h in first.iter_mut() {
+            handlers.push(&mut **h);
+        }
+        handlers.push(&mut receiver);
+        let ended =
+            event_loop::run(&mut handlers, end, stop).map_err(|source| TcpLoadError::Io {
+                what: "poll in B's event loop",
+                source,
+            })?;
+        drop(handlers);
+        receiver.finish(&cfg, ended)
+    }
+}
+
+/// The TCP half of B's loop: the listener, the controlled connection and
+/// everything logged about it.
+struct TcpReceiver {
+    listener: TcpListener,
+    t0: Instant,
+    conn: Option<TcpStream>,
+    /// The controlled connection has ended.
+    conn_done: bool,
+    validator: Validator,
+    buf: Vec<u8>,
+    accepted_s: Option<f64>,
+    peer: Option<SocketAddr>,
+    recvs: RecvLog,
+    tcp_end: TcpEnd,
+    tcp_end_s: Option<f64>,
+    extra_connections: u64,
+    /// A step that ends the loop (the run's error).
+    failed: Option<TcpLoadError>,
+}
+
+impl TcpReceiver {
+    fn new(listener: TcpListener, t0: Instant, recv_buf: usize) -> Self {
+        TcpReceiver {
             listener,
-            mut echo,
-            mut iso_echo,
             t0,
-        } = self;
-        let end = t0 + cfg.duration;
-        let since = |i: Instant| i.saturating_duration_since(t0);
-        let mut log = ReceiverLog {
-            listen: listener.local_addr().unwrap_or(cfg.listen),
-            udp_echo: echo.as_ref().and_then(|e| e.local_addr().ok()),
-            duration_s: cfg.duration.as_secs_f64(),
+            conn: None,
+            conn_done: false,
+            validator: Validator::new(),
+            buf: vec![0u8; recv_buf],
             accepted_s: None,
             peer: None,
-            bytes_total: 0,
-            validation: ValidationReport::default(),
             recvs: RecvLog::default(),
             tcp_end: TcpEnd::NeverConnected,
             tcp_end_s: None,
             extra_connections: 0,
+            failed: None,
+        }
+    }
+
+    /// Seconds since t0, now.
+    fn now_s(&self) -> f64 {
+        Instant::now()
+            .saturating_duration_since(self.t0)
+            .as_secs_f64()
+    }
+
+    /// Accepts what is pending: the first connection becomes the controlled
+    /// one, any later one is counted and closed at once.
+    fn accept(&mut self) -> Result<(), TcpLoadError> {
+        for _ in 0..MAX_ACCEPTS_PER_WAKEUP {
+            match self.listener.accept() {
+                Ok((s, peer)) => {
+                    if self.conn.is_none() && !self.conn_done && self.accepted_s.is_none() {
+                        s.set_nonblocking(true).map_err(|source| TcpLoadError::Io {
+                            what: "set_nonblocking on accepted connection",
+                            source,
+                        })?;
+                        self.accepted_s = Some(self.now_s());
+                        self.peer = Some(peer);
+                        self.conn = Some(s);
+                    } else {
+                        self.extra_connections += 1;
+                        drop(s);
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                // ECONNABORTED and similar: that client is gone; keep serving.
+                Err(_) => break,
+            }
+        }
+        Ok(())
+    }
+
+    /// Up to [`MAX_RECVS_PER_WAKEUP`] recvs on the controlled connection
+    /// (stops at `WouldBlock` or at its end).
+    fn receive(&mut self) {
+        for _ in 0..MAX_RECVS_PER_WAKEUP {
+            let Some(c) = self.conn.as_mut() else { break };
+            match c.read(&mut self.buf) {
+                Ok(0) => self.ended(TcpEnd::PeerClosed),
+                Ok(n) => {
+                    let t = Instant::now().saturating_duration_since(self.t0);
+                    self.recvs.push(t, n);
+                    self.validator.feed(&self.buf[..n]);
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == ErrorKind::ConnectionReset => self.ended(TcpEnd::Reset),
+                Err(e) => self.ended(TcpEnd::Error(e.to_string())),
+            }
+        }
+    }
+
+    /// The controlled connection ended now, this way.
+    fn ended(&mut self, how: TcpEnd) {
+        self.tcp_end = how;
+        self.tcp_end_s = Some(self.now_s());
+        self.conn = None;
+        self.conn_done = true;
+    }
+
+    /// Closes everything and writes the log (the echo fields empty).
+    fn finish<Echo>(
+        mut self,
+        cfg: &SinkConfig,
+        ended: LoopEnd,
+    ) -> Result<ReceiverLog<Echo>, TcpLoadError> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        let closed = ended
+            .closed
+            .saturating_duration_since(self.t0)
+            .as_secs_f64();
+        if self.conn.take().is_some() {
+            self.tcp_end = TcpEnd::ClosedAtEnd;
+            self.tcp_end_s = Some(closed);
+        }
+        let listen = self.listener.local_addr().unwrap_or(cfg.listen);
+        drop(self.listener);
+        let validation = self.validator.report();
+        Ok(ReceiverLog {
+            listen,
+            udp_echo: None,
+            duration_s: cfg.duration.as_secs_f64(),
+            accepted_s: self.accepted_s,
+            peer: self.peer,
+            bytes_total: validation.bytes_checked,
+            validation,
+            recvs: self.recvs,
+            tcp_end: self.tcp_end,
+            tcp_end_s: self.tcp_end_s,
+            extra_connections: self.extra_connections,
             echo: None,
             echo_error: None,
-            iso_echo_addr: iso_echo.as_ref().and_then(|e| e.local_addr().ok()),
+            iso_echo_addr: None,
             iso_echo: None,
             iso_echo_error: None,
-            closed_s: 0.0,
-            stopped_early: false,
-            wakeups: 0,
-        };
-        let mut conn: Option<TcpStream> = None;
-        let mut conn_done = false; // the controlled connection has ended
-        let mut validator = Validator::new();
-        let mut buf = vec![0u8; cfg.recv_buf];
+            closed_s: closed,
+            stopped_early: ended.stopped_early,
+            wakeups: ended.wakeups,
+        })
+    }
+}
 
-        loop {
-            let now = Instant::now();
-            if now >= end {
-                break;
-            }
-            if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
-                log.stopped_early = true;
-                break;
-            }
-            let mut wait = end - now;
-            if stop.is_some() {
-                wait = wait.min(STOP_CHECK);
-            }
-            // Round up so we do not spin just before the end.
-            let ms = wait.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32;
-            let timeout = PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX);
+impl Handler for TcpReceiver {
+    fn fds<'a>(&'a self, fds: &mut Vec<BorrowedFd<'a>>) {
+        fds.push(self.listener.as_fd());
+        if let Some(c) = &self.conn {
+            fds.push(c.as_fd());
+        }
+    }
 
-            let (echo_ready, iso_ready, listen_ready, conn_ready) = {
-                let mut fds = Vec::with_capacity(4);
-                fds.push(PollFd::new(listener.as_fd(), PollFlags::POLLIN));
-                let echo_idx = echo.as_ref().map(|e| {
-                    fds.push(PollFd::new(e.as_fd(), PollFlags::POLLIN));
-                    fds.len() - 1
-                });
-                let iso_idx = iso_echo.as_ref().map(|e| {
-                    fds.push(PollFd::new(e.as_fd(), PollFlags::POLLIN));
-                    fds.len() - 1
-                });
-                let conn_idx = conn.as_ref().map(|c| {
-                    fds.push(PollFd::new(c.as_fd(), PollFlags::POLLIN));
-                    fds.len() - 1
-                });
-                match poll(&mut fds, timeout) {
-                    Ok(_) => {}
-                    Err(nix::errno::Errno::EINTR) => continue,
-                    Err(e) => {
-                        return Err(TcpLoadError::Io {
-                            what: "poll in B's event loop",
-                            source: e.into(),
-                        })
-                    }
-                }
-                log.wakeups += 1;
-                let ready = |i: Option<usize>| {
-                    i.and_then(|i| fds[i].revents())
-                        .is_some_and(|r| !r.is_empty())
-                };
-                (
-                    ready(echo_idx),
-                    ready(iso_idx),
-                    ready(Some(0)),
-                    ready(conn_idx),
-                )
-            };
-
-            // 1. Echo first: its latency is what the probe measures.
-            if echo_ready {
-                if let Some(e) = echo.as_mut() {
-                    if let Err(err) = e.drain() {
-                        log.echo_error = Some(err.to_string());
-                        log.echo = Some(e.stats());
-                        echo = None;
-                    }
-                }
-            }
-            if iso_ready {
-                if let Some(e) = iso_echo.as_mut() {
-                    if let Err(err) = e.drain() {
-                        log.iso_echo_error = Some(err.to_string());
-                        log.iso_echo = Some(e.stats());
-                        iso_echo = None;
-                    }
-                }
-            }
-            // 2. New connections.
-            if listen_ready {
-                for _ in 0..16 {
-                    match listener.accept() {
-                        Ok((s, peer)) => {
-                            if conn.is_none() && !conn_done && log.accepted_s.is_none() {
-                                s.set_nonblocking(true).map_err(|source| TcpLoadError::Io {
-                                    what: "set_nonblocking on accepted connection",
-                                    source,
-                                })?;
-                                log.accepted_s = Some(since(Instant::now()).as_secs_f64());
-                                log.peer = Some(peer);
-                                conn = Some(s);
-                            } else {
-                                log.extra_connections += 1;
-                                drop(s);
-                            }
-                        }
-                        Err(e) if e.kind() == ErrorKind::WouldBlock => break,
-                        Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                        // ECONNABORTED and similar: that client is gone; keep serving.
-                        Err(_) => break,
-                    }
-                }
-            }
-            // 3. Up to MAX_RECVS_PER_WAKEUP TCP recvs (stop at WouldBlock).
-            if conn_ready {
-                for _ in 0..MAX_RECVS_PER_WAKEUP {
-                    let Some(c) = conn.as_mut() else { break };
-                    match c.read(&mut buf) {
-                        Ok(0) => {
-                            log.tcp_end = TcpEnd::PeerClosed;
-                            log.tcp_end_s = Some(since(Instant::now()).as_secs_f64());
-                            conn = None;
-                            conn_done = true;
-                        }
-                        Ok(n) => {
-                            let t = since(Instant::now());
-                            log.recvs.push(t, n);
-                            validator.feed(&buf[..n]);
-                        }
-                        Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                        Err(e) if e.kind() == ErrorKind::WouldBlock => break,
-                        Err(e) => {
-                            log.tcp_end = if e.kind() == ErrorKind::ConnectionReset {
-                                TcpEnd::Reset
-                            } else {
-                                TcpEnd::Error(e.to_string())
-                            };
-                            log.tcp_end_s = Some(since(Instant::now()).as_secs_f64());
-                            conn = None;
-                            conn_done = true;
-                        }
-                    }
-                }
+    fn ready(&mut self, readable: &[bool]) -> ControlFlow<()> {
+        // New connections first; a connection accepted now is read from on
+        // the next wakeup (it was not polled in this one).
+        if readable.first() == Some(&true) {
+            if let Err(e) = self.accept() {
+                self.failed = Some(e);
+                return ControlFlow::Break(());
             }
         }
-
-        let closed = since(Instant::now()).as_secs_f64();
-        if conn.take().is_some() {
-            log.tcp_end = TcpEnd::ClosedAtEnd;
-            log.tcp_end_s = Some(closed);
+        if readable.get(1) == Some(&true) {
+            self.receive();
         }
-        if let Some(e) = echo.take() {
-            log.echo = Some(e.stats());
-        }
-        if let Some(e) = iso_echo.take() {
-            log.iso_echo = Some(e.stats());
-        }
-        drop(listener);
-        log.closed_s = closed;
-        log.validation = validator.report();
-        log.bytes_total = log.validation.bytes_checked;
-        Ok(log)
+        ControlFlow::Continue(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use netlab_probe::{EchoHandler, EchoResponder, EchoStats};
     use std::io::Write;
     use std::net::UdpSocket;
+    use std::sync::atomic::Ordering;
 
     fn lo() -> SocketAddr {
         "127.0.0.1:0".parse().unwrap()
     }
 
+    fn echo_handler() -> EchoHandler {
+        EchoHandler::new(EchoResponder::bind(lo()).unwrap())
+    }
+
+    /// B's loop as netlab wires it: the echoes first, then the receiver;
+    /// what they served goes into the log.
+    fn serve(
+        sink: Sink,
+        mut echo: Option<EchoHandler>,
+        mut iso: Option<EchoHandler>,
+    ) -> Result<ReceiverLog<EchoStats>, TcpLoadError> {
+        let mut first: Vec<&mut dyn Handler> = Vec::new();
+        first.extend(echo.as_mut().map(|h| h as &mut dyn Handler));
+        first.extend(iso.as_mut().map(|h| h as &mut dyn Handler));
+        let mut log = sink.run_serving(&mut first, None)?;
+        drop(first);
+        if let Some(o) = echo.map(EchoHandler::finish) {
+            log.set_echo(o.addr, o.stats, o.error);
+        }
+        if let Some(o) = iso.map(EchoHandler::finish) {
+            log.set_iso_echo(o.addr, o.stats, o.error);
+        }
+        Ok(log)
+    }
+
     #[test]
     fn loopback_sink_serves_the_iso_probe_on_its_own_port() {
-        let mut cfg = SinkConfig::new(lo(), Some(lo()));
-        cfg.iso_echo = Some(lo());
+        let mut cfg = SinkConfig::new(lo());
         cfg.duration = Duration::from_millis(1200);
         let sink = Sink::bind(cfg).unwrap();
-        let udp = sink.echo_addr().unwrap().unwrap();
-        let iso = sink.iso_echo_addr().unwrap().unwrap();
+        let (echo, iso_echo) = (echo_handler(), echo_handler());
+        let udp = echo.local_addr().unwrap();
+        let iso = iso_echo.local_addr().unwrap();
         assert_ne!(udp, iso);
         let t0 = sink.t0();
-        let h = std::thread::spawn(move || sink.run());
+        let h = std::thread::spawn(move || serve(sink, Some(echo), Some(iso_echo)));
 
         // the stop-and-wait echo is unchanged: 4 bytes back byte for byte
         let u = UdpSocket::bind(lo()).unwrap();
@@ -476,13 +500,14 @@ mod tests {
 
     #[test]
     fn loopback_sink_serves_tcp_and_echo_until_its_end() {
-        let mut cfg = SinkConfig::new(lo(), Some(lo()));
+        let mut cfg = SinkConfig::new(lo());
         cfg.duration = Duration::from_millis(1500);
         let sink = Sink::bind(cfg).unwrap();
         let tcp = sink.local_addr().unwrap();
-        let udp = sink.echo_addr().unwrap().unwrap();
+        let echo = echo_handler();
+        let udp = echo.local_addr().unwrap();
         let t0 = sink.t0();
-        let h = std::thread::spawn(move || sink.run());
+        let h = std::thread::spawn(move || serve(sink, Some(echo), None));
 
         let mut s = TcpStream::connect(tcp).unwrap();
         let mut data = vec![0u8; 300_000];
@@ -520,11 +545,11 @@ mod tests {
 
     #[test]
     fn corrupted_stream_is_counted_and_peer_close_recorded() {
-        let mut cfg = SinkConfig::new(lo(), None);
+        let mut cfg = SinkConfig::new(lo());
         cfg.duration = Duration::from_millis(800);
         let sink = Sink::bind(cfg).unwrap();
         let tcp = sink.local_addr().unwrap();
-        let h = std::thread::spawn(move || sink.run());
+        let h = std::thread::spawn(move || sink.run::<EchoStats>());
         let mut s = TcpStream::connect(tcp).unwrap();
         let mut data = vec![0u8; 10_000];
         crate::pattern::fill(0, &mut data);
@@ -540,12 +565,12 @@ mod tests {
 
     #[test]
     fn stop_flag_ends_the_loop_early() {
-        let mut cfg = SinkConfig::new(lo(), None);
+        let mut cfg = SinkConfig::new(lo());
         cfg.duration = Duration::from_secs(30);
         let sink = Sink::bind(cfg).unwrap();
         let stop = std::sync::Arc::new(AtomicBool::new(false));
         let s2 = stop.clone();
-        let h = std::thread::spawn(move || sink.run_with_stop(&s2));
+        let h = std::thread::spawn(move || sink.run_with_stop::<EchoStats>(&s2));
         std::thread::sleep(Duration::from_millis(100));
         stop.store(true, Ordering::Relaxed);
         let log = h.join().unwrap().unwrap();

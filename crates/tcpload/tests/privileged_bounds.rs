@@ -56,14 +56,14 @@ fn privileged_bounds_sender_whose_receiver_stops_reading_ends_by_its_lifetime() 
 
 #[test]
 fn privileged_bounds_receiver_with_a_silent_sender_ends_by_its_duration() {
-    let mut cfg = SinkConfig::new(SocketAddr::from(([127, 0, 0, 1], 0)), None);
+    let mut cfg = SinkConfig::new(SocketAddr::from(([127, 0, 0, 1], 0)));
     cfg.duration = Duration::from_secs(2);
     let sink = Sink::bind(cfg).expect("sink");
     let addr = sink.local_addr().unwrap();
     let end = sink.end();
     // Connects and never sends (kept open until after the sink's end).
     let silent = TcpStream::connect(addr).expect("connect");
-    let log = sink.run().expect("sink run");
+    let log = sink.run::<()>().expect("sink run");
     let late = Instant::now().saturating_duration_since(end);
     drop(silent);
     assert!(

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use netlab_ecn::pcap::PcapFileRecord;
 use netlab_ecn::{EcnError, EcnReport};
-use netlab_probe::{IsoLog, Phase, ProbeError, ProbeLog};
+use netlab_probe::{EchoStats, IsoLog, Phase, ProbeError, ProbeLog};
 use netlab_qdisc::Sampler;
 use netlab_tcpload::sink::ReceiverLog;
 use netlab_tcpload::{
@@ -27,7 +27,7 @@ pub type CaptureOutput = (EcnReport, Option<PcapFileRecord>);
 pub type SenderOutput = (SenderReport, Result<SamplerLog, String>);
 
 /// A receiver worker.
-type ReceiverWorker = Worker<Result<ReceiverLog, TcpLoadError>>;
+type ReceiverWorker = Worker<Result<ReceiverLog<EchoStats>, TcpLoadError>>;
 
 /// The workers of a running scenario (each `None` until started).
 #[derive(Default)]
@@ -80,7 +80,7 @@ impl Workers {
             w.stop();
         }
         let clock = self.clock_receiver.map(Worker::stop_and_join);
-        let receivers: Vec<Option<Result<ReceiverLog, ScenarioError>>> = self
+        let receivers: Vec<Option<Result<ReceiverLog<EchoStats>, ScenarioError>>> = self
             .receivers
             .into_iter()
             .map(|w| w.map(Worker::join))
@@ -240,7 +240,7 @@ impl Workers {
 fn tcp_result(
     plan: &ScenarioPlan,
     offset: Duration,
-    rx: ReceiverLog,
+    rx: ReceiverLog<EchoStats>,
     tx: &SenderReport,
 ) -> TcpResult {
     let (start, end) = (plan.timeline.window_start(), plan.timeline.end());

@@ -25,6 +25,7 @@ use netlab_tcpload::{SamplerConfig as TcpInfoSamplerConfig, SenderConfig};
 use netlab_topology::spec::{A_ADDR, B_ADDR, B_IF, R_A_IF, R_B_IF};
 use netlab_topology::{ReceiveBuffer, RunId, TopologySpec};
 
+use super::b_loop::BLoopConfig;
 use super::error::ScenarioError;
 
 /// Bin of the delivered-bytes series.
@@ -164,9 +165,9 @@ pub struct ScenarioPlan {
     pub egresses: Vec<EgressPlan>,
     /// Phases from t0.
     pub timeline: netlab_experiment::Timeline,
-    /// B's first receiver: it sets t0 and carries the probe's UDP echo
+    /// B's first receiver: it sets t0 and carries the probes' UDP echoes
     /// (its TCP listener on an ephemeral port takes no connection).
-    pub clock_sink: SinkConfig,
+    pub clock_sink: BLoopConfig,
     /// B's interface the capture reads.
     pub capture_dev: &'static str,
     /// The capture's bounds.
@@ -303,7 +304,7 @@ impl ScenarioPlan {
                     spec: f.clone(),
                     receiver: SinkConfig {
                         duration: tl.end() + RECEIVER_SLACK,
-                        ..SinkConfig::new(listen, None)
+                        ..SinkConfig::new(listen)
                     },
                     sender: SenderConfig {
                         cc: f.cc.clone(),
@@ -369,13 +370,13 @@ impl ScenarioPlan {
             topology,
             egresses,
             timeline: tl,
-            clock_sink: SinkConfig {
-                duration: tl.end() + RECEIVER_SLACK,
+            clock_sink: BLoopConfig {
+                receiver: SinkConfig {
+                    duration: tl.end() + RECEIVER_SLACK,
+                    ..SinkConfig::new(SocketAddr::from((B_ADDR, 0)))
+                },
+                udp_echo: probe.as_ref().map(|p| p.target),
                 iso_echo: iso_probe.as_ref().map(|p| p.target),
-                ..SinkConfig::new(
-                    SocketAddr::from((B_ADDR, 0)),
-                    probe.as_ref().map(|p| p.target),
-                )
             },
             capture_dev: B_IF,
             capture: CaptureConfig {
@@ -441,7 +442,7 @@ mod tests {
         assert_eq!((p.index, p.round), (2, 1));
         assert_eq!(p.namespaces().len(), 3);
         assert!(p.namespaces().iter().all(|n| n.contains("-2-")));
-        assert_eq!(p.clock_sink.duration, s(20));
+        assert_eq!(p.clock_sink.receiver.duration, s(20));
         assert_eq!(p.clock_sink.udp_echo.map(|a| a.port()), Some(46021));
         assert_eq!(p.flows.len(), 1);
         let f = &p.flows[0];

@@ -26,6 +26,7 @@ use netlab_topology::netns::Netns;
 use netlab_topology::spec::{A_ADDR, B_ADDR};
 use netlab_topology::{netns, Topology};
 
+use super::b_loop::{BLoop, BLoopError};
 use super::clock::{ScenarioClock, Step};
 use super::collect::Workers;
 use super::error::ScenarioError;
@@ -257,6 +258,16 @@ fn load_step(step: &'static str) -> impl FnOnce(netlab_tcpload::TcpLoadError) ->
     }
 }
 
+fn b_loop_step(step: &'static str) -> impl FnOnce(BLoopError) -> ScenarioError {
+    move |e| match e {
+        BLoopError::Load(source) => load_step(step)(source),
+        BLoopError::Probe(source) => ScenarioError::Probe {
+            step,
+            source: Box::new(source),
+        },
+    }
+}
+
 fn enter(
     netns: &'static str,
     what: &'static str,
@@ -386,12 +397,12 @@ impl Runner<'_> {
                     })?,
             ),
         };
-        // B's first receiver (with the probe's echo): it sets t0.
+        // B's first receiver (with the probes' echoes): it sets t0.
         let clock_sink = topo
             .b
-            .run(|| Sink::bind(plan.clock_sink))
+            .run(|| BLoop::bind(plan.clock_sink))
             .map_err(enter("B", "the receiver"))?
-            .map_err(load_step("binding the receiver in B"))?;
+            .map_err(b_loop_step("binding the receiver in B"))?;
         let t0 = clock_sink.t0();
         let now = SystemTime::now();
         res.t0_utc = Some(netlab_receipts::format_rfc3339(now));
@@ -439,7 +450,7 @@ impl Runner<'_> {
     fn drive(
         &self,
         scene: &Scene<'_>,
-        clock_sink: Sink,
+        clock_sink: BLoop,
         sinks: Vec<Sink>,
         capture: Option<Capture>,
         res: &mut ScenarioResult,
@@ -448,7 +459,7 @@ impl Runner<'_> {
         let plan = self.plan;
         let (topo, t0) = (scene.topo, scene.t0);
         workers.clock_receiver = Some(spawn_in(&topo.b, "receiver", "b-receiver", move |stop| {
-            clock_sink.run_with_stop(stop.flag())
+            clock_sink.run(Some(stop.flag()))
         })?);
         for (i, sink) in sinks.into_iter().enumerate() {
             workers.receiver_offsets[i] = sink.t0().saturating_duration_since(t0);

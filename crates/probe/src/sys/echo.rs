@@ -1,8 +1,12 @@
-//! Non-blocking UDP echo responder, driven by somebody else's `poll` loop.
+//! Non-blocking UDP echo responder, driven by somebody else's `poll` loop
+//! (netlab-sys's `event_loop` through an [`EchoHandler`]).
 
 use std::io::ErrorKind;
 use std::net::{SocketAddr, UdpSocket};
+use std::ops::ControlFlow;
 use std::os::fd::{AsFd, BorrowedFd};
+
+use netlab_sys::event_loop::Handler;
 
 use serde::{Deserialize, Serialize};
 
@@ -152,6 +156,78 @@ impl AsFd for EchoResponder {
     }
 }
 
+/// An [`EchoResponder`] as a handler of B's event loop (`netlab_sys::event_loop`):
+/// the stop-and-wait probe's echo and the isochronous probe's echo (its own
+/// port) are each one of these. When readable it drains the socket; on a
+/// receive error that is not transient it keeps the error and the counters,
+/// closes the socket and is not polled again (the probe then sees timeouts),
+/// while the loop goes on serving the others.
+#[derive(Debug)]
+pub struct EchoHandler {
+    responder: Option<EchoResponder>,
+    addr: Option<SocketAddr>,
+    stats: EchoStats,
+    error: Option<String>,
+}
+
+/// What one [`EchoHandler`] served, for B's log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EchoOutcome {
+    /// The address it was bound to (None if it could not be read).
+    pub addr: Option<SocketAddr>,
+    /// Its counters, up to the end or to its error.
+    pub stats: EchoStats,
+    /// The error that stopped it, if one did.
+    pub error: Option<String>,
+}
+
+impl EchoHandler {
+    /// Serves `responder` (bound by the caller, in B).
+    pub fn new(responder: EchoResponder) -> Self {
+        EchoHandler {
+            addr: responder.local_addr().ok(),
+            stats: responder.stats(),
+            responder: Some(responder),
+            error: None,
+        }
+    }
+
+    /// The bound address.
+    pub fn local_addr(&self) -> Option<SocketAddr> {
+        self.addr
+    }
+
+    /// Closes the socket (if still open) and gives what it served.
+    pub fn finish(self) -> EchoOutcome {
+        EchoOutcome {
+            addr: self.addr,
+            stats: self.responder.map_or(self.stats, |r| r.stats()),
+            error: self.error,
+        }
+    }
+}
+
+impl Handler for EchoHandler {
+    fn fds<'a>(&'a self, fds: &mut Vec<BorrowedFd<'a>>) {
+        if let Some(r) = &self.responder {
+            fds.push(r.as_fd());
+        }
+    }
+
+    fn ready(&mut self, readable: &[bool]) -> ControlFlow<()> {
+        if readable.first() == Some(&true) {
+            if let Some(r) = self.responder.as_mut() {
+                if let Err(e) = r.drain() {
+                    self.error = Some(e.to_string());
+                    self.stats = r.stats();
+                    self.responder = None;
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
 /// serde: a stop-and-wait-only echo (no stamped request) writes no `stamped`,
 /// so results written before the isochronous probe existed read back the same.
 fn is_zero(n: &u64) -> bool {
@@ -257,5 +333,26 @@ mod tests {
         // No stamped request: `stamped` stays out, as in results written
         // before the isochronous probe existed.
         assert_eq!(json, r#"{"received":6,"echoed":6,"errors":0}"#);
+    }
+
+    #[test]
+    fn handler_echoes_in_an_event_loop_and_reports_its_counters() {
+        let r = EchoResponder::bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let mut h = EchoHandler::new(r);
+        let addr = h.local_addr().unwrap();
+        let c = UdpSocket::bind("127.0.0.1:0").unwrap();
+        c.connect(addr).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+        c.send(&[0, 0, 0, 5]).unwrap();
+        let end = std::time::Instant::now() + Duration::from_millis(100);
+        let ended = netlab_sys::event_loop::run(&mut [&mut h], end, None).unwrap();
+        assert!(!ended.aborted);
+        let mut buf = [0u8; 8];
+        assert_eq!(c.recv(&mut buf).unwrap(), 4);
+        assert_eq!(&buf[..4], &[0, 0, 0, 5]);
+        let out = h.finish();
+        assert_eq!(out.addr, Some(addr));
+        assert_eq!((out.stats.received, out.stats.echoed), (1, 1));
+        assert_eq!(out.error, None);
     }
 }

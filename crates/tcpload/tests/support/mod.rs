@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use netlab_probe::{EchoHandler, EchoResponder, EchoStats};
 use netlab_tcpload::{
     new_sender_socket, DiagSocket, ReceiverLog, SamplerConfig, SamplerLog, Sender, SenderConfig,
     SenderReport, Sink, SinkConfig, TcpSampler,
@@ -82,7 +83,7 @@ pub struct Outcome {
     /// The common origin.
     pub t0: Instant,
     /// B's log.
-    pub rx: ReceiverLog,
+    pub rx: ReceiverLog<EchoStats>,
     /// A's sender.
     pub tx: SenderReport,
     /// The sampler.
@@ -91,22 +92,33 @@ pub struct Outcome {
     pub probe: Option<netlab_probe::ProbeLog>,
 }
 
-/// Runs sink (B) + sender and sampler (A). `during` runs on the test thread
+/// Runs sink (B) + the probe's echo, served by B's one loop (the echo
+/// first), + sender and sampler (A). `during` runs on the test thread
 /// while the sender runs (gets t0, A's namespace name and the flow).
 pub fn run_scenario(
     topo: &TopologyGuard,
     tl: Timeline,
     during: impl FnOnce(Instant, &netlab_tcpload::FlowId) + Send,
 ) -> Outcome {
-    let mut cfg = SinkConfig::new(b_tcp(), Some(b_udp()));
+    let mut cfg = SinkConfig::new(b_tcp());
     cfg.duration = tl.sink_for;
-    let sink = topo
+    let (mut echo, sink) = topo
         .b
-        .run(|| Sink::bind(cfg))
-        .unwrap()
-        .expect("bind sink in B");
+        .run(|| {
+            let echo = EchoResponder::bind(b_udp()).expect("bind echo in B");
+            (
+                EchoHandler::new(echo),
+                Sink::bind(cfg).expect("bind sink in B"),
+            )
+        })
+        .unwrap();
     let t0 = sink.t0();
-    let rx = std::thread::spawn(move || sink.run());
+    let rx = std::thread::spawn(move || {
+        let mut log = sink.run_serving(&mut [&mut echo], None)?;
+        let o = echo.finish();
+        log.set_echo(o.addr, o.stats, o.error);
+        Ok::<_, netlab_tcpload::TcpLoadError>(log)
+    });
     let probe = tl.probe_end.map(|end| {
         let sock = topo
             .a
