@@ -11,6 +11,9 @@
 //! - [`proc`]: `/proc/<pid>/stat` and [`ProcessIdentity`] (pid + start
 //!   time, so a reused pid is never mistaken for the recorded process).
 //! - [`secs`]: serde for a `Duration` as seconds (`#[serde(with = "netlab_sys::secs")]`).
+//! - [`atomic`]: the one way a file is replaced (temporary file, fsync,
+//!   rename, fsync of the folder; its [`atomic::FileError`] names the step
+//!   and the file).
 //! - [`pace`]: slots on a fixed grid without catch-up bursts; [`StopFlag`]:
 //!   one stop flag for every worker.
 //! - [`privilege`]: the capabilities netlab needs; with the `testing`
@@ -38,6 +41,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod atomic;
 mod errno;
 mod error;
 pub mod hex;
