@@ -1,6 +1,8 @@
-//! results.json bytes into the report's reader `netlab_report::v1::parse`
-//! (what `netlab_report::read_results` does once it has the file's bytes;
-//! results folders are shared and edited, so the file is outside input).
+//! results.json bytes into the one reader of every schema version,
+//! `netlab_results::Results::parse` (what `netlab_report::read_results` and
+//! `orchestrator report` read through; results folders are shared and
+//! edited, so the file is outside input), and what it accepts into the
+//! report's input (`netlab_report::input_from`).
 //!
 //! Property: never panics, whatever the bytes.
 #![no_main]
@@ -8,5 +10,7 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = netlab_report::v1::parse(data);
+    if let Ok(results) = netlab_results::Results::parse(data) {
+        let _ = netlab_report::input_from(&results);
+    }
 });

@@ -9,15 +9,15 @@ use netlab_receipts::{
     cleanup_dead_runs, format_rfc3339, install_signal_teardown, Registry, RunStatus, SystemClock,
     DEFAULT_STATE_DIR,
 };
+use netlab_results::{
+    write_json_atomic, Interrupted, KernelInfo, Results, ScenarioFiles, Tool, SCHEMA_VERSION,
+};
 use netlab_topology::RunId;
 
 use crate::cli::{CompareArgs, RunArgs};
-use crate::config::{CompareConfig, RunConfig, UsageError, GUEST_EXPERIMENT_FILE};
+use crate::config::{compare_config, RunConfig, UsageError, GUEST_EXPERIMENT_FILE};
 use crate::kernel::{decide, KernelPlan};
 use crate::progress::Progress;
-use crate::results::{
-    write_json_atomic, Interrupted, KernelInfo, RanOn, Results, ScenarioFiles, Tool, SCHEMA_VERSION,
-};
 use crate::scenario;
 use crate::summary;
 
@@ -34,7 +34,7 @@ fn utc_stamp() -> String {
 
 /// `orchestrator compare`: the method's experiment with the flags applied.
 pub fn main(a: &CompareArgs) -> u8 {
-    let cfg = match CompareConfig::from_args(a, &utc_stamp()) {
+    let cfg = match compare_config(a, &utc_stamp()) {
         Ok(c) => c,
         Err(UsageError(m)) => {
             eprintln!("orchestrator: {m}");
@@ -45,7 +45,7 @@ pub fn main(a: &CompareArgs) -> u8 {
         print!("{}", cfg.experiment().to_toml());
         return 0;
     }
-    execute("compare", cfg.run_config())
+    execute("compare", RunConfig::of_compare(&cfg))
 }
 
 /// `orchestrator run EXPERIMENT.toml`.
@@ -352,7 +352,7 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
             results.interrupted = Some(Interrupted {
                 signal: netlab_receipts::signal_name(sig).into(),
                 scenario: None,
-                phase: if files.len() == 0 {
+                phase: if files.is_empty() {
                     "before the first scenario".into()
                 } else {
                     "between scenarios".into()
@@ -362,7 +362,7 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
             break;
         }
         let fds_before = open_fds();
-        let ran_on = RanOn::here(format_rfc3339(SystemTime::now()));
+        let ran_on = crate::machine::ran_on(format_rfc3339(SystemTime::now()));
         let (mut r, stopped) = match scenario::ScenarioPlan::new(planned, &run_id) {
             Ok(p) => scenario::run(&ctx, planned, &p),
             Err(e) => (scenario::not_started(planned, &e), None),
@@ -434,7 +434,7 @@ fn run_here(cfg: &RunConfig, kernel: KernelInfo) -> u8 {
         failed_receipts,
     );
     let failed_scenario = figures.iter().any(|f| f.row.error.is_some());
-    if let Err(e) = std::fs::write(cfg.out.join("summary.md"), &md) {
+    if let Err(e) = netlab_sys::atomic::write(&cfg.out.join("summary.md"), md.as_bytes()) {
         eprintln!("orchestrator: writing summary.md: {e}");
         exit = 1;
     }
@@ -517,8 +517,8 @@ fn run_in_guest(cfg: &RunConfig, release: &str, modules: &[String], because: &st
         .init(me.clone(), &["guest-init"])
         .inherit_all_env()
         .env(REASON_ENV, because)
-        .env(crate::results::HOST_MACHINE_ENV, {
-            let (host, cpu) = RanOn::machine();
+        .env(crate::machine::HOST_MACHINE_ENV, {
+            let (host, cpu) = crate::machine::machine();
             format!("{host}\t{cpu}")
         })
         .current_dir(cwd)
@@ -651,7 +651,8 @@ fn guest_interrupted(
     if let Err(e) = write_json_atomic(&path, &results) {
         eprintln!("orchestrator: {e}");
     }
-    if let Err(e) = std::fs::write(cfg.out.join("summary.md"), summary::render(&results, 0)) {
+    let md = summary::render(&results, 0);
+    if let Err(e) = netlab_sys::atomic::write(&cfg.out.join("summary.md"), md.as_bytes()) {
         eprintln!("orchestrator: writing summary.md: {e}");
     }
     code

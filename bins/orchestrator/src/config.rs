@@ -6,17 +6,16 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use netlab_experiment::{Experiment, PcapMode, Shard};
 use netlab_qdisc::{Arm, Rate, Size, Tbf};
-
-use serde::{Deserialize, Serialize};
-
-use netlab_experiment::{
-    ArmSpec, CaptureSpec, Direction, Experiment, FlowSpec, PathSpec, PcapMode, ProbeSpec, Shard,
-};
-
-use crate::results::ShardRecord;
+use netlab_results::ShardRecord;
 
 use crate::cli::{CompareArgs, KernelChoice, RunArgs};
+
+/// The validated configuration of `orchestrator compare`: the shape
+/// results.json version 1 recorded whole, so it lives with that version's
+/// migration (the experiment it describes: `CompareConfig::experiment`).
+pub use netlab_results::v1::{CompareConfig, Timeline};
 
 /// A usage error: the flag and what is wrong with its value.
 #[derive(Debug)]
@@ -29,14 +28,6 @@ impl std::fmt::Display for UsageError {
 }
 
 impl std::error::Error for UsageError {}
-
-fn default_snap_len() -> u32 {
-    netlab_experiment::DEFAULT_PCAP_SNAP_LEN
-}
-
-fn default_pcap_max_bytes() -> u64 {
-    netlab_experiment::DEFAULT_PCAP_MAX_BYTES
-}
 
 fn usage(flag: &str, value: &str, why: impl std::fmt::Display) -> UsageError {
     UsageError(format!("invalid value '{value}' for {flag}: {why}"))
@@ -79,331 +70,161 @@ pub fn parse_addr(flag: &str, text: &str) -> Result<SocketAddr, UsageError> {
         .map_err(|e| usage(flag, text, format!("{e} (expected ADDR:PORT)")))
 }
 
-/// The phases of one scenario, all measured from t0 (method §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Timeline {
-    /// Probe-only phase `[0, baseline)`; the sender starts at its end.
-    #[serde(with = "secs")]
-    pub baseline: Duration,
-    /// Warm-up after the sender starts, excluded from goodput.
-    #[serde(with = "secs")]
-    pub warmup: Duration,
-    /// The measured load window.
-    #[serde(with = "secs")]
-    pub measure: Duration,
-}
-
-impl Timeline {
-    /// When the sender is started.
-    pub fn sender_start(&self) -> Duration {
-        self.baseline
-    }
-}
-
-/// Serialises a `Duration` as seconds (f64), and reads it back.
-pub use netlab_sys::secs;
-
-/// An optional `Duration` as seconds (f64) or null.
-mod opt_secs {
-    use std::time::Duration;
-
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
-        d.map(|d| d.as_secs_f64()).serialize(s)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
-        let v = Option::<f64>::deserialize(d)?;
-        v.map(|v| {
-            Duration::try_from_secs_f64(v).map_err(|e| serde::de::Error::custom(e.to_string()))
-        })
-        .transpose()
-    }
-}
-
-/// The full, validated configuration of `orchestrator compare`; recorded
-/// whole in results.json.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CompareConfig {
-    /// Rounds.
-    pub rounds: u32,
-    /// Arms, in the order they run within a round.
-    pub arms: Vec<Arm>,
-    /// The arms as the words the user typed (or the method defaults).
-    pub arm_words: Vec<String>,
-    /// Root TBF of the bottleneck.
-    pub tbf: Tbf,
-    /// Congestion control requested for the sender.
-    pub cc: String,
-    /// Phases.
-    pub timeline: Timeline,
-    /// Probe spacing.
-    #[serde(with = "secs")]
-    pub probe_interval: Duration,
-    /// Probe timeout.
-    #[serde(with = "secs")]
-    pub probe_timeout: Duration,
-    /// Probe request cap.
-    pub probe_max: u32,
-    /// TCP-state and qdisc sampling interval.
-    #[serde(with = "secs")]
-    pub sample_interval: Duration,
-    /// Capture frame cap.
-    pub capture_frames: u64,
-    /// Capture deadline.
-    #[serde(with = "secs")]
-    pub capture_deadline: Duration,
-    /// Every frame's headers to a pcapng file (`--pcap`).
-    #[serde(default)]
-    pub pcap: bool,
-    /// Snap length of that file.
-    #[serde(default = "default_snap_len")]
-    pub pcap_snap_len: u32,
-    /// Byte cap of that file.
-    #[serde(default = "default_pcap_max_bytes")]
-    pub pcap_max_bytes: u64,
-    /// TCP port.
-    pub tcp_port: u16,
-    /// UDP probe port.
-    pub udp_port: u16,
-    /// Sender block size in bytes.
-    pub block_size: usize,
-    /// Interval of the isochronous probe, when `--iso-probe` asks for it.
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_secs")]
-    pub iso_probe: Option<Duration>,
-    /// Kernel choice as given (not recorded: `kernel` of the results says
-    /// which kernel ran and why).
-    #[serde(skip)]
-    pub kernel: KernelChoice,
-    /// Guest memory, as passed to the kernel (`1G`).
-    pub guest_mem: String,
-    /// Results folder.
-    pub out: PathBuf,
-    /// No progress display.
-    pub quiet: bool,
-    /// Running inside the guest.
-    pub inside_guest: bool,
-}
-
 /// The method §2 arms, used when no `--arm` is given.
 pub const DEFAULT_ARMS: [&str; 2] = [
     "pfifo limit 256",
     "fq_codel limit 256 memory_limit 1048576 target 5ms interval 100ms ecn",
 ];
 
-impl CompareConfig {
-    /// Validates raw arguments; `now_utc_stamp` names the default results folder.
-    pub fn from_args(a: &CompareArgs, now_utc_stamp: &str) -> Result<Self, UsageError> {
-        let rounds = parse_count("--rounds", &a.rounds, 1000)? as u32;
-        let arm_words: Vec<String> = if a.arms.is_empty() {
-            DEFAULT_ARMS.iter().map(|s| s.to_string()).collect()
-        } else {
-            a.arms.clone()
-        };
-        let arms = arm_words
-            .iter()
-            .map(|w| Arm::parse(w).map_err(|e| usage("--arm", w, e)))
-            .collect::<Result<Vec<_>, _>>()?;
-        let rate = Rate::parse(&a.rate).map_err(|e| usage("--rate", &a.rate, e))?;
-        let burst = Size::parse(&a.burst).map_err(|e| usage("--burst", &a.burst, e))?;
-        let limit = Size::parse(&a.limit).map_err(|e| usage("--limit", &a.limit, e))?;
-        let tbf = Tbf { rate, burst, limit };
-        tbf.validate()
-            .map_err(|e| UsageError(format!("invalid TBF (--rate/--burst/--limit): {e}")))?;
-        let cc = a.cc.trim().to_string();
-        if cc.is_empty()
-            || cc.len() > 15
-            || !cc.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        {
-            return Err(usage("--cc", &a.cc, "not a congestion control name"));
-        }
-        let timeline = Timeline {
-            baseline: parse_duration("--baseline", &a.baseline)?,
-            warmup: parse_duration("--warmup", &a.warmup)?,
-            measure: parse_duration("--measure", &a.measure)?,
-        };
-        let probe_interval = parse_duration("--probe-interval", &a.probe_interval)?;
-        let probe_timeout = parse_duration("--probe-timeout", &a.probe_timeout)?;
-        let probe_max = parse_count("--probe-max", &a.probe_max, 100_000)? as u32;
-        let sample_interval = parse_duration("--sample-interval", &a.sample_interval)?;
-        if sample_interval < Duration::from_millis(10) {
-            return Err(usage(
-                "--sample-interval",
-                &a.sample_interval,
-                "must be at least 10ms",
-            ));
-        }
-        let capture_frames = parse_count("--capture-frames", &a.capture_frames, 10_000_000)?;
-        let capture_deadline = parse_duration("--capture-deadline", &a.capture_deadline)?;
-        let pcap_snap_len = parse_count(
-            "--pcap-snap-len",
-            &a.pcap_snap_len,
-            u64::from(netlab_experiment::MAX_PCAP_SNAP_LEN),
-        )? as u32;
-        if pcap_snap_len < netlab_experiment::MIN_PCAP_SNAP_LEN {
-            return Err(usage(
-                "--pcap-snap-len",
-                &a.pcap_snap_len,
-                format!(
-                    "below the {} bytes Ethernet + IPv4 + TCP with options need",
-                    netlab_experiment::MIN_PCAP_SNAP_LEN
-                ),
-            ));
-        }
-        let pcap_max_bytes = parse_count("--pcap-max-bytes", &a.pcap_max_bytes, u64::MAX)?;
-        if pcap_max_bytes < netlab_experiment::MIN_PCAP_MAX_BYTES {
-            return Err(usage(
-                "--pcap-max-bytes",
-                &a.pcap_max_bytes,
-                format!(
-                    "below {} bytes (the file's own blocks and one frame)",
-                    netlab_experiment::MIN_PCAP_MAX_BYTES
-                ),
-            ));
-        }
-        let tcp_port = parse_count("--tcp-port", &a.tcp_port, 65535)? as u16;
-        let udp_port = parse_count("--udp-port", &a.udp_port, 65535)? as u16;
-        if tcp_port == udp_port {
-            // Different protocols could share a number, but keeping them apart
-            // keeps the capture's "other" count honest and readable.
-            return Err(usage(
-                "--udp-port",
-                &a.udp_port,
-                "must differ from --tcp-port",
-            ));
-        }
-        let block_size = parse_count("--block-size", &a.block_size, 16 << 20)? as usize;
-        let iso_probe = match &a.iso_probe {
-            None => None,
-            Some(text) => {
-                let d = parse_duration("--iso-probe", text)?;
-                if d < netlab_probe::iso::MIN_INTERVAL {
-                    return Err(usage("--iso-probe", text, "must be at least 1ms"));
-                }
-                let port = netlab_experiment::ProbeSpec::isochronous().port;
-                if tcp_port == port || udp_port == port {
-                    return Err(usage(
-                        "--iso-probe",
-                        text,
-                        format!(
-                            "its echo uses UDP port {port}: keep --tcp-port and --udp-port off it"
-                        ),
-                    ));
-                }
-                Some(d)
-            }
-        };
-        let guest_mem = parse_guest_mem(&a.guest_mem)?;
-        let out = a
-            .out
-            .clone()
-            .unwrap_or_else(|| PathBuf::from("results").join(now_utc_stamp));
-        Ok(CompareConfig {
-            rounds,
-            arms,
-            arm_words,
-            tbf,
-            cc,
-            timeline,
-            probe_interval,
-            probe_timeout,
-            probe_max,
-            sample_interval,
-            capture_frames,
-            capture_deadline,
-            pcap: a.pcap,
-            pcap_snap_len,
-            pcap_max_bytes,
-            tcp_port,
-            udp_port,
-            block_size,
-            iso_probe,
-            kernel: a.kernel,
-            guest_mem,
-            out,
-            quiet: a.quiet,
-            inside_guest: a.inside_guest,
-        })
+/// The experiment file's word for a `--kernel` choice.
+fn kernel_choice(k: KernelChoice) -> netlab_experiment::KernelChoice {
+    match k {
+        KernelChoice::Auto => netlab_experiment::KernelChoice::Auto,
+        KernelChoice::Host => netlab_experiment::KernelChoice::Host,
+        KernelChoice::Uml => netlab_experiment::KernelChoice::Uml,
     }
 }
 
-impl CompareConfig {
-    /// The experiment these flags describe: the method's experiment with
-    /// the flags applied (what `compare` runs, and what
-    /// `--print-experiment` prints).
-    pub fn experiment(&self) -> Experiment {
-        let d = Experiment::default();
-        Experiment {
-            rounds: self.rounds,
-            kernel: match self.kernel {
-                KernelChoice::Auto => netlab_experiment::KernelChoice::Auto,
-                KernelChoice::Host => netlab_experiment::KernelChoice::Host,
-                KernelChoice::Uml => netlab_experiment::KernelChoice::Uml,
-            },
-            arms: self
-                .arm_words
-                .iter()
-                .zip(&self.arms)
-                .map(|(w, a)| ArmSpec {
-                    words: w.split_whitespace().collect::<Vec<_>>().join(" "),
-                    arm: a.clone(),
-                })
-                .collect(),
-            timeline: netlab_experiment::Timeline {
-                baseline: self.timeline.baseline,
-                warmup: self.timeline.warmup,
-                measure: self.timeline.measure,
-            },
-            path: PathSpec {
-                up: Some(self.tbf),
-                ..d.path.clone()
-            },
-            flows: vec![FlowSpec {
-                direction: Direction::Up,
-                cc: self.cc.clone(),
-                ecn: true,
-                start: Duration::ZERO,
-                stop: None,
-                port: self.tcp_port,
-                block_size: self.block_size as u32,
-            }],
-            probes: std::iter::once(ProbeSpec {
-                port: self.udp_port,
-                interval: self.probe_interval,
-                timeout: self.probe_timeout,
-                max_requests: Some(self.probe_max),
-                ..ProbeSpec::stop_and_wait()
-            })
-            .chain(self.iso_probe.map(|interval| ProbeSpec {
-                interval,
-                ..ProbeSpec::isochronous()
-            }))
-            .collect(),
-            sample_interval: self.sample_interval,
-            capture: CaptureSpec {
-                frames: self.capture_frames,
-                deadline: self.capture_deadline,
-                pcap: if self.pcap {
-                    PcapMode::Headers
-                } else {
-                    PcapMode::Off
-                },
-                snap_len: self.pcap_snap_len,
-                pcap_max_bytes: self.pcap_max_bytes,
-            },
-            ..d
-        }
+/// Validates raw `compare` arguments; `now_utc_stamp` names the default
+/// results folder.
+pub fn compare_config(a: &CompareArgs, now_utc_stamp: &str) -> Result<CompareConfig, UsageError> {
+    let rounds = parse_count("--rounds", &a.rounds, 1000)? as u32;
+    let arm_words: Vec<String> = if a.arms.is_empty() {
+        DEFAULT_ARMS.iter().map(|s| s.to_string()).collect()
+    } else {
+        a.arms.clone()
+    };
+    let arms = arm_words
+        .iter()
+        .map(|w| Arm::parse(w).map_err(|e| usage("--arm", w, e)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let rate = Rate::parse(&a.rate).map_err(|e| usage("--rate", &a.rate, e))?;
+    let burst = Size::parse(&a.burst).map_err(|e| usage("--burst", &a.burst, e))?;
+    let limit = Size::parse(&a.limit).map_err(|e| usage("--limit", &a.limit, e))?;
+    let tbf = Tbf { rate, burst, limit };
+    tbf.validate()
+        .map_err(|e| UsageError(format!("invalid TBF (--rate/--burst/--limit): {e}")))?;
+    let cc = a.cc.trim().to_string();
+    if cc.is_empty() || cc.len() > 15 || !cc.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        return Err(usage("--cc", &a.cc, "not a congestion control name"));
     }
+    let timeline = Timeline {
+        baseline: parse_duration("--baseline", &a.baseline)?,
+        warmup: parse_duration("--warmup", &a.warmup)?,
+        measure: parse_duration("--measure", &a.measure)?,
+    };
+    let probe_interval = parse_duration("--probe-interval", &a.probe_interval)?;
+    let probe_timeout = parse_duration("--probe-timeout", &a.probe_timeout)?;
+    let probe_max = parse_count("--probe-max", &a.probe_max, 100_000)? as u32;
+    let sample_interval = parse_duration("--sample-interval", &a.sample_interval)?;
+    if sample_interval < Duration::from_millis(10) {
+        return Err(usage(
+            "--sample-interval",
+            &a.sample_interval,
+            "must be at least 10ms",
+        ));
+    }
+    let capture_frames = parse_count("--capture-frames", &a.capture_frames, 10_000_000)?;
+    let capture_deadline = parse_duration("--capture-deadline", &a.capture_deadline)?;
+    let pcap_snap_len = parse_count(
+        "--pcap-snap-len",
+        &a.pcap_snap_len,
+        u64::from(netlab_experiment::MAX_PCAP_SNAP_LEN),
+    )? as u32;
+    if pcap_snap_len < netlab_experiment::MIN_PCAP_SNAP_LEN {
+        return Err(usage(
+            "--pcap-snap-len",
+            &a.pcap_snap_len,
+            format!(
+                "below the {} bytes Ethernet + IPv4 + TCP with options need",
+                netlab_experiment::MIN_PCAP_SNAP_LEN
+            ),
+        ));
+    }
+    let pcap_max_bytes = parse_count("--pcap-max-bytes", &a.pcap_max_bytes, u64::MAX)?;
+    if pcap_max_bytes < netlab_experiment::MIN_PCAP_MAX_BYTES {
+        return Err(usage(
+            "--pcap-max-bytes",
+            &a.pcap_max_bytes,
+            format!(
+                "below {} bytes (the file's own blocks and one frame)",
+                netlab_experiment::MIN_PCAP_MAX_BYTES
+            ),
+        ));
+    }
+    let tcp_port = parse_count("--tcp-port", &a.tcp_port, 65535)? as u16;
+    let udp_port = parse_count("--udp-port", &a.udp_port, 65535)? as u16;
+    if tcp_port == udp_port {
+        // Different protocols could share a number, but keeping them apart
+        // keeps the capture's "other" count honest and readable.
+        return Err(usage(
+            "--udp-port",
+            &a.udp_port,
+            "must differ from --tcp-port",
+        ));
+    }
+    let block_size = parse_count("--block-size", &a.block_size, 16 << 20)? as usize;
+    let iso_probe = match &a.iso_probe {
+        None => None,
+        Some(text) => {
+            let d = parse_duration("--iso-probe", text)?;
+            if d < netlab_probe::iso::MIN_INTERVAL {
+                return Err(usage("--iso-probe", text, "must be at least 1ms"));
+            }
+            let port = netlab_experiment::ProbeSpec::isochronous().port;
+            if tcp_port == port || udp_port == port {
+                return Err(usage(
+                    "--iso-probe",
+                    text,
+                    format!("its echo uses UDP port {port}: keep --tcp-port and --udp-port off it"),
+                ));
+            }
+            Some(d)
+        }
+    };
+    let guest_mem = parse_guest_mem(&a.guest_mem)?;
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join(now_utc_stamp));
+    Ok(CompareConfig {
+        rounds,
+        arms,
+        arm_words,
+        tbf,
+        cc,
+        timeline,
+        probe_interval,
+        probe_timeout,
+        probe_max,
+        sample_interval,
+        capture_frames,
+        capture_deadline,
+        pcap: a.pcap,
+        pcap_snap_len,
+        pcap_max_bytes,
+        tcp_port,
+        udp_port,
+        block_size,
+        iso_probe,
+        kernel: kernel_choice(a.kernel),
+        guest_mem,
+        out,
+        quiet: a.quiet,
+        inside_guest: a.inside_guest,
+    })
+}
 
-    /// The run-level configuration of these flags.
-    pub fn run_config(&self) -> RunConfig {
+impl RunConfig {
+    /// The run configuration of `compare`'s flags.
+    pub fn of_compare(c: &CompareConfig) -> RunConfig {
         RunConfig {
-            exp: self.experiment(),
-            guest_mem: self.guest_mem.clone(),
-            out: self.out.clone(),
-            quiet: self.quiet,
-            inside_guest: self.inside_guest,
+            exp: c.experiment(),
+            guest_mem: c.guest_mem.clone(),
+            out: c.out.clone(),
+            quiet: c.quiet,
+            inside_guest: c.inside_guest,
             shard: None,
             resume: false,
         }
@@ -439,11 +260,7 @@ impl RunConfig {
         let mut exp = netlab_experiment::load(&a.experiment)
             .map_err(|e| UsageError(format!("{}: {e}", a.experiment.display())))?;
         if let Some(k) = a.kernel {
-            exp.kernel = match k {
-                KernelChoice::Auto => netlab_experiment::KernelChoice::Auto,
-                KernelChoice::Host => netlab_experiment::KernelChoice::Host,
-                KernelChoice::Uml => netlab_experiment::KernelChoice::Uml,
-            };
+            exp.kernel = kernel_choice(k);
         }
         if a.pcap {
             exp.capture.pcap = PcapMode::Headers;
@@ -593,7 +410,7 @@ mod tests {
         )
         .expect("the guest argv parses");
         match cli.command {
-            crate::cli::Command::Compare(a) => CompareConfig::from_args(&a, "never").unwrap(),
+            crate::cli::Command::Compare(a) => compare_config(&a, "never").unwrap(),
             other => panic!("not compare: {other:?}"),
         }
     }
@@ -686,7 +503,7 @@ mod tests {
         );
         assert_eq!(exp.probes[1].interval, Duration::from_millis(7));
         assert_eq!(exp.probes[1].port, 46022);
-        assert!(awkward().run_config().check_runnable().is_ok());
+        assert!(RunConfig::of_compare(&awkward()).check_runnable().is_ok());
         assert_eq!(exp.kernel, netlab_experiment::KernelChoice::Uml);
         assert_eq!(exp.path.up.unwrap().rate.to_string(), "12345kbit");
     }
@@ -696,7 +513,7 @@ mod tests {
     #[test]
     fn the_guest_argv_gives_the_same_run() {
         use clap::Parser as _;
-        let mut cfg = awkward().run_config();
+        let mut cfg = RunConfig::of_compare(&awkward());
         cfg.shard = Some(Shard { k: 2, n: 3 });
         cfg.resume = true;
         let dir = std::env::temp_dir().join(format!("netlab-argv-{}", std::process::id()));
@@ -732,7 +549,7 @@ mod tests {
             let crate::cli::Command::Compare(a) = cli.command else {
                 panic!("not compare")
             };
-            CompareConfig::from_args(&a, "never")
+            compare_config(&a, "never")
         };
         assert_eq!(parse(&[]).unwrap().iso_probe, None);
         assert_eq!(
@@ -827,7 +644,7 @@ mod tests {
             let crate::cli::Command::Compare(a) = cli.command else {
                 panic!("not compare")
             };
-            let e = CompareConfig::from_args(&a, "x").expect_err(value);
+            let e = compare_config(&a, "x").expect_err(value);
             assert!(e.0.contains(flag), "{e:?}");
         }
         // The experiment crate's and the capture crate's floors agree.

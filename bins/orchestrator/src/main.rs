@@ -5,23 +5,19 @@
 //! Exit codes: 0 success; 1 run failure or refused environment (refused
 //! before any network change); 2 bad usage (`--help` is 0).
 
-#[cfg(test)]
-mod alloc_count;
 mod cli;
 mod compare;
 mod config;
 mod heap;
 mod kernel;
+mod machine;
 mod merge;
 mod plan;
 mod progress;
 mod report;
-mod results;
 mod resume;
 mod roles;
 mod scenario;
-#[cfg(test)]
-mod scratch;
 mod summary;
 
 use std::process::ExitCode;
@@ -29,11 +25,6 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::cli::{Cli, Command};
-
-/// Unit tests count their threads' heap bytes (see [`alloc_count`]).
-#[cfg(test)]
-#[global_allocator]
-static ALLOC: alloc_count::CountingAlloc = alloc_count::CountingAlloc;
 
 fn main() -> ExitCode {
     // Before any thread: a long run's heap stays flat (issue 14 §6).

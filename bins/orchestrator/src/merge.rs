@@ -15,12 +15,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::cli::MergeArgs;
-use crate::results::split::{read_scenario_file, read_split, SplitError};
-use crate::results::store::SCENARIO_DIR;
-use crate::results::{
+use netlab_results::split::{read_scenario_file, read_split, SplitError};
+use netlab_results::store::SCENARIO_DIR;
+use netlab_results::{
     KernelInfo, MergeRecord, MergeSource, Results, ScenarioFiles, Tool, SCHEMA_VERSION,
 };
+
+use crate::cli::MergeArgs;
 use crate::summary;
 
 /// Why a merge was refused: a usage error (exit 2) or bad data (exit 1).
@@ -309,7 +310,7 @@ fn merged_header(sources: &[Source], c: &Checked) -> Results {
 fn copy_packet_files(
     from: &Path,
     out: &Path,
-    s: &crate::results::ScenarioResult,
+    s: &netlab_results::ScenarioResult,
 ) -> Result<(), String> {
     let Some(ecn) = &s.ecn else {
         return Ok(());
@@ -455,7 +456,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf], allow_partial: bool) -> Result<Merged
         summary::headline_of(input.as_ref()).as_deref(),
         0,
     );
-    std::fs::write(out.join("summary.md"), md)
+    netlab_sys::atomic::write(&out.join("summary.md"), md.as_bytes())
         .map_err(|e| MergeError::Data(format!("writing summary.md: {e}")))?;
     phases.push(Phase::now("scenarios read back for the summary"));
     let report_ok = crate::report::after_run(input, out);
@@ -548,8 +549,8 @@ pub fn main(a: &MergeArgs) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{RanOn, ScenarioResult, ShardRecord};
-    use crate::scratch::Scratch;
+    use netlab_results::{RanOn, ScenarioResult, ShardRecord};
+    use netlab_sys::testing::Scratch;
 
     /// The golden run's two scenarios as a 2-round experiment (4
     /// scenarios, 2 units); `rounds` sets the experiment's rounds.
@@ -816,7 +817,7 @@ mod tests {
         let dir = Scratch::new("merge-interrupted");
         let (header, sc) = study(2);
         let mut h = header.clone();
-        h.interrupted = Some(crate::results::Interrupted {
+        h.interrupted = Some(netlab_results::Interrupted {
             signal: "SIGTERM".into(),
             scenario: Some(2),
             phase: "loaded".into(),

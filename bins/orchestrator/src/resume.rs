@@ -10,10 +10,9 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use netlab_experiment::{Experiment, Shard};
-
-use crate::results::split::{read_scenario_file, read_split, SplitError};
-use crate::results::store::SCENARIO_DIR;
-use crate::results::{Results, ScenarioFiles};
+use netlab_results::split::{read_scenario_file, read_split, SplitError};
+use netlab_results::store::SCENARIO_DIR;
+use netlab_results::{Results, ScenarioFiles};
 
 /// What a resumed run takes over from its folder.
 #[derive(Debug, Default)]

@@ -11,8 +11,7 @@ use std::fmt::Write as _;
 
 use netlab_probe::{IsoPhaseStats, PhaseStats, RequestOutcome};
 use netlab_qdisc::{QdiscRecord, ARM_HANDLE};
-
-use crate::results::{DirectionResult, QdiscResult, Results, ScenarioResult};
+use netlab_results::{DirectionResult, QdiscResult, Results, ScenarioResult};
 
 mod sections;
 
@@ -246,7 +245,7 @@ fn note_applies(note: &str, rows: &[SummaryRow]) -> bool {
 /// teardown steps that failed (they happen after the last scenario and are
 /// printed, not kept in results.json).
 pub fn render(results: &Results, failed_teardown_steps: usize) -> String {
-    let headline = headline_of(crate::report::input_from(results).as_ref());
+    let headline = headline_of(netlab_report::input_from(results).as_ref());
     render_figures(
         results,
         &figures(results),
@@ -628,7 +627,7 @@ pub fn header(results: &Results, listed: usize) -> String {
 
 /// The first thing an interrupted run's summary says: which signal, where,
 /// and what that means for the scenarios listed.
-pub fn interrupted_banner(i: &crate::results::Interrupted, listed: usize) -> String {
+pub fn interrupted_banner(i: &netlab_results::Interrupted, listed: usize) -> String {
     let at = i
         .at_s
         .map(|t| format!(", {t:.1} s after t0"))

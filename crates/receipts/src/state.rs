@@ -1,7 +1,6 @@
 //! The per-run state file: who owns the run and everything it owns,
 //! rewritten atomically whenever that changes.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use netlab_topology::RunId;
@@ -34,26 +33,17 @@ pub fn state_path(dir: &Path, run: &RunId) -> PathBuf {
     dir.join(format!("{run}.json"))
 }
 
-/// Writes `state` to `path` atomically (temporary file + rename).
+/// Writes `state` to `path` atomically ([`netlab_sys::atomic::write`]:
+/// temporary file, fsync, rename).
 pub fn write_state(path: &Path, state: &RunState) -> Result<(), ReceiptsError> {
-    let err = |source| ReceiptsError::StateFile {
-        action: "writing",
-        path: path.to_owned(),
-        source,
-    };
-    let tmp = path.with_extension(format!("json.tmp{}", std::process::id()));
     let json = serde_json::to_vec_pretty(state).map_err(|e| ReceiptsError::Malformed {
         path: path.to_owned(),
         reason: format!("serializing the state: {e}"),
     })?;
-    let mut f = std::fs::File::create(&tmp).map_err(err)?;
-    f.write_all(&json)
-        .and_then(|()| f.sync_all())
-        .map_err(err)?;
-    drop(f);
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        err(e)
+    netlab_sys::atomic::write(path, &json).map_err(|e| ReceiptsError::StateFile {
+        action: "writing",
+        path: path.to_owned(),
+        source: std::io::Error::new(e.source.kind(), e),
     })
 }
 

@@ -370,7 +370,7 @@ mod tests {
         let gz = std::fs::read(path).unwrap();
         let mut json = Vec::new();
         std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut json).unwrap();
-        crate::v1::parse(&json).unwrap()
+        crate::input_from(&netlab_results::Results::parse(&json).unwrap()).unwrap()
     }
 
     #[test]

@@ -1,12 +1,14 @@
 //! netlab-report: every run as pictures, numbers between arms with honest
 //! uncertainty, and a Flent export — from results.json alone.
 //!
-//! [`read_results`] reads a results folder (or its results.json) into the
-//! report's own [`ReportInput`]; [`render`] recomputes every figure from the
-//! raw samples and writes the SVG plots, `index.html` and one `.flent.gz` per
-//! scenario. Nothing is written until everything has rendered, and each file
-//! is written under a temporary name and renamed, so a failure never leaves a
-//! half-written report.
+//! [`read_results`] reads a results folder (or its results.json) of any
+//! schema version through netlab-results, one scenario at a time, into the
+//! report's own [`ReportInput`] (the samples it draws, [`input`]);
+//! [`render`] recomputes every figure from the raw samples and writes the
+//! SVG plots, `index.html` and one `.flent.gz` per scenario. Nothing is
+//! written until everything has rendered, and each file is written under a
+//! temporary name and renamed, so a failure never leaves a half-written
+//! report.
 //!
 //! ```no_run
 //! let input = netlab_report::read_results("results/20261130T193513Z".as_ref())?;
@@ -24,16 +26,19 @@ pub mod compare;
 pub mod flent;
 pub mod headline;
 mod html;
+pub mod input;
 pub mod model;
 mod plots;
 mod plots_run;
 mod sentence;
 pub mod state;
 pub mod stats;
-pub mod v1;
 
 use std::path::{Path, PathBuf};
 
+use netlab_sys::atomic::{AtomicFile, Durability, FileError};
+
+pub use input::{input_from, ReportBuilder};
 pub use model::ReportInput;
 
 /// Everything that can go wrong while reading results or writing a report.
@@ -83,6 +88,29 @@ pub enum ReportError {
     },
 }
 
+impl From<netlab_results::ReadError> for ReportError {
+    fn from(e: netlab_results::ReadError) -> ReportError {
+        use netlab_results::ReadError as R;
+        match e {
+            R::Io { what, path, source } => ReportError::Io { what, path, source },
+            R::Field { path, message } => ReportError::Field { path, message },
+            R::UnsupportedSchema { found, supported } => {
+                ReportError::UnsupportedSchema { found, supported }
+            }
+        }
+    }
+}
+
+impl From<FileError> for ReportError {
+    fn from(e: FileError) -> ReportError {
+        ReportError::Io {
+            what: e.what,
+            path: e.path,
+            source: e.source,
+        }
+    }
+}
+
 /// The files a report wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReportFiles {
@@ -112,15 +140,21 @@ pub fn results_path(path: &Path) -> PathBuf {
     }
 }
 
-/// Reads a results folder or a results.json.
+/// Reads a results folder or a results.json, of any schema version
+/// netlab-results reads, one scenario at a time. A read error (the field's
+/// path named) comes before a value the report cannot draw.
 pub fn read_results(path: &Path) -> Result<ReportInput, ReportError> {
-    let file = results_path(path);
-    let bytes = std::fs::read(&file).map_err(|source| ReportError::Io {
-        what: "reading",
-        path: file.clone(),
-        source,
+    let mut builder: Option<Result<ReportBuilder, ReportError>> = None;
+    let header = netlab_results::stream::read_each(&results_path(path), |experiment, s| {
+        if let Ok(b) = builder.get_or_insert_with(|| ReportBuilder::new(experiment)) {
+            if let Err(e) = b.push(s) {
+                builder = Some(Err(e));
+            }
+        }
     })?;
-    v1::parse(&bytes)
+    builder
+        .unwrap_or_else(|| ReportBuilder::new(&header.experiment))?
+        .finish(&header)
 }
 
 /// Renders every file in memory (SVGs, index.html, .flent.gz), in a fixed
@@ -173,30 +207,17 @@ pub fn render(input: &ReportInput, out_dir: &Path) -> Result<ReportFiles, Report
         flent: Vec::new(),
     };
     // Write every file under a temporary name first, then rename them all:
-    // a failed write leaves no report file behind, only removed temporaries.
-    let mut tmps = Vec::new();
+    // a failed write leaves no report file behind (the temporaries are
+    // removed when dropped).
+    let mut tmps = Vec::with_capacity(files.len());
     for f in &files {
-        let tmp = out_dir.join(format!(".{}.tmp", f.name));
-        if let Err(source) = std::fs::write(&tmp, &f.bytes) {
-            for t in &tmps {
-                let _ = std::fs::remove_file(t);
-            }
-            let _ = std::fs::remove_file(&tmp);
-            return Err(ReportError::Io {
-                what: "writing",
-                path: tmp,
-                source,
-            });
-        }
+        let mut tmp = AtomicFile::create(&out_dir.join(&f.name))?;
+        std::io::Write::write_all(&mut tmp, &f.bytes).map_err(tmp.error("writing"))?;
         tmps.push(tmp);
     }
-    for (f, tmp) in files.iter().zip(&tmps) {
+    for (f, tmp) in files.iter().zip(tmps) {
+        tmp.commit(Durability::Unsynced)?;
         let dest = out_dir.join(&f.name);
-        std::fs::rename(tmp, &dest).map_err(|source| ReportError::Io {
-            what: "renaming into place",
-            path: dest.clone(),
-            source,
-        })?;
         if f.name.ends_with(".svg") {
             written.svgs.push(dest);
         } else if f.name.ends_with(".flent.gz") {

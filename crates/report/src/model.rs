@@ -1,6 +1,7 @@
-//! The report's own input: raw samples only, independent of the binary that
-//! wrote them. [`crate::v1`] fills it from results.json schema_version 1; the
-//! orchestrator can fill it straight from its typed results.
+//! The report's own input: the samples the report draws and tests, reduced
+//! from netlab-results' typed results by [`crate::input`] (not a copy of
+//! the schema: one probe outcome per request, one series per flow, the
+//! arm's counters, the page's configuration lines).
 
 /// Everything a report is computed from.
 #[derive(Debug, Clone, PartialEq)]

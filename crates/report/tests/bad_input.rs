@@ -90,7 +90,8 @@ fn missing_file_and_unwritable_output_are_errors() {
     let e = netlab_report::read_results(d.path()).unwrap_err();
     assert!(e.to_string().contains("results.json"), "{e}");
     // The output folder is a file: nothing can be written, and it says so.
-    let input = netlab_report::v1::parse(&fixture_json()).unwrap();
+    let results = netlab_results::Results::parse(&fixture_json()).unwrap();
+    let input = netlab_report::input_from(&results).unwrap();
     let file = d.path().join("not-a-folder");
     std::fs::write(&file, b"x").unwrap();
     let e = netlab_report::render(&input, &file).unwrap_err();

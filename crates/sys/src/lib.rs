@@ -15,6 +15,9 @@
 //! - [`secs`]: serde for a `Duration` as seconds (`#[serde(with = "netlab_sys::secs")]`).
 //! - [`event_loop`]: one `poll` loop serving several [`event_loop::Handler`]s
 //!   until a hard end or a stop flag (B's loop: TCP receiver and echoes).
+//! - [`atomic`]: the one way a file is replaced (temporary file, fsync,
+//!   rename, fsync of the folder; its [`atomic::FileError`] names the step
+//!   and the file).
 //! - [`pace`]: slots on a fixed grid without catch-up bursts; [`StopFlag`]:
 //!   one stop flag for every worker.
 //! - [`privilege`]: the capabilities netlab needs; with the `testing`
@@ -42,6 +45,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod atomic;
 mod errno;
 mod error;
 pub mod event_loop;

@@ -1,5 +1,7 @@
 //! Test-only helpers (cargo feature `testing`; dev-dependencies enable it).
 
+use std::path::PathBuf;
+
 use crate::privilege::{
     effective_capabilities, missing_capability, privileged_tests_required, REQUIRE_PRIVILEGED_ENV,
 };
@@ -35,6 +37,26 @@ fn gate(test_name: &str, missing: Option<String>, required: bool) -> bool {
             eprintln!("skipping {test_name}: {why}");
             false
         }
+    }
+}
+
+/// A scratch folder for a test: `<temp>/netlab-<name>-<pid>`, emptied on
+/// creation, removed on drop.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    /// The folder of `name` (unique among the tests of one binary).
+    pub fn new(name: &str) -> Scratch {
+        let d = std::env::temp_dir().join(format!("netlab-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

@@ -7,6 +7,10 @@ use netlab_ecn::pcap::PcapFileRecord;
 use netlab_ecn::{EcnError, EcnReport};
 use netlab_probe::{EchoStats, IsoLog, Phase, ProbeError, ProbeLog};
 use netlab_qdisc::Sampler;
+use netlab_results::{
+    directions_of, EcnResult, IsoProbeResult, ProbePhases, ProbeResult, QdiscSample,
+    ReceiverSummary, ScenarioResult, SenderSummary, TcpInfoSample, TcpInfoSamplerResult, TcpResult,
+};
 use netlab_tcpload::sink::ReceiverLog;
 use netlab_tcpload::{
     delivered_series, goodput, GoodputWindow, SamplerLog, SenderReport, TcpLoadError,
@@ -15,10 +19,6 @@ use netlab_tcpload::{
 use super::error::ScenarioError;
 use super::plan::{ScenarioPlan, SERIES_BIN};
 use super::worker::Worker;
-use crate::results::{
-    directions_of, EcnResult, IsoProbeResult, ProbePhases, ProbeResult, QdiscSample,
-    ReceiverSummary, ScenarioResult, SenderSummary, TcpInfoSample, TcpInfoSamplerResult, TcpResult,
-};
 
 /// What the capture worker returns: its report and its headers file's record.
 pub type CaptureOutput = (EcnReport, Option<PcapFileRecord>);

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use netlab_ecn::pcap::{write_evidence, PcapContent, PcapFileRecord, PcapHeader, PcapRecorder};
 use netlab_ecn::EcnReport;
+use netlab_sys::atomic::{AtomicFile, Durability};
 
 use super::plan::ScenarioPlan;
 
@@ -80,7 +81,8 @@ pub fn open_headers(
 }
 
 /// Writes the evidence file of `report` under a temporary name, then
-/// renames it into place; a failure is recorded, never raised.
+/// renames it into place ([`AtomicFile`]; the recorder syncs the file
+/// itself); a failure is recorded, never raised.
 pub fn write_evidence_file(
     out: &Path,
     plan: &ScenarioPlan,
@@ -89,25 +91,26 @@ pub fn write_evidence_file(
 ) -> PcapFileRecord {
     let head = header(plan, PcapContent::Evidence, t0_unix);
     let rel = head.file.clone();
-    let tmp_rel = format!("{rel}.tmp");
     let snap = netlab_ecn::EVIDENCE_HEX_CAP as u32;
-    let file = match create(out, &tmp_rel) {
-        Ok(f) => f,
-        Err(e) => {
-            return PcapFileRecord::not_created(rel, PcapContent::Evidence, snap, e.to_string())
-        }
+    let not_created =
+        |why: String| PcapFileRecord::not_created(rel.clone(), PcapContent::Evidence, snap, why);
+    let path = out.join(&rel);
+    let opened = path
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| AtomicFile::create(&path).map_err(|e| e.source))
+        .and_then(|mut tmp| Ok((tmp.as_file().try_clone()?, tmp)));
+    let (file, tmp) = match opened {
+        Ok(opened) => opened,
+        Err(e) => return not_created(e.to_string()),
     };
     let record = write_evidence(file, head, report);
     if record.bytes == 0 {
-        let _ = std::fs::remove_file(out.join(&tmp_rel));
-        return record;
+        return record; // the empty temporary file goes with `tmp`
     }
-    match std::fs::rename(out.join(&tmp_rel), out.join(&rel)) {
+    match tmp.commit(Durability::Unsynced) {
         Ok(()) => record,
-        Err(e) => {
-            let _ = std::fs::remove_file(out.join(&tmp_rel));
-            PcapFileRecord::not_created(rel, PcapContent::Evidence, snap, e.to_string())
-        }
+        Err(e) => not_created(e.source.to_string()),
     }
 }
 
@@ -144,7 +147,7 @@ mod tests {
 
     #[test]
     fn a_headers_file_that_cannot_be_created_is_recorded_not_raised() {
-        let dir = crate::scratch::Scratch::new("pcap-create");
+        let dir = netlab_sys::testing::Scratch::new("pcap-create");
         // The results "folder" is a regular file: pcap/ cannot be made in it.
         let out = dir.0.join("not-a-folder");
         std::fs::write(&out, b"x").unwrap();

@@ -19,6 +19,10 @@ use netlab_experiment::Direction;
 use netlab_probe::{connect_socket, run_iso_probe, run_probe};
 use netlab_qdisc::{ifindex_in, read_psched, Psched, QdiscSocket, Sampler};
 use netlab_receipts::{Registry, Resource, SystemClock};
+use netlab_results::{
+    CleanupResult, FlowResult, PointResult, QdiscResult, ReadbackDump, RequestRecord,
+    ScenarioResult, TopologyResult,
+};
 use netlab_tcpload::sampler::DiagSocket;
 use netlab_tcpload::sink::Sink;
 use netlab_tcpload::{new_sender_socket, Sender, TcpSampler};
@@ -33,10 +37,6 @@ use super::error::ScenarioError;
 use super::plan::ScenarioPlan;
 use super::worker::spawn_in;
 use crate::progress::{Live, Progress};
-use crate::results::{
-    CleanupResult, FlowResult, PointResult, QdiscResult, ReadbackDump, RequestRecord,
-    ScenarioResult, TopologyResult,
-};
 
 /// What every scenario of a run shares.
 pub struct RunContext<'a> {

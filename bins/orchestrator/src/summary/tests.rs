@@ -69,7 +69,7 @@ fn the_iso_probe_adds_its_own_table_and_keeps_the_spec_one() {
     let (mut results, md) = golden();
     assert!(!md.contains("Isochronous"));
     results.scenarios[1].iso_probe =
-        Some(crate::results::IsoProbeResult::of(iso_log(), None, None));
+        Some(netlab_results::IsoProbeResult::of(iso_log(), None, None));
     let out = render(&results, 0);
     // the method's table is unchanged
     assert!(out.contains(&table(&rows(&results))));
@@ -319,7 +319,7 @@ fn both_directions_show_their_aggregates_and_the_flow_section() {
     down.direction = "down".into();
     s.flows.push(down);
     s.directions =
-        crate::results::directions_of(&s.flows, |d| Some(if d == "up" { 5.0 } else { 20.0 }));
+        netlab_results::directions_of(&s.flows, |d| Some(if d == "up" { 5.0 } else { 20.0 }));
     let r = super::row(s);
     let t = table(&[r]);
     assert!(
@@ -366,7 +366,7 @@ fn a_sweep_gets_a_grid_line_per_point_and_arm() {
 
 #[test]
 fn an_interrupted_run_says_where_first() {
-    let i = crate::results::Interrupted {
+    let i = netlab_results::Interrupted {
         signal: "SIGTERM".into(),
         scenario: Some(3),
         phase: "loaded".into(),
@@ -378,7 +378,7 @@ fn an_interrupted_run_says_where_first() {
          Scenarios 1–2 are complete; scenario 3 keeps its samples up to the stop, its error \
          and its cleanup receipts; the run's later scenarios did not run."
     );
-    let boot = crate::results::Interrupted {
+    let boot = netlab_results::Interrupted {
         signal: "SIGINT".into(),
         scenario: None,
         phase: "while the guest kernel booted".into(),
@@ -397,7 +397,7 @@ fn an_interrupted_run_says_where_first() {
 fn a_shard_says_its_share_and_its_earlier_attempts() {
     let (mut results, md) = golden();
     assert!(!md.contains("Shard "));
-    results.shard = Some(crate::results::ShardRecord {
+    results.shard = Some(netlab_results::ShardRecord {
         k: 2,
         n: 3,
         units_total: 9,

@@ -22,8 +22,10 @@ use std::fs::File;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::file::{io, temp_path, ResultsFileError};
-use super::{Results, ScenarioResult};
+use netlab_sys::atomic::{sync_dir, AtomicFile, Durability};
+
+use crate::file::{io, read_json, ResultsFileError};
+use crate::{Results, ScenarioResult};
 
 /// The folder, inside a run's results folder, that holds its scenario files.
 pub const SCENARIO_DIR: &str = "scenarios";
@@ -123,30 +125,12 @@ impl ElementError {
     }
 }
 
-/// Writes scenario `s` to `path` through a synced temporary file and a rename.
+/// Writes scenario `s` to `path` atomically and durably.
 fn write_scenario_file(path: &Path, s: &ScenarioResult) -> Result<(), ResultsFileError> {
-    let tmp = temp_path(path);
-    let written = (|| {
-        let f = File::create(&tmp).map_err(io("creating", &tmp))?;
-        write_element(s, &f).map_err(|e| e.at(&tmp))?;
-        f.sync_all().map_err(io("syncing", &tmp))
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        io("renaming into place", path)(e)
-    })
-}
-
-/// Syncs a folder so the renames in it are durable (best effort: some
-/// filesystems cannot open a folder for it, and the files are in place).
-fn sync_dir(dir: &Path) {
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
+    let mut f = AtomicFile::create(path)?;
+    let tmp = f.temp_path().to_path_buf();
+    write_element(s, f.as_file()).map_err(|e| e.at(&tmp))?;
+    Ok(f.commit(Durability::Synced)?)
 }
 
 impl ScenarioFiles {
@@ -180,6 +164,11 @@ impl ScenarioFiles {
         self.kept.len()
     }
 
+    /// Whether no scenario is kept yet.
+    pub fn is_empty(&self) -> bool {
+        self.kept.is_empty()
+    }
+
     /// Puts `kept` in its place in plan order, replacing an earlier record
     /// of the same scenario (a resumed run re-runs a partial one).
     fn keep(&mut self, index: u32, kept: Kept) {
@@ -211,26 +200,16 @@ impl ScenarioFiles {
     /// results.json's `scenarios` array (`element`, from its `{` to its
     /// `}`, inner lines indented for that place), copied unchanged: a
     /// merged or resumed results.json holds the same bytes. The caller has
-    /// parsed them (see [`super::split`]).
+    /// parsed them (see [`crate::split`]).
     pub fn push_raw(&mut self, index: u32, element: &[u8]) -> Result<(), ResultsFileError> {
         let path = self.path_of(index);
-        let tmp = temp_path(&path);
-        let written = (|| {
-            let mut f = File::create(&tmp).map_err(io("creating", &tmp))?;
-            f.write_all(ELEMENT_INDENT).map_err(io("writing", &tmp))?;
-            f.write_all(element).map_err(io("writing", &tmp))?;
-            if self.sync_each {
-                f.sync_all().map_err(io("syncing", &tmp))?;
-            }
-            Ok(())
-        })();
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
-        std::fs::rename(&tmp, &path).map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            io("renaming into place", &path)(e)
+        let mut f = AtomicFile::create(&path)?;
+        f.write_all(ELEMENT_INDENT).map_err(f.error("writing"))?;
+        f.write_all(element).map_err(f.error("writing"))?;
+        f.commit(if self.sync_each {
+            Durability::Synced
+        } else {
+            Durability::Unsynced
         })?;
         self.keep(index, Kept::File(path));
         Ok(())
@@ -259,39 +238,27 @@ impl ScenarioFiles {
                 path: path.to_path_buf(),
                 source: std::io::Error::other("unexpected header shape"),
             })?;
-        let tmp = temp_path(path);
-        let written = (|| {
-            let mut f = File::create(&tmp).map_err(io("creating", &tmp))?;
-            f.write_all(&text[..at]).map_err(io("writing", &tmp))?;
-            for (i, (_, kept)) in self.kept.iter().enumerate() {
-                let sep: &[u8] = if i == 0 { b"\n" } else { b",\n" };
-                f.write_all(sep).map_err(io("writing", &tmp))?;
-                match kept {
-                    Kept::File(p) => {
-                        let mut src = File::open(p).map_err(io("opening", p))?;
-                        // File to file: the kernel copies (copy_file_range).
-                        std::io::copy(&mut src, &mut f).map_err(io("copying", p))?;
-                    }
-                    Kept::Memory(s) => write_element(s, &f).map_err(|e| e.at(&tmp))?,
+        let mut f = AtomicFile::create(path)?;
+        let tmp = f.temp_path().to_path_buf();
+        f.write_all(&text[..at]).map_err(f.error("writing"))?;
+        for (i, (_, kept)) in self.kept.iter().enumerate() {
+            let sep: &[u8] = if i == 0 { b"\n" } else { b",\n" };
+            f.write_all(sep).map_err(f.error("writing"))?;
+            match kept {
+                Kept::File(p) => {
+                    let mut src = File::open(p).map_err(io("opening", p))?;
+                    // File to file: the kernel copies (copy_file_range).
+                    std::io::copy(&mut src, f.as_file()).map_err(io("copying", p))?;
                 }
+                Kept::Memory(s) => write_element(s, f.as_file()).map_err(|e| e.at(&tmp))?,
             }
-            if !self.kept.is_empty() {
-                f.write_all(b"\n  ").map_err(io("writing", &tmp))?;
-            }
-            f.write_all(&text[at..]).map_err(io("writing", &tmp))?;
-            f.sync_all().map_err(io("syncing", &tmp))
-        })();
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
         }
-        if let Err(e) = std::fs::rename(&tmp, path) {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(io("renaming into place", path)(e));
+        if !self.kept.is_empty() {
+            f.write_all(b"\n  ").map_err(f.error("writing"))?;
         }
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            sync_dir(dir);
-        }
+        f.write_all(&text[at..]).map_err(f.error("writing"))?;
+        f.commit(Durability::Synced)?;
+        // The scenario files' renames, durable with the file that holds them.
         sync_dir(&self.dir);
         Ok(())
     }
@@ -304,7 +271,7 @@ impl ScenarioFiles {
     ) -> Result<(), ResultsFileError> {
         for (_, kept) in &self.kept {
             match kept {
-                Kept::File(p) => f(&super::file::read_json::<ScenarioResult>(p)?)?,
+                Kept::File(p) => f(&read_json::<ScenarioResult>(p)?)?,
                 Kept::Memory(s) => f(s)?,
             }
         }
@@ -328,9 +295,8 @@ impl ScenarioFiles {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::Results;
-
-    use crate::scratch::Scratch;
+    use netlab_sys::atomic::temp_path;
+    use netlab_sys::testing::Scratch;
 
     fn golden() -> Results {
         let p = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -352,7 +318,7 @@ mod tests {
     fn assembled_results_json_equals_the_whole_run_serialised() {
         let dir = Scratch::new("store-bytes");
         let mut full = golden();
-        full.interrupted = Some(crate::results::Interrupted {
+        full.interrupted = Some(crate::Interrupted {
             signal: "SIGINT".into(),
             scenario: Some(3),
             phase: "loaded".into(),
@@ -422,68 +388,5 @@ mod tests {
             std::fs::read(&path).unwrap(),
             serde_json::to_vec_pretty(&full).unwrap()
         );
-    }
-
-    /// Issue 14 §6: the run keeps no scenario in memory once it is written,
-    /// and assembling results.json loads none of them. Counted by this
-    /// thread's heap bytes (the test binary's counting allocator): after 8
-    /// scenarios of about 0.7 MB each, the live heap and the peak while
-    /// assembling have grown by less than half of one scenario since the
-    /// second, where keeping them would add 6 of them.
-    #[test]
-    fn pushing_scenarios_holds_none_of_them_in_memory() {
-        use crate::alloc_count::{live_bytes, peak_bytes_since_reset, reset_peak};
-        let dir = Scratch::new("store-memory");
-        let full = golden();
-        let mut big = full.scenarios[1].clone();
-        let tcp = big.flows[0].tcp.as_mut().unwrap();
-        let recvs = &mut tcp.receiver_log.recvs;
-        let (t, len) = (recvs.t_us.clone(), recvs.len.clone());
-        while recvs.t_us.len() < 60_000 {
-            recvs.t_us.extend_from_slice(&t);
-            recvs.len.extend_from_slice(&len);
-        }
-        let before = live_bytes();
-        let probe = big.clone();
-        let scenario_bytes = live_bytes() - before;
-        drop(probe);
-        assert!(scenario_bytes > 512 << 10, "{scenario_bytes}");
-        let mut files = ScenarioFiles::create(&dir.0).unwrap();
-        let path = dir.0.join("results.json");
-        let header = header_of(&full);
-        // (live after the push, peak while assembling) per scenario count
-        let mut seen = Vec::new();
-        for n in 1..=8u32 {
-            let mut s = big.clone();
-            s.index = n;
-            files.push(s).unwrap();
-            let live = live_bytes();
-            let mut peak = None;
-            if n == 2 || n == 8 {
-                reset_peak();
-                files.write_results(&header, &path).unwrap();
-                peak = Some(peak_bytes_since_reset());
-            }
-            seen.push((live, peak));
-        }
-        let live_grown = seen[7].0 - seen[1].0;
-        let peak_grown = seen[7].1.unwrap() - seen[1].1.unwrap();
-        assert!(
-            live_grown < scenario_bytes / 2 && peak_grown < scenario_bytes / 2,
-            "over 6 scenarios of {scenario_bytes} bytes the live heap grew by {live_grown} \
-             and the assembly's peak by {peak_grown} bytes: {seen:?}"
-        );
-        let mut n = 0;
-        files
-            .for_each(|s| {
-                n += 1;
-                assert_eq!(s.index, n);
-                Ok(())
-            })
-            .unwrap();
-        assert_eq!(n, 8);
-        let back = Results::read(&path).unwrap();
-        assert_eq!(back.scenarios.len(), 8);
-        assert_eq!(back.scenarios[7].flows[0].tcp, big.flows[0].tcp);
     }
 }

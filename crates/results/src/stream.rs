@@ -1,115 +1,104 @@
 //! Reading a results.json one scenario at a time: the top-level object is
-//! walked key by key; each element of `scenarios` is deserialized, handed to
-//! a [`RunDigest`] and dropped, and every other key is kept as JSON to
-//! become the run's header. Memory is one scenario plus the digest, however
-//! many scenarios the file holds. Errors name the field's path as the whole
-//! read does (`scenarios[1].probe.requests[3].rtt_ms`).
+//! walked key by key; each element of `scenarios` is deserialized, handed
+//! to the caller and dropped, and every other key is kept as JSON to become
+//! the run's header. Memory is one scenario plus what the caller keeps,
+//! however many scenarios the file holds. Errors name the field's path as
+//! the whole read does (`scenarios[1].probe.requests[3].rtt_ms`).
 //!
 //! Version 1 files, and a version 2 file whose `experiment` comes after its
-//! `scenarios` (netlab always writes it before), are read whole and fed the
-//! same way.
+//! `scenarios` (netlab always writes it before), are read whole
+//! ([`Results::read`]) and handed over the same way.
 
 use std::fmt;
 use std::io::{BufReader, Read as _};
 use std::path::Path;
 
 use netlab_experiment::ExperimentFile;
-use netlab_report::ReportError;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use super::{field, parse_results, sniff_version, RunDigest};
-use crate::results::{Results, ScenarioResult, SCHEMA_VERSION};
+use crate::read::{sniff_version, ReadError};
+use crate::{Results, ScenarioResult, SCHEMA_VERSION};
 
 /// The error a streamed read stops with when `scenarios` comes before
 /// `experiment` (the file is then read whole).
 const OUT_OF_ORDER: &str = "netlab-stream: scenarios before experiment";
 
-/// Reads the results.json at `file`: its header (with no scenarios) and the
-/// digest of its scenarios, read one at a time.
-pub fn read_digest(file: &Path) -> Result<(Results, RunDigest), ReportError> {
-    let io = |what: &'static str| {
-        let path = file.to_path_buf();
-        move |source| ReportError::Io { what, path, source }
-    };
-    let mut f = std::fs::File::open(file).map_err(io("reading"))?;
+/// Reads the results.json at `file` (any version): calls
+/// `each(experiment, scenario)` for every scenario in order, then returns
+/// the header (the run with no scenarios).
+pub fn read_each(
+    file: &Path,
+    mut each: impl FnMut(&ExperimentFile, &ScenarioResult),
+) -> Result<Results, ReadError> {
+    let mut f = std::fs::File::open(file).map_err(ReadError::io(file))?;
     // netlab writes schema_version first: its value is in the first bytes.
     let mut head = Vec::new();
     (&mut f)
         .take(4096)
         .read_to_end(&mut head)
-        .map_err(io("reading"))?;
+        .map_err(ReadError::io(file))?;
     if sniff_version(&head) == Some(SCHEMA_VERSION) {
-        let f = std::fs::File::open(file).map_err(io("reading"))?;
-        match stream(BufReader::new(f)) {
+        let f = std::fs::File::open(file).map_err(ReadError::io(file))?;
+        match stream(BufReader::new(f), &mut each) {
             Err(Streamed::OutOfOrder) => {}
             Err(Streamed::Failed(e)) => return Err(e),
-            Ok(v) => return Ok(v),
+            Ok(header) => return Ok(header),
         }
     }
     // Version 1, a refusal (unknown or missing version), or an unusual key
     // order: the whole read, which also gives those errors their wording.
-    let bytes = std::fs::read(file).map_err(io("reading"))?;
-    let results = parse_results(&bytes)?;
-    let mut digest = RunDigest::new(&results.experiment);
+    let results = Results::read(file)?;
     for s in &results.scenarios {
-        digest.push(s);
+        each(&results.experiment, s);
     }
-    Ok((
-        Results {
-            scenarios: Vec::new(),
-            ..results
-        },
-        digest,
-    ))
+    Ok(Results {
+        scenarios: Vec::new(),
+        ..results
+    })
 }
 
 enum Streamed {
     OutOfOrder,
-    Failed(ReportError),
+    Failed(ReadError),
 }
 
-fn stream(reader: impl std::io::Read) -> Result<(Results, RunDigest), Streamed> {
+fn stream<F: FnMut(&ExperimentFile, &ScenarioResult)>(
+    reader: impl std::io::Read,
+    each: &mut F,
+) -> Result<Results, Streamed> {
     let mut de = serde_json::Deserializer::from_reader(reader);
     let mut track = serde_path_to_error::Track::new();
-    let mut digest = None;
-    let walked = TopLevel {
-        digest: &mut digest,
-    }
-    .deserialize(serde_path_to_error::Deserializer::new(&mut de, &mut track));
+    let walked =
+        TopLevel { each }.deserialize(serde_path_to_error::Deserializer::new(&mut de, &mut track));
     let rest = match walked {
         Ok(rest) => rest,
         Err(e) if e.to_string().starts_with(OUT_OF_ORDER) => return Err(Streamed::OutOfOrder),
-        Err(e) => return Err(Streamed::Failed(path_error(&track.path(), &e))),
+        Err(e) => {
+            return Err(Streamed::Failed(ReadError::field(
+                &track.path().to_string(),
+                e.to_string(),
+            )))
+        }
     };
     de.end()
-        .map_err(|e| Streamed::Failed(field("(top level)", &e.to_string())))?;
-    let header: Results = serde_path_to_error::deserialize(Value::Object(rest)).map_err(|e| {
-        let path = e.path().to_string();
-        Streamed::Failed(field(&path, &e.into_inner().to_string()))
-    })?;
-    let digest = digest.unwrap_or_else(|| RunDigest::new(&header.experiment));
-    Ok((header, digest))
+        .map_err(|e| Streamed::Failed(ReadError::field("", e.to_string())))?;
+    serde_path_to_error::deserialize(Value::Object(rest)).map_err(|e| {
+        Streamed::Failed(ReadError::field(
+            &e.path().to_string(),
+            e.into_inner().to_string(),
+        ))
+    })
 }
 
-fn path_error(path: &serde_path_to_error::Path, e: &serde_json::Error) -> ReportError {
-    let path = path.to_string();
-    let path = if path == "." {
-        "(top level)".to_string()
-    } else {
-        path
-    };
-    field(&path, &e.to_string())
+/// The top-level object: `experiment` typed (the caller is handed it with
+/// each scenario), `scenarios` streamed to the caller, every other key kept
+/// as JSON; the result is the header with an empty `scenarios` array.
+struct TopLevel<'a, F> {
+    each: &'a mut F,
 }
 
-/// The top-level object: `experiment` typed (the digest needs it),
-/// `scenarios` streamed into the digest, every other key kept as JSON; the
-/// result is the header with an empty `scenarios` array.
-struct TopLevel<'a> {
-    digest: &'a mut Option<RunDigest>,
-}
-
-impl<'de> DeserializeSeed<'de> for TopLevel<'_> {
+impl<'de, F: FnMut(&ExperimentFile, &ScenarioResult)> DeserializeSeed<'de> for TopLevel<'_, F> {
     type Value = Map<String, Value>;
 
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
@@ -117,7 +106,7 @@ impl<'de> DeserializeSeed<'de> for TopLevel<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for TopLevel<'_> {
+impl<'de, F: FnMut(&ExperimentFile, &ScenarioResult)> Visitor<'de> for TopLevel<'_, F> {
     type Value = Map<String, Value>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -136,11 +125,13 @@ impl<'de> Visitor<'de> for TopLevel<'_> {
                     rest.insert(key, v);
                 }
                 "scenarios" => {
-                    let Some(e) = &experiment else {
+                    let Some(experiment) = &experiment else {
                         return Err(de::Error::custom(OUT_OF_ORDER));
                     };
-                    let digest = self.digest.insert(RunDigest::new(e));
-                    map.next_value_seed(Scenarios { digest })?;
+                    map.next_value_seed(Scenarios {
+                        experiment,
+                        each: &mut *self.each,
+                    })?;
                     rest.insert(key, Value::Array(Vec::new()));
                 }
                 _ => {
@@ -153,12 +144,13 @@ impl<'de> Visitor<'de> for TopLevel<'_> {
     }
 }
 
-/// The `scenarios` array: each element read, digested and dropped.
-struct Scenarios<'a> {
-    digest: &'a mut RunDigest,
+/// The `scenarios` array: each element read, handed over and dropped.
+struct Scenarios<'a, F> {
+    experiment: &'a ExperimentFile,
+    each: &'a mut F,
 }
 
-impl<'de> DeserializeSeed<'de> for Scenarios<'_> {
+impl<'de, F: FnMut(&ExperimentFile, &ScenarioResult)> DeserializeSeed<'de> for Scenarios<'_, F> {
     type Value = ();
 
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
@@ -166,7 +158,7 @@ impl<'de> DeserializeSeed<'de> for Scenarios<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for Scenarios<'_> {
+impl<'de, F: FnMut(&ExperimentFile, &ScenarioResult)> Visitor<'de> for Scenarios<'_, F> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -175,7 +167,7 @@ impl<'de> Visitor<'de> for Scenarios<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while let Some(s) = seq.next_element::<ScenarioResult>()? {
-            self.digest.push(&s);
+            (self.each)(self.experiment, &s);
         }
         Ok(())
     }
@@ -186,10 +178,8 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::report::input_from;
-    use crate::results::write_json_atomic;
-
-    use crate::scratch::Scratch;
+    use crate::write_json_atomic;
+    use netlab_sys::testing::Scratch;
 
     fn golden() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -203,7 +193,7 @@ mod tests {
         let mut third = r.scenarios[1].clone();
         third.index = 3;
         r.scenarios.push(third);
-        r.interrupted = Some(crate::results::Interrupted {
+        r.interrupted = Some(crate::Interrupted {
             signal: "SIGTERM".into(),
             scenario: None,
             phase: "between scenarios".into(),
@@ -214,35 +204,30 @@ mod tests {
         (path, r)
     }
 
-    /// Streamed or read whole, a file gives the same summary and the same
-    /// report input, for schema 2 (streamed) and schema 1 (read whole).
+    /// The file read one scenario at a time, put back together.
+    fn read_all(path: &Path) -> Result<Results, ReadError> {
+        let (mut seen, mut experiments) = (Vec::new(), Vec::new());
+        let header = read_each(path, |e, s| {
+            experiments.push(e.clone());
+            seen.push(s.clone());
+        })?;
+        assert!(header.scenarios.is_empty());
+        // Each scenario comes with the run's experiment.
+        assert!(experiments.iter().all(|e| *e == header.experiment));
+        Ok(Results {
+            scenarios: seen,
+            ..header
+        })
+    }
+
+    /// Streamed or read whole, a file gives the same header and scenarios,
+    /// for schema 2 (streamed) and schema 1 (read whole).
     #[test]
     fn streaming_gives_what_the_whole_read_gives() {
         let dir = Scratch::new("stream-same");
         let (v2, _) = v2_file(&dir);
         for path in [v2, golden()] {
-            let whole = super::super::read_results(&path).unwrap();
-            let (header, digest) = read_digest(&path).unwrap();
-            assert!(header.scenarios.is_empty());
-            assert_eq!(
-                Results {
-                    scenarios: Vec::new(),
-                    ..whole.clone()
-                },
-                header
-            );
-            let figures = digest.figures().to_vec();
-            let input = digest.report_input(&header).unwrap();
-            assert_eq!(
-                crate::summary::render_figures(
-                    &header,
-                    &figures,
-                    crate::summary::headline_of(Ok(&input)).as_deref(),
-                    0
-                ),
-                crate::summary::render(&whole, 0)
-            );
-            assert_eq!(input, input_from(&whole).unwrap());
+            assert_eq!(read_all(&path).unwrap(), Results::read(&path).unwrap());
         }
     }
 
@@ -256,12 +241,9 @@ mod tests {
         let exp = v.remove("experiment").unwrap();
         v.insert("experiment".into(), exp);
         std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
-        let (header, digest) = read_digest(&path).unwrap();
-        assert_eq!(digest.figures().len(), 3);
-        assert_eq!(
-            digest.report_input(&header).unwrap(),
-            input_from(&whole).unwrap()
-        );
+        let back = read_all(&path).unwrap();
+        assert_eq!(back.scenarios.len(), 3);
+        assert_eq!(back, whole);
     }
 
     /// Errors of a streamed read name the field's path like the whole read.
@@ -273,24 +255,29 @@ mod tests {
         let broken = text.replacen("\"series_bin_s\": 0.2", "\"series_bin_s\": \"0.2\"", 1);
         assert_ne!(broken, text, "the fixture changed: pick another field");
         std::fs::write(&path, &broken).unwrap();
-        let e = read_digest(&path).err().unwrap().to_string();
+        let e = read_all(&path).err().unwrap().to_string();
         assert!(
             e.contains("field scenarios[0].flows[0].tcp.series_bin_s")
                 && e.contains("invalid type"),
             "{e}"
         );
         std::fs::write(&path, &text.as_bytes()[..text.len() / 2]).unwrap();
-        let e = read_digest(&path).err().unwrap().to_string();
+        let e = read_all(&path).err().unwrap().to_string();
         assert!(
             e.contains("results.json: field scenarios[") && e.contains("EOF"),
             "{e}"
         );
         let future = text.replacen("\"schema_version\": 2,", "\"schema_version\": 99,", 1);
         std::fs::write(&path, future).unwrap();
-        let e = read_digest(&path).err().unwrap();
+        let e = read_all(&path).err().unwrap();
         assert!(
-            matches!(e, ReportError::UnsupportedSchema { found: 99, .. }),
+            matches!(e, ReadError::UnsupportedSchema { found: 99, .. }),
             "{e}"
         );
+        let e = read_all(&dir.0.join("none.json"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.starts_with("reading ") && e.contains("none.json"), "{e}");
     }
 }

@@ -13,7 +13,7 @@
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use super::{Results, ScenarioResult, SCHEMA_VERSION};
+use crate::{Results, ScenarioResult, SCHEMA_VERSION};
 
 /// Why a results.json could not be split or parsed.
 #[derive(Debug, thiserror::Error)]
@@ -312,8 +312,8 @@ fn parse_header(path: &Path, header: &[u8]) -> Result<Results, SplitError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::ScenarioFiles;
-    use crate::scratch::Scratch;
+    use crate::ScenarioFiles;
+    use netlab_sys::testing::Scratch;
 
     fn golden() -> Results {
         let p = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,0 +1,502 @@
+//! The report's input, built from netlab-results' typed [`Results`] field
+//! by field (a renamed field fails to compile), one scenario at a time
+//! ([`ReportBuilder`]): each scenario is reduced to the samples the report
+//! draws and tests, so a run's raw scenarios never need to be in memory
+//! together.
+//!
+//! Values the report cannot draw honestly are refused with the field named:
+//! a non-positive probe timeout or goodput bin width, a reply without a
+//! finite, non-negative RTT.
+
+use netlab_ecn::pcap::PcapContent;
+use netlab_experiment::{Experiment, ExperimentFile};
+use netlab_probe::{Phase, RequestOutcome};
+use netlab_qdisc::{QdiscRecord, QdiscXstats, ARM_HANDLE};
+use netlab_results::{ProbeResult, QdiscResult, Results, ScenarioResult};
+
+use crate::model::{
+    FinalCounters, FlowSeries, KernelText, PacketFile, Phases, ProbeOutcome, ProbePhase,
+    ProbeSample, QdiscSample, ReportInput, Scenario, TcpInfoSample,
+};
+use crate::ReportError;
+
+/// The report's input of a whole run read into memory.
+pub fn input_from(results: &Results) -> Result<ReportInput, ReportError> {
+    let mut input = ReportBuilder::new(&results.experiment)?;
+    for s in &results.scenarios {
+        input.push(s)?;
+    }
+    input.finish(results)
+}
+
+/// The report's scenarios built one at a time, each reduced to the samples
+/// the report draws (probe outcomes, delivered-bytes series, tcp_info and
+/// backlog samples, final counters).
+#[derive(Debug)]
+pub struct ReportBuilder {
+    scenarios: Vec<Scenario>,
+    /// Phases of a scenario whose probe never ran: the configured timeline.
+    configured: Phases,
+    /// The configured probe timeout, s.
+    timeout_s: f64,
+}
+
+impl ReportBuilder {
+    /// The report of a run of `experiment`, with no scenario yet.
+    pub fn new(experiment: &ExperimentFile) -> Result<ReportBuilder, ReportError> {
+        let exp = resolve(experiment)?;
+        Ok(ReportBuilder {
+            scenarios: Vec::new(),
+            configured: timeline_phases(&exp),
+            timeout_s: exp.probes.first().map_or(1.0, |p| p.timeout.as_secs_f64()),
+        })
+    }
+
+    /// Adds the next scenario, in execution order.
+    pub fn push(&mut self, s: &ScenarioResult) -> Result<(), ReportError> {
+        let i = self.scenarios.len();
+        let scenario = scenario_from(s, i, self.configured, self.timeout_s)?;
+        self.scenarios.push(scenario);
+        Ok(())
+    }
+
+    /// The input for the run `header` describes (its own `scenarios` are
+    /// not read).
+    pub fn finish(self, header: &Results) -> Result<ReportInput, ReportError> {
+        let mut input = header_input(header)?;
+        input.scenarios = self.scenarios;
+        Ok(input)
+    }
+}
+
+fn field(path: &str, message: &str) -> ReportError {
+    ReportError::Field {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
+/// The experiment as run, resolved from its file form.
+fn resolve(f: &ExperimentFile) -> Result<Experiment, ReportError> {
+    Experiment::from_file(f).map_err(|e| field("experiment", &e.to_string()))
+}
+
+/// The configured timeline as phases (those of a scenario whose probe
+/// never ran).
+fn timeline_phases(exp: &Experiment) -> Phases {
+    let tl = &exp.timeline;
+    let (baseline, warmup, measure) = (
+        tl.baseline.as_secs_f64(),
+        tl.warmup.as_secs_f64(),
+        tl.measure.as_secs_f64(),
+    );
+    Phases {
+        baseline: [0.0, baseline],
+        loaded: [baseline + warmup, baseline + warmup + measure],
+        end_s: baseline + warmup + measure,
+    }
+}
+
+/// The report's input without its scenarios.
+fn header_input(results: &Results) -> Result<ReportInput, ReportError> {
+    let exp = resolve(&results.experiment)?;
+    Ok(ReportInput {
+        schema_version: results.schema_version,
+        tool: format!("{} {}", results.tool.name, results.tool.version),
+        run_id: results.run_id.clone(),
+        started_utc: results.started_utc.clone(),
+        finished_utc: results.finished_utc.clone(),
+        kernel: KernelText {
+            mode: results.kernel.mode.clone(),
+            release: results.kernel.release.clone(),
+            chosen_because: results.kernel.chosen_because.clone(),
+        },
+        config: config_lines(&exp),
+        bottleneck_bps: exp.path.up.map(|t| t.rate.bits_per_sec()),
+        scenarios: Vec::new(),
+        notes: results.notes.clone(),
+        caveats: Vec::new(),
+    })
+}
+
+/// The configuration block of the page: `key = value` lines told from the
+/// experiment as run.
+fn config_lines(exp: &Experiment) -> Vec<(String, String)> {
+    let tl = &exp.timeline;
+    let (baseline, warmup, measure) = (
+        tl.baseline.as_secs_f64(),
+        tl.warmup.as_secs_f64(),
+        tl.measure.as_secs_f64(),
+    );
+    let shaper = |t: &Option<netlab_qdisc::Tbf>| match t {
+        Some(t) => format!(
+            "tbf rate {} bit/s burst {} B limit {} B",
+            t.rate.bits_per_sec(),
+            t.burst.0,
+            t.limit.0
+        ),
+        None => "unshaped".to_string(),
+    };
+    let joined = |items: Vec<String>, sep: &str| items.join(sep);
+    let flows = joined(
+        exp.flows
+            .iter()
+            .map(|f| {
+                let ecn = if f.ecn { " ecn" } else { "" };
+                format!("{} {}{ecn}", f.direction.as_str(), f.cc)
+            })
+            .collect(),
+        ", ",
+    );
+    let probes = joined(
+        exp.probes
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} UDP echo every {} s, timeout {} s",
+                    p.kind.as_str(),
+                    p.interval.as_secs_f64(),
+                    p.timeout.as_secs_f64()
+                )
+            })
+            .collect(),
+        "; ",
+    );
+    let arms = joined(exp.arms.iter().map(|a| a.words.clone()).collect(), " | ");
+    let mut config = vec![
+        ("experiment".to_string(), exp.name.clone()),
+        ("rounds".to_string(), exp.rounds.to_string()),
+        ("arms".into(), arms),
+        ("bottleneck".into(), shaper(&exp.path.up)),
+    ];
+    if exp.path.down.is_some() {
+        config.push(("download bottleneck".into(), shaper(&exp.path.down)));
+    }
+    if exp.path.needs_netem() {
+        config.push((
+            "base RTT".into(),
+            format!(
+                "{} s (netem in R; jitter {} s, loss {} %)",
+                exp.path.base_rtt.as_secs_f64(),
+                exp.path.jitter.as_secs_f64(),
+                exp.path.loss_percent
+            ),
+        ));
+    }
+    config.push(if exp.flows.len() == 1 {
+        ("congestion control".into(), exp.flows[0].cc.clone())
+    } else {
+        ("flows".into(), flows)
+    });
+    config.push((
+        "timeline".into(),
+        format!("baseline {baseline} s, warm-up {warmup} s, measured window {measure} s"),
+    ));
+    config.push(("probe".into(), probes));
+    config.push((
+        "sampling".into(),
+        format!("every {} s", exp.sample_interval.as_secs_f64()),
+    ));
+    if !exp.sweep.axes.is_empty() {
+        let points = exp.plan().points.iter().map(|p| p.label()).collect();
+        config.push(("sweep".into(), joined(points, " | ")));
+    }
+    config
+}
+
+fn scenario_from(
+    s: &ScenarioResult,
+    i: usize,
+    configured: Phases,
+    configured_timeout_s: f64,
+) -> Result<Scenario, ReportError> {
+    let at = format!("scenarios[{i}]");
+    let (phases, probe_timeout_s, probes) = match s.probe() {
+        Some(p) => probe_samples(p, &at)?,
+        None => (configured, configured_timeout_s, Vec::new()),
+    };
+    if !(probe_timeout_s.is_finite() && probe_timeout_s > 0.0) {
+        return Err(field(
+            &format!("{at}.probe.config.timeout_s"),
+            &format!("the probe timeout must be positive, found {probe_timeout_s}"),
+        ));
+    }
+    // The upload bottleneck's queue (the download's when only it is shaped).
+    let q = s.qdisc_of("up").or_else(|| s.qdiscs.first());
+    Ok(Scenario {
+        index: s.index,
+        round: s.round,
+        arm: s.arm.clone(),
+        arm_words: s.arm_words.clone(),
+        cc: s.flows.first().map(|f| {
+            f.tcp
+                .as_ref()
+                .map_or_else(|| f.cc.clone(), |t| t.cc_readback.clone())
+        }),
+        t0_utc: s.t0_utc.clone(),
+        phases,
+        probe_timeout_s,
+        probes,
+        flows: flow_series(s, &at)?,
+        measured_window: s
+            .flows
+            .iter()
+            .find_map(|f| f.tcp.as_ref().map(|t| t.window_s)),
+        tcp_info: tcp_info_samples(s),
+        qdisc: q.map(qdisc_samples).unwrap_or_default(),
+        final_counters: final_counters(s, q),
+        error: s.error.clone(),
+        packet_files: packet_files(s),
+    })
+}
+
+/// The stop-and-wait probe's phases, timeout (s) and requests.
+fn probe_samples(
+    p: &ProbeResult,
+    at: &str,
+) -> Result<(Phases, f64, Vec<ProbeSample>), ReportError> {
+    let b = &p.config.phases;
+    let phases = Phases {
+        baseline: [b.baseline_start.as_secs_f64(), b.baseline_end.as_secs_f64()],
+        loaded: [b.loaded_start.as_secs_f64(), b.loaded_end.as_secs_f64()],
+        end_s: p.config.end.as_secs_f64(),
+    };
+    let probes = p
+        .requests
+        .iter()
+        .enumerate()
+        .map(|(j, r)| {
+            Ok(ProbeSample {
+                seq: r.seq,
+                send_s: r.send_s,
+                phase: match r.phase {
+                    Phase::Baseline => ProbePhase::Baseline,
+                    Phase::Warmup => ProbePhase::Warmup,
+                    Phase::Loaded => ProbePhase::Loaded,
+                    Phase::Other => ProbePhase::Other,
+                },
+                outcome: outcome(&r.outcome, r.rtt_ms, at, j)?,
+            })
+        })
+        .collect::<Result<Vec<_>, ReportError>>()?;
+    Ok((phases, p.config.timeout.as_secs_f64(), probes))
+}
+
+/// Delivered bytes per bin of every flow that has a TCP result.
+fn flow_series(s: &ScenarioResult, at: &str) -> Result<Vec<FlowSeries>, ReportError> {
+    let mut flows = Vec::new();
+    for (k, f) in s.flows.iter().enumerate() {
+        let Some(t) = &f.tcp else { continue };
+        if !(t.series_bin_s > 0.0 && t.series_bin_s.is_finite()) {
+            return Err(field(
+                &format!("{at}.flows[{k}].tcp.series_bin_s"),
+                &format!("bin width must be positive, found {}", t.series_bin_s),
+            ));
+        }
+        flows.push(FlowSeries {
+            label: if s.flows.len() == 1 {
+                "flow 1".into()
+            } else {
+                format!("flow {} ({} {})", k + 1, f.direction, f.cc)
+            },
+            bin_s: t.series_bin_s,
+            bytes: t.series.clone(),
+        });
+    }
+    Ok(flows)
+}
+
+/// The one TCP-state series the report draws: the first flow's.
+fn tcp_info_samples(s: &ScenarioResult) -> Vec<TcpInfoSample> {
+    s.flows
+        .first()
+        .map(|f| f.tcp_info.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|t| {
+            let info = t.info.as_ref()?;
+            Some(TcpInfoSample {
+                t_s: t.end_s,
+                rtt_ms: f64::from(info.rtt_us) / 1000.0,
+                rttvar_ms: f64::from(info.rttvar_us) / 1000.0,
+                cwnd: info.cwnd,
+                ssthresh: Some(info.ssthresh),
+                delivery_rate_bps: Some(info.delivery_rate as f64 * 8.0),
+                // u64::MAX is the kernel's "no pacing limit".
+                pacing_rate_bps: (info.pacing_rate != u64::MAX)
+                    .then_some(info.pacing_rate as f64 * 8.0),
+            })
+        })
+        .collect()
+}
+
+/// The arm's backlog and counters over time.
+fn qdisc_samples(q: &QdiscResult) -> Vec<QdiscSample> {
+    q.samples
+        .iter()
+        .filter_map(|q| {
+            let r = q.records.iter().find(|r| r.handle == ARM_HANDLE)?;
+            let st = r.stats?;
+            Some(QdiscSample {
+                t_s: q.t_s?,
+                backlog_bytes: u64::from(st.backlog_bytes),
+                backlog_packets: u64::from(st.backlog_packets),
+                drops: u64::from(st.drops),
+                ecn_marks: r.xstats.as_ref().and_then(ecn_marks),
+            })
+        })
+        .collect()
+}
+
+/// Counters at the end of the measured window: `q`'s final readback and
+/// the marks seen on the wire.
+fn final_counters(s: &ScenarioResult, q: Option<&QdiscResult>) -> FinalCounters {
+    let fin = q.map(|q| q.at_window_end.as_slice()).unwrap_or_default();
+    let arm_final = arm_record(fin);
+    FinalCounters {
+        taken_s: q.and_then(|q| q.final_taken_s),
+        arm_drops: arm_final
+            .and_then(|r| r.stats)
+            .map(|st| u64::from(st.drops)),
+        tbf_drops: fin
+            .iter()
+            .find(|r| r.kind == "tbf")
+            .and_then(|r| r.stats)
+            .map(|st| u64::from(st.drops)),
+        ecn_marks: arm_final
+            .and_then(|r| r.xstats.as_ref())
+            .and_then(ecn_marks),
+        wire_ce_ece_cwr: s.ecn.as_ref().map(|e| {
+            let c = &e.report.counts;
+            (c.ce, c.ece, c.cwr)
+        }),
+    }
+}
+
+/// The scenario's packet files that hold anything.
+fn packet_files(s: &ScenarioResult) -> Vec<PacketFile> {
+    s.ecn
+        .iter()
+        .flat_map(|e| e.pcap_files())
+        .filter(|f| f.bytes > 0)
+        .map(|f| PacketFile {
+            file: f.file.clone(),
+            content: match f.content {
+                PcapContent::Evidence => "evidence".into(),
+                PcapContent::Headers => "headers".into(),
+            },
+            frames: f.frames,
+            partial: (!f.is_complete()).then(|| {
+                f.partial
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            }),
+        })
+        .collect()
+}
+
+fn outcome(
+    o: &RequestOutcome,
+    rtt_ms: Option<f64>,
+    at: &str,
+    j: usize,
+) -> Result<ProbeOutcome, ReportError> {
+    Ok(match (o, rtt_ms) {
+        (RequestOutcome::Reply, Some(ms)) if ms.is_finite() && ms >= 0.0 => {
+            ProbeOutcome::Reply { rtt_ms: ms }
+        }
+        (RequestOutcome::Reply, _) => {
+            return Err(field(
+                &format!("{at}.probe.requests[{j}].rtt_ms"),
+                "a reply without a finite, non-negative RTT",
+            ))
+        }
+        (RequestOutcome::Timeout, _) => ProbeOutcome::Timeout,
+        (
+            RequestOutcome::SendError { .. } | RequestOutcome::Abandoned | RequestOutcome::Pending,
+            _,
+        ) => ProbeOutcome::NoInformation,
+    })
+}
+
+/// The arm's record: the qdisc at the arm's handle (`10:`), whether TBF is
+/// the root or hangs below a netem delay.
+fn arm_record(records: &[QdiscRecord]) -> Option<&QdiscRecord> {
+    records.iter().find(|r| r.handle == ARM_HANDLE)
+}
+
+/// The arm's cumulative ECN marks, for the kinds that count them under that
+/// name (the same kinds results.json's `ecn_mark` key carries).
+fn ecn_marks(x: &QdiscXstats) -> Option<u64> {
+    match x {
+        QdiscXstats::FqCodel(x) => Some(u64::from(x.ecn_mark)),
+        QdiscXstats::Codel(x) => Some(u64::from(x.ecn_mark)),
+        QdiscXstats::Pie(x) => Some(u64::from(x.ecn_mark)),
+        QdiscXstats::FqPie(x) => Some(u64::from(x.ecn_mark)),
+        QdiscXstats::Fq(_) | QdiscXstats::Cake(_) | QdiscXstats::Raw { .. } => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn golden() -> Results {
+        Results::read(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../fixtures/orchestrator/golden/results.json"),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn values_the_report_cannot_draw_are_refused_with_the_field() {
+        let mut r = golden();
+        r.scenarios[1].flows[0].tcp.as_mut().unwrap().series_bin_s = 0.0;
+        let e = input_from(&r).unwrap_err().to_string();
+        assert!(e.contains("scenarios[1].flows[0].tcp.series_bin_s"), "{e}");
+        let mut r = golden();
+        let req = &mut r.scenarios[0].probes[0].requests[2];
+        req.outcome = RequestOutcome::Reply;
+        req.rtt_ms = None;
+        let e = input_from(&r).unwrap_err().to_string();
+        assert!(e.contains("scenarios[0].probe.requests[2].rtt_ms"), "{e}");
+        let mut r = golden();
+        r.scenarios[0].probes[0].config.timeout = std::time::Duration::ZERO;
+        let e = input_from(&r).unwrap_err().to_string();
+        assert!(e.contains("scenarios[0].probe.config.timeout_s"), "{e}");
+    }
+
+    /// The v1 golden run, migrated: every scenario with its samples, the
+    /// configuration told from the experiment it converts to.
+    #[test]
+    fn the_golden_run_gives_every_sample_and_the_experiments_configuration() {
+        let input = input_from(&golden()).unwrap();
+        assert_eq!(input.schema_version, 2);
+        let keys: Vec<&str> = input.config.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "experiment",
+                "rounds",
+                "arms",
+                "bottleneck",
+                "congestion control",
+                "timeline",
+                "probe",
+                "sampling"
+            ]
+        );
+        assert_eq!(input.scenarios.len(), 2);
+        assert!(input.scenarios.iter().all(|s| !s.probes.is_empty()
+            && !s.tcp_info.is_empty()
+            && !s.qdisc.is_empty()
+            && s.flows.len() == 1));
+        assert!(input.scenarios[1].final_counters.ecn_marks.unwrap() > 0);
+        assert_eq!(input.bottleneck_bps, Some(5_000_000));
+    }
+}

@@ -1,0 +1,200 @@
+//! Reading a results.json of any version this netlab knows into
+//! [`Results`] (version 2): the version is judged first (a future file is
+//! refused before its shape), then every field, an error naming the
+//! field's path (`scenarios[1].probe.requests[3].rtt_ms`). Version 1 is
+//! read in its own shape and migrated ([`crate::v1`]).
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::{Results, SCHEMA_VERSION};
+
+/// The schema versions this netlab reads (every one but the last is
+/// migrated on read).
+pub const SUPPORTED_SCHEMAS: &[u32] = &[1, SCHEMA_VERSION];
+
+/// Why a results.json could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The file could not be read.
+    #[error("{what} {path}: {source}")]
+    Io {
+        /// What was being done (`reading`).
+        what: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A field is missing or has the wrong type, or the text is not JSON
+    /// (a truncated file names the field it stops in).
+    #[error("results.json: field {path}: {message}")]
+    Field {
+        /// Path of the field (`scenarios[2].probe.requests[5].send_s`),
+        /// `(top level)` for the file itself.
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A version this netlab does not read (a newer netlab wrote it).
+    #[error("results.json has schema_version {found}, which this netlab cannot read (it reads {supported:?}); use the netlab version that wrote it, or a newer one")]
+    UnsupportedSchema {
+        /// The version found.
+        found: u32,
+        /// The versions this netlab reads.
+        supported: Vec<u32>,
+    },
+}
+
+impl ReadError {
+    pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ReadError {
+        let path = path.to_path_buf();
+        move |source| ReadError::Io {
+            what: "reading",
+            path,
+            source,
+        }
+    }
+
+    pub(crate) fn field(path: &str, message: impl Into<String>) -> ReadError {
+        ReadError::Field {
+            path: if path == "." || path.is_empty() {
+                "(top level)".into()
+            } else {
+                path.into()
+            },
+            message: message.into(),
+        }
+    }
+}
+
+impl Results {
+    /// Reads the results.json at `path` (any version; version 1 migrated).
+    pub fn read(path: &Path) -> Result<Results, ReadError> {
+        Results::parse(&std::fs::read(path).map_err(ReadError::io(path))?)
+    }
+
+    /// [`Results::read`] on the file's bytes.
+    pub fn parse(bytes: &[u8]) -> Result<Results, ReadError> {
+        match version(bytes)? {
+            1 => deserialize::<crate::v1::ResultsV1>(bytes).map(Results::from),
+            _ => deserialize(bytes),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct VersionOnly {
+    schema_version: Option<u32>,
+}
+
+/// The file's version, refused unless this netlab reads it. A truncated
+/// file still has one (netlab writes `schema_version` first); a file with
+/// none is refused, and one that is not JSON at all is left to the full
+/// read, which says where it breaks.
+pub(crate) fn version(bytes: &[u8]) -> Result<u32, ReadError> {
+    let v = match serde_json::from_slice::<VersionOnly>(bytes) {
+        Ok(v) => v.schema_version,
+        Err(_) => match sniff_version(bytes) {
+            Some(v) => Some(v),
+            None => return Ok(SCHEMA_VERSION),
+        },
+    };
+    match v {
+        None => Err(ReadError::field(
+            "schema_version",
+            "missing: this is not a netlab results.json",
+        )),
+        Some(n) if !SUPPORTED_SCHEMAS.contains(&n) => Err(ReadError::UnsupportedSchema {
+            found: n,
+            supported: SUPPORTED_SCHEMAS.to_vec(),
+        }),
+        Some(n) => Ok(n),
+    }
+}
+
+/// The schema version of a file that does not parse (a truncated one, or
+/// the first bytes of a large one): netlab writes `schema_version` first,
+/// so its value can be read before the break.
+pub(crate) fn sniff_version(bytes: &[u8]) -> Option<u32> {
+    let key = b"\"schema_version\"";
+    let at = bytes.windows(key.len()).position(|w| w == key)? + key.len();
+    let rest = std::str::from_utf8(&bytes[at..bytes.len().min(at + 32)]).ok()?;
+    let rest = rest.trim_start().strip_prefix(':')?.trim_start();
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+fn deserialize<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, ReadError> {
+    let de = &mut serde_json::Deserializer::from_slice(bytes);
+    serde_path_to_error::deserialize(de)
+        .map_err(|e| ReadError::field(&e.path().to_string(), e.into_inner().to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn golden() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/orchestrator/golden/results.json")
+    }
+
+    #[test]
+    fn a_future_or_missing_schema_is_refused_before_its_shape() {
+        let e = Results::parse(br#"{"schema_version": 99, "whatever": true}"#).unwrap_err();
+        assert!(matches!(e, ReadError::UnsupportedSchema { found: 99, .. }));
+        assert!(e.to_string().contains("schema_version 99"), "{e}");
+        assert!(e.to_string().contains("[1, 2]"), "{e}");
+        let e = Results::parse(br#"{"tool": {}}"#).unwrap_err();
+        assert!(
+            e.to_string().contains("field schema_version: missing"),
+            "{e}"
+        );
+        let e = Results::parse(b"").unwrap_err();
+        assert!(
+            matches!(&e, ReadError::Field { path, .. } if path == "(top level)"),
+            "{e}"
+        );
+        let e = Results::read(Path::new("/nonexistent/results.json")).unwrap_err();
+        assert!(e.to_string().starts_with("reading /nonexistent"), "{e}");
+    }
+
+    #[test]
+    fn a_broken_field_is_named_by_its_path_in_either_version() {
+        let text = std::fs::read_to_string(golden()).unwrap();
+        let broken = text.replacen("\"rtt_ms\": 5.625344", "\"rtt_ms\": \"fast\"", 1);
+        assert_ne!(broken, text, "the fixture changed: pick another field");
+        let e = Results::parse(broken.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("scenarios[1].probe.requests[0].rtt_ms"), "{e}");
+        let truncated = &text.as_bytes()[..text.len() / 2];
+        let e = Results::parse(truncated).unwrap_err().to_string();
+        assert!(e.contains("results.json: field scenarios["), "{e}");
+        assert!(e.contains("EOF"), "{e}");
+        // The same in a version 2 file.
+        let v2 = serde_json::to_string_pretty(&Results::read(&golden()).unwrap()).unwrap();
+        let broken = v2.replacen("\"series_bin_s\": 0.2", "\"series_bin_s\": \"0.2\"", 1);
+        assert_ne!(broken, v2);
+        let e = Results::parse(broken.as_bytes()).unwrap_err().to_string();
+        assert!(
+            e.contains("field scenarios[0].flows[0].tcp.series_bin_s")
+                && e.contains("invalid type"),
+            "{e}"
+        );
+        let e = Results::parse(&v2.as_bytes()[..v2.len() / 3])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("EOF"), "{e}");
+    }
+
+    #[test]
+    fn the_version_of_a_truncated_file_is_read_from_its_first_bytes() {
+        assert_eq!(
+            sniff_version(b"{\n  \"schema_version\": 2,\n  \"tool\": {"),
+            Some(2)
+        );
+        assert_eq!(sniff_version(b"{\"schema_version\" :1"), Some(1));
+        assert_eq!(sniff_version(b"{\"tool\": 1"), None);
+    }
+}

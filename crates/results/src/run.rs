@@ -1,0 +1,176 @@
+//! The run as a whole: its header (tool, kernel, the experiment as run,
+//! times, notes), where its scenarios ran, how it was stopped, sharded,
+//! resumed or merged.
+
+use netlab_experiment::ExperimentFile;
+use serde::{Deserialize, Serialize};
+
+use crate::ScenarioResult;
+
+/// Version of the results.json shape; a change of shape bumps it.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The whole results file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Results {
+    /// Shape version.
+    pub schema_version: u32,
+    /// The tool that wrote it.
+    pub tool: Tool,
+    /// The kernel that ran the experiment.
+    pub kernel: KernelInfo,
+    /// The experiment as run, resolved (every default spelled out).
+    pub experiment: ExperimentFile,
+    /// Run id (namespace names carry it).
+    pub run_id: String,
+    /// Start, UTC (RFC 3339).
+    pub started_utc: String,
+    /// End, UTC (RFC 3339).
+    pub finished_utc: String,
+    /// Sum of the planned scenarios' timelines, s (the floor of the wall time).
+    #[serde(default)]
+    pub timeline_total_s: f64,
+    /// Wall time of the scenarios so far, s.
+    #[serde(default)]
+    pub wall_s: f64,
+    /// Scenarios in execution order.
+    pub scenarios: Vec<ScenarioResult>,
+    /// Notes that qualify the figures.
+    pub notes: Vec<String>,
+    /// Set when SIGINT/SIGTERM stopped the run: where and when.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<Interrupted>,
+    /// The experiment's content hash (issue 22; absent in older files,
+    /// where [`Results::experiment_hash_or_computed`] computes it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experiment_hash: Option<String>,
+    /// The share of the plan this run ran (`run --shard K/N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardRecord>,
+    /// Run ids of earlier attempts this folder was resumed from (`--resume`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resumed_from: Vec<String>,
+    /// Set when `orchestrator merge` made this file from shard folders.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged: Option<MergeRecord>,
+}
+
+/// The share of the plan one run ran (issue 22).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardRecord {
+    /// Which shard (1-based).
+    pub k: u32,
+    /// Of how many.
+    pub n: u32,
+    /// Units (a round at a sweep point) in the whole plan.
+    pub units_total: u32,
+    /// The plan indices of this shard's scenarios, in plan order.
+    pub plan_indices: Vec<u32>,
+}
+
+/// Where a merged results.json came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MergeRecord {
+    /// Each source folder, in the order given.
+    pub sources: Vec<MergeSource>,
+    /// Scenarios in the plan.
+    pub planned: u32,
+    /// Plan indices no source held complete (empty unless `--allow-partial`).
+    pub missing: Vec<u32>,
+}
+
+/// One folder merged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MergeSource {
+    /// The folder as given.
+    pub folder: String,
+    /// Its run id.
+    pub run_id: String,
+    /// Its shard, when it ran one.
+    pub shard: Option<String>,
+    /// Plan indices taken from it.
+    pub plan_indices: Vec<u32>,
+}
+
+/// Where and when one scenario ran (issue 22): a merged result keeps it for
+/// every scenario, so figures never pool machines silently.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RanOn {
+    /// The machine's hostname.
+    pub hostname: String,
+    /// `uname -r` of the kernel that ran the scenario.
+    pub kernel_release: String,
+    /// The CPU's model name (`/proc/cpuinfo`), or `unknown`.
+    pub cpu_model: String,
+    /// The netlab version that ran it.
+    pub netlab_version: String,
+    /// When the scenario started, UTC (RFC 3339).
+    pub started_utc: String,
+}
+
+/// Where a signal stopped the run. The scenarios before `scenario` are
+/// complete; `scenario` keeps its samples up to the stop, its error and its
+/// cleanup receipts; none after it ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Interrupted {
+    /// `SIGINT` or `SIGTERM`.
+    pub signal: String,
+    /// The scenario that was running (1-based), or none (between scenarios,
+    /// or before the first one, e.g. while the guest booted).
+    pub scenario: Option<u32>,
+    /// The phase it was in (`baseline`, `warm-up`, `loaded`, `setup`,
+    /// `between scenarios`, `before the first scenario`).
+    pub phase: String,
+    /// Seconds after the scenario's t0, when it had one.
+    pub at_s: Option<f64>,
+}
+
+impl Results {
+    /// The experiment's content hash: the recorded one, or computed from
+    /// the experiment as run for files written before it was recorded.
+    pub fn experiment_hash_or_computed(
+        &self,
+    ) -> Result<String, netlab_experiment::ExperimentError> {
+        match &self.experiment_hash {
+            Some(h) => Ok(h.clone()),
+            None => Ok(self.experiment()?.content_hash()),
+        }
+    }
+
+    /// The experiment as run, resolved again from its file form.
+    pub fn experiment(
+        &self,
+    ) -> Result<netlab_experiment::Experiment, netlab_experiment::ExperimentError> {
+        netlab_experiment::Experiment::from_file(&self.experiment)
+    }
+}
+
+/// Tool name and version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tool {
+    /// `netlab`.
+    pub name: String,
+    /// Crate version.
+    pub version: String,
+}
+
+impl Tool {
+    /// This build of netlab.
+    pub fn this() -> Tool {
+        Tool {
+            name: "netlab".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+}
+
+/// Which kernel ran, and how.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelInfo {
+    /// `host` or `uml`.
+    pub mode: String,
+    /// `uname -r` of the kernel that ran the experiment.
+    pub release: String,
+    /// Why this kernel was chosen (auto mode explains itself).
+    pub chosen_because: String,
+}
