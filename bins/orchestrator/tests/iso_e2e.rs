@@ -149,6 +149,7 @@ fn privileged_compare_with_the_iso_probe_on_the_host_kernel() {
         "{summary}"
     );
     assert!(out.0.join("index.html").exists(), "compare wrote no report");
+    check_iso_plot(&out.0);
     assert_eq!(before, host_state(), "the host network state changed");
 }
 
@@ -173,5 +174,19 @@ fn guest_compare_both_arms_with_the_iso_probe() {
     assert!(
         summary.contains("| 2 | 1 | fq_codel | loaded | 20 |"),
         "{summary}"
+    );
+    check_iso_plot(&out.0);
+}
+
+/// The report draws the isochronous probe's loaded distribution beside the
+/// stop-and-wait one (issue 23) and the page shows that figure.
+fn check_iso_plot(dir: &std::path::Path) {
+    let svg = std::fs::read_to_string(dir.join("iso-cdf-loaded.svg")).expect("iso-cdf-loaded.svg");
+    assert!(svg.contains("isochronous: n="), "no iso curve in the plot");
+    assert!(svg.contains("stop-and-wait: n="), "no stop-and-wait curve");
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(
+        html.contains("iso-cdf-loaded.svg"),
+        "the page omits the iso plot"
     );
 }

@@ -472,6 +472,7 @@ pub(crate) mod tests {
             },
             error: None,
             packet_files: Vec::new(),
+            iso: None,
         }
     }
 

@@ -386,6 +386,7 @@ mod tests {
             final_counters: FinalCounters::default(),
             error: None,
             packet_files: Vec::new(),
+            iso: None,
         };
         let i = ReportInput {
             schema_version: 1,

@@ -10,13 +10,13 @@
 
 use netlab_ecn::pcap::PcapContent;
 use netlab_experiment::{Experiment, ExperimentFile};
-use netlab_probe::{Phase, RequestOutcome};
+use netlab_probe::{IsoOutcome, Phase, RequestOutcome};
 use netlab_qdisc::{QdiscRecord, QdiscXstats, ARM_HANDLE};
-use netlab_results::{ProbeResult, QdiscResult, Results, ScenarioResult};
+use netlab_results::{IsoProbeResult, ProbeResult, QdiscResult, Results, ScenarioResult};
 
 use crate::model::{
-    FinalCounters, FlowSeries, KernelText, PacketFile, Phases, ProbeOutcome, ProbePhase,
-    ProbeSample, QdiscSample, ReportInput, Scenario, TcpInfoSample,
+    FinalCounters, FlowSeries, IsoProbe, IsoSample, KernelText, PacketFile, Phases, ProbeOutcome,
+    ProbePhase, ProbeSample, QdiscSample, ReportInput, Scenario, TcpInfoSample,
 };
 use crate::ReportError;
 
@@ -247,7 +247,43 @@ fn scenario_from(
         final_counters: final_counters(s, q),
         error: s.error.clone(),
         packet_files: packet_files(s),
+        iso: s.iso_probe.as_ref().map(iso_samples),
     })
+}
+
+fn probe_phase(p: Phase) -> ProbePhase {
+    match p {
+        Phase::Baseline => ProbePhase::Baseline,
+        Phase::Warmup => ProbePhase::Warmup,
+        Phase::Loaded => ProbePhase::Loaded,
+        Phase::Other => ProbePhase::Other,
+    }
+}
+
+/// The isochronous probe's slots: a reply in time is exact, a timeout is
+/// censored at the timeout (with its late reply's RTT kept beside it),
+/// anything else carries no RTT information.
+fn iso_samples(iso: &IsoProbeResult) -> IsoProbe {
+    let requests = iso
+        .log
+        .requests
+        .iter()
+        .map(|r| IsoSample {
+            due_s: r.due_s,
+            phase: probe_phase(r.phase),
+            outcome: match (&r.outcome, r.rtt_ms) {
+                (IsoOutcome::Reply, Some(rtt_ms)) => ProbeOutcome::Reply { rtt_ms },
+                (IsoOutcome::Timeout, _) => ProbeOutcome::Timeout,
+                _ => ProbeOutcome::NoInformation,
+            },
+            late_rtt_ms: r.late_rtt_ms,
+        })
+        .collect();
+    IsoProbe {
+        interval_ms: iso.log.config.interval.as_secs_f64() * 1e3,
+        timeout_s: iso.log.config.timeout.as_secs_f64(),
+        requests,
+    }
 }
 
 /// The stop-and-wait probe's phases, timeout (s) and requests.
@@ -269,12 +305,7 @@ fn probe_samples(
             Ok(ProbeSample {
                 seq: r.seq,
                 send_s: r.send_s,
-                phase: match r.phase {
-                    Phase::Baseline => ProbePhase::Baseline,
-                    Phase::Warmup => ProbePhase::Warmup,
-                    Phase::Loaded => ProbePhase::Loaded,
-                    Phase::Other => ProbePhase::Other,
-                },
+                phase: probe_phase(r.phase),
                 outcome: outcome(&r.outcome, r.rtt_ms, at, j)?,
             })
         })

@@ -211,6 +211,36 @@ pub struct Scenario {
     pub error: Option<String>,
     /// Its packet files that exist (none in results written before them).
     pub packet_files: Vec<PacketFile>,
+    /// The isochronous probe's requests, when one ran beside the
+    /// stop-and-wait probe.
+    pub iso: Option<IsoProbe>,
+}
+
+/// The isochronous probe of one scenario: fixed send slots, so its samples
+/// do not thin out as the queue grows (method §10).
+#[derive(Debug, Clone, PartialEq)]
+pub struct IsoProbe {
+    /// Slot interval, ms.
+    pub interval_ms: f64,
+    /// Reply timeout, s.
+    pub timeout_s: f64,
+    /// Every slot, in order.
+    pub requests: Vec<IsoSample>,
+}
+
+/// One slot of the isochronous probe.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IsoSample {
+    /// When the slot was due, s from t0.
+    pub due_s: f64,
+    /// Phase by due time.
+    pub phase: ProbePhase,
+    /// Reply in time, timeout (censored), or no information (missed slot,
+    /// send error, stopped while pending).
+    pub outcome: ProbeOutcome,
+    /// A reply that came after the timeout: its RTT, ms. The request stays
+    /// censored; this is what the late reply says about it.
+    pub late_rtt_ms: Option<f64>,
 }
 
 impl Scenario {

@@ -5,7 +5,7 @@
 use plotters::prelude::*;
 
 use crate::compare::goodput_bins;
-use crate::model::{ProbeOutcome, ReportInput, Scenario};
+use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
 use crate::plots::{
     arm_color, draw_svg, e, tick, x_end, Plot, AXIS_PT, FONT, LEGEND_PT, SIZE, TICK_PT,
     TIMEOUT_FILL,
@@ -65,6 +65,9 @@ pub fn all(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
         }
     }
     out.push(scatter(input)?);
+    if input.scenarios.iter().any(|s| s.iso.is_some()) {
+        out.push(iso_cdf(input)?);
+    }
     Ok(out)
 }
 
@@ -155,6 +158,163 @@ pub fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
                     p95.text("ms")
                 ))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(3)));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.4))
+            .label_font((FONT, LEGEND_PT))
+            .draw()
+            .map_err(e)
+    })?;
+    Ok(Plot {
+        file,
+        title,
+        scenario: None,
+        svg,
+    })
+}
+
+/// The isochronous probe's loaded-phase slots as observations: a reply in
+/// time is exact, a timeout censored at the timeout, or, with
+/// `late_as_exact`, exact at its late reply's RTT when one came.
+fn iso_obs(s: &Scenario, late_as_exact: bool) -> Vec<Observation> {
+    let Some(iso) = &s.iso else {
+        return Vec::new();
+    };
+    iso.requests
+        .iter()
+        .filter(|r| r.phase == ProbePhase::Loaded)
+        .filter_map(|r| match (r.outcome, r.late_rtt_ms) {
+            (ProbeOutcome::Reply { rtt_ms }, _) => Some(Observation::Exact(rtt_ms)),
+            (ProbeOutcome::Timeout, Some(late)) if late_as_exact => Some(Observation::Exact(late)),
+            (ProbeOutcome::Timeout, _) => Some(Observation::AtLeast(iso.timeout_s * 1000.0)),
+            (ProbeOutcome::NoInformation, _) => None,
+        })
+        .collect()
+}
+
+/// The isochronous probe's loaded-phase distribution beside the
+/// stop-and-wait probe's, per arm, pooled over rounds (Kaplan–Meier,
+/// timeouts censored); where late replies came, a third curve puts each
+/// late request at the RTT its reply showed.
+pub fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
+    let file = "iso-cdf-loaded.svg".to_string();
+    let title =
+        "Loaded-phase RTT: isochronous vs stop-and-wait probe, Kaplan–Meier CDF".to_string();
+    let arms = arms(input);
+    let bound = input
+        .scenarios
+        .iter()
+        .filter_map(|s| s.iso.as_ref().map(|i| i.timeout_s * 1000.0))
+        .fold(timeout_ms(input), f64::max);
+    let all_exact = |o: &Observation| match o {
+        Observation::Exact(v) => Some(*v),
+        Observation::AtLeast(_) => None,
+    };
+    let x_max = input
+        .scenarios
+        .iter()
+        .flat_map(|s| iso_obs(s, true))
+        .filter_map(|o| all_exact(&o))
+        .fold(bound * 2.0, |m, v| m.max(v * 1.1));
+    let x0 = input
+        .scenarios
+        .iter()
+        .flat_map(|s| obs(s).into_iter().chain(iso_obs(s, false)))
+        .filter_map(|o| all_exact(&o))
+        .fold(1.0, f64::min)
+        .max(0.01)
+        * 0.8;
+    let svg = draw_svg(&file, (SIZE.0, 500), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(&title, (FONT, 17))
+            .margin(10)
+            .x_label_area_size(38)
+            .y_label_area_size(55)
+            .build_cartesian_2d((x0..x_max).log_scale(), 0f64..1.05)
+            .map_err(e)?;
+        chart
+            .configure_mesh()
+            .label_style((FONT, TICK_PT))
+            .axis_desc_style((FONT, AXIS_PT))
+            .x_label_formatter(&tick)
+            .y_label_formatter(&tick)
+            .x_desc("probe RTT (ms, log); a timeout counts as ≥ the timeout")
+            .y_desc("P(RTT ≤ x)")
+            .light_line_style(WHITE.mix(0.0))
+            .draw()
+            .map_err(e)?;
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(bound, 0.0), (x_max, 1.05)],
+                TIMEOUT_FILL.filled(),
+            )))
+            .map_err(e)?
+            .label(format!("beyond the timeout ({bound:.0} ms): censored mass"))
+            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], TIMEOUT_FILL.filled()));
+        for (i, arm) in arms.iter().enumerate() {
+            let c = arm_color(i);
+            let mine: Vec<&Scenario> = input
+                .scenarios
+                .iter()
+                .filter(|s| &s.arm == arm && s.error.is_none())
+                .collect();
+            let saw: Vec<Observation> = mine.iter().flat_map(|s| obs(s)).collect();
+            let iso: Vec<Observation> = mine.iter().flat_map(|s| iso_obs(s, false)).collect();
+            let late: Vec<Observation> = mine.iter().flat_map(|s| iso_obs(s, true)).collect();
+            let late_n = late.iter().filter(|o| all_exact(o).is_some()).count()
+                - iso.iter().filter(|o| all_exact(o).is_some()).count();
+            let describe = |km: &KaplanMeier| {
+                format!(
+                    "n={}, timeouts {}, p50 {}, p95 {}",
+                    km.n,
+                    km.censored,
+                    km_quantile(km, 0.5).text("ms"),
+                    km_quantile(km, 0.95).text("ms")
+                )
+            };
+            let km = kaplan_meier(&saw);
+            chart
+                .draw_series(LineSeries::new(km_line(&km, x0, bound), c.stroke_width(3)))
+                .map_err(e)?
+                .label(format!("{arm} stop-and-wait: {}", describe(&km)))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(3))
+                });
+            if iso.is_empty() {
+                continue;
+            }
+            let km = kaplan_meier(&iso);
+            chart
+                .draw_series(DashedLineSeries::new(
+                    km_line(&km, x0, bound),
+                    8,
+                    5,
+                    c.stroke_width(2),
+                ))
+                .map_err(e)?
+                .label(format!("{arm} isochronous: {}", describe(&km)))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 5, y)], c.stroke_width(2))
+                });
+            if late_n > 0 {
+                let km = kaplan_meier(&late);
+                chart
+                    .draw_series(DottedLineSeries::new(
+                        km_line(&km, x0, x_max),
+                        3,
+                        6,
+                        move |p| Circle::new(p, 1, c.filled()),
+                    ))
+                    .map_err(e)?
+                    .label(format!(
+                        "{arm} isochronous, {late_n} late replies at their RTT: {}",
+                        describe(&km)
+                    ))
+                    .legend(move |(x, y)| Circle::new((x + 7, y), 2, c.filled()));
+            }
         }
         chart
             .configure_series_labels()
@@ -426,7 +586,11 @@ pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
                 .map_err(e)?;
             if !exact.is_empty() {
                 series
-                    .label(format!("{arm}: median ({} {})", exact.len(), rounds_word(exact.len())))
+                    .label(format!(
+                        "{arm}: median ({} {})",
+                        exact.len(),
+                        rounds_word(exact.len())
+                    ))
                     .legend(move |(x, y)| Circle::new((x + 7, y), 5, c.filled()));
             }
             // Each point says its round; a point on the censored mass is a
@@ -505,17 +669,25 @@ fn draw_legend<DB: DrawingBackend>(
     let (x, mut y) = (8i32, 40i32);
     let step = 22;
     area.draw(&Rectangle::new(
-        [(x - 4, y - 14), (LEGEND_W as i32 - 6, y - 14 + step * entries.len() as i32 + 6)],
+        [
+            (x - 4, y - 14),
+            (
+                LEGEND_W as i32 - 6,
+                y - 14 + step * entries.len() as i32 + 6,
+            ),
+        ],
         BLACK.mix(0.4),
     ))?;
     for (label, mark) in entries {
         match *mark {
-            LegendMark::Band => {
-                area.draw(&Rectangle::new([(x, y - 5), (x + 14, y + 5)], TIMEOUT_FILL.filled()))?
-            }
-            LegendMark::Line(c) => {
-                area.draw(&PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2)))?
-            }
+            LegendMark::Band => area.draw(&Rectangle::new(
+                [(x, y - 5), (x + 14, y + 5)],
+                TIMEOUT_FILL.filled(),
+            ))?,
+            LegendMark::Line(c) => area.draw(&PathElement::new(
+                vec![(x, y), (x + 14, y)],
+                c.stroke_width(2),
+            ))?,
             LegendMark::Dot(c) => area.draw(&Circle::new((x + 7, y), 3, c.filled()))?,
             LegendMark::Cross(c) => area.draw(&Cross::new((x + 7, y), 5, c.stroke_width(2)))?,
         }
@@ -535,5 +707,100 @@ fn rounds_word(n: usize) -> &'static str {
         "round"
     } else {
         "rounds"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{IsoProbe, IsoSample};
+
+    /// pfifo's isochronous slots: 6 replies, 3 timeouts of which 2 had a
+    /// late reply; fq_codel's: 10 replies.
+    fn with_iso() -> ReportInput {
+        let mut input = crate::compare::tests::input(1);
+        for s in &mut input.scenarios {
+            let pfifo = s.arm == "pfifo";
+            let requests = (0..10)
+                .map(|i| {
+                    let (outcome, late_rtt_ms) = match (pfifo, i) {
+                        (true, 0..=5) => (
+                            ProbeOutcome::Reply {
+                                rtt_ms: 600.0 + f64::from(i),
+                            },
+                            None,
+                        ),
+                        (true, 6 | 7) => (ProbeOutcome::Timeout, Some(1500.0 + f64::from(i))),
+                        (true, 8) => (ProbeOutcome::Timeout, None),
+                        (true, _) => (ProbeOutcome::NoInformation, None),
+                        (false, _) => (
+                            ProbeOutcome::Reply {
+                                rtt_ms: 4.0 + f64::from(i),
+                            },
+                            None,
+                        ),
+                    };
+                    IsoSample {
+                        due_s: 4.0 + f64::from(i) * 0.02,
+                        phase: ProbePhase::Loaded,
+                        outcome,
+                        late_rtt_ms,
+                    }
+                })
+                .collect();
+            s.iso = Some(IsoProbe {
+                interval_ms: 20.0,
+                timeout_s: 1.0,
+                requests,
+            });
+        }
+        input
+    }
+
+    #[test]
+    fn iso_observations_censor_timeouts_and_keep_late_replies_apart() {
+        let input = with_iso();
+        let pfifo = &input.scenarios[0];
+        let censored = iso_obs(pfifo, false);
+        // the slot without information is left out
+        assert_eq!(censored.len(), 9);
+        let at_least = censored
+            .iter()
+            .filter(|o| matches!(o, Observation::AtLeast(b) if *b == 1000.0))
+            .count();
+        assert_eq!(at_least, 3);
+        let late = iso_obs(pfifo, true);
+        assert!(late.contains(&Observation::Exact(1506.0)));
+        assert!(late.contains(&Observation::Exact(1507.0)));
+        assert_eq!(
+            late.iter()
+                .filter(|o| matches!(o, Observation::AtLeast(_)))
+                .count(),
+            1
+        );
+    }
+
+    #[test]
+    fn the_iso_plot_is_drawn_only_when_an_iso_probe_ran_and_names_both_probes() {
+        let plain = crate::compare::tests::input(1);
+        assert!(!all(&plain)
+            .unwrap()
+            .iter()
+            .any(|p| p.file == "iso-cdf-loaded.svg"));
+        let plots = all(&with_iso()).unwrap();
+        let p = plots
+            .iter()
+            .find(|p| p.file == "iso-cdf-loaded.svg")
+            .expect("the iso plot");
+        for text in [
+            "pfifo stop-and-wait",
+            "pfifo isochronous: n=9, timeouts 3",
+            "pfifo isochronous, 2 late replies at their RTT",
+            "fq_codel isochronous: n=10, timeouts 0",
+        ] {
+            assert!(p.svg.contains(text), "{text} missing");
+        }
+        // fq_codel had no late reply: no third curve for it
+        assert!(!p.svg.contains("fq_codel isochronous, "));
     }
 }
