@@ -32,6 +32,70 @@ fn obs(s: &Scenario) -> Vec<Observation> {
         .collect()
 }
 
+/// An arm's idle-path RTT: the probe-only phase's median over its rounds
+/// (Kaplan–Meier, so a baseline timeout still counts), when it has one.
+fn baseline_p50(input: &ReportInput, arm: &str) -> Option<f64> {
+    let o: Vec<Observation> = input
+        .scenarios
+        .iter()
+        .filter(|s| s.arm == arm && s.error.is_none())
+        .flat_map(|s| {
+            s.probes
+                .iter()
+                .filter(|p| p.phase == ProbePhase::Baseline)
+                .filter_map(|p| match p.outcome {
+                    ProbeOutcome::Reply { rtt_ms } => Some(Observation::Exact(rtt_ms)),
+                    ProbeOutcome::Timeout => Some(Observation::AtLeast(s.probe_timeout_s * 1e3)),
+                    ProbeOutcome::NoInformation => None,
+                })
+        })
+        .collect();
+    match km_quantile(&kaplan_meier(&o), 0.5) {
+        CensoredQuantile::Value(v) => Some(v.max(0.01)),
+        _ => None,
+    }
+}
+
+/// Draws each arm's baseline median as a thin vertical dashed line in its
+/// colour, with a legend entry (`y` spans the chart's value range).
+fn baseline_markers<DB: DrawingBackend>(
+    chart: &mut ChartContext<
+        '_,
+        DB,
+        Cartesian2d<LogCoord<f64>, plotters::coord::types::RangedCoordf64>,
+    >,
+    input: &ReportInput,
+    arms: &[String],
+    y: (f64, f64),
+) -> Result<(), String> {
+    for (i, arm) in arms.iter().enumerate() {
+        let Some(b) = baseline_p50(input, arm) else {
+            continue;
+        };
+        let c = arm_color(i);
+        chart
+            .draw_series(DashedLineSeries::new(
+                vec![(b, y.0), (b, y.1)],
+                4,
+                4,
+                c.mix(0.8).stroke_width(1),
+            ))
+            .map_err(e)?
+            .label(format!("{arm} baseline p50 (probe only): {}", fmt_ms(b)))
+            .legend(move |(x, y)| PathElement::new(vec![(x + 7, y - 6), (x + 7, y + 6)], c));
+    }
+    Ok(())
+}
+
+/// Milliseconds for a legend: two significant decimals below 10.
+fn fmt_ms(v: f64) -> String {
+    if v < 10.0 {
+        format!("{v:.2} ms")
+    } else {
+        format!("{v:.0} ms")
+    }
+}
+
 fn timeout_ms(input: &ReportInput) -> f64 {
     input
         .scenarios
@@ -86,6 +150,11 @@ pub fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
             Observation::AtLeast(_) => None,
         })
         .fold(1.0, f64::min)
+        .min(
+            arms.iter()
+                .filter_map(|a| baseline_p50(input, a))
+                .fold(f64::INFINITY, f64::min),
+        )
         .max(0.01)
         * 0.8;
     let svg = draw_svg(&file, (SIZE.0, 480), |root| {
@@ -117,6 +186,7 @@ pub fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
                 "censored mass: no reply within {bound:.0} ms (curve stops below 1)"
             ))
             .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], TIMEOUT_FILL.filled()));
+        baseline_markers(&mut chart, input, &arms, (0.0, 1.05))?;
         for (i, arm) in arms.iter().enumerate() {
             let c = arm_color(i);
             let mine: Vec<&Scenario> = input
@@ -543,7 +613,13 @@ pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
             CensoredQuantile::NoData => {}
         }
     }
-    let x0 = pts.iter().map(|p| p.x).fold(1.0, f64::min).max(0.01) * 0.5;
+    let x0 = pts
+        .iter()
+        .map(|p| p.x)
+        .chain(arms.iter().filter_map(|a| baseline_p50(input, a)))
+        .fold(1.0, f64::min)
+        .max(0.01)
+        * 0.5;
     let ymax = pts.iter().map(|p| p.y).fold(
         input.bottleneck_bps.map_or(1.0, |r| r as f64 / 1e6),
         f64::max,
@@ -567,6 +643,7 @@ pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
             .light_line_style(WHITE.mix(0.0))
             .draw()
             .map_err(e)?;
+        baseline_markers(&mut chart, input, &arms, (0.0, ymax))?;
         for (i, arm) in arms.iter().enumerate() {
             let c = arm_color(i);
             let exact: Vec<(f64, f64)> = pts
@@ -713,7 +790,7 @@ fn rounds_word(n: usize) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{IsoProbe, IsoSample};
+    use crate::model::{IsoProbe, IsoSample, ProbeSample};
 
     /// pfifo's isochronous slots: 6 replies, 3 timeouts of which 2 had a
     /// late reply; fq_codel's: 10 replies.
@@ -778,6 +855,33 @@ mod tests {
                 .count(),
             1
         );
+    }
+
+    #[test]
+    fn the_cdf_and_the_scatter_mark_each_arm_s_baseline_median() {
+        let mut input = crate::compare::tests::input(2);
+        // no baseline samples: no marker
+        assert!(!km_cdf(&input).unwrap().svg.contains("baseline p50"));
+        for s in &mut input.scenarios {
+            let base = if s.arm == "pfifo" { 0.4 } else { 0.6 };
+            for k in 0..5 {
+                s.probes.push(ProbeSample {
+                    seq: 100 + k,
+                    send_s: 0.2 * f64::from(k),
+                    phase: ProbePhase::Baseline,
+                    outcome: ProbeOutcome::Reply {
+                        rtt_ms: base + 0.01 * f64::from(k),
+                    },
+                });
+            }
+        }
+        for svg in [km_cdf(&input).unwrap().svg, scatter(&input).unwrap().svg] {
+            assert!(
+                svg.contains("pfifo baseline p50 (probe only): 0.42 ms"),
+                "{svg}"
+            );
+            assert!(svg.contains("fq_codel baseline p50 (probe only): 0.62 ms"));
+        }
     }
 
     #[test]
