@@ -119,6 +119,47 @@ fn km_line(km: &KaplanMeier, x0: f64, bound: f64) -> Vec<(f64, f64)> {
     pts
 }
 
+/// A CDF chart's axes (log RTT against P(RTT ≤ x)) with the censored band
+/// from the timeout `bound` to the axis end, labelled `band`.
+fn cdf_axes<'a, DB: DrawingBackend + 'a>(
+    root: &'a DrawingArea<DB, plotters::coord::Shift>,
+    title: &str,
+    x: (f64, f64),
+    bound: f64,
+    band: String,
+) -> Result<
+    ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, plotters::coord::types::RangedCoordf64>>,
+    String,
+> {
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, (FONT, 17))
+        .margin(10)
+        .x_label_area_size(38)
+        .y_label_area_size(55)
+        .build_cartesian_2d((x.0..x.1).log_scale(), 0f64..1.05)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .label_style((FONT, TICK_PT))
+        .axis_desc_style((FONT, AXIS_PT))
+        .x_label_formatter(&tick)
+        .y_label_formatter(&tick)
+        .x_desc("probe RTT (ms, log); a timeout counts as ≥ the timeout")
+        .y_desc("P(RTT ≤ x)")
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(e)?;
+    chart
+        .draw_series(std::iter::once(Rectangle::new(
+            [(bound, 0.0), (x.1, 1.05)],
+            TIMEOUT_FILL.filled(),
+        )))
+        .map_err(e)?
+        .label(band)
+        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], TIMEOUT_FILL.filled()));
+    Ok(chart)
+}
+
 /// Every run-level plot, in a fixed order.
 pub fn all(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
     let mut out = vec![km_cdf(input)?];
@@ -158,34 +199,13 @@ pub fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         .max(0.01)
         * 0.8;
     let svg = draw_svg(&file, (SIZE.0, 480), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(&title, (FONT, 17))
-            .margin(10)
-            .x_label_area_size(38)
-            .y_label_area_size(55)
-            .build_cartesian_2d((x0..bound * 2.0).log_scale(), 0f64..1.05)
-            .map_err(e)?;
-        chart
-            .configure_mesh()
-            .label_style((FONT, TICK_PT))
-            .axis_desc_style((FONT, AXIS_PT))
-            .x_label_formatter(&tick)
-            .y_label_formatter(&tick)
-            .x_desc("probe RTT (ms, log); a timeout counts as ≥ the timeout")
-            .y_desc("P(RTT ≤ x)")
-            .light_line_style(WHITE.mix(0.0))
-            .draw()
-            .map_err(e)?;
-        chart
-            .draw_series(std::iter::once(Rectangle::new(
-                [(bound, 0.0), (bound * 2.0, 1.05)],
-                TIMEOUT_FILL.filled(),
-            )))
-            .map_err(e)?
-            .label(format!(
-                "censored mass: no reply within {bound:.0} ms (curve stops below 1)"
-            ))
-            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], TIMEOUT_FILL.filled()));
+        let mut chart = cdf_axes(
+            root,
+            &title,
+            (x0, bound * 2.0),
+            bound,
+            format!("censored mass: no reply within {bound:.0} ms (curve stops below 1)"),
+        )?;
         baseline_markers(&mut chart, input, &arms, (0.0, 1.05))?;
         for (i, arm) in arms.iter().enumerate() {
             let c = arm_color(i);
@@ -298,32 +318,13 @@ pub fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         .max(0.01)
         * 0.8;
     let svg = draw_svg(&file, (SIZE.0, 500), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(&title, (FONT, 17))
-            .margin(10)
-            .x_label_area_size(38)
-            .y_label_area_size(55)
-            .build_cartesian_2d((x0..x_max).log_scale(), 0f64..1.05)
-            .map_err(e)?;
-        chart
-            .configure_mesh()
-            .label_style((FONT, TICK_PT))
-            .axis_desc_style((FONT, AXIS_PT))
-            .x_label_formatter(&tick)
-            .y_label_formatter(&tick)
-            .x_desc("probe RTT (ms, log); a timeout counts as ≥ the timeout")
-            .y_desc("P(RTT ≤ x)")
-            .light_line_style(WHITE.mix(0.0))
-            .draw()
-            .map_err(e)?;
-        chart
-            .draw_series(std::iter::once(Rectangle::new(
-                [(bound, 0.0), (x_max, 1.05)],
-                TIMEOUT_FILL.filled(),
-            )))
-            .map_err(e)?
-            .label(format!("beyond the timeout ({bound:.0} ms): censored mass"))
-            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], TIMEOUT_FILL.filled()));
+        let mut chart = cdf_axes(
+            root,
+            &title,
+            (x0, x_max),
+            bound,
+            format!("beyond the timeout ({bound:.0} ms): censored mass"),
+        )?;
         for (i, arm) in arms.iter().enumerate() {
             let c = arm_color(i);
             let mine: Vec<&Scenario> = input
