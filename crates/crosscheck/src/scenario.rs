@@ -459,15 +459,18 @@ fn measure(
                     .map_err(|e| CrosscheckError::step("tcp_info sampler in A", e))?;
                 let (pb, sb) = TcpSampler::spawn_before_connect(db, t0, scfg, |_| {})
                     .map_err(|e| CrosscheckError::step("tcp_info sampler in B", e))?;
-                let tx = Sender::connect(sock, sender_cfg, t0)
-                    .map_err(|e| CrosscheckError::step("netlab sender", e))?;
-                let flow = tx.flow();
+                // The socket is bound: both samplers and the main thread
+                // learn the flow before the connect, so nothing wakes
+                // between it and the first write.
+                let flow = sock.flow();
                 pa.connected(flow);
                 pb.connected(FlowId {
                     local: flow.remote,
                     remote: flow.local,
                 });
                 let _ = flow_tx.send(flow);
+                let tx = Sender::connect(sock, sender_cfg, t0)
+                    .map_err(|e| CrosscheckError::step("netlab sender", e))?;
                 let report = tx.run();
                 Ok(NetlabOut {
                     report,
@@ -529,6 +532,9 @@ fn measure(
     // a late flow's slow-start overshoot inside the measured window.
     let connected = match (matches!(running, Running::Netlab(_)), flow) {
         (_, None) => None,
+        // netlab's sender hands its flow over just before its connect,
+        // which takes well under a millisecond on this path (the sender's
+        // own connect time is in its report).
         (true, Some(_)) => Some(Instant::now()),
         (false, Some(f)) => wait_connected(&diag_a, &f, at(tl.load_start()) + CONNECT_SLACK),
     };

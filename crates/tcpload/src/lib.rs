@@ -32,13 +32,13 @@
 //! // inside A: topo.a.run(|| sender::new_sender_socket("reno", b_addr))
 //! let sock = sender::new_sender_socket("reno", b_addr)?;
 //! // inside A too: topo.a.run(sampler::DiagSocket::open). The sampler is
-//! // started before the connect, so nothing sits between the connect and
-//! // the first write (method §4.1).
+//! // started and told the flow before the connect, so nothing sits between
+//! // the connect and the first write (method §4.1).
 //! let diag = sampler::DiagSocket::open()?;
 //! let cfg = sampler::SamplerConfig::default();
 //! let (pending, smp) = sampler::TcpSampler::spawn_before_connect(diag, t0, cfg, |_| {})?;
+//! pending.connected(sock.flow()); // the socket is bound: its 4-tuple is known
 //! let tx = sender::Sender::connect(sock, sender::SenderConfig::new(b_addr), t0)?;
-//! pending.connected(tx.flow());
 //! let sent = tx.run(); // bytes accepted, termination kind
 //! let samples = smp.stop()?;
 //! let log = rx.join().expect("sink thread")?;

@@ -38,6 +38,14 @@ fn base() -> &'static [u8] {
     })
 }
 
+/// Computes the pattern's base lap now (once per process; later calls
+/// return at once), so that neither a sender between its connect and its
+/// first write nor a receiver at its first block computes it in a measured
+/// phase. [`crate::sink::Sink`] calls it before it sets t0.
+pub fn prepare() {
+    base();
+}
+
 /// Consecutive laps sharing one XOR key (64 laps ≈ 64 MiB).
 pub const LAPS_PER_KEY: u64 = 64;
 
@@ -62,23 +70,45 @@ pub fn fill(offset: u64, buf: &mut [u8]) {
         let at = (o % PERIOD) as usize;
         let n = rest.len().min(base.len() - at);
         let (head, tail) = rest.split_at_mut(n);
-        let key = lap_key(o / PERIOD);
-        for (d, b) in head.iter_mut().zip(&base[at..at + n]) {
-            *d = b ^ key;
-        }
+        head.copy_from_slice(&base[at..at + n]);
+        xor_key(head, lap_key(o / PERIOD));
         rest = tail;
         o += n as u64;
+    }
+}
+
+/// XORs every byte of `buf` with `key`, eight at a time (a lap is ~1 MiB,
+/// and a sender fills one before its connect).
+fn xor_key(buf: &mut [u8], key: u8) {
+    let wide = u64::from_ne_bytes([key; 8]);
+    let mut words = buf.chunks_exact_mut(8);
+    for w in &mut words {
+        let v = u64::from_ne_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]) ^ wide;
+        w.copy_from_slice(&v.to_ne_bytes());
+    }
+    for b in words.into_remainder() {
+        *b ^= key;
     }
 }
 
 /// Hands out pattern blocks without computing them per write: keeps the
 /// stream bytes of one lap plus one block of the next, recomputed only when
 /// the lap keys change (twice per [`LAPS_PER_KEY`] laps).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct PatternSource {
     block: usize,
     ext: Vec<u8>,
     keys: Option<(u8, u8)>,
+}
+
+/// Without the ~1 MiB of pattern bytes.
+impl std::fmt::Debug for PatternSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PatternSource")
+            .field("block", &self.block)
+            .field("keys", &self.keys)
+            .finish_non_exhaustive()
+    }
 }
 
 impl PatternSource {

@@ -103,8 +103,10 @@ pub fn run_load_role(role: &LoadRole, out: &mut dyn Write) -> Result<(), TcpLoad
     let sending = std::thread::Builder::new()
         .name("tcp-sender".into())
         .spawn(move || {
+            // The sampler learns the flow before the connect (the socket
+            // is bound), so the connect is followed by the first write.
+            pending.connected(sock.flow());
             let sender = Sender::connect(sock, cfg, t0)?;
-            pending.connected(sender.flow());
             let _ = connected_tx.send((sender.flow(), sender.cc_readback().to_owned()));
             Ok::<_, TcpLoadError>(sender.run())
         })

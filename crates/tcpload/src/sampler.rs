@@ -439,8 +439,10 @@ impl TcpSampler {
 pub struct PendingFlow(std::sync::mpsc::SyncSender<FlowId>);
 
 impl PendingFlow {
-    /// Hands the connected flow to the sampler: a channel send, so the
-    /// sender's first write follows its connect at once (method §4.1).
+    /// Hands the flow to the sampler. Call it before the connect (a bound
+    /// [`crate::sender::SenderSocket`] knows its flow), so no thread wakes
+    /// between the connect and the first write (method §4.1); until the
+    /// connection exists its queries find no flow.
     pub fn connected(self, flow: FlowId) {
         // The sampler may have ended already (stopped, or past its
         // deadline); then there is nobody to tell.

@@ -144,11 +144,35 @@ pub struct SenderReport {
     pub termination: Termination,
 }
 
-/// A TCP socket with `TCP_CONGESTION` already set, not yet connected.
+/// A TCP socket with `TCP_CONGESTION` already set, bound to its local
+/// address and port, not yet connected: its 4-tuple ([`SenderSocket::flow`])
+/// is known before the connect, so a sampler can be told the flow without
+/// anything between the connect and the first write.
 #[derive(Debug)]
 pub struct SenderSocket {
     sock: Socket,
     cc: String,
+    flow: FlowId,
+}
+
+impl SenderSocket {
+    /// The flow this socket will carry once connected.
+    pub fn flow(&self) -> FlowId {
+        self.flow
+    }
+}
+
+/// The local address the kernel's routes choose for reaching `to`, read
+/// from a connected UDP socket (a UDP connect sends nothing).
+fn source_for(to: SocketAddr) -> std::io::Result<std::net::IpAddr> {
+    let any: SocketAddr = if to.is_ipv4() {
+        (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
+    } else {
+        (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
+    };
+    let probe = std::net::UdpSocket::bind(any)?;
+    probe.connect(to)?;
+    Ok(probe.local_addr()?.ip())
 }
 
 /// Creates the sender's socket in the calling thread's namespace (call it
@@ -167,9 +191,26 @@ pub fn new_sender_socket(cc: &str, to: SocketAddr) -> Result<SenderSocket, TcpLo
             cc: cc.to_owned(),
             source,
         })?;
+    // Bound before the connect (the route's source address, an ephemeral
+    // port), as `iperf3 --cport` binds, so the 4-tuple is known up front.
+    let ip = source_for(to).map_err(|source| TcpLoadError::Io {
+        what: "choosing the sender's source address",
+        source,
+    })?;
+    sock.bind(&SocketAddr::new(ip, 0).into())
+        .map_err(|source| TcpLoadError::Io {
+            what: "bind of the sender socket",
+            source,
+        })?;
+    let local = sock
+        .local_addr()
+        .ok()
+        .and_then(|a| a.as_socket())
+        .ok_or_else(|| TcpLoadError::Config("sender socket has no local IP address".into()))?;
     Ok(SenderSocket {
         sock,
         cc: cc.to_owned(),
+        flow: FlowId { local, remote: to },
     })
 }
 
@@ -184,6 +225,9 @@ pub struct Sender {
     start_s: f64,
     connect_s: f64,
     cc_readback: String,
+    /// The stream's bytes, computed before the connect (see
+    /// [`Sender::connect`]).
+    source: pattern::PatternSource,
 }
 
 fn cc_name(raw: &[u8]) -> String {
@@ -208,6 +252,29 @@ impl Sender {
                 sock.cc, cfg.cc
             )));
         }
+        // The first block is computed before the connect: computing it (a
+        // ~1 MiB pattern lap, its pages faulted in) between the connect and
+        // the first write held the first data back by 1-6 ms, where a plain
+        // bulk sender writes within a fraction of a millisecond; that idle
+        // time is B's first receive-RTT sample and steers receive-buffer
+        // autotuning, and so pfifo's standing state (method §13.5). The
+        // base lap is usually ready (the sink prepares it before t0); a
+        // sender alone in its process computes it here, once.
+        let mut source = pattern::PatternSource::new(cfg.block_size);
+        source.block_at(0);
+        if sock.flow.remote != cfg.to {
+            return Err(TcpLoadError::Config(format!(
+                "socket was made for {} but the config sends to {}",
+                sock.flow.remote, cfg.to
+            )));
+        }
+        // Set before the connect too: after it comes only the readback.
+        sock.sock
+            .set_write_timeout(Some(cfg.send_timeout))
+            .map_err(|source| TcpLoadError::Io {
+                what: "SO_SNDTIMEO on sender",
+                source,
+            })?;
         let start = Instant::now();
         let deadline = start + cfg.lifetime;
         sock.sock
@@ -228,25 +295,11 @@ impl Sender {
                 readback: cc_readback,
             });
         }
-        sock.sock
-            .set_write_timeout(Some(cfg.send_timeout))
-            .map_err(|source| TcpLoadError::Io {
-                what: "SO_SNDTIMEO on sender",
-                source,
-            })?;
-        let local = sock
-            .sock
-            .local_addr()
-            .ok()
-            .and_then(|a| a.as_socket())
-            .ok_or_else(|| TcpLoadError::Config("sender socket has no local IP address".into()))?;
+        let flow = sock.flow;
         let stream: TcpStream = sock.sock.into();
         let since = |i: Instant| i.saturating_duration_since(t0).as_secs_f64();
         Ok(Self {
-            flow: FlowId {
-                local,
-                remote: cfg.to,
-            },
+            flow,
             start_s: since(start),
             connect_s: since(connected),
             stream,
@@ -254,6 +307,7 @@ impl Sender {
             t0,
             deadline,
             cc_readback,
+            source,
         })
     }
 
@@ -272,7 +326,7 @@ impl Sender {
     /// time left)`, so this returns by the deadline plus scheduling slack.
     pub fn run(mut self) -> SenderReport {
         let block = self.cfg.block_size;
-        let mut source = pattern::PatternSource::new(block);
+        let source = &mut self.source;
         let mut offset: u64 = 0; // stream offset of the current block
         let mut pos = 0usize; // bytes of the current block already accepted
         let mut writes = 0u64;
@@ -422,6 +476,27 @@ mod tests {
     fn cc_name_stops_at_nul() {
         assert_eq!(cc_name(b"reno\0\0\0"), "reno");
         assert_eq!(cc_name(b"cubic"), "cubic");
+    }
+
+    #[test]
+    fn the_socket_knows_its_flow_before_the_connect() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let to = l.local_addr().unwrap();
+        let sock = new_sender_socket("reno", to).unwrap();
+        let flow = sock.flow();
+        assert_eq!(flow.remote, to);
+        assert_eq!(flow.local.ip(), to.ip(), "the route's source address");
+        assert_ne!(flow.local.port(), 0, "bound to an ephemeral port");
+        let tx = Sender::connect(sock, SenderConfig::new(to), Instant::now()).unwrap();
+        let (_peer, seen) = l.accept().unwrap();
+        assert_eq!(seen, flow.local, "the listener sees the announced 4-tuple");
+        assert_eq!(tx.flow(), flow);
+        // A socket made for another destination is refused by name.
+        let other = new_sender_socket("reno", to).unwrap();
+        let mut cfg = SenderConfig::new(to);
+        cfg.to = "127.0.0.1:9".parse().unwrap();
+        let err = Sender::connect(other, cfg, Instant::now()).unwrap_err();
+        assert!(err.to_string().contains("127.0.0.1:9"), "{err}");
     }
 
     #[test]

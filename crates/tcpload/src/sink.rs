@@ -184,6 +184,8 @@ impl Sink {
                 what: "set_nonblocking on listener",
                 source,
             })?;
+        // Before t0: a sender in this process then finds it ready too.
+        crate::pattern::prepare();
         Ok(Self {
             cfg,
             listener,

@@ -637,9 +637,9 @@ impl Runner<'_> {
         let (sender_cfg, sampler_cfg) = (flow.sender.clone(), flow.tcp_info);
         let (t0, live) = (scene.t0, scene.live.clone());
         workers.senders[i] = Some(spawn_in(ns, "sender", "sender", move |_stop| {
-            // The sampler starts before the connect and learns the flow by
-            // a channel send, so the first write follows the connect at
-            // once, as in any bulk transfer (method §4.1). Each sample also
+            // The sampler starts before the connect, so the first write
+            // follows the connect at once, as in any bulk transfer (method
+            // §4.1). Each sample also
             // feeds the live goodput of the progress display.
             let (pending, sampler) =
                 TcpSampler::spawn_before_connect(diag, t0, sampler_cfg, move |s| {
@@ -651,15 +651,16 @@ impl Runner<'_> {
                     }
                 })
                 .map_err(|e| format!("starting the tcp_info sampler: {e}"))?;
+            // The socket is bound, so the sampler learns the flow before
+            // the connect and nothing wakes between it and the first write.
+            pending.connected(sock.flow());
             let tx = match Sender::connect(sock, sender_cfg, t0) {
                 Ok(tx) => tx,
                 Err(e) => {
-                    drop(pending);
                     let _ = sampler.stop();
                     return Err(format!("sender: {e}"));
                 }
             };
-            pending.connected(tx.flow());
             let report = tx.run();
             let log = sampler.stop().map_err(|e| e.to_string());
             Ok::<_, String>((report, log))
