@@ -32,7 +32,10 @@ mod plots;
 mod plots_run;
 mod sentence;
 pub mod state;
-pub mod stats;
+
+/// The shared statistics (Kaplan–Meier, the seeded bootstrap, medians),
+/// netlab-stats under its old path.
+pub use netlab_stats as stats;
 
 use std::path::{Path, PathBuf};
 
