@@ -9,6 +9,7 @@ use netlab_receipts::{
     cleanup_dead_runs, format_rfc3339, install_signal_teardown, Registry, RunStatus, SystemClock,
     DEFAULT_STATE_DIR,
 };
+use netlab_report::summary;
 use netlab_results::{
     write_json_atomic, Interrupted, KernelInfo, Results, ScenarioFiles, Tool, SCHEMA_VERSION,
 };
@@ -19,7 +20,6 @@ use crate::config::{compare_config, RunConfig, UsageError, GUEST_EXPERIMENT_FILE
 use crate::kernel::{decide, KernelPlan};
 use crate::progress::Progress;
 use crate::scenario;
-use crate::summary;
 
 /// Environment variable carrying the host's reason for booting the guest.
 const REASON_ENV: &str = "NETLAB_KERNEL_REASON";

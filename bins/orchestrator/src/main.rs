@@ -18,7 +18,6 @@ mod report;
 mod resume;
 mod roles;
 mod scenario;
-mod summary;
 
 use std::process::ExitCode;
 

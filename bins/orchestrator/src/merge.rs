@@ -15,6 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use netlab_report::summary;
 use netlab_results::split::{read_scenario_file, read_split, SplitError};
 use netlab_results::store::SCENARIO_DIR;
 use netlab_results::{
@@ -22,7 +23,6 @@ use netlab_results::{
 };
 
 use crate::cli::MergeArgs;
-use crate::summary;
 
 /// Why a merge was refused: a usage error (exit 2) or bad data (exit 1).
 #[derive(Debug)]

@@ -4,12 +4,13 @@
 //! schema version first, then every field with its path named on error),
 //! one scenario at a time ([`netlab_results::stream::read_each`]). Each
 //! scenario is reduced to what the summary and the report use (a
-//! [`RunDigest`]: [`crate::summary::ScenarioFigures`] and the report's
-//! samples, by [`ReportBuilder`], straight from the typed fields, so a
-//! renamed field fails to compile), and rendered by `netlab-report` (plots,
-//! index.html, one `.flent.gz` per scenario); summary.md is re-written from
-//! the same figures ([`crate::summary::render_figures`]). A `compare` run
-//! feeds the same digest from its scenario files.
+//! [`RunDigest`]: [`netlab_report::summary::ScenarioFigures`] and the
+//! report's samples, by [`ReportBuilder`], straight from the typed fields,
+//! so a renamed field fails to compile), and rendered by `netlab-report`
+//! (plots, index.html, one `.flent.gz` per scenario); summary.md is
+//! re-written from the same figures
+//! ([`netlab_report::summary::render_figures`]). A `compare` run feeds the
+//! same digest from its scenario files.
 //!
 //! Nothing is written before everything has been read, checked and
 //! rendered: a bad results.json leaves the folder as it was.
@@ -17,10 +18,9 @@
 use std::path::{Path, PathBuf};
 
 use netlab_experiment::ExperimentFile;
+use netlab_report::summary::{self, ScenarioFigures};
 use netlab_report::{ReportBuilder, ReportError, ReportFiles, ReportInput};
 use netlab_results::{Results, ScenarioResult};
-
-use crate::summary::{self, ScenarioFigures};
 
 /// Entry point of `orchestrator report PATH`; returns the exit code.
 pub fn main(path: &Path) -> u8 {

@@ -7,12 +7,12 @@
 //! by several ms between two probes of the same queue. This module asks the
 //! statistical question instead: a seeded bootstrap of netlab − irtt for
 //! the loaded p50 and p95, each probe resampled on its own, with timeouts
-//! kept as right-censored observations ("≥ timeout", netlab-report's
-//! Kaplan–Meier quantiles), and a 95 % percentile interval. The two probes
-//! are *consistent* when no interval excludes 0.
+//! kept as right-censored observations ("≥ timeout", netlab-stats'
+//! Kaplan–Meier quantiles, the report's too), and a 95 % percentile
+//! interval. The two probes are *consistent* when no interval excludes 0.
 
 use netlab_probe::{Phase, ProbeRequest, RequestOutcome};
-use netlab_report::stats::{
+use netlab_stats::{
     censored_quantile, percentile_interval, quantile_difference, Bounded, Observation, SplitMix64,
 };
 
@@ -80,10 +80,8 @@ pub fn consistency(netlab: &[Observation], irtt: &[Observation], seed: u64) -> C
     let mut a = Vec::with_capacity(netlab.len());
     let mut b = Vec::with_capacity(irtt.len());
     for _ in 0..REPLICATES {
-        a.clear();
-        b.clear();
-        a.extend((0..netlab.len()).map(|_| netlab[rng.below(netlab.len())]));
-        b.extend((0..irtt.len()).map(|_| irtt[rng.below(irtt.len())]));
+        rng.resample_into(netlab, &mut a);
+        rng.resample_into(irtt, &mut b);
         // quantile_difference(x, y) is y − x: netlab − irtt.
         for (p, out) in [(0.5, &mut d50), (0.95, &mut d95)] {
             out.push(quantile_difference(

@@ -3,6 +3,7 @@
 
 use netlab_probe::{PhaseStats, ProbeRequest};
 use netlab_qdisc::QdiscRecord;
+use netlab_stats::median;
 use netlab_tcpload::tcp_info::INFINITE_SSTHRESH;
 use netlab_tcpload::{ReceiverLog, SenderReport, TcpSample};
 use serde::{Deserialize, Serialize};
@@ -273,20 +274,6 @@ fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {
     (n > 0).then(|| s / n as f64)
 }
 
-/// The median (mean of the middle two for an even count), `None` when empty.
-pub fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
-}
-
 impl Metrics {
     /// Derives the figures; `window` is `[start, end)` in s since t0,
     /// `load_start_s` when the load started, `rate_bytes_per_s` the TBF rate.
@@ -357,7 +344,11 @@ impl Metrics {
             let win = || infos.iter().filter(|(t, _)| *t >= ws && *t < we);
             m.cwnd_mean_window = mean(win().map(|(_, i)| f64::from(i.cwnd)));
             m.tcp_rtt_mean_ms = mean(win().map(|(_, i)| f64::from(i.rtt_us) / 1e3));
-            m.tcp_rtt_median_ms = median(win().map(|(_, i)| f64::from(i.rtt_us) / 1e3).collect());
+            m.tcp_rtt_median_ms = median(
+                &mut win()
+                    .map(|(_, i)| f64::from(i.rtt_us) / 1e3)
+                    .collect::<Vec<_>>(),
+            );
         }
         m
     }

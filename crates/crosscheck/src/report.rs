@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use netlab_probe::PhaseStats;
+use netlab_stats::{lower_median, median};
 
 use crate::consistency;
 use crate::record::ScenarioRecord;
@@ -25,11 +26,9 @@ fn counts(s: Option<&PhaseStats>) -> String {
 /// Lower median and range of the present values.
 fn med_range(mut v: Vec<f64>, prec: usize) -> String {
     v.retain(|x| x.is_finite());
-    if v.is_empty() {
+    let Some(m) = lower_median(&mut v) else {
         return "–".into();
-    }
-    v.sort_by(f64::total_cmp);
-    let m = v[(v.len() - 1) / 2];
+    };
     format!("{m:.prec$} [{:.prec$}–{:.prec$}]", v[0], v[v.len() - 1])
 }
 
@@ -184,10 +183,6 @@ fn probe_pairing(out: &mut String, run: &CrosscheckRun, which: Probe) {
 /// Median and range over scenarios of irtt's baseline p50 minus netlab's
 /// (successes only), formatted to 0.01 ms.
 fn baseline_offset(run: &CrosscheckRun, which: Probe) -> Option<(String, String, String)> {
-    let lower_median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        (!v.is_empty()).then(|| v[(v.len() - 1) / 2])
-    };
     let base = |reqs: &[netlab_probe::ProbeRequest]| {
         let mut v: Vec<f64> = reqs
             .iter()
@@ -358,17 +353,17 @@ Standing state per round (method §13.5): **deep** when the sender's median tcp_
         return;
     };
     let (Some(rtt_ref), Some(drops_ref)) = (
-        crate::record::median(
-            iperf
+        median(
+            &mut iperf
                 .iter()
                 .filter_map(|r| r.metrics.tcp_rtt_median_ms)
-                .collect(),
+                .collect::<Vec<_>>(),
         ),
-        crate::record::median(
-            iperf
+        median(
+            &mut iperf
                 .iter()
                 .filter_map(|r| r.metrics.drops.map(|d| d as f64))
-                .collect(),
+                .collect::<Vec<_>>(),
         ),
     ) else {
         return;

@@ -269,12 +269,8 @@ fn resample(units: &[(u32, Unit)], rng: &mut SplitMix64) -> CensoredQuantile {
         .map(|_| {
             let u = &units[rng.below(k)].1;
             match u {
-                Unit::Probes(o, p) if !o.is_empty() => {
-                    Unit::Probes((0..o.len()).map(|_| o[rng.below(o.len())]).collect(), *p)
-                }
-                Unit::Samples(s) if !s.is_empty() => {
-                    Unit::Samples((0..s.len()).map(|_| s[rng.below(s.len())]).collect())
-                }
+                Unit::Probes(o, p) if !o.is_empty() => Unit::Probes(rng.resample(o), *p),
+                Unit::Samples(s) if !s.is_empty() => Unit::Samples(rng.resample(s)),
                 other => other.clone(),
             }
         })

@@ -19,6 +19,8 @@
 //!
 //! The statistics ([`compare`], [`stats`]) are pure functions; the method is
 //! described in docs/report.md and the Flent mapping in docs/flent.md.
+//! summary.md, the run's text summary, is rendered here too ([`summary`],
+//! pure; the orchestrator writes it).
 
 #![forbid(unsafe_code)]
 
@@ -32,7 +34,11 @@ mod plots;
 mod plots_run;
 mod sentence;
 pub mod state;
-pub mod stats;
+pub mod summary;
+
+/// The shared statistics (Kaplan–Meier, the seeded bootstrap, medians),
+/// netlab-stats under its old path.
+pub use netlab_stats as stats;
 
 use std::path::{Path, PathBuf};
 

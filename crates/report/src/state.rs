@@ -28,6 +28,7 @@
 //! ```
 
 use crate::model::TcpInfoSample;
+use crate::stats::median;
 
 /// The kernel's ssthresh before the first loss (`TCP_INFINITE_SSTHRESH`).
 pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
@@ -181,19 +182,6 @@ pub fn cuts(samples: &[TcpInfoSample]) -> Vec<Cut> {
         out[k].trough_s = samples.last().map_or(out[k].at_s, |s| s.t_s);
     }
     out
-}
-
-fn median(v: &mut [f64]) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
 }
 
 /// The state of one round from its sender's tcp_info samples (time order)

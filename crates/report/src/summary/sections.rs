@@ -148,18 +148,7 @@ pub fn grid(scenarios: &[ScenarioFigures]) -> String {
             keys.push(k);
         }
     }
-    let median = |mut v: Vec<f64>| -> Option<f64> {
-        if v.is_empty() {
-            return None;
-        }
-        v.sort_by(f64::total_cmp);
-        let n = v.len();
-        Some(if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        })
-    };
+    let median = |mut v: Vec<f64>| crate::stats::median(&mut v);
     for (index, label, words) in keys {
         let of: Vec<&ScenarioFigures> = scenarios
             .iter()

@@ -6,6 +6,8 @@
 //! and the few figures the sections and notes use, a few hundred bytes), and
 //! summary.md is rendered from those ([`render_figures`]): a run reads its
 //! scenarios back one at a time and never holds their raw samples together.
+//! The orchestrator writes the text (after a run, `merge`, `report PATH`);
+//! nothing here touches a file.
 
 use std::fmt::Write as _;
 
@@ -245,7 +247,7 @@ fn note_applies(note: &str, rows: &[SummaryRow]) -> bool {
 /// teardown steps that failed (they happen after the last scenario and are
 /// printed, not kept in results.json).
 pub fn render(results: &Results, failed_teardown_steps: usize) -> String {
-    let headline = headline_of(netlab_report::input_from(results).as_ref());
+    let headline = headline_of(crate::input_from(results).as_ref());
     render_figures(
         results,
         &figures(results),
@@ -254,15 +256,11 @@ pub fn render(results: &Results, failed_teardown_steps: usize) -> String {
     )
 }
 
-/// The headline section (netlab-report's [`netlab_report::headline`]) of a
-/// run's report input; a run whose input cannot be built (a value the
-/// report cannot draw) has none, and its report says why.
-pub fn headline_of(
-    input: Result<&netlab_report::ReportInput, &netlab_report::ReportError>,
-) -> Option<String> {
-    input
-        .ok()
-        .map(|i| netlab_report::headline::of_input(i).markdown())
+/// The headline section ([`crate::headline`]) of a run's report input; a
+/// run whose input cannot be built (a value the report cannot draw) has
+/// none, and its report says why.
+pub fn headline_of(input: Result<&crate::ReportInput, &crate::ReportError>) -> Option<String> {
+    input.ok().map(|i| crate::headline::of_input(i).markdown())
 }
 
 /// summary.md of a run from its header (`results`, whose own `scenarios`
@@ -653,7 +651,6 @@ pub fn interrupted_banner(i: &netlab_results::Interrupted, listed: usize) -> Str
 }
 
 /// One row per scenario, in execution order.
-#[cfg_attr(not(test), allow(dead_code))]
 pub fn rows(results: &Results) -> Vec<SummaryRow> {
     results.scenarios.iter().map(row).collect()
 }

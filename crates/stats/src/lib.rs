@@ -1,0 +1,42 @@
+//! netlab-stats: the statistics netlab's report and its cross-checks share,
+//! as pure functions of numbers (no I/O, no dependency).
+//!
+//! - [`km`]: the Kaplan–Meier estimator with right-censoring (a probe
+//!   timeout is "≥ the timeout", not a loss) and [`CensoredQuantile`]s that
+//!   say when they fall on the censored mass;
+//! - [`bootstrap`]: [`SplitMix64`], a small seeded generator (the same seed
+//!   gives the same resamples on every machine), its resamples, differences
+//!   of censored quantiles ([`Bounded`]) and [`percentile_interval`];
+//! - [`describe`]: [`median`], [`lower_median`], [`jain_index`] and the
+//!   compact number format [`fmt_num`].
+//!
+//! netlab-report re-exports this crate as `netlab_report::stats`; the
+//! method is described in docs/report.md.
+//!
+//! ```
+//! use netlab_stats::{censored_quantile, CensoredQuantile, Observation, SplitMix64};
+//! use Observation::{AtLeast, Exact};
+//!
+//! // Three replies and two timeouts at 1000 ms: the median is a number,
+//! // the p95 falls on the censored mass and is only a bound.
+//! let obs = [Exact(500.0), AtLeast(1000.0), Exact(600.0), AtLeast(1000.0), Exact(800.0)];
+//! assert_eq!(censored_quantile(&obs, 0.5), CensoredQuantile::Value(800.0));
+//! assert_eq!(censored_quantile(&obs, 0.95).text("ms"), "≥ 1000 ms");
+//!
+//! // One bootstrap resample, the same for the same seed.
+//! let again = SplitMix64::new(13).resample(&obs);
+//! assert_eq!(SplitMix64::new(13).resample(&obs), again);
+//! ```
+
+#![forbid(unsafe_code)]
+
+pub mod bootstrap;
+pub mod describe;
+pub mod km;
+
+pub use bootstrap::{percentile_interval, quantile_difference, Bounded, SplitMix64};
+pub use describe::{fmt_num, jain_index, lower_median, median};
+pub use km::{
+    censored_quantile, kaplan_meier, km_quantile, CensoredQuantile, KaplanMeier, KmStep,
+    Observation,
+};
