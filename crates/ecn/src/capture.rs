@@ -8,7 +8,7 @@ use socket2::Socket;
 use crate::decode::{Decoder, Flow};
 use crate::pcap::{PcapFileRecord, PcapRecorder, PcapTarget};
 use crate::report::{CaptureDirection, EcnReport, KernelStats, StopReason};
-use crate::{sys, EcnError};
+use crate::{af_packet, EcnError};
 
 /// Bounds and buffer sizes of one capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,10 +72,10 @@ impl Capture {
     /// Opens and binds the socket to `ifname` in the calling thread's network
     /// namespace (call it inside `Netns::run`). Frames are queued from here on.
     pub fn open(ifname: &str, cfg: CaptureConfig) -> Result<Capture, EcnError> {
-        let ifindex = sys::ifindex(ifname)?;
-        let socket = sys::packet_socket()?;
-        let rcvbuf = sys::set_rcvbuf(&socket, cfg.rcvbuf_bytes)?;
-        sys::bind_all(&socket, ifindex)?;
+        let ifindex = af_packet::ifindex(ifname)?;
+        let socket = af_packet::packet_socket()?;
+        let rcvbuf = af_packet::set_rcvbuf(&socket, cfg.rcvbuf_bytes)?;
+        af_packet::bind_all(&socket, ifindex)?;
         Ok(Capture {
             socket,
             ifname: ifname.to_string(),
@@ -165,7 +165,7 @@ impl Capture {
             if !draining && stop.load(Ordering::Acquire) {
                 draining = true;
             }
-            match sys::recv_frame(sock, &mut buf)? {
+            match af_packet::recv_frame(sock, &mut buf)? {
                 Some(rx) => {
                     let frame = RawFrame {
                         bytes: &buf[..rx.captured],
@@ -179,12 +179,12 @@ impl Capture {
                 None if draining => break StopReason::Stopped,
                 None => {
                     let left = deadline.saturating_duration_since(now);
-                    sys::poll_readable(sock, left.min(self.cfg.poll_interval))?;
+                    af_packet::poll_readable(sock, left.min(self.cfg.poll_interval))?;
                 }
             }
         };
         let ended = Instant::now();
-        let (packets, drops) = sys::packet_statistics(sock)?;
+        let (packets, drops) = af_packet::packet_statistics(sock)?;
         let report = decoder.report_mut();
         report.kernel = Some(KernelStats {
             packets: u64::from(packets),

@@ -49,11 +49,11 @@
 //! # Ok(()) }
 //! ```
 
+mod af_packet;
 mod capture;
 mod decode;
 pub mod pcap;
 mod report;
-mod sys;
 
 pub use capture::{Capture, CaptureConfig, RawFrame, MIN_SNAP_LEN};
 pub use decode::{Decoder, Flow};

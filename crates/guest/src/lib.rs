@@ -47,11 +47,11 @@ mod host;
 pub mod init;
 mod init_binary;
 pub mod modules;
+mod process_group;
 mod rundir;
 mod running;
 pub mod spec;
 mod stale;
-mod sys;
 #[cfg(any(test, feature = "testing"))]
 mod testing;
 mod visibility;
@@ -61,6 +61,7 @@ pub use availability::{available, available_at, kernel_release, Availability, Mo
 pub use error::{Error, Result};
 pub use host::{Guest, DEFAULT_DEADLINE};
 pub use init_binary::find_init;
+pub use process_group::live_process_group;
 pub use running::{GuestOutcome, KillHandle, RunningGuest, KILL_GRACE};
 pub use spec::{
     in_guest, GuestStatus, ModuleLoad, ModuleOutcome, MountReport, DEFAULT_KERNEL,
@@ -69,7 +70,6 @@ pub use spec::{
 pub use stale::{
     cleanup_stale_runs, cleanup_stale_runs_in, run_dir_owner, StaleRun, OWNER_FILE, RUN_DIR_PREFIX,
 };
-pub use sys::live_process_group;
 #[cfg(feature = "testing")]
 pub use testing::{
     guest_for_test, guest_or_skip, run_test_inside, test_in_guest, test_passed, TEST_DEADLINE,

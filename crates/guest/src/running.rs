@@ -13,9 +13,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::deadline::{StopAction, StopReason, Stopper};
 use crate::error::{tail_lines, Error, Result};
+use crate::process_group;
 use crate::rundir::{RunDir, Sink, Tail};
 use crate::spec::{files, GuestStatus, InitReport, ModuleLoad, ModuleOutcome, MountReport};
-use crate::sys;
 
 /// Time between SIGTERM and SIGKILL when a guest is stopped.
 pub const KILL_GRACE: Duration = Duration::from_millis(500);
@@ -170,9 +170,9 @@ impl RunningGuest {
                     stop_reason.get_or_insert(reason);
                     // UML's SIGTERM handler kills its helpers, then exits;
                     // the group gets SIGKILL after the grace period.
-                    sys::signal_process(self.pid, Signal::SIGTERM);
+                    process_group::signal_process(self.pid, Signal::SIGTERM);
                 }
-                StopAction::Kill => sys::signal_group(self.pid, Signal::SIGKILL),
+                StopAction::Kill => process_group::signal_group(self.pid, Signal::SIGKILL),
                 StopAction::GiveUp => break None,
             }
             std::thread::sleep(POLL);
@@ -254,7 +254,7 @@ impl RunningGuest {
 impl Drop for RunningGuest {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            sys::signal_group(self.pid, Signal::SIGKILL);
+            process_group::signal_group(self.pid, Signal::SIGKILL);
             finish_group(self.pid, &mut child);
         }
     }
@@ -263,7 +263,7 @@ impl Drop for RunningGuest {
 /// Kills the group, reaps the kernel, and waits (bounded) until no live
 /// process of the group remains.
 fn finish_group(pgid: u32, child: &mut Child) {
-    sys::signal_group(pgid, Signal::SIGKILL);
+    process_group::signal_group(pgid, Signal::SIGKILL);
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(5) {
         if matches!(child.try_wait(), Ok(Some(_)) | Err(_)) {
@@ -271,8 +271,10 @@ fn finish_group(pgid: u32, child: &mut Child) {
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    while start.elapsed() < Duration::from_secs(5) && !sys::live_process_group(pgid).is_empty() {
-        sys::signal_group(pgid, Signal::SIGKILL);
+    while start.elapsed() < Duration::from_secs(5)
+        && !process_group::live_process_group(pgid).is_empty()
+    {
+        process_group::signal_group(pgid, Signal::SIGKILL);
         std::thread::sleep(Duration::from_millis(5));
     }
 }

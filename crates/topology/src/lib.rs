@@ -31,16 +31,18 @@
 #![forbid(unsafe_code)]
 
 mod error;
+mod mount;
 pub mod naming;
 pub mod netns;
 pub mod plan;
 pub mod privilege;
 pub mod readback;
 pub mod rtnl;
+mod rtnl_socket;
 #[cfg(feature = "testing")]
 mod scratch;
 pub mod spec;
-mod sys;
+mod sysctl;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod topology;
