@@ -102,7 +102,7 @@ impl TopologySpec {
     }
 
     /// Sysctls written in each namespace, in order: (role, key, value).
-    pub fn sysctl_plan(&self) -> Vec<(Role, &'static str, String)> {
+    pub fn sysctl_writes(&self) -> Vec<(Role, &'static str, String)> {
         vec![
             (Role::A, IP_FORWARD, "0".into()),
             (Role::A, TCP_ECN, self.tcp_ecn_a.to_string()),
@@ -126,10 +126,12 @@ mod tests {
             ["nl-7f3a-1-a", "nl-7f3a-1-r", "nl-7f3a-1-b"]
         );
         assert!(s.validate().is_ok());
-        let plan = s.sysctl_plan();
-        assert!(plan.contains(&(Role::R, IP_FORWARD, "1".into())));
-        assert!(plan.contains(&(Role::A, TCP_ECN, "1".into())));
-        assert!(!plan.iter().any(|(r, k, _)| *r == Role::R && *k == TCP_ECN));
+        let writes = s.sysctl_writes();
+        assert!(writes.contains(&(Role::R, IP_FORWARD, "1".into())));
+        assert!(writes.contains(&(Role::A, TCP_ECN, "1".into())));
+        assert!(!writes
+            .iter()
+            .any(|(r, k, _)| *r == Role::R && *k == TCP_ECN));
         assert!(TopologySpec::new(RunId::parse("7f3a").unwrap(), "a-b")
             .validate()
             .is_err());

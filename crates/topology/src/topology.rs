@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::build::{build_requests, NetnsFds};
 use crate::naming::Role;
 use crate::netns::{self, Netns};
-use crate::plan::{build_plan, NetnsFds};
 use crate::readback::{readback_netns, TopologyReadback};
 use crate::spec::{ReceiveBuffer, TopologySpec, TCP_RMEM};
 use crate::{privilege, TopologyError};
@@ -121,7 +121,7 @@ impl Topology {
     }
 }
 
-/// Sends the build plan through one rtnetlink socket per namespace, then
+/// Sends the build requests through one rtnetlink socket per namespace, then
 /// writes and reads back the sysctls.
 fn configure(
     spec: &TopologySpec,
@@ -136,7 +136,7 @@ fn configure(
         r: r.file().as_raw_fd(),
         b: b.file().as_raw_fd(),
     };
-    for (role, req) in build_plan(spec, fds) {
+    for (role, req) in build_requests(spec, fds) {
         let i = match role {
             Role::A => 0,
             Role::R => 1,
@@ -152,14 +152,14 @@ fn configure(
     let mut readbacks = Vec::new();
     for role in Role::ALL {
         let ns = by_role(role);
-        let plan: Vec<_> = spec
-            .sysctl_plan()
+        let writes: Vec<_> = spec
+            .sysctl_writes()
             .into_iter()
             .filter(|(r, _, _)| *r == role)
             .collect();
         let receiver = role != Role::R;
         let done = ns.run(|| {
-            let mut done = plan
+            let mut done = writes
                 .iter()
                 .map(|(_, key, value)| write_and_read(ns.name(), key, value))
                 .collect::<Result<Vec<_>, _>>()?;
