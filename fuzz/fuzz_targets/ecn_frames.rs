@@ -34,7 +34,7 @@ fuzz_target!(|data: &[u8]| {
         fed += 1;
         rest = &body[frame.len()..];
     }
-    let r = d.into_report();
+    let r = d.into_evidence();
     assert_eq!(r.frames_seen, fed);
     assert!(r.frames_truncated <= fed);
     assert_eq!(r.counts.other + r.counts.a_to_b + r.counts.b_to_a, fed);

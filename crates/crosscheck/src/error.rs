@@ -25,7 +25,7 @@ pub enum CrosscheckError {
         /// What went wrong, with the tool's stderr when there is one.
         detail: String,
     },
-    /// Writing the report or the raw data failed.
+    /// Writing the markdown page or the raw data failed.
     #[error("crosscheck: writing {path}: {source}")]
     Write {
         /// The file.

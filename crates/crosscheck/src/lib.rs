@@ -38,8 +38,8 @@ pub mod config;
 pub mod consistency;
 mod error;
 pub mod external;
+pub mod markdown;
 pub mod record;
-pub mod report;
 pub mod scenario;
 pub mod states;
 pub mod tools;
@@ -77,13 +77,13 @@ pub struct CrosscheckRun {
 }
 
 impl CrosscheckRun {
-    /// The markdown report.
+    /// The cross-check's markdown page ([`markdown::render`]).
     pub fn markdown(&self) -> String {
-        report::markdown(self)
+        markdown::render(self)
     }
 
     /// Reads a `crosscheck.json` written by [`CrosscheckRun::write`] (the
-    /// report can be rendered again from the raw data alone).
+    /// markdown page can be rendered again from the raw data alone).
     pub fn read(path: &Path) -> Result<CrosscheckRun, CrosscheckError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| CrosscheckError::step(format!("reading {}", path.display()), e))?;

@@ -5,7 +5,7 @@ use netlab_probe::{PhaseStats, ProbeRequest};
 use netlab_qdisc::QdiscRecord;
 use netlab_stats::median;
 use netlab_tcpload::tcp_info::INFINITE_SSTHRESH;
-use netlab_tcpload::{ReceiverLog, SenderReport, TcpSample};
+use netlab_tcpload::{ReceiverLog, SenderLog, TcpSample};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Load;
@@ -90,7 +90,7 @@ impl ReadbackCheck {
     /// equal, and its cumulative counters (total retransmissions, bytes
     /// acked) between the two samples' values. cwnd, ssthresh and RTT are
     /// gauges that may move either way inside the bracket; they are kept
-    /// for the report, not judged.
+    /// for the markdown page, not judged.
     pub fn tcp_agrees(&self) -> Option<bool> {
         let b = self.tcp_before.as_ref()?.record.info.as_ref()?;
         let a = self.tcp_after.as_ref()?.record.info.as_ref()?;
@@ -209,8 +209,8 @@ pub struct ScenarioRecord {
     pub tcp_b: Vec<TcpSample>,
     /// Pairing 3 at the readback moment.
     pub readback: Option<ReadbackCheck>,
-    /// netlab's sender report.
-    pub sender: Option<SenderReport>,
+    /// netlab's sender log.
+    pub sender: Option<SenderLog>,
     /// netlab's receiver summary.
     pub receiver: Option<ReceiverSummary>,
     /// iperf3's client report.

@@ -179,7 +179,7 @@ enum Running {
 }
 
 struct NetlabOut {
-    report: netlab_tcpload::SenderReport,
+    sender: netlab_tcpload::SenderLog,
     a: Option<netlab_tcpload::SamplerLog>,
     b: Option<netlab_tcpload::SamplerLog>,
 }
@@ -471,9 +471,9 @@ fn measure(
                 let _ = flow_tx.send(flow);
                 let tx = Sender::connect(sock, sender_cfg, t0)
                     .map_err(|e| CrosscheckError::step("netlab sender", e))?;
-                let report = tx.run();
+                let sender = tx.run();
                 Ok(NetlabOut {
-                    report,
+                    sender,
                     a: sa.stop().ok(),
                     b: sb.stop().ok(),
                 })
@@ -608,7 +608,7 @@ fn measure(
             let out = h
                 .join()
                 .map_err(|_| CrosscheckError::step("netlab sender", "thread panicked"))??;
-            rec.sender = Some(out.report);
+            rec.sender = Some(out.sender);
             rec.tcp_a = out.a.map(|l| l.samples).unwrap_or_default();
             rec.tcp_b = out.b.map(|l| l.samples).unwrap_or_default();
         }

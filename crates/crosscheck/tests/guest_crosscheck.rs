@@ -52,7 +52,7 @@ fn guest_short_crosscheck_runs_every_pairing() {
         cfg.iso_probe = true;
         let result = run(&cfg, |l| println!("{l}")).expect("cross-check runs");
         let dir = std::env::temp_dir().join("netlab-crosscheck-test");
-        let (md, json) = result.write(&dir).expect("report written");
+        let (md, json) = result.write(&dir).expect("markdown and raw data written");
         let text = std::fs::read_to_string(&md).unwrap();
         println!("{text}");
         assert!(

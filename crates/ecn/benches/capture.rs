@@ -105,7 +105,7 @@ fn main() {
         }
         let run = common::bulk_with_capture(&topo, spec.tcp_port, load, v.cfg);
         drop(topo);
-        let r = &run.report;
+        let r = &run.evidence;
         let k = r.kernel.unwrap_or_default();
         let secs = r.duration_s.max(1e-9);
         let gbit = run.received as f64 * 8.0 / run.load_time.as_secs_f64() / 1e9;

@@ -1,6 +1,6 @@
 //! Fixture tool: capture on an interface of the *current* network namespace
 //! (run it under `ip netns exec`) and write every frame as one line
-//! `<direction> <orig_len> <at_s> <hex>`, then print the [`EcnReport`] as JSON.
+//! `<direction> <orig_len> <at_s> <hex>`, then print the [`EcnEvidence`] as JSON.
 //!
 //! `ecn_dump <ifname> <seconds> <out-file> <a-ip:port> <b-ip:port> [snap_len]`
 
@@ -31,7 +31,7 @@ fn main() {
     let cap = Capture::open(&args[1], cfg).expect("open capture");
     let mut out = std::io::BufWriter::new(std::fs::File::create(&args[3]).expect("out file"));
     let stop = AtomicBool::new(false);
-    let report = cap
+    let evidence = cap
         .run_with(Flow { a, b }, &stop, Instant::now(), |f| {
             let dir = match f.direction {
                 CaptureDirection::Incoming => "in".to_string(),
@@ -43,5 +43,5 @@ fn main() {
         })
         .expect("capture");
     out.flush().expect("flush");
-    println!("{}", serde_json::to_string_pretty(&report).expect("json"));
+    println!("{}", serde_json::to_string_pretty(&evidence).expect("json"));
 }

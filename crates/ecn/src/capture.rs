@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 use socket2::Socket;
 
 use crate::decode::{Decoder, Flow};
+use crate::evidence::{CaptureDirection, EcnEvidence, KernelStats, StopReason};
 use crate::pcap::{PcapFileRecord, PcapRecorder, PcapTarget};
-use crate::report::{CaptureDirection, EcnReport, KernelStats, StopReason};
-use crate::{sys, EcnError};
+use crate::{af_packet, EcnError};
 
 /// Bounds and buffer sizes of one capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,10 +72,10 @@ impl Capture {
     /// Opens and binds the socket to `ifname` in the calling thread's network
     /// namespace (call it inside `Netns::run`). Frames are queued from here on.
     pub fn open(ifname: &str, cfg: CaptureConfig) -> Result<Capture, EcnError> {
-        let ifindex = sys::ifindex(ifname)?;
-        let socket = sys::packet_socket()?;
-        let rcvbuf = sys::set_rcvbuf(&socket, cfg.rcvbuf_bytes)?;
-        sys::bind_all(&socket, ifindex)?;
+        let ifindex = af_packet::ifindex(ifname)?;
+        let socket = af_packet::packet_socket()?;
+        let rcvbuf = af_packet::set_rcvbuf(&socket, cfg.rcvbuf_bytes)?;
+        af_packet::bind_all(&socket, ifindex)?;
         Ok(Capture {
             socket,
             ifname: ifname.to_string(),
@@ -102,10 +102,10 @@ impl Capture {
 
     /// Reads frames until `stop` is set, `max_frames` frames were read or the
     /// deadline passed, whichever comes first, feeding each to a [`Decoder`]
-    /// for `flow`; times in the report are seconds since `t0`. After a stop
+    /// for `flow`; times in the evidence are seconds since `t0`. After a stop
     /// signal the frames already queued are still read (within the bounds).
     /// Finally reads PACKET_STATISTICS and notes any kernel drops.
-    pub fn run(self, flow: Flow, stop: &AtomicBool, t0: Instant) -> Result<EcnReport, EcnError> {
+    pub fn run(self, flow: Flow, stop: &AtomicBool, t0: Instant) -> Result<EcnEvidence, EcnError> {
         self.run_with(flow, stop, t0, |_| {})
     }
 
@@ -120,16 +120,16 @@ impl Capture {
         stop: &AtomicBool,
         t0: Instant,
         recorder: Option<PcapRecorder<T>>,
-    ) -> Result<(EcnReport, Option<PcapFileRecord>), EcnError> {
+    ) -> Result<(EcnEvidence, Option<PcapFileRecord>), EcnError> {
         let mut recorder = recorder;
-        let report = self.run_with(flow, stop, t0, |f| {
+        let evidence = self.run_with(flow, stop, t0, |f| {
             if let Some(r) = recorder.as_mut() {
                 r.frame(f, None);
             }
         })?;
-        let end = Duration::from_secs_f64(report.duration_s.max(0.0));
-        let record = recorder.map(|r| r.finish(report.kernel, report.stop_reason, end));
-        Ok((report, record))
+        let end = Duration::from_secs_f64(evidence.duration_s.max(0.0));
+        let record = recorder.map(|r| r.finish(evidence.kernel, evidence.stop_reason, end));
+        Ok((evidence, record))
     }
 
     /// [`Capture::run`] that also hands every frame read to `on_frame`
@@ -140,7 +140,7 @@ impl Capture {
         stop: &AtomicBool,
         t0: Instant,
         mut on_frame: F,
-    ) -> Result<EcnReport, EcnError>
+    ) -> Result<EcnEvidence, EcnError>
     where
         F: FnMut(&RawFrame<'_>),
     {
@@ -151,7 +151,7 @@ impl Capture {
         let mut decoder = Decoder::new(flow);
         let mut draining = false;
         let reason = loop {
-            if decoder.report().frames_seen >= self.cfg.max_frames {
+            if decoder.evidence().frames_seen >= self.cfg.max_frames {
                 break StopReason::FrameLimit;
             }
             let now = Instant::now();
@@ -165,7 +165,7 @@ impl Capture {
             if !draining && stop.load(Ordering::Acquire) {
                 draining = true;
             }
-            match sys::recv_frame(sock, &mut buf)? {
+            match af_packet::recv_frame(sock, &mut buf)? {
                 Some(rx) => {
                     let frame = RawFrame {
                         bytes: &buf[..rx.captured],
@@ -179,29 +179,29 @@ impl Capture {
                 None if draining => break StopReason::Stopped,
                 None => {
                     let left = deadline.saturating_duration_since(now);
-                    sys::poll_readable(sock, left.min(self.cfg.poll_interval))?;
+                    af_packet::poll_readable(sock, left.min(self.cfg.poll_interval))?;
                 }
             }
         };
         let ended = Instant::now();
-        let (packets, drops) = sys::packet_statistics(sock)?;
-        let report = decoder.report_mut();
-        report.kernel = Some(KernelStats {
+        let (packets, drops) = af_packet::packet_statistics(sock)?;
+        let evidence = decoder.evidence_mut();
+        evidence.kernel = Some(KernelStats {
             packets: u64::from(packets),
             drops: u64::from(drops),
         });
-        report.stop_reason = Some(reason);
-        report.duration_s = ended.saturating_duration_since(t0).as_secs_f64();
-        finish_notes(report, &self.cfg);
-        Ok(decoder.into_report())
+        evidence.stop_reason = Some(reason);
+        evidence.duration_s = ended.saturating_duration_since(t0).as_secs_f64();
+        finish_notes(evidence, &self.cfg);
+        Ok(decoder.into_evidence())
     }
 }
 
 /// Adds the notes a reader needs about bounds and drops.
-pub(crate) fn finish_notes(report: &mut EcnReport, cfg: &CaptureConfig) {
-    if let Some(k) = report.kernel {
+pub(crate) fn finish_notes(evidence: &mut EcnEvidence, cfg: &CaptureConfig) {
+    if let Some(k) = evidence.kernel {
         if k.drops > 0 {
-            report.notes.push(format!(
+            evidence.notes.push(format!(
                 "capture could not keep up: the kernel dropped {} of {} frames offered to the \
                  socket (PACKET_STATISTICS); counts are lower bounds",
                 k.drops, k.packets
@@ -210,27 +210,27 @@ pub(crate) fn finish_notes(report: &mut EcnReport, cfg: &CaptureConfig) {
         let unread = k
             .packets
             .saturating_sub(k.drops)
-            .saturating_sub(report.frames_seen);
+            .saturating_sub(evidence.frames_seen);
         if unread > 0 {
-            report.notes.push(format!(
+            evidence.notes.push(format!(
                 "{unread} frames were queued but not read before the capture ended"
             ));
         }
     }
-    match report.stop_reason {
-        Some(StopReason::FrameLimit) => report.notes.push(format!(
+    match evidence.stop_reason {
+        Some(StopReason::FrameLimit) => evidence.notes.push(format!(
             "capture stopped at the frame limit ({}); later frames were not counted",
             cfg.max_frames
         )),
-        Some(StopReason::Deadline) => report.notes.push(format!(
+        Some(StopReason::Deadline) => evidence.notes.push(format!(
             "capture stopped at its deadline ({:?}) before the stop signal; later frames were \
              not counted",
             cfg.deadline
         )),
         Some(StopReason::Stopped) | None => {}
     }
-    if report.syn.is_none() {
-        report
+    if evidence.syn.is_none() {
+        evidence
             .notes
             .push("no SYN of the flow was captured: negotiation unknown".to_string());
     }
@@ -253,7 +253,7 @@ mod tests {
             a: SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0),
             b: SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1),
         };
-        let mut r = Decoder::new(flow).into_report();
+        let mut r = Decoder::new(flow).into_evidence();
         r.kernel = Some(KernelStats {
             packets: 10,
             drops: 3,

@@ -1,13 +1,13 @@
-//! Pure decoder: captured bytes in, [`EcnReport`] updated. No sockets, no clock.
+//! Pure decoder: captured bytes in, [`EcnEvidence`] updated. No sockets, no clock.
 
 use std::net::SocketAddrV4;
 use std::time::Duration;
 
 use etherparse::{EtherType, Ethernet2HeaderSlice, IpNumber, Ipv4HeaderSlice, TcpHeaderSlice};
 
-use crate::report::{
-    CaptureDirection, EcnCounts, EcnReport, FirstEvidence, FlowDirection, FrameEvidence,
-    IpEcnCodepoint, TcpFlags, TcpFrameFields, ECN_REPORT_SCHEMA_VERSION, EVIDENCE_HEX_CAP,
+use crate::evidence::{
+    CaptureDirection, EcnCounts, EcnEvidence, FirstEvidence, FlowDirection, FrameEvidence,
+    IpEcnCodepoint, TcpFlags, TcpFrameFields, ECN_EVIDENCE_SCHEMA_VERSION, EVIDENCE_HEX_CAP,
     NOTE_AGGREGATION, NOTE_CWR, NOTE_EVIDENCE,
 };
 
@@ -71,7 +71,7 @@ fn decode_tcp_ipv4(frame: &[u8], orig_len: u32) -> Option<TcpFrameFields> {
     })
 }
 
-/// Builds an [`EcnReport`] from frames fed one at a time.
+/// Builds an [`EcnEvidence`] from frames fed one at a time.
 ///
 /// ```
 /// use std::net::{Ipv4Addr, SocketAddrV4};
@@ -84,14 +84,14 @@ fn decode_tcp_ipv4(frame: &[u8], orig_len: u32) -> Option<TcpFrameFields> {
 /// };
 /// let mut d = Decoder::new(flow);
 /// d.observe(&[0u8; 10], 10, CaptureDirection::Incoming, Duration::ZERO);
-/// let report = d.into_report();
-/// assert_eq!(report.counts.other, 1);
-/// assert!(!report.negotiated);
+/// let evidence = d.into_evidence();
+/// assert_eq!(evidence.counts.other, 1);
+/// assert!(!evidence.negotiated);
 /// ```
 #[derive(Debug, Clone)]
 pub struct Decoder {
     flow: Flow,
-    report: EcnReport,
+    evidence: EcnEvidence,
 }
 
 impl Decoder {
@@ -99,8 +99,8 @@ impl Decoder {
     pub fn new(flow: Flow) -> Self {
         Decoder {
             flow,
-            report: EcnReport {
-                schema_version: ECN_REPORT_SCHEMA_VERSION,
+            evidence: EcnEvidence {
+                schema_version: ECN_EVIDENCE_SCHEMA_VERSION,
                 flow_a: flow.a,
                 flow_b: flow.b,
                 negotiated: false,
@@ -131,7 +131,7 @@ impl Decoder {
     /// only the headers), `orig_len` the length the kernel had, `at` the time
     /// since the capture's `t0`.
     pub fn observe(&mut self, frame: &[u8], orig_len: u32, dir: CaptureDirection, at: Duration) {
-        let r = &mut self.report;
+        let r = &mut self.evidence;
         r.frames_seen += 1;
         if (frame.len() as u64) < u64::from(orig_len) {
             r.frames_truncated += 1;
@@ -141,7 +141,7 @@ impl Decoder {
             return;
         };
         let Some(flow_dir) = self.classify(&fields) else {
-            self.report.counts.other += 1;
+            self.evidence.counts.other += 1;
             return;
         };
         let evidence = || FrameEvidence {
@@ -153,7 +153,7 @@ impl Decoder {
             hex: netlab_sys::hex::encode_prefix(frame, EVIDENCE_HEX_CAP),
             fields: fields.clone(),
         };
-        let r = &mut self.report;
+        let r = &mut self.evidence;
         let f = fields.flags;
         match flow_dir {
             FlowDirection::AToB => {
@@ -216,7 +216,7 @@ impl Decoder {
                 // Lock onto the connection whose SYN we see, or failing that
                 // onto the first segment of A towards B.
                 self.flow.a = fields.src;
-                self.report.flow_a = fields.src;
+                self.evidence.flow_a = fields.src;
                 return Some(FlowDirection::AToB);
             }
             return (fields.src == a).then_some(FlowDirection::AToB);
@@ -231,19 +231,19 @@ impl Decoder {
         None
     }
 
-    /// The report so far.
-    pub fn report(&self) -> &EcnReport {
-        &self.report
+    /// The evidence so far.
+    pub fn evidence(&self) -> &EcnEvidence {
+        &self.evidence
     }
 
     /// Mutable access for the capture edge (kernel stats, stop reason).
-    pub(crate) fn report_mut(&mut self) -> &mut EcnReport {
-        &mut self.report
+    pub(crate) fn evidence_mut(&mut self) -> &mut EcnEvidence {
+        &mut self.evidence
     }
 
-    /// Ends decoding and returns the report.
-    pub fn into_report(self) -> EcnReport {
-        self.report
+    /// Ends decoding and returns the evidence.
+    pub fn into_evidence(self) -> EcnEvidence {
+        self.evidence
     }
 }
 
@@ -341,9 +341,9 @@ mod tests {
             ..base()
         });
         feed(&mut d, &syn);
-        assert!(!d.report().negotiated);
+        assert!(!d.evidence().negotiated);
         feed(&mut d, &syn_ack);
-        let r = d.into_report();
+        let r = d.into_evidence();
         assert!(r.negotiated);
         assert_eq!(r.flow_a.port(), 40000);
         assert_eq!(r.counts.cwr, 0, "the SYN's CWR is not a window reduction");
@@ -374,7 +374,7 @@ mod tests {
                 ..base()
             }),
         );
-        assert!(!d.report().negotiated);
+        assert!(!d.evidence().negotiated);
     }
 
     #[test]
@@ -435,7 +435,7 @@ mod tests {
         });
         other[34] = 0x99;
         feed(&mut d, &other);
-        let r = d.into_report();
+        let r = d.into_evidence();
         let c = r.counts;
         assert_eq!((c.ect0, c.ect1, c.not_ect, c.ce_data), (2, 1, 1, 1));
         assert_eq!((c.ce, c.ece, c.cwr, c.other), (1, 1, 1, 1));
@@ -459,7 +459,7 @@ mod tests {
             CaptureDirection::Incoming,
             Duration::from_millis(5),
         );
-        let r = d.into_report();
+        let r = d.into_evidence();
         assert_eq!(r.frames_truncated, 1);
         let ce = r.first.ce.unwrap();
         assert_eq!(ce.fields.payload_len, 1448);
@@ -478,6 +478,6 @@ mod tests {
                 ..base()
             }),
         );
-        assert_eq!(d.report().counts.other, 1);
+        assert_eq!(d.evidence().counts.other, 1);
     }
 }

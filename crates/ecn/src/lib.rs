@@ -39,27 +39,27 @@
 //! };
 //! let stop = AtomicBool::new(false);
 //! let t0 = Instant::now();
-//! let report = std::thread::scope(|s| {
+//! let evidence = std::thread::scope(|s| {
 //!     let h = s.spawn(|| capture.run(flow, &stop, t0));
 //!     // ... connect A→B, run the load ...
 //!     stop.store(true, Ordering::Release);
 //!     h.join().expect("capture thread")
 //! })?;
-//! println!("negotiated={} ce={} drops={:?}", report.negotiated, report.counts.ce, report.kernel);
+//! println!("negotiated={} ce={} drops={:?}", evidence.negotiated, evidence.counts.ce, evidence.kernel);
 //! # Ok(()) }
 //! ```
 
+mod af_packet;
 mod capture;
 mod decode;
+mod evidence;
 pub mod pcap;
-mod report;
-mod sys;
 
 pub use capture::{Capture, CaptureConfig, RawFrame, MIN_SNAP_LEN};
 pub use decode::{Decoder, Flow};
-pub use report::{
-    CaptureDirection, EcnCounts, EcnReport, FirstEvidence, FlowDirection, FrameEvidence,
-    IpEcnCodepoint, KernelStats, StopReason, TcpFlags, TcpFrameFields, ECN_REPORT_SCHEMA_VERSION,
+pub use evidence::{
+    CaptureDirection, EcnCounts, EcnEvidence, FirstEvidence, FlowDirection, FrameEvidence,
+    IpEcnCodepoint, KernelStats, StopReason, TcpFlags, TcpFrameFields, ECN_EVIDENCE_SCHEMA_VERSION,
     EVIDENCE_HEX_CAP, NOTE_AGGREGATION, NOTE_CWR, NOTE_EVIDENCE,
 };
 

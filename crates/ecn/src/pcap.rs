@@ -42,8 +42,8 @@ use pcap_file::DataLink;
 use serde::{Deserialize, Serialize};
 
 use crate::capture::RawFrame;
-use crate::report::{
-    CaptureDirection, EcnReport, FrameEvidence, KernelStats, StopReason, EVIDENCE_HEX_CAP,
+use crate::evidence::{
+    CaptureDirection, EcnEvidence, FrameEvidence, KernelStats, StopReason, EVIDENCE_HEX_CAP,
 };
 
 /// Smallest snap length of a headers file: Ethernet (14) + IPv4 without
@@ -476,15 +476,15 @@ fn evidence_comment(kind: &str) -> &'static str {
     }
 }
 
-/// The kept frames of `report` in time order, one entry per distinct frame
+/// The kept frames of `evidence` in time order, one entry per distinct frame
 /// with every reason it was kept.
-fn kept_frames(report: &EcnReport) -> Vec<(&FrameEvidence, String)> {
+fn kept_frames(evidence: &EcnEvidence) -> Vec<(&FrameEvidence, String)> {
     let all = [
-        ("syn", report.syn.as_ref()),
-        ("syn_ack", report.syn_ack.as_ref()),
-        ("ce", report.first.ce.as_ref()),
-        ("ece", report.first.ece.as_ref()),
-        ("cwr", report.first.cwr.as_ref()),
+        ("syn", evidence.syn.as_ref()),
+        ("syn_ack", evidence.syn_ack.as_ref()),
+        ("ce", evidence.first.ce.as_ref()),
+        ("ece", evidence.first.ece.as_ref()),
+        ("cwr", evidence.first.cwr.as_ref()),
     ];
     let mut out: Vec<(&FrameEvidence, String)> = Vec::new();
     for (kind, ev) in all {
@@ -512,13 +512,13 @@ fn unhex(s: &str) -> Vec<u8> {
         .collect()
 }
 
-/// Writes the evidence file of `report` to `target`: its kept frames (the
+/// Writes the evidence file of `evidence` to `target`: its kept frames (the
 /// leading [`EVIDENCE_HEX_CAP`] bytes results.json holds) with their
 /// reasons, and the capture's statistics.
 pub fn write_evidence<T: PcapTarget>(
     target: T,
     header: PcapHeader,
-    report: &EcnReport,
+    evidence: &EcnEvidence,
 ) -> PcapFileRecord {
     let mut rec = PcapRecorder::new(
         target,
@@ -527,7 +527,7 @@ pub fn write_evidence<T: PcapTarget>(
         EVIDENCE_HEX_CAP as u32,
         u64::MAX,
     );
-    for (ev, why) in kept_frames(report) {
+    for (ev, why) in kept_frames(evidence) {
         let bytes = unhex(&ev.hex);
         let at = Duration::from_secs_f64(ev.at_s.max(0.0));
         rec.push(
@@ -538,8 +538,8 @@ pub fn write_evidence<T: PcapTarget>(
             Some(why.as_str()),
         );
     }
-    let end = Duration::from_secs_f64(report.duration_s.max(0.0));
-    rec.finish(report.kernel, report.stop_reason, end)
+    let end = Duration::from_secs_f64(evidence.duration_s.max(0.0));
+    rec.finish(evidence.kernel, evidence.stop_reason, end)
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use netlab_ecn::{
-    CaptureDirection, Decoder, EcnReport, Flow, FlowDirection, FrameEvidence, IpEcnCodepoint,
+    CaptureDirection, Decoder, EcnEvidence, Flow, FlowDirection, FrameEvidence, IpEcnCodepoint,
     TcpFlags,
 };
 
@@ -67,7 +67,7 @@ fn flow() -> Flow {
     }
 }
 
-fn decode_one(name: &str) -> EcnReport {
+fn decode_one(name: &str) -> EcnEvidence {
     let f = fixture(name);
     let mut d = Decoder::new(flow());
     d.observe(
@@ -76,7 +76,7 @@ fn decode_one(name: &str) -> EcnReport {
         f.direction,
         Duration::from_millis(1500),
     );
-    d.into_report()
+    d.into_evidence()
 }
 
 fn flags(bits: u8) -> TcpFlags {
@@ -172,7 +172,7 @@ fn fixture_host_handshake_negotiates() {
             Duration::from_millis(i as u64),
         );
     }
-    let r = d.into_report();
+    let r = d.into_evidence();
     assert!(r.negotiated);
     assert_eq!(
         r.flow_a,
@@ -199,14 +199,14 @@ fn fixture_host_gro_frame_truncated_to_headers() {
     assert_eq!((f.orig_len, f.bytes.len()), (65226, 256));
     let mut d = Decoder::new(flow());
     d.observe(&f.bytes, f.orig_len, f.direction, Duration::ZERO);
-    let r = d.into_report();
+    let r = d.into_evidence();
     assert_eq!(r.frames_truncated, 1);
     assert_eq!(r.counts.ect0, 1, "one (GRO) data frame with ECT(0)");
     assert_eq!((r.counts.a_to_b, r.counts.other), (1, 0));
     // Cut inside the TCP header: no longer decodable, counted as other.
     let mut d = Decoder::new(flow());
     d.observe(&f.bytes[..40], f.orig_len, f.direction, Duration::ZERO);
-    assert_eq!(d.report().counts.other, 1);
+    assert_eq!(d.evidence().counts.other, 1);
 }
 
 #[test]
@@ -258,12 +258,12 @@ fn fixture_uml_cwr_segment() {
 }
 
 #[test]
-fn fixture_report_serialises_with_notes() {
+fn fixture_evidence_serialises_with_notes() {
     let r = decode_one("guest-ce-data.hex");
     let json = serde_json::to_string(&r).unwrap();
     assert!(json.contains("\"ip_ecn\":\"ce\""));
     assert!(json.contains("RFC 3168 §6.1.2"));
     assert!(json.contains("not a one-to-one"));
-    let back: EcnReport = serde_json::from_str(&json).unwrap();
+    let back: EcnEvidence = serde_json::from_str(&json).unwrap();
     assert_eq!(back, r);
 }

@@ -61,7 +61,7 @@ fn guest_fq_codel_ecn_ce_ece_cwr_on_the_wire() {
                 CaptureConfig::default(),
             );
             let ecn_mark = fq_codel_ecn_mark(&r_ns);
-            let r = &run.report;
+            let r = &run.evidence;
             println!("{}", serde_json::to_string_pretty(r).unwrap());
             println!(
                 "received {} B in {:?}; counts {:?}; fq_codel ecn_mark {ecn_mark}; kernel {:?}",

@@ -45,20 +45,20 @@ fn privileged_bounds_capture_on_a_silent_link_ends_by_its_deadline() {
         .expect("open the capture on b0");
     let never = AtomicBool::new(false);
     let t0 = Instant::now();
-    let report = cap.run(flow(), &never, t0).expect("capture run");
+    let evidence = cap.run(flow(), &never, t0).expect("capture run");
     let took = t0.elapsed();
     drop(topo);
     println!(
         "silent b0: {} frames seen, ended after {took:?} ({:?})",
-        report.frames_seen, report.stop_reason
+        evidence.frames_seen, evidence.stop_reason
     );
     assert!(
         took <= DEADLINE + Duration::from_secs(1),
         "the capture ran {took:?}, past its deadline {DEADLINE:?} + 1 s"
     );
     assert!(took >= DEADLINE, "it waited for the deadline: {took:?}");
-    assert_eq!(report.stop_reason, Some(StopReason::Deadline));
-    assert!(report.syn.is_none(), "no TCP flow was ever sent");
+    assert_eq!(evidence.stop_reason, Some(StopReason::Deadline));
+    assert!(evidence.syn.is_none(), "no TCP flow was ever sent");
 }
 
 #[test]

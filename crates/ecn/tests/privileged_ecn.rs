@@ -22,7 +22,7 @@ fn privileged_tcp_ecn_1_negotiates_on_the_wire() {
         Duration::from_millis(300),
         CaptureConfig::default(),
     );
-    let r = &run.report;
+    let r = &run.evidence;
     println!("{}", serde_json::to_string_pretty(r).unwrap());
     assert!(run.received > 0, "no bytes reached B");
     let syn = r.syn.as_ref().expect("SYN captured");
@@ -70,7 +70,7 @@ fn privileged_tcp_ecn_0_in_a_is_not_negotiated() {
         Duration::from_millis(300),
         CaptureConfig::default(),
     );
-    let r = &run.report;
+    let r = &run.evidence;
     println!("{}", serde_json::to_string_pretty(r).unwrap());
     assert!(run.received > 0, "no bytes reached B");
     let syn = r.syn.as_ref().expect("SYN captured");

@@ -4,7 +4,7 @@
 //! cap, or one that saw nothing, still gives a valid file; a disk that
 //! fills while the file is written (a real 128 KiB tmpfs, mounted in a
 //! mount namespace of this test only) ends the file at its last complete
-//! block, marks it partial and leaves the capture's report whole.
+//! block, marks it partial and leaves the capture's evidence whole.
 
 mod common;
 
@@ -65,7 +65,7 @@ fn privileged_headers_pcap_holds_every_frame_and_tcpdump_reads_it() {
         Some(recorder(&file, 128)),
     );
     drop(topo);
-    let r = &run.report;
+    let r = &run.evidence;
     let rec = record.expect("a record");
     println!(
         "{rec:?}\nframes seen {} kernel {:?}",
@@ -109,7 +109,7 @@ fn privileged_truncated_and_empty_captures_give_valid_files() {
         Some(recorder(&cut, 94)),
     );
     let rec = record.expect("a record");
-    assert_eq!(run.report.stop_reason, Some(StopReason::FrameLimit));
+    assert_eq!(run.evidence.stop_reason, Some(StopReason::FrameLimit));
     assert_eq!(rec.frames, 40);
     assert!(rec.partial.contains(&PcapCut::CaptureFrameLimit), "{rec:?}");
     assert_eq!(common::tcpdump_count(&cut), 40);
@@ -126,19 +126,19 @@ fn privileged_truncated_and_empty_captures_give_valid_files() {
         b: std::net::SocketAddrV4::new(B_ADDR, spec.tcp_port),
     };
     let stop = AtomicBool::new(true);
-    let (report, record) = capture
+    let (evidence, record) = capture
         .run_recording(flow, &stop, Instant::now(), Some(recorder(&empty, 128)))
         .expect("capture");
     drop(topo);
     let rec = record.expect("a record");
     assert!(rec.is_complete(), "{rec:?}");
-    assert_eq!(rec.frames, report.frames_seen);
+    assert_eq!(rec.frames, evidence.frames_seen);
     assert_eq!(common::tcpdump_count(&empty) as u64, rec.frames);
 }
 
 #[test]
-fn privileged_a_full_disk_ends_the_pcap_cleanly_and_keeps_the_report() {
-    if !require_privileged("privileged_a_full_disk_ends_the_pcap_cleanly_and_keeps_the_report") {
+fn privileged_a_full_disk_ends_the_pcap_cleanly_and_keeps_the_evidence() {
+    if !require_privileged("privileged_a_full_disk_ends_the_pcap_cleanly_and_keeps_the_evidence") {
         return;
     }
     let dir = Scratch::new("enospc");
@@ -188,7 +188,7 @@ fn privileged_a_full_disk_ends_the_pcap_cleanly_and_keeps_the_report() {
         Some(rec_target),
     );
     drop(topo);
-    let r = &run.report;
+    let r = &run.evidence;
     let rec = record.expect("a record");
     println!(
         "{rec:?}\nframes seen {} counts {:?}",
@@ -301,7 +301,7 @@ fn privileged_tshark_counts_equal_the_captures_on_a_tail_drop_path() {
         Some(recorder(&file, 128)),
     );
     drop(topo);
-    let r = &run.report;
+    let r = &run.evidence;
     let rec = record.expect("a record");
     assert!(rec.is_complete(), "{rec:?}");
     assert_eq!(rec.frames, r.frames_seen);

@@ -51,7 +51,7 @@ proptest! {
                                 orig in any::<u32>(), pkttype in any::<u8>(), aport in 0u16..3) {
         let mut d = Decoder::new(flow(aport));
         d.observe(&bytes, orig, CaptureDirection::from_pkttype(pkttype), Duration::ZERO);
-        prop_assert_eq!(d.report().frames_seen, 1);
+        prop_assert_eq!(d.evidence().frames_seen, 1);
     }
 
     #[test]
@@ -61,7 +61,7 @@ proptest! {
         let n = cut.index(frame.len() + 1);
         d.observe(&frame[..n], orig, CaptureDirection::Incoming, Duration::from_secs(1));
         d.observe(&frame, orig, CaptureDirection::Outgoing, Duration::from_secs(2));
-        let r = d.report();
+        let r = d.evidence();
         let c = r.counts;
         prop_assert_eq!(r.frames_seen, 2);
         prop_assert_eq!(c.a_to_b + c.b_to_a + c.other, 2);

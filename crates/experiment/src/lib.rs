@@ -41,7 +41,7 @@ pub mod units;
 pub use file::ExperimentFile;
 pub use model::{
     ArmSpec, AxisValue, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice, PathSpec,
-    PcapMode, ProbeKind, ProbeSpec, ReceiveBufferStart, Sweep, Timeline, DEFAULT_ARMS,
+    PcapMode, ProbeKind, ProbeSpec, ReceiveBuffer, Sweep, Timeline, DEFAULT_ARMS,
     DEFAULT_PCAP_MAX_BYTES, DEFAULT_PCAP_SNAP_LEN, MAX_PCAP_SNAP_LEN, MIN_PCAP_MAX_BYTES,
     MIN_PCAP_SNAP_LEN,
 };

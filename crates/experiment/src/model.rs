@@ -6,6 +6,10 @@ use std::time::Duration;
 
 use netlab_qdisc_model::{Arm, Rate, Size, Tbf};
 
+/// How A and B start their TCP receive buffers (`[path] receive_buffer`:
+/// `"kernel"` or `"max"`): the one type the topology builds from too.
+pub use netlab_path::ReceiveBuffer;
+
 use crate::units::format_duration;
 
 /// The arms of the method's experiment (docs/method.md §2).
@@ -116,26 +120,6 @@ impl Direction {
     }
 }
 
-/// How A and B start their TCP receive buffers (`[path] receive_buffer`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReceiveBufferStart {
-    /// `"kernel"` (the default): the kernel's tcp_rmem, untouched.
-    Kernel,
-    /// `"max"` (opt-in, a change to the path): tcp_rmem's default raised to
-    /// its max, so the receiver's window never limits a flow's start.
-    Max,
-}
-
-impl ReceiveBufferStart {
-    /// The file's word.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ReceiveBufferStart::Max => "max",
-            ReceiveBufferStart::Kernel => "kernel",
-        }
-    }
-}
-
 /// The path between A and B.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PathSpec {
@@ -150,7 +134,7 @@ pub struct PathSpec {
     pub loss_percent: f64,
     /// How the receiving ends start their TCP receive buffers
     /// (docs/method.md §1.3).
-    pub receive_buffer: ReceiveBufferStart,
+    pub receive_buffer: ReceiveBuffer,
     /// Upload bottleneck (R's egress toward B); `None` = unshaped.
     pub up: Option<Tbf>,
     /// Download bottleneck (R's egress toward A); `None` = unshaped.
@@ -163,7 +147,7 @@ impl Default for PathSpec {
             base_rtt: Duration::ZERO,
             jitter: Duration::ZERO,
             loss_percent: 0.0,
-            receive_buffer: ReceiveBufferStart::Kernel,
+            receive_buffer: ReceiveBuffer::Kernel,
             up: Some(default_tbf()),
             down: None,
         }

@@ -12,7 +12,7 @@ use crate::file::{
 };
 use crate::model::{
     default_tbf, ArmSpec, AxisValue, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice,
-    PathSpec, PcapMode, ProbeKind, ProbeSpec, ReceiveBufferStart, Sweep, Timeline, AUTO_PORT_BASE,
+    PathSpec, PcapMode, ProbeKind, ProbeSpec, ReceiveBuffer, Sweep, Timeline, AUTO_PORT_BASE,
     DEFAULT_PCAP_MAX_BYTES, DEFAULT_PCAP_SNAP_LEN, DEFAULT_TCP_PORT, MAX_PCAP_SNAP_LEN,
     MIN_PCAP_MAX_BYTES, MIN_PCAP_SNAP_LEN,
 };
@@ -268,7 +268,7 @@ impl Experiment {
                 base_rtt: Some(format_duration(self.path.base_rtt)),
                 jitter: Some(format_duration(self.path.jitter)),
                 loss_percent: Some(self.path.loss_percent),
-                receive_buffer: Some(self.path.receive_buffer.as_str().to_string()),
+                receive_buffer: Some(self.path.receive_buffer.file_word().to_string()),
                 up: Some(shaper(&self.path.up)),
                 down: Some(shaper(&self.path.down)),
             }),
@@ -368,14 +368,13 @@ fn resolve_path(p: &PathFile) -> Result<PathSpec, ExperimentError> {
         return Err(err("path.loss_percent", "must be between 0 and 100"));
     }
     let receive_buffer = match p.receive_buffer.as_deref() {
-        None | Some("kernel") => ReceiveBufferStart::Kernel,
-        Some("max") => ReceiveBufferStart::Max,
-        Some(other) => {
-            return Err(err(
+        None => ReceiveBuffer::Kernel,
+        Some(word) => ReceiveBuffer::from_file_word(word).ok_or_else(|| {
+            err(
                 "path.receive_buffer",
-                format!("{other:?}: \"max\" or \"kernel\""),
-            ))
-        }
+                format!("{word:?}: \"max\" or \"kernel\""),
+            )
+        })?,
     };
     Ok(PathSpec {
         base_rtt,

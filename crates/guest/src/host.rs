@@ -12,13 +12,13 @@ use crate::availability::kernel_release;
 use crate::error::{Error, Result};
 use crate::init_binary::find_init;
 use crate::modules::ModuleIndex;
+use crate::process_group;
 use crate::rundir::RunDir;
 use crate::running::{GuestOutcome, RunningGuest, WaitPolicy};
 use crate::spec::{
     files, BootLine, InitSpec, ModuleFile, DEFAULT_KERNEL, DEFAULT_MODULES_ROOT, FAST_BOOT_PARAMS,
     SCHEMA_VERSION,
 };
-use crate::sys;
 use crate::visibility::paths_to_give_back;
 
 /// Default deadline of a whole guest run.
@@ -335,7 +335,7 @@ impl Guest {
             .stdin(Stdio::null())
             .stdout(console)
             .stderr(console_err);
-        sys::own_child(&mut cmd);
+        process_group::own_child(&mut cmd);
         let started = Instant::now();
         let child = cmd
             .spawn()

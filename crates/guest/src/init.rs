@@ -4,7 +4,7 @@
 //! devtmpfs (where possible) and tmpfs on `/run` and `/tmp`, binds back
 //! the host paths the spec shares from below them, loads the
 //! modules with `finit_module`, runs the program with its output going to
-//! files in the run folder, reaps every child, writes an [`InitReport`] and
+//! files in the run folder, reaps every child, writes an [`InitOutcome`] and
 //! powers off. No shell, busybox or kmod is involved.
 //!
 //! The run folder lives in the host's `/tmp`, which the tmpfs mount hides
@@ -26,8 +26,8 @@ use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 
 use crate::spec::{
-    files, parse_init_args, GuestStatus, InitReport, InitSpec, ModuleLoad, ModuleOutcome,
-    MountReport, IN_GUEST_ENV, SCHEMA_VERSION,
+    files, parse_init_args, GuestStatus, InitOutcome, InitSpec, ModuleLoad, ModuleOutcome,
+    MountStep, IN_GUEST_ENV, SCHEMA_VERSION,
 };
 
 /// Entry point of the guest init: call it from `main` of the init binary
@@ -100,19 +100,19 @@ fn run(spec_path: Option<PathBuf>) {
         }
     };
     let mut run_files = RunFiles { result };
-    let mut report = InitReport {
+    let mut init_outcome = InitOutcome {
         schema: SCHEMA_VERSION,
         ..Default::default()
     };
-    if let Err(message) = prepare_and_run(&spec_path, &dir, &mut report) {
+    if let Err(message) = prepare_and_run(&spec_path, &dir, &mut init_outcome) {
         eprintln!("netlab-guest-init: {message}");
-        report.error = Some(message);
+        init_outcome.error = Some(message);
     }
-    write_report(&mut run_files, &report);
+    write_outcome(&mut run_files, &init_outcome);
 }
 
-fn write_report(files: &mut RunFiles, report: &InitReport) {
-    let json = serde_json::to_vec_pretty(report).unwrap_or_else(|e| {
+fn write_outcome(files: &mut RunFiles, init_outcome: &InitOutcome) {
+    let json = serde_json::to_vec_pretty(init_outcome).unwrap_or_else(|e| {
         format!("{{\"schema\":{SCHEMA_VERSION},\"error\":\"cannot encode report: {e}\"}}")
             .into_bytes()
     });
@@ -125,7 +125,11 @@ fn write_report(files: &mut RunFiles, report: &InitReport) {
     }
 }
 
-fn prepare_and_run(spec_path: &Path, dir: &Path, report: &mut InitReport) -> Result<(), String> {
+fn prepare_and_run(
+    spec_path: &Path,
+    dir: &Path,
+    init_outcome: &mut InitOutcome,
+) -> Result<(), String> {
     let text = std::fs::read_to_string(spec_path)
         .map_err(|e| format!("cannot read spec {}: {e}", spec_path.display()))?;
     let spec: InitSpec = serde_json::from_str(&text)
@@ -150,18 +154,18 @@ fn prepare_and_run(spec_path: &Path, dir: &Path, report: &mut InitReport) -> Res
         })
         .collect::<Result<Vec<_>, _>>()?;
 
-    mount_all(report)?;
+    mount_all(init_outcome)?;
     for (path, host) in &shared {
         bind_back(path, host)?;
     }
-    report.release = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+    init_outcome.release = std::fs::read_to_string("/proc/sys/kernel/osrelease")
         .ok()
         .map(|s| s.trim().to_owned());
 
     for m in &spec.modules {
         let outcome = load_module(&m.path);
         let failed = matches!(outcome, ModuleOutcome::Failed { .. });
-        report.modules.push(ModuleLoad {
+        init_outcome.modules.push(ModuleLoad {
             name: m.name.clone(),
             path: m.path.clone(),
             outcome,
@@ -190,7 +194,7 @@ fn prepare_and_run(spec_path: &Path, dir: &Path, report: &mut InitReport) -> Res
         })?;
     let status = reap_until(Pid::from_raw(child.id() as i32));
     reap_leftovers(Duration::from_secs(2));
-    report.status = Some(status?);
+    init_outcome.status = Some(status?);
     Ok(())
 }
 
@@ -202,7 +206,7 @@ fn append(path: &Path) -> Result<File, String> {
         .map_err(|e| format!("cannot open {}: {e}", path.display()))
 }
 
-fn mount_all(report: &mut InitReport) -> Result<(), String> {
+fn mount_all(init_outcome: &mut InitOutcome) -> Result<(), String> {
     // (source, target, fstype, flags, required)
     let nosuid = MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC;
     let steps: [(&str, &str, &str, MsFlags, bool); 5] = [
@@ -234,7 +238,7 @@ fn mount_all(report: &mut InitReport) -> Result<(), String> {
             Err("mount point does not exist".to_owned())
         };
         let error = res.err();
-        report.mounts.push(MountReport {
+        init_outcome.mounts.push(MountStep {
             target: target.into(),
             fstype: fstype.into(),
             error: error.clone(),

@@ -8,7 +8,7 @@
 //! and `/tmp` (binding back what the program needs from there: its own
 //! folder, its working directory, [`Guest::share_dir`] folders), loads the requested modules (dependencies first, from
 //! `modules.dep`) with `finit_module`, runs the program, writes a JSON
-//! report into a host folder the run owns and powers off. The host side
+//! outcome into a host folder the run owns and powers off. The host side
 //! ([`Guest`]) boots the kernel as an owned child in its own process group,
 //! tails the program's output (optionally live), enforces a deadline and
 //! always removes its temporary files.
@@ -47,11 +47,11 @@ mod host;
 pub mod init;
 mod init_binary;
 pub mod modules;
+mod process_group;
 mod rundir;
 mod running;
 pub mod spec;
 mod stale;
-mod sys;
 #[cfg(any(test, feature = "testing"))]
 mod testing;
 mod visibility;
@@ -61,15 +61,15 @@ pub use availability::{available, available_at, kernel_release, Availability, Mo
 pub use error::{Error, Result};
 pub use host::{Guest, DEFAULT_DEADLINE};
 pub use init_binary::find_init;
+pub use process_group::live_process_group;
 pub use running::{GuestOutcome, KillHandle, RunningGuest, KILL_GRACE};
 pub use spec::{
-    in_guest, GuestStatus, ModuleLoad, ModuleOutcome, MountReport, DEFAULT_KERNEL,
+    in_guest, GuestStatus, ModuleLoad, ModuleOutcome, MountStep, DEFAULT_KERNEL,
     DEFAULT_MODULES_ROOT, INIT_BINARY, INIT_ENV, IN_GUEST_ENV,
 };
 pub use stale::{
     cleanup_stale_runs, cleanup_stale_runs_in, run_dir_owner, StaleRun, OWNER_FILE, RUN_DIR_PREFIX,
 };
-pub use sys::live_process_group;
 #[cfg(feature = "testing")]
 pub use testing::{
     guest_for_test, guest_or_skip, run_test_inside, test_in_guest, test_passed, TEST_DEADLINE,

@@ -1,5 +1,5 @@
 //! A booted guest: tail the program's output, enforce the deadline and the
-//! kill handle, read init's report, and always take the kernel's whole
+//! kill handle, read init's outcome, and always take the kernel's whole
 //! process group down.
 
 use std::path::Path;
@@ -13,9 +13,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::deadline::{StopAction, StopReason, Stopper};
 use crate::error::{tail_lines, Error, Result};
+use crate::process_group;
 use crate::rundir::{RunDir, Sink, Tail};
-use crate::spec::{files, GuestStatus, InitReport, ModuleLoad, ModuleOutcome, MountReport};
-use crate::sys;
+use crate::spec::{files, GuestStatus, InitOutcome, ModuleLoad, ModuleOutcome, MountStep};
 
 /// Time between SIGTERM and SIGKILL when a guest is stopped.
 pub const KILL_GRACE: Duration = Duration::from_millis(500);
@@ -39,7 +39,7 @@ pub struct GuestOutcome {
     /// The module loads done by init, in order.
     pub modules: Vec<ModuleLoad>,
     /// The mounts done by init.
-    pub mounts: Vec<MountReport>,
+    pub mounts: Vec<MountStep>,
     /// From starting the kernel to init's first action (10 ms resolution).
     pub boot_to_init: Option<Duration>,
     /// From starting the kernel to its exit.
@@ -125,12 +125,12 @@ impl RunningGuest {
     }
 
     /// Waits for power-off (streaming output if asked), enforcing the
-    /// deadline and the kill handle, then reads init's report.
+    /// deadline and the kill handle, then reads init's outcome.
     ///
     /// A guest whose kernel ran out of memory (too little for the kernel to
     /// boot, or for init and the program) ends in
     /// [`Error::MemoryTooSmall`], whether it panicked, stopped without a
-    /// report or hung until the deadline.
+    /// outcome or hung until the deadline.
     pub fn wait(mut self) -> Result<GuestOutcome> {
         // Opened before taking the child: on error, Drop kills the guest.
         let (stream, limit) = (self.policy.stream, self.policy.capture_limit);
@@ -170,9 +170,9 @@ impl RunningGuest {
                     stop_reason.get_or_insert(reason);
                     // UML's SIGTERM handler kills its helpers, then exits;
                     // the group gets SIGKILL after the grace period.
-                    sys::signal_process(self.pid, Signal::SIGTERM);
+                    process_group::signal_process(self.pid, Signal::SIGTERM);
                 }
-                StopAction::Kill => sys::signal_group(self.pid, Signal::SIGKILL),
+                StopAction::Kill => process_group::signal_group(self.pid, Signal::SIGKILL),
                 StopAction::GiveUp => break None,
             }
             std::thread::sleep(POLL);
@@ -190,10 +190,10 @@ impl RunningGuest {
         if stop_reason == Some(StopReason::Cancelled) {
             return Err(Error::Cancelled);
         }
-        let report: Option<InitReport> = std::fs::read(self.dir.path.join(files::RESULT))
+        let init_outcome: Option<InitOutcome> = std::fs::read(self.dir.path.join(files::RESULT))
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok());
-        let ran_to_the_end = report.as_ref().is_some_and(|r| r.status.is_some());
+        let ran_to_the_end = init_outcome.as_ref().is_some_and(|r| r.status.is_some());
         if stop_reason.is_some() || !ran_to_the_end {
             if let Some(evidence) = out_of_memory_evidence(&console_log) {
                 return Err(Error::MemoryTooSmall {
@@ -212,13 +212,13 @@ impl RunningGuest {
             });
         }
         let kernel_status = exit.map_or_else(|| "unknown".to_owned(), |s| s.to_string());
-        let Some(report) = report else {
+        let Some(init_outcome) = init_outcome else {
             return Err(Error::NoReport {
                 kernel_status,
                 console_tail,
             });
         };
-        if let Some((m, error)) = report.modules.iter().find_map(|m| match &m.outcome {
+        if let Some((m, error)) = init_outcome.modules.iter().find_map(|m| match &m.outcome {
             ModuleOutcome::Failed { error } => Some((m, error)),
             _ => None,
         }) {
@@ -229,9 +229,9 @@ impl RunningGuest {
                 console_tail,
             });
         }
-        let Some(status) = report.status else {
+        let Some(status) = init_outcome.status else {
             return Err(Error::GuestSetup {
-                message: report
+                message: init_outcome
                     .error
                     .unwrap_or_else(|| "no program status reported".into()),
                 console_tail,
@@ -242,9 +242,9 @@ impl RunningGuest {
             stdout: out.text(),
             stderr: err.text(),
             console_log,
-            release: report.release.unwrap_or_default(),
-            modules: report.modules,
-            mounts: report.mounts,
+            release: init_outcome.release.unwrap_or_default(),
+            modules: init_outcome.modules,
+            mounts: init_outcome.mounts,
             boot_to_init,
             elapsed,
         })
@@ -254,7 +254,7 @@ impl RunningGuest {
 impl Drop for RunningGuest {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            sys::signal_group(self.pid, Signal::SIGKILL);
+            process_group::signal_group(self.pid, Signal::SIGKILL);
             finish_group(self.pid, &mut child);
         }
     }
@@ -263,7 +263,7 @@ impl Drop for RunningGuest {
 /// Kills the group, reaps the kernel, and waits (bounded) until no live
 /// process of the group remains.
 fn finish_group(pgid: u32, child: &mut Child) {
-    sys::signal_group(pgid, Signal::SIGKILL);
+    process_group::signal_group(pgid, Signal::SIGKILL);
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(5) {
         if matches!(child.try_wait(), Ok(Some(_)) | Err(_)) {
@@ -271,8 +271,10 @@ fn finish_group(pgid: u32, child: &mut Child) {
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    while start.elapsed() < Duration::from_secs(5) && !sys::live_process_group(pgid).is_empty() {
-        sys::signal_group(pgid, Signal::SIGKILL);
+    while start.elapsed() < Duration::from_secs(5)
+        && !process_group::live_process_group(pgid).is_empty()
+    {
+        process_group::signal_group(pgid, Signal::SIGKILL);
         std::thread::sleep(Duration::from_millis(5));
     }
 }

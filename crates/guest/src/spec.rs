@@ -1,5 +1,5 @@
 //! What the host tells the guest init ([`InitSpec`]) and what init reports
-//! back ([`InitReport`]), both JSON files in the run's host folder, the
+//! back ([`InitOutcome`]), both JSON files in the run's host folder, the
 //! pure command-line helpers of both sides, and the names both sides share
 //! (default kernel paths, the init binary, the environment variables).
 
@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-/// Schema version of [`InitSpec`] and [`InitReport`]; bumped on a change of shape.
+/// Schema version of [`InitSpec`] and [`InitOutcome`]; bumped on a change of shape.
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// Default kernel binary (Debian package `user-mode-linux`).
@@ -31,7 +31,7 @@ pub fn in_guest() -> bool {
 pub mod files {
     /// The spec written by the host.
     pub const SPEC: &str = "spec.json";
-    /// The report written by init.
+    /// The outcome written by init ([`crate::spec::InitOutcome`]).
     pub const RESULT: &str = "result.json";
     /// Created by init as its first action (boot-to-init timing).
     pub const STARTED: &str = "init-started";
@@ -140,7 +140,7 @@ pub struct ModuleLoad {
 
 /// One mount step as reported by init.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MountReport {
+pub struct MountStep {
     /// Mount point.
     pub target: String,
     /// Filesystem type.
@@ -151,13 +151,13 @@ pub struct MountReport {
 
 /// What init writes to `result.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct InitReport {
+pub struct InitOutcome {
     /// [`SCHEMA_VERSION`].
     pub schema: u32,
     /// The guest kernel release (`/proc/sys/kernel/osrelease`).
     pub release: Option<String>,
     /// Mount steps.
-    pub mounts: Vec<MountReport>,
+    pub mounts: Vec<MountStep>,
     /// Module loads, in order (stops at the first failure).
     pub modules: Vec<ModuleLoad>,
     /// How the program ended; `None` if it never ran.
@@ -344,8 +344,8 @@ mod tests {
     }
 
     #[test]
-    fn report_roundtrip() {
-        let r = InitReport {
+    fn init_outcome_roundtrip() {
+        let r = InitOutcome {
             schema: SCHEMA_VERSION,
             release: Some("6.1.176".into()),
             modules: vec![ModuleLoad {
@@ -360,6 +360,6 @@ mod tests {
         };
         let j = serde_json::to_string(&r).unwrap();
         assert!(j.contains("\"outcome\":\"failed\""), "{j}");
-        assert_eq!(serde_json::from_str::<InitReport>(&j).unwrap(), r);
+        assert_eq!(serde_json::from_str::<InitOutcome>(&j).unwrap(), r);
     }
 }

@@ -18,8 +18,8 @@ use netlab_sys::{Liveness, ProcessIdentity};
 use nix::sys::signal::Signal;
 use serde::{Deserialize, Serialize};
 
+use crate::process_group;
 use crate::spec::files;
-use crate::sys;
 
 /// Prefix of every run folder name: `netlab-guest-<host pid>-<seq>-<hex>`.
 pub const RUN_DIR_PREFIX: &str = "netlab-guest-";
@@ -150,7 +150,7 @@ fn kill_kernel(pgid: u32, name: &str, owner: Option<ProcessIdentity>) -> Vec<u32
             .any(|arg| arg == marker.as_bytes());
         // still the same process right before the signal
         if ours && id.liveness() == Liveness::Alive {
-            sys::signal_process(id.pid as u32, Signal::SIGKILL);
+            process_group::signal_process(id.pid as u32, Signal::SIGKILL);
             killed.push(id.pid as u32);
         }
     }

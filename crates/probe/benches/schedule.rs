@@ -45,7 +45,7 @@ fn q(sorted: &[f64], q: f64) -> f64 {
     sorted[k - 1]
 }
 
-fn report(path: &str, log: &ProbeLog, wall: Duration) {
+fn print_result(path: &str, log: &ProbeLog, wall: Duration) {
     let n = log.requests.len();
     let mut dev: Vec<f64> = log
         .requests
@@ -134,7 +134,7 @@ fn main() {
     let wall = t0.elapsed();
     stop.store(true, Ordering::Relaxed);
     let echo_stats = b.join().unwrap();
-    report(path, &log, wall);
+    print_result(path, &log, wall);
     println!("echo: {echo_stats:?}");
 
     // baseline: bare sleep loop, same spacing and count

@@ -90,11 +90,12 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod clock;
 pub mod iso;
 pub mod iso_stats;
 pub mod schedule;
+pub mod socket;
 pub mod stats;
-pub mod sys;
 pub mod wire;
 
 pub use iso::{IsoAction, IsoClient, IsoConfig, IsoOutcome, IsoRequest, IsoVerdict, ReplyCounters};
@@ -107,12 +108,12 @@ pub use schedule::{
     Phase, PhaseBounds, ProbeAction, ProbeClient, ProbeConfig, ProbeRequest, ReplyVerdict,
     RequestOutcome,
 };
-pub use stats::{all_phase_stats, phase_stats, CensoredQuantile, PhaseStats};
-pub use sys::client::{connect_socket, run_probe, ProbeLog};
-pub use sys::echo::{EchoHandler, EchoOutcome, EchoResponder, EchoStats, MAX_DRAIN_PER_CALL};
-pub use sys::iso::{
+pub use socket::client::{connect_socket, run_probe, ProbeLog};
+pub use socket::echo::{EchoHandler, EchoOutcome, EchoResponder, EchoStats, MAX_DRAIN_PER_CALL};
+pub use socket::iso::{
     run_iso_probe, spin_margin, IsoLog, OneWayDelays, ONE_WAY_NOT_SHARED_NOTE, ONE_WAY_SHARED_NOTE,
 };
+pub use stats::{all_phase_stats, phase_stats, CensoredQuantile, PhaseStats};
 
 /// Errors of this crate; each message names the operation that failed.
 #[derive(Debug, thiserror::Error)]

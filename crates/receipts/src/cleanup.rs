@@ -7,10 +7,10 @@ use netlab_topology::RunId;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{Clock, SystemClock};
+use crate::process;
 use crate::receipt::{Action, CleanupReceipt, Outcome};
 use crate::resource::{ProcessIdentity, Resource};
 use crate::state::{read_state, write_state, RunState};
-use crate::sys;
 use crate::teardown::{remove_file, teardown_one, teardown_order, TeardownOptions};
 use netlab_sys::Liveness;
 
@@ -193,7 +193,7 @@ fn cleanup_one(file: &Path, clock: &dyn Clock, options: &TeardownOptions) -> Run
         out.status = RunStatus::Foreign { reason };
         return out;
     }
-    let seen = match sys::liveness(state.owner) {
+    let seen = match process::liveness(state.owner) {
         Liveness::Alive => OwnerSeen::Alive,
         Liveness::Gone => OwnerSeen::Gone,
         Liveness::Reused { start_time } => OwnerSeen::PidReused { start_time },
@@ -306,7 +306,7 @@ mod tests {
                 .arg("30")
                 .spawn()
                 .expect("spawn sleep");
-            let id = sys::identify(child.id() as i32).unwrap();
+            let id = process::identify(child.id() as i32).unwrap();
             Sleeper(child, id)
         }
         fn identity(&self) -> ProcessIdentity {
@@ -334,7 +334,7 @@ mod tests {
         let dir = &tmp.0;
         let live = state(
             "aaaa11",
-            sys::own_identity().unwrap(),
+            process::own_identity().unwrap(),
             vec![Resource::Namespace {
                 name: "nl-aaaa11-1-a".into(),
             }],
@@ -548,7 +548,7 @@ mod tests {
     fn an_owner_pid_now_running_another_process_is_neither_alive_nor_killed() {
         let tmp = TempDir::new("reuse");
         let dir = &tmp.0;
-        let me = sys::own_identity().unwrap();
+        let me = process::own_identity().unwrap();
         let sleeper = Sleeper::spawn();
         let sid = sleeper.identity();
         // the owner's pid is ours now, but the owner started at tick 0: a

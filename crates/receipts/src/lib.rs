@@ -37,17 +37,18 @@
 mod cleanup;
 mod clock;
 mod error;
+mod process;
 mod receipt;
 mod registry;
 mod resource;
 mod signals;
 mod state;
-mod sys;
 mod teardown;
 
 pub use cleanup::{cleanup_dead_runs, cleanup_dead_runs_with, OwnerSeen, RunCleanup, RunStatus};
 pub use clock::{format_rfc3339, Clock, Stamp, SystemClock};
 pub use error::ReceiptsError;
+pub use process::{identify, own_identity};
 pub use receipt::{Action, CleanupReceipt, Outcome};
 pub use registry::Registry;
 pub use resource::{parse_proc_stat, ProcStat, ProcessIdentity, Resource};
@@ -56,5 +57,4 @@ pub use signals::{
     signal_name,
 };
 pub use state::{read_state, state_path, write_state, RunState, DEFAULT_STATE_DIR, STATE_SCHEMA};
-pub use sys::{identify, own_identity};
 pub use teardown::TeardownOptions;

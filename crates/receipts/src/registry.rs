@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use netlab_topology::{OwnedName, RunId};
 
 use crate::clock::{Clock, SystemClock};
+use crate::process;
 use crate::receipt::{Action, CleanupReceipt, Outcome};
 use crate::resource::{ProcessIdentity, Resource};
 use crate::state::{state_path, write_state, RunState, STATE_SCHEMA};
-use crate::sys;
 use crate::teardown::{teardown_one, teardown_order, TeardownOptions};
 use crate::ReceiptsError;
 
@@ -37,7 +37,7 @@ impl Registry {
     pub fn new(run_id: RunId) -> Result<Registry, ReceiptsError> {
         Ok(Registry::from_inner(Inner {
             run_id,
-            owner: sys::own_identity()?,
+            owner: process::own_identity()?,
             state_path: None,
             resources: Vec::new(),
             options: TeardownOptions::default(),
@@ -54,7 +54,7 @@ impl Registry {
         })?;
         let path = state_path(state_dir, &run_id);
         let inner = Inner {
-            owner: sys::own_identity()?,
+            owner: process::own_identity()?,
             resources: vec![Resource::StateFile { path: path.clone() }],
             state_path: Some(path),
             run_id,
@@ -127,7 +127,7 @@ impl Registry {
 
     /// Registers child process `pid` (its start time is read now).
     pub fn register_child(&self, pid: i32, label: &str) -> Result<Resource, ReceiptsError> {
-        let id = sys::identify(pid)?;
+        let id = process::identify(pid)?;
         let r = Resource::Child {
             pid,
             start_time: id.start_time,
@@ -139,7 +139,7 @@ impl Registry {
 
     /// Registers a guest-kernel process `pid`.
     pub fn register_guest(&self, pid: i32) -> Result<Resource, ReceiptsError> {
-        let id = sys::identify(pid)?;
+        let id = process::identify(pid)?;
         let r = Resource::Guest {
             pid,
             start_time: id.start_time,
@@ -287,7 +287,7 @@ mod tests {
         let state = crate::state::read_state(&path).unwrap();
         assert_eq!(state.run_id, run);
         assert_eq!(state.resources.len(), 2);
-        assert_eq!(state.owner, sys::own_identity().unwrap());
+        assert_eq!(state.owner, process::own_identity().unwrap());
         // absent namespace: already gone; then the state file is removed
         let receipts = reg.teardown(&SystemClock);
         assert_eq!(receipts.len(), 2);

@@ -9,9 +9,9 @@ use netlab_topology::{netns, OwnedName, RunId};
 use nix::sys::signal::Signal;
 use serde::{Deserialize, Serialize};
 
+use crate::process;
 use crate::receipt::{Action, Outcome};
 use crate::resource::{ProcessIdentity, Resource};
-use crate::sys;
 use netlab_sys::Liveness;
 
 /// Bounds of a teardown.
@@ -37,7 +37,10 @@ impl Default for TeardownOptions {
 fn wait_gone(id: ProcessIdentity, within: Duration) -> bool {
     let deadline = Instant::now() + within;
     loop {
-        if matches!(sys::liveness(id), Liveness::Gone | Liveness::Reused { .. }) {
+        if matches!(
+            process::liveness(id),
+            Liveness::Gone | Liveness::Reused { .. }
+        ) {
             return true;
         }
         if Instant::now() >= deadline {
@@ -67,13 +70,13 @@ pub(crate) fn stop_process(
     let unknown = |reason: String| Outcome::Failed {
         error: format!("cannot check pid {} before signalling it: {reason}", id.pid),
     };
-    match sys::liveness(id) {
+    match process::liveness(id) {
         Liveness::Gone => return (Action::None, Outcome::AlreadyGone),
         Liveness::Reused { start_time } => return (Action::None, reused(start_time)),
         Liveness::Unknown { reason } => return (Action::None, unknown(reason)),
         Liveness::Alive => {}
     }
-    match sys::signal(id.pid, Signal::SIGTERM) {
+    match process::signal(id.pid, Signal::SIGTERM) {
         Ok(true) => {}
         Ok(false) => return (Action::None, Outcome::AlreadyGone),
         Err(e) => {
@@ -89,14 +92,14 @@ pub(crate) fn stop_process(
         return (Action::Sigterm, Outcome::Done);
     }
     // re-check identity right before SIGKILL
-    match sys::liveness(id) {
+    match process::liveness(id) {
         Liveness::Gone => return (Action::Sigterm, Outcome::Done),
         Liveness::Reused { start_time } => return (Action::Sigterm, reused(start_time)),
         Liveness::Unknown { reason } => return (Action::Sigterm, unknown(reason)),
         Liveness::Alive => {}
     }
     let target = if group { -id.pid } else { id.pid };
-    match sys::signal(target, Signal::SIGKILL) {
+    match process::signal(target, Signal::SIGKILL) {
         Ok(false) => return (Action::Sigterm, Outcome::Done),
         Ok(true) => {}
         Err(e) => {
@@ -241,7 +244,7 @@ mod tests {
 
     #[test]
     fn reused_or_gone_pids_are_not_signalled() {
-        let me = sys::own_identity().unwrap();
+        let me = process::own_identity().unwrap();
         let other = ProcessIdentity {
             pid: me.pid,
             start_time: me.start_time + 1,

@@ -12,7 +12,7 @@
 //! readback with its bytes. The crates' own types are held as they are
 //! (so this crate links them; it opens no socket and enters no namespace);
 //! the few records shaped here (the flat tcp_info sample, the sampled
-//! qdisc counters, the ECN report with its `kernel_drops` alias) keep the
+//! qdisc counters, the ECN evidence with its `kernel_drops` alias) keep the
 //! keys schema 1 has always had. Every type reads back what it writes.
 //!
 //! Version 2 records the experiment as run (resolved, every default

@@ -3,7 +3,7 @@
 //! tcp_info sample, every readback with its bytes).
 
 use netlab_ecn::pcap::PcapFileRecord;
-use netlab_ecn::EcnReport;
+use netlab_ecn::EcnEvidence;
 use netlab_probe::{
     EchoStats, IsoLog, IsoPhaseStats, IsoWindowStats, PhaseStats, ProbeConfig, ProbeRequest,
 };
@@ -282,13 +282,14 @@ pub struct ProbePhases {
     pub other: Vec<PhaseStats>,
 }
 
-/// ECN evidence on the wire: the capture's report, with a flat alias of the
+/// ECN evidence on the wire: what the capture saw, with a flat alias of the
 /// kernel's drop count.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EcnResult {
-    /// The capture's report.
+    /// What the capture saw (flattened: this field's name is not in
+    /// results.json).
     #[serde(flatten)]
-    pub report: EcnReport,
+    pub report: EcnEvidence,
     /// `kernel.drops` (PACKET_STATISTICS), flat.
     pub kernel_drops: Option<u64>,
     /// The evidence pcapng (the kept frames), as written (method §7.7);
@@ -307,11 +308,11 @@ impl EcnResult {
     }
 }
 
-impl From<EcnReport> for EcnResult {
-    fn from(report: EcnReport) -> EcnResult {
+impl From<EcnEvidence> for EcnResult {
+    fn from(evidence: EcnEvidence) -> EcnResult {
         EcnResult {
-            kernel_drops: report.kernel.map(|k| k.drops),
-            report,
+            kernel_drops: evidence.kernel.map(|k| k.drops),
+            report: evidence,
             evidence_pcap: None,
             headers_pcap: None,
         }

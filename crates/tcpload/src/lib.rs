@@ -59,14 +59,12 @@ pub mod sink;
 pub mod tcp_info;
 
 pub use goodput::{delivered_series, goodput, DeliveredSeries, Goodput, GoodputWindow, RecvLog};
-pub use pattern::{ValidationReport, Validator};
+pub use pattern::{Validation, Validator};
 pub use sampler::{
     DiagSocket, FlowId, PendingFlow, SamplerConfig, SamplerHandle, SamplerLog, TcpSample,
     TcpSampler,
 };
-pub use sender::{
-    new_sender_socket, Sender, SenderConfig, SenderReport, SenderSocket, Termination,
-};
+pub use sender::{new_sender_socket, Sender, SenderConfig, SenderLog, SenderSocket, Termination};
 pub use sink::{ReceiverLog, Sink, SinkConfig, TcpEnd};
 pub use tcp_info::{TcpInfo, TcpInfoView};
 

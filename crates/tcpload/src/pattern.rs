@@ -137,7 +137,7 @@ impl PatternSource {
 
 /// Result of validating a received stream (serializable).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ValidationReport {
+pub struct Validation {
     /// Bytes compared with the pattern (= bytes received).
     pub bytes_checked: u64,
     /// Bytes that differed from the pattern at their stream offset
@@ -150,7 +150,7 @@ pub struct ValidationReport {
 /// Checks received bytes against the pattern by stream offset.
 #[derive(Debug, Clone, Default)]
 pub struct Validator {
-    report: ValidationReport,
+    validation: Validation,
 }
 
 impl Validator {
@@ -166,7 +166,7 @@ impl Validator {
         let mut rest = data;
         while !rest.is_empty() {
             // One piece never crosses a lap boundary, so one key applies.
-            let offset = self.report.bytes_checked;
+            let offset = self.validation.bytes_checked;
             let at = (offset % PERIOD) as usize;
             let n = rest.len().min(base.len() - at);
             let (piece, tail) = rest.split_at(n);
@@ -181,26 +181,26 @@ impl Validator {
             if diff != 0 {
                 for (i, (got, w)) in piece.iter().zip(want).enumerate() {
                     if *got != w ^ key {
-                        self.report.failures += 1;
-                        if self.report.first_bad_offset.is_none() {
-                            self.report.first_bad_offset = Some(offset + i as u64);
+                        self.validation.failures += 1;
+                        if self.validation.first_bad_offset.is_none() {
+                            self.validation.first_bad_offset = Some(offset + i as u64);
                         }
                     }
                 }
             }
-            self.report.bytes_checked += n as u64;
+            self.validation.bytes_checked += n as u64;
             rest = tail;
         }
     }
 
     /// The stream offset of the next expected byte.
     pub fn next_offset(&self) -> u64 {
-        self.report.bytes_checked
+        self.validation.bytes_checked
     }
 
     /// Counters so far.
-    pub fn report(&self) -> ValidationReport {
-        self.report
+    pub fn validation(&self) -> Validation {
+        self.validation
     }
 }
 
@@ -262,8 +262,8 @@ mod tests {
             pos = end;
         }
         assert_eq!(
-            v.report(),
-            ValidationReport {
+            v.validation(),
+            Validation {
                 bytes_checked: 300_000,
                 failures: 0,
                 first_bad_offset: None
@@ -280,7 +280,7 @@ mod tests {
         let mut v = Validator::new();
         v.feed(&buf[..50_000]);
         v.feed(&buf[50_000..]);
-        let r = v.report();
+        let r = v.validation();
         assert_eq!(r.failures, 2);
         assert_eq!(r.first_bad_offset, Some(70_001));
     }
@@ -293,19 +293,19 @@ mod tests {
         let mut v = Validator::new();
         v.feed(&buf[..PERIOD as usize - 3]);
         v.feed(&buf[PERIOD as usize - 3..]);
-        assert_eq!(v.report().failures, 0);
+        assert_eq!(v.validation().failures, 0);
         buf[PERIOD as usize + 1] ^= 0x10;
         let mut v = Validator::new();
         v.feed(&buf);
-        assert_eq!(v.report().failures, 1);
-        assert_eq!(v.report().first_bad_offset, Some(PERIOD + 1));
+        assert_eq!(v.validation().failures, 1);
+        assert_eq!(v.validation().first_bad_offset, Some(PERIOD + 1));
         // A whole key group skipped is still caught (different key).
         let mut v = Validator::new();
         v.feed(&buf[..100]);
         let mut next = vec![0u8; 100];
         fill(100 + LAPS_PER_KEY * PERIOD, &mut next);
         v.feed(&next);
-        assert!(v.report().failures > 90);
+        assert!(v.validation().failures > 90);
     }
 
     #[test]
@@ -315,7 +315,7 @@ mod tests {
         let mut v = Validator::new();
         v.feed(&buf[..4000]);
         v.feed(&buf[5448..]); // one 1448-byte segment lost
-        let r = v.report();
+        let r = v.validation();
         assert_eq!(r.first_bad_offset, Some(4000));
         assert!(
             r.failures > 4000,

@@ -143,7 +143,7 @@ pub fn run_load_role(role: &LoadRole, out: &mut dyn Write) -> Result<(), TcpLoad
             )?;
         }
     }
-    let report = sending
+    let sender_log = sending
         .join()
         .map_err(|_| TcpLoadError::Output("sender thread panicked".into()))??;
     let samples = sampler.stop()?;
@@ -157,7 +157,7 @@ pub fn run_load_role(role: &LoadRole, out: &mut dyn Write) -> Result<(), TcpLoad
         out,
         &serde_json::json!({
             "event": "load_done",
-            "sender": report,
+            "sender": sender_log,
             "samples": samples.samples.len(),
             "sampler_not_found_s": samples.not_found_s,
             "sampler_errors": samples.errors,

@@ -28,7 +28,7 @@ pub struct SenderConfig {
     pub block_size: usize,
     /// `SO_SNDTIMEO` (1 s): the longest a single write may block. A write
     /// that makes no progress for this long is a *send stall*: recorded in
-    /// [`SenderReport::send_stalls_s`], then writing resumes (a > 1 s ack
+    /// [`SenderLog::send_stalls_s`], then writing resumes (a > 1 s ack
     /// stall is normal for Reno recovering through a 256-packet queue at
     /// 5 Mbit/s, and must not silently end the load).
     pub send_timeout: Duration,
@@ -120,7 +120,7 @@ impl Termination {
 
 /// What the sender did (serializable). Times are seconds since t0.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SenderReport {
+pub struct SenderLog {
     /// The flow.
     pub flow: FlowId,
     /// Algorithm requested with `TCP_CONGESTION` before connect.
@@ -324,7 +324,7 @@ impl Sender {
     /// Writes pattern blocks until the lifetime ends or a write fails, then
     /// closes the socket. Each write waits at most `min(send_timeout,
     /// time left)`, so this returns by the deadline plus scheduling slack.
-    pub fn run(mut self) -> SenderReport {
+    pub fn run(mut self) -> SenderLog {
         let block = self.cfg.block_size;
         let source = &mut self.source;
         let mut offset: u64 = 0; // stream offset of the current block
@@ -409,7 +409,7 @@ impl Sender {
             .as_secs_f64();
         let bytes_accepted = offset + pos as u64;
         drop(self.stream);
-        SenderReport {
+        SenderLog {
             flow: self.flow,
             cc_requested: self.cfg.cc,
             cc_readback: self.cc_readback,
@@ -555,7 +555,7 @@ mod tests {
             v.feed(&buf[..n]);
             std::thread::sleep(Duration::from_millis(100));
             drop(s);
-            v.report()
+            v.validation()
         });
         let mut cfg = SenderConfig::new(to);
         cfg.lifetime = Duration::from_secs(3);

@@ -28,7 +28,7 @@ use netlab_sys::event_loop::{self, LoopEnd};
 use serde::{Deserialize, Serialize};
 
 use crate::goodput::RecvLog;
-use crate::pattern::{ValidationReport, Validator};
+use crate::pattern::{Validation, Validator};
 use crate::TcpLoadError;
 
 /// Sink settings.
@@ -92,7 +92,7 @@ pub struct ReceiverLog<Echo> {
     /// Bytes received on the controlled connection.
     pub bytes_total: u64,
     /// Pattern validation (failures expected 0).
-    pub validation: ValidationReport,
+    pub validation: Validation,
     /// Every recv block (post-recv time, length).
     pub recvs: RecvLog,
     /// How the controlled connection ended and when.
@@ -371,7 +371,7 @@ impl TcpReceiver {
         }
         let listen = self.listener.local_addr().unwrap_or(cfg.listen);
         drop(self.listener);
-        let validation = self.validator.report();
+        let validation = self.validator.validation();
         Ok(ReceiverLog {
             listen,
             udp_echo: None,

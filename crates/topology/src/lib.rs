@@ -8,7 +8,7 @@
 //!   deleted on drop, and `require_privileged`, the privileged-test gate.
 //! - [`naming`]: run ids and the `nl-<runid>-<scenario>-{a,r,b}` names.
 //! - [`Topology`]: A–R–B of method §1 built over rtnetlink from the pure
-//!   request list of [`plan`] (messages in [`rtnl`]), read back with
+//!   request list of [`build`] (messages in [`rtnl`]), read back with
 //!   [`Topology::readback`], torn down by [`Topology::teardown`] or a
 //!   [`TopologyGuard`].
 //!
@@ -30,17 +30,19 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod build;
 mod error;
+mod mount;
 pub mod naming;
 pub mod netns;
-pub mod plan;
 pub mod privilege;
 pub mod readback;
 pub mod rtnl;
+mod rtnl_socket;
 #[cfg(feature = "testing")]
 mod scratch;
 pub mod spec;
-mod sys;
+mod sysctl;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod topology;

@@ -21,7 +21,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 
-use crate::{sys, TopologyError};
+use crate::{mount, TopologyError};
 
 /// Where named namespaces live (as for `ip netns`).
 pub const NETNS_RUN_DIR: &str = "/run/netns";
@@ -74,11 +74,11 @@ impl Netns {
     pub fn create(name: &str) -> Result<Netns, TopologyError> {
         validate_netns_name(name)?;
         let path = path_of(name);
-        sys::prepare_run_dir(Path::new(NETNS_RUN_DIR))?;
-        sys::create_mount_point(&path)
+        mount::prepare_run_dir(Path::new(NETNS_RUN_DIR))?;
+        mount::create_mount_point(&path)
             .map_err(|e| TopologyError::io(format!("creating {}", path.display()), e))?;
         let made = std::thread::scope(|s| {
-            s.spawn(|| sys::unshare_and_bind(&path))
+            s.spawn(|| mount::unshare_and_bind(&path))
                 .join()
                 .unwrap_or_else(|_| {
                     Err(TopologyError::ThreadPanicked {
@@ -137,7 +137,7 @@ impl Netns {
     {
         let joined = std::thread::scope(|s| {
             s.spawn(|| {
-                sys::enter(&self.file)
+                mount::enter(&self.file)
                     .map_err(|e| TopologyError::io(format!("entering netns {}", self.name), e))?;
                 Ok(f())
             })
@@ -164,7 +164,7 @@ impl Netns {
         let handle = std::thread::Builder::new()
             .name(thread_name.to_owned())
             .spawn(move || {
-                let entered = sys::enter(&file);
+                let entered = mount::enter(&file);
                 drop(file);
                 let ok = entered.is_ok();
                 let _ = tx.send(entered);
@@ -211,7 +211,7 @@ pub fn delete(name: &str) -> Result<(), TopologyError> {
             std::io::Error::from_raw_os_error(nix::libc::ENOENT),
         ));
     }
-    sys::detach(&path).map_err(|e| TopologyError::io(format!("unmounting netns {name}"), e))?;
+    mount::detach(&path).map_err(|e| TopologyError::io(format!("unmounting netns {name}"), e))?;
     std::fs::remove_file(&path)
         .map_err(|e| TopologyError::io(format!("unlinking {}", path.display()), e))?;
     if path.exists() {

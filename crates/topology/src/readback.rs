@@ -14,8 +14,8 @@ use crate::naming::Role;
 use crate::netns::Netns;
 use crate::rtnl;
 use crate::spec::{IP_FORWARD, TCP_ECN, TCP_RMEM};
-use crate::sys;
 use crate::TopologyError;
+use crate::{rtnl_socket, sysctl};
 
 /// One link as the kernel reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -200,30 +200,30 @@ pub fn snapshot_current_netns(
     netns: &str,
     role: Option<Role>,
 ) -> Result<NamespaceReadback, TopologyError> {
-    let sock = sys::open_rtnl(netns)?;
+    let sock = rtnl_socket::open(netns)?;
     let step = |what: &str| format!("dumping {what} in netns {netns}");
     let mut links = Vec::new();
-    for m in sys::dump(&sock, &rtnl::dump_links(step("links")))? {
+    for m in rtnl_socket::dump(&sock, &rtnl::dump_links(step("links")))? {
         if let RouteNetlinkMessage::NewLink(l) = m {
             links.push(link_readback(&l));
         }
     }
     links.sort_by_key(|l| l.ifindex);
     let mut addresses = Vec::new();
-    for m in sys::dump(&sock, &rtnl::dump_ipv4_addresses(step("IPv4 addresses")))? {
+    for m in rtnl_socket::dump(&sock, &rtnl::dump_ipv4_addresses(step("IPv4 addresses")))? {
         if let RouteNetlinkMessage::NewAddress(a) = m {
             addresses.extend(address_readback(&a));
         }
     }
     let mut routes = Vec::new();
-    for m in sys::dump(&sock, &rtnl::dump_ipv4_routes(step("IPv4 routes")))? {
+    for m in rtnl_socket::dump(&sock, &rtnl::dump_ipv4_routes(step("IPv4 routes")))? {
         if let RouteNetlinkMessage::NewRoute(r) = m {
             routes.push(route_readback(&r));
         }
     }
     let mut sysctls = BTreeMap::new();
     for key in [IP_FORWARD, TCP_ECN, TCP_RMEM] {
-        let v = sys::read_sysctl(key)
+        let v = sysctl::read(key)
             .map_err(|e| TopologyError::io(format!("reading {key} in netns {netns}"), e))?;
         sysctls.insert(key.to_owned(), v);
     }

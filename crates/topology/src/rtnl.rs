@@ -2,7 +2,7 @@
 //!
 //! Building is pure: a [`Request`] is a route-netlink message plus the
 //! netlink flags and the step it performs (used in error messages).
-//! [`Request::to_bytes`] gives the exact bytes sent; the `sys` module sends
+//! [`Request::to_bytes`] gives the exact bytes sent; the private `rtnl_socket` module sends
 //! them and checks the kernel's ACK.
 
 use std::net::Ipv4Addr;

@@ -45,8 +45,9 @@ pub const DEFAULT_UDP_PORT: u16 = 46021;
 pub const IP_FORWARD: &str = "net.ipv4.ip_forward";
 /// Sysctl key of TCP ECN.
 pub const TCP_ECN: &str = "net.ipv4.tcp_ecn";
-/// Sysctl key of TCP's receive buffer sizes (min, default, max).
-pub const TCP_RMEM: &str = "net.ipv4.tcp_rmem";
+// tcp_rmem's key and how A and B start their receive buffers: one type
+// with the experiment's `[path] receive_buffer` (netlab-path).
+pub use netlab_path::{ReceiveBuffer, TCP_RMEM};
 
 /// One topology to build: run id, scenario label, ports and the ECN
 /// setting of A and B.
@@ -67,51 +68,8 @@ pub struct TopologySpec {
     /// How A and B, the two ends that receive, start their TCP receive
     /// buffers (method §1.3: the kernel's, [`ReceiveBuffer::Kernel`]). A
     /// spec serialized before this field existed ran with the kernel's.
-    #[serde(default = "ReceiveBuffer::kernel")]
+    #[serde(default)]
     pub receive_buffer: ReceiveBuffer,
-}
-
-/// The TCP receive buffer a new connection starts with in A and B
-/// (`net.ipv4.tcp_rmem`, per namespace; method §1.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ReceiveBuffer {
-    /// The kernel's tcp_rmem, untouched (the method's path: the kernel's
-    /// defaults plus the method's sysctls).
-    #[default]
-    Kernel,
-    /// Opt-in, a change to the path: tcp_rmem's default raised to its max
-    /// (min and max as the namespace inherited them), so the receiver's
-    /// window can open from the first round trip. It changes what any load
-    /// does on the path, iperf3's included (method §1.3 has the measured
-    /// effect).
-    StartAtMax,
-}
-
-impl ReceiveBuffer {
-    fn kernel() -> Self {
-        ReceiveBuffer::Kernel
-    }
-
-    /// The tcp_rmem value to write, given the namespace's current one
-    /// (`"min\tdefault\tmax"`); `None` when nothing is written.
-    pub fn tcp_rmem(self, current: &str) -> Option<Result<String, String>> {
-        match self {
-            ReceiveBuffer::Kernel => None,
-            ReceiveBuffer::StartAtMax => Some(
-                match current
-                    .split_whitespace()
-                    .map(str::parse::<u32>)
-                    .collect::<Result<Vec<_>, _>>()
-                    .as_deref()
-                {
-                    // Tab-separated, as the kernel prints it back.
-                    Ok([min, _, max]) => Ok(format!("{min}\t{max}\t{max}")),
-                    _ => Err(format!("{TCP_RMEM} reads {current:?}, not three numbers")),
-                },
-            ),
-        }
-    }
 }
 
 impl TopologySpec {
@@ -144,7 +102,7 @@ impl TopologySpec {
     }
 
     /// Sysctls written in each namespace, in order: (role, key, value).
-    pub fn sysctl_plan(&self) -> Vec<(Role, &'static str, String)> {
+    pub fn sysctl_writes(&self) -> Vec<(Role, &'static str, String)> {
         vec![
             (Role::A, IP_FORWARD, "0".into()),
             (Role::A, TCP_ECN, self.tcp_ecn_a.to_string()),
@@ -168,35 +126,26 @@ mod tests {
             ["nl-7f3a-1-a", "nl-7f3a-1-r", "nl-7f3a-1-b"]
         );
         assert!(s.validate().is_ok());
-        let plan = s.sysctl_plan();
-        assert!(plan.contains(&(Role::R, IP_FORWARD, "1".into())));
-        assert!(plan.contains(&(Role::A, TCP_ECN, "1".into())));
-        assert!(!plan.iter().any(|(r, k, _)| *r == Role::R && *k == TCP_ECN));
+        let writes = s.sysctl_writes();
+        assert!(writes.contains(&(Role::R, IP_FORWARD, "1".into())));
+        assert!(writes.contains(&(Role::A, TCP_ECN, "1".into())));
+        assert!(!writes
+            .iter()
+            .any(|(r, k, _)| *r == Role::R && *k == TCP_ECN));
         assert!(TopologySpec::new(RunId::parse("7f3a").unwrap(), "a-b")
             .validate()
             .is_err());
     }
 
     #[test]
-    fn receive_buffer_raises_the_default_to_the_max_only() {
-        let at_max = ReceiveBuffer::StartAtMax;
-        assert_eq!(
-            at_max.tcp_rmem("4096\t131072\t6291456"),
-            Some(Ok("4096\t6291456\t6291456".into()))
-        );
-        assert_eq!(
-            at_max.tcp_rmem("4096 131072 33554432\n"),
-            Some(Ok("4096\t33554432\t33554432".into()))
-        );
-        assert!(matches!(at_max.tcp_rmem("4096 131072"), Some(Err(_))));
-        assert!(matches!(at_max.tcp_rmem("a b c"), Some(Err(_))));
-        assert_eq!(ReceiveBuffer::Kernel.tcp_rmem("4096 131072 6291456"), None);
+    fn receive_buffer_is_the_kernels_unless_asked() {
         let mut s = TopologySpec::new(RunId::parse("7f3a").unwrap(), "1");
         // The method's path: the kernel's tcp_rmem; raising it is opt-in.
         assert_eq!(s.receive_buffer, ReceiveBuffer::Kernel);
         s.receive_buffer = ReceiveBuffer::StartAtMax;
         // A spec written before the field existed ran with the kernel's.
         let mut j = serde_json::to_value(&s).unwrap();
+        assert_eq!(j["receive_buffer"], "start_at_max");
         j.as_object_mut().unwrap().remove("receive_buffer");
         let old: TopologySpec = serde_json::from_value(j).unwrap();
         assert_eq!(old.receive_buffer, ReceiveBuffer::Kernel);

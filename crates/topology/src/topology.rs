@@ -5,13 +5,13 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::build::{build_requests, NetnsFds};
 use crate::naming::Role;
 use crate::netns::{self, Netns};
-use crate::plan::{build_plan, NetnsFds};
 use crate::readback::{readback_netns, TopologyReadback};
 use crate::spec::{ReceiveBuffer, TopologySpec, TCP_RMEM};
-use crate::sys;
 use crate::{privilege, TopologyError};
+use crate::{rtnl_socket, sysctl};
 
 /// One sysctl written inside a namespace and what was read back.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -121,7 +121,7 @@ impl Topology {
     }
 }
 
-/// Sends the build plan through one rtnetlink socket per namespace, then
+/// Sends the build requests through one rtnetlink socket per namespace, then
 /// writes and reads back the sysctls.
 fn configure(
     spec: &TopologySpec,
@@ -129,20 +129,20 @@ fn configure(
     r: &Netns,
     b: &Netns,
 ) -> Result<Vec<SysctlReadback>, TopologyError> {
-    let open = |ns: &Netns| ns.run(|| sys::open_rtnl(ns.name()))?;
+    let open = |ns: &Netns| ns.run(|| rtnl_socket::open(ns.name()))?;
     let sockets = [open(a)?, open(r)?, open(b)?];
     let fds = NetnsFds {
         a: a.file().as_raw_fd(),
         r: r.file().as_raw_fd(),
         b: b.file().as_raw_fd(),
     };
-    for (role, req) in build_plan(spec, fds) {
+    for (role, req) in build_requests(spec, fds) {
         let i = match role {
             Role::A => 0,
             Role::R => 1,
             Role::B => 2,
         };
-        sys::apply(&sockets[i], &req)?;
+        rtnl_socket::apply(&sockets[i], &req)?;
     }
     let by_role = |role| match role {
         Role::A => a,
@@ -152,14 +152,14 @@ fn configure(
     let mut readbacks = Vec::new();
     for role in Role::ALL {
         let ns = by_role(role);
-        let plan: Vec<_> = spec
-            .sysctl_plan()
+        let writes: Vec<_> = spec
+            .sysctl_writes()
             .into_iter()
             .filter(|(r, _, _)| *r == role)
             .collect();
         let receiver = role != Role::R;
         let done = ns.run(|| {
-            let mut done = plan
+            let mut done = writes
                 .iter()
                 .map(|(_, key, value)| write_and_read(ns.name(), key, value))
                 .collect::<Result<Vec<_>, _>>()?;
@@ -179,7 +179,7 @@ fn set_receive_buffer(
     netns: &str,
     choice: ReceiveBuffer,
 ) -> Result<Option<SysctlReadback>, TopologyError> {
-    let current = sys::read_sysctl(TCP_RMEM)
+    let current = sysctl::read(TCP_RMEM)
         .map_err(|e| TopologyError::io(format!("reading {TCP_RMEM} in netns {netns}"), e))?;
     match choice.tcp_rmem(&current) {
         None => Ok(None),
@@ -193,9 +193,9 @@ fn set_receive_buffer(
 
 /// Writes one sysctl in the calling thread's namespace and reads it back.
 fn write_and_read(netns: &str, key: &str, value: &str) -> Result<SysctlReadback, TopologyError> {
-    sys::write_sysctl(key, value)
+    sysctl::write(key, value)
         .map_err(|e| TopologyError::io(format!("writing {key}={value} in netns {netns}"), e))?;
-    let read = sys::read_sysctl(key)
+    let read = sysctl::read(key)
         .map_err(|e| TopologyError::io(format!("reading back {key} in netns {netns}"), e))?;
     if read != value {
         return Err(TopologyError::SysctlMismatch {

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use netlab_ecn::pcap::PcapFileRecord;
-use netlab_ecn::{EcnError, EcnReport};
+use netlab_ecn::{EcnError, EcnEvidence};
 use netlab_probe::{EchoStats, IsoLog, Phase, ProbeError, ProbeLog};
 use netlab_qdisc::Sampler;
 use netlab_results::{
@@ -13,7 +13,7 @@ use netlab_results::{
 };
 use netlab_tcpload::sink::ReceiverLog;
 use netlab_tcpload::{
-    delivered_series, goodput, GoodputWindow, SamplerLog, SenderReport, TcpLoadError,
+    delivered_series, goodput, GoodputWindow, SamplerLog, SenderLog, TcpLoadError,
 };
 
 use super::error::ScenarioError;
@@ -21,10 +21,10 @@ use super::plan::{ScenarioPlan, SERIES_BIN};
 use super::worker::Worker;
 
 /// What the capture worker returns: its report and its headers file's record.
-pub type CaptureOutput = (EcnReport, Option<PcapFileRecord>);
+pub type CaptureOutput = (EcnEvidence, Option<PcapFileRecord>);
 
 /// What the sender worker returns: its report and its tcp_info samples.
-pub type SenderOutput = (SenderReport, Result<SamplerLog, String>);
+pub type SenderOutput = (SenderLog, Result<SamplerLog, String>);
 
 /// A receiver worker.
 type ReceiverWorker = Worker<Result<ReceiverLog<EchoStats>, TcpLoadError>>;
@@ -241,7 +241,7 @@ fn tcp_result(
     plan: &ScenarioPlan,
     offset: Duration,
     rx: ReceiverLog<EchoStats>,
-    tx: &SenderReport,
+    tx: &SenderLog,
 ) -> TcpResult {
     let (start, end) = (plan.timeline.window_start(), plan.timeline.end());
     let window = GoodputWindow {

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use netlab_ecn::pcap::{write_evidence, PcapContent, PcapFileRecord, PcapHeader, PcapRecorder};
-use netlab_ecn::EcnReport;
+use netlab_ecn::EcnEvidence;
 use netlab_sys::atomic::{AtomicFile, Durability};
 
 use super::plan::ScenarioPlan;
@@ -87,7 +87,7 @@ pub fn write_evidence_file(
     out: &Path,
     plan: &ScenarioPlan,
     t0_unix: Duration,
-    report: &EcnReport,
+    report: &EcnEvidence,
 ) -> PcapFileRecord {
     let head = header(plan, PcapContent::Evidence, t0_unix);
     let rel = head.file.clone();
@@ -159,7 +159,7 @@ mod tests {
             matches!(&rec.partial[..], [PcapCut::CreateFailed { .. }]),
             "{rec:?}"
         );
-        let report: EcnReport = serde_json::from_str(
+        let report: EcnEvidence = serde_json::from_str(
             &std::fs::read_to_string(concat!(
                 env!("CARGO_MANIFEST_DIR"),
                 "/../../fixtures/ecn/guest-report.json"

@@ -14,7 +14,7 @@ use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::time::Duration;
 
 use netlab_ecn::{CaptureConfig, Flow};
-use netlab_experiment::{Direction, FlowSpec, Point, ProbeKind, ReceiveBufferStart};
+use netlab_experiment::{Direction, FlowSpec, Point, ProbeKind};
 use netlab_probe::{IsoConfig, ProbeConfig};
 use netlab_qdisc::netem::{netem_request, Netem};
 use netlab_qdisc::{
@@ -23,7 +23,7 @@ use netlab_qdisc::{
 use netlab_tcpload::sink::SinkConfig;
 use netlab_tcpload::{SamplerConfig as TcpInfoSamplerConfig, SenderConfig};
 use netlab_topology::spec::{A_ADDR, B_ADDR, B_IF, R_A_IF, R_B_IF};
-use netlab_topology::{ReceiveBuffer, RunId, TopologySpec};
+use netlab_topology::{RunId, TopologySpec};
 
 use super::b_loop::BLoopConfig;
 use super::error::ScenarioError;
@@ -257,10 +257,7 @@ impl ScenarioPlan {
         };
         topology.tcp_ecn_a = sender_ecn(Direction::Up);
         topology.tcp_ecn_b = sender_ecn(Direction::Down);
-        topology.receive_buffer = match s.path.receive_buffer {
-            ReceiveBufferStart::Max => ReceiveBuffer::StartAtMax,
-            ReceiveBufferStart::Kernel => ReceiveBuffer::Kernel,
-        };
+        topology.receive_buffer = s.path.receive_buffer;
         if let Some(f) = s.flows.first() {
             topology.tcp_port = f.port;
         }

@@ -205,19 +205,19 @@ fn a_disk_full_from_the_start_leaves_an_empty_file_recorded_as_failed() {
 }
 
 #[test]
-fn evidence_of_a_real_report_holds_every_kept_frame_with_its_reason() {
+fn evidence_of_a_real_capture_holds_every_kept_frame_with_its_reason() {
     // fixtures/ecn/guest-report.json: a real fq_codel capture in the guest.
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../fixtures/ecn/guest-report.json"
     ))
     .expect("fixture");
-    let report: EcnReport = serde_json::from_str(&text).unwrap();
+    let evidence: EcnEvidence = serde_json::from_str(&text).unwrap();
     let mut disk = SmallDisk {
         room: usize::MAX,
         ..SmallDisk::default()
     };
-    let r = write_evidence(&mut disk, header(), &report);
+    let r = write_evidence(&mut disk, header(), &evidence);
     assert!(r.is_complete(), "{r:?}");
     assert_eq!(r.frames, 5, "SYN, SYN-ACK, CE, ECE, CWR");
     let b = blocks(&disk.bytes).unwrap();
@@ -229,7 +229,7 @@ fn evidence_of_a_real_report_holds_every_kept_frame_with_its_reason() {
         })
         .collect();
     assert_eq!(epbs.len(), 5);
-    let syn = report.syn.as_ref().unwrap();
+    let syn = evidence.syn.as_ref().unwrap();
     assert_eq!(epbs[0].data.as_ref(), unhex(&syn.hex).as_slice());
     assert_eq!(
         epbs[0].timestamp,
@@ -255,9 +255,9 @@ fn a_frame_kept_for_two_reasons_is_written_once() {
         "/../../fixtures/ecn/guest-report.json"
     ))
     .expect("fixture");
-    let mut report: EcnReport = serde_json::from_str(&text).unwrap();
-    report.first.cwr = report.first.ce.clone();
-    let kept = kept_frames(&report);
+    let mut evidence: EcnEvidence = serde_json::from_str(&text).unwrap();
+    evidence.first.cwr = evidence.first.ce.clone();
+    let kept = kept_frames(&evidence);
     assert_eq!(kept.len(), 4);
     assert!(kept
         .iter()

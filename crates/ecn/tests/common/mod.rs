@@ -8,14 +8,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use netlab_ecn::pcap::{PcapFileRecord, PcapHeader, PcapRecorder, PcapTarget};
-use netlab_ecn::{Capture, CaptureConfig, EcnReport, Flow};
+use netlab_ecn::{Capture, CaptureConfig, EcnEvidence, Flow};
 use netlab_topology::spec::{A_ADDR, B_ADDR, B_IF};
 use netlab_topology::Topology;
 
 /// What one bulk run moved and saw.
 pub struct BulkRun {
-    /// The capture's report.
-    pub report: EcnReport,
+    /// The capture's evidence.
+    pub evidence: EcnEvidence,
     /// Bytes the sink in B read.
     pub received: u64,
     /// Wall time of the load.
@@ -74,7 +74,7 @@ fn send(mut stream: TcpStream, load: Duration) {
 }
 
 /// Opens the capture on B's `b0` (inside B, before the connect), runs `load`
-/// of bulk TCP A→B to `port`, stops the capture and returns its report.
+/// of bulk TCP A→B to `port`, stops the capture and returns its evidence.
 pub fn bulk_with_capture(
     topo: &Topology,
     port: u16,
@@ -127,10 +127,10 @@ pub fn bulk_with_recording<T: PcapTarget + Send>(
         // Let the last ACK/FIN frames reach the capture socket.
         std::thread::sleep(Duration::from_millis(100));
         stop.store(true, Ordering::Release);
-        let (report, record) = cap.join().expect("capture thread").expect("capture run");
+        let (evidence, record) = cap.join().expect("capture thread").expect("capture run");
         (
             BulkRun {
-                report,
+                evidence,
                 received,
                 load_time,
             },

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use netlab_probe::{EchoHandler, EchoResponder, EchoStats};
 use netlab_tcpload::{
     new_sender_socket, DiagSocket, ReceiverLog, SamplerConfig, SamplerLog, Sender, SenderConfig,
-    SenderReport, Sink, SinkConfig, TcpSampler,
+    SenderLog, Sink, SinkConfig, TcpSampler,
 };
 use netlab_topology::spec::{B_ADDR, DEFAULT_TCP_PORT, DEFAULT_UDP_PORT};
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
@@ -85,7 +85,7 @@ pub struct Outcome {
     /// B's log.
     pub rx: ReceiverLog<EchoStats>,
     /// A's sender.
-    pub tx: SenderReport,
+    pub tx: SenderLog,
     /// The sampler.
     pub samples: SamplerLog,
     /// The probe, if run.

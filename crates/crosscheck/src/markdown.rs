@@ -1,4 +1,4 @@
-//! The markdown report: one table per pairing, per-round values side by
+//! The cross-check's markdown page: one table per pairing, per-round values side by
 //! side, then per-load summaries (pure).
 
 use std::fmt::Write as _;
@@ -406,8 +406,8 @@ Against iperf3's medians (RTT {rtt_ref:.0} ms, arm drops {drops_ref:.0}): rounds
     }
 }
 
-/// Renders the whole report.
-pub fn markdown(run: &CrosscheckRun) -> String {
+/// Renders the whole page.
+pub fn render(run: &CrosscheckRun) -> String {
     let mut out = String::new();
     let c = &run.config;
     let _ = writeln!(out, "# netlab cross-check\n");

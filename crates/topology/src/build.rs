@@ -21,7 +21,7 @@ pub struct NetnsFds {
 /// rtnetlink socket sends it. Both veth pairs are created from R's socket
 /// with each end placed straight into its namespace; R's links come up
 /// before A's and B's routes are added.
-pub fn build_plan(spec: &TopologySpec, fds: NetnsFds) -> Vec<(Role, Request)> {
+pub fn build_requests(spec: &TopologySpec, fds: NetnsFds) -> Vec<(Role, Request)> {
     let [na, nr, nb] = spec.netns_names();
     let addr = |ifindex, ip, ifname: &str, ns: &str| {
         rtnl::new_ipv4_address(
@@ -81,19 +81,20 @@ mod tests {
     use crate::naming::RunId;
 
     #[test]
-    fn plan_names_every_step_and_orders_r_first() {
+    fn build_requests_name_every_step_and_order_r_first() {
         let spec = TopologySpec::new(RunId::parse("7f3a").unwrap(), "1");
-        let plan = build_plan(&spec, NetnsFds { a: 3, r: 4, b: 5 });
-        assert_eq!(plan.len(), 15);
-        let steps: Vec<&str> = plan.iter().map(|(_, r)| r.step.as_str()).collect();
+        let requests = build_requests(&spec, NetnsFds { a: 3, r: 4, b: 5 });
+        assert_eq!(requests.len(), 15);
+        let steps: Vec<&str> = requests.iter().map(|(_, r)| r.step.as_str()).collect();
         assert!(steps.contains(&"adding 10.20.1.2/24 to a0 in netns nl-7f3a-1-a"));
         assert!(steps.contains(&"adding default route via 10.20.2.1 in netns nl-7f3a-1-b"));
         assert!(steps.contains(&"setting lo up in netns nl-7f3a-1-r"));
-        let first_a = plan.iter().position(|(r, _)| *r == Role::A).unwrap();
-        assert!(plan[..first_a].iter().all(|(r, _)| *r == Role::R));
+        let first_a = requests.iter().position(|(r, _)| *r == Role::A).unwrap();
+        assert!(requests[..first_a].iter().all(|(r, _)| *r == Role::R));
         // no request is sent from the host namespace: every role is A, R or B
         assert_eq!(
-            plan.iter()
+            requests
+                .iter()
                 .filter(|(_, r)| r.step.starts_with("creating veth"))
                 .count(),
             2

@@ -12,10 +12,10 @@ use nix::errno::Errno;
 use nix::sys::socket::{recv, send, MsgFlags};
 use serde::{Deserialize, Serialize};
 
+use crate::clock::{instant_as_monotonic_ns, monotonic_ns};
 use crate::iso::{IsoAction, IsoClient, IsoConfig, IsoRequest, ReplyCounters};
 use crate::iso_stats::{iso_phase_stats, iso_window_stats, IsoPhaseStats, IsoWindowStats};
-use crate::sys::client::{wait_readable, TimerSlackGuard, STOP_POLL_INTERVAL};
-use crate::sys::clock::{instant_as_monotonic_ns, monotonic_ns};
+use crate::socket::client::{wait_readable, TimerSlackGuard, STOP_POLL_INTERVAL};
 use crate::wire;
 use crate::ProbeError;
 

@@ -5,17 +5,17 @@ use std::net::{Ipv4Addr, SocketAddrV4};
 
 use serde::{Deserialize, Serialize};
 
-/// Shape version of [`EcnReport`]; a change of shape bumps it.
-pub const ECN_REPORT_SCHEMA_VERSION: u32 = 1;
+/// Shape version of [`EcnEvidence`]; a change of shape bumps it.
+pub const ECN_EVIDENCE_SCHEMA_VERSION: u32 = 1;
 
 /// At most this many leading bytes of a kept frame are stored as hex.
 pub const EVIDENCE_HEX_CAP: usize = 128;
 
-/// method §7 wording carried in every report.
+/// method §7 wording carried in every [`EcnEvidence`].
 pub const NOTE_EVIDENCE: &str =
     "counts and samples are evidence of ECN on the wire, not a one-to-one \
      CE-mark -> ECE -> congestion-window trace";
-/// method §7 wording carried in every report (RFC 3168 §6.1.2).
+/// method §7 wording carried in every [`EcnEvidence`] (RFC 3168 §6.1.2).
 pub const NOTE_CWR: &str =
     "CWR alone is not proof of CE feedback: RFC 3168 §6.1.2 lets a sender set \
      CWR after any reduction of its congestion window";
@@ -220,8 +220,8 @@ pub enum StopReason {
 
 /// Everything one capture shows about ECN on the wire.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct EcnReport {
-    /// [`ECN_REPORT_SCHEMA_VERSION`].
+pub struct EcnEvidence {
+    /// [`ECN_EVIDENCE_SCHEMA_VERSION`].
     pub schema_version: u32,
     /// Sender address and port (port 0 if no frame of the flow was seen and
     /// the port was not given).
@@ -253,7 +253,7 @@ pub struct EcnReport {
     pub notes: Vec<String>,
 }
 
-impl EcnReport {
+impl EcnEvidence {
     /// True when the kernel reported dropping frames for this socket.
     pub fn kernel_dropped(&self) -> bool {
         self.kernel.is_some_and(|k| k.drops > 0)

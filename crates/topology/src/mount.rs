@@ -1,5 +1,6 @@
-//! The syscalls behind namespaces and sysctls (all via nix's safe
-//! wrappers; nothing here needs `unsafe`).
+//! The namespace files: `/run/netns` as a shared mount, a new network
+//! namespace bind-mounted onto its file, entering one (`setns`) and the lazy
+//! unmount (all via nix's safe wrappers; nothing here needs `unsafe`).
 
 use std::fs::File;
 use std::io;
@@ -10,10 +11,6 @@ use std::sync::Mutex;
 use nix::mount::{mount, umount2, MntFlags, MsFlags};
 use nix::sched::{setns, unshare, CloneFlags};
 
-use netlab_sys::{NetlinkSocket, Protocol};
-use netlink_packet_route::RouteNetlinkMessage;
-
-use crate::rtnl::{decode_datagram, Answer, Request};
 use crate::TopologyError;
 
 /// Serialises the shared-mount setup of `/run/netns` within this process.
@@ -107,53 +104,4 @@ pub(crate) fn detach(path: &Path) -> io::Result<()> {
         Err(nix::errno::Errno::EINVAL) => Ok(()),
         Err(e) => Err(e.into()),
     }
-}
-
-/// Path of a sysctl under `/proc/sys` (`net.ipv4.ip_forward` →
-/// `/proc/sys/net/ipv4/ip_forward`).
-pub(crate) fn sysctl_path(key: &str) -> String {
-    format!("/proc/sys/{}", key.replace('.', "/"))
-}
-
-/// Writes a sysctl as seen by the calling thread's network namespace.
-pub(crate) fn write_sysctl(key: &str, value: &str) -> io::Result<()> {
-    std::fs::write(sysctl_path(key), format!("{value}\n"))
-}
-
-/// Reads a sysctl as seen by the calling thread's network namespace.
-pub(crate) fn read_sysctl(key: &str) -> io::Result<String> {
-    Ok(std::fs::read_to_string(sysctl_path(key))?.trim().to_owned())
-}
-
-/// Opens an rtnetlink socket in the calling thread's namespace (`netns`
-/// names it in errors).
-pub(crate) fn open_rtnl(netns: &str) -> Result<NetlinkSocket, TopologyError> {
-    Ok(NetlinkSocket::open(
-        Protocol::Route,
-        format!("netns {netns}"),
-    )?)
-}
-
-/// Sends a request and checks its ACK.
-pub(crate) fn apply(sock: &NetlinkSocket, req: &Request) -> Result<(), TopologyError> {
-    Ok(sock.ack(&req.to_bytes(0), &req.step)?)
-}
-
-/// Sends a dump request and decodes the messages until `NLMSG_DONE`.
-pub(crate) fn dump(
-    sock: &NetlinkSocket,
-    req: &Request,
-) -> Result<Vec<RouteNetlinkMessage>, TopologyError> {
-    let raw = sock.dump(&req.to_bytes(0), &req.step)?;
-    let answers = decode_datagram(&raw).map_err(|reason| TopologyError::Decode {
-        step: req.step.clone(),
-        reason,
-    })?;
-    Ok(answers
-        .into_iter()
-        .filter_map(|(_, a)| match a {
-            Answer::Message(m) => Some(*m),
-            _ => None,
-        })
-        .collect())
 }

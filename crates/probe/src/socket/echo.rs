@@ -10,7 +10,7 @@ use netlab_sys::event_loop::Handler;
 
 use serde::{Deserialize, Serialize};
 
-use crate::sys::clock::monotonic_ns;
+use crate::clock::monotonic_ns;
 use crate::wire;
 use crate::ProbeError;
 
@@ -254,7 +254,7 @@ mod tests {
         let c = UdpSocket::bind("127.0.0.1:0").unwrap();
         c.connect(r.local_addr().unwrap()).unwrap();
         c.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
-        let before = crate::sys::clock::monotonic_ns();
+        let before = crate::clock::monotonic_ns();
         let req = wire::request(42, 123_456);
         let mut v2 = req;
         v2[4] = 2; // a future version: not ours to stamp
@@ -270,7 +270,7 @@ mod tests {
             }
             std::thread::sleep(Duration::from_millis(1));
         }
-        let after = crate::sys::clock::monotonic_ns();
+        let after = crate::clock::monotonic_ns();
         let mut buf = [0u8; 64];
         let n = c.recv(&mut buf).unwrap();
         let reply = wire::parse_reply(&buf[..n]).expect("a stamped reply");

@@ -1,0 +1,129 @@
+//! netlab-path: the settings of the A–R–B path that both the experiment
+//! file (what is asked, `netlab-experiment`) and the topology (what is
+//! built, `netlab-topology`) hold, defined once. Pure: no socket, no
+//! namespace, no file; only serde, so the experiment parser uses it without
+//! linking the netlink stack.
+//!
+//! [`ReceiveBuffer`] is how A and B start their TCP receive buffers
+//! (method §1.3). It has two spellings, each owned here: the experiment
+//! file's word (`[path] receive_buffer = "kernel" | "max"`,
+//! [`ReceiveBuffer::file_word`]) and its serde name in results.json's
+//! topology (`"kernel" | "start_at_max"`).
+//!
+//! ```
+//! use netlab_path::ReceiveBuffer;
+//! let rb = ReceiveBuffer::from_file_word("max").unwrap();
+//! assert_eq!(rb, ReceiveBuffer::StartAtMax);
+//! assert_eq!(rb.file_word(), "max");
+//! assert_eq!(
+//!     rb.tcp_rmem("4096\t131072\t6291456"),
+//!     Some(Ok("4096\t6291456\t6291456".to_string()))
+//! );
+//! assert_eq!(ReceiveBuffer::default(), ReceiveBuffer::Kernel);
+//! ```
+#![forbid(unsafe_code)]
+
+use serde::{Deserialize, Serialize};
+
+/// Sysctl key of TCP's receive buffer sizes (min, default, max).
+pub const TCP_RMEM: &str = "net.ipv4.tcp_rmem";
+
+/// The TCP receive buffer a new connection starts with in A and B
+/// (`net.ipv4.tcp_rmem`, per namespace; method §1.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReceiveBuffer {
+    /// `"kernel"` (the default): the kernel's tcp_rmem, untouched (the
+    /// method's path: the kernel's defaults plus the method's sysctls).
+    #[default]
+    Kernel,
+    /// `"max"` in the experiment file; opt-in, a change to the path:
+    /// tcp_rmem's default raised to its max (min and max as the namespace
+    /// inherited them), so the receiver's window can open from the first
+    /// round trip. It changes what any load does on the path, iperf3's
+    /// included (method §1.3 has the measured effect).
+    StartAtMax,
+}
+
+impl ReceiveBuffer {
+    /// The experiment file's word (`[path] receive_buffer`).
+    pub fn file_word(self) -> &'static str {
+        match self {
+            ReceiveBuffer::Kernel => "kernel",
+            ReceiveBuffer::StartAtMax => "max",
+        }
+    }
+
+    /// Reads the experiment file's word; `None` for any other word.
+    pub fn from_file_word(word: &str) -> Option<ReceiveBuffer> {
+        match word {
+            "kernel" => Some(ReceiveBuffer::Kernel),
+            "max" => Some(ReceiveBuffer::StartAtMax),
+            _ => None,
+        }
+    }
+
+    /// The tcp_rmem value to write, given the namespace's current one
+    /// (`"min\tdefault\tmax"`); `None` when nothing is written.
+    pub fn tcp_rmem(self, current: &str) -> Option<Result<String, String>> {
+        match self {
+            ReceiveBuffer::Kernel => None,
+            ReceiveBuffer::StartAtMax => Some(
+                match current
+                    .split_whitespace()
+                    .map(str::parse::<u32>)
+                    .collect::<Result<Vec<_>, _>>()
+                    .as_deref()
+                {
+                    // Tab-separated, as the kernel prints it back.
+                    Ok([min, _, max]) => Ok(format!("{min}\t{max}\t{max}")),
+                    _ => Err(format!("{TCP_RMEM} reads {current:?}, not three numbers")),
+                },
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_file_words_read_back() {
+        for rb in [ReceiveBuffer::Kernel, ReceiveBuffer::StartAtMax] {
+            assert_eq!(ReceiveBuffer::from_file_word(rb.file_word()), Some(rb));
+        }
+        assert_eq!(ReceiveBuffer::from_file_word("start_at_max"), None);
+        assert_eq!(ReceiveBuffer::from_file_word("Max"), None);
+    }
+
+    #[test]
+    fn serde_names_are_the_topology_spec_words() {
+        // results.json's `topology.receive_buffer`, unchanged since the
+        // field was added to netlab-topology's TopologySpec.
+        let words = [
+            (ReceiveBuffer::Kernel, "\"kernel\""),
+            (ReceiveBuffer::StartAtMax, "\"start_at_max\""),
+        ];
+        for (rb, json) in words {
+            assert_eq!(serde_json::to_string(&rb).unwrap(), json);
+            assert_eq!(serde_json::from_str::<ReceiveBuffer>(json).unwrap(), rb);
+        }
+    }
+
+    #[test]
+    fn receive_buffer_raises_the_default_to_the_max_only() {
+        let at_max = ReceiveBuffer::StartAtMax;
+        assert_eq!(
+            at_max.tcp_rmem("4096\t131072\t6291456"),
+            Some(Ok("4096\t6291456\t6291456".into()))
+        );
+        assert_eq!(
+            at_max.tcp_rmem("4096 131072 33554432\n"),
+            Some(Ok("4096\t33554432\t33554432".into()))
+        );
+        assert!(matches!(at_max.tcp_rmem("4096 131072"), Some(Err(_))));
+        assert!(matches!(at_max.tcp_rmem("a b c"), Some(Err(_))));
+        assert_eq!(ReceiveBuffer::Kernel.tcp_rmem("4096 131072 6291456"), None);
+    }
+}
