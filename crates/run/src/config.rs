@@ -178,7 +178,7 @@ mod tests {
     fn two_probes_of_one_kind_are_not_runnable() {
         let mut cfg = SessionConfig::new(Experiment::default(), "o".into());
         assert!(cfg.check_runnable().is_ok());
-        cfg.exp.probes.push(cfg.exp.probes[0].clone());
+        cfg.exp.probes.push(cfg.exp.probes[0]);
         let e = cfg.check_runnable().unwrap_err();
         assert!(e.starts_with("probes[1]: the runner runs one"), "{e}");
     }

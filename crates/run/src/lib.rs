@@ -51,7 +51,7 @@
 //! - [`b_loop`]: B's event loop (tcpload's receiver with the probes'
 //!   echoes), also the `sink` role's;
 //! - [`kernel`]: host or guest, decided from the experiment's requirements;
-//! - [`resume`]: `--resume`;
+//! - [`resume`]: continuing an interrupted folder (`--resume`);
 //! - [`hooks`]: [`ScenarioHooks`] and [`RunHooks`];
 //! - [`progress`], [`machine`]: the progress lines, the `ran_on` record.
 

@@ -473,7 +473,7 @@ impl Runner<'_, '_> {
         // One receiver per flow, in its receiving namespace.
         let mut sinks = Vec::new();
         for f in &plan.flows {
-            let (_, (ns, name)) = ends(&topo, f.spec.direction);
+            let (_, (ns, name)) = ends(topo, f.spec.direction);
             let sink = ns
                 .run(|| Sink::bind(f.receiver))
                 .map_err(enter(name, "a flow's receiver"))?
