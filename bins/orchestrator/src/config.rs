@@ -6,9 +6,9 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use netlab_experiment::{Experiment, PcapMode, Shard};
+use netlab_experiment::{PcapMode, Shard};
 use netlab_qdisc::{Arm, Rate, Size, Tbf};
-use netlab_results::ShardRecord;
+use netlab_run::SessionConfig;
 
 use crate::cli::{CompareArgs, KernelChoice, RunArgs};
 
@@ -216,168 +216,42 @@ pub fn compare_config(a: &CompareArgs, now_utc_stamp: &str) -> Result<CompareCon
     })
 }
 
-impl RunConfig {
-    /// The run configuration of `compare`'s flags.
-    pub fn of_compare(c: &CompareConfig) -> RunConfig {
-        RunConfig {
-            exp: c.experiment(),
-            guest_mem: c.guest_mem.clone(),
-            out: c.out.clone(),
-            quiet: c.quiet,
-            inside_guest: c.inside_guest,
-            shard: None,
-            resume: false,
-        }
+/// Validates `orchestrator run` arguments into the run's configuration:
+/// the file is read and resolved (a refusal names its key), `--kernel`
+/// overrides the file's.
+pub fn run_config(a: &RunArgs, now_utc_stamp: &str) -> Result<SessionConfig, UsageError> {
+    let mut exp = netlab_experiment::load(&a.experiment)
+        .map_err(|e| UsageError(format!("{}: {e}", a.experiment.display())))?;
+    if let Some(k) = a.kernel {
+        exp.kernel = kernel_choice(k);
     }
-}
-
-/// What one run needs: the resolved experiment and where and how to run it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunConfig {
-    /// The experiment, resolved.
-    pub exp: Experiment,
-    /// Guest memory, as passed to the kernel (`1G`).
-    pub guest_mem: String,
-    /// Results folder.
-    pub out: PathBuf,
-    /// No progress display.
-    pub quiet: bool,
-    /// Running inside the guest.
-    pub inside_guest: bool,
-    /// Only this share of the plan (`--shard K/N`); `None`: all of it.
-    pub shard: Option<Shard>,
-    /// Continue the run already in `out` (`--resume`).
-    pub resume: bool,
-}
-
-/// Name of the resolved experiment the host writes for the guest.
-pub const GUEST_EXPERIMENT_FILE: &str = "experiment.toml";
-
-impl RunConfig {
-    /// Validates `orchestrator run` arguments: the file is read and
-    /// resolved (a refusal names its key), `--kernel` overrides the file's.
-    pub fn from_args(a: &RunArgs, now_utc_stamp: &str) -> Result<RunConfig, UsageError> {
-        let mut exp = netlab_experiment::load(&a.experiment)
-            .map_err(|e| UsageError(format!("{}: {e}", a.experiment.display())))?;
-        if let Some(k) = a.kernel {
-            exp.kernel = kernel_choice(k);
-        }
-        if a.pcap {
-            exp.capture.pcap = PcapMode::Headers;
-        }
-        let guest_mem = parse_guest_mem(&a.guest_mem)?;
-        let shard = a
-            .shard
-            .as_deref()
-            .map(|t| Shard::parse(t).map_err(|e| UsageError(format!("--shard {e}"))))
-            .transpose()?;
-        if a.resume && a.out.is_none() {
-            return Err(UsageError(
-                "--resume needs --out: the results folder to continue".into(),
-            ));
-        }
-        let out = a.out.clone().unwrap_or_else(|| {
-            PathBuf::from("results").join(format!("{}-{now_utc_stamp}", exp.name))
-        });
-        Ok(RunConfig {
-            exp,
-            guest_mem,
-            out,
-            quiet: a.quiet,
-            inside_guest: a.inside_guest,
-            shard,
-            resume: a.resume,
-        })
+    if a.pcap {
+        exp.capture.pcap = PcapMode::Headers;
     }
-
-    /// The plan's scenarios this run is for (its shard, or all), in plan order.
-    pub fn planned(&self) -> Vec<netlab_experiment::ScenarioPlan> {
-        let plan = self.exp.plan();
-        match self.shard {
-            Some(sh) => plan
-                .shard(sh, self.exp.rounds)
-                .into_iter()
-                .cloned()
-                .collect(),
-            None => plan.scenarios,
-        }
+    let guest_mem = parse_guest_mem(&a.guest_mem)?;
+    let shard = a
+        .shard
+        .as_deref()
+        .map(|t| Shard::parse(t).map_err(|e| UsageError(format!("--shard {e}"))))
+        .transpose()?;
+    if a.resume && a.out.is_none() {
+        return Err(UsageError(
+            "--resume needs --out: the results folder to continue".into(),
+        ));
     }
-
-    /// What results.json records of the shard, when one was asked for.
-    pub fn shard_record(&self) -> Option<ShardRecord> {
-        self.shard.map(|sh| ShardRecord {
-            k: sh.k,
-            n: sh.n,
-            units_total: self.exp.unit_count(),
-            plan_indices: self.planned().iter().map(|s| s.index).collect(),
-        })
-    }
-
-    /// What the runner cannot do, refused as a usage error before anything
-    /// runs: more than one probe of a kind (the experiment refuses it too).
-    /// The stop-and-wait and the isochronous probe run side by side.
-    pub fn check_runnable(&self) -> Result<(), UsageError> {
-        for (i, p) in self.exp.probes.iter().enumerate() {
-            if self.exp.probes[..i].iter().any(|q| q.kind == p.kind) {
-                return Err(UsageError(format!(
-                    "probes[{i}]: the runner runs one {} probe per scenario",
-                    p.kind.as_str()
-                )));
-            }
-        }
-        Ok(())
-    }
-
-    /// An upper bound on one scenario's wall time: setup and teardown steps
-    /// (10 s each at most) plus the timeline and the capture deadline.
-    pub fn scenario_deadline(&self) -> Duration {
-        let tail = self
-            .exp
-            .capture
-            .deadline
-            .max(self.exp.timeline.end() + Duration::from_secs(3));
-        tail + Duration::from_secs(40)
-    }
-
-    /// The computed deadline of the whole run.
-    pub fn run_deadline(&self) -> Duration {
-        self.scenario_deadline() * self.planned().len() as u32 + Duration::from_secs(60)
-    }
-
-    /// The `run` arguments that give the copy of this binary inside the
-    /// guest this very run: the resolved experiment is a file in the
-    /// results folder (written by the host), so no option stays behind.
-    pub fn guest_argv(&self, experiment_file: &std::path::Path) -> Vec<String> {
-        let RunConfig {
-            exp: _,
-            guest_mem,
-            out,
-            quiet,
-            inside_guest: _,
-            shard,
-            resume,
-        } = self;
-        let mut v: Vec<String> = vec![
-            "run".into(),
-            experiment_file.to_string_lossy().into_owned(),
-            "--guest-mem".into(),
-            guest_mem.clone(),
-            "--out".into(),
-            out.to_string_lossy().into_owned(),
-        ];
-        if *quiet {
-            v.push("--quiet".into());
-        }
-        if let Some(sh) = shard {
-            v.push("--shard".into());
-            v.push(sh.to_string());
-        }
-        if *resume {
-            v.push("--resume".into());
-        }
-        v.push("--inside-guest".into());
-        v
-    }
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join(format!("{}-{now_utc_stamp}", exp.name)));
+    Ok(SessionConfig {
+        exp,
+        guest_mem,
+        out,
+        quiet: a.quiet,
+        inside_guest: a.inside_guest,
+        shard,
+        resume: a.resume,
+    })
 }
 
 fn parse_guest_mem(text: &str) -> Result<String, UsageError> {
@@ -402,6 +276,7 @@ pub fn duration_arg(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use netlab_experiment::Experiment;
 
     fn parse_compare(argv: &[String]) -> CompareConfig {
         use clap::Parser as _;
@@ -503,7 +378,9 @@ mod tests {
         );
         assert_eq!(exp.probes[1].interval, Duration::from_millis(7));
         assert_eq!(exp.probes[1].port, 46022);
-        assert!(RunConfig::of_compare(&awkward()).check_runnable().is_ok());
+        assert!(SessionConfig::of_compare(&awkward())
+            .check_runnable()
+            .is_ok());
         assert_eq!(exp.kernel, netlab_experiment::KernelChoice::Uml);
         assert_eq!(exp.path.up.unwrap().rate.to_string(), "12345kbit");
     }
@@ -513,12 +390,12 @@ mod tests {
     #[test]
     fn the_guest_argv_gives_the_same_run() {
         use clap::Parser as _;
-        let mut cfg = RunConfig::of_compare(&awkward());
+        let mut cfg = SessionConfig::of_compare(&awkward());
         cfg.shard = Some(Shard { k: 2, n: 3 });
         cfg.resume = true;
         let dir = std::env::temp_dir().join(format!("netlab-argv-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join(GUEST_EXPERIMENT_FILE);
+        let file = dir.join(netlab_run::GUEST_EXPERIMENT_FILE);
         std::fs::write(&file, cfg.exp.to_toml()).unwrap();
         let argv = cfg.guest_argv(&file);
         let cli = crate::cli::Cli::try_parse_from(
@@ -528,11 +405,11 @@ mod tests {
         let crate::cli::Command::Run(a) = cli.command else {
             panic!("not run")
         };
-        let back = RunConfig::from_args(&a, "never").unwrap();
+        let back = run_config(&a, "never").unwrap();
         let _ = std::fs::remove_dir_all(&dir);
         assert!(back.inside_guest);
         assert_eq!(
-            RunConfig {
+            SessionConfig {
                 inside_guest: true,
                 ..cfg
             },

@@ -1,6 +1,7 @@
 //! `orchestrator`: the thin binary of netlab. It parses flags into raw
 //! arguments ([`cli`]), validates them into a configuration ([`config`]) and
-//! wires the crates together; every measurement lives in the crates.
+//! wires the crates together; every measurement lives in the crates, the
+//! run itself in `netlab_run::Session` ([`compare`]).
 //!
 //! Exit codes: 0 success; 1 run failure or refused environment (refused
 //! before any network change); 2 bad usage (`--help` is 0).
@@ -8,16 +9,12 @@
 mod cli;
 mod compare;
 mod config;
+mod finish;
 mod heap;
-mod kernel;
-mod machine;
 mod merge;
 mod plan;
-mod progress;
 mod report;
-mod resume;
 mod roles;
-mod scenario;
 
 use std::process::ExitCode;
 

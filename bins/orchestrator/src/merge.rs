@@ -17,10 +17,10 @@ use std::path::{Path, PathBuf};
 
 use netlab_report::summary;
 use netlab_results::split::{read_scenario_file, read_split, SplitError};
-use netlab_results::store::SCENARIO_DIR;
 use netlab_results::{
     KernelInfo, MergeRecord, MergeSource, Results, ScenarioFiles, Tool, SCHEMA_VERSION,
 };
+use netlab_run::resume::scenario_files;
 
 use crate::cli::MergeArgs;
 
@@ -72,23 +72,6 @@ impl Source {
             .copied()
             .chain(self.in_files.keys().copied())
     }
-}
-
-/// The scenario files of a folder, sorted (hidden temporary files left out).
-pub(crate) fn scenario_files(folder: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = match std::fs::read_dir(folder.join(SCENARIO_DIR)) {
-        Ok(d) => d
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .filter(|p| {
-                !p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
-            })
-            .collect(),
-        Err(_) => Vec::new(),
-    };
-    v.sort();
-    v
 }
 
 /// Reads and checks one folder (first pass; nothing is kept but indices).
@@ -549,6 +532,7 @@ pub fn main(a: &MergeArgs) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use netlab_results::store::SCENARIO_DIR;
     use netlab_results::{RanOn, ScenarioResult, ShardRecord};
     use netlab_sys::testing::Scratch;
 
@@ -831,22 +815,22 @@ mod tests {
         let mut files = ScenarioFiles::create(&a).unwrap();
         let share: BTreeSet<u32> = [1, 2].into();
         let one_of_two = Some(netlab_experiment::Shard { k: 1, n: 2 });
-        let adopted = crate::resume::adopt(&a, &exp, one_of_two, &share, &mut files).unwrap();
+        let adopted = netlab_run::resume::adopt(&a, &exp, one_of_two, &share, &mut files).unwrap();
         assert_eq!(adopted.complete, [1].into());
         assert_eq!(adopted.resumed_from, ["run1"]);
         // Another experiment's folder is refused, naming both hashes.
         let mut other = exp.clone();
         other.rounds = 3;
-        let e = crate::resume::check(&a, &other, one_of_two).unwrap_err();
+        let e = netlab_run::resume::check(&a, &other, one_of_two).unwrap_err();
         assert!(
             e.contains(&exp.content_hash()) && e.contains(&other.content_hash()),
             "{e}"
         );
         // Another share of the same plan is refused too, naming both.
-        let e = crate::resume::check(&a, &exp, Some(netlab_experiment::Shard { k: 2, n: 2 }))
+        let e = netlab_run::resume::check(&a, &exp, Some(netlab_experiment::Shard { k: 2, n: 2 }))
             .unwrap_err();
         assert!(e.contains("holds shard 1/2; this run is shard 2/2"), "{e}");
-        let e = crate::resume::check(&a, &exp, None).unwrap_err();
+        let e = netlab_run::resume::check(&a, &exp, None).unwrap_err();
         assert!(e.contains("this run is the whole plan"), "{e}");
     }
 }

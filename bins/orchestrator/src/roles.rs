@@ -12,7 +12,7 @@ use netlab_tcpload::{delivered_series, goodput, GoodputWindow, SinkConfig, TcpLo
 
 use crate::cli::{CleanupArgs, GuestArgs, LoadArgs, ProbeArgs, SinkArgs};
 use crate::config::{parse_addr, parse_count, parse_duration, parse_seconds, UsageError};
-use crate::scenario::b_loop::{BLoop, BLoopConfig, BLoopError};
+use netlab_run::b_loop::{BLoop, BLoopConfig, BLoopError};
 
 fn usage_exit(e: &UsageError) -> u8 {
     eprintln!("orchestrator: {e}");

@@ -11,16 +11,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use netlab_probe::{
-    connect_socket, run_probe, EchoHandler, EchoResponder, EchoStats, Phase, PhaseBounds,
-    ProbeConfig, ProbeLog,
-};
+use netlab_probe::{connect_socket, run_probe, Phase, PhaseBounds, ProbeConfig, ProbeLog};
 use netlab_qdisc::{Bottleneck, QdiscSocket};
+use netlab_run::b_loop::{BLoop, BLoopConfig};
 use netlab_tcpload::sampler::{DiagSocket, SamplerConfig, SamplerHandle};
-use netlab_tcpload::sink::Handler;
-use netlab_tcpload::{
-    new_sender_socket, FlowId, Sender, SenderConfig, Sink, SinkConfig, TcpSampler,
-};
+use netlab_tcpload::{new_sender_socket, FlowId, Sender, SenderConfig, SinkConfig, TcpSampler};
 use netlab_topology::spec::{A_ADDR, B_ADDR, R_B_IF};
 use netlab_topology::{RunId, Topology, TopologyGuard, TopologySpec};
 
@@ -55,23 +50,6 @@ const SAMPLE: Duration = Duration::from_millis(200);
 /// Longest wait for the load's data connection after its start; the
 /// scenario's phases are taken from the actual connect (see [`Window`]).
 pub const CONNECT_SLACK: Duration = Duration::from_secs(4);
-
-/// B's sockets, bound in the calling thread's namespace (call it inside B):
-/// the probe's echo, the isochronous probe's (if run), then the receiver,
-/// whose bind sets t0.
-fn bind_b(
-    receiver: SinkConfig,
-    echo: SocketAddr,
-    iso_echo: Option<SocketAddr>,
-) -> Result<(EchoHandler, Option<EchoHandler>, Sink), CrosscheckError> {
-    let step =
-        |e: &dyn std::fmt::Display| CrosscheckError::step("binding netlab's receiver in B", e);
-    let bind = |a| EchoResponder::bind(a).map(EchoHandler::new);
-    let echo = bind(echo).map_err(|e| step(&e))?;
-    let iso_echo = iso_echo.map(bind).transpose().map_err(|e| step(&e))?;
-    let sink = Sink::bind(receiver).map_err(|e| step(&e))?;
-    Ok((echo, iso_echo, sink))
-}
 
 fn wall_ns() -> i64 {
     SystemTime::now()
@@ -307,20 +285,25 @@ fn measure(
     if let Load::Netlab(n) = &load {
         sink_cfg.recv_buf = n.recv_buf;
     }
-    let (mut echo, mut iso_echo, sink) = topo
+    // B's loop as netlab wires it (netlab_run::b_loop): the echoes, then
+    // the receiver, whose bind sets t0.
+    let b_loop = topo
         .b
-        .run(|| bind_b(sink_cfg, b_udp, cfg.iso_probe.then_some(b_iso)))
-        .map_err(|e| CrosscheckError::step("entering B", e))??;
-    let t0 = sink.t0();
+        .run(|| {
+            BLoop::bind(BLoopConfig {
+                receiver: sink_cfg,
+                udp_echo: Some(b_udp),
+                iso_echo: cfg.iso_probe.then_some(b_iso),
+            })
+        })
+        .map_err(|e| CrosscheckError::step("entering B", e))?
+        .map_err(|e| CrosscheckError::step("binding netlab's receiver in B", e))?;
+    let t0 = b_loop.t0();
     rec.t0_wall_ns = wall_ns();
     let at = |s: Duration| t0 + s;
     let sink_stop = Arc::new(AtomicBool::new(false));
     let flag = sink_stop.clone();
-    let sink_h = std::thread::spawn(move || {
-        let mut first: Vec<&mut dyn Handler> = vec![&mut echo];
-        first.extend(iso_echo.as_mut().map(|h| h as &mut dyn Handler));
-        sink.run_serving::<EchoStats>(&mut first, Some(&flag))
-    });
+    let sink_h = std::thread::spawn(move || b_loop.run(Some(&flag)));
 
     let mut qcfg = netlab_qdisc::SamplerConfig::new(
         SAMPLE,

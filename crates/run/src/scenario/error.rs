@@ -124,6 +124,14 @@ pub enum ScenarioError {
     /// Some periodic qdisc readbacks failed.
     #[error("qdisc sampler: {0} failed readbacks")]
     QdiscSamples(usize),
+    /// One of the caller's [`ScenarioHooks`](crate::ScenarioHooks) failed.
+    #[error("{stage} hook: {message}")]
+    Hook {
+        /// `path ready`, `load start` or `finished`.
+        stage: &'static str,
+        /// The hook's own message.
+        message: String,
+    },
     /// SIGINT/SIGTERM stopped the scenario (its samples so far are kept).
     #[error("interrupted by {signal} during the {phase} phase, {at_s:.1} s after t0")]
     Interrupted {

@@ -1,5 +1,6 @@
-//! Executes a [`ScenarioPlan`] (method §3): a fresh A–R–B, the qdiscs of R's
+//! Executes a [`ScenarioSetup`] (method §3): a fresh A–R–B, the qdiscs of R's
 //! egresses (netem for the base RTT, TBF + the arm per shaped direction),
+//! the caller's [`ScenarioHooks`] (path ready, load start, finished),
 //! B's first receiver setting t0, the capture opened before any connect,
 //! one receiver per flow, probe and samplers running, each sender started
 //! at its offset, the final qdisc readbacks at the end of the measured
@@ -9,6 +10,7 @@
 //! A failure is recorded with its cause; the workers that did start are
 //! still stopped and joined, and cleanup always runs.
 
+use std::cell::RefCell;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -30,13 +32,14 @@ use netlab_topology::netns::Netns;
 use netlab_topology::spec::{A_ADDR, B_ADDR};
 use netlab_topology::{netns, Topology};
 
-use super::b_loop::{BLoop, BLoopError};
 use super::clock::{ScenarioClock, Step};
 use super::collect::Workers;
 use super::error::ScenarioError;
-use super::plan::ScenarioPlan;
 use super::worker::spawn_in;
+use crate::b_loop::{BLoop, BLoopError};
+use crate::hooks::{HookError, ScenarioHooks, ScenarioView};
 use crate::progress::{Live, Progress};
+use crate::setup::ScenarioSetup;
 
 /// What every scenario of a run shares.
 pub struct RunContext<'a> {
@@ -95,11 +98,13 @@ fn empty_result(s: &netlab_experiment::ScenarioPlan) -> ScenarioResult {
 /// How often the timeline looks for a signal while it waits.
 const INTERRUPT_POLL: Duration = Duration::from_millis(100);
 
-/// Runs one planned scenario and returns its result, failed or not.
+/// Runs one planned scenario with its setup and returns its result, failed
+/// or not; `hooks` add the caller's workers.
 pub fn run(
     ctx: &RunContext<'_>,
     planned: &netlab_experiment::ScenarioPlan,
-    plan: &ScenarioPlan,
+    plan: &ScenarioSetup,
+    hooks: &mut dyn ScenarioHooks,
 ) -> (ScenarioResult, Option<StoppedAt>) {
     let started = Instant::now();
     let mut res = ScenarioResult {
@@ -125,6 +130,7 @@ pub fn run(
             progress: ctx.progress,
             label: &label,
             out: ctx.out,
+            hooks: RefCell::new(hooks),
         };
         runner.execute(&mut res)
     });
@@ -206,12 +212,14 @@ fn cleanup(registry: &Registry, names: &[String]) -> CleanupResult {
     }
 }
 
-/// Executes one plan.
-struct Runner<'a> {
-    plan: &'a ScenarioPlan,
+/// Executes one setup.
+struct Runner<'a, 'h> {
+    plan: &'a ScenarioSetup,
     progress: &'a Progress,
     label: &'a str,
     out: &'a Path,
+    /// The caller's hooks (called from this thread only).
+    hooks: RefCell<&'h mut dyn ScenarioHooks>,
 }
 
 /// One configured egress: where to read it back.
@@ -268,6 +276,13 @@ fn b_loop_step(step: &'static str) -> impl FnOnce(BLoopError) -> ScenarioError {
     }
 }
 
+fn hook_step(stage: &'static str) -> impl FnOnce(HookError) -> ScenarioError {
+    move |e| ScenarioError::Hook {
+        stage,
+        message: e.0,
+    }
+}
+
 fn enter(
     netns: &'static str,
     what: &'static str,
@@ -307,7 +322,7 @@ fn warm_neighbours(bound: Duration) -> std::io::Result<Duration> {
     }
 }
 
-impl Runner<'_> {
+impl Runner<'_, '_> {
     fn execute(&self, res: &mut ScenarioResult) -> Result<(), ScenarioError> {
         let plan = self.plan;
         let topo =
@@ -384,6 +399,50 @@ impl Runner<'_> {
             }
         }
 
+        // The caller's workers come up on the finished path, before t0;
+        // whatever happens next, they are told the scenario is over while
+        // the namespaces still exist.
+        let view = |t0| ScenarioView {
+            topology: &topo,
+            setup: plan,
+            t0,
+            out: self.out,
+        };
+        let mut t0 = None;
+        // (The hooks' borrow ends with this statement: `measure` calls them too.)
+        let ready = self.hooks.borrow_mut().path_ready(&view(None));
+        let measured = ready
+            .map_err(hook_step("path ready"))
+            .and_then(|()| self.measure(&topo, &egresses, &qsock, res, &mut t0));
+        let finished = self
+            .hooks
+            .borrow_mut()
+            .finished(&view(t0.map(|(t0, _)| t0)))
+            .map_err(hook_step("finished"));
+        drop(topo);
+        // The evidence file, from the report (whatever else failed).
+        if let (Some(ecn), Some((_, t0_unix))) = (res.ecn.as_mut(), t0) {
+            ecn.evidence_pcap = Some(super::pcap::write_evidence_file(
+                self.out,
+                plan,
+                t0_unix,
+                &ecn.report,
+            ));
+        }
+        measured.and(finished)
+    }
+
+    /// From B's first receiver (t0) to every worker joined; `t0` is set
+    /// (with its Unix time) as soon as it is known.
+    fn measure(
+        &self,
+        topo: &Topology,
+        egresses: &[Egress],
+        qsock: &QdiscSocket,
+        res: &mut ScenarioResult,
+        t0_out: &mut Option<(Instant, Duration)>,
+    ) -> Result<(), ScenarioError> {
+        let plan = self.plan;
         // Capture on B, opened before anything connects.
         let capture = match plan.capture_flow {
             None => None,
@@ -410,10 +469,11 @@ impl Runner<'_> {
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default()
             .saturating_sub(t0.elapsed());
+        *t0_out = Some((t0, t0_unix));
         // One receiver per flow, in its receiving namespace.
         let mut sinks = Vec::new();
         for f in &plan.flows {
-            let (_, (ns, name)) = ends(&topo, f.spec.direction);
+            let (_, (ns, name)) = ends(topo, f.spec.direction);
             let sink = ns
                 .run(|| Sink::bind(f.receiver))
                 .map_err(enter(name, "a flow's receiver"))?
@@ -423,26 +483,16 @@ impl Runner<'_> {
         self.progress.reset();
 
         let scene = Scene {
-            topo: &topo,
-            egresses: &egresses,
-            qsock: &qsock,
+            topo,
+            egresses,
+            qsock,
             t0,
             t0_unix,
             live: Arc::new(Live::for_flows(plan.flows.iter().map(|f| f.spec.direction))),
         };
         let mut workers = Workers::new(plan.flows.len());
         let outcome = self.drive(&scene, clock_sink, sinks, capture, res, &mut workers);
-        let joined = workers.finish(plan, t0, outcome.is_err(), &egresses, res);
-        drop(topo);
-        // The evidence file, from the report (whatever else failed).
-        if let Some(ecn) = res.ecn.as_mut() {
-            ecn.evidence_pcap = Some(super::pcap::write_evidence_file(
-                self.out,
-                plan,
-                t0_unix,
-                &ecn.report,
-            ));
-        }
+        let joined = workers.finish(plan, t0, outcome.is_err(), egresses, res);
         outcome.and(joined)
     }
 
@@ -525,6 +575,18 @@ impl Runner<'_> {
                         );
                     }
                     std::thread::sleep((until - now).min(INTERRUPT_POLL));
+                }
+                Step::LoadStart => {
+                    let view = ScenarioView {
+                        topology: topo,
+                        setup: plan,
+                        t0: Some(t0),
+                        out: self.out,
+                    };
+                    self.hooks
+                        .borrow_mut()
+                        .load_start(&view)
+                        .map_err(hook_step("load start"))?;
                 }
                 Step::StartFlow(i) => self.start_sender(scene, i, workers)?,
                 Step::ReadFinal => self.read_final(scene, res)?,

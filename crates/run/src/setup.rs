@@ -1,7 +1,7 @@
-//! A scenario's plan: every parameter of one planned scenario of the
+//! A scenario's setup: every parameter of one planned scenario of the
 //! experiment (`netlab_experiment::ScenarioPlan`) resolved into the values
 //! the crates take, before anything runs. Pure: built and tested without
-//! root. The runner executes a plan and decides nothing.
+//! root. The runner executes a [`ScenarioSetup`] and decides nothing.
 //!
 //! The path (docs/method.md §2, issue 12): each of R's egresses gets, when a
 //! base RTT (or jitter, loss) is set, a root netem with half the RTT
@@ -25,8 +25,8 @@ use netlab_tcpload::{SamplerConfig as TcpInfoSamplerConfig, SenderConfig};
 use netlab_topology::spec::{A_ADDR, B_ADDR, B_IF, R_A_IF, R_B_IF};
 use netlab_topology::{RunId, TopologySpec};
 
-use super::b_loop::BLoopConfig;
-use super::error::ScenarioError;
+use crate::b_loop::BLoopConfig;
+use crate::scenario::error::ScenarioError;
 
 /// Bin of the delivered-bytes series.
 pub const SERIES_BIN: Duration = Duration::from_millis(200);
@@ -42,7 +42,7 @@ pub const TBF_BELOW_NETEM: Handle = Handle::new(2, 0);
 
 /// The qdiscs of one of R's egresses.
 #[derive(Debug, Clone, PartialEq)]
-pub struct EgressPlan {
+pub struct EgressSetup {
     /// Which flows' packets leave here: `up` = R's egress toward B.
     pub direction: Direction,
     /// R's interface.
@@ -53,7 +53,7 @@ pub struct EgressPlan {
     pub bottleneck: Option<(Tbf, Arm)>,
 }
 
-impl EgressPlan {
+impl EgressSetup {
     /// TBF's handle: `1:` at the root, `2:` below netem.
     pub fn tbf_handle(&self) -> Handle {
         if self.netem.is_some() {
@@ -106,7 +106,7 @@ impl EgressPlan {
 
 /// One TCP flow: its receiver, its sender, its tcp_info sampling.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FlowPlan {
+pub struct FlowSetup {
     /// The flow as the experiment says it.
     pub spec: FlowSpec,
     /// Its receiver, in the receiving namespace (B for up, A for down).
@@ -123,7 +123,7 @@ pub struct FlowPlan {
 
 /// The UDP echo probe from A to B's echo.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ProbePlan {
+pub struct ProbeSetup {
     /// B's echo.
     pub target: SocketAddr,
     /// Schedule, timeout, cap and phase marks (validated).
@@ -135,7 +135,7 @@ pub struct ProbePlan {
 /// The isochronous probe (issue 15) from A to B's stamping echo on its own
 /// port, beside the stop-and-wait probe.
 #[derive(Debug, Clone, PartialEq)]
-pub struct IsoProbePlan {
+pub struct IsoProbeSetup {
     /// B's stamping echo.
     pub target: SocketAddr,
     /// Interval, timeout, phase marks; `shared_clock` (A and B on one kernel).
@@ -146,7 +146,7 @@ pub struct IsoProbePlan {
 
 /// Everything one scenario runs with.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ScenarioPlan {
+pub struct ScenarioSetup {
     /// 1-based position in the run.
     pub index: u32,
     /// Round.
@@ -162,7 +162,7 @@ pub struct ScenarioPlan {
     /// The A–R–B to build.
     pub topology: TopologySpec,
     /// R's egresses that carry a qdisc (up first).
-    pub egresses: Vec<EgressPlan>,
+    pub egresses: Vec<EgressSetup>,
     /// Phases from t0.
     pub timeline: netlab_experiment::Timeline,
     /// B's first receiver: it sets t0 and carries the probes' UDP echoes
@@ -175,13 +175,13 @@ pub struct ScenarioPlan {
     /// The flow the capture follows (the first upload) and its filter.
     pub capture_flow: Option<(usize, Flow)>,
     /// The headers pcapng file, when the experiment asks for one.
-    pub pcap: Option<PcapPlan>,
+    pub pcap: Option<PcapSetup>,
     /// The flows.
-    pub flows: Vec<FlowPlan>,
+    pub flows: Vec<FlowSetup>,
     /// The stop-and-wait probe.
-    pub probe: Option<ProbePlan>,
+    pub probe: Option<ProbeSetup>,
     /// The isochronous probe, when the experiment asks for it.
-    pub iso_probe: Option<IsoProbePlan>,
+    pub iso_probe: Option<IsoProbeSetup>,
     /// Spacing of the qdisc samplers on R.
     pub qdisc_sample_interval: Duration,
     /// The qdisc samplers stop by themselves at this time from t0.
@@ -190,7 +190,7 @@ pub struct ScenarioPlan {
 
 /// The headers file of a scenario's capture (method §7.7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PcapPlan {
+pub struct PcapSetup {
     /// Bytes kept per frame.
     pub snap_len: u32,
     /// Byte cap of the file.
@@ -209,9 +209,9 @@ fn receiver_addr(dir: Direction) -> Ipv4Addr {
 /// measured window), no slot due in the last `max(1 s, timeout)` so every
 /// request completes by the end, and a shared clock (A and B are network
 /// namespaces of one kernel, host or guest).
-fn iso_probe_plan(
+fn iso_probe_setup(
     s: &netlab_experiment::ScenarioPlan,
-) -> Result<Option<IsoProbePlan>, ScenarioError> {
+) -> Result<Option<IsoProbeSetup>, ScenarioError> {
     let Some(p) = s.probes.iter().find(|p| p.kind == ProbeKind::Isochronous) else {
         return Ok(None);
     };
@@ -228,19 +228,19 @@ fn iso_probe_plan(
         step: "isochronous probe configuration",
         source: Box::new(source),
     })?;
-    Ok(Some(IsoProbePlan {
+    Ok(Some(IsoProbeSetup {
         target: SocketAddr::from((B_ADDR, p.port)),
         hard_stop: tl.end() + p.timeout + Duration::from_secs(2),
         config,
     }))
 }
 
-impl ScenarioPlan {
-    /// The plan of one planned scenario of the experiment.
+impl ScenarioSetup {
+    /// The setup of one planned scenario of the experiment.
     pub fn new(
         s: &netlab_experiment::ScenarioPlan,
         run_id: &RunId,
-    ) -> Result<ScenarioPlan, ScenarioError> {
+    ) -> Result<ScenarioSetup, ScenarioError> {
         let tl = s.timeline;
         let mut topology = TopologySpec::new(run_id.clone(), s.index.to_string());
         let sender_ecn = |dir: Direction| {
@@ -276,7 +276,7 @@ impl ScenarioPlan {
         };
         let egresses = [(Direction::Up, R_B_IF), (Direction::Down, R_A_IF)]
             .into_iter()
-            .map(|(direction, dev)| EgressPlan {
+            .map(|(direction, dev)| EgressSetup {
                 direction,
                 dev,
                 netem: netem(direction),
@@ -297,7 +297,7 @@ impl ScenarioPlan {
                     Some(stop) => stop.saturating_sub(start).max(Duration::from_millis(1)),
                     None => (tl.end() + RECEIVER_SLACK).saturating_sub(start),
                 };
-                FlowPlan {
+                FlowSetup {
                     spec: f.clone(),
                     receiver: SinkConfig {
                         duration: tl.end() + RECEIVER_SLACK,
@@ -335,14 +335,14 @@ impl ScenarioPlan {
                     step: "probe configuration",
                     source: Box::new(source),
                 })?;
-                Some(ProbePlan {
+                Some(ProbeSetup {
                     target: SocketAddr::from((B_ADDR, p.port)),
                     hard_stop: tl.end() + p.timeout + Duration::from_secs(2),
                     config,
                 })
             }
         };
-        let iso_probe = iso_probe_plan(s)?;
+        let iso_probe = iso_probe_setup(s)?;
         let capture_flow = s
             .flows
             .iter()
@@ -357,7 +357,7 @@ impl ScenarioPlan {
                 )
             });
 
-        Ok(ScenarioPlan {
+        Ok(ScenarioSetup {
             index: s.index,
             round: s.round,
             point: s.point.clone(),
@@ -387,7 +387,7 @@ impl ScenarioPlan {
             },
             pcap: (s.capture.pcap == netlab_experiment::PcapMode::Headers
                 && capture_flow.is_some())
-            .then_some(PcapPlan {
+            .then_some(PcapSetup {
                 snap_len: s.capture.snap_len,
                 max_bytes: s.capture.pcap_max_bytes,
             }),
@@ -426,14 +426,14 @@ impl ScenarioPlan {
 mod tests {
     use super::*;
 
-    fn plan_of(toml: &str, i: usize) -> ScenarioPlan {
+    fn setup_of(toml: &str, i: usize) -> ScenarioSetup {
         let exp = netlab_experiment::parse(toml).unwrap();
-        ScenarioPlan::new(&exp.plan().scenarios[i], &RunId::random()).unwrap()
+        ScenarioSetup::new(&exp.plan().scenarios[i], &RunId::random()).unwrap()
     }
 
     #[test]
-    fn the_default_plan_follows_the_timeline() {
-        let p = plan_of("", 1);
+    fn the_default_setup_follows_the_timeline() {
+        let p = setup_of("", 1);
         let s = Duration::from_secs;
         assert_eq!(p.arm_kind, "fq_codel");
         assert_eq!((p.index, p.round), (2, 1));
@@ -473,7 +473,7 @@ mod tests {
 
     #[test]
     fn a_base_rtt_puts_netem_at_both_roots_above_tbf() {
-        let p = plan_of(
+        let p = setup_of(
             r#"
             arms = ["pfifo limit 100"]
             [path]
@@ -516,7 +516,7 @@ mod tests {
 
     #[test]
     fn an_isochronous_probe_gets_its_echo_and_the_probe_phases() {
-        let p = plan_of(
+        let p = setup_of(
             r#"
             [[probes]]
             kind = "stop-and-wait"
@@ -538,14 +538,14 @@ mod tests {
         assert_eq!(c.phases, p.probe.as_ref().unwrap().config.phases);
         assert_eq!(iso.hard_stop, s(21));
         // without it, nothing changes
-        let plain = plan_of("", 0);
+        let plain = setup_of("", 0);
         assert_eq!(plain.iso_probe, None);
         assert_eq!(plain.clock_sink.iso_echo, None);
     }
 
     #[test]
     fn flow_offsets_are_inside_the_load_phase() {
-        let p = plan_of(
+        let p = setup_of(
             r#"
             [timeline]
             baseline = "1s"

@@ -17,8 +17,8 @@ use netlab_tcpload::{
 };
 
 use super::error::ScenarioError;
-use super::plan::{ScenarioPlan, SERIES_BIN};
 use super::worker::Worker;
+use crate::setup::{ScenarioSetup, SERIES_BIN};
 
 /// What the capture worker returns: its report and its headers file's record.
 pub type CaptureOutput = (EcnEvidence, Option<PcapFileRecord>);
@@ -68,7 +68,7 @@ impl Workers {
     /// once instead of being let finish its schedule.
     pub fn finish(
         self,
-        plan: &ScenarioPlan,
+        plan: &ScenarioSetup,
         t0: Instant,
         failed: bool,
         _egresses: &[super::runner::Egress],
@@ -238,7 +238,7 @@ impl Workers {
 /// figures. `offset`: the receiver's clock started this much after t0, so
 /// the window is shifted by it into the receiver's clock.
 fn tcp_result(
-    plan: &ScenarioPlan,
+    plan: &ScenarioSetup,
     offset: Duration,
     rx: ReceiverLog<EchoStats>,
     tx: &SenderLog,

@@ -12,13 +12,13 @@ use netlab_ecn::pcap::{write_evidence, PcapContent, PcapFileRecord, PcapHeader, 
 use netlab_ecn::EcnEvidence;
 use netlab_sys::atomic::{AtomicFile, Durability};
 
-use super::plan::ScenarioPlan;
+use crate::setup::ScenarioSetup;
 
 /// Subfolder of the results folder holding the packet files.
 pub const PCAP_DIR: &str = "pcap";
 
 /// `pcap/s01-round1-fq_codel.evidence.pcapng` (relative to the results folder).
-pub fn file_name(plan: &ScenarioPlan, content: PcapContent) -> String {
+pub fn file_name(plan: &ScenarioSetup, content: PcapContent) -> String {
     let what = match content {
         PcapContent::Evidence => "evidence",
         PcapContent::Headers => "headers",
@@ -29,7 +29,7 @@ pub fn file_name(plan: &ScenarioPlan, content: PcapContent) -> String {
     )
 }
 
-fn header(plan: &ScenarioPlan, content: PcapContent, t0_unix: Duration) -> PcapHeader {
+fn header(plan: &ScenarioSetup, content: PcapContent, t0_unix: Duration) -> PcapHeader {
     let b_ns = plan
         .namespaces()
         .into_iter()
@@ -58,7 +58,7 @@ fn create(out: &Path, rel: &str) -> std::io::Result<File> {
 /// record of a file that could not be created (the capture runs anyway).
 pub fn open_headers(
     out: &Path,
-    plan: &ScenarioPlan,
+    plan: &ScenarioSetup,
     t0_unix: Duration,
 ) -> Option<Result<PcapRecorder<File>, PcapFileRecord>> {
     let p = plan.pcap?;
@@ -85,7 +85,7 @@ pub fn open_headers(
 /// itself); a failure is recorded, never raised.
 pub fn write_evidence_file(
     out: &Path,
-    plan: &ScenarioPlan,
+    plan: &ScenarioSetup,
     t0_unix: Duration,
     report: &EcnEvidence,
 ) -> PcapFileRecord {
@@ -120,20 +120,20 @@ mod tests {
     use netlab_ecn::pcap::PcapCut;
     use netlab_topology::RunId;
 
-    fn plan_of(toml: &str, i: usize) -> ScenarioPlan {
+    fn setup_of(toml: &str, i: usize) -> ScenarioSetup {
         let exp = netlab_experiment::parse(toml).unwrap();
-        ScenarioPlan::new(&exp.plan().scenarios[i], &RunId::random()).unwrap()
+        ScenarioSetup::new(&exp.plan().scenarios[i], &RunId::random()).unwrap()
     }
 
     #[test]
     fn names_follow_the_scenario_and_the_plan_asks_for_headers_only_on_request() {
-        let p = plan_of("", 1);
+        let p = setup_of("", 1);
         assert_eq!(
             file_name(&p, PcapContent::Evidence),
             "pcap/s02-round1-fq_codel.evidence.pcapng"
         );
         assert!(p.pcap.is_none());
-        let p = plan_of("[capture]\npcap = \"headers\"\nsnap_len = 300", 0);
+        let p = setup_of("[capture]\npcap = \"headers\"\nsnap_len = 300", 0);
         assert_eq!(p.pcap.map(|x| x.snap_len), Some(300));
         assert_eq!(
             p.capture.snap_len, 300,
@@ -151,7 +151,7 @@ mod tests {
         // The results "folder" is a regular file: pcap/ cannot be made in it.
         let out = dir.0.join("not-a-folder");
         std::fs::write(&out, b"x").unwrap();
-        let p = plan_of("[capture]\npcap = \"headers\"", 0);
+        let p = setup_of("[capture]\npcap = \"headers\"", 0);
         let Some(Err(rec)) = open_headers(&out, &p, Duration::ZERO) else {
             panic!("expected a creation failure")
         };

@@ -38,6 +38,10 @@ pub enum Step {
         /// The phase being waited through.
         phase: LivePhase,
     },
+    /// The load phase begins (the baseline has ended): the caller's
+    /// [`ScenarioHooks::load_start`](crate::ScenarioHooks::load_start) runs
+    /// now, before any flow of the same instant starts.
+    LoadStart,
     /// Start flow `i` (its start offset has come).
     StartFlow(usize),
     /// The measured window has ended: take the final qdisc readbacks now,
@@ -48,12 +52,14 @@ pub enum Step {
 }
 
 /// The scenario's clock. Every event is returned exactly once and in order
-/// (flow starts by time, then by index), even when polled late.
+/// (the load start first, then flow starts by time, then by index), even
+/// when polled late.
 #[derive(Debug, Clone)]
 pub struct ScenarioClock {
     timeline: Timeline,
     /// Flow starts not yet returned, latest first (popped from the back).
     starts: Vec<(Duration, usize)>,
+    load_started: bool,
     final_read: bool,
 }
 
@@ -71,6 +77,7 @@ impl ScenarioClock {
         ScenarioClock {
             timeline,
             starts,
+            load_started: false,
             final_read: false,
         }
     }
@@ -88,6 +95,10 @@ impl ScenarioClock {
     /// What to do at `now` (time since t0).
     pub fn poll(&mut self, now: Duration) -> Step {
         let end = self.timeline.end();
+        if !self.load_started && self.timeline.load_start() <= now && !self.final_read {
+            self.load_started = true;
+            return Step::LoadStart;
+        }
         if let Some(&(at, i)) = self.starts.last() {
             if at <= now && at < end {
                 self.starts.pop();
@@ -143,6 +154,7 @@ mod tests {
         };
         assert_eq!(c.poll(s(0.0)), wait(3.0, LivePhase::Baseline));
         assert_eq!(c.poll(s(2.9)), wait(3.0, LivePhase::Baseline));
+        assert_eq!(c.poll(s(3.0)), Step::LoadStart);
         assert_eq!(c.poll(s(3.0)), Step::StartFlow(0));
         assert_eq!(c.poll(s(3.1)), wait(6.0, LivePhase::WarmUp));
         assert_eq!(c.poll(s(6.0)), wait(18.0, LivePhase::Loaded));
@@ -155,6 +167,7 @@ mod tests {
     #[test]
     fn polled_late_no_event_is_skipped_or_repeated() {
         let mut c = ScenarioClock::new(timeline(), &[s(3.0), s(3.0), s(5.0)]);
+        assert_eq!(c.poll(s(10.0)), Step::LoadStart);
         assert_eq!(c.poll(s(10.0)), Step::StartFlow(0));
         assert_eq!(c.poll(s(10.0)), Step::StartFlow(1));
         assert_eq!(c.poll(s(10.0)), Step::StartFlow(2));
@@ -172,6 +185,7 @@ mod tests {
                 phase: LivePhase::Baseline
             }
         );
+        assert_eq!(c.poll(s(3.0)), Step::LoadStart);
         assert_eq!(c.poll(s(3.0)), Step::StartFlow(1));
         assert_eq!(c.poll(s(3.0)), Step::StartFlow(2));
         assert_eq!(
@@ -194,6 +208,7 @@ mod tests {
             },
             &[s(1.0)],
         );
+        assert_eq!(c.poll(s(1.0)), Step::LoadStart);
         assert_eq!(c.poll(s(1.0)), Step::StartFlow(0));
         assert_eq!(
             c.poll(s(1.0)),
@@ -202,5 +217,32 @@ mod tests {
                 phase: LivePhase::Loaded
             }
         );
+    }
+
+    #[test]
+    fn the_load_start_comes_once_even_when_the_flows_start_later() {
+        let mut c = ScenarioClock::new(timeline(), &[s(4.0)]);
+        assert_eq!(
+            c.poll(s(0.0)),
+            Step::Wait {
+                until: s(3.0),
+                phase: LivePhase::Baseline
+            }
+        );
+        assert_eq!(c.poll(s(3.0)), Step::LoadStart);
+        assert_eq!(
+            c.poll(s(3.0)),
+            Step::Wait {
+                until: s(4.0),
+                phase: LivePhase::WarmUp
+            }
+        );
+        assert_eq!(c.poll(s(4.0)), Step::StartFlow(0));
+        // Polled only after the end: the load start still comes first, once.
+        let mut late = ScenarioClock::new(timeline(), &[s(3.0)]);
+        assert_eq!(late.poll(s(30.0)), Step::LoadStart);
+        assert_eq!(late.poll(s(30.0)), Step::StartFlow(0));
+        assert_eq!(late.poll(s(30.0)), Step::ReadFinal);
+        assert_eq!(late.poll(s(30.0)), Step::Done);
     }
 }

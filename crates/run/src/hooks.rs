@@ -1,0 +1,213 @@
+//! Hooks through which a caller adds its own workers to every scenario
+//! (issue 21): an independent tool's server and client beside netlab's
+//! probe and load, a sampler of its own, anything that needs the
+//! scenario's namespaces while the path stands.
+//!
+//! The runner calls them on its own thread, in this order, for each
+//! scenario whose path was built:
+//!
+//! 1. [`ScenarioHooks::path_ready`]: A–R–B is built and read back, R's
+//!    egresses carry their qdiscs (read back too), neighbours are resolved
+//!    when netem is on the path; nothing of netlab's measurement runs yet
+//!    and t0 is not set (B's first receiver binds after this hook). Start
+//!    servers here.
+//! 2. [`ScenarioHooks::load_start`]: the baseline has ended (t0 +
+//!    `timeline.load_start()`), before netlab starts any flow due at the
+//!    same instant. Start clients here.
+//! 3. [`ScenarioHooks::finished`]: after the end, once netlab's workers
+//!    are joined and the scenario's result is filled, before the
+//!    namespaces are deleted. Called whenever `path_ready` was called,
+//!    also after a failure or a signal, so what the hooks started can be
+//!    stopped and joined. Join with a bound: the run's watchdog still
+//!    runs.
+//!
+//! A hook that fails fails its scenario: its message is the scenario's
+//! error (recorded in results.json as every other error is) and netlab's
+//! workers are stopped and collected as after any failure. What a hook
+//! measures stays with the caller (in the hook object itself):
+//! results.json's schema does not change.
+//!
+//! ```no_run
+//! use netlab_run::{HookError, ScenarioHooks, ScenarioView, Session, SessionConfig};
+//! use std::process::{Child, Command};
+//!
+//! /// An `iperf3` server in B for every scenario, stopped at its end.
+//! #[derive(Default)]
+//! struct Iperf3Beside {
+//!     server: Option<Child>,
+//!     finished: Vec<u32>,
+//! }
+//!
+//! impl ScenarioHooks for Iperf3Beside {
+//!     fn path_ready(&mut self, view: &ScenarioView<'_>) -> Result<(), HookError> {
+//!         let b = view.b().name().to_string();
+//!         let child = Command::new("ip")
+//!             .args(["netns", "exec", &b, "iperf3", "-s", "-1", "-p", "5201"])
+//!             .spawn()
+//!             .map_err(|e| HookError::new(format!("iperf3 server in {b}: {e}")))?;
+//!         self.server = Some(child);
+//!         Ok(())
+//!     }
+//!
+//!     fn finished(&mut self, view: &ScenarioView<'_>) -> Result<(), HookError> {
+//!         if let Some(mut child) = self.server.take() {
+//!             let _ = child.kill();
+//!             let _ = child.wait();
+//!         }
+//!         self.finished.push(view.setup.index);
+//!         Ok(())
+//!     }
+//! }
+//!
+//! let exp = netlab_experiment::load(std::path::Path::new("experiment.toml")).unwrap();
+//! let mut hooks = Iperf3Beside::default();
+//! let outcome = Session::new(SessionConfig::new(exp, "results/x".into()))
+//!     .with_scenario_hooks(&mut hooks)
+//!     .run();
+//! println!("{outcome:?}: {} scenario(s) had the server", hooks.finished.len());
+//! ```
+
+use std::path::Path;
+use std::time::Instant;
+
+use netlab_experiment::Timeline;
+use netlab_results::{Interrupted, Results, ScenarioResult};
+use netlab_topology::netns::Netns;
+use netlab_topology::Topology;
+
+use crate::setup::ScenarioSetup;
+
+/// The scenario as a hook sees it.
+#[derive(Clone, Copy)]
+pub struct ScenarioView<'a> {
+    /// The built path: its namespaces A, R and B (`topology.a`, …), the
+    /// spec it was built from and the sysctls it set.
+    pub topology: &'a Topology,
+    /// The scenario's setup: index, round, arm, R's egresses, flows, probes.
+    pub setup: &'a ScenarioSetup,
+    /// The scenario's t0 (B's first receiver's bind); `None` in
+    /// [`ScenarioHooks::path_ready`], and in [`ScenarioHooks::finished`]
+    /// when the scenario failed before it.
+    pub t0: Option<Instant>,
+    /// The run's results folder.
+    pub out: &'a Path,
+}
+
+impl ScenarioView<'_> {
+    /// Namespace A (the upload's sender, the probe's client).
+    pub fn a(&self) -> &Netns {
+        &self.topology.a
+    }
+
+    /// Namespace R (the bottleneck's egresses).
+    pub fn r(&self) -> &Netns {
+        &self.topology.r
+    }
+
+    /// Namespace B (the upload's receiver, the probe's echo).
+    pub fn b(&self) -> &Netns {
+        &self.topology.b
+    }
+
+    /// The scenario's phases from t0.
+    pub fn timeline(&self) -> Timeline {
+        self.setup.timeline
+    }
+}
+
+/// A hook's failure: it fails its scenario with this message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct HookError(pub String);
+
+impl HookError {
+    /// A failure saying `message`.
+    pub fn new(message: impl Into<String>) -> HookError {
+        HookError(message.into())
+    }
+}
+
+/// A caller's workers in each scenario (see the [module](self) for when
+/// each method is called). Every method does nothing by default.
+pub trait ScenarioHooks {
+    /// The path is built and configured; t0 is not set yet.
+    fn path_ready(&mut self, view: &ScenarioView<'_>) -> Result<(), HookError> {
+        let _ = view;
+        Ok(())
+    }
+
+    /// The load phase begins (t0 is set).
+    fn load_start(&mut self, view: &ScenarioView<'_>) -> Result<(), HookError> {
+        let _ = view;
+        Ok(())
+    }
+
+    /// The scenario is over and collected; its namespaces still exist.
+    fn finished(&mut self, view: &ScenarioView<'_>) -> Result<(), HookError> {
+        let _ = view;
+        Ok(())
+    }
+}
+
+/// No hooks: the scenario as netlab runs it alone.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoHooks;
+
+impl ScenarioHooks for NoHooks {}
+
+/// The run's own hooks: what the caller keeps in results.json's header,
+/// does between scenarios, and writes and prints once the run is over
+/// (the orchestrator's summary.md, report and table: netlab-run computes
+/// neither). Every method does nothing by default.
+///
+/// At the end of a run on this kernel the session tears down what it owns,
+/// writes results.json a last time, then calls
+/// [`scenario_read_back`](RunHooks::scenario_read_back) for each scenario
+/// (read back from its file, in plan order), then
+/// [`write`](RunHooks::write), removes the scenario files, then
+/// [`print`](RunHooks::print).
+pub trait RunHooks {
+    /// The notes results.json's header carries (`Results::notes`).
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// A scenario was written to its file and results.json rewritten.
+    fn scenario_written(&mut self) {}
+
+    /// One finished scenario, read back after the run; `header`: the
+    /// run's final results.json without its scenarios.
+    fn scenario_read_back(&mut self, header: &Results, scenario: &ScenarioResult) {
+        let _ = (header, scenario);
+    }
+
+    /// Every scenario was read back: write what the run ends with into
+    /// `out` (its results.json is final). `failed_receipts`: steps of the
+    /// run's final teardown that failed. `false`: something could not be
+    /// written (the run then fails).
+    fn write(&mut self, header: &Results, failed_receipts: usize, out: &Path) -> bool {
+        let _ = (header, failed_receipts, out);
+        true
+    }
+
+    /// The scenario files are removed: print what the run ends with.
+    fn print(&mut self) {}
+
+    /// The line said on stderr (after `netlab: `) when a signal stopped
+    /// the run; `completed`: scenarios kept.
+    fn interrupted_banner(&self, interrupted: &Interrupted, completed: usize) -> String {
+        format!(
+            "interrupted by {} ({}); {completed} scenario(s) kept",
+            interrupted.signal, interrupted.phase
+        )
+    }
+
+    /// A signal stopped a guest run before the guest started it: the
+    /// session just wrote the results.json that says so (`header`, no
+    /// scenario) into `out`.
+    fn unstarted(&mut self, header: &Results, out: &Path) {
+        let _ = (header, out);
+    }
+}
+
+impl RunHooks for NoHooks {}

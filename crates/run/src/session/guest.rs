@@ -1,0 +1,198 @@
+//! The run in the user-mode-linux guest: the resolved experiment goes to
+//! the guest as a file in `--out`, the same binary boots inside it as
+//! `guest-init` (PID 1) and runs `run FILE --inside-guest`, writing its
+//! results straight into `--out` through hostfs. A signal to this process
+//! is passed on through the interrupt file.
+
+use std::time::{Duration, SystemTime};
+
+use netlab_receipts::{format_rfc3339, SystemClock};
+use netlab_results::{write_json_atomic, Interrupted, KernelInfo, Results, Tool, SCHEMA_VERSION};
+use netlab_topology::RunId;
+
+use super::watch::{forward_interrupt, owned_run, GUEST_GRACE, INTERRUPT_FILE};
+use super::{Outcome, RunError, REASON_ENV};
+use crate::config::{SessionConfig, GUEST_EXPERIMENT_FILE};
+use crate::hooks::RunHooks;
+use crate::progress::Progress;
+
+/// Boots the guest kernel and runs the experiment inside it; results are
+/// written straight into `--out` through hostfs.
+pub fn run_in_guest(
+    cfg: &SessionConfig,
+    program: &str,
+    run_hooks: &mut dyn RunHooks,
+    release: &str,
+    modules: &[String],
+    because: &str,
+) -> Result<Outcome, RunError> {
+    // The resolved experiment goes to the guest as a file in --out.
+    let file = cfg.out.join(GUEST_EXPERIMENT_FILE);
+    std::fs::write(&file, cfg.exp.to_toml())
+        .map_err(|e| RunError::Setup(format!("writing {}: {e}", file.display())))?;
+    let me = std::env::current_exe()
+        .map_err(|e| RunError::Setup(format!("cannot find my own binary: {e}")))?;
+    let progress = Progress::new(cfg.quiet);
+    let (run_id, registry) = owned_run(GUEST_GRACE).map_err(RunError::Setup)?;
+    let interrupt_file = cfg.out.join(INTERRUPT_FILE);
+    let _ = std::fs::remove_file(&interrupt_file);
+    progress.say(&format!(
+        "booting the user-mode-linux kernel {release} ({because}); modules {}",
+        modules.join(", ")
+    ));
+    let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
+    let guest = netlab_guest::Guest::new(&me)
+        .args(cfg.guest_argv(&file))
+        .modules(modules.iter().cloned())
+        .mem(cfg.guest_mem.clone())
+        .deadline(cfg.run_deadline() + Duration::from_secs(60))
+        .init(me.clone(), &["guest-init"])
+        .inherit_all_env()
+        .env(REASON_ENV, because)
+        .env(crate::machine::HOST_MACHINE_ENV, {
+            let (host, cpu) = crate::machine::machine();
+            format!("{host}\t{cpu}")
+        })
+        .current_dir(cwd)
+        // Results go straight into --out, even under the guest's tmpfs /tmp.
+        .share_dir(&cfg.out)
+        .stream_output(true);
+    let running = guest
+        .spawn()
+        .map_err(|e| RunError::Setup(format!("starting the guest: {e}")))?;
+    let resource = registry.register_guest(running.pid() as i32);
+    // A signal to this process is passed to the run inside as a file in the
+    // shared --out; the guest then stops its scenario, writes its results
+    // and powers off, and this process returns its status.
+    let guest_done = netlab_sys::StopFlag::new();
+    let forward = forward_interrupt(program, interrupt_file.clone(), guest_done.clone());
+    let outcome = running.wait();
+    guest_done.stop();
+    if let Ok(h) = forward {
+        let _ = h.join();
+    }
+    let _ = std::fs::remove_file(&interrupt_file);
+    if let Ok(r) = &resource {
+        let _ = registry.forget(r);
+    }
+    let _ = registry.teardown(&SystemClock);
+    if let Some(sig) = netlab_receipts::interrupted() {
+        guest_interrupted(
+            cfg,
+            program,
+            run_hooks,
+            &run_id,
+            release,
+            sig,
+            outcome.as_ref().err(),
+        );
+        return Ok(Outcome::Interrupted { signal: sig });
+    }
+    Ok(match outcome {
+        Ok(out) => {
+            let log = cfg.out.join("guest-console.log");
+            if let Err(e) = std::fs::write(&log, &out.console_log) {
+                eprintln!("{program}: writing {}: {e}", log.display());
+            }
+            progress.say(&format!(
+                "guest kernel {} finished in {:.1}s: {:?}; console log in {}",
+                out.release,
+                out.elapsed.as_secs_f64(),
+                out.status,
+                log.display()
+            ));
+            if !cfg.out.join("results.json").exists() {
+                eprintln!(
+                    "{program} compare: the guest run left no results.json in {}; console tail:\n{}",
+                    cfg.out.display(),
+                    tail(&out.console_log, 20)
+                );
+                return Ok(Outcome::Failed);
+            }
+            match out.status {
+                netlab_guest::GuestStatus::Exited(c) => Outcome::Guest {
+                    exit: c.clamp(0, 255) as u8,
+                },
+                netlab_guest::GuestStatus::Signaled(_) => Outcome::Failed,
+            }
+        }
+        Err(e) => {
+            eprintln!("{program}: the guest run failed: {e}");
+            Outcome::Failed
+        }
+    })
+}
+
+/// After a signal during a guest run: the run inside wrote its results (and
+/// said where it stopped); if it never started (the signal came while the
+/// guest booted) this writes a results.json that says so.
+fn guest_interrupted(
+    cfg: &SessionConfig,
+    program: &str,
+    run_hooks: &mut dyn RunHooks,
+    run_id: &RunId,
+    release: &str,
+    sig: i32,
+    error: Option<&netlab_guest::Error>,
+) {
+    let path = cfg.out.join("results.json");
+    if path.exists() {
+        return;
+    }
+    if let Some(e) = error {
+        eprintln!("{program}: the guest stopped: {e}");
+    }
+    let results = Results {
+        schema_version: SCHEMA_VERSION,
+        tool: Tool::this(),
+        kernel: KernelInfo {
+            mode: "uml".into(),
+            release: release.into(),
+            chosen_because: "the run was interrupted before the guest started it".into(),
+        },
+        experiment: cfg.exp.to_file(),
+        run_id: run_id.as_str().to_string(),
+        started_utc: format_rfc3339(SystemTime::now()),
+        finished_utc: format_rfc3339(SystemTime::now()),
+        timeline_total_s: cfg
+            .planned()
+            .iter()
+            .map(|s| s.timeline.end())
+            .sum::<Duration>()
+            .as_secs_f64(),
+        wall_s: 0.0,
+        scenarios: Vec::new(),
+        notes: run_hooks.notes(),
+        interrupted: Some(Interrupted {
+            signal: netlab_receipts::signal_name(sig).into(),
+            scenario: None,
+            phase: "while the guest kernel booted".into(),
+            at_s: None,
+        }),
+        experiment_hash: Some(cfg.exp.content_hash()),
+        shard: cfg.shard_record(),
+        resumed_from: Vec::new(),
+        merged: None,
+    };
+    if let Err(e) = write_json_atomic(&path, &results) {
+        eprintln!("{program}: {e}");
+    }
+    run_hooks.unstarted(&results, &cfg.out);
+}
+
+fn tail(text: &str, lines: usize) -> String {
+    let v: Vec<&str> = text.lines().collect();
+    v[v.len().saturating_sub(lines)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_console_tail_is_its_last_lines() {
+        assert_eq!(tail("a\nb\nc\n", 2), "b\nc");
+        assert_eq!(tail("a", 20), "a");
+        assert_eq!(tail("", 3), "");
+    }
+}

@@ -1,0 +1,305 @@
+//! The run on the kernel this process runs on: every scenario in plan
+//! order, each written to its own file as it ends and results.json
+//! rewritten from them, then the caller's summary and report.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant, SystemTime};
+
+use netlab_receipts::{format_rfc3339, Registry, SystemClock};
+use netlab_results::{Interrupted, KernelInfo, Results, ScenarioFiles, Tool, SCHEMA_VERSION};
+use netlab_topology::RunId;
+
+use super::watch::{interrupt_from_host, owned_run, start_watchdog, GRACE};
+use super::{Outcome, RunError};
+use crate::config::SessionConfig;
+use crate::hooks::{RunHooks, ScenarioHooks};
+use crate::progress::Progress;
+use crate::scenario;
+use crate::setup::ScenarioSetup;
+
+/// How many file descriptors this process has open now.
+fn open_fds() -> Option<usize> {
+    std::fs::read_dir("/proc/self/fd").ok().map(|d| d.count())
+}
+
+/// What every step of the run shares.
+struct Here<'a> {
+    cfg: &'a SessionConfig,
+    program: &'a str,
+    progress: Progress,
+    run_id: RunId,
+    registry: Registry,
+    planned: Vec<netlab_experiment::ScenarioPlan>,
+}
+
+/// Runs every scenario on the kernel this process runs on.
+pub fn run_here(
+    cfg: &SessionConfig,
+    program: &str,
+    kernel: KernelInfo,
+    scenario_hooks: &mut dyn ScenarioHooks,
+    run_hooks: &mut dyn RunHooks,
+) -> Result<Outcome, RunError> {
+    netlab_topology::privilege::check_capabilities()
+        .map_err(|e| RunError::Privilege(e.to_string()))?;
+    let progress = Progress::new(cfg.quiet);
+    let (run_id, registry) = owned_run(GRACE).map_err(RunError::Setup)?;
+    if cfg.inside_guest {
+        interrupt_from_host(program, &cfg.out);
+    }
+    start_watchdog(program, &registry, cfg.run_deadline());
+    let here = Here {
+        cfg,
+        program,
+        progress,
+        run_id,
+        registry,
+        planned: cfg.planned(),
+    };
+    here.announce(&kernel);
+    let mut results = here.header(kernel, run_hooks.notes());
+    let mut files = ScenarioFiles::create(&cfg.out).map_err(|e| {
+        let _ = here.registry.teardown(&SystemClock);
+        RunError::Store(e.to_string())
+    })?;
+    // --resume: the folder's complete scenarios are kept as they are.
+    let done = here.adopt(&mut results, &mut files)?;
+    let started = Instant::now();
+    let mut failed = here.scenarios(
+        &done,
+        &mut results,
+        &mut files,
+        started,
+        scenario_hooks,
+        run_hooks,
+    );
+    failed |= here.finish(&mut results, &files, started, run_hooks);
+    if let Some(sig) = netlab_receipts::interrupted() {
+        if let Some(i) = &results.interrupted {
+            eprintln!("netlab: {}", run_hooks.interrupted_banner(i, files.len()));
+        }
+        return Ok(Outcome::Interrupted { signal: sig });
+    }
+    Ok(if failed {
+        Outcome::Failed
+    } else {
+        Outcome::Complete
+    })
+}
+
+impl Here<'_> {
+    /// The run's first progress line.
+    fn announce(&self, kernel: &KernelInfo) {
+        let (cfg, planned) = (self.cfg, &self.planned);
+        let plan = cfg.exp.plan();
+        let share = match cfg.shard {
+            Some(sh) => format!(
+                " (shard {sh}: {} of {})",
+                planned.len(),
+                plan.scenarios.len()
+            ),
+            None => String::new(),
+        };
+        self.progress.say(&format!(
+            "run {} of {} on {} kernel {} ({}): {} scenario(s){share} over {} point(s), results in {}",
+            self.run_id.as_str(),
+            cfg.exp.name,
+            kernel.mode,
+            kernel.release,
+            kernel.chosen_because,
+            planned.len(),
+            plan.points.len(),
+            cfg.out.display()
+        ));
+    }
+
+    /// The run's header: its `scenarios` stay empty; each finished scenario
+    /// goes to its own file and results.json is assembled from them.
+    fn header(&self, kernel: KernelInfo, notes: Vec<String>) -> Results {
+        let cfg = self.cfg;
+        Results {
+            schema_version: SCHEMA_VERSION,
+            tool: Tool::this(),
+            kernel,
+            experiment: cfg.exp.to_file(),
+            run_id: self.run_id.as_str().to_string(),
+            started_utc: format_rfc3339(SystemTime::now()),
+            finished_utc: String::new(),
+            timeline_total_s: self
+                .planned
+                .iter()
+                .map(|s| s.timeline.end())
+                .sum::<Duration>()
+                .as_secs_f64(),
+            wall_s: 0.0,
+            scenarios: Vec::new(),
+            notes,
+            interrupted: None,
+            experiment_hash: Some(cfg.exp.content_hash()),
+            shard: cfg.shard_record(),
+            resumed_from: Vec::new(),
+            merged: None,
+        }
+    }
+
+    /// With `--resume`: the folder's complete scenarios, taken into `files`
+    /// byte for byte; their plan indices are not run again.
+    fn adopt(
+        &self,
+        results: &mut Results,
+        files: &mut ScenarioFiles,
+    ) -> Result<BTreeSet<u32>, RunError> {
+        let (cfg, planned) = (self.cfg, &self.planned);
+        if !cfg.resume {
+            return Ok(BTreeSet::new());
+        }
+        let share: BTreeSet<u32> = planned.iter().map(|s| s.index).collect();
+        match crate::resume::adopt(&cfg.out, &cfg.exp, cfg.shard, &share, files) {
+            Ok(a) => {
+                self.progress.say(&format!(
+                    "resuming {}: {} of {} scenario(s) complete, {} to run",
+                    cfg.out.display(),
+                    a.complete.len(),
+                    planned.len(),
+                    planned.len() - a.complete.len()
+                ));
+                results.resumed_from = a.resumed_from;
+                Ok(a.complete)
+            }
+            Err(e) => {
+                let _ = self.registry.teardown(&SystemClock);
+                Err(RunError::Adopt(e))
+            }
+        }
+    }
+
+    /// Every scenario not `done`, in plan order, until the end or a signal;
+    /// results.json is rewritten after each. `true`: a scenario could not
+    /// be written to its file.
+    fn scenarios(
+        &self,
+        done: &BTreeSet<u32>,
+        results: &mut Results,
+        files: &mut ScenarioFiles,
+        started: Instant,
+        scenario_hooks: &mut dyn ScenarioHooks,
+        run_hooks: &mut dyn RunHooks,
+    ) -> bool {
+        let (cfg, program) = (self.cfg, self.program);
+        let ctx = scenario::RunContext {
+            registry: &self.registry,
+            progress: &self.progress,
+            total: cfg.exp.plan().scenarios.len(),
+            out: &cfg.out,
+        };
+        let results_json = cfg.out.join("results.json");
+        let mut failed = false;
+        for planned in self.planned.iter().filter(|s| !done.contains(&s.index)) {
+            if let Some(sig) = netlab_receipts::interrupted() {
+                results.interrupted = Some(Interrupted {
+                    signal: netlab_receipts::signal_name(sig).into(),
+                    scenario: None,
+                    phase: if files.is_empty() {
+                        "before the first scenario".into()
+                    } else {
+                        "between scenarios".into()
+                    },
+                    at_s: None,
+                });
+                break;
+            }
+            let fds_before = open_fds();
+            let ran_on = crate::machine::ran_on(format_rfc3339(SystemTime::now()));
+            let (mut r, stopped) = match ScenarioSetup::new(planned, &self.run_id) {
+                Ok(setup) => scenario::run(&ctx, planned, &setup, scenario_hooks),
+                Err(e) => (scenario::not_started(planned, &e), None),
+            };
+            r.open_fds = fds_before.zip(open_fds()).map(|(b, a)| [b, a]);
+            r.ran_on = Some(ran_on);
+            if let (Some(sig), Some(at)) = (netlab_receipts::interrupted(), stopped) {
+                // Its cleanup receipts go to stderr too, as the hard teardown's do.
+                for receipt in &r.cleanup.receipts {
+                    eprintln!(
+                        "cleanup receipt: {}",
+                        serde_json::to_string(receipt).unwrap_or_default()
+                    );
+                }
+                results.interrupted = Some(Interrupted {
+                    signal: netlab_receipts::signal_name(sig).into(),
+                    scenario: Some(r.index),
+                    phase: at.phase.into(),
+                    at_s: at.at_s,
+                });
+            }
+            let stop = results.interrupted.is_some();
+            // Written to its own file and dropped: the run holds no scenario.
+            if let Err(e) = files.push(r) {
+                eprintln!("{program}: {e} (the scenario is kept in memory for results.json)");
+                failed = true;
+            }
+            // Written after every scenario, so an interrupted run keeps what it measured.
+            results.finished_utc = format_rfc3339(SystemTime::now());
+            results.wall_s = started.elapsed().as_secs_f64();
+            if let Err(e) = files.write_results(results, &results_json) {
+                eprintln!("{program}: {e}");
+            }
+            run_hooks.scenario_written();
+            if stop {
+                break;
+            }
+        }
+        failed
+    }
+
+    /// The run's end: teardown, the final results.json, the caller's
+    /// summary and report from the scenarios read back one at a time, the
+    /// scenario files removed, the caller's table. `true`: something failed.
+    fn finish(
+        &self,
+        results: &mut Results,
+        files: &ScenarioFiles,
+        started: Instant,
+        run_hooks: &mut dyn RunHooks,
+    ) -> bool {
+        let (out, program) = (&self.cfg.out, self.program);
+        let receipts = self.registry.teardown(&SystemClock);
+        results.finished_utc = format_rfc3339(SystemTime::now());
+        results.wall_s = started.elapsed().as_secs_f64();
+        let mut failed = false;
+        let written = files.write_results(results, &out.join("results.json"));
+        if let Err(e) = &written {
+            eprintln!("{program}: {e}");
+            failed = true;
+        }
+        let failed_receipts = receipts.iter().filter(|r| !r.outcome.is_ok()).count();
+        let mut failed_scenario = false;
+        let read_back = files.for_each(|s| {
+            failed_scenario |= s.error.is_some();
+            run_hooks.scenario_read_back(results, s);
+            Ok(())
+        });
+        if let Err(e) = &read_back {
+            eprintln!("{program}: reading the scenarios back for the summary: {e}");
+            failed = true;
+        }
+        if !run_hooks.write(results, failed_receipts, out) {
+            failed = true;
+        }
+        // results.json holds every scenario now: their files are not needed. A
+        // run that could not write it keeps them (as a SIGKILLed run does).
+        if written.is_ok() && read_back.is_ok() {
+            if let Err(e) = files.remove_files() {
+                eprintln!("{program}: {e}");
+            }
+        }
+        run_hooks.print();
+        self.progress.say(&format!(
+            "wall time {:.1}s for {:.1}s of scenario timelines ({:.3}×)",
+            results.wall_s,
+            results.timeline_total_s,
+            results.wall_s / results.timeline_total_s.max(1e-9)
+        ));
+        println!("results: {}", out.display());
+        failed || failed_scenario || failed_receipts > 0
+    }
+}

@@ -1,0 +1,107 @@
+//! The run's own threads and registry: the owned run id with the
+//! SIGINT/SIGTERM teardown in graceful mode, the watchdog of the whole
+//! run, and the interrupt file through which a signal reaches the run
+//! inside the guest.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use netlab_receipts::{install_signal_teardown, Registry, SystemClock, DEFAULT_STATE_DIR};
+use netlab_topology::RunId;
+
+/// Grace after a signal on the kernel that runs the scenarios: the current
+/// scenario stops within 0.1 s, its workers join within a few seconds, then
+/// results, summary and report are written.
+pub const GRACE: Duration = Duration::from_secs(30);
+/// Grace for the host while a guest finishes the same steps inside.
+pub const GUEST_GRACE: Duration = Duration::from_secs(90);
+/// In `--out`: the host writes the signal number here to interrupt the run
+/// inside the guest (the folder is shared with it).
+pub const INTERRUPT_FILE: &str = ".netlab-interrupt";
+
+/// A new run id and its registry of owned resources, with a state file and
+/// the SIGINT/SIGTERM teardown installed in graceful mode: a first signal
+/// lets the run stop its scenario, keep what it measured and write its
+/// results; the hard teardown follows after `grace` or a second signal.
+pub fn owned_run(grace: Duration) -> Result<(RunId, Registry), String> {
+    let run_id = RunId::random();
+    let registry = Registry::with_state_dir(run_id.clone(), Path::new(DEFAULT_STATE_DIR))
+        .map_err(|e| format!("creating the run's state file: {e}"))?;
+    install_signal_teardown(&registry)
+        .map_err(|e| format!("installing the SIGINT/SIGTERM teardown: {e}"))?;
+    netlab_receipts::set_graceful(grace);
+    Ok((run_id, registry))
+}
+
+/// Inside the guest: a request the host wrote before the guest even
+/// booted stops the run before its first scenario; later ones are
+/// watched for.
+pub fn interrupt_from_host(program: &str, out: &Path) {
+    let file = out.join(INTERRUPT_FILE);
+    if let Ok(text) = std::fs::read_to_string(&file) {
+        netlab_receipts::request_interrupt(text.trim().parse().unwrap_or(nix::libc::SIGINT));
+    }
+    watch_interrupt_file(program, file);
+}
+
+/// Inside the guest: watches `--out` for the host's interrupt request.
+fn watch_interrupt_file(program: &str, path: PathBuf) {
+    let spawned = std::thread::Builder::new()
+        .name("interrupt-watch".into())
+        .spawn(move || loop {
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                let sig = text.trim().parse().unwrap_or(nix::libc::SIGINT);
+                netlab_receipts::request_interrupt(sig);
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        });
+    if let Err(e) = spawned {
+        eprintln!("{program}: watching for the host's interrupt: {e}");
+    }
+}
+
+/// The whole run's computed deadline: past it, whatever is still running,
+/// the run tears down what it owns (with receipts) and exits 1.
+pub fn start_watchdog(program: &str, registry: &Registry, deadline: Duration) {
+    let registry = registry.clone();
+    let name = program.to_string();
+    let spawned = std::thread::Builder::new()
+        .name("run-watchdog".into())
+        .spawn(move || {
+            std::thread::sleep(deadline);
+            eprintln!(
+                "{name}: the run exceeded its computed deadline of {:.0}s; tearing down what it owns",
+                deadline.as_secs_f64()
+            );
+            for r in registry.teardown(&SystemClock) {
+                eprintln!("cleanup receipt: {}", serde_json::to_string(&r).unwrap_or_default());
+            }
+            std::process::exit(1);
+        });
+    if let Err(e) = spawned {
+        eprintln!("{program}: starting the run watchdog: {e}");
+    }
+}
+
+/// A signal to this process is passed to the run inside the guest as a
+/// file in the shared `--out`, polled every 100 ms until `done`.
+pub fn forward_interrupt(
+    program: &str,
+    file: PathBuf,
+    done: netlab_sys::StopFlag,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    let name = program.to_string();
+    std::thread::Builder::new()
+        .name("interrupt-forward".into())
+        .spawn(move || {
+            while !done.sleep(Duration::from_millis(100)) {
+                if let Some(sig) = netlab_receipts::interrupted() {
+                    if let Err(e) = std::fs::write(&file, sig.to_string()) {
+                        eprintln!("{name}: asking the guest to stop: {e}");
+                    }
+                    return;
+                }
+            }
+        })
+}
