@@ -28,30 +28,14 @@ use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 use serde_json::Value;
 
-/// SplitMix64: a tiny seeded generator, so a trial is reproducible from
-/// the printed seed.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
+/// The seeded generator the bootstrap uses too, so a trial is reproducible
+/// from the printed seed.
+pub use netlab_stats::SplitMix64;
 
-impl SplitMix64 {
-    /// A generator starting at `seed`.
-    pub fn new(seed: u64) -> Self {
-        SplitMix64(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `lo..hi` (`hi > lo`).
-    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.next_u64() % (hi - lo)
-    }
+/// Uniform in `lo..hi` (`hi > lo`), by modulo (the draws every printed seed
+/// has always meant).
+pub fn range(rng: &mut SplitMix64, lo: u64, hi: u64) -> u64 {
+    lo + rng.next_u64() % (hi - lo)
 }
 
 /// A seed from the clock, for runs that do not pass one.
@@ -92,7 +76,7 @@ pub enum Fault {
 impl Fault {
     fn draw(rng: &mut SplitMix64, kernel: Kernel) -> Fault {
         let n = if kernel == Kernel::Uml { 4 } else { 3 };
-        match rng.range(0, n) {
+        match range(rng, 0, n) {
             0 => Fault::Int,
             1 => Fault::Term,
             2 => Fault::Kill,
@@ -509,7 +493,7 @@ pub fn run_drawn_trial(
     rng: &mut SplitMix64,
 ) -> Trial {
     let fault = Fault::draw(rng, kernel);
-    let delay_ms = rng.range(50, max_delay_ms(kernel));
+    let delay_ms = range(rng, 50, max_delay_ms(kernel));
     run_trial(bin, work, kernel, index, fault, delay_ms)
 }
 
