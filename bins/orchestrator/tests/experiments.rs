@@ -375,14 +375,35 @@ fn guest_rtt_sweep_baseline_rtt_matches_each_point() {
     }
     let out = OutDir::new("rtt-sweep");
     let mut f = shortened("rtt_sweep", "2s");
+    // 3 s of baseline: 15 probe requests per point, so the minimum below
+    // is the path's RTT and not one request's luck.
+    f.timeline.as_mut().unwrap().baseline = Some("3s".into());
     f.arms = Some(vec!["fq_codel limit 256 ecn".into()]);
     let sweep = f.sweep.as_mut().unwrap();
     sweep.base_rtt = Some(vec!["10ms".into(), "40ms".into()]);
     sweep.rate = Some(vec!["5mbit".into()]);
     let file = write_experiment(&out, &f);
-    let (code, stdout, err) = run_file(&out, &file, Duration::from_secs(180));
+    // Not quiet: the progress lines say whether the neighbour warm-up got
+    // its answer before t0.
+    let (code, stdout, err) = run_bounded(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--out",
+            out.0.to_str().unwrap(),
+        ],
+        Duration::from_secs(180),
+    );
     let _ = std::fs::remove_file(file);
     assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
+    // Neighbours are resolved through netem before t0 at each point, so no
+    // probe request pays ARP (one extra RTT in the first request).
+    assert_eq!(
+        err.matches("neighbours resolved through netem in").count(),
+        2,
+        "{err}"
+    );
+    assert!(!err.contains("neighbour warm-up got no answer"), "{err}");
     let r = results(&out);
     check_complete(&r);
     let scenarios = r["scenarios"].as_array().unwrap();
@@ -394,25 +415,36 @@ fn guest_rtt_sweep_baseline_rtt_matches_each_point() {
             "{}",
             s["point"]
         );
-        // Neighbours are resolved before t0, so no request pays ARP through
-        // netem: p95 stays near the path's RTT (a loaded 2-core machine can
-        // delay the single-CPU guest by a few ms). The median is held to
-        // 2 ms: the guest's timers (netem's delay fires from UML's emulated
-        // clock) put it 1.03 ms above a 40 ms RTT in one CI run, and
-        // a missing, doubled or ARP-delayed RTT is 10 ms or more off.
-        let p95 = s["probes"][0]["phases"]["baseline"]["p95_ms"]
-            .as_f64()
-            .unwrap();
+        // The measured RTT is the point's: the fastest baseline reply is at
+        // least the configured delay (netem never delivers early) and less
+        // than 1.5 times it, so a missing delay (~0) or one paid twice (2×)
+        // fails. Scheduling noise only adds time, and on a CI machine whose
+        // hypervisor steals the CPU it adds 3-5 ms to the guest's median
+        // and 30 ms to single replies (measured: p50 14.5 ms for 10 ms),
+        // so the minimum is the robust figure; the median is held to 1.5×.
+        let rtts: Vec<f64> = s["probes"][0]["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|q| q["phase"] == "baseline")
+            .map(|q| {
+                q["rtt_ms"]
+                    .as_f64()
+                    .expect("every baseline request answered")
+            })
+            .collect();
+        assert!(rtts.len() >= 12, "{} baseline requests", rtts.len());
+        let min = rtts.iter().copied().fold(f64::INFINITY, f64::min);
         assert!(
-            p95 >= rtt - 1.0 && p95 <= rtt + 10.0,
-            "baseline p95 {p95} ms for {rtt} ms"
+            min >= rtt - 0.5 && min < rtt * 1.5,
+            "fastest baseline reply {min} ms for {rtt} ms: {rtts:?}"
         );
         let p50 = s["probes"][0]["phases"]["baseline"]["p50_ms"]
             .as_f64()
             .unwrap();
         assert!(
-            (p50 - rtt).abs() <= 2.0,
-            "baseline p50 {p50} ms for {rtt} ms"
+            p50 >= rtt - 0.5 && p50 < rtt * 1.5,
+            "baseline p50 {p50} ms for {rtt} ms: {rtts:?}"
         );
         let netem = s["qdiscs"][0]["after_config"]
             .as_array()

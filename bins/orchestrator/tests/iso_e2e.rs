@@ -76,11 +76,23 @@ fn check_iso(sc: &Value, interval_s: f64, loaded_successes: bool) {
             .unwrap_or_else(|| panic!("no {name} phase"))
             .clone()
     };
-    // an idle path answers (one loss tolerated on a loaded machine); under
-    // load a deep pfifo may censor most requests, which is the point
+    // An idle path answers every request sent (one loss tolerated on a
+    // loaded machine); under load a deep pfifo may censor most requests,
+    // which is the point. A slot the sender woke too late for is counted
+    // as missed, not sent: on a machine whose hypervisor steals the CPU
+    // the single-CPU guest misses 7-10 of the baseline's 50 (measured), so
+    // the count is checked (every slot sent or missed) and half is the floor.
     let base = &phase("baseline")["stats"];
     let (sent, base_ok) = (base["sent"].as_u64().unwrap(), base["ok"].as_u64().unwrap());
-    assert!(sent >= 45 && base_ok + 1 >= sent, "baseline {base}");
+    let (slots, missed) = (
+        base["slots"].as_u64().unwrap(),
+        base["missed"].as_u64().unwrap(),
+    );
+    assert_eq!(sent + missed, slots, "baseline {base}");
+    assert!(
+        slots >= 49 && sent >= slots / 2 && base_ok + 1 >= sent,
+        "baseline {base}"
+    );
     let loaded = phase("loaded");
     println!(
         "scenario {} {}: loaded {}",

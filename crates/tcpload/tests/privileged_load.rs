@@ -117,16 +117,26 @@ fn privileged_shaped_reno_load_goodput_validation_probe_samples_and_ss() {
     );
     assert_eq!(out.rx.extra_connections, 0);
 
-    // Probe baseline: every success under 5 ms, no timeouts before the load.
+    // Probe baseline: every request answered before the load, the idle
+    // path's RTT well under a millisecond. The median is held to 2 ms and
+    // each reply to 100 ms: a CI machine whose hypervisor steals the CPU
+    // puts single replies at 5-10 ms (5.8 ms in one CI run), while the
+    // loaded path's standing queue is 500 ms and more.
     let probe = out.probe.expect("probe ran");
     let baseline: Vec<_> = probe.requests.iter().filter(|r| r.send_s < 2.9).collect();
     assert!(baseline.len() >= 12, "{} baseline requests", baseline.len());
-    for r in &baseline {
-        let rtt = r
-            .rtt_ms
-            .unwrap_or_else(|| panic!("baseline request without reply: {r:?}"));
-        assert!(rtt < 5.0, "baseline rtt {rtt} ms");
-    }
+    let mut rtts: Vec<f64> = baseline
+        .iter()
+        .map(|r| {
+            r.rtt_ms
+                .unwrap_or_else(|| panic!("baseline request without reply: {r:?}"))
+        })
+        .collect();
+    rtts.sort_by(f64::total_cmp);
+    let median = rtts[rtts.len() / 2];
+    assert!(median < 2.0, "baseline median rtt {median} ms: {rtts:?}");
+    let max = rtts[rtts.len() - 1];
+    assert!(max < 100.0, "baseline rtt {max} ms: {rtts:?}");
     let echo = out.rx.echo.expect("echo served");
     assert!(echo.echoed >= baseline.len() as u64);
 
