@@ -426,7 +426,7 @@ impl Runner<'_, '_> {
                 self.out,
                 plan,
                 t0_unix,
-                &ecn.report,
+                &ecn.evidence,
             ));
         }
         measured.and(finished)
