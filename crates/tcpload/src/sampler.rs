@@ -454,8 +454,11 @@ impl TcpSampler {
     /// Spawns a sampling thread for a flow that does not exist yet: it
     /// waits (bounded by `cfg.max_duration` and its stop) for
     /// [`PendingFlow::connected`], then samples as [`TcpSampler::spawn_with`]
-    /// does. Nothing of the sampler (thread start, socket, first dump) sits
-    /// between the sender's connect and its first write.
+    /// does, its first dump one interval after the flow was handed over.
+    /// Nothing of the sampler (thread start, socket, dump) sits between the
+    /// sender's connect and its first writes: a dump taken as the flow is
+    /// handed over, just before the connect, ran beside the handshake and
+    /// the first write on a 2-core machine (method §13.5).
     pub fn spawn_before_connect(
         sock: DiagSocket,
         t0: Instant,
@@ -481,6 +484,10 @@ impl TcpSampler {
                         // Never connected: an empty log, ended as asked.
                         Err(_) => return SamplerLog::empty(&cfg, &flag),
                     };
+                    // The sender connects and writes now: the first dump
+                    // waits one interval (a stop ends the wait, and the
+                    // loop then takes its one last sample).
+                    let _ = flag.sleep_until((Instant::now() + cfg.interval).min(deadline));
                     let left = SamplerConfig {
                         max_duration: deadline.saturating_duration_since(Instant::now()),
                         ..cfg
@@ -509,6 +516,38 @@ impl SamplerHandle {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sampler_told_the_flow_before_the_connect_dumps_one_interval_later() {
+        // Loopback in the test's own namespace: the first dump must not run
+        // beside the connect and the first writes.
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let to = l.local_addr().unwrap();
+        let t0 = Instant::now();
+        let cfg = SamplerConfig {
+            interval: Duration::from_millis(100),
+            max_duration: Duration::from_secs(5),
+        };
+        let (pending, sampler) =
+            TcpSampler::spawn_before_connect(DiagSocket::open().unwrap(), t0, cfg, |_| {}).unwrap();
+        let sock = crate::new_sender_socket("reno", to).unwrap();
+        let handed = t0.elapsed().as_secs_f64();
+        pending.connected(sock.flow());
+        let tx = crate::Sender::connect(sock, crate::SenderConfig::new(to), t0).unwrap();
+        let (_peer, _) = l.accept().unwrap();
+        std::thread::sleep(Duration::from_millis(450));
+        let log = sampler.stop().unwrap();
+        drop(tx);
+        assert_eq!(log.flow.remote, to);
+        let first = log.samples.first().expect("sampled after the wait");
+        assert!(
+            first.start_s >= handed + 0.1,
+            "first dump at {} s, the flow handed over at {handed} s",
+            first.start_s
+        );
+        assert!(log.not_found_s.is_empty(), "{:?}", log.not_found_s);
+        assert!(log.samples.len() >= 2, "{log:?}");
+    }
 
     #[test]
     fn request_bytes_are_a_tcp_dump_with_info_cong_skmeminfo() {

@@ -714,7 +714,8 @@ impl Runner<'_, '_> {
                 })
                 .map_err(|e| format!("starting the tcp_info sampler: {e}"))?;
             // The socket is bound, so the sampler learns the flow before
-            // the connect and nothing wakes between it and the first write.
+            // the connect; its first dump waits one interval, so nothing
+            // runs beside the connect and the first writes.
             pending.connected(sock.flow());
             let tx = match Sender::connect(sock, sender_cfg, t0) {
                 Ok(tx) => tx,
