@@ -18,6 +18,7 @@ use netlab_tcpload::{
 
 use super::error::ScenarioError;
 use super::worker::Worker;
+use crate::hooks::Measured;
 use crate::setup::{ScenarioSetup, SERIES_BIN};
 
 /// What the capture worker returns: its report and its headers file's record.
@@ -64,16 +65,19 @@ impl Workers {
     }
 
     /// Stops and joins every worker in a fixed order and fills `res`.
-    /// `failed`: the timeline did not complete, so the probe is stopped at
-    /// once instead of being let finish its schedule.
+    /// `stop_probes`: the timeline did not complete, or a hook ended it
+    /// early, so the probes are stopped at once instead of being let
+    /// finish their schedule. The senders' own logs go to `measured`.
     pub fn finish(
         self,
         plan: &ScenarioSetup,
         t0: Instant,
-        failed: bool,
+        stop_probes: bool,
         _egresses: &[super::runner::Egress],
         res: &mut ScenarioResult,
+        measured: &mut Measured,
     ) -> Result<(), ScenarioError> {
+        measured.senders = (0..self.senders.len()).map(|_| None).collect();
         let mut errors: Vec<ScenarioError> = Vec::new();
         // The receivers close now (the common end).
         for w in self.receivers.iter().flatten() {
@@ -89,7 +93,7 @@ impl Workers {
         // second); past its hard stop, or at once after a failure, it is stopped.
         let probe = self.probe.map(|w| {
             let hard = t0 + plan.probe.as_ref().map_or(Duration::ZERO, |p| p.hard_stop);
-            while !failed && !w.is_finished() && Instant::now() < hard {
+            while !stop_probes && !w.is_finished() && Instant::now() < hard {
                 std::thread::sleep(Duration::from_millis(20));
             }
             w.stop_and_join()
@@ -103,7 +107,7 @@ impl Workers {
                     .iso_probe
                     .as_ref()
                     .map_or(Duration::ZERO, |p| p.hard_stop);
-            while !failed && !w.is_finished() && Instant::now() < hard {
+            while !stop_probes && !w.is_finished() && Instant::now() < hard {
                 std::thread::sleep(Duration::from_millis(20));
             }
             w.stop_and_join()
@@ -148,18 +152,18 @@ impl Workers {
             let mut flow_errors = Vec::new();
             match (rx, tx) {
                 (Some(Ok(rx)), Some(Ok((tx, tcp_log)))) => {
-                    match tcp_log {
+                    match &tcp_log {
                         Ok(log) => {
                             flow.tcp_info = log.samples.iter().map(TcpInfoSample::from).collect();
                             flow.tcp_info_sampler = Some(TcpInfoSamplerResult {
                                 flow: log.flow,
                                 interval_s: log.interval_s,
-                                not_found_s: log.not_found_s,
-                                errors: log.errors,
+                                not_found_s: log.not_found_s.clone(),
+                                errors: log.errors.clone(),
                                 end: log.end,
                             });
                         }
-                        Err(e) => flow_errors.push(ScenarioError::TcpInfoSampler(e)),
+                        Err(e) => flow_errors.push(ScenarioError::TcpInfoSampler(e.clone())),
                     }
                     if rx.validation.failures > 0 {
                         flow_errors.push(ScenarioError::Validation {
@@ -168,13 +172,16 @@ impl Workers {
                         });
                     }
                     flow.tcp = Some(tcp_result(plan, offset, rx, &tx));
+                    measured.senders[i] = Some((tx, tcp_log));
                 }
                 (rx, tx) => {
                     if let Some(Err(e)) = rx {
                         flow_errors.push(e);
                     }
-                    if let Some(Err(e)) = tx {
-                        flow_errors.push(e);
+                    match tx {
+                        Some(Err(e)) => flow_errors.push(e),
+                        Some(Ok(out)) => measured.senders[i] = Some(out),
+                        None => {}
                     }
                 }
             }
