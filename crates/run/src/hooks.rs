@@ -11,13 +11,16 @@
 //!    when netem is on the path; nothing of netlab's measurement runs yet
 //!    and t0 is not set (B's first receiver binds after this hook). Start
 //!    servers here.
-//! 2. [`ScenarioHooks::load_start`]: the baseline has ended (t0 +
+//! 2. [`ScenarioHooks::started`]: B's first receiver has bound (t0 is
+//!    set) and netlab's receivers, samplers and probes run; the baseline
+//!    begins. Start a probe of your own here.
+//! 3. [`ScenarioHooks::load_start`]: the baseline has ended (t0 +
 //!    `timeline.load_start()`), before netlab starts any flow due at the
 //!    same instant. Start clients here.
-//! 3. [`ScenarioHooks::flow_bound`], once per netlab flow as it starts:
+//! 4. [`ScenarioHooks::flow_bound`], once per netlab flow as it starts:
 //!    its sender's socket is bound, so the flow's 4-tuple is known, and
 //!    the connect follows at once on the sender's own thread.
-//! 4. [`ScenarioHooks::finished`]: after the end, once netlab's workers
+//! 5. [`ScenarioHooks::finished`]: after the end, once netlab's workers
 //!    are joined and the scenario's result is filled, before the
 //!    namespaces are deleted; [`ScenarioView::measured`] holds what
 //!    netlab's senders returned as they returned it. Called whenever
@@ -84,7 +87,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use netlab_experiment::Timeline;
+use netlab_probe::EchoStats;
 use netlab_results::{Interrupted, Results, ScenarioResult};
+use netlab_tcpload::sink::ReceiverLog;
 use netlab_tcpload::FlowId;
 use netlab_topology::netns::Netns;
 use netlab_topology::Topology;
@@ -118,13 +123,18 @@ impl ScenarioEnd {
 }
 
 /// What netlab's own workers returned, as they returned it, before the
-/// scenario's result reduced it (results.json keeps the sender's summary
-/// and the tcp_info samples without the socket's inode).
+/// scenario's result reduced it (results.json keeps the sender's summary,
+/// the tcp_info samples without the socket's inode, and of B's first
+/// receiver only its echoes).
 #[derive(Debug, Default)]
 pub struct Measured {
     /// Per flow, in flow order: the sender's log and its tcp_info
     /// sampler's log (`None`: the sender never started or failed).
     pub senders: Vec<Option<SenderOutput>>,
+    /// B's first receiver (the one that set t0, its clock is t0's): its
+    /// log, with whatever connection it took on its listen address
+    /// (`ScenarioSetup::clock_sink`); `None` if it failed.
+    pub clock_receiver: Option<ReceiverLog<EchoStats>>,
 }
 
 /// The scenario as a hook sees it.
@@ -187,6 +197,12 @@ impl HookError {
 pub trait ScenarioHooks {
     /// The path is built and configured; t0 is not set yet.
     fn path_ready(&mut self, view: &ScenarioView<'_>) -> Result<(), HookError> {
+        let _ = view;
+        Ok(())
+    }
+
+    /// t0 is set; netlab's receivers, samplers and probes run.
+    fn started(&mut self, view: &ScenarioView<'_>) -> Result<(), HookError> {
         let _ = view;
         Ok(())
     }

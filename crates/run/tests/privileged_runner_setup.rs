@@ -29,6 +29,10 @@ struct EndAfter {
     thread: Option<std::thread::JoinHandle<()>>,
     /// In `finished`: each sender's flow and its tcp_info sample count.
     senders: Vec<Option<(FlowId, usize)>>,
+    /// In `finished`: the bytes B's first receiver took.
+    clock_bytes: Option<u64>,
+    /// `started` came with t0 set, before `load_start`.
+    started: bool,
     finished: bool,
 }
 
@@ -41,6 +45,8 @@ impl EndAfter {
             asked_end: None,
             thread: None,
             senders: Vec::new(),
+            clock_bytes: None,
+            started: false,
             finished: false,
         }
     }
@@ -55,7 +61,14 @@ impl EndAfter {
 }
 
 impl ScenarioHooks for EndAfter {
+    fn started(&mut self, view: &ScenarioView<'_>) -> Result<(), HookError> {
+        let t0 = view.t0.expect("t0 is set when the scenario starts");
+        self.started = t0.elapsed() < view.timeline().load_start();
+        Ok(())
+    }
+
     fn load_start(&mut self, view: &ScenarioView<'_>) -> Result<(), HookError> {
+        assert!(self.started, "started comes first");
         if !self.on_flow {
             self.end_from_now(view);
         }
@@ -89,6 +102,7 @@ impl ScenarioHooks for EndAfter {
                     .map(|(log, tcp)| (log.flow, tcp.as_ref().map_or(0, |l| l.samples.len())))
             })
             .collect();
+        self.clock_bytes = measured.clock_receiver.as_ref().map(|l| l.bytes_total);
         self.finished = true;
         Ok(())
     }
@@ -147,7 +161,7 @@ fn privileged_a_hook_ends_the_scenario_early_and_gets_the_senders_logs() {
     let (index, flow) = hooks.bound[0];
     assert_eq!(index, 0);
     assert_eq!(flow.local.ip(), std::net::IpAddr::V4(A_ADDR));
-    assert_eq!(flow.remote, setup.flows[0].receiver.listen);
+    assert_eq!(flow.remote, setup.flows[0].receiver.unwrap().listen);
     // The end it asked for (about 3 s) and not the timeline's (10 s).
     let asked = hooks.asked_end.unwrap().as_secs_f64();
     assert!((2.9..3.5).contains(&asked), "{asked}");
@@ -205,4 +219,36 @@ fn privileged_a_setup_without_flows_runs_the_path_the_probe_and_the_samplers() {
     let taken = final_taken(&res);
     assert!(taken >= asked && taken < asked + 0.15, "{taken} vs {asked}");
     assert!(!res.qdiscs[0].samples.is_empty());
+}
+
+#[test]
+fn privileged_a_flow_without_netlab_s_receiver_goes_where_its_caller_says() {
+    if !require_privileged("privileged_a_flow_without_netlab_s_receiver") {
+        return;
+    }
+    let dir = Scratch::new("run-caller-receiver");
+    let run_id = RunId::random();
+    let toml = "arms = [\"pfifo limit 256\"]\n\
+                [timeline]\nbaseline = \"1s\"\nwarmup = \"1s\"\nmeasure = \"6s\"\n";
+    let mut setup = setup_of(toml, &run_id);
+    setup.capture_flow = None;
+    setup.pcap = None;
+    // No receiver of the flow's own: its sender connects to B's first
+    // receiver, which listens on a port the caller chose.
+    let at = std::net::SocketAddr::from((netlab_topology::spec::B_ADDR, 46030));
+    setup.clock_sink.receiver.listen = at;
+    setup.flows[0].receiver = None;
+    setup.flows[0].sender.to = at;
+    let mut hooks = EndAfter::new(Duration::from_secs(2), true);
+    let res = run_one(&setup, &mut hooks, &dir.0);
+    assert_eq!(res.error, None, "{res:?}");
+    assert_eq!(hooks.bound[0].1.remote, at);
+    let bytes = hooks.clock_bytes.expect("B's first receiver's log");
+    assert!(bytes > 100_000, "{bytes}");
+    // The flow keeps its sender's tcp_info; it has no receiver of its own.
+    let flow = &res.flows[0];
+    assert!(flow.tcp.is_none() && flow.error.is_none());
+    assert!(!flow.tcp_info.is_empty());
+    let (_, samples) = hooks.senders[0].expect("the sender's log");
+    assert_eq!(flow.tcp_info.len(), samples);
 }

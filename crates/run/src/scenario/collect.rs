@@ -140,7 +140,8 @@ impl Workers {
         match clock {
             Some(Ok(rx)) => {
                 res.echo = rx.echo;
-                iso_echo = (rx.iso_echo, rx.iso_echo_error);
+                iso_echo = (rx.iso_echo, rx.iso_echo_error.clone());
+                measured.clock_receiver = Some(rx);
             }
             Some(Err(e)) => errors.push(e),
             None => {}
@@ -152,19 +153,7 @@ impl Workers {
             let mut flow_errors = Vec::new();
             match (rx, tx) {
                 (Some(Ok(rx)), Some(Ok((tx, tcp_log)))) => {
-                    match &tcp_log {
-                        Ok(log) => {
-                            flow.tcp_info = log.samples.iter().map(TcpInfoSample::from).collect();
-                            flow.tcp_info_sampler = Some(TcpInfoSamplerResult {
-                                flow: log.flow,
-                                interval_s: log.interval_s,
-                                not_found_s: log.not_found_s.clone(),
-                                errors: log.errors.clone(),
-                                end: log.end,
-                            });
-                        }
-                        Err(e) => flow_errors.push(ScenarioError::TcpInfoSampler(e.clone())),
-                    }
+                    tcp_info_of(flow, &tcp_log, &mut flow_errors);
                     if rx.validation.failures > 0 {
                         flow_errors.push(ScenarioError::Validation {
                             failures: rx.validation.failures,
@@ -180,7 +169,14 @@ impl Workers {
                     }
                     match tx {
                         Some(Err(e)) => flow_errors.push(e),
-                        Some(Ok(out)) => measured.senders[i] = Some(out),
+                        Some(Ok(out)) => {
+                            // A flow whose receiver is the caller's keeps its
+                            // tcp_info; one whose receiver failed, as before.
+                            if plan.flows[i].receiver.is_none() {
+                                tcp_info_of(flow, &out.1, &mut flow_errors);
+                            }
+                            measured.senders[i] = Some(out);
+                        }
                         None => {}
                     }
                 }
@@ -238,6 +234,28 @@ impl Workers {
                 .map(|(tbf, _)| tbf.rate.bits_per_sec() as f64 / 1e6)
         });
         ScenarioError::from_all(errors).map_or(Ok(()), Err)
+    }
+}
+
+/// A flow's tcp_info samples and its sampler's record, or the sampler's
+/// failure.
+fn tcp_info_of(
+    flow: &mut netlab_results::FlowResult,
+    tcp_log: &Result<SamplerLog, String>,
+    errors: &mut Vec<ScenarioError>,
+) {
+    match tcp_log {
+        Ok(log) => {
+            flow.tcp_info = log.samples.iter().map(TcpInfoSample::from).collect();
+            flow.tcp_info_sampler = Some(TcpInfoSamplerResult {
+                flow: log.flow,
+                interval_s: log.interval_s,
+                not_found_s: log.not_found_s.clone(),
+                errors: log.errors.clone(),
+                end: log.end,
+            });
+        }
+        Err(e) => errors.push(ScenarioError::TcpInfoSampler(e.clone())),
     }
 }
 

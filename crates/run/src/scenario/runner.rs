@@ -527,12 +527,16 @@ impl Runner<'_, '_> {
         // One receiver per flow, in its receiving namespace.
         let mut sinks = Vec::new();
         for f in &plan.flows {
+            let Some(receiver) = f.receiver else {
+                sinks.push(None);
+                continue;
+            };
             let (_, (ns, name)) = ends(topo, f.spec.direction);
             let sink = ns
-                .run(|| Sink::bind(f.receiver))
+                .run(|| Sink::bind(receiver))
                 .map_err(enter(name, "a flow's receiver"))?
                 .map_err(load_step("binding a flow's receiver"))?;
-            sinks.push(sink);
+            sinks.push(Some(sink));
         }
         self.progress.reset();
 
@@ -556,7 +560,7 @@ impl Runner<'_, '_> {
         &self,
         scene: &Scene<'_>,
         clock_sink: BLoop,
-        sinks: Vec<Sink>,
+        sinks: Vec<Option<Sink>>,
         capture: Option<Capture>,
         res: &mut ScenarioResult,
         workers: &mut Workers,
@@ -567,6 +571,7 @@ impl Runner<'_, '_> {
             clock_sink.run(Some(stop.flag()))
         })?);
         for (i, sink) in sinks.into_iter().enumerate() {
+            let Some(sink) = sink else { continue };
             workers.receiver_offsets[i] = sink.t0().saturating_duration_since(t0);
             let (_, (ns, _)) = ends(topo, plan.flows[i].spec.direction);
             workers.receivers[i] = Some(spawn_in(
@@ -603,6 +608,10 @@ impl Runner<'_, '_> {
         }
         self.start_probe(scene, workers)?;
         self.start_iso_probe(scene, workers)?;
+        self.hooks
+            .borrow_mut()
+            .started(&self.view(topo, Some(t0), None))
+            .map_err(hook_step("started"))?;
 
         let mut clock = ScenarioClock::new(plan.timeline, &plan.flow_starts());
         let mut ticked: Option<Instant> = None;
