@@ -34,6 +34,7 @@
 //! Needs root, `iperf3`, `irtt`, `tc` and `ss` on the PATH.
 #![forbid(unsafe_code)]
 
+pub mod beside;
 pub mod config;
 pub mod consistency;
 mod error;
@@ -41,6 +42,7 @@ pub mod external;
 pub mod markdown;
 pub mod record;
 pub mod scenario;
+pub mod setup;
 pub mod states;
 pub mod tools;
 
@@ -175,7 +177,12 @@ fn run_with(
     check_tools(cfg)?;
     let started = Instant::now();
     let kernel = netlab_qdisc::kernel_release();
-    let run_id = netlab_topology::RunId::random();
+    // netlab-run's owned run: a registry with its state file (a crash
+    // leaves the namespaces to `orchestrator cleanup`) and SIGINT/SIGTERM
+    // in graceful mode (the scenario stops, what it measured is kept).
+    let (run_id, registry) = netlab_run::session::owned_run(netlab_run::session::GRACE)
+        .map_err(CrosscheckError::Config)?;
+    let plan = cfg.schedule();
     let scratch = std::env::temp_dir().join(format!("netlab-crosscheck-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|source| CrosscheckError::Write {
         path: scratch.clone(),
@@ -184,8 +191,10 @@ fn run_with(
     let ctx = scenario::ScenarioCtx {
         cfg,
         run_id: &run_id,
+        registry: &registry,
         scratch: &scratch,
         kernel: &kernel,
+        total: plan.len(),
     };
     let mut out = CrosscheckRun {
         schema: SCHEMA,
@@ -195,8 +204,10 @@ fn run_with(
         config: cfg.clone(),
         scenarios: Vec::new(),
     };
-    let plan = cfg.schedule();
     for (i, (round, arm, load)) in plan.iter().copied().enumerate() {
+        if netlab_receipts::interrupted().is_some() {
+            break;
+        }
         let rec = scenario::run_scenario(&ctx, i as u32 + 1, round, arm, load);
         let m = &rec.metrics;
         progress(&format!(
@@ -214,7 +225,15 @@ fn run_with(
         ));
         out.scenarios.push(rec);
         out.elapsed_s = started.elapsed().as_secs_f64();
-        after_each(&out)?;
+        if let Err(e) = after_each(&out) {
+            let _ = registry.teardown(&netlab_receipts::SystemClock);
+            return Err(e);
+        }
+    }
+    for r in registry.teardown(&netlab_receipts::SystemClock) {
+        if !r.outcome.is_ok() {
+            progress(&format!("cleanup: {r:?}"));
+        }
     }
     let _ = std::fs::remove_dir(&scratch);
     out.elapsed_s = started.elapsed().as_secs_f64();
