@@ -499,6 +499,7 @@ impl<'c> Beside<'c> {
     /// Everything started, stopped and joined with its bound.
     fn collect(&mut self, view: &ScenarioView<'_>) {
         let out = &mut self.out;
+        let load_started = self.client.is_some();
         // The window's end has come (the runner ended there), so the
         // watcher is done or about to be; after a failure it is told to
         // skip what is left (the ordinary receiver is still ended).
@@ -560,7 +561,13 @@ impl<'c> Beside<'c> {
             }
         }
         if let Some(server) = self.load_server.take() {
-            match server.wait(Duration::from_secs(5)) {
+            // iperf3's server ends after its one client; without one, now.
+            let bound = if load_started {
+                Duration::from_secs(5)
+            } else {
+                Duration::ZERO
+            };
+            match server.wait(bound) {
                 Ok(o) => out.iperf_server = Some(o),
                 Err(e) => out.errors.push(e.to_string()),
             }

@@ -362,7 +362,163 @@ impl Window {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use netlab_probe::{IsoOutcome, IsoRequest, RequestOutcome};
+    use netlab_probe::{EchoStats, IsoOutcome, IsoRequest, ProbeRequest, RequestOutcome};
+    use netlab_results::{FlowResult, QdiscResult, QdiscSample, SampledQdisc, TcpResult};
+    use netlab_tcpload::sink::{ReceiverLog, TcpEnd};
+
+    fn receiver_log(recvs: &[(f64, u32)]) -> ReceiverLog<EchoStats> {
+        let mut log: ReceiverLog<EchoStats> = serde_json::from_value(serde_json::json!({
+            "listen": "10.0.0.2:46020", "udp_echo": null, "duration_s": 13.0,
+            "accepted_s": 1.0, "peer": null, "bytes_total": 0,
+            "validation": {"bytes_checked": 0, "failures": 0, "first_bad_offset": null},
+            "recvs": {"t_us": [], "len": []}, "tcp_end": "closed_at_end", "tcp_end_s": null,
+            "extra_connections": 0, "echo": null, "echo_error": null,
+            "closed_s": 7.0, "stopped_early": false, "wakeups": 1
+        }))
+        .unwrap();
+        for &(t, len) in recvs {
+            log.recvs.push(Duration::from_secs_f64(t), len as usize);
+            log.bytes_total += u64::from(len);
+        }
+        assert_eq!(log.tcp_end, TcpEnd::ClosedAtEnd);
+        log
+    }
+
+    fn request(seq: u32, send_s: f64) -> ProbeRequest {
+        ProbeRequest {
+            seq,
+            due_s: send_s,
+            send_s,
+            reply_s: Some(send_s + 0.5),
+            rtt_ms: Some(500.0),
+            phase: Phase::Other,
+            outcome: RequestOutcome::Reply,
+        }
+    }
+
+    fn arm_sample(t: f64, drops: u32) -> Vec<SampledQdisc> {
+        let stats: netlab_qdisc::QdiscStats = serde_json::from_value(serde_json::json!({
+            "bytes": 1000, "packets": 10, "drops": drops, "overlimits": 0,
+            "requeues": 0, "backlog_bytes": 3000, "backlog_packets": 2, "qlen": 2
+        }))
+        .unwrap_or_else(|e| panic!("{e} at {t}"));
+        vec![SampledQdisc {
+            kind: "pfifo".into(),
+            handle: netlab_qdisc::ARM_HANDLE,
+            parent: netlab_qdisc::Handle::new(1, 1),
+            stats: Some(stats),
+            xstats: None,
+        }]
+    }
+
+    /// netlab's load on the SHORT timeline, connected at 1.25 s: the
+    /// window is [3.25, 7.25) s from the connect, the receiver's goodput
+    /// is taken over it in the receiver's own clock (started 50 ms after
+    /// t0), its accept time is put back on t0's clock, the probe's phases
+    /// come from the connect, and the arm's samples are the runner's.
+    #[test]
+    fn the_record_takes_the_window_from_the_connect() {
+        let mut cfg = CrosscheckConfig::new(1);
+        cfg.timeline = crate::Timeline::SHORT;
+        let load = Load::Netlab(crate::NetlabLoad::default());
+        // 1250 B every 10 ms from 1.2 s to 7.19 s in the receiver's clock.
+        let recvs: Vec<(f64, u32)> = (120..720).map(|i| (f64::from(i) / 100.0, 1250)).collect();
+        let rx = receiver_log(&recvs);
+        let tcp: TcpResult = TcpResult {
+            cc_requested: "reno".into(),
+            cc_readback: "reno".into(),
+            start_s: 1.25,
+            connect_s: 1.25,
+            goodput_mbps: None,
+            window_s: [3.0, 11.0],
+            receiver: netlab_results::ReceiverSummary {
+                bytes_in_window: 0,
+                bytes_total: rx.bytes_total,
+                validation_failures: 0,
+                first_bad_offset: None,
+                closed_s: 7.0,
+            },
+            sender: netlab_results::SenderSummary {
+                accepted_bytes: 0,
+                termination: netlab_tcpload::Termination::BrokenPipe,
+                end_s: 7.3,
+            },
+            series: Vec::new(),
+            series_bin_s: 0.2,
+            receiver_log: rx,
+        };
+        let res = ScenarioResult {
+            flows: vec![FlowResult {
+                receiver_t0_offset_s: 0.05,
+                tcp: Some(tcp),
+                ..FlowResult::default()
+            }],
+            probes: vec![netlab_results::ProbeResult {
+                kind: "stop-and-wait".into(),
+                phases: netlab_results::ProbePhases {
+                    baseline: None,
+                    loaded: None,
+                    other: Vec::new(),
+                },
+                requests: vec![request(0, 0.5), request(1, 4.0), request(2, 6.5)],
+                stale_replies: 0,
+                malformed_replies: 0,
+                recv_errors: 0,
+                config: netlab_probe::ProbeConfig::with_end(Duration::from_secs(11)),
+            }],
+            qdiscs: vec![QdiscResult {
+                samples: vec![
+                    QdiscSample {
+                        t_s: Some(0.2),
+                        records: arm_sample(0.2, 0),
+                    },
+                    QdiscSample {
+                        t_s: Some(0.4),
+                        records: vec![],
+                    },
+                ],
+                final_taken_s: None,
+                ..QdiscResult::default()
+            }],
+            ..ScenarioResult::default()
+        };
+        let out = BesideOut {
+            connect: Some(Duration::from_millis(1250)),
+            window: Some(Window::from_connect(
+                &cfg.timeline,
+                Duration::from_millis(1250),
+            )),
+            ..BesideOut::default()
+        };
+        let mut rec = ScenarioRecord::default();
+        assemble(&cfg, &load, &res, out, &mut rec);
+        assert_eq!(rec.error, None);
+        assert_eq!(rec.window_s, (3.25, 7.25));
+        assert_eq!(rec.connect_s, Some(1.25));
+        // [3.2, 7.2) in the receiver's clock: 400 blocks of 1250 B in 4 s.
+        let g = rec.goodput_mbps.unwrap();
+        assert!((g - 1.0).abs() < 0.01, "{g}");
+        let r = rec.receiver.unwrap();
+        assert!((r.accepted_s.unwrap() - 1.05).abs() < 1e-9);
+        assert!((r.first_recv_s.unwrap() - 1.25).abs() < 1e-9);
+        let phases: Vec<Phase> = rec.probe.iter().map(|r| r.phase).collect();
+        // 6.5 s is in the window but its last second: not loaded.
+        assert_eq!(phases, [Phase::Baseline, Phase::Loaded, Phase::Other]);
+        assert_eq!(rec.probe_loaded.as_ref().map(|p| p.sent), Some(1));
+        assert_eq!(rec.queue.len(), 1);
+        assert_eq!((rec.queue[0].t_s, rec.queue[0].backlog_bytes), (0.2, 3000));
+        assert_eq!(rec.queue_final, None);
+
+        // No connect: the watcher's error, nothing put in a phase.
+        let mut rec = ScenarioRecord::default();
+        let out = BesideOut {
+            errors: vec!["the load: no data connection".into()],
+            ..BesideOut::default()
+        };
+        assemble(&cfg, &load, &res, out, &mut rec);
+        assert_eq!(rec.error.as_deref(), Some("the load: no data connection"));
+        assert!(rec.probe.is_empty() && rec.goodput_mbps.is_none());
+    }
 
     fn slot(seq: u32, send_s: Option<f64>, outcome: IsoOutcome, rtt_ms: Option<f64>) -> IsoRequest {
         IsoRequest {

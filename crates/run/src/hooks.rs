@@ -34,7 +34,10 @@
 //! ends the scenario at the window's end (netlab-crosscheck, method §13).
 //! The runner sees the request within 100 ms and then waits for the exact
 //! instant; at an early end the probes are stopped at once instead of
-//! finishing their schedule.
+//! finishing their schedule. The scenario's result keeps the timeline's
+//! phases (its goodput window, the probes' phase marks): a caller that
+//! ends early takes its own window from the raw values, as
+//! netlab-crosscheck does.
 //!
 //! A hook that fails fails its scenario: its message is the scenario's
 //! error (recorded in results.json as every other error is) and netlab's
