@@ -14,10 +14,12 @@ use netlab_topology::spec::{R_A_IF, R_B_IF};
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
 /// What a UML guest adds to a one-way delay on a busy 2-core machine:
-/// forwarding through R (~0.35 ms) plus netem's hrtimer firing late.
-/// A wrong split (the delay halved, shared or on the other side) misses
-/// by 20 ms or more, far outside this.
-const SLACK_MS: f64 = 2.0;
+/// forwarding through R (~0.35 ms) plus netem's hrtimer firing late, and
+/// on a machine whose hypervisor steals the CPU, the guest's scheduling
+/// (its two-way median rose 3-5 ms above a 10 ms path there). A wrong
+/// split (the delay halved, shared or on the other side) misses by 20 ms
+/// or more, far outside this.
+const SLACK_MS: f64 = 5.0;
 
 fn tc(netns: &str, args: &[&str]) {
     let out = Command::new("/usr/sbin/tc")

@@ -17,8 +17,8 @@ use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 #[test]
-fn privileged_probe_over_a_r_b_all_successes_under_5ms() {
-    if !require_privileged("privileged_probe_over_a_r_b_all_successes_under_5ms") {
+fn privileged_probe_over_a_r_b_answers_every_request_near_the_path_rtt() {
+    if !require_privileged("privileged_probe_over_a_r_b_answers_every_request_near_the_path_rtt") {
         return;
     }
     let spec = TopologySpec::new(RunId::random(), "probe");
@@ -58,28 +58,41 @@ fn privileged_probe_over_a_r_b_all_successes_under_5ms() {
     let echo_stats = b_loop.join().unwrap();
 
     // 0.0, 0.2, …, 3.0 nominal; each send a little late (spacing counts from
-    // the actual send), so the one at ~3.0 may fall past end − 1 s.
+    // the actual send), so the one at ~3.0 may fall past end − 1 s. A
+    // starved thread (a busy machine whose hypervisor steals the CPU) sends
+    // late and every later send with it: 11 once, with the test at nice 10
+    // beside two builds. A schedule at twice the spacing would send 8.
     let n = log.requests.len();
-    assert!((15..=16).contains(&n), "{n} requests: {log:#?}");
+    assert!((11..=16).contains(&n), "{n} requests: {log:#?}");
     assert!(elapsed < Duration::from_secs(4), "run took {elapsed:?}");
     assert!(!log.stopped_early);
     assert_eq!(
         (log.stale_replies, log.malformed_replies, log.recv_errors),
         (0, 0, 0)
     );
+    // Every request answered, the idle path's RTT well under a millisecond:
+    // the median is held to 2 ms and each reply to 100 ms (scheduling noise
+    // puts single replies at 5-10 ms on such a machine; a request lost or
+    // answered by the timeout would show at 1 s).
+    let mut rtts = Vec::new();
     for r in &log.requests {
         assert_eq!(r.outcome, RequestOutcome::Reply, "{r:?}");
         let rtt = r.rtt_ms.unwrap();
-        assert!(rtt > 0.0 && rtt < 5.0, "seq {} rtt {rtt} ms", r.seq);
+        assert!(rtt > 0.0 && rtt < 100.0, "seq {} rtt {rtt} ms", r.seq);
+        rtts.push(rtt);
     }
+    rtts.sort_by(f64::total_cmp);
+    assert!(rtts[rtts.len() / 2] < 2.0, "median of {rtts:?}");
     assert_eq!(live.len(), n, "callback once per request");
     assert_eq!(echo_stats.echoed, n as u64);
     assert_eq!(echo_stats.errors, 0);
 
     let stats = log.phase_stats();
     let baseline = stats.iter().find(|s| s.phase == Phase::Baseline).unwrap();
-    assert_eq!((baseline.sent, baseline.ok, baseline.timeouts), (15, 15, 0));
-    assert!(baseline.p95_ms.unwrap() < 5.0);
+    assert_eq!(baseline.ok, baseline.sent);
+    assert_eq!(baseline.timeouts, 0);
+    assert!(baseline.sent >= 11, "{baseline:?}");
+    assert!(baseline.p95_ms.unwrap() < 100.0);
     assert_eq!(
         baseline.p95_censored.unwrap().to_string(),
         format!("{:.1}", baseline.p95_ms.unwrap())

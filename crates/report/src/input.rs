@@ -398,7 +398,7 @@ fn final_counters(s: &ScenarioResult, q: Option<&QdiscResult>) -> FinalCounters 
             .and_then(|r| r.xstats.as_ref())
             .and_then(ecn_marks),
         wire_ce_ece_cwr: s.ecn.as_ref().map(|e| {
-            let c = &e.report.counts;
+            let c = &e.evidence.counts;
             (c.ce, c.ece, c.cwr)
         }),
     }

@@ -696,7 +696,7 @@ pub fn row(s: &ScenarioResult) -> SummaryRow {
     let baseline: Option<&PhaseStats> = phases.and_then(|p| p.baseline.as_ref());
     let count =
         |p: Option<&PhaseStats>, f: fn(&PhaseStats) -> u32| p.map_or(0, |p| u64::from(f(p)));
-    let ecn = s.ecn.as_ref().map(|e| &e.report);
+    let ecn = s.ecn.as_ref().map(|e| &e.evidence);
     SummaryRow {
         round: s.round,
         arm: s.arm.clone(),
@@ -792,7 +792,7 @@ fn notes_of(s: &ScenarioResult) -> Vec<String> {
     if let Some(drops) = s
         .ecn
         .as_ref()
-        .and_then(|e| e.report.kernel)
+        .and_then(|e| e.evidence.kernel)
         .map(|k| k.drops)
     {
         if drops > 0 {
@@ -850,7 +850,7 @@ fn notes_of(s: &ScenarioResult) -> Vec<String> {
             ));
         }
     }
-    if s.ecn.as_ref().is_some_and(|e| !e.report.negotiated) {
+    if s.ecn.as_ref().is_some_and(|e| !e.evidence.negotiated) {
         notes.push(format!(
             "scenario {}: classic ECN was NOT negotiated on the wire",
             s.index

@@ -56,10 +56,10 @@ pub use run::{
     SCHEMA_VERSION,
 };
 pub use scenario::{
-    directions_of, jain_fairness, CleanupResult, DirectionResult, EcnResult, FlowResult,
-    IsoProbeResult, PointResult, ProbePhases, ProbeResult, QdiscResult, QdiscSample, ReadbackDump,
-    ReceiverSummary, RequestRecord, SampledQdisc, ScenarioResult, SenderSummary,
-    TcpInfoSamplerResult, TcpResult, TopologyResult,
+    directions_of, CleanupResult, DirectionResult, EcnResult, FlowResult, IsoProbeResult,
+    PointResult, ProbePhases, ProbeResult, QdiscResult, QdiscSample, ReadbackDump, ReceiverSummary,
+    RequestRecord, SampledQdisc, ScenarioResult, SenderSummary, TcpInfoSamplerResult, TcpResult,
+    TopologyResult,
 };
 pub use store::ScenarioFiles;
 pub use tcp_info::TcpInfoSample;

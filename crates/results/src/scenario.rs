@@ -289,7 +289,7 @@ pub struct EcnResult {
     /// What the capture saw (flattened: this field's name is not in
     /// results.json).
     #[serde(flatten)]
-    pub report: EcnEvidence,
+    pub evidence: EcnEvidence,
     /// `kernel.drops` (PACKET_STATISTICS), flat.
     pub kernel_drops: Option<u64>,
     /// The evidence pcapng (the kept frames), as written (method §7.7);
@@ -312,7 +312,7 @@ impl From<EcnEvidence> for EcnResult {
     fn from(evidence: EcnEvidence) -> EcnResult {
         EcnResult {
             kernel_drops: evidence.kernel.map(|k| k.drops),
-            report: evidence,
+            evidence,
             evidence_pcap: None,
             headers_pcap: None,
         }
@@ -384,19 +384,6 @@ pub struct DirectionResult {
     pub fairness: Option<f64>,
 }
 
-/// Jain's fairness index `(Σx)² / (n·Σx²)`: 1 when every share is equal,
-/// 1/n when one flow takes everything. `None` for no values or all zero.
-pub fn jain_fairness(values: &[f64]) -> Option<f64> {
-    let n = values.len() as f64;
-    let sum: f64 = values.iter().sum();
-    let sq: f64 = values.iter().map(|x| x * x).sum();
-    if values.is_empty() || sq <= 0.0 {
-        None
-    } else {
-        Some(sum * sum / (n * sq))
-    }
-}
-
 /// Aggregate and fairness of each direction that has flows (up first).
 pub fn directions_of(
     flows: &[FlowResult],
@@ -418,7 +405,7 @@ pub fn directions_of(
                 flows: of.len(),
                 rate_mbps: rate_mbps(dir),
                 goodput_mbps: goodputs.as_ref().map(|g| g.iter().sum()),
-                fairness: goodputs.as_deref().and_then(jain_fairness),
+                fairness: goodputs.as_deref().and_then(netlab_stats::jain_index),
             })
         })
         .collect()
@@ -486,20 +473,5 @@ impl ScenarioResult {
     /// The stop-and-wait probe, if it ran.
     pub fn probe(&self) -> Option<&ProbeResult> {
         self.probes.first()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn jain_fairness_is_one_for_equal_shares_and_one_over_n_for_a_hog() {
-        assert_eq!(jain_fairness(&[]), None);
-        assert_eq!(jain_fairness(&[0.0, 0.0]), None);
-        assert!((jain_fairness(&[2.0, 2.0, 2.0]).unwrap() - 1.0).abs() < 1e-12);
-        assert!((jain_fairness(&[4.0, 0.0, 0.0, 0.0]).unwrap() - 0.25).abs() < 1e-12);
-        // (1+3)² / (2·(1+9)) = 0.8
-        assert!((jain_fairness(&[1.0, 3.0]).unwrap() - 0.8).abs() < 1e-12);
     }
 }

@@ -382,7 +382,7 @@ mod tests {
             ("up", "reno", 46020)
         );
         assert!(!f.tcp_info.is_empty() && f.tcp_info.iter().any(|t| t.info.is_some()));
-        assert!(s.ecn.as_ref().unwrap().report.negotiated);
+        assert!(s.ecn.as_ref().unwrap().evidence.negotiated);
         assert_eq!(s.ecn_flow, Some(0));
         assert!(s.echo.is_some());
         let q = s.qdisc_of("up").unwrap();

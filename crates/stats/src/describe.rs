@@ -38,7 +38,9 @@ pub fn lower_median(v: &mut [f64]) -> Option<f64> {
     (!v.is_empty()).then(|| v[(v.len() - 1) / 2])
 }
 
-/// Jain's fairness index of per-flow amounts (1 = equal shares).
+/// Jain's fairness index `(Σx)² / (n·Σx²)` of per-flow amounts: 1 when
+/// every share is equal, 1/n when one flow takes everything; `None` for no
+/// values or all zero.
 pub fn jain_index(x: &[f64]) -> Option<f64> {
     let s: f64 = x.iter().sum();
     let s2: f64 = x.iter().map(|v| v * v).sum();
@@ -77,9 +79,14 @@ mod tests {
     }
 
     #[test]
-    fn jain() {
+    fn jain_is_one_for_equal_shares_and_one_over_n_for_a_hog() {
         assert_eq!(jain_index(&[1.0, 1.0]), Some(1.0));
         assert_eq!(jain_index(&[1.0, 0.0]), Some(0.5));
         assert_eq!(jain_index(&[]), None);
+        assert_eq!(jain_index(&[0.0, 0.0]), None);
+        assert!((jain_index(&[2.0, 2.0, 2.0]).unwrap() - 1.0).abs() < 1e-12);
+        assert!((jain_index(&[4.0, 0.0, 0.0, 0.0]).unwrap() - 0.25).abs() < 1e-12);
+        // (1+3)² / (2·(1+9)) = 0.8
+        assert!((jain_index(&[1.0, 3.0]).unwrap() - 0.8).abs() < 1e-12);
     }
 }

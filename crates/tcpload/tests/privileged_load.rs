@@ -82,8 +82,11 @@ fn privileged_shaped_reno_load_goodput_validation_probe_samples_and_ss() {
     // Sender: reno readback, a termination kind, bytes accepted.
     assert_eq!(out.tx.cc_requested, "reno");
     assert_eq!(out.tx.cc_readback, "reno");
+    // Connected at its start (3 s), not before; a few ms after it on a
+    // quiet machine, so 0.5 s leaves room for a starved thread and still
+    // tells a start taken from another clock (0 s, or a second late).
     assert!(
-        out.tx.connect_s >= 3.0 && out.tx.connect_s < 3.1,
+        out.tx.connect_s >= 3.0 && out.tx.connect_s < 3.5,
         "{}",
         out.tx.connect_s
     );

@@ -129,7 +129,7 @@ fn rows_come_from_the_typed_fields() {
         .find(|q| q.kind == "fq_codel")
         .unwrap();
     assert_eq!(fq.child_drops, Some(u64::from(child.stats.unwrap().drops)));
-    let e = &s.ecn.as_ref().unwrap().report.counts;
+    let e = &s.ecn.as_ref().unwrap().evidence.counts;
     assert_eq!(fq.ce_ece_cwr, Some((e.ce, e.ece, e.cwr)));
     assert_eq!(fq.ecn_negotiated, Some(true));
 }
@@ -157,8 +157,8 @@ fn run_notes_follow_the_data() {
     let s = &mut results.scenarios[1];
     s.error = Some("final qdisc readback: boom".into());
     let ecn = s.ecn.as_mut().unwrap();
-    ecn.report.negotiated = false;
-    ecn.report.kernel = Some(netlab_ecn::KernelStats {
+    ecn.evidence.negotiated = false;
+    ecn.evidence.kernel = Some(netlab_ecn::KernelStats {
         packets: 10,
         drops: 3,
     });

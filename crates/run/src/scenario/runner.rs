@@ -461,7 +461,7 @@ impl Runner<'_, '_> {
                 self.out,
                 plan,
                 t0_unix,
-                &ecn.report,
+                &ecn.evidence,
             ));
         }
         measured.and(finished)
