@@ -15,6 +15,10 @@
 //! 3. **Readbacks**: netlab's qdisc readback bracketing `tc -s -d -j`, and
 //!    its tcp_info bracketing `ss -tinm`, mid-window.
 //!
+//! Every scenario is run by netlab-run's runner, as the comparison's are
+//! ([`setup`] makes its setup from the load); the tools, the outside
+//! client's samplers and the window's watcher are its hooks ([`beside`]).
+//!
 //! Loads alternate order every round; every window starts at the load's
 //! own connect (iperf3 connects up to 2.5 s late in the guest). See
 //! `docs/crosscheck.md` for the rules and the issue-11 evidence.
