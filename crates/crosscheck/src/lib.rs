@@ -15,6 +15,10 @@
 //! 3. **Readbacks**: netlab's qdisc readback bracketing `tc -s -d -j`, and
 //!    its tcp_info bracketing `ss -tinm`, mid-window.
 //!
+//! Every scenario is run by netlab-run's runner, as the comparison's are
+//! ([`setup`] makes its setup from the load); the tools, the outside
+//! client's samplers and the window's watcher are its hooks ([`beside`]).
+//!
 //! Loads alternate order every round; every window starts at the load's
 //! own connect (iperf3 connects up to 2.5 s late in the guest). See
 //! `docs/crosscheck.md` for the rules and the issue-11 evidence.
@@ -34,6 +38,7 @@
 //! Needs root, `iperf3`, `irtt`, `tc` and `ss` on the PATH.
 #![forbid(unsafe_code)]
 
+pub mod beside;
 pub mod config;
 pub mod consistency;
 mod error;
@@ -41,6 +46,7 @@ pub mod external;
 pub mod markdown;
 pub mod record;
 pub mod scenario;
+pub mod setup;
 pub mod states;
 pub mod tools;
 
@@ -175,7 +181,12 @@ fn run_with(
     check_tools(cfg)?;
     let started = Instant::now();
     let kernel = netlab_qdisc::kernel_release();
-    let run_id = netlab_topology::RunId::random();
+    // netlab-run's owned run: a registry with its state file (a crash
+    // leaves the namespaces to `orchestrator cleanup`) and SIGINT/SIGTERM
+    // in graceful mode (the scenario stops, what it measured is kept).
+    let (run_id, registry) = netlab_run::session::owned_run(netlab_run::session::GRACE)
+        .map_err(CrosscheckError::Config)?;
+    let plan = cfg.schedule();
     let scratch = std::env::temp_dir().join(format!("netlab-crosscheck-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|source| CrosscheckError::Write {
         path: scratch.clone(),
@@ -184,8 +195,10 @@ fn run_with(
     let ctx = scenario::ScenarioCtx {
         cfg,
         run_id: &run_id,
+        registry: &registry,
         scratch: &scratch,
         kernel: &kernel,
+        total: plan.len(),
     };
     let mut out = CrosscheckRun {
         schema: SCHEMA,
@@ -195,8 +208,10 @@ fn run_with(
         config: cfg.clone(),
         scenarios: Vec::new(),
     };
-    let plan = cfg.schedule();
     for (i, (round, arm, load)) in plan.iter().copied().enumerate() {
+        if netlab_receipts::interrupted().is_some() {
+            break;
+        }
         let rec = scenario::run_scenario(&ctx, i as u32 + 1, round, arm, load);
         let m = &rec.metrics;
         progress(&format!(
@@ -214,7 +229,15 @@ fn run_with(
         ));
         out.scenarios.push(rec);
         out.elapsed_s = started.elapsed().as_secs_f64();
-        after_each(&out)?;
+        if let Err(e) = after_each(&out) {
+            let _ = registry.teardown(&netlab_receipts::SystemClock);
+            return Err(e);
+        }
+    }
+    for r in registry.teardown(&netlab_receipts::SystemClock) {
+        if !r.outcome.is_ok() {
+            progress(&format!("cleanup: {r:?}"));
+        }
     }
     let _ = std::fs::remove_dir(&scratch);
     out.elapsed_s = started.elapsed().as_secs_f64();

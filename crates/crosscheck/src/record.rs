@@ -2,7 +2,8 @@
 //! from it (pure).
 
 use netlab_probe::{PhaseStats, ProbeRequest};
-use netlab_qdisc::QdiscRecord;
+use netlab_qdisc::{Handle, QdiscRecord, QdiscStats};
+use netlab_results::SampledQdisc;
 use netlab_stats::median;
 use netlab_tcpload::tcp_info::INFINITE_SSTHRESH;
 use netlab_tcpload::{ReceiverLog, SenderLog, TcpSample};
@@ -31,10 +32,21 @@ pub struct QueueSample {
 impl QueueSample {
     /// The arm's counters (the qdisc whose parent is `1:1`) in a readback.
     pub fn from_records(t_s: f64, records: &[QdiscRecord]) -> Option<QueueSample> {
-        let arm = records
-            .iter()
-            .find(|r| r.handle == netlab_qdisc::ARM_HANDLE)?;
-        let s = arm.stats.as_ref()?;
+        Self::of_arm(t_s, records.iter().map(|r| (r.handle, r.stats.as_ref())))
+    }
+
+    /// The arm's counters in one of the periodic samples netlab's runner
+    /// keeps (results.json's `qdiscs[].samples`).
+    pub fn from_sampled(t_s: f64, records: &[SampledQdisc]) -> Option<QueueSample> {
+        Self::of_arm(t_s, records.iter().map(|r| (r.handle, r.stats.as_ref())))
+    }
+
+    fn of_arm<'a>(
+        t_s: f64,
+        mut qdiscs: impl Iterator<Item = (Handle, Option<&'a QdiscStats>)>,
+    ) -> Option<QueueSample> {
+        let (_, stats) = qdiscs.find(|(h, _)| *h == netlab_qdisc::ARM_HANDLE)?;
+        let s = stats?;
         Some(QueueSample {
             t_s,
             bytes: s.bytes,

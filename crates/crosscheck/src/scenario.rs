@@ -1,97 +1,32 @@
-//! One cross-check scenario: a fresh A–R–B with TBF + arm on R's egress
-//! toward B, netlab's probe (B's echo) and optionally `irtt` probing from
-//! t0, the load (netlab's or iperf3) from the baseline mark, both flows
-//! sampled the same way (sock_diag in A and in B, every 200 ms), the arm
-//! sampled every 200 ms, a bracketed `tc`/`ss` check mid-window, the final
-//! qdisc readback at the end before anything closes. Every child and
-//! thread is bounded; the namespaces go when the guard drops.
+//! One cross-check scenario, run by netlab-run's runner (issue 21): a
+//! fresh A–R–B with TBF + arm on R's egress toward B, B's loop setting t0
+//! with netlab's probe echoes, netlab's probe (and its isochronous probe)
+//! from t0, netlab's flow when the load has one, the arm sampled every
+//! 200 ms and read back at the end before anything closes, every worker
+//! joined and the namespaces deleted with receipts ([`crate::setup`] says
+//! what the load makes of netlab's flow). The cross-check's own parts
+//! (iperf3, irtt, the ordinary pair, the outside client's tcp_info in A
+//! and B, the window from the actual connect, the mid-window `tc`/`ss`
+//! check) are hooks beside them ([`crate::beside`]). This module puts
+//! both into one [`ScenarioRecord`].
 
-use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::path::Path;
+use std::time::Duration;
 
-use netlab_probe::{connect_socket, run_probe, Phase, PhaseBounds, ProbeConfig, ProbeLog};
-use netlab_qdisc::{Bottleneck, QdiscSocket};
-use netlab_run::b_loop::{BLoop, BLoopConfig};
-use netlab_tcpload::sampler::{DiagSocket, SamplerConfig, SamplerHandle};
-use netlab_tcpload::{new_sender_socket, FlowId, Sender, SenderConfig, SinkConfig, TcpSampler};
-use netlab_topology::spec::{A_ADDR, B_ADDR, R_B_IF};
-use netlab_topology::{RunId, Topology, TopologyGuard, TopologySpec};
+use netlab_probe::{Phase, PhaseBounds};
+use netlab_receipts::Registry;
+use netlab_results::ScenarioResult;
+use netlab_run::progress::Progress;
+use netlab_run::scenario::RunContext;
+use netlab_topology::RunId;
 
-use crate::config::{CrosscheckConfig, End, Load, NetlabLoad};
-use crate::external::{irtt_requests, parse_tc_json, Iperf3Report, SsLine};
-use crate::record::{
-    tcpinfo_goodput, Metrics, QueueSample, ReadbackCheck, ReceiverSummary, ScenarioRecord,
-};
-use crate::tools::{argv, run_in, wait_listening, Tool};
-use crate::CrosscheckError;
+use crate::beside::{first_line, Beside, BesideOut};
+use crate::config::{CrosscheckConfig, End, Load};
+use crate::external::{irtt_requests, Iperf3Report};
+use crate::record::{tcpinfo_goodput, Metrics, QueueSample, ReceiverSummary, ScenarioRecord};
 
-/// iperf3's port in B.
-pub const IPERF_PORT: u16 = 5201;
-/// iperf3 client's data-connection port in A (`--cport`), so its flow is
-/// known before it connects.
-pub const IPERF_CPORT: u16 = 5202;
-/// irtt server port in B.
-pub const IRTT_PORT: u16 = 2112;
-/// netlab's TCP port in B.
-pub const TCP_PORT: u16 = 46020;
-/// netlab's UDP echo port in B.
-pub const UDP_PORT: u16 = 46021;
-/// netlab's isochronous probe echo port in B.
-pub const ISO_PORT: u16 = 46022;
-/// The ordinary receiver's port in B.
-pub const ORDINARY_PORT: u16 = 5301;
-/// The ordinary sender's port in A, so its flow is known before it connects.
-pub const ORDINARY_CPORT: u16 = 5302;
-/// The ordinary pair (`python3 -c` this, method §13).
-const ORDINARY_PY: &str = include_str!("ordinary.py");
-const SAMPLE: Duration = Duration::from_millis(200);
-/// Longest wait for the load's data connection after its start; the
-/// scenario's phases are taken from the actual connect (see [`Window`]).
-pub const CONNECT_SLACK: Duration = Duration::from_secs(4);
-
-fn wall_ns() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0)
-}
-
-/// tcp_info samplers of an outside client's known flow: in A (`flow`) and
-/// in B (the same flow seen from B).
-fn both_samplers(
-    in_a: DiagSocket,
-    in_b: DiagSocket,
-    flow: FlowId,
-    t0: Instant,
-    cfg: SamplerConfig,
-) -> Result<(SamplerHandle, SamplerHandle), CrosscheckError> {
-    let back = FlowId {
-        local: flow.remote,
-        remote: flow.local,
-    };
-    let a = TcpSampler::spawn(in_a, flow, t0, cfg)
-        .map_err(|e| CrosscheckError::step("tcp_info sampler in A", e))?;
-    let b = TcpSampler::spawn(in_b, back, t0, cfg)
-        .map_err(|e| CrosscheckError::step("tcp_info sampler in B", e))?;
-    Ok((a, b))
-}
-
-/// `python3 -c <ordinary.py> args…`.
-fn ordinary_argv(args: &[&str]) -> Vec<String> {
-    let mut v = argv(&["python3", "-c", ORDINARY_PY]);
-    v.extend(argv(args));
-    v
-}
-
-fn first_line(s: &str) -> &str {
-    s.trim().lines().next().unwrap_or("")
-}
-
-fn sleep_until(t: Instant) {
-    std::thread::sleep(t.saturating_duration_since(Instant::now()));
-}
+pub use crate::beside::{IPERF_CPORT, IPERF_PORT, IRTT_PORT, ORDINARY_CPORT};
+pub use crate::setup::{CONNECT_SLACK, ISO_PORT, ORDINARY_PORT, TCP_PORT, UDP_PORT};
 
 /// Where a scenario runs.
 pub struct ScenarioCtx<'a> {
@@ -99,10 +34,14 @@ pub struct ScenarioCtx<'a> {
     pub cfg: &'a CrosscheckConfig,
     /// Run id (namespace names carry it).
     pub run_id: &'a RunId,
+    /// The run's owned resources (each scenario's namespaces).
+    pub registry: &'a Registry,
     /// Folder for tool output files (irtt's JSON).
-    pub scratch: &'a std::path::Path,
+    pub scratch: &'a Path,
     /// Kernel release, for the record.
     pub kernel: &'a str,
+    /// Scenarios in the run.
+    pub total: usize,
 }
 
 /// Runs one scenario; failures are recorded in [`ScenarioRecord::error`]
@@ -121,7 +60,7 @@ pub fn run_scenario(
         round,
         arm_words: cfg.arms[arm_idx].clone(),
         load_label: load.label(),
-        load: Some(load),
+        load: Some(load.clone()),
         kernel: ctx.kernel.to_owned(),
         load_start_s: cfg.timeline.baseline_s,
         ..ScenarioRecord::default()
@@ -134,9 +73,35 @@ pub fn run_scenario(
         }
     };
     rec.arm = bottleneck.arm.kind().to_owned();
-    if let Err(e) = measure(ctx, index, &bottleneck, &mut rec) {
-        rec.error = Some(e.to_string());
-    }
+    let setup = match crate::setup::scenario_setup(
+        cfg,
+        ctx.run_id,
+        index,
+        round,
+        &cfg.arms[arm_idx],
+        &bottleneck,
+        &load,
+    ) {
+        Ok(s) => s,
+        Err(e) => {
+            rec.error = Some(e.to_string());
+            return rec;
+        }
+    };
+    let progress = Progress::new(true);
+    let run = RunContext {
+        registry: ctx.registry,
+        progress: &progress,
+        total: ctx.total,
+        out: ctx.scratch,
+    };
+    let mut beside = Beside::new(
+        cfg,
+        load.clone(),
+        ctx.scratch.join(format!("irtt-{index}.json")),
+    );
+    let (res, _) = netlab_run::scenario::run(&run, &setup, &mut beside);
+    assemble(cfg, &load, &res, beside.out, &mut rec);
     rec.metrics = Metrics::derive(
         &rec,
         rec.window_s,
@@ -145,495 +110,128 @@ pub fn run_scenario(
     rec
 }
 
-/// The load while it runs: netlab's sender thread, or an outside client
-/// (iperf3's, the ordinary sender) with tcp_info sampled on both ends.
-enum Running {
-    Netlab(std::thread::JoinHandle<Result<NetlabOut, CrosscheckError>>),
-    Client {
-        client: Tool,
-        a: SamplerHandle,
-        b: SamplerHandle,
-    },
+/// Keeps the first error said (the cause; what fails after it follows
+/// from it).
+fn fail(rec: &mut ScenarioRecord, e: impl Into<String>) {
+    if rec.error.is_none() {
+        rec.error = Some(e.into());
+    }
 }
 
-struct NetlabOut {
-    sender: netlab_tcpload::SenderLog,
-    a: Option<netlab_tcpload::SamplerLog>,
-    b: Option<netlab_tcpload::SamplerLog>,
-}
-
-fn measure(
-    ctx: &ScenarioCtx<'_>,
-    index: u32,
-    bottleneck: &Bottleneck,
+/// The record of one scenario from netlab's result and the cross-check's
+/// parts.
+fn assemble(
+    cfg: &CrosscheckConfig,
+    load: &Load,
+    res: &ScenarioResult,
+    out: BesideOut,
     rec: &mut ScenarioRecord,
-) -> Result<(), CrosscheckError> {
-    let cfg = ctx.cfg;
+) {
     let tl = cfg.timeline;
-    let load = rec.load.clone().expect("set by run_scenario");
-    let mut spec = TopologySpec::new(ctx.run_id.clone(), format!("x{index}"));
-    spec.receive_buffer = load.receive_buffer().unwrap_or(cfg.receive_buffer);
-    let topo = TopologyGuard::new(
-        Topology::build(&spec).map_err(|e| CrosscheckError::step("building A–R–B", e))?,
-    );
-    let configured = netlab_qdisc::configure(&topo.r, R_B_IF, bottleneck)
-        .map_err(|e| CrosscheckError::step(format!("configuring the bottleneck on {R_B_IF}"), e))?;
-    let qsock =
-        QdiscSocket::open_in(&topo.r).map_err(|e| CrosscheckError::step("qdisc socket in R", e))?;
-    let (a_ns, b_ns, r_ns) = (
-        topo.a.name().to_owned(),
-        topo.b.name().to_owned(),
-        topo.r.name().to_owned(),
-    );
-    let b_tcp = SocketAddr::from((B_ADDR, TCP_PORT));
-    let b_udp = SocketAddr::from((B_ADDR, UDP_PORT));
-
-    // Servers of the independent tools, up before t0.
-    let irtt_server = if cfg.irtt {
-        Some(Tool::spawn(
-            "irtt server in B",
-            &b_ns,
-            &argv(&[
-                "irtt",
-                "server",
-                "-b",
-                &format!("{B_ADDR}:{IRTT_PORT}"),
-                "--timeout=2m",
-            ]),
-        )?)
-    } else {
-        None
-    };
-    let mut load_server = match &load {
-        Load::Iperf3(i) => {
-            let mut args = argv(&[
-                "iperf3",
-                "-s",
-                "-1",
-                "-J",
-                "-i",
-                "0.2",
-                "-B",
-                &B_ADDR.to_string(),
-                "-p",
-                &IPERF_PORT.to_string(),
-            ]);
-            if let Some(l) = i.length {
-                args.extend(argv(&["-l", &l.to_string()]));
-            }
-            Some(Tool::spawn("iperf3 server in B", &b_ns, &args)?)
-        }
-        Load::Ordinary(o) if o.receiver == End::Ordinary => Some(Tool::spawn(
-            "ordinary receiver in B",
-            &b_ns,
-            &ordinary_argv(&[
-                "recv",
-                &B_ADDR.to_string(),
-                &ORDINARY_PORT.to_string(),
-                &format!("{}", (tl.end() + CONNECT_SLACK).as_secs_f64() + 2.0),
-            ]),
-        )?),
-        Load::Netlab(_) | Load::Ordinary(_) => None,
-    };
-    // The ordinary sender is started now and told to connect at the load's
-    // start (a byte on its stdin), so the interpreter's start-up (seconds
-    // in the guest) is not part of its flow's start, as netlab's sender is
-    // ready before it connects.
-    let mut ordinary_sender = match &load {
-        Load::Ordinary(o) if o.sender == End::Ordinary => {
-            let to = match o.receiver {
-                End::Netlab => TCP_PORT,
-                End::Ordinary => ORDINARY_PORT,
-            };
-            let secs = tl.end() - tl.load_start() + Duration::from_secs(2);
-            Some((
-                to,
-                Tool::spawn_piped(
-                    "ordinary sender in A",
-                    &a_ns,
-                    &ordinary_argv(&[
-                        "send",
-                        &B_ADDR.to_string(),
-                        &to.to_string(),
-                        &cfg.cc,
-                        &format!("{}", secs.as_secs_f64()),
-                        &ORDINARY_CPORT.to_string(),
-                    ]),
-                )?,
-            ))
-        }
-        _ => None,
-    };
-    if irtt_server.is_some() {
-        wait_listening(&b_ns, true, IRTT_PORT, Duration::from_secs(5))?;
+    let timeout = Duration::from_secs_f64(cfg.probe_timeout_s);
+    // The cross-check's own failure names its cause (no connect, a tool);
+    // netlab's follows.
+    for e in &out.errors {
+        fail(rec, e.clone());
     }
-    if load_server.is_some() {
-        // Python's start-up takes seconds in the guest.
-        let (port, bound) = match &load {
-            Load::Ordinary(_) => (ORDINARY_PORT, Duration::from_secs(30)),
-            _ => (IPERF_PORT, Duration::from_secs(5)),
-        };
-        wait_listening(&b_ns, false, port, bound)?;
+    if let Some(e) = &res.error {
+        fail(rec, e.clone());
     }
-
-    // B's loop (the probe's echoes, then the TCP receiver): sets t0. With
-    // iperf3 as the load it serves only the echoes, so both loads see the
-    // same probe. The echoes' counters are not recorded here.
-    let mut sink_cfg = SinkConfig::new(b_tcp);
-    let b_iso = SocketAddr::from((B_ADDR, ISO_PORT));
-    sink_cfg.duration = tl.end() + CONNECT_SLACK + Duration::from_secs(2);
-    if let Load::Netlab(n) = &load {
-        sink_cfg.recv_buf = n.recv_buf;
-    }
-    // B's loop as netlab wires it (netlab_run::b_loop): the echoes, then
-    // the receiver, whose bind sets t0.
-    let b_loop = topo
-        .b
-        .run(|| {
-            BLoop::bind(BLoopConfig {
-                receiver: sink_cfg,
-                udp_echo: Some(b_udp),
-                iso_echo: cfg.iso_probe.then_some(b_iso),
-            })
-        })
-        .map_err(|e| CrosscheckError::step("entering B", e))?
-        .map_err(|e| CrosscheckError::step("binding netlab's receiver in B", e))?;
-    let t0 = b_loop.t0();
-    rec.t0_wall_ns = wall_ns();
-    let at = |s: Duration| t0 + s;
-    let sink_stop = Arc::new(AtomicBool::new(false));
-    let flag = sink_stop.clone();
-    let sink_h = std::thread::spawn(move || b_loop.run(Some(&flag)));
-
-    let mut qcfg = netlab_qdisc::SamplerConfig::new(
-        SAMPLE,
-        t0,
-        at(tl.end() + CONNECT_SLACK + Duration::from_secs(1)),
-    );
-    qcfg.keep_raw = false;
-    let qsampler =
-        netlab_qdisc::Sampler::start(&topo.r, configured.ifindex, configured.psched, qcfg)
-            .map_err(|e| CrosscheckError::step("starting the qdisc sampler", e))?;
-
-    // netlab's probe in A.
-    let psock = topo
-        .a
-        .run(|| connect_socket(None, b_udp))
-        .map_err(|e| CrosscheckError::step("entering A", e))?
-        .map_err(|e| CrosscheckError::step("probe socket in A", e))?;
-    // The probe's schedule runs past the latest possible end; it is stopped
-    // at the actual end and its phases are taken from the actual connect.
-    let mut pcfg = ProbeConfig::with_end(tl.end() + CONNECT_SLACK);
-    pcfg.spacing = Duration::from_secs_f64(cfg.probe_interval_s);
-    pcfg.timeout = Duration::from_secs_f64(cfg.probe_timeout_s);
-    pcfg.max_requests = 10_000;
-    pcfg.phases = PhaseBounds {
-        baseline_start: Duration::ZERO,
-        baseline_end: tl.load_start(),
-        loaded_start: tl.window_start(),
-        loaded_end: tl.end(),
+    rec.t0_wall_ns = out.t0_wall_ns;
+    rec.connect_s = out.connect.map(|c| c.as_secs_f64());
+    let Some(win) = out.window else {
+        // No window: nothing measured is put in a phase.
+        rec.sender = out.sender.map(|(s, _)| s);
+        return;
     };
-    pcfg.validate()
-        .map_err(|e| CrosscheckError::step("probe config", e))?;
-    let probe_stop = Arc::new(AtomicBool::new(false));
-    let flag = probe_stop.clone();
-    let probe_h = std::thread::spawn(move || run_probe(&psock, t0, &pcfg, Some(&flag), |_| {}));
-
-    // netlab's isochronous probe in A (pairing 2b), same spacing and
-    // timeout, its own echo port; stopped with the stop-and-wait probe.
-    let iso_h = if cfg.iso_probe {
-        let isock = topo
-            .a
-            .run(|| connect_socket(None, b_iso))
-            .map_err(|e| CrosscheckError::step("entering A", e))?
-            .map_err(|e| CrosscheckError::step("isochronous probe socket in A", e))?;
-        let mut icfg = netlab_probe::IsoConfig::with_interval(
-            Duration::from_secs_f64(cfg.probe_interval_s),
-            tl.end() + CONNECT_SLACK,
-        );
-        icfg.timeout = Duration::from_secs_f64(cfg.probe_timeout_s);
-        icfg.validate()
-            .map_err(|e| CrosscheckError::step("isochronous probe config", e))?;
-        let flag = probe_stop.clone();
-        Some(std::thread::spawn(move || {
-            netlab_probe::run_iso_probe(&isock, t0, &icfg, Some(&flag), |_| {})
-        }))
-    } else {
-        None
-    };
-
-    // irtt client in A, same spacing, sending until 1 s before the end.
-    let irtt_file = ctx.scratch.join(format!("irtt-{index}.json"));
-    let irtt_client = if cfg.irtt {
-        let d = (tl.end() + CONNECT_SLACK).as_secs_f64() - 1.0;
-        Some(Tool::spawn(
-            "irtt client in A",
-            &a_ns,
-            &argv(&[
-                "irtt",
-                "client",
-                "-Q",
-                "-i",
-                &format!("{}ms", (cfg.probe_interval_s * 1e3).round() as u64),
-                "-d",
-                &format!("{}ms", (d * 1e3).round() as u64),
-                &format!(
-                    "--wait={}ms",
-                    (cfg.probe_timeout_s * 1e3 + 500.0).round() as u64
-                ),
-                "-o",
-                &irtt_file.display().to_string(),
-                &format!("{B_ADDR}:{IRTT_PORT}"),
-            ]),
-        )?)
-    } else {
-        None
-    };
-
-    sleep_until(at(tl.load_start()));
-    let (flow_tx, flow_rx) = mpsc::channel::<FlowId>();
-    let scfg = SamplerConfig {
-        interval: Duration::from_millis(cfg.tcp_sample_ms),
-        max_duration: tl.end() + CONNECT_SLACK + Duration::from_secs(2),
-    };
-    let diag_a = || {
-        topo.a
-            .run(DiagSocket::open)
-            .map_err(|e| CrosscheckError::step("entering A", e))?
-            .map_err(|e| CrosscheckError::step("sock_diag in A", e))
-    };
-    let diag_b = || {
-        topo.b
-            .run(DiagSocket::open)
-            .map_err(|e| CrosscheckError::step("entering B", e))?
-            .map_err(|e| CrosscheckError::step("sock_diag in B", e))
-    };
-    let netlab_sender = match &load {
-        Load::Netlab(n) => Some((n.clone(), b_tcp)),
-        Load::Ordinary(o) if o.sender == End::Netlab => {
-            let to = match o.receiver {
-                End::Netlab => b_tcp,
-                End::Ordinary => SocketAddr::from((B_ADDR, ORDINARY_PORT)),
-            };
-            Some((NetlabLoad::default(), to))
-        }
-        _ => None,
-    };
-    let running = match (&load, netlab_sender) {
-        (_, Some((n, b_tcp))) => {
-            let sock = topo
-                .a
-                .run(|| new_sender_socket(&cfg.cc, b_tcp))
-                .map_err(|e| CrosscheckError::step("entering A", e))?
-                .map_err(|e| CrosscheckError::step("sender socket in A", e))?;
-            let (da, db) = (diag_a()?, diag_b()?);
-            let sender_cfg = SenderConfig {
-                cc: cfg.cc.clone(),
-                block_size: n.block_size,
-                start_delay: Duration::from_millis(n.start_delay_ms),
-                prime_bytes: n.prime_bytes,
-                lifetime: tl.end() - tl.load_start() + Duration::from_secs(2),
-                ..SenderConfig::new(b_tcp)
-            };
-            Running::Netlab(std::thread::spawn(move || {
-                // Both samplers wait for the flow before the connect, so
-                // the first write follows the connect at once (method §4.1).
-                let (pa, sa) = TcpSampler::spawn_before_connect(da, t0, scfg, |_| {})
-                    .map_err(|e| CrosscheckError::step("tcp_info sampler in A", e))?;
-                let (pb, sb) = TcpSampler::spawn_before_connect(db, t0, scfg, |_| {})
-                    .map_err(|e| CrosscheckError::step("tcp_info sampler in B", e))?;
-                // The socket is bound: both samplers and the main thread
-                // learn the flow before the connect, so nothing wakes
-                // between it and the first write.
-                let flow = sock.flow();
-                pa.connected(flow);
-                pb.connected(FlowId {
-                    local: flow.remote,
-                    remote: flow.local,
-                });
-                let _ = flow_tx.send(flow);
-                let tx = Sender::connect(sock, sender_cfg, t0)
-                    .map_err(|e| CrosscheckError::step("netlab sender", e))?;
-                let sender = tx.run();
-                Ok(NetlabOut {
-                    sender,
-                    a: sa.stop().ok(),
-                    b: sb.stop().ok(),
-                })
-            }))
-        }
-        (Load::Ordinary(_), None) => {
-            let (to, mut client) = ordinary_sender
-                .take()
-                .expect("an ordinary sender was started with the servers");
-            let flow = FlowId {
-                local: SocketAddr::from((A_ADDR, ORDINARY_CPORT)),
-                remote: SocketAddr::from((B_ADDR, to)),
-            };
-            let (a, b) = both_samplers(diag_a()?, diag_b()?, flow, t0, scfg)?;
-            client.send(b"g")?;
-            let _ = flow_tx.send(flow);
-            Running::Client { client, a, b }
-        }
-        (Load::Iperf3(i), None) => {
-            let flow = FlowId {
-                local: SocketAddr::from((A_ADDR, IPERF_CPORT)),
-                remote: SocketAddr::from((B_ADDR, IPERF_PORT)),
-            };
-            let (a, b) = both_samplers(diag_a()?, diag_b()?, flow, t0, scfg)?;
-            // One second past the window so the end is ours, not iperf3's.
-            let secs = tl.load_s + 1.0;
-            let mut args = argv(&[
-                "iperf3",
-                "-c",
-                &B_ADDR.to_string(),
-                "-p",
-                &IPERF_PORT.to_string(),
-                "--cport",
-                &IPERF_CPORT.to_string(),
-                "-C",
-                &cfg.cc,
-                "-J",
-                "-i",
-                "0.2",
-                "-t",
-                &format!("{secs}"),
-            ]);
-            if let Some(l) = i.length {
-                args.extend(argv(&["-l", &l.to_string()]));
-            }
-            let client = Tool::spawn("iperf3 client in A", &a_ns, &args)?;
-            let _ = flow_tx.send(flow);
-            Running::Client { client, a, b }
-        }
-        (Load::Netlab(_), None) => unreachable!("a netlab load always has netlab's sender"),
-    };
-    let flow = flow_rx.recv_timeout(CONNECT_SLACK).ok();
-    // The load's phases start at its data connection: iperf3 takes from
-    // 0.2 to 2.5 s to connect in the guest (process start, control
-    // connection), netlab's sender a few ms; a window fixed to t0 would put
-    // a late flow's slow-start overshoot inside the measured window.
-    let connected = match (matches!(running, Running::Netlab(_)), flow) {
-        (_, None) => None,
-        // netlab's sender hands its flow over just before its connect,
-        // which takes well under a millisecond on this path (the sender's
-        // own connect time is in its report).
-        (true, Some(_)) => Some(Instant::now()),
-        (false, Some(f)) => wait_connected(&diag_a, &f, at(tl.load_start()) + CONNECT_SLACK),
-    };
-    let Some(connected) = connected else {
-        return Err(CrosscheckError::step(
-            "the load",
-            format!("no data connection within {CONNECT_SLACK:?} of its start"),
-        ));
-    };
-    let c = connected.saturating_duration_since(t0);
-    let win = Window::from_connect(&tl, c);
-    rec.connect_s = Some(c.as_secs_f64());
     rec.window_s = (win.start.as_secs_f64(), win.end.as_secs_f64());
+    rec.readback = out.readback;
 
-    // Pairing 3: netlab vs tc and ss, bracketed, mid-window.
-    if cfg.readback_check {
-        sleep_until(at(win.readback));
-        rec.readback = Some(readback_check(
-            &qsock,
-            &configured,
-            t0,
-            &r_ns,
-            &a_ns,
-            flow,
-            &diag_a,
-        ));
-    }
-
-    sleep_until(at(win.end));
-    let end_s = Instant::now().saturating_duration_since(t0).as_secs_f64();
-    match qsock.readback(configured.ifindex, Some(end_s), &configured.psched) {
-        Ok(rb) => rec.queue_final = QueueSample::from_records(end_s, &rb.records),
-        Err(e) => rec.error = Some(format!("final qdisc readback: {e}")),
-    }
-
-    // The common end: B closes; everything else is joined with a bound.
-    // The ordinary receiver closes by being ended (SIGTERM), as netlab's
-    // receive loop closes at its stop: the sender then sees the close.
-    sink_stop.store(true, Ordering::SeqCst);
-    let ordinary_receiver = match load {
-        Load::Ordinary(_) => load_server.take().map(Tool::stop).transpose()?,
-        _ => None,
+    // The load's receiver: netlab's flow receiver (its clock started
+    // `offset` after t0), B's first receiver (t0's own clock), iperf3's
+    // server, or the ordinary receiver (no log: B's tcp_info).
+    let flow = res.flows.first();
+    let netlab_rx = match load {
+        Load::Netlab(_) => true,
+        Load::Ordinary(o) => o.receiver == End::Netlab,
+        Load::Iperf3(_) => false,
     };
-    let rx = sink_h
-        .join()
-        .map_err(|_| CrosscheckError::step("netlab receiver", "thread panicked"))?;
-    let window = rec.window_s;
-    match rx {
-        Ok(log) => {
-            let netlab_receives = match &load {
-                Load::Netlab(_) => true,
-                Load::Ordinary(o) => o.receiver == End::Netlab,
-                Load::Iperf3(_) => false,
-            };
-            if netlab_receives {
+    if netlab_rx {
+        let received = match (&out.clock_receiver, flow.and_then(|f| f.tcp.as_ref())) {
+            (Some(log), _) => Some((log, 0.0)),
+            (None, Some(tcp)) => Some((
+                &tcp.receiver_log,
+                flow.map_or(0.0, |f| f.receiver_t0_offset_s),
+            )),
+            (None, None) => None,
+        };
+        match received {
+            Some((log, offset)) => {
+                let shift = Duration::from_secs_f64(offset);
                 rec.goodput_mbps = netlab_tcpload::goodput(
                     &log.recvs,
                     netlab_tcpload::GoodputWindow {
-                        start: win.start,
-                        end: win.end,
+                        start: win.start.saturating_sub(shift),
+                        end: win.end.saturating_sub(shift),
                     },
                 )
                 .mbit_per_s;
-                rec.receiver = Some(ReceiverSummary::from_log(&log));
+                let mut summary = ReceiverSummary::from_log(log);
+                summary.accepted_s = summary.accepted_s.map(|s| s + offset);
+                summary.first_recv_s = summary.first_recv_s.map(|s| s + offset);
+                rec.receiver = Some(summary);
+            }
+            None => fail(rec, "netlab receiver: no log"),
+        }
+    }
+    match out.sender {
+        Some((sender, tcp_a)) => {
+            rec.sender = Some(sender);
+            match tcp_a {
+                Ok(log) => rec.tcp_a = log.samples,
+                Err(e) => fail(rec, format!("tcp_info sampler in A: {e}")),
             }
         }
-        Err(e) => rec.error = Some(format!("netlab receiver: {e}")),
+        None => rec.tcp_a = out.tcp_a.map(|l| l.samples).unwrap_or_default(),
     }
-    match running {
-        Running::Netlab(h) => {
-            let out = h
-                .join()
-                .map_err(|_| CrosscheckError::step("netlab sender", "thread panicked"))??;
-            rec.sender = Some(out.sender);
-            rec.tcp_a = out.a.map(|l| l.samples).unwrap_or_default();
-            rec.tcp_b = out.b.map(|l| l.samples).unwrap_or_default();
-        }
-        Running::Client { client, a, b } => {
-            let out = client.wait(Duration::from_secs(5))?;
-            rec.tcp_a = a.stop().map(|l| l.samples).unwrap_or_default();
-            rec.tcp_b = b.stop().map(|l| l.samples).unwrap_or_default();
-            if matches!(load, Load::Iperf3(_)) {
-                match Iperf3Report::parse(&out.stdout) {
-                    Ok(r) => rec.iperf_client = Some(r),
-                    Err(e) => rec.error = Some(format!("{e}; stderr: {}", first_line(&out.stderr))),
-                }
-            }
+    rec.tcp_b = out.tcp_b.map(|l| l.samples).unwrap_or_default();
+    if let (Load::Iperf3(_), Some(client)) = (load, &out.client) {
+        match Iperf3Report::parse(&client.stdout) {
+            Ok(r) => rec.iperf_client = Some(r),
+            Err(e) => fail(rec, format!("{e}; stderr: {}", first_line(&client.stderr))),
         }
     }
-    if let Some(out) = ordinary_receiver.filter(|o| !o.ended_by_us && o.code != Some(0)) {
-        rec.error = Some(format!(
-            "ordinary receiver exited {:?} before the end: {}",
-            out.code,
-            first_line(&out.stderr)
-        ));
+    if let Some(o) = out
+        .ordinary_receiver
+        .as_ref()
+        .filter(|o| !o.ended_by_us && o.code != Some(0))
+    {
+        fail(
+            rec,
+            format!(
+                "ordinary receiver exited {:?} before the end: {}",
+                o.code,
+                first_line(&o.stderr)
+            ),
+        );
     }
-    if let Some(server) = load_server {
-        let out = server.wait(Duration::from_secs(5))?;
-        match Iperf3Report::parse(&out.stdout) {
+    if let Some(server) = &out.iperf_server {
+        match Iperf3Report::parse(&server.stdout) {
             Ok(r) => {
                 // The server's clock starts about when the data connection
                 // does: shift the window onto it.
-                let origin = c.as_secs_f64();
-                rec.goodput_mbps = r.window_mbps(window.0 - origin, window.1 - origin);
+                let origin = out.connect.unwrap_or_default().as_secs_f64();
+                rec.goodput_mbps = r.window_mbps(rec.window_s.0 - origin, rec.window_s.1 - origin);
                 rec.iperf_server = Some(r);
             }
-            Err(e) => {
-                rec.error = Some(format!(
-                    "iperf3 server: {e}; stderr: {}",
-                    first_line(&out.stderr)
-                ))
-            }
+            Err(e) => fail(
+                rec,
+                format!("iperf3 server: {e}; stderr: {}", first_line(&server.stderr)),
+            ),
         }
     }
-    rec.goodput_b_tcpinfo_mbps = tcpinfo_goodput(&rec.tcp_b, window.0, window.1);
-    if let Load::Ordinary(o) = &load {
+    rec.goodput_b_tcpinfo_mbps = tcpinfo_goodput(&rec.tcp_b, rec.window_s.0, rec.window_s.1);
+    if let Load::Ordinary(o) = load {
         if o.receiver == End::Ordinary {
             // The ordinary receiver keeps no log: its goodput is B's
             // tcp_info bytes_received over the window.
@@ -641,77 +239,48 @@ fn measure(
         }
     }
 
-    probe_stop.store(true, Ordering::SeqCst);
-    let probe: Result<ProbeLog, _> = probe_h
-        .join()
-        .map_err(|_| CrosscheckError::step("netlab probe", "thread panicked"))?;
-    let mut probe = probe.map_err(|e| CrosscheckError::step("netlab probe", e))?;
+    // The probes' phases from the actual connect.
     let phases = win.phases(&tl);
-    for r in &mut probe.requests {
-        r.phase = phases.phase_of(Duration::from_secs_f64(r.send_s));
+    if let Some(p) = res.probes.first() {
+        let mut requests = p.requests.clone();
+        for r in &mut requests {
+            r.phase = phases.phase_of(Duration::from_secs_f64(r.send_s));
+        }
+        rec.probe_loaded = Some(netlab_probe::phase_stats(&requests, Phase::Loaded, timeout));
+        rec.probe = requests;
     }
-    let timeout = Duration::from_secs_f64(cfg.probe_timeout_s);
-    rec.probe_loaded = Some(netlab_probe::phase_stats(
-        &probe.requests,
-        Phase::Loaded,
-        timeout,
-    ));
-    rec.probe = probe.requests;
-    if let Some(h) = iso_h {
-        let log = h
-            .join()
-            .map_err(|_| CrosscheckError::step("isochronous probe", "thread panicked"))?
-            .map_err(|e| CrosscheckError::step("isochronous probe", e))?;
-        rec.iso = iso_requests(&log.requests, &phases);
+    if let Some(iso) = &res.iso_probe {
+        rec.iso = iso_requests(&iso.log.requests, &phases);
         rec.iso_loaded = Some(netlab_probe::phase_stats(&rec.iso, Phase::Loaded, timeout));
     }
-
-    if let Some(client) = irtt_client {
-        // irtt sends until 1 s before t0 + end + slack, then waits
-        // timeout + 0.5 s for late replies: give it that plus 10 s.
-        let until = at(tl.end()
-            + CONNECT_SLACK
-            + Duration::from_secs_f64(cfg.probe_timeout_s)
-            + Duration::from_secs(10));
-        let out = client.wait(until.saturating_duration_since(Instant::now()))?;
-        let parsed = std::fs::read_to_string(&irtt_file)
+    if let Some((client, text)) = out.irtt {
+        let parsed = text
             .map_err(|e| {
-                CrosscheckError::tool(
+                crate::CrosscheckError::tool(
                     "irtt client",
-                    format!(
-                        "reading {}: {e}; stderr: {}",
-                        irtt_file.display(),
-                        first_line(&out.stderr)
-                    ),
+                    format!("{e}; stderr: {}", first_line(&client.stderr)),
                 )
             })
             .and_then(|j| irtt_requests(&j, rec.t0_wall_ns, timeout, &phases));
-        let _ = std::fs::remove_file(&irtt_file);
         match parsed {
             Ok(req) => {
                 rec.irtt_loaded = Some(netlab_probe::phase_stats(&req, Phase::Loaded, timeout));
                 rec.irtt = req;
             }
-            Err(e) => rec.error = Some(e.to_string()),
+            Err(e) => fail(rec, e.to_string()),
         }
     }
-    if let Some(server) = irtt_server {
-        let _ = server.stop();
+    // The arm: every 200 ms, and at the end of the window.
+    if let Some(q) = res.qdiscs.first() {
+        rec.queue = q
+            .samples
+            .iter()
+            .filter_map(|s| QueueSample::from_sampled(s.t_s.unwrap_or(0.0), &s.records))
+            .collect();
+        rec.queue_final = q
+            .final_taken_s
+            .and_then(|t| QueueSample::from_records(t, &q.at_window_end));
     }
-    match qsampler.stop() {
-        Ok(series) => {
-            rec.queue = series
-                .samples
-                .iter()
-                .filter_map(|rb| {
-                    QueueSample::from_records(rb.taken_at_s.unwrap_or(0.0), &rb.records)
-                })
-                .collect();
-        }
-        Err(e) => rec.error = Some(format!("qdisc sampler: {e}")),
-    }
-    drop(topo);
-    Ok(())
 }
 
 /// The isochronous probe's slots as requests, with the phases of this
@@ -790,129 +359,166 @@ impl Window {
     }
 }
 
-/// Polls sock_diag (every 10 ms, until `until`) for `flow`; returns when
-/// it was first seen.
-fn wait_connected(
-    diag_a: &dyn Fn() -> Result<DiagSocket, CrosscheckError>,
-    flow: &FlowId,
-    until: Instant,
-) -> Option<Instant> {
-    let diag = diag_a().ok()?;
-    while Instant::now() < until {
-        if let Ok(Some(r)) = diag.query(flow) {
-            // 1 = TCP_ESTABLISHED
-            if r.state == 1 {
-                return Some(Instant::now());
-            }
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    None
-}
-
-/// netlab readback, `tc -s -d -j`, netlab readback; tcp_info, `ss -tinm`,
-/// tcp_info — as close together as two process spawns allow.
-fn readback_check(
-    qsock: &QdiscSocket,
-    configured: &netlab_qdisc::Configured,
-    t0: Instant,
-    r_ns: &str,
-    a_ns: &str,
-    flow: Option<FlowId>,
-    diag_a: &dyn Fn() -> Result<DiagSocket, CrosscheckError>,
-) -> ReadbackCheck {
-    let now_s = || Instant::now().saturating_duration_since(t0).as_secs_f64();
-    let mut chk = ReadbackCheck {
-        t_s: now_s(),
-        qdisc_before: None,
-        tc: None,
-        qdisc_after: None,
-        tcp_before: None,
-        ss: None,
-        ss_text: String::new(),
-        tcp_after: None,
-        errors: Vec::new(),
-    };
-    let read = |errors: &mut Vec<String>| {
-        let t = now_s();
-        match qsock.readback(configured.ifindex, Some(t), &configured.psched) {
-            Ok(rb) => QueueSample::from_records(t, &rb.records),
-            Err(e) => {
-                errors.push(format!("qdisc readback: {e}"));
-                None
-            }
-        }
-    };
-    chk.qdisc_before = read(&mut chk.errors);
-    match run_in(
-        "tc in R",
-        r_ns,
-        &argv(&["tc", "-s", "-d", "-j", "qdisc", "show", "dev", R_B_IF]),
-        Duration::from_secs(5),
-    )
-    .and_then(|s| parse_tc_json(&s))
-    {
-        Ok(q) => chk.tc = q.into_iter().find(|q| q.handle == "10:"),
-        Err(e) => chk.errors.push(e.to_string()),
-    }
-    chk.qdisc_after = read(&mut chk.errors);
-
-    let Some(flow) = flow else {
-        chk.errors
-            .push("the load's flow was never seen; no ss check".into());
-        return chk;
-    };
-    let diag = match diag_a() {
-        Ok(d) => d,
-        Err(e) => {
-            chk.errors.push(e.to_string());
-            return chk;
-        }
-    };
-    let sample = |errors: &mut Vec<String>| {
-        let start = now_s();
-        match diag.query(&flow) {
-            Ok(Some(record)) => Some(netlab_tcpload::TcpSample {
-                start_s: start,
-                end_s: now_s(),
-                record,
-            }),
-            Ok(None) => {
-                errors.push("tcp_info: flow not found".into());
-                None
-            }
-            Err(e) => {
-                errors.push(format!("tcp_info: {e}"));
-                None
-            }
-        }
-    };
-    chk.tcp_before = sample(&mut chk.errors);
-    let filter = format!(
-        "( sport = :{} and dport = :{} )",
-        flow.local.port(),
-        flow.remote.port()
-    );
-    match run_in(
-        "ss in A",
-        a_ns,
-        &argv(&["ss", "-tinmH", "state", "established", &filter]),
-        Duration::from_secs(5),
-    ) {
-        Ok(text) => {
-            chk.ss = Some(SsLine::parse(&text));
-            chk.ss_text = text;
-        }
-        Err(e) => chk.errors.push(e.to_string()),
-    }
-    chk.tcp_after = sample(&mut chk.errors);
-    chk
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use netlab_probe::{IsoOutcome, IsoRequest, RequestOutcome};
+    use netlab_probe::{EchoStats, IsoOutcome, IsoRequest, ProbeRequest, RequestOutcome};
+    use netlab_results::{FlowResult, QdiscResult, QdiscSample, SampledQdisc, TcpResult};
+    use netlab_tcpload::sink::{ReceiverLog, TcpEnd};
+
+    fn receiver_log(recvs: &[(f64, u32)]) -> ReceiverLog<EchoStats> {
+        let mut log: ReceiverLog<EchoStats> = serde_json::from_value(serde_json::json!({
+            "listen": "10.0.0.2:46020", "udp_echo": null, "duration_s": 13.0,
+            "accepted_s": 1.0, "peer": null, "bytes_total": 0,
+            "validation": {"bytes_checked": 0, "failures": 0, "first_bad_offset": null},
+            "recvs": {"t_us": [], "len": []}, "tcp_end": "closed_at_end", "tcp_end_s": null,
+            "extra_connections": 0, "echo": null, "echo_error": null,
+            "closed_s": 7.0, "stopped_early": false, "wakeups": 1
+        }))
+        .unwrap();
+        for &(t, len) in recvs {
+            log.recvs.push(Duration::from_secs_f64(t), len as usize);
+            log.bytes_total += u64::from(len);
+        }
+        assert_eq!(log.tcp_end, TcpEnd::ClosedAtEnd);
+        log
+    }
+
+    fn request(seq: u32, send_s: f64) -> ProbeRequest {
+        ProbeRequest {
+            seq,
+            due_s: send_s,
+            send_s,
+            reply_s: Some(send_s + 0.5),
+            rtt_ms: Some(500.0),
+            phase: Phase::Other,
+            outcome: RequestOutcome::Reply,
+        }
+    }
+
+    fn arm_sample(t: f64, drops: u32) -> Vec<SampledQdisc> {
+        let stats: netlab_qdisc::QdiscStats = serde_json::from_value(serde_json::json!({
+            "bytes": 1000, "packets": 10, "drops": drops, "overlimits": 0,
+            "requeues": 0, "backlog_bytes": 3000, "backlog_packets": 2, "qlen": 2
+        }))
+        .unwrap_or_else(|e| panic!("{e} at {t}"));
+        vec![SampledQdisc {
+            kind: "pfifo".into(),
+            handle: netlab_qdisc::ARM_HANDLE,
+            parent: netlab_qdisc::Handle::new(1, 1),
+            stats: Some(stats),
+            xstats: None,
+        }]
+    }
+
+    /// netlab's load on the SHORT timeline, connected at 1.25 s: the
+    /// window is [3.25, 7.25) s from the connect, the receiver's goodput
+    /// is taken over it in the receiver's own clock (started 50 ms after
+    /// t0), its accept time is put back on t0's clock, the probe's phases
+    /// come from the connect, and the arm's samples are the runner's.
+    #[test]
+    fn the_record_takes_the_window_from_the_connect() {
+        let mut cfg = CrosscheckConfig::new(1);
+        cfg.timeline = crate::Timeline::SHORT;
+        let load = Load::Netlab(crate::NetlabLoad::default());
+        // 1250 B every 10 ms from 1.2 s to 7.19 s in the receiver's clock.
+        let recvs: Vec<(f64, u32)> = (120..720).map(|i| (f64::from(i) / 100.0, 1250)).collect();
+        let rx = receiver_log(&recvs);
+        let tcp: TcpResult = TcpResult {
+            cc_requested: "reno".into(),
+            cc_readback: "reno".into(),
+            start_s: 1.25,
+            connect_s: 1.25,
+            goodput_mbps: None,
+            window_s: [3.0, 11.0],
+            receiver: netlab_results::ReceiverSummary {
+                bytes_in_window: 0,
+                bytes_total: rx.bytes_total,
+                validation_failures: 0,
+                first_bad_offset: None,
+                closed_s: 7.0,
+            },
+            sender: netlab_results::SenderSummary {
+                accepted_bytes: 0,
+                termination: netlab_tcpload::Termination::BrokenPipe,
+                end_s: 7.3,
+            },
+            series: Vec::new(),
+            series_bin_s: 0.2,
+            receiver_log: rx,
+        };
+        let res = ScenarioResult {
+            flows: vec![FlowResult {
+                receiver_t0_offset_s: 0.05,
+                tcp: Some(tcp),
+                ..FlowResult::default()
+            }],
+            probes: vec![netlab_results::ProbeResult {
+                kind: "stop-and-wait".into(),
+                phases: netlab_results::ProbePhases {
+                    baseline: None,
+                    loaded: None,
+                    other: Vec::new(),
+                },
+                requests: vec![request(0, 0.5), request(1, 4.0), request(2, 6.5)],
+                stale_replies: 0,
+                malformed_replies: 0,
+                recv_errors: 0,
+                config: netlab_probe::ProbeConfig::with_end(Duration::from_secs(11)),
+            }],
+            qdiscs: vec![QdiscResult {
+                samples: vec![
+                    QdiscSample {
+                        t_s: Some(0.2),
+                        records: arm_sample(0.2, 0),
+                    },
+                    QdiscSample {
+                        t_s: Some(0.4),
+                        records: vec![],
+                    },
+                ],
+                final_taken_s: None,
+                ..QdiscResult::default()
+            }],
+            ..ScenarioResult::default()
+        };
+        let out = BesideOut {
+            connect: Some(Duration::from_millis(1250)),
+            window: Some(Window::from_connect(
+                &cfg.timeline,
+                Duration::from_millis(1250),
+            )),
+            ..BesideOut::default()
+        };
+        let mut rec = ScenarioRecord::default();
+        assemble(&cfg, &load, &res, out, &mut rec);
+        assert_eq!(rec.error, None);
+        assert_eq!(rec.window_s, (3.25, 7.25));
+        assert_eq!(rec.connect_s, Some(1.25));
+        // [3.2, 7.2) in the receiver's clock: 400 blocks of 1250 B in 4 s.
+        let g = rec.goodput_mbps.unwrap();
+        assert!((g - 1.0).abs() < 0.01, "{g}");
+        let r = rec.receiver.unwrap();
+        assert!((r.accepted_s.unwrap() - 1.05).abs() < 1e-9);
+        assert!((r.first_recv_s.unwrap() - 1.25).abs() < 1e-9);
+        let phases: Vec<Phase> = rec.probe.iter().map(|r| r.phase).collect();
+        // 6.5 s is in the window but its last second: not loaded.
+        assert_eq!(phases, [Phase::Baseline, Phase::Loaded, Phase::Other]);
+        assert_eq!(rec.probe_loaded.as_ref().map(|p| p.sent), Some(1));
+        assert_eq!(rec.queue.len(), 1);
+        assert_eq!((rec.queue[0].t_s, rec.queue[0].backlog_bytes), (0.2, 3000));
+        assert_eq!(rec.queue_final, None);
+
+        // No connect: the watcher's error, nothing put in a phase.
+        let mut rec = ScenarioRecord::default();
+        let out = BesideOut {
+            errors: vec!["the load: no data connection".into()],
+            ..BesideOut::default()
+        };
+        assemble(&cfg, &load, &res, out, &mut rec);
+        assert_eq!(rec.error.as_deref(), Some("the load: no data connection"));
+        assert!(rec.probe.is_empty() && rec.goodput_mbps.is_none());
+    }
 
     fn slot(seq: u32, send_s: Option<f64>, outcome: IsoOutcome, rtt_ms: Option<f64>) -> IsoRequest {
         IsoRequest {

@@ -11,15 +11,33 @@
 //!    when netem is on the path; nothing of netlab's measurement runs yet
 //!    and t0 is not set (B's first receiver binds after this hook). Start
 //!    servers here.
-//! 2. [`ScenarioHooks::load_start`]: the baseline has ended (t0 +
+//! 2. [`ScenarioHooks::started`]: B's first receiver has bound (t0 is
+//!    set) and netlab's receivers, samplers and probes run; the baseline
+//!    begins. Start a probe of your own here.
+//! 3. [`ScenarioHooks::load_start`]: the baseline has ended (t0 +
 //!    `timeline.load_start()`), before netlab starts any flow due at the
 //!    same instant. Start clients here.
-//! 3. [`ScenarioHooks::finished`]: after the end, once netlab's workers
+//! 4. [`ScenarioHooks::flow_bound`], once per netlab flow as it starts:
+//!    its sender's socket is bound, so the flow's 4-tuple is known, and
+//!    the connect follows at once on the sender's own thread.
+//! 5. [`ScenarioHooks::finished`]: after the end, once netlab's workers
 //!    are joined and the scenario's result is filled, before the
-//!    namespaces are deleted. Called whenever `path_ready` was called,
-//!    also after a failure or a signal, so what the hooks started can be
-//!    stopped and joined. Join with a bound: the run's watchdog still
-//!    runs.
+//!    namespaces are deleted; [`ScenarioView::measured`] holds what
+//!    netlab's senders returned as they returned it. Called whenever
+//!    `path_ready` was called, also after a failure or a signal, so what
+//!    the hooks started can be stopped and joined. Join with a bound: the
+//!    run's watchdog still runs.
+//!
+//! The scenario ends at its timeline's end, or earlier when a hook (or a
+//! thread a hook started) asks for it through [`ScenarioView::end`]: a
+//! caller whose load connects late takes its window from that connect and
+//! ends the scenario at the window's end (netlab-crosscheck, method §13).
+//! The runner sees the request within 100 ms and then waits for the exact
+//! instant; at an early end the probes are stopped at once instead of
+//! finishing their schedule. The scenario's result keeps the timeline's
+//! phases (its goodput window, the probes' phase marks): a caller that
+//! ends early takes its own window from the raw values, as
+//! netlab-crosscheck does.
 //!
 //! A hook that fails fails its scenario: its message is the scenario's
 //! error (recorded in results.json as every other error is) and netlab's
@@ -68,14 +86,59 @@
 //! ```
 
 use std::path::Path;
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use netlab_experiment::Timeline;
+use netlab_probe::EchoStats;
 use netlab_results::{Interrupted, Results, ScenarioResult};
+use netlab_tcpload::sink::ReceiverLog;
+use netlab_tcpload::FlowId;
 use netlab_topology::netns::Netns;
 use netlab_topology::Topology;
 
+use crate::scenario::collect::SenderOutput;
 use crate::setup::ScenarioSetup;
+
+/// A request to end the scenario before its timeline's end, shared by the
+/// runner and the caller's hooks (clone it into a hook's own thread).
+#[derive(Debug, Clone, Default)]
+pub struct ScenarioEnd(Arc<Mutex<Option<Duration>>>);
+
+impl ScenarioEnd {
+    /// No end requested.
+    pub fn new() -> ScenarioEnd {
+        ScenarioEnd::default()
+    }
+
+    /// Ends the scenario at `at` from t0 (the final readback is taken
+    /// then, and every worker stopped). The earliest end asked for
+    /// counts; one at or past the timeline's end changes nothing.
+    pub fn set(&self, at: Duration) {
+        let mut end = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        *end = Some(end.map_or(at, |e| e.min(at)));
+    }
+
+    /// The end asked for, if any.
+    pub fn get(&self) -> Option<Duration> {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// What netlab's own workers returned, as they returned it, before the
+/// scenario's result reduced it (results.json keeps the sender's summary,
+/// the tcp_info samples without the socket's inode, and of B's first
+/// receiver only its echoes).
+#[derive(Debug, Default)]
+pub struct Measured {
+    /// Per flow, in flow order: the sender's log and its tcp_info
+    /// sampler's log (`None`: the sender never started or failed).
+    pub senders: Vec<Option<SenderOutput>>,
+    /// B's first receiver (the one that set t0, its clock is t0's): its
+    /// log, with whatever connection it took on its listen address
+    /// (`ScenarioSetup::clock_sink`); `None` if it failed.
+    pub clock_receiver: Option<ReceiverLog<EchoStats>>,
+}
 
 /// The scenario as a hook sees it.
 #[derive(Clone, Copy)]
@@ -91,6 +154,11 @@ pub struct ScenarioView<'a> {
     pub t0: Option<Instant>,
     /// The run's results folder.
     pub out: &'a Path,
+    /// Ends the scenario early (see the [module](self)).
+    pub end: &'a ScenarioEnd,
+    /// What netlab's senders returned; set in
+    /// [`ScenarioHooks::finished`] once they were joined.
+    pub measured: Option<&'a Measured>,
 }
 
 impl ScenarioView<'_> {
@@ -136,9 +204,28 @@ pub trait ScenarioHooks {
         Ok(())
     }
 
+    /// t0 is set; netlab's receivers, samplers and probes run.
+    fn started(&mut self, view: &ScenarioView<'_>) -> Result<(), HookError> {
+        let _ = view;
+        Ok(())
+    }
+
     /// The load phase begins (t0 is set).
     fn load_start(&mut self, view: &ScenarioView<'_>) -> Result<(), HookError> {
         let _ = view;
+        Ok(())
+    }
+
+    /// Flow `index` of the setup starts: its sender's socket is bound (in
+    /// A for an upload, B for a download), `flow` is its 4-tuple as the
+    /// sender sees it, and the connect follows as soon as this returns.
+    fn flow_bound(
+        &mut self,
+        view: &ScenarioView<'_>,
+        index: usize,
+        flow: FlowId,
+    ) -> Result<(), HookError> {
+        let _ = (view, index, flow);
         Ok(())
     }
 

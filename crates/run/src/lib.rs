@@ -69,6 +69,6 @@ pub mod session;
 pub mod setup;
 
 pub use config::{SessionConfig, GUEST_EXPERIMENT_FILE};
-pub use hooks::{HookError, NoHooks, RunHooks, ScenarioHooks, ScenarioView};
+pub use hooks::{HookError, Measured, NoHooks, RunHooks, ScenarioEnd, ScenarioHooks, ScenarioView};
 pub use session::{Outcome, RunError, Session, INTERRUPT_FILE};
 pub use setup::ScenarioSetup;

@@ -26,7 +26,7 @@ use crate::config::SessionConfig;
 use crate::hooks::{NoHooks, RunHooks, ScenarioHooks};
 use crate::kernel::{decide, KernelPlan};
 
-pub use watch::INTERRUPT_FILE;
+pub use watch::{owned_run, GRACE, INTERRUPT_FILE};
 
 /// Environment variable carrying the host's reason for booting the guest.
 pub const REASON_ENV: &str = "NETLAB_KERNEL_REASON";

@@ -109,8 +109,10 @@ impl EgressSetup {
 pub struct FlowSetup {
     /// The flow as the experiment says it.
     pub spec: FlowSpec,
-    /// Its receiver, in the receiving namespace (B for up, A for down).
-    pub receiver: SinkConfig,
+    /// Its receiver, in the receiving namespace (B for up, A for down);
+    /// `None`: the caller's own program receives the flow at `sender.to`
+    /// (netlab-crosscheck's ordinary receiver) and netlab binds none.
+    pub receiver: Option<SinkConfig>,
     /// The sender, in the sending namespace.
     pub sender: SenderConfig,
     /// Sampling of the sender's tcp_info.
@@ -299,10 +301,10 @@ impl ScenarioSetup {
                 };
                 FlowSetup {
                     spec: f.clone(),
-                    receiver: SinkConfig {
+                    receiver: Some(SinkConfig {
                         duration: tl.end() + RECEIVER_SLACK,
                         ..SinkConfig::new(listen)
-                    },
+                    }),
                     sender: SenderConfig {
                         cc: f.cc.clone(),
                         block_size: f.block_size as usize,
@@ -443,9 +445,10 @@ mod tests {
         assert_eq!(p.clock_sink.udp_echo.map(|a| a.port()), Some(46021));
         assert_eq!(p.flows.len(), 1);
         let f = &p.flows[0];
-        assert_eq!(f.receiver.listen, SocketAddr::from((B_ADDR, 46020)));
+        let listen = f.receiver.unwrap().listen;
+        assert_eq!(listen, SocketAddr::from((B_ADDR, 46020)));
         assert_eq!(f.sender.lifetime, s(17));
-        assert_eq!(f.sender.to, f.receiver.listen);
+        assert_eq!(f.sender.to, listen);
         assert_eq!(f.tcp_info.max_duration, s(18));
         assert_eq!(f.start, s(3));
         let probe = p.probe.as_ref().unwrap();
@@ -507,7 +510,7 @@ mod tests {
         assert_eq!(p.egresses[1].tbf_handle(), Handle::new(2, 0));
         // The download's receiver is in A, its sender B; ECN per end.
         assert_eq!(
-            p.flows[1].receiver.listen.ip(),
+            p.flows[1].receiver.unwrap().listen.ip(),
             std::net::IpAddr::V4(A_ADDR)
         );
         assert_ne!(p.flows[0].spec.port, p.flows[1].spec.port);

@@ -55,6 +55,11 @@ impl ScenarioHooks for Recorder {
         Ok(())
     }
 
+    fn started(&mut self, view: &ScenarioView<'_>) -> Result<(), HookError> {
+        self.note("started", view);
+        Ok(())
+    }
+
     fn load_start(&mut self, view: &ScenarioView<'_>) -> Result<(), HookError> {
         self.note("load_start", view);
         Ok(())
@@ -124,9 +129,11 @@ fn privileged_session_calls_the_hooks_in_order_and_a_failing_hook_fails_its_scen
         hooks.calls,
         [
             call("path_ready", 1, false, false),
+            call("started", 1, true, false),
             call("load_start", 1, true, true),
             call("finished", 1, true, true),
             call("path_ready", 2, false, false),
+            call("started", 2, true, false),
             call("load_start", 2, true, true),
             call("finished", 2, true, true),
         ]

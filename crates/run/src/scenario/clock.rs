@@ -61,6 +61,9 @@ pub struct ScenarioClock {
     starts: Vec<(Duration, usize)>,
     load_started: bool,
     final_read: bool,
+    /// An end earlier than the timeline's, set by a caller's hook
+    /// ([`ScenarioClock::end_at`]).
+    early_end: Option<Duration>,
 }
 
 impl ScenarioClock {
@@ -79,7 +82,30 @@ impl ScenarioClock {
             starts,
             load_started: false,
             final_read: false,
+            early_end: None,
         }
+    }
+
+    /// Ends the scenario at `at` (from t0) instead of the timeline's end,
+    /// when that is earlier: the final readback is then due at `at`, and
+    /// flows due at or after it never start. The earliest end asked for
+    /// counts; an end at or past the timeline's changes nothing.
+    pub fn end_at(&mut self, at: Duration) {
+        if at < self.end() {
+            self.early_end = Some(at);
+        }
+    }
+
+    /// When the scenario ends (from t0): the timeline's end, or the
+    /// earlier end a hook asked for.
+    pub fn end(&self) -> Duration {
+        let end = self.timeline.end();
+        self.early_end.map_or(end, |e| e.min(end))
+    }
+
+    /// Whether a hook ended the scenario before its timeline's end.
+    pub fn ended_early(&self) -> bool {
+        self.early_end.is_some()
     }
 
     fn phase(&self, now: Duration) -> LivePhase {
@@ -94,7 +120,7 @@ impl ScenarioClock {
 
     /// What to do at `now` (time since t0).
     pub fn poll(&mut self, now: Duration) -> Step {
-        let end = self.timeline.end();
+        let end = self.end();
         if !self.load_started && self.timeline.load_start() <= now && !self.final_read {
             self.load_started = true;
             return Step::LoadStart;
@@ -217,6 +243,52 @@ mod tests {
                 phase: LivePhase::Loaded
             }
         );
+    }
+
+    #[test]
+    fn an_earlier_end_moves_the_final_readback_and_drops_later_flows() {
+        let mut c = ScenarioClock::new(timeline(), &[s(3.0), s(9.0)]);
+        assert_eq!(c.end(), s(18.0));
+        // Past the timeline's end: nothing changes.
+        c.end_at(s(20.0));
+        assert!(!c.ended_early());
+        assert_eq!(c.poll(s(3.0)), Step::LoadStart);
+        assert_eq!(c.poll(s(3.0)), Step::StartFlow(0));
+        // A hook learns at 3.2 s that its window ends at 8.5 s.
+        c.end_at(s(8.5));
+        c.end_at(s(12.0)); // later than the one asked for: ignored
+        assert!(c.ended_early());
+        assert_eq!(c.end(), s(8.5));
+        assert_eq!(
+            c.poll(s(3.2)),
+            Step::Wait {
+                until: s(6.0),
+                phase: LivePhase::WarmUp
+            }
+        );
+        assert_eq!(
+            c.poll(s(6.0)),
+            Step::Wait {
+                until: s(8.5),
+                phase: LivePhase::Loaded
+            }
+        );
+        assert_eq!(c.poll(s(8.5)), Step::ReadFinal);
+        // Flow 1 was due at 9 s, after the end: it never starts.
+        assert_eq!(c.poll(s(9.0)), Step::Done);
+        // An end inside the warm-up: the window mark is not waited for.
+        let mut w = ScenarioClock::new(timeline(), &[]);
+        assert_eq!(w.poll(s(3.0)), Step::LoadStart);
+        w.end_at(s(4.0));
+        assert_eq!(
+            w.poll(s(3.5)),
+            Step::Wait {
+                until: s(4.0),
+                phase: LivePhase::WarmUp
+            }
+        );
+        assert_eq!(w.poll(s(4.0)), Step::ReadFinal);
+        assert_eq!(w.poll(s(4.0)), Step::Done);
     }
 
     #[test]

@@ -18,6 +18,7 @@ use netlab_tcpload::{
 
 use super::error::ScenarioError;
 use super::worker::Worker;
+use crate::hooks::Measured;
 use crate::setup::{ScenarioSetup, SERIES_BIN};
 
 /// What the capture worker returns: its report and its headers file's record.
@@ -64,16 +65,19 @@ impl Workers {
     }
 
     /// Stops and joins every worker in a fixed order and fills `res`.
-    /// `failed`: the timeline did not complete, so the probe is stopped at
-    /// once instead of being let finish its schedule.
+    /// `stop_probes`: the timeline did not complete, or a hook ended it
+    /// early, so the probes are stopped at once instead of being let
+    /// finish their schedule. The senders' own logs go to `measured`.
     pub fn finish(
         self,
         plan: &ScenarioSetup,
         t0: Instant,
-        failed: bool,
+        stop_probes: bool,
         _egresses: &[super::runner::Egress],
         res: &mut ScenarioResult,
+        measured: &mut Measured,
     ) -> Result<(), ScenarioError> {
+        measured.senders = (0..self.senders.len()).map(|_| None).collect();
         let mut errors: Vec<ScenarioError> = Vec::new();
         // The receivers close now (the common end).
         for w in self.receivers.iter().flatten() {
@@ -89,7 +93,7 @@ impl Workers {
         // second); past its hard stop, or at once after a failure, it is stopped.
         let probe = self.probe.map(|w| {
             let hard = t0 + plan.probe.as_ref().map_or(Duration::ZERO, |p| p.hard_stop);
-            while !failed && !w.is_finished() && Instant::now() < hard {
+            while !stop_probes && !w.is_finished() && Instant::now() < hard {
                 std::thread::sleep(Duration::from_millis(20));
             }
             w.stop_and_join()
@@ -103,7 +107,7 @@ impl Workers {
                     .iso_probe
                     .as_ref()
                     .map_or(Duration::ZERO, |p| p.hard_stop);
-            while !failed && !w.is_finished() && Instant::now() < hard {
+            while !stop_probes && !w.is_finished() && Instant::now() < hard {
                 std::thread::sleep(Duration::from_millis(20));
             }
             w.stop_and_join()
@@ -136,7 +140,8 @@ impl Workers {
         match clock {
             Some(Ok(rx)) => {
                 res.echo = rx.echo;
-                iso_echo = (rx.iso_echo, rx.iso_echo_error);
+                iso_echo = (rx.iso_echo, rx.iso_echo_error.clone());
+                measured.clock_receiver = Some(rx);
             }
             Some(Err(e)) => errors.push(e),
             None => {}
@@ -148,19 +153,7 @@ impl Workers {
             let mut flow_errors = Vec::new();
             match (rx, tx) {
                 (Some(Ok(rx)), Some(Ok((tx, tcp_log)))) => {
-                    match tcp_log {
-                        Ok(log) => {
-                            flow.tcp_info = log.samples.iter().map(TcpInfoSample::from).collect();
-                            flow.tcp_info_sampler = Some(TcpInfoSamplerResult {
-                                flow: log.flow,
-                                interval_s: log.interval_s,
-                                not_found_s: log.not_found_s,
-                                errors: log.errors,
-                                end: log.end,
-                            });
-                        }
-                        Err(e) => flow_errors.push(ScenarioError::TcpInfoSampler(e)),
-                    }
+                    tcp_info_of(flow, &tcp_log, &mut flow_errors);
                     if rx.validation.failures > 0 {
                         flow_errors.push(ScenarioError::Validation {
                             failures: rx.validation.failures,
@@ -168,13 +161,23 @@ impl Workers {
                         });
                     }
                     flow.tcp = Some(tcp_result(plan, offset, rx, &tx));
+                    measured.senders[i] = Some((tx, tcp_log));
                 }
                 (rx, tx) => {
                     if let Some(Err(e)) = rx {
                         flow_errors.push(e);
                     }
-                    if let Some(Err(e)) = tx {
-                        flow_errors.push(e);
+                    match tx {
+                        Some(Err(e)) => flow_errors.push(e),
+                        Some(Ok(out)) => {
+                            // A flow whose receiver is the caller's keeps its
+                            // tcp_info; one whose receiver failed, as before.
+                            if plan.flows[i].receiver.is_none() {
+                                tcp_info_of(flow, &out.1, &mut flow_errors);
+                            }
+                            measured.senders[i] = Some(out);
+                        }
+                        None => {}
                     }
                 }
             }
@@ -231,6 +234,28 @@ impl Workers {
                 .map(|(tbf, _)| tbf.rate.bits_per_sec() as f64 / 1e6)
         });
         ScenarioError::from_all(errors).map_or(Ok(()), Err)
+    }
+}
+
+/// A flow's tcp_info samples and its sampler's record, or the sampler's
+/// failure.
+fn tcp_info_of(
+    flow: &mut netlab_results::FlowResult,
+    tcp_log: &Result<SamplerLog, String>,
+    errors: &mut Vec<ScenarioError>,
+) {
+    match tcp_log {
+        Ok(log) => {
+            flow.tcp_info = log.samples.iter().map(TcpInfoSample::from).collect();
+            flow.tcp_info_sampler = Some(TcpInfoSamplerResult {
+                flow: log.flow,
+                interval_s: log.interval_s,
+                not_found_s: log.not_found_s.clone(),
+                errors: log.errors.clone(),
+                end: log.end,
+            });
+        }
+        Err(e) => errors.push(ScenarioError::TcpInfoSampler(e.clone())),
     }
 }
 

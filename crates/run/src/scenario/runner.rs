@@ -37,7 +37,7 @@ use super::collect::Workers;
 use super::error::ScenarioError;
 use super::worker::spawn_in;
 use crate::b_loop::{BLoop, BLoopError};
-use crate::hooks::{HookError, ScenarioHooks, ScenarioView};
+use crate::hooks::{HookError, Measured, ScenarioEnd, ScenarioHooks, ScenarioView};
 use crate::progress::{Live, Progress};
 use crate::setup::ScenarioSetup;
 
@@ -95,21 +95,55 @@ fn empty_result(s: &netlab_experiment::ScenarioPlan) -> ScenarioResult {
     }
 }
 
+/// The result of a scenario's setup before it runs: the same values as
+/// [`empty_result`] of the planned scenario it was made from (the flows'
+/// starts and stops are already offsets from t0 in the setup), so a setup
+/// the caller changed is recorded as it ran.
+fn empty_result_of(s: &ScenarioSetup) -> ScenarioResult {
+    ScenarioResult {
+        index: s.index,
+        round: s.round,
+        point: point_result(&s.point),
+        seed: s.seed,
+        arm: s.arm_kind.to_string(),
+        arm_words: s.arm_words.clone(),
+        flows: s
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(index, f)| FlowResult {
+                index,
+                direction: f.spec.direction.as_str().to_string(),
+                cc: f.spec.cc.clone(),
+                ecn: f.spec.ecn,
+                port: f.spec.port,
+                start_s: f.start.as_secs_f64(),
+                stop_s: f.stop.map(|d| d.as_secs_f64()),
+                ..FlowResult::default()
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
 /// How often the timeline looks for a signal while it waits.
 const INTERRUPT_POLL: Duration = Duration::from_millis(100);
 
-/// Runs one planned scenario with its setup and returns its result, failed
-/// or not; `hooks` add the caller's workers.
+/// Runs one scenario's setup on this kernel and returns its result, failed
+/// or not; `hooks` add the caller's workers. The setup is what runs: the
+/// session makes it from the planned scenario ([`ScenarioSetup::new`]); a
+/// caller that plans its own scenarios (netlab-crosscheck) may change it
+/// first (its flows, their senders and receivers, the probes, the
+/// capture), and the result records the setup as it ran.
 pub fn run(
     ctx: &RunContext<'_>,
-    planned: &netlab_experiment::ScenarioPlan,
     plan: &ScenarioSetup,
     hooks: &mut dyn ScenarioHooks,
 ) -> (ScenarioResult, Option<StoppedAt>) {
     let started = Instant::now();
     let mut res = ScenarioResult {
         namespaces: plan.namespaces(),
-        ..empty_result(planned)
+        ..empty_result_of(plan)
     };
     let point = if plan.point.values.is_empty() {
         String::new()
@@ -131,6 +165,7 @@ pub fn run(
             label: &label,
             out: ctx.out,
             hooks: RefCell::new(hooks),
+            end: ScenarioEnd::new(),
         };
         runner.execute(&mut res)
     });
@@ -220,6 +255,8 @@ struct Runner<'a, 'h> {
     out: &'a Path,
     /// The caller's hooks (called from this thread only).
     hooks: RefCell<&'h mut dyn ScenarioHooks>,
+    /// An earlier end the hooks may ask for.
+    end: ScenarioEnd,
 }
 
 /// One configured egress: where to read it back.
@@ -402,22 +439,20 @@ impl Runner<'_, '_> {
         // The caller's workers come up on the finished path, before t0;
         // whatever happens next, they are told the scenario is over while
         // the namespaces still exist.
-        let view = |t0| ScenarioView {
-            topology: &topo,
-            setup: plan,
-            t0,
-            out: self.out,
-        };
         let mut t0 = None;
+        let mut raw = Measured::default();
         // (The hooks' borrow ends with this statement: `measure` calls them too.)
-        let ready = self.hooks.borrow_mut().path_ready(&view(None));
+        let ready = self
+            .hooks
+            .borrow_mut()
+            .path_ready(&self.view(&topo, None, None));
         let measured = ready
             .map_err(hook_step("path ready"))
-            .and_then(|()| self.measure(&topo, &egresses, &qsock, res, &mut t0));
+            .and_then(|()| self.measure(&topo, &egresses, &qsock, res, &mut t0, &mut raw));
         let finished = self
             .hooks
             .borrow_mut()
-            .finished(&view(t0.map(|(t0, _)| t0)))
+            .finished(&self.view(&topo, t0.map(|(t0, _)| t0), Some(&raw)))
             .map_err(hook_step("finished"));
         drop(topo);
         // The evidence file, from the report (whatever else failed).
@@ -432,8 +467,26 @@ impl Runner<'_, '_> {
         measured.and(finished)
     }
 
+    /// The scenario as the hooks see it.
+    fn view<'s>(
+        &'s self,
+        topology: &'s Topology,
+        t0: Option<Instant>,
+        measured: Option<&'s Measured>,
+    ) -> ScenarioView<'s> {
+        ScenarioView {
+            topology,
+            setup: self.plan,
+            t0,
+            out: self.out,
+            end: &self.end,
+            measured,
+        }
+    }
+
     /// From B's first receiver (t0) to every worker joined; `t0` is set
-    /// (with its Unix time) as soon as it is known.
+    /// (with its Unix time) as soon as it is known, `raw` gets what the
+    /// senders returned.
     fn measure(
         &self,
         topo: &Topology,
@@ -441,6 +494,7 @@ impl Runner<'_, '_> {
         qsock: &QdiscSocket,
         res: &mut ScenarioResult,
         t0_out: &mut Option<(Instant, Duration)>,
+        raw: &mut Measured,
     ) -> Result<(), ScenarioError> {
         let plan = self.plan;
         // Capture on B, opened before anything connects.
@@ -473,12 +527,16 @@ impl Runner<'_, '_> {
         // One receiver per flow, in its receiving namespace.
         let mut sinks = Vec::new();
         for f in &plan.flows {
+            let Some(receiver) = f.receiver else {
+                sinks.push(None);
+                continue;
+            };
             let (_, (ns, name)) = ends(topo, f.spec.direction);
             let sink = ns
-                .run(|| Sink::bind(f.receiver))
+                .run(|| Sink::bind(receiver))
                 .map_err(enter(name, "a flow's receiver"))?
                 .map_err(load_step("binding a flow's receiver"))?;
-            sinks.push(sink);
+            sinks.push(Some(sink));
         }
         self.progress.reset();
 
@@ -492,7 +550,8 @@ impl Runner<'_, '_> {
         };
         let mut workers = Workers::new(plan.flows.len());
         let outcome = self.drive(&scene, clock_sink, sinks, capture, res, &mut workers);
-        let joined = workers.finish(plan, t0, outcome.is_err(), egresses, res);
+        let early = self.end.get().is_some_and(|e| e < plan.timeline.end());
+        let joined = workers.finish(plan, t0, outcome.is_err() || early, egresses, res, raw);
         outcome.and(joined)
     }
 
@@ -501,7 +560,7 @@ impl Runner<'_, '_> {
         &self,
         scene: &Scene<'_>,
         clock_sink: BLoop,
-        sinks: Vec<Sink>,
+        sinks: Vec<Option<Sink>>,
         capture: Option<Capture>,
         res: &mut ScenarioResult,
         workers: &mut Workers,
@@ -512,6 +571,7 @@ impl Runner<'_, '_> {
             clock_sink.run(Some(stop.flag()))
         })?);
         for (i, sink) in sinks.into_iter().enumerate() {
+            let Some(sink) = sink else { continue };
             workers.receiver_offsets[i] = sink.t0().saturating_duration_since(t0);
             let (_, (ns, _)) = ends(topo, plan.flows[i].spec.direction);
             workers.receivers[i] = Some(spawn_in(
@@ -548,10 +608,17 @@ impl Runner<'_, '_> {
         }
         self.start_probe(scene, workers)?;
         self.start_iso_probe(scene, workers)?;
+        self.hooks
+            .borrow_mut()
+            .started(&self.view(topo, Some(t0), None))
+            .map_err(hook_step("started"))?;
 
         let mut clock = ScenarioClock::new(plan.timeline, &plan.flow_starts());
         let mut ticked: Option<Instant> = None;
         loop {
+            if let Some(end) = self.end.get() {
+                clock.end_at(end);
+            }
             let now = Instant::now().saturating_duration_since(t0);
             match clock.poll(now) {
                 Step::Wait { until, phase } => {
@@ -577,15 +644,9 @@ impl Runner<'_, '_> {
                     std::thread::sleep((until - now).min(INTERRUPT_POLL));
                 }
                 Step::LoadStart => {
-                    let view = ScenarioView {
-                        topology: topo,
-                        setup: plan,
-                        t0: Some(t0),
-                        out: self.out,
-                    };
                     self.hooks
                         .borrow_mut()
-                        .load_start(&view)
+                        .load_start(&self.view(topo, Some(t0), None))
                         .map_err(hook_step("load start"))?;
                 }
                 Step::StartFlow(i) => self.start_sender(scene, i, workers)?,
@@ -698,6 +759,11 @@ impl Runner<'_, '_> {
             .map_err(load_step("sock_diag socket"))?;
         let (sender_cfg, sampler_cfg) = (flow.sender.clone(), flow.tcp_info);
         let (t0, live) = (scene.t0, scene.live.clone());
+        // The caller learns the flow before its connect.
+        self.hooks
+            .borrow_mut()
+            .flow_bound(&self.view(scene.topo, Some(t0), None), i, sock.flow())
+            .map_err(hook_step("flow bound"))?;
         workers.senders[i] = Some(spawn_in(ns, "sender", "sender", move |_stop| {
             // The sampler starts before the connect, so the first write
             // follows the connect at once, as in any bulk transfer (method
@@ -729,5 +795,44 @@ impl Runner<'_, '_> {
             Ok::<_, String>((report, log))
         })?);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netlab_topology::RunId;
+
+    /// A result started from the setup is the one started from the planned
+    /// scenario (so results.json does not change), and a setup the caller
+    /// changed is recorded as it runs.
+    #[test]
+    fn the_result_of_a_setup_is_that_of_its_planned_scenario() {
+        let exp = netlab_experiment::parse(
+            r#"
+            arms = ["pfifo limit 100", "fq_codel"]
+            [path.down]
+            rate = "20mbit"
+            [[flows]]
+            [[flows]]
+            direction = "down"
+            start = "1s"
+            stop = "4s"
+            "#,
+        )
+        .unwrap();
+        let run_id = RunId::random();
+        for planned in exp.plan().scenarios {
+            let setup = ScenarioSetup::new(&planned, &run_id).unwrap();
+            assert_eq!(empty_result_of(&setup), empty_result(&planned));
+        }
+        let planned = &exp.plan().scenarios[0];
+        let mut setup = ScenarioSetup::new(planned, &run_id).unwrap();
+        setup.flows.truncate(1);
+        let r = empty_result_of(&setup);
+        assert_eq!(r.flows.len(), 1);
+        assert_eq!(r.flows[0], empty_result(planned).flows[0]);
+        setup.flows.clear();
+        assert!(empty_result_of(&setup).flows.is_empty());
     }
 }

@@ -211,7 +211,7 @@ impl Here<'_> {
             let fds_before = open_fds();
             let ran_on = crate::machine::ran_on(format_rfc3339(SystemTime::now()));
             let (mut r, stopped) = match ScenarioSetup::new(planned, &self.run_id) {
-                Ok(setup) => scenario::run(&ctx, planned, &setup, scenario_hooks),
+                Ok(setup) => scenario::run(&ctx, &setup, scenario_hooks),
                 Err(e) => (scenario::not_started(planned, &e), None),
             };
             r.open_fds = fds_before.zip(open_fds()).map(|(b, a)| [b, a]);
