@@ -443,6 +443,30 @@ impl<'c> Beside<'c> {
         Ok(())
     }
 
+    /// netlab's flow seen from B, told just before its connect: as netlab's
+    /// own sampler in A, the first dump waits one interval, so no dump
+    /// runs beside the connect and the first writes (method §13.5).
+    fn sample_b_before_connect(
+        &mut self,
+        view: &ScenarioView<'_>,
+        flow: FlowId,
+    ) -> Result<(), HookError> {
+        let t0 = view.t0.ok_or_else(|| HookError::new("t0 is not set"))?;
+        let (pending, b) = TcpSampler::spawn_before_connect(
+            diag_in(view.b(), "B")?,
+            t0,
+            self.sampler_config(),
+            |_| {},
+        )
+        .map_err(|e| HookError::new(format!("tcp_info sampler in B: {e}")))?;
+        pending.connected(FlowId {
+            local: flow.remote,
+            remote: flow.local,
+        });
+        self.sampler_b = Some(b);
+        Ok(())
+    }
+
     fn start_iperf3_client(&mut self, view: &ScenarioView<'_>) -> Result<(), HookError> {
         let Load::Iperf3(i) = &self.load else {
             return Ok(());
@@ -747,7 +771,7 @@ impl ScenarioHooks for Beside<'_> {
         if index != 0 {
             return Ok(());
         }
-        self.sample_b(view, flow)?;
+        self.sample_b_before_connect(view, flow)?;
         self.watch(view, flow, Connect::Now)
     }
 
