@@ -34,6 +34,45 @@ fn shortened(name: &str, measure: &str) -> ExperimentFile {
     f
 }
 
+/// The measured RTT is the path's `rtt` ms: every baseline request was
+/// answered (at least `min_requests` of them), the fastest reply is at
+/// least the configured delay (netem never delivers early) and less than
+/// 1.5 times it, the median less than 1.5 times it too, so a missing delay
+/// (~0) or one paid twice (2×) fails. Scheduling noise only adds time, and
+/// on a CI machine whose hypervisor steals the CPU it adds 3-5 ms to the
+/// guest's median and 30 ms to single replies (measured: p50 14.5 ms for
+/// 10 ms), so the minimum is the robust figure.
+fn check_base_rtt(s: &Value, rtt: f64, min_requests: usize) {
+    let rtts: Vec<f64> = s["probes"][0]["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|q| q["phase"] == "baseline")
+        .map(|q| {
+            q["rtt_ms"]
+                .as_f64()
+                .expect("every baseline request answered")
+        })
+        .collect();
+    assert!(
+        rtts.len() >= min_requests.max(1),
+        "{} baseline requests",
+        rtts.len()
+    );
+    let min = rtts.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(
+        min >= rtt - 0.5 && min < rtt * 1.5,
+        "fastest baseline reply {min} ms for {rtt} ms: {rtts:?}"
+    );
+    let p50 = s["probes"][0]["phases"]["baseline"]["p50_ms"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        p50 >= rtt - 0.5 && p50 < rtt * 1.5,
+        "baseline p50 {p50} ms for {rtt} ms: {rtts:?}"
+    );
+}
+
 /// Writes the resolved file into `out`'s parent scratch folder and returns its path.
 fn write_experiment(out: &OutDir, f: &ExperimentFile) -> PathBuf {
     let exp = netlab_experiment::Experiment::from_file(f).expect("the shortened preset resolves");
@@ -350,16 +389,9 @@ fn guest_rrul_be_shapes_both_directions_with_eight_validated_flows() {
         assert!(fair > 0.25 && fair <= 1.0 + 1e-9, "{dir}: fairness {fair}");
         assert_eq!(s["qdiscs"][i]["dev"], *dev);
     }
-    // Base RTT 50 ms: the baseline probe's median, held to 2 ms as in the
-    // rtt_sweep test (the guest's emulated timers put it 1.29 ms above 50 ms
-    // in one run on this machine; a missing or doubled RTT is 25 ms off).
-    let p50 = s["probes"][0]["phases"]["baseline"]["p50_ms"]
-        .as_f64()
-        .unwrap();
-    assert!(
-        (p50 - 50.0).abs() <= 2.0,
-        "baseline p50 {p50} ms for a 50 ms base RTT"
-    );
+    // Base RTT 50 ms (the guest's median was 52.2 ms in one CI run beside
+    // another guest, 1.29 ms above in another).
+    check_base_rtt(s, 50.0, 1);
     let summary = std::fs::read_to_string(out.0.join("summary.md")).unwrap();
     assert!(summary.contains("Per-flow goodput"), "{summary}");
     assert!(summary.contains("| 1 | fq_codel | up "), "{summary}");
@@ -415,37 +447,7 @@ fn guest_rtt_sweep_baseline_rtt_matches_each_point() {
             "{}",
             s["point"]
         );
-        // The measured RTT is the point's: the fastest baseline reply is at
-        // least the configured delay (netem never delivers early) and less
-        // than 1.5 times it, so a missing delay (~0) or one paid twice (2×)
-        // fails. Scheduling noise only adds time, and on a CI machine whose
-        // hypervisor steals the CPU it adds 3-5 ms to the guest's median
-        // and 30 ms to single replies (measured: p50 14.5 ms for 10 ms),
-        // so the minimum is the robust figure; the median is held to 1.5×.
-        let rtts: Vec<f64> = s["probes"][0]["requests"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|q| q["phase"] == "baseline")
-            .map(|q| {
-                q["rtt_ms"]
-                    .as_f64()
-                    .expect("every baseline request answered")
-            })
-            .collect();
-        assert!(rtts.len() >= 12, "{} baseline requests", rtts.len());
-        let min = rtts.iter().copied().fold(f64::INFINITY, f64::min);
-        assert!(
-            min >= rtt - 0.5 && min < rtt * 1.5,
-            "fastest baseline reply {min} ms for {rtt} ms: {rtts:?}"
-        );
-        let p50 = s["probes"][0]["phases"]["baseline"]["p50_ms"]
-            .as_f64()
-            .unwrap();
-        assert!(
-            p50 >= rtt - 0.5 && p50 < rtt * 1.5,
-            "baseline p50 {p50} ms for {rtt} ms: {rtts:?}"
-        );
+        check_base_rtt(s, rtt, 12);
         let netem = s["qdiscs"][0]["after_config"]
             .as_array()
             .unwrap()
