@@ -44,10 +44,11 @@ pub fn run_here(
         .map_err(|e| RunError::Privilege(e.to_string()))?;
     let progress = Progress::new(cfg.quiet);
     let (run_id, registry) = owned_run(GRACE).map_err(RunError::Setup)?;
-    if cfg.inside_guest {
-        interrupt_from_host(program, &cfg.out);
-    }
-    start_watchdog(program, &registry, cfg.run_deadline());
+    // Both threads end with the run (their guards dropped on return).
+    let _interrupt_watch = cfg
+        .inside_guest
+        .then(|| interrupt_from_host(program, &cfg.out));
+    let _watchdog = start_watchdog(program, &registry, cfg.run_deadline());
     let here = Here {
         cfg,
         program,

@@ -33,28 +33,56 @@ pub fn owned_run(grace: Duration) -> Result<(RunId, Registry), String> {
     Ok((run_id, registry))
 }
 
+/// A thread of the run that must not outlive it: dropping it (the run
+/// over) tells the thread to stop, and it ends without acting. An
+/// embedder may run several sessions in one process: a later one is never
+/// ended by an earlier one's watchdog.
+#[must_use = "dropping it stops the thread at once"]
+#[derive(Debug)]
+pub struct RunThread {
+    stop: netlab_sys::StopFlag,
+}
+
+impl RunThread {
+    fn new() -> RunThread {
+        RunThread {
+            stop: netlab_sys::StopFlag::new(),
+        }
+    }
+}
+
+impl Drop for RunThread {
+    fn drop(&mut self) {
+        self.stop.stop();
+    }
+}
+
 /// Inside the guest: a request the host wrote before the guest even
 /// booted stops the run before its first scenario; later ones are
-/// watched for.
-pub fn interrupt_from_host(program: &str, out: &Path) {
+/// watched for until the returned guard is dropped.
+pub fn interrupt_from_host(program: &str, out: &Path) -> RunThread {
     let file = out.join(INTERRUPT_FILE);
     if let Ok(text) = std::fs::read_to_string(&file) {
         netlab_receipts::request_interrupt(text.trim().parse().unwrap_or(nix::libc::SIGINT));
     }
-    watch_interrupt_file(program, file);
+    let guard = RunThread::new();
+    watch_interrupt_file(program, file, guard.stop.clone());
+    guard
 }
 
-/// Inside the guest: watches `--out` for the host's interrupt request.
-fn watch_interrupt_file(program: &str, path: PathBuf) {
+/// Inside the guest: watches `--out` for the host's interrupt request,
+/// every 100 ms until `stop`.
+fn watch_interrupt_file(program: &str, path: PathBuf, stop: netlab_sys::StopFlag) {
     let spawned = std::thread::Builder::new()
         .name("interrupt-watch".into())
-        .spawn(move || loop {
-            if let Ok(text) = std::fs::read_to_string(&path) {
-                let sig = text.trim().parse().unwrap_or(nix::libc::SIGINT);
-                netlab_receipts::request_interrupt(sig);
-                return;
+        .spawn(move || {
+            while !stop.sleep(Duration::from_millis(100)) {
+                if let Ok(text) = std::fs::read_to_string(&path) {
+                    let sig = text.trim().parse().unwrap_or(nix::libc::SIGINT);
+                    netlab_receipts::request_interrupt(sig);
+                    return;
+                }
             }
-            std::thread::sleep(Duration::from_millis(100));
         });
     if let Err(e) = spawned {
         eprintln!("{program}: watching for the host's interrupt: {e}");
@@ -62,14 +90,19 @@ fn watch_interrupt_file(program: &str, path: PathBuf) {
 }
 
 /// The whole run's computed deadline: past it, whatever is still running,
-/// the run tears down what it owns (with receipts) and exits 1.
-pub fn start_watchdog(program: &str, registry: &Registry, deadline: Duration) {
+/// the run tears down what it owns (with receipts) and exits 1. Dropping
+/// the returned guard (the run ended in time) stops the watchdog.
+pub fn start_watchdog(program: &str, registry: &Registry, deadline: Duration) -> RunThread {
+    let guard = RunThread::new();
+    let stop = guard.stop.clone();
     let registry = registry.clone();
     let name = program.to_string();
     let spawned = std::thread::Builder::new()
         .name("run-watchdog".into())
         .spawn(move || {
-            std::thread::sleep(deadline);
+            if stop.sleep(deadline) {
+                return;
+            }
             eprintln!(
                 "{name}: the run exceeded its computed deadline of {:.0}s; tearing down what it owns",
                 deadline.as_secs_f64()
@@ -82,6 +115,7 @@ pub fn start_watchdog(program: &str, registry: &Registry, deadline: Duration) {
     if let Err(e) = spawned {
         eprintln!("{program}: starting the run watchdog: {e}");
     }
+    guard
 }
 
 /// A signal to this process is passed to the run inside the guest as a
@@ -104,4 +138,35 @@ pub fn forward_interrupt(
                 }
             }
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A dropped watchdog never acts: were it to, this test process would
+    /// exit 1 about 0.3 s in, before the test ends.
+    #[test]
+    fn a_dropped_watchdog_does_not_end_the_process() {
+        let registry = Registry::new(RunId::random()).unwrap();
+        let guard = start_watchdog("test", &registry, Duration::from_millis(300));
+        drop(guard);
+        std::thread::sleep(Duration::from_millis(900));
+    }
+
+    /// The interrupt watcher stops with its guard: an interrupt file
+    /// written after the drop is never read.
+    #[test]
+    fn a_dropped_interrupt_watcher_reads_no_later_request() {
+        let dir = std::env::temp_dir().join(format!("netlab-watch-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let guard = interrupt_from_host("test", &dir);
+        drop(guard);
+        std::thread::sleep(Duration::from_millis(250));
+        std::fs::write(dir.join(INTERRUPT_FILE), "15").unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        let seen = netlab_receipts::interrupted();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(seen, None);
+    }
 }
