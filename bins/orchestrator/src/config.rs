@@ -87,6 +87,8 @@ fn kernel_choice(k: KernelChoice) -> netlab_experiment::KernelChoice {
 
 /// Validates raw `compare` arguments; `now_utc_stamp` names the default
 /// results folder.
+// Long: each flag parsed and checked in turn, a line or two each, so that a
+// usage error names the first bad flag.
 pub fn compare_config(a: &CompareArgs, now_utc_stamp: &str) -> Result<CompareConfig, UsageError> {
     let rounds = parse_count("--rounds", &a.rounds, 1000)? as u32;
     let arm_words: Vec<String> = if a.arms.is_empty() {

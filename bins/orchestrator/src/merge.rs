@@ -347,6 +347,8 @@ pub struct Merged {
 }
 
 /// Merges `dirs` into `out`.
+// Long: the merge's steps in order, each followed by its phase mark with the
+// peak memory then.
 pub fn merge(out: &Path, dirs: &[PathBuf], allow_partial: bool) -> Result<Merged, MergeError> {
     if dirs.is_empty() {
         return Err(MergeError::Usage("merge needs at least one folder".into()));

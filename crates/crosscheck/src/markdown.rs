@@ -73,6 +73,8 @@ impl Probe {
 
 /// Pairing 2 (or 2b): one of netlab's probes vs irtt, per scenario, then
 /// pooled per arm and the idle offset.
+// Long: one section written top to bottom (the per-scenario table, then the
+// pooled rows and the idle offset).
 fn probe_pairing(out: &mut String, run: &CrosscheckRun, which: Probe) {
     let c = &run.config;
     match which {
@@ -301,6 +303,8 @@ fn load_summary(out: &mut String, rows: &[&ScenarioRecord], labels: &[String]) {
 /// between the first load (netlab's) and each other, and how many of each
 /// load's rounds land within ±20 % of iperf3's median RTT and ±30 % of its
 /// median drops.
+// Long: one section written top to bottom (the per-load table, then the
+// agreement rows and their note).
 fn states_section(out: &mut String, rows: &[&ScenarioRecord], labels: &[String], split: f64) {
     use crate::states::{classify, fisher_two_sided, StandingState};
     let per_load: Vec<(&String, Vec<&&ScenarioRecord>)> = labels
@@ -407,6 +411,8 @@ Against iperf3's medians (RTT {rtt_ref:.0} ms, arm drops {drops_ref:.0}): rounds
 }
 
 /// Renders the whole page.
+// Long: the page written top to bottom in its printed order; each section is a
+// call or a short table.
 pub fn render(run: &CrosscheckRun) -> String {
     let mut out = String::new();
     let c = &run.config;

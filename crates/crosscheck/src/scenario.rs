@@ -124,11 +124,9 @@ fn assemble(
     cfg: &CrosscheckConfig,
     load: &Load,
     res: &ScenarioResult,
-    out: BesideOut,
+    mut out: BesideOut,
     rec: &mut ScenarioRecord,
 ) {
-    let tl = cfg.timeline;
-    let timeout = Duration::from_secs_f64(cfg.probe_timeout_s);
     // The cross-check's own failure names its cause (no connect, a tool);
     // netlab's follows.
     for e in &out.errors {
@@ -145,46 +143,74 @@ fn assemble(
         return;
     };
     rec.window_s = (win.start.as_secs_f64(), win.end.as_secs_f64());
-    rec.readback = out.readback;
+    rec.readback = out.readback.take();
+    netlab_received(load, res, &out, &win, rec);
+    tools_of(load, &mut out, rec);
+    probes_of(cfg, res, out.irtt.take(), &win, rec);
+    // The arm: every 200 ms, and at the end of the window.
+    if let Some(q) = res.qdiscs.first() {
+        rec.queue = q
+            .samples
+            .iter()
+            .filter_map(|s| QueueSample::from_sampled(s.t_s.unwrap_or(0.0), &s.records))
+            .collect();
+        rec.queue_final = q
+            .final_taken_s
+            .and_then(|t| QueueSample::from_records(t, &q.at_window_end));
+    }
+}
 
-    // The load's receiver: netlab's flow receiver (its clock started
-    // `offset` after t0), B's first receiver (t0's own clock), iperf3's
-    // server, or the ordinary receiver (no log: B's tcp_info).
-    let flow = res.flows.first();
+/// The goodput and receiver summary of a load netlab receives: netlab's
+/// flow receiver (its clock started `offset` after t0) or B's first
+/// receiver (t0's own clock). Other loads' come from their tools.
+fn netlab_received(
+    load: &Load,
+    res: &ScenarioResult,
+    out: &BesideOut,
+    win: &Window,
+    rec: &mut ScenarioRecord,
+) {
     let netlab_rx = match load {
         Load::Netlab(_) => true,
         Load::Ordinary(o) => o.receiver == End::Netlab,
         Load::Iperf3(_) => false,
     };
-    if netlab_rx {
-        let received = match (&out.clock_receiver, flow.and_then(|f| f.tcp.as_ref())) {
-            (Some(log), _) => Some((log, 0.0)),
-            (None, Some(tcp)) => Some((
-                &tcp.receiver_log,
-                flow.map_or(0.0, |f| f.receiver_t0_offset_s),
-            )),
-            (None, None) => None,
-        };
-        match received {
-            Some((log, offset)) => {
-                let shift = Duration::from_secs_f64(offset);
-                rec.goodput_mbps = netlab_tcpload::goodput(
-                    &log.recvs,
-                    netlab_tcpload::GoodputWindow {
-                        start: win.start.saturating_sub(shift),
-                        end: win.end.saturating_sub(shift),
-                    },
-                )
-                .mbit_per_s;
-                let mut summary = ReceiverSummary::from_log(log);
-                summary.accepted_s = summary.accepted_s.map(|s| s + offset);
-                summary.first_recv_s = summary.first_recv_s.map(|s| s + offset);
-                rec.receiver = Some(summary);
-            }
-            None => fail(rec, "netlab receiver: no log"),
-        }
+    if !netlab_rx {
+        return;
     }
-    match out.sender {
+    let flow = res.flows.first();
+    let received = match (&out.clock_receiver, flow.and_then(|f| f.tcp.as_ref())) {
+        (Some(log), _) => Some((log, 0.0)),
+        (None, Some(tcp)) => Some((
+            &tcp.receiver_log,
+            flow.map_or(0.0, |f| f.receiver_t0_offset_s),
+        )),
+        (None, None) => None,
+    };
+    let Some((log, offset)) = received else {
+        fail(rec, "netlab receiver: no log");
+        return;
+    };
+    let shift = Duration::from_secs_f64(offset);
+    rec.goodput_mbps = netlab_tcpload::goodput(
+        &log.recvs,
+        netlab_tcpload::GoodputWindow {
+            start: win.start.saturating_sub(shift),
+            end: win.end.saturating_sub(shift),
+        },
+    )
+    .mbit_per_s;
+    let mut summary = ReceiverSummary::from_log(log);
+    summary.accepted_s = summary.accepted_s.map(|s| s + offset);
+    summary.first_recv_s = summary.first_recv_s.map(|s| s + offset);
+    rec.receiver = Some(summary);
+}
+
+/// The sender's log and both ends' tcp_info, iperf3's reports (its
+/// server's goodput over the window), the ordinary receiver's exit, and
+/// B's tcp_info goodput (the ordinary receiver's goodput: it keeps no log).
+fn tools_of(load: &Load, out: &mut BesideOut, rec: &mut ScenarioRecord) {
+    match out.sender.take() {
         Some((sender, tcp_a)) => {
             rec.sender = Some(sender);
             match tcp_a {
@@ -192,9 +218,9 @@ fn assemble(
                 Err(e) => fail(rec, format!("tcp_info sampler in A: {e}")),
             }
         }
-        None => rec.tcp_a = out.tcp_a.map(|l| l.samples).unwrap_or_default(),
+        None => rec.tcp_a = out.tcp_a.take().map(|l| l.samples).unwrap_or_default(),
     }
-    rec.tcp_b = out.tcp_b.map(|l| l.samples).unwrap_or_default();
+    rec.tcp_b = out.tcp_b.take().map(|l| l.samples).unwrap_or_default();
     if let (Load::Iperf3(_), Some(client)) = (load, &out.client) {
         match Iperf3Report::parse(&client.stdout) {
             Ok(r) => rec.iperf_client = Some(r),
@@ -233,14 +259,22 @@ fn assemble(
     rec.goodput_b_tcpinfo_mbps = tcpinfo_goodput(&rec.tcp_b, rec.window_s.0, rec.window_s.1);
     if let Load::Ordinary(o) = load {
         if o.receiver == End::Ordinary {
-            // The ordinary receiver keeps no log: its goodput is B's
-            // tcp_info bytes_received over the window.
             rec.goodput_mbps = rec.goodput_b_tcpinfo_mbps;
         }
     }
+}
 
-    // The probes' phases from the actual connect.
-    let phases = win.phases(&tl);
+/// netlab's two probes and irtt, each request's phase from the actual
+/// connect.
+fn probes_of(
+    cfg: &CrosscheckConfig,
+    res: &ScenarioResult,
+    irtt: Option<(crate::tools::ToolOutput, Result<String, String>)>,
+    win: &Window,
+    rec: &mut ScenarioRecord,
+) {
+    let timeout = Duration::from_secs_f64(cfg.probe_timeout_s);
+    let phases = win.phases(&cfg.timeline);
     if let Some(p) = res.probes.first() {
         let mut requests = p.requests.clone();
         for r in &mut requests {
@@ -253,7 +287,7 @@ fn assemble(
         rec.iso = iso_requests(&iso.log.requests, &phases);
         rec.iso_loaded = Some(netlab_probe::phase_stats(&rec.iso, Phase::Loaded, timeout));
     }
-    if let Some((client, text)) = out.irtt {
+    if let Some((client, text)) = irtt {
         let parsed = text
             .map_err(|e| {
                 crate::CrosscheckError::tool(
@@ -269,17 +303,6 @@ fn assemble(
             }
             Err(e) => fail(rec, e.to_string()),
         }
-    }
-    // The arm: every 200 ms, and at the end of the window.
-    if let Some(q) = res.qdiscs.first() {
-        rec.queue = q
-            .samples
-            .iter()
-            .filter_map(|s| QueueSample::from_sampled(s.t_s.unwrap_or(0.0), &s.records))
-            .collect();
-        rec.queue_final = q
-            .final_taken_s
-            .and_then(|t| QueueSample::from_records(t, &q.at_window_end));
     }
 }
 

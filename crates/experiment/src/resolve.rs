@@ -181,6 +181,8 @@ impl Experiment {
 
     /// The file form with every default spelled out (what `--print-experiment`
     /// prints); [`Experiment::from_file`] reads it back to the same experiment.
+    // Long: every field of the file form spelled out, one after another, so
+    // that reading it back gives the same experiment.
     pub fn to_file(&self) -> ExperimentFile {
         let shaper = |t: &Option<Tbf>| match t {
             None => ShaperFile {

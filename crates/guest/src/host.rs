@@ -235,6 +235,8 @@ impl Guest {
     /// returned handle gives the pid (for a resource registry) and a
     /// [`crate::KillHandle`]. The kernel gets SIGKILL if the calling thread exits,
     /// so wait from the thread that spawned.
+    // Long: the checks before the kernel starts, in order, then its files and
+    // command line; each step is a line or two and an early return.
     pub fn spawn(&self) -> Result<RunningGuest> {
         if !self.kernel.is_file() {
             return Err(Error::KernelMissing {

@@ -131,6 +131,9 @@ impl RunningGuest {
     /// boot, or for init and the program) ends in
     /// [`Error::MemoryTooSmall`], whether it panicked, stopped without a
     /// outcome or hung until the deadline.
+    // Long: the one wait on the kernel and what follows from how it ended
+    // (deadline, kill handle, memory, init's outcome); the branches share that
+    // state.
     pub fn wait(mut self) -> Result<GuestOutcome> {
         // Opened before taking the child: on error, Drop kills the guest.
         let (stream, limit) = (self.policy.stream, self.policy.capture_limit);

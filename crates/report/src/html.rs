@@ -265,6 +265,8 @@ fn packet_files(h: &mut String, input: &ReportInput) {
 }
 
 /// The whole page.
+// Long: the page written top to bottom in its printed order (head, summary,
+// each figure with its caveats, the files).
 pub fn page(
     input: &ReportInput,
     st: &Statistics,

@@ -171,6 +171,8 @@ where
 
 /// Plot 1: probe RTT over time, log scale, phases shaded, each timeout a
 /// cross in the "no reply within the timeout" band at the top.
+// Long: one figure drawn in order (log axis, shaded phases, replies, the
+// timeout band and its crosses, legend); the steps share the chart context.
 pub fn probe_rtt(s: &Scenario) -> Result<Plot, ReportError> {
     let file = format!("{}-probe-rtt.svg", prefix(s));
     let timeout_ms = s.probe_timeout_s * 1000.0;
@@ -303,6 +305,8 @@ pub fn probe_rtt(s: &Scenario) -> Result<Plot, ReportError> {
 }
 
 /// Plot 3: goodput per bin (per flow and aggregate), measured window marked.
+// Long: one figure drawn in order (axes, per-flow and aggregate series, the
+// window marked, legend); the steps share the chart context.
 pub fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, ReportError> {
     let file = format!("{}-goodput.svg", prefix(s));
     let title = format!(
@@ -535,6 +539,8 @@ pub fn tcp_info(s: &Scenario) -> Result<Plot, ReportError> {
 
 /// Plot 5: the arm's backlog (packets and bytes) and its cumulative drops
 /// and ECN marks, from the periodic qdisc readbacks.
+// Long: one figure drawn in order (backlog panel, drops and marks panel,
+// legends); the steps share the drawing areas.
 pub fn qdisc(s: &Scenario) -> Result<Plot, ReportError> {
     let file = format!("{}-qdisc.svg", prefix(s));
     let title = format!(

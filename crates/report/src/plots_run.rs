@@ -289,6 +289,8 @@ fn iso_obs(s: &Scenario, late_as_exact: bool) -> Vec<Observation> {
 /// stop-and-wait probe's, per arm, pooled over rounds (Kaplan–Meier,
 /// timeouts censored); where late replies came, a third curve puts each
 /// late request at the RTT its reply showed.
+// Long: one figure drawn in order (axes, the curves per arm and probe, the
+// late-reply curve, legend); the steps share the chart context.
 pub fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
     let file = "iso-cdf-loaded.svg".to_string();
     let title =
@@ -406,6 +408,9 @@ pub fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
 
 /// Plot 6a: latency under load, two arms on a shared time axis: goodput per
 /// bin (top) and probe RTT (bottom, log; timeouts as crosses in the band).
+// Long: one figure drawn in order (two panels on a shared time axis, each with
+// its series, band and legend); the steps share the drawing areas, and pieces
+// would only pass them around.
 pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportError> {
     let file = format!("overview-{a}-vs-{b}.svg");
     let title = format!("Latency under load: {a} vs {b} (every round)");
@@ -576,6 +581,8 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
 
 /// Plot 6b: goodput vs loaded probe RTT median, one point per round (RFC 7928's
 /// delay/goodput view). A median on the censored mass is a triangle at the bound.
+// Long: one figure drawn in order (axes, a point per round per arm, censored
+// medians as triangles, legend); the steps share the chart context.
 pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
     let file = "scatter-goodput-delay.svg".to_string();
     let title = "Goodput vs loaded probe RTT median, one point per round".to_string();

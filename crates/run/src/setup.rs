@@ -237,6 +237,128 @@ fn iso_probe_setup(
     }))
 }
 
+/// The scenario's namespaces and their sysctls: each end's `tcp_ecn`,
+/// the receive buffer, the ports.
+fn topology_of(s: &netlab_experiment::ScenarioPlan, run_id: &RunId) -> TopologySpec {
+    let mut topology = TopologySpec::new(run_id.clone(), s.index.to_string());
+    let sender_ecn = |dir: Direction| {
+        let of: Vec<&FlowSpec> = s.flows.iter().filter(|f| f.direction == dir).collect();
+        match of.first() {
+            // The experiment refuses mixed ECN per end. `ecn = false` is
+            // tcp_ecn 2, not 0: this end's own connections do not ask for
+            // ECN, but it still accepts ECN on connections the other end
+            // opens (0 would refuse it and silently turn ECN off for the
+            // other direction's flows too).
+            Some(f) if !f.ecn => 2,
+            _ => 1,
+        }
+    };
+    topology.tcp_ecn_a = sender_ecn(Direction::Up);
+    topology.tcp_ecn_b = sender_ecn(Direction::Down);
+    topology.receive_buffer = s.path.receive_buffer;
+    if let Some(f) = s.flows.first() {
+        topology.tcp_port = f.port;
+    }
+    if let Some(p) = stop_and_wait_spec(s) {
+        topology.udp_port = p.port;
+    }
+    topology
+}
+
+/// The scenario's stop-and-wait probe, if it has one.
+fn stop_and_wait_spec(
+    s: &netlab_experiment::ScenarioPlan,
+) -> Option<&netlab_experiment::ProbeSpec> {
+    s.probes.iter().find(|p| p.kind == ProbeKind::StopAndWait)
+}
+
+/// R's egresses that carry something: the path's delay (netem, half the
+/// base RTT each way) and the bottleneck with the arm under it.
+fn egresses_of(s: &netlab_experiment::ScenarioPlan) -> Vec<EgressSetup> {
+    let netem = |_: Direction| {
+        s.path.needs_netem().then(|| Netem {
+            delay: s.path.base_rtt / 2,
+            jitter: s.path.jitter / 2,
+            loss_percent: s.path.loss_percent,
+            ..Netem::delay(Duration::ZERO)
+        })
+    };
+    [(Direction::Up, R_B_IF), (Direction::Down, R_A_IF)]
+        .into_iter()
+        .map(|(direction, dev)| EgressSetup {
+            direction,
+            dev,
+            netem: netem(direction),
+            bottleneck: s.path.shaper(direction).map(|t| (*t, s.arm.arm.clone())),
+        })
+        .filter(|e| e.netem.is_some() || e.bottleneck.is_some())
+        .collect()
+}
+
+/// Each flow's receiver, sender and tcp_info sampler, with its start and
+/// stop on the timeline.
+fn flows_of(s: &netlab_experiment::ScenarioPlan) -> Vec<FlowSetup> {
+    let tl = s.timeline;
+    let load = tl.load_start();
+    s.flows
+        .iter()
+        .map(|f| {
+            let listen = SocketAddr::from((receiver_addr(f.direction), f.port));
+            let start = load + f.start;
+            let stop = f.stop.map(|d| load + d);
+            let lifetime = match stop {
+                Some(stop) => stop.saturating_sub(start).max(Duration::from_millis(1)),
+                None => (tl.end() + RECEIVER_SLACK).saturating_sub(start),
+            };
+            FlowSetup {
+                spec: f.clone(),
+                receiver: Some(SinkConfig {
+                    duration: tl.end() + RECEIVER_SLACK,
+                    ..SinkConfig::new(listen)
+                }),
+                sender: SenderConfig {
+                    cc: f.cc.clone(),
+                    block_size: f.block_size as usize,
+                    send_timeout: Duration::from_secs(1),
+                    lifetime,
+                    ..SenderConfig::new(listen)
+                },
+                tcp_info: TcpInfoSamplerConfig {
+                    interval: s.sample_interval,
+                    max_duration: lifetime + Duration::from_secs(1),
+                },
+                start,
+                stop,
+            }
+        })
+        .collect()
+}
+
+/// The stop-and-wait probe's configuration, its phases from the timeline.
+fn probe_setup(s: &netlab_experiment::ScenarioPlan) -> Result<Option<ProbeSetup>, ScenarioError> {
+    let Some(p) = stop_and_wait_spec(s) else {
+        return Ok(None);
+    };
+    let tl = s.timeline;
+    let mut config = ProbeConfig::with_end(tl.end());
+    config.spacing = p.interval;
+    config.timeout = p.timeout;
+    config.max_requests = p.max_requests.unwrap_or(u32::MAX);
+    config.phases.baseline_start = Duration::ZERO;
+    config.phases.baseline_end = tl.load_start();
+    config.phases.loaded_start = tl.window_start();
+    config.phases.loaded_end = tl.end();
+    config.validate().map_err(|source| ScenarioError::Probe {
+        step: "probe configuration",
+        source: Box::new(source),
+    })?;
+    Ok(Some(ProbeSetup {
+        target: SocketAddr::from((B_ADDR, p.port)),
+        hard_stop: tl.end() + p.timeout + Duration::from_secs(2),
+        config,
+    }))
+}
+
 impl ScenarioSetup {
     /// The setup of one planned scenario of the experiment.
     pub fn new(
@@ -244,106 +366,10 @@ impl ScenarioSetup {
         run_id: &RunId,
     ) -> Result<ScenarioSetup, ScenarioError> {
         let tl = s.timeline;
-        let mut topology = TopologySpec::new(run_id.clone(), s.index.to_string());
-        let sender_ecn = |dir: Direction| {
-            let of: Vec<&FlowSpec> = s.flows.iter().filter(|f| f.direction == dir).collect();
-            match of.first() {
-                // The experiment refuses mixed ECN per end. `ecn = false` is
-                // tcp_ecn 2, not 0: this end's own connections do not ask for
-                // ECN, but it still accepts ECN on connections the other end
-                // opens (0 would refuse it and silently turn ECN off for the
-                // other direction's flows too).
-                Some(f) if !f.ecn => 2,
-                _ => 1,
-            }
-        };
-        topology.tcp_ecn_a = sender_ecn(Direction::Up);
-        topology.tcp_ecn_b = sender_ecn(Direction::Down);
-        topology.receive_buffer = s.path.receive_buffer;
-        if let Some(f) = s.flows.first() {
-            topology.tcp_port = f.port;
-        }
-        let probe_spec = s.probes.iter().find(|p| p.kind == ProbeKind::StopAndWait);
-        if let Some(p) = probe_spec {
-            topology.udp_port = p.port;
-        }
-
-        let netem = |_: Direction| {
-            s.path.needs_netem().then(|| Netem {
-                delay: s.path.base_rtt / 2,
-                jitter: s.path.jitter / 2,
-                loss_percent: s.path.loss_percent,
-                ..Netem::delay(Duration::ZERO)
-            })
-        };
-        let egresses = [(Direction::Up, R_B_IF), (Direction::Down, R_A_IF)]
-            .into_iter()
-            .map(|(direction, dev)| EgressSetup {
-                direction,
-                dev,
-                netem: netem(direction),
-                bottleneck: s.path.shaper(direction).map(|t| (*t, s.arm.arm.clone())),
-            })
-            .filter(|e| e.netem.is_some() || e.bottleneck.is_some())
-            .collect();
-
-        let load = tl.load_start();
-        let flows = s
-            .flows
-            .iter()
-            .map(|f| {
-                let listen = SocketAddr::from((receiver_addr(f.direction), f.port));
-                let start = load + f.start;
-                let stop = f.stop.map(|d| load + d);
-                let lifetime = match stop {
-                    Some(stop) => stop.saturating_sub(start).max(Duration::from_millis(1)),
-                    None => (tl.end() + RECEIVER_SLACK).saturating_sub(start),
-                };
-                FlowSetup {
-                    spec: f.clone(),
-                    receiver: Some(SinkConfig {
-                        duration: tl.end() + RECEIVER_SLACK,
-                        ..SinkConfig::new(listen)
-                    }),
-                    sender: SenderConfig {
-                        cc: f.cc.clone(),
-                        block_size: f.block_size as usize,
-                        send_timeout: Duration::from_secs(1),
-                        lifetime,
-                        ..SenderConfig::new(listen)
-                    },
-                    tcp_info: TcpInfoSamplerConfig {
-                        interval: s.sample_interval,
-                        max_duration: lifetime + Duration::from_secs(1),
-                    },
-                    start,
-                    stop,
-                }
-            })
-            .collect::<Vec<_>>();
-
-        let probe = match probe_spec {
-            None => None,
-            Some(p) => {
-                let mut config = ProbeConfig::with_end(tl.end());
-                config.spacing = p.interval;
-                config.timeout = p.timeout;
-                config.max_requests = p.max_requests.unwrap_or(u32::MAX);
-                config.phases.baseline_start = Duration::ZERO;
-                config.phases.baseline_end = tl.load_start();
-                config.phases.loaded_start = tl.window_start();
-                config.phases.loaded_end = tl.end();
-                config.validate().map_err(|source| ScenarioError::Probe {
-                    step: "probe configuration",
-                    source: Box::new(source),
-                })?;
-                Some(ProbeSetup {
-                    target: SocketAddr::from((B_ADDR, p.port)),
-                    hard_stop: tl.end() + p.timeout + Duration::from_secs(2),
-                    config,
-                })
-            }
-        };
+        let topology = topology_of(s, run_id);
+        let egresses = egresses_of(s);
+        let flows = flows_of(s);
+        let probe = probe_setup(s)?;
         let iso_probe = iso_probe_setup(s)?;
         let capture_flow = s
             .flows

@@ -73,18 +73,23 @@ impl Workers {
         plan: &ScenarioSetup,
         t0: Instant,
         stop_probes: bool,
-        _egresses: &[super::runner::Egress],
         res: &mut ScenarioResult,
         measured: &mut Measured,
     ) -> Result<(), ScenarioError> {
-        measured.senders = (0..self.senders.len()).map(|_| None).collect();
-        let mut errors: Vec<ScenarioError> = Vec::new();
-        // The receivers close now (the common end).
+        let joined = self.join(plan, t0, stop_probes);
+        let errors = joined.fill(plan, res, measured);
+        ScenarioError::from_all(errors).map_or(Ok(()), Err)
+    }
+
+    /// The fixed order: the receivers close (the common end), the probes
+    /// end on their own schedule or are stopped, the senders are joined,
+    /// then the capture (after it saw the close) and the qdisc samplers.
+    fn join(self, plan: &ScenarioSetup, t0: Instant, stop_probes: bool) -> Joined {
         for w in self.receivers.iter().flatten() {
             w.stop();
         }
         let clock = self.clock_receiver.map(Worker::stop_and_join);
-        let receivers: Vec<Option<Result<ReceiverLog<EchoStats>, ScenarioError>>> = self
+        let receivers = self
             .receivers
             .into_iter()
             .map(|w| w.map(Worker::join))
@@ -93,9 +98,7 @@ impl Workers {
         // second); past its hard stop, or at once after a failure, it is stopped.
         let probe = self.probe.map(|w| {
             let hard = t0 + plan.probe.as_ref().map_or(Duration::ZERO, |p| p.hard_stop);
-            while !stop_probes && !w.is_finished() && Instant::now() < hard {
-                std::thread::sleep(Duration::from_millis(20));
-            }
+            wait_for(&w, stop_probes, hard);
             w.stop_and_join()
         });
         // The isochronous probe likewise (its last slot is due a timeout
@@ -107,12 +110,10 @@ impl Workers {
                     .iso_probe
                     .as_ref()
                     .map_or(Duration::ZERO, |p| p.hard_stop);
-            while !stop_probes && !w.is_finished() && Instant::now() < hard {
-                std::thread::sleep(Duration::from_millis(20));
-            }
+            wait_for(&w, stop_probes, hard);
             w.stop_and_join()
         });
-        let senders: Vec<Option<Result<SenderOutput, ScenarioError>>> = self
+        let senders = self
             .senders
             .into_iter()
             .map(|w| w.map(Worker::join))
@@ -122,7 +123,7 @@ impl Workers {
             std::thread::sleep(Duration::from_millis(200));
         }
         let ecn = self.capture.map(Worker::stop_and_join);
-        let qsamples: Vec<(usize, Result<netlab_qdisc::SampleSeries, ScenarioError>)> = self
+        let qsamples = self
             .qdisc_samplers
             .into_iter()
             .map(|(slot, s)| {
@@ -135,9 +136,54 @@ impl Workers {
                 )
             })
             .collect();
+        Joined {
+            clock,
+            receivers,
+            receiver_offsets: self.receiver_offsets,
+            probe,
+            iso_probe,
+            senders,
+            ecn,
+            headers_not_created: self.headers_not_created,
+            qsamples,
+        }
+    }
+}
 
+/// Waits, 20 ms at a time, until `w` ended by itself or `hard` passed
+/// (not at all when `stop_now`).
+fn wait_for<T, E: std::fmt::Display>(w: &Worker<Result<T, E>>, stop_now: bool, hard: Instant) {
+    while !stop_now && !w.is_finished() && Instant::now() < hard {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Every worker's output, joined.
+struct Joined {
+    clock: Option<Result<ReceiverLog<EchoStats>, ScenarioError>>,
+    receivers: Vec<Option<Result<ReceiverLog<EchoStats>, ScenarioError>>>,
+    receiver_offsets: Vec<Duration>,
+    probe: Option<Result<ProbeLog, ScenarioError>>,
+    iso_probe: Option<Result<IsoLog, ScenarioError>>,
+    senders: Vec<Option<Result<SenderOutput, ScenarioError>>>,
+    ecn: Option<Result<CaptureOutput, ScenarioError>>,
+    headers_not_created: Option<PcapFileRecord>,
+    qsamples: Vec<(usize, Result<netlab_qdisc::SampleSeries, ScenarioError>)>,
+}
+
+impl Joined {
+    /// Puts every output into `res` (the senders' own logs into
+    /// `measured`); returns the errors, in the order of the fields.
+    fn fill(
+        self,
+        plan: &ScenarioSetup,
+        res: &mut ScenarioResult,
+        measured: &mut Measured,
+    ) -> Vec<ScenarioError> {
+        measured.senders = (0..self.senders.len()).map(|_| None).collect();
+        let mut errors: Vec<ScenarioError> = Vec::new();
         let mut iso_echo = (None, None);
-        match clock {
+        match self.clock {
             Some(Ok(rx)) => {
                 res.echo = rx.echo;
                 iso_echo = (rx.iso_echo, rx.iso_echo_error.clone());
@@ -146,59 +192,19 @@ impl Workers {
             Some(Err(e)) => errors.push(e),
             None => {}
         }
-        for (i, (rx, tx)) in receivers.into_iter().zip(senders).enumerate() {
+        let flows = self.receivers.into_iter().zip(self.senders);
+        for (i, (rx, tx)) in flows.enumerate() {
             let offset = self.receiver_offsets[i];
-            let flow = &mut res.flows[i];
-            flow.receiver_t0_offset_s = offset.as_secs_f64();
-            let mut flow_errors = Vec::new();
-            match (rx, tx) {
-                (Some(Ok(rx)), Some(Ok((tx, tcp_log)))) => {
-                    tcp_info_of(flow, &tcp_log, &mut flow_errors);
-                    if rx.validation.failures > 0 {
-                        flow_errors.push(ScenarioError::Validation {
-                            failures: rx.validation.failures,
-                            first_bad_offset: rx.validation.first_bad_offset,
-                        });
-                    }
-                    flow.tcp = Some(tcp_result(plan, offset, rx, &tx));
-                    measured.senders[i] = Some((tx, tcp_log));
-                }
-                (rx, tx) => {
-                    if let Some(Err(e)) = rx {
-                        flow_errors.push(e);
-                    }
-                    match tx {
-                        Some(Err(e)) => flow_errors.push(e),
-                        Some(Ok(out)) => {
-                            // A flow whose receiver is the caller's keeps its
-                            // tcp_info; one whose receiver failed, as before.
-                            if plan.flows[i].receiver.is_none() {
-                                tcp_info_of(flow, &out.1, &mut flow_errors);
-                            }
-                            measured.senders[i] = Some(out);
-                        }
-                        None => {}
-                    }
-                }
-            }
-            if let Some(e) = ScenarioError::from_all(flow_errors) {
-                flow.error = Some(e.to_string());
-                errors.push(if plan.flows.len() > 1 {
-                    ScenarioError::Flow {
-                        index: i,
-                        source: Box::new(e),
-                    }
-                } else {
-                    e
-                });
+            if let Some(e) = fill_flow(plan, i, offset, rx, tx, res, measured) {
+                errors.push(e);
             }
         }
-        match probe {
+        match self.probe {
             Some(Ok(log)) => res.probes.push(probe_result(log)),
             Some(Err(e)) => errors.push(e),
             None => {}
         }
-        match iso_probe {
+        match self.iso_probe {
             Some(Ok(log)) => {
                 res.iso_probe = Some(IsoProbeResult::of(log, iso_echo.0, iso_echo.1));
             }
@@ -206,7 +212,7 @@ impl Workers {
             None => {}
         }
         res.ecn_flow = plan.capture_flow.map(|(i, _)| i);
-        match ecn {
+        match self.ecn {
             Some(Ok((report, headers))) => {
                 let mut ecn = EcnResult::from(report);
                 ecn.headers_pcap = headers.or(self.headers_not_created);
@@ -215,7 +221,7 @@ impl Workers {
             Some(Err(e)) => errors.push(e),
             None => {}
         }
-        for (slot, series) in qsamples {
+        for (slot, series) in self.qsamples {
             match series {
                 Ok(series) => {
                     res.qdiscs[slot].samples = series.samples.iter().map(QdiscSample::of).collect();
@@ -233,8 +239,65 @@ impl Workers {
                 .and_then(|e| e.bottleneck.as_ref())
                 .map(|(tbf, _)| tbf.rate.bits_per_sec() as f64 / 1e6)
         });
-        ScenarioError::from_all(errors).map_or(Ok(()), Err)
+        errors
     }
+}
+
+/// Flow `i`'s receiver and sender outputs into its result (the sender's
+/// own log into `measured`); its error, named by the flow when the
+/// scenario has several.
+fn fill_flow(
+    plan: &ScenarioSetup,
+    i: usize,
+    offset: Duration,
+    rx: Option<Result<ReceiverLog<EchoStats>, ScenarioError>>,
+    tx: Option<Result<SenderOutput, ScenarioError>>,
+    res: &mut ScenarioResult,
+    measured: &mut Measured,
+) -> Option<ScenarioError> {
+    let flow = &mut res.flows[i];
+    flow.receiver_t0_offset_s = offset.as_secs_f64();
+    let mut flow_errors = Vec::new();
+    match (rx, tx) {
+        (Some(Ok(rx)), Some(Ok((tx, tcp_log)))) => {
+            tcp_info_of(flow, &tcp_log, &mut flow_errors);
+            if rx.validation.failures > 0 {
+                flow_errors.push(ScenarioError::Validation {
+                    failures: rx.validation.failures,
+                    first_bad_offset: rx.validation.first_bad_offset,
+                });
+            }
+            flow.tcp = Some(tcp_result(plan, offset, rx, &tx));
+            measured.senders[i] = Some((tx, tcp_log));
+        }
+        (rx, tx) => {
+            if let Some(Err(e)) = rx {
+                flow_errors.push(e);
+            }
+            match tx {
+                Some(Err(e)) => flow_errors.push(e),
+                Some(Ok(out)) => {
+                    // A flow whose receiver is the caller's keeps its
+                    // tcp_info; one whose receiver failed, as before.
+                    if plan.flows[i].receiver.is_none() {
+                        tcp_info_of(flow, &out.1, &mut flow_errors);
+                    }
+                    measured.senders[i] = Some(out);
+                }
+                None => {}
+            }
+        }
+    }
+    let e = ScenarioError::from_all(flow_errors)?;
+    flow.error = Some(e.to_string());
+    Some(if plan.flows.len() > 1 {
+        ScenarioError::Flow {
+            index: i,
+            source: Box::new(e),
+        }
+    } else {
+        e
+    })
 }
 
 /// A flow's tcp_info samples and its sampler's record, or the sampler's

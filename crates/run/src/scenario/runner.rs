@@ -360,6 +360,8 @@ fn warm_neighbours(bound: Duration) -> std::io::Result<Duration> {
 }
 
 impl Runner<'_, '_> {
+    // Long: the scenario's steps in their order (path, arms, neighbour warm-up,
+    // the hooks' workers, drive, join); each is a call with its error.
     fn execute(&self, res: &mut ScenarioResult) -> Result<(), ScenarioError> {
         let plan = self.plan;
         let topo =
@@ -551,7 +553,7 @@ impl Runner<'_, '_> {
         let mut workers = Workers::new(plan.flows.len());
         let outcome = self.drive(&scene, clock_sink, sinks, capture, res, &mut workers);
         let early = self.end.get().is_some_and(|e| e < plan.timeline.end());
-        let joined = workers.finish(plan, t0, outcome.is_err() || early, egresses, res, raw);
+        let joined = workers.finish(plan, t0, outcome.is_err() || early, res, raw);
         outcome.and(joined)
     }
 

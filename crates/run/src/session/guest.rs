@@ -18,6 +18,9 @@ use crate::progress::Progress;
 
 /// Boots the guest kernel and runs the experiment inside it; results are
 /// written straight into `--out` through hostfs.
+// Long: the guest run's steps in order (the experiment file, the interrupt
+// forwarder, boot, wait, the outcome's exit codes); each is a call with its
+// error.
 pub fn run_in_guest(
     cfg: &SessionConfig,
     program: &str,
