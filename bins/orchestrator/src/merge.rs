@@ -1,334 +1,28 @@
 //! `orchestrator merge OUT DIR...` (issue 22): one results folder from the
 //! folders of a sharded run, reading exactly as if one machine had run the
-//! plan. Every scenario is copied byte for byte from its folder, in plan
-//! order; summary.md and the report are computed from them one at a time.
-//!
-//! Two passes over the sources. The first reads and checks everything and
-//! writes nothing: every folder's results.json (and any scenario files a
-//! killed run left) parses, all are one experiment (content hash) and one
-//! netlab version, no plan index appears twice or outside the plan, and
-//! none is missing (unless `--allow-partial`, when the missing ones are
-//! listed in summary.md and the report). The second writes OUT. Memory is
-//! one scenario plus each scenario's summary figures and report samples,
-//! as in a run; OUT must not hold a results.json already.
+//! plan. The folders are checked and their scenarios copied byte for byte,
+//! in plan order, by [`netlab_results::merge`]; summary.md and the report
+//! are then computed from them one at a time (with `--allow-partial`, the
+//! missing ones are listed in both). Memory is one scenario plus each
+//! scenario's summary figures and report samples, as in a run.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use netlab_report::summary;
-use netlab_results::split::{read_scenario_file, read_split, SplitError};
-use netlab_results::{
-    KernelInfo, MergeRecord, MergeSource, Results, ScenarioFiles, Tool, SCHEMA_VERSION,
-};
-use netlab_run::resume::scenario_files;
+use netlab_results::merge::{check_folders, MergeError};
 
 use crate::cli::MergeArgs;
 
-/// Why a merge was refused: a usage error (exit 2) or bad data (exit 1).
-#[derive(Debug)]
-pub enum MergeError {
-    /// Bad usage.
-    Usage(String),
-    /// The folders cannot be merged.
-    Data(String),
-}
-
-impl MergeError {
-    fn code(&self) -> u8 {
-        match self {
-            MergeError::Usage(_) => 2,
-            MergeError::Data(_) => 1,
-        }
-    }
-}
-
-impl std::fmt::Display for MergeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            MergeError::Usage(m) | MergeError::Data(m) => f.write_str(m),
-        }
+/// The exit code of a refused merge: usage 2, data 1.
+fn code(e: &MergeError) -> u8 {
+    match e {
+        MergeError::Usage(_) => 2,
+        MergeError::Data(_) => 1,
     }
 }
 
 fn data(e: impl std::fmt::Display) -> MergeError {
     MergeError::Data(e.to_string())
-}
-
-/// One source folder after the checking pass.
-#[derive(Debug)]
-struct Source {
-    folder: PathBuf,
-    header: Results,
-    /// Complete scenarios in its results.json.
-    in_results: BTreeSet<u32>,
-    /// Complete scenarios only in a scenario file (a killed run's last ones).
-    in_files: BTreeMap<u32, PathBuf>,
-}
-
-impl Source {
-    fn indices(&self) -> impl Iterator<Item = u32> + '_ {
-        self.in_results
-            .iter()
-            .copied()
-            .chain(self.in_files.keys().copied())
-    }
-}
-
-/// Reads and checks one folder (first pass; nothing is kept but indices).
-fn read_source(folder: &Path) -> Result<Source, MergeError> {
-    let file = folder.join("results.json");
-    if !file.is_file() {
-        return Err(MergeError::Data(format!(
-            "{}: no results.json (is it a results folder?)",
-            folder.display()
-        )));
-    }
-    let mut seen = Vec::new();
-    let header = read_split(&file, |_, _, s| {
-        seen.push(s.index);
-        Ok(())
-    })
-    .map_err(data)?;
-    // The scenario a signal stopped is partial: it counts as missing.
-    let partial = header.interrupted.as_ref().and_then(|i| i.scenario);
-    let mut in_results = BTreeSet::new();
-    for i in seen {
-        if Some(i) == partial {
-            continue;
-        }
-        if !in_results.insert(i) {
-            return Err(MergeError::Data(format!(
-                "{}: plan index {i} appears twice",
-                file.display()
-            )));
-        }
-    }
-    let mut in_files = BTreeMap::new();
-    for p in scenario_files(folder) {
-        // Every file must parse, even one results.json also holds.
-        let (_, s) = read_scenario_file(&p).map_err(data)?;
-        if Some(s.index) != partial && !in_results.contains(&s.index) {
-            in_files.insert(s.index, p);
-        }
-    }
-    Ok(Source {
-        folder: folder.to_path_buf(),
-        header,
-        in_results,
-        in_files,
-    })
-}
-
-/// What the checks found: the experiment, its plan size and what is missing.
-struct Checked {
-    hash: String,
-    version: String,
-    planned: u32,
-    missing: Vec<u32>,
-}
-
-/// One experiment, one version, no duplicate, nothing outside the plan, and
-/// nothing missing unless `allow_partial`.
-fn check(sources: &[Source], allow_partial: bool) -> Result<Checked, MergeError> {
-    let first = &sources[0];
-    let hash_of = |s: &Source| {
-        s.header
-            .experiment_hash_or_computed()
-            .map_err(|e| MergeError::Data(format!("{}: experiment: {e}", s.folder.display())))
-    };
-    let hash = hash_of(first)?;
-    let version = first.header.tool.version.clone();
-    for s in &sources[1..] {
-        let h = hash_of(s)?;
-        if h != hash || s.header.tool.version != version {
-            return Err(MergeError::Data(format!(
-                "{} is experiment {h} with netlab {}, but {} is experiment {hash} with netlab {version}: \
-                 only folders of one experiment file and one netlab version merge",
-                s.folder.display(),
-                s.header.tool.version,
-                first.folder.display()
-            )));
-        }
-    }
-    let exp = first
-        .header
-        .experiment()
-        .map_err(|e| MergeError::Data(format!("{}: experiment: {e}", first.folder.display())))?;
-    let planned = exp.plan().scenarios.len() as u32;
-    let mut owner: BTreeMap<u32, &Path> = BTreeMap::new();
-    let mut duplicates = Vec::new();
-    for s in sources {
-        for i in s.indices() {
-            if i == 0 || i > planned {
-                return Err(MergeError::Data(format!(
-                    "{}: plan index {i} is outside the plan (1–{planned})",
-                    s.folder.display()
-                )));
-            }
-            if let Some(other) = owner.insert(i, &s.folder) {
-                duplicates.push(format!(
-                    "{i} (in {} and {})",
-                    other.display(),
-                    s.folder.display()
-                ));
-            }
-        }
-    }
-    if !duplicates.is_empty() {
-        return Err(MergeError::Data(format!(
-            "plan indices in more than one folder: {}",
-            duplicates.join(", ")
-        )));
-    }
-    let missing: Vec<u32> = (1..=planned).filter(|i| !owner.contains_key(i)).collect();
-    if !missing.is_empty() && !allow_partial {
-        return Err(MergeError::Data(format!(
-            "{} of {planned} planned scenarios are missing: plan indices {} \
-             (`run --shard K/N --resume` completes a shard; --allow-partial merges what exists)",
-            missing.len(),
-            missing
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
-    }
-    Ok(Checked {
-        hash,
-        version,
-        planned,
-        missing,
-    })
-}
-
-/// The merged run's header (no scenarios).
-fn merged_header(sources: &[Source], c: &Checked) -> Results {
-    let first = &sources[0].header;
-    let kernels: BTreeSet<(&str, &str)> = sources
-        .iter()
-        .map(|s| {
-            (
-                s.header.kernel.mode.as_str(),
-                s.header.kernel.release.as_str(),
-            )
-        })
-        .collect();
-    let kernel = if kernels.len() == 1 {
-        first.kernel.clone()
-    } else {
-        KernelInfo {
-            mode: kernels
-                .iter()
-                .map(|k| k.0)
-                .collect::<BTreeSet<_>>()
-                .into_iter()
-                .collect::<Vec<_>>()
-                .join("+"),
-            release: kernels
-                .iter()
-                .map(|k| k.1)
-                .collect::<Vec<_>>()
-                .join(", "),
-            chosen_because: "merged from folders that ran on different kernels; each scenario's ran_on names its own".into(),
-        }
-    };
-    let mut notes = first.notes.clone();
-    notes.push(format!(
-        "Merged from {} folder(s) by `orchestrator merge`; wall_s is the sum of their wall times (machine time), \
-         and each scenario's ran_on says where and when it ran.",
-        sources.len()
-    ));
-    Results {
-        schema_version: SCHEMA_VERSION,
-        tool: Tool {
-            name: "netlab".into(),
-            version: c.version.clone(),
-        },
-        kernel,
-        experiment: first.experiment.clone(),
-        run_id: format!("merged-{}", &c.hash[..12.min(c.hash.len())]),
-        started_utc: sources
-            .iter()
-            .map(|s| s.header.started_utc.clone())
-            .min()
-            .unwrap_or_default(),
-        finished_utc: sources
-            .iter()
-            .map(|s| s.header.finished_utc.clone())
-            .max()
-            .unwrap_or_default(),
-        timeline_total_s: sources.iter().map(|s| s.header.timeline_total_s).sum(),
-        wall_s: sources.iter().map(|s| s.header.wall_s).sum(),
-        scenarios: Vec::new(),
-        notes,
-        interrupted: None,
-        experiment_hash: Some(c.hash.clone()),
-        shard: None,
-        resumed_from: Vec::new(),
-        merged: Some(MergeRecord {
-            sources: sources
-                .iter()
-                .map(|s| MergeSource {
-                    folder: s.folder.display().to_string(),
-                    run_id: s.header.run_id.clone(),
-                    shard: s
-                        .header
-                        .shard
-                        .as_ref()
-                        .map(|sh| format!("{}/{}", sh.k, sh.n)),
-                    plan_indices: s.indices().collect::<BTreeSet<_>>().into_iter().collect(),
-                })
-                .collect(),
-            planned: c.planned,
-            missing: c.missing.clone(),
-        }),
-    }
-}
-
-/// Copies the packet files a scenario names (paths relative to its results
-/// folder, `pcap/sNN-…`: the plan index keeps them apart across shards)
-/// from `from` to the same place under `out`. A named file missing from
-/// its folder is said on stderr and the merge goes on (its record stays
-/// in results.json, as the scenario's other data does).
-fn copy_packet_files(
-    from: &Path,
-    out: &Path,
-    s: &netlab_results::ScenarioResult,
-) -> Result<(), String> {
-    let Some(ecn) = &s.ecn else {
-        return Ok(());
-    };
-    for rec in ecn.pcap_files() {
-        let rel = Path::new(&rec.file);
-        if rel.is_absolute()
-            || rel
-                .components()
-                .any(|c| c == std::path::Component::ParentDir)
-        {
-            return Err(format!(
-                "{}: scenario {} names the packet file {:?} outside its results folder",
-                from.display(),
-                s.index,
-                rec.file
-            ));
-        }
-        let src = from.join(rel);
-        if !src.is_file() {
-            eprintln!(
-                "orchestrator merge: {} is missing (scenario {} names it); the merged folder lacks it too",
-                src.display(),
-                s.index
-            );
-            continue;
-        }
-        let dst = out.join(rel);
-        if let Some(dir) = dst.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
-        }
-        std::fs::copy(&src, &dst)
-            .map_err(|e| format!("copying {} to {}: {e}", src.display(), dst.display()))?;
-    }
-    Ok(())
 }
 
 /// What a merge wrote.
@@ -346,86 +40,14 @@ pub struct Merged {
     pub phases: Vec<Phase>,
 }
 
-/// Merges `dirs` into `out`.
-// Long: the merge's steps in order, each followed by its phase mark with the
-// peak memory then.
+/// Merges `dirs` into `out`: results.json, then summary.md and the report.
 pub fn merge(out: &Path, dirs: &[PathBuf], allow_partial: bool) -> Result<Merged, MergeError> {
-    if dirs.is_empty() {
-        return Err(MergeError::Usage("merge needs at least one folder".into()));
-    }
-    if out.join("results.json").exists() {
-        return Err(MergeError::Data(format!(
-            "{} already holds a results.json; a merge never writes over a result (choose a new OUT)",
-            out.display()
-        )));
-    }
-    let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-    let mut seen = BTreeSet::new();
-    for d in dirs {
-        if canon(d) == canon(out) {
-            return Err(MergeError::Usage(format!(
-                "{} is both OUT and a folder to merge",
-                d.display()
-            )));
-        }
-        if !seen.insert(canon(d)) {
-            return Err(MergeError::Usage(format!("{} is given twice", d.display())));
-        }
-    }
-    // Pass 1: read and check everything; nothing is written. With
-    // --allow-partial a folder that holds no results.json (a shard that
-    // never started) is left out and its scenarios count as missing.
-    let mut sources = Vec::new();
-    for d in dirs {
-        if allow_partial && !d.join("results.json").is_file() {
-            eprintln!(
-                "orchestrator merge: {} holds no results.json; left out (--allow-partial)",
-                d.display()
-            );
-            continue;
-        }
-        sources.push(read_source(d)?);
-    }
-    if sources.is_empty() {
-        return Err(MergeError::Data(
-            "none of the folders holds a results.json".into(),
-        ));
-    }
-    let checked = check(&sources, allow_partial)?;
+    let mut notice = |m: String| eprintln!("orchestrator merge: {m}");
+    let checked = check_folders(out, dirs, allow_partial, &mut notice)?;
     let mut phases = vec![Phase::now("checked")];
-    // Pass 2: write OUT.
-    std::fs::create_dir_all(out)
-        .map_err(|e| MergeError::Data(format!("creating {}: {e}", out.display())))?;
-    let mut files = ScenarioFiles::create(out).map_err(data)?.working_copies();
-    for s in &sources {
-        let file = s.folder.join("results.json");
-        read_split(&file, |_, bytes, sc| {
-            if s.in_results.contains(&sc.index) {
-                files
-                    .push_raw(sc.index, bytes)
-                    .map_err(|e| SplitError::Refused(e.to_string()))?;
-                copy_packet_files(&s.folder, out, &sc).map_err(SplitError::Refused)?;
-            }
-            Ok(())
-        })
-        .map_err(data)?;
-        for (index, p) in &s.in_files {
-            let (bytes, sc) = read_scenario_file(p).map_err(data)?;
-            if sc.index != *index {
-                return Err(MergeError::Data(format!(
-                    "{} changed while it was merged",
-                    p.display()
-                )));
-            }
-            files.push_raw(*index, &bytes).map_err(data)?;
-            copy_packet_files(&s.folder, out, &sc).map_err(MergeError::Data)?;
-        }
-    }
-    let header = merged_header(&sources, &checked);
-    files
-        .write_results(&header, &out.join("results.json"))
-        .map_err(data)?;
+    let merged = checked.write(&mut notice)?;
     phases.push(Phase::now("results.json written"));
+    let (header, files) = (&merged.header, &merged.files);
     let mut digest = crate::report::RunDigest::new(&header.experiment);
     files
         .for_each(|s| {
@@ -434,9 +56,9 @@ pub fn merge(out: &Path, dirs: &[PathBuf], allow_partial: bool) -> Result<Merged
         })
         .map_err(data)?;
     let figures = digest.figures().to_vec();
-    let input = digest.report_input(&header);
+    let input = digest.report_input(header);
     let md = summary::render_figures(
-        &header,
+        header,
         &figures,
         summary::headline_of(input.as_ref()).as_deref(),
         0,
@@ -449,7 +71,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf], allow_partial: bool) -> Result<Merged
     files.remove_files().map_err(data)?;
     Ok(Merged {
         scenarios: files.len(),
-        missing: checked.missing,
+        missing: merged.missing,
         out: out.to_path_buf(),
         report_ok,
         phases,
@@ -526,7 +148,7 @@ pub fn main(a: &MergeArgs) -> u8 {
         }
         Err(e) => {
             eprintln!("orchestrator merge: {e}");
-            e.code()
+            code(&e)
         }
     }
 }
@@ -534,9 +156,13 @@ pub fn main(a: &MergeArgs) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use netlab_results::merge::read_source;
+    use netlab_results::split::read_split;
     use netlab_results::store::SCENARIO_DIR;
     use netlab_results::{RanOn, ScenarioResult, ShardRecord};
+    use netlab_results::{Results, ScenarioFiles};
     use netlab_sys::testing::Scratch;
+    use std::collections::{BTreeMap, BTreeSet};
 
     /// The golden run's two scenarios as a 2-round experiment (4
     /// scenarios, 2 units); `rounds` sets the experiment's rounds.
@@ -694,7 +320,7 @@ mod tests {
         let out = dir.0.join("merged");
         // Missing: listed; nothing written.
         let e = merge(&out, std::slice::from_ref(&a), false).unwrap_err();
-        assert_eq!(e.code(), 1);
+        assert_eq!(code(&e), 1);
         assert!(e.to_string().contains("plan indices 3, 4"), "{e}");
         assert!(!out.exists());
         // Duplicates: named with both folders.
@@ -724,7 +350,7 @@ mod tests {
         let text = std::fs::read(&f).unwrap();
         std::fs::write(&f, &text[..text.len() / 3]).unwrap();
         let e = merge(&out, &[a.clone(), d.clone()], false).unwrap_err();
-        assert_eq!(e.code(), 1);
+        assert_eq!(code(&e), 1);
         assert!(e.to_string().contains("0004.json"), "{e}");
         assert!(!out.exists());
         // Intact, that file completes the shard (a killed run's last scenario).
@@ -736,7 +362,7 @@ mod tests {
         );
         // Usage: the same folder twice.
         let e = merge(&dir.0.join("m2"), &[a.clone(), a.clone()], false).unwrap_err();
-        assert_eq!(e.code(), 2);
+        assert_eq!(code(&e), 2);
         // --allow-partial merges what exists and says what is missing.
         let out = dir.0.join("partial");
         let m = merge(&out, &[b], true).unwrap();

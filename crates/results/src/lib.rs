@@ -3,8 +3,9 @@
 //! this netlab knows ([`Results::read`]; version 1 is read in its own shape
 //! and migrated, [`v1`]), a reader that hands over one scenario at a time
 //! ([`stream::read_each`]), the byte-exact splitter that merge and resume
-//! copy scenarios with ([`split`]), and the scenario store a run writes
-//! through ([`ScenarioFiles`]). Every file is written through
+//! copy scenarios with ([`split`]), the scenario store a run writes
+//! through ([`ScenarioFiles`]), and the merge of a sharded run's folders
+//! into one ([`merge`]). Every file is written through
 //! [`netlab_sys::atomic`] (temporary file, fsync, rename).
 //!
 //! Everything a figure in the summary comes from is here, raw: every probe
@@ -40,6 +41,7 @@
 #![forbid(unsafe_code)]
 
 mod file;
+pub mod merge;
 mod read;
 mod run;
 mod scenario;

@@ -30,6 +30,24 @@ use crate::{Results, ScenarioResult};
 /// The folder, inside a run's results folder, that holds its scenario files.
 pub const SCENARIO_DIR: &str = "scenarios";
 
+/// The scenario files (`scenarios/NNNN.json`) a run left in `folder`, in
+/// name order (= plan order); temporary files (`.…`) are left out.
+pub fn scenario_files(folder: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = match std::fs::read_dir(folder.join(SCENARIO_DIR)) {
+        Ok(d) => d
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .filter(|p| {
+                !p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            })
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    v.sort();
+    v
+}
+
 /// Where one finished scenario is kept.
 #[derive(Debug)]
 enum Kept {

@@ -7,30 +7,12 @@
 //! (content hash) or another netlab version is refused, naming both.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use netlab_experiment::{Experiment, Shard};
 use netlab_results::split::{read_scenario_file, read_split, SplitError};
-use netlab_results::store::SCENARIO_DIR;
+use netlab_results::store::{scenario_files, SCENARIO_DIR};
 use netlab_results::{Results, ScenarioFiles};
-
-/// The scenario files (`scenarios/NNNN.json`) a run left in `folder`, in
-/// name order (= plan order); temporary files (`.…`) are left out.
-pub fn scenario_files(folder: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = match std::fs::read_dir(folder.join(SCENARIO_DIR)) {
-        Ok(d) => d
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .filter(|p| {
-                !p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
-            })
-            .collect(),
-        Err(_) => Vec::new(),
-    };
-    v.sort();
-    v
-}
 
 /// What a resumed run takes over from its folder.
 #[derive(Debug, Default)]
