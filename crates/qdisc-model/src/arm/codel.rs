@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::{nonzero, show_time, to_us, us, word, Nest, OptionsPayload, Shown, Word};
+use super::{nonzero, to_us, Nest, OptionsPayload, Word};
 use crate::decode::{raw_attr, RawAttr};
 use crate::error::Named;
 use crate::ModelError;
@@ -38,38 +38,10 @@ pub struct Codel {
 }
 
 pub(crate) const WORDS: &[Word<Codel>] = &[
-    word(
-        "limit",
-        |o, w| {
-            o.limit = Some(w.unsigned()?);
-            Ok(())
-        },
-        |o| Shown::value(o.limit),
-    ),
-    word(
-        "target",
-        |o, w| {
-            o.target = Some(us(w.time_us()?));
-            Ok(())
-        },
-        |o| show_time(&o.target),
-    ),
-    word(
-        "interval",
-        |o, w| {
-            o.interval = Some(us(w.time_us()?));
-            Ok(())
-        },
-        |o| show_time(&o.interval),
-    ),
-    word(
-        "ce_threshold",
-        |o, w| {
-            o.ce_threshold = Some(us(w.time_us()?));
-            Ok(())
-        },
-        |o| show_time(&o.ce_threshold),
-    ),
+    value!("limit", limit, |w| w.unsigned()?),
+    time!("target", target),
+    time!("interval", interval),
+    time!("ce_threshold", ce_threshold),
     choice!("ecn", ecn, true),
     choice!("noecn", ecn, false),
 ];

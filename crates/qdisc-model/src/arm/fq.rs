@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::{show_time, to_us, us, word, Nest, OptionsPayload, Shown, Word};
+use super::{to_us, word, Nest, OptionsPayload, Shown, Word};
 use crate::decode::{raw_attr, RawAttr};
 use crate::error::Named;
 use crate::units::Rate;
@@ -95,94 +95,19 @@ fn ilog2_up(v: u32) -> u32 {
 }
 
 pub(crate) const WORDS: &[Word<Fq>] = &[
-    word(
-        "limit",
-        |o, w| {
-            o.limit = Some(w.unsigned()?);
-            Ok(())
-        },
-        |o| Shown::value(o.limit),
-    ),
-    word(
-        "flow_limit",
-        |o, w| {
-            o.flow_limit = Some(w.unsigned()?);
-            Ok(())
-        },
-        |o| Shown::value(o.flow_limit),
-    ),
-    word(
-        "quantum",
-        |o, w| {
-            o.quantum = Some(w.unsigned()?);
-            Ok(())
-        },
-        |o| Shown::value(o.quantum),
-    ),
-    word(
-        "initial_quantum",
-        |o, w| {
-            o.initial_quantum = Some(w.unsigned()?);
-            Ok(())
-        },
-        |o| Shown::value(o.initial_quantum),
-    ),
-    word(
-        "maxrate",
-        |o, w| {
-            o.maxrate = Some(rate_of(w.rate32()?));
-            Ok(())
-        },
-        |o| Shown::value(o.maxrate),
-    ),
-    word(
-        "buckets",
-        |o, w| {
-            o.buckets = Some(w.unsigned()?);
-            Ok(())
-        },
-        |o| Shown::value(o.buckets),
-    ),
-    word(
-        "ce_threshold",
-        |o, w| {
-            o.ce_threshold = Some(us(w.time_us()?));
-            Ok(())
-        },
-        |o| show_time(&o.ce_threshold),
-    ),
-    word(
-        "low_rate_threshold",
-        |o, w| {
-            o.low_rate_threshold = Some(rate_of(w.rate32()?));
-            Ok(())
-        },
-        |o| Shown::value(o.low_rate_threshold),
-    ),
-    word(
-        "defrate",
-        |o, w| {
-            o.defrate = Some(rate_of(w.rate32()?));
-            Ok(())
-        },
-        |o| Shown::value(o.defrate),
-    ),
-    word(
-        "refill_delay",
-        |o, w| {
-            o.refill_delay = Some(us(w.time_us()?));
-            Ok(())
-        },
-        |o| show_time(&o.refill_delay),
-    ),
-    word(
-        "orphan_mask",
-        |o, w| {
-            o.orphan_mask = Some(w.unsigned()?);
-            Ok(())
-        },
-        |o| Shown::value(o.orphan_mask),
-    ),
+    value!("limit", limit, |w| w.unsigned()?),
+    value!("flow_limit", flow_limit, |w| w.unsigned()?),
+    value!("quantum", quantum, |w| w.unsigned()?),
+    value!("initial_quantum", initial_quantum, |w| w.unsigned()?),
+    value!("maxrate", maxrate, |w| rate_of(w.rate32()?)),
+    value!("buckets", buckets, |w| w.unsigned()?),
+    time!("ce_threshold", ce_threshold),
+    value!("low_rate_threshold", low_rate_threshold, |w| rate_of(
+        w.rate32()?
+    )),
+    value!("defrate", defrate, |w| rate_of(w.rate32()?)),
+    time!("refill_delay", refill_delay),
+    value!("orphan_mask", orphan_mask, |w| w.unsigned()?),
     word(
         "timer_slack",
         |o, w| {
@@ -202,14 +127,7 @@ pub(crate) const WORDS: &[Word<Fq>] = &[
                 .map(|d| Shown::Value(format!("{}ns", d.as_nanos())))
         },
     ),
-    word(
-        "horizon",
-        |o, w| {
-            o.horizon = Some(us(w.time_us()?));
-            Ok(())
-        },
-        |o| show_time(&o.horizon),
-    ),
+    time!("horizon", horizon),
     choice!("horizon_drop", horizon_drop, true),
     choice!("horizon_cap", horizon_drop, false),
     choice!("pacing", pacing, true),

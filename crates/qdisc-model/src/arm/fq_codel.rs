@@ -8,7 +8,7 @@ use netlink_packet_core::{NlaBuffer, Parseable};
 use netlink_packet_route::tc::{TcFqCodelXstats, TcOption, TcQdiscFqCodelOption as O};
 use serde::{Deserialize, Serialize};
 
-use super::{nonzero, show_time, to_us, us, word, OptionsPayload, Shown, Word};
+use super::{nonzero, to_us, word, OptionsPayload, Shown, Word};
 use crate::decode::{raw_attr, RawAttr};
 use crate::units::Size;
 use crate::ModelError;
@@ -50,62 +50,15 @@ fn u8_word(what: &str, text: &str) -> Result<u8, ModelError> {
 }
 
 pub(crate) const WORDS: &[Word<FqCodel>] = &[
-    word(
-        "limit",
-        |o, w| {
-            o.limit = Some(w.unsigned()?);
-            Ok(())
-        },
-        |o| Shown::value(o.limit),
-    ),
-    word(
-        "flows",
-        |o, w| {
-            o.flows = Some(w.unsigned()?);
-            Ok(())
-        },
-        |o| Shown::value(o.flows),
-    ),
-    word(
-        "quantum",
-        |o, w| {
-            o.quantum = Some(w.unsigned()?);
-            Ok(())
-        },
-        |o| Shown::value(o.quantum),
-    ),
-    word(
-        "memory_limit",
-        |o, w| {
-            o.memory_limit = Some(Size(u64::from(w.tc_size()?)));
-            Ok(())
-        },
-        |o| Shown::value(o.memory_limit),
-    ),
-    word(
-        "target",
-        |o, w| {
-            o.target = Some(us(w.time_us()?));
-            Ok(())
-        },
-        |o| show_time(&o.target),
-    ),
-    word(
-        "interval",
-        |o, w| {
-            o.interval = Some(us(w.time_us()?));
-            Ok(())
-        },
-        |o| show_time(&o.interval),
-    ),
-    word(
-        "ce_threshold",
-        |o, w| {
-            o.ce_threshold = Some(us(w.time_us()?));
-            Ok(())
-        },
-        |o| show_time(&o.ce_threshold),
-    ),
+    value!("limit", limit, |w| w.unsigned()?),
+    value!("flows", flows, |w| w.unsigned()?),
+    value!("quantum", quantum, |w| w.unsigned()?),
+    value!("memory_limit", memory_limit, |w| Size(u64::from(
+        w.tc_size()?
+    ))),
+    time!("target", target),
+    time!("interval", interval),
+    time!("ce_threshold", ce_threshold),
     word(
         "ce_threshold_selector",
         |o, w| {
@@ -123,14 +76,7 @@ pub(crate) const WORDS: &[Word<FqCodel>] = &[
                 .map(|(s, m)| Shown::Value(format!("{s:#x}/{m:#x}")))
         },
     ),
-    word(
-        "drop_batch",
-        |o, w| {
-            o.drop_batch = Some(w.unsigned()?);
-            Ok(())
-        },
-        |o| Shown::value(o.drop_batch),
-    ),
+    value!("drop_batch", drop_batch, |w| w.unsigned()?),
     choice!("ecn", ecn, true),
     choice!("noecn", ecn, false),
 ];

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::pie::factor;
-use super::{nonzero, show_time, to_us, us, word, Nest, OptionsPayload, Shown, Word};
+use super::{nonzero, to_us, word, Nest, OptionsPayload, Shown, Word};
 use crate::decode::{raw_attr, RawAttr};
 use crate::error::Named;
 use crate::units::Size;
@@ -67,70 +67,16 @@ pub struct FqPie {
 }
 
 pub(crate) const WORDS: &[Word<FqPie>] = &[
-    word(
-        "limit",
-        |o, w| {
-            o.limit = Some(w.unsigned()?);
-            Ok(())
-        },
-        |o| Shown::value(o.limit),
-    ),
-    word(
-        "flows",
-        |o, w| {
-            o.flows = Some(w.unsigned()?);
-            Ok(())
-        },
-        |o| Shown::value(o.flows),
-    ),
-    word(
-        "target",
-        |o, w| {
-            o.target = Some(us(w.time_us()?));
-            Ok(())
-        },
-        |o| show_time(&o.target),
-    ),
-    word(
-        "tupdate",
-        |o, w| {
-            o.tupdate = Some(us(w.time_us()?));
-            Ok(())
-        },
-        |o| show_time(&o.tupdate),
-    ),
-    word(
-        "alpha",
-        |o, w| {
-            o.alpha = Some(factor(w)?);
-            Ok(())
-        },
-        |o| Shown::value(o.alpha),
-    ),
-    word(
-        "beta",
-        |o, w| {
-            o.beta = Some(factor(w)?);
-            Ok(())
-        },
-        |o| Shown::value(o.beta),
-    ),
-    word(
-        "quantum",
-        |o, w| {
-            o.quantum = Some(Size(u64::from(w.tc_size()?)));
-            Ok(())
-        },
-        |o| Shown::value(o.quantum),
-    ),
-    word(
-        "memory_limit",
-        |o, w| {
-            o.memory_limit = Some(Size(u64::from(w.tc_size()?)));
-            Ok(())
-        },
-        |o| Shown::value(o.memory_limit),
-    ),
+    value!("limit", limit, |w| w.unsigned()?),
+    value!("flows", flows, |w| w.unsigned()?),
+    time!("target", target),
+    time!("tupdate", tupdate),
+    value!("alpha", alpha, |w| factor(w)?),
+    value!("beta", beta, |w| factor(w)?),
+    value!("quantum", quantum, |w| Size(u64::from(w.tc_size()?))),
+    value!("memory_limit", memory_limit, |w| Size(u64::from(
+        w.tc_size()?
+    ))),
     word(
         "ecn_prob",
         |o, w| {

@@ -37,6 +37,35 @@ macro_rules! choice {
     };
 }
 
+/// A word that takes a value: `$parse` reads it (from the words `$w`)
+/// into `o.$field`; the readback shows the field as tc prints it.
+macro_rules! value {
+    ($name:literal, $field:ident, |$w:ident| $parse:expr) => {
+        $crate::arm::word(
+            $name,
+            |o, $w| {
+                o.$field = Some($parse);
+                Ok(())
+            },
+            |o| $crate::arm::Shown::value(o.$field),
+        )
+    };
+}
+
+/// A word that takes a time (tc's time syntax, held in microseconds).
+macro_rules! time {
+    ($name:literal, $field:ident) => {
+        $crate::arm::word(
+            $name,
+            |o, w| {
+                o.$field = Some($crate::arm::us(w.time_us()?));
+                Ok(())
+            },
+            |o| $crate::arm::show_time(&o.$field),
+        )
+    };
+}
+
 pub mod cake;
 pub mod codel;
 pub mod fifo;

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::{nonzero, show_time, to_us, us, word, Nest, OptionsPayload, Shown, Word};
+use super::{nonzero, to_us, Nest, OptionsPayload, Word};
 use crate::decode::{raw_attr, RawAttr};
 use crate::error::Named;
 use crate::ModelError;
@@ -65,46 +65,11 @@ pub(crate) fn factor(w: &mut super::Words<'_>) -> Result<u32, ModelError> {
 }
 
 pub(crate) const WORDS: &[Word<Pie>] = &[
-    word(
-        "limit",
-        |o, w| {
-            o.limit = Some(w.unsigned()?);
-            Ok(())
-        },
-        |o| Shown::value(o.limit),
-    ),
-    word(
-        "target",
-        |o, w| {
-            o.target = Some(us(w.time_us()?));
-            Ok(())
-        },
-        |o| show_time(&o.target),
-    ),
-    word(
-        "tupdate",
-        |o, w| {
-            o.tupdate = Some(us(w.time_us()?));
-            Ok(())
-        },
-        |o| show_time(&o.tupdate),
-    ),
-    word(
-        "alpha",
-        |o, w| {
-            o.alpha = Some(factor(w)?);
-            Ok(())
-        },
-        |o| Shown::value(o.alpha),
-    ),
-    word(
-        "beta",
-        |o, w| {
-            o.beta = Some(factor(w)?);
-            Ok(())
-        },
-        |o| Shown::value(o.beta),
-    ),
+    value!("limit", limit, |w| w.unsigned()?),
+    time!("target", target),
+    time!("tupdate", tupdate),
+    value!("alpha", alpha, |w| factor(w)?),
+    value!("beta", beta, |w| factor(w)?),
     choice!("ecn", ecn, true),
     choice!("noecn", ecn, false),
     choice!("bytemode", bytemode, true),

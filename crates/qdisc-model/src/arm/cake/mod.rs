@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::{show_time, to_us, us, word, Nest, OptionsPayload, Shown, Word, Words};
+use super::{to_us, us, word, Nest, OptionsPayload, Shown, Word, Words};
 use crate::decode::{raw_attr, RawAttr};
 use crate::error::Named;
 use crate::units::{Rate, Size};
@@ -191,22 +191,8 @@ pub(crate) const WORDS: &[Word<Cake>] = &[
         |o| Shown::flag(o.bandwidth == Some(None)),
     ),
     choice!("autorate-ingress", autorate, true),
-    word(
-        "rtt",
-        |o, w| {
-            o.rtt = Some(us(w.time_us()?));
-            Ok(())
-        },
-        |o| show_time(&o.rtt),
-    ),
-    word(
-        "memlimit",
-        |o, w| {
-            o.memlimit = Some(Size(u64::from(w.tc_size()?)));
-            Ok(())
-        },
-        |o| Shown::value(o.memlimit),
-    ),
+    time!("rtt", rtt),
+    value!("memlimit", memlimit, |w| Size(u64::from(w.tc_size()?))),
     mode!("besteffort", diffserv),
     mode!("precedence", diffserv),
     mode!("diffserv8", diffserv),
@@ -239,35 +225,14 @@ pub(crate) const WORDS: &[Word<Cake>] = &[
     mode!("noatm", atm),
     mode!("atm", atm),
     mode!("ptm", atm),
-    word(
-        "overhead",
-        |o, w| {
-            o.overhead = Some(w.int_in(-64, 256)?);
-            Ok(())
-        },
-        |o| Shown::value(o.overhead),
-    ),
-    word(
-        "mpu",
-        |o, w| {
-            o.mpu = Some(w.int_in(0, 256)? as u32);
-            Ok(())
-        },
-        |o| Shown::value(o.mpu),
-    ),
+    value!("overhead", overhead, |w| w.int_in(-64, 256)?),
+    value!("mpu", mpu, |w| w.int_in(0, 256)? as u32),
     choice!("ingress", ingress, true),
     choice!("egress", ingress, false),
     mode!("no-ack-filter", ack_filter),
     mode!("ack-filter", ack_filter),
     mode!("ack-filter-aggressive", ack_filter),
-    word(
-        "fwmark",
-        |o, w| {
-            o.fwmark = Some(w.unsigned()?);
-            Ok(())
-        },
-        |o| Shown::value(o.fwmark),
-    ),
+    value!("fwmark", fwmark, |w| w.unsigned()?),
     // Words that only change the options above.
     keyword!("diffserv", |o, _| {
         o.diffserv = Some("diffserv4".to_string());
