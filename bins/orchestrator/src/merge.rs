@@ -159,75 +159,10 @@ mod tests {
     use netlab_results::merge::read_source;
     use netlab_results::split::read_split;
     use netlab_results::store::SCENARIO_DIR;
-    use netlab_results::{RanOn, ScenarioResult, ShardRecord};
+    use netlab_results::testing::{golden_study, shard_folder};
     use netlab_results::{Results, ScenarioFiles};
     use netlab_sys::testing::Scratch;
     use std::collections::{BTreeMap, BTreeSet};
-
-    /// The golden run's two scenarios as a 2-round experiment (4
-    /// scenarios, 2 units); `rounds` sets the experiment's rounds.
-    fn study(rounds: u32) -> (Results, Vec<ScenarioResult>) {
-        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../fixtures/orchestrator/golden/results.json");
-        let golden = Results::read(&p).unwrap();
-        let mut exp = golden.experiment().unwrap();
-        exp.rounds = rounds;
-        let header = Results {
-            experiment: exp.to_file(),
-            experiment_hash: Some(exp.content_hash()),
-            scenarios: Vec::new(),
-            ..golden.clone()
-        };
-        let scenarios = exp
-            .plan()
-            .scenarios
-            .iter()
-            .map(|p| {
-                let mut s = golden.scenarios[p.arm_index].clone();
-                s.index = p.index;
-                s.round = p.round;
-                s.seed = p.seed;
-                s.ran_on = Some(RanOn {
-                    hostname: format!("node{}", p.round),
-                    kernel_release: "6.18.0".into(),
-                    cpu_model: "Test CPU".into(),
-                    netlab_version: "0.1.0".into(),
-                    started_utc: "2026-12-01T00:00:00Z".into(),
-                });
-                s
-            })
-            .collect();
-        (header, scenarios)
-    }
-
-    /// Writes a shard folder holding `scenarios` as a run writes it.
-    fn shard_folder(
-        dir: &Path,
-        name: &str,
-        header: &Results,
-        scenarios: &[ScenarioResult],
-        k: u32,
-    ) -> PathBuf {
-        let out = dir.join(name);
-        std::fs::create_dir_all(&out).unwrap();
-        let mut files = ScenarioFiles::create(&out).unwrap();
-        for s in scenarios {
-            files.push(s.clone()).unwrap();
-        }
-        let h = Results {
-            shard: Some(ShardRecord {
-                k,
-                n: 2,
-                units_total: 2,
-                plan_indices: scenarios.iter().map(|s| s.index).collect(),
-            }),
-            run_id: format!("run{k}"),
-            ..header.clone()
-        };
-        files.write_results(&h, &out.join("results.json")).unwrap();
-        files.remove_files().unwrap();
-        out
-    }
 
     /// Every element of a results.json, as bytes, by plan index.
     fn elements(path: &Path) -> BTreeMap<u32, Vec<u8>> {
@@ -243,7 +178,7 @@ mod tests {
     #[test]
     fn two_shards_merge_into_the_whole_plan_byte_for_byte() {
         let dir = Scratch::new("merge-ok");
-        let (header, sc) = study(2);
+        let (header, sc) = golden_study(2);
         // Given in the "wrong" order: the merge puts plan order back.
         let b = shard_folder(&dir.0, "b", &header, &sc[2..], 2);
         let a = shard_folder(&dir.0, "a", &header, &sc[..2], 1);
@@ -284,7 +219,7 @@ mod tests {
     #[test]
     fn different_kernels_or_cpus_are_said_beside_the_figures() {
         let dir = Scratch::new("merge-mixed");
-        let (header, mut sc) = study(2);
+        let (header, mut sc) = golden_study(2);
         for s in &mut sc[2..] {
             let r = s.ran_on.as_mut().unwrap();
             r.kernel_release = "6.1.176".into();
@@ -314,7 +249,7 @@ mod tests {
     #[test]
     fn missing_duplicate_and_foreign_folders_are_refused_by_name() {
         let dir = Scratch::new("merge-bad");
-        let (header, sc) = study(2);
+        let (header, sc) = golden_study(2);
         let a = shard_folder(&dir.0, "a", &header, &sc[..2], 1);
         let b = shard_folder(&dir.0, "b", &header, &sc[2..], 2);
         let out = dir.0.join("merged");
@@ -330,7 +265,7 @@ mod tests {
         assert!(e.to_string().contains("a2"), "{e}");
         assert!(!out.exists());
         // Another experiment (3 rounds): both hashes named.
-        let (other, sc3) = study(3);
+        let (other, sc3) = golden_study(3);
         let c = shard_folder(&dir.0, "c", &other, &sc3[2..4], 2);
         let e = merge(&out, &[a.clone(), c], false).unwrap_err();
         let (h2, h3) = (
@@ -427,7 +362,7 @@ mod tests {
     #[test]
     fn an_interrupted_scenario_is_missing_and_resume_keeps_the_rest() {
         let dir = Scratch::new("merge-interrupted");
-        let (header, sc) = study(2);
+        let (header, sc) = golden_study(2);
         let mut h = header.clone();
         h.interrupted = Some(netlab_results::Interrupted {
             signal: "SIGTERM".into(),

@@ -49,6 +49,8 @@ pub mod split;
 pub mod store;
 pub mod stream;
 mod tcp_info;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod v1;
 
 pub use file::{read_json, write_json_atomic, ResultsFileError};

@@ -4,63 +4,13 @@
 //! written.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use netlab_results::merge::{check_folders, read_source, MergeError};
 use netlab_results::split::read_split;
-use netlab_results::{Results, ScenarioFiles, ScenarioResult, ShardRecord};
+use netlab_results::testing::{golden_study, shard_folder};
+use netlab_results::Results;
 use netlab_sys::testing::Scratch;
-
-/// The golden run's two scenarios as a 2-round experiment: 4 scenarios.
-fn study() -> (Results, Vec<ScenarioResult>) {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/orchestrator/golden/results.json");
-    let golden = Results::read(&p).unwrap();
-    let mut exp = golden.experiment().unwrap();
-    exp.rounds = 2;
-    let header = Results {
-        experiment: exp.to_file(),
-        experiment_hash: Some(exp.content_hash()),
-        scenarios: Vec::new(),
-        ..golden.clone()
-    };
-    let scenarios = exp
-        .plan()
-        .scenarios
-        .iter()
-        .map(|p| {
-            let mut s = golden.scenarios[p.arm_index].clone();
-            s.index = p.index;
-            s.round = p.round;
-            s.seed = p.seed;
-            s
-        })
-        .collect();
-    (header, scenarios)
-}
-
-/// A shard folder as a finished run leaves it.
-fn shard(dir: &Path, k: u32, header: &Results, scenarios: &[ScenarioResult]) -> PathBuf {
-    let out = dir.join(format!("shard{k}"));
-    std::fs::create_dir_all(&out).unwrap();
-    let mut files = ScenarioFiles::create(&out).unwrap();
-    for s in scenarios {
-        files.push(s.clone()).unwrap();
-    }
-    let h = Results {
-        shard: Some(ShardRecord {
-            k,
-            n: 2,
-            units_total: 2,
-            plan_indices: scenarios.iter().map(|s| s.index).collect(),
-        }),
-        run_id: format!("run{k}"),
-        ..header.clone()
-    };
-    files.write_results(&h, &out.join("results.json")).unwrap();
-    files.remove_files().unwrap();
-    out
-}
 
 fn elements(path: &Path) -> BTreeMap<u32, Vec<u8>> {
     let mut m = BTreeMap::new();
@@ -75,9 +25,9 @@ fn elements(path: &Path) -> BTreeMap<u32, Vec<u8>> {
 #[test]
 fn two_shards_become_one_results_folder_byte_for_byte() {
     let dir = Scratch::new("results-merge");
-    let (header, sc) = study();
-    let b = shard(&dir.0, 2, &header, &sc[2..]);
-    let a = shard(&dir.0, 1, &header, &sc[..2]);
+    let (header, sc) = golden_study(2);
+    let b = shard_folder(&dir.0, "b", &header, &sc[2..], 2);
+    let a = shard_folder(&dir.0, "a", &header, &sc[..2], 1);
     let out = dir.0.join("merged");
     let mut said = Vec::new();
     let checked =
@@ -103,8 +53,8 @@ fn two_shards_become_one_results_folder_byte_for_byte() {
 #[test]
 fn a_missing_or_repeated_share_is_refused_before_anything_is_written() {
     let dir = Scratch::new("results-merge-bad");
-    let (header, sc) = study();
-    let a = shard(&dir.0, 1, &header, &sc[..2]);
+    let (header, sc) = golden_study(2);
+    let a = shard_folder(&dir.0, "a", &header, &sc[..2], 1);
     let out = dir.0.join("merged");
     let mut quiet = |_: String| {};
     let e = check_folders(&out, std::slice::from_ref(&a), false, &mut quiet).unwrap_err();
