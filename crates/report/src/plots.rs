@@ -110,6 +110,22 @@ pub(crate) fn e<E: std::fmt::Debug>(err: E) -> String {
     format!("{err:?}")
 }
 
+/// Draws a chart's legend at `at`, in the report's one legend style (a
+/// white box, a thin border, legend type).
+pub(crate) fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    at: SeriesLabelPosition,
+) -> Result<(), String> {
+    chart
+        .configure_series_labels()
+        .position(at)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .label_font((FONT, LEGEND_PT))
+        .draw()
+        .map_err(e)
+}
+
 /// The time axis' end for a scenario, s.
 pub(crate) fn x_end(s: &Scenario) -> f64 {
     let mut end = s.phases.end_s;
@@ -287,14 +303,7 @@ pub fn probe_rtt(s: &Scenario) -> Result<Plot, ReportError> {
                 n_loaded_to
             ))
             .legend(|(x, y)| Cross::new((x + 7, y), 5, RED.stroke_width(2)));
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.4))
-            .label_font((FONT, LEGEND_PT))
-            .draw()
-            .map_err(e)
+        legend(&mut chart, SeriesLabelPosition::LowerRight)
     })?;
     Ok(Plot {
         file,
@@ -435,14 +444,7 @@ pub fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, Report
                         )
                     });
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK.mix(0.4))
-                .label_font((FONT, LEGEND_PT))
-                .draw()
-                .map_err(e)
+            legend(&mut chart, SeriesLabelPosition::UpperRight)
         })?;
     Ok(Plot {
         file,
@@ -518,14 +520,7 @@ pub fn tcp_info(s: &Scenario) -> Result<Plot, ReportError> {
             chart
                 .draw_series(data.iter().map(|&p| Circle::new(p, 2, c.filled())))
                 .map_err(e)?;
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK.mix(0.4))
-                .label_font((FONT, LEGEND_PT))
-                .draw()
-                .map_err(e)?;
+            legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }
         Ok(())
     })?;
@@ -624,14 +619,7 @@ pub fn qdisc(s: &Scenario) -> Result<Plot, ReportError> {
                         PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2))
                     });
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK.mix(0.4))
-                .label_font((FONT, LEGEND_PT))
-                .draw()
-                .map_err(e)?;
+            legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         }
         Ok(())
     })?;

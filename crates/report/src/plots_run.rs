@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use crate::compare::goodput_bins;
 use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
 use crate::plots::{
-    arm_color, draw_svg, e, tick, x_end, Plot, AXIS_PT, FONT, LEGEND_PT, SIZE, TICK_PT,
+    arm_color, draw_svg, e, legend, tick, x_end, Plot, AXIS_PT, FONT, LEGEND_PT, SIZE, TICK_PT,
     TIMEOUT_FILL,
 };
 use crate::stats::{kaplan_meier, km_quantile, CensoredQuantile, KaplanMeier, Observation};
@@ -249,14 +249,7 @@ pub fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
                 ))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(3)));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.4))
-            .label_font((FONT, LEGEND_PT))
-            .draw()
-            .map_err(e)
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)
     })?;
     Ok(Plot {
         file,
@@ -389,14 +382,7 @@ pub fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
                     .legend(move |(x, y)| Circle::new((x + 7, y), 2, c.filled()));
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.4))
-            .label_font((FONT, LEGEND_PT))
-            .draw()
-            .map_err(e)
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)
     })?;
     Ok(Plot {
         file,
@@ -713,14 +699,7 @@ pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
                     .legend(move |(x, y)| TriangleMarker::new((x + 7, y), 6, c.filled()));
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.4))
-            .label_font((FONT, LEGEND_PT))
-            .draw()
-            .map_err(e)
+        legend(&mut chart, SeriesLabelPosition::LowerLeft)
     })?;
     Ok(Plot {
         file,
