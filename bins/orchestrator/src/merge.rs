@@ -157,23 +157,11 @@ pub fn main(a: &MergeArgs) -> u8 {
 mod tests {
     use super::*;
     use netlab_results::merge::read_source;
-    use netlab_results::split::read_split;
     use netlab_results::store::SCENARIO_DIR;
-    use netlab_results::testing::{golden_study, shard_folder};
+    use netlab_results::testing::{elements, golden_study, shard_folder};
     use netlab_results::{Results, ScenarioFiles};
     use netlab_sys::testing::Scratch;
-    use std::collections::{BTreeMap, BTreeSet};
-
-    /// Every element of a results.json, as bytes, by plan index.
-    fn elements(path: &Path) -> BTreeMap<u32, Vec<u8>> {
-        let mut m = BTreeMap::new();
-        read_split(path, |_, b, s| {
-            m.insert(s.index, b.to_vec());
-            Ok(())
-        })
-        .unwrap();
-        m
-    }
+    use std::collections::BTreeSet;
 
     #[test]
     fn two_shards_merge_into_the_whole_plan_byte_for_byte() {

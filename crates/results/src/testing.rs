@@ -1,9 +1,12 @@
 //! Test helpers (feature `testing`): a study made from the committed golden
 //! run and shard folders written as a run leaves them, for the merge and
-//! resume tests here and in the orchestrator.
+//! resume tests here and in the orchestrator, and a results.json split into
+//! its scenarios' bytes.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::split::read_split;
 use crate::{RanOn, Results, ScenarioFiles, ScenarioResult, ShardRecord};
 
 /// The golden run (`fixtures/orchestrator/golden`, two arms) as an
@@ -74,4 +77,15 @@ pub fn shard_folder(
         .expect("results.json");
     files.remove_files().expect("removing the scenario files");
     out
+}
+
+/// Every scenario element of a results.json, as its bytes, by plan index.
+pub fn elements(path: &Path) -> BTreeMap<u32, Vec<u8>> {
+    let mut m = BTreeMap::new();
+    read_split(path, |_, b, s| {
+        m.insert(s.index, b.to_vec());
+        Ok(())
+    })
+    .expect("a results.json the splitter reads");
+    m
 }

@@ -3,24 +3,10 @@
 //! plan order, the merge record, and the refusals, each before anything is
 //! written.
 
-use std::collections::BTreeMap;
-use std::path::Path;
-
 use netlab_results::merge::{check_folders, read_source, MergeError};
-use netlab_results::split::read_split;
-use netlab_results::testing::{golden_study, shard_folder};
+use netlab_results::testing::{elements, golden_study, shard_folder};
 use netlab_results::Results;
 use netlab_sys::testing::Scratch;
-
-fn elements(path: &Path) -> BTreeMap<u32, Vec<u8>> {
-    let mut m = BTreeMap::new();
-    read_split(path, |_, b, s| {
-        m.insert(s.index, b.to_vec());
-        Ok(())
-    })
-    .unwrap();
-    m
-}
 
 #[test]
 fn two_shards_become_one_results_folder_byte_for_byte() {
