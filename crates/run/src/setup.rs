@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use netlab_ecn::{CaptureConfig, Flow};
 use netlab_experiment::{Direction, FlowSpec, Point, ProbeKind};
-use netlab_probe::{IsoConfig, ProbeConfig};
+use netlab_probe::{IsoConfig, PhaseBounds, ProbeConfig};
 use netlab_qdisc::netem::{netem_request, Netem};
 use netlab_qdisc::{
     arm_request, tbf_request, Arm, Handle, Psched, QdiscError, QdiscRequest, Tbf, ARM_HANDLE,
@@ -221,10 +221,7 @@ fn iso_probe_setup(
     let mut config = IsoConfig::with_interval(p.interval, tl.end());
     config.timeout = p.timeout;
     config.quiet_before_end = p.timeout.max(Duration::from_secs(1));
-    config.phases.baseline_start = Duration::ZERO;
-    config.phases.baseline_end = tl.load_start();
-    config.phases.loaded_start = tl.window_start();
-    config.phases.loaded_end = tl.end();
+    config.phases = phases_of(&tl);
     config.shared_clock = true;
     config.validate().map_err(|source| ScenarioError::Probe {
         step: "isochronous probe configuration",
@@ -235,6 +232,17 @@ fn iso_probe_setup(
         hard_stop: tl.end() + p.timeout + Duration::from_secs(2),
         config,
     }))
+}
+
+/// The probes' phases from the timeline: baseline from t0 to the load's
+/// start, loaded from the window's start to the end.
+fn phases_of(tl: &netlab_experiment::Timeline) -> PhaseBounds {
+    PhaseBounds {
+        baseline_start: Duration::ZERO,
+        baseline_end: tl.load_start(),
+        loaded_start: tl.window_start(),
+        loaded_end: tl.end(),
+    }
 }
 
 /// The scenario's namespaces and their sysctls: each end's `tcp_ecn`,
@@ -344,10 +352,7 @@ fn probe_setup(s: &netlab_experiment::ScenarioPlan) -> Result<Option<ProbeSetup>
     config.spacing = p.interval;
     config.timeout = p.timeout;
     config.max_requests = p.max_requests.unwrap_or(u32::MAX);
-    config.phases.baseline_start = Duration::ZERO;
-    config.phases.baseline_end = tl.load_start();
-    config.phases.loaded_start = tl.window_start();
-    config.phases.loaded_end = tl.end();
+    config.phases = phases_of(&tl);
     config.validate().map_err(|source| ScenarioError::Probe {
         step: "probe configuration",
         source: Box::new(source),
