@@ -1,0 +1,351 @@
+//! The README and docs/ stay true to the code (STYLE 24, 27):
+//! - README.md is a newcomer's page: at most 300 lines;
+//! - every `orchestrator SUBCOMMAND --flag` that README.md or a page of
+//!   docs/ shows in code exists in the binary's own `--help`, and every
+//!   inline `--flag` of README.md and docs/usage.md is a flag of some
+//!   subcommand;
+//! - every relative link of README.md and docs/*.md resolves to a file,
+//!   and its `#anchor` to a heading of that file;
+//! - the schema version the README states is the one the code writes.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_orchestrator");
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// README.md and every markdown page of docs/, with their paths.
+fn pages() -> Vec<(PathBuf, String)> {
+    let mut out = vec![(root().join("README.md"), read(&root().join("README.md")))];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .expect("docs/")
+        .map(|e| e.expect("docs entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    docs.sort();
+    for p in docs {
+        let text = read(&p);
+        out.push((p, text));
+    }
+    out
+}
+
+/// The pieces of a markdown text that are code: fenced blocks line by
+/// line, and inline `code` spans.
+fn code_segments(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    let mut paragraph = String::new();
+    let flush = |paragraph: &mut String, out: &mut Vec<String>| {
+        // Inline spans may wrap across the lines of one paragraph.
+        for (i, part) in paragraph.split('`').enumerate() {
+            if i % 2 == 1 {
+                out.push(part.replace('\n', " "));
+            }
+        }
+        paragraph.clear();
+    };
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            flush(&mut paragraph, &mut out);
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            out.push(line.to_string());
+        } else if line.trim().is_empty() {
+            flush(&mut paragraph, &mut out);
+        } else {
+            paragraph.push_str(line);
+            paragraph.push('\n');
+        }
+    }
+    flush(&mut paragraph, &mut out);
+    out
+}
+
+/// `orchestrator SUB --flag …` invocations in a code segment: the
+/// subcommand and the flags that follow it up to a comment, a pipe, `&&`,
+/// `;` or `)`.
+fn invocations(segment: &str) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    let tokens: Vec<&str> = segment.split_whitespace().collect();
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = tokens[i];
+        let is_bin = t == "orchestrator" || t.ends_with("/orchestrator");
+        if !is_bin {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 1;
+        if tokens.get(j) == Some(&"--") {
+            j += 1;
+        }
+        let Some(sub) = tokens.get(j) else { break };
+        let sub = sub.trim_end_matches([',', '.', ':', ')']);
+        let word = sub.starts_with(|c: char| c.is_ascii_lowercase())
+            && sub.chars().all(|c| c.is_ascii_lowercase() || c == '-');
+        if !word {
+            i = j;
+            continue;
+        }
+        let mut flags = Vec::new();
+        for tok in &tokens[j + 1..] {
+            if tok.starts_with('#') || ["|", "&&", ";", "||"].contains(tok) || tok.contains(')') {
+                break;
+            }
+            if let Some(flag) = flag_of(tok) {
+                flags.push(flag);
+            }
+        }
+        out.push((sub.to_string(), flags));
+        i = j + 1;
+    }
+    out
+}
+
+/// `--name` out of a token such as `[--rounds`, `--kernel=host` or
+/// `--arm…`.
+fn flag_of(tok: &str) -> Option<String> {
+    let start = tok.find("--")?;
+    let rest = &tok[start + 2..];
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .collect();
+    (start == 0 || tok[..start].chars().all(|c| c == '[' || c == '('))
+        .then_some(())
+        .filter(|_| !name.is_empty() && name.chars().next().is_some_and(|c| c.is_ascii_lowercase()))
+        .map(|_| format!("--{name}"))
+}
+
+fn help(args: &[&str]) -> String {
+    let out = Command::new(BIN)
+        .args(args)
+        .arg("--help")
+        .output()
+        .expect("run orchestrator --help");
+    assert!(out.status.success(), "orchestrator {args:?} --help failed");
+    String::from_utf8(out.stdout).expect("utf-8 help")
+}
+
+/// Subcommands the binary lists, each with the flags its help lists.
+fn cli() -> BTreeMap<String, BTreeSet<String>> {
+    let top = help(&[]);
+    let mut subs = BTreeMap::new();
+    let mut in_commands = false;
+    for line in top.lines() {
+        if line.starts_with("Commands:") {
+            in_commands = true;
+            continue;
+        }
+        if in_commands {
+            if !line.starts_with("  ") {
+                break;
+            }
+            let name = line.split_whitespace().next().unwrap_or_default();
+            if name == "help" || name.is_empty() {
+                continue;
+            }
+            let flags = help(&[name])
+                .split_whitespace()
+                .filter_map(flag_of)
+                .collect::<BTreeSet<_>>();
+            subs.insert(name.to_string(), flags);
+        }
+    }
+    assert!(subs.contains_key("compare"), "no compare in:\n{top}");
+    subs
+}
+
+#[test]
+fn readme_is_a_newcomers_page() {
+    let lines = read(&root().join("README.md")).lines().count();
+    assert!(
+        lines <= 300,
+        "README.md has {lines} lines (at most 300: investigations go to docs/)"
+    );
+}
+
+#[test]
+fn every_subcommand_and_flag_the_docs_name_exists() {
+    let cli = cli();
+    let every_flag: BTreeSet<&String> = cli.values().flatten().collect();
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for (path, text) in pages() {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        for segment in code_segments(&text) {
+            for (sub, flags) in invocations(&segment) {
+                checked += 1;
+                let Some(known) = cli.get(&sub) else {
+                    wrong.push(format!("{name}: `orchestrator {sub}` is no subcommand"));
+                    continue;
+                };
+                for f in flags {
+                    if !known.contains(&f) && f != "--help" {
+                        wrong.push(format!("{name}: `orchestrator {sub} {f}`: no such flag"));
+                    }
+                }
+            }
+            // A lone `--flag` in prose about the command (README, usage).
+            let lone = segment.trim_start().starts_with("--")
+                && (name == "README.md" || name == "usage.md");
+            if lone {
+                if let Some(f) = flag_of(segment.trim()) {
+                    if !every_flag.contains(&f) {
+                        wrong.push(format!(
+                            "{name}: `{}` is no flag of any subcommand",
+                            segment.trim()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        checked > 20,
+        "only {checked} invocations found: is the parser broken?"
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// GitHub's anchor of a heading: lower case, punctuation dropped except
+/// `-` and `_`, spaces as `-`.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == '-' || *c == '_' || *c == ' ')
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+fn anchors(text: &str) -> BTreeSet<String> {
+    let mut fenced = false;
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            out.insert(anchor(line.trim_start_matches('#')));
+        }
+    }
+    out
+}
+
+/// `[text](target)` links of a markdown text outside code.
+fn links(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        let mut rest = line;
+        while let Some(i) = rest.find("](") {
+            let after = &rest[i + 2..];
+            let Some(end) = after.find(')') else { break };
+            out.push(after[..end].to_string());
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+#[test]
+fn every_relative_link_resolves() {
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for (path, text) in pages() {
+        let dir = path.parent().unwrap();
+        for link in links(&text) {
+            if link.contains("://") || link.starts_with("mailto:") {
+                continue;
+            }
+            checked += 1;
+            let (file, frag) = match link.split_once('#') {
+                Some((f, a)) => (f, Some(a)),
+                None => (link.as_str(), None),
+            };
+            let target = if file.is_empty() {
+                path.clone()
+            } else {
+                dir.join(file)
+            };
+            if !target.exists() {
+                wrong.push(format!("{}: link {link} names no file", path.display()));
+                continue;
+            }
+            if let Some(a) = frag {
+                let is_md = target.extension().is_some_and(|x| x == "md");
+                if is_md && !anchors(&read(&target)).contains(a) {
+                    wrong.push(format!("{}: link {link}: no heading #{a}", path.display()));
+                }
+            }
+        }
+    }
+    assert!(checked > 10, "only {checked} links found");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_readme_states_the_schema_version_the_code_writes() {
+    let text = read(&root().join("README.md"));
+    let stated: Vec<u32> = text
+        .match_indices("schema_version")
+        .filter_map(|(i, _)| {
+            let after = text[i + "schema_version".len()..].trim_start_matches(['`', ' ']);
+            let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().ok()
+        })
+        .collect();
+    assert!(!stated.is_empty(), "README.md states no schema_version");
+    for v in stated {
+        assert_eq!(
+            v,
+            netlab_results::SCHEMA_VERSION,
+            "README.md states schema_version {v}"
+        );
+    }
+}
+
+#[test]
+fn the_parsers_find_what_they_should() {
+    let segs = code_segments("a `orchestrator run FILE --shard 1/2` b\n\n```\norchestrator merge OUT [--allow-partial] # x --no\n```\n");
+    let inv: Vec<_> = segs.iter().flat_map(|s| invocations(s)).collect();
+    assert_eq!(
+        inv,
+        vec![
+            ("run".to_string(), vec!["--shard".to_string()]),
+            ("merge".to_string(), vec!["--allow-partial".to_string()]),
+        ]
+    );
+    assert_eq!(
+        invocations("cargo run --release -p orchestrator -- compare --pcap --out x"),
+        vec![(
+            "compare".to_string(),
+            vec!["--pcap".to_string(), "--out".to_string()]
+        )]
+    );
+    assert!(invocations("cargo build -p orchestrator --bins").is_empty());
+    assert_eq!(anchor("Packet files (pcapng)"), "packet-files-pcapng");
+    assert_eq!(
+        links("see [a](b.md#c) and [d](http://x)"),
+        vec!["b.md#c", "http://x"]
+    );
+}
