@@ -132,14 +132,9 @@ pub fn set_arm_word(words: &str, word: &str, value: &str) -> String {
     w.join(" ")
 }
 
-/// SplitMix64: a small, well-known mixer, so seeds are reproducible
-/// everywhere without a dependency.
-pub fn splitmix64(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
+/// SplitMix64's mixer (netlab-stats' one implementation), so seeds are
+/// reproducible everywhere.
+pub use netlab_stats::splitmix64;
 
 /// Applies one point's values to the experiment's path, flows and arms.
 fn at_point(exp: &Experiment, point: &Point) -> (PathSpec, Vec<FlowSpec>, Vec<ArmSpec>) {

@@ -4,6 +4,18 @@
 
 use crate::{fmt_num, CensoredQuantile};
 
+/// SplitMix64's output function: the first value a [`SplitMix64`] seeded
+/// with `x` gives. netlab's one mixer: the plan's scenario seeds
+/// (netlab-experiment) and the load's byte pattern (netlab-tcpload) use it
+/// as a hash of an index, the bootstrap as a generator.
+#[inline]
+pub fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// SplitMix64: a small, seeded, deterministic generator (the same seed gives
 /// the same resamples on every machine).
 #[derive(Debug, Clone)]
@@ -17,11 +29,9 @@ impl SplitMix64 {
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
+        let out = splitmix64(self.0);
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        out
     }
 
     /// A uniform index in `0..n` (n > 0), by rejection (no modulo bias).

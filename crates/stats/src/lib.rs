@@ -34,7 +34,7 @@ pub mod bootstrap;
 pub mod describe;
 pub mod km;
 
-pub use bootstrap::{percentile_interval, quantile_difference, Bounded, SplitMix64};
+pub use bootstrap::{percentile_interval, quantile_difference, splitmix64, Bounded, SplitMix64};
 pub use describe::{fmt_num, jain_index, lower_median, median};
 pub use km::{
     censored_quantile, kaplan_meier, km_quantile, CensoredQuantile, KaplanMeier, KmStep,

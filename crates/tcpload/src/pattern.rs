@@ -20,13 +20,10 @@ use serde::{Deserialize, Serialize};
 /// Length of the precomputed base sequence in bytes.
 pub const PERIOD: u64 = (1 << 20) + 7;
 
-/// The SplitMix64 finaliser of `k`.
+/// The SplitMix64 finaliser of `k` (netlab-stats' one implementation).
 #[inline]
 pub fn word(k: u64) -> u64 {
-    let mut z = k.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    netlab_stats::splitmix64(k)
 }
 
 fn base() -> &'static [u8] {

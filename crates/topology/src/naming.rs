@@ -41,10 +41,8 @@ impl RunId {
             .unwrap_or(0);
         x ^= nanos.rotate_left(17) ^ u64::from(std::process::id()).rotate_left(40);
         x ^= COUNTER.fetch_add(0x2545_f491_4f6c_dd1d, std::sync::atomic::Ordering::Relaxed);
-        // splitmix64 finaliser so the low digits mix every input
-        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        x ^= x >> 31;
+        // SplitMix64's mixer (netlab-stats), so the low digits mix every input
+        x = netlab_stats::splitmix64(x);
         RunId(format!(
             "{:0width$x}",
             x & ((1u64 << (4 * RUN_ID_HEX_LEN)) - 1),
