@@ -32,6 +32,7 @@ pub mod input;
 pub mod model;
 mod plots;
 mod plots_run;
+pub mod predict;
 mod sentence;
 pub mod state;
 pub mod summary;
