@@ -1,5 +1,5 @@
 //! What the bottleneck queue holds with the veths' offloads off and on
-//! (method §1.4), under a bulk TCP upload A → B through TBF 5mbit on R's
+//! (method §1.6), under a bulk TCP upload A → B through TBF 5mbit on R's
 //! `r1`:
 //!
 //! - host kernel (root; skipped without unless `NETLAB_REQUIRE_PRIVILEGED=1`),

@@ -415,7 +415,7 @@ pub struct ScenarioFigures {
     pub notes: Vec<String>,
     /// How A and B started their receive buffers, as read back.
     pub receive_buffer: Option<ReceiveBufferSeen>,
-    /// The veths' offloads and MTU, as read back (method §1.4).
+    /// The veths' offloads and MTU, as read back (method §1.6).
     pub path: Option<PathSeen>,
     /// The kernel and CPU that ran it, when recorded.
     pub machine: Option<MachineFigures>,

@@ -1,7 +1,7 @@
 //! ethtool's generic-netlink family, as plain values (pure): the request
 //! that resolves the family's id (`CTRL_CMD_GETFAMILY "ethtool"`), the
 //! features requests (`ETHTOOL_MSG_FEATURES_GET` / `_SET`) and checked
-//! views of their replies; which features aggregate packets (method §1.4).
+//! views of their replies; which features aggregate packets (method §1.6).
 //! The private `offloads` module sends them inside each namespace.
 //!
 //! Bitsets are asked for in their verbose form (no

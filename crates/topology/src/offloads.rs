@@ -1,6 +1,6 @@
 //! The veths' offloads, inside each namespace: [`crate::ethtool`]'s
 //! requests sent through a generic-netlink socket opened in the calling
-//! thread's namespace (method §1.4).
+//! thread's namespace (method §1.6).
 //!
 //! `off` is done in two passes over the four veth ends: first every end is
 //! read and every aggregation feature that is on and fixed is refused

@@ -34,7 +34,7 @@ pub struct LinkReadback {
     pub up: bool,
     /// Link kind (`veth`, ...), if reported.
     pub kind: Option<String>,
-    /// A veth's aggregation features (GSO, TSO, GRO, ...: method §1.4) as
+    /// A veth's aggregation features (GSO, TSO, GRO, ...: method §1.6) as
     /// read back over ethtool's netlink family: each one's state and
     /// whether the kernel will change it. Absent for other kinds, for a
     /// kernel without that family, and in results written before it was

@@ -122,7 +122,7 @@ impl Topology {
 }
 
 /// Sends the build requests through one rtnetlink socket per namespace,
-/// turns the veths' offloads off when the spec asks (method §1.4), then
+/// turns the veths' offloads off when the spec asks (method §1.6), then
 /// writes and reads back the sysctls.
 fn configure(
     spec: &TopologySpec,

@@ -1,4 +1,4 @@
-//! The path's offloads and MTU as read back (method §1.4): one line of
+//! The path's offloads and MTU as read back (method §1.6): one line of
 //! summary.md's notes, e.g. `offloads: kernel (gso, tso on; gro, lro off
 //! at every veth end) · MTU 1500`.
 
@@ -113,7 +113,7 @@ pub fn path_note(seen: &[Option<&PathSeen>]) -> Option<String> {
     clauses.sort_unstable();
     clauses.dedup();
     Some(format!(
-        "offloads: {} (read back over ethtool's netlink family; docs/method.md §1.4).",
+        "offloads: {} (read back over ethtool's netlink family; docs/method.md §1.6).",
         clauses.join("; ")
     ))
 }
@@ -155,7 +155,7 @@ mod tests {
         assert_eq!(
             path_note(&[Some(&k), Some(&k), None]).unwrap(),
             "offloads: kernel (gso, tso on; gro, lro off at every veth end) · MTU 1500 \
-             (read back over ethtool's netlink family; docs/method.md §1.4)."
+             (read back over ethtool's netlink family; docs/method.md §1.6)."
         );
         let o = seen("off", &off, 9000);
         let both = path_note(&[Some(&k), Some(&o)]).unwrap();
