@@ -1,7 +1,7 @@
 //! The answer first: per arm, baseline → loaded probe latency (p50, p95,
 //! a bound where it lies on the censored mass), goodput, censored/total,
 //! drops or marks, and the rounds' states ([`crate::state`]); with two or
-//! more arms, the difference with its bootstrap interval and a one-line
+//! more arms, the difference with its rank interval over rounds and a one-line
 //! verdict that says when an arm's rounds disagree. The same [`Headline`]
 //! heads summary.md ([`Headline::markdown`]) and index.html.
 
@@ -192,50 +192,7 @@ pub fn of_input(input: &ReportInput) -> Headline {
 /// One line: which arm had the lower loaded median and how sure that is,
 /// and which arms' rounds fall into different states.
 fn verdict(c: &Comparison, arms: &[ArmHeadline]) -> String {
-    use crate::stats::Bounded;
-    let (lo, hi) = c.interval;
-    let below = matches!(hi, Bounded::Value(x) | Bounded::AtMost(x) if x < 0.0);
-    let above = matches!(lo, Bounded::Value(x) | Bounded::AtLeast(x) if x > 0.0);
-    let enough = c.rounds >= crate::compare::MIN_ROUNDS;
-    let mut v = match c.point {
-        Bounded::Unknown => format!(
-            "{} vs {}: the loaded medians cannot be compared (both on the censored mass or without data)",
-            c.b, c.a
-        ),
-        _ if enough && below => format!(
-            "{} has the lower loaded median than {}, by {} ms (95 % interval excludes 0); {}",
-            c.b,
-            c.a,
-            diff_text(c.point),
-            crate::sentence::rounds_text(c)
-        ),
-        _ if enough && above => format!(
-            "{} has the higher loaded median than {}, by {} ms (95 % interval excludes 0); {}",
-            c.b,
-            c.a,
-            diff_text(c.point),
-            crate::sentence::rounds_text(c)
-        ),
-        _ if enough => format!(
-            "{} vs {}: no clear difference in the loaded median (interval includes 0); {}",
-            c.b,
-            c.a,
-            crate::sentence::rounds_text(c)
-        ),
-        _ => format!(
-            "{}'s loaded median is {} than {}'s by {} ms, from fewer than {} rounds (no interval); {}",
-            c.b,
-            if matches!(c.point, Bounded::Value(x) if x < 0.0) || matches!(c.point, Bounded::AtMost(_)) {
-                "lower"
-            } else {
-                "higher"
-            },
-            c.a,
-            diff_text(c.point),
-            crate::compare::MIN_ROUNDS,
-            crate::sentence::rounds_text(c)
-        ),
-    };
+    let mut v = crate::sentence::verdict_clause(c);
     let split: Vec<String> = arms
         .iter()
         .filter(|a| (a.arm == c.a || a.arm == c.b) && a.states.disagree())
@@ -268,16 +225,6 @@ fn verdict(c: &Comparison, arms: &[ArmHeadline]) -> String {
         ));
     }
     v
-}
-
-fn diff_text(b: crate::stats::Bounded) -> String {
-    use crate::stats::Bounded;
-    match b {
-        Bounded::Value(v) => fmt_num(v.abs()),
-        Bounded::AtMost(v) => format!("≥ {}", fmt_num(v.abs())),
-        Bounded::AtLeast(v) => format!("≥ {}", fmt_num(v.abs())),
-        Bounded::Unknown => "?".into(),
-    }
 }
 
 impl ArmHeadline {
@@ -376,7 +323,7 @@ mod tests {
     #[test]
     fn the_fixture_headline_names_each_arm_and_pfifos_split_rounds() {
         let input = fixture();
-        let st = crate::compare::analyse_with(&input, 1, 200);
+        let st = crate::compare::analyse(&input);
         let h = of(&input, &st);
         assert_eq!(h.arms.len(), 2);
         let pfifo = &h.arms[0];

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::compare::{Statistics, ALPHA, MIN_ROUNDS};
+use crate::compare::Statistics;
 use crate::headline::Headline;
 use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
 use crate::plots::Plot;
@@ -164,21 +164,16 @@ fn comparison_block(h: &mut String, st: &Statistics) {
     if st.arms.len() < 2 {
         h.push_str("<p class=small>One arm: no difference between arms to compute. Each figure per round and pooled over rounds, with its sample and timeout counts; a quantile on the censored mass is a bound (≥).</p>\n");
     } else {
-        comparison_intro(h, st);
+        comparison_intro(h);
     }
     comparison_rest(h, st);
 }
 
-fn comparison_intro(h: &mut String, st: &Statistics) {
+fn comparison_intro(h: &mut String) {
     let _ = writeln!(
         h,
-        "<p class=small>Differences are <i>second arm − first arm</i>, pooled over rounds. \
-         Intervals: {:.0} % percentile interval of {} bootstrap resamples over rounds and, inside each round, \
-         over samples (seed {:#x}); a timed-out probe stays censored in every resample, so a quantile on the \
-         censored mass is a bound (≥), never a number. With fewer than {MIN_ROUNDS} rounds per arm the interval is not meaningful.</p>",
-        (1.0 - ALPHA) * 100.0,
-        st.replicates,
-        st.seed
+        "<p class=small>{}</p>",
+        esc(&crate::compare::method_text())
     );
 }
 

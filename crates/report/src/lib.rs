@@ -36,7 +36,7 @@ mod sentence;
 pub mod state;
 pub mod summary;
 
-/// The shared statistics (Kaplan–Meier, the seeded bootstrap, medians),
+/// The shared statistics (Kaplan–Meier, the rank interval over rounds, the seeded bootstrap, medians),
 /// netlab-stats under its old path.
 pub use netlab_stats as stats;
 

@@ -105,7 +105,7 @@ fn flents_own_numbers_agree_with_ours_and_never_favour_a_censored_round() {
     let dir = fixture_folder("flent-numbers");
     let input = netlab_report::read_results(dir.path()).unwrap();
     let files = netlab_report::render(&input, dir.path()).unwrap();
-    let stats = netlab_report::compare::analyse_with(&input, 1, 10);
+    let stats = netlab_report::compare::analyse(&input);
     let home = TempDir::new("flent-home");
     let ping = netlab_report::flent::ping_series();
     let upload = netlab_report::flent::upload_series();
