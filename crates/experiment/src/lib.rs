@@ -37,6 +37,7 @@ pub mod plan;
 mod resolve;
 pub mod shard;
 pub mod units;
+pub mod warnings;
 
 pub use file::ExperimentFile;
 pub use model::{
@@ -48,6 +49,7 @@ pub use model::{
 pub use plan::{Plan, Point, Requirements, ScenarioPlan};
 pub use resolve::{check_cc, KNOWN_CCS};
 pub use shard::{unit_of, Shard, ShardError};
+pub use warnings::{warnings, LinkAssumptions, Offloads, Warning, WarningKind};
 
 /// Why an experiment was refused. Every variant is a usage error (the
 /// binary exits 2): nothing has been touched yet.
