@@ -387,5 +387,7 @@ fn probe_result(log: ProbeLog) -> ProbeResult {
         malformed_replies: log.malformed_replies,
         recv_errors: log.recv_errors,
         config: log.config,
+        echo_arrivals: None,
+        fates: None,
     }
 }
