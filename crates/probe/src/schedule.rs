@@ -11,7 +11,9 @@
 //! * A reply succeeds iff its seq is the outstanding one and it arrives
 //!   strictly before `send + timeout` (RTT < 1 s). Anything else — a seq that
 //!   is not outstanding, or the outstanding seq at or after its deadline — is
-//!   stale: counted in [`ProbeClient::stale_replies`] and discarded.
+//!   stale: counted in [`ProbeClient::stale_replies`] and discarded. The
+//!   first stale reply of a timed-out request keeps its real RTT in
+//!   [`ProbeRequest::late_rtt_ms`] (the request stays a timeout).
 //! * A request with no reply by `send + timeout` is a timeout; it completes
 //!   at `send + timeout`.
 //! * The next request is due at `max(previous send + spacing, completion of
@@ -645,6 +647,16 @@ mod tests {
         assert_eq!(c.poll(secs(2.5)), ProbeAction::Send { seq: 3 });
         assert_eq!(c.requests()[2].outcome, RequestOutcome::Timeout);
         assert_eq!(c.stale_replies(), 5);
+        // the late replies keep their real RTT; the in-time one and the
+        // duplicate do not touch it
+        assert!(close(c.requests()[0].late_rtt_ms.unwrap(), 1050.0));
+        assert!(close(c.requests()[2].late_rtt_ms.unwrap(), 1300.0));
+        assert_eq!(c.requests()[1].late_rtt_ms, None);
+        assert_eq!(c.on_reply(0, secs(3.0)), ReplyVerdict::Stale);
+        assert!(
+            close(c.requests()[0].late_rtt_ms.unwrap(), 1050.0),
+            "the first late reply counts"
+        );
     }
 
     #[test]

@@ -126,3 +126,140 @@ pub fn attribute_losses(fates: &mut [RequestFate], intervals: &[DropInterval]) {
         };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fate::{Fate, LossCause};
+    use crate::SampledQdisc;
+    use netlab_probe::Phase;
+    use netlab_qdisc::{FqCodelXstats, QdiscStats, ARM_HANDLE, TBF_HANDLE};
+
+    fn sample(t: f64, kind: &str, drops: u32, overlimit: u32) -> QdiscSample {
+        let stats = |d| {
+            Some(QdiscStats {
+                drops: d,
+                ..QdiscStats::default()
+            })
+        };
+        let xstats = (kind == "fq_codel").then(|| {
+            QdiscXstats::FqCodel(FqCodelXstats {
+                drop_overlimit: overlimit,
+                ..FqCodelXstats::default()
+            })
+        });
+        QdiscSample {
+            t_s: Some(t),
+            records: vec![
+                SampledQdisc {
+                    kind: "tbf".into(),
+                    handle: TBF_HANDLE,
+                    parent: netlab_qdisc::Handle::ROOT,
+                    stats: stats(drops + 100),
+                    xstats: None,
+                },
+                SampledQdisc {
+                    kind: kind.into(),
+                    handle: ARM_HANDLE,
+                    parent: TBF_HANDLE,
+                    stats: stats(drops),
+                    xstats,
+                },
+            ],
+        }
+    }
+
+    fn lost(seq: u32, send_s: f64) -> RequestFate {
+        RequestFate {
+            seq,
+            send_s: Some(send_s),
+            phase: Phase::Loaded,
+            fate: Fate::NeverReachedB {
+                cause: crate::fate::classify::unmatched(),
+            },
+        }
+    }
+
+    #[test]
+    fn intervals_with_drops_and_their_reason() {
+        let s = [
+            sample(6.0, "fq_codel", 0, 0),
+            sample(6.2, "fq_codel", 1, 0),
+            sample(6.4, "fq_codel", 1, 0),
+            sample(6.6, "fq_codel", 3, 2),
+            sample(6.8, "fq_codel", 6, 3),
+        ];
+        let d = drop_intervals(&s, ARM_HANDLE);
+        let got: Vec<(f64, u64, DropReason)> =
+            d.iter().map(|i| (i.start_s, i.drops, i.reason)).collect();
+        assert_eq!(
+            got,
+            [
+                (6.0, 1, DropReason::CodelDrop),
+                (6.4, 2, DropReason::Overlimit),
+                (6.6, 3, DropReason::CodelDropOrOverlimit),
+            ]
+        );
+        assert_eq!(d[0].qdisc, "fq_codel");
+        let p = [sample(1.0, "pfifo", 5, 0), sample(1.2, "pfifo", 9, 0)];
+        let d = drop_intervals(&p, ARM_HANDLE);
+        assert_eq!((d[0].drops, d[0].reason), (4, DropReason::TailDrop));
+        assert!(drop_intervals(&p[..1], ARM_HANDLE).is_empty());
+    }
+
+    #[test]
+    fn one_drop_explains_one_request() {
+        // the seed's fq_codel: one CoDel drop in (6.0, 6.2], two in (8.0, 8.2]
+        let s = [
+            sample(6.0, "fq_codel", 0, 0),
+            sample(6.2, "fq_codel", 1, 0),
+            sample(8.0, "fq_codel", 1, 0),
+            sample(8.2, "fq_codel", 3, 0),
+        ];
+        let d = drop_intervals(&s, ARM_HANDLE);
+        let mut f = vec![
+            lost(0, 6.05),
+            lost(1, 6.1),
+            lost(2, 8.1),
+            lost(3, 8.15),
+            lost(4, 12.0),
+        ];
+        attribute_losses(&mut f, &d);
+        let cause = |i: usize| match &f[i].fate {
+            Fate::NeverReachedB { cause } => cause.clone(),
+            _ => unreachable!(),
+        };
+        assert!(matches!(
+            cause(0),
+            LossCause::DroppedAtBottleneck { reason: DropReason::CodelDrop, interval_s, drops_in_interval: 1, .. } if interval_s == [6.0, 6.2]
+        ));
+        assert!(matches!(cause(1), LossCause::Unknown { note } if note.contains("all matched")));
+        assert!(matches!(cause(2), LossCause::DroppedAtBottleneck { .. }));
+        assert!(matches!(cause(3), LossCause::DroppedAtBottleneck { .. }));
+        assert!(matches!(cause(4), LossCause::Unknown { note } if note.contains("did not rise")));
+    }
+
+    #[test]
+    fn a_drop_just_after_an_interval_boundary_still_matches() {
+        // sent at 6.15, dropped after 6.2: counted in (6.2, 6.4]
+        let s = [
+            sample(6.0, "fq_codel", 0, 0),
+            sample(6.2, "fq_codel", 0, 0),
+            sample(6.4, "fq_codel", 1, 0),
+        ];
+        let mut f = vec![lost(0, 6.15), lost(1, 5.0)];
+        attribute_losses(&mut f, &drop_intervals(&s, ARM_HANDLE));
+        assert!(matches!(
+            &f[0].fate,
+            Fate::NeverReachedB {
+                cause: LossCause::DroppedAtBottleneck { .. }
+            }
+        ));
+        assert!(matches!(
+            &f[1].fate,
+            Fate::NeverReachedB {
+                cause: LossCause::Unknown { .. }
+            }
+        ));
+    }
+}

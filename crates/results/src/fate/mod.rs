@@ -12,8 +12,9 @@
 //!   ([`LossCause::DroppedAtBottleneck`], with the qdisc's [`DropReason`])
 //!   or [`LossCause::Unknown`];
 //! * [`Fate::NotSent`]: it never left A (send error, a missed slot);
-//! * [`Fate::Unresolved`]: the run stopped while it was outstanding and B
-//!   had not received it.
+//! * [`Fate::Unresolved`]: B had not received it when the run stopped (A
+//!   stopped while it was outstanding, or B stopped listening before it
+//!   could have arrived).
 //!
 //! The pure steps: [`classify`] (A's outcomes + B's arrivals →
 //! fates, causes unknown), [`drop_intervals`] (R's samples → per-interval
@@ -57,6 +58,12 @@ pub struct EchoArrivals {
     /// Datagrams B received past the log's cap, not logged (0 normally).
     #[serde(default)]
     pub not_logged: u64,
+    /// When B's echo stopped receiving (its loop closed), s since t0. A
+    /// request B did not receive that was sent less than the longest
+    /// one-way delay of the run (at least the timeout) before this is
+    /// [`Fate::Unresolved`], not lost: it may still have been on its way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_s: Option<f64>,
 }
 
 /// Why the arm dropped packets, from which of its counters rose.
@@ -156,7 +163,9 @@ pub enum Fate {
         /// The send error, or "slot missed".
         why: String,
     },
-    /// The run stopped while it was outstanding, and B had not received it.
+    /// B had not received it when the run stopped: it was outstanding
+    /// when A stopped, or B stopped listening before it could have arrived
+    /// (see [`EchoArrivals::closed_s`]).
     Unresolved,
 }
 
@@ -248,14 +257,16 @@ pub struct ProbeFates {
 }
 
 impl ProbeFates {
-    /// Classifies `requests` against B's `arrivals` and matches the
+    /// Classifies `requests` (of a probe with this `timeout`) against B's
+    /// `arrivals` and matches the
     /// never-reached ones to `drops` (None: no samples of the arm).
     pub fn build(
         requests: &[FateInput],
         arrivals: &EchoArrivals,
+        timeout: std::time::Duration,
         drops: Option<&[DropInterval]>,
     ) -> ProbeFates {
-        let mut fates = classify(requests, arrivals);
+        let mut fates = classify(requests, arrivals, timeout);
         match drops {
             Some(d) => attribute_losses(&mut fates, d),
             None => {
