@@ -457,6 +457,7 @@ pub(crate) mod tests {
             error: None,
             packet_files: Vec::new(),
             iso: None,
+            probe_fates: None,
         }
     }
 

@@ -214,6 +214,9 @@ pub struct Scenario {
     /// The isochronous probe's requests, when one ran beside the
     /// stop-and-wait probe.
     pub iso: Option<IsoProbe>,
+    /// The stop-and-wait probe's request fates (issue 30: B's receive log,
+    /// late replies, drops matched); `None` in results written before it.
+    pub probe_fates: Option<netlab_results::fate::ProbeFates>,
 }
 
 /// The isochronous probe of one scenario: fixed send slots, so its samples
