@@ -191,12 +191,18 @@ pub fn scenario_warnings(s: &ScenarioPlan, link: &LinkAssumptions) -> Vec<Warnin
                 fix,
             })
         };
-        for p in &s.probes {
+        // A queue fills only where a flow sends its data: the drain and
+        // target checks need one in this direction.
+        let loaded = s.flows.iter().any(|f| f.direction == dir);
+        for p in s.probes.iter().filter(|_| loaded) {
             if let Some((certain, text, fix)) = fifo_drain(&s.arm.arm, tbf, p, link) {
                 push(WarningKind::ProbeTimeoutBelowFifoDrain, certain, text, fix);
             }
         }
-        if let Some((certain, text, fix)) = link_time_vs_target(&s.arm.arm, tbf, link) {
+        let target = loaded
+            .then(|| link_time_vs_target(&s.arm.arm, tbf, link))
+            .flatten();
+        if let Some((certain, text, fix)) = target {
             push(WarningKind::PacketLongerThanTarget, certain, text, fix);
         }
         let (text, fix) = tbf_limit_replaced(&s.arm.arm, tbf);
@@ -584,6 +590,18 @@ mod tests {
             "{t}"
         );
         assert_eq!(t.direction, Some(Direction::Up));
+        // A shaped direction without a flow: only TBF's limit.
+        let mut e = exp_with(&["pfifo limit 1000"]);
+        e.path.down = e.path.up;
+        let w = warnings(&e, &OFF);
+        let down: Vec<_> = w
+            .iter()
+            .filter(|w| w.direction == Some(Direction::Down))
+            .map(|w| w.kind)
+            .collect();
+        assert_eq!(down, vec![WarningKind::TbfLimitReplaced]);
+        assert!(w.iter().any(|w| w.direction == Some(Direction::Up)
+            && w.kind == WarningKind::ProbeTimeoutBelowFifoDrain));
         // An unshaped path has no TBF and no warning.
         let mut e = exp_with(&["pfifo limit 64"]);
         e.path.up = None;
