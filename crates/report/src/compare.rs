@@ -513,7 +513,7 @@ pub(crate) mod tests {
         // The magnitude is the endpoint nearest zero, not the point.
         assert!(
             p50.sentence.contains(
-                "fq_codel lower by at least 501 ms (difference -503 ms; 90 % interval [-503, -501] \
+                "fq_codel lower by at least 501 ms (difference -503 ms; 90 % interval [-504, -501] \
                  over 3 vs 3 rounds; 3 vs 3 rounds allow no more than 90 %)"
             ),
             "{}",

@@ -18,6 +18,37 @@ fn num(b: Bounded) -> String {
     }
 }
 
+/// An interval endpoint at [`fmt_num`]'s precision, rounded outward (the
+/// lower endpoint down, the upper up), so the printed interval contains the
+/// computed one and agrees with "by at least".
+fn endpoint_text(b: Bounded, upper: bool) -> String {
+    let out = |v: f64| {
+        let a = v.abs();
+        let decimals: i32 = if a >= 100.0 {
+            0
+        } else if a >= 10.0 {
+            1
+        } else if a >= 1.0 {
+            2
+        } else {
+            3
+        };
+        let scale = 10f64.powi(decimals);
+        let r = if upper {
+            (v * scale - 1e-9).ceil() / scale
+        } else {
+            (v * scale + 1e-9).floor() / scale
+        };
+        format!("{:.*}", decimals as usize, r)
+    };
+    match b {
+        Bounded::Value(v) => out(v),
+        Bounded::AtMost(v) => format!("≤ {}", out(v)),
+        Bounded::AtLeast(v) => format!("≥ {}", out(v)),
+        Bounded::Unknown => "?".into(),
+    }
+}
+
 /// The size of a point difference: `588`, `≥ 993` (a bound stays one).
 fn magnitude(b: Bounded) -> String {
     match b {
@@ -128,7 +159,11 @@ pub fn sentence(c: &Comparison) -> String {
             m * n
         );
     }
-    let iv = format!("[{}, {}]", num(lo), num(hi));
+    let iv = format!(
+        "[{}, {}]",
+        endpoint_text(lo, false),
+        endpoint_text(hi, true)
+    );
     match c.supported_shift() {
         Some((lower, by)) => format!(
             "{what}: {} {} by at least {}{u} (difference {point}{u}; {}); {rounds}",
@@ -256,6 +291,15 @@ mod tests {
         c.rounds = 2;
         assert_eq!(c.supported_shift(), None);
         assert!(verdict_clause(&c).contains("by ≥ 995 ms, from fewer than 3 rounds (no interval)"));
+    }
+
+    #[test]
+    fn interval_endpoints_round_outward() {
+        assert_eq!(endpoint_text(Bounded::AtMost(-985.68), true), "≤ -985");
+        assert_eq!(endpoint_text(Bounded::AtMost(-995.38), false), "≤ -996");
+        assert_eq!(endpoint_text(Bounded::Value(-0.8681), false), "-0.869");
+        assert_eq!(endpoint_text(Bounded::Value(0.3501), true), "0.351");
+        assert_eq!(endpoint_text(Bounded::Value(-384.0), true), "-384");
     }
 
     #[test]
