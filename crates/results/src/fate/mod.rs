@@ -26,7 +26,7 @@
 mod classify;
 mod drops;
 
-pub use classify::{classify, summarize, FateInput, InputOutcome};
+pub use classify::{classify, one_way_quantiles, summarize, FateInput, InputOutcome};
 pub use drops::{attribute_losses, drop_intervals, DropInterval, MATCH_SLACK};
 
 use netlab_probe::Phase;
