@@ -1,4 +1,4 @@
-//! Delay and loss said apart (method §5.6, §9): per arm, pooled over its
+//! Delay and loss said apart (method §5.8, §9): per arm, pooled over its
 //! rounds, how many loaded probe requests never reached B and why, and the
 //! one-way A→B delay of every request that did — including those whose
 //! reply missed the timeout, which the method's RTT view can only censor.

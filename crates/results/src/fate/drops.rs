@@ -1,6 +1,6 @@
 //! R's samples of the arm → drops per sampling interval with their reason,
 //! and never-reached requests matched one-to-one to those drops
-//! (method §5.6).
+//! (method §5.8).
 
 use std::time::Duration;
 

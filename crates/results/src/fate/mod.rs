@@ -1,4 +1,4 @@
-//! Every probe request's fate (issue 30, method §5.6): what became of each
+//! Every probe request's fate (issue 30, method §5.8): what became of each
 //! request of the stop-and-wait probe and of the isochronous probe, told
 //! from A's log, B's receive log ([`EchoArrivals`]) and R's drop counters.
 //!
@@ -131,7 +131,7 @@ pub enum LossCause {
     },
 }
 
-/// What became of one request (method §5.6).
+/// What became of one request (method §5.8).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "fate", rename_all = "snake_case")]
 pub enum Fate {

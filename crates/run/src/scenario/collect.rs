@@ -252,7 +252,7 @@ impl Joined {
 }
 
 /// B's receive logs beside each probe's requests, and every request's
-/// fate (method §5.6): the requests go A→B through R's `up` egress, whose
+/// fate (method §5.8): the requests go A→B through R's `up` egress, whose
 /// arm's samples the losses are matched against.
 fn add_fates(
     res: &mut ScenarioResult,
