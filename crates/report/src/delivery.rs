@@ -222,7 +222,9 @@ fn aqm(r: DropReason) -> bool {
 mod tests {
     use super::*;
     use netlab_probe::RequestOutcome;
-    use netlab_results::fate::{DropInterval, EchoArrival, EchoArrivals, FateInput, ProbeFates};
+    use netlab_results::fate::{
+        DropBudget, DropInterval, EchoArrival, EchoArrivals, FateInput, ProbeFates,
+    };
     use netlab_results::Results;
 
     fn fixture() -> Results {
@@ -280,7 +282,7 @@ mod tests {
                 &inputs,
                 &arrivals,
                 p.config.timeout,
-                Some(&drops),
+                Some(&mut DropBudget::new(drops)),
             ));
         }
         r

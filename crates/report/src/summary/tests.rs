@@ -446,7 +446,7 @@ fn a_partial_packet_file_is_noted_with_why_and_a_complete_one_is_not() {
 #[test]
 fn the_fates_section_counts_each_loaded_requests_fate() {
     use netlab_results::fate::{
-        DropInterval, DropReason, EchoArrival, EchoArrivals, FateInput, ProbeFates,
+        DropBudget, DropInterval, DropReason, EchoArrival, EchoArrivals, FateInput, ProbeFates,
     };
     let (mut results, md) = golden();
     assert!(!md.contains("by fate"), "no fates in the golden run");
@@ -486,7 +486,7 @@ fn the_fates_section_counts_each_loaded_requests_fate() {
         &inputs,
         &arrivals,
         p.config.timeout,
-        Some(&drops),
+        Some(&mut DropBudget::new(drops)),
     ));
     let out = render(&results, 0);
     assert!(out.contains("Loaded probe requests by fate"), "{out}");
