@@ -456,8 +456,9 @@ pub(crate) mod tests {
             },
             error: None,
             packet_files: Vec::new(),
+            fates: None,
+            ecn_flow: false,
             iso: None,
-            probe_fates: None,
         }
     }
 

@@ -245,7 +245,7 @@ impl Unanswered {
 fn ping(s: &Scenario, t0: f64, step: f64, x_values: &[f64]) -> (Series, Unanswered) {
     use netlab_results::fate::Fate;
     let fates: std::collections::HashMap<u32, &Fate> = s
-        .probe_fates
+        .fates
         .iter()
         .flat_map(|f| f.requests.iter().map(|r| (r.seq, &r.fate)))
         .collect();
@@ -489,8 +489,9 @@ mod tests {
             final_counters: FinalCounters::default(),
             error: None,
             packet_files: Vec::new(),
+            fates: None,
+            ecn_flow: false,
             iso: None,
-            probe_fates: None,
         };
         let i = ReportInput {
             schema_version: 1,
@@ -585,7 +586,7 @@ mod tests {
             phase: netlab_probe::Phase::Loaded,
             fate,
         };
-        s.probe_fates = Some(ProbeFates {
+        s.fates = Some(ProbeFates {
             shared_clock: true,
             drops_matched: true,
             requests: vec![

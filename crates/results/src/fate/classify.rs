@@ -1,5 +1,5 @@
 //! A's outcomes + B's arrivals → one fate per request, and the per-phase
-//! counts (method §5.6).
+//! counts (method §5.8).
 
 use std::collections::HashMap;
 
@@ -236,7 +236,7 @@ fn summarize_phase(phase: Phase, fates: &[&RequestFate]) -> FateSummary {
 }
 
 /// Lower median, nearest-rank p95/p99 and max of `v` (method §9's ranks).
-pub(crate) fn one_way_quantiles(mut v: Vec<f64>) -> Option<OneWayQuantiles> {
+pub fn one_way_quantiles(mut v: Vec<f64>) -> Option<OneWayQuantiles> {
     if v.is_empty() {
         return None;
     }
