@@ -53,6 +53,10 @@ pub fn run_main(a: &RunArgs) -> u8 {
 /// refused (2 for what the runner cannot do), 128 + signal when
 /// interrupted, the guest run's own status after a guest run.
 fn execute(cmd: &str, cfg: SessionConfig) -> u8 {
+    // Inside the guest the host has already said them.
+    if !cfg.inside_guest {
+        crate::plan::print_warnings(cmd, &cfg.exp);
+    }
     let mut finish = Finish::default();
     let outcome = Session::new(cfg)
         .program("orchestrator")

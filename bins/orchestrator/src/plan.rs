@@ -119,6 +119,15 @@ pub fn table(l: &PlanListing) -> String {
     s
 }
 
+/// Prints the configuration's warnings (method §2.5) to stderr, each with
+/// its fix. The links are taken as the kernel leaves them (MTU 1500,
+/// offloads on) until the experiment records its offload state.
+pub fn print_warnings(cmd: &str, exp: &Experiment) {
+    for w in netlab_experiment::warnings(exp, &netlab_experiment::LinkAssumptions::default()) {
+        eprintln!("orchestrator {cmd}: {w}");
+    }
+}
+
 /// Entry point; returns the exit code (2 for a bad file or flag).
 pub fn main(a: &PlanArgs) -> u8 {
     let exp = match netlab_experiment::load(&a.experiment) {
@@ -138,6 +147,7 @@ pub fn main(a: &PlanArgs) -> u8 {
             }
         },
     };
+    print_warnings("plan", &exp);
     let l = listing(&exp, shards);
     if a.json {
         match serde_json::to_string_pretty(&l) {

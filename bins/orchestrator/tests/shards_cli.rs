@@ -192,3 +192,28 @@ fn merge_refuses_foreign_corrupt_and_existing_results() {
     let (code, _, err) = run(&["merge", dir.0.join("m3").to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn plan_prints_the_seeds_warnings_with_their_fixes_on_stderr() {
+    let seed = repo().join("experiments/seed.toml");
+    let (code, json, err) = run(&["plan", "--json", seed.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    // stdout stays machine-readable.
+    serde_json::from_str::<Value>(&json).expect("plan --json is JSON");
+    // The seed with the kernel's offloads: the FIFO may outlast the probe's
+    // timeout and an aggregate CoDel's target (possibilities), TBF's limit
+    // is replaced, and the Not-ECT probe sits beside an ECN flow.
+    for want in [
+        "orchestrator plan: warning: pfifo limit 256 (up): with full-sized 1514 B packets a full queue holds 620 ms",
+        "TBF's limit 64kb does not bound the queue",
+        "a GSO aggregate of up to 16384 B may reach it",
+        "UDP packets are Not-ECT while 1 flow(s) negotiate ECN",
+    ] {
+        assert!(err.contains(want), "missing {want:?} in:\n{err}");
+    }
+    assert_eq!(
+        err.matches("warning:").count(),
+        err.matches("\n  fix: ").count(),
+        "every warning has its fix:\n{err}"
+    );
+}

@@ -38,6 +38,7 @@ mod resolve;
 pub mod shard;
 mod sweep;
 pub mod units;
+pub mod warnings;
 
 pub use file::ExperimentFile;
 pub use model::{
@@ -49,6 +50,7 @@ pub use model::{
 pub use plan::{Plan, Point, Requirements, ScenarioPlan};
 pub use resolve::{check_cc, KNOWN_CCS};
 pub use shard::{unit_of, Shard, ShardError};
+pub use warnings::{warnings, LinkAssumptions, Offloads, Warning, WarningKind};
 
 /// Why an experiment was refused. Every variant is a usage error (the
 /// binary exits 2): nothing has been touched yet.

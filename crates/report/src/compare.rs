@@ -1,22 +1,21 @@
 //! Figures per arm (per round and pooled, with their counts) and the
-//! difference between each pair of arms with a 95 % interval from a seeded
-//! bootstrap over rounds and samples, censoring kept, plus a plain sentence
-//! that never claims more than the numbers.
+//! difference between each pair of arms with an exact, distribution-free
+//! interval over the rounds' own values (method §12.3: a round is the unit;
+//! probes and 200 ms bins inside a round are autocorrelated and are never
+//! resampled), censoring kept, plus a plain sentence that never claims
+//! more than that interval.
 
 use crate::model::{ProbeOutcome, ReportInput, Scenario};
 pub use crate::sentence::{rounds_text, sentence};
 use crate::stats::{
-    censored_quantile, jain_index, percentile_interval, quantile_difference, Bounded,
-    CensoredQuantile, Observation, SplitMix64,
+    censored_quantile, jain_index, quantile_difference, shift_interval, Bounded, CensoredQuantile,
+    Observation,
 };
 
-/// Seed of the bootstrap (recorded in the report).
-pub const BOOTSTRAP_SEED: u64 = 0x6E65_746C_6162_0013;
-/// Bootstrap resamples per comparison.
-pub const BOOTSTRAP_REPLICATES: usize = 2000;
 /// Fewer rounds per arm than this: the interval is printed as not meaningful.
 pub const MIN_ROUNDS: usize = 3;
-/// 1 − confidence of the interval.
+/// 1 − the wanted confidence of the interval (the level reached is in each
+/// [`Comparison`]: 3 vs 3 rounds allow 90 % at most).
 pub const ALPHA: f64 = 0.05;
 
 /// A figure compared between arms.
@@ -26,7 +25,8 @@ pub enum Figure {
     LoadedP50,
     /// Loaded-phase probe RTT 95th percentile.
     LoadedP95,
-    /// Goodput over the measured window (mean of its 200 ms bins).
+    /// Goodput over the measured window (one value per round: its bytes
+    /// over the window, the mean of its 200 ms bins).
     Goodput,
     /// The arm's drop counter at the end of the measured window.
     Drops,
@@ -62,18 +62,16 @@ impl Figure {
 enum Unit {
     /// Probe observations; the statistic is a censored quantile.
     Probes(Vec<Observation>, f64),
-    /// Samples whose mean is the statistic (goodput per bin).
-    Samples(Vec<f64>),
-    /// One value per round (a counter, an index).
-    Scalar(f64),
+    /// One value per round (window goodput, a counter, an index), with the
+    /// samples behind it (goodput: its 200 ms bins).
+    Scalar { value: f64, samples: usize },
 }
 
 impl Unit {
     fn len(&self) -> usize {
         match self {
             Unit::Probes(o, _) => o.len(),
-            Unit::Samples(s) => s.len(),
-            Unit::Scalar(_) => 1,
+            Unit::Scalar { samples, .. } => *samples,
         }
     }
 }
@@ -115,10 +113,16 @@ pub struct Comparison {
     pub b: String,
     /// Pooled difference.
     pub point: Bounded,
-    /// 95 % percentile interval over the bootstrap resamples.
+    /// The exact rank interval over the rounds' values
+    /// ([`crate::stats::shift_interval`]); endpoints may be bounds.
     pub interval: (Bounded, Bounded),
-    /// Resamples where nothing was known (both sides censored).
-    pub unknown_resamples: usize,
+    /// The interval's confidence level (0.9 for 3 vs 3 rounds; 0 without
+    /// rounds on both sides).
+    pub level: f64,
+    /// Rounds with a value behind the interval, `(a's, b's)`.
+    pub interval_rounds: (usize, usize),
+    /// Round pairs with both values on the censored mass (unknown).
+    pub unknown_pairs: usize,
     /// Rounds per arm (the smaller of the two).
     pub rounds: usize,
     /// Rounds where `b` was lower / higher / undetermined or equal.
@@ -131,6 +135,23 @@ pub struct Comparison {
     pub sentence: String,
 }
 
+impl Comparison {
+    /// The claim the interval supports, if it excludes 0: `b` is lower
+    /// (`Some((true, m))`) or higher (`Some((false, m))`) by at least `m`,
+    /// the interval's bound nearest zero (method §12.5). `None` when the
+    /// interval includes 0, is unknown, or comes from too few rounds.
+    pub fn supported_shift(&self) -> Option<(bool, f64)> {
+        if self.rounds < MIN_ROUNDS {
+            return None;
+        }
+        match self.interval {
+            (_, Bounded::Value(x) | Bounded::AtMost(x)) if x < 0.0 => Some((true, -x)),
+            (Bounded::Value(x) | Bounded::AtLeast(x), _) if x > 0.0 => Some((false, x)),
+            _ => None,
+        }
+    }
+}
+
 /// Everything the comparison block shows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Statistics {
@@ -140,12 +161,23 @@ pub struct Statistics {
     pub figures: Vec<ArmFigure>,
     /// Per pair of arms and figure.
     pub comparisons: Vec<Comparison>,
-    /// Bootstrap seed.
-    pub seed: u64,
-    /// Bootstrap resamples.
-    pub replicates: usize,
     /// Scenarios left out because they failed.
     pub failed_scenarios: Vec<u32>,
+}
+
+/// How the intervals are computed, in one paragraph (index.html's
+/// comparison block; method §12.3).
+pub fn method_text() -> String {
+    format!(
+        "Differences are second arm − first arm, pooled over rounds. Intervals: exact, distribution-free \
+         intervals for the shift between the arms' per-round values (Mann–Whitney inverted: order statistics \
+         of the pairwise differences between rounds), at the highest level up to {:.0} % that the round counts \
+         allow — 3 rounds against 3 allow 90 % at most, 4 against 4 97 %. A round is the unit: probes and 200 ms \
+         bins inside a round are autocorrelated and are not resampled. A round's quantile on the censored mass \
+         is a bound (≥), and so is every difference and endpoint it touches. A sentence's \"by at least\" is the \
+         interval's endpoint nearest zero. With fewer than {MIN_ROUNDS} rounds per arm the interval is not meaningful.",
+        (1.0 - ALPHA) * 100.0
+    )
 }
 
 fn probe_obs(s: &Scenario) -> Vec<Observation> {
@@ -174,6 +206,13 @@ pub fn goodput_bins(s: &Scenario) -> Vec<f64> {
         .collect()
 }
 
+/// A round's own goodput over its measured window (the mean of its whole
+/// bins inside the window: their bytes over their span), Mbit/s.
+pub fn window_goodput(s: &Scenario) -> Option<f64> {
+    let b = goodput_bins(s);
+    (!b.is_empty()).then(|| b.iter().sum::<f64>() / b.len() as f64)
+}
+
 fn fairness(s: &Scenario) -> Option<f64> {
     let (Some([w0, w1]), Some(bin)) = (s.measured_window, s.bin_s()) else {
         return None;
@@ -194,27 +233,21 @@ fn fairness(s: &Scenario) -> Option<f64> {
 }
 
 fn unit(s: &Scenario, f: Figure) -> Option<Unit> {
+    let one = |value: f64| Unit::Scalar { value, samples: 1 };
     match f {
         Figure::LoadedP50 => Some(Unit::Probes(probe_obs(s), 0.5)),
         Figure::LoadedP95 => Some(Unit::Probes(probe_obs(s), 0.95)),
-        Figure::Goodput => {
-            let b = goodput_bins(s);
-            (!b.is_empty()).then_some(Unit::Samples(b))
-        }
-        Figure::Drops => s.final_counters.arm_drops.map(|d| Unit::Scalar(d as f64)),
-        Figure::Fairness => fairness(s).map(Unit::Scalar),
+        Figure::Goodput => window_goodput(s).map(|value| Unit::Scalar {
+            value,
+            samples: goodput_bins(s).len(),
+        }),
+        Figure::Drops => s.final_counters.arm_drops.map(|d| one(d as f64)),
+        Figure::Fairness => fairness(s).map(one),
     }
 }
 
-fn mean(x: &[f64]) -> CensoredQuantile {
-    if x.is_empty() {
-        CensoredQuantile::NoData
-    } else {
-        CensoredQuantile::Value(x.iter().sum::<f64>() / x.len() as f64)
-    }
-}
-
-/// The statistic over pooled units.
+/// The statistic over pooled units: a censored quantile over every round's
+/// probes, or the mean of the rounds' values.
 fn statistic(units: &[&Unit]) -> CensoredQuantile {
     match units.first() {
         None => CensoredQuantile::NoData,
@@ -228,25 +261,19 @@ fn statistic(units: &[&Unit]) -> CensoredQuantile {
                 .collect();
             censored_quantile(&all, *p)
         }
-        Some(Unit::Samples(_)) => {
-            let all: Vec<f64> = units
-                .iter()
-                .flat_map(|u| match u {
-                    Unit::Samples(s) => s.clone(),
-                    _ => Vec::new(),
-                })
-                .collect();
-            mean(&all)
-        }
-        Some(Unit::Scalar(_)) => {
+        Some(Unit::Scalar { .. }) => {
             let all: Vec<f64> = units
                 .iter()
                 .filter_map(|u| match u {
-                    Unit::Scalar(v) => Some(*v),
+                    Unit::Scalar { value, .. } => Some(*value),
                     _ => None,
                 })
                 .collect();
-            mean(&all)
+            if all.is_empty() {
+                CensoredQuantile::NoData
+            } else {
+                CensoredQuantile::Value(all.iter().sum::<f64>() / all.len() as f64)
+            }
         }
     }
 }
@@ -261,30 +288,8 @@ fn timeouts(u: &Unit) -> usize {
     }
 }
 
-/// One bootstrap resample: rounds with replacement, then each chosen round's
-/// samples with replacement. Censored samples stay censored.
-fn resample(units: &[(u32, Unit)], rng: &mut SplitMix64) -> CensoredQuantile {
-    let k = units.len();
-    let chosen: Vec<Unit> = (0..k)
-        .map(|_| {
-            let u = &units[rng.below(k)].1;
-            match u {
-                Unit::Probes(o, p) if !o.is_empty() => Unit::Probes(rng.resample(o), *p),
-                Unit::Samples(s) if !s.is_empty() => Unit::Samples(rng.resample(s)),
-                other => other.clone(),
-            }
-        })
-        .collect();
-    statistic(&chosen.iter().collect::<Vec<_>>())
-}
-
 /// Computes every figure and comparison of a run.
 pub fn analyse(input: &ReportInput) -> Statistics {
-    analyse_with(input, BOOTSTRAP_SEED, BOOTSTRAP_REPLICATES)
-}
-
-/// [`analyse`] with an explicit seed and number of resamples.
-pub fn analyse_with(input: &ReportInput, seed: u64, replicates: usize) -> Statistics {
     let ok: Vec<&Scenario> = input
         .scenarios
         .iter()
@@ -321,28 +326,7 @@ pub fn analyse_with(input: &ReportInput, seed: u64, replicates: usize) -> Statis
     let mut figures = Vec::new();
     for arm in &arms {
         for &f in &list {
-            let units = units_of(arm, f);
-            let rounds = units
-                .iter()
-                .map(|(r, u)| Value {
-                    round: *r,
-                    value: statistic(&[u]),
-                    samples: u.len(),
-                    timeouts: timeouts(u),
-                })
-                .collect();
-            let refs: Vec<&Unit> = units.iter().map(|(_, u)| u).collect();
-            figures.push(ArmFigure {
-                arm: arm.clone(),
-                figure: f,
-                rounds,
-                pooled: Value {
-                    round: 0,
-                    value: statistic(&refs),
-                    samples: units.iter().map(|(_, u)| u.len()).sum(),
-                    timeouts: units.iter().map(|(_, u)| timeouts(u)).sum(),
-                },
-            });
+            figures.push(arm_figure(arm, f, &units_of(arm, f)));
         }
     }
     let mut comparisons = Vec::new();
@@ -351,7 +335,7 @@ pub fn analyse_with(input: &ReportInput, seed: u64, replicates: usize) -> Statis
             for &f in &list {
                 let ua = units_of(&arms[i], f);
                 let ub = units_of(&arms[j], f);
-                comparisons.push(compare(&arms[i], &arms[j], f, &ua, &ub, seed, replicates));
+                comparisons.push(compare(&arms[i], &arms[j], f, &ua, &ub));
             }
         }
     }
@@ -359,38 +343,41 @@ pub fn analyse_with(input: &ReportInput, seed: u64, replicates: usize) -> Statis
         arms,
         figures,
         comparisons,
-        seed,
-        replicates,
         failed_scenarios,
     }
 }
 
-fn compare(
-    a: &str,
-    b: &str,
-    f: Figure,
-    ua: &[(u32, Unit)],
-    ub: &[(u32, Unit)],
-    seed: u64,
-    replicates: usize,
-) -> Comparison {
+fn arm_figure(arm: &str, f: Figure, units: &[(u32, Unit)]) -> ArmFigure {
+    let rounds = units
+        .iter()
+        .map(|(r, u)| Value {
+            round: *r,
+            value: statistic(&[u]),
+            samples: u.len(),
+            timeouts: timeouts(u),
+        })
+        .collect();
+    let refs: Vec<&Unit> = units.iter().map(|(_, u)| u).collect();
+    ArmFigure {
+        arm: arm.into(),
+        figure: f,
+        rounds,
+        pooled: Value {
+            round: 0,
+            value: statistic(&refs),
+            samples: units.iter().map(|(_, u)| u.len()).sum(),
+            timeouts: units.iter().map(|(_, u)| timeouts(u)).sum(),
+        },
+    }
+}
+
+fn compare(a: &str, b: &str, f: Figure, ua: &[(u32, Unit)], ub: &[(u32, Unit)]) -> Comparison {
     let pooled = |u: &[(u32, Unit)]| statistic(&u.iter().map(|(_, x)| x).collect::<Vec<_>>());
-    let point = quantile_difference(pooled(ua), pooled(ub));
-    let interval = if ua.is_empty() || ub.is_empty() {
-        (Bounded::Unknown, Bounded::Unknown, 0)
-    } else {
-        // One generator per comparison, seeded from the recorded seed and the
-        // figure, so adding a figure does not change the others' resamples.
-        let mut rng = SplitMix64::new(seed ^ (f as u64).wrapping_mul(0x9E37_79B9));
-        let diffs: Vec<Bounded> = (0..replicates)
-            .map(|_| {
-                let x = resample(ua, &mut rng);
-                let y = resample(ub, &mut rng);
-                quantile_difference(x, y)
-            })
-            .collect();
-        percentile_interval(&diffs, ALPHA)
+    let per_round = |u: &[(u32, Unit)]| -> Vec<CensoredQuantile> {
+        u.iter().map(|(_, x)| statistic(&[x])).collect()
     };
+    let point = quantile_difference(pooled(ua), pooled(ub));
+    let iv = shift_interval(&per_round(ua), &per_round(ub), 1.0 - ALPHA);
     let (mut lower, mut higher, mut compared) = (0, 0, 0);
     for (r, u) in ua {
         if let Some((_, v)) = ub.iter().find(|(rb, _)| rb == r) {
@@ -404,15 +391,16 @@ fn compare(
             }
         }
     }
-    let rounds = ua.len().min(ub.len());
     let mut c = Comparison {
         figure: f,
         a: a.into(),
         b: b.into(),
         point,
-        interval: (interval.0, interval.1),
-        unknown_resamples: interval.2,
-        rounds,
+        interval: (iv.low, iv.high),
+        level: iv.level,
+        interval_rounds: iv.rounds,
+        unknown_pairs: iv.unknown_pairs,
+        rounds: ua.len().min(ub.len()),
         b_lower: lower,
         b_higher: higher,
         rounds_compared: compared,
@@ -468,6 +456,8 @@ pub(crate) mod tests {
             },
             error: None,
             packet_files: Vec::new(),
+            fates: None,
+            ecn_flow: false,
             iso: None,
         }
     }
@@ -508,29 +498,44 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn bootstrap_is_deterministic_under_a_fixed_seed() {
-        let inp = input(3);
-        let a = analyse_with(&inp, 42, 500);
-        let b = analyse_with(&inp, 42, 500);
-        assert_eq!(a, b);
-        let c = analyse_with(&inp, 43, 500);
-        assert_ne!(
-            a.comparisons.iter().map(|c| c.interval).collect::<Vec<_>>(),
-            c.comparisons.iter().map(|c| c.interval).collect::<Vec<_>>(),
-            "another seed gives other resamples"
+    fn the_interval_is_over_the_rounds_values_at_the_level_they_allow() {
+        let st = analyse(&input(3));
+        let p50 = find(&st, Figure::LoadedP50);
+        // 3 vs 3 rounds: the extreme pairwise differences, at 90 %.
+        assert!((p50.level - 0.9).abs() < 1e-12, "{p50:?}");
+        assert_eq!(p50.interval_rounds, (3, 3));
+        // pfifo's per-round medians are 506, 507, 508 ms (the 5th of 10
+        // requests, 2 timed out); fq_codel's 4.8 ms in every round.
+        let (Bounded::Value(lo), Bounded::Value(hi)) = p50.interval else {
+            panic!("{p50:?}")
+        };
+        assert!((lo - (4.8 - 508.0)).abs() < 1e-9, "{lo}");
+        assert!((hi - (4.8 - 506.0)).abs() < 1e-9, "{hi}");
+        // The magnitude is the endpoint nearest zero, not the point.
+        assert!(
+            p50.sentence.contains(
+                "fq_codel lower by at least 501 ms (difference -503 ms; 90 % interval [-504, -501] \
+                 over 3 vs 3 rounds; 3 vs 3 rounds allow no more than 90 %)"
+            ),
+            "{}",
+            p50.sentence
         );
     }
 
     #[test]
     fn a_clear_difference_says_so_with_rounds() {
-        let st = analyse_with(&input(3), BOOTSTRAP_SEED, 500);
+        let st = analyse(&input(3));
         let p50 = find(&st, Figure::LoadedP50);
         assert!(
             matches!(p50.point, Bounded::Value(d) if d < -400.0),
             "{p50:?}"
         );
         assert_eq!((p50.b_lower, p50.rounds_compared), (3, 3));
-        assert!(p50.sentence.contains("difference -"), "{}", p50.sentence);
+        assert!(
+            p50.sentence.contains("fq_codel lower by at least"),
+            "{}",
+            p50.sentence
+        );
         assert!(
             p50.sentence.contains("fq_codel lower in 3 of 3 rounds"),
             "{}",
@@ -561,7 +566,7 @@ pub(crate) mod tests {
 
     #[test]
     fn fewer_than_three_rounds_is_not_meaningful() {
-        let st = analyse_with(&input(2), BOOTSTRAP_SEED, 200);
+        let st = analyse(&input(2));
         for c in &st.comparisons {
             assert!(
                 c.sentence
@@ -584,7 +589,7 @@ pub(crate) mod tests {
             }
             s.flows.push(second);
         }
-        let st = analyse_with(&inp, BOOTSTRAP_SEED, 200);
+        let st = analyse(&inp);
         let f = st
             .figures
             .iter()
@@ -606,10 +611,51 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn goodput_is_compared_over_the_rounds_own_window_goodputs() {
+        // Bursty delivery (bins of 0 and 2× the rate, as B's application
+        // sees after a repaired loss) around steady per-round goodputs of
+        // 4.78–5.12 Mbit/s: the interval is over the six rounds' values,
+        // never over the bins.
+        let mut inp = input(3);
+        let per_round = [4.78, 5.12, 4.95, 4.80, 4.90, 5.02];
+        for (s, g) in inp.scenarios.iter_mut().zip(per_round) {
+            let mean_bytes = g * 1e6 * 0.2 / 8.0;
+            s.flows[0].bytes = (0..50)
+                .map(|i| {
+                    if i % 2 == 0 {
+                        0
+                    } else {
+                        (2.0 * mean_bytes) as u64
+                    }
+                })
+                .collect();
+        }
+        let st = analyse(&inp);
+        for f in st.figures.iter().filter(|f| f.figure == Figure::Goodput) {
+            for r in &f.rounds {
+                let CensoredQuantile::Value(v) = r.value else {
+                    panic!()
+                };
+                assert!((4.7..5.2).contains(&v), "{v}");
+                assert_eq!(r.samples, 30, "the round's bins behind its value");
+            }
+        }
+        let g = find(&st, Figure::Goodput);
+        let (Bounded::Value(lo), Bounded::Value(hi)) = g.interval else {
+            panic!("{g:?}")
+        };
+        // pfifo 4.78, 4.95, 4.90; fq_codel 5.12, 4.80, 5.02.
+        assert!((lo - (4.80 - 4.95)).abs() < 1e-6, "{lo}");
+        assert!((hi - (5.12 - 4.78)).abs() < 1e-6, "{hi}");
+        assert!(g.sentence.contains("no clear difference"), "{}", g.sentence);
+    }
+
+    #[test]
     fn goodput_uses_bins_inside_the_window() {
         let s = scenario(1, 1, "pfifo", &[], 0);
         let bins = goodput_bins(&s);
         assert_eq!(bins.len(), 30);
         assert!(bins.iter().all(|g| (*g - 5.0).abs() < 1e-9));
+        assert!((window_goodput(&s).unwrap() - 5.0).abs() < 1e-9);
     }
 }

@@ -4,7 +4,10 @@
 //! Test name `rrul_var` with `bidir_streams=1`: its series are per-stream
 //! globs (`TCP upload::<label>`, `Ping (ms)::UDP <label>`), so netlab's one
 //! TCP upload and its UDP echo probe fill them without any ICMP label. The
-//! download streams and the ICMP ping of that test did not run and are absent.
+//! download streams and the ICMP ping of that test did not run and are absent
+//! (Flent still shows their empty panel and legend entry: no Flent 2.1.1 test
+//! has one upload and a UDP ping alone). A late reply is written at its real
+//! RTT; a request never answered is a gap (`null`), counted in the metadata.
 
 use std::io::Write as _;
 
@@ -41,6 +44,19 @@ fn sanitize(s: &str) -> String {
             }
         })
         .collect()
+}
+
+/// The file's `DATA_FILENAME`: Flent's combination plots (`box_combine`,
+/// `bar_combine`) group files by it, after stripping the names' common
+/// prefix and any standalone number. `netlab-<run>-pfifo-r1.flent.gz`
+/// leaves `pfifo-r1`: one group, one box and one label per file (round).
+pub fn combine_name(input: &ReportInput, s: &Scenario) -> String {
+    format!(
+        "netlab-{}-{}-r{}.flent.gz",
+        sanitize(&input.run_id),
+        sanitize(&s.arm),
+        s.round
+    )
 }
 
 /// Name of the TCP upload series.
@@ -124,14 +140,10 @@ pub fn export(input: &ReportInput, s: &Scenario) -> Result<Value, ReportError> {
     let x_values: Vec<f64> = (0..n).map(|i| round6(i as f64 * step)).collect();
 
     let upload = upload(s, t0, step, &x_values);
-    let ping = ping(s, t0, step, &x_values);
+    let (ping, unanswered) = ping(s, t0, step, &x_values);
     // Flent plots an empty series as a 0-byte image without an error: refuse
     // to write one.
-    if !ping
-        .raw
-        .iter()
-        .any(|v| v.get("val").is_some() && v.get("timeout").is_none())
-    {
+    if !ping.raw.iter().any(|v| v.get("val").is_some()) {
         return Err(err(
             "no probe reply at all: Flent would draw an empty ping plot".into(),
         ));
@@ -149,7 +161,7 @@ pub fn export(input: &ReportInput, s: &Scenario) -> Result<Value, ReportError> {
     raw.insert(upload_series(), Value::Array(upload.raw));
     raw.insert(ping_series(), Value::Array(ping.raw));
     Ok(json!({
-        "metadata": metadata(input, s, t0, step),
+        "metadata": metadata(input, s, t0, step, unanswered),
         "version": FILE_FORMAT,
         "x_values": x_values,
         "results": results,
@@ -201,15 +213,45 @@ fn upload(s: &Scenario, t0: f64, step: f64, x_values: &[f64]) -> Series {
     }
 }
 
-/// UDP echo: a reply at its reply time with its RTT. Flent has no censored
-/// value (its runners drop a packet without reply, and its combined plots
-/// would then rank a round whose probes all timed out as the lowest
-/// latency), so a timeout is written as its bound: the timeout in ms, at the
-/// time it expired (send + timeout), with `timeout: true` and
-/// `at_least: true`: the true RTT is at least that.
-fn ping(s: &Scenario, t0: f64, step: f64, x_values: &[f64]) -> Series {
-    let timeout_ms = round6(s.probe_timeout_s * 1000.0);
+/// What became of the probe's requests that got no reply within the
+/// timeout, as the file counts them (metadata `NETLAB_PROBE_*`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Unanswered {
+    /// Written at their real RTT: the reply came after the timeout.
+    pub late_replies: u32,
+    /// B received the request (its one-way delay is in results.json) but
+    /// no reply ever came back: a gap.
+    pub reached_b_no_reply: u32,
+    /// B never received the request (dropped or lost): a gap.
+    pub never_reached_b: u32,
+    /// No reply and no record of B's side (results written before issue
+    /// 30, or unresolved at the end): a gap.
+    pub fate_unknown: u32,
+}
+
+impl Unanswered {
+    /// Requests written as gaps (`null`).
+    pub fn gaps(&self) -> u32 {
+        self.reached_b_no_reply + self.never_reached_b + self.fate_unknown
+    }
+}
+
+/// UDP echo: a reply at its reply time with its RTT. A request whose reply
+/// came after the timeout (B's log and A's late receive, issue 30) is
+/// written at its real RTT, `late: true`. A request never answered is a
+/// gap, as Flent's own ping runners leave a lost ping: no raw point, and
+/// `null` on the step grid over its wait (send to send + timeout), so
+/// Flent never draws a line through it. Their counts go in the metadata.
+fn ping(s: &Scenario, t0: f64, step: f64, x_values: &[f64]) -> (Series, Unanswered) {
+    use netlab_results::fate::Fate;
+    let fates: std::collections::HashMap<u32, &Fate> = s
+        .fates
+        .iter()
+        .flat_map(|f| f.requests.iter().map(|r| (r.seq, &r.fate)))
+        .collect();
     let mut raw: Vec<(f64, Value)> = Vec::new();
+    let mut gaps: Vec<(f64, f64)> = Vec::new();
+    let mut count = Unanswered::default();
     for p in &s.probes {
         match p.outcome {
             ProbeOutcome::Reply { rtt_ms } => {
@@ -220,12 +262,34 @@ fn ping(s: &Scenario, t0: f64, step: f64, x_values: &[f64]) -> Series {
                 ));
             }
             ProbeOutcome::Timeout => {
-                let t = p.send_s + s.probe_timeout_s;
-                raw.push((
-                    t,
-                    json!({ "t": round6(t0 + t), "val": timeout_ms, "seq": p.seq,
-                            "timeout": true, "at_least": true }),
-                ));
+                let gap = (p.send_s, p.send_s + s.probe_timeout_s);
+                match fates.get(&p.seq) {
+                    Some(Fate::ReachedB {
+                        late_rtt_ms: Some(rtt_ms),
+                        one_way_ms,
+                    }) => {
+                        count.late_replies += 1;
+                        let t = p.send_s + rtt_ms / 1000.0;
+                        let mut v = json!({ "t": round6(t0 + t), "val": round6(*rtt_ms),
+                                            "seq": p.seq, "late": true });
+                        if let Some(d) = one_way_ms {
+                            v["one_way_ms"] = json!(round6(*d));
+                        }
+                        raw.push((t, v));
+                    }
+                    Some(Fate::ReachedB { .. }) => {
+                        count.reached_b_no_reply += 1;
+                        gaps.push(gap);
+                    }
+                    Some(Fate::NeverReachedB { .. }) => {
+                        count.never_reached_b += 1;
+                        gaps.push(gap);
+                    }
+                    _ => {
+                        count.fate_unknown += 1;
+                        gaps.push(gap);
+                    }
+                }
             }
             ProbeOutcome::NoInformation => {}
         }
@@ -235,16 +299,25 @@ fn ping(s: &Scenario, t0: f64, step: f64, x_values: &[f64]) -> Series {
         .iter()
         .filter_map(|(t, v)| v.get("val").and_then(Value::as_f64).map(|x| (*t, x)))
         .collect();
-    Series {
-        aligned: align_like_flent(&points, x_values, step),
-        raw: raw.into_iter().map(|x| x.1).collect(),
-        bins: 0,
+    let mut aligned = align_like_flent(&points, x_values, step);
+    for (x, v) in x_values.iter().zip(aligned.iter_mut()) {
+        if gaps.iter().any(|(a, b)| *x > *a && *x <= *b) {
+            *v = None;
+        }
     }
+    (
+        Series {
+            aligned,
+            raw: raw.into_iter().map(|x| x.1).collect(),
+            bins: 0,
+        },
+        count,
+    )
 }
 
 /// The file's metadata: Flent's own keys (the window as DELAY and
 /// TOTAL_LENGTH, see [`window_metadata`]), then netlab's.
-fn metadata(input: &ReportInput, s: &Scenario, t0: f64, step: f64) -> Value {
+fn metadata(input: &ReportInput, s: &Scenario, t0: f64, step: f64, u: Unanswered) -> Value {
     let window = s.measured_window.unwrap_or(s.phases.loaded);
     let (delay, total_length) = window_metadata(window, step);
     // Flent uses TITLE as the file's label in legends and combined plots:
@@ -254,7 +327,8 @@ fn metadata(input: &ReportInput, s: &Scenario, t0: f64, step: f64) -> Value {
     json!({
         "NAME": TEST_NAME,
         "TITLE": title,
-        "NOTE": note(input, s, step, window),
+        "DATA_FILENAME": combine_name(input, s),
+        "NOTE": note(input, s, step, window, u),
         "TIME": t0s,
         "T0": t0s,
         "LENGTH": round6(window[1] - window[0]),
@@ -272,6 +346,14 @@ fn metadata(input: &ReportInput, s: &Scenario, t0: f64, step: f64) -> Value {
         "NETLAB_SCENARIO": s.index,
         "NETLAB_PROBE": "UDP echo (netlab-probe), not ICMP",
         "NETLAB_PROBE_TIMEOUT_S": s.probe_timeout_s,
+        "NETLAB_PROBE_UNANSWERED": u.gaps(),
+        "NETLAB_PROBE_LATE_REPLIES": u.late_replies,
+        "NETLAB_PROBE_REACHED_B_NO_REPLY": u.reached_b_no_reply,
+        "NETLAB_PROBE_NEVER_REACHED_B": u.never_reached_b,
+        "NETLAB_PROBE_FATE_UNKNOWN": u.fate_unknown,
+        "KERNEL_NAME": "Linux",
+        "KERNEL_RELEASE": input.kernel.release,
+        "EGRESS_INFO": egress_info(input, s),
         "NETLAB_MEASURED_WINDOW_S": s.measured_window,
         "SERIES_META": {
             ping_series(): { "UNITS": "ms", "RUNNER": "netlab UDP echo" },
@@ -282,13 +364,8 @@ fn metadata(input: &ReportInput, s: &Scenario, t0: f64, step: f64) -> Value {
 
 /// The NOTE: what the file is, how each series was made, how timeouts are
 /// written and what the window is.
-fn note(input: &ReportInput, s: &Scenario, step: f64, window: [f64; 2]) -> String {
+fn note(input: &ReportInput, s: &Scenario, step: f64, window: [f64; 2], u: Unanswered) -> String {
     let timeout_ms = round6(s.probe_timeout_s * 1000.0);
-    let timeouts = s
-        .probes
-        .iter()
-        .filter(|p| p.outcome == ProbeOutcome::Timeout)
-        .count();
     let cc = s.cc.clone().unwrap_or_else(|| {
         input
             .config
@@ -301,9 +378,10 @@ fn note(input: &ReportInput, s: &Scenario, step: f64, window: [f64; 2]) -> Strin
          Written by {} from results.json (schema {}), not by a Flent run. Test {TEST_NAME} with one stream: \
          '{}' is netlab's single TCP upload (bytes delivered to B's application per {:.0} ms, Mbit/s, at each bin's end; \
          tcp_* keys are the sender's tcp_info over sock_diag), '{}' is netlab's UDP echo probe. \
-         {timeouts} requests had no reply within {} ms: Flent cannot represent censoring, so each is written as \
-         the value {} ms at its expiry (timeout: true, at_least: true) — a lower bound, so Flent's means and \
-         quantiles of this series are lower bounds where it has timeouts. \
+         {} requests got no reply within {} ms: {} replied late and are written at their real RTT (late: true); \
+         {} were never answered and are gaps (null), as Flent's ping runners leave a lost ping \
+         ({} reached B, whose one-way delays are in results.json; {} never reached B; {} without a record of B's side). \
+         Flent's means and quantiles of this series are over the answered requests only. \
          No download stream and no ICMP ping ran. DELAY and TOTAL_LENGTH are set so that Flent's cutoff \
          (DELAY, -DELAY) is netlab's measured window {:.1}–{:.1} s after T0. Kernel {} {}.",
         s.index,
@@ -315,13 +393,38 @@ fn note(input: &ReportInput, s: &Scenario, step: f64, window: [f64; 2]) -> Strin
         upload_series(),
         step * 1000.0,
         ping_series(),
+        u.late_replies + u.gaps(),
         timeout_ms,
-        timeout_ms,
+        u.late_replies,
+        u.gaps(),
+        u.reached_b_no_reply,
+        u.never_reached_b,
+        u.fate_unknown,
         window[0],
         window[1],
         input.kernel.mode,
         input.kernel.release,
     )
+}
+
+/// Flent's EGRESS_INFO (what its metadata viewer shows of the egress):
+/// the bottleneck's qdiscs in tc words, TBF at the root and the arm as its
+/// child (method §2).
+fn egress_info(input: &ReportInput, s: &Scenario) -> Value {
+    // The run's "bottleneck" line: `TBF rate 5mbit burst 16kb limit 64kb`.
+    let tbf = input
+        .config
+        .iter()
+        .find(|(k, _)| k == "bottleneck")
+        .map_or_else(|| "tbf".to_string(), |(_, v)| v.clone());
+    json!({
+        "iface": "R's egress toward B (netlab's bottleneck)",
+        "qdiscs": [
+            { "name": "tbf", "id": "1:", "parent": "root", "params": tbf },
+            { "name": s.arm, "id": "10:", "parent": "1:1", "params": s.arm_words },
+        ],
+        "tc": format!("{tbf} (root 1:) → {} (parent 1:1 handle 10:)", s.arm_words),
+    })
 }
 
 /// The gzipped file bytes (deterministic: no name, mtime 0).
@@ -386,6 +489,8 @@ mod tests {
             final_counters: FinalCounters::default(),
             error: None,
             packet_files: Vec::new(),
+            fates: None,
+            ecn_flow: false,
             iso: None,
         };
         let i = ReportInput {
@@ -421,19 +526,19 @@ mod tests {
         ]);
         let v = export(&i, &s).unwrap();
         let t0 = parse_rfc3339("2026-11-30T19:35:34.260Z").unwrap();
+        assert_eq!(v["metadata"]["NETLAB_PROBE_UNANSWERED"], 1);
+        assert_eq!(v["metadata"]["NETLAB_PROBE_FATE_UNKNOWN"], 1);
+        assert_eq!(
+            v["metadata"]["EGRESS_INFO"]["qdiscs"][1]["params"],
+            "pfifo limit 256"
+        );
         assert_eq!(v["metadata"]["NAME"], TEST_NAME);
         assert_eq!(v["metadata"]["T0"], "2026-11-30T19:35:34.260000Z");
+        // The reply (4.5 s) only: the request never answered is a gap.
         let ping = v["raw_values"][ping_series()].as_array().unwrap();
-        assert_eq!(ping.len(), 2);
-        // Sorted by time: the reply (4.5) before the timeout's expiry (5.2),
-        // which is written as its bound.
+        assert_eq!(ping.len(), 1);
         assert!((ping[0]["t"].as_f64().unwrap() - (t0 + 4.5)).abs() < 1e-5);
         assert_eq!(ping[0]["val"], 500.0);
-        assert!((ping[1]["t"].as_f64().unwrap() - (t0 + 5.2)).abs() < 1e-5);
-        assert_eq!(ping[1]["val"], 1000.0);
-        assert_eq!(ping[1]["timeout"], true);
-        assert_eq!(ping[1]["at_least"], true);
-        assert!(ping[1].get("lost").is_none());
         // Flent's window is the measured window [4, 10] on the 0.2 s grid.
         assert_eq!(v["metadata"]["DELAY"], 4.1);
         assert_eq!(v["metadata"]["TOTAL_LENGTH"], 14.2);
@@ -441,9 +546,13 @@ mod tests {
         assert_eq!(v["metadata"]["TITLE"], "pfifo r1");
         // results: interpolated onto the grid as Flent's runners do.
         let r = v["results"][ping_series()].as_array().unwrap();
-        assert_eq!(r[22], 500.0); // x = 4.4: before the first point by < half a step
-        assert_eq!(r[24], 714.285714); // x = 4.8: between 500 (4.5) and 1000 (5.2)
-        assert_eq!(r[26], 1000.0);
+        // x = 4.4 … 5.2 lie in the unanswered request's wait (4.2, 5.2]:
+        // null, never a value interpolated through it.
+        assert!(
+            r[22].is_null() && r[24].is_null() && r[26].is_null(),
+            "{:?}",
+            &r[20..28]
+        );
         assert!(r[30].is_null());
         let up = v["raw_values"][upload_series()].as_array().unwrap();
         let tcp = up.iter().find(|r| r.get("tcp_rtt").is_some()).unwrap();
@@ -459,6 +568,72 @@ mod tests {
             );
         }
         assert_eq!(v["x_values"].as_array().unwrap().len(), 51);
+    }
+
+    #[test]
+    fn late_replies_are_real_values_and_unanswered_requests_gaps() {
+        use netlab_results::fate::{Fate, LossCause, ProbeFates, RequestFate};
+        let (i, mut s) = input(vec![
+            probe(0, 4.0, ProbeOutcome::Reply { rtt_ms: 5.0 }),
+            probe(1, 4.2, ProbeOutcome::Timeout),
+            probe(2, 5.4, ProbeOutcome::Timeout),
+            probe(3, 6.6, ProbeOutcome::Timeout),
+            probe(4, 7.8, ProbeOutcome::Reply { rtt_ms: 6.0 }),
+        ]);
+        let req = |seq, fate| RequestFate {
+            seq,
+            send_s: None,
+            phase: netlab_probe::Phase::Loaded,
+            fate,
+        };
+        s.fates = Some(ProbeFates {
+            shared_clock: true,
+            drops_matched: true,
+            requests: vec![
+                req(
+                    1,
+                    Fate::ReachedB {
+                        one_way_ms: Some(1100.0),
+                        late_rtt_ms: Some(1102.5),
+                    },
+                ),
+                req(
+                    2,
+                    Fate::ReachedB {
+                        one_way_ms: Some(900.0),
+                        late_rtt_ms: None,
+                    },
+                ),
+                req(
+                    3,
+                    Fate::NeverReachedB {
+                        cause: LossCause::Unknown { note: "x".into() },
+                    },
+                ),
+            ],
+            phases: vec![],
+        });
+        let v = export(&i, &s).unwrap();
+        let m = &v["metadata"];
+        assert_eq!(m["NETLAB_PROBE_LATE_REPLIES"], 1);
+        assert_eq!(m["NETLAB_PROBE_REACHED_B_NO_REPLY"], 1);
+        assert_eq!(m["NETLAB_PROBE_NEVER_REACHED_B"], 1);
+        assert_eq!(m["NETLAB_PROBE_UNANSWERED"], 2);
+        assert_eq!(m["NETLAB_PROBE_FATE_UNKNOWN"], 0);
+        let ping = v["raw_values"][ping_series()].as_array().unwrap();
+        let vals: Vec<f64> = ping.iter().map(|p| p["val"].as_f64().unwrap()).collect();
+        assert_eq!(
+            vals,
+            vec![5.0, 1102.5, 6.0],
+            "late reply at its real RTT, no bound"
+        );
+        assert_eq!(ping[1]["late"], true);
+        assert_eq!(ping[1]["one_way_ms"], 1100.0);
+        let r = v["results"][ping_series()].as_array().unwrap();
+        // Request 2's wait (5.4, 6.4] and 3's (6.6, 7.6]: null on the grid.
+        for k in [28, 30, 32, 34, 36, 38] {
+            assert!(r[k].is_null(), "x = {}: {:?}", k as f64 * 0.2, r[k]);
+        }
     }
 
     #[test]
@@ -512,6 +687,7 @@ mod tests {
     fn no_reply_at_all_is_refused_not_an_empty_plot() {
         let (i, s) = input(vec![probe(0, 4.0, ProbeOutcome::Timeout)]);
         let e = export(&i, &s).unwrap_err().to_string();
+        assert!(e.contains("no probe reply"), "{e}");
         assert!(e.contains("empty"), "{e}");
         let (i, s) = input(vec![]);
         assert!(export(&i, &s).is_err());

@@ -1,11 +1,12 @@
 //! The answer first: per arm, baseline → loaded probe latency (p50, p95,
 //! a bound where it lies on the censored mass), goodput, censored/total,
 //! drops or marks, and the rounds' states ([`crate::state`]); with two or
-//! more arms, the difference with its bootstrap interval and a one-line
+//! more arms, the difference with its rank interval over rounds and a one-line
 //! verdict that says when an arm's rounds disagree. The same [`Headline`]
 //! heads summary.md ([`Headline::markdown`]) and index.html.
 
 use crate::compare::{Comparison, Figure, Statistics};
+use crate::delivery::ArmDelivery;
 use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
 use crate::state::{self, ArmStates};
 use crate::stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
@@ -52,6 +53,9 @@ pub struct ArmHeadline {
     pub states: ArmStates,
     /// Loaded latency per state, when the rounds disagree.
     pub by_state: Vec<StateLatency>,
+    /// Delay and loss apart (method §5.8): every round's request fates,
+    /// when B's receive log is in the results.
+    pub delivery: Option<ArmDelivery>,
 }
 
 /// The headline of a run.
@@ -161,6 +165,7 @@ pub fn of(input: &ReportInput, st: &Statistics) -> Headline {
                 .collect(),
             states: arm_states,
             by_state,
+            delivery: ArmDelivery::of(&ok),
         });
     }
     let wanted = [Figure::LoadedP50, Figure::LoadedP95, Figure::Goodput];
@@ -192,50 +197,7 @@ pub fn of_input(input: &ReportInput) -> Headline {
 /// One line: which arm had the lower loaded median and how sure that is,
 /// and which arms' rounds fall into different states.
 fn verdict(c: &Comparison, arms: &[ArmHeadline]) -> String {
-    use crate::stats::Bounded;
-    let (lo, hi) = c.interval;
-    let below = matches!(hi, Bounded::Value(x) | Bounded::AtMost(x) if x < 0.0);
-    let above = matches!(lo, Bounded::Value(x) | Bounded::AtLeast(x) if x > 0.0);
-    let enough = c.rounds >= crate::compare::MIN_ROUNDS;
-    let mut v = match c.point {
-        Bounded::Unknown => format!(
-            "{} vs {}: the loaded medians cannot be compared (both on the censored mass or without data)",
-            c.b, c.a
-        ),
-        _ if enough && below => format!(
-            "{} has the lower loaded median than {}, by {} ms (95 % interval excludes 0); {}",
-            c.b,
-            c.a,
-            diff_text(c.point),
-            crate::sentence::rounds_text(c)
-        ),
-        _ if enough && above => format!(
-            "{} has the higher loaded median than {}, by {} ms (95 % interval excludes 0); {}",
-            c.b,
-            c.a,
-            diff_text(c.point),
-            crate::sentence::rounds_text(c)
-        ),
-        _ if enough => format!(
-            "{} vs {}: no clear difference in the loaded median (interval includes 0); {}",
-            c.b,
-            c.a,
-            crate::sentence::rounds_text(c)
-        ),
-        _ => format!(
-            "{}'s loaded median is {} than {}'s by {} ms, from fewer than {} rounds (no interval); {}",
-            c.b,
-            if matches!(c.point, Bounded::Value(x) if x < 0.0) || matches!(c.point, Bounded::AtMost(_)) {
-                "lower"
-            } else {
-                "higher"
-            },
-            c.a,
-            diff_text(c.point),
-            crate::compare::MIN_ROUNDS,
-            crate::sentence::rounds_text(c)
-        ),
-    };
+    let mut v = crate::sentence::verdict_clause(c);
     let split: Vec<String> = arms
         .iter()
         .filter(|a| (a.arm == c.a || a.arm == c.b) && a.states.disagree())
@@ -268,16 +230,6 @@ fn verdict(c: &Comparison, arms: &[ArmHeadline]) -> String {
         ));
     }
     v
-}
-
-fn diff_text(b: crate::stats::Bounded) -> String {
-    use crate::stats::Bounded;
-    match b {
-        Bounded::Value(v) => fmt_num(v.abs()),
-        Bounded::AtMost(v) => format!("≥ {}", fmt_num(v.abs())),
-        Bounded::AtLeast(v) => format!("≥ {}", fmt_num(v.abs())),
-        Bounded::Unknown => "?".into(),
-    }
 }
 
 impl ArmHeadline {
@@ -313,14 +265,37 @@ impl ArmHeadline {
         }
     }
 
-    /// The rest: goodput, censored/total, drops or marks.
+    /// The arm's probe figures for the headline: loss with its count and
+    /// cause and the delivered requests' one-way delay, when B's receive
+    /// log is there (method §5.8); otherwise the RTT with censoring, saying
+    /// why.
+    pub fn probe_text(&self) -> String {
+        match &self.delivery {
+            Some(d) => d.text(),
+            None => format!(
+                "{} (RTT, timeouts censored at {} ms: no B receive log in these results, so a loss and a delay past the timeout look alike)",
+                self.latency_text(),
+                fmt_num(self.timeout_ms)
+            ),
+        }
+    }
+
+    /// The rest: goodput, censored/total (only without fates: with them
+    /// the loss is said in [`ArmHeadline::probe_text`]), drops or marks.
     pub fn load_text(&self) -> String {
+        let censored = if self.delivery.is_some() {
+            String::new()
+        } else {
+            format!(
+                "{} of {} loaded probes censored (no reply within {} ms); ",
+                self.loaded_timeouts,
+                self.loaded_requests,
+                fmt_num(self.timeout_ms)
+            )
+        };
         let mut t = format!(
-            "goodput {}; {} of {} loaded probes censored (no reply within {} ms); drops {} per round",
+            "goodput {}; {censored}drops {} per round",
             q(&self.goodput_mbps, "Mbit/s"),
-            self.loaded_timeouts,
-            self.loaded_requests,
-            fmt_num(self.timeout_ms),
             range(&self.drops)
         );
         if !self.marks.is_empty() && self.marks.iter().any(|m| *m > 0) {
@@ -330,7 +305,37 @@ impl ArmHeadline {
     }
 }
 
+/// The heading of the method's RTT table (method §9).
+pub const METHOD_RTT_HEADING: &str = "The method's probe RTT (docs/method.md §9)";
+
 impl Headline {
+    /// The method's RTT view beside the fates (method §9): per arm the
+    /// stop-and-wait RTT with a timeout counted as "≥ timeout", so a seed
+    /// reader finds its columns. Only when the headline's own lines say
+    /// delay and loss apart (every arm has fates); otherwise those lines
+    /// are this view already.
+    pub fn method_rtt_table(&self) -> Option<String> {
+        if self.arms.is_empty() || self.arms.iter().any(|a| a.delivery.is_none()) {
+            return None;
+        }
+        let mut t = format!(
+            "{METHOD_RTT_HEADING}: round-trip times with a timeout counted as ≥ the timeout (a lost request and one delayed past the timeout look alike here); quantiles over every loaded request, censoring-aware.\n\n\
+             | arm | baseline p50 | loaded p50 | loaded p95 | loaded requests | timeouts |\n|---|---|---|---|---|---|\n"
+        );
+        for a in &self.arms {
+            t.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} |\n",
+                a.arm,
+                q(&a.baseline_p50, "ms"),
+                q(&a.loaded_p50, "ms"),
+                q(&a.loaded_p95, "ms"),
+                a.loaded_requests,
+                a.loaded_timeouts
+            ));
+        }
+        Some(t)
+    }
+
     /// The headline as Markdown (summary.md's first section).
     pub fn markdown(&self) -> String {
         let mut s = String::from("## Headline\n\n");
@@ -340,10 +345,14 @@ impl Headline {
                 a.arm,
                 a.rounds,
                 if a.rounds == 1 { "" } else { "s" },
-                a.latency_text(),
+                a.probe_text(),
                 a.load_text(),
                 a.states.text()
             ));
+        }
+        if let Some(t) = self.method_rtt_table() {
+            s.push('\n');
+            s.push_str(&t);
         }
         if !self.verdicts.is_empty() {
             s.push('\n');
@@ -376,7 +385,7 @@ mod tests {
     #[test]
     fn the_fixture_headline_names_each_arm_and_pfifos_split_rounds() {
         let input = fixture();
-        let st = crate::compare::analyse_with(&input, 1, 200);
+        let st = crate::compare::analyse(&input);
         let h = of(&input, &st);
         assert_eq!(h.arms.len(), 2);
         let pfifo = &h.arms[0];

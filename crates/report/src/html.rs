@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::compare::{Statistics, ALPHA, MIN_ROUNDS};
+use crate::compare::Statistics;
 use crate::headline::Headline;
 use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
 use crate::plots::Plot;
@@ -65,12 +65,13 @@ fn headline_block(h: &mut String, hl: &Headline) {
             esc(&a.arm),
             a.rounds,
             if a.rounds == 1 { "" } else { "s" },
-            esc(&a.latency_text()),
+            esc(&a.probe_text()),
             esc(&a.load_text()),
             esc(&a.states.text())
         );
     }
     h.push_str("</ul>\n");
+    method_rtt_table(h, hl);
     for v in &hl.verdicts {
         let _ = writeln!(h, "<p class=verdict>Verdict: {}.</p>", esc(v));
     }
@@ -78,6 +79,32 @@ fn headline_block(h: &mut String, hl: &Headline) {
         let _ = writeln!(h, "<p class=sentence>{}</p>", esc(c));
     }
     h.push_str("</section>\n");
+}
+
+/// The method's RTT view (method §9) as its own table, when the arms'
+/// lines say delay and loss apart ([`Headline::method_rtt_table`]).
+fn method_rtt_table(h: &mut String, hl: &Headline) {
+    if hl.method_rtt_table().is_none() {
+        return;
+    }
+    let _ = writeln!(
+        h,
+        "<p class=small>{}: round-trip times with a timeout counted as ≥ the timeout (a lost request and one delayed past the timeout look alike here).</p>\n<table><tr><th>arm</th><th>baseline p50</th><th>loaded p50</th><th>loaded p95</th><th>loaded requests</th><th>timeouts</th></tr>",
+        esc(crate::headline::METHOD_RTT_HEADING)
+    );
+    for a in &hl.arms {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&a.arm),
+            esc(&a.baseline_p50.text("ms")),
+            esc(&a.loaded_p50.text("ms")),
+            esc(&a.loaded_p95.text("ms")),
+            a.loaded_requests,
+            a.loaded_timeouts
+        );
+    }
+    h.push_str("</table>\n");
 }
 
 /// Whether a note applies to this run: notes about an arm kind the run did
@@ -164,21 +191,16 @@ fn comparison_block(h: &mut String, st: &Statistics) {
     if st.arms.len() < 2 {
         h.push_str("<p class=small>One arm: no difference between arms to compute. Each figure per round and pooled over rounds, with its sample and timeout counts; a quantile on the censored mass is a bound (≥).</p>\n");
     } else {
-        comparison_intro(h, st);
+        comparison_intro(h);
     }
     comparison_rest(h, st);
 }
 
-fn comparison_intro(h: &mut String, st: &Statistics) {
+fn comparison_intro(h: &mut String) {
     let _ = writeln!(
         h,
-        "<p class=small>Differences are <i>second arm − first arm</i>, pooled over rounds. \
-         Intervals: {:.0} % percentile interval of {} bootstrap resamples over rounds and, inside each round, \
-         over samples (seed {:#x}); a timed-out probe stays censored in every resample, so a quantile on the \
-         censored mass is a bound (≥), never a number. With fewer than {MIN_ROUNDS} rounds per arm the interval is not meaningful.</p>",
-        (1.0 - ALPHA) * 100.0,
-        st.replicates,
-        st.seed
+        "<p class=small>{}</p>",
+        esc(&crate::compare::method_text())
     );
 }
 

@@ -25,6 +25,7 @@
 #![forbid(unsafe_code)]
 
 pub mod compare;
+pub mod delivery;
 pub mod flent;
 pub mod headline;
 mod html;
@@ -37,7 +38,7 @@ mod sentence;
 pub mod state;
 pub mod summary;
 
-/// The shared statistics (Kaplan–Meier, the seeded bootstrap, medians),
+/// The shared statistics (Kaplan–Meier, the rank interval over rounds, the seeded bootstrap, medians),
 /// netlab-stats under its old path.
 pub use netlab_stats as stats;
 

@@ -7,6 +7,9 @@
 //! - [`bootstrap`]: [`SplitMix64`], a small seeded generator (the same seed
 //!   gives the same resamples on every machine), its resamples, differences
 //!   of censored quantiles ([`Bounded`]) and [`percentile_interval`];
+//! - [`rank`]: [`shift_interval`], the exact distribution-free interval
+//!   for the shift between two arms' per-round values (Mann–Whitney
+//!   inverted), with the level the round counts allow;
 //! - [`describe`]: [`median`], [`lower_median`], [`jain_index`] and the
 //!   compact number format [`fmt_num`].
 //!
@@ -33,6 +36,7 @@
 pub mod bootstrap;
 pub mod describe;
 pub mod km;
+pub mod rank;
 
 pub use bootstrap::{percentile_interval, quantile_difference, splitmix64, Bounded, SplitMix64};
 pub use describe::{fmt_num, jain_index, lower_median, median};
@@ -40,3 +44,4 @@ pub use km::{
     censored_quantile, kaplan_meier, km_quantile, CensoredQuantile, KaplanMeier, KmStep,
     Observation,
 };
+pub use rank::{mann_whitney_cdf, shift_interval, ShiftInterval};

@@ -1,0 +1,633 @@
+//! Warnings from the configuration alone, before anything runs (issue 30,
+//! method §2.4): what the chosen path, arms, flows and probes will do to
+//! the measurement that a reader of the results would otherwise discover
+//! only in them. Each [`Warning`] says what and why, with numbers, and its
+//! fix. A pure function of the experiment and of what the links carry
+//! ([`LinkAssumptions`]); `orchestrator plan`, `compare` and `run` print
+//! them first.
+//!
+//! ```
+//! use netlab_experiment::warnings::{warnings, LinkAssumptions, WarningKind};
+//! let exp = netlab_experiment::Experiment::default();
+//! // The seed's path with the kernel's offloads: GSO aggregates may reach
+//! // the arm, so the FIFO may hold more than the probe's timeout.
+//! let w = warnings(&exp, &LinkAssumptions::default());
+//! assert!(w.iter().any(|w| w.kind == WarningKind::ProbeTimeoutBelowFifoDrain && !w.certain));
+//! assert!(w.iter().any(|w| w.kind == WarningKind::NotEctProbeBesideEcnFlows));
+//! ```
+
+use std::fmt;
+use std::time::Duration;
+
+use netlab_qdisc_model::{Arm, Tbf};
+
+use crate::model::{Direction, Experiment, FlowSpec, ProbeSpec};
+use crate::plan::ScenarioPlan;
+
+/// Ethernet header bytes a qdisc counts on top of the IP packet.
+pub const ETH_HEADER: u32 = 14;
+/// The largest GSO/GRO aggregate the kernel builds (64 KiB).
+pub const GSO_MAX: u32 = 65_536;
+/// veth's default `txqueuelen`: a pfifo or bfifo without `limit` takes it.
+pub const VETH_TXQUEUELEN: u32 = 1000;
+
+/// Whether the links hand the bottleneck GSO/GRO aggregates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Offloads {
+    /// The kernel's defaults (GSO, TSO, GRO on the veths): the arm may
+    /// hold aggregates of several segments, up to 64 KiB (issue 29 read
+    /// fq_codel `maxpacket` 3,028–6,056 B on a 1,500-byte MTU).
+    Kernel,
+    /// Offloads off: every skb is at most one MTU plus its link header.
+    Off,
+}
+
+/// What the links carry: their MTU and whether aggregates are possible.
+/// The seed's path is [`LinkAssumptions::default`] (MTU 1500, the kernel's
+/// offloads).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinkAssumptions {
+    /// IP MTU of every link.
+    pub mtu: u32,
+    /// Offload state of the veths.
+    pub offloads: Offloads,
+}
+
+impl Default for LinkAssumptions {
+    fn default() -> Self {
+        LinkAssumptions {
+            mtu: 1500,
+            offloads: Offloads::Kernel,
+        }
+    }
+}
+
+impl LinkAssumptions {
+    /// One full-sized packet as the qdisc counts it: MTU + 14 (1514 B).
+    pub fn packet_bytes(&self) -> u32 {
+        self.mtu + ETH_HEADER
+    }
+
+    /// The largest skb that can reach the arm below `tbf`: one packet with
+    /// offloads off; with them on, an aggregate up to 64 KiB, but TBF
+    /// segments (or drops) any skb longer than its burst before the child
+    /// sees it (`tbf_enqueue`: `qdisc_pkt_len(skb) > q->max_size` →
+    /// `tbf_segment`), so at most the burst. `None` with offloads off.
+    pub fn largest_aggregate(&self, tbf: &Tbf) -> Option<u32> {
+        match self.offloads {
+            Offloads::Off => None,
+            Offloads::Kernel => {
+                let burst = u32::try_from(tbf.burst.0).unwrap_or(u32::MAX);
+                let agg = GSO_MAX.min(burst);
+                (agg > self.packet_bytes()).then_some(agg)
+            }
+        }
+    }
+}
+
+/// Which check a warning comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum WarningKind {
+    /// The probe's timeout is shorter than a FIFO arm's full queue takes
+    /// to drain: loaded probes time out although their requests arrive.
+    ProbeTimeoutBelowFifoDrain,
+    /// One packet (or aggregate) holds the link longer than the AQM's
+    /// target: the AQM sees a standing queue it cannot remove.
+    PacketLongerThanTarget,
+    /// TBF's `limit` does not bound the queue: the arm replaced TBF's
+    /// default inner bfifo.
+    TbfLimitReplaced,
+    /// A Not-ECT probe beside ECN flows under a marking AQM: the probe's
+    /// packets are dropped where the flows' are marked.
+    NotEctProbeBesideEcnFlows,
+}
+
+/// One warning: what, with numbers, and the fix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Warning {
+    /// The check.
+    pub kind: WarningKind,
+    /// The bottleneck it concerns (`None`: not one direction's).
+    pub direction: Option<Direction>,
+    /// The arm in tc words.
+    pub arm: String,
+    /// The sweep point's label (empty without a sweep).
+    pub point: String,
+    /// True when it holds for full-sized packets; false when it holds only
+    /// if aggregates reach the arm (offloads on: a possibility).
+    pub certain: bool,
+    /// What will happen and why.
+    pub text: String,
+    /// What to change.
+    pub fix: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let dir = self
+            .direction
+            .map(|d| format!(" ({})", d.as_str()))
+            .unwrap_or_default();
+        let at = if self.point.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", self.point)
+        };
+        write!(
+            f,
+            "warning: {}{dir}{at}: {}\n  fix: {}",
+            self.arm, self.text, self.fix
+        )
+    }
+}
+
+fn ms(d: f64) -> String {
+    if d >= 10.0 {
+        format!("{d:.0} ms")
+    } else {
+        format!("{d:.1} ms")
+    }
+}
+
+/// Link time of `bytes` at `tbf`'s rate, ms.
+fn link_ms(bytes: f64, tbf: &Tbf) -> f64 {
+    bytes * 8.0 / tbf.rate.bits_per_sec().max(1) as f64 * 1e3
+}
+
+/// Every warning the experiment's plan gives, once per sweep point, arm and
+/// direction, in plan order.
+pub fn warnings(exp: &Experiment, link: &LinkAssumptions) -> Vec<Warning> {
+    let mut out: Vec<Warning> = Vec::new();
+    for s in exp.plan().scenarios.iter().filter(|s| s.round == 1) {
+        for w in scenario_warnings(s, link) {
+            if !out.contains(&w) {
+                out.push(w);
+            }
+        }
+    }
+    out
+}
+
+/// The warnings of one planned scenario.
+pub fn scenario_warnings(s: &ScenarioPlan, link: &LinkAssumptions) -> Vec<Warning> {
+    let point = if s.point.values.is_empty() {
+        String::new()
+    } else {
+        s.point.label()
+    };
+    let mut out = Vec::new();
+    for dir in [Direction::Up, Direction::Down] {
+        let Some(tbf) = s.path.shaper(dir) else {
+            continue;
+        };
+        let mut push = |kind, certain, text: String, fix: String| {
+            out.push(Warning {
+                kind,
+                direction: Some(dir),
+                arm: s.arm.words.clone(),
+                point: point.clone(),
+                certain,
+                text,
+                fix,
+            })
+        };
+        // A queue fills only where a flow sends its data: the drain and
+        // target checks need one in this direction.
+        let loaded = s.flows.iter().any(|f| f.direction == dir);
+        for p in s.probes.iter().filter(|_| loaded) {
+            if let Some((certain, text, fix)) = fifo_drain(&s.arm.arm, tbf, p, link) {
+                push(WarningKind::ProbeTimeoutBelowFifoDrain, certain, text, fix);
+            }
+        }
+        let target = loaded
+            .then(|| link_time_vs_target(&s.arm.arm, tbf, link))
+            .flatten();
+        if let Some((certain, text, fix)) = target {
+            push(WarningKind::PacketLongerThanTarget, certain, text, fix);
+        }
+        let (text, fix) = tbf_limit_replaced(&s.arm.arm, tbf);
+        push(WarningKind::TbfLimitReplaced, true, text, fix);
+        let ecn_flows: Vec<&FlowSpec> = s.flows.iter().filter(|f| f.ecn).collect();
+        if !ecn_flows.is_empty() && !s.probes.is_empty() && marks(&s.arm.arm) {
+            let (text, fix) = not_ect_probe(&s.arm.arm, ecn_flows.len(), &s.probes);
+            push(WarningKind::NotEctProbeBesideEcnFlows, true, text, fix);
+        }
+    }
+    // The probe and the flows meet at every marking arm: say it once.
+    let mut seen = false;
+    out.retain(|w| {
+        if w.kind != WarningKind::NotEctProbeBesideEcnFlows {
+            return true;
+        }
+        let keep = !seen;
+        seen = true;
+        keep
+    });
+    out
+}
+
+/// FIFO queue capacity in skbs (pfifo) or bytes (bfifo); `None` for
+/// other arms.
+enum FifoLimit {
+    Packets(u32),
+    Bytes(u64),
+}
+
+fn fifo_limit(arm: &Arm, link: &LinkAssumptions) -> Option<FifoLimit> {
+    match arm {
+        Arm::Pfifo(p) => Some(FifoLimit::Packets(p.limit.unwrap_or(VETH_TXQUEUELEN))),
+        Arm::Bfifo(b) => Some(FifoLimit::Bytes(
+            b.limit
+                .map_or(u64::from(VETH_TXQUEUELEN) * u64::from(link.mtu), |s| s.0),
+        )),
+        _ => None,
+    }
+}
+
+fn fifo_drain(
+    arm: &Arm,
+    tbf: &Tbf,
+    probe: &ProbeSpec,
+    link: &LinkAssumptions,
+) -> Option<(bool, String, String)> {
+    let timeout_ms = probe.timeout.as_secs_f64() * 1e3;
+    let pkt = link.packet_bytes();
+    let (full_ms, agg) = match fifo_limit(arm, link)? {
+        FifoLimit::Bytes(b) => (link_ms(b as f64, tbf), None),
+        FifoLimit::Packets(n) => (
+            link_ms(f64::from(n) * f64::from(pkt), tbf),
+            link.largest_aggregate(tbf).map(|a| {
+                (
+                    n,
+                    a,
+                    link_ms(f64::from(n) * f64::from(a), tbf),
+                    link_ms(f64::from(n) * 2.0 * f64::from(pkt), tbf),
+                )
+            }),
+        ),
+    };
+    let timeout = format!(
+        "the {} probe's timeout {}",
+        probe.kind.as_str(),
+        ms(timeout_ms)
+    );
+    let fix_timeout = format!(
+        "set the probe's timeout above the queue's drain time ([[probes]] timeout = \"{}s\")",
+        ((full_ms.max(agg.map_or(0.0, |a| a.3)) / 1e3) * 1.5)
+            .ceil()
+            .max(2.0)
+    );
+    if full_ms > timeout_ms {
+        return Some((
+            true,
+            format!(
+                "a full queue holds {} at {} ({}), longer than {timeout}: \
+                 loaded requests that arrive after it are written as timeouts \"≥ {}\"",
+                ms(full_ms),
+                tbf.rate,
+                match fifo_limit(arm, link)? {
+                    FifoLimit::Packets(n) => format!("{n} × {pkt} B"),
+                    FifoLimit::Bytes(b) => format!("{b} B"),
+                },
+                ms(timeout_ms),
+            ),
+            format!("{fix_timeout}, or a smaller limit"),
+        ));
+    }
+    let (n, a, agg_ms, two_ms) = agg?;
+    (agg_ms > timeout_ms).then(|| {
+        (
+            false,
+            format!(
+                "with full-sized {pkt} B packets a full queue holds {} at {}, under {timeout}; \
+                 but pfifo's limit counts skbs, and with offloads \"kernel\" an skb may be a GSO \
+                 aggregate (up to {a} B here: 64 KiB, cut to TBF's burst): {n} of them may hold up \
+                 to {}, and {n} aggregates of 2 segments (issue 29's measurement) {}",
+                ms(full_ms),
+                tbf.rate,
+                ms(agg_ms),
+                ms(two_ms)
+            ),
+            format!(
+                "{fix_timeout}, or bound the queue in bytes (bfifo limit {}), or switch offloads off",
+                u64::from(n) * u64::from(pkt)
+            ),
+        )
+    })
+}
+
+/// The AQM's target delay, where it has one the packets can exceed. CAKE
+/// raises its own target to 1.5 MTU times at its rate (`cake_set_rate`),
+/// so it is left out.
+fn target(arm: &Arm) -> Option<Duration> {
+    let ms = Duration::from_millis;
+    match arm {
+        Arm::FqCodel(a) => Some(a.target.unwrap_or(ms(5))),
+        Arm::Codel(a) => Some(a.target.unwrap_or(ms(5))),
+        Arm::Pie(a) => Some(a.target.unwrap_or(ms(15))),
+        Arm::FqPie(a) => Some(a.target.unwrap_or(ms(15))),
+        _ => None,
+    }
+}
+
+fn link_time_vs_target(
+    arm: &Arm,
+    tbf: &Tbf,
+    link: &LinkAssumptions,
+) -> Option<(bool, String, String)> {
+    let target_ms = target(arm)?.as_secs_f64() * 1e3;
+    let pkt = link.packet_bytes();
+    let one = link_ms(f64::from(pkt), tbf);
+    let kind = arm.kind();
+    if one > target_ms {
+        return Some((
+            true,
+            format!(
+                "one {pkt} B packet holds the link {} at {}, longer than {kind}'s target {}: \
+                 every packet's sojourn exceeds the target, so {kind} sees a standing queue it \
+                 cannot remove and drops or marks without end",
+                ms(one),
+                tbf.rate,
+                ms(target_ms)
+            ),
+            format!(
+                "set target to at least 1.5 × the link time (target {}ms, CAKE's own rule), or a \
+                 higher rate",
+                (one * 1.5).ceil()
+            ),
+        ));
+    }
+    let agg = link.largest_aggregate(tbf)?;
+    let agg_ms = link_ms(f64::from(agg), tbf);
+    (agg_ms > target_ms).then(|| {
+        (
+            false,
+            format!(
+                "a {pkt} B packet holds the link {} at {}, under {kind}'s target {}; but with \
+                 offloads \"kernel\" a GSO aggregate of up to {agg} B may reach it ({}; issue 29 \
+                 read 6,056 B = 9.7 ms at 5 Mbit/s), and its sojourn alone exceeds the target",
+                ms(one),
+                tbf.rate,
+                ms(target_ms),
+                ms(agg_ms)
+            ),
+            "switch offloads off, so the queue holds single packets, or read the arm's maxpacket \
+             in results.json before trusting its target"
+                .into(),
+        )
+    })
+}
+
+fn tbf_limit_replaced(arm: &Arm, tbf: &Tbf) -> (String, String) {
+    let bound = match arm {
+        Arm::Pfifo(p) => format!(
+            "pfifo's limit ({} skbs)",
+            p.limit.unwrap_or(VETH_TXQUEUELEN)
+        ),
+        Arm::Bfifo(b) => format!(
+            "bfifo's limit ({})",
+            b.limit
+                .map_or("txqueuelen × MTU bytes".into(), |s| s.to_string())
+        ),
+        other => format!("{}'s own limits", other.kind()),
+    };
+    (
+        format!(
+            "TBF's limit {} does not bound the queue: tbf_change (net/sched/sch_tbf.c) makes a \
+             default bfifo of that limit only while TBF has no child, grafting the arm at parent \
+             1:1 destroys it, and TBF's enqueue has no limit of its own (it only segments or drops \
+             an skb longer than its burst {}); {bound} bounds the queue",
+            tbf.limit, tbf.burst
+        ),
+        "bound the queue with the arm's own limit; read TBF's limit (and the latency tc derives \
+         from it) as unused"
+            .into(),
+    )
+}
+
+/// Whether the arm marks ECT packets with CE (where it would drop them).
+fn marks(arm: &Arm) -> bool {
+    match arm {
+        // fq_codel's ecn is on unless `noecn`; codel's, pie's and fq_pie's
+        // are off unless `ecn`; CAKE always marks.
+        Arm::FqCodel(a) => a.ecn != Some(false),
+        Arm::Codel(a) => a.ecn == Some(true),
+        Arm::Pie(a) => a.ecn == Some(true),
+        Arm::FqPie(a) => a.ecn == Some(true),
+        Arm::Cake(_) => true,
+        _ => false,
+    }
+}
+
+fn not_ect_probe(arm: &Arm, ecn_flows: usize, probes: &[ProbeSpec]) -> (String, String) {
+    let kinds: Vec<&str> = probes.iter().map(|p| p.kind.as_str()).collect();
+    (
+        format!(
+            "the {} probe's UDP packets are Not-ECT while {ecn_flows} flow(s) negotiate ECN: \
+             where {} marks the flows' packets (CE) it drops the probe's, so a probe request \
+             without reply under this arm may be a drop, not a delay (issue 30: fq_codel dropped \
+             3–7 requests per round beside one ECN Reno flow)",
+            kinds.join(" and "),
+            arm.kind()
+        ),
+        "read probe timeouts under this arm as possible drops (results.json records each \
+         request's fate), or run the flows without ECN ([[flows]] ecn = false) or the arm with \
+         noecn, so the flows and the probe are treated alike"
+            .into(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ArmSpec;
+
+    fn exp_with(arms: &[&str]) -> Experiment {
+        Experiment {
+            arms: arms.iter().map(|w| ArmSpec::parse(w).unwrap()).collect(),
+            rounds: 1,
+            ..Experiment::default()
+        }
+    }
+
+    fn kinds(w: &[Warning], arm: &str) -> Vec<(WarningKind, bool)> {
+        w.iter()
+            .filter(|w| w.arm.starts_with(arm))
+            .map(|w| (w.kind, w.certain))
+            .collect()
+    }
+
+    const OFF: LinkAssumptions = LinkAssumptions {
+        mtu: 1500,
+        offloads: Offloads::Off,
+    };
+
+    #[test]
+    fn the_seed_warns_what_is_true_of_it() {
+        // pfifo 256 × 1514 B at 5 Mbit/s = 620 ms < 1 s: no timeout warning
+        // with offloads off, a possible one with the kernel's offloads.
+        let exp = Experiment::default();
+        let off = warnings(&exp, &OFF);
+        assert_eq!(
+            kinds(&off, "pfifo"),
+            vec![(WarningKind::TbfLimitReplaced, true)]
+        );
+        // fq_codel: 1514 B = 2.4 ms < 5 ms; ECN flow beside the probe.
+        assert_eq!(
+            kinds(&off, "fq_codel"),
+            vec![
+                (WarningKind::TbfLimitReplaced, true),
+                (WarningKind::NotEctProbeBesideEcnFlows, true)
+            ]
+        );
+        let on = warnings(&exp, &LinkAssumptions::default());
+        assert_eq!(
+            kinds(&on, "pfifo"),
+            vec![
+                (WarningKind::ProbeTimeoutBelowFifoDrain, false),
+                (WarningKind::TbfLimitReplaced, true)
+            ]
+        );
+        let t = &on[0];
+        assert!(t.text.contains("holds 620 ms at 5mbit"), "{t}");
+        // 256 aggregates of TBF's 16 KiB burst: 256 × 16384 × 8 / 5e6 s.
+        assert!(t.text.contains("up to 6711 ms"), "{t}");
+        assert!(
+            t.text
+                .contains("2 segments (issue 29's measurement) 1240 ms"),
+            "{t}"
+        );
+        assert!(t.fix.contains("timeout = \"2s\""), "{}", t.fix);
+        assert_eq!(
+            kinds(&on, "fq_codel"),
+            vec![
+                (WarningKind::PacketLongerThanTarget, false),
+                (WarningKind::TbfLimitReplaced, true),
+                (WarningKind::NotEctProbeBesideEcnFlows, true)
+            ]
+        );
+        let a = on
+            .iter()
+            .find(|w| w.kind == WarningKind::PacketLongerThanTarget)
+            .unwrap();
+        assert!(a.text.contains("holds the link 2.4 ms at 5mbit"), "{a}");
+        assert!(a.text.contains("up to 16384 B may reach it (26 ms"), "{a}");
+    }
+
+    #[test]
+    fn a_deep_fifo_exceeds_the_timeout_for_full_sized_packets() {
+        // 1000 × 1514 B at 5 Mbit/s = 2.42 s > 1 s.
+        let w = warnings(&exp_with(&["pfifo limit 1000"]), &OFF);
+        let t = &w[0];
+        assert_eq!(
+            (t.kind, t.certain),
+            (WarningKind::ProbeTimeoutBelowFifoDrain, true)
+        );
+        assert!(
+            t.text.contains("holds 2422 ms at 5mbit (1000 × 1514 B)"),
+            "{t}"
+        );
+        assert!(t.fix.contains("timeout = \"4s\""), "{}", t.fix);
+        // bfifo counts bytes: 1 MB at 5 Mbit/s = 1.6 s, aggregates or not.
+        let w = warnings(
+            &exp_with(&["bfifo limit 1000000"]),
+            &LinkAssumptions::default(),
+        );
+        assert_eq!(w[0].kind, WarningKind::ProbeTimeoutBelowFifoDrain);
+        assert!(w[0].certain);
+        assert!(w[0].text.contains("1600 ms"), "{}", w[0]);
+        // A short one does not warn.
+        let w = warnings(
+            &exp_with(&["bfifo limit 100000"]),
+            &LinkAssumptions::default(),
+        );
+        assert!(w
+            .iter()
+            .all(|w| w.kind != WarningKind::ProbeTimeoutBelowFifoDrain));
+    }
+
+    #[test]
+    fn a_packet_longer_than_the_target_at_a_low_rate() {
+        // 1514 B at 1 Mbit/s = 12.1 ms > 5 ms.
+        let mut exp = exp_with(&["fq_codel"]);
+        exp.path.up.as_mut().unwrap().rate = netlab_qdisc_model::Rate(1_000_000);
+        let w = warnings(&exp, &OFF);
+        let t = w
+            .iter()
+            .find(|w| w.kind == WarningKind::PacketLongerThanTarget)
+            .expect("target warning");
+        assert!(t.certain);
+        assert!(
+            t.text
+                .contains("holds the link 12 ms at 1mbit, longer than fq_codel's target 5.0 ms"),
+            "{t}"
+        );
+        assert!(t.fix.contains("target 19ms"), "{}", t.fix);
+        // pie's target is 15 ms: no warning; cake raises its own.
+        for arm in ["pie", "cake"] {
+            let mut e = exp_with(&[arm]);
+            e.path.up = exp.path.up;
+            assert!(warnings(&e, &OFF)
+                .iter()
+                .all(|w| w.kind != WarningKind::PacketLongerThanTarget));
+        }
+    }
+
+    #[test]
+    fn the_tbf_limit_warning_names_the_arms_bound() {
+        let w = warnings(&exp_with(&["pfifo limit 64"]), &OFF);
+        let t = w
+            .iter()
+            .find(|w| w.kind == WarningKind::TbfLimitReplaced)
+            .unwrap();
+        assert!(
+            t.text
+                .starts_with("TBF's limit 64kb does not bound the queue"),
+            "{t}"
+        );
+        assert!(
+            t.text.ends_with("pfifo's limit (64 skbs) bounds the queue"),
+            "{t}"
+        );
+        assert_eq!(t.direction, Some(Direction::Up));
+        // A shaped direction without a flow: only TBF's limit.
+        let mut e = exp_with(&["pfifo limit 1000"]);
+        e.path.down = e.path.up;
+        let w = warnings(&e, &OFF);
+        let down: Vec<_> = w
+            .iter()
+            .filter(|w| w.direction == Some(Direction::Down))
+            .map(|w| w.kind)
+            .collect();
+        assert_eq!(down, vec![WarningKind::TbfLimitReplaced]);
+        assert!(w.iter().any(|w| w.direction == Some(Direction::Up)
+            && w.kind == WarningKind::ProbeTimeoutBelowFifoDrain));
+        // An unshaped path has no TBF and no warning.
+        let mut e = exp_with(&["pfifo limit 64"]);
+        e.path.up = None;
+        assert!(warnings(&e, &OFF).is_empty());
+    }
+
+    #[test]
+    fn a_not_ect_probe_beside_ecn_flows_only_under_a_marking_arm() {
+        let has = |arms: &[&str], ecn: bool| {
+            let mut e = exp_with(arms);
+            e.flows.iter_mut().for_each(|f| f.ecn = ecn);
+            warnings(&e, &OFF)
+                .iter()
+                .any(|w| w.kind == WarningKind::NotEctProbeBesideEcnFlows)
+        };
+        assert!(has(&["fq_codel"], true));
+        assert!(has(&["cake"], true));
+        assert!(has(&["codel ecn"], true));
+        assert!(!has(&["codel"], true), "codel marks only with ecn");
+        assert!(!has(&["fq_codel noecn"], true));
+        assert!(!has(&["fq_codel"], false), "no ECN flow");
+        assert!(!has(&["pfifo"], true), "a FIFO never marks");
+        let mut e = exp_with(&["fq_codel"]);
+        e.probes.clear();
+        assert!(warnings(&e, &OFF)
+            .iter()
+            .all(|w| w.kind != WarningKind::NotEctProbeBesideEcnFlows));
+    }
+}
