@@ -10,8 +10,8 @@ use plotters::prelude::*;
 use crate::compare::{Figure, Statistics};
 use crate::headline::{ArmHeadline, Headline};
 use crate::plot_style::{
-    draw_labels, font, font_c, marker, round_shade, title as draw_title, title_height, Label,
-    Legend, Mark, Shape, TEXT_PX, WIDTH,
+    along, draw_labels, font, font_c, marker, round_shade, title as draw_title, title_height,
+    Label, Legend, Mark, Shape, TEXT_PX, WIDTH,
 };
 use crate::plots::{arm_color, draw_svg, e, tick, Plot, TIMEOUT_FILL};
 use crate::plots_run::{plot_bounds, px_in};
@@ -102,18 +102,16 @@ fn legend_of(hl: &Headline, bound: f64, rounds: u32) -> Legend {
     l.push("loaded p50, pooled", Mark::Marker(Shape::Circle, grey));
     l.push("loaded p95, pooled", Mark::Marker(Shape::Diamond, grey));
     l.push(
-        format!("≥ {bound:.0} ms: on the censored mass (a bound)"),
-        Mark::TimeoutBand,
+        format!("≥: on the censored mass (no reply within {bound:.0} ms), drawn at the bound"),
+        Mark::Marker(Shape::AtLeast, grey),
     );
-    let shapes: Vec<String> = (1..=rounds.min(8)).map(|r| format!("r{r}")).collect();
-    if !shapes.is_empty() {
-        l.push(
-            format!(
-                "loaded p50 per round, small, below the pooled row ({} in their marker order)",
-                shapes.join(" ")
-            ),
-            Mark::Marker(Shape::Square, grey),
-        );
+    for r in 1..=rounds {
+        let text = if r == 1 {
+            "loaded p50 of r1 (under its arm)".to_string()
+        } else {
+            format!("r{r}")
+        };
+        l.push(text, Mark::Marker(Shape::of_round(r), grey));
     }
     let mut seen: Vec<String> = Vec::new();
     for a in &hl.arms {
@@ -132,7 +130,8 @@ fn legend_of(hl: &Headline, bound: f64, rounds: u32) -> Legend {
 // Long: one figure drawn in order (title, legend, the delay panel's rows
 // and labels, the fate panel's bars); the steps share the drawing areas.
 pub fn figure(st: &Statistics, hl: &Headline) -> Result<Plot, ReportError> {
-    let title = "Headline: loaded probe delay per arm (left) and loaded probes without a timely reply (right)".to_string();
+    let title =
+        "Headline: loaded probe delay per arm, and probes without a timely reply".to_string();
     let bound = hl.arms.iter().map(|a| a.timeout_ms).fold(1.0, f64::max);
     let rounds = hl.arms.iter().map(|a| a.rounds as u32).max().unwrap_or(0);
     let legend = legend_of(hl, bound, rounds);
@@ -215,6 +214,10 @@ pub fn figure(st: &Statistics, hl: &Headline) -> Result<Plot, ReportError> {
                         c.mix(0.6).stroke_width(2),
                     )))
                     .map_err(e)?;
+                avoid.extend(along(
+                    px_in(&chart, &left, (l, y)),
+                    px_in(&chart, &left, (r, y)),
+                ));
             }
             if let Some((v, _)) = b {
                 chart
@@ -222,16 +225,19 @@ pub fn figure(st: &Statistics, hl: &Headline) -> Result<Plot, ReportError> {
                     .map_err(e)?;
                 avoid.push(px_in(&chart, &left, (v, y)));
             }
+            let both_censored = matches!((p50, p95), (Some((_, true)), Some((_, true))));
             for (q, shape, what) in [(p50, Shape::Circle, "p50"), (p95, Shape::Diamond, "p95")] {
                 let Some((v, censored)) = q else { continue };
+                let shape = if censored { Shape::AtLeast } else { shape };
                 chart
                     .draw_series(std::iter::once(marker(shape, (v, y), 9, c)))
                     .map_err(e)?;
                 avoid.push(px_in(&chart, &left, (v, y)));
-                let text = if censored {
-                    format!("{what} ≥ {}", tick(&v.round()))
-                } else {
-                    format!("{what} {}", fmt(v))
+                let text = match (censored, both_censored, what) {
+                    (true, true, "p50") => continue,
+                    (true, true, _) => format!("p50, p95 ≥ {}", tick(&v.round())),
+                    (true, false, _) => format!("{what} ≥ {}", tick(&v.round())),
+                    _ => format!("{what} {}", fmt(v)),
                 };
                 labels.push(Label {
                     text,
@@ -278,7 +284,11 @@ fn fmt(v: f64) -> String {
 
 /// The right panel: per arm, a bar of its loaded requests' fates, % of
 /// the loaded requests, with the count written beside it.
-fn fate_panel(area: &crate::plots::Area<'_>, arms: &[&ArmHeadline], n: usize) -> Result<(), String> {
+fn fate_panel(
+    area: &crate::plots::Area<'_>,
+    arms: &[&ArmHeadline],
+    n: usize,
+) -> Result<(), String> {
     let mut chart = ChartBuilder::on(area)
         .margin_top(6)
         .margin_right(22)
@@ -316,17 +326,12 @@ fn fate_panel(area: &crate::plots::Area<'_>, arms: &[&ArmHeadline], n: usize) ->
             lost += s.count;
         }
         let text = format!("{lost} of {}", f.requests);
-        let (tx, anchor) = if x > 55.0 {
-            (x - 2.0, plotters::style::text_anchor::HPos::Right)
-        } else {
-            (x + 2.0, plotters::style::text_anchor::HPos::Left)
-        };
         chart
             .draw_series(std::iter::once(Text::new(
                 text,
-                (tx, y - 0.26),
+                (1.0, y + 0.26),
                 font_c(TEXT_PX, arm_color(i)).pos(plotters::style::text_anchor::Pos::new(
-                    anchor,
+                    plotters::style::text_anchor::HPos::Left,
                     plotters::style::text_anchor::VPos::Bottom,
                 )),
             )))

@@ -5,8 +5,8 @@
 //! labels placed so they never overprint each other or a marker.
 
 use plotters::element::{Drawable, PointCollection};
-use plotters_backend::{BackendCoord, DrawingErrorKind};
 use plotters::prelude::*;
+use plotters_backend::{BackendCoord, DrawingErrorKind};
 
 use crate::plots::{Area, FONT, TIMEOUT_FILL};
 
@@ -35,6 +35,32 @@ pub fn printed_pt(font_px: f64, width_px: f64) -> f64 {
 /// The smallest font, px, a figure `width_px` wide may use.
 pub fn min_font_px(width_px: f64) -> f64 {
     MIN_PRINT_PT * width_px / print_width_pt()
+}
+
+/// Checks the print rule on an SVG: reads its `width` and every
+/// `font-size` and returns each font that would print below
+/// [`MIN_PRINT_PT`] at [`PRINT_WIDTH_CM`] (as `(font px, pt)`), or an error
+/// when the SVG has no width.
+pub fn fonts_below_print_rule(svg: &str) -> Result<Vec<(f64, f64)>, String> {
+    let attr = |s: &str, name: &str| -> Option<f64> {
+        let i = s.find(&format!("{name}=\""))? + name.len() + 2;
+        let end = s[i..].find('"')? + i;
+        s[i..end].trim_end_matches("px").parse().ok()
+    };
+    let root = svg.find("<svg").ok_or("no <svg> element")?;
+    let width = attr(&svg[root..], "width").ok_or("the <svg> has no width")?;
+    let mut small = Vec::new();
+    let mut rest = svg;
+    while let Some(i) = rest.find("font-size=\"") {
+        let f = attr(&rest[i..], "font-size").ok_or("an unreadable font-size")?;
+        let pt = printed_pt(f, width);
+        // a hair of slack for the SVG's decimal rounding
+        if pt < MIN_PRINT_PT - 1e-9 {
+            small.push((f, pt));
+        }
+        rest = &rest[i + 10..];
+    }
+    Ok(small)
 }
 
 /// A text style of `px` px. plotters' SVG backend writes a font's size
@@ -131,6 +157,9 @@ pub enum Shape {
     Plus,
     /// An open circle.
     Ring,
+    /// A filled triangle pointing right: "≥", a value on the censored mass
+    /// drawn at its bound.
+    AtLeast,
 }
 
 impl Shape {
@@ -196,6 +225,7 @@ impl<C, DB: DrawingBackend> Drawable<DB> for Marker<C> {
             Shape::Square => backend.draw_rect((x - h, y - h), (x + h, y + h), &fill, true),
             Shape::Triangle => poly(backend, &[(0, -r), (r, h), (-r, h)]),
             Shape::TriangleDown => poly(backend, &[(0, r), (r, -h), (-r, -h)]),
+            Shape::AtLeast => poly(backend, &[(r, 0), (-h, -r), (-h, r)]),
             Shape::Diamond => poly(backend, &[(0, -r), (r, 0), (0, r), (-r, 0)]),
             Shape::Cross => {
                 backend.draw_line((x - h, y - h), (x + h, y + h), &line)?;
@@ -352,7 +382,10 @@ fn draw_mark(
             c.stroke_width(w),
         )),
         Mark::Dashed(c) => {
-            area.draw(&PathElement::new(vec![(x, y), (x + 8, y)], c.stroke_width(2)))?;
+            area.draw(&PathElement::new(
+                vec![(x, y), (x + 8, y)],
+                c.stroke_width(2),
+            ))?;
             area.draw(&PathElement::new(
                 vec![(x + 14, y), (x + 22, y)],
                 c.stroke_width(2),
@@ -433,6 +466,19 @@ pub fn place_labels(
     out
 }
 
+/// Points every 8 px along the segment `a`–`b` (px), for
+/// [`place_labels`] to keep labels off a line.
+pub fn along(a: (i32, i32), b: (i32, i32)) -> Vec<(i32, i32)> {
+    let (dx, dy) = (f64::from(b.0 - a.0), f64::from(b.1 - a.1));
+    let n = ((dx * dx + dy * dy).sqrt() / 8.0).ceil().max(1.0) as i32;
+    (0..=n)
+        .map(|k| {
+            let t = f64::from(k) / f64::from(n);
+            (a.0 + (dx * t).round() as i32, a.1 + (dy * t).round() as i32)
+        })
+        .collect()
+}
+
 /// Draws `labels` at the places [`place_labels`] found, on `area`.
 pub fn draw_labels(
     area: &Area<'_>,
@@ -471,6 +517,17 @@ mod tests {
     }
 
     #[test]
+    fn the_print_rule_check_reads_width_and_every_font() {
+        let ok = r#"<svg width="600" height="400"><text font-size="20">a</text></svg>"#;
+        assert_eq!(fonts_below_print_rule(ok).unwrap(), vec![]);
+        let small = r#"<svg width="900" height="400"><text font-size="12.1">a</text><text font-size="30">b</text></svg>"#;
+        let bad = fonts_below_print_rule(small).unwrap();
+        assert_eq!(bad.len(), 1);
+        assert!((bad[0].1 - 3.24).abs() < 0.01);
+        assert!(fonts_below_print_rule("<svg><text/></svg>").is_err());
+    }
+
+    #[test]
     fn wrapped_lines_fit_their_width() {
         let t = "fq_codel: pooled (thick), 3 rounds (thin); n=88, timeouts 10, reaches 0.89, p95 ≥ 1000 ms";
         let lines = wrap(t, TEXT_PX, 400.0);
@@ -493,7 +550,10 @@ mod tests {
         for i in 0..at.len() {
             let w = text_width(&labels[i].text, TEXT_PX).ceil() as i32;
             let a = (at[i].0, at[i].1, at[i].0 + w, at[i].1 + lh);
-            assert!(!overlaps(a, (293, 193, 307, 207)), "label {i} covers the point");
+            assert!(
+                !overlaps(a, (293, 193, 307, 207)),
+                "label {i} covers the point"
+            );
             for j in 0..i {
                 let w2 = text_width(&labels[j].text, TEXT_PX).ceil() as i32;
                 let b = (at[j].0, at[j].1, at[j].0 + w2, at[j].1 + lh);

@@ -2,8 +2,8 @@
 //! time, goodput per bin, TCP RTT and cwnd from tcp_info, qdisc backlog and
 //! cumulative drops/marks. Output is a pure function of the input.
 
-use plotters::coord::Shift;
 use plotters::coord::ranged1d::ValueFormatter;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
@@ -271,7 +271,10 @@ pub fn probe_rtt(s: &Scenario) -> Result<Plot, ReportError> {
         format!("no reply within the timeout (≥ {timeout_ms:.0} ms)"),
         Mark::TimeoutBand,
     );
-    legend.push("reply (RTT)", Mark::Marker(crate::plot_style::Shape::Circle, BLUE));
+    legend.push(
+        "reply (RTT)",
+        Mark::Marker(crate::plot_style::Shape::Circle, BLUE),
+    );
     legend.push(
         format!(
             "timeout ({} in all, {} loaded)",
@@ -287,7 +290,12 @@ pub fn probe_rtt(s: &Scenario) -> Result<Plot, ReportError> {
         let mut chart = builder(&plot)
             .build_cartesian_2d(0f64..xe, (ymin..band.1).log_scale())
             .map_err(e)?;
-        mesh(&mut chart, "time since t0 (s)", "probe RTT (ms, log)", (6, 6))?;
+        mesh(
+            &mut chart,
+            "time since t0 (s)",
+            "probe RTT (ms, log)",
+            (6, 6),
+        )?;
         shade_phases(&mut chart, s, ymin, timeout_ms)?;
         chart
             .draw_series(std::iter::once(Rectangle::new(
@@ -383,7 +391,10 @@ pub fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, Report
     let mut legend = Legend::new();
     phase_legend(s, &mut legend);
     if let Some([w0, w1]) = s.measured_window {
-        legend.push(format!("measured window {w0:.1}–{w1:.1} s"), Mark::Line(BLACK, 2));
+        legend.push(
+            format!("measured window {w0:.1}–{w1:.1} s"),
+            Mark::Line(BLACK, 2),
+        );
     }
     if s.flows.len() > 1 {
         for (i, f) in s.flows.iter().enumerate() {
@@ -412,55 +423,54 @@ pub fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, Report
         legend.push(format!("TBF rate {r} Mbit/s"), Mark::Line(RATE_COLOR, 2));
     }
     let h = title_height(&title, WIDTH) + 380 + legend.height(WIDTH);
-    let svg = draw_svg(&file, (WIDTH, h), |root| {
-        let body = draw_title(root, &title)?;
-        let (plot, legend_area) = legend.split(&body);
-        let mut chart = builder(&plot)
-            .build_cartesian_2d(0f64..xe, 0f64..ymax)
-            .map_err(e)?;
-        mesh(&mut chart, "time since t0 (s)", "goodput (Mbit/s)", (6, 6))?;
-        shade_phases(&mut chart, s, 0.0, ymax)?;
-        if let Some([w0, w1]) = s.measured_window {
-            chart
-                .draw_series(
-                    [w0, w1].into_iter().map(|x| {
-                        PathElement::new(vec![(x, 0.0), (x, ymax)], BLACK.stroke_width(2))
-                    }),
-                )
+    let svg =
+        draw_svg(&file, (WIDTH, h), |root| {
+            let body = draw_title(root, &title)?;
+            let (plot, legend_area) = legend.split(&body);
+            let mut chart = builder(&plot)
+                .build_cartesian_2d(0f64..xe, 0f64..ymax)
                 .map_err(e)?;
-        }
-        if s.flows.len() > 1 {
-            for (i, f) in s.flows.iter().enumerate() {
-                let c = arm_color(i + 2);
+            mesh(&mut chart, "time since t0 (s)", "goodput (Mbit/s)", (6, 6))?;
+            shade_phases(&mut chart, s, 0.0, ymax)?;
+            if let Some([w0, w1]) = s.measured_window {
                 chart
-                    .draw_series(LineSeries::new(to_line(&f.bytes), c.stroke_width(1)))
+                    .draw_series([w0, w1].into_iter().map(|x| {
+                        PathElement::new(vec![(x, 0.0), (x, ymax)], BLACK.stroke_width(2))
+                    }))
                     .map_err(e)?;
             }
-        }
-        chart
-            .draw_series(LineSeries::new(agg.iter().copied(), BLUE.stroke_width(2)))
-            .map_err(e)?;
-        if !clipped.is_empty() {
-            let top = ymax * 0.97;
+            if s.flows.len() > 1 {
+                for (i, f) in s.flows.iter().enumerate() {
+                    let c = arm_color(i + 2);
+                    chart
+                        .draw_series(LineSeries::new(to_line(&f.bytes), c.stroke_width(1)))
+                        .map_err(e)?;
+                }
+            }
             chart
-                .draw_series(
-                    clipped
-                        .iter()
-                        .map(|&(x, _)| TriangleMarker::new((x, top), 6, RED.filled())),
-                )
+                .draw_series(LineSeries::new(agg.iter().copied(), BLUE.stroke_width(2)))
                 .map_err(e)?;
-        }
-        // The shaped rate last, on top of the trace.
-        if let Some(r) = rate {
-            chart
-                .draw_series(std::iter::once(PathElement::new(
-                    vec![(0.0, r), (xe, r)],
-                    RATE_COLOR.stroke_width(2),
-                )))
-                .map_err(e)?;
-        }
-        legend.draw(&legend_area)
-    })?;
+            if !clipped.is_empty() {
+                let top = ymax * 0.97;
+                chart
+                    .draw_series(
+                        clipped
+                            .iter()
+                            .map(|&(x, _)| TriangleMarker::new((x, top), 6, RED.filled())),
+                    )
+                    .map_err(e)?;
+            }
+            // The shaped rate last, on top of the trace.
+            if let Some(r) = rate {
+                chart
+                    .draw_series(std::iter::once(PathElement::new(
+                        vec![(0.0, r), (xe, r)],
+                        RATE_COLOR.stroke_width(2),
+                    )))
+                    .map_err(e)?;
+            }
+            legend.draw(&legend_area)
+        })?;
     Ok(Plot {
         file,
         title,

@@ -8,8 +8,8 @@ use plotters::prelude::*;
 use crate::compare::goodput_bins;
 use crate::model::{ProbeOutcome, ReportInput, Scenario};
 use crate::plot_style::{
-    draw_labels, font_c, marker, round_shade, title as draw_title, title_height, Label, Legend,
-    Mark, Shape, TEXT_PX, WIDTH,
+    along, draw_labels, font_c, marker, round_shade, title as draw_title, title_height, Label,
+    Legend, Mark, Shape, TEXT_PX, WIDTH,
 };
 use crate::plots::{
     arm_color, builder, draw_svg, e, mesh, tick, x_end, Plot, RATE_COLOR, TIMEOUT_FILL,
@@ -294,6 +294,10 @@ pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
                     RATE_COLOR.stroke_width(2),
                 )))
                 .map_err(e)?;
+            avoid.extend(along(
+                px_in(&chart, &plot, (x0, r)),
+                px_in(&chart, &plot, (bound * 2.0, r)),
+            ));
             labels.push(Label {
                 text: format!("TBF rate {r} Mbit/s"),
                 color: RATE_COLOR,

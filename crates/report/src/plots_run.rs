@@ -365,7 +365,11 @@ pub fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         )
     };
     // Per arm: (stop-and-wait, isochronous, late at their RTT, late count).
-    type Curves = (KaplanMeier, Option<KaplanMeier>, Option<(KaplanMeier, usize)>);
+    type Curves = (
+        KaplanMeier,
+        Option<KaplanMeier>,
+        Option<(KaplanMeier, usize)>,
+    );
     let mut curves: Vec<Curves> = Vec::new();
     let mut legend = Legend::new();
     legend.push(
@@ -391,7 +395,10 @@ pub fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         );
         let iso_km = (!iso.is_empty()).then(|| kaplan_meier(&iso));
         if let Some(k) = &iso_km {
-            legend.push(format!("{arm} isochronous: {}", describe(k)), Mark::Dashed(c));
+            legend.push(
+                format!("{arm} isochronous: {}", describe(k)),
+                Mark::Dashed(c),
+            );
         }
         let late_km = (!iso.is_empty() && late_n > 0).then(|| (kaplan_meier(&late), late_n));
         if let Some((k, n)) = &late_km {
@@ -502,6 +509,22 @@ mod tests {
         input
     }
 
+    /// Every text of an SVG, in order, joined by spaces (a legend entry
+    /// wrapped over two lines reads as one).
+    pub(crate) fn svg_text(svg: &str) -> String {
+        let mut out = Vec::new();
+        let mut rest = svg;
+        while let Some(i) = rest.find("<text") {
+            let open = rest[i..].find('>').map_or(rest.len(), |j| i + j + 1);
+            let close = rest[open..]
+                .find("</text>")
+                .map_or(rest.len(), |j| open + j);
+            out.push(rest[open..close].trim().to_string());
+            rest = &rest[close..];
+        }
+        out.join(" ")
+    }
+
     #[test]
     fn iso_observations_censor_timeouts_and_keep_late_replies_apart() {
         let input = with_iso();
@@ -543,7 +566,10 @@ mod tests {
                 });
             }
         }
-        for svg in [km_cdf(&input).unwrap().svg, scatter(&input).unwrap().svg] {
+        for svg in [
+            svg_text(&km_cdf(&input).unwrap().svg),
+            svg_text(&crate::plots_overview::scatter(&input).unwrap().svg),
+        ] {
             assert!(
                 svg.contains("pfifo baseline p50 (probe only): 0.42 ms"),
                 "{svg}"
@@ -570,9 +596,9 @@ mod tests {
             "pfifo isochronous, 2 late replies at their RTT",
             "fq_codel isochronous: n=10, timeouts 0",
         ] {
-            assert!(p.svg.contains(text), "{text} missing");
+            assert!(svg_text(&p.svg).contains(text), "{text} missing");
         }
         // fq_codel had no late reply: no third curve for it
-        assert!(!p.svg.contains("fq_codel isochronous, "));
+        assert!(!svg_text(&p.svg).contains("fq_codel isochronous, "));
     }
 }
