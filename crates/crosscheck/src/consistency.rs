@@ -169,6 +169,7 @@ mod tests {
                     send_s: i as f64,
                     reply_s: r.map(|ms| i as f64 + ms / 1e3),
                     rtt_ms: *r,
+                    late_rtt_ms: None,
                     phase: Phase::Loaded,
                     outcome: if r.is_some() {
                         RequestOutcome::Reply

@@ -167,6 +167,7 @@ pub fn irtt_requests(
                 send_s,
                 reply_s,
                 rtt_ms,
+                late_rtt_ms: None,
                 phase: phases.phase_of(Duration::from_secs_f64(send_s.max(0.0))),
                 outcome: if rtt_ms.is_some() {
                     RequestOutcome::Reply

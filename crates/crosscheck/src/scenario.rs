@@ -334,6 +334,7 @@ pub fn iso_requests(
                 send_s,
                 reply_s,
                 rtt_ms,
+                late_rtt_ms: None,
                 phase: phases.phase_of(Duration::from_secs_f64(send_s.max(0.0))),
                 outcome,
             })
@@ -414,6 +415,7 @@ mod tests {
             send_s,
             reply_s: Some(send_s + 0.5),
             rtt_ms: Some(500.0),
+            late_rtt_ms: None,
             phase: Phase::Other,
             outcome: RequestOutcome::Reply,
         }
@@ -488,6 +490,8 @@ mod tests {
                 malformed_replies: 0,
                 recv_errors: 0,
                 config: netlab_probe::ProbeConfig::with_end(Duration::from_secs(11)),
+                echo_arrivals: None,
+                fates: None,
             }],
             qdiscs: vec![QdiscResult {
                 samples: vec![

@@ -109,7 +109,10 @@ pub use schedule::{
     RequestOutcome,
 };
 pub use socket::client::{connect_socket, run_probe, ProbeLog};
-pub use socket::echo::{EchoHandler, EchoOutcome, EchoResponder, EchoStats, MAX_DRAIN_PER_CALL};
+pub use socket::echo::{
+    probe_seq, EchoHandler, EchoOutcome, EchoReceipt, EchoResponder, EchoStats, MAX_DRAIN_PER_CALL,
+    MAX_RECEIPTS,
+};
 pub use socket::iso::{
     run_iso_probe, spin_margin, IsoLog, OneWayDelays, ONE_WAY_NOT_SHARED_NOTE, ONE_WAY_SHARED_NOTE,
 };

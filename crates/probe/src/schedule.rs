@@ -11,7 +11,9 @@
 //! * A reply succeeds iff its seq is the outstanding one and it arrives
 //!   strictly before `send + timeout` (RTT < 1 s). Anything else — a seq that
 //!   is not outstanding, or the outstanding seq at or after its deadline — is
-//!   stale: counted in [`ProbeClient::stale_replies`] and discarded.
+//!   stale: counted in [`ProbeClient::stale_replies`] and discarded. The
+//!   first stale reply of a timed-out request keeps its real RTT in
+//!   [`ProbeRequest::late_rtt_ms`] (the request stays a timeout).
 //! * A request with no reply by `send + timeout` is a timeout; it completes
 //!   at `send + timeout`.
 //! * The next request is due at `max(previous send + spacing, completion of
@@ -204,6 +206,12 @@ pub struct ProbeRequest {
     pub reply_s: Option<f64>,
     /// `reply - send` in ms, if a reply arrived in time.
     pub rtt_ms: Option<f64>,
+    /// RTT in ms of the first reply that came at or after the timeout
+    /// (the request stays a timeout; this is what its reply really took).
+    /// Absent when no late reply came before A stopped listening, and in
+    /// results written before issue 30.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub late_rtt_ms: Option<f64>,
     /// Phase by send time.
     pub phase: Phase,
     /// What became of it.
@@ -333,6 +341,7 @@ impl ProbeClient {
             send_s: now.as_secs_f64(),
             reply_s: None,
             rtt_ms: None,
+            late_rtt_ms: None,
             phase: self.cfg.phases.phase_of(now),
             outcome: RequestOutcome::Pending,
         });
@@ -354,8 +363,24 @@ impl ProbeClient {
             }
             _ => {
                 self.stale_replies += 1;
+                self.note_late_reply(seq, now);
                 ReplyVerdict::Stale
             }
+        }
+    }
+
+    /// A stale reply of a timed-out request (or of the outstanding one past
+    /// its deadline, which `poll` is about to time out): the first one keeps
+    /// its real RTT in `late_rtt_ms` (seq is the request's index).
+    fn note_late_reply(&mut self, seq: u32, now: Duration) {
+        let Some(r) = self.requests.get_mut(seq as usize) else {
+            return;
+        };
+        let sent = Duration::from_secs_f64(r.send_s);
+        let timed_out = matches!(r.outcome, RequestOutcome::Timeout | RequestOutcome::Pending)
+            && now >= sent + self.cfg.timeout;
+        if r.seq == seq && timed_out && r.late_rtt_ms.is_none() {
+            r.late_rtt_ms = Some(ms(now - sent));
         }
     }
 
@@ -622,6 +647,16 @@ mod tests {
         assert_eq!(c.poll(secs(2.5)), ProbeAction::Send { seq: 3 });
         assert_eq!(c.requests()[2].outcome, RequestOutcome::Timeout);
         assert_eq!(c.stale_replies(), 5);
+        // the late replies keep their real RTT; the in-time one and the
+        // duplicate do not touch it
+        assert!(close(c.requests()[0].late_rtt_ms.unwrap(), 1050.0));
+        assert!(close(c.requests()[2].late_rtt_ms.unwrap(), 1300.0));
+        assert_eq!(c.requests()[1].late_rtt_ms, None);
+        assert_eq!(c.on_reply(0, secs(3.0)), ReplyVerdict::Stale);
+        assert!(
+            close(c.requests()[0].late_rtt_ms.unwrap(), 1050.0),
+            "the first late reply counts"
+        );
     }
 
     #[test]

@@ -468,6 +468,8 @@ pub(crate) mod tests {
             },
             error: None,
             packet_files: Vec::new(),
+            fates: None,
+            ecn_flow: false,
             iso: None,
         }
     }

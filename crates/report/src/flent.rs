@@ -386,6 +386,8 @@ mod tests {
             final_counters: FinalCounters::default(),
             error: None,
             packet_files: Vec::new(),
+            fates: None,
+            ecn_flow: false,
             iso: None,
         };
         let i = ReportInput {

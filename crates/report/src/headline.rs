@@ -6,6 +6,7 @@
 //! heads summary.md ([`Headline::markdown`]) and index.html.
 
 use crate::compare::{Comparison, Figure, Statistics};
+use crate::delivery::ArmDelivery;
 use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
 use crate::state::{self, ArmStates};
 use crate::stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
@@ -52,6 +53,9 @@ pub struct ArmHeadline {
     pub states: ArmStates,
     /// Loaded latency per state, when the rounds disagree.
     pub by_state: Vec<StateLatency>,
+    /// Delay and loss apart (method §5.6): every round's request fates,
+    /// when B's receive log is in the results.
+    pub delivery: Option<ArmDelivery>,
 }
 
 /// The headline of a run.
@@ -161,6 +165,7 @@ pub fn of(input: &ReportInput, st: &Statistics) -> Headline {
                 .collect(),
             states: arm_states,
             by_state,
+            delivery: ArmDelivery::of(&ok),
         });
     }
     let wanted = [Figure::LoadedP50, Figure::LoadedP95, Figure::Goodput];
@@ -313,14 +318,37 @@ impl ArmHeadline {
         }
     }
 
-    /// The rest: goodput, censored/total, drops or marks.
+    /// The arm's probe figures for the headline: loss with its count and
+    /// cause and the delivered requests' one-way delay, when B's receive
+    /// log is there (method §5.6); otherwise the RTT with censoring, saying
+    /// why.
+    pub fn probe_text(&self) -> String {
+        match &self.delivery {
+            Some(d) => d.text(),
+            None => format!(
+                "{} (RTT, timeouts censored at {} ms: no B receive log in these results, so a loss and a delay past the timeout look alike)",
+                self.latency_text(),
+                fmt_num(self.timeout_ms)
+            ),
+        }
+    }
+
+    /// The rest: goodput, censored/total (only without fates: with them
+    /// the loss is said in [`ArmHeadline::probe_text`]), drops or marks.
     pub fn load_text(&self) -> String {
+        let censored = if self.delivery.is_some() {
+            String::new()
+        } else {
+            format!(
+                "{} of {} loaded probes censored (no reply within {} ms); ",
+                self.loaded_timeouts,
+                self.loaded_requests,
+                fmt_num(self.timeout_ms)
+            )
+        };
         let mut t = format!(
-            "goodput {}; {} of {} loaded probes censored (no reply within {} ms); drops {} per round",
+            "goodput {}; {censored}drops {} per round",
             q(&self.goodput_mbps, "Mbit/s"),
-            self.loaded_timeouts,
-            self.loaded_requests,
-            fmt_num(self.timeout_ms),
             range(&self.drops)
         );
         if !self.marks.is_empty() && self.marks.iter().any(|m| *m > 0) {
@@ -330,7 +358,37 @@ impl ArmHeadline {
     }
 }
 
+/// The heading of the method's RTT table (method §9).
+pub const METHOD_RTT_HEADING: &str = "The method's probe RTT (docs/method.md §9)";
+
 impl Headline {
+    /// The method's RTT view beside the fates (method §9): per arm the
+    /// stop-and-wait RTT with a timeout counted as "≥ timeout", so a seed
+    /// reader finds its columns. Only when the headline's own lines say
+    /// delay and loss apart (every arm has fates); otherwise those lines
+    /// are this view already.
+    pub fn method_rtt_table(&self) -> Option<String> {
+        if self.arms.is_empty() || self.arms.iter().any(|a| a.delivery.is_none()) {
+            return None;
+        }
+        let mut t = format!(
+            "{METHOD_RTT_HEADING}: round-trip times with a timeout counted as ≥ the timeout (a lost request and one delayed past the timeout look alike here); quantiles over every loaded request, censoring-aware.\n\n\
+             | arm | baseline p50 | loaded p50 | loaded p95 | loaded requests | timeouts |\n|---|---|---|---|---|---|\n"
+        );
+        for a in &self.arms {
+            t.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} |\n",
+                a.arm,
+                q(&a.baseline_p50, "ms"),
+                q(&a.loaded_p50, "ms"),
+                q(&a.loaded_p95, "ms"),
+                a.loaded_requests,
+                a.loaded_timeouts
+            ));
+        }
+        Some(t)
+    }
+
     /// The headline as Markdown (summary.md's first section).
     pub fn markdown(&self) -> String {
         let mut s = String::from("## Headline\n\n");
@@ -340,10 +398,14 @@ impl Headline {
                 a.arm,
                 a.rounds,
                 if a.rounds == 1 { "" } else { "s" },
-                a.latency_text(),
+                a.probe_text(),
                 a.load_text(),
                 a.states.text()
             ));
+        }
+        if let Some(t) = self.method_rtt_table() {
+            s.push('\n');
+            s.push_str(&t);
         }
         if !self.verdicts.is_empty() {
             s.push('\n');

@@ -67,12 +67,13 @@ fn headline_block(h: &mut String, hl: &Headline) {
             esc(&a.arm),
             a.rounds,
             if a.rounds == 1 { "" } else { "s" },
-            esc(&a.latency_text()),
+            esc(&a.probe_text()),
             esc(&a.load_text()),
             esc(&a.states.text())
         );
     }
     h.push_str("</ul>\n");
+    method_rtt_table(h, hl);
     for v in &hl.verdicts {
         let _ = writeln!(h, "<p class=verdict>Verdict: {}.</p>", esc(v));
     }
@@ -80,6 +81,32 @@ fn headline_block(h: &mut String, hl: &Headline) {
         let _ = writeln!(h, "<p class=sentence>{}</p>", esc(c));
     }
     h.push_str("</section>\n");
+}
+
+/// The method's RTT view (method §9) as its own table, when the arms'
+/// lines say delay and loss apart ([`Headline::method_rtt_table`]).
+fn method_rtt_table(h: &mut String, hl: &Headline) {
+    if hl.method_rtt_table().is_none() {
+        return;
+    }
+    let _ = writeln!(
+        h,
+        "<p class=small>{}: round-trip times with a timeout counted as ≥ the timeout (a lost request and one delayed past the timeout look alike here).</p>\n<table><tr><th>arm</th><th>baseline p50</th><th>loaded p50</th><th>loaded p95</th><th>loaded requests</th><th>timeouts</th></tr>",
+        esc(crate::headline::METHOD_RTT_HEADING)
+    );
+    for a in &hl.arms {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&a.arm),
+            esc(&a.baseline_p50.text("ms")),
+            esc(&a.loaded_p50.text("ms")),
+            esc(&a.loaded_p95.text("ms")),
+            a.loaded_requests,
+            a.loaded_timeouts
+        );
+    }
+    h.push_str("</table>\n");
 }
 
 /// Whether a note applies to this run: notes about an arm kind the run did

@@ -248,6 +248,8 @@ fn scenario_from(
         error: s.error.clone(),
         packet_files: packet_files(s),
         iso: s.iso_probe.as_ref().map(iso_samples),
+        fates: s.probe().and_then(|p| p.fates.clone()),
+        ecn_flow: s.ecn.as_ref().is_some_and(|e| e.evidence.negotiated),
     })
 }
 

@@ -25,6 +25,7 @@
 #![forbid(unsafe_code)]
 
 pub mod compare;
+pub mod delivery;
 pub mod flent;
 pub mod headline;
 mod html;

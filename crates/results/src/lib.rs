@@ -40,6 +40,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod fate;
 mod file;
 pub mod merge;
 mod read;

@@ -2,6 +2,7 @@
 //! evidence and cleanup, each raw (every probe request, every recv, every
 //! tcp_info sample, every readback with its bytes).
 
+use crate::fate::{EchoArrivals, ProbeFates};
 use netlab_ecn::pcap::PcapFileRecord;
 use netlab_ecn::EcnEvidence;
 use netlab_probe::{
@@ -221,6 +222,13 @@ pub struct ProbeResult {
     pub phases: ProbePhases,
     /// Probe configuration.
     pub config: ProbeConfig,
+    /// What B's echo received of this probe: each request's seq and receive
+    /// time (issue 30; absent in results written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub echo_arrivals: Option<EchoArrivals>,
+    /// Every request's fate (method §5.6; absent without B's log).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fates: Option<ProbeFates>,
 }
 
 /// The isochronous probe (issue 15), beside the stop-and-wait probe: its
@@ -248,6 +256,13 @@ pub struct IsoProbeResult {
     /// B's stamping echo stopped on this error, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub echo_error: Option<String>,
+    /// What B's echo received of this probe: each slot's seq and receive
+    /// time (issue 30; absent in results written before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub echo_arrivals: Option<EchoArrivals>,
+    /// Every slot's fate (method §5.6; absent without B's log).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fates: Option<ProbeFates>,
 }
 
 impl IsoProbeResult {
@@ -262,6 +277,8 @@ impl IsoProbeResult {
             log,
             echo,
             echo_error,
+            echo_arrivals: None,
+            fates: None,
         }
     }
 

@@ -9,7 +9,8 @@ use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use netlab_probe::{EchoHandler, EchoResponder, EchoStats, ProbeError};
+use netlab_probe::{EchoHandler, EchoOutcome, EchoResponder, EchoStats, ProbeError};
+use netlab_results::fate::{EchoArrival, EchoArrivals};
 use netlab_sys::event_loop::Handler;
 use netlab_tcpload::sink::{ReceiverLog, Sink, SinkConfig};
 use netlab_tcpload::TcpLoadError;
@@ -77,22 +78,71 @@ impl BLoop {
     /// Serves everything until the receiver's hard end or `stop`; the log
     /// carries what each echo served.
     pub fn run(self, stop: Option<&AtomicBool>) -> Result<ReceiverLog<EchoStats>, TcpLoadError> {
+        self.run_logged(stop).map(|out| out.receiver)
+    }
+
+    /// [`BLoop::run`], keeping each echo's receive log too (method §5.6):
+    /// every probe request B received, with its receive time on the
+    /// timeline of the probes' send times (s since t0). Call it only where
+    /// A and B share one kernel's CLOCK_MONOTONIC (the scenario runner):
+    /// the arrivals say `shared_clock: true`.
+    pub fn run_logged(self, stop: Option<&AtomicBool>) -> Result<BLoopOutput, TcpLoadError> {
         let BLoop {
             sink,
             mut echo,
             mut iso_echo,
         } = self;
+        let t0 = sink.t0();
         let mut first: Vec<&mut dyn Handler> = Vec::with_capacity(2);
         first.extend(echo.as_mut().map(|h| h as &mut dyn Handler));
         first.extend(iso_echo.as_mut().map(|h| h as &mut dyn Handler));
         let mut log = sink.run_serving(&mut first, stop)?;
         drop(first);
+        let t0_ns = netlab_probe::clock::instant_as_monotonic_ns(t0);
+        let (mut echo_arrivals, mut iso_arrivals) = (None, None);
         if let Some(o) = echo.map(EchoHandler::finish) {
+            echo_arrivals = Some(arrivals_since(&o, t0_ns, log.closed_s));
             log.set_echo(o.addr, o.stats, o.error);
         }
         if let Some(o) = iso_echo.map(EchoHandler::finish) {
+            iso_arrivals = Some(arrivals_since(&o, t0_ns, log.closed_s));
             log.set_iso_echo(o.addr, o.stats, o.error);
         }
-        Ok(log)
+        Ok(BLoopOutput {
+            receiver: log,
+            echo_arrivals,
+            iso_arrivals,
+        })
+    }
+}
+
+/// What [`BLoop::run_logged`] returns.
+#[derive(Debug)]
+pub struct BLoopOutput {
+    /// The receiver's log with the echoes' counters.
+    pub receiver: ReceiverLog<EchoStats>,
+    /// The stop-and-wait probe's echo's receive log, if it was served.
+    pub echo_arrivals: Option<EchoArrivals>,
+    /// The isochronous probe's echo's receive log, if it was served.
+    pub iso_arrivals: Option<EchoArrivals>,
+}
+
+/// An echo's receipts on the timeline since t0 (`t0_ns` on CLOCK_MONOTONIC),
+/// the first receipt of each seq only; `closed_s`: when B's loop closed.
+pub fn arrivals_since(o: &EchoOutcome, t0_ns: u64, closed_s: f64) -> EchoArrivals {
+    let mut seen = std::collections::HashSet::with_capacity(o.receipts.len());
+    EchoArrivals {
+        shared_clock: true,
+        arrivals: o
+            .receipts
+            .iter()
+            .filter(|r| seen.insert(r.seq))
+            .map(|r| EchoArrival {
+                seq: r.seq,
+                recv_s: (r.recv_ns as f64 - t0_ns as f64) / 1e9,
+            })
+            .collect(),
+        not_logged: o.receipts_not_logged,
+        closed_s: Some(closed_s),
     }
 }

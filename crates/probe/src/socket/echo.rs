@@ -23,6 +23,41 @@ const RECV_BUF: usize = 65_536;
 /// level-triggered readable again if more are pending.
 pub const MAX_DRAIN_PER_CALL: usize = 1024;
 
+/// Most receipts one [`EchoResponder`] logs (16 bytes each, 4 MiB): the
+/// stop-and-wait probe sends at most 100 requests, the isochronous probe
+/// 1000 a second at its densest; beyond it receipts are only counted.
+pub const MAX_RECEIPTS: usize = 262_144;
+
+/// One probe request the echo received: its sequence number and B's
+/// CLOCK_MONOTONIC receive time, read right after `recvfrom` (the clock A
+/// stamps its sends with, when A and B share one kernel).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EchoReceipt {
+    /// The stop-and-wait probe's 4-byte big-endian seq, or a stamped
+    /// request's seq.
+    pub seq: u32,
+    /// CLOCK_MONOTONIC at receipt, ns.
+    pub recv_ns: u64,
+}
+
+/// The sequence number a probe datagram carries: the stop-and-wait probe's
+/// 4 bytes, or a valid stamped request's seq; None for anything else.
+pub fn probe_seq(datagram: &[u8]) -> Option<u32> {
+    match datagram.len() {
+        4 => Some(u32::from_be_bytes([
+            datagram[0],
+            datagram[1],
+            datagram[2],
+            datagram[3],
+        ])),
+        wire::STAMPED_LEN => wire::Stamped::new_checked(datagram)
+            .ok()
+            .filter(|p| p.kind() == wire::Kind::Request)
+            .map(|p| p.seq()),
+        _ => None,
+    }
+}
+
 /// Counters of one [`EchoResponder`] (serializable).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EchoStats {
@@ -55,6 +90,8 @@ pub struct EchoResponder {
     sock: UdpSocket,
     buf: Vec<u8>,
     stats: EchoStats,
+    receipts: Vec<EchoReceipt>,
+    receipts_not_logged: u64,
 }
 
 impl EchoResponder {
@@ -77,6 +114,8 @@ impl EchoResponder {
             sock,
             buf: vec![0; RECV_BUF],
             stats: EchoStats::default(),
+            receipts: Vec::new(),
+            receipts_not_logged: 0,
         })
     }
 
@@ -123,8 +162,10 @@ impl EchoResponder {
                     })
                 }
             };
+            let recv_ns = monotonic_ns();
             self.stats.received += 1;
-            if len == wire::STAMPED_LEN && wire::make_reply(&mut self.buf[..len], monotonic_ns()) {
+            self.log_receipt(len, recv_ns);
+            if len == wire::STAMPED_LEN && wire::make_reply(&mut self.buf[..len], recv_ns) {
                 self.stats.stamped += 1;
                 wire::set_b_send(&mut self.buf[..len], monotonic_ns());
             }
@@ -142,6 +183,27 @@ impl EchoResponder {
     /// Counters so far.
     pub fn stats(&self) -> EchoStats {
         self.stats
+    }
+
+    /// Every probe request received so far (seq and receive time), in
+    /// receive order, at most [`MAX_RECEIPTS`].
+    pub fn receipts(&self) -> &[EchoReceipt] {
+        &self.receipts
+    }
+
+    /// Probe requests received past [`MAX_RECEIPTS`], counted only.
+    pub fn receipts_not_logged(&self) -> u64 {
+        self.receipts_not_logged
+    }
+
+    fn log_receipt(&mut self, len: usize, recv_ns: u64) {
+        if let Some(seq) = probe_seq(&self.buf[..len]) {
+            if self.receipts.len() < MAX_RECEIPTS {
+                self.receipts.push(EchoReceipt { seq, recv_ns });
+            } else {
+                self.receipts_not_logged += 1;
+            }
+        }
     }
 
     /// Gives the socket back (still non-blocking).
@@ -168,6 +230,8 @@ pub struct EchoHandler {
     addr: Option<SocketAddr>,
     stats: EchoStats,
     error: Option<String>,
+    receipts: Vec<EchoReceipt>,
+    receipts_not_logged: u64,
 }
 
 /// What one [`EchoHandler`] served, for B's log.
@@ -179,6 +243,10 @@ pub struct EchoOutcome {
     pub stats: EchoStats,
     /// The error that stopped it, if one did.
     pub error: Option<String>,
+    /// Every probe request it received (seq, receive time), in order.
+    pub receipts: Vec<EchoReceipt>,
+    /// Probe requests received past [`MAX_RECEIPTS`], counted only.
+    pub receipts_not_logged: u64,
 }
 
 impl EchoHandler {
@@ -189,6 +257,8 @@ impl EchoHandler {
             stats: responder.stats(),
             responder: Some(responder),
             error: None,
+            receipts: Vec::new(),
+            receipts_not_logged: 0,
         }
     }
 
@@ -198,12 +268,24 @@ impl EchoHandler {
     }
 
     /// Closes the socket (if still open) and gives what it served.
-    pub fn finish(self) -> EchoOutcome {
+    pub fn finish(mut self) -> EchoOutcome {
+        if let Some(r) = self.responder.take() {
+            self.keep(r);
+        }
         EchoOutcome {
             addr: self.addr,
-            stats: self.responder.map_or(self.stats, |r| r.stats()),
+            stats: self.stats,
             error: self.error,
+            receipts: self.receipts,
+            receipts_not_logged: self.receipts_not_logged,
         }
+    }
+
+    /// Keeps what a closing responder served.
+    fn keep(&mut self, r: EchoResponder) {
+        self.stats = r.stats;
+        self.receipts = r.receipts;
+        self.receipts_not_logged = r.receipts_not_logged;
     }
 }
 
@@ -219,8 +301,9 @@ impl Handler for EchoHandler {
             if let Some(r) = self.responder.as_mut() {
                 if let Err(e) = r.drain() {
                     self.error = Some(e.to_string());
-                    self.stats = r.stats();
-                    self.responder = None;
+                    if let Some(r) = self.responder.take() {
+                        self.keep(r);
+                    }
                 }
             }
         }
@@ -238,6 +321,17 @@ fn is_zero(n: &u64) -> bool {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn probe_seq_reads_both_probes_requests_only() {
+        assert_eq!(probe_seq(&[0, 0, 1, 2]), Some(258));
+        assert_eq!(probe_seq(&wire::request(9, 1)), Some(9));
+        let mut reply = wire::request(9, 1);
+        assert!(wire::make_reply(&mut reply, 2));
+        assert_eq!(probe_seq(&reply), None, "a reply is not a request");
+        assert_eq!(probe_seq(&[1, 2, 3]), None);
+        assert_eq!(probe_seq(&[0u8; 40]), None, "no magic");
+    }
 
     #[test]
     fn drain_on_empty_socket_returns_zero_without_blocking() {
@@ -290,6 +384,14 @@ mod tests {
             (r.stats().received, r.stats().stamped, r.stats().echoed),
             (3, 1, 3)
         );
+        // B's receive log: the stamped request and the 4-byte one, with
+        // the receive time the reply carries; the unknown version is not a
+        // probe request of ours.
+        let seqs: Vec<u32> = r.receipts().iter().map(|x| x.seq).collect();
+        assert_eq!(seqs, [42, 7]);
+        assert_eq!(r.receipts()[0].recv_ns, reply.b_recv_ns);
+        assert!(r.receipts()[1].recv_ns >= r.receipts()[0].recv_ns);
+        assert!(r.receipts()[1].recv_ns <= after);
     }
 
     #[test]
@@ -351,6 +453,8 @@ mod tests {
         assert_eq!(c.recv(&mut buf).unwrap(), 4);
         assert_eq!(&buf[..4], &[0, 0, 0, 5]);
         let out = h.finish();
+        assert_eq!(out.receipts.len(), 1);
+        assert_eq!((out.receipts[0].seq, out.receipts_not_logged), (5, 0));
         assert_eq!(out.addr, Some(addr));
         assert_eq!((out.stats.received, out.stats.echoed), (1, 1));
         assert_eq!(out.error, None);

@@ -16,8 +16,11 @@ use netlab_tcpload::{
     delivered_series, goodput, GoodputWindow, SamplerLog, SenderLog, TcpLoadError,
 };
 
+use netlab_results::fate::{drop_intervals, EchoArrivals, FateInput, ProbeFates};
+
 use super::error::ScenarioError;
 use super::worker::Worker;
+use crate::b_loop::BLoopOutput;
 use crate::hooks::Measured;
 use crate::setup::{ScenarioSetup, SERIES_BIN};
 
@@ -33,8 +36,9 @@ type ReceiverWorker = Worker<Result<ReceiverLog<EchoStats>, TcpLoadError>>;
 /// The workers of a running scenario (each `None` until started).
 #[derive(Default)]
 pub struct Workers {
-    /// B's first receiver (sets t0, carries the UDP echo).
-    pub clock_receiver: Option<ReceiverWorker>,
+    /// B's first receiver (sets t0, carries the UDP echoes and their
+    /// receive logs).
+    pub clock_receiver: Option<Worker<Result<BLoopOutput, TcpLoadError>>>,
     /// Each flow's receiver, in flow order.
     pub receivers: Vec<Option<ReceiverWorker>>,
     /// How much later than t0 each flow's receiver clock started.
@@ -160,7 +164,7 @@ fn wait_for<T, E: std::fmt::Display>(w: &Worker<Result<T, E>>, stop_now: bool, h
 
 /// Every worker's output, joined.
 struct Joined {
-    clock: Option<Result<ReceiverLog<EchoStats>, ScenarioError>>,
+    clock: Option<Result<BLoopOutput, ScenarioError>>,
     receivers: Vec<Option<Result<ReceiverLog<EchoStats>, ScenarioError>>>,
     receiver_offsets: Vec<Duration>,
     probe: Option<Result<ProbeLog, ScenarioError>>,
@@ -183,10 +187,13 @@ impl Joined {
         measured.senders = (0..self.senders.len()).map(|_| None).collect();
         let mut errors: Vec<ScenarioError> = Vec::new();
         let mut iso_echo = (None, None);
+        let (mut echo_arrivals, mut iso_arrivals) = (None, None);
         match self.clock {
-            Some(Ok(rx)) => {
+            Some(Ok(out)) => {
+                let rx = out.receiver;
                 res.echo = rx.echo;
                 iso_echo = (rx.iso_echo, rx.iso_echo_error.clone());
+                (echo_arrivals, iso_arrivals) = (out.echo_arrivals, out.iso_arrivals);
                 measured.clock_receiver = Some(rx);
             }
             Some(Err(e)) => errors.push(e),
@@ -232,6 +239,7 @@ impl Joined {
                 Err(e) => errors.push(e),
             }
         }
+        add_fates(res, echo_arrivals, iso_arrivals);
         res.directions = directions_of(&res.flows, |dir| {
             plan.egresses
                 .iter()
@@ -240,6 +248,40 @@ impl Joined {
                 .map(|(tbf, _)| tbf.rate.bits_per_sec() as f64 / 1e6)
         });
         errors
+    }
+}
+
+/// B's receive logs beside each probe's requests, and every request's
+/// fate (method §5.6): the requests go A→B through R's `up` egress, whose
+/// arm's samples the losses are matched against.
+fn add_fates(
+    res: &mut ScenarioResult,
+    echo_arrivals: Option<EchoArrivals>,
+    iso_arrivals: Option<EchoArrivals>,
+) {
+    let drops = res
+        .qdisc_of("up")
+        .filter(|q| !q.samples.is_empty())
+        .map(|q| drop_intervals(&q.samples, netlab_qdisc::ARM_HANDLE));
+    if let (Some(p), Some(a)) = (res.probes.first_mut(), echo_arrivals) {
+        let inputs: Vec<FateInput> = p.requests.iter().map(FateInput::of_probe).collect();
+        p.fates = Some(ProbeFates::build(
+            &inputs,
+            &a,
+            p.config.timeout,
+            drops.as_deref(),
+        ));
+        p.echo_arrivals = Some(a);
+    }
+    if let (Some(p), Some(a)) = (res.iso_probe.as_mut(), iso_arrivals) {
+        let inputs: Vec<FateInput> = p.log.requests.iter().map(FateInput::of_iso).collect();
+        p.fates = Some(ProbeFates::build(
+            &inputs,
+            &a,
+            p.log.config.timeout,
+            drops.as_deref(),
+        ));
+        p.echo_arrivals = Some(a);
     }
 }
 
@@ -387,5 +429,7 @@ fn probe_result(log: ProbeLog) -> ProbeResult {
         malformed_replies: log.malformed_replies,
         recv_errors: log.recv_errors,
         config: log.config,
+        echo_arrivals: None,
+        fates: None,
     }
 }

@@ -570,7 +570,7 @@ impl Runner<'_, '_> {
         let plan = self.plan;
         let (topo, t0) = (scene.topo, scene.t0);
         workers.clock_receiver = Some(spawn_in(&topo.b, "receiver", "b-receiver", move |stop| {
-            clock_sink.run(Some(stop.flag()))
+            clock_sink.run_logged(Some(stop.flag()))
         })?);
         for (i, sink) in sinks.into_iter().enumerate() {
             let Some(sink) = sink else { continue };

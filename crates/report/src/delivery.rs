@@ -1,0 +1,429 @@
+//! Delay and loss said apart (method §5.6, §9): per arm, pooled over its
+//! rounds, how many loaded probe requests never reached B and why, and the
+//! one-way A→B delay of every request that did — including those whose
+//! reply missed the timeout, which the method's RTT view can only censor.
+//!
+//! Built only when every round of the arm carries its fates (B's receive
+//! log); otherwise the headline falls back to the RTT with censoring and
+//! says why.
+
+use netlab_results::fate::{one_way_quantiles, DropReason, Fate, OneWayQuantiles};
+
+use crate::model::Scenario;
+use crate::stats::fmt_num;
+
+/// Why a request of one reason never reached B, with how many.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LossCount {
+    /// The arm's kind (`fq_codel`).
+    pub qdisc: String,
+    /// Matched to this reason.
+    pub reason: DropReason,
+    /// Requests.
+    pub count: u32,
+}
+
+/// One arm's loaded probe requests, by fate, over its rounds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArmDelivery {
+    /// Loaded requests that left A.
+    pub sent: u32,
+    /// Replied within the timeout.
+    pub replied: u32,
+    /// Reached B without a timely reply.
+    pub reached_late: u32,
+    /// Of those, whose late reply came back.
+    pub late_replies: u32,
+    /// Never reached B, matched to the arm's drops, per reason.
+    pub dropped: Vec<LossCount>,
+    /// Never reached B, no cause.
+    pub lost_unknown: u32,
+    /// Not seen by B when the run stopped.
+    pub unresolved: u32,
+    /// One-way A→B delay of every loaded request that reached B (absent
+    /// when none did or the clock was not shared).
+    pub one_way: Option<OneWayQuantiles>,
+    /// Of those, past the probe's timeout.
+    pub past_timeout: u32,
+    /// The probe timeout, ms.
+    pub timeout_ms: f64,
+    /// The probe (always Not-ECT) shared the bottleneck with an ECN flow
+    /// and the arm marked: its drops are where the flow's packets are marked.
+    pub not_ect_beside_ecn: bool,
+}
+
+impl ArmDelivery {
+    /// The arm's delivery over `rounds` (its scenarios without error);
+    /// None unless every one carries fates.
+    pub fn of(rounds: &[&Scenario]) -> Option<ArmDelivery> {
+        if rounds.is_empty() || rounds.iter().any(|s| s.fates.is_none()) {
+            return None;
+        }
+        let marks = rounds
+            .iter()
+            .any(|s| s.final_counters.ecn_marks.is_some_and(|m| m > 0));
+        let mut d = ArmDelivery {
+            sent: 0,
+            replied: 0,
+            reached_late: 0,
+            late_replies: 0,
+            dropped: Vec::new(),
+            lost_unknown: 0,
+            unresolved: 0,
+            one_way: None,
+            past_timeout: 0,
+            timeout_ms: rounds[0].probe_timeout_s * 1000.0,
+            not_ect_beside_ecn: marks && rounds.iter().any(|s| s.ecn_flow),
+        };
+        let mut one_way = Vec::new();
+        let loaded = rounds
+            .iter()
+            .filter_map(|s| s.fates.as_ref())
+            .flat_map(|f| &f.requests)
+            .filter(|r| r.phase == netlab_probe::Phase::Loaded);
+        for r in loaded {
+            d.count(&r.fate, &mut one_way);
+        }
+        d.past_timeout = one_way.iter().filter(|v| **v >= d.timeout_ms).count() as u32;
+        d.one_way = one_way_quantiles(one_way);
+        Some(d)
+    }
+
+    fn count(&mut self, fate: &Fate, one_way: &mut Vec<f64>) {
+        use netlab_results::fate::LossCause;
+        match fate {
+            Fate::Replied { one_way_ms, .. } => {
+                self.replied += 1;
+                one_way.extend(*one_way_ms);
+            }
+            Fate::ReachedB {
+                one_way_ms,
+                late_rtt_ms,
+            } => {
+                self.reached_late += 1;
+                self.late_replies += u32::from(late_rtt_ms.is_some());
+                one_way.extend(*one_way_ms);
+            }
+            Fate::NeverReachedB {
+                cause: LossCause::DroppedAtBottleneck { qdisc, reason, .. },
+            } => match self
+                .dropped
+                .iter_mut()
+                .find(|l| l.qdisc == *qdisc && l.reason == *reason)
+            {
+                Some(l) => l.count += 1,
+                None => self.dropped.push(LossCount {
+                    qdisc: qdisc.clone(),
+                    reason: *reason,
+                    count: 1,
+                }),
+            },
+            Fate::NeverReachedB { .. } => self.lost_unknown += 1,
+            Fate::Unresolved => self.unresolved += 1,
+            Fate::NotSent { .. } => return,
+        }
+        self.sent += 1;
+    }
+
+    /// Requests that never reached B.
+    pub fn lost(&self) -> u32 {
+        self.dropped.iter().map(|l| l.count).sum::<u32>() + self.lost_unknown
+    }
+
+    /// The loss as a rate with its count and cause: `13 of 111 loaded
+    /// probes dropped by CoDel (Not-ECT beside an ECN flow)`.
+    pub fn loss_text(&self) -> String {
+        let mut parts: Vec<String> = self
+            .dropped
+            .iter()
+            .map(|l| {
+                let why = if self.not_ect_beside_ecn && aqm(l.reason) {
+                    " (Not-ECT beside an ECN flow)"
+                } else {
+                    ""
+                };
+                format!("{} {}{why}", l.count, l.reason.as_words())
+            })
+            .collect();
+        if self.lost_unknown > 0 {
+            parts.push(format!("{} lost, cause unknown", self.lost_unknown));
+        }
+        let mut t = match parts.len() {
+            0 => format!("0 of {} loaded probes lost", self.sent),
+            1 if self.lost_unknown == 0 => {
+                let l = &self.dropped[0];
+                format!(
+                    "{} of {} loaded probes {}",
+                    l.count,
+                    self.sent,
+                    &parts[0][l.count.to_string().len() + 1..]
+                )
+            }
+            _ => format!(
+                "{} of {} loaded probes never reached B: {}",
+                self.lost(),
+                self.sent,
+                parts.join(", ")
+            ),
+        };
+        if self.unresolved > 0 {
+            t.push_str(&format!(
+                " ({} unresolved: B stopped listening before they could arrive)",
+                self.unresolved
+            ));
+        }
+        t
+    }
+
+    /// The delay of the delivered requests: `delivered probes one-way A→B
+    /// p50 4.8 ms, p95 10.2 ms (n = 98)`, with how many were past the
+    /// timeout.
+    pub fn delay_text(&self) -> String {
+        let Some(q) = self.one_way else {
+            return "no delivered probe with a one-way delay".into();
+        };
+        let mut t = format!(
+            "delivered probes one-way A→B p50 {} ms, p95 {} ms (n = {}",
+            fmt_num(q.p50_ms),
+            fmt_num(q.p95_ms),
+            q.n
+        );
+        if self.past_timeout > 0 {
+            t.push_str(&format!(
+                "; {} past the {} ms timeout, exact from B's log",
+                self.past_timeout,
+                fmt_num(self.timeout_ms)
+            ));
+        }
+        t.push(')');
+        t
+    }
+
+    /// Both: `13 of 111 loaded probes dropped by CoDel (…); delivered
+    /// probes one-way A→B p50 4.8 ms, p95 10.2 ms (n = 98)`.
+    pub fn text(&self) -> String {
+        format!("{}; {}", self.loss_text(), self.delay_text())
+    }
+}
+
+/// A drop an AQM chose (not a full queue): where an ECN flow's packet would
+/// be marked instead.
+fn aqm(r: DropReason) -> bool {
+    matches!(
+        r,
+        DropReason::CodelDrop
+            | DropReason::CodelDropOrOverlimit
+            | DropReason::CakeDrop
+            | DropReason::PieDrop
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netlab_probe::RequestOutcome;
+    use netlab_results::fate::{DropInterval, EchoArrival, EchoArrivals, FateInput, ProbeFates};
+    use netlab_results::Results;
+
+    fn fixture() -> Results {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures/report/run-uml-3rounds/results.json.gz"
+        );
+        let gz = std::fs::read(path).unwrap();
+        let mut json = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut json).unwrap();
+        Results::parse(&json).unwrap()
+    }
+
+    /// The fixture's rounds with the fates the issue found: every fq_codel
+    /// timeout a request B never received, matched to a CoDel drop in its
+    /// sampling interval; every pfifo timeout a request that reached B
+    /// 1100 ms after its send.
+    fn with_fates(mut r: Results) -> Results {
+        for s in &mut r.scenarios {
+            let pfifo = s.arm == "pfifo";
+            let Some(p) = s.probes.first_mut() else {
+                continue;
+            };
+            let mut drops = Vec::new();
+            let arrivals = p
+                .requests
+                .iter()
+                .filter_map(|q| {
+                    let recv_s = match (&q.outcome, q.rtt_ms) {
+                        (RequestOutcome::Reply, Some(rtt)) => q.send_s + rtt / 2e3,
+                        (RequestOutcome::Timeout, _) if pfifo => q.send_s + 1.1,
+                        (RequestOutcome::Timeout, _) => {
+                            drops.push(DropInterval {
+                                start_s: q.send_s - 0.1,
+                                end_s: q.send_s + 0.1,
+                                qdisc: "fq_codel".into(),
+                                drops: 1,
+                                reason: DropReason::CodelDrop,
+                            });
+                            return None;
+                        }
+                        _ => return None,
+                    };
+                    Some(EchoArrival { seq: q.seq, recv_s })
+                })
+                .collect();
+            let arrivals = EchoArrivals {
+                shared_clock: true,
+                arrivals,
+                not_logged: 0,
+                closed_s: None,
+            };
+            let inputs: Vec<FateInput> = p.requests.iter().map(FateInput::of_probe).collect();
+            p.fates = Some(ProbeFates::build(
+                &inputs,
+                &arrivals,
+                p.config.timeout,
+                Some(&drops),
+            ));
+        }
+        r
+    }
+
+    fn loaded_timeouts(r: &Results, arm: &str) -> (usize, usize) {
+        let reqs = r
+            .scenarios
+            .iter()
+            .filter(|s| s.arm == arm)
+            .flat_map(|s| &s.probe().unwrap().requests)
+            .filter(|q| q.phase == netlab_probe::Phase::Loaded);
+        let all: Vec<_> = reqs.collect();
+        let t = all
+            .iter()
+            .filter(|q| q.outcome == RequestOutcome::Timeout)
+            .count();
+        (t, all.len())
+    }
+
+    #[test]
+    fn the_headline_says_fq_codels_losses_as_losses_and_pfifos_delay_as_a_number() {
+        let r = with_fates(fixture());
+        let (fq_lost, fq_sent) = loaded_timeouts(&r, "fq_codel");
+        let (pf_late, pf_sent) = loaded_timeouts(&r, "pfifo");
+        assert!(fq_lost > 0 && pf_late > 0);
+        let input = crate::input_from(&r).unwrap();
+        let st = crate::compare::analyse_with(&input, 1, 200);
+        let h = crate::headline::of(&input, &st);
+        let fq = h.arms.iter().find(|a| a.arm == "fq_codel").unwrap();
+        let d = fq.delivery.as_ref().unwrap();
+        assert!(
+            d.not_ect_beside_ecn,
+            "the seed's fq_codel marks its ECN flow"
+        );
+        let text = fq.probe_text();
+        assert!(
+            text.starts_with(&format!(
+                "{fq_lost} of {fq_sent} loaded probes dropped by CoDel (Not-ECT beside an ECN flow); delivered probes one-way A→B p50 "
+            )),
+            "{text}"
+        );
+        assert!(!text.contains("≥"), "{text}");
+        let pf = h.arms.iter().find(|a| a.arm == "pfifo").unwrap();
+        let text = pf.probe_text();
+        assert!(
+            text.starts_with(&format!(
+                "0 of {pf_sent} loaded probes lost; delivered probes one-way A→B p50 "
+            )),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("{pf_late} past the 1000 ms timeout")),
+            "{text}"
+        );
+        let p95 = pf.delivery.as_ref().unwrap().one_way.unwrap().p95_ms;
+        assert!((p95 - 1100.0).abs() < 1e-6, "{p95}");
+        // The method's RTT view keeps its own table, censored as before.
+        let md = h.markdown();
+        assert!(md.contains(crate::headline::METHOD_RTT_HEADING), "{md}");
+        assert!(md.contains("| fq_codel |"), "{md}");
+        assert!(md.contains("≥ 1000 ms"), "{md}");
+        assert!(!md.contains("loaded probes censored"), "{md}");
+    }
+
+    #[test]
+    fn results_without_bs_log_fall_back_to_the_censored_rtt_and_say_so() {
+        let input = crate::input_from(&fixture()).unwrap();
+        let h = crate::headline::of_input(&input);
+        for a in &h.arms {
+            assert!(a.delivery.is_none());
+            let t = a.probe_text();
+            assert!(t.starts_with("probe RTT baseline p50 "), "{t}");
+            assert!(t.contains("no B receive log in these results"), "{t}");
+        }
+        assert!(h.method_rtt_table().is_none());
+    }
+
+    fn delivery() -> ArmDelivery {
+        ArmDelivery {
+            sent: 111,
+            replied: 95,
+            reached_late: 3,
+            late_replies: 2,
+            dropped: vec![LossCount {
+                qdisc: "fq_codel".into(),
+                reason: DropReason::CodelDrop,
+                count: 13,
+            }],
+            lost_unknown: 0,
+            unresolved: 0,
+            one_way: Some(OneWayQuantiles {
+                n: 98,
+                p50_ms: 4.8,
+                p95_ms: 10.2,
+                p99_ms: 11.0,
+                max_ms: 12.0,
+            }),
+            past_timeout: 0,
+            timeout_ms: 1000.0,
+            not_ect_beside_ecn: true,
+        }
+    }
+
+    #[test]
+    fn loss_sentences_name_count_rate_and_cause() {
+        let d = delivery();
+        assert_eq!(
+            d.text(),
+            "13 of 111 loaded probes dropped by CoDel (Not-ECT beside an ECN flow); delivered probes one-way A→B p50 4.80 ms, p95 10.2 ms (n = 98)"
+        );
+        // no ECN flow (or no marks): the cause without the parenthesis
+        let plain = ArmDelivery {
+            not_ect_beside_ecn: false,
+            ..delivery()
+        };
+        assert!(plain.loss_text().ends_with("dropped by CoDel"));
+        // a tail drop is never "beside an ECN flow"
+        let mut tail = delivery();
+        tail.dropped[0].reason = DropReason::TailDrop;
+        tail.dropped[0].qdisc = "pfifo".into();
+        assert_eq!(
+            tail.loss_text(),
+            "13 of 111 loaded probes tail-dropped (queue full)"
+        );
+        // mixed causes and unresolved requests
+        let mixed = ArmDelivery {
+            lost_unknown: 2,
+            unresolved: 1,
+            ..delivery()
+        };
+        assert_eq!(
+            mixed.loss_text(),
+            "15 of 111 loaded probes never reached B: 13 dropped by CoDel (Not-ECT beside an ECN flow), 2 lost, cause unknown (1 unresolved: B stopped listening before they could arrive)"
+        );
+        let none = ArmDelivery {
+            dropped: Vec::new(),
+            past_timeout: 40,
+            ..delivery()
+        };
+        assert_eq!(none.loss_text(), "0 of 111 loaded probes lost");
+        assert!(none
+            .delay_text()
+            .ends_with("(n = 98; 40 past the 1000 ms timeout, exact from B's log)"));
+    }
+}
