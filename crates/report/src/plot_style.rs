@@ -65,8 +65,13 @@ pub fn fonts_below_print_rule(svg: &str) -> Result<Vec<(f64, f64)>, String> {
 
 /// A text style of `px` px. plotters' SVG backend writes a font's size
 /// divided by 1.24 as the SVG `font-size`, so the size asked for is `px × 1.24`.
+/// (A size given as a tuple's number would be cut to whole pixels first.)
 pub fn font(px: f64) -> TextStyle<'static> {
-    (FONT, px * 1.24).into_text_style(&(0u32, 0u32))
+    TextStyle::from(FontDesc::new(
+        FontFamily::Name(FONT),
+        px * 1.24,
+        FontStyle::Normal,
+    ))
 }
 
 /// A text style of `px` px in colour `c`.

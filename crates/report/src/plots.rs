@@ -149,7 +149,7 @@ pub fn all(
     st: &crate::compare::Statistics,
     hl: &crate::headline::Headline,
 ) -> Result<Vec<Plot>, ReportError> {
-    let mut out = vec![crate::plot_headline::figure(st, hl)?];
+    let mut out = vec![crate::plot_headline::figure(input, st, hl)?];
     for s in &input.scenarios {
         out.push(probe_rtt(s)?);
         out.push(goodput(s, input.bottleneck_bps)?);

@@ -463,7 +463,7 @@ pub(crate) fn rounds_word(n: usize) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::{IsoProbe, IsoSample, ProbeSample};
 

@@ -203,12 +203,18 @@ fn the_page_renders_in_headless_chromium_with_its_headline_and_readable_type() {
     assert_eq!(first["figure"], "headline-delay-loss.svg", "{first}");
     let px = |k: &str| first[k].as_f64().unwrap_or(f64::NAN);
     assert!(px("headline_top") < 300.0, "the headline starts at {first}");
-    assert!(px("figure_top") < 300.0, "the first figure starts at {first}");
+    assert!(
+        px("figure_top") < 300.0,
+        "the first figure starts at {first}"
+    );
     assert!(
         px("svg_bottom") <= 800.0 && px("svg_right") <= 1280.0,
         "the headline figure does not fit the first screen: {first}"
     );
-    assert!(px("svg_w") >= 500.0, "the headline figure is shrunk: {first}");
+    assert!(
+        px("svg_w") >= 500.0,
+        "the headline figure is shrunk: {first}"
+    );
     assert!(
         px("figure_left") > px("headline_left"),
         "the figure is not beside the headline: {first}"

@@ -128,7 +128,7 @@ fn re_rendering_is_byte_deterministic() {
         assert!(x == y, "{name:?} differs between renders");
         n += 1;
     }
-    assert_eq!(n, 6 * 4 + 3 + 1 + 6);
+    assert_eq!(n, 6 * 4 + 4 + 1 + 6);
 }
 
 #[test]
@@ -145,7 +145,7 @@ fn a_failed_scenario_without_data_still_renders_and_says_so() {
     s.final_counters = Default::default();
     let out = TempDir::new("failed-out");
     let files = netlab_report::render(&input, out.path()).expect("renders");
-    assert_eq!(files.svgs.len(), 6 * 4 + 3);
+    assert_eq!(files.svgs.len(), 6 * 4 + 4);
     assert_eq!(
         files.flent.len(),
         5,
