@@ -150,6 +150,7 @@ fn privileged_compare_with_the_iso_probe_on_the_host_kernel() {
     // timeout and the loaded phase is all censored; at 20 mbit they drain
     // in a few hundred ms, so loaded successes carry their one-way delays.
     check_iso(&r["scenarios"][0], 0.02, true);
+    check_fates(&r["scenarios"][0], &["tail_drop"]);
     let summary = std::fs::read_to_string(out.0.join("summary.md")).unwrap();
     assert!(
         summary.contains("| Round | arm | goodput Mbit/s"),
@@ -182,12 +183,62 @@ fn guest_compare_both_arms_with_the_iso_probe() {
     for i in 0..2 {
         check_iso(&r["scenarios"][i], 0.02, i == 1);
     }
+    check_fates(&r["scenarios"][0], &["tail_drop"]);
+    // fq_codel drops the Not-ECT probes beside the ECN flow with CoDel
+    // (its drop_overlimit stays 0 at this load)
+    check_fates(
+        &r["scenarios"][1],
+        &["codel_drop", "codel_drop_or_overlimit", "overlimit"],
+    );
     let summary = std::fs::read_to_string(out.0.join("summary.md")).unwrap();
     assert!(
         summary.contains("| 2 | 1 | fq_codel | loaded | 20 |"),
         "{summary}"
     );
     check_iso_plot(&out.0);
+}
+
+/// Checks every request's fate for both probes (method §5.8): one fate per
+/// request, the clock shared, a request that timed out at A but reached B
+/// carries its one-way delay, and a loss matched to the bottleneck names
+/// the arm with a reason of its kind (`reasons`).
+fn check_fates(sc: &Value, reasons: &[&str]) -> (usize, usize) {
+    let (mut lost, mut matched) = (0, 0);
+    for (probe, requests) in [
+        (&sc["probes"][0], &sc["probes"][0]["requests"]),
+        (&sc["iso_probe"], &sc["iso_probe"]["log"]["requests"]),
+    ] {
+        let fates = &probe["fates"];
+        assert_eq!(fates["shared_clock"], true, "{}", sc["error"]);
+        assert_eq!(probe["echo_arrivals"]["shared_clock"], true);
+        assert!(probe["echo_arrivals"]["closed_s"].as_f64().is_some());
+        let f = fates["requests"].as_array().unwrap();
+        assert_eq!(f.len(), requests.as_array().unwrap().len(), "one fate each");
+        for r in f {
+            match r["fate"].as_str().unwrap() {
+                "replied" | "reached_b" => {
+                    assert!(r["one_way_ms"].as_f64().unwrap() >= 0.0, "{r}")
+                }
+                "never_reached_b" => {
+                    lost += 1;
+                    let cause = &r["cause"];
+                    if cause["kind"] == "dropped_at_bottleneck" {
+                        matched += 1;
+                        assert_eq!(cause["qdisc"], sc["arm"], "{r}");
+                        let reason = cause["reason"].as_str().unwrap();
+                        assert!(reasons.contains(&reason), "{r}");
+                    }
+                }
+                "not_sent" | "unresolved" => {}
+                other => panic!("unknown fate {other}: {r}"),
+            }
+        }
+    }
+    println!(
+        "scenario {} {}: {lost} requests never reached B, {matched} matched to the arm's drops",
+        sc["index"], sc["arm"]
+    );
+    (lost, matched)
 }
 
 /// The report draws the isochronous probe's loaded distribution beside the

@@ -1,4 +1,4 @@
-//! Delay and loss said apart (method §5.6, §9): per arm, pooled over its
+//! Delay and loss said apart (method §5.8, §9): per arm, pooled over its
 //! rounds, how many loaded probe requests never reached B and why, and the
 //! one-way A→B delay of every request that did — including those whose
 //! reply missed the timeout, which the method's RTT view can only censor.
@@ -222,7 +222,9 @@ fn aqm(r: DropReason) -> bool {
 mod tests {
     use super::*;
     use netlab_probe::RequestOutcome;
-    use netlab_results::fate::{DropInterval, EchoArrival, EchoArrivals, FateInput, ProbeFates};
+    use netlab_results::fate::{
+        DropBudget, DropInterval, EchoArrival, EchoArrivals, FateInput, ProbeFates,
+    };
     use netlab_results::Results;
 
     fn fixture() -> Results {
@@ -280,7 +282,7 @@ mod tests {
                 &inputs,
                 &arrivals,
                 p.config.timeout,
-                Some(&drops),
+                Some(&mut DropBudget::new(drops)),
             ));
         }
         r

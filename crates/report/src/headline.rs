@@ -53,7 +53,7 @@ pub struct ArmHeadline {
     pub states: ArmStates,
     /// Loaded latency per state, when the rounds disagree.
     pub by_state: Vec<StateLatency>,
-    /// Delay and loss apart (method §5.6): every round's request fates,
+    /// Delay and loss apart (method §5.8): every round's request fates,
     /// when B's receive log is in the results.
     pub delivery: Option<ArmDelivery>,
 }
@@ -320,7 +320,7 @@ impl ArmHeadline {
 
     /// The arm's probe figures for the headline: loss with its count and
     /// cause and the delivered requests' one-way delay, when B's receive
-    /// log is there (method §5.6); otherwise the RTT with censoring, saying
+    /// log is there (method §5.8); otherwise the RTT with censoring, saying
     /// why.
     pub fn probe_text(&self) -> String {
         match &self.delivery {

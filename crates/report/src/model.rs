@@ -214,7 +214,7 @@ pub struct Scenario {
     /// The isochronous probe's requests, when one ran beside the
     /// stop-and-wait probe.
     pub iso: Option<IsoProbe>,
-    /// Every stop-and-wait request's fate (method §5.6), when B's receive
+    /// Every stop-and-wait request's fate (method §5.8), when B's receive
     /// log is in the results (absent in results written before issue 30).
     pub fates: Option<netlab_results::fate::ProbeFates>,
     /// ECN was negotiated on the flow the capture followed (an ECN flow

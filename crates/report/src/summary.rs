@@ -408,6 +408,9 @@ pub struct ScenarioFigures {
     pub loaded: Option<PhaseStats>,
     /// The isochronous probe's figures, when one ran.
     pub iso: Option<IsoFigures>,
+    /// The stop-and-wait probe's loaded requests by fate (method §5.8),
+    /// when B's receive log is in the results.
+    pub loaded_fates: Option<netlab_results::fate::FateSummary>,
     /// The notes this scenario adds to the run's (failure, capture drops, …).
     pub notes: Vec<String>,
     /// How A and B started their receive buffers, as read back.
@@ -512,6 +515,10 @@ impl ScenarioFigures {
                 stopped_early: iso.log.stopped_early,
                 one_way_note: iso.log.one_way_note.clone(),
             }),
+            loaded_fates: s
+                .probe()
+                .and_then(|p| p.fates.as_ref())
+                .and_then(|f| f.phase(netlab_probe::Phase::Loaded).cloned()),
             notes: notes_of(s),
             receive_buffer: ReceiveBufferSeen::of(s),
             machine: s.ran_on.as_ref().map(|r| MachineFigures {

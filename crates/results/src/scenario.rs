@@ -226,7 +226,7 @@ pub struct ProbeResult {
     /// time (issue 30; absent in results written before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub echo_arrivals: Option<EchoArrivals>,
-    /// Every request's fate (method §5.6; absent without B's log).
+    /// Every request's fate (method §5.8; absent without B's log).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fates: Option<ProbeFates>,
 }
@@ -260,7 +260,7 @@ pub struct IsoProbeResult {
     /// time (issue 30; absent in results written before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub echo_arrivals: Option<EchoArrivals>,
-    /// Every slot's fate (method §5.6; absent without B's log).
+    /// Every slot's fate (method §5.8; absent without B's log).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fates: Option<ProbeFates>,
 }

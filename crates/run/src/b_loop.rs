@@ -81,7 +81,7 @@ impl BLoop {
         self.run_logged(stop).map(|out| out.receiver)
     }
 
-    /// [`BLoop::run`], keeping each echo's receive log too (method §5.6):
+    /// [`BLoop::run`], keeping each echo's receive log too (method §5.8):
     /// every probe request B received, with its receive time on the
     /// timeline of the probes' send times (s since t0). Call it only where
     /// A and B share one kernel's CLOCK_MONOTONIC (the scenario runner):

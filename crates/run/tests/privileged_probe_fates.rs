@@ -3,7 +3,7 @@
 //! behind the 5 Mbit/s TBF holds a standing queue of several hundred ms,
 //! far deeper than a 100 ms probe timeout, so loaded requests time out at
 //! A — and B's receive log shows they reached B, with their real one-way
-//! delay past the timeout (method §5.6).
+//! delay past the timeout (method §5.8).
 
 use netlab_results::fate::{Fate, LossCause};
 use netlab_results::Results;

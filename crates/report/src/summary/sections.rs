@@ -1,5 +1,6 @@
-//! The summary's sections beyond the method's table: the isochronous
-//! probe's table, per-flow goodput and fairness, and the sweep grid.
+//! The summary's sections beyond the method's table: the loaded probe
+//! requests by fate, the isochronous probe's table, per-flow goodput and
+//! fairness, and the sweep grid.
 
 use std::fmt::Write as _;
 
@@ -13,6 +14,9 @@ pub fn sections(scenarios: &[ScenarioFigures]) -> Vec<String> {
     if scenarios.iter().any(|s| s.flows.len() > 1) {
         out.push(flows_section(scenarios));
     }
+    if scenarios.iter().any(|s| s.loaded_fates.is_some()) {
+        out.push(fates_section(scenarios));
+    }
     if scenarios.iter().any(|s| s.iso.is_some()) {
         out.push(iso_section(scenarios));
     }
@@ -22,6 +26,58 @@ pub fn sections(scenarios: &[ScenarioFigures]) -> Vec<String> {
         out.push(grid(scenarios));
     }
     out
+}
+
+/// Every loaded stop-and-wait request's fate per scenario (method §5.8):
+/// replied, reached B without a timely reply (and how many late replies
+/// came), never reached B by cause, unresolved, and the one-way A→B delay
+/// of every request that reached B.
+pub fn fates_section(scenarios: &[ScenarioFigures]) -> String {
+    let mut s = String::from(
+        "Loaded probe requests by fate (B's receive log on A's clock, method §5.8; the method's RTT columns are in the table above):\n\n",
+    );
+    s.push_str("| Scenario | round | arm | sent | replied | reached B, no timely reply (late replies) | never reached B | unresolved | one-way A→B p50/p95/max ms (n) |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|\n");
+    for sc in scenarios {
+        let Some(f) = &sc.loaded_fates else { continue };
+        let mut lost: Vec<String> = f
+            .dropped_at_bottleneck
+            .iter()
+            .map(|d| format!("{} {}", d.count, d.reason.as_words()))
+            .collect();
+        if f.lost_cause_unknown > 0 {
+            lost.push(format!("{} cause unknown", f.lost_cause_unknown));
+        }
+        let lost = if lost.is_empty() {
+            "0".to_string()
+        } else {
+            format!("{}: {}", f.never_reached_b, lost.join(", "))
+        };
+        let one_way = f.one_way.map_or("–".into(), |q| {
+            format!(
+                "{}/{}/{} ({})",
+                crate::stats::fmt_num(q.p50_ms),
+                crate::stats::fmt_num(q.p95_ms),
+                crate::stats::fmt_num(q.max_ms),
+                q.n
+            )
+        });
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} ({}) | {} | {} | {} |",
+            sc.index,
+            sc.round,
+            sc.arm,
+            f.sent,
+            f.replied,
+            f.reached_b,
+            f.late_replies,
+            lost,
+            f.unresolved,
+            one_way
+        );
+    }
+    s
 }
 
 /// The isochronous probe's own table (issue 15): per scenario and phase

@@ -442,3 +442,60 @@ fn a_partial_packet_file_is_noted_with_why_and_a_complete_one_is_not() {
         "{out}"
     );
 }
+
+#[test]
+fn the_fates_section_counts_each_loaded_requests_fate() {
+    use netlab_results::fate::{
+        DropBudget, DropInterval, DropReason, EchoArrival, EchoArrivals, FateInput, ProbeFates,
+    };
+    let (mut results, md) = golden();
+    assert!(!md.contains("by fate"), "no fates in the golden run");
+    // fq_codel (scenario 2): its one loaded timeout never reached B, and
+    // the arm dropped one packet around its send.
+    let s = &mut results.scenarios[1];
+    let p = s.probes.first_mut().unwrap();
+    let mut drops = Vec::new();
+    let arrivals = p
+        .requests
+        .iter()
+        .filter_map(|r| match r.rtt_ms {
+            Some(rtt) => Some(EchoArrival {
+                seq: r.seq,
+                recv_s: r.send_s + rtt / 2e3,
+            }),
+            None => {
+                drops.push(DropInterval {
+                    start_s: r.send_s - 0.05,
+                    end_s: r.send_s + 0.15,
+                    qdisc: "fq_codel".into(),
+                    drops: 1,
+                    reason: DropReason::CodelDrop,
+                });
+                None
+            }
+        })
+        .collect();
+    let arrivals = EchoArrivals {
+        shared_clock: true,
+        arrivals,
+        not_logged: 0,
+        closed_s: Some(10.0),
+    };
+    let inputs: Vec<FateInput> = p.requests.iter().map(FateInput::of_probe).collect();
+    p.fates = Some(ProbeFates::build(
+        &inputs,
+        &arrivals,
+        p.config.timeout,
+        Some(&mut DropBudget::new(drops)),
+    ));
+    let out = render(&results, 0);
+    assert!(out.contains("Loaded probe requests by fate"), "{out}");
+    assert!(
+        out.contains("| 2 | 1 | fq_codel | 6 | 5 | 0 (0) | 1: 1 dropped by CoDel | 0 | "),
+        "{out}"
+    );
+    assert!(
+        !out.contains("| 1 | 1 | pfifo | 2 |"),
+        "pfifo has no fates: no row"
+    );
+}

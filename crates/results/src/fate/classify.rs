@@ -1,5 +1,5 @@
 //! A's outcomes + B's arrivals → one fate per request, and the per-phase
-//! counts (method §5.6).
+//! counts (method §5.8).
 
 use std::collections::HashMap;
 

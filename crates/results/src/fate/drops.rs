@@ -1,6 +1,6 @@
 //! R's samples of the arm → drops per sampling interval with their reason,
 //! and never-reached requests matched one-to-one to those drops
-//! (method §5.6).
+//! (method §5.8).
 
 use std::time::Duration;
 
@@ -89,13 +89,35 @@ fn reason_of(
     }
 }
 
+/// The arm's drops not yet matched to a request: one budget shared by
+/// every probe of a scenario, so one drop explains at most one request of
+/// any probe (the stop-and-wait probe is matched first, then the
+/// isochronous one).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DropBudget {
+    intervals: Vec<DropInterval>,
+    left: Vec<u64>,
+}
+
+impl DropBudget {
+    /// Every drop of `intervals` still unmatched.
+    pub fn new(intervals: Vec<DropInterval>) -> DropBudget {
+        let left = intervals.iter().map(|i| i.drops).collect();
+        DropBudget { intervals, left }
+    }
+
+    /// Drops not matched yet.
+    pub fn unmatched(&self) -> u64 {
+        self.left.iter().sum()
+    }
+}
+
 /// Matches every [`Fate::NeverReachedB`] in `fates` (in order) to a drop:
 /// the first interval overlapping `[send, send + MATCH_SLACK]` that still
-/// has an unmatched drop gives it [`LossCause::DroppedAtBottleneck`] and
-/// uses up one of its drops; with none left, [`LossCause::Unknown`] says
-/// why. One drop explains at most one request.
-pub fn attribute_losses(fates: &mut [RequestFate], intervals: &[DropInterval]) {
-    let mut left: Vec<u64> = intervals.iter().map(|i| i.drops).collect();
+/// has an unmatched drop in `budget` gives it
+/// [`LossCause::DroppedAtBottleneck`] and uses up one of its drops; with
+/// none left, [`LossCause::Unknown`] says why.
+pub fn attribute_losses(fates: &mut [RequestFate], budget: &mut DropBudget) {
     let slack = MATCH_SLACK.as_secs_f64();
     for f in fates.iter_mut() {
         let Fate::NeverReachedB { cause } = &mut f.fate else {
@@ -103,13 +125,12 @@ pub fn attribute_losses(fates: &mut [RequestFate], intervals: &[DropInterval]) {
         };
         let Some(send) = f.send_s else { continue };
         let near = |i: &DropInterval| i.end_s >= send && i.start_s < send + slack;
-        let hit = intervals
-            .iter()
-            .enumerate()
-            .find(|(k, i)| near(i) && left[*k] > 0);
+        let hit =
+            (0..budget.intervals.len()).find(|&k| near(&budget.intervals[k]) && budget.left[k] > 0);
         *cause = match hit {
-            Some((k, i)) => {
-                left[k] -= 1;
+            Some(k) => {
+                budget.left[k] -= 1;
+                let i = &budget.intervals[k];
                 LossCause::DroppedAtBottleneck {
                     qdisc: i.qdisc.clone(),
                     reason: i.reason,
@@ -117,7 +138,7 @@ pub fn attribute_losses(fates: &mut [RequestFate], intervals: &[DropInterval]) {
                     drops_in_interval: i.drops,
                 }
             }
-            None if intervals.iter().any(near) => LossCause::Unknown {
+            None if budget.intervals.iter().any(near) => LossCause::Unknown {
                 note: "the arm's drops near its send were all matched to earlier requests".into(),
             },
             None => LossCause::Unknown {
@@ -224,7 +245,7 @@ mod tests {
             lost(3, 8.15),
             lost(4, 12.0),
         ];
-        attribute_losses(&mut f, &d);
+        attribute_losses(&mut f, &mut DropBudget::new(d));
         let cause = |i: usize| match &f[i].fate {
             Fate::NeverReachedB { cause } => cause.clone(),
             _ => unreachable!(),
@@ -240,6 +261,29 @@ mod tests {
     }
 
     #[test]
+    fn one_budget_across_probes_explains_each_drop_once() {
+        let s = [sample(6.0, "fq_codel", 0, 0), sample(6.2, "fq_codel", 1, 0)];
+        let mut budget = DropBudget::new(drop_intervals(&s, ARM_HANDLE));
+        let mut stop_and_wait = vec![lost(0, 6.1)];
+        let mut iso = vec![lost(7, 6.1)];
+        attribute_losses(&mut stop_and_wait, &mut budget);
+        attribute_losses(&mut iso, &mut budget);
+        assert_eq!(budget.unmatched(), 0);
+        assert!(matches!(
+            &stop_and_wait[0].fate,
+            Fate::NeverReachedB {
+                cause: LossCause::DroppedAtBottleneck { .. }
+            }
+        ));
+        assert!(matches!(
+            &iso[0].fate,
+            Fate::NeverReachedB {
+                cause: LossCause::Unknown { note }
+            } if note.contains("all matched")
+        ));
+    }
+
+    #[test]
     fn a_drop_just_after_an_interval_boundary_still_matches() {
         // sent at 6.15, dropped after 6.2: counted in (6.2, 6.4]
         let s = [
@@ -248,7 +292,7 @@ mod tests {
             sample(6.4, "fq_codel", 1, 0),
         ];
         let mut f = vec![lost(0, 6.15), lost(1, 5.0)];
-        attribute_losses(&mut f, &drop_intervals(&s, ARM_HANDLE));
+        attribute_losses(&mut f, &mut DropBudget::new(drop_intervals(&s, ARM_HANDLE)));
         assert!(matches!(
             &f[0].fate,
             Fate::NeverReachedB {

@@ -1,4 +1,4 @@
-//! Every probe request's fate (issue 30, method §5.6): what became of each
+//! Every probe request's fate (issue 30, method §5.8): what became of each
 //! request of the stop-and-wait probe and of the isochronous probe, told
 //! from A's log, B's receive log ([`EchoArrivals`]) and R's drop counters.
 //!
@@ -19,7 +19,8 @@
 //! The pure steps: [`classify`] (A's outcomes + B's arrivals →
 //! fates, causes unknown), [`drop_intervals`] (R's samples → per-interval
 //! drop deltas of the arm, with their reason), [`attribute_losses`]
-//! (never-reached requests matched one-to-one to drops), [`summarize`]
+//! (never-reached requests matched one-to-one to drops, from a
+//! [`DropBudget`] the scenario's probes share), [`summarize`]
 //! (per-phase counts and the one-way delays of every request that reached
 //! B). [`ProbeFates::build`] runs all four.
 
@@ -27,7 +28,7 @@ mod classify;
 mod drops;
 
 pub use classify::{classify, one_way_quantiles, summarize, FateInput, InputOutcome};
-pub use drops::{attribute_losses, drop_intervals, DropInterval, MATCH_SLACK};
+pub use drops::{attribute_losses, drop_intervals, DropBudget, DropInterval, MATCH_SLACK};
 
 use netlab_probe::Phase;
 use serde::{Deserialize, Serialize};
@@ -131,7 +132,7 @@ pub enum LossCause {
     },
 }
 
-/// What became of one request (method §5.6).
+/// What became of one request (method §5.8).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "fate", rename_all = "snake_case")]
 pub enum Fate {
@@ -259,14 +260,16 @@ pub struct ProbeFates {
 impl ProbeFates {
     /// Classifies `requests` (of a probe with this `timeout`) against B's
     /// `arrivals` and matches the
-    /// never-reached ones to `drops` (None: no samples of the arm).
+    /// never-reached ones to the unmatched drops of `drops` (None: no
+    /// samples of the arm), using up the ones it matches.
     pub fn build(
         requests: &[FateInput],
         arrivals: &EchoArrivals,
         timeout: std::time::Duration,
-        drops: Option<&[DropInterval]>,
+        drops: Option<&mut DropBudget>,
     ) -> ProbeFates {
         let mut fates = classify(requests, arrivals, timeout);
+        let drops_matched = drops.is_some();
         match drops {
             Some(d) => attribute_losses(&mut fates, d),
             None => {
@@ -281,7 +284,7 @@ impl ProbeFates {
         }
         ProbeFates {
             shared_clock: arrivals.shared_clock,
-            drops_matched: drops.is_some(),
+            drops_matched,
             phases: summarize(&fates),
             requests: fates,
         }

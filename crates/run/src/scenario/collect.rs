@@ -16,7 +16,7 @@ use netlab_tcpload::{
     delivered_series, goodput, GoodputWindow, SamplerLog, SenderLog, TcpLoadError,
 };
 
-use netlab_results::fate::{drop_intervals, EchoArrivals, FateInput, ProbeFates};
+use netlab_results::fate::{drop_intervals, DropBudget, EchoArrivals, FateInput, ProbeFates};
 
 use super::error::ScenarioError;
 use super::worker::Worker;
@@ -252,24 +252,26 @@ impl Joined {
 }
 
 /// B's receive logs beside each probe's requests, and every request's
-/// fate (method §5.6): the requests go A→B through R's `up` egress, whose
+/// fate (method §5.8): the requests go A→B through R's `up` egress, whose
 /// arm's samples the losses are matched against.
 fn add_fates(
     res: &mut ScenarioResult,
     echo_arrivals: Option<EchoArrivals>,
     iso_arrivals: Option<EchoArrivals>,
 ) {
-    let drops = res
+    let mut drops = res
         .qdisc_of("up")
         .filter(|q| !q.samples.is_empty())
-        .map(|q| drop_intervals(&q.samples, netlab_qdisc::ARM_HANDLE));
+        .map(|q| DropBudget::new(drop_intervals(&q.samples, netlab_qdisc::ARM_HANDLE)));
+    // One drop explains at most one request of either probe: the
+    // stop-and-wait probe is matched first.
     if let (Some(p), Some(a)) = (res.probes.first_mut(), echo_arrivals) {
         let inputs: Vec<FateInput> = p.requests.iter().map(FateInput::of_probe).collect();
         p.fates = Some(ProbeFates::build(
             &inputs,
             &a,
             p.config.timeout,
-            drops.as_deref(),
+            drops.as_mut(),
         ));
         p.echo_arrivals = Some(a);
     }
@@ -279,7 +281,7 @@ fn add_fates(
             &inputs,
             &a,
             p.log.config.timeout,
-            drops.as_deref(),
+            drops.as_mut(),
         ));
         p.echo_arrivals = Some(a);
     }
