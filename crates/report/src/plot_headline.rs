@@ -493,7 +493,7 @@ mod tests {
     use super::*;
     use netlab_probe::RequestOutcome;
     use netlab_results::fate::{
-        DropInterval, DropReason, EchoArrival, EchoArrivals, FateInput, ProbeFates,
+        DropBudget, DropInterval, DropReason, EchoArrival, EchoArrivals, FateInput, ProbeFates,
     };
     use netlab_results::Results;
 
@@ -552,7 +552,7 @@ mod tests {
                 &inputs,
                 &arrivals,
                 p.config.timeout,
-                Some(&drops),
+                Some(&mut DropBudget::new(drops)),
             ));
         }
         r
