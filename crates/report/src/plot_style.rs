@@ -342,8 +342,10 @@ impl Legend {
 
     /// Splits `root` into the plot area and, below it, the legend's area.
     pub fn split<'a>(&self, root: &Area<'a>) -> (Area<'a>, Area<'a>) {
+        // Every figure's height counts its legend's in full, so the legend
+        // is never cut; the plot keeps at least a third of the area.
         let (w, h) = root.dim_in_pixel();
-        root.split_vertically(h - self.height(w).min(h / 2))
+        root.split_vertically(h - self.height(w).min(h * 2 / 3))
     }
 
     /// Draws the legend in `area` (from [`Legend::split`]).

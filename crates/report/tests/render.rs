@@ -187,6 +187,16 @@ fn every_figure_keeps_8_pt_type_when_printed_at_a_column_width() {
             let svg = std::str::from_utf8(&f.bytes).unwrap();
             assert!(svg.contains("font-size"), "{}: no text at all", f.name);
             let small = fonts_below_print_rule(svg).unwrap_or_else(|e| panic!("{}: {e}", f.name));
+            // Nothing is cut: every text starts inside the figure.
+            let num = |s: &str, a: &str| -> f64 {
+                let i = s.find(&format!(" {a}=\"")).unwrap() + a.len() + 3;
+                s[i..i + s[i..].find('"').unwrap()].parse().unwrap()
+            };
+            let height = num(svg, "height");
+            for t in svg.split("<text").skip(1) {
+                let y = num(t, "y");
+                assert!(y < height - 8.0, "{}: a text at y {y} of {height}", f.name);
+            }
             assert!(
                 small.is_empty(),
                 "{fixture} {}: {} fonts below {MIN_PRINT_PT} pt at {PRINT_WIDTH_CM} cm, e.g. {:?}",
