@@ -10,11 +10,13 @@ use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
 use crate::plots::Plot;
 use crate::stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
 
-const CSS: &str = "body{font-family:sans-serif;margin:0 auto;max-width:1100px;padding:0 16px 40px;color:#222;line-height:1.4}\
+const CSS: &str = "body{font-family:sans-serif;margin:0 auto;max-width:1240px;padding:0 16px 40px;color:#222;line-height:1.4}\
 h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;padding-bottom:2px;margin-top:1.8em}\
 table{border-collapse:collapse;margin:8px 0;font-size:0.9em}td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}\
 th{background:#f2f2f2}td.l,th.l{text-align:left}.sentence{margin:4px 0;padding:4px 8px;background:#f6f8fc;border-left:4px solid #4a78c8}\
 figure{margin:14px 0}figure svg{max-width:100%;height:auto;border:1px solid #ddd}figcaption{font-size:0.85em;color:#555}\
+.top{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}.top #headline{flex:1 1 420px;margin-top:0}.top figure{flex:0 1 600px;margin:0}\
+.figs{display:grid;grid-template-columns:repeat(auto-fill,minmax(540px,1fr));gap:14px}.figs figure{margin:0}\
 .err{color:#a00}.small{font-size:0.85em;color:#555}code{font-family:monospace,monospace;font-size:1em}\
 #headline{background:#fbfbf3;border:1px solid #d8d3a8;padding:0 14px 6px;margin:10px 0}#headline h2{margin-top:0.6em}#headline li{margin:6px 0}\
 .verdict{font-weight:bold;margin:8px 0}nav ul{columns:2;font-size:0.95em}details{margin:8px 0}summary{cursor:pointer;font-weight:bold;font-size:1.05em}";
@@ -322,7 +324,17 @@ pub fn page(
         esc(&input.kernel.chosen_because),
         input.schema_version
     );
+    // The answer first: the headline and its figure side by side, on the
+    // first screen.
+    h.push_str("<div class=top>\n");
     headline_block(&mut h, hl);
+    for p in plots
+        .iter()
+        .filter(|p| p.file == crate::plot_headline::FILE)
+    {
+        figure(&mut h, p);
+    }
+    h.push_str("</div>\n");
     let figures_title = if arms > 1 {
         "Comparison between arms"
     } else {
@@ -331,11 +343,11 @@ pub fn page(
     h.push_str("<nav id=toc><h2>Contents</h2><ul>");
     let mut toc = vec![
         ("headline".to_string(), "Headline".to_string()),
+        ("run-plots".into(), "Plots of the whole run".into()),
         ("scenarios".into(), "Scenarios".into()),
         ("figures".into(), figures_title.to_string()),
         ("notes".into(), "Notes".into()),
         ("files".into(), "Files".into()),
-        ("run-plots".into(), "Plots of the whole run".into()),
         ("configuration".into(), "Configuration".into()),
     ];
     for s in &input.scenarios {
@@ -348,6 +360,14 @@ pub fn page(
         let _ = write!(h, "<li><a href=\"#{id}\">{}</a></li>", esc(title));
     }
     h.push_str("</ul></nav>\n");
+    h.push_str("<h2 id=run-plots>Plots of the whole run</h2>\n<div class=figs>\n");
+    for p in plots
+        .iter()
+        .filter(|p| p.scenario.is_none() && p.file != crate::plot_headline::FILE)
+    {
+        figure(&mut h, p);
+    }
+    h.push_str("</div>\n");
     h.push_str("<h2 id=scenarios>Scenarios</h2>\n<p class=small>Goodput: mean of the 200 ms bins inside the measured window. \
         Probe: UDP echo; a timeout is censored at the timeout (“≥”), never counted as loss; quantiles are Kaplan–Meier over every request of the phase (the headline figures everywhere in this report and in summary.md).</p>\n");
     scenario_table(&mut h, input);
@@ -379,10 +399,7 @@ pub fn page(
             esc(&p.title)
         );
     }
-    h.push_str("</ul>\n<h2 id=run-plots>Plots of the whole run</h2>\n");
-    for p in plots.iter().filter(|p| p.scenario.is_none()) {
-        figure(&mut h, p);
-    }
+    h.push_str("</ul>\n");
     h.push_str("<h2 id=configuration>Configuration</h2><table>");
     for (k, v) in &input.config {
         let _ = write!(
@@ -396,7 +413,7 @@ pub fn page(
     for s in &input.scenarios {
         let _ = writeln!(
             h,
-            "<details id=\"s{:02}\"><summary>Scenario {}: {} ({})</summary>",
+            "<details open id=\"s{:02}\"><summary>Scenario {}: {} ({})</summary><div class=figs>",
             s.index,
             s.index,
             esc(&s.label()),
@@ -405,7 +422,7 @@ pub fn page(
         for p in plots.iter().filter(|p| p.scenario == Some(s.index)) {
             figure(&mut h, p);
         }
-        h.push_str("</details>\n");
+        h.push_str("</div></details>\n");
     }
     h.push_str("</body></html>\n");
     h

@@ -31,7 +31,10 @@ pub mod headline;
 mod html;
 pub mod input;
 pub mod model;
+mod plot_headline;
+pub mod plot_style;
 mod plots;
+mod plots_overview;
 mod plots_run;
 pub mod predict;
 mod sentence;
@@ -170,7 +173,7 @@ pub fn read_results(path: &Path) -> Result<ReportInput, ReportError> {
 pub fn render_all(input: &ReportInput) -> Result<Vec<Rendered>, ReportError> {
     let stats = compare::analyse(input);
     let headline = headline::of(input, &stats);
-    let svgs = plots::all(input)?;
+    let svgs = plots::all(input, &stats, &headline)?;
     let mut out: Vec<Rendered> = svgs
         .iter()
         .map(|p| Rendered {

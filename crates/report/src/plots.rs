@@ -2,14 +2,13 @@
 //! time, goodput per bin, TCP RTT and cwnd from tcp_info, qdisc backlog and
 //! cumulative drops/marks. Output is a pure function of the input.
 
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
+use crate::plot_style::{font, title as draw_title, title_height, Legend, Mark, TEXT_PX, WIDTH};
 use crate::ReportError;
-
-/// Plot width and height, px.
-pub const SIZE: (u32, u32) = (900, 420);
 
 /// One drawn plot.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,15 +27,6 @@ pub(crate) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
 /// A labelled line: label, points, colour.
 type Line<'a> = (&'a str, &'a Vec<(f64, f64)>, RGBColor);
-/// A panel of a two-panel plot: area, caption, y label, points, y max, colour.
-type Panel<'a, 'b> = (
-    &'b Area<'a>,
-    &'b str,
-    &'b str,
-    &'b Vec<(f64, f64)>,
-    f64,
-    RGBColor,
-);
 
 /// Colour of the `i`-th arm.
 pub(crate) fn arm_color(i: usize) -> RGBColor {
@@ -56,9 +46,6 @@ pub(crate) const WARMUP_FILL: RGBColor = RGBColor(250, 240, 215);
 pub(crate) const LOADED_FILL: RGBColor = RGBColor(250, 225, 225);
 pub(crate) const TIMEOUT_FILL: RGBColor = RGBColor(235, 235, 235);
 pub(crate) const FONT: &str = "sans-serif";
-/// Font sizes in plotters' points: its SVG writes `pt / 1.24` px, so 15 pt
-/// is 12.1 px, the smallest type on the page.
-pub(crate) const TICK_PT: f64 = 15.0;
 /// A tick label: whole numbers without decimals (`1000`, not `1000.0`),
 /// others with the fewest decimals that show them (`0.5`, `0.05`).
 pub(crate) fn tick(v: &f64) -> String {
@@ -73,11 +60,6 @@ pub(crate) fn tick(v: &f64) -> String {
         format!("{v:.3}")
     }
 }
-
-/// Axis descriptions.
-pub(crate) const AXIS_PT: f64 = 16.0;
-/// Legend entries.
-pub(crate) const LEGEND_PT: f64 = 15.0;
 
 /// Runs a drawing closure on a fresh SVG and returns its text.
 pub(crate) fn draw_svg(
@@ -110,20 +92,45 @@ pub(crate) fn e<E: std::fmt::Debug>(err: E) -> String {
     format!("{err:?}")
 }
 
-/// Draws a chart's legend at `at`, in the report's one legend style (a
-/// white box, a thin border, legend type).
-pub(crate) fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
-    chart: &mut ChartContext<'a, DB, CT>,
-    at: SeriesLabelPosition,
-) -> Result<(), String> {
-    chart
-        .configure_series_labels()
-        .position(at)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.4))
-        .label_font((FONT, LEGEND_PT))
-        .draw()
-        .map_err(e)
+/// Draws a chart's axes in the report's one style: every text at
+/// [`TEXT_PX`], at most `n` labels per axis, no light grid.
+pub(crate) fn mesh<DB: DrawingBackend, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    x_desc: &str,
+    y_desc: &str,
+    n: (usize, usize),
+) -> Result<(), String>
+where
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let mut m = chart.configure_mesh();
+    m.label_style(font(TEXT_PX))
+        .axis_desc_style(font(TEXT_PX))
+        .x_label_formatter(&tick)
+        .y_label_formatter(&tick)
+        .x_labels(n.0)
+        .y_labels(n.1)
+        .light_line_style(WHITE.mix(0.0));
+    if !x_desc.is_empty() {
+        m.x_desc(x_desc);
+    }
+    if !y_desc.is_empty() {
+        m.y_desc(y_desc);
+    }
+    m.draw().map_err(e)
+}
+
+/// A chart builder on `area` with the report's margins and room for
+/// [`TEXT_PX`] tick labels and axis descriptions.
+pub(crate) fn builder<'a, 'b>(area: &'a Area<'b>) -> ChartBuilder<'a, 'a, SVGBackend<'b>> {
+    let mut b = ChartBuilder::on(area);
+    b.margin_top(10)
+        .margin_right(18)
+        .margin_left(4)
+        .x_label_area_size(58)
+        .y_label_area_size(84);
+    b
 }
 
 /// The time axis' end for a scenario, s.
@@ -135,9 +142,14 @@ pub(crate) fn x_end(s: &Scenario) -> f64 {
     (end + 0.5).ceil()
 }
 
-/// Every plot of a run, in a fixed order: per scenario, then the run's.
-pub fn all(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
-    let mut out = Vec::new();
+/// Every plot of a run, in a fixed order: the headline figure, per
+/// scenario, then the run's.
+pub fn all(
+    input: &ReportInput,
+    st: &crate::compare::Statistics,
+    hl: &crate::headline::Headline,
+) -> Result<Vec<Plot>, ReportError> {
+    let mut out = vec![crate::plot_headline::figure(input, st, hl)?];
     for s in &input.scenarios {
         out.push(probe_rtt(s)?);
         out.push(goodput(s, input.bottleneck_bps)?);
@@ -150,6 +162,20 @@ pub fn all(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
 
 fn prefix(s: &Scenario) -> String {
     format!("s{:02}", s.index)
+}
+
+/// The phase bands' legend entries (those the scenario has).
+pub(crate) fn phase_legend(s: &Scenario, legend: &mut Legend) {
+    let w = s.phases.warmup();
+    for (r, c, label) in [
+        (s.phases.baseline, BASELINE_FILL, "baseline (probe only)"),
+        (w, WARMUP_FILL, "warm-up"),
+        (s.phases.loaded, LOADED_FILL, "loaded (measured window)"),
+    ] {
+        if r[1] > r[0] {
+            legend.push(label, Mark::Band(c));
+        }
+    }
 }
 
 /// Shades baseline, warm-up and the loaded window over `y0..y1`.
@@ -166,20 +192,18 @@ where
 {
     let w = s.phases.warmup();
     let bands = [
-        (s.phases.baseline, BASELINE_FILL, "baseline (probe only)"),
-        (w, WARMUP_FILL, "warm-up"),
-        (s.phases.loaded, LOADED_FILL, "loaded (measured window)"),
+        (s.phases.baseline, BASELINE_FILL),
+        (w, WARMUP_FILL),
+        (s.phases.loaded, LOADED_FILL),
     ];
-    for (r, c, label) in bands {
+    for (r, c) in bands {
         if r[1] > r[0] {
             chart
                 .draw_series(std::iter::once(Rectangle::new(
                     [(r[0], y0.clone()), (r[1], y1.clone())],
                     c.filled(),
                 )))
-                .map_err(e)?
-                .label(label)
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], c.filled()));
+                .map_err(e)?;
         }
     }
     Ok(())
@@ -187,8 +211,8 @@ where
 
 /// Plot 1: probe RTT over time, log scale, phases shaded, each timeout a
 /// cross in the "no reply within the timeout" band at the top.
-// Long: one figure drawn in order (log axis, shaded phases, replies, the
-// timeout band and its crosses, legend); the steps share the chart context.
+// Long: one figure drawn in order (title, legend, log axis, shaded phases,
+// replies, the timeout band and its crosses); the steps share the chart.
 pub fn probe_rtt(s: &Scenario) -> Result<Plot, ReportError> {
     let file = format!("{}-probe-rtt.svg", prefix(s));
     let timeout_ms = s.probe_timeout_s * 1000.0;
@@ -241,36 +265,44 @@ pub fn probe_rtt(s: &Scenario) -> Result<Plot, ReportError> {
         .iter()
         .filter(|p| p.phase == ProbePhase::Loaded && p.outcome == ProbeOutcome::Timeout)
         .count();
-    let svg = draw_svg(&file, SIZE, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(&title, (FONT, 17))
-            .margin(10)
-            .x_label_area_size(38)
-            .y_label_area_size(60)
+    let mut legend = Legend::new();
+    phase_legend(s, &mut legend);
+    legend.push(
+        format!("no reply within the timeout (≥ {timeout_ms:.0} ms)"),
+        Mark::TimeoutBand,
+    );
+    legend.push(
+        "reply (RTT)",
+        Mark::Marker(crate::plot_style::Shape::Circle, BLUE),
+    );
+    legend.push(
+        format!(
+            "timeout ({} in all, {} loaded)",
+            timeouts.len(),
+            n_loaded_to
+        ),
+        Mark::Marker(crate::plot_style::Shape::Cross, RED),
+    );
+    let h = title_height(&title, WIDTH) + 400 + legend.height(WIDTH);
+    let svg = draw_svg(&file, (WIDTH, h), |root| {
+        let body = draw_title(root, &title)?;
+        let (plot, legend_area) = legend.split(&body);
+        let mut chart = builder(&plot)
             .build_cartesian_2d(0f64..xe, (ymin..band.1).log_scale())
             .map_err(e)?;
-        chart
-            .configure_mesh()
-            .label_style((FONT, TICK_PT))
-            .axis_desc_style((FONT, AXIS_PT))
-            .x_label_formatter(&tick)
-            .y_label_formatter(&tick)
-            .x_desc("time since t0 (s)")
-            .y_desc("probe RTT (ms, log)")
-            .light_line_style(WHITE.mix(0.0))
-            .draw()
-            .map_err(e)?;
+        mesh(
+            &mut chart,
+            "time since t0 (s)",
+            "probe RTT (ms, log)",
+            (6, 6),
+        )?;
         shade_phases(&mut chart, s, ymin, timeout_ms)?;
         chart
             .draw_series(std::iter::once(Rectangle::new(
                 [(0.0, band.0), (xe, band.1)],
                 TIMEOUT_FILL.filled(),
             )))
-            .map_err(e)?
-            .label(format!(
-                "no reply within the timeout (≥ {timeout_ms:.0} ms)"
-            ))
-            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], TIMEOUT_FILL.filled()));
+            .map_err(e)?;
         chart
             .draw_series(std::iter::once(PathElement::new(
                 vec![(0.0, timeout_ms), (xe, timeout_ms)],
@@ -287,23 +319,15 @@ pub fn probe_rtt(s: &Scenario) -> Result<Plot, ReportError> {
         }
         chart
             .draw_series(replies.iter().map(|&p| Circle::new(p, 3, BLUE.filled())))
-            .map_err(e)?
-            .label("reply (RTT)")
-            .legend(|(x, y)| Circle::new((x + 7, y), 3, BLUE.filled()));
+            .map_err(e)?;
         chart
             .draw_series(
                 timeouts
                     .iter()
                     .map(|&t| Cross::new((t, band_mid), 6, RED.stroke_width(2))),
             )
-            .map_err(e)?
-            .label(format!(
-                "timeout ({} in all, {} loaded)",
-                timeouts.len(),
-                n_loaded_to
-            ))
-            .legend(|(x, y)| Cross::new((x + 7, y), 5, RED.stroke_width(2)));
-        legend(&mut chart, SeriesLabelPosition::LowerRight)
+            .map_err(e)?;
+        legend.draw(&legend_area)
     })?;
     Ok(Plot {
         file,
@@ -313,9 +337,13 @@ pub fn probe_rtt(s: &Scenario) -> Result<Plot, ReportError> {
     })
 }
 
+/// The shaped rate's colour (every figure that shows goodput draws it).
+pub(crate) const RATE_COLOR: RGBColor = RGBColor(230, 120, 0);
+
 /// Plot 3: goodput per bin (per flow and aggregate), measured window marked.
-// Long: one figure drawn in order (axes, per-flow and aggregate series, the
-// window marked, legend); the steps share the chart context.
+// Long: one figure drawn in order (title, legend, axes, per-flow and
+// aggregate series, the window marked, clipped bins, the rate); the steps
+// share the chart context.
 pub fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, ReportError> {
     let file = format!("{}-goodput.svg", prefix(s));
     let title = format!(
@@ -360,58 +388,68 @@ pub fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, Report
         .collect();
     let agg: Vec<(f64, f64)> = agg_full.iter().map(|&(x, y)| (x, y.min(ymax))).collect();
     let xe = x_end(s);
+    let mut legend = Legend::new();
+    phase_legend(s, &mut legend);
+    if let Some([w0, w1]) = s.measured_window {
+        legend.push(
+            format!("measured window {w0:.1}–{w1:.1} s"),
+            Mark::Line(BLACK, 2),
+        );
+    }
+    if s.flows.len() > 1 {
+        for (i, f) in s.flows.iter().enumerate() {
+            legend.push(f.label.clone(), Mark::Line(arm_color(i + 2), 1));
+        }
+    }
+    legend.push(
+        if s.flows.len() > 1 {
+            "aggregate"
+        } else {
+            "flow 1"
+        },
+        Mark::Line(BLUE, 2),
+    );
+    if !clipped.is_empty() {
+        legend.push(
+            format!(
+                "{} bin(s) above the axis (clipped; max {:.1} Mbit/s)",
+                clipped.len(),
+                clipped.iter().map(|c| c.1).fold(0.0, f64::max)
+            ),
+            Mark::Marker(crate::plot_style::Shape::Triangle, RED),
+        );
+    }
+    if let Some(r) = rate {
+        legend.push(format!("TBF rate {r} Mbit/s"), Mark::Line(RATE_COLOR, 2));
+    }
+    let h = title_height(&title, WIDTH) + 380 + legend.height(WIDTH);
     let svg =
-        draw_svg(&file, SIZE, |root| {
-            let mut chart = ChartBuilder::on(root)
-                .caption(&title, (FONT, 16))
-                .margin(10)
-                .x_label_area_size(38)
-                .y_label_area_size(55)
+        draw_svg(&file, (WIDTH, h), |root| {
+            let body = draw_title(root, &title)?;
+            let (plot, legend_area) = legend.split(&body);
+            let mut chart = builder(&plot)
                 .build_cartesian_2d(0f64..xe, 0f64..ymax)
                 .map_err(e)?;
-            chart
-                .configure_mesh()
-                .label_style((FONT, TICK_PT))
-                .axis_desc_style((FONT, AXIS_PT))
-                .x_label_formatter(&tick)
-                .y_label_formatter(&tick)
-                .x_desc("time since t0 (s)")
-                .y_desc("goodput (Mbit/s)")
-                .light_line_style(WHITE.mix(0.0))
-                .draw()
-                .map_err(e)?;
+            mesh(&mut chart, "time since t0 (s)", "goodput (Mbit/s)", (6, 6))?;
             shade_phases(&mut chart, s, 0.0, ymax)?;
             if let Some([w0, w1]) = s.measured_window {
                 chart
                     .draw_series([w0, w1].into_iter().map(|x| {
                         PathElement::new(vec![(x, 0.0), (x, ymax)], BLACK.stroke_width(2))
                     }))
-                    .map_err(e)?
-                    .label(format!("measured window {w0:.1}–{w1:.1} s"))
-                    .legend(|(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 14, y)], BLACK.stroke_width(2))
-                    });
+                    .map_err(e)?;
             }
             if s.flows.len() > 1 {
                 for (i, f) in s.flows.iter().enumerate() {
                     let c = arm_color(i + 2);
                     chart
                         .draw_series(LineSeries::new(to_line(&f.bytes), c.stroke_width(1)))
-                        .map_err(e)?
-                        .label(f.label.clone())
-                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c));
+                        .map_err(e)?;
                 }
             }
-            let label = if s.flows.len() > 1 {
-                "aggregate"
-            } else {
-                "flow 1"
-            };
             chart
                 .draw_series(LineSeries::new(agg.iter().copied(), BLUE.stroke_width(2)))
-                .map_err(e)?
-                .label(label)
-                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], BLUE.stroke_width(2)));
+                .map_err(e)?;
             if !clipped.is_empty() {
                 let top = ymax * 0.97;
                 chart
@@ -420,31 +458,18 @@ pub fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, Report
                             .iter()
                             .map(|&(x, _)| TriangleMarker::new((x, top), 6, RED.filled())),
                     )
-                    .map_err(e)?
-                    .label(format!(
-                        "{} bin(s) above the axis (clipped; max {:.1} Mbit/s)",
-                        clipped.len(),
-                        clipped.iter().map(|c| c.1).fold(0.0, f64::max)
-                    ))
-                    .legend(|(x, y)| TriangleMarker::new((x + 7, y), 5, RED.filled()));
+                    .map_err(e)?;
             }
             // The shaped rate last, on top of the trace.
             if let Some(r) = rate {
                 chart
                     .draw_series(std::iter::once(PathElement::new(
                         vec![(0.0, r), (xe, r)],
-                        RGBColor(230, 120, 0).stroke_width(2),
+                        RATE_COLOR.stroke_width(2),
                     )))
-                    .map_err(e)?
-                    .label(format!("TBF rate {r} Mbit/s"))
-                    .legend(|(x, y)| {
-                        PathElement::new(
-                            vec![(x, y), (x + 14, y)],
-                            RGBColor(230, 120, 0).stroke_width(2),
-                        )
-                    });
+                    .map_err(e)?;
             }
-            legend(&mut chart, SeriesLabelPosition::UpperRight)
+            legend.draw(&legend_area)
         })?;
     Ok(Plot {
         file,
@@ -452,6 +477,38 @@ pub fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, Report
         scenario: Some(s.index),
         svg,
     })
+}
+
+/// A panel of a two-panel figure: its area, y description, series and y max.
+struct Panel<'a, 'b> {
+    area: &'b Area<'a>,
+    y_desc: &'b str,
+    series: Vec<Line<'b>>,
+    ymax: f64,
+}
+
+/// Draws two panels one above the other on a shared time axis, phases
+/// shaded, each series a line (with its points when `dots`).
+fn two_panels(s: &Scenario, panels: [Panel<'_, '_>; 2], dots: bool) -> Result<(), String> {
+    let xe = x_end(s);
+    for p in panels {
+        let mut chart = builder(p.area)
+            .build_cartesian_2d(0f64..xe, 0f64..p.ymax)
+            .map_err(e)?;
+        mesh(&mut chart, "time since t0 (s)", p.y_desc, (6, 4))?;
+        shade_phases(&mut chart, s, 0.0, p.ymax)?;
+        for (_, data, c) in p.series {
+            chart
+                .draw_series(LineSeries::new(data.iter().copied(), c.stroke_width(2)))
+                .map_err(e)?;
+            if dots {
+                chart
+                    .draw_series(data.iter().map(|&q| Circle::new(q, 2, c.filled())))
+                    .map_err(e)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Plot 4: the sender's TCP RTT and cwnd from tcp_info (never the probe).
@@ -466,63 +523,36 @@ pub fn tcp_info(s: &Scenario) -> Result<Plot, ReportError> {
     let cwnd: Vec<(f64, f64)> = s.tcp_info.iter().map(|t| (t.t_s, t.cwnd as f64)).collect();
     let rmax = rtt.iter().map(|p| p.1).fold(1.0, f64::max) * 1.15;
     let cmax = cwnd.iter().map(|p| p.1).fold(10.0, f64::max) * 1.15;
-    let xe = x_end(s);
-    let svg = draw_svg(&file, (SIZE.0, 560), |root| {
-        let (top, bottom) = root.split_vertically(300);
-        let panels: [Panel<'_, '_>; 2] = [
-            (
-                &top,
-                &title,
-                "TCP RTT (tcp_info, ms)",
-                &rtt,
-                rmax,
-                RGBColor(120, 60, 160),
-            ),
-            (
-                &bottom,
-                "",
-                "cwnd (segments)",
-                &cwnd,
-                cmax,
-                RGBColor(30, 120, 90),
-            ),
-        ];
-        for (area, cap, ydesc, data, ymax, c) in panels {
-            let mut b = ChartBuilder::on(area);
-            b.margin(10).x_label_area_size(35).y_label_area_size(60);
-            if !cap.is_empty() {
-                b.caption(cap, (FONT, 16));
-            }
-            let mut chart = b.build_cartesian_2d(0f64..xe, 0f64..ymax).map_err(e)?;
-            chart
-                .configure_mesh()
-                .label_style((FONT, TICK_PT))
-                .axis_desc_style((FONT, AXIS_PT))
-                .x_label_formatter(&tick)
-                .y_label_formatter(&tick)
-                .x_desc("time since t0 (s)")
-                .y_desc(ydesc)
-                .light_line_style(WHITE.mix(0.0))
-                .draw()
-                .map_err(e)?;
-            shade_phases(&mut chart, s, 0.0, ymax)?;
-            chart
-                .draw_series(LineSeries::new(data.iter().copied(), c.stroke_width(2)))
-                .map_err(e)?
-                .label(if ydesc.starts_with("TCP") {
-                    "TCP RTT (tcp_info)"
-                } else {
-                    "cwnd (tcp_info)"
-                })
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2))
-                });
-            chart
-                .draw_series(data.iter().map(|&p| Circle::new(p, 2, c.filled())))
-                .map_err(e)?;
-            legend(&mut chart, SeriesLabelPosition::UpperRight)?;
-        }
-        Ok(())
+    let (c_rtt, c_cwnd) = (RGBColor(120, 60, 160), RGBColor(30, 120, 90));
+    let mut legend = Legend::new();
+    phase_legend(s, &mut legend);
+    legend.push("TCP RTT (tcp_info, top)", Mark::Line(c_rtt, 2));
+    legend.push("cwnd (tcp_info, bottom)", Mark::Line(c_cwnd, 2));
+    let h = title_height(&title, WIDTH) + 600 + legend.height(WIDTH);
+    let svg = draw_svg(&file, (WIDTH, h), |root| {
+        let body = draw_title(root, &title)?;
+        let (plots, legend_area) = legend.split(&body);
+        let (_, ph) = plots.dim_in_pixel();
+        let (top, bottom) = plots.split_vertically(ph / 2);
+        two_panels(
+            s,
+            [
+                Panel {
+                    area: &top,
+                    y_desc: "TCP RTT (ms)",
+                    series: vec![("", &rtt, c_rtt)],
+                    ymax: rmax,
+                },
+                Panel {
+                    area: &bottom,
+                    y_desc: "cwnd (segments)",
+                    series: vec![("", &cwnd, c_cwnd)],
+                    ymax: cmax,
+                },
+            ],
+            true,
+        )?;
+        legend.draw(&legend_area)
     })?;
     Ok(Plot {
         file,
@@ -534,8 +564,6 @@ pub fn tcp_info(s: &Scenario) -> Result<Plot, ReportError> {
 
 /// Plot 5: the arm's backlog (packets and bytes) and its cumulative drops
 /// and ECN marks, from the periodic qdisc readbacks.
-// Long: one figure drawn in order (backlog panel, drops and marks panel,
-// legends); the steps share the drawing areas.
 pub fn qdisc(s: &Scenario) -> Result<Plot, ReportError> {
     let file = format!("{}-qdisc.svg", prefix(s));
     let title = format!(
@@ -559,69 +587,50 @@ pub fn qdisc(s: &Scenario) -> Result<Plot, ReportError> {
         .iter()
         .filter_map(|q| q.ecn_marks.map(|m| (q.t_s, m as f64)))
         .collect();
-    let xe = x_end(s);
     let max = |v: &[(f64, f64)]| v.iter().map(|p| p.1).fold(1.0, f64::max) * 1.15;
-    let svg = draw_svg(&file, (SIZE.0, 560), |root| {
-        let (top, bottom) = root.split_vertically(300);
-        let c_pk = RGBColor(30, 100, 200);
-        let c_kb = RGBColor(120, 170, 230);
-        let c_dr = RGBColor(200, 40, 40);
-        let c_mk = RGBColor(220, 140, 20);
-        let top_series: Vec<Line<'_>> = vec![
-            ("backlog (packets)", &pk, c_pk),
-            ("backlog (kB)", &kb, c_kb),
-        ];
-        let mut bottom_series: Vec<Line<'_>> = vec![("cumulative drops (arm)", &drops, c_dr)];
-        if !marks.is_empty() {
-            bottom_series.push(("cumulative ECN marks (arm)", &marks, c_mk));
-        }
-        let panels = [
-            (
-                &top,
-                title.as_str(),
-                "backlog (packets / kB)",
-                top_series,
-                max(&pk).max(max(&kb)),
-            ),
-            (
-                &bottom,
-                "",
-                "count since configuration",
-                bottom_series,
-                max(&drops).max(max(&marks)),
-            ),
-        ];
-        for (area, cap, ydesc, series, ymax) in panels {
-            let mut b = ChartBuilder::on(area);
-            b.margin(10).x_label_area_size(35).y_label_area_size(60);
-            if !cap.is_empty() {
-                b.caption(cap, (FONT, 16));
-            }
-            let mut chart = b.build_cartesian_2d(0f64..xe, 0f64..ymax).map_err(e)?;
-            chart
-                .configure_mesh()
-                .label_style((FONT, TICK_PT))
-                .axis_desc_style((FONT, AXIS_PT))
-                .x_label_formatter(&tick)
-                .y_label_formatter(&tick)
-                .x_desc("time since t0 (s)")
-                .y_desc(ydesc)
-                .light_line_style(WHITE.mix(0.0))
-                .draw()
-                .map_err(e)?;
-            shade_phases(&mut chart, s, 0.0, ymax)?;
-            for (label, data, c) in series {
-                chart
-                    .draw_series(LineSeries::new(data.iter().copied(), c.stroke_width(2)))
-                    .map_err(e)?
-                    .label(label)
-                    .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2))
-                    });
-            }
-            legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
-        }
-        Ok(())
+    let c_pk = RGBColor(30, 100, 200);
+    let c_kb = RGBColor(120, 170, 230);
+    let c_dr = RGBColor(200, 40, 40);
+    let c_mk = RGBColor(220, 140, 20);
+    let top_series: Vec<Line<'_>> = vec![
+        ("backlog (packets, top)", &pk, c_pk),
+        ("backlog (kB, top)", &kb, c_kb),
+    ];
+    let mut bottom_series: Vec<Line<'_>> =
+        vec![("cumulative drops of the arm (bottom)", &drops, c_dr)];
+    if !marks.is_empty() {
+        bottom_series.push(("cumulative ECN marks of the arm (bottom)", &marks, c_mk));
+    }
+    let mut legend = Legend::new();
+    phase_legend(s, &mut legend);
+    for (label, _, c) in top_series.iter().chain(&bottom_series) {
+        legend.push(*label, Mark::Line(*c, 2));
+    }
+    let h = title_height(&title, WIDTH) + 600 + legend.height(WIDTH);
+    let svg = draw_svg(&file, (WIDTH, h), |root| {
+        let body = draw_title(root, &title)?;
+        let (plots, legend_area) = legend.split(&body);
+        let (_, ph) = plots.dim_in_pixel();
+        let (top, bottom) = plots.split_vertically(ph / 2);
+        two_panels(
+            s,
+            [
+                Panel {
+                    area: &top,
+                    y_desc: "backlog (pkts / kB)",
+                    series: top_series.clone(),
+                    ymax: max(&pk).max(max(&kb)),
+                },
+                Panel {
+                    area: &bottom,
+                    y_desc: "count",
+                    series: bottom_series.clone(),
+                    ymax: max(&drops).max(max(&marks)),
+                },
+            ],
+            false,
+        )?;
+        legend.draw(&legend_area)
     })?;
     Ok(Plot {
         file,

@@ -1,19 +1,19 @@
 //! Plots over the whole run: the Kaplan–Meier CDF of loaded probe RTT per
-//! arm (rounds thin, pooled thick), one latency-under-load overview per pair
-//! of arms, and the goodput-vs-delay scatter (one point per round).
+//! arm (rounds thin, pooled thick) and, with the isochronous probe, its CDF
+//! beside the stop-and-wait probe's; the overview and the scatter are in
+//! [`crate::plots_overview`].
 
 use plotters::prelude::*;
 
-use crate::compare::goodput_bins;
 use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
-use crate::plots::{
-    arm_color, draw_svg, e, legend, tick, x_end, Plot, AXIS_PT, FONT, LEGEND_PT, SIZE, TICK_PT,
-    TIMEOUT_FILL,
+use crate::plot_style::{
+    draw_labels, title as draw_title, title_height, Label, Legend, Mark, WIDTH,
 };
+use crate::plots::{arm_color, builder, draw_svg, e, mesh, Area, Plot, TIMEOUT_FILL};
 use crate::stats::{kaplan_meier, km_quantile, CensoredQuantile, KaplanMeier, Observation};
 use crate::ReportError;
 
-fn arms(input: &ReportInput) -> Vec<String> {
+pub(crate) fn arms(input: &ReportInput) -> Vec<String> {
     let mut v: Vec<String> = Vec::new();
     for s in &input.scenarios {
         if !v.contains(&s.arm) {
@@ -23,7 +23,7 @@ fn arms(input: &ReportInput) -> Vec<String> {
     v
 }
 
-fn obs(s: &Scenario) -> Vec<Observation> {
+pub(crate) fn obs(s: &Scenario) -> Vec<Observation> {
     s.loaded_probes()
         .map(|p| match p.outcome {
             ProbeOutcome::Reply { rtt_ms } => Observation::Exact(rtt_ms),
@@ -34,7 +34,7 @@ fn obs(s: &Scenario) -> Vec<Observation> {
 
 /// An arm's idle-path RTT: the probe-only phase's median over its rounds
 /// (Kaplan–Meier, so a baseline timeout still counts), when it has one.
-fn baseline_p50(input: &ReportInput, arm: &str) -> Option<f64> {
+pub(crate) fn baseline_p50(input: &ReportInput, arm: &str) -> Option<f64> {
     let o: Vec<Observation> = input
         .scenarios
         .iter()
@@ -57,8 +57,8 @@ fn baseline_p50(input: &ReportInput, arm: &str) -> Option<f64> {
 }
 
 /// Draws each arm's baseline median as a thin vertical dashed line in its
-/// colour, with a legend entry (`y` spans the chart's value range).
-fn baseline_markers<DB: DrawingBackend>(
+/// colour (`y` spans the chart's value range).
+pub(crate) fn baseline_markers<DB: DrawingBackend>(
     chart: &mut ChartContext<
         '_,
         DB,
@@ -72,23 +72,32 @@ fn baseline_markers<DB: DrawingBackend>(
         let Some(b) = baseline_p50(input, arm) else {
             continue;
         };
-        let c = arm_color(i);
         chart
             .draw_series(DashedLineSeries::new(
                 vec![(b, y.0), (b, y.1)],
                 4,
                 4,
-                c.mix(0.8).stroke_width(1),
+                arm_color(i).mix(0.8).stroke_width(1),
             ))
-            .map_err(e)?
-            .label(format!("{arm} baseline p50 (probe only): {}", fmt_ms(b)))
-            .legend(move |(x, y)| PathElement::new(vec![(x + 7, y - 6), (x + 7, y + 6)], c));
+            .map_err(e)?;
     }
     Ok(())
 }
 
+/// The legend entries of [`baseline_markers`].
+pub(crate) fn baseline_legend(input: &ReportInput, arms: &[String], legend: &mut Legend) {
+    for (i, arm) in arms.iter().enumerate() {
+        if let Some(b) = baseline_p50(input, arm) {
+            legend.push(
+                format!("{arm} baseline p50 (probe only): {}", fmt_ms(b)),
+                Mark::Dashed(arm_color(i)),
+            );
+        }
+    }
+}
+
 /// Milliseconds for a legend: two significant decimals below 10.
-fn fmt_ms(v: f64) -> String {
+pub(crate) fn fmt_ms(v: f64) -> String {
     if v < 10.0 {
         format!("{v:.2} ms")
     } else {
@@ -96,7 +105,7 @@ fn fmt_ms(v: f64) -> String {
     }
 }
 
-fn timeout_ms(input: &ReportInput) -> f64 {
+pub(crate) fn timeout_ms(input: &ReportInput) -> f64 {
     input
         .scenarios
         .iter()
@@ -106,7 +115,7 @@ fn timeout_ms(input: &ReportInput) -> f64 {
 }
 
 /// The step line of a KM curve from `x0`, ending at the timeout bound.
-fn km_line(km: &KaplanMeier, x0: f64, bound: f64) -> Vec<(f64, f64)> {
+pub(crate) fn km_line(km: &KaplanMeier, x0: f64, bound: f64) -> Vec<(f64, f64)> {
     let mut pts = vec![(x0, 0.0)];
     let mut prev = 0.0;
     for s in &km.steps {
@@ -119,44 +128,30 @@ fn km_line(km: &KaplanMeier, x0: f64, bound: f64) -> Vec<(f64, f64)> {
     pts
 }
 
-/// A CDF chart's axes (log RTT against P(RTT ≤ x)) with the censored band
-/// from the timeout `bound` to the axis end, labelled `band`.
-fn cdf_axes<'a, DB: DrawingBackend + 'a>(
-    root: &'a DrawingArea<DB, plotters::coord::Shift>,
-    title: &str,
+/// A CDF chart's axes (log RTT against P(RTT ≤ x)) on `area`, with the
+/// censored band from the timeout `bound` to the axis end.
+fn cdf_axes<'a, 'b>(
+    area: &'b Area<'a>,
     x: (f64, f64),
     bound: f64,
-    band: String,
 ) -> Result<
-    ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, plotters::coord::types::RangedCoordf64>>,
+    ChartContext<
+        'b,
+        SVGBackend<'a>,
+        Cartesian2d<LogCoord<f64>, plotters::coord::types::RangedCoordf64>,
+    >,
     String,
 > {
-    let mut chart = ChartBuilder::on(root)
-        .caption(title, (FONT, 17))
-        .margin(10)
-        .x_label_area_size(38)
-        .y_label_area_size(55)
+    let mut chart = builder(area)
         .build_cartesian_2d((x.0..x.1).log_scale(), 0f64..1.05)
         .map_err(e)?;
-    chart
-        .configure_mesh()
-        .label_style((FONT, TICK_PT))
-        .axis_desc_style((FONT, AXIS_PT))
-        .x_label_formatter(&tick)
-        .y_label_formatter(&tick)
-        .x_desc("probe RTT (ms, log); a timeout counts as ≥ the timeout")
-        .y_desc("P(RTT ≤ x)")
-        .light_line_style(WHITE.mix(0.0))
-        .draw()
-        .map_err(e)?;
+    mesh(&mut chart, "probe RTT (ms, log)", "P(RTT ≤ x)", (6, 6))?;
     chart
         .draw_series(std::iter::once(Rectangle::new(
             [(bound, 0.0), (x.1, 1.05)],
             TIMEOUT_FILL.filled(),
         )))
-        .map_err(e)?
-        .label(band)
-        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], TIMEOUT_FILL.filled()));
+        .map_err(e)?;
     Ok(chart)
 }
 
@@ -166,17 +161,49 @@ pub fn all(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
     let a = arms(input);
     for i in 0..a.len() {
         for j in i + 1..a.len() {
-            out.push(overview(input, &a[i], &a[j])?);
+            out.push(crate::plots_overview::overview(input, &a[i], &a[j])?);
         }
     }
-    out.push(scatter(input)?);
+    out.push(crate::plots_overview::scatter(input)?);
     if input.scenarios.iter().any(|s| s.iso.is_some()) {
         out.push(iso_cdf(input)?);
     }
     Ok(out)
 }
 
+/// The pixel of a chart's point in `area`'s own coordinates.
+pub(crate) fn px_in<X, Y>(
+    chart: &ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
+    area: &Area<'_>,
+    p: (X::ValueType, Y::ValueType),
+) -> (i32, i32)
+where
+    X: Ranged,
+    Y: Ranged,
+{
+    let q = chart.backend_coord(&p);
+    let b = area.get_base_pixel();
+    (q.0 - b.0, q.1 - b.1)
+}
+
+/// A chart's plotting area in `area`'s own pixels (x0, y0, x1, y1).
+pub(crate) fn plot_bounds<X, Y>(
+    chart: &ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
+    area: &Area<'_>,
+) -> (i32, i32, i32, i32)
+where
+    X: Ranged,
+    Y: Ranged,
+{
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
+    let b = area.get_base_pixel();
+    (xr.start - b.0, yr.start - b.1, xr.end - b.0, yr.end - b.1)
+}
+
 /// Plot 2: KM CDF of loaded probe RTT per arm; rounds thin, pooled thick.
+// Long: one figure drawn in order (title, legend, axes, each arm's rounds
+// and pooled curve, the rounds' labels placed apart); the steps share the
+// chart context.
 pub fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
     let file = "km-cdf-loaded.svg".to_string();
     let title = "Loaded-phase probe RTT, Kaplan–Meier CDF (timeouts censored)".to_string();
@@ -198,23 +225,46 @@ pub fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         )
         .max(0.01)
         * 0.8;
-    let svg = draw_svg(&file, (SIZE.0, 480), |root| {
-        let mut chart = cdf_axes(
-            root,
-            &title,
-            (x0, bound * 2.0),
-            bound,
-            format!("censored mass: no reply within {bound:.0} ms (curve stops below 1)"),
-        )?;
+    let mine = |arm: &String| -> Vec<&Scenario> {
+        input
+            .scenarios
+            .iter()
+            .filter(|s| &s.arm == arm && s.error.is_none())
+            .collect()
+    };
+    let mut legend = Legend::new();
+    legend.push(
+        format!("no reply within {bound:.0} ms: censored mass (a curve stops below 1)"),
+        Mark::TimeoutBand,
+    );
+    baseline_legend(input, &arms, &mut legend);
+    for (i, arm) in arms.iter().enumerate() {
+        let rounds = mine(arm);
+        let pooled: Vec<Observation> = rounds.iter().flat_map(|s| obs(s)).collect();
+        let km = kaplan_meier(&pooled);
+        legend.push(
+            format!(
+                "{arm}: pooled (thick), {} rounds (thin, rN); n={}, timeouts {}, reaches {:.2}, p95 {}",
+                rounds.len(),
+                km.n,
+                km.censored,
+                km.final_cdf(),
+                km_quantile(&km, 0.95).text("ms")
+            ),
+            Mark::Line(arm_color(i), 3),
+        );
+    }
+    let h = title_height(&title, WIDTH) + 420 + legend.height(WIDTH);
+    let svg = draw_svg(&file, (WIDTH, h), |root| {
+        let body = draw_title(root, &title)?;
+        let (plot, legend_area) = legend.split(&body);
+        let mut chart = cdf_axes(&plot, (x0, bound * 2.0), bound)?;
         baseline_markers(&mut chart, input, &arms, (0.0, 1.05))?;
+        let mut labels = Vec::new();
         for (i, arm) in arms.iter().enumerate() {
             let c = arm_color(i);
-            let mine: Vec<&Scenario> = input
-                .scenarios
-                .iter()
-                .filter(|s| &s.arm == arm && s.error.is_none())
-                .collect();
-            for s in &mine {
+            let rounds = mine(arm);
+            for s in &rounds {
                 let km = kaplan_meier(&obs(s));
                 chart
                     .draw_series(LineSeries::new(
@@ -223,33 +273,26 @@ pub fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
                     ))
                     .map_err(e)?;
                 // Each round's line is labelled where it ends (in the
-                // censored band, at the share of replies it reached).
-                let y = km.final_cdf().clamp(0.03, 1.0);
-                chart
-                    .draw_series(std::iter::once(Text::new(
-                        format!("r{}", s.round),
-                        (bound * (1.04 + 0.3 * i as f64), y),
-                        (FONT, TICK_PT).into_font().color(&c),
-                    )))
-                    .map_err(e)?;
+                // censored band, at the share of replies it reached),
+                // placed apart from every other label.
+                let end = (bound, km.final_cdf());
+                labels.push(Label {
+                    text: format!("r{}", s.round),
+                    color: c,
+                    at: px_in(&chart, &plot, end),
+                });
             }
-            let pooled: Vec<Observation> = mine.iter().flat_map(|s| obs(s)).collect();
+            let pooled: Vec<Observation> = rounds.iter().flat_map(|s| obs(s)).collect();
             let km = kaplan_meier(&pooled);
-            let p95 = km_quantile(&km, 0.95);
             chart
                 .draw_series(LineSeries::new(km_line(&km, x0, bound), c.stroke_width(3)))
-                .map_err(e)?
-                .label(format!(
-                    "{arm}: pooled (thick), {} rounds (thin); n={}, timeouts {}, reaches {:.2}, p95 {}",
-                    mine.len(),
-                    km.n,
-                    km.censored,
-                    km.final_cdf(),
-                    p95.text("ms")
-                ))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(3)));
+                .map_err(e)?;
         }
-        legend(&mut chart, SeriesLabelPosition::UpperLeft)
+        // The labels stay in the censored band, right of every curve's end.
+        let (_, y0, x1, y1) = plot_bounds(&chart, &plot);
+        let band_x = px_in(&chart, &plot, (bound, 0.0)).0;
+        draw_labels(&plot, &labels, &[], (band_x + 2, y0, x1, y1))?;
+        legend.draw(&legend_area)
     })?;
     Ok(Plot {
         file,
@@ -262,7 +305,7 @@ pub fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
 /// The isochronous probe's loaded-phase slots as observations: a reply in
 /// time is exact, a timeout censored at the timeout, or, with
 /// `late_as_exact`, exact at its late reply's RTT when one came.
-fn iso_obs(s: &Scenario, late_as_exact: bool) -> Vec<Observation> {
+pub(crate) fn iso_obs(s: &Scenario, late_as_exact: bool) -> Vec<Observation> {
     let Some(iso) = &s.iso else {
         return Vec::new();
     };
@@ -282,8 +325,8 @@ fn iso_obs(s: &Scenario, late_as_exact: bool) -> Vec<Observation> {
 /// stop-and-wait probe's, per arm, pooled over rounds (Kaplan–Meier,
 /// timeouts censored); where late replies came, a third curve puts each
 /// late request at the RTT its reply showed.
-// Long: one figure drawn in order (axes, the curves per arm and probe, the
-// late-reply curve, legend); the steps share the chart context.
+// Long: one figure drawn in order (title, legend, axes, the curves per arm
+// and probe, the late-reply curve); the steps share the chart context.
 pub fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
     let file = "iso-cdf-loaded.svg".to_string();
     let title =
@@ -312,77 +355,95 @@ pub fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         .fold(1.0, f64::min)
         .max(0.01)
         * 0.8;
-    let svg = draw_svg(&file, (SIZE.0, 500), |root| {
-        let mut chart = cdf_axes(
-            root,
-            &title,
-            (x0, x_max),
-            bound,
-            format!("beyond the timeout ({bound:.0} ms): censored mass"),
-        )?;
-        for (i, arm) in arms.iter().enumerate() {
-            let c = arm_color(i);
-            let mine: Vec<&Scenario> = input
-                .scenarios
-                .iter()
-                .filter(|s| &s.arm == arm && s.error.is_none())
-                .collect();
-            let saw: Vec<Observation> = mine.iter().flat_map(|s| obs(s)).collect();
-            let iso: Vec<Observation> = mine.iter().flat_map(|s| iso_obs(s, false)).collect();
-            let late: Vec<Observation> = mine.iter().flat_map(|s| iso_obs(s, true)).collect();
-            let late_n = late.iter().filter(|o| all_exact(o).is_some()).count()
-                - iso.iter().filter(|o| all_exact(o).is_some()).count();
-            let describe = |km: &KaplanMeier| {
+    let describe = |km: &KaplanMeier| {
+        format!(
+            "n={}, timeouts {}, p50 {}, p95 {}",
+            km.n,
+            km.censored,
+            km_quantile(km, 0.5).text("ms"),
+            km_quantile(km, 0.95).text("ms")
+        )
+    };
+    // Per arm: (stop-and-wait, isochronous, late at their RTT, late count).
+    type Curves = (
+        KaplanMeier,
+        Option<KaplanMeier>,
+        Option<(KaplanMeier, usize)>,
+    );
+    let mut curves: Vec<Curves> = Vec::new();
+    let mut legend = Legend::new();
+    legend.push(
+        format!("beyond the timeout ({bound:.0} ms): censored mass"),
+        Mark::TimeoutBand,
+    );
+    for (i, arm) in arms.iter().enumerate() {
+        let c = arm_color(i);
+        let mine: Vec<&Scenario> = input
+            .scenarios
+            .iter()
+            .filter(|s| &s.arm == arm && s.error.is_none())
+            .collect();
+        let saw: Vec<Observation> = mine.iter().flat_map(|s| obs(s)).collect();
+        let iso: Vec<Observation> = mine.iter().flat_map(|s| iso_obs(s, false)).collect();
+        let late: Vec<Observation> = mine.iter().flat_map(|s| iso_obs(s, true)).collect();
+        let late_n = late.iter().filter(|o| all_exact(o).is_some()).count()
+            - iso.iter().filter(|o| all_exact(o).is_some()).count();
+        let km = kaplan_meier(&saw);
+        legend.push(
+            format!("{arm} stop-and-wait: {}", describe(&km)),
+            Mark::Line(c, 3),
+        );
+        let iso_km = (!iso.is_empty()).then(|| kaplan_meier(&iso));
+        if let Some(k) = &iso_km {
+            legend.push(
+                format!("{arm} isochronous: {}", describe(k)),
+                Mark::Dashed(c),
+            );
+        }
+        let late_km = (!iso.is_empty() && late_n > 0).then(|| (kaplan_meier(&late), late_n));
+        if let Some((k, n)) = &late_km {
+            legend.push(
                 format!(
-                    "n={}, timeouts {}, p50 {}, p95 {}",
-                    km.n,
-                    km.censored,
-                    km_quantile(km, 0.5).text("ms"),
-                    km_quantile(km, 0.95).text("ms")
-                )
-            };
-            let km = kaplan_meier(&saw);
+                    "{arm} isochronous, {n} late replies at their RTT: {}",
+                    describe(k)
+                ),
+                Mark::Dotted(c),
+            );
+        }
+        curves.push((km, iso_km, late_km));
+    }
+    let h = title_height(&title, WIDTH) + 420 + legend.height(WIDTH);
+    let svg = draw_svg(&file, (WIDTH, h), |root| {
+        let body = draw_title(root, &title)?;
+        let (plot, legend_area) = legend.split(&body);
+        let mut chart = cdf_axes(&plot, (x0, x_max), bound)?;
+        for (i, (km, iso, late)) in curves.iter().enumerate() {
+            let c = arm_color(i);
             chart
-                .draw_series(LineSeries::new(km_line(&km, x0, bound), c.stroke_width(3)))
-                .map_err(e)?
-                .label(format!("{arm} stop-and-wait: {}", describe(&km)))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(3))
-                });
-            if iso.is_empty() {
-                continue;
+                .draw_series(LineSeries::new(km_line(km, x0, bound), c.stroke_width(3)))
+                .map_err(e)?;
+            if let Some(k) = iso {
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        km_line(k, x0, bound),
+                        8,
+                        5,
+                        c.stroke_width(2),
+                    ))
+                    .map_err(e)?;
             }
-            let km = kaplan_meier(&iso);
-            chart
-                .draw_series(DashedLineSeries::new(
-                    km_line(&km, x0, bound),
-                    8,
-                    5,
-                    c.stroke_width(2),
-                ))
-                .map_err(e)?
-                .label(format!("{arm} isochronous: {}", describe(&km)))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 5, y)], c.stroke_width(2))
-                });
-            if late_n > 0 {
-                let km = kaplan_meier(&late);
+            if let Some((k, _)) = late {
                 chart
                     .draw_series(DottedLineSeries::new(
-                        km_line(&km, x0, x_max),
+                        km_line(k, x0, x_max),
                         3,
                         6,
                         move |p| Circle::new(p, 1, c.filled()),
                     ))
-                    .map_err(e)?
-                    .label(format!(
-                        "{arm} isochronous, {late_n} late replies at their RTT: {}",
-                        describe(&km)
-                    ))
-                    .legend(move |(x, y)| Circle::new((x + 7, y), 2, c.filled()));
+                    .map_err(e)?;
             }
         }
-        legend(&mut chart, SeriesLabelPosition::UpperLeft)
+        legend.draw(&legend_area)
     })?;
     Ok(Plot {
         file,
@@ -390,383 +451,10 @@ pub fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         scenario: None,
         svg,
     })
-}
-
-/// Plot 6a: latency under load, two arms on a shared time axis: goodput per
-/// bin (top) and probe RTT (bottom, log; timeouts as crosses in the band).
-// Long: one figure drawn in order (two panels on a shared time axis, each with
-// its series, band and legend); the steps share the drawing areas, and pieces
-// would only pass them around.
-pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportError> {
-    let file = format!("overview-{a}-vs-{b}.svg");
-    let title = format!("Latency under load: {a} vs {b} (every round)");
-    let all = arms(input);
-    let pick: Vec<(usize, &Scenario)> = input
-        .scenarios
-        .iter()
-        .filter(|s| s.arm == a || s.arm == b)
-        .map(|s| (all.iter().position(|x| x == &s.arm).unwrap_or(0), s))
-        .collect();
-    let xe = pick.iter().map(|(_, s)| x_end(s)).fold(1.0, f64::max);
-    let bound = timeout_ms(input);
-    let band = (bound * 1.15, bound * 2.2);
-    // The goodput axis shows the steady state (as the per-scenario plot):
-    // up to twice the shaped rate or the bins' p95; bursts above are
-    // clipped and counted on the plot.
-    let mut bins_all: Vec<f64> = pick
-        .iter()
-        .flat_map(|(_, s)| {
-            let bin = s.bin_s().unwrap_or(0.2);
-            s.aggregate_bytes()
-                .into_iter()
-                .map(move |x| x as f64 * 8.0 / bin / 1e6)
-        })
-        .collect();
-    bins_all.sort_by(f64::total_cmp);
-    let rate = input.bottleneck_bps.map(|r| r as f64 / 1e6);
-    let p95 = bins_all
-        .get((bins_all.len() as f64 * 0.95) as usize)
-        .or(bins_all.last())
-        .copied()
-        .unwrap_or(1.0);
-    let gmax = match rate {
-        Some(r) => (2.0 * r).max(p95 * 1.15),
-        None => bins_all.last().copied().unwrap_or(1.0) * 1.15,
-    }
-    .max(0.1);
-    let clipped = bins_all.iter().filter(|v| **v > gmax).count();
-    let clipped_max = bins_all.last().copied().unwrap_or(0.0);
-    let svg = draw_svg(&file, (SIZE.0 + LEGEND_W, 600), |root| {
-        let (left, legend_area) = root.split_horizontally(SIZE.0);
-        let (top, bottom) = left.split_vertically(280);
-        let mut legend: Vec<(String, LegendMark)> = Vec::new();
-        let mut g = ChartBuilder::on(&top)
-            .caption(&title, (FONT, 17))
-            .margin(10)
-            .x_label_area_size(30)
-            .y_label_area_size(60)
-            .build_cartesian_2d(0f64..xe, 0f64..gmax)
-            .map_err(e)?;
-        g.configure_mesh()
-            .label_style((FONT, TICK_PT))
-            .axis_desc_style((FONT, AXIS_PT))
-            .x_label_formatter(&tick)
-            .y_label_formatter(&tick)
-            .y_desc("goodput (Mbit/s)")
-            .light_line_style(WHITE.mix(0.0))
-            .draw()
-            .map_err(e)?;
-        let mut r = ChartBuilder::on(&bottom)
-            .margin(10)
-            .x_label_area_size(38)
-            .y_label_area_size(60)
-            .build_cartesian_2d(0f64..xe, (0.05f64..band.1).log_scale())
-            .map_err(e)?;
-        r.configure_mesh()
-            .label_style((FONT, TICK_PT))
-            .axis_desc_style((FONT, AXIS_PT))
-            .x_label_formatter(&tick)
-            .y_label_formatter(&tick)
-            .x_desc("time since t0 (s)")
-            .y_desc("probe RTT (ms, log)")
-            .light_line_style(WHITE.mix(0.0))
-            .draw()
-            .map_err(e)?;
-        r.draw_series(std::iter::once(Rectangle::new(
-            [(0.0, band.0), (xe, band.1)],
-            TIMEOUT_FILL.filled(),
-        )))
-        .map_err(e)?;
-        legend.push((
-            format!("no reply within the timeout (≥ {bound:.0} ms)"),
-            LegendMark::Band,
-        ));
-        let mid = (band.0 * band.1).sqrt();
-        for (k, arm) in [a, b].iter().enumerate() {
-            let ci = all.iter().position(|x| x == arm).unwrap_or(k);
-            let c = arm_color(ci);
-            let mut first = true;
-            for (_, s) in pick.iter().filter(|(_, s)| s.arm == *arm) {
-                let bin = s.bin_s().unwrap_or(0.2);
-                let line: Vec<(f64, f64)> = s
-                    .aggregate_bytes()
-                    .iter()
-                    .enumerate()
-                    .map(|(i, x)| {
-                        (
-                            (i as f64 + 0.5) * bin,
-                            (*x as f64 * 8.0 / bin / 1e6).min(gmax),
-                        )
-                    })
-                    .collect();
-                g.draw_series(LineSeries::new(line, c.mix(0.7).stroke_width(1)))
-                    .map_err(e)?;
-                if first {
-                    legend.push((
-                        format!("{arm} goodput (top; a line per round)"),
-                        LegendMark::Line(c),
-                    ));
-                }
-                let pts: Vec<(f64, f64)> = s
-                    .probes
-                    .iter()
-                    .filter_map(|p| match p.outcome {
-                        ProbeOutcome::Reply { rtt_ms } => Some((p.send_s, rtt_ms.max(0.05))),
-                        _ => None,
-                    })
-                    .collect();
-                r.draw_series(pts.iter().map(|&p| Circle::new(p, 2, c.filled())))
-                    .map_err(e)?;
-                if first {
-                    legend.push((format!("{arm} reply"), LegendMark::Dot(c)));
-                }
-                let crosses = s
-                    .probes
-                    .iter()
-                    .filter(|p| p.outcome == ProbeOutcome::Timeout)
-                    .map(|p| Cross::new((p.send_s, mid), 5, c.stroke_width(2)));
-                r.draw_series(crosses).map_err(e)?;
-                if first {
-                    legend.push((format!("{arm} timeout"), LegendMark::Cross(c)));
-                }
-                first = false;
-            }
-        }
-        if let Some(rate) = rate {
-            g.draw_series(std::iter::once(PathElement::new(
-                vec![(0.0, rate), (xe, rate)],
-                RGBColor(230, 120, 0).stroke_width(2),
-            )))
-            .map_err(e)?;
-            legend.push((
-                format!("TBF rate {rate} Mbit/s (top)"),
-                LegendMark::Line(RGBColor(230, 120, 0)),
-            ));
-        }
-        if clipped > 0 {
-            g.draw_series(std::iter::once(Text::new(
-                format!(
-                    "{clipped} bin(s) above {} Mbit/s clipped (max {clipped_max:.1})",
-                    tick(&gmax.round())
-                ),
-                (xe * 0.01, gmax * 0.97),
-                (FONT, TICK_PT).into_font().color(&RED),
-            )))
-            .map_err(e)?;
-        }
-        // One legend for the figure, right of both panels, over no data.
-        draw_legend(&legend_area, &legend).map_err(e)
-    })?;
-    Ok(Plot {
-        file,
-        title,
-        scenario: None,
-        svg,
-    })
-}
-
-/// Plot 6b: goodput vs loaded probe RTT median, one point per round (RFC 7928's
-/// delay/goodput view). A median on the censored mass is a triangle at the bound.
-// Long: one figure drawn in order (axes, a point per round per arm, censored
-// medians as triangles, legend); the steps share the chart context.
-pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
-    let file = "scatter-goodput-delay.svg".to_string();
-    let title = "Goodput vs loaded probe RTT median, one point per round".to_string();
-    let arms = arms(input);
-    let bound = timeout_ms(input);
-    struct Pt {
-        arm: usize,
-        x: f64,
-        censored: bool,
-        y: f64,
-        round: u32,
-    }
-    let mut pts = Vec::new();
-    for s in input.scenarios.iter().filter(|s| s.error.is_none()) {
-        let bins = goodput_bins(s);
-        if bins.is_empty() {
-            continue;
-        }
-        let y = bins.iter().sum::<f64>() / bins.len() as f64;
-        let arm = arms.iter().position(|a| a == &s.arm).unwrap_or(0);
-        match km_quantile(&kaplan_meier(&obs(s)), 0.5) {
-            CensoredQuantile::Value(x) => pts.push(Pt {
-                arm,
-                x,
-                censored: false,
-                y,
-                round: s.round,
-            }),
-            CensoredQuantile::AtLeast(x) => pts.push(Pt {
-                arm,
-                x,
-                censored: true,
-                y,
-                round: s.round,
-            }),
-            CensoredQuantile::NoData => {}
-        }
-    }
-    let x0 = pts
-        .iter()
-        .map(|p| p.x)
-        .chain(arms.iter().filter_map(|a| baseline_p50(input, a)))
-        .fold(1.0, f64::min)
-        .max(0.01)
-        * 0.5;
-    let ymax = pts.iter().map(|p| p.y).fold(
-        input.bottleneck_bps.map_or(1.0, |r| r as f64 / 1e6),
-        f64::max,
-    ) * 1.2;
-    let svg = draw_svg(&file, (SIZE.0, 460), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(&title, (FONT, 17))
-            .margin(10)
-            .x_label_area_size(38)
-            .y_label_area_size(55)
-            .build_cartesian_2d((x0..bound * 2.0).log_scale(), 0f64..ymax)
-            .map_err(e)?;
-        chart
-            .configure_mesh()
-            .label_style((FONT, TICK_PT))
-            .axis_desc_style((FONT, AXIS_PT))
-            .x_label_formatter(&tick)
-            .y_label_formatter(&tick)
-            .x_desc("loaded probe RTT median (ms, log; KM, timeouts censored)")
-            .y_desc("goodput in the measured window (Mbit/s)")
-            .light_line_style(WHITE.mix(0.0))
-            .draw()
-            .map_err(e)?;
-        baseline_markers(&mut chart, input, &arms, (0.0, ymax))?;
-        for (i, arm) in arms.iter().enumerate() {
-            let c = arm_color(i);
-            let exact: Vec<(f64, f64)> = pts
-                .iter()
-                .filter(|p| p.arm == i && !p.censored)
-                .map(|p| (p.x, p.y))
-                .collect();
-            let cens: Vec<(f64, f64)> = pts
-                .iter()
-                .filter(|p| p.arm == i && p.censored)
-                .map(|p| (p.x, p.y))
-                .collect();
-            // One legend entry per marker drawn, counting only its own
-            // rounds: circles are medians, triangles bounds.
-            let series = chart
-                .draw_series(exact.iter().map(|&p| Circle::new(p, 6, c.filled())))
-                .map_err(e)?;
-            if !exact.is_empty() {
-                series
-                    .label(format!(
-                        "{arm}: median ({} {})",
-                        exact.len(),
-                        rounds_word(exact.len())
-                    ))
-                    .legend(move |(x, y)| Circle::new((x + 7, y), 5, c.filled()));
-            }
-            // Each point says its round; a point on the censored mass is a
-            // bound ("≥"), labelled so. Points that coincide get their labels
-            // one above the other.
-            let mut mine: Vec<&Pt> = pts.iter().filter(|p| p.arm == i).collect();
-            mine.sort_by(|a, b| b.y.total_cmp(&a.y));
-            let gap = 0.055 * ymax;
-            let mut placed: Vec<(f64, f64)> = Vec::new(); // (x, label y)
-            for p in &mine {
-                let mut ly = p.y;
-                for &(x, y) in &placed {
-                    if (x / p.x - 1.0).abs() < 0.3 && ly > y - gap {
-                        ly = y - gap;
-                    }
-                }
-                placed.push((p.x, ly));
-                chart
-                    .draw_series(std::iter::once(Text::new(
-                        format!("r{}{}", p.round, if p.censored { " ≥" } else { "" }),
-                        (p.x * 1.12, ly + 0.02 * ymax),
-                        (FONT, TICK_PT).into_font().color(&c),
-                    )))
-                    .map_err(e)?;
-            }
-            if !cens.is_empty() {
-                chart
-                    .draw_series(cens.iter().map(|&p| TriangleMarker::new(p, 8, c.filled())))
-                    .map_err(e)?
-                    .label(format!(
-                        "{arm}: median ≥ {bound:.0} ms, on the censored mass ({} {})",
-                        cens.len(),
-                        rounds_word(cens.len())
-                    ))
-                    .legend(move |(x, y)| TriangleMarker::new((x + 7, y), 6, c.filled()));
-            }
-        }
-        legend(&mut chart, SeriesLabelPosition::LowerLeft)
-    })?;
-    Ok(Plot {
-        file,
-        title,
-        scenario: None,
-        svg,
-    })
-}
-
-/// Room right of the overview's panels for its one legend (px).
-const LEGEND_W: u32 = 300;
-
-/// A legend entry's mark.
-#[derive(Clone, Copy)]
-enum LegendMark {
-    /// The grey timeout band.
-    Band,
-    /// A line in the arm's colour.
-    Line(RGBColor),
-    /// A reply dot.
-    Dot(RGBColor),
-    /// A timeout cross.
-    Cross(RGBColor),
-}
-
-/// Draws a figure's one legend as a column of entries in `area`.
-fn draw_legend<DB: DrawingBackend>(
-    area: &DrawingArea<DB, plotters::coord::Shift>,
-    entries: &[(String, LegendMark)],
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let (x, mut y) = (8i32, 40i32);
-    let step = 22;
-    area.draw(&Rectangle::new(
-        [
-            (x - 4, y - 14),
-            (
-                LEGEND_W as i32 - 6,
-                y - 14 + step * entries.len() as i32 + 6,
-            ),
-        ],
-        BLACK.mix(0.4),
-    ))?;
-    for (label, mark) in entries {
-        match *mark {
-            LegendMark::Band => area.draw(&Rectangle::new(
-                [(x, y - 5), (x + 14, y + 5)],
-                TIMEOUT_FILL.filled(),
-            ))?,
-            LegendMark::Line(c) => area.draw(&PathElement::new(
-                vec![(x, y), (x + 14, y)],
-                c.stroke_width(2),
-            ))?,
-            LegendMark::Dot(c) => area.draw(&Circle::new((x + 7, y), 3, c.filled()))?,
-            LegendMark::Cross(c) => area.draw(&Cross::new((x + 7, y), 5, c.stroke_width(2)))?,
-        }
-        area.draw(&Text::new(
-            label.clone(),
-            (x + 22, y - 7),
-            (FONT, LEGEND_PT).into_font(),
-        ))?;
-        y += step;
-    }
-    Ok(())
 }
 
 /// "round" or "rounds".
-fn rounds_word(n: usize) -> &'static str {
+pub(crate) fn rounds_word(n: usize) -> &'static str {
     if n == 1 {
         "round"
     } else {
@@ -775,7 +463,7 @@ fn rounds_word(n: usize) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::{IsoProbe, IsoSample, ProbeSample};
 
@@ -821,6 +509,22 @@ mod tests {
         input
     }
 
+    /// Every text of an SVG, in order, joined by spaces (a legend entry
+    /// wrapped over two lines reads as one).
+    pub(crate) fn svg_text(svg: &str) -> String {
+        let mut out = Vec::new();
+        let mut rest = svg;
+        while let Some(i) = rest.find("<text") {
+            let open = rest[i..].find('>').map_or(rest.len(), |j| i + j + 1);
+            let close = rest[open..]
+                .find("</text>")
+                .map_or(rest.len(), |j| open + j);
+            out.push(rest[open..close].trim().to_string());
+            rest = &rest[close..];
+        }
+        out.join(" ")
+    }
+
     #[test]
     fn iso_observations_censor_timeouts_and_keep_late_replies_apart() {
         let input = with_iso();
@@ -862,7 +566,10 @@ mod tests {
                 });
             }
         }
-        for svg in [km_cdf(&input).unwrap().svg, scatter(&input).unwrap().svg] {
+        for svg in [
+            svg_text(&km_cdf(&input).unwrap().svg),
+            svg_text(&crate::plots_overview::scatter(&input).unwrap().svg),
+        ] {
             assert!(
                 svg.contains("pfifo baseline p50 (probe only): 0.42 ms"),
                 "{svg}"
@@ -889,9 +596,9 @@ mod tests {
             "pfifo isochronous, 2 late replies at their RTT",
             "fq_codel isochronous: n=10, timeouts 0",
         ] {
-            assert!(p.svg.contains(text), "{text} missing");
+            assert!(svg_text(&p.svg).contains(text), "{text} missing");
         }
         // fq_codel had no late reply: no third curve for it
-        assert!(!p.svg.contains("fq_codel isochronous, "));
+        assert!(!svg_text(&p.svg).contains("fq_codel isochronous, "));
     }
 }

@@ -3,7 +3,8 @@
 //! drawn content; a copy of the page with a checking script appended (the
 //! page itself has no script) is loaded with `--dump-dom` and reports what
 //! the browser computed: the headline exists and names each arm's figures,
-//! every SVG has drawn content, every text's computed font size is at least
+//! the first screen (1280×800) holds the headline and, beside it, the
+//! headline figure whole, every SVG has drawn content, every text's computed font size is at least
 //! 12 px, and no console error appears in Chromium's log.
 //! Skips when /usr/bin/chromium is missing, fails under
 //! NETLAB_REQUIRE_PRIVILEGED=1 (CI installs it).
@@ -76,10 +77,20 @@ fn chromium(url: &str, args: &[String], dir: &Path) -> (String, String) {
 /// Appended to a copy of the page: opens every collapsed section, then
 /// writes what the browser computed into `<pre id=netlab-check>`.
 const CHECK_SCRIPT: &str = r#"<script>
-for (const d of document.querySelectorAll('details')) d.open = true;
-const out = {headline: '', svgs: [], small: [], texts: 0};
+const out = {headline: '', svgs: [], small: [], texts: 0, first: null};
 const h = document.getElementById('headline');
 out.headline = h ? h.innerText : '';
+// Where the headline and the first figure lie as the page opens (before
+// any section is opened), in page pixels.
+const f = document.querySelector('figure');
+if (h && f) {
+  const hb = h.getBoundingClientRect(), fb = f.getBoundingClientRect();
+  const svg = f.querySelector('svg').getBoundingClientRect();
+  out.first = {headline_top: hb.top + scrollY, headline_left: hb.left, figure: f.id,
+    figure_top: fb.top + scrollY, figure_left: fb.left, svg_bottom: svg.bottom + scrollY,
+    svg_right: svg.right, svg_w: svg.width};
+}
+for (const d of document.querySelectorAll('details')) d.open = true;
 for (const svg of document.querySelectorAll('svg')) {
   const shapes = svg.querySelectorAll('path,line,polyline,polygon,rect,circle,text').length;
   const b = svg.getBoundingClientRect();
@@ -184,6 +195,29 @@ fn the_page_renders_in_headless_chromium_with_its_headline_and_readable_type() {
     assert!(
         headline.contains("rounds disagree; medians not pooled"),
         "{headline}"
+    );
+
+    // 3. The first screen (1280×800) holds the headline and a figure: the
+    // headline figure, drawn whole, beside the headline.
+    let first = &v["first"];
+    assert_eq!(first["figure"], "headline-delay-loss.svg", "{first}");
+    let px = |k: &str| first[k].as_f64().unwrap_or(f64::NAN);
+    assert!(px("headline_top") < 300.0, "the headline starts at {first}");
+    assert!(
+        px("figure_top") < 300.0,
+        "the first figure starts at {first}"
+    );
+    assert!(
+        px("svg_bottom") <= 800.0 && px("svg_right") <= 1280.0,
+        "the headline figure does not fit the first screen: {first}"
+    );
+    assert!(
+        px("svg_w") >= 500.0,
+        "the headline figure is shrunk: {first}"
+    );
+    assert!(
+        px("figure_left") > px("headline_left"),
+        "the figure is not beside the headline: {first}"
     );
 
     let svgs = v["svgs"].as_array().unwrap();

@@ -31,7 +31,8 @@ fn every_plot_is_produced_parses_and_is_not_blank() {
     ] {
         assert!(names.iter().any(|n| n == want), "missing {want}");
     }
-    assert_eq!(names.len(), 6 * 4 + 3);
+    assert!(names.iter().any(|n| n == "headline-delay-loss.svg"));
+    assert_eq!(names.len(), 6 * 4 + 4);
     for p in &files.svgs {
         let bytes = std::fs::read(p).unwrap();
         let ink = rasterize(&bytes).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
@@ -44,7 +45,7 @@ fn every_plot_is_produced_parses_and_is_not_blank() {
     assert_eq!(files.flent.len(), 6);
     let html = std::fs::read_to_string(&files.html).unwrap();
     assert!(html.contains("<table>"));
-    assert_eq!(html.matches("<svg").count(), 6 * 4 + 3, "every plot inline");
+    assert_eq!(html.matches("<svg").count(), 6 * 4 + 4, "every plot inline");
     assert!(!html.contains("<script"), "no script");
     // Self-contained: nothing is loaded from anywhere.
     for bad in ["src=", "<link", "@import", "url(", "<iframe", "<object"] {
@@ -127,7 +128,7 @@ fn re_rendering_is_byte_deterministic() {
         assert!(x == y, "{name:?} differs between renders");
         n += 1;
     }
-    assert_eq!(n, 6 * 4 + 3 + 1 + 6);
+    assert_eq!(n, 6 * 4 + 4 + 1 + 6);
 }
 
 #[test]
@@ -144,7 +145,7 @@ fn a_failed_scenario_without_data_still_renders_and_says_so() {
     s.final_counters = Default::default();
     let out = TempDir::new("failed-out");
     let files = netlab_report::render(&input, out.path()).expect("renders");
-    assert_eq!(files.svgs.len(), 6 * 4 + 3);
+    assert_eq!(files.svgs.len(), 6 * 4 + 4);
     assert_eq!(
         files.flent.len(),
         5,
@@ -156,5 +157,53 @@ fn a_failed_scenario_without_data_still_renders_and_says_so() {
     assert!(html.contains("Left out of the statistics (failed): scenarios [1]"));
     for p in &files.svgs {
         rasterize(&std::fs::read(p).unwrap()).unwrap();
+    }
+}
+
+/// Every figure the report writes, for both committed fixtures, keeps its
+/// smallest type at 8 pt when printed 8.5 cm wide (a paper's column): the
+/// SVG's width and every font-size are read back from the file.
+#[test]
+fn every_figure_keeps_8_pt_type_when_printed_at_a_column_width() {
+    use netlab_report::plot_style::{fonts_below_print_rule, MIN_PRINT_PT, PRINT_WIDTH_CM};
+    for fixture in ["run-uml-3rounds", "run-host-pfifo-6rounds"] {
+        let dir = TempDir::new("print-rule");
+        let gz = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/report")
+            .join(fixture)
+            .join("results.json.gz");
+        let mut json = Vec::new();
+        std::io::Read::read_to_end(
+            &mut flate2::read::GzDecoder::new(std::fs::File::open(&gz).unwrap()),
+            &mut json,
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("results.json"), json).unwrap();
+        let input = netlab_report::read_results(dir.path()).unwrap();
+        let files = netlab_report::render_all(&input).unwrap();
+        let svgs: Vec<_> = files.iter().filter(|f| f.name.ends_with(".svg")).collect();
+        assert!(svgs.len() >= 10, "{fixture}: {} SVGs", svgs.len());
+        for f in svgs {
+            let svg = std::str::from_utf8(&f.bytes).unwrap();
+            assert!(svg.contains("font-size"), "{}: no text at all", f.name);
+            let small = fonts_below_print_rule(svg).unwrap_or_else(|e| panic!("{}: {e}", f.name));
+            // Nothing is cut: every text starts inside the figure.
+            let num = |s: &str, a: &str| -> f64 {
+                let i = s.find(&format!(" {a}=\"")).unwrap() + a.len() + 3;
+                s[i..i + s[i..].find('"').unwrap()].parse().unwrap()
+            };
+            let height = num(svg, "height");
+            for t in svg.split("<text").skip(1) {
+                let y = num(t, "y");
+                assert!(y < height - 8.0, "{}: a text at y {y} of {height}", f.name);
+            }
+            assert!(
+                small.is_empty(),
+                "{fixture} {}: {} fonts below {MIN_PRINT_PT} pt at {PRINT_WIDTH_CM} cm, e.g. {:?}",
+                f.name,
+                small.len(),
+                &small[..small.len().min(4)]
+            );
+        }
     }
 }

@@ -1,0 +1,604 @@
+//! The headline figure, drawn beside the headline at the top of
+//! index.html: per arm, the loaded probe delay the headline gives
+//! (baseline p50, loaded p50 and p95, Kaplan–Meier with timeouts censored;
+//! a value on the censored mass a "≥" triangle at its bound) with each
+//! round's loaded p50 in its own marker, and beside it what became of the
+//! loaded probe requests that got no reply within the timeout.
+
+use plotters::prelude::*;
+
+use crate::compare::{Figure, Statistics};
+use crate::headline::{ArmHeadline, Headline};
+use crate::model::ReportInput;
+use crate::plot_style::{
+    along, draw_labels, font, font_c, marker, round_shade, title as draw_title, title_height,
+    Label, Legend, Mark, Shape, TEXT_PX, WIDTH,
+};
+use crate::plots::{arm_color, draw_svg, e, tick, Plot, TIMEOUT_FILL};
+use crate::plots_run::{plot_bounds, px_in};
+use crate::stats::CensoredQuantile;
+use crate::ReportError;
+use netlab_results::fate::{one_way_quantiles, Fate};
+
+/// The headline figure's file.
+pub const FILE: &str = "headline-delay-loss.svg";
+
+/// One segment of an arm's bar in the right panel: what became of some of
+/// its loaded requests.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FateSegment {
+    /// What (the legend's words).
+    pub what: String,
+    /// How many loaded requests.
+    pub count: usize,
+    /// Its colour.
+    pub color: RGBColor,
+}
+
+/// What became of one arm's loaded probe requests that got no reply
+/// within the timeout, as the right panel draws it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedFates {
+    /// Loaded requests with RTT information (the bar's 100 %).
+    pub requests: usize,
+    /// The segments, left to right.
+    pub segments: Vec<FateSegment>,
+}
+
+/// Grey of requests without a timely reply whose fate results.json does
+/// not record.
+const NO_REPLY: RGBColor = RGBColor(150, 150, 150);
+
+/// Colours of the fates: reached B late, dropped (by reason, in order),
+/// lost without a cause, unresolved.
+const LATE: RGBColor = RGBColor(230, 150, 40);
+const DROPPED: [RGBColor; 3] = [
+    RGBColor(200, 40, 40),
+    RGBColor(150, 20, 60),
+    RGBColor(230, 90, 90),
+];
+const LOST_UNKNOWN: RGBColor = RGBColor(70, 70, 70);
+const UNRESOLVED: RGBColor = RGBColor(200, 200, 200);
+
+/// The right panel's bar of one arm. Where results.json records each
+/// request's fate (B's receive log, method §5.6), the segments are "reached
+/// B after the timeout", "never reached B: dropped by …" per reason, "never
+/// reached B: cause unknown" and "unresolved"; in older results the one
+/// thing known is that no reply came within the timeout, and the bar says
+/// exactly that.
+pub fn loaded_fates(a: &ArmHeadline) -> LoadedFates {
+    let Some(d) = &a.delivery else {
+        return LoadedFates {
+            requests: a.loaded_requests,
+            segments: vec![FateSegment {
+                what: format!(
+                    "no reply within {:.0} ms (reached B late or lost: not recorded)",
+                    a.timeout_ms
+                ),
+                count: a.loaded_timeouts,
+                color: NO_REPLY,
+            }],
+        };
+    };
+    let mut segments = vec![FateSegment {
+        what: format!(
+            "reached B, no reply within {:.0} ms (a delay, not a loss)",
+            d.timeout_ms
+        ),
+        count: d.reached_late as usize,
+        color: LATE,
+    }];
+    for (k, l) in d.dropped.iter().enumerate() {
+        segments.push(FateSegment {
+            what: format!("never reached B: {} ({})", l.reason.as_words(), l.qdisc),
+            count: l.count as usize,
+            color: DROPPED[k % DROPPED.len()],
+        });
+    }
+    segments.push(FateSegment {
+        what: "never reached B: cause unknown".into(),
+        count: d.lost_unknown as usize,
+        color: LOST_UNKNOWN,
+    });
+    segments.push(FateSegment {
+        what: "unresolved (B stopped listening first)".into(),
+        count: d.unresolved as usize,
+        color: UNRESOLVED,
+    });
+    segments.retain(|s| s.count > 0);
+    LoadedFates {
+        requests: d.sent as usize,
+        segments,
+    }
+}
+
+/// Whether the figure draws the one-way A→B delay of the delivered probes
+/// (every arm has its fates and a shared clock), as the headline then
+/// does, rather than the RTT with timeouts censored.
+fn one_way_mode(hl: &Headline) -> bool {
+    !hl.arms.is_empty()
+        && hl
+            .arms
+            .iter()
+            .all(|a| a.delivery.as_ref().is_some_and(|d| d.one_way.is_some()))
+}
+
+/// One arm's row of the delay panel: the values the headline gives, each
+/// with whether it is a bound.
+struct Row<'h> {
+    arm: &'h ArmHeadline,
+    baseline: Option<(f64, bool)>,
+    p50: Option<(f64, bool)>,
+    p95: Option<(f64, bool)>,
+    rounds: Vec<(u32, f64, bool)>,
+}
+
+/// Each round's loaded one-way p50 of `arm`'s delivered probes.
+fn round_one_way(input: &ReportInput, arm: &str) -> Vec<(u32, f64, bool)> {
+    input
+        .scenarios
+        .iter()
+        .filter(|s| s.arm == arm && s.error.is_none())
+        .filter_map(|s| {
+            let f = s.fates.as_ref()?;
+            let v: Vec<f64> = f
+                .requests
+                .iter()
+                .filter(|r| r.phase == netlab_probe::Phase::Loaded)
+                .filter_map(|r| match r.fate {
+                    Fate::Replied { one_way_ms, .. } | Fate::ReachedB { one_way_ms, .. } => {
+                        one_way_ms
+                    }
+                    _ => None,
+                })
+                .collect();
+            one_way_quantiles(v).map(|q| (s.round, q.p50_ms.max(0.01), false))
+        })
+        .collect()
+}
+
+fn rows<'h>(input: &ReportInput, st: &Statistics, hl: &'h Headline, one_way: bool) -> Vec<Row<'h>> {
+    hl.arms
+        .iter()
+        .map(|a| match (&a.delivery, one_way) {
+            (Some(d), true) => {
+                let q = d.one_way;
+                Row {
+                    arm: a,
+                    baseline: None,
+                    p50: q.map(|q| (q.p50_ms.max(0.01), false)),
+                    p95: q.map(|q| (q.p95_ms.max(0.01), false)),
+                    rounds: round_one_way(input, &a.arm),
+                }
+            }
+            _ => Row {
+                arm: a,
+                baseline: point(&a.baseline_p50),
+                p50: point(&a.loaded_p50),
+                p95: point(&a.loaded_p95),
+                rounds: round_p50s(st, &a.arm),
+            },
+        })
+        .collect()
+}
+
+/// The value to draw and whether it is a bound.
+fn point(q: &CensoredQuantile) -> Option<(f64, bool)> {
+    match *q {
+        CensoredQuantile::Value(v) => Some((v.max(0.01), false)),
+        CensoredQuantile::AtLeast(v) => Some((v.max(0.01), true)),
+        CensoredQuantile::NoData => None,
+    }
+}
+
+/// Each round's loaded p50 of `arm`, from the statistics the verdict uses.
+fn round_p50s(st: &Statistics, arm: &str) -> Vec<(u32, f64, bool)> {
+    st.figures
+        .iter()
+        .find(|f| f.arm == arm && f.figure == Figure::LoadedP50)
+        .map(|f| {
+            f.rounds
+                .iter()
+                .filter_map(|r| point(&r.value).map(|(v, b)| (r.round, v, b)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The rows' height, px.
+const ROW_H: u32 = 78;
+/// The delay panel's share of the width, px.
+const DELAY_W: u32 = 390;
+
+/// The figure's legend.
+fn legend_of(hl: &Headline, bound: f64, rounds: u32, one_way: bool) -> Legend {
+    let grey = RGBColor(90, 90, 90);
+    let mut l = Legend::new();
+    if one_way {
+        l.push("delivered p50, pooled", Mark::Marker(Shape::Circle, grey));
+        l.push("delivered p95, pooled", Mark::Marker(Shape::Diamond, grey));
+        l.push(
+            format!("probe timeout {bound:.0} ms (delays past it are exact, from B's log)"),
+            Mark::Dashed(grey),
+        );
+    } else {
+        l.push("baseline p50 (probe only)", Mark::Marker(Shape::Ring, grey));
+        l.push("loaded p50, pooled", Mark::Marker(Shape::Circle, grey));
+        l.push("loaded p95, pooled", Mark::Marker(Shape::Diamond, grey));
+        l.push(
+            format!("≥: on the censored mass (no reply within {bound:.0} ms), drawn at the bound"),
+            Mark::Marker(Shape::AtLeast, grey),
+        );
+    }
+    for r in 1..=rounds {
+        let text = if r == 1 {
+            "p50 of r1 (under its arm)".to_string()
+        } else {
+            format!("r{r}")
+        };
+        l.push(text, Mark::Marker(Shape::of_round(r), grey));
+    }
+    let mut seen: Vec<String> = Vec::new();
+    for a in &hl.arms {
+        for s in loaded_fates(a).segments {
+            if !seen.contains(&s.what) {
+                l.push(s.what.clone(), Mark::Band(s.color));
+                seen.push(s.what);
+            }
+        }
+    }
+    l
+}
+
+/// The headline figure: per arm the delay the headline gives (left) and
+/// what became of the loaded probes without a timely reply (right).
+// Long: one figure drawn in order (title, legend, the delay panel's rows
+// and labels, the fate panel's bars); the steps share the drawing areas.
+pub fn figure(input: &ReportInput, st: &Statistics, hl: &Headline) -> Result<Plot, ReportError> {
+    let one_way = one_way_mode(hl);
+    let title = if one_way {
+        "Headline: one-way delay of the delivered probes per arm, and what became of the rest"
+    } else {
+        "Headline: loaded probe delay per arm, and probes without a timely reply"
+    }
+    .to_string();
+    let bound = hl.arms.iter().map(|a| a.timeout_ms).fold(1.0, f64::max);
+    let rounds = hl.arms.iter().map(|a| a.rounds as u32).max().unwrap_or(0);
+    let legend = legend_of(hl, bound, rounds, one_way);
+    let n = hl.arms.len().max(1);
+    let rows = rows(input, st, hl, one_way);
+    let values = rows.iter().flat_map(|r| {
+        [r.baseline, r.p50, r.p95]
+            .into_iter()
+            .flatten()
+            .map(|p| p.0)
+            .chain(r.rounds.iter().map(|p| p.1))
+            .collect::<Vec<f64>>()
+    });
+    let (lo, hi) = values.fold((f64::INFINITY, 0.0f64), |(l, h), v| (l.min(v), h.max(v)));
+    let x0 = if lo.is_finite() { lo * 0.5 } else { 0.1 };
+    let x1 = if one_way {
+        (bound * 1.5).max(hi * 1.5)
+    } else {
+        (bound * 2.2).max(hi * 1.5)
+    };
+    let h = title_height(&title, WIDTH) + 80 + ROW_H * n as u32 + legend.height(WIDTH);
+    let svg = draw_svg(FILE, (WIDTH, h), |root| {
+        let body = draw_title(root, &title)?;
+        let (plots, legend_area) = legend.split(&body);
+        let (left, right) = plots.split_horizontally(DELAY_W);
+        let y_range = -0.7f64..(n as f64 - 0.4);
+        let mut chart = ChartBuilder::on(&left)
+            .margin_top(6)
+            .margin_right(12)
+            .x_label_area_size(58)
+            .y_label_area_size(96)
+            .build_cartesian_2d((x0..x1).log_scale(), y_range.clone())
+            .map_err(e)?;
+        chart
+            .configure_mesh()
+            .label_style(font(TEXT_PX))
+            .axis_desc_style(font(TEXT_PX))
+            .x_label_formatter(&tick)
+            .y_label_formatter(&|_| String::new())
+            .x_labels(5)
+            .y_labels(0)
+            .x_desc(if one_way {
+                "one-way A→B delay (ms, log)"
+            } else {
+                "probe RTT (ms, log)"
+            })
+            .light_line_style(WHITE.mix(0.0))
+            .draw()
+            .map_err(e)?;
+        if one_way {
+            chart
+                .draw_series(DashedLineSeries::new(
+                    vec![(bound, y_range.start), (bound, y_range.end)],
+                    6,
+                    4,
+                    RGBColor(90, 90, 90).stroke_width(1),
+                ))
+                .map_err(e)?;
+        } else {
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(bound, y_range.start), (x1, y_range.end)],
+                    TIMEOUT_FILL.filled(),
+                )))
+                .map_err(e)?;
+        }
+        let bounds = plot_bounds(&chart, &left);
+        let mut labels = Vec::new();
+        let mut avoid = Vec::new();
+        for (i, row) in rows.iter().enumerate() {
+            let c = arm_color(i);
+            let y = (n - 1 - i) as f64;
+            let name_at = px_in(&chart, &left, (x0, y));
+            left.draw(&Text::new(
+                row.arm.arm.clone(),
+                (name_at.0 - 8, name_at.1),
+                font_c(TEXT_PX, c).pos(plotters::style::text_anchor::Pos::new(
+                    plotters::style::text_anchor::HPos::Right,
+                    plotters::style::text_anchor::VPos::Center,
+                )),
+            ))
+            .map_err(e)?;
+            let ends: Vec<f64> = [row.baseline, row.p50, row.p95]
+                .iter()
+                .flatten()
+                .map(|p| p.0)
+                .collect();
+            if let (Some(l), Some(r)) = (
+                ends.iter().copied().reduce(f64::min),
+                ends.iter().copied().reduce(f64::max),
+            ) {
+                chart
+                    .draw_series(std::iter::once(PathElement::new(
+                        vec![(l, y), (r, y)],
+                        c.mix(0.6).stroke_width(2),
+                    )))
+                    .map_err(e)?;
+                avoid.extend(along(
+                    px_in(&chart, &left, (l, y)),
+                    px_in(&chart, &left, (r, y)),
+                ));
+            }
+            if let Some((v, _)) = row.baseline {
+                chart
+                    .draw_series(std::iter::once(marker(Shape::Ring, (v, y), 8, c)))
+                    .map_err(e)?;
+                avoid.push(px_in(&chart, &left, (v, y)));
+            }
+            let both_censored = matches!((row.p50, row.p95), (Some((_, true)), Some((_, true))));
+            for (q, shape, what) in [
+                (row.p50, Shape::Circle, "p50"),
+                (row.p95, Shape::Diamond, "p95"),
+            ] {
+                let Some((v, censored)) = q else { continue };
+                let shape = if censored { Shape::AtLeast } else { shape };
+                chart
+                    .draw_series(std::iter::once(marker(shape, (v, y), 9, c)))
+                    .map_err(e)?;
+                avoid.push(px_in(&chart, &left, (v, y)));
+                let text = match (censored, both_censored, what) {
+                    (true, true, "p50") => continue,
+                    (true, true, _) => format!("p50, p95 ≥ {}", tick(&v.round())),
+                    (true, false, _) => format!("{what} ≥ {}", tick(&v.round())),
+                    _ => format!("{what} {}", fmt(v)),
+                };
+                labels.push(Label {
+                    text,
+                    color: c,
+                    at: px_in(&chart, &left, (v, y)),
+                });
+            }
+            let k = row.rounds.len();
+            for (j, (round, v, _)) in row.rounds.iter().enumerate() {
+                let yr = y - 0.38;
+                chart
+                    .draw_series(std::iter::once(marker(
+                        Shape::of_round(*round),
+                        (*v, yr),
+                        6,
+                        round_shade(c, j, k),
+                    )))
+                    .map_err(e)?;
+                avoid.push(px_in(&chart, &left, (*v, yr)));
+            }
+        }
+        draw_labels(&left, &labels, &avoid, bounds)?;
+        fate_panel(&right, &rows.iter().map(|r| r.arm).collect::<Vec<_>>(), n)?;
+        legend.draw(&legend_area)
+    })?;
+    Ok(Plot {
+        file: FILE.into(),
+        title,
+        scenario: None,
+        svg,
+    })
+}
+
+/// `6.84`, `579`.
+fn fmt(v: f64) -> String {
+    if v < 10.0 {
+        format!("{v:.2}")
+    } else if v < 100.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// The right panel: per arm, a bar of its loaded requests' fates, % of
+/// the loaded requests, with the count written beside it.
+fn fate_panel(
+    area: &crate::plots::Area<'_>,
+    arms: &[&ArmHeadline],
+    n: usize,
+) -> Result<(), String> {
+    let mut chart = ChartBuilder::on(area)
+        .margin_top(6)
+        .margin_right(22)
+        .x_label_area_size(58)
+        .y_label_area_size(8)
+        .build_cartesian_2d(0f64..100.0, -0.7f64..(n as f64 - 0.4))
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .label_style(font(TEXT_PX))
+        .axis_desc_style(font(TEXT_PX))
+        .x_label_formatter(&tick)
+        .y_label_formatter(&|_| String::new())
+        .x_labels(3)
+        .y_labels(0)
+        .x_desc("% of loaded probes")
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(e)?;
+    for (i, a) in arms.iter().enumerate() {
+        let y = (n - 1 - i) as f64;
+        let f = loaded_fates(a);
+        let total = f.requests.max(1) as f64;
+        let mut x = 0.0;
+        let mut lost = 0;
+        for s in &f.segments {
+            let w = s.count as f64 * 100.0 / total;
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(x, y - 0.22), (x + w, y + 0.22)],
+                    s.color.filled(),
+                )))
+                .map_err(e)?;
+            x += w;
+            lost += s.count;
+        }
+        let text = format!("{lost} of {}", f.requests);
+        chart
+            .draw_series(std::iter::once(Text::new(
+                text,
+                (1.0, y + 0.26),
+                font_c(TEXT_PX, arm_color(i)).pos(plotters::style::text_anchor::Pos::new(
+                    plotters::style::text_anchor::HPos::Left,
+                    plotters::style::text_anchor::VPos::Bottom,
+                )),
+            )))
+            .map_err(e)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netlab_probe::RequestOutcome;
+    use netlab_results::fate::{
+        DropBudget, DropInterval, DropReason, EchoArrival, EchoArrivals, FateInput, ProbeFates,
+    };
+    use netlab_results::Results;
+
+    fn fixture() -> Results {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures/report/run-uml-3rounds/results.json.gz"
+        );
+        let gz = std::fs::read(path).unwrap();
+        let mut json = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut json).unwrap();
+        Results::parse(&json).unwrap()
+    }
+
+    /// The fixture with the fates the issue found (as delivery.rs's tests
+    /// build them): every fq_codel timeout a request B never received,
+    /// matched to a CoDel drop; every pfifo timeout one that reached B
+    /// 1100 ms after its send.
+    fn with_fates(mut r: Results) -> Results {
+        for s in &mut r.scenarios {
+            let pfifo = s.arm == "pfifo";
+            let Some(p) = s.probes.first_mut() else {
+                continue;
+            };
+            let mut drops = Vec::new();
+            let arrivals = p
+                .requests
+                .iter()
+                .filter_map(|q| {
+                    let recv_s = match (&q.outcome, q.rtt_ms) {
+                        (RequestOutcome::Reply, Some(rtt)) => q.send_s + rtt / 2e3,
+                        (RequestOutcome::Timeout, _) if pfifo => q.send_s + 1.1,
+                        (RequestOutcome::Timeout, _) => {
+                            drops.push(DropInterval {
+                                start_s: q.send_s - 0.1,
+                                end_s: q.send_s + 0.1,
+                                qdisc: "fq_codel".into(),
+                                drops: 1,
+                                reason: DropReason::CodelDrop,
+                            });
+                            return None;
+                        }
+                        _ => return None,
+                    };
+                    Some(EchoArrival { seq: q.seq, recv_s })
+                })
+                .collect();
+            let arrivals = EchoArrivals {
+                shared_clock: true,
+                arrivals,
+                not_logged: 0,
+                closed_s: None,
+            };
+            let inputs: Vec<FateInput> = p.requests.iter().map(FateInput::of_probe).collect();
+            p.fates = Some(ProbeFates::build(
+                &inputs,
+                &arrivals,
+                p.config.timeout,
+                Some(&mut DropBudget::new(drops)),
+            ));
+        }
+        r
+    }
+
+    fn text_of(svg: &str) -> String {
+        crate::plots_run::tests::svg_text(svg)
+    }
+
+    fn figure_of(r: &Results) -> Plot {
+        let input = crate::input_from(r).unwrap();
+        let st = crate::compare::analyse_with(&input, 1, 200);
+        let hl = crate::headline::of(&input, &st);
+        figure(&input, &st, &hl).unwrap()
+    }
+
+    #[test]
+    fn without_fates_the_figure_draws_the_censored_rtt_and_says_what_is_unknown() {
+        let p = figure_of(&fixture());
+        let t = text_of(&p.svg);
+        assert!(t.contains("probe RTT (ms, log)"), "{t}");
+        assert!(t.contains("p50, p95 ≥ 1000"), "pfifo's bound: {t}");
+        assert!(t.contains("24 of 27"), "{t}");
+        assert!(t.contains("reached B late or lost: not recorded"), "{t}");
+        assert!(!t.contains("never reached B"), "{t}");
+    }
+
+    #[test]
+    fn with_fates_the_figure_draws_one_way_delay_and_each_loss_with_its_cause() {
+        let p = figure_of(&with_fates(fixture()));
+        let t = text_of(&p.svg);
+        assert!(t.contains("one-way A→B delay (ms, log)"), "{t}");
+        // pfifo's delay is a number past the timeout, not a bound
+        assert!(!t.contains("≥ 1000"), "{t}");
+        assert!(
+            t.contains("never reached B: dropped by CoDel (fq_codel)"),
+            "{t}"
+        );
+        assert!(
+            t.contains("reached B, no reply within 1000 ms (a delay, not a loss)"),
+            "{t}"
+        );
+        // fq_codel: its 10 timeouts were drops; pfifo: 24 reached B late
+        assert!(t.contains("10 of 88"), "{t}");
+        assert!(t.contains("24 of 27"), "{t}");
+        let small = crate::plot_style::fonts_below_print_rule(&p.svg).unwrap();
+        assert!(small.is_empty(), "{small:?}");
+    }
+}

@@ -1,0 +1,600 @@
+//! The report's one figure style: the print rule for type (every figure
+//! keeps its smallest text at [`MIN_PRINT_PT`] when printed [`PRINT_WIDTH_CM`]
+//! wide), titles wrapped to the figure's width, one legend drawn outside the
+//! plot area (below it, over no data), a marker and a shade per round, and
+//! labels placed so they never overprint each other or a marker.
+
+use plotters::element::{Drawable, PointCollection};
+use plotters::prelude::*;
+use plotters_backend::{BackendCoord, DrawingErrorKind};
+
+use crate::plots::{Area, FONT, TIMEOUT_FILL};
+
+/// Every figure's width, px (SVG user units).
+pub const WIDTH: u32 = 600;
+/// The width a figure is printed at: one column of a paper.
+pub const PRINT_WIDTH_CM: f64 = 8.5;
+/// The smallest type a printed figure may have, pt.
+pub const MIN_PRINT_PT: f64 = 8.0;
+/// Type of ticks, legends, labels and axis descriptions, px.
+pub const TEXT_PX: f64 = 20.0;
+/// Type of titles, px.
+pub const TITLE_PX: f64 = 22.0;
+
+/// [`PRINT_WIDTH_CM`] in pt (1 in = 2.54 cm = 72 pt): 240.9.
+pub fn print_width_pt() -> f64 {
+    PRINT_WIDTH_CM / 2.54 * 72.0
+}
+
+/// The size in pt of type `font_px` px in a figure `width_px` wide, printed
+/// [`PRINT_WIDTH_CM`] wide: `font_px × 240.9 / width_px`.
+pub fn printed_pt(font_px: f64, width_px: f64) -> f64 {
+    font_px * print_width_pt() / width_px
+}
+
+/// The smallest font, px, a figure `width_px` wide may use.
+pub fn min_font_px(width_px: f64) -> f64 {
+    MIN_PRINT_PT * width_px / print_width_pt()
+}
+
+/// Checks the print rule on an SVG: reads its `width` and every
+/// `font-size` and returns each font that would print below
+/// [`MIN_PRINT_PT`] at [`PRINT_WIDTH_CM`] (as `(font px, pt)`), or an error
+/// when the SVG has no width.
+pub fn fonts_below_print_rule(svg: &str) -> Result<Vec<(f64, f64)>, String> {
+    let attr = |s: &str, name: &str| -> Option<f64> {
+        let i = s.find(&format!("{name}=\""))? + name.len() + 2;
+        let end = s[i..].find('"')? + i;
+        s[i..end].trim_end_matches("px").parse().ok()
+    };
+    let root = svg.find("<svg").ok_or("no <svg> element")?;
+    let width = attr(&svg[root..], "width").ok_or("the <svg> has no width")?;
+    let mut small = Vec::new();
+    let mut rest = svg;
+    while let Some(i) = rest.find("font-size=\"") {
+        let f = attr(&rest[i..], "font-size").ok_or("an unreadable font-size")?;
+        let pt = printed_pt(f, width);
+        // a hair of slack for the SVG's decimal rounding
+        if pt < MIN_PRINT_PT - 1e-9 {
+            small.push((f, pt));
+        }
+        rest = &rest[i + 10..];
+    }
+    Ok(small)
+}
+
+/// A text style of `px` px. plotters' SVG backend writes a font's size
+/// divided by 1.24 as the SVG `font-size`, so the size asked for is `px × 1.24`.
+/// (A size given as a tuple's number would be cut to whole pixels first.)
+pub fn font(px: f64) -> TextStyle<'static> {
+    TextStyle::from(FontDesc::new(
+        FontFamily::Name(FONT),
+        px * 1.24,
+        FontStyle::Normal,
+    ))
+}
+
+/// A text style of `px` px in colour `c`.
+pub fn font_c(px: f64, c: RGBColor) -> TextStyle<'static> {
+    let mut t = font(px);
+    t.color = c.to_backend_color();
+    t
+}
+
+/// Estimated width of `text` set at `px` px in a sans-serif face: 0.6 em a
+/// character (DejaVu Sans' lower case averages about 0.55 em), so an
+/// estimate errs wide.
+pub fn text_width(text: &str, px: f64) -> f64 {
+    text.chars().count() as f64 * 0.6 * px
+}
+
+/// Line height for type of `px` px.
+pub fn line_h(px: f64) -> i32 {
+    (px * 1.25).ceil() as i32
+}
+
+/// Greedy word wrap of `text` into lines no wider than `width` px at `px` px.
+pub fn wrap(text: &str, px: f64, width: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        let cand = if cur.is_empty() {
+            word.to_string()
+        } else {
+            format!("{cur} {word}")
+        };
+        if text_width(&cand, px) > width && !cur.is_empty() {
+            lines.push(std::mem::take(&mut cur));
+            cur = word.to_string();
+        } else {
+            cur = cand;
+        }
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
+/// Height of a title of `text` wrapped to `width`, px (with its margin).
+pub fn title_height(text: &str, width: u32) -> u32 {
+    let n = wrap(text, TITLE_PX, f64::from(width) - 20.0).len() as i32;
+    (n * line_h(TITLE_PX) + 10) as u32
+}
+
+/// Draws `text` as the figure's title, wrapped and centred at the top of
+/// `root`, and returns the area below it.
+pub fn title<'a>(root: &Area<'a>, text: &str) -> Result<Area<'a>, String> {
+    let (w, _) = root.dim_in_pixel();
+    let h = title_height(text, w);
+    let (top, rest) = root.split_vertically(h);
+    let style = font(TITLE_PX).pos(plotters::style::text_anchor::Pos::new(
+        plotters::style::text_anchor::HPos::Center,
+        plotters::style::text_anchor::VPos::Top,
+    ));
+    for (i, line) in wrap(text, TITLE_PX, f64::from(w) - 20.0).iter().enumerate() {
+        top.draw(&Text::new(
+            line.clone(),
+            (w as i32 / 2, 6 + i as i32 * line_h(TITLE_PX)),
+            style.clone(),
+        ))
+        .map_err(crate::plots::e)?;
+    }
+    Ok(rest)
+}
+
+/// A marker's shape: one per round (`r1` a circle, `r2` a square, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// A filled circle.
+    Circle,
+    /// A filled square.
+    Square,
+    /// A filled triangle pointing up.
+    Triangle,
+    /// A filled diamond.
+    Diamond,
+    /// A filled triangle pointing down.
+    TriangleDown,
+    /// An ×.
+    Cross,
+    /// A +.
+    Plus,
+    /// An open circle.
+    Ring,
+    /// A filled triangle pointing right: "≥", a value on the censored mass
+    /// drawn at its bound.
+    AtLeast,
+}
+
+impl Shape {
+    /// Shapes by round, in order.
+    pub const BY_ROUND: [Shape; 8] = [
+        Shape::Circle,
+        Shape::Square,
+        Shape::Triangle,
+        Shape::Diamond,
+        Shape::TriangleDown,
+        Shape::Cross,
+        Shape::Plus,
+        Shape::Ring,
+    ];
+
+    /// The shape of round `round` (1-based).
+    pub fn of_round(round: u32) -> Shape {
+        Shape::BY_ROUND[(round.max(1) as usize - 1) % Shape::BY_ROUND.len()]
+    }
+}
+
+/// A marker of `shape`, radius `r` px, colour `c`, at `at` (any
+/// coordinate): an element of its own, so every shape is one type.
+#[derive(Debug, Clone)]
+pub struct Marker<C> {
+    at: C,
+    shape: Shape,
+    r: i32,
+    c: RGBColor,
+}
+
+/// A marker of `shape`, radius `r` px, colour `c`, at `at`.
+pub fn marker<C>(shape: Shape, at: C, r: i32, c: RGBColor) -> Marker<C> {
+    Marker { at, shape, r, c }
+}
+
+impl<'a, C> PointCollection<'a, C> for &'a Marker<C> {
+    type Point = &'a C;
+    type IntoIter = std::iter::Once<&'a C>;
+    fn point_iter(self) -> Self::IntoIter {
+        std::iter::once(&self.at)
+    }
+}
+
+impl<C, DB: DrawingBackend> Drawable<DB> for Marker<C> {
+    fn draw<I: Iterator<Item = BackendCoord>>(
+        &self,
+        mut pos: I,
+        backend: &mut DB,
+        _: (u32, u32),
+    ) -> Result<(), DrawingErrorKind<DB::ErrorType>> {
+        let Some((x, y)) = pos.next() else {
+            return Ok(());
+        };
+        let (r, fill, line) = (self.r, self.c.filled(), self.c.stroke_width(2));
+        let h = (f64::from(r) * 0.85).round() as i32;
+        let poly = |b: &mut DB, v: &[(i32, i32)]| {
+            b.fill_polygon(v.iter().map(|&(dx, dy)| (x + dx, y + dy)), &fill)
+        };
+        match self.shape {
+            Shape::Circle => backend.draw_circle((x, y), r as u32, &fill, true),
+            Shape::Ring => backend.draw_circle((x, y), r as u32, &line, false),
+            Shape::Square => backend.draw_rect((x - h, y - h), (x + h, y + h), &fill, true),
+            Shape::Triangle => poly(backend, &[(0, -r), (r, h), (-r, h)]),
+            Shape::TriangleDown => poly(backend, &[(0, r), (r, -h), (-r, -h)]),
+            Shape::AtLeast => poly(backend, &[(r, 0), (-h, -r), (-h, r)]),
+            Shape::Diamond => poly(backend, &[(0, -r), (r, 0), (0, r), (-r, 0)]),
+            Shape::Cross => {
+                backend.draw_line((x - h, y - h), (x + h, y + h), &line)?;
+                backend.draw_line((x - h, y + h), (x + h, y - h), &line)
+            }
+            Shape::Plus => {
+                backend.draw_line((x - r, y), (x + r, y), &line)?;
+                backend.draw_line((x, y - r), (x, y + r), &line)
+            }
+        }
+    }
+}
+
+/// The shade of round number `k` (0-based) of `n` in an arm of colour `c`:
+/// the first darkest, the last lightest, all recognisably the arm's hue.
+pub fn round_shade(c: RGBColor, k: usize, n: usize) -> RGBColor {
+    let t = if n > 1 {
+        k as f64 / (n - 1) as f64
+    } else {
+        0.5
+    };
+    // from 30 % darker to 35 % towards white
+    let f = |v: u8| -> u8 {
+        let v = f64::from(v);
+        let dark = v * 0.7;
+        let light = v + (255.0 - v) * 0.35;
+        (dark + (light - dark) * t).round().clamp(0.0, 255.0) as u8
+    };
+    RGBColor(f(c.0), f(c.1), f(c.2))
+}
+
+/// What a legend entry shows beside its text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Mark {
+    /// A filled box (a shaded band).
+    Band(RGBColor),
+    /// The grey "no reply within the timeout" band.
+    TimeoutBand,
+    /// A line of the given width.
+    Line(RGBColor, u32),
+    /// A dashed line.
+    Dashed(RGBColor),
+    /// A dotted line.
+    Dotted(RGBColor),
+    /// A marker.
+    Marker(Shape, RGBColor),
+}
+
+/// A figure's one legend: entries flowed into rows below the plot area,
+/// over no data.
+#[derive(Debug, Clone, Default)]
+pub struct Legend {
+    entries: Vec<(String, Mark)>,
+}
+
+/// Width of an entry's mark and the gap after it, px.
+const MARK_W: i32 = 30;
+/// Gap between entries on a row, px.
+const ENTRY_GAP: i32 = 18;
+
+impl Legend {
+    /// An empty legend.
+    pub fn new() -> Legend {
+        Legend::default()
+    }
+
+    /// Adds an entry.
+    pub fn push(&mut self, label: impl Into<String>, mark: Mark) {
+        self.entries.push((label.into(), mark));
+    }
+
+    /// Where each entry goes in an area `width` px wide: (x, y of its
+    /// first line, its lines), and the height used.
+    fn layout(&self, width: u32) -> (Vec<(i32, i32, Vec<String>)>, u32) {
+        let w = width as i32 - 16;
+        let lh = line_h(TEXT_PX);
+        let (mut x, mut y, mut row_h) = (8i32, 6i32, 0i32);
+        let mut out = Vec::new();
+        for (label, _) in &self.entries {
+            let lines = wrap(label, TEXT_PX, f64::from(w - MARK_W));
+            let tw = lines
+                .iter()
+                .map(|l| text_width(l, TEXT_PX).ceil() as i32)
+                .max()
+                .unwrap_or(0);
+            let ew = MARK_W + tw;
+            if x > 8 && x + ew > w + 8 {
+                x = 8;
+                y += row_h;
+                row_h = 0;
+            }
+            let h = lh * lines.len() as i32 + 4;
+            out.push((x, y, lines));
+            row_h = row_h.max(h);
+            x += ew + ENTRY_GAP;
+        }
+        let height = if self.entries.is_empty() {
+            0
+        } else {
+            (y + row_h + 6) as u32
+        };
+        (out, height)
+    }
+
+    /// The height the legend needs in an area `width` px wide.
+    pub fn height(&self, width: u32) -> u32 {
+        self.layout(width).1
+    }
+
+    /// Splits `root` into the plot area and, below it, the legend's area.
+    pub fn split<'a>(&self, root: &Area<'a>) -> (Area<'a>, Area<'a>) {
+        // Every figure's height counts its legend's in full, so the legend
+        // is never cut; the plot keeps at least a third of the area.
+        let (w, h) = root.dim_in_pixel();
+        root.split_vertically(h - self.height(w).min(h * 2 / 3))
+    }
+
+    /// Draws the legend in `area` (from [`Legend::split`]).
+    pub fn draw(&self, area: &Area<'_>) -> Result<(), String> {
+        let (w, _) = area.dim_in_pixel();
+        let (places, _) = self.layout(w);
+        let lh = line_h(TEXT_PX);
+        for ((_, mark), (x, y, lines)) in self.entries.iter().zip(places) {
+            let my = y + lh / 2;
+            draw_mark(area, *mark, x, my).map_err(crate::plots::e)?;
+            for (i, l) in lines.iter().enumerate() {
+                area.draw(&Text::new(
+                    l.clone(),
+                    (x + MARK_W, y + i as i32 * lh),
+                    font(TEXT_PX).pos(plotters::style::text_anchor::Pos::new(
+                        plotters::style::text_anchor::HPos::Left,
+                        plotters::style::text_anchor::VPos::Top,
+                    )),
+                ))
+                .map_err(crate::plots::e)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn draw_mark(
+    area: &Area<'_>,
+    mark: Mark,
+    x: i32,
+    y: i32,
+) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
+    match mark {
+        Mark::Band(c) => area.draw(&Rectangle::new([(x, y - 8), (x + 22, y + 8)], c.filled())),
+        Mark::TimeoutBand => area.draw(&Rectangle::new(
+            [(x, y - 8), (x + 22, y + 8)],
+            TIMEOUT_FILL.filled(),
+        )),
+        Mark::Line(c, w) => area.draw(&PathElement::new(
+            vec![(x, y), (x + 22, y)],
+            c.stroke_width(w),
+        )),
+        Mark::Dashed(c) => {
+            area.draw(&PathElement::new(
+                vec![(x, y), (x + 8, y)],
+                c.stroke_width(2),
+            ))?;
+            area.draw(&PathElement::new(
+                vec![(x + 14, y), (x + 22, y)],
+                c.stroke_width(2),
+            ))
+        }
+        Mark::Dotted(c) => {
+            for k in 0..4 {
+                area.draw(&Circle::new((x + 2 + 6 * k, y), 2, c.filled()))?;
+            }
+            Ok(())
+        }
+        Mark::Marker(s, c) => area.draw(&marker(s, (x + 11, y), 7, c)),
+    }
+}
+
+/// A label to place beside a point: its text, colour and the point, px.
+#[derive(Debug, Clone)]
+pub struct Label {
+    /// The text.
+    pub text: String,
+    /// Its colour.
+    pub color: RGBColor,
+    /// The point it names, in the area's pixels.
+    pub at: (i32, i32),
+}
+
+/// Boxes overlap (x0, y0, x1, y1).
+fn overlaps(a: (i32, i32, i32, i32), b: (i32, i32, i32, i32)) -> bool {
+    a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
+}
+
+/// Places `labels` beside their points so that no two overprint and none
+/// covers a point of `avoid` (markers, px) or leaves `bounds` (x0, y0, x1,
+/// y1): right, left, above, below, then further out; returns each label's
+/// top-left corner.
+pub fn place_labels(
+    labels: &[Label],
+    avoid: &[(i32, i32)],
+    bounds: (i32, i32, i32, i32),
+) -> Vec<(i32, i32)> {
+    let lh = line_h(TEXT_PX);
+    let mut taken: Vec<(i32, i32, i32, i32)> = avoid
+        .iter()
+        .map(|&(x, y)| (x - 7, y - 7, x + 7, y + 7))
+        .collect();
+    let mut out = Vec::with_capacity(labels.len());
+    for l in labels {
+        let w = text_width(&l.text, TEXT_PX).ceil() as i32;
+        let (px, py) = l.at;
+        let mut cands = Vec::new();
+        for k in 0..8 {
+            let d = 10 + k * lh;
+            cands.extend([
+                (px + 10 + k * 6, py - lh / 2 - k * lh),
+                (px + 10 + k * 6, py - lh / 2 + k * lh),
+                (px - 10 - w - k * 6, py - lh / 2 - k * lh),
+                (px - 10 - w - k * 6, py - lh / 2 + k * lh),
+                (px - w / 2, py - d - lh),
+                (px - w / 2, py + d),
+            ]);
+        }
+        let fits = |&(x, y): &(i32, i32)| {
+            let b = (x, y, x + w, y + lh);
+            b.0 >= bounds.0
+                && b.1 >= bounds.1
+                && b.2 <= bounds.2
+                && b.3 <= bounds.3
+                && !taken.iter().any(|t| overlaps(*t, b))
+        };
+        let pos = cands
+            .iter()
+            .copied()
+            .find(fits)
+            .unwrap_or((px + 10, py - lh / 2));
+        taken.push((pos.0, pos.1, pos.0 + w, pos.1 + lh));
+        out.push(pos);
+    }
+    out
+}
+
+/// Points every 8 px along the segment `a`–`b` (px), for
+/// [`place_labels`] to keep labels off a line.
+pub fn along(a: (i32, i32), b: (i32, i32)) -> Vec<(i32, i32)> {
+    let (dx, dy) = (f64::from(b.0 - a.0), f64::from(b.1 - a.1));
+    let n = ((dx * dx + dy * dy).sqrt() / 8.0).ceil().max(1.0) as i32;
+    (0..=n)
+        .map(|k| {
+            let t = f64::from(k) / f64::from(n);
+            (a.0 + (dx * t).round() as i32, a.1 + (dy * t).round() as i32)
+        })
+        .collect()
+}
+
+/// Draws `labels` at the places [`place_labels`] found, on `area`.
+pub fn draw_labels(
+    area: &Area<'_>,
+    labels: &[Label],
+    avoid: &[(i32, i32)],
+    bounds: (i32, i32, i32, i32),
+) -> Result<(), String> {
+    let at = place_labels(labels, avoid, bounds);
+    for (l, (x, y)) in labels.iter().zip(at) {
+        area.draw(&Text::new(
+            l.text.clone(),
+            (x, y),
+            font_c(TEXT_PX, l.color).pos(plotters::style::text_anchor::Pos::new(
+                plotters::style::text_anchor::HPos::Left,
+                plotters::style::text_anchor::VPos::Top,
+            )),
+        ))
+        .map_err(crate::plots::e)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_print_rule_is_the_arithmetic_of_the_issue() {
+        // 8.5 cm = 240.9 pt; 12 px in a 900 px figure is 3.2 pt
+        assert!((print_width_pt() - 240.94).abs() < 0.01);
+        assert!((printed_pt(12.1, 900.0) - 3.24).abs() < 0.01);
+        // 900 px needs 30 px; 600 px needs 20 px
+        assert!((min_font_px(900.0) - 29.88).abs() < 0.01);
+        assert!(TEXT_PX >= min_font_px(f64::from(WIDTH)));
+        assert!(printed_pt(TEXT_PX, f64::from(WIDTH)) >= MIN_PRINT_PT);
+    }
+
+    #[test]
+    fn the_print_rule_check_reads_width_and_every_font() {
+        let ok = r#"<svg width="600" height="400"><text font-size="20">a</text></svg>"#;
+        assert_eq!(fonts_below_print_rule(ok).unwrap(), vec![]);
+        let small = r#"<svg width="900" height="400"><text font-size="12.1">a</text><text font-size="30">b</text></svg>"#;
+        let bad = fonts_below_print_rule(small).unwrap();
+        assert_eq!(bad.len(), 1);
+        assert!((bad[0].1 - 3.24).abs() < 0.01);
+        assert!(fonts_below_print_rule("<svg><text/></svg>").is_err());
+    }
+
+    #[test]
+    fn wrapped_lines_fit_their_width() {
+        let t = "fq_codel: pooled (thick), 3 rounds (thin); n=88, timeouts 10, reaches 0.89, p95 ≥ 1000 ms";
+        let lines = wrap(t, TEXT_PX, 400.0);
+        assert!(lines.len() >= 2);
+        assert!(lines.iter().all(|l| text_width(l, TEXT_PX) <= 400.0));
+        assert_eq!(lines.join(" "), t);
+    }
+
+    #[test]
+    fn labels_at_one_point_never_overprint() {
+        let labels: Vec<Label> = (1..=4)
+            .map(|r| Label {
+                text: format!("r{r}"),
+                color: BLACK,
+                at: (300, 200),
+            })
+            .collect();
+        let at = place_labels(&labels, &[(300, 200)], (0, 0, 600, 400));
+        let lh = line_h(TEXT_PX);
+        for i in 0..at.len() {
+            let w = text_width(&labels[i].text, TEXT_PX).ceil() as i32;
+            let a = (at[i].0, at[i].1, at[i].0 + w, at[i].1 + lh);
+            assert!(
+                !overlaps(a, (293, 193, 307, 207)),
+                "label {i} covers the point"
+            );
+            for j in 0..i {
+                let w2 = text_width(&labels[j].text, TEXT_PX).ceil() as i32;
+                let b = (at[j].0, at[j].1, at[j].0 + w2, at[j].1 + lh);
+                assert!(!overlaps(a, b), "labels {i} and {j} overprint: {at:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn rounds_get_distinct_shapes_and_shades() {
+        let shapes: Vec<Shape> = (1..=6).map(Shape::of_round).collect();
+        for i in 0..6 {
+            for j in 0..i {
+                assert_ne!(shapes[i], shapes[j]);
+            }
+        }
+        let c = RGBColor(200, 60, 40);
+        let a = round_shade(c, 0, 3);
+        let b = round_shade(c, 2, 3);
+        assert_ne!(a, b);
+        assert!(a.0 < b.0);
+    }
+
+    #[test]
+    fn a_legend_flows_into_rows_within_its_width() {
+        let mut l = Legend::new();
+        for k in 0..6 {
+            l.push(format!("entry number {k}"), Mark::Line(BLACK, 2));
+        }
+        let (places, h) = l.layout(WIDTH);
+        assert!(h > 2 * line_h(TEXT_PX) as u32);
+        for ((x, _, lines), (label, _)) in places.iter().zip(&l.entries) {
+            let w = text_width(&lines[0], TEXT_PX) as i32;
+            assert!(x + MARK_W + w <= WIDTH as i32, "{label} runs off");
+        }
+    }
+}
