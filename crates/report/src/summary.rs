@@ -222,7 +222,7 @@ pub fn markdown(
     }
     s.push_str(&baseline_list(rows));
     s.push_str("\nNotes:\n\n");
-    for n in NOTES.iter().filter(|n| note_applies(n, rows)) {
+    for n in notes_for(rows.iter().map(|r| r.arm.as_str())) {
         let _ = writeln!(s, "- {n}");
     }
     for n in extra_notes {
@@ -231,15 +231,27 @@ pub fn markdown(
     s
 }
 
-/// Whether a general note applies to a run with these rows: a note that
-/// names an arm kind the run did not have (the fq_codel comparison note in a
-/// pfifo-only run) is left out.
-fn note_applies(note: &str, rows: &[SummaryRow]) -> bool {
+/// The general notes ([`NOTES`]) that belong to a run whose arms are of
+/// these kinds (`pfifo`, `fq_codel`, …), by [`note_belongs`]: the one
+/// rule for summary.md, the report and results.json's `notes`.
+pub fn notes_for<'a>(arm_kinds: impl IntoIterator<Item = &'a str>) -> Vec<&'static str> {
+    let had: std::collections::BTreeSet<&str> = arm_kinds.into_iter().collect();
+    NOTES
+        .iter()
+        .copied()
+        .filter(|note| note_belongs(note, &had))
+        .collect()
+}
+
+/// Whether a note belongs to a run whose arms had the kinds `had`: a note
+/// that names an arm kind the run did not have (the fq_codel comparison
+/// note in a pfifo-only run) does not.
+pub fn note_belongs(note: &str, had: &std::collections::BTreeSet<&str>) -> bool {
     const KINDS: &[&str] = &["fq_codel", "cake", "fq_pie", "codel", "pie", "fq"];
     !KINDS.iter().any(|k| {
         note.split(|c: char| !(c.is_alphanumeric() || c == '_'))
             .any(|w| w == *k)
-            && !rows.iter().any(|r| r.arm == *k)
+            && !had.contains(k)
     })
 }
 
@@ -280,7 +292,10 @@ pub fn render_figures(
         .collect();
     sections_with_caveats.extend(sections(scenarios));
     markdown(
-        &header(results, scenarios.len()),
+        &header(
+            results,
+            &scenarios.iter().map(|f| f.index).collect::<Vec<_>>(),
+        ),
         headline,
         &rows,
         &sections_with_caveats,
@@ -529,8 +544,8 @@ pub fn figures(results: &Results) -> Vec<ScenarioFigures> {
 
 /// The summary's title block: run, kernel, rounds, arms, bottleneck(s),
 /// and what the method's experiment does not have (base RTT, flows).
-/// `listed` is the number of scenarios the run kept.
-pub fn header(results: &Results, listed: usize) -> String {
+/// `listed`: the plan indices of the scenarios the run kept.
+pub fn header(results: &Results, listed: &[u32]) -> String {
     let exp = &results.experiment;
     let path = exp.path.clone().unwrap_or_default();
     let shaper = |sh: &Option<netlab_experiment::file::ShaperFile>| {
@@ -598,7 +613,7 @@ pub fn header(results: &Results, listed: usize) -> String {
             "Merged by `orchestrator merge` from {} folder(s): {} of {} planned scenarios{}. \
              Experiment {}.\n\n",
             m.sources.len(),
-            listed,
+            listed.len(),
             m.planned,
             if m.missing.is_empty() {
                 String::new()
@@ -624,29 +639,45 @@ pub fn header(results: &Results, listed: usize) -> String {
 }
 
 /// The first thing an interrupted run's summary says: which signal, where,
-/// and what that means for the scenarios listed.
-pub fn interrupted_banner(i: &netlab_results::Interrupted, listed: usize) -> String {
+/// and what that means for the scenarios listed. `kept`: the plan indices
+/// of the scenarios the folder holds (a shard's own, those a resumed run
+/// took over included; the one the signal stopped may be among them), so
+/// a shard never names a scenario another shard ran.
+pub fn interrupted_banner(i: &netlab_results::Interrupted, kept: &[u32]) -> String {
     let at = i
         .at_s
         .map(|t| format!(", {t:.1} s after t0"))
         .unwrap_or_default();
     match i.scenario {
-        Some(n) => format!(
-            "**Interrupted by {} during scenario {n} ({} phase{at}).** {}; \
-             scenario {n} keeps its samples up to the stop, its error and its cleanup receipts; \
-             the run's later scenarios did not run.",
+        Some(n) => {
+            let complete: Vec<u32> = kept.iter().copied().filter(|&k| k != n).collect();
+            format!(
+                "**Interrupted by {} during scenario {n} ({} phase{at}).** {}; \
+                 scenario {n} keeps its samples up to the stop, its error and its cleanup receipts; \
+                 the run's later scenarios did not run.",
+                i.signal,
+                i.phase,
+                complete_text(&complete)
+            )
+        }
+        None => format!(
+            "**Interrupted by {} {}.** {}; none was cut short.",
             i.signal,
             i.phase,
-            match n {
-                0 | 1 => "No scenario had completed before it".to_string(),
-                2 => "Scenario 1 is complete".to_string(),
-                _ => format!("Scenarios 1–{} are complete", n - 1),
-            }
+            complete_text(kept)
         ),
-        None => format!(
-            "**Interrupted by {} {}.** {listed} scenario(s) completed before it; none was cut short.",
-            i.signal, i.phase
-        ),
+    }
+}
+
+/// "Scenarios 1–2, 5 are complete", of exactly these plan indices.
+pub fn complete_text(complete: &[u32]) -> String {
+    let mut complete = complete.to_vec();
+    complete.sort_unstable();
+    complete.dedup();
+    match complete.as_slice() {
+        [] => "No scenario had completed before it".to_string(),
+        [one] => format!("Scenario {one} is complete"),
+        _ => format!("Scenarios {} are complete", index_ranges(&complete)),
     }
 }
 
