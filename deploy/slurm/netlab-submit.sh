@@ -68,6 +68,10 @@ say_next() {
 
 if [ "${1:-}" = "--resubmit" ]; then
   [ "$#" -eq 3 ] || usage
+  [ -d "$2" ] || {
+    echo "$0: no folder $2" >&2
+    exit 2
+  }
   results=$(cd "$2" && pwd)
   ks=$3
   [ -f "$results/submit.args" ] && [ -f "$results/experiment.toml" ] || {
@@ -139,9 +143,14 @@ fi
 mkdir -p "$results/logs"
 cp "$experiment" "$results/experiment.toml"
 printf '%s\n' "$n" "$@" >"$results/submit.args"
-array=$(sbatch --parsable --array="1-$n" --chdir="$results" \
+if ! array=$(sbatch --parsable --array="1-$n" --chdir="$results" \
   --output="$results/logs/shard-%a-job-%A_%a.out" \
-  "$here/netlab-array.sbatch" "$results/experiment.toml" "$results" "$n" "$@")
+  "$here/netlab-array.sbatch" "$results/experiment.toml" "$results" "$n" "$@"); then
+  # Nothing was submitted: RESULTS is as free as before.
+  rm -f "$results/experiment.toml" "$results/submit.args"
+  echo "$0: sbatch refused the array (above); nothing was submitted" >&2
+  exit 1
+fi
 array=${array%%;*}
 merge=$(submit_merge "$array")
 printf 'array %s %s\nmerge %s %s\n' "$array" "--array=1-$n" "$merge" "after:$array" \
