@@ -150,12 +150,13 @@ fn privileged_slurm_array_then_merge_job() {
     before.check(test);
 }
 
-/// Cancels shard 2's task mid-run (scancel, after its first scenario)
-/// while shard 1 still runs, and resubmits it through `netlab-submit.sh
-/// --resubmit`, which replaces the pending merge by one after both: the
-/// resumed task keeps the complete scenario byte for byte, the messages
-/// name only shard 2's own scenarios (interrupted and, under --quiet,
-/// resumed), and the merge is complete with no dependency edited by hand.
+/// Cancels shard 2's task mid-run (scancel, after its first scenario):
+/// the merge (afterany) refuses with exit 1, naming shard 2 and the
+/// command that submits it again; that command (`netlab-submit.sh
+/// --resubmit`) resumes the folder, keeping the complete scenario byte
+/// for byte, the messages name only shard 2's own scenarios (interrupted
+/// and, under --quiet, resumed), and the new merge is complete with no
+/// dependency edited by hand.
 #[test]
 fn privileged_slurm_scancel_then_resume_completes_the_merge() {
     let test = "privileged_slurm_scancel_then_resume_completes_the_merge";
@@ -206,14 +207,22 @@ fn privileged_slurm_scancel_then_resume_completes_the_merge() {
             "{stopped}"
         );
         assert!(!stopped.contains("Scenario 1 "), "{stopped}");
-        // The same task again while shard 1 may still run: the script
-        // resumes its folder; the first merge, still pending, is replaced.
-        let (again, merge, said) = c.submit(&results, &["--resubmit", r, "2"]);
-        assert!(
-            said.contains(&format!("cancelled the pending merge job {first_merge}"))
-                || c.state(&format!("{array}_1")).as_deref() == Some("COMPLETED"),
-            "{said}"
+        // The merge (afterany) ran once both tasks had ended and refused,
+        // naming shard 2 and the command that submits it again.
+        c.wait_jobs(
+            std::slice::from_ref(&first_merge),
+            Duration::from_secs(60),
+            "FAILED",
         );
+        let refused = log(format!("merge-{first_merge}.out"));
+        assert!(refused.contains("missing shards: 2 of 2"), "{refused}");
+        assert!(
+            refused.contains(&format!("netlab-submit.sh --resubmit {r} 2\n")),
+            "{refused}"
+        );
+        assert!(!results.join("merged/results.json").exists());
+        // That command: the task resumes its folder, a new merge follows.
+        let (again, merge, _) = c.submit(&results, &["--resubmit", r, "2"]);
         c.wait_jobs(
             &[format!("{array}_1"), format!("{again}_2"), merge],
             Duration::from_secs(150),
@@ -247,9 +256,9 @@ fn privileged_slurm_scancel_then_resume_completes_the_merge() {
 /// in the middle of its second scenario: the task fails and its three
 /// namespaces stay, until the next task on the node (shard 2: one node,
 /// `--exclusive`, so the tasks run one after the other) removes them
-/// before it runs (the cleanup of dead runs). The merge, after every task
-/// (afterany), refuses with exit 1, naming shard 1 and the resubmit
-/// command; that command resumes the folder and its merge is complete.
+/// before it runs (the cleanup of dead runs). Shard 1, resubmitted while
+/// shard 2 runs, replaces the pending merge by one after both, resumes
+/// its folder, and that merge is complete.
 #[test]
 fn privileged_slurm_sigkill_then_resubmit_cleans_and_completes() {
     let test = "privileged_slurm_sigkill_then_resubmit_cleans_and_completes";
@@ -297,11 +306,35 @@ fn privileged_slurm_sigkill_then_resubmit_cleans_and_completes() {
         assert_eq!(left.len(), 3, "{left:?}");
         c.wait_jobs(&[format!("{array}_1")], Duration::from_secs(60), "FAILED");
         // The next task on the node (shard 2: one node and `--exclusive`,
-        // so the tasks run one after the other) removed them before it ran.
+        // so the tasks run one after the other) removes them before it
+        // runs. Resubmitted while it runs, shard 1 waits for the node, and
+        // the merge still pending is replaced by one after both.
+        c.wait_for(Duration::from_secs(60), "shard 2 to start", |c| {
+            c.state(&format!("{array}_2"))
+                .is_some_and(|s| s == "RUNNING" || s == "COMPLETED")
+        });
+        let pending = c.state(&first_merge).as_deref() == Some("PENDING");
+        let (again, merge, said) = c.submit(&results, &["--resubmit", r, "1"]);
+        eprintln!("{test}: resubmitted while the first merge was pending: {pending}");
+        if pending {
+            assert!(
+                said.contains(&format!("cancelled the pending merge job {first_merge}")),
+                "{said}"
+            );
+            assert!(
+                said.contains(&format!("merge job {merge} after {array}:{again}")),
+                "{said}"
+            );
+        }
         c.wait_jobs(
-            &[format!("{array}_2")],
-            Duration::from_secs(90),
+            &[format!("{array}_2"), format!("{again}_1"), merge],
+            Duration::from_secs(150),
             "COMPLETED",
+        );
+        let first = c.state(&first_merge);
+        assert!(
+            matches!(first.as_deref(), Some("CANCELLED") | Some("FAILED")),
+            "{first:?}"
         );
         let log = |name: String| {
             std::fs::read_to_string(results.join("logs").join(name)).unwrap_or_default()
@@ -316,44 +349,12 @@ fn privileged_slurm_sigkill_then_resubmit_cleans_and_completes() {
                 .position(|l| l.starts_with("netlab: resuming") || l.starts_with("results: "));
             cleaned.is_some_and(|c| ran.is_none_or(|r| c < r))
         };
+        // Shard 2's log, or (had shard 2 run before shard 1) the
+        // resubmitted task's, shows the dead run removed before it ran.
         let next = log(format!("shard-2-job-{array}_2.out"));
-        let by_shard_2 = cleaned_first(&next);
-        if by_shard_2 {
-            assert!(
-                namespaces_of(&run_id).is_empty(),
-                "{:?}",
-                namespaces_of(&run_id)
-            );
-            assert!(!Path::new("/run/netlab")
-                .join(format!("{run_id}.json"))
-                .exists());
-        } else {
-            // Shard 2 ran before shard 1: the leftovers wait for the resubmitted task.
-            assert_eq!(namespaces_of(&run_id), left, "{next}");
-        }
-        // The merge ran once both tasks had ended and refused.
-        c.wait_jobs(
-            std::slice::from_ref(&first_merge),
-            Duration::from_secs(60),
-            "FAILED",
-        );
-        let refused =
-            std::fs::read_to_string(results.join(format!("logs/merge-{first_merge}.out"))).unwrap();
-        assert!(refused.contains("missing shards: 1 of 2"), "{refused}");
-        assert!(
-            refused.contains(&format!("netlab-submit.sh --resubmit {r} 1\n")),
-            "{refused}"
-        );
-        assert!(!results.join("merged/results.json").exists());
-        let (again, merge, _) = c.submit(&results, &["--resubmit", r, "1"]);
-        c.wait_jobs(
-            &[format!("{again}_1"), merge],
-            Duration::from_secs(150),
-            "COMPLETED",
-        );
         let out = log(format!("shard-1-job-{again}_1.out"));
         assert!(out.contains("netlab: resuming"), "{out}");
-        assert!(by_shard_2 || cleaned_first(&out), "{next}\n{out}");
+        assert!(cleaned_first(&next) || cleaned_first(&out), "{next}\n{out}");
         assert!(
             namespaces_of(&run_id).is_empty(),
             "{:?}",
