@@ -252,6 +252,23 @@ fn privileged_slurm_scancel_then_resume_completes_the_merge() {
     before.check(test);
 }
 
+/// Whether a task's log shows the dead run `run_id` cleaned ("run ID
+/// (…): Cleaned", from `orchestrator cleanup`) before netlab ran.
+fn cleaned_before_run(log: &str, run_id: &str) -> bool {
+    let lines: Vec<&str> = log.lines().collect();
+    let cleaned = lines
+        .iter()
+        .position(|l| l.starts_with(&format!("run {run_id} (")) && l.ends_with("Cleaned"));
+    let ran = lines
+        .iter()
+        .position(|l| l.starts_with("netlab: resuming") || l.starts_with("results: "));
+    match (cleaned, ran) {
+        (Some(c), Some(r)) => c < r,
+        (Some(_), None) => true,
+        (None, _) => false,
+    }
+}
+
 /// SIGKILLs shard 1's netlab process (by the pid in its run's state file)
 /// in the middle of its second scenario: the task fails and its three
 /// namespaces stay, until the next task on the node (shard 2: one node,
@@ -339,22 +356,15 @@ fn privileged_slurm_sigkill_then_resubmit_cleans_and_completes() {
         let log = |name: String| {
             std::fs::read_to_string(results.join("logs").join(name)).unwrap_or_default()
         };
-        let cleaned_first = |log: &str| {
-            let lines: Vec<&str> = log.lines().collect();
-            let cleaned = lines
-                .iter()
-                .position(|l| l.starts_with(&format!("run {run_id} (")) && l.ends_with("Cleaned"));
-            let ran = lines
-                .iter()
-                .position(|l| l.starts_with("netlab: resuming") || l.starts_with("results: "));
-            cleaned.is_some_and(|c| ran.is_none_or(|r| c < r))
-        };
         // Shard 2's log, or (had shard 2 run before shard 1) the
         // resubmitted task's, shows the dead run removed before it ran.
         let next = log(format!("shard-2-job-{array}_2.out"));
         let out = log(format!("shard-1-job-{again}_1.out"));
         assert!(out.contains("netlab: resuming"), "{out}");
-        assert!(cleaned_first(&next) || cleaned_first(&out), "{next}\n{out}");
+        assert!(
+            cleaned_before_run(&next, &run_id) || cleaned_before_run(&out, &run_id),
+            "{next}\n{out}"
+        );
         assert!(
             namespaces_of(&run_id).is_empty(),
             "{:?}",
