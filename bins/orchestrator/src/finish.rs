@@ -21,8 +21,19 @@ pub struct Finish {
 }
 
 impl RunHooks for Finish {
-    fn notes(&self) -> Vec<String> {
-        summary::NOTES.iter().map(|s| s.to_string()).collect()
+    /// The general notes of the experiment's arms, by the rule summary.md
+    /// and the report use ([`summary::notes_for`]).
+    fn notes(&self, exp: &netlab_experiment::Experiment) -> Vec<String> {
+        let kinds: Vec<&str> = exp
+            .plan()
+            .scenarios
+            .iter()
+            .map(|s| s.arm.arm.kind())
+            .collect();
+        summary::notes_for(kinds)
+            .into_iter()
+            .map(String::from)
+            .collect()
     }
 
     /// What the scenario's threads freed goes back to the system, so the
@@ -76,8 +87,8 @@ impl RunHooks for Finish {
         }
     }
 
-    fn interrupted_banner(&self, interrupted: &Interrupted, completed: usize) -> String {
-        summary::interrupted_banner(interrupted, completed).replace("**", "")
+    fn interrupted_banner(&self, interrupted: &Interrupted, kept: &[u32]) -> String {
+        summary::interrupted_banner(interrupted, kept).replace("**", "")
     }
 
     fn unstarted(&mut self, header: &Results, out: &Path) {
@@ -85,5 +96,29 @@ impl RunHooks for Finish {
         if let Err(e) = netlab_sys::atomic::write(&out.join("summary.md"), md.as_bytes()) {
             eprintln!("orchestrator: writing summary.md: {e}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// results.json's notes follow summary.md's rule (issue 33): the
+    /// fq_codel note only where an fq_codel arm runs.
+    #[test]
+    fn results_json_notes_are_the_experiments_own() {
+        let fq_note = "pfifo and fq_codel both have a 256-packet limit";
+        let of = |arms: &str| {
+            let exp =
+                netlab_experiment::parse(&format!("name = \"n\"\nrounds = 1\narms = [{arms}]\n"))
+                    .unwrap();
+            Finish::default().notes(&exp)
+        };
+        let fifo = of("\"pfifo limit 256\", \"bfifo limit 64kb\"");
+        assert!(!fifo.iter().any(|n| n.contains(fq_note)), "{fifo:?}");
+        assert!(fifo.iter().any(|n| n.contains("TBF's own `limit`")));
+        let method = of("\"pfifo limit 256\", \"fq_codel\"");
+        assert!(method.iter().any(|n| n.contains(fq_note)), "{method:?}");
+        assert_eq!(method.len(), summary::NOTES.len());
     }
 }

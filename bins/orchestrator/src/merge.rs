@@ -321,7 +321,11 @@ mod tests {
         let dir = Scratch::new("merge-fixture");
         let out = dir.0.join("m");
         let e = merge(&out, std::slice::from_ref(&fixture), false).unwrap_err();
-        assert!(e.to_string().contains("plan indices 2 "), "{e}");
+        assert!(
+            e.to_string()
+                .contains("plan indices 2; missing shards: 2 of 2 "),
+            "{e}"
+        );
         let m = merge(&out, std::slice::from_ref(&fixture), true).unwrap();
         assert_eq!((m.scenarios, m.missing), (1, vec![2]));
         let r = Results::read(&out.join("results.json")).unwrap();
@@ -361,7 +365,11 @@ mod tests {
         let a = shard_folder(&dir.0, "a", &h, &sc[..2], 1);
         let b = shard_folder(&dir.0, "b", &header, &sc[2..], 2);
         let e = merge(&dir.0.join("m"), &[a.clone(), b], false).unwrap_err();
-        assert!(e.to_string().contains("plan indices 2 "), "{e}");
+        assert!(
+            e.to_string()
+                .contains("plan indices 2; missing shards: 1 of 2 "),
+            "{e}"
+        );
         let exp = header.experiment().unwrap();
         let mut files = ScenarioFiles::create(&a).unwrap();
         let share: BTreeSet<u32> = [1, 2].into();

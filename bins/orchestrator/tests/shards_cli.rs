@@ -158,7 +158,10 @@ fn merge_refuses_foreign_corrupt_and_existing_results() {
     // Missing plan index 2: listed; --allow-partial merges and says so.
     let (code, _, err) = run(&["merge", out.to_str().unwrap(), a.to_str().unwrap()]);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("plan indices 2 "), "{err}");
+    assert!(
+        err.contains("plan indices 2; missing shards: 2 of 2 "),
+        "{err}"
+    );
     let (code, stdout, err) = run(&[
         "merge",
         out.to_str().unwrap(),

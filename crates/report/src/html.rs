@@ -109,17 +109,11 @@ fn method_rtt_table(h: &mut String, hl: &Headline) {
     h.push_str("</table>\n");
 }
 
-/// Whether a note applies to this run: notes about an arm kind the run did
-/// not have are left out.
+/// Whether a note applies to this run: notes about an arm kind the run
+/// did not have are left out (the rule of [`crate::summary::note_belongs`]).
 fn applies(note: &str, input: &ReportInput) -> bool {
-    const KINDS: &[&str] = &["fq_codel", "cake", "fq_pie", "codel", "pie", "fq"];
-    let has = |k: &str| input.scenarios.iter().any(|s| s.arm == k);
-    !KINDS.iter().any(|k| {
-        let mentioned = note
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .any(|w| w == *k);
-        mentioned && !has(k)
-    })
+    let had = input.scenarios.iter().map(|s| s.arm.as_str()).collect();
+    crate::summary::note_belongs(note, &had)
 }
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {

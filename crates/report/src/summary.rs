@@ -15,11 +15,12 @@ use netlab_probe::{IsoPhaseStats, PhaseStats, RequestOutcome};
 use netlab_qdisc::{QdiscRecord, ARM_HANDLE};
 use netlab_results::{DirectionResult, QdiscResult, Results, ScenarioResult};
 
+mod notes;
 mod path;
 mod sections;
 
+pub use notes::{note_belongs, notes_for, NOTES};
 pub use path::{path_note, PathSeen};
-
 pub use sections::sections;
 
 /// One row of the summary table: one scenario.
@@ -71,21 +72,6 @@ pub struct SummaryRow {
 fn opt_ms(v: Option<f64>) -> String {
     v.map_or_else(|| "None".to_string(), |v| format!("{v:.2}"))
 }
-
-/// The notes every summary carries (method §2, §5, §6, §7).
-pub const NOTES: &[&str] = &[
-    "TBF's own `limit` is NOT the effective queue bound here: the arm replaces TBF's default inner bfifo, so the child's limit bounds the queue (and the latency tc derives from TBF's limit does not apply).",
-    "The arms differ in more than AQM: pfifo and fq_codel both have a 256-packet limit, which is not equal bytes or memory (skb/GSO sizes vary), and fq_codel adds flow queueing and a memory limit. This is not a single-variable AQM comparison.",
-    "drops = the arm's (child 10:) drop counter; the TBF parent's drops are shown beside it. Parent and child counters can count the same packet: never sum them.",
-    "overlimits (in results.json) counts shaping events, not loss.",
-    "Probe timeouts are not loss: a timeout cannot tell a lost packet from more than 1 s of queueing. The headline and the table's p50/p95 count a timeout as '≥ 1000 ms' (censoring-aware); replies-only quantiles leave timeouts out and always travel with their counts.",
-    "Loaded probe sends cover the load window minus its last second (no new request in the last 1 s), while goodput covers the whole window.",
-    "The TCP RTT from the sender's tcp_info (results.json tcp_info[]) is not the UDP echo RTT: they are kept apart.",
-    "ECN counts are evidence on the wire, not a one-to-one mark-to-window trace; CWR alone (RFC 3168 §6.1.2 allows it after any window reduction) is not proof of CE feedback.",
-    "Final qdisc counters are read while traffic can still drain, parent then child, so they are not an atomic snapshot; counters cover warm-up and termination, goodput does not.",
-    "Goodput counts bytes by the time B's application received them. After a loss, data that crossed the bottleneck earlier waits in B's out-of-order queue and is handed over in one burst once the hole is repaired, so a window's goodput can exceed the shaped rate (results.json keeps the per-200 ms series that shows it).",
-    "Bytes the sender's socket accepted are local socket input, not delivered bytes; full stream delivery at close is not claimed.",
-];
 
 /// A censoring-aware quantile in a table cell: `12.35`, `≥ 1000`, `–`.
 fn cell(q: Option<netlab_probe::CensoredQuantile>) -> String {
@@ -225,25 +211,13 @@ pub fn markdown(
     }
     s.push_str(&baseline_list(rows));
     s.push_str("\nNotes:\n\n");
-    for n in NOTES.iter().filter(|n| note_applies(n, rows)) {
+    for n in notes_for(rows.iter().map(|r| r.arm.as_str())) {
         let _ = writeln!(s, "- {n}");
     }
     for n in extra_notes {
         let _ = writeln!(s, "- {n}");
     }
     s
-}
-
-/// Whether a general note applies to a run with these rows: a note that
-/// names an arm kind the run did not have (the fq_codel comparison note in a
-/// pfifo-only run) is left out.
-fn note_applies(note: &str, rows: &[SummaryRow]) -> bool {
-    const KINDS: &[&str] = &["fq_codel", "cake", "fq_pie", "codel", "pie", "fq"];
-    !KINDS.iter().any(|k| {
-        note.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .any(|w| w == *k)
-            && !rows.iter().any(|r| r.arm == *k)
-    })
 }
 
 /// summary.md of a run. `failed_teardown_steps` counts the run's final
@@ -283,7 +257,10 @@ pub fn render_figures(
         .collect();
     sections_with_caveats.extend(sections(scenarios));
     markdown(
-        &header(results, scenarios.len()),
+        &header(
+            results,
+            &scenarios.iter().map(|f| f.index).collect::<Vec<_>>(),
+        ),
         headline,
         &rows,
         &sections_with_caveats,
@@ -542,8 +519,8 @@ pub fn figures(results: &Results) -> Vec<ScenarioFigures> {
 
 /// The summary's title block: run, kernel, rounds, arms, bottleneck(s),
 /// and what the method's experiment does not have (base RTT, flows).
-/// `listed` is the number of scenarios the run kept.
-pub fn header(results: &Results, listed: usize) -> String {
+/// `listed`: the plan indices of the scenarios the run kept.
+pub fn header(results: &Results, listed: &[u32]) -> String {
     let exp = &results.experiment;
     let path = exp.path.clone().unwrap_or_default();
     let shaper = |sh: &Option<netlab_experiment::file::ShaperFile>| {
@@ -611,7 +588,7 @@ pub fn header(results: &Results, listed: usize) -> String {
             "Merged by `orchestrator merge` from {} folder(s): {} of {} planned scenarios{}. \
              Experiment {}.\n\n",
             m.sources.len(),
-            listed,
+            listed.len(),
             m.planned,
             if m.missing.is_empty() {
                 String::new()
@@ -637,29 +614,45 @@ pub fn header(results: &Results, listed: usize) -> String {
 }
 
 /// The first thing an interrupted run's summary says: which signal, where,
-/// and what that means for the scenarios listed.
-pub fn interrupted_banner(i: &netlab_results::Interrupted, listed: usize) -> String {
+/// and what that means for the scenarios listed. `kept`: the plan indices
+/// of the scenarios the folder holds (a shard's own, those a resumed run
+/// took over included; the one the signal stopped may be among them), so
+/// a shard never names a scenario another shard ran.
+pub fn interrupted_banner(i: &netlab_results::Interrupted, kept: &[u32]) -> String {
     let at = i
         .at_s
         .map(|t| format!(", {t:.1} s after t0"))
         .unwrap_or_default();
     match i.scenario {
-        Some(n) => format!(
-            "**Interrupted by {} during scenario {n} ({} phase{at}).** {}; \
-             scenario {n} keeps its samples up to the stop, its error and its cleanup receipts; \
-             the run's later scenarios did not run.",
+        Some(n) => {
+            let complete: Vec<u32> = kept.iter().copied().filter(|&k| k != n).collect();
+            format!(
+                "**Interrupted by {} during scenario {n} ({} phase{at}).** {}; \
+                 scenario {n} keeps its samples up to the stop, its error and its cleanup receipts; \
+                 the run's later scenarios did not run.",
+                i.signal,
+                i.phase,
+                complete_text(&complete)
+            )
+        }
+        None => format!(
+            "**Interrupted by {} {}.** {}; none was cut short.",
             i.signal,
             i.phase,
-            match n {
-                0 | 1 => "No scenario had completed before it".to_string(),
-                2 => "Scenario 1 is complete".to_string(),
-                _ => format!("Scenarios 1–{} are complete", n - 1),
-            }
+            complete_text(kept)
         ),
-        None => format!(
-            "**Interrupted by {} {}.** {listed} scenario(s) completed before it; none was cut short.",
-            i.signal, i.phase
-        ),
+    }
+}
+
+/// "Scenarios 1–2, 5 are complete", of exactly these plan indices.
+pub fn complete_text(complete: &[u32]) -> String {
+    let mut complete = complete.to_vec();
+    complete.sort_unstable();
+    complete.dedup();
+    match complete.as_slice() {
+        [] => "No scenario had completed before it".to_string(),
+        [one] => format!("Scenario {one} is complete"),
+        _ => format!("Scenarios {} are complete", index_ranges(&complete)),
     }
 }
 

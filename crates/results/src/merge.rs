@@ -115,9 +115,39 @@ struct Checked {
     missing: Vec<u32>,
 }
 
+/// The shards (of N) that own the `missing` plan indices, when every
+/// source with a shard record says one N: `(N, [K, …])`. A merge that
+/// refuses names them, so the task to submit again is plain.
+fn missing_shards(
+    exp: &netlab_experiment::Experiment,
+    sources: &[SourceFolder],
+    missing: &[u32],
+) -> Option<(u32, Vec<u32>)> {
+    let ns: BTreeSet<u32> = sources
+        .iter()
+        .filter_map(|s| s.header.shard.as_ref().map(|sh| sh.n))
+        .collect();
+    let n = match ns.into_iter().collect::<Vec<_>>().as_slice() {
+        [n] if *n > 0 => *n,
+        _ => return None,
+    };
+    let plan = exp.plan();
+    let ks: BTreeSet<u32> = missing
+        .iter()
+        .filter_map(|i| plan.scenarios.get(*i as usize - 1))
+        .map(|s| netlab_experiment::shard::unit_of(s, exp.rounds) % n + 1)
+        .collect();
+    Some((n, ks.into_iter().collect()))
+}
+
 /// One experiment, one version, no duplicate, nothing outside the plan, and
-/// nothing missing unless `allow_partial`.
-fn check(sources: &[SourceFolder], allow_partial: bool) -> Result<Checked, MergeError> {
+/// nothing missing unless `allow_partial` (a refusal names the missing
+/// plan indices, their shards and the folders that held no results.json).
+fn check(
+    sources: &[SourceFolder],
+    absent: &[PathBuf],
+    allow_partial: bool,
+) -> Result<Checked, MergeError> {
     let first = &sources[0];
     let hash_of = |s: &SourceFolder| {
         s.header
@@ -170,8 +200,28 @@ fn check(sources: &[SourceFolder], allow_partial: bool) -> Result<Checked, Merge
     }
     let missing: Vec<u32> = (1..=planned).filter(|i| !owner.contains_key(i)).collect();
     if !missing.is_empty() && !allow_partial {
+        let shards = missing_shards(&exp, sources, &missing)
+            .map(|(n, ks)| {
+                format!(
+                    "; missing shards: {} of {n}",
+                    ks.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+                )
+            })
+            .unwrap_or_default();
+        let absent = if absent.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; no results.json in {}",
+                absent
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
         return Err(MergeError::Data(format!(
-            "{} of {planned} planned scenarios are missing: plan indices {} \
+            "{} of {planned} planned scenarios are missing: plan indices {}{shards}{absent} \
              (`run --shard K/N --resume` completes a shard; --allow-partial merges what exists)",
             missing.len(),
             missing
@@ -402,25 +452,35 @@ pub fn check_folders(
             return Err(MergeError::Usage(format!("{} is given twice", d.display())));
         }
     }
-    // With `allow_partial` a folder that holds no results.json (a shard
-    // that never started) is left out and its scenarios count as missing.
+    // A folder that holds no results.json (a shard that never started, or
+    // was killed in its first scenario) is left out and its scenarios
+    // count as missing: refused, naming it, unless `allow_partial`.
     let mut sources = Vec::new();
+    let mut absent = Vec::new();
     for d in dirs {
-        if allow_partial && !d.join("results.json").is_file() {
-            notice(format!(
-                "{} holds no results.json; left out (--allow-partial)",
-                d.display()
-            ));
+        if !d.join("results.json").is_file() && scenario_files(d).is_empty() {
+            if allow_partial {
+                notice(format!(
+                    "{} holds no results.json; left out (--allow-partial)",
+                    d.display()
+                ));
+            }
+            absent.push(d.clone());
             continue;
         }
         sources.push(read_source(d)?);
     }
     if sources.is_empty() {
-        return Err(MergeError::Data(
-            "none of the folders holds a results.json".into(),
-        ));
+        return Err(MergeError::Data(format!(
+            "none of the folders holds a results.json ({})",
+            absent
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
     }
-    let checked = check(&sources, allow_partial)?;
+    let checked = check(&sources, &absent, allow_partial)?;
     Ok(CheckedMerge {
         out: out.to_path_buf(),
         sources,

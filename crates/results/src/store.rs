@@ -182,6 +182,11 @@ impl ScenarioFiles {
         self.kept.len()
     }
 
+    /// The plan indices of the scenarios kept, in plan order.
+    pub fn indices(&self) -> Vec<u32> {
+        self.kept.iter().map(|(i, _)| *i).collect()
+    }
+
     /// Whether no scenario is kept yet.
     pub fn is_empty(&self) -> bool {
         self.kept.is_empty()
@@ -381,6 +386,7 @@ mod tests {
                 })
                 .unwrap();
             assert_eq!(back, full.scenarios);
+            assert_eq!(files.indices(), [1, 2, 3]);
             assert_eq!(Results::read(&path).unwrap(), full);
             files.remove_files().unwrap();
             assert!(!out.join(SCENARIO_DIR).exists());

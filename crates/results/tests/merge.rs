@@ -48,6 +48,18 @@ fn a_missing_or_repeated_share_is_refused_before_anything_is_written() {
         matches!(&e, MergeError::Data(m) if m.contains("plan indices 3, 4")),
         "{e}"
     );
+    // A shard folder that holds nothing (its task died in its first
+    // scenario, or never ran) counts as missing: its shard and the folder
+    // are named (issue 33), unless --allow-partial.
+    let b = dir.0.join("b-never-ran");
+    std::fs::create_dir_all(&b).unwrap();
+    let e = check_folders(&out, &[a.clone(), b.clone()], false, &mut quiet).unwrap_err();
+    let m = e.to_string();
+    assert!(
+        m.contains("plan indices 3, 4; missing shards: 2 of 2; no results.json in ")
+            && m.contains("b-never-ran"),
+        "{m}"
+    );
     let e = check_folders(&out, &[a.clone(), a.clone()], false, &mut quiet).unwrap_err();
     assert!(
         matches!(&e, MergeError::Usage(m) if m.contains("given twice")),

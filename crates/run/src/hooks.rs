@@ -254,8 +254,10 @@ impl ScenarioHooks for NoHooks {}
 /// [`write`](RunHooks::write), removes the scenario files, then
 /// [`print`](RunHooks::print).
 pub trait RunHooks {
-    /// The notes results.json's header carries (`Results::notes`).
-    fn notes(&self) -> Vec<String> {
+    /// The notes results.json's header carries (`Results::notes`) for a
+    /// run of `exp`.
+    fn notes(&self, exp: &netlab_experiment::Experiment) -> Vec<String> {
+        let _ = exp;
         Vec::new()
     }
 
@@ -281,11 +283,14 @@ pub trait RunHooks {
     fn print(&mut self) {}
 
     /// The line said on stderr (after `netlab: `) when a signal stopped
-    /// the run; `completed`: scenarios kept.
-    fn interrupted_banner(&self, interrupted: &Interrupted, completed: usize) -> String {
+    /// the run; `kept`: the plan indices of the scenarios the folder holds
+    /// (the run's own share only, with those a resumed run took over).
+    fn interrupted_banner(&self, interrupted: &Interrupted, kept: &[u32]) -> String {
         format!(
-            "interrupted by {} ({}); {completed} scenario(s) kept",
-            interrupted.signal, interrupted.phase
+            "interrupted by {} ({}); {} scenario(s) kept",
+            interrupted.signal,
+            interrupted.phase,
+            kept.len()
         )
     }
 

@@ -118,3 +118,118 @@ pub fn adopt(
     }
     Ok(adopted)
 }
+
+/// The one line a resumed run says on stderr, even under `--quiet`: the
+/// folder, the share, which of the share's scenarios are kept (by plan
+/// index, never another shard's) and which run now.
+pub fn resumed_line(
+    out: &Path,
+    shard: Option<Shard>,
+    share: &BTreeSet<u32>,
+    adopted: &Adopted,
+) -> String {
+    let whose = match shard {
+        Some(sh) => format!("shard {sh}"),
+        None => "the whole plan".to_string(),
+    };
+    let to_run: Vec<u32> = share
+        .iter()
+        .copied()
+        .filter(|i| !adopted.complete.contains(i))
+        .collect();
+    let kept: Vec<u32> = adopted.complete.iter().copied().collect();
+    let from = if adopted.resumed_from.is_empty() {
+        String::new()
+    } else {
+        format!(" from run {}", adopted.resumed_from.join(", "))
+    };
+    format!(
+        "resuming {} ({whose}, {} scenario(s)): {}{from}; {}",
+        out.display(),
+        share.len(),
+        match kept.as_slice() {
+            [] => "none complete".to_string(),
+            [one] => format!("scenario {one} complete, kept"),
+            _ => format!("scenarios {} complete, kept", ranges(&kept)),
+        },
+        match to_run.as_slice() {
+            [] => "nothing left to run".to_string(),
+            [one] => format!("scenario {one} to run"),
+            _ => format!("scenarios {} to run", ranges(&to_run)),
+        }
+    )
+}
+
+/// Sorted plan indices as runs: `2, 4–6`.
+fn ranges(indices: &[u32]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < indices.len() {
+        let mut j = i;
+        while j + 1 < indices.len() && indices[j + 1] == indices[j] + 1 {
+            j += 1;
+        }
+        out.push(if j == i {
+            indices[i].to_string()
+        } else {
+            format!("{}–{}", indices[i], indices[j])
+        });
+        i = j + 1;
+    }
+    out.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Shard 2 of 2 (plan indices 3, 4, 7, 8) with 3 and 4 kept names its
+    /// own scenarios only, and says which run it continues.
+    #[test]
+    fn the_resumed_line_names_the_shards_own_scenarios() {
+        let share: BTreeSet<u32> = [3, 4, 7, 8].into();
+        let adopted = Adopted {
+            complete: [3, 4].into(),
+            resumed_from: vec!["abc123".into()],
+        };
+        let line = resumed_line(
+            Path::new("/r/shard-2-of-2"),
+            Some(Shard { k: 2, n: 2 }),
+            &share,
+            &adopted,
+        );
+        assert_eq!(
+            line,
+            "resuming /r/shard-2-of-2 (shard 2/2, 4 scenario(s)): scenarios 3–4 complete, \
+             kept from run abc123; scenarios 7–8 to run"
+        );
+        assert!(!line.contains(" 1") && !line.contains("1–"), "{line}");
+        // A folder that holds nothing complete yet (killed in its first scenario).
+        let none = resumed_line(
+            Path::new("o"),
+            Some(Shard { k: 2, n: 2 }),
+            &[2].into(),
+            &Adopted {
+                complete: BTreeSet::new(),
+                resumed_from: vec!["r1".into(), "r2".into()],
+            },
+        );
+        assert_eq!(
+            none,
+            "resuming o (shard 2/2, 1 scenario(s)): none complete from run r1, r2; scenario 2 to run"
+        );
+        let whole = resumed_line(
+            Path::new("o"),
+            None,
+            &[1, 2, 3].into(),
+            &Adopted {
+                complete: [1, 3].into(),
+                resumed_from: Vec::new(),
+            },
+        );
+        assert_eq!(
+            whole,
+            "resuming o (the whole plan, 3 scenario(s)): scenarios 1, 3 complete, kept; scenario 2 to run"
+        );
+    }
+}

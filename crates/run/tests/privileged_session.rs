@@ -78,7 +78,7 @@ struct Ends {
 }
 
 impl RunHooks for Ends {
-    fn notes(&self) -> Vec<String> {
+    fn notes(&self, _exp: &netlab_experiment::Experiment) -> Vec<String> {
         vec!["a note from the caller".into()]
     }
 

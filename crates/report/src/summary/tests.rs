@@ -373,7 +373,7 @@ fn an_interrupted_run_says_where_first() {
         at_s: Some(7.25),
     };
     assert_eq!(
-        interrupted_banner(&i, 3),
+        interrupted_banner(&i, &[1, 2, 3]),
         "**Interrupted by SIGTERM during scenario 3 (loaded phase, 7.2 s after t0).** \
          Scenarios 1–2 are complete; scenario 3 keeps its samples up to the stop, its error \
          and its cleanup receipts; the run's later scenarios did not run."
@@ -385,10 +385,71 @@ fn an_interrupted_run_says_where_first() {
         at_s: None,
     };
     assert_eq!(
-        interrupted_banner(&boot, 0),
-        "**Interrupted by SIGINT while the guest kernel booted.** 0 scenario(s) completed \
+        interrupted_banner(&boot, &[]),
+        "**Interrupted by SIGINT while the guest kernel booted.** No scenario had completed \
          before it; none was cut short."
     );
+}
+
+/// A shard names only the scenarios it ran (issue 33): shard 2 of 2,
+/// stopped in its first scenario, never names scenario 1 that shard 1
+/// ran; a shard that ran 2 and 4 says so, not "1–3".
+#[test]
+fn a_shard_interrupted_names_only_its_own_scenarios() {
+    let during = |n: u32| netlab_results::Interrupted {
+        signal: "SIGTERM".into(),
+        scenario: Some(n),
+        phase: "loaded".into(),
+        at_s: None,
+    };
+    let first_of_shard_2 = interrupted_banner(&during(2), &[2]);
+    assert!(
+        first_of_shard_2.contains(
+            "during scenario 2 (loaded phase).** No scenario had completed before it; scenario 2 keeps"
+        ),
+        "{first_of_shard_2}"
+    );
+    assert!(
+        !first_of_shard_2.contains("Scenario 1"),
+        "{first_of_shard_2}"
+    );
+    let third = interrupted_banner(&during(6), &[2, 4, 6]);
+    assert!(
+        third.contains("Scenarios 2, 4 are complete; scenario 6 keeps"),
+        "{third}"
+    );
+    assert!(!third.contains("1–"), "{third}");
+    let one = interrupted_banner(&during(4), &[4, 2]);
+    assert!(
+        one.contains("Scenario 2 is complete; scenario 4 keeps"),
+        "{one}"
+    );
+    // Between scenarios: the ones kept, by plan index.
+    let between = netlab_results::Interrupted {
+        signal: "SIGTERM".into(),
+        scenario: None,
+        phase: "between scenarios".into(),
+        at_s: None,
+    };
+    assert_eq!(
+        interrupted_banner(&between, &[3, 4, 7]),
+        "**Interrupted by SIGTERM between scenarios.** Scenarios 3–4, 7 are complete; \
+         none was cut short."
+    );
+}
+
+/// One rule for the general notes: the fq_codel note belongs only to a
+/// run with an fq_codel arm, whoever asks (summary.md, the report,
+/// results.json's notes).
+#[test]
+fn notes_for_keeps_only_the_notes_of_the_runs_arms() {
+    let fq_note = NOTES.iter().find(|n| n.contains("256-packet")).unwrap();
+    let pfifo_only = notes_for(["pfifo", "bfifo"]);
+    assert!(!pfifo_only.contains(fq_note));
+    assert_eq!(pfifo_only.len(), NOTES.len() - 1);
+    assert!(pfifo_only.contains(&NOTES[0]));
+    assert!(notes_for(["pfifo", "fq_codel"]).contains(fq_note));
+    assert_eq!(notes_for(["pfifo", "fq_codel"]).len(), NOTES.len());
 }
 
 /// A shard's summary says which share of the plan it holds and what it

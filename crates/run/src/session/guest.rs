@@ -165,7 +165,7 @@ fn guest_interrupted(
             .as_secs_f64(),
         wall_s: 0.0,
         scenarios: Vec::new(),
-        notes: run_hooks.notes(),
+        notes: run_hooks.notes(&cfg.exp),
         interrupted: Some(Interrupted {
             signal: netlab_receipts::signal_name(sig).into(),
             scenario: None,

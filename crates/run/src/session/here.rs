@@ -58,7 +58,7 @@ pub fn run_here(
         planned: cfg.planned(),
     };
     here.announce(&kernel);
-    let mut results = here.header(kernel, run_hooks.notes());
+    let mut results = here.header(kernel, run_hooks.notes(&cfg.exp));
     let mut files = ScenarioFiles::create(&cfg.out).map_err(|e| {
         let _ = here.registry.teardown(&SystemClock);
         RunError::Store(e.to_string())
@@ -77,7 +77,10 @@ pub fn run_here(
     failed |= here.finish(&mut results, &files, started, run_hooks);
     if let Some(sig) = netlab_receipts::interrupted() {
         if let Some(i) = &results.interrupted {
-            eprintln!("netlab: {}", run_hooks.interrupted_banner(i, files.len()));
+            eprintln!(
+                "netlab: {}",
+                run_hooks.interrupted_banner(i, &files.indices())
+            );
         }
         return Ok(Outcome::Interrupted { signal: sig });
     }
@@ -157,13 +160,11 @@ impl Here<'_> {
         let share: BTreeSet<u32> = planned.iter().map(|s| s.index).collect();
         match crate::resume::adopt(&cfg.out, &cfg.exp, cfg.shard, &share, files) {
             Ok(a) => {
-                self.progress.say(&format!(
-                    "resuming {}: {} of {} scenario(s) complete, {} to run",
-                    cfg.out.display(),
-                    a.complete.len(),
-                    planned.len(),
-                    planned.len() - a.complete.len()
-                ));
+                // Said even under --quiet: a resumed run is not a fresh one.
+                eprintln!(
+                    "netlab: {}",
+                    crate::resume::resumed_line(&cfg.out, cfg.shard, &share, &a)
+                );
                 results.resumed_from = a.resumed_from;
                 Ok(a.complete)
             }
