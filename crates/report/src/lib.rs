@@ -30,6 +30,7 @@ pub mod headline;
 mod html;
 pub mod input;
 pub mod model;
+pub mod path_seen;
 mod plots;
 mod plots_run;
 mod sentence;

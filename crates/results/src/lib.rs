@@ -40,8 +40,10 @@
 
 #![forbid(unsafe_code)]
 
+pub mod bottleneck;
 mod file;
 pub mod merge;
+pub mod queue_seen;
 mod read;
 mod run;
 mod scenario;
@@ -53,7 +55,9 @@ mod tcp_info;
 pub mod testing;
 pub mod v1;
 
+pub use bottleneck::{Bottleneck, CpuUse, DirectionBottleneck, Verdict};
 pub use file::{read_json, write_json_atomic, ResultsFileError};
+pub use queue_seen::{queue_seen, QueueSeen};
 pub use read::{ReadError, SUPPORTED_SCHEMAS};
 pub use run::{
     Interrupted, KernelInfo, MergeRecord, MergeSource, RanOn, Results, ShardRecord, Tool,

@@ -323,6 +323,7 @@ fn convert(s: ScenarioResultV1, cfg: &CompareConfig) -> ScenarioResult {
         error: s.error,
         open_fds: None,
         ran_on: None,
+        bottleneck: None,
     }
 }
 
