@@ -305,8 +305,8 @@ pub fn section(scenarios: &[ScenarioFigures]) -> String {
         "### The queue and the bottleneck (docs/method.md §14)\n\n\
          Largest packet: the arm's own `maxpacket` (fq_codel, codel; CAKE's `max_skblen`); aggregate: backlog bytes ÷ skbs \
          queued, over the window's samples that held one. Verdict: shaper-bound unless goodput fell under {:.0} % of the rate \
-         while the TBF held ≥ {} ms in under {:.0} % of the samples and its arm neither dropped nor marked, or while a CPU was \
-         ≥ {:.0} % busy.\n",
+         while the TBF held ≥ {} ms in under {:.0} % of the samples and its arm neither dropped nor marked; then the CPU when \
+         one was ≥ {:.0} % busy over the window, else something other (veth, sender). A saturated CPU is flagged either way.\n",
         GOODPUT_SHARE_MIN * 100.0,
         HELD_QUEUE_MIN_S * 1e3,
         HELD_QUEUE_MIN_SHARE * 100.0,

@@ -32,7 +32,8 @@ pub enum Verdict {
     /// The shaper: the path delivered its rate, or the shaper held a
     /// queue (the senders were answering its queue).
     ShaperBound,
-    /// Goodput fell short of the rate while a CPU was saturated.
+    /// Goodput fell short of the rate, the shaper held no queue, and a
+    /// CPU was saturated.
     Cpu,
     /// Goodput fell short of the rate while the shaper held no queue and
     /// no CPU was saturated: something else (the veths, the senders'
@@ -186,19 +187,23 @@ impl Bottleneck {
 }
 
 /// The rule of docs/method.md §14.2 on one direction's evidence (its
-/// `verdict` field is ignored and returned decided).
+/// `verdict` field is ignored and returned decided): the shaper was the
+/// bottleneck when the path delivered its rate or the shaper held a queue
+/// (the senders were answering its queue, whatever else ran on the
+/// machine); otherwise something else was, the CPU when one was
+/// saturated. A saturated CPU beside a shaper-bound verdict is flagged by
+/// [`Bottleneck::flags_comparison`], not hidden in the verdict.
 pub fn decide(d: &DirectionBottleneck, cpu: Option<&CpuUse>) -> Verdict {
     if d.rate_mbps.is_none() {
         return Verdict::Unshaped;
     }
     let short = d.goodput_share().map_or(true, |s| s < GOODPUT_SHARE_MIN);
-    let saturated = cpu.is_some_and(CpuUse::saturated);
-    if short && saturated {
-        Verdict::Cpu
-    } else if short && !d.shaper_held_queue() {
-        Verdict::OtherThanShaper
-    } else {
+    if !short || d.shaper_held_queue() {
         Verdict::ShaperBound
+    } else if cpu.is_some_and(CpuUse::saturated) {
+        Verdict::Cpu
+    } else {
+        Verdict::OtherThanShaper
     }
 }
 

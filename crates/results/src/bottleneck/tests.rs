@@ -57,8 +57,10 @@ fn the_rule_on_hand_made_evidence() {
     let mut e = evidence(Some(100.0), 70.0, 60, 0);
     e.arm_signals = Some(3);
     assert_eq!(decide(&e, Some(&idle_cpu)), Verdict::ShaperBound);
-    // Short with a saturated CPU: the CPU, whatever the queue.
-    assert_eq!(decide(&e, Some(&busy_cpu)), Verdict::Cpu);
+    // Short on a saturated machine while the shaper queued and dropped
+    // (a 5 Mbit/s pfifo run beside parallel builds, 57 % in a 3 s
+    // window): still the shaper's queue the senders answered.
+    assert_eq!(decide(&e, Some(&busy_cpu)), Verdict::ShaperBound);
     // Exactly 90 % is delivered.
     let e = evidence(Some(10.0), 9.0, 60, 0);
     assert_eq!(decide(&e, Some(&idle_cpu)), Verdict::ShaperBound);
