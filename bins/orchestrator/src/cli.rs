@@ -77,6 +77,12 @@ pub struct CompareArgs {
     /// TCP congestion control of the sender.
     #[arg(long, default_value = "reno")]
     pub cc: String,
+    /// The veths' segmentation and receive offloads: kernel (as the kernel leaves them: GSO, TSO, GRO on) or off (GSO, TSO, GRO, LRO and the UDP ones off on every veth end, so the queue holds packets, not aggregates).
+    #[arg(long, value_name = "kernel|off", default_value = "kernel")]
+    pub offloads: String,
+    /// MTU of every link of A-R-B (68..=65535; a full-size frame, MTU + 14, must fit --burst).
+    #[arg(long, default_value = "1500")]
+    pub mtu: String,
     /// Probe-only baseline phase.
     #[arg(long, default_value = "3s")]
     pub baseline: String,

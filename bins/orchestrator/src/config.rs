@@ -106,6 +106,9 @@ pub fn compare_config(a: &CompareArgs, now_utc_stamp: &str) -> Result<CompareCon
     let tbf = Tbf { rate, burst, limit };
     tbf.validate()
         .map_err(|e| UsageError(format!("invalid TBF (--rate/--burst/--limit): {e}")))?;
+    let offloads = netlab_experiment::Offloads::from_file_word(a.offloads.trim())
+        .ok_or_else(|| usage("--offloads", &a.offloads, "expected kernel or off"))?;
+    let mtu = parse_mtu(&a.mtu, &tbf)?;
     let cc = a.cc.trim().to_string();
     if cc.is_empty() || cc.len() > 15 || !cc.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     {
@@ -210,6 +213,8 @@ pub fn compare_config(a: &CompareArgs, now_utc_stamp: &str) -> Result<CompareCon
         udp_port,
         block_size,
         iso_probe,
+        offloads,
+        mtu,
         kernel: kernel_choice(a.kernel),
         guest_mem,
         out,
@@ -254,6 +259,29 @@ pub fn run_config(a: &RunArgs, now_utc_stamp: &str) -> Result<SessionConfig, Usa
         shard,
         resume: a.resume,
     })
+}
+
+/// `--mtu`: a veth's MTU whose full-size frame (MTU + 14) fits the TBF's
+/// burst (TBF drops a longer packet it cannot split).
+fn parse_mtu(text: &str, tbf: &Tbf) -> Result<u32, UsageError> {
+    let mtu = text
+        .trim()
+        .parse::<u32>()
+        .map_err(|_| usage("--mtu", text, "not a whole number of bytes"))?;
+    netlab_experiment::check_mtu(mtu).map_err(|why| usage("--mtu", text, why))?;
+    let frame = u64::from(mtu) + u64::from(netlab_experiment::LINK_HEADER);
+    if frame > tbf.burst.0 {
+        return Err(usage(
+            "--mtu",
+            text,
+            format!(
+                "a full-size frame of {frame} bytes (MTU + 14) exceeds --burst {}: \
+                 TBF would drop every such packet",
+                tbf.burst
+            ),
+        ));
+    }
+    Ok(mtu)
 }
 
 fn parse_guest_mem(text: &str) -> Result<String, UsageError> {
@@ -343,6 +371,10 @@ mod tests {
             "4096",
             "--iso-probe",
             "7ms",
+            "--offloads",
+            "off",
+            "--mtu",
+            "9000",
             "--kernel",
             "uml",
             "--guest-mem",
@@ -535,6 +567,36 @@ mod tests {
             netlab_experiment::DEFAULT_PCAP_SNAP_LEN,
             netlab_ecn::pcap::DEFAULT_PCAP_SNAP_LEN
         );
+    }
+
+    #[test]
+    fn offloads_and_mtu_flags_reach_the_experiment_and_bad_ones_name_the_flag() {
+        let e = config_of(&["--offloads", "off", "--mtu", "9000"]).experiment();
+        assert_eq!(e.path.offloads, netlab_experiment::Offloads::Off);
+        assert_eq!(e.path.mtu, 9000);
+        let d = config_of(&[]).experiment();
+        assert_eq!(
+            (d.path.offloads, d.path.mtu),
+            (netlab_experiment::Offloads::Kernel, 1500)
+        );
+        for (args, why) in [
+            (&["--offloads", "bogus"][..], "kernel or off"),
+            (&["--mtu", "67"][..], "IPv4"),
+            (&["--mtu", "65536"][..], "veth"),
+            (&["--mtu", "1.5k"][..], "whole number"),
+            // 16 kB of burst: a 9000-byte MTU fits, a 20000-byte one not.
+            (&["--mtu", "20000"][..], "--burst"),
+        ] {
+            use clap::Parser as _;
+            let argv = ["orchestrator", "compare"].iter().chain(args);
+            let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+            let crate::cli::Command::Compare(a) = cli.command else {
+                panic!("not compare")
+            };
+            let e = compare_config(&a, "x").expect_err(args[1]);
+            assert!(e.0.contains(args[0]) && e.0.contains(why), "{e:?}");
+        }
+        assert_eq!(config_of(&["--mtu", "20000", "--burst", "32kb"]).mtu, 20000);
     }
 
     #[test]

@@ -65,6 +65,14 @@ pub struct PathFile {
     /// How A and B start their TCP receive buffers: "kernel" (default:
     /// tcp_rmem untouched) or "max" (opt-in: its default raised to its max).
     pub receive_buffer: Option<String>,
+    /// The veths' segmentation and receive offloads: "kernel" (default: as
+    /// the kernel leaves them) or "off" (GSO, TSO, GRO, LRO and the UDP
+    /// ones off on every veth end). Printed back only when not "kernel",
+    /// so the content hash of a file without it does not change.
+    pub offloads: Option<String>,
+    /// MTU of every link (default 1500, the kernel's for a veth). Printed
+    /// back only when not 1500, for the same reason.
+    pub mtu: Option<u32>,
     /// Upload bottleneck: R's egress toward B.
     pub up: Option<ShaperFile>,
     /// Download bottleneck: R's egress toward A.
@@ -155,6 +163,10 @@ pub struct SweepFile {
     pub down_rate: Option<Vec<String>>,
     /// Base RTTs.
     pub base_rtt: Option<Vec<String>>,
+    /// Offload choices (`"kernel"`, `"off"`).
+    pub offloads: Option<Vec<String>>,
+    /// MTUs of every link.
+    pub mtu: Option<Vec<u32>>,
     /// Copies of every declared flow (1 = as declared).
     pub flows: Option<Vec<u32>>,
     /// Congestion control of every flow.

@@ -36,14 +36,15 @@ pub mod model;
 pub mod plan;
 mod resolve;
 pub mod shard;
+mod sweep;
 pub mod units;
 
 pub use file::ExperimentFile;
 pub use model::{
-    ArmSpec, AxisValue, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice, PathSpec,
-    PcapMode, ProbeKind, ProbeSpec, ReceiveBuffer, Sweep, Timeline, DEFAULT_ARMS,
-    DEFAULT_PCAP_MAX_BYTES, DEFAULT_PCAP_SNAP_LEN, MAX_PCAP_SNAP_LEN, MIN_PCAP_MAX_BYTES,
-    MIN_PCAP_SNAP_LEN,
+    check_mtu, ArmSpec, AxisValue, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice,
+    Offloads, PathSpec, PcapMode, ProbeKind, ProbeSpec, ReceiveBuffer, Sweep, Timeline,
+    DEFAULT_ARMS, DEFAULT_MTU, DEFAULT_PCAP_MAX_BYTES, DEFAULT_PCAP_SNAP_LEN, LINK_HEADER,
+    MAX_PCAP_SNAP_LEN, MIN_PCAP_MAX_BYTES, MIN_PCAP_SNAP_LEN,
 };
 pub use plan::{Plan, Point, Requirements, ScenarioPlan};
 pub use resolve::{check_cc, KNOWN_CCS};

@@ -9,6 +9,9 @@ use netlab_qdisc_model::{Arm, Rate, Size, Tbf};
 /// How A and B start their TCP receive buffers (`[path] receive_buffer`:
 /// `"kernel"` or `"max"`): the one type the topology builds from too.
 pub use netlab_path::ReceiveBuffer;
+/// The veths' offloads (`[path] offloads`: `"kernel"` or `"off"`) and the
+/// links' MTU bounds: the types the topology builds from too.
+pub use netlab_path::{check_mtu, Offloads, DEFAULT_MTU, LINK_HEADER};
 
 use crate::units::format_duration;
 
@@ -135,6 +138,10 @@ pub struct PathSpec {
     /// How the receiving ends start their TCP receive buffers
     /// (docs/method.md §1.3).
     pub receive_buffer: ReceiveBuffer,
+    /// The veths' segmentation and receive offloads (docs/method.md §1.4).
+    pub offloads: Offloads,
+    /// MTU of every link of A–R–B (docs/method.md §1.4).
+    pub mtu: u32,
     /// Upload bottleneck (R's egress toward B); `None` = unshaped.
     pub up: Option<Tbf>,
     /// Download bottleneck (R's egress toward A); `None` = unshaped.
@@ -148,6 +155,8 @@ impl Default for PathSpec {
             jitter: Duration::ZERO,
             loss_percent: 0.0,
             receive_buffer: ReceiveBuffer::Kernel,
+            offloads: Offloads::Kernel,
+            mtu: DEFAULT_MTU,
             up: Some(default_tbf()),
             down: None,
         }
@@ -360,6 +369,10 @@ pub enum AxisValue {
     DownRate(netlab_qdisc_model::Rate),
     /// Base RTT.
     BaseRtt(Duration),
+    /// The veths' offloads.
+    Offloads(Offloads),
+    /// MTU of every link.
+    Mtu(u32),
     /// Copies of every declared flow.
     Flows(u32),
     /// Congestion control of every flow.
@@ -382,6 +395,8 @@ impl AxisValue {
             AxisValue::Rate(r) => format!("rate={r}"),
             AxisValue::DownRate(r) => format!("down_rate={r}"),
             AxisValue::BaseRtt(d) => format!("base_rtt={}", format_duration(*d)),
+            AxisValue::Offloads(o) => format!("offloads={}", o.file_word()),
+            AxisValue::Mtu(m) => format!("mtu={m}"),
             AxisValue::Flows(n) => format!("flows={n}"),
             AxisValue::Cc(c) => format!("cc={c}"),
             AxisValue::ArmWord { kind, word, value } => format!("{kind}.{word}={value}"),
@@ -389,8 +404,9 @@ impl AxisValue {
     }
 }
 
-/// The sweep: axes in a fixed order (rate, down_rate, base_rtt, flows, cc,
-/// then the arm words in file order); the last axis varies fastest.
+/// The sweep: axes in a fixed order (rate, down_rate, base_rtt, offloads,
+/// mtu, flows, cc, then the arm words in file order); the last axis varies
+/// fastest.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Sweep {
     /// Each axis: its values in file order.

@@ -161,6 +161,8 @@ fn at_point(exp: &Experiment, point: &Point) -> (PathSpec, Vec<FlowSpec>, Vec<Ar
                 }
             }
             AxisValue::BaseRtt(d) => path.base_rtt = *d,
+            AxisValue::Offloads(o) => path.offloads = *o,
+            AxisValue::Mtu(m) => path.mtu = *m,
             AxisValue::Flows(n) => copies = *n,
             AxisValue::Cc(c) => cc = Some(c),
             AxisValue::ArmWord { kind, word, value } => {

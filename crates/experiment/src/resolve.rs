@@ -12,7 +12,7 @@ use crate::file::{
 };
 use crate::model::{
     default_tbf, ArmSpec, AxisValue, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice,
-    PathSpec, PcapMode, ProbeKind, ProbeSpec, ReceiveBuffer, Sweep, Timeline, AUTO_PORT_BASE,
+    Offloads, PathSpec, PcapMode, ProbeKind, ProbeSpec, ReceiveBuffer, Timeline, AUTO_PORT_BASE,
     DEFAULT_PCAP_MAX_BYTES, DEFAULT_PCAP_SNAP_LEN, DEFAULT_TCP_PORT, MAX_PCAP_SNAP_LEN,
     MIN_PCAP_MAX_BYTES, MIN_PCAP_SNAP_LEN,
 };
@@ -47,7 +47,7 @@ pub const MAX_ROUNDS: u32 = 1000;
 /// Most scenarios (points × rounds × arms) one experiment may plan.
 pub const MAX_SCENARIOS: usize = 10_000;
 
-fn err(key: impl Into<String>, reason: impl Into<String>) -> ExperimentError {
+pub(crate) fn err(key: impl Into<String>, reason: impl Into<String>) -> ExperimentError {
     ExperimentError::Key {
         key: key.into(),
         reason: reason.into(),
@@ -66,7 +66,7 @@ fn duration(
     }
 }
 
-fn rate(key: &str, text: &str) -> Result<Rate, ExperimentError> {
+pub(crate) fn rate(key: &str, text: &str) -> Result<Rate, ExperimentError> {
     Rate::parse(text).map_err(|e| err(key, e.to_string()))
 }
 
@@ -141,7 +141,7 @@ impl Experiment {
             f.capture.as_ref().unwrap_or(&CaptureFile::default()),
             &timeline,
         )?;
-        let sweep = resolve_sweep(
+        let sweep = crate::sweep::resolve_sweep(
             f.sweep.as_ref().unwrap_or(&SweepFile::default()),
             &arms,
             &path,
@@ -220,6 +220,22 @@ impl Experiment {
                         _ => None,
                     })
                 }
+                Some(AxisValue::Offloads(_)) => {
+                    sweep.offloads = strings(&|v| match v {
+                        AxisValue::Offloads(o) => Some(o.file_word().to_string()),
+                        _ => None,
+                    })
+                }
+                Some(AxisValue::Mtu(_)) => {
+                    sweep.mtu = Some(
+                        axis.iter()
+                            .filter_map(|v| match v {
+                                AxisValue::Mtu(m) => Some(*m),
+                                _ => None,
+                            })
+                            .collect(),
+                    )
+                }
                 Some(AxisValue::Flows(_)) => {
                     sweep.flows = Some(
                         axis.iter()
@@ -271,6 +287,12 @@ impl Experiment {
                 jitter: Some(format_duration(self.path.jitter)),
                 loss_percent: Some(self.path.loss_percent),
                 receive_buffer: Some(self.path.receive_buffer.file_word().to_string()),
+                // Only when not the default, so that the canonical text,
+                // and the content hash, of an experiment that does not
+                // use them is what it was before they existed.
+                offloads: (self.path.offloads != Offloads::Kernel)
+                    .then(|| self.path.offloads.file_word().to_string()),
+                mtu: (self.path.mtu != netlab_path::DEFAULT_MTU).then_some(self.path.mtu),
                 up: Some(shaper(&self.path.up)),
                 down: Some(shaper(&self.path.down)),
             }),
@@ -378,14 +400,52 @@ fn resolve_path(p: &PathFile) -> Result<PathSpec, ExperimentError> {
             )
         })?,
     };
-    Ok(PathSpec {
+    let offloads = match p.offloads.as_deref() {
+        None => d.offloads,
+        Some(word) => offloads("path.offloads", word)?,
+    };
+    let mtu = p.mtu.unwrap_or(d.mtu);
+    let path = PathSpec {
         base_rtt,
         jitter,
         loss_percent,
         receive_buffer,
+        offloads,
+        mtu,
         up: resolve_shaper("path.up", p.up.as_ref(), d.up)?,
         down: resolve_shaper("path.down", p.down.as_ref(), d.down)?,
-    })
+    };
+    check_path_mtu("path.mtu", mtu, &path)?;
+    Ok(path)
+}
+
+pub(crate) fn offloads(key: &str, word: &str) -> Result<Offloads, ExperimentError> {
+    Offloads::from_file_word(word)
+        .ok_or_else(|| err(key, format!("{word:?}: expected \"kernel\" or \"off\"")))
+}
+
+/// An MTU every veth takes and every shaper of the path can pass: TBF
+/// drops a packet longer than its burst (`tbf_enqueue`: longer than
+/// `max_size` and not a GSO aggregate it can split), so a full-size frame
+/// (MTU + the 14-byte Ethernet header) must fit the burst.
+pub(crate) fn check_path_mtu(key: &str, mtu: u32, path: &PathSpec) -> Result<(), ExperimentError> {
+    netlab_path::check_mtu(mtu).map_err(|reason| err(key, reason))?;
+    let frame = u64::from(mtu) + u64::from(netlab_path::LINK_HEADER);
+    for (dir, tbf) in [("up", &path.up), ("down", &path.down)] {
+        if let Some(t) = tbf {
+            if frame > t.burst.0 {
+                return Err(err(
+                    key,
+                    format!(
+                        "a full-size frame of {frame} bytes (MTU {mtu} + 14) exceeds \
+                         path.{dir}.burst ({}): TBF would drop every such packet",
+                        t.burst
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn resolve_flows(list: &[FlowFile], timeline: &Timeline) -> Result<Vec<FlowSpec>, ExperimentError> {
@@ -612,114 +672,4 @@ fn resolve_capture(c: &CaptureFile, timeline: &Timeline) -> Result<CaptureSpec, 
         snap_len,
         pcap_max_bytes,
     })
-}
-
-fn nonempty<'a, T>(
-    key: &str,
-    v: &'a Option<Vec<T>>,
-) -> Result<Option<&'a Vec<T>>, ExperimentError> {
-    match v {
-        Some(list) if list.is_empty() => Err(err(key, "an empty list: leave the key out instead")),
-        Some(list) => Ok(Some(list)),
-        None => Ok(None),
-    }
-}
-
-fn resolve_sweep(
-    s: &SweepFile,
-    arms: &[ArmSpec],
-    path: &PathSpec,
-) -> Result<Sweep, ExperimentError> {
-    let mut axes = Vec::new();
-    if let Some(list) = nonempty("sweep.rate", &s.rate)? {
-        if path.up.is_none() {
-            return Err(err(
-                "sweep.rate",
-                "the upload direction is unshaped (path.up.shaped = false)",
-            ));
-        }
-        axes.push(
-            list.iter()
-                .enumerate()
-                .map(|(i, r)| rate(&format!("sweep.rate[{i}]"), r).map(AxisValue::Rate))
-                .collect::<Result<Vec<_>, _>>()?,
-        );
-    }
-    if let Some(list) = nonempty("sweep.down_rate", &s.down_rate)? {
-        if path.down.is_none() {
-            return Err(err(
-                "sweep.down_rate",
-                "the download direction is unshaped (add [path.down])",
-            ));
-        }
-        axes.push(
-            list.iter()
-                .enumerate()
-                .map(|(i, r)| rate(&format!("sweep.down_rate[{i}]"), r).map(AxisValue::DownRate))
-                .collect::<Result<Vec<_>, _>>()?,
-        );
-    }
-    if let Some(list) = nonempty("sweep.base_rtt", &s.base_rtt)? {
-        let mut axis = Vec::new();
-        for (i, t) in list.iter().enumerate() {
-            let key = format!("sweep.base_rtt[{i}]");
-            let d = parse_duration(t, true).map_err(|e| err(&key, e))?;
-            if d > Duration::from_secs(10) {
-                return Err(err(key, "at most 10s"));
-            }
-            if d < path.jitter {
-                return Err(err(key, "smaller than path.jitter"));
-            }
-            axis.push(AxisValue::BaseRtt(d));
-        }
-        axes.push(axis);
-    }
-    if let Some(list) = nonempty("sweep.flows", &s.flows)? {
-        let mut axis = Vec::new();
-        for (i, n) in list.iter().enumerate() {
-            if *n == 0 || *n > 64 {
-                return Err(err(format!("sweep.flows[{i}]"), "must be between 1 and 64"));
-            }
-            axis.push(AxisValue::Flows(*n));
-        }
-        axes.push(axis);
-    }
-    if let Some(list) = nonempty("sweep.cc", &s.cc)? {
-        let mut axis = Vec::new();
-        for (i, c) in list.iter().enumerate() {
-            check_cc(&format!("sweep.cc[{i}]"), c)?;
-            axis.push(AxisValue::Cc(c.clone()));
-        }
-        axes.push(axis);
-    }
-    if let Some(list) = nonempty("sweep.arm", &s.arm)? {
-        for (i, a) in list.iter().enumerate() {
-            let key = format!("sweep.arm[{i}]");
-            let matching: Vec<&ArmSpec> = arms.iter().filter(|x| x.arm.kind() == a.kind).collect();
-            if matching.is_empty() {
-                return Err(err(
-                    format!("{key}.kind"),
-                    format!("no arm of kind {:?}", a.kind),
-                ));
-            }
-            if a.values.is_empty() {
-                return Err(err(format!("{key}.values"), "an empty list"));
-            }
-            let mut axis = Vec::new();
-            for (j, v) in a.values.iter().enumerate() {
-                for arm in &matching {
-                    let words = crate::plan::set_arm_word(&arm.words, &a.word, v);
-                    ArmSpec::parse(&words)
-                        .map_err(|e| err(format!("{key}.values[{j}]"), e.to_string()))?;
-                }
-                axis.push(AxisValue::ArmWord {
-                    kind: a.kind.clone(),
-                    word: a.word.clone(),
-                    value: v.clone(),
-                });
-            }
-            axes.push(axis);
-        }
-    }
-    Ok(Sweep { axes })
 }

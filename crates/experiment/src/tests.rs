@@ -341,3 +341,106 @@ fn capture_pcap_keys_resolve_and_round_trip() {
     // The smallest snap that holds the headers is accepted.
     assert!(parse("[capture]\nsnap_len = 94").is_ok());
 }
+
+#[test]
+fn offloads_and_mtu_default_to_the_kernels_and_keep_the_hash() {
+    let d = Experiment::default();
+    assert_eq!(d.path.offloads, Offloads::Kernel);
+    assert_eq!(d.path.mtu, 1500);
+    // Left out of the canonical text when they are the defaults, so every
+    // experiment written before they existed keeps its content hash.
+    let printed = d.to_toml();
+    assert!(
+        !printed.contains("offloads") && !printed.contains("mtu"),
+        "{printed}"
+    );
+    let spelled = parse("[path]\noffloads = \"kernel\"\nmtu = 1500\n").unwrap();
+    assert_eq!(spelled, d);
+    assert_eq!(spelled.content_hash(), d.content_hash());
+    let off = parse("[path]\noffloads = \"off\"\nmtu = 9000\n").unwrap();
+    assert_eq!(off.path.offloads, Offloads::Off);
+    assert_eq!(off.path.mtu, 9000);
+    assert_ne!(off.content_hash(), d.content_hash());
+    let text = off.to_toml();
+    assert!(
+        text.contains("offloads = \"off\"") && text.contains("mtu = 9000"),
+        "{text}"
+    );
+    assert_eq!(parse(&text).unwrap(), off);
+}
+
+#[test]
+fn bad_offloads_and_mtus_are_refused_naming_the_key() {
+    let e = parse("[path]\noffloads = \"bogus\"\n").unwrap_err();
+    assert_eq!(e.key(), "path.offloads");
+    assert!(e.to_string().contains("\"bogus\""), "{e}");
+    for (mtu, why) in [
+        ("67", "IPv4"),
+        ("0", "IPv4"),
+        ("65536", "veth"),
+        // 16 kB of burst passes at most a 16370-byte MTU.
+        ("16371", "path.up.burst"),
+    ] {
+        let e = parse(&format!("[path]\nmtu = {mtu}\n")).unwrap_err();
+        assert_eq!(e.key(), "path.mtu", "{mtu}");
+        assert!(e.to_string().contains(why), "{mtu}: {e}");
+    }
+    assert_eq!(parse("[path]\nmtu = 16370\n").unwrap().path.mtu, 16370);
+    // The bound follows the burst, of either direction.
+    let unshaped = "[path]\nmtu = 65535\n[path.up]\nshaped = false\n";
+    assert_eq!(parse(unshaped).unwrap().path.mtu, 65535);
+    let e = parse("[path]\nmtu = 9000\n[path.down]\nburst = \"8kb\"\n").unwrap_err();
+    assert!(e.to_string().contains("path.down.burst"), "{e}");
+    let e = parse("[sweep]\noffloads = [\"off\", \"on\"]\n").unwrap_err();
+    assert_eq!(e.key(), "sweep.offloads[1]");
+    let e = parse("[sweep]\nmtu = [1500, 40]\n").unwrap_err();
+    assert_eq!(e.key(), "sweep.mtu[1]");
+    let e = parse("[sweep]\noffloads = []\n").unwrap_err();
+    assert_eq!(e.key(), "sweep.offloads");
+}
+
+#[test]
+fn offloads_and_mtu_sweep_like_the_other_path_values() {
+    let exp = parse(
+        "rounds = 1\narms = [\"pfifo\"]\n[sweep]\nrate = [\"5mbit\", \"10mbit\"]\n\
+         offloads = [\"kernel\", \"off\"]\nmtu = [1500, 9000]\n",
+    )
+    .unwrap();
+    let plan = exp.plan();
+    assert_eq!(plan.points.len(), 8);
+    let got: Vec<(String, Offloads, u32)> = plan
+        .scenarios
+        .iter()
+        .map(|s| (s.point.label(), s.path.offloads, s.path.mtu))
+        .collect();
+    assert_eq!(
+        got[..4],
+        [
+            (
+                "rate=5mbit offloads=kernel mtu=1500".into(),
+                Offloads::Kernel,
+                1500
+            ),
+            (
+                "rate=5mbit offloads=kernel mtu=9000".into(),
+                Offloads::Kernel,
+                9000
+            ),
+            (
+                "rate=5mbit offloads=off mtu=1500".into(),
+                Offloads::Off,
+                1500
+            ),
+            (
+                "rate=5mbit offloads=off mtu=9000".into(),
+                Offloads::Off,
+                9000
+            ),
+        ]
+    );
+    assert_eq!(got[7].0, "rate=10mbit offloads=off mtu=9000");
+    // The sweep prints back and reads back to the same experiment.
+    let text = exp.to_toml();
+    assert_eq!(parse(&text).unwrap(), exp, "{text}");
+    assert_eq!(parse(&text).unwrap().to_toml(), text);
+}

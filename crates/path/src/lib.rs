@@ -21,6 +21,18 @@
 //! );
 //! assert_eq!(ReceiveBuffer::default(), ReceiveBuffer::Kernel);
 //! ```
+//!
+//! [`Offloads`] says whether the veths keep the kernel's segmentation and
+//! receive offloads (`[path] offloads = "kernel" | "off"`, method §1.4),
+//! and [`check_mtu`] bounds the MTU every link gets (`[path] mtu`):
+//!
+//! ```
+//! use netlab_path::{check_mtu, Offloads, DEFAULT_MTU};
+//! assert_eq!(Offloads::from_file_word("off"), Some(Offloads::Off));
+//! assert_eq!(Offloads::default(), Offloads::Kernel);
+//! assert!(check_mtu(DEFAULT_MTU).is_ok());
+//! assert!(check_mtu(67).is_err()); // below IPv4's 68
+//! ```
 #![forbid(unsafe_code)]
 
 use serde::{Deserialize, Serialize};
@@ -84,9 +96,92 @@ impl ReceiveBuffer {
     }
 }
 
+/// What the kernel gives a new veth: `ETH_DATA_LEN`.
+pub const DEFAULT_MTU: u32 = 1500;
+/// The smallest MTU IPv4 works on (RFC 791: 68 bytes), also veth's minimum.
+pub const MIN_MTU: u32 = 68;
+/// The largest MTU a veth takes (`ETH_MAX_MTU`; less once XDP is attached,
+/// which netlab never does).
+pub const MAX_VETH_MTU: u32 = 65535;
+/// Bytes of the Ethernet header a veth adds to each packet (no FCS, no
+/// VLAN tag): what a qdisc sees is at most MTU + this without aggregation.
+pub const LINK_HEADER: u32 = 14;
+
+/// Checks an MTU for every link of the path: the reason when it is outside
+/// `MIN_MTU..=MAX_VETH_MTU`.
+pub fn check_mtu(mtu: u32) -> Result<(), String> {
+    if mtu < MIN_MTU {
+        Err(format!(
+            "{mtu} is below {MIN_MTU}, the smallest MTU IPv4 works on"
+        ))
+    } else if mtu > MAX_VETH_MTU {
+        Err(format!(
+            "{mtu} is above {MAX_VETH_MTU}, the largest MTU a veth takes"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// The veths' segmentation and receive offloads (GSO, TSO, GRO, LRO, the
+/// UDP ones; method §1.4). With them on, one skb in R's queue can hold
+/// several segments, so the queue holds aggregates, not packets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Offloads {
+    /// `"kernel"` (the default): as the kernel leaves a new veth (GSO, TSO
+    /// and GRO on); nothing is changed, the state is still read back.
+    #[default]
+    Kernel,
+    /// `"off"`: every aggregation feature off on every veth end of A, R
+    /// and B, so each skb is one packet of at most MTU + 14 bytes.
+    Off,
+}
+
+impl Offloads {
+    /// The experiment file's word (`[path] offloads`), also its serde name.
+    pub fn file_word(self) -> &'static str {
+        match self {
+            Offloads::Kernel => "kernel",
+            Offloads::Off => "off",
+        }
+    }
+
+    /// Reads the experiment file's word; `None` for any other word.
+    pub fn from_file_word(word: &str) -> Option<Offloads> {
+        match word {
+            "kernel" => Some(Offloads::Kernel),
+            "off" => Some(Offloads::Off),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn offload_words_and_serde_names_agree() {
+        for o in [Offloads::Kernel, Offloads::Off] {
+            assert_eq!(Offloads::from_file_word(o.file_word()), Some(o));
+            let json = serde_json::to_string(&o).unwrap();
+            assert_eq!(json, format!("\"{}\"", o.file_word()));
+            assert_eq!(serde_json::from_str::<Offloads>(&json).unwrap(), o);
+        }
+        assert_eq!(Offloads::from_file_word("on"), None);
+        assert_eq!(Offloads::from_file_word("Off"), None);
+    }
+
+    #[test]
+    fn mtu_bounds_are_ipv4s_floor_and_veths_ceiling() {
+        assert!(check_mtu(68).is_ok());
+        assert!(check_mtu(1500).is_ok());
+        assert!(check_mtu(65535).is_ok());
+        assert!(check_mtu(67).unwrap_err().contains("IPv4"));
+        assert!(check_mtu(65536).unwrap_err().contains("veth"));
+        assert!(check_mtu(0).is_err());
+    }
 
     #[test]
     fn the_file_words_read_back() {

@@ -14,8 +14,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use netlab_experiment::{
-    ArmSpec, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice, PathSpec, PcapMode,
-    ProbeSpec,
+    ArmSpec, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice, Offloads, PathSpec,
+    PcapMode, ProbeSpec,
 };
 use netlab_qdisc::{Arm, Tbf};
 use netlab_sys::secs;
@@ -127,6 +127,10 @@ mod opt_secs {
     }
 }
 
+fn default_mtu() -> u32 {
+    netlab_experiment::DEFAULT_MTU
+}
+
 fn default_snap_len() -> u32 {
     netlab_experiment::DEFAULT_PCAP_SNAP_LEN
 }
@@ -184,6 +188,13 @@ pub struct CompareConfig {
     /// Interval of the isochronous probe, when `--iso-probe` asks for it.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_secs")]
     pub iso_probe: Option<Duration>,
+    /// The veths' offloads (`--offloads`; version 1 files ran with the
+    /// kernel's).
+    #[serde(default)]
+    pub offloads: Offloads,
+    /// MTU of every link (`--mtu`; version 1 files ran with 1500).
+    #[serde(default = "default_mtu")]
+    pub mtu: u32,
     /// Kernel choice as given (not recorded: `kernel` of the results says
     /// which kernel ran and why).
     #[serde(skip)]
@@ -223,6 +234,8 @@ impl CompareConfig {
             },
             path: PathSpec {
                 up: Some(self.tbf),
+                offloads: self.offloads,
+                mtu: self.mtu,
                 ..d.path.clone()
             },
             flows: vec![FlowSpec {

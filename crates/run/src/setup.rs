@@ -246,7 +246,7 @@ fn phases_of(tl: &netlab_experiment::Timeline) -> PhaseBounds {
 }
 
 /// The scenario's namespaces and their sysctls: each end's `tcp_ecn`,
-/// the receive buffer, the ports.
+/// the receive buffer, the veths' offloads and MTU, the ports.
 fn topology_of(s: &netlab_experiment::ScenarioPlan, run_id: &RunId) -> TopologySpec {
     let mut topology = TopologySpec::new(run_id.clone(), s.index.to_string());
     let sender_ecn = |dir: Direction| {
@@ -264,6 +264,8 @@ fn topology_of(s: &netlab_experiment::ScenarioPlan, run_id: &RunId) -> TopologyS
     topology.tcp_ecn_a = sender_ecn(Direction::Up);
     topology.tcp_ecn_b = sender_ecn(Direction::Down);
     topology.receive_buffer = s.path.receive_buffer;
+    topology.offloads = s.path.offloads;
+    topology.mtu = s.path.mtu;
     if let Some(f) = s.flows.first() {
         topology.tcp_port = f.port;
     }
@@ -503,6 +505,27 @@ mod tests {
             .tc_command()
             .starts_with("tc qdisc add dev r1 parent 1:1 handle 10: fq_codel"));
         assert_eq!(reqs[1].kind, "fq_codel");
+    }
+
+    #[test]
+    fn offloads_and_mtu_reach_the_topology_per_sweep_point() {
+        let toml = "rounds = 1\narms = [\"pfifo\"]\n[path]\nmtu = 9000\n\
+                    [sweep]\noffloads = [\"kernel\", \"off\"]\n";
+        let kernel = setup_of(toml, 0).topology;
+        let off = setup_of(toml, 1).topology;
+        assert_eq!(
+            (kernel.offloads, kernel.mtu),
+            (netlab_topology::Offloads::Kernel, 9000)
+        );
+        assert_eq!(
+            (off.offloads, off.mtu),
+            (netlab_topology::Offloads::Off, 9000)
+        );
+        let default = setup_of("", 0).topology;
+        assert_eq!(
+            (default.offloads, default.mtu),
+            (netlab_topology::Offloads::Kernel, 1500)
+        );
     }
 
     #[test]

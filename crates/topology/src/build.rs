@@ -48,7 +48,11 @@ pub fn build_requests(spec: &TopologySpec, fds: NetnsFds) -> Vec<(Role, Request)
             rtnl::new_veth_pair(
                 &end(A_IF, fds.a, A_IFINDEX),
                 &end(R_A_IF, fds.r, R_A_IFINDEX),
-                format!("creating veth {A_IF} (netns {na}) / {R_A_IF} (netns {nr})"),
+                spec.mtu,
+                format!(
+                    "creating veth {A_IF} (netns {na}) / {R_A_IF} (netns {nr}) with MTU {}",
+                    spec.mtu
+                ),
             ),
         ),
         (
@@ -56,7 +60,11 @@ pub fn build_requests(spec: &TopologySpec, fds: NetnsFds) -> Vec<(Role, Request)
             rtnl::new_veth_pair(
                 &end(R_B_IF, fds.r, R_B_IFINDEX),
                 &end(B_IF, fds.b, B_IFINDEX),
-                format!("creating veth {R_B_IF} (netns {nr}) / {B_IF} (netns {nb})"),
+                spec.mtu,
+                format!(
+                    "creating veth {R_B_IF} (netns {nr}) / {B_IF} (netns {nb}) with MTU {}",
+                    spec.mtu
+                ),
             ),
         ),
         (Role::R, up(LOOPBACK_IFINDEX, "lo", &nr)),

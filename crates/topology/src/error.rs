@@ -41,6 +41,25 @@ pub enum TopologyError {
         /// Why it was rejected.
         reason: &'static str,
     },
+    /// The MTU asked for cannot be given to every link.
+    #[error("MTU {mtu} for the veths of A–R–B: {reason}")]
+    InvalidMtu {
+        /// The MTU asked for.
+        mtu: u32,
+        /// Why not (below IPv4's 68, above veth's 65535).
+        reason: String,
+    },
+    /// A veth end's offloads cannot be, or were not, set as asked: a
+    /// feature the kernel reports fixed, or one still on after the change.
+    #[error("offloads of {link} in netns {netns}: {reason}")]
+    Offloads {
+        /// Namespace name.
+        netns: String,
+        /// The veth end (`r1`).
+        link: String,
+        /// What is wrong, naming the feature.
+        reason: String,
+    },
     /// A netlink answer could not be understood.
     #[error("{step}: malformed netlink answer: {reason}")]
     Decode {

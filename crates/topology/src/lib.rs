@@ -50,5 +50,5 @@ mod topology;
 pub use error::TopologyError;
 pub use naming::{OwnedName, Role, RunId};
 pub use readback::{NamespaceReadback, TopologyReadback};
-pub use spec::{ReceiveBuffer, TopologySpec};
+pub use spec::{Offloads, ReceiveBuffer, TopologySpec};
 pub use topology::{delete_namespaces_of, NetnsTeardown, SysctlReadback, Topology, TopologyGuard};

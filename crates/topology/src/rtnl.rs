@@ -74,19 +74,22 @@ pub struct VethEnd {
 }
 
 /// `RTM_NEWLINK` of a veth pair whose two ends are created straight in
-/// their namespaces (`IFLA_NET_NS_FD` on the link and on the peer).
-pub fn new_veth_pair(end: &VethEnd, peer: &VethEnd, step: String) -> Request {
+/// their namespaces (`IFLA_NET_NS_FD` on the link and on the peer), both
+/// with MTU `mtu` (`IFLA_MTU` on each: the peer does not inherit it).
+pub fn new_veth_pair(end: &VethEnd, peer: &VethEnd, mtu: u32, step: String) -> Request {
     let mut peer_msg = LinkMessage::default();
     peer_msg.header.index = peer.ifindex;
     peer_msg.attributes = vec![
         LinkAttribute::IfName(peer.name.clone()),
         LinkAttribute::NetNsFd(peer.netns_fd),
+        LinkAttribute::Mtu(mtu),
     ];
     let mut msg = LinkMessage::default();
     msg.header.index = end.ifindex;
     msg.attributes = vec![
         LinkAttribute::IfName(end.name.clone()),
         LinkAttribute::NetNsFd(end.netns_fd),
+        LinkAttribute::Mtu(mtu),
         LinkAttribute::LinkInfo(vec![
             LinkInfo::Kind(InfoKind::Veth),
             LinkInfo::Data(InfoData::Veth(InfoVeth::Peer(peer_msg))),
@@ -262,7 +265,7 @@ mod tests {
             netns_fd: 9,
             ifindex: 2,
         };
-        let b = new_veth_pair(&a, &r, "creating veth a0/r0".into()).to_bytes(42);
+        let b = new_veth_pair(&a, &r, 9000, "creating veth a0/r0".into()).to_bytes(42);
         // nlmsghdr
         assert_eq!(u32_at(&b, 0) as usize, b.len());
         assert_eq!(u16_at(&b, 4), 16, "RTM_NEWLINK");
@@ -274,6 +277,7 @@ mod tests {
         let attrs = nlas(&b[32..]);
         assert_eq!(find(&attrs, 3), b"a0\0", "IFLA_IFNAME");
         assert_eq!(u32_at(find(&attrs, 28), 0), 7, "IFLA_NET_NS_FD");
+        assert_eq!(u32_at(find(&attrs, 4), 0), 9000, "IFLA_MTU");
         let info = nlas(find(&attrs, 18)); // IFLA_LINKINFO
         assert_eq!(find(&info, 1), b"veth\0", "IFLA_INFO_KIND");
         let data = nlas(find(&info, 2)); // IFLA_INFO_DATA
@@ -282,6 +286,7 @@ mod tests {
         let peer_attrs = nlas(&peer[16..]);
         assert_eq!(find(&peer_attrs, 3), b"r0\0");
         assert_eq!(u32_at(find(&peer_attrs, 28), 0), 9, "peer IFLA_NET_NS_FD");
+        assert_eq!(u32_at(find(&peer_attrs, 4), 0), 9000, "peer IFLA_MTU");
     }
 
     #[test]

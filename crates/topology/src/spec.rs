@@ -48,6 +48,13 @@ pub const TCP_ECN: &str = "net.ipv4.tcp_ecn";
 // tcp_rmem's key and how A and B start their receive buffers: one type
 // with the experiment's `[path] receive_buffer` (netlab-path).
 pub use netlab_path::{ReceiveBuffer, TCP_RMEM};
+// The veths' offloads and every link's MTU: one type with the experiment's
+// `[path] offloads` and `[path] mtu` (netlab-path).
+pub use netlab_path::{Offloads, DEFAULT_MTU};
+
+fn default_mtu() -> u32 {
+    DEFAULT_MTU
+}
 
 /// One topology to build: run id, scenario label, ports and the ECN
 /// setting of A and B.
@@ -70,6 +77,16 @@ pub struct TopologySpec {
     /// spec serialized before this field existed ran with the kernel's.
     #[serde(default)]
     pub receive_buffer: ReceiveBuffer,
+    /// The segmentation and receive offloads of the four veth ends
+    /// (method §1.4: the kernel's, [`Offloads::Kernel`]). A spec serialized
+    /// before this field existed ran with the kernel's.
+    #[serde(default)]
+    pub offloads: Offloads,
+    /// MTU of every veth end, set when the pairs are created (method §1.4:
+    /// 1500, what the kernel gives a veth). A spec serialized before this
+    /// field existed ran with 1500.
+    #[serde(default = "default_mtu")]
+    pub mtu: u32,
 }
 
 impl TopologySpec {
@@ -83,12 +100,18 @@ impl TopologySpec {
             tcp_ecn_a: 1,
             tcp_ecn_b: 1,
             receive_buffer: ReceiveBuffer::Kernel,
+            offloads: Offloads::Kernel,
+            mtu: DEFAULT_MTU,
         }
     }
 
-    /// Checks the scenario label.
+    /// Checks the scenario label and the MTU (before anything is built).
     pub fn validate(&self) -> Result<(), TopologyError> {
-        validate_label(&self.scenario)
+        validate_label(&self.scenario)?;
+        netlab_path::check_mtu(self.mtu).map_err(|reason| TopologyError::InvalidMtu {
+            mtu: self.mtu,
+            reason,
+        })
     }
 
     /// Namespace name of `role`: `nl-<runid>-<scenario>-<a|r|b>`.
@@ -149,6 +172,28 @@ mod tests {
         j.as_object_mut().unwrap().remove("receive_buffer");
         let old: TopologySpec = serde_json::from_value(j).unwrap();
         assert_eq!(old.receive_buffer, ReceiveBuffer::Kernel);
+    }
+
+    #[test]
+    fn offloads_and_mtu_are_the_kernels_unless_asked() {
+        let mut s = TopologySpec::new(RunId::parse("7f3a").unwrap(), "1");
+        assert_eq!((s.offloads, s.mtu), (Offloads::Kernel, 1500));
+        s.offloads = Offloads::Off;
+        s.mtu = 9000;
+        let mut j = serde_json::to_value(&s).unwrap();
+        assert_eq!(
+            (j["offloads"].as_str(), j["mtu"].as_u64()),
+            (Some("off"), Some(9000))
+        );
+        // A spec written before the fields existed ran with the kernel's.
+        j.as_object_mut().unwrap().remove("offloads");
+        j.as_object_mut().unwrap().remove("mtu");
+        let old: TopologySpec = serde_json::from_value(j).unwrap();
+        assert_eq!((old.offloads, old.mtu), (Offloads::Kernel, 1500));
+        // A bad MTU is refused before anything is built.
+        s.mtu = 67;
+        let e = s.validate().unwrap_err().to_string();
+        assert!(e.contains("MTU 67") && e.contains("IPv4"), "{e}");
     }
 
     #[test]

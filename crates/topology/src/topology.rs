@@ -129,6 +129,15 @@ fn configure(
     r: &Netns,
     b: &Netns,
 ) -> Result<Vec<SysctlReadback>, TopologyError> {
+    if spec.offloads == crate::spec::Offloads::Off {
+        // Refused until the ethtool step lands (branch h-offloads), so that
+        // `off` never silently runs with the kernel's offloads.
+        return Err(TopologyError::Offloads {
+            netns: b.name().to_owned(),
+            link: crate::spec::B_IF.to_owned(),
+            reason: "turning offloads off is not built yet".to_owned(),
+        });
+    }
     let open = |ns: &Netns| ns.run(|| rtnl_socket::open(ns.name()))?;
     let sockets = [open(a)?, open(r)?, open(b)?];
     let fds = NetnsFds {

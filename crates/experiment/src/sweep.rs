@@ -1,0 +1,138 @@
+//! The `[sweep]` table resolved into the grid's axes, every value checked
+//! as the key it sweeps is (`sweep.rate[1]` as `path.up.rate`).
+
+use std::time::Duration;
+
+use crate::file::SweepFile;
+use crate::model::{ArmSpec, AxisValue, PathSpec, Sweep};
+use crate::resolve::{check_cc, check_path_mtu, err, offloads, rate};
+use crate::units::parse_duration;
+use crate::ExperimentError;
+
+fn nonempty<'a, T>(
+    key: &str,
+    v: &'a Option<Vec<T>>,
+) -> Result<Option<&'a Vec<T>>, ExperimentError> {
+    match v {
+        Some(list) if list.is_empty() => Err(err(key, "an empty list: leave the key out instead")),
+        Some(list) => Ok(Some(list)),
+        None => Ok(None),
+    }
+}
+
+pub(crate) fn resolve_sweep(
+    s: &SweepFile,
+    arms: &[ArmSpec],
+    path: &PathSpec,
+) -> Result<Sweep, ExperimentError> {
+    let mut axes = Vec::new();
+    if let Some(list) = nonempty("sweep.rate", &s.rate)? {
+        if path.up.is_none() {
+            return Err(err(
+                "sweep.rate",
+                "the upload direction is unshaped (path.up.shaped = false)",
+            ));
+        }
+        axes.push(
+            list.iter()
+                .enumerate()
+                .map(|(i, r)| rate(&format!("sweep.rate[{i}]"), r).map(AxisValue::Rate))
+                .collect::<Result<Vec<_>, _>>()?,
+        );
+    }
+    if let Some(list) = nonempty("sweep.down_rate", &s.down_rate)? {
+        if path.down.is_none() {
+            return Err(err(
+                "sweep.down_rate",
+                "the download direction is unshaped (add [path.down])",
+            ));
+        }
+        axes.push(
+            list.iter()
+                .enumerate()
+                .map(|(i, r)| rate(&format!("sweep.down_rate[{i}]"), r).map(AxisValue::DownRate))
+                .collect::<Result<Vec<_>, _>>()?,
+        );
+    }
+    if let Some(list) = nonempty("sweep.base_rtt", &s.base_rtt)? {
+        let mut axis = Vec::new();
+        for (i, t) in list.iter().enumerate() {
+            let key = format!("sweep.base_rtt[{i}]");
+            let d = parse_duration(t, true).map_err(|e| err(&key, e))?;
+            if d > Duration::from_secs(10) {
+                return Err(err(key, "at most 10s"));
+            }
+            if d < path.jitter {
+                return Err(err(key, "smaller than path.jitter"));
+            }
+            axis.push(AxisValue::BaseRtt(d));
+        }
+        axes.push(axis);
+    }
+    if let Some(list) = nonempty("sweep.offloads", &s.offloads)? {
+        let mut axis = Vec::new();
+        for (i, word) in list.iter().enumerate() {
+            axis.push(AxisValue::Offloads(offloads(
+                &format!("sweep.offloads[{i}]"),
+                word,
+            )?));
+        }
+        axes.push(axis);
+    }
+    if let Some(list) = nonempty("sweep.mtu", &s.mtu)? {
+        let mut axis = Vec::new();
+        for (i, m) in list.iter().enumerate() {
+            check_path_mtu(&format!("sweep.mtu[{i}]"), *m, path)?;
+            axis.push(AxisValue::Mtu(*m));
+        }
+        axes.push(axis);
+    }
+    if let Some(list) = nonempty("sweep.flows", &s.flows)? {
+        let mut axis = Vec::new();
+        for (i, n) in list.iter().enumerate() {
+            if *n == 0 || *n > 64 {
+                return Err(err(format!("sweep.flows[{i}]"), "must be between 1 and 64"));
+            }
+            axis.push(AxisValue::Flows(*n));
+        }
+        axes.push(axis);
+    }
+    if let Some(list) = nonempty("sweep.cc", &s.cc)? {
+        let mut axis = Vec::new();
+        for (i, c) in list.iter().enumerate() {
+            check_cc(&format!("sweep.cc[{i}]"), c)?;
+            axis.push(AxisValue::Cc(c.clone()));
+        }
+        axes.push(axis);
+    }
+    if let Some(list) = nonempty("sweep.arm", &s.arm)? {
+        for (i, a) in list.iter().enumerate() {
+            let key = format!("sweep.arm[{i}]");
+            let matching: Vec<&ArmSpec> = arms.iter().filter(|x| x.arm.kind() == a.kind).collect();
+            if matching.is_empty() {
+                return Err(err(
+                    format!("{key}.kind"),
+                    format!("no arm of kind {:?}", a.kind),
+                ));
+            }
+            if a.values.is_empty() {
+                return Err(err(format!("{key}.values"), "an empty list"));
+            }
+            let mut axis = Vec::new();
+            for (j, v) in a.values.iter().enumerate() {
+                for arm in &matching {
+                    let words = crate::plan::set_arm_word(&arm.words, &a.word, v);
+                    ArmSpec::parse(&words)
+                        .map_err(|e| err(format!("{key}.values[{j}]"), e.to_string()))?;
+                }
+                axis.push(AxisValue::ArmWord {
+                    kind: a.kind.clone(),
+                    word: a.word.clone(),
+                    value: v.clone(),
+                });
+            }
+            axes.push(axis);
+        }
+    }
+    Ok(Sweep { axes })
+}
