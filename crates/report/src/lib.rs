@@ -29,6 +29,7 @@ pub mod flent;
 pub mod headline;
 mod html;
 pub mod input;
+pub mod ladder;
 pub mod model;
 pub mod path_seen;
 mod plots;

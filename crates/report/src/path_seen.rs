@@ -24,7 +24,8 @@ pub struct PathSeen {
     pub bottleneck: Option<Bottleneck>,
     /// Whether `bottleneck` was recorded by the run (false: judged here).
     pub recorded: bool,
-    /// The path's MTU (the kernel's default when results.json has none).
+    /// The path's MTU as the topology was asked for it (`[path] mtu`; the
+    /// kernel's default in results written before it was recorded).
     pub mtu: u32,
     /// The CoDel target of the arm, when it has one, ms.
     pub codel_target_ms: Option<f64>,
@@ -43,7 +44,7 @@ impl PathSeen {
             queue: queue_seen(s),
             bottleneck,
             recorded,
-            mtu: DEFAULT_MTU,
+            mtu: s.topology.as_ref().map_or(DEFAULT_MTU, |t| t.spec.mtu),
             codel_target_ms: codel_target_ms(&s.arm_words),
         }
     }
