@@ -72,9 +72,11 @@ for i, r in enumerate(requests):
     put("qdisc_dump", "request-%d-%s" % (i, r["kind"]), raw)
     put("qdisc_hex", "request-%d-%s" % (i, r["kind"]), r["netlink_hex"])
 
-# --- topology dumps
+# --- topology dumps; the ethtool answers also seed topology_ethtool
 for p in sorted(glob.glob(os.path.join(fx, "topology", "*.bin"))):
     put("topology_rtnl", os.path.basename(p)[:-4], read(p, "rb"))
+    if "ethtool" in p or "features" in p:
+        put("topology_ethtool", os.path.basename(p)[:-4], read(p, "rb"))
 
 # --- sock_diag dump, and the INET_DIAG_INFO attribute inside it
 diag = read(os.path.join(fx, "tcpload", "sock_diag_dump_reno_tbf5mbit.bin"), "rb")

@@ -138,9 +138,9 @@ pub struct PathSpec {
     /// How the receiving ends start their TCP receive buffers
     /// (docs/method.md §1.3).
     pub receive_buffer: ReceiveBuffer,
-    /// The veths' segmentation and receive offloads (docs/method.md §1.4).
+    /// The veths' segmentation and receive offloads (docs/method.md §1.6).
     pub offloads: Offloads,
-    /// MTU of every link of A–R–B (docs/method.md §1.4).
+    /// MTU of every link of A–R–B (docs/method.md §1.6).
     pub mtu: u32,
     /// Upload bottleneck (R's egress toward B); `None` = unshaped.
     pub up: Option<Tbf>,

@@ -23,7 +23,7 @@
 //! ```
 //!
 //! [`Offloads`] says whether the veths keep the kernel's segmentation and
-//! receive offloads (`[path] offloads = "kernel" | "off"`, method §1.4),
+//! receive offloads (`[path] offloads = "kernel" | "off"`, method §1.6),
 //! and [`check_mtu`] bounds the MTU every link gets (`[path] mtu`):
 //!
 //! ```
@@ -124,7 +124,7 @@ pub fn check_mtu(mtu: u32) -> Result<(), String> {
 }
 
 /// The veths' segmentation and receive offloads (GSO, TSO, GRO, LRO, the
-/// UDP ones; method §1.4). With them on, one skb in R's queue can hold
+/// UDP ones; method §1.6). With them on, one skb in R's queue can hold
 /// several segments, so the queue holds aggregates, not packets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -15,7 +15,10 @@ use netlab_probe::{IsoPhaseStats, PhaseStats, RequestOutcome};
 use netlab_qdisc::{QdiscRecord, ARM_HANDLE};
 use netlab_results::{DirectionResult, QdiscResult, Results, ScenarioResult};
 
+mod path;
 mod sections;
+
+pub use path::{path_note, PathSeen};
 
 pub use sections::sections;
 
@@ -414,6 +417,8 @@ pub struct ScenarioFigures {
     pub notes: Vec<String>,
     /// How A and B started their receive buffers, as read back.
     pub receive_buffer: Option<ReceiveBufferSeen>,
+    /// The veths' offloads and MTU, as read back (method §1.6).
+    pub path: Option<PathSeen>,
     /// The kernel and CPU that ran it, when recorded.
     pub machine: Option<MachineFigures>,
     /// What the queue held and whether the shaper was the bottleneck.
@@ -518,6 +523,7 @@ impl ScenarioFigures {
             }),
             notes: notes_of(s),
             receive_buffer: ReceiveBufferSeen::of(s),
+            path: PathSeen::of(s),
             machine: s.ran_on.as_ref().map(|r| MachineFigures {
                 kernel: r.kernel_release.clone(),
                 cpu: r.cpu_model.clone(),
@@ -746,6 +752,8 @@ pub fn row(s: &ScenarioResult) -> SummaryRow {
 /// negotiated, failed teardown steps.
 pub fn extra_notes(scenarios: &[ScenarioFigures], failed_teardown_steps: usize) -> Vec<String> {
     let mut notes: Vec<String> = receive_buffer_note(scenarios).into_iter().collect();
+    let paths: Vec<Option<&PathSeen>> = scenarios.iter().map(|f| f.path.as_ref()).collect();
+    notes.extend(path_note(&paths));
     notes.extend(scenarios.iter().flat_map(|f| f.notes.clone()));
     if failed_teardown_steps > 0 {
         notes.push(format!("{failed_teardown_steps} cleanup step(s) failed: see results.json and run `orchestrator cleanup`"));

@@ -188,6 +188,34 @@ mod tests {
         assert!(e.contains("EOF"), "{e}");
     }
 
+    /// Files written before netlab recorded the veths' offloads and MTU
+    /// load, and say they ran with the kernel's: offloads `kernel`, MTU
+    /// 1500, no feature read back.
+    #[test]
+    fn older_results_load_without_offload_data() {
+        let shard = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/orchestrator/shard/results.json");
+        for path in [golden(), shard] {
+            let r = Results::read(&path).unwrap();
+            let topologies: Vec<_> = r
+                .scenarios
+                .iter()
+                .filter_map(|s| s.topology.as_ref())
+                .collect();
+            assert!(!topologies.is_empty(), "{}", path.display());
+            for t in topologies {
+                assert_eq!(t.spec.offloads, netlab_topology::Offloads::Kernel);
+                assert_eq!(t.spec.mtu, 1500);
+                let links = t.readback.namespaces.iter().flat_map(|n| &n.links);
+                assert!(links.clone().any(|l| l.kind.as_deref() == Some("veth")));
+                assert!(links.clone().all(|l| l.offloads.is_none()));
+            }
+            // Written again, they still say nothing of offloads.
+            let text = serde_json::to_string(&r).unwrap();
+            assert!(!text.contains("\"offloads\":["), "{}", path.display());
+        }
+    }
+
     #[test]
     fn the_version_of_a_truncated_file_is_read_from_its_first_bytes() {
         assert_eq!(

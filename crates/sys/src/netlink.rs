@@ -59,6 +59,8 @@ pub enum Protocol {
     Route,
     /// `NETLINK_SOCK_DIAG` (`ss`'s socket dumps).
     SockDiag,
+    /// `NETLINK_GENERIC` (ethtool's family, resolved by name).
+    Generic,
 }
 
 impl Protocol {
@@ -66,6 +68,7 @@ impl Protocol {
         match self {
             Protocol::Route => protocols::NETLINK_ROUTE,
             Protocol::SockDiag => protocols::NETLINK_SOCK_DIAG,
+            Protocol::Generic => protocols::NETLINK_GENERIC,
         }
     }
 
@@ -73,6 +76,7 @@ impl Protocol {
         match self {
             Protocol::Route => "NETLINK_ROUTE",
             Protocol::SockDiag => "NETLINK_SOCK_DIAG",
+            Protocol::Generic => "NETLINK_GENERIC",
         }
     }
 }
@@ -160,6 +164,38 @@ impl NetlinkSocket {
                 let err = ErrorMessage::new_checked(&msg)?;
                 if err.is_ack() {
                     return Ok(());
+                }
+                return Err(refused(what, &err));
+            }
+        }
+        Err(self.too_many(&what))
+    }
+
+    /// Sends `request` (one whole netlink message, a `GET` of one object;
+    /// its sequence number is replaced and `NLM_F_REQUEST | NLM_F_ACK`
+    /// set) and returns the messages of the answer that came before its
+    /// ACK, each padded to 4 bytes (walk them with [`Messages`]). A
+    /// refusal is [`SysError::Refused`].
+    pub fn get(&self, request: &[u8], what: &str) -> Result<Vec<u8>, SysError> {
+        let what = self.describe(what);
+        let mut exchange = self.lock();
+        let seq = self.send(request, NLM_F_REQUEST | NLM_F_ACK, &what)?;
+        let deadline = Instant::now() + self.deadline;
+        let mut out = Vec::new();
+        for _ in 0..MAX_DATAGRAMS {
+            let n = self.recv(&mut exchange, deadline, &what)?;
+            for msg in Messages::new(&exchange[..n]) {
+                let msg = msg?;
+                if msg.seq() != seq {
+                    continue;
+                }
+                if msg.kind() != NLMSG_ERROR {
+                    append(&mut out, &msg);
+                    continue;
+                }
+                let err = ErrorMessage::new_checked(&msg)?;
+                if err.is_ack() {
+                    return Ok(out);
                 }
                 return Err(refused(what, &err));
             }
@@ -332,6 +368,39 @@ mod tests {
     fn the_socket_can_be_shared_between_threads() {
         fn shared<T: Send + Sync>() {}
         shared::<NetlinkSocket>();
+    }
+
+    /// Unprivileged: the generic-netlink controller answers a GET of one
+    /// family (`nlctrl`, always present) with its message, then the ACK;
+    /// an unknown family is refused with ENOENT.
+    #[test]
+    fn get_returns_the_answer_before_the_ack() {
+        let family = |name: &str| {
+            let mut b = Vec::new();
+            let attr_len = 4 + name.len() + 1;
+            let len = NLMSG_HDRLEN + 4 + wire::align4(attr_len);
+            b.extend_from_slice(&(len as u32).to_ne_bytes());
+            b.extend_from_slice(&0x10u16.to_ne_bytes()); // GENL_ID_CTRL
+            b.extend_from_slice(&[0; 10]);
+            b.extend_from_slice(&[3, 1, 0, 0]); // CTRL_CMD_GETFAMILY
+            b.extend_from_slice(&(attr_len as u16).to_ne_bytes());
+            b.extend_from_slice(&2u16.to_ne_bytes()); // CTRL_ATTR_FAMILY_NAME
+            b.extend_from_slice(name.as_bytes());
+            b.resize(len, 0);
+            b
+        };
+        let sock = NetlinkSocket::open(Protocol::Generic, "").unwrap();
+        let answer = sock
+            .get(&family("nlctrl"), "CTRL_CMD_GETFAMILY nlctrl")
+            .unwrap();
+        let msgs: Vec<Message<'_>> = Messages::new(&answer).collect::<Result<_, _>>().unwrap();
+        assert_eq!(msgs.len(), 1);
+        assert_eq!(msgs[0].kind(), 0x10);
+        assert_eq!(msgs[0].payload()[0], 1, "CTRL_CMD_NEWFAMILY");
+        let e = sock
+            .get(&family("no-such-family"), "CTRL_CMD_GETFAMILY")
+            .unwrap_err();
+        assert_eq!(e.errno(), Some(2), "{e}");
     }
 
     /// Unprivileged: any process may dump its own namespace's links and

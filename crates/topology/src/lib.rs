@@ -32,9 +32,11 @@
 
 pub mod build;
 mod error;
+pub mod ethtool;
 mod mount;
 pub mod naming;
 pub mod netns;
+mod offloads;
 pub mod privilege;
 pub mod readback;
 pub mod rtnl;
@@ -48,7 +50,8 @@ pub mod testing;
 mod topology;
 
 pub use error::TopologyError;
+pub use ethtool::FeatureState;
 pub use naming::{OwnedName, Role, RunId};
-pub use readback::{NamespaceReadback, TopologyReadback};
+pub use readback::{LinkReadback, NamespaceReadback, TopologyReadback};
 pub use spec::{Offloads, ReceiveBuffer, TopologySpec};
 pub use topology::{delete_namespaces_of, NetnsTeardown, SysctlReadback, Topology, TopologyGuard};

@@ -1,5 +1,5 @@
 //! Reading a namespace back over rtnetlink: links, addresses, routes and
-//! the sysctls netlab sets.
+//! the sysctls netlab sets; each veth's offloads over ethtool's family.
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -10,8 +10,10 @@ use netlink_packet_route::route::{RouteAddress, RouteAttribute, RouteMessage};
 use netlink_packet_route::RouteNetlinkMessage;
 use serde::{Deserialize, Serialize};
 
+use crate::ethtool::FeatureState;
 use crate::naming::Role;
 use crate::netns::Netns;
+use crate::offloads::{read_states, EthtoolSocket};
 use crate::rtnl;
 use crate::spec::{IP_FORWARD, TCP_ECN, TCP_RMEM};
 use crate::TopologyError;
@@ -32,6 +34,20 @@ pub struct LinkReadback {
     pub up: bool,
     /// Link kind (`veth`, ...), if reported.
     pub kind: Option<String>,
+    /// A veth's aggregation features (GSO, TSO, GRO, ...: method §1.6) as
+    /// read back over ethtool's netlink family: each one's state and
+    /// whether the kernel will change it. Absent for other kinds, for a
+    /// kernel without that family, and in results written before it was
+    /// recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offloads: Option<Vec<FeatureState>>,
+}
+
+impl LinkReadback {
+    /// Whether every aggregation feature read back is off (`None`: not read).
+    pub fn offloads_all_off(&self) -> Option<bool> {
+        self.offloads.as_ref().map(|f| f.iter().all(|s| !s.active))
+    }
 }
 
 /// One IPv4 address.
@@ -115,6 +131,7 @@ pub fn link_readback(m: &LinkMessage) -> LinkReadback {
         mtu: None,
         up: m.header.flags.contains(LinkFlags::Up),
         kind: None,
+        offloads: None,
     };
     for a in &m.attributes {
         match a {
@@ -209,6 +226,14 @@ pub fn snapshot_current_netns(
         }
     }
     links.sort_by_key(|l| l.ifindex);
+    if links.iter().any(|l| l.kind.as_deref() == Some("veth")) {
+        let ethtool = EthtoolSocket::open(netns)?;
+        for l in links.iter_mut() {
+            if l.kind.as_deref() == Some("veth") {
+                l.offloads = read_states(ethtool.as_ref(), &l.name)?;
+            }
+        }
+    }
     let mut addresses = Vec::new();
     for m in rtnl_socket::dump(&sock, &rtnl::dump_ipv4_addresses(step("IPv4 addresses")))? {
         if let RouteNetlinkMessage::NewAddress(a) = m {

@@ -78,11 +78,11 @@ pub struct TopologySpec {
     #[serde(default)]
     pub receive_buffer: ReceiveBuffer,
     /// The segmentation and receive offloads of the four veth ends
-    /// (method §1.4: the kernel's, [`Offloads::Kernel`]). A spec serialized
+    /// (method §1.6: the kernel's, [`Offloads::Kernel`]). A spec serialized
     /// before this field existed ran with the kernel's.
     #[serde(default)]
     pub offloads: Offloads,
-    /// MTU of every veth end, set when the pairs are created (method §1.4:
+    /// MTU of every veth end, set when the pairs are created (method §1.6:
     /// 1500, what the kernel gives a veth). A spec serialized before this
     /// field existed ran with 1500.
     #[serde(default = "default_mtu")]

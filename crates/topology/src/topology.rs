@@ -9,8 +9,8 @@ use crate::build::{build_requests, NetnsFds};
 use crate::naming::Role;
 use crate::netns::{self, Netns};
 use crate::readback::{readback_netns, TopologyReadback};
-use crate::spec::{ReceiveBuffer, TopologySpec, TCP_RMEM};
-use crate::{privilege, TopologyError};
+use crate::spec::{Offloads, ReceiveBuffer, TopologySpec, A_IF, B_IF, R_A_IF, R_B_IF, TCP_RMEM};
+use crate::{offloads, privilege, TopologyError};
 use crate::{rtnl_socket, sysctl};
 
 /// One sysctl written inside a namespace and what was read back.
@@ -121,7 +121,8 @@ impl Topology {
     }
 }
 
-/// Sends the build requests through one rtnetlink socket per namespace, then
+/// Sends the build requests through one rtnetlink socket per namespace,
+/// turns the veths' offloads off when the spec asks (method §1.6), then
 /// writes and reads back the sysctls.
 fn configure(
     spec: &TopologySpec,
@@ -129,15 +130,6 @@ fn configure(
     r: &Netns,
     b: &Netns,
 ) -> Result<Vec<SysctlReadback>, TopologyError> {
-    if spec.offloads == crate::spec::Offloads::Off {
-        // Refused until the ethtool step lands (branch h-offloads), so that
-        // `off` never silently runs with the kernel's offloads.
-        return Err(TopologyError::Offloads {
-            netns: b.name().to_owned(),
-            link: crate::spec::B_IF.to_owned(),
-            reason: "turning offloads off is not built yet".to_owned(),
-        });
-    }
     let open = |ns: &Netns| ns.run(|| rtnl_socket::open(ns.name()))?;
     let sockets = [open(a)?, open(r)?, open(b)?];
     let fds = NetnsFds {
@@ -152,6 +144,13 @@ fn configure(
             Role::B => 2,
         };
         rtnl_socket::apply(&sockets[i], &req)?;
+    }
+    if spec.offloads == Offloads::Off {
+        offloads::turn_off_everywhere(&[
+            (a, &[A_IF][..]),
+            (r, &[R_A_IF, R_B_IF][..]),
+            (b, &[B_IF][..]),
+        ])?;
     }
     let by_role = |role| match role {
         Role::A => a,
