@@ -3,7 +3,8 @@
 //! packet the queue held, the bottleneck verdict and the CPU used; then,
 //! per kernel, arm and offload state, up to which rate the machine shaped
 //! truthfully (every rung up to it shaper-bound and delivering at least
-//! [`GOODPUT_SHARE_MIN`] of its rate). Pure: results in, markdown out.
+//! [`GOODPUT_SHARE_MIN`] of its rate, as goodput or as the TBF's own
+//! output). Pure: results in, markdown out.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -27,6 +28,8 @@ pub struct Rung {
     pub rate_mbps: Option<f64>,
     /// Its goodput, Mbit/s.
     pub goodput_mbps: Option<f64>,
+    /// What the TBF sent over the window, Mbit/s.
+    pub sent_mbps: Option<f64>,
     /// The largest packet or aggregate the arm's queue held, bytes.
     pub largest_bytes: Option<f64>,
     /// The verdict of the up direction.
@@ -84,6 +87,7 @@ impl Rung {
                 .iter()
                 .find(|d| up(&d.direction))
                 .and_then(|d| d.goodput_mbps),
+            sent_mbps: d.and_then(|d| d.tbf_sent_mbps),
             largest_bytes: queue_seen(s)
                 .iter()
                 .find(|q| up(&q.direction))
@@ -103,11 +107,22 @@ impl Rung {
         }
     }
 
-    /// Shaper-bound and delivering its rate.
+    /// What the TBF sent ÷ rate.
+    pub fn sent_share(&self) -> Option<f64> {
+        match (self.sent_mbps, self.rate_mbps) {
+            (Some(g), Some(r)) if r > 0.0 => Some(g / r),
+            _ => None,
+        }
+    }
+
+    /// Shaper-bound and delivering its rate (goodput or the wire).
     pub fn truthful(&self) -> bool {
         self.error.is_none()
             && self.verdict == Some(Verdict::ShaperBound)
-            && self.share().is_some_and(|s| s >= GOODPUT_SHARE_MIN)
+            && [self.share(), self.sent_share()]
+                .into_iter()
+                .flatten()
+                .any(|s| s >= GOODPUT_SHARE_MIN)
     }
 }
 
@@ -179,8 +194,8 @@ pub fn truthful_up_to(rungs: &[Rung]) -> Vec<String> {
 /// The whole table with its verdict lines, markdown.
 pub fn table(rungs: &[Rung]) -> String {
     let mut s = String::new();
-    s.push_str("| kernel | arm | offloads | rate | goodput Mbit/s | goodput ÷ rate | largest in queue B | verdict | busiest CPU | netlab CPUs |\n");
-    s.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
+    s.push_str("| kernel | arm | offloads | rate | goodput Mbit/s | goodput ÷ rate | TBF sent ÷ rate | largest in queue B | verdict | busiest CPU | netlab CPUs |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
     let pct = |v: Option<f64>| v.map_or("–".into(), |x| format!("{:.0} %", x * 100.0));
     for r in rungs {
         let verdict = match (&r.error, r.verdict) {
@@ -190,13 +205,14 @@ pub fn table(rungs: &[Rung]) -> String {
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.kernel,
             r.arm,
             r.offloads,
             r.rate_mbps.map_or("unshaped".into(), rate_words),
             r.goodput_mbps.map_or("–".into(), |g| format!("{g:.1}")),
             pct(r.share()),
+            pct(r.sent_share()),
             r.largest_bytes
                 .map_or("–".into(), |b| thousands(b.round() as u64)),
             verdict,
@@ -222,6 +238,7 @@ mod tests {
             offloads: "kernel".into(),
             rate_mbps: Some(rate),
             goodput_mbps: Some(goodput),
+            sent_mbps: None,
             largest_bytes: Some(3028.0),
             verdict: Some(verdict),
             busiest_cpu: Some(0.5),
@@ -250,6 +267,6 @@ mod tests {
         assert!(truthful_up_to(&short)[0]
             .contains("up to 1 Mbit/s; at 10 Mbit/s: shaper-bound, goodput 80 %"));
         let t = table(&rungs);
-        assert!(t.contains("| host 6.18 | pfifo | kernel | 1 Gbit/s | 610.0 | 61 % | 3,028 | limited by something other than the shaper: CPU | 50 % | 0.40 |"), "{t}");
+        assert!(t.contains("| host 6.18 | pfifo | kernel | 1 Gbit/s | 610.0 | 61 % | – | 3,028 | limited by something other than the shaper: CPU | 50 % | 0.40 |"), "{t}");
     }
 }

@@ -305,16 +305,17 @@ pub fn section(scenarios: &[ScenarioFigures]) -> String {
         s,
         "### The queue and the bottleneck (docs/method.md §14)\n\n\
          Largest packet: the arm's own `maxpacket` (fq_codel, codel; CAKE's `max_skblen`); aggregate: backlog bytes ÷ skbs \
-         queued, over the window's samples that held one. Verdict: shaper-bound unless goodput fell under {:.0} % of the rate \
-         while the TBF held ≥ {} ms in under {:.0} % of the samples and its arm neither dropped nor marked; then the CPU when \
-         one was ≥ {:.0} % busy over the window, else something other (veth, sender). A saturated CPU is flagged either way.\n",
+         queued, over the window's samples that held one. Verdict: shaper-bound when goodput or the TBF's own output reached {:.0} % \
+         of the rate; short of it, the CPU when one was ≥ {:.0} % busy over the window; else shaper-bound when the TBF held \
+         ≥ {} ms in at least {:.0} % of the samples or its arm dropped or marked, and something other (veth, sender) when not. \
+         A saturated CPU is flagged either way.\n",
         GOODPUT_SHARE_MIN * 100.0,
+        CORE_SATURATED_BUSY * 100.0,
         HELD_QUEUE_MIN_S * 1e3,
-        HELD_QUEUE_MIN_SHARE * 100.0,
-        CORE_SATURATED_BUSY * 100.0
+        HELD_QUEUE_MIN_SHARE * 100.0
     );
-    s.push_str("| # | arm | dir | largest packet B | aggregate max / median B | goodput ÷ rate | TBF queued samples | verdict | busiest CPU | netlab CPUs |\n");
-    s.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
+    s.push_str("| # | arm | dir | largest packet B | aggregate max / median B | goodput ÷ rate | TBF sent ÷ rate | TBF queued samples | verdict | busiest CPU | netlab CPUs |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
     for f in scenarios {
         let verdicts = f.path_seen.bottleneck.as_ref();
         for q in &f.path_seen.queue {
@@ -322,7 +323,7 @@ pub fn section(scenarios: &[ScenarioFigures]) -> String {
             let cpu = verdicts.and_then(|b| b.cpu.as_ref());
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} / {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} / {} | {} | {} | {} | {} | {} | {} |",
                 f.index,
                 f.arm,
                 q.direction,
@@ -331,6 +332,8 @@ pub fn section(scenarios: &[ScenarioFigures]) -> String {
                 opt_bytes(q.aggregate_max_bytes),
                 opt_bytes(q.aggregate_median_bytes),
                 d.and_then(|d| d.goodput_share())
+                    .map_or("–".into(), |x| format!("{:.0} %", x * 100.0)),
+                d.and_then(|d| d.sent_share())
                     .map_or("–".into(), |x| format!("{:.0} %", x * 100.0)),
                 d.map_or("–".into(), |d| format!(
                     "{}/{}",

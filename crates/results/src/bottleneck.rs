@@ -29,11 +29,11 @@ pub const HELD_QUEUE_MIN_SHARE: f64 = 0.10;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
-    /// The shaper: the path delivered its rate, or the shaper held a
-    /// queue (the senders were answering its queue).
+    /// The shaper: the path delivered its rate, or, with no CPU
+    /// saturated, the shaper held a queue (the senders were answering it).
     ShaperBound,
-    /// Goodput fell short of the rate, the shaper held no queue, and a
-    /// CPU was saturated.
+    /// Neither goodput nor the TBF's output reached the rate, and a CPU
+    /// was saturated.
     Cpu,
     /// Goodput fell short of the rate while the shaper held no queue and
     /// no CPU was saturated: something else (the veths, the senders'
@@ -129,6 +129,12 @@ pub struct DirectionBottleneck {
     pub rate_mbps: Option<f64>,
     /// The direction's goodput over the window, Mbit/s.
     pub goodput_mbps: Option<f64>,
+    /// What the TBF itself sent between the window's first and last
+    /// samples (its `bytes` counter), Mbit/s: the wire's rate, which a
+    /// short window's goodput can understate (bytes held in the
+    /// receiver's out-of-order queue across a loss).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tbf_sent_mbps: Option<f64>,
     /// TBF samples inside the window.
     pub tbf_samples: usize,
     /// Of those, samples holding at least [`HELD_QUEUE_MIN_S`] at the rate.
@@ -151,6 +157,23 @@ impl DirectionBottleneck {
             (Some(g), Some(r)) if r > 0.0 => Some(g / r),
             _ => None,
         }
+    }
+
+    /// What the TBF sent ÷ rate.
+    pub fn sent_share(&self) -> Option<f64> {
+        match (self.tbf_sent_mbps, self.rate_mbps) {
+            (Some(g), Some(r)) if r > 0.0 => Some(g / r),
+            _ => None,
+        }
+    }
+
+    /// Whether the path delivered the rate: goodput or the TBF's own
+    /// output at least [`GOODPUT_SHARE_MIN`] of it.
+    pub fn delivered_rate(&self) -> bool {
+        [self.goodput_share(), self.sent_share()]
+            .into_iter()
+            .flatten()
+            .any(|s| s >= GOODPUT_SHARE_MIN)
     }
 
     /// Whether the shaper held a queue over the window.
@@ -188,20 +211,21 @@ impl Bottleneck {
 
 /// The rule of docs/method.md §14.2 on one direction's evidence (its
 /// `verdict` field is ignored and returned decided): the shaper was the
-/// bottleneck when the path delivered its rate or the shaper held a queue
-/// (the senders were answering its queue, whatever else ran on the
-/// machine); otherwise something else was, the CPU when one was
-/// saturated. A saturated CPU beside a shaper-bound verdict is flagged by
+/// bottleneck when the path delivered its rate (goodput or the TBF's own
+/// output); short of it, a saturated CPU was; else the shaper still was
+/// when it held a queue (the senders answered its queue: the arm's or
+/// the congestion control's under-use), and something else when it held
+/// none. A saturated CPU beside a delivered rate is flagged by
 /// [`Bottleneck::flags_comparison`], not hidden in the verdict.
 pub fn decide(d: &DirectionBottleneck, cpu: Option<&CpuUse>) -> Verdict {
     if d.rate_mbps.is_none() {
-        return Verdict::Unshaped;
-    }
-    let short = d.goodput_share().map_or(true, |s| s < GOODPUT_SHARE_MIN);
-    if !short || d.shaper_held_queue() {
+        Verdict::Unshaped
+    } else if d.delivered_rate() {
         Verdict::ShaperBound
     } else if cpu.is_some_and(CpuUse::saturated) {
         Verdict::Cpu
+    } else if d.shaper_held_queue() {
+        Verdict::ShaperBound
     } else {
         Verdict::OtherThanShaper
     }
@@ -246,6 +270,16 @@ fn evidence_of(
     };
     let samples: Vec<&crate::QdiscSample> = in_window(&q.samples, window).collect();
     let stats: Vec<QdiscStats> = samples.iter().filter_map(|s| tbf(s)).collect();
+    let timed: Vec<(f64, u64)> = samples
+        .iter()
+        .filter_map(|s| Some((s.t_s?, tbf(s)?.bytes)))
+        .collect();
+    let tbf_sent_mbps = match (timed.first(), timed.last()) {
+        (Some(&(t0, b0)), Some(&(t1, b1))) if t1 > t0 => {
+            Some(b1.saturating_sub(b0) as f64 * 8.0 / (t1 - t0) / 1e6)
+        }
+        _ => None,
+    };
     let held_bytes = rate_mbps.map_or(f64::INFINITY, |r| r * 1e6 * HELD_QUEUE_MIN_S / 8.0);
     let (first, last) = (stats.first(), stats.last());
     let over = |f: fn(&QdiscStats) -> u32| first.zip(last).map(|(a, b)| grew(f(a), f(b)));
@@ -256,6 +290,7 @@ fn evidence_of(
         verdict: Verdict::ShaperBound,
         rate_mbps,
         goodput_mbps,
+        tbf_sent_mbps,
         tbf_samples: stats.len(),
         tbf_samples_queued: stats
             .iter()
@@ -288,6 +323,7 @@ pub fn judge_in(s: &ScenarioResult, window: Option<[f64; 2]>, cpu: Option<CpuUse
                     verdict: Verdict::ShaperBound,
                     rate_mbps: rate,
                     goodput_mbps: d.goodput_mbps,
+                    tbf_sent_mbps: None,
                     tbf_samples: 0,
                     tbf_samples_queued: 0,
                     tbf_backlog_max_bytes: None,

@@ -12,6 +12,7 @@ fn evidence(rate: Option<f64>, goodput: f64, samples: usize, queued: usize) -> D
         verdict: Verdict::ShaperBound,
         rate_mbps: rate,
         goodput_mbps: Some(goodput),
+        tbf_sent_mbps: None,
         tbf_samples: samples,
         tbf_samples_queued: queued,
         tbf_backlog_max_bytes: None,
@@ -47,8 +48,9 @@ fn the_rule_on_hand_made_evidence() {
     assert_eq!(decide(&e, Some(&idle_cpu)), Verdict::OtherThanShaper);
     assert_eq!(decide(&e, Some(&busy_cpu)), Verdict::Cpu);
     assert_eq!(decide(&e, None), Verdict::OtherThanShaper);
-    // Short of the rate but the shaper queued in 6 of 60 samples (10 %):
-    // the senders answered its queue (a loss-based CC under-filling).
+    // Short of the rate but the shaper queued in 6 of 60 samples (10 %)
+    // on an idle machine: the senders answered its queue (a loss-based
+    // CC under-filling, an AQM dropping).
     let e = evidence(Some(100.0), 70.0, 60, 6);
     assert_eq!(decide(&e, Some(&idle_cpu)), Verdict::ShaperBound);
     let e = evidence(Some(100.0), 70.0, 60, 5);
@@ -57,10 +59,18 @@ fn the_rule_on_hand_made_evidence() {
     let mut e = evidence(Some(100.0), 70.0, 60, 0);
     e.arm_signals = Some(3);
     assert_eq!(decide(&e, Some(&idle_cpu)), Verdict::ShaperBound);
-    // Short on a saturated machine while the shaper queued and dropped
-    // (a 5 Mbit/s pfifo run beside parallel builds, 57 % in a 3 s
-    // window): still the shaper's queue the senders answered.
+    // Short on a saturated machine although the shaper queued and
+    // dropped: the queue is the CPU's (the guest at 1 Gbit/s: 9 % of the
+    // rate, its vCPU 100 % busy, fq_codel dropping).
+    assert_eq!(decide(&e, Some(&busy_cpu)), Verdict::Cpu);
+    // ... unless the TBF itself sent the rate: a 5 Mbit/s pfifo run
+    // beside parallel builds, goodput 57 % in a 3 s window (bytes held
+    // in B's out-of-order queue), the wire at 99 %.
+    let mut e = evidence(Some(5.0), 2.84, 15, 15);
+    e.tbf_sent_mbps = Some(4.95);
     assert_eq!(decide(&e, Some(&busy_cpu)), Verdict::ShaperBound);
+    e.tbf_sent_mbps = Some(4.4);
+    assert_eq!(decide(&e, Some(&busy_cpu)), Verdict::Cpu);
     // Exactly 90 % is delivered.
     let e = evidence(Some(10.0), 9.0, 60, 0);
     assert_eq!(decide(&e, Some(&idle_cpu)), Verdict::ShaperBound);
@@ -131,8 +141,11 @@ fn cpu_use_between_two_snapshots() {
 }
 
 fn tbf_and_arm(t: f64, backlog: u32, overlimits: u32, arm_drops: u32, ecn: u32) -> QdiscSample {
+    // The TBF sends 562,500 B/s (4.5 Mbit/s).
+    let sent = (t * 562_500.0) as u64;
     let stats = |b, o, d| {
         Some(netlab_qdisc::QdiscStats {
+            bytes: sent,
             backlog_bytes: b,
             qlen: u32::from(b > 0),
             overlimits: o,
@@ -206,6 +219,7 @@ fn evidence_from_recorded_samples() {
     assert_eq!(d.tbf_samples_queued, 2);
     assert_eq!(d.tbf_backlog_max_bytes, Some(3028));
     assert_eq!(d.tbf_overlimits, Some(90));
+    assert!((d.tbf_sent_mbps.unwrap() - 4.5).abs() < 1e-9, "{d:?}");
     assert_eq!(d.tbf_requeues, Some(0));
     assert_eq!(d.arm_signals, Some(5));
     assert_eq!(d.verdict, Verdict::ShaperBound);
