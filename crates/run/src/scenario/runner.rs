@@ -609,18 +609,7 @@ impl Runner<'_, '_> {
                 capture.run_recording(filter, stop.flag(), t0, recorder)
             })?);
         }
-        for e in scene.egresses {
-            let sampling = netlab_qdisc::SamplerConfig::new(
-                plan.qdisc_sample_interval,
-                t0,
-                t0 + plan.qdisc_sampling_end,
-            );
-            workers.qdisc_samplers.push((
-                e.slot,
-                Sampler::start(&topo.r, e.ifindex, e.psched, sampling)
-                    .map_err(qdisc_step("starting the qdisc sampler"))?,
-            ));
-        }
+        self.start_qdisc_samplers(scene, workers)?;
         self.start_probe(scene, workers)?;
         self.start_iso_probe(scene, workers)?;
         self.hooks
@@ -675,6 +664,28 @@ impl Runner<'_, '_> {
                 }
                 Step::Done => break,
             }
+        }
+        Ok(())
+    }
+
+    /// One qdisc sampler per egress, in R, on its grid from t0.
+    fn start_qdisc_samplers(
+        &self,
+        scene: &Scene<'_>,
+        workers: &mut Workers,
+    ) -> Result<(), ScenarioError> {
+        let plan = self.plan;
+        for e in scene.egresses {
+            let sampling = netlab_qdisc::SamplerConfig::new(
+                plan.qdisc_sample_interval,
+                scene.t0,
+                scene.t0 + plan.qdisc_sampling_end,
+            );
+            workers.qdisc_samplers.push((
+                e.slot,
+                Sampler::start(&scene.topo.r, e.ifindex, e.psched, sampling)
+                    .map_err(qdisc_step("starting the qdisc sampler"))?,
+            ));
         }
         Ok(())
     }
