@@ -69,24 +69,7 @@ pub(crate) fn resolve_sweep(
         }
         axes.push(axis);
     }
-    if let Some(list) = nonempty("sweep.offloads", &s.offloads)? {
-        let mut axis = Vec::new();
-        for (i, word) in list.iter().enumerate() {
-            axis.push(AxisValue::Offloads(offloads(
-                &format!("sweep.offloads[{i}]"),
-                word,
-            )?));
-        }
-        axes.push(axis);
-    }
-    if let Some(list) = nonempty("sweep.mtu", &s.mtu)? {
-        let mut axis = Vec::new();
-        for (i, m) in list.iter().enumerate() {
-            check_path_mtu(&format!("sweep.mtu[{i}]"), *m, path)?;
-            axis.push(AxisValue::Mtu(*m));
-        }
-        axes.push(axis);
-    }
+    axes.extend(offload_and_mtu_axes(s, path)?);
     if let Some(list) = nonempty("sweep.flows", &s.flows)? {
         let mut axis = Vec::new();
         for (i, n) in list.iter().enumerate() {
@@ -135,4 +118,31 @@ pub(crate) fn resolve_sweep(
         }
     }
     Ok(Sweep { axes })
+}
+
+/// The `offloads` and `mtu` axes, each checked as its `[path]` key is.
+fn offload_and_mtu_axes(
+    s: &SweepFile,
+    path: &PathSpec,
+) -> Result<Vec<Vec<AxisValue>>, ExperimentError> {
+    let mut axes = Vec::new();
+    if let Some(list) = nonempty("sweep.offloads", &s.offloads)? {
+        let mut axis = Vec::new();
+        for (i, word) in list.iter().enumerate() {
+            axis.push(AxisValue::Offloads(offloads(
+                &format!("sweep.offloads[{i}]"),
+                word,
+            )?));
+        }
+        axes.push(axis);
+    }
+    if let Some(list) = nonempty("sweep.mtu", &s.mtu)? {
+        let mut axis = Vec::new();
+        for (i, m) in list.iter().enumerate() {
+            check_path_mtu(&format!("sweep.mtu[{i}]"), *m, path)?;
+            axis.push(AxisValue::Mtu(*m));
+        }
+        axes.push(axis);
+    }
+    Ok(axes)
 }

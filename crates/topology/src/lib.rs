@@ -7,6 +7,10 @@
 //! - `testing` (cargo feature `testing`): `ScratchNetns`, a namespace
 //!   deleted on drop, and `require_privileged`, the privileged-test gate.
 //! - [`naming`]: run ids and the `nl-<runid>-<scenario>-{a,r,b}` names.
+//! - [`ethtool`]: ethtool's generic-netlink requests and replies, pure;
+//!   the build turns the veths' offloads off with them when the spec asks
+//!   (`offloads = "off"`, method §1.6) and the readback records each
+//!   veth's aggregation features.
 //! - [`Topology`]: A–R–B of method §1 built over rtnetlink from the pure
 //!   request list of [`build`] (messages in [`rtnl`]), read back with
 //!   [`Topology::readback`], torn down by [`Topology::teardown`] or a

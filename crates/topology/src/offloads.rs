@@ -161,3 +161,63 @@ pub(crate) fn read_states(
         Some(s) => Ok(Some(s.features(dev)?.aggregation_states())),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reply(active: &[&str], hw: &[&str]) -> FeaturesReply {
+        let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect();
+        FeaturesReply {
+            dev: "r1".into(),
+            ifindex: 3,
+            hw: set(hw),
+            wanted: set(active),
+            active: set(active),
+            nochange: Default::default(),
+        }
+    }
+
+    #[test]
+    fn what_is_on_and_changeable_is_turned_off_and_a_fixed_one_refused() {
+        let r = reply(
+            &[
+                "tx-tcp-segmentation",
+                "tx-scatter-gather",
+                "tx-gre-segmentation",
+            ],
+            &[
+                "tx-tcp-segmentation",
+                "tx-scatter-gather",
+                "tx-gre-segmentation",
+                "rx-gro",
+            ],
+        );
+        // Only aggregation features that are on; scatter-gather stays.
+        assert_eq!(
+            to_turn_off("nl-x-1-r", "r1", &r).unwrap(),
+            ["tx-gre-segmentation", "tx-tcp-segmentation"]
+        );
+        // On and not changeable: refused, naming the feature and the end.
+        let fixed = reply(&["tx-tcp-segmentation", "rx-gro"], &["rx-gro"]);
+        let e = to_turn_off("nl-x-1-r", "r1", &fixed)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("r1")
+                && e.contains("nl-x-1-r")
+                && e.contains("tx-tcp-segmentation")
+                && e.contains("fixed"),
+            "{e}"
+        );
+        // In the never-change set counts as fixed too.
+        let mut never = reply(&["rx-gro"], &["rx-gro"]);
+        never.nochange.insert("rx-gro".into());
+        assert!(to_turn_off("n", "b0", &never)
+            .unwrap_err()
+            .to_string()
+            .contains("rx-gro"));
+        // Off and fixed (rx-lro on a veth) needs no change.
+        assert!(to_turn_off("n", "b0", &reply(&[], &[])).unwrap().is_empty());
+    }
+}

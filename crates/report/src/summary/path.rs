@@ -67,9 +67,12 @@ impl PathSeen {
     }
 }
 
+/// Whether a feature's name belongs to a group.
+type Member = fn(&str) -> bool;
+
 /// The aggregation groups named in the line, each with the features it
 /// stands for.
-const GROUPS: [(&str, fn(&str) -> bool); 5] = [
+const GROUPS: [(&str, Member); 5] = [
     ("gso", |n| n == "tx-generic-segmentation"),
     ("tso", |n| {
         n.starts_with("tx-tcp") && n.ends_with("-segmentation")
