@@ -50,6 +50,20 @@ crosscheck *ARGS:
     cargo build --release -p netlab-guest --bins
     cargo run --release -p netlab-crosscheck --example crosscheck -- {{ARGS}}
 
+# The rate ladder (docs/scale.md): up to which rate this machine shapes
+# truthfully, host (pfifo) and guest (pfifo, fq_codel), offloads kernel/off;
+# a benchmark (~3 min host, ~8 min guest), then its table. Run it on a quiet
+# machine: other load shows as CPU in the verdicts.
+ladder *ARGS:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    stamp=$(date -u +%Y%m%dT%H%M%SZ)
+    cargo build --release -p orchestrator -p netlab-guest --bins
+    # A failed rung fails its run (exit 1) but keeps its row: the table says why.
+    cargo run --release -p orchestrator -- run experiments/rate_ladder.toml --out results/ladder-host-$stamp {{ARGS}} || echo "ladder: the host run exited $?"
+    cargo run --release -p orchestrator -- run experiments/rate_ladder_guest.toml --out results/ladder-guest-$stamp {{ARGS}} || echo "ladder: the guest run exited $?"
+    cargo run --release -p netlab-report --example ladder -- results/ladder-host-$stamp results/ladder-guest-$stamp
+
 # Every fuzz target briefly (nightly + cargo-fuzz).
 fuzz-smoke:
     sh fuzz/smoke.sh

@@ -191,8 +191,8 @@ mod tests {
             md.contains("Merged by `orchestrator merge` from 2 folder(s): 4 of 4"),
             "{md}"
         );
-        // One kernel and one CPU model: no caveat.
-        assert!(!md.contains("Caveat"), "{md}");
+        // One kernel and one CPU model: no caveat about machines.
+        assert!(!md.contains("different kernels or CPU models"), "{md}");
         assert!(out.join("index.html").exists());
         // A second merge into the same OUT is refused and changes nothing.
         let before = std::fs::read(out.join("results.json")).unwrap();

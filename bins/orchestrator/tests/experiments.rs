@@ -218,7 +218,15 @@ fn print_experiment_round_trips_and_every_preset_parses() {
         netlab_experiment::parse(&default).unwrap().plan(),
         seed.plan()
     );
-    for name in ["seed", "rrul_be", "cc_mix", "rtt_sweep", "aqm_zoo"] {
+    for name in [
+        "seed",
+        "rrul_be",
+        "cc_mix",
+        "rtt_sweep",
+        "aqm_zoo",
+        "rate_ladder",
+        "rate_ladder_guest",
+    ] {
         netlab_experiment::Experiment::from_file(&preset(name)).unwrap();
     }
 }

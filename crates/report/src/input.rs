@@ -20,13 +20,16 @@ use crate::model::{
 };
 use crate::ReportError;
 
-/// The report's input of a whole run read into memory.
+/// The report's input of a whole run read into memory, with the caveats
+/// [`crate::summary::caveats`] finds.
 pub fn input_from(results: &Results) -> Result<ReportInput, ReportError> {
     let mut input = ReportBuilder::new(&results.experiment)?;
     for s in &results.scenarios {
         input.push(s)?;
     }
-    input.finish(results)
+    let mut input = input.finish(results)?;
+    input.caveats = crate::summary::caveats(results, &crate::summary::figures(results));
+    Ok(input)
 }
 
 /// The report's scenarios built one at a time, each reduced to the samples

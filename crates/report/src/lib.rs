@@ -30,7 +30,9 @@ pub mod flent;
 pub mod headline;
 mod html;
 pub mod input;
+pub mod ladder;
 pub mod model;
+pub mod path_seen;
 mod plot_headline;
 pub mod plot_style;
 mod plots;
@@ -152,20 +154,28 @@ pub fn results_path(path: &Path) -> PathBuf {
 }
 
 /// Reads a results folder or a results.json, of any schema version
-/// netlab-results reads, one scenario at a time. A read error (the field's
-/// path named) comes before a value the report cannot draw.
+/// netlab-results reads, one scenario at a time, with the caveats
+/// [`summary::caveats`] finds (as the orchestrator's reading has them). A
+/// read error (the field's path named) comes before a value the report
+/// cannot draw.
 pub fn read_results(path: &Path) -> Result<ReportInput, ReportError> {
     let mut builder: Option<Result<ReportBuilder, ReportError>> = None;
+    // The summary's small figures too, for the caveats the orchestrator
+    // prints beside the comparison (so both readings render the same page).
+    let mut figures = Vec::new();
     let header = netlab_results::stream::read_each(&results_path(path), |experiment, s| {
+        figures.push(summary::ScenarioFigures::of(s));
         if let Ok(b) = builder.get_or_insert_with(|| ReportBuilder::new(experiment)) {
             if let Err(e) = b.push(s) {
                 builder = Some(Err(e));
             }
         }
     })?;
-    builder
+    let mut input = builder
         .unwrap_or_else(|| ReportBuilder::new(&header.experiment))?
-        .finish(&header)
+        .finish(&header)?;
+    input.caveats = summary::caveats(&header, &figures);
+    Ok(input)
 }
 
 /// Renders every file in memory (SVGs, index.html, .flent.gz), in a fixed

@@ -256,6 +256,7 @@ pub fn render_figures(
         .map(|c| format!("**Caveat:** {c}\n"))
         .collect();
     sections_with_caveats.extend(sections(scenarios));
+    sections_with_caveats.push(crate::path_seen::section(scenarios));
     markdown(
         &header(
             results,
@@ -358,6 +359,7 @@ pub fn caveats(results: &Results, scenarios: &[ScenarioFigures]) -> Vec<String> 
             }
         ));
     }
+    out.extend(crate::path_seen::caveats(scenarios));
     out
 }
 
@@ -399,6 +401,8 @@ pub struct ScenarioFigures {
     pub path: Option<PathSeen>,
     /// The kernel and CPU that ran it, when recorded.
     pub machine: Option<MachineFigures>,
+    /// What the queue held and whether the shaper was the bottleneck.
+    pub path_seen: crate::path_seen::PathSeen,
 }
 
 /// A scenario's `net.ipv4.tcp_rmem` in A and B (method §1.3), as read back.
@@ -508,6 +512,7 @@ impl ScenarioFigures {
                 kernel: r.kernel_release.clone(),
                 cpu: r.cpu_model.clone(),
             }),
+            path_seen: crate::path_seen::PathSeen::of(s),
         }
     }
 }

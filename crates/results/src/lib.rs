@@ -40,9 +40,11 @@
 
 #![forbid(unsafe_code)]
 
+pub mod bottleneck;
 pub mod fate;
 mod file;
 pub mod merge;
+pub mod queue_seen;
 mod read;
 mod run;
 mod scenario;
@@ -54,7 +56,9 @@ mod tcp_info;
 pub mod testing;
 pub mod v1;
 
+pub use bottleneck::{Bottleneck, CpuUse, DirectionBottleneck, Verdict};
 pub use file::{read_json, write_json_atomic, ResultsFileError};
+pub use queue_seen::{queue_seen, QueueSeen};
 pub use read::{ReadError, SUPPORTED_SCHEMAS};
 pub use run::{
     Interrupted, KernelInfo, MergeRecord, MergeSource, RanOn, Results, ShardRecord, Tool,

@@ -479,6 +479,11 @@ pub struct ScenarioResult {
     /// Where and when it ran (absent in files written before issue 22).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ran_on: Option<RanOn>,
+    /// Was the shaper the bottleneck? Per direction, with its evidence and
+    /// the CPU the window used (docs/method.md §14.2; absent in files
+    /// written before issue 29).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottleneck: Option<crate::Bottleneck>,
 }
 
 impl ScenarioResult {

@@ -336,6 +336,7 @@ fn convert(s: ScenarioResultV1, cfg: &CompareConfig) -> ScenarioResult {
         error: s.error,
         open_fds: None,
         ran_on: None,
+        bottleneck: None,
     }
 }
 

@@ -10,6 +10,8 @@
 //!   input is its `WireError`, which becomes [`SysError::Malformed`].
 //! - [`errno_name`], [`ifindex()`]: small helpers for reports and
 //!   errors.
+//! - [`cpu`]: this process's and every CPU's time (`/proc/self/stat`,
+//!   `/proc/stat`), for the CPU a window used.
 //! - [`proc`]: `/proc/<pid>/stat` and [`ProcessIdentity`] (pid + start
 //!   time, so a reused pid is never mistaken for the recorded process).
 //! - [`secs`]: serde for a `Duration` as seconds (`#[serde(with = "netlab_sys::secs")]`).
@@ -46,6 +48,7 @@
 #![forbid(unsafe_code)]
 
 pub mod atomic;
+pub mod cpu;
 mod errno;
 mod error;
 pub mod event_loop;

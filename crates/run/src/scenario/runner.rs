@@ -34,6 +34,7 @@ use netlab_topology::{netns, Topology};
 
 use super::clock::{ScenarioClock, Step};
 use super::collect::Workers;
+use super::cpu::CpuMarks;
 use super::error::ScenarioError;
 use super::worker::spawn_in;
 use crate::b_loop::{BLoop, BLoopError};
@@ -166,8 +167,18 @@ pub fn run(
             out: ctx.out,
             hooks: RefCell::new(hooks),
             end: ScenarioEnd::new(),
+            cpu: RefCell::new(CpuMarks::default()),
         };
-        runner.execute(&mut res)
+        let executed = runner.execute(&mut res);
+        // Was the shaper the bottleneck? From what was recorded, failed or
+        // not (docs/method.md §14.2).
+        if !res.directions.is_empty() {
+            res.bottleneck = Some(netlab_results::bottleneck::judge(
+                &res,
+                runner.cpu.borrow().used(),
+            ));
+        }
+        executed
     });
     let mut stopped_at = None;
     if let Err(e) = outcome {
@@ -257,6 +268,8 @@ struct Runner<'a, 'h> {
     hooks: RefCell<&'h mut dyn ScenarioHooks>,
     /// An earlier end the hooks may ask for.
     end: ScenarioEnd,
+    /// The CPU at the measured window's start and end.
+    cpu: RefCell<CpuMarks>,
 }
 
 /// One configured egress: where to read it back.
@@ -596,18 +609,7 @@ impl Runner<'_, '_> {
                 capture.run_recording(filter, stop.flag(), t0, recorder)
             })?);
         }
-        for e in scene.egresses {
-            let sampling = netlab_qdisc::SamplerConfig::new(
-                plan.qdisc_sample_interval,
-                t0,
-                t0 + plan.qdisc_sampling_end,
-            );
-            workers.qdisc_samplers.push((
-                e.slot,
-                Sampler::start(&topo.r, e.ifindex, e.psched, sampling)
-                    .map_err(qdisc_step("starting the qdisc sampler"))?,
-            ));
-        }
+        self.start_qdisc_samplers(scene, workers)?;
         self.start_probe(scene, workers)?;
         self.start_iso_probe(scene, workers)?;
         self.hooks
@@ -622,6 +624,10 @@ impl Runner<'_, '_> {
                 clock.end_at(end);
             }
             let now = Instant::now().saturating_duration_since(t0);
+            // The clock wakes at the window's start (one of its marks).
+            if now >= plan.timeline.window_start() {
+                self.cpu.borrow_mut().window_started();
+            }
             match clock.poll(now) {
                 Step::Wait { until, phase } => {
                     // A signal (graceful mode) stops the scenario here; what
@@ -652,9 +658,34 @@ impl Runner<'_, '_> {
                         .map_err(hook_step("load start"))?;
                 }
                 Step::StartFlow(i) => self.start_sender(scene, i, workers)?,
-                Step::ReadFinal => self.read_final(scene, res)?,
+                Step::ReadFinal => {
+                    self.cpu.borrow_mut().window_ended();
+                    self.read_final(scene, res)?
+                }
                 Step::Done => break,
             }
+        }
+        Ok(())
+    }
+
+    /// One qdisc sampler per egress, in R, on its grid from t0.
+    fn start_qdisc_samplers(
+        &self,
+        scene: &Scene<'_>,
+        workers: &mut Workers,
+    ) -> Result<(), ScenarioError> {
+        let plan = self.plan;
+        for e in scene.egresses {
+            let sampling = netlab_qdisc::SamplerConfig::new(
+                plan.qdisc_sample_interval,
+                scene.t0,
+                scene.t0 + plan.qdisc_sampling_end,
+            );
+            workers.qdisc_samplers.push((
+                e.slot,
+                Sampler::start(&scene.topo.r, e.ifindex, e.psched, sampling)
+                    .map_err(qdisc_step("starting the qdisc sampler"))?,
+            ));
         }
         Ok(())
     }
