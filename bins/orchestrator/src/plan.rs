@@ -123,7 +123,7 @@ pub fn table(l: &PlanListing) -> String {
 /// its fix. The links are taken as the kernel leaves them (MTU 1500,
 /// offloads on) until the experiment records its offload state.
 pub fn print_warnings(cmd: &str, exp: &Experiment) {
-    for w in netlab_experiment::warnings(exp, &netlab_experiment::LinkAssumptions::default()) {
+    for w in netlab_experiment::warnings(exp) {
         eprintln!("orchestrator {cmd}: {w}");
     }
 }

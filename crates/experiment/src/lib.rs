@@ -50,7 +50,7 @@ pub use model::{
 pub use plan::{Plan, Point, Requirements, ScenarioPlan};
 pub use resolve::{check_cc, KNOWN_CCS};
 pub use shard::{unit_of, Shard, ShardError};
-pub use warnings::{warnings, LinkAssumptions, Offloads, Warning, WarningKind};
+pub use warnings::{warnings, LinkAssumptions, Warning, WarningKind};
 
 /// Why an experiment was refused. Every variant is a usage error (the
 /// binary exits 2): nothing has been touched yet.

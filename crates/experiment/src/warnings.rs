@@ -7,11 +7,11 @@
 //! them first.
 //!
 //! ```
-//! use netlab_experiment::warnings::{warnings, LinkAssumptions, WarningKind};
+//! use netlab_experiment::warnings::{warnings, WarningKind};
 //! let exp = netlab_experiment::Experiment::default();
 //! // The seed's path with the kernel's offloads: GSO aggregates may reach
 //! // the arm, so the FIFO may hold more than the probe's timeout.
-//! let w = warnings(&exp, &LinkAssumptions::default());
+//! let w = warnings(&exp);
 //! assert!(w.iter().any(|w| w.kind == WarningKind::ProbeTimeoutBelowFifoDrain && !w.certain));
 //! assert!(w.iter().any(|w| w.kind == WarningKind::NotEctProbeBesideEcnFlows));
 //! ```
@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use netlab_qdisc_model::{Arm, Tbf};
 
-use crate::model::{Direction, Experiment, FlowSpec, ProbeSpec};
+use crate::model::{Direction, Experiment, FlowSpec, Offloads, ProbeSpec};
 use crate::plan::ScenarioPlan;
 
 /// Ethernet header bytes a qdisc counts on top of the IP packet.
@@ -30,17 +30,6 @@ pub const ETH_HEADER: u32 = 14;
 pub const GSO_MAX: u32 = 65_536;
 /// veth's default `txqueuelen`: a pfifo or bfifo without `limit` takes it.
 pub const VETH_TXQUEUELEN: u32 = 1000;
-
-/// Whether the links hand the bottleneck GSO/GRO aggregates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Offloads {
-    /// The kernel's defaults (GSO, TSO, GRO on the veths): the arm may
-    /// hold aggregates of several segments, up to 64 KiB (issue 29 read
-    /// fq_codel `maxpacket` 3,028–6,056 B on a 1,500-byte MTU).
-    Kernel,
-    /// Offloads off: every skb is at most one MTU plus its link header.
-    Off,
-}
 
 /// What the links carry: their MTU and whether aggregates are possible.
 /// The seed's path is [`LinkAssumptions::default`] (MTU 1500, the kernel's
@@ -63,6 +52,17 @@ impl Default for LinkAssumptions {
 }
 
 impl LinkAssumptions {
+    /// What a scenario's path says of its links (`[path] mtu`,
+    /// `[path] offloads`): the kernel's offloads may hand the arm GSO/GRO
+    /// aggregates (issue 29 read fq_codel `maxpacket` 3,028–6,056 B on a
+    /// 1,500-byte MTU); with them off, every skb is one packet.
+    pub fn of(path: &crate::PathSpec) -> Self {
+        LinkAssumptions {
+            mtu: path.mtu,
+            offloads: path.offloads,
+        }
+    }
+
     /// One full-sized packet as the qdisc counts it: MTU + 14 (1514 B).
     pub fn packet_bytes(&self) -> u32 {
         self.mtu + ETH_HEADER
@@ -156,10 +156,10 @@ fn link_ms(bytes: f64, tbf: &Tbf) -> f64 {
 
 /// Every warning the experiment's plan gives, once per sweep point, arm and
 /// direction, in plan order.
-pub fn warnings(exp: &Experiment, link: &LinkAssumptions) -> Vec<Warning> {
+pub fn warnings(exp: &Experiment) -> Vec<Warning> {
     let mut out: Vec<Warning> = Vec::new();
     for s in exp.plan().scenarios.iter().filter(|s| s.round == 1) {
-        for w in scenario_warnings(s, link) {
+        for w in scenario_warnings(s, &LinkAssumptions::of(&s.path)) {
             if !out.contains(&w) {
                 out.push(w);
             }
@@ -457,17 +457,18 @@ mod tests {
             .collect()
     }
 
-    const OFF: LinkAssumptions = LinkAssumptions {
-        mtu: 1500,
-        offloads: Offloads::Off,
-    };
+    /// The experiment with `[path] offloads = "off"`.
+    fn off(mut exp: Experiment) -> Experiment {
+        exp.path.offloads = Offloads::Off;
+        exp
+    }
 
     #[test]
     fn the_seed_warns_what_is_true_of_it() {
         // pfifo 256 × 1514 B at 5 Mbit/s = 620 ms < 1 s: no timeout warning
         // with offloads off, a possible one with the kernel's offloads.
         let exp = Experiment::default();
-        let off = warnings(&exp, &OFF);
+        let off = warnings(&off(exp.clone()));
         assert_eq!(
             kinds(&off, "pfifo"),
             vec![(WarningKind::TbfLimitReplaced, true)]
@@ -480,7 +481,7 @@ mod tests {
                 (WarningKind::NotEctProbeBesideEcnFlows, true)
             ]
         );
-        let on = warnings(&exp, &LinkAssumptions::default());
+        let on = warnings(&exp);
         assert_eq!(
             kinds(&on, "pfifo"),
             vec![
@@ -517,7 +518,7 @@ mod tests {
     #[test]
     fn a_deep_fifo_exceeds_the_timeout_for_full_sized_packets() {
         // 1000 × 1514 B at 5 Mbit/s = 2.42 s > 1 s.
-        let w = warnings(&exp_with(&["pfifo limit 1000"]), &OFF);
+        let w = warnings(&off(exp_with(&["pfifo limit 1000"])));
         let t = &w[0];
         assert_eq!(
             (t.kind, t.certain),
@@ -529,18 +530,12 @@ mod tests {
         );
         assert!(t.fix.contains("timeout = \"4s\""), "{}", t.fix);
         // bfifo counts bytes: 1 MB at 5 Mbit/s = 1.6 s, aggregates or not.
-        let w = warnings(
-            &exp_with(&["bfifo limit 1000000"]),
-            &LinkAssumptions::default(),
-        );
+        let w = warnings(&exp_with(&["bfifo limit 1000000"]));
         assert_eq!(w[0].kind, WarningKind::ProbeTimeoutBelowFifoDrain);
         assert!(w[0].certain);
         assert!(w[0].text.contains("1600 ms"), "{}", w[0]);
         // A short one does not warn.
-        let w = warnings(
-            &exp_with(&["bfifo limit 100000"]),
-            &LinkAssumptions::default(),
-        );
+        let w = warnings(&exp_with(&["bfifo limit 100000"]));
         assert!(w
             .iter()
             .all(|w| w.kind != WarningKind::ProbeTimeoutBelowFifoDrain));
@@ -551,7 +546,7 @@ mod tests {
         // 1514 B at 1 Mbit/s = 12.1 ms > 5 ms.
         let mut exp = exp_with(&["fq_codel"]);
         exp.path.up.as_mut().unwrap().rate = netlab_qdisc_model::Rate(1_000_000);
-        let w = warnings(&exp, &OFF);
+        let w = warnings(&off(exp.clone()));
         let t = w
             .iter()
             .find(|w| w.kind == WarningKind::PacketLongerThanTarget)
@@ -567,7 +562,7 @@ mod tests {
         for arm in ["pie", "cake"] {
             let mut e = exp_with(&[arm]);
             e.path.up = exp.path.up;
-            assert!(warnings(&e, &OFF)
+            assert!(warnings(&off(e.clone()))
                 .iter()
                 .all(|w| w.kind != WarningKind::PacketLongerThanTarget));
         }
@@ -575,7 +570,7 @@ mod tests {
 
     #[test]
     fn the_tbf_limit_warning_names_the_arms_bound() {
-        let w = warnings(&exp_with(&["pfifo limit 64"]), &OFF);
+        let w = warnings(&off(exp_with(&["pfifo limit 64"])));
         let t = w
             .iter()
             .find(|w| w.kind == WarningKind::TbfLimitReplaced)
@@ -593,7 +588,7 @@ mod tests {
         // A shaped direction without a flow: only TBF's limit.
         let mut e = exp_with(&["pfifo limit 1000"]);
         e.path.down = e.path.up;
-        let w = warnings(&e, &OFF);
+        let w = warnings(&off(e.clone()));
         let down: Vec<_> = w
             .iter()
             .filter(|w| w.direction == Some(Direction::Down))
@@ -605,7 +600,7 @@ mod tests {
         // An unshaped path has no TBF and no warning.
         let mut e = exp_with(&["pfifo limit 64"]);
         e.path.up = None;
-        assert!(warnings(&e, &OFF).is_empty());
+        assert!(warnings(&off(e.clone())).is_empty());
     }
 
     #[test]
@@ -613,7 +608,7 @@ mod tests {
         let has = |arms: &[&str], ecn: bool| {
             let mut e = exp_with(arms);
             e.flows.iter_mut().for_each(|f| f.ecn = ecn);
-            warnings(&e, &OFF)
+            warnings(&off(e.clone()))
                 .iter()
                 .any(|w| w.kind == WarningKind::NotEctProbeBesideEcnFlows)
         };
@@ -626,7 +621,7 @@ mod tests {
         assert!(!has(&["pfifo"], true), "a FIFO never marks");
         let mut e = exp_with(&["fq_codel"]);
         e.probes.clear();
-        assert!(warnings(&e, &OFF)
+        assert!(warnings(&off(e.clone()))
             .iter()
             .all(|w| w.kind != WarningKind::NotEctProbeBesideEcnFlows));
     }

@@ -564,7 +564,7 @@ mod tests {
 
     fn figure_of(r: &Results) -> Plot {
         let input = crate::input_from(r).unwrap();
-        let st = crate::compare::analyse_with(&input, 1, 200);
+        let st = crate::compare::analyse(&input);
         let hl = crate::headline::of(&input, &st);
         figure(&input, &st, &hl).unwrap()
     }
