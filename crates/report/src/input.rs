@@ -512,7 +512,7 @@ mod tests {
     #[test]
     fn the_golden_run_gives_every_sample_and_the_experiments_configuration() {
         let input = input_from(&golden()).unwrap();
-        assert_eq!(input.schema_version, 2);
+        assert_eq!(input.schema_version, netlab_results::SCHEMA_VERSION);
         let keys: Vec<&str> = input.config.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(
             keys,

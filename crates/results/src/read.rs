@@ -12,7 +12,7 @@ use crate::{Results, SCHEMA_VERSION};
 
 /// The schema versions this netlab reads (every one but the last is
 /// migrated on read).
-pub const SUPPORTED_SCHEMAS: &[u32] = &[1, SCHEMA_VERSION];
+pub const SUPPORTED_SCHEMAS: &[u32] = &[1, 2, SCHEMA_VERSION];
 
 /// Why a results.json could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -146,7 +146,7 @@ mod tests {
         let e = Results::parse(br#"{"schema_version": 99, "whatever": true}"#).unwrap_err();
         assert!(matches!(e, ReadError::UnsupportedSchema { found: 99, .. }));
         assert!(e.to_string().contains("schema_version 99"), "{e}");
-        assert!(e.to_string().contains("[1, 2]"), "{e}");
+        assert!(e.to_string().contains("[1, 2, 3]"), "{e}");
         let e = Results::parse(br#"{"tool": {}}"#).unwrap_err();
         assert!(
             e.to_string().contains("field schema_version: missing"),

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::ScenarioResult;
 
 /// Version of the results.json shape; a change of shape bumps it.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// The whole results file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

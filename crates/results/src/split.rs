@@ -384,7 +384,7 @@ mod tests {
         assert!(e.contains("scenarios[1]: index"), "{e}");
         // A future version is refused by number.
         let t = String::from_utf8(text).unwrap().replacen(
-            "\"schema_version\": 2",
+            "\"schema_version\": 3",
             "\"schema_version\": 7",
             1,
         );

@@ -382,7 +382,7 @@ mod tests {
     #[test]
     fn the_schema_v1_fixture_loads_as_version_2() {
         let r = Results::read(&fixture("schema_v1/results.json")).unwrap();
-        assert_eq!(r.schema_version, 2);
+        assert_eq!(r.schema_version, crate::SCHEMA_VERSION);
         assert_eq!(r.scenarios.len(), 2);
         let s = &r.scenarios[1];
         assert_eq!(s.arm, "fq_codel");
