@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{fixture_folder, rasterize, required, TempDir};
+use common::{fixture_folder, fixture_json_of, rasterize, required, TempDir};
 
 const FLENT: &str = "/usr/bin/flent";
 
@@ -265,6 +265,102 @@ fn flents_combination_plots_of_the_three_round_comparison() {
             );
         }
     }
+}
+
+/// With B's receive log (issue 30) every request without a timely reply
+/// has a known fate: late replies carry their real RTT and losses are
+/// gaps, so Flent's combined latency ranks the arms as netlab's figures
+/// do. On the default comparison recorded with it: every fq_codel round's
+/// "Ping (ms) avg" below every pfifo round's, as netlab's loaded p50 of
+/// each round says, and each file its own labelled group.
+#[test]
+fn flent_ranks_the_arms_latency_as_netlab_once_every_fate_is_known() {
+    if !have_flent() {
+        return;
+    }
+    let dir = TempDir::new("flent-fates");
+    std::fs::write(
+        dir.path().join("results.json"),
+        fixture_json_of("run-uml-3rounds-fates"),
+    )
+    .unwrap();
+    let input = netlab_report::read_results(dir.path()).unwrap();
+    let files = netlab_report::render(&input, dir.path()).unwrap();
+    assert_eq!(files.flent.len(), 6, "2 arms × 3 rounds");
+    for f in &files.flent {
+        let v = flent_metadata(f);
+        assert_eq!(
+            v["NETLAB_PROBE_FATE_UNKNOWN"].as_u64(),
+            Some(0),
+            "{}",
+            f.display()
+        );
+    }
+    let out = TempDir::new("flent-fates-out");
+    let save = out.path().join("combined");
+    std::fs::create_dir_all(&save).unwrap();
+    let svg = out.path().join("bar_combine.svg");
+    let mut args: Vec<String> = vec![
+        "-p".into(),
+        "bar_combine".into(),
+        "-o".into(),
+        svg.to_str().unwrap().into(),
+        "--combine-save-dir".into(),
+        save.to_str().unwrap().into(),
+    ];
+    for p in &files.flent {
+        args.extend(["-i".to_string(), p.to_str().unwrap().to_string()]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    flent(&args, out.path());
+    non_empty_svg(&svg);
+    // Flent's latency per file, by arm and round.
+    let groups = combined(&save, "bar_combine");
+    assert_eq!(groups.len(), 6, "one group per file");
+    let flent_ms = |arm: &str, round: u32| -> f64 {
+        let title = format!("{arm}-r{round} (n=1)");
+        let g = groups
+            .iter()
+            .find(|g| g.0 == title)
+            .unwrap_or_else(|| panic!("no group {title}"));
+        g.1["Ping (ms) avg"][0].as_f64().unwrap()
+    };
+    // netlab's loaded p50 per round (a bound stays a bound).
+    let stats = netlab_report::compare::analyse(&input);
+    let p50 = |arm: &str| {
+        stats
+            .figures
+            .iter()
+            .find(|f| f.figure == netlab_report::compare::Figure::LoadedP50 && f.arm == arm)
+            .unwrap()
+            .rounds
+            .clone()
+    };
+    use netlab_report::stats::CensoredQuantile::{AtLeast, Value};
+    let mut pairs = 0;
+    for fq in p50("fq_codel") {
+        for pf in p50("pfifo") {
+            // netlab's order, where the values decide it.
+            let netlab_fq_lower = match (fq.value, pf.value) {
+                (Value(a), Value(b)) | (Value(a), AtLeast(b)) => Some(a < b),
+                (AtLeast(a), Value(b)) if a >= b => Some(false),
+                _ => None,
+            };
+            let Some(netlab_fq_lower) = netlab_fq_lower else {
+                continue;
+            };
+            pairs += 1;
+            let (f, p) = (flent_ms("fq_codel", fq.round), flent_ms("pfifo", pf.round));
+            assert_eq!(
+                f < p,
+                netlab_fq_lower,
+                "fq_codel r{} ({f} ms in Flent) vs pfifo r{} ({p} ms): netlab says fq_codel lower: {netlab_fq_lower}",
+                fq.round,
+                pf.round
+            );
+        }
+    }
+    assert_eq!(pairs, 9, "every pair of rounds is ordered by netlab");
 }
 
 fn flent_metadata(path: &Path) -> serde_json::Value {

@@ -139,7 +139,8 @@ fn every_results_file_the_readme_names_is_one_the_command_shown_writes() {
 #[test]
 fn the_readme_says_where_a_run_writes_and_what_to_open_first() {
     let text = readme();
-    let quick = &text[text.find("## Quick start").unwrap()..text.find("## A real run").unwrap()];
+    let quick =
+        &text[text.find("## Quick start").unwrap()..text.find("## One run's headline").unwrap()];
     for want in [
         "results/<UTC time>",
         "--out DIR",

@@ -18,6 +18,20 @@ pub fn fixture_json() -> Vec<u8> {
     out
 }
 
+/// The gunzipped results.json of `fixtures/report/<run>/`.
+pub fn fixture_json_of(run: &str) -> Vec<u8> {
+    let gz = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/report")
+        .join(run)
+        .join("results.json.gz");
+    let f = std::fs::File::open(&gz).unwrap_or_else(|e| panic!("{}: {e}", gz.display()));
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(f)
+        .read_to_end(&mut out)
+        .expect("gunzip fixture");
+    out
+}
+
 /// A fresh, empty folder for this test (removed by [`TempDir`]'s drop).
 pub struct TempDir(pub PathBuf);
 
