@@ -297,6 +297,25 @@ mod tests {
         assert!(html.contains("partial merge (--allow-partial)"));
     }
 
+    /// A version 2 folder (recorded before version 3) is not resumed: the
+    /// scenarios this netlab writes would sit beside version 2 ones.
+    #[test]
+    fn a_version_2_folder_is_not_resumed() {
+        let dir = Scratch::new("resume-v2");
+        let (mut header, sc) = golden_study(2);
+        let exp = header.experiment().unwrap();
+        let one = netlab_experiment::Shard { k: 1, n: 2 };
+        let ok = shard_folder(&dir.0, "v3", &header, &sc[..2], 1);
+        assert!(netlab_run::resume::check(&ok, &exp, Some(one)).is_ok());
+        header.schema_version = 2;
+        let old = shard_folder(&dir.0, "v2", &header, &sc[..2], 1);
+        let e = netlab_run::resume::check(&old, &exp, Some(one)).unwrap_err();
+        assert!(
+            e.contains("is results.json version 2; this netlab writes version 3"),
+            "{e}"
+        );
+    }
+
     /// The committed real shard (fixtures/orchestrator/shard) reads back
     /// with its shard record, hash and `ran_on`, and merges on its own as
     /// a partial result that names the shard it lacks.

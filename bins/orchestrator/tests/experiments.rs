@@ -100,7 +100,7 @@ fn results(out: &OutDir) -> Value {
 
 /// Every scenario complete, every flow validated, nothing left behind.
 fn check_complete(r: &Value) {
-    assert_eq!(r["schema_version"], 2);
+    assert_eq!(r["schema_version"], netlab_results::SCHEMA_VERSION);
     for s in r["scenarios"].as_array().unwrap() {
         assert!(
             s["error"].is_null(),

@@ -37,7 +37,7 @@ fn run_id_in(stderr: &str) -> Option<String> {
 fn check_results(out: &Path) -> Value {
     let text = std::fs::read_to_string(out.join("results.json")).expect("results.json");
     let r: Value = serde_json::from_str(&text).expect("results.json parses");
-    assert_eq!(r["schema_version"], 2);
+    assert_eq!(r["schema_version"], netlab_results::SCHEMA_VERSION);
     let run_id = r["run_id"].as_str().expect("run_id");
     let scenarios = r["scenarios"].as_array().expect("scenarios");
     assert_eq!(scenarios.len(), 2, "two rounds of one arm");

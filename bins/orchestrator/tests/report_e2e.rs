@@ -162,7 +162,7 @@ fn an_unknown_schema_version_is_refused_with_a_clear_message() {
         &out,
         code,
         &err,
-        &["schema_version 99", "cannot read", "[1, 2]"],
+        &["schema_version 99", "cannot read", "[1, 2, 3]"],
     );
 }
 

@@ -167,6 +167,15 @@ fn check(
                 first.folder.display()
             )));
         }
+        if s.header.schema_version != first.header.schema_version {
+            return Err(MergeError::Data(format!(
+                "{} is results.json version {}, but {} is version {}: only folders of one version merge",
+                s.folder.display(),
+                s.header.schema_version,
+                first.folder.display(),
+                first.header.schema_version
+            )));
+        }
     }
     let exp = first
         .header
@@ -277,7 +286,9 @@ fn merged_header(sources: &[SourceFolder], c: &Checked) -> Results {
         sources.len()
     ));
     Results {
-        schema_version: SCHEMA_VERSION,
+        // The sources' own version (one for all, checked): a merge copies
+        // their scenarios byte for byte and adds nothing of a later one.
+        schema_version: first.schema_version,
         tool: Tool {
             name: "netlab".into(),
             version: c.version.clone(),

@@ -57,7 +57,7 @@ pub enum SplitError {
         reason: String,
     },
     /// Not a version this reads.
-    #[error("{path}: schema_version {version} (merge and resume read results.json version {SCHEMA_VERSION}, as this netlab writes it)")]
+    #[error("{path}: schema_version {version} (merge and resume read results.json versions {SPLIT_VERSIONS:?})")]
     Version {
         /// The file.
         path: PathBuf,
@@ -201,10 +201,16 @@ impl Splitter {
     }
 }
 
+/// The results.json versions [`read_split`] reads: 2 and the one this
+/// netlab writes (3 only adds optional fields to 2's shape). The header it
+/// returns keeps the file's own `schema_version`: a merge keeps it, a
+/// resume asks for the current one.
+pub const SPLIT_VERSIONS: [u32; 2] = [2, SCHEMA_VERSION];
+
 /// Reads `path`: calls `each(position, element_bytes, scenario)` for every
 /// scenario in file order (bytes from the element's `{` to its `}`), then
 /// returns the header (with no scenarios). Refuses a version other than
-/// the one this netlab writes.
+/// [`SPLIT_VERSIONS`].
 pub fn read_split(
     path: &Path,
     mut each: impl FnMut(usize, &[u8], ScenarioResult) -> Result<(), SplitError>,
@@ -295,7 +301,7 @@ fn parse_header(path: &Path, header: &[u8]) -> Result<Results, SplitError> {
     let v: Version =
         serde_json::from_slice(header).map_err(|e| bad("(file)".into(), e.to_string()))?;
     match v.schema_version {
-        Some(v) if v == u64::from(SCHEMA_VERSION) => {}
+        Some(v) if SPLIT_VERSIONS.iter().any(|s| u64::from(*s) == v) => {}
         Some(version) => {
             return Err(SplitError::Version {
                 path: path.to_path_buf(),

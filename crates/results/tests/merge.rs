@@ -73,3 +73,34 @@ fn a_missing_or_repeated_share_is_refused_before_anything_is_written() {
     assert_eq!(merged.header.merged.as_ref().unwrap().missing, [3, 4]);
     merged.files.remove_files().unwrap();
 }
+
+/// Version 2 folders (same shape, 3 only adds optional fields) merge into a
+/// version 2 result; a version 2 and a version 3 folder do not merge.
+#[test]
+fn folders_of_one_older_version_merge_as_that_version_and_mixed_ones_are_refused() {
+    let dir = Scratch::new("results-merge-v2");
+    let (mut header, sc) = golden_study(2);
+    let b3 = shard_folder(&dir.0, "b3", &header, &sc[2..], 2);
+    header.schema_version = 2;
+    let a = shard_folder(&dir.0, "a", &header, &sc[..2], 1);
+    let b = shard_folder(&dir.0, "b", &header, &sc[2..], 2);
+    let mut quiet = |_: String| {};
+    let out = dir.0.join("merged");
+    let merged = check_folders(&out, &[a.clone(), b], false, &mut quiet)
+        .unwrap()
+        .write(&mut quiet)
+        .unwrap();
+    let r = Results::read(&out.join("results.json")).unwrap();
+    assert_eq!(r.schema_version, 2);
+    assert_eq!(r.scenarios, sc);
+    merged.files.remove_files().unwrap();
+    let out = dir.0.join("mixed");
+    let e = check_folders(&out, &[a, b3], false, &mut quiet).unwrap_err();
+    assert!(
+        e.to_string().contains("is results.json version 3, but")
+            && e.to_string()
+                .contains("is version 2: only folders of one version merge"),
+        "{e}"
+    );
+    assert!(!out.exists());
+}

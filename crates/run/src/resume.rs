@@ -45,6 +45,15 @@ pub fn check(
     }
     // The header only: every scenario is read (and checked) when adopted.
     let header = read_split(&path, |_, _, _| Ok(())).map_err(|e| e.to_string())?;
+    // Scenarios this netlab writes go beside the adopted ones: one version.
+    if header.schema_version != netlab_results::SCHEMA_VERSION {
+        return Err(format!(
+            "{} is results.json version {}; this netlab writes version {}: a resumed folder must be the same version (use another --out)",
+            path.display(),
+            header.schema_version,
+            netlab_results::SCHEMA_VERSION
+        ));
+    }
     let theirs = header
         .experiment_hash_or_computed()
         .map_err(|e| format!("{}: experiment: {e}", path.display()))?;

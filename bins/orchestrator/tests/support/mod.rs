@@ -128,7 +128,7 @@ pub fn namespaces_of(run_id: &str) -> Vec<String> {
 pub fn check_results(out: &Path, expect_arms: &[&str]) -> Value {
     let text = std::fs::read_to_string(out.join("results.json")).expect("results.json");
     let r: Value = serde_json::from_str(&text).expect("results.json parses");
-    assert_eq!(r["schema_version"], 2);
+    assert_eq!(r["schema_version"], netlab_results::SCHEMA_VERSION);
     for p in [
         "/tool/name",
         "/tool/version",
