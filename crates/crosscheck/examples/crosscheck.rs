@@ -5,7 +5,7 @@
 //! cargo run --release -p netlab-crosscheck --example crosscheck -- \
 //!     [--rounds 10] [--out /tmp/crosscheck] [--kernel uml|host] [--short]
 //!     [--arms pfifo|fq_codel|both] [--loads netlab,iperf3,netlab:block=16384,iperf3:l=16384,netlab:recv=131072,netlab:delay=100,netlab:prime=37:delay=50,netlab:rbuf=0,iperf3:rbuf=0]
-//!     [--tcp-sample-ms 200]
+//!     [--tcp-sample-ms 200] [--offloads kernel|off]
 //! cargo run --release -p netlab-crosscheck --example crosscheck -- --render DIR
 //!     (rewrites DIR/crosscheck.md from DIR/crosscheck.json)
 //!     [--no-irtt] [--no-readback] [--iso-probe]
@@ -169,6 +169,11 @@ fn main() {
                 i += 1;
             }
             "--no-readback" => cfg.readback_check = false,
+            "--offloads" => {
+                cfg.offloads = netlab_topology::Offloads::from_file_word(&val(i))
+                    .unwrap_or_else(|| die("--offloads: kernel or off"));
+                i += 1;
+            }
             other => die(&format!("unknown argument {other:?}")),
         }
         i += 1;

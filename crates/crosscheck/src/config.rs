@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use netlab_qdisc::{Arm, Bottleneck, Tbf};
-use netlab_topology::ReceiveBuffer;
+use netlab_topology::{Offloads, ReceiveBuffer};
 use serde::{Deserialize, Serialize};
 
 use crate::CrosscheckError;
@@ -258,6 +258,12 @@ pub struct CrosscheckConfig {
     /// existed used the kernel's.
     #[serde(default = "kernel_receive_buffer")]
     pub receive_buffer: ReceiveBuffer,
+    /// The veths' segmentation and receive offloads on every end of A, R
+    /// and B (method §1.6): the kernel's (the method's path) or off, so the
+    /// arm queues packets instead of aggregates. Runs recorded before this
+    /// field existed used the kernel's.
+    #[serde(default)]
+    pub offloads: Offloads,
 }
 
 fn kernel_receive_buffer() -> ReceiveBuffer {
@@ -294,6 +300,7 @@ impl CrosscheckConfig {
             iso_probe: false,
             tcp_sample_ms: default_tcp_sample_ms(),
             receive_buffer: ReceiveBuffer::default(),
+            offloads: Offloads::Kernel,
         }
     }
 

@@ -410,6 +410,28 @@ Against iperf3's medians (RTT {rtt_ref:.0} ms, arm drops {drops_ref:.0}): rounds
     }
 }
 
+/// What the header says of the veths' offloads: what was asked and what
+/// the scenarios read back.
+fn offloads_said(run: &CrosscheckRun) -> String {
+    let asked = match run.config.offloads {
+        netlab_topology::Offloads::Kernel => "veth offloads as the kernel leaves them",
+        netlab_topology::Offloads::Off => "veth offloads (GSO, TSO, GRO, LRO, UDP) off",
+    };
+    let read: Vec<bool> = run
+        .scenarios
+        .iter()
+        .filter_map(|s| s.offloads_off)
+        .collect();
+    if read.is_empty() {
+        return format!("{asked} (not read back)");
+    }
+    let off = read.iter().filter(|o| **o).count();
+    format!(
+        "{asked} (read back: every aggregation feature off on all four veth ends in {off} of {} scenarios)",
+        read.len()
+    )
+}
+
 /// Renders the whole page.
 // Long: the page written top to bottom in its printed order; each section is a
 // call or a short table.
@@ -419,7 +441,7 @@ pub fn render(run: &CrosscheckRun) -> String {
     let _ = writeln!(out, "# netlab cross-check\n");
     let _ = writeln!(
         out,
-        "Kernel {}, started {}, {} round(s), {} scenario(s) in {:.0} s ({} failed). TBF `{}`; arms {}; congestion control {}; timeline: baseline {} s, load {} s, window [{}, {}) s; both probes every {} ms, censored at {} ms; receive buffers of A and B: {}. Loads per round in alternating order.\n",
+        "Kernel {}, started {}, {} round(s), {} scenario(s) in {:.0} s ({} failed). TBF `{}`; arms {}; congestion control {}; timeline: baseline {} s, load {} s, window [{}, {}) s; both probes every {} ms, censored at {} ms; receive buffers of A and B: {}; {}. Loads per round in alternating order.\n",
         run.kernel,
         run.started_utc,
         c.rounds,
@@ -439,6 +461,7 @@ pub fn render(run: &CrosscheckRun) -> String {
             netlab_topology::ReceiveBuffer::StartAtMax => "tcp_rmem's default raised to its max (method §1.3)",
             netlab_topology::ReceiveBuffer::Kernel => "the kernel's tcp_rmem",
         },
+        offloads_said(run),
     );
     let labels: Vec<String> = c.loads.iter().map(|l| l.label()).collect();
     let mut arms: Vec<(String, String)> = Vec::new();

@@ -211,6 +211,11 @@ pub struct ScenarioRecord {
     /// Their loaded-phase statistics.
     #[serde(default)]
     pub iso_loaded: Option<PhaseStats>,
+    /// Whether every aggregation feature of every veth end of A, R and B
+    /// read back off after the build (`None`: not read back, or a record
+    /// from before the offloads were read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offloads_off: Option<bool>,
     /// The arm's counters every 200 ms.
     pub queue: Vec<QueueSample>,
     /// The arm's counters at the end of the window.

@@ -135,6 +135,10 @@ fn assemble(
     if let Some(e) = &res.error {
         fail(rec, e.clone());
     }
+    rec.offloads_off = res
+        .topology
+        .as_ref()
+        .and_then(|t| offloads_off(&t.readback));
     rec.t0_wall_ns = out.t0_wall_ns;
     rec.connect_s = out.connect.map(|c| c.as_secs_f64());
     let Some(win) = out.window else {
@@ -158,6 +162,23 @@ fn assemble(
             .final_taken_s
             .and_then(|t| QueueSample::from_records(t, &q.at_window_end));
     }
+}
+
+/// Whether every veth end's aggregation features read back off: `None`
+/// when a veth end was not read back.
+fn offloads_off(rb: &netlab_topology::TopologyReadback) -> Option<bool> {
+    let ends: Vec<Option<bool>> = rb
+        .namespaces
+        .iter()
+        .flat_map(|n| &n.links)
+        .filter(|l| l.kind.as_deref() == Some("veth"))
+        .map(|l| l.offloads_all_off())
+        .collect();
+    if ends.len() != 4 {
+        return None;
+    }
+    ends.into_iter()
+        .try_fold(true, |all, e| e.map(|off| all && off))
 }
 
 /// The goodput and receiver summary of a load netlab receives: netlab's
@@ -389,6 +410,51 @@ mod tests {
     use netlab_probe::{EchoStats, IsoOutcome, IsoRequest, ProbeRequest, RequestOutcome};
     use netlab_results::{FlowResult, QdiscResult, QdiscSample, SampledQdisc, TcpResult};
     use netlab_tcpload::sink::{ReceiverLog, TcpEnd};
+
+    #[test]
+    fn offloads_read_off_only_when_all_four_veth_ends_say_so() {
+        use netlab_topology::{LinkReadback, NamespaceReadback, TopologyReadback};
+        let link = |name: &str, kind: &str, gso: Option<bool>| LinkReadback {
+            ifindex: 2,
+            name: name.into(),
+            mac: None,
+            mtu: Some(1500),
+            up: true,
+            kind: Some(kind.into()),
+            offloads: gso.map(|active| {
+                vec![netlab_topology::FeatureState {
+                    name: "tx-generic-segmentation".into(),
+                    active,
+                    fixed: false,
+                }]
+            }),
+        };
+        let ns = |links: Vec<LinkReadback>| NamespaceReadback {
+            netns: "nl-x".into(),
+            role: None,
+            links,
+            addresses: vec![],
+            routes: vec![],
+            sysctls: Default::default(),
+        };
+        let rb = |gso: [Option<bool>; 4]| TopologyReadback {
+            namespaces: vec![
+                ns(vec![
+                    link("lo", "loopback", None),
+                    link("a0", "veth", gso[0]),
+                ]),
+                ns(vec![link("r0", "veth", gso[1]), link("r1", "veth", gso[2])]),
+                ns(vec![link("b0", "veth", gso[3])]),
+            ],
+        };
+        let off = Some(false);
+        assert_eq!(offloads_off(&rb([off; 4])), Some(true));
+        assert_eq!(offloads_off(&rb([off, off, Some(true), off])), Some(false));
+        assert_eq!(offloads_off(&rb([off, None, off, off])), None);
+        let mut three = rb([off; 4]);
+        three.namespaces.pop();
+        assert_eq!(offloads_off(&three), None);
+    }
 
     fn receiver_log(recvs: &[(f64, u32)]) -> ReceiverLog<EchoStats> {
         let mut log: ReceiverLog<EchoStats> = serde_json::from_value(serde_json::json!({

@@ -93,6 +93,7 @@ fn experiment(
         timeline: run_timeline(&cfg.timeline),
         path: PathSpec {
             receive_buffer: load.receive_buffer().unwrap_or(cfg.receive_buffer),
+            offloads: cfg.offloads,
             up: Some(bottleneck.tbf),
             down: None,
             ..PathSpec::default()
@@ -136,6 +137,7 @@ pub fn scenario_setup(
     // accepted at both ends), with the load's receive buffer.
     let mut spec = TopologySpec::new(run_id.clone(), format!("x{index}"));
     spec.receive_buffer = setup.topology.receive_buffer;
+    spec.offloads = setup.topology.offloads;
     setup.topology = spec;
     // Nothing is captured; the arm is sampled every 200 ms.
     setup.capture_flow = None;
@@ -250,6 +252,24 @@ mod tests {
         assert_eq!(iso.config.end, secs(11));
         assert_eq!(s.qdisc_sample_interval, QUEUE_SAMPLE);
         assert_eq!(s.capture_flow, None);
+        // The kernel's offloads unless the cross-check asks for them off.
+        assert_eq!(s.topology.offloads, netlab_topology::Offloads::Kernel);
+    }
+
+    #[test]
+    fn offloads_off_reach_the_cross_check_s_own_topology() {
+        let mut cfg = CrosscheckConfig::new(1);
+        cfg.offloads = netlab_topology::Offloads::Off;
+        let b = cfg.bottlenecks().unwrap().swap_remove(0);
+        let load = Load::Netlab(NetlabLoad::default());
+        let s = scenario_setup(&cfg, &RunId::random(), 1, 1, &cfg.arms[0], &b, &load).unwrap();
+        assert!(s.namespaces().iter().all(|n| n.contains("-x1-")));
+        assert_eq!(s.topology.offloads, netlab_topology::Offloads::Off);
+        // A record from before the field existed reads as the kernel's.
+        let mut v = serde_json::to_value(CrosscheckConfig::new(1)).unwrap();
+        v.as_object_mut().unwrap().remove("offloads");
+        let old: CrosscheckConfig = serde_json::from_value(v).unwrap();
+        assert_eq!(old.offloads, netlab_topology::Offloads::Kernel);
     }
 
     #[test]
