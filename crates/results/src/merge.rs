@@ -17,10 +17,7 @@ use std::path::{Path, PathBuf};
 
 use crate::split::{read_scenario_file, read_split, SplitError};
 use crate::store::scenario_files;
-use crate::{
-    KernelInfo, MergeRecord, MergeSource, Results, ScenarioFiles, ScenarioResult, Tool,
-    SCHEMA_VERSION,
-};
+use crate::{KernelInfo, MergeRecord, MergeSource, Results, ScenarioFiles, ScenarioResult, Tool};
 
 /// Why a merge was refused.
 #[derive(Debug, thiserror::Error)]
