@@ -137,6 +137,21 @@ fn missing_shards(
     Some((n, ks.into_iter().collect()))
 }
 
+/// `s` is results.json of `first`'s version (a merge copies scenarios byte
+/// for byte, so their versions must agree).
+fn same_schema(first: &SourceFolder, s: &SourceFolder) -> Result<(), MergeError> {
+    if s.header.schema_version == first.header.schema_version {
+        return Ok(());
+    }
+    Err(MergeError::Data(format!(
+        "{} is results.json version {}, but {} is version {}: only folders of one version merge",
+        s.folder.display(),
+        s.header.schema_version,
+        first.folder.display(),
+        first.header.schema_version
+    )))
+}
+
 /// One experiment, one version, no duplicate, nothing outside the plan, and
 /// nothing missing unless `allow_partial` (a refusal names the missing
 /// plan indices, their shards and the folders that held no results.json).
@@ -164,15 +179,7 @@ fn check(
                 first.folder.display()
             )));
         }
-        if s.header.schema_version != first.header.schema_version {
-            return Err(MergeError::Data(format!(
-                "{} is results.json version {}, but {} is version {}: only folders of one version merge",
-                s.folder.display(),
-                s.header.schema_version,
-                first.folder.display(),
-                first.header.schema_version
-            )));
-        }
+        same_schema(first, s)?;
     }
     let exp = first
         .header
