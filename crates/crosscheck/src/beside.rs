@@ -712,7 +712,10 @@ impl ScenarioHooks for Beside<'_> {
             }
         }
         if self.irtt_server.is_some() {
-            wait_listening(&b_ns, true, IRTT_PORT, Duration::from_secs(5)).map_err(hook)?;
+            // irtt's server listens within a second; the bound is for the
+            // guest, where one `ss` asking took over 5 s beside the
+            // ordinary pair's Python start-ups.
+            wait_listening(&b_ns, true, IRTT_PORT, Duration::from_secs(30)).map_err(hook)?;
         }
         if self.load_server.is_some() {
             // Python's start-up takes seconds in the guest, and its first one
@@ -721,7 +724,7 @@ impl ScenarioHooks for Beside<'_> {
             // a machine whose hypervisor stole the CPU: 90 s bounds it.
             let (port, bound) = match &self.load {
                 Load::Ordinary(_) => (ORDINARY_PORT, Duration::from_secs(90)),
-                _ => (IPERF_PORT, Duration::from_secs(5)),
+                _ => (IPERF_PORT, Duration::from_secs(30)),
             };
             wait_listening(&b_ns, false, port, bound).map_err(hook)?;
         }

