@@ -138,7 +138,7 @@ fn assemble(
     rec.offloads_off = res
         .topology
         .as_ref()
-        .and_then(|t| offloads_off(&t.readback));
+        .and_then(|t| t.readback.veth_offloads_all_off());
     rec.t0_wall_ns = out.t0_wall_ns;
     rec.connect_s = out.connect.map(|c| c.as_secs_f64());
     let Some(win) = out.window else {
@@ -162,23 +162,6 @@ fn assemble(
             .final_taken_s
             .and_then(|t| QueueSample::from_records(t, &q.at_window_end));
     }
-}
-
-/// Whether every veth end's aggregation features read back off: `None`
-/// when a veth end was not read back.
-fn offloads_off(rb: &netlab_topology::TopologyReadback) -> Option<bool> {
-    let ends: Vec<Option<bool>> = rb
-        .namespaces
-        .iter()
-        .flat_map(|n| &n.links)
-        .filter(|l| l.kind.as_deref() == Some("veth"))
-        .map(|l| l.offloads_all_off())
-        .collect();
-    if ends.len() != 4 {
-        return None;
-    }
-    ends.into_iter()
-        .try_fold(true, |all, e| e.map(|off| all && off))
 }
 
 /// The goodput and receiver summary of a load netlab receives: netlab's
@@ -448,12 +431,15 @@ mod tests {
             ],
         };
         let off = Some(false);
-        assert_eq!(offloads_off(&rb([off; 4])), Some(true));
-        assert_eq!(offloads_off(&rb([off, off, Some(true), off])), Some(false));
-        assert_eq!(offloads_off(&rb([off, None, off, off])), None);
+        assert_eq!(rb([off; 4]).veth_offloads_all_off(), Some(true));
+        assert_eq!(
+            rb([off, off, Some(true), off]).veth_offloads_all_off(),
+            Some(false)
+        );
+        assert_eq!(rb([off, None, off, off]).veth_offloads_all_off(), None);
         let mut three = rb([off; 4]);
         three.namespaces.pop();
-        assert_eq!(offloads_off(&three), None);
+        assert_eq!(three.veth_offloads_all_off(), None);
     }
 
     fn receiver_log(recvs: &[(f64, u32)]) -> ReceiverLog<EchoStats> {

@@ -120,6 +120,23 @@ impl TopologyReadback {
     pub fn role(&self, role: Role) -> Option<&NamespaceReadback> {
         self.namespaces.iter().find(|n| n.role == Some(role))
     }
+
+    /// Whether every aggregation feature read back off on all four veth
+    /// ends (`a0`, `r0`, `r1`, `b0`); `None` when not all four were read.
+    pub fn veth_offloads_all_off(&self) -> Option<bool> {
+        let ends: Vec<Option<bool>> = self
+            .namespaces
+            .iter()
+            .flat_map(|n| &n.links)
+            .filter(|l| l.kind.as_deref() == Some("veth"))
+            .map(LinkReadback::offloads_all_off)
+            .collect();
+        if ends.len() != 4 {
+            return None;
+        }
+        ends.into_iter()
+            .try_fold(true, |all, e| e.map(|off| all && off))
+    }
 }
 
 /// Converts a link message of a dump.
