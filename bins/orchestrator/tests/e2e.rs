@@ -378,7 +378,10 @@ fn start_under_load(tag: &str) -> UnderLoad {
                 run_id = rest.split_whitespace().next().map(str::to_string);
             }
         }
-        if line.contains("warm-up") || line.contains("loaded") || Instant::now() > deadline {
+        // The measured window, not the warm-up's first tick: a flow's
+        // sampler takes its first tcp_info dump one interval after the
+        // connect, so a signal at the warm-up's start may precede it.
+        if line.contains("loaded") || Instant::now() > deadline {
             break;
         }
     }

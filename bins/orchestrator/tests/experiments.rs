@@ -5,6 +5,7 @@
 //! a printed reason on a plain machine unless NETLAB_REQUIRE_PRIVILEGED=1.
 
 use std::path::{Path, PathBuf};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
 use netlab_experiment::file::{ExperimentFile, TimelineFile};
@@ -20,6 +21,21 @@ fn preset(name: &str) -> ExperimentFile {
         .join("../../experiments")
         .join(format!("{name}.toml"));
     netlab_experiment::parse_file(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The guest tests of this file share the machine's two cores: each boots
+/// its own guest, and cargo runs two at once. The one that checks goodput
+/// against the rate holds this for writing, so no other guest competes
+/// with its window (beside another guest it once read 16.3 of 20 Mbit/s
+/// in CI); the others hold it for reading and still run side by side.
+static QUIET: RwLock<()> = RwLock::new(());
+
+fn shared_machine() -> RwLockReadGuard<'static, ()> {
+    QUIET.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn quiet_machine() -> RwLockWriteGuard<'static, ()> {
+    QUIET.write().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A preset with the short timeline and one round.
@@ -293,6 +309,7 @@ fn guest_aqm_zoo_without_fq_pie_configures_reads_back_and_runs_every_arm() {
     ) {
         return;
     }
+    let _machine = shared_machine();
     let out = OutDir::new("zoo");
     let mut f = shortened("aqm_zoo", "2s");
     let arms: Vec<String> = f
@@ -350,6 +367,7 @@ fn guest_rrul_be_shapes_both_directions_with_eight_validated_flows() {
     ) {
         return;
     }
+    let _machine = quiet_machine();
     let out = OutDir::new("rrul");
     let mut f = shortened("rrul_be", "3s");
     // A 3 s warm-up, so that as in a real run the window starts after the
@@ -392,7 +410,11 @@ fn guest_rrul_be_shapes_both_directions_with_eight_validated_flows() {
         // and the upload link also carries the downloads' ACKs (~8 % of 5
         // Mbit/s at 18 Mbit/s down): 10 % below the rate is out of reach
         // upstream, so the bound is 15 % (and never above 10 % over).
-        assert!(g > rate * 0.85 && g < rate * 1.10, "{dir}: {g} of {rate}");
+        assert!(
+            g > rate * 0.85 && g < rate * 1.10,
+            "{dir}: {g} of {rate}; the bottleneck verdict: {}",
+            s["bottleneck"]
+        );
         let fair = d["fairness"].as_f64().unwrap();
         assert!(fair > 0.25 && fair <= 1.0 + 1e-9, "{dir}: fairness {fair}");
         assert_eq!(s["qdiscs"][i]["dev"], *dev);
@@ -413,6 +435,7 @@ fn guest_rtt_sweep_baseline_rtt_matches_each_point() {
     ) {
         return;
     }
+    let _machine = shared_machine();
     let out = OutDir::new("rtt-sweep");
     let mut f = shortened("rtt_sweep", "2s");
     // 3 s of baseline: 15 probe requests per point, so the minimum below
@@ -492,6 +515,7 @@ fn guest_cc_mix_reads_back_each_flows_cc() {
     ) {
         return;
     }
+    let _machine = shared_machine();
     let out = OutDir::new("cc-mix");
     let mut f = shortened("cc_mix", "3s");
     f.arms = Some(vec!["fq_codel limit 256 ecn".into()]);
