@@ -210,7 +210,7 @@ impl Watcher {
         match &self.check {
             Some(tools) => {
                 if sleep_until(at(win.readback), &self.stop) {
-                    out.readback = Some(readback_check(tools, self.t0, self.flow));
+                    out.readback = Some(readback_check(tools, self.t0, self.flow, win.end));
                 }
                 let now = Instant::now().saturating_duration_since(self.t0);
                 self.end.set(win.end.max(now));
@@ -247,9 +247,19 @@ fn wait_connected(
     None
 }
 
-/// netlab readback, `tc -s -d -j`, netlab readback; tcp_info, `ss -tinm`,
-/// tcp_info — as close together as two process spawns allow.
-fn readback_check(tools: &CheckTools, t0: Instant, flow: FlowId) -> ReadbackCheck {
+/// tcp_info, `ss -tinm`, tcp_info; netlab readback, `tc -s -d -j`, netlab
+/// readback — as close together as two process spawns allow. The flow's
+/// bracket comes first: the flow ends with its tool's duration while the
+/// qdisc stays until the teardown, so a spawn slowed by a busy guest can
+/// only make the qdisc's bracket late. A flow not found says when, against
+/// the window's end (`window_end`, from t0), so a late check is told
+/// apart from a flow that ended early.
+fn readback_check(
+    tools: &CheckTools,
+    t0: Instant,
+    flow: FlowId,
+    window_end: Duration,
+) -> ReadbackCheck {
     let now_s = || Instant::now().saturating_duration_since(t0).as_secs_f64();
     let mut chk = ReadbackCheck {
         t_s: now_s(),
@@ -272,20 +282,6 @@ fn readback_check(tools: &CheckTools, t0: Instant, flow: FlowId) -> ReadbackChec
             }
         }
     };
-    chk.qdisc_before = read(&mut chk.errors);
-    match run_in(
-        "tc in R",
-        &tools.r_ns,
-        &argv(&["tc", "-s", "-d", "-j", "qdisc", "show", "dev", R_B_IF]),
-        Duration::from_secs(5),
-    )
-    .and_then(|s| parse_tc_json(&s))
-    {
-        Ok(q) => chk.tc = q.into_iter().find(|q| q.handle == "10:"),
-        Err(e) => chk.errors.push(e.to_string()),
-    }
-    chk.qdisc_after = read(&mut chk.errors);
-
     let sample = |errors: &mut Vec<String>| {
         let start = now_s();
         match tools.diag_a.query(&flow) {
@@ -295,7 +291,10 @@ fn readback_check(tools: &CheckTools, t0: Instant, flow: FlowId) -> ReadbackChec
                 record,
             }),
             Ok(None) => {
-                errors.push("tcp_info: flow not found".into());
+                errors.push(format!(
+                    "tcp_info: flow not found at {start:.2} s (the window ends at {:.2} s)",
+                    window_end.as_secs_f64()
+                ));
                 None
             }
             Err(e) => {
@@ -323,6 +322,20 @@ fn readback_check(tools: &CheckTools, t0: Instant, flow: FlowId) -> ReadbackChec
         Err(e) => chk.errors.push(e.to_string()),
     }
     chk.tcp_after = sample(&mut chk.errors);
+    chk.qdisc_before = read(&mut chk.errors);
+    match run_in(
+        "tc in R",
+        &tools.r_ns,
+        &argv(&["tc", "-s", "-d", "-j", "qdisc", "show", "dev", R_B_IF]),
+        Duration::from_secs(5),
+    )
+    .and_then(|s| parse_tc_json(&s))
+    {
+        Ok(q) => chk.tc = q.into_iter().find(|q| q.handle == "10:"),
+        Err(e) => chk.errors.push(e.to_string()),
+    }
+    chk.qdisc_after = read(&mut chk.errors);
+
     chk
 }
 
