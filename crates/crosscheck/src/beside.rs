@@ -147,6 +147,9 @@ struct Watched {
 }
 
 /// The watcher's inputs.
+/// How long iperf3's client runs past the window's end, s.
+const IPERF_PAST_WINDOW_S: f64 = 3.0;
+
 struct Watcher {
     t0: Instant,
     tl: crate::Timeline,
@@ -498,8 +501,12 @@ impl<'c> Beside<'c> {
             remote: SocketAddr::from((B_ADDR, IPERF_PORT)),
         };
         self.sample_both(view, flow)?;
-        // One second past the window so the end is ours, not iperf3's.
-        let secs = self.cfg.timeline.load_s + 1.0;
+        // Three seconds past the window, so the end is ours, not iperf3's,
+        // and the mid-window check still finds the flow when a busy guest
+        // made it late: in one CI run its `tc` spawn took about 3.5 s and
+        // the flow had ended (1 s past the window then) before tcp_info
+        // was read. The collection waits for the client's own end.
+        let secs = self.cfg.timeline.load_s + IPERF_PAST_WINDOW_S;
         let mut args = argv(&[
             "iperf3",
             "-c",
@@ -584,7 +591,7 @@ impl<'c> Beside<'c> {
         // The outside client ends by itself (its duration, or the
         // receiver's close); bounded.
         if let Some(client) = self.client.take() {
-            match client.wait(Duration::from_secs(5)) {
+            match client.wait(Duration::from_secs_f64(IPERF_PAST_WINDOW_S + 5.0)) {
                 Ok(o) => out.client = Some(o),
                 Err(e) => out.errors.push(e.to_string()),
             }

@@ -27,11 +27,12 @@ fn in_guest(body: impl FnOnce()) {
     // A second attempt when the first fails, printed in full: on this
     // 2-core machine the guest's one vCPU has made a scenario's mid-window
     // tcp_info read miss iperf3's flow ("flow not found") in some runs and
-    // not in others (2026-12-03). The check now reads the flow before it
-    // spawns `tc` (the flow ends with iperf3's duration, 2.3 s after the
-    // check is due) and a miss names its time against the window's end;
-    // the retry stays until CI has shown the miss gone. Two failures in a
-    // row fail the test.
+    // not in others (2026-12-03: the check began 1 s late and its `tc`
+    // spawn took about 3.5 s, by the qdisc counters it bracketed, so iperf3
+    // had ended, 1 s past the window, before tcp_info was read). The check
+    // now reads the flow first, iperf3 runs 3 s past the window, and a
+    // miss names its time against the window's end; the retry stays until
+    // CI has shown the miss gone. Two failures in a row fail the test.
     for attempt in 1..=2 {
         let out = guest_run();
         println!(
