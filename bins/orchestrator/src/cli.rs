@@ -1,10 +1,17 @@
-//! Raw command-line arguments, exactly as typed. Validation into typed
-//! configuration happens in [`crate::config`]; nothing here is checked beyond
-//! what clap does itself.
+//! The command line. Each flag's value is parsed into its type by clap,
+//! through the value parsers of [`crate::args`] or clap's own ranged
+//! integers, so a bad value is clap's error naming the flag (exit 2); what
+//! depends on several flags at once is checked in [`crate::config`].
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{value_parser, Args, Parser, Subcommand, ValueEnum};
+use netlab_experiment::{Offloads, Shard};
+use netlab_qdisc::{Rate, Size};
+
+use crate::args::{self, ArmArg};
 
 /// netlab: real, bounded, honest comparisons of Linux queue disciplines at a
 /// shaped bottleneck.
@@ -60,82 +67,92 @@ pub enum KernelChoice {
 #[derive(Debug, Args, Clone)]
 pub struct CompareArgs {
     /// Rounds; each round runs every arm once, in the order given.
-    #[arg(long, default_value = "3")]
-    pub rounds: String,
+    #[arg(long, default_value = "3", value_parser = value_parser!(u32).range(1..=1000))]
+    pub rounds: u32,
     /// An arm under test, in tc words (repeatable; default: the method's pfifo and fq_codel).
-    #[arg(long = "arm", value_name = "QDISC WORDS")]
-    pub arms: Vec<String>,
+    #[arg(long = "arm", value_name = "QDISC WORDS", value_parser = args::arm)]
+    pub arms: Vec<ArmArg>,
     /// TBF rate of the bottleneck.
-    #[arg(long, default_value = "5mbit")]
-    pub rate: String,
+    #[arg(long, default_value = "5mbit", value_parser = args::rate)]
+    pub rate: Rate,
     /// TBF burst.
-    #[arg(long, default_value = "16kb")]
-    pub burst: String,
+    #[arg(long, default_value = "16kb", value_parser = args::size)]
+    pub burst: Size,
     /// TBF limit (not the effective queue bound once a child replaces TBF's inner bfifo).
-    #[arg(long, default_value = "64kb")]
-    pub limit: String,
+    #[arg(long, default_value = "64kb", value_parser = args::size)]
+    pub limit: Size,
     /// TCP congestion control of the sender.
-    #[arg(long, default_value = "reno")]
+    #[arg(long, default_value = "reno", value_parser = args::cc)]
     pub cc: String,
     /// The veths' segmentation and receive offloads: kernel (as the kernel leaves them: GSO, TSO, GRO on) or off (GSO, TSO, GRO, LRO and the UDP ones off on every veth end, so the queue holds packets, not aggregates).
-    #[arg(long, value_name = "kernel|off", default_value = "kernel")]
-    pub offloads: String,
+    #[arg(long, value_name = "kernel|off", default_value = "kernel", value_parser = args::offloads)]
+    pub offloads: Offloads,
     /// MTU of every link of A-R-B (68..=65535; a full-size frame, MTU + 14, must fit --burst).
-    #[arg(long, default_value = "1500")]
-    pub mtu: String,
+    #[arg(long, default_value = "1500", value_parser = args::mtu)]
+    pub mtu: u32,
     /// Probe-only baseline phase.
-    #[arg(long, default_value = "3s")]
-    pub baseline: String,
+    #[arg(long, default_value = "3s", value_parser = args::duration)]
+    pub baseline: Duration,
     /// Load warm-up, excluded from goodput.
-    #[arg(long, default_value = "3s")]
-    pub warmup: String,
+    #[arg(long, default_value = "3s", value_parser = args::duration)]
+    pub warmup: Duration,
     /// Measured load window.
-    #[arg(long, default_value = "12s")]
-    pub measure: String,
+    #[arg(long, default_value = "12s", value_parser = args::duration)]
+    pub measure: Duration,
     /// Probe spacing from the previous send.
-    #[arg(long, default_value = "200ms")]
-    pub probe_interval: String,
+    #[arg(long, default_value = "200ms", value_parser = args::duration)]
+    pub probe_interval: Duration,
     /// Probe reply timeout.
-    #[arg(long, default_value = "1s")]
-    pub probe_timeout: String,
+    #[arg(long, default_value = "1s", value_parser = args::duration)]
+    pub probe_timeout: Duration,
     /// Probe request cap per scenario.
-    #[arg(long, default_value = "100")]
-    pub probe_max: String,
+    #[arg(long, default_value = "100", value_parser = value_parser!(u32).range(1..=100_000))]
+    pub probe_max: u32,
     /// TCP state and qdisc sampling interval.
-    #[arg(long, default_value = "200ms")]
-    pub sample_interval: String,
+    #[arg(long, default_value = "200ms", value_parser = args::sample_interval)]
+    pub sample_interval: Duration,
     /// Capture frame cap.
-    #[arg(long, default_value = "50000")]
-    pub capture_frames: String,
+    #[arg(long, default_value = "50000", value_parser = value_parser!(u64).range(1..=10_000_000))]
+    pub capture_frames: u64,
     /// Capture deadline.
-    #[arg(long, default_value = "25s")]
-    pub capture_deadline: String,
+    #[arg(long, default_value = "25s", value_parser = args::duration)]
+    pub capture_deadline: Duration,
     /// Also write every frame B's capture reads (headers, cut to --pcap-snap-len) to a pcapng file per scenario.
     #[arg(long)]
     pub pcap: bool,
     /// Bytes kept per frame in the --pcap file (>= 94: Ethernet + IPv4 + TCP with options).
-    #[arg(long, default_value = "128")]
-    pub pcap_snap_len: String,
+    #[arg(
+        long,
+        default_value = "128",
+        value_parser = value_parser!(u32).range(
+            i64::from(netlab_experiment::MIN_PCAP_SNAP_LEN)..=i64::from(netlab_experiment::MAX_PCAP_SNAP_LEN)
+        )
+    )]
+    pub pcap_snap_len: u32,
     /// Byte cap of each scenario's --pcap file.
-    #[arg(long, default_value = "33554432")]
-    pub pcap_max_bytes: String,
+    #[arg(
+        long,
+        default_value = "33554432",
+        value_parser = value_parser!(u64).range(netlab_experiment::MIN_PCAP_MAX_BYTES..)
+    )]
+    pub pcap_max_bytes: u64,
     /// TCP port of the load flow.
-    #[arg(long, default_value = "46020")]
-    pub tcp_port: String,
+    #[arg(long, default_value = "46020", value_parser = value_parser!(u16).range(1..))]
+    pub tcp_port: u16,
     /// UDP port of the echo probe.
-    #[arg(long, default_value = "46021")]
-    pub udp_port: String,
+    #[arg(long, default_value = "46021", value_parser = value_parser!(u16).range(1..))]
+    pub udp_port: u16,
     /// Size of each block the sender writes.
-    #[arg(long, default_value = "131072")]
-    pub block_size: String,
+    #[arg(long, default_value = "131072", value_parser = value_parser!(u64).range(1..=16 << 20))]
+    pub block_size: u64,
     /// Also run the isochronous probe (issue 15) at this interval (>= 1ms, e.g. 20ms) on UDP port 46022: dense latency with exact one-way delays, in its own summary table.
-    #[arg(long, value_name = "INTERVAL")]
-    pub iso_probe: Option<String>,
+    #[arg(long, value_name = "INTERVAL", value_parser = args::iso_interval)]
+    pub iso_probe: Option<Duration>,
     /// Which kernel runs the experiment.
     #[arg(long, value_enum, default_value = "auto")]
     pub kernel: KernelChoice,
     /// Guest memory for --kernel uml.
-    #[arg(long, default_value = "1G")]
+    #[arg(long, default_value = "1G", value_parser = args::guest_mem)]
     pub guest_mem: String,
     /// Results folder (default results/<UTC timestamp>).
     #[arg(long)]
@@ -160,7 +177,7 @@ pub struct RunArgs {
     #[arg(long, value_enum)]
     pub kernel: Option<KernelChoice>,
     /// Guest memory for the user-mode-linux kernel.
-    #[arg(long, default_value = "1G")]
+    #[arg(long, default_value = "1G", value_parser = args::guest_mem)]
     pub guest_mem: String,
     /// Results folder (default results/<name>-<UTC timestamp>).
     #[arg(long)]
@@ -172,8 +189,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub quiet: bool,
     /// Run only shard K of N: the units (a round at a sweep point, all its arms) u with u mod N = K-1 (`orchestrator plan` lists them).
-    #[arg(long, value_name = "K/N")]
-    pub shard: Option<String>,
+    #[arg(long, value_name = "K/N", value_parser = args::shard)]
+    pub shard: Option<Shard>,
     /// Continue the run in --out: skip every scenario already complete there, re-run a partial one; refused for a folder of another experiment or netlab version.
     #[arg(long)]
     pub resume: bool,
@@ -191,8 +208,8 @@ pub struct PlanArgs {
     #[arg(long)]
     pub json: bool,
     /// Also say which shard of N runs each unit.
-    #[arg(long, value_name = "N")]
-    pub shards: Option<String>,
+    #[arg(long, value_name = "N", value_parser = args::shards)]
+    pub shards: Option<u32>,
 }
 
 /// `orchestrator merge`.
@@ -230,11 +247,11 @@ pub struct GuestArgs {
     #[arg(long = "module")]
     pub modules: Vec<String>,
     /// Guest memory.
-    #[arg(long, default_value = "1G")]
+    #[arg(long, default_value = "1G", value_parser = args::guest_mem)]
     pub mem: String,
     /// Hard deadline for the whole guest.
-    #[arg(long, default_value = "60s")]
-    pub deadline: String,
+    #[arg(long, default_value = "60s", value_parser = args::duration)]
+    pub deadline: Duration,
     /// The program and its arguments.
     #[arg(last = true, required = true)]
     pub program: Vec<String>,
@@ -244,39 +261,39 @@ pub struct GuestArgs {
 #[derive(Debug, Args)]
 pub struct SinkArgs {
     /// TCP address to listen on.
-    #[arg(long)]
-    pub listen: String,
+    #[arg(long, value_parser = args::addr)]
+    pub listen: SocketAddr,
     /// UDP echo port (same address as --listen).
-    #[arg(long)]
-    pub udp_echo: String,
+    #[arg(long, value_parser = value_parser!(u16).range(1..))]
+    pub udp_echo: u16,
     /// Lifetime in seconds.
-    #[arg(long = "for")]
-    pub for_secs: String,
+    #[arg(long = "for", value_parser = args::seconds)]
+    pub for_secs: Duration,
 }
 
 /// `orchestrator load`.
 #[derive(Debug, Args)]
 pub struct LoadArgs {
     /// Receiver address.
-    #[arg(long)]
-    pub to: String,
+    #[arg(long, value_parser = args::addr)]
+    pub to: SocketAddr,
     /// Congestion control.
-    #[arg(long, default_value = "reno")]
+    #[arg(long, default_value = "reno", value_parser = args::cc)]
     pub cc: String,
     /// Lifetime in seconds.
-    #[arg(long = "for")]
-    pub for_secs: String,
+    #[arg(long = "for", value_parser = args::seconds)]
+    pub for_secs: Duration,
 }
 
 /// `orchestrator probe`.
 #[derive(Debug, Args)]
 pub struct ProbeArgs {
     /// Echo responder address.
-    #[arg(long)]
-    pub to: String,
+    #[arg(long, value_parser = args::addr)]
+    pub to: SocketAddr,
     /// End of the probe in seconds from its start (no new request in the last second).
-    #[arg(long)]
-    pub end: String,
+    #[arg(long, value_parser = args::seconds)]
+    pub end: Duration,
 }
 
 /// `orchestrator guest-init` (hidden).

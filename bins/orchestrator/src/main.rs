@@ -1,11 +1,13 @@
-//! `orchestrator`: the thin binary of netlab. It parses flags into raw
-//! arguments ([`cli`]), validates them into a configuration ([`config`]) and
+//! `orchestrator`: the thin binary of netlab. It parses flags into typed
+//! arguments ([`cli`], [`args`]), checks what depends on several of them
+//! into a configuration ([`config`]) and
 //! wires the crates together; every measurement lives in the crates, the
 //! run itself in `netlab_run::Session` ([`compare`]).
 //!
 //! Exit codes: 0 success; 1 run failure or refused environment (refused
 //! before any network change); 2 bad usage (`--help` is 0).
 
+mod args;
 mod cli;
 mod compare;
 mod config;

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use netlab_experiment::{unit_of, Experiment, Shard};
+use netlab_experiment::{unit_of, Experiment};
 
 use crate::cli::PlanArgs;
 
@@ -137,16 +137,7 @@ pub fn main(a: &PlanArgs) -> u8 {
             return 2;
         }
     };
-    let shards = match a.shards.as_deref() {
-        None => None,
-        Some(t) => match Shard::parse(&format!("1/{t}")) {
-            Ok(sh) => Some(sh.n),
-            Err(e) => {
-                eprintln!("orchestrator plan: --shards {t:?}: a whole number of shards ≥ 1 ({e})");
-                return 2;
-            }
-        },
-    };
+    let shards = a.shards;
     print_warnings("plan", &exp);
     let l = listing(&exp, shards);
     if a.json {
@@ -190,7 +181,7 @@ mod tests {
         for k in 1..=3 {
             let runs: Vec<u32> = exp
                 .plan()
-                .shard(Shard { k, n: 3 }, exp.rounds)
+                .shard(netlab_experiment::Shard { k, n: 3 }, exp.rounds)
                 .iter()
                 .map(|s| s.index)
                 .collect();

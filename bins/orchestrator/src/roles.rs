@@ -11,7 +11,7 @@ use netlab_tcpload::role::{json_line, run_load_role, LoadRole};
 use netlab_tcpload::{delivered_series, goodput, GoodputWindow, SinkConfig, TcpLoadError};
 
 use crate::cli::{CleanupArgs, GuestArgs, LoadArgs, ProbeArgs, SinkArgs};
-use crate::config::{parse_addr, parse_count, parse_duration, parse_seconds, UsageError};
+use crate::config::UsageError;
 use netlab_run::b_loop::{BLoop, BLoopConfig, BLoopError};
 
 fn usage_exit(e: &UsageError) -> u8 {
@@ -21,13 +21,9 @@ fn usage_exit(e: &UsageError) -> u8 {
 
 /// `orchestrator sink`.
 pub fn sink(a: &SinkArgs) -> u8 {
-    let parsed = (|| {
-        let listen = parse_addr("--listen", &a.listen)?;
-        let port = parse_count("--udp-echo", &a.udp_echo, 65535)? as u16;
-        let dur = parse_seconds("--for", &a.for_secs)?;
-        SinkRole::new(listen, Some(port), dur).map_err(|e| UsageError(e.to_string()))
-    })();
-    let role = match parsed {
+    let role = match SinkRole::new(a.listen, Some(a.udp_echo), a.for_secs)
+        .map_err(|e| UsageError(e.to_string()))
+    {
         Ok(r) => r,
         Err(e) => return usage_exit(&e),
     };
@@ -117,12 +113,7 @@ pub fn run_sink_role(role: &SinkRole, out: &mut dyn Write) -> Result<(), BLoopEr
 
 /// `orchestrator load`.
 pub fn load(a: &LoadArgs) -> u8 {
-    let parsed = (|| {
-        let to = parse_addr("--to", &a.to)?;
-        let dur = parse_seconds("--for", &a.for_secs)?;
-        LoadRole::new(to, &a.cc, dur).map_err(|e| UsageError(e.to_string()))
-    })();
-    let role = match parsed {
+    let role = match LoadRole::new(a.to, &a.cc, a.for_secs).map_err(|e| UsageError(e.to_string())) {
         Ok(r) => r,
         Err(e) => return usage_exit(&e),
     };
@@ -140,15 +131,7 @@ pub fn load(a: &LoadArgs) -> u8 {
 /// with the whole log's statistics. Phases are not meaningful standalone: every
 /// request counts as baseline (0 .. end).
 pub fn probe(a: &ProbeArgs) -> u8 {
-    let parsed = (|| {
-        let to = parse_addr("--to", &a.to)?;
-        let end = parse_seconds("--end", &a.end)?;
-        Ok::<_, UsageError>((to, end))
-    })();
-    let (to, end) = match parsed {
-        Ok(v) => v,
-        Err(e) => return usage_exit(&e),
-    };
+    let (to, end) = (a.to, a.end);
     let mut cfg = ProbeConfig::with_end(end);
     cfg.phases.baseline_end = end;
     cfg.phases.loaded_start = end;
@@ -194,10 +177,7 @@ pub fn probe(a: &ProbeArgs) -> u8 {
 
 /// `orchestrator guest [--module M]… [--mem 1G] [--deadline 60s] -- PROGRAM ARGS…`.
 pub fn guest(a: &GuestArgs) -> u8 {
-    let deadline = match parse_duration("--deadline", &a.deadline) {
-        Ok(d) => d,
-        Err(e) => return usage_exit(&e),
-    };
+    let deadline = a.deadline;
     let Some((program, args)) = a.program.split_first() else {
         return usage_exit(&UsageError("a PROGRAM is required after --".into()));
     };
