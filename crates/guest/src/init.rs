@@ -158,9 +158,7 @@ fn prepare_and_run(
     for (path, host) in &shared {
         bind_back(path, host)?;
     }
-    init_outcome.release = std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        .ok()
-        .map(|s| s.trim().to_owned());
+    init_outcome.release = netlab_sys::kernel_release();
 
     for m in &spec.modules {
         let outcome = load_module(&m.path);

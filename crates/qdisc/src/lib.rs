@@ -66,7 +66,7 @@ pub use netlab_qdisc_model::{
 /// Lowercase hex for the raw bytes kept in readbacks and requests.
 pub use netlab_sys::hex;
 pub use sampler::{Sampler, SamplerConfig};
-pub use socket::{apply, ifindex_in, kernel_release, read_psched, QdiscSocket};
+pub use socket::{apply, ifindex_in, read_psched, QdiscSocket};
 
 use std::time::Instant;
 

@@ -119,7 +119,7 @@ fn refusal(req: &QdiscRequest, errno: i32, kernel_message: Option<String>) -> Qd
     if unknown_kind {
         return QdiscError::KindUnavailable {
             kind: req.kind.clone(),
-            release: kernel_release(),
+            release: release_or_unknown(),
             module: netlab_qdisc_model::module_for_kind(&req.kind),
             note: netlab_qdisc_model::absent_from_pinned_guest(&req.kind).map(str::to_string),
         };
@@ -132,11 +132,9 @@ fn refusal(req: &QdiscRequest, errno: i32, kernel_message: Option<String>) -> Qd
     }
 }
 
-/// The running kernel's release (`/proc/sys/kernel/osrelease`).
-pub fn kernel_release() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "unknown release".to_string())
+/// The running kernel's release for a refusal's message.
+pub(crate) fn release_or_unknown() -> String {
+    netlab_sys::kernel_release().unwrap_or_else(|| "unknown release".to_string())
 }
 
 /// The running kernel's tick factors (`/proc/net/psched`); the modern

@@ -6,7 +6,7 @@
 
 use netlab_topology::netns::Netns;
 
-use crate::socket::{ifindex_in, kernel_release, QdiscSocket};
+use crate::socket::{ifindex_in, release_or_unknown, QdiscSocket};
 use crate::{Arm, Handle, Psched, QdiscError, Tbf};
 use netlab_qdisc_model::{arm_request, bare_request, tbf_request};
 
@@ -64,7 +64,7 @@ pub fn require_kinds(ns: &Netns, kinds: &[&str]) -> Result<(), QdiscError> {
 pub fn unavailable(kind: &str) -> QdiscError {
     QdiscError::KindUnavailable {
         kind: kind.to_string(),
-        release: kernel_release(),
+        release: release_or_unknown(),
         module: netlab_qdisc_model::module_for_kind(kind),
         note: netlab_qdisc_model::absent_from_pinned_guest(kind).map(str::to_string),
     }

@@ -97,9 +97,7 @@ pub fn parse_cc_list(text: &str) -> Vec<String> {
 
 impl KernelFacts for ThisMachine {
     fn host_release(&self) -> String {
-        nix::sys::utsname::uname()
-            .map(|u| u.release().to_string_lossy().into_owned())
-            .unwrap_or_else(|_| "unknown".into())
+        netlab_sys::kernel_release().unwrap_or_else(|| "unknown".into())
     }
 
     /// Checked in a namespace of our own, registered (with a state file)

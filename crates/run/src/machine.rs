@@ -38,10 +38,7 @@ pub fn ran_on(started_utc: String) -> RanOn {
         .unwrap_or_else(machine);
     RanOn {
         hostname,
-        kernel_release: std::fs::read_to_string("/proc/sys/kernel/osrelease")
-            .unwrap_or_default()
-            .trim()
-            .to_string(),
+        kernel_release: netlab_sys::kernel_release().unwrap_or_default(),
         cpu_model,
         netlab_version: env!("CARGO_PKG_VERSION").into(),
         started_utc,

@@ -71,5 +71,5 @@ pub use netlab_wire as wire;
 pub use netlab_wire::hex;
 pub use netlink::{NetlinkSocket, Protocol};
 pub use pace::{next_slot, Pacer};
-pub use proc::{Liveness, ProcStat, ProcessIdentity};
+pub use proc::{kernel_release, Liveness, ProcStat, ProcessIdentity};
 pub use stop::StopFlag;

@@ -1,12 +1,22 @@
 //! `/proc/<pid>/stat` and process identity: a pid together with its start
 //! time, so a pid the kernel has since given to another process is never
-//! mistaken for the one recorded.
+//! mistaken for the one recorded; and the running kernel's release, the
+//! one place netlab reads it.
 
 use std::io;
 
 use serde::{Deserialize, Serialize};
 
 use crate::SysError;
+
+/// The running kernel's release as `uname -r` prints it
+/// (`/proc/sys/kernel/osrelease`); `None` when it cannot be read.
+pub fn kernel_release() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
 
 /// What `/proc/<pid>/stat` says about a process (the fields netlab uses).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
