@@ -84,6 +84,16 @@ pub struct IsoConfig {
     /// for the real-host roles on different machines, where one-way delays
     /// are not comparable and are left out. Default true.
     pub shared_clock: bool,
+    /// UDP payload of every request (and its reply), bytes: the 40-byte
+    /// stamped header ([`crate::wire`]), zero-padded to this size (default
+    /// 40, at most [`crate::wire::MAX_DATAGRAM_LEN`]). Absent in results
+    /// written before probe sizes existed, which all sent 40 bytes.
+    #[serde(default = "stamped_len")]
+    pub size: usize,
+}
+
+fn stamped_len() -> usize {
+    crate::wire::STAMPED_LEN
 }
 
 impl Default for IsoConfig {
@@ -97,6 +107,7 @@ impl Default for IsoConfig {
             window: Duration::from_secs(1),
             phases: PhaseBounds::default(),
             shared_clock: true,
+            size: crate::wire::STAMPED_LEN,
         }
     }
 }
@@ -155,6 +166,14 @@ impl IsoConfig {
         }
         if self.end.is_zero() {
             return bad("iso end must be > 0".into());
+        }
+        if !(crate::wire::STAMPED_LEN..=crate::wire::MAX_DATAGRAM_LEN).contains(&self.size) {
+            return bad(format!(
+                "iso size must be between {} (the stamped header) and {} bytes, got {}",
+                crate::wire::STAMPED_LEN,
+                crate::wire::MAX_DATAGRAM_LEN,
+                self.size
+            ));
         }
         if self.slots() > MAX_SLOTS {
             return bad(format!(

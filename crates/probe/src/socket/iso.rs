@@ -36,12 +36,15 @@ fn receive_all(
     recv_errors: &mut u64,
     since: &impl Fn() -> Duration,
 ) -> Result<(), String> {
-    let mut buf = [0u8; 64];
+    // One byte more than a reply holds, so a longer datagram shows as
+    // longer instead of being cut to the expected size.
+    let mut buf = vec![0u8; client.config().size + 1];
     loop {
         match recv(sock.as_raw_fd(), &mut buf, MsgFlags::MSG_DONTWAIT) {
             Ok(n) => {
                 let at = since();
-                match wire::parse_reply(&buf[..n]) {
+                // A reply is as long as its request.
+                match wire::parse_reply(&buf[..n]).filter(|_| n == client.config().size) {
                     Some(r) => {
                         client.on_reply(at, &r);
                     }
@@ -193,6 +196,7 @@ pub fn run_iso_probe(
     let since = || Duration::from_nanos(monotonic_ns().saturating_sub(t0_ns));
     let mut recv_errors = 0u64;
     let (mut stopped_early, mut fatal_error) = (false, None);
+    let mut pkt = vec![0u8; cfg.size];
     loop {
         let now = since();
         if fatal_error.is_some()
@@ -210,10 +214,12 @@ pub fn run_iso_probe(
                 break;
             }
             IsoAction::Send { seq } => {
-                let pkt = wire::request(seq, client.a_stamp(now));
+                wire::write_request(&mut pkt, seq, client.a_stamp(now));
                 match send(sock.as_raw_fd(), &pkt, MsgFlags::MSG_DONTWAIT) {
                     Ok(n) if n == pkt.len() => {}
-                    Ok(n) => client.on_send_error(seq, format!("short send: {n} of 40 bytes")),
+                    Ok(n) => {
+                        client.on_send_error(seq, format!("short send: {n} of {} bytes", pkt.len()))
+                    }
                     Err(e) => client.on_send_error(seq, std::io::Error::from(e).to_string()),
                 }
             }
@@ -358,6 +364,31 @@ mod tests {
         assert_eq!(log.one_way_delays, OneWayDelays::ExactSharedClock);
         assert!(log.one_way_note.contains("exact"));
         assert!(json.contains(r#""one_way_delays":"exact_shared_clock""#));
+    }
+
+    #[test]
+    fn a_padded_probe_is_stamped_and_answered_at_its_size() {
+        let echo = EchoResponder::bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let addr = echo.local_addr().unwrap();
+        let done = Arc::new(AtomicBool::new(false));
+        let th = spawn_echo(echo, done.clone());
+        let sock = connect_socket(None, addr).unwrap();
+        let cfg = IsoConfig {
+            size: 1200,
+            ..short_cfg()
+        };
+        let log = run_iso_probe(&sock, Instant::now(), &cfg, None, |_| {}).unwrap();
+        done.store(true, Ordering::Relaxed);
+        let stats = th.join().unwrap();
+        let sent = log.requests.iter().filter(|r| r.send_s.is_some()).count() as u64;
+        assert!(sent > 50, "{sent} sent");
+        assert_eq!(stats.stamped, sent, "every padded request was stamped");
+        assert_eq!(log.replies.malformed + log.replies.unmatched, 0);
+        assert!(u64::from(log.phase_stats()[0].stats.ok) + 5 >= sent);
+        assert_eq!(log.config.size, 1200, "the log records its size");
+        let mut small = cfg.clone();
+        small.size = 39;
+        assert!(small.validate().is_err(), "shorter than the header");
     }
 
     #[test]
