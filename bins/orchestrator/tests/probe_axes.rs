@@ -104,7 +104,10 @@ fn check_iso_at(sc: &Value, interval_s: f64) {
     assert_eq!(reqs.len(), slots, "slots at {interval_s} s over [0, 2 s]");
     for (k, r) in reqs.iter().enumerate() {
         let due = r["due_s"].as_f64().unwrap();
-        assert!((due - k as f64 * interval_s).abs() < 1e-6, "slot {k} due {due}");
+        assert!(
+            (due - k as f64 * interval_s).abs() < 1e-6,
+            "slot {k} due {due}"
+        );
     }
     let sent = reqs.iter().filter(|r| r["send_s"].is_f64()).count();
     let ok = reqs.iter().filter(|r| r["rtt_ms"].is_f64()).count();
