@@ -2,7 +2,8 @@
 //! bad probe intervals and sizes before anything is built, and a two-point
 //! sweep of the isochronous probe's interval run on the host kernel, each
 //! scenario recording the interval and size it ran with and sending the
-//! number of requests its interval gives.
+//! number of requests its interval gives; and a two-point sweep of the
+//! stop-and-wait probe's size, each size sent, echoed and logged by B.
 
 use std::time::Duration;
 
@@ -164,4 +165,84 @@ fn privileged_an_iso_interval_sweep_records_each_point_s_interval_and_requests()
     check_iso_at(&scenarios[1], 0.050);
     assert!(namespaces_of(r["run_id"].as_str().unwrap()).is_empty());
     assert_eq!(before, host_state(), "the host network state changed");
+}
+
+/// The stop-and-wait probe's size as an axis: 4 bytes (its default) and
+/// 1,000 bytes, 50 ms apart, no flow's data on the way back.
+const SIZE_SWEEP: &str = r#"
+name = "saw-size-sweep"
+rounds = 1
+arms = ["pfifo limit 256"]
+
+[timeline]
+baseline = "1s"
+warmup = "1s"
+measure = "1s"
+
+[path.up]
+rate = "20mbit"
+
+[[flows]]
+cc = "reno"
+
+[[probes]]
+kind = "stop-and-wait"
+interval = "50ms"
+
+[sweep]
+stop_and_wait_size = [4, 1000]
+"#;
+
+#[test]
+fn privileged_a_stop_and_wait_size_sweep_sends_and_echoes_each_size() {
+    if !require_privileged("privileged_a_stop_and_wait_size_sweep_sends_and_echoes_each_size") {
+        return;
+    }
+    let out = OutDir::new("probe-size-host");
+    let file = out.0.with_extension("toml");
+    std::fs::write(&file, SIZE_SWEEP).unwrap();
+    let (code, stdout, err) = run_bounded(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--kernel",
+            "host",
+            "--out",
+            out.0.to_str().unwrap(),
+            "--quiet",
+        ],
+        Duration::from_secs(120),
+    );
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.0.join("results.json")).unwrap())
+            .unwrap();
+    let scenarios = r["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), 2);
+    for (sc, size) in scenarios.iter().zip([4, 1000]) {
+        assert!(sc["error"].is_null(), "scenario failed: {}", sc["error"]);
+        assert_eq!(sc["point"]["label"], format!("stop_and_wait_size={size}"));
+        let p = &sc["probes"][0];
+        assert_eq!(p["config"]["size"], size);
+        assert!((p["config"]["spacing_s"].as_f64().unwrap() - 0.05).abs() < 1e-9);
+        let reqs = p["requests"].as_array().unwrap();
+        let baseline: Vec<&Value> = reqs.iter().filter(|q| q["phase"] == "baseline").collect();
+        // 1 s of idle path at 50 ms spacing: about 20 requests, every one
+        // answered by an echo of its own size (any other length is
+        // malformed), and B's echo logged every request it received.
+        assert!(baseline.len() >= 15, "{} baseline requests", baseline.len());
+        assert!(
+            baseline.iter().all(|q| q["rtt_ms"].is_f64()),
+            "{baseline:?}"
+        );
+        assert_eq!(p["malformed_replies"], 0);
+        let answered = reqs.iter().filter(|q| q["rtt_ms"].is_f64()).count();
+        let arrivals = p["echo_arrivals"]["arrivals"].as_array().unwrap().len();
+        println!(
+            "size {size}: {} requests, {answered} answered, {arrivals} logged by B",
+            reqs.len()
+        );
+        assert!(arrivals >= answered && arrivals <= reqs.len());
+    }
 }
