@@ -543,6 +543,20 @@ impl IsoClient {
 mod tests {
     use super::*;
 
+    /// Results written before probe sizes existed have no `size`: they
+    /// read as what those probes sent, 40 and 4 bytes.
+    #[test]
+    fn configs_without_a_size_read_as_the_sizes_old_probes_sent() {
+        let mut iso = serde_json::to_value(IsoConfig::default()).unwrap();
+        iso.as_object_mut().unwrap().remove("size").unwrap();
+        let iso: IsoConfig = serde_json::from_value(iso).unwrap();
+        assert_eq!(iso.size, crate::wire::STAMPED_LEN);
+        let mut saw = serde_json::to_value(crate::ProbeConfig::default()).unwrap();
+        saw.as_object_mut().unwrap().remove("size").unwrap();
+        let saw: crate::ProbeConfig = serde_json::from_value(saw).unwrap();
+        assert_eq!(saw.size, crate::wire::PLAIN_LEN);
+    }
+
     const MS: Duration = Duration::from_millis(1);
     const T0_NS: u64 = 7_000_000_000;
 
