@@ -127,6 +127,11 @@ pub struct ProbeFile {
     pub timeout: Option<String>,
     /// Request cap (stop-and-wait only).
     pub max_requests: Option<u32>,
+    /// UDP payload of each request, bytes (stop-and-wait: at least 4, the
+    /// default; isochronous: at least 40, the default). Printed back only
+    /// when not the default, so the content hash of a file without it does
+    /// not change.
+    pub size: Option<u32>,
 }
 
 /// `[sampling]`.
@@ -171,6 +176,14 @@ pub struct SweepFile {
     pub flows: Option<Vec<u32>>,
     /// Congestion control of every flow.
     pub cc: Option<Vec<String>>,
+    /// Spacings of the stop-and-wait probe (`"200ms"`).
+    pub stop_and_wait_interval: Option<Vec<String>>,
+    /// Request sizes of the stop-and-wait probe, UDP payload bytes.
+    pub stop_and_wait_size: Option<Vec<u32>>,
+    /// Intervals of the isochronous probe (`"20ms"`).
+    pub isochronous_interval: Option<Vec<String>>,
+    /// Request sizes of the isochronous probe, UDP payload bytes.
+    pub isochronous_size: Option<Vec<u32>>,
     /// Values of one arm word, for the arms of one kind.
     pub arm: Option<Vec<ArmWordSweepFile>>,
 }

@@ -34,6 +34,7 @@ pub mod file;
 pub mod hash;
 pub mod model;
 pub mod plan;
+pub mod probes;
 mod resolve;
 pub mod shard;
 mod sweep;
@@ -44,8 +45,9 @@ pub use file::ExperimentFile;
 pub use model::{
     check_mtu, ArmSpec, AxisValue, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice,
     Offloads, PathSpec, PcapMode, ProbeKind, ProbeSpec, ReceiveBuffer, Sweep, Timeline,
-    DEFAULT_ARMS, DEFAULT_MTU, DEFAULT_PCAP_MAX_BYTES, DEFAULT_PCAP_SNAP_LEN, LINK_HEADER,
-    MAX_PCAP_SNAP_LEN, MIN_PCAP_MAX_BYTES, MIN_PCAP_SNAP_LEN,
+    DEFAULT_ARMS, DEFAULT_MTU, DEFAULT_PCAP_MAX_BYTES, DEFAULT_PCAP_SNAP_LEN, IPV4_UDP_HEADERS,
+    LINK_HEADER, MAX_ISO_SLOTS, MAX_PCAP_SNAP_LEN, MIN_ISOCHRONOUS_SIZE, MIN_PCAP_MAX_BYTES,
+    MIN_PCAP_SNAP_LEN, MIN_PROBE_INTERVAL, MIN_STOP_AND_WAIT_SIZE,
 };
 pub use plan::{Plan, Point, Requirements, ScenarioPlan};
 pub use resolve::{check_cc, KNOWN_CCS};

@@ -257,7 +257,33 @@ impl ProbeKind {
             ProbeKind::Isochronous => "isochronous",
         }
     }
+
+    /// The prefix of this probe's sweep keys and axis labels
+    /// (`stop_and_wait_interval`, `isochronous_size`).
+    pub fn axis_prefix(self) -> &'static str {
+        match self {
+            ProbeKind::StopAndWait => "stop_and_wait",
+            ProbeKind::Isochronous => "isochronous",
+        }
+    }
 }
+
+/// Smallest probe spacing either probe takes (netlab-probe's
+/// `iso::MIN_INTERVAL`; the same, tested in netlab-run).
+pub const MIN_PROBE_INTERVAL: Duration = Duration::from_millis(1);
+/// Most slots one isochronous probe may schedule (netlab-probe's
+/// `iso::MAX_SLOTS`; the same, tested in netlab-run).
+pub const MAX_ISO_SLOTS: u64 = 1_000_000;
+/// Smallest (and default) stop-and-wait request: its 4-byte sequence
+/// number (netlab-probe's `wire::PLAIN_LEN`; the same, tested in netlab-run).
+pub const MIN_STOP_AND_WAIT_SIZE: u32 = 4;
+/// Smallest (and default) isochronous request: its 40-byte stamped header
+/// (netlab-probe's `wire::STAMPED_LEN`; the same, tested in netlab-run).
+pub const MIN_ISOCHRONOUS_SIZE: u32 = 40;
+/// IPv4 (20, no options, as netlab sends) and UDP (8) headers around a
+/// probe's payload: a payload of `MTU − 28` bytes is the largest that
+/// leaves A unfragmented.
+pub const IPV4_UDP_HEADERS: u32 = 28;
 
 /// One latency probe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -272,6 +298,11 @@ pub struct ProbeSpec {
     pub timeout: Duration,
     /// Request cap (stop-and-wait).
     pub max_requests: Option<u32>,
+    /// UDP payload of each request and its echo, bytes: the probe's own
+    /// fields, zero-padded to this size (at least
+    /// [`ProbeSpec::min_size`], at most the MTU less
+    /// [`IPV4_UDP_HEADERS`]).
+    pub size: u32,
 }
 
 impl ProbeSpec {
@@ -283,6 +314,7 @@ impl ProbeSpec {
             interval: Duration::from_millis(200),
             timeout: Duration::from_secs(1),
             max_requests: Some(100),
+            size: MIN_STOP_AND_WAIT_SIZE,
         }
     }
 
@@ -294,6 +326,15 @@ impl ProbeSpec {
             interval: Duration::from_millis(20),
             timeout: Duration::from_secs(1),
             max_requests: None,
+            size: MIN_ISOCHRONOUS_SIZE,
+        }
+    }
+
+    /// The smallest request of this kind: its own fields (the default).
+    pub fn min_size(kind: ProbeKind) -> u32 {
+        match kind {
+            ProbeKind::StopAndWait => MIN_STOP_AND_WAIT_SIZE,
+            ProbeKind::Isochronous => MIN_ISOCHRONOUS_SIZE,
         }
     }
 }
@@ -377,6 +418,20 @@ pub enum AxisValue {
     Flows(u32),
     /// Congestion control of every flow.
     Cc(String),
+    /// Spacing of one probe's requests.
+    ProbeInterval {
+        /// Which probe.
+        kind: ProbeKind,
+        /// Its spacing.
+        interval: Duration,
+    },
+    /// UDP payload of one probe's requests, bytes.
+    ProbeSize {
+        /// Which probe.
+        kind: ProbeKind,
+        /// Its size.
+        size: u32,
+    },
     /// One arm word's value for the arms of one kind.
     ArmWord {
         /// Qdisc kind.
@@ -389,7 +444,9 @@ pub enum AxisValue {
 }
 
 impl AxisValue {
-    /// `rate=5mbit`, `base_rtt=20ms`, `fq_codel.target=5ms`.
+    /// `rate=5mbit`, `base_rtt=20ms`, `isochronous_interval=20ms`,
+    /// `stop_and_wait_size=200` (bytes), `fq_codel.target=5ms`: the sweep
+    /// key, then the value as the file writes it.
     pub fn label(&self) -> String {
         match self {
             AxisValue::Rate(r) => format!("rate={r}"),
@@ -399,14 +456,21 @@ impl AxisValue {
             AxisValue::Mtu(m) => format!("mtu={m}"),
             AxisValue::Flows(n) => format!("flows={n}"),
             AxisValue::Cc(c) => format!("cc={c}"),
+            AxisValue::ProbeInterval { kind, interval } => format!(
+                "{}_interval={}",
+                kind.axis_prefix(),
+                format_duration(*interval)
+            ),
+            AxisValue::ProbeSize { kind, size } => format!("{}_size={size}", kind.axis_prefix()),
             AxisValue::ArmWord { kind, word, value } => format!("{kind}.{word}={value}"),
         }
     }
 }
 
 /// The sweep: axes in a fixed order (rate, down_rate, base_rtt, offloads,
-/// mtu, flows, cc, then the arm words in file order); the last axis varies
-/// fastest.
+/// mtu, flows, cc, stop_and_wait_interval, stop_and_wait_size,
+/// isochronous_interval, isochronous_size, then the arm words in file
+/// order); the last axis varies fastest.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Sweep {
     /// Each axis: its values in file order.

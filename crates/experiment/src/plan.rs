@@ -57,7 +57,7 @@ pub struct ScenarioPlan {
     pub path: PathSpec,
     /// Flows at this point (copied, cc set, ports assigned).
     pub flows: Vec<FlowSpec>,
-    /// Probes.
+    /// Probes at this point (a swept interval or size set).
     pub probes: Vec<ProbeSpec>,
     /// tcp_info and qdisc sampling interval.
     pub sample_interval: Duration,
@@ -136,11 +136,21 @@ pub fn set_arm_word(words: &str, word: &str, value: &str) -> String {
 /// reproducible everywhere.
 pub use netlab_stats::splitmix64;
 
-/// Applies one point's values to the experiment's path, flows and arms.
-fn at_point(exp: &Experiment, point: &Point) -> (PathSpec, Vec<FlowSpec>, Vec<ArmSpec>) {
+/// One point's path, flows, arms and probes.
+struct AtPoint {
+    path: PathSpec,
+    flows: Vec<FlowSpec>,
+    arms: Vec<ArmSpec>,
+    probes: Vec<ProbeSpec>,
+}
+
+/// Applies one point's values to the experiment's path, flows, arms and
+/// probes.
+fn at_point(exp: &Experiment, point: &Point) -> AtPoint {
     let mut path = exp.path.clone();
     let mut flows = exp.flows.clone();
     let mut arms = exp.arms.clone();
+    let mut probes = exp.probes.clone();
     let mut copies = 1u32;
     let mut cc: Option<&str> = None;
     for v in &point.values {
@@ -160,6 +170,16 @@ fn at_point(exp: &Experiment, point: &Point) -> (PathSpec, Vec<FlowSpec>, Vec<Ar
             AxisValue::Mtu(m) => path.mtu = *m,
             AxisValue::Flows(n) => copies = *n,
             AxisValue::Cc(c) => cc = Some(c),
+            AxisValue::ProbeInterval { kind, interval } => {
+                for p in probes.iter_mut().filter(|p| p.kind == *kind) {
+                    p.interval = *interval;
+                }
+            }
+            AxisValue::ProbeSize { kind, size } => {
+                for p in probes.iter_mut().filter(|p| p.kind == *kind) {
+                    p.size = *size;
+                }
+            }
             AxisValue::ArmWord { kind, word, value } => {
                 for a in arms.iter_mut().filter(|a| a.arm.kind() == kind) {
                     // Checked when the sweep was resolved.
@@ -192,7 +212,12 @@ fn at_point(exp: &Experiment, point: &Point) -> (PathSpec, Vec<FlowSpec>, Vec<Ar
             }
         }
     }
-    (path, flows, arms)
+    AtPoint {
+        path,
+        flows,
+        arms,
+        probes,
+    }
 }
 
 impl Experiment {
@@ -201,9 +226,9 @@ impl Experiment {
         let points = points(&self.sweep);
         let mut scenarios = Vec::new();
         for point in &points {
-            let (path, flows, arms) = at_point(self, point);
+            let at = at_point(self, point);
             for round in 1..=self.rounds {
-                for (arm_index, arm) in arms.iter().enumerate() {
+                for (arm_index, arm) in at.arms.iter().enumerate() {
                     let index = scenarios.len() as u32 + 1;
                     scenarios.push(ScenarioPlan {
                         index,
@@ -212,9 +237,9 @@ impl Experiment {
                         arm_index,
                         arm: arm.clone(),
                         timeline: self.timeline,
-                        path: path.clone(),
-                        flows: flows.clone(),
-                        probes: self.probes.clone(),
+                        path: at.path.clone(),
+                        flows: at.flows.clone(),
+                        probes: at.probes.clone(),
                         sample_interval: self.sample_interval,
                         capture: self.capture,
                         seed: splitmix64(self.seed ^ u64::from(index)),

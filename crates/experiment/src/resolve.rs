@@ -124,7 +124,7 @@ impl Experiment {
         };
         let probes = match &f.probes {
             None => d.probes.clone(),
-            Some(list) => resolve_probes(list)?,
+            Some(list) => resolve_probes(list, &timeline)?,
         };
         check_ports(&flows, &probes)?;
         let sampling = f.sampling.clone().unwrap_or_default();
@@ -145,7 +145,10 @@ impl Experiment {
             f.sweep.as_ref().unwrap_or(&SweepFile::default()),
             &arms,
             &path,
+            &probes,
+            &timeline,
         )?;
+        crate::probes::check_sizes(&probes, &sweep, path.mtu)?;
         let exp = Experiment {
             name: f.name.clone().unwrap_or(d.name),
             description: f.description.clone().unwrap_or(d.description),
@@ -252,6 +255,32 @@ impl Experiment {
                         _ => None,
                     })
                 }
+                Some(AxisValue::ProbeInterval { kind, .. }) => {
+                    let list = strings(&|v| match v {
+                        AxisValue::ProbeInterval { interval, .. } => {
+                            Some(format_duration(*interval))
+                        }
+                        _ => None,
+                    });
+                    match kind {
+                        ProbeKind::StopAndWait => sweep.stop_and_wait_interval = list,
+                        ProbeKind::Isochronous => sweep.isochronous_interval = list,
+                    }
+                }
+                Some(AxisValue::ProbeSize { kind, .. }) => {
+                    let list = Some(
+                        axis.iter()
+                            .filter_map(|v| match v {
+                                AxisValue::ProbeSize { size, .. } => Some(*size),
+                                _ => None,
+                            })
+                            .collect(),
+                    );
+                    match kind {
+                        ProbeKind::StopAndWait => sweep.stop_and_wait_size = list,
+                        ProbeKind::Isochronous => sweep.isochronous_size = list,
+                    }
+                }
                 Some(AxisValue::ArmWord { kind, word, .. }) => sweep
                     .arm
                     .get_or_insert_with(Vec::new)
@@ -319,6 +348,10 @@ impl Experiment {
                         interval: Some(format_duration(p.interval)),
                         timeout: Some(format_duration(p.timeout)),
                         max_requests: p.max_requests,
+                        // Only when not the default, so that the canonical
+                        // text (and the hash) of a file without it is what
+                        // it was before probe sizes existed.
+                        size: (p.size != ProbeSpec::min_size(p.kind)).then_some(p.size),
                     })
                     .collect(),
             ),
@@ -546,7 +579,10 @@ fn resolve_flows(list: &[FlowFile], timeline: &Timeline) -> Result<Vec<FlowSpec>
     Ok(flows)
 }
 
-fn resolve_probes(list: &[ProbeFile]) -> Result<Vec<ProbeSpec>, ExperimentError> {
+fn resolve_probes(
+    list: &[ProbeFile],
+    timeline: &Timeline,
+) -> Result<Vec<ProbeSpec>, ExperimentError> {
     let mut probes = Vec::with_capacity(list.len());
     for (i, p) in list.iter().enumerate() {
         let key = |k: &str| format!("probes[{i}].{k}");
@@ -567,10 +603,13 @@ fn resolve_probes(list: &[ProbeFile]) -> Result<Vec<ProbeSpec>, ExperimentError>
             ));
         }
         let interval = duration(&key("interval"), &p.interval, d.interval, false)?;
-        if interval < Duration::from_millis(1) {
-            return Err(err(key("interval"), "must be at least 1ms"));
-        }
         let timeout = duration(&key("timeout"), &p.timeout, d.timeout, false)?;
+        crate::probes::check_interval(
+            &key("interval"),
+            &ProbeSpec { timeout, ..d },
+            interval,
+            timeline,
+        )?;
         let max_requests = match (d.kind, p.max_requests) {
             (ProbeKind::Isochronous, Some(_)) => {
                 return Err(err(
@@ -591,6 +630,8 @@ fn resolve_probes(list: &[ProbeFile]) -> Result<Vec<ProbeSpec>, ExperimentError>
             interval,
             timeout,
             max_requests,
+            // Checked with the MTU once the sweep is known.
+            size: p.size.unwrap_or(d.size),
         });
     }
     Ok(probes)

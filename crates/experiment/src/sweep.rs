@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use crate::file::SweepFile;
-use crate::model::{ArmSpec, AxisValue, PathSpec, Sweep};
+use crate::model::{ArmSpec, AxisValue, PathSpec, ProbeSpec, Sweep, Timeline};
 use crate::resolve::{check_cc, check_path_mtu, err, offloads, rate};
 use crate::units::parse_duration;
 use crate::ExperimentError;
@@ -24,6 +24,8 @@ pub(crate) fn resolve_sweep(
     s: &SweepFile,
     arms: &[ArmSpec],
     path: &PathSpec,
+    probes: &[ProbeSpec],
+    timeline: &Timeline,
 ) -> Result<Sweep, ExperimentError> {
     let mut axes = Vec::new();
     if let Some(list) = nonempty("sweep.rate", &s.rate)? {
@@ -88,6 +90,15 @@ pub(crate) fn resolve_sweep(
         }
         axes.push(axis);
     }
+    axes.extend(crate::probes::probe_axes(s, probes, timeline)?);
+    axes.extend(arm_word_axes(s, arms)?);
+    Ok(Sweep { axes })
+}
+
+/// The `[[sweep.arm]]` axes, in file order: each value set in every arm of
+/// the kind and parsed as tc words.
+fn arm_word_axes(s: &SweepFile, arms: &[ArmSpec]) -> Result<Vec<Vec<AxisValue>>, ExperimentError> {
+    let mut axes = Vec::new();
     if let Some(list) = nonempty("sweep.arm", &s.arm)? {
         for (i, a) in list.iter().enumerate() {
             let key = format!("sweep.arm[{i}]");
@@ -117,7 +128,7 @@ pub(crate) fn resolve_sweep(
             axes.push(axis);
         }
     }
-    Ok(Sweep { axes })
+    Ok(axes)
 }
 
 /// The `offloads` and `mtu` axes, each checked as its `[path]` key is.

@@ -100,6 +100,10 @@ pub enum WarningKind {
     /// A Not-ECT probe beside ECN flows under a marking AQM: the probe's
     /// packets are dropped where the flows' are marked.
     NotEctProbeBesideEcnFlows,
+    /// The stop-and-wait probe's request cap (`max_requests`) is reached
+    /// before its schedule ends at this point's spacing: the loaded phase
+    /// gets fewer requests, or none (a short swept interval does this).
+    ProbeCapBeforeScheduleEnd,
 }
 
 /// One warning: what, with numbers, and the fix.
@@ -109,7 +113,7 @@ pub struct Warning {
     pub kind: WarningKind,
     /// The bottleneck it concerns (`None`: not one direction's).
     pub direction: Option<Direction>,
-    /// The arm in tc words.
+    /// The arm in tc words (empty when the warning is no arm's).
     pub arm: String,
     /// The sweep point's label (empty without a sweep).
     pub point: String,
@@ -133,11 +137,10 @@ impl fmt::Display for Warning {
         } else {
             format!(" at {}", self.point)
         };
-        write!(
-            f,
-            "warning: {}{dir}{at}: {}\n  fix: {}",
-            self.arm, self.text, self.fix
-        )
+        let head = format!("{}{dir}{at}", self.arm);
+        let head = head.trim_start();
+        let sep = if head.is_empty() { "" } else { ": " };
+        write!(f, "warning: {head}{sep}{}\n  fix: {}", self.text, self.fix)
     }
 }
 
@@ -212,6 +215,18 @@ pub fn scenario_warnings(s: &ScenarioPlan, link: &LinkAssumptions) -> Vec<Warnin
             let (text, fix) = not_ect_probe(&s.arm.arm, ecn_flows.len(), &s.probes);
             push(WarningKind::NotEctProbeBesideEcnFlows, true, text, fix);
         }
+    }
+    if let Some((certain, text, fix)) = probe_cap(s) {
+        out.push(Warning {
+            kind: WarningKind::ProbeCapBeforeScheduleEnd,
+            direction: None,
+            // The point's probe, whatever the arm: said once per point.
+            arm: String::new(),
+            point: point.clone(),
+            certain,
+            text,
+            fix,
+        });
     }
     // The probe and the flows meet at every marking arm: say it once.
     let mut seen = false;
@@ -419,6 +434,50 @@ fn marks(arm: &Arm) -> bool {
     }
 }
 
+/// The stop-and-wait probe sends at most `max_requests`, one every
+/// `interval` at the soonest (later when a reply takes longer), the last no
+/// later than 1 s before the end (netlab-run's `quiet_before_end`). When
+/// the cap is smaller than the schedule, it may end the probe early; it
+/// certainly does before the load when the baseline alone, where replies
+/// take about the base RTT, holds the capped requests.
+fn probe_cap(s: &ScenarioPlan) -> Option<(bool, String, String)> {
+    let p = s
+        .probes
+        .iter()
+        .find(|p| p.kind == crate::model::ProbeKind::StopAndWait)?;
+    let cap = p.max_requests?;
+    let tl = &s.timeline;
+    let last_send = tl.end().checked_sub(Duration::from_secs(1))?;
+    let schedule = (last_send.as_nanos() / p.interval.as_nanos().max(1)) as u64 + 1;
+    if u64::from(cap) >= schedule {
+        return None;
+    }
+    let spent = p.interval.as_secs_f64() * f64::from(cap - 1);
+    let idle_spacing = p.interval.max(s.path.base_rtt).as_secs_f64();
+    let certain = idle_spacing * f64::from(cap - 1) < tl.load_start().as_secs_f64();
+    let (window, end) = (tl.window_start().as_secs_f64(), tl.end().as_secs_f64());
+    Some((
+        certain,
+        format!(
+            "the stop-and-wait probe sends at most max_requests = {cap} requests: one every {}, \
+             they are spent {spent:.2} s after t0 when replies come within the spacing, before \
+             its schedule ends ({schedule} requests to {:.0} s), so the measured window \
+             ({window:.0}–{end:.0} s) gets fewer loaded requests{}",
+            crate::units::format_duration(p.interval),
+            last_send.as_secs_f64(),
+            if certain {
+                ", none at all: the baseline alone spends them"
+            } else {
+                ", or none"
+            }
+        ),
+        format!(
+            "raise [[probes]] max_requests to {schedule} (the schedule's requests) or use a \
+             longer interval"
+        ),
+    ))
+}
+
 fn not_ect_probe(arm: &Arm, ecn_flows: usize, probes: &[ProbeSpec]) -> (String, String) {
     let kinds: Vec<&str> = probes.iter().map(|p| p.kind.as_str()).collect();
     (
@@ -441,6 +500,50 @@ fn not_ect_probe(arm: &Arm, ecn_flows: usize, probes: &[ProbeSpec]) -> (String, 
 mod tests {
     use super::*;
     use crate::model::ArmSpec;
+
+    #[test]
+    fn a_short_swept_interval_spends_the_probe_s_cap_before_the_window() {
+        let exp = crate::parse("[sweep]\nstop_and_wait_interval = [\"10ms\", \"50ms\", \"200ms\"]")
+            .unwrap();
+        let caps: Vec<Warning> = warnings(&exp)
+            .into_iter()
+            .filter(|w| w.kind == WarningKind::ProbeCapBeforeScheduleEnd)
+            .collect();
+        // Once per point (not per arm), and not at the method's 200 ms:
+        // 100 requests × 200 ms outlast the 17 s schedule.
+        let points: Vec<&str> = caps.iter().map(|w| w.point.as_str()).collect();
+        assert_eq!(
+            points,
+            ["stop_and_wait_interval=10ms", "stop_and_wait_interval=50ms"]
+        );
+        // 99 × 10 ms = 0.99 s: spent in the 3 s baseline, certainly.
+        assert!(caps[0].certain, "{}", caps[0]);
+        assert!(caps[0].text.contains("none at all"), "{}", caps[0]);
+        assert!(caps[0].fix.contains("max_requests to 1701"), "{}", caps[0]);
+        // 99 × 50 ms = 4.95 s: past the baseline, inside the warm-up.
+        assert!(!caps[1].certain, "{}", caps[1]);
+        assert!(
+            caps[1].text.contains("spent 4.95 s after t0"),
+            "{}",
+            caps[1]
+        );
+        assert!(caps[1].fix.contains("max_requests to 341"), "{}", caps[1]);
+        assert!(
+            caps[1]
+                .to_string()
+                .starts_with("warning: at stop_and_wait_interval=50ms: the stop-and-wait probe"),
+            "{}",
+            caps[1]
+        );
+        // A cap as large as the schedule says nothing.
+        let raised = crate::parse(
+            "[[probes]]\nmax_requests = 1701\n[sweep]\nstop_and_wait_interval = [\"10ms\"]",
+        )
+        .unwrap();
+        assert!(!warnings(&raised)
+            .iter()
+            .any(|w| w.kind == WarningKind::ProbeCapBeforeScheduleEnd));
+    }
 
     fn exp_with(arms: &[&str]) -> Experiment {
         Experiment {

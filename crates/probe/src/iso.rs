@@ -84,6 +84,16 @@ pub struct IsoConfig {
     /// for the real-host roles on different machines, where one-way delays
     /// are not comparable and are left out. Default true.
     pub shared_clock: bool,
+    /// UDP payload of every request (and its reply), bytes: the 40-byte
+    /// stamped header ([`crate::wire`]), zero-padded to this size (default
+    /// 40, at most [`crate::wire::MAX_DATAGRAM_LEN`]). Absent in results
+    /// written before probe sizes existed, which all sent 40 bytes.
+    #[serde(default = "stamped_len")]
+    pub size: usize,
+}
+
+fn stamped_len() -> usize {
+    crate::wire::STAMPED_LEN
 }
 
 impl Default for IsoConfig {
@@ -97,6 +107,7 @@ impl Default for IsoConfig {
             window: Duration::from_secs(1),
             phases: PhaseBounds::default(),
             shared_clock: true,
+            size: crate::wire::STAMPED_LEN,
         }
     }
 }
@@ -155,6 +166,14 @@ impl IsoConfig {
         }
         if self.end.is_zero() {
             return bad("iso end must be > 0".into());
+        }
+        if !(crate::wire::STAMPED_LEN..=crate::wire::MAX_DATAGRAM_LEN).contains(&self.size) {
+            return bad(format!(
+                "iso size must be between {} (the stamped header) and {} bytes, got {}",
+                crate::wire::STAMPED_LEN,
+                crate::wire::MAX_DATAGRAM_LEN,
+                self.size
+            ));
         }
         if self.slots() > MAX_SLOTS {
             return bad(format!(
@@ -523,6 +542,20 @@ impl IsoClient {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Results written before probe sizes existed have no `size`: they
+    /// read as what those probes sent, 40 and 4 bytes.
+    #[test]
+    fn configs_without_a_size_read_as_the_sizes_old_probes_sent() {
+        let mut iso = serde_json::to_value(IsoConfig::default()).unwrap();
+        iso.as_object_mut().unwrap().remove("size").unwrap();
+        let iso: IsoConfig = serde_json::from_value(iso).unwrap();
+        assert_eq!(iso.size, crate::wire::STAMPED_LEN);
+        let mut saw = serde_json::to_value(crate::ProbeConfig::default()).unwrap();
+        saw.as_object_mut().unwrap().remove("size").unwrap();
+        let saw: crate::ProbeConfig = serde_json::from_value(saw).unwrap();
+        assert_eq!(saw.size, crate::wire::PLAIN_LEN);
+    }
 
     const MS: Duration = Duration::from_millis(1);
     const T0_NS: u64 = 7_000_000_000;

@@ -122,6 +122,16 @@ pub struct ProbeConfig {
     pub quiet_before_end: Duration,
     /// Phase boundaries by send time.
     pub phases: PhaseBounds,
+    /// UDP payload of every request (and its echo), bytes: the 4-byte
+    /// sequence number, zero-padded to this size (default 4, at most
+    /// [`crate::wire::MAX_DATAGRAM_LEN`]). Absent in results written
+    /// before probe sizes existed, which all sent 4 bytes.
+    #[serde(default = "plain_len")]
+    pub size: usize,
+}
+
+fn plain_len() -> usize {
+    crate::wire::PLAIN_LEN
 }
 
 impl Default for ProbeConfig {
@@ -134,6 +144,7 @@ impl Default for ProbeConfig {
             end: Duration::from_secs(18),
             quiet_before_end: Duration::from_secs(1),
             phases: PhaseBounds::default(),
+            size: crate::wire::PLAIN_LEN,
         }
     }
 }
@@ -161,6 +172,9 @@ impl ProbeConfig {
         }
         if self.end.is_zero() {
             return bad("end must be > 0");
+        }
+        if !(crate::wire::PLAIN_LEN..=crate::wire::MAX_DATAGRAM_LEN).contains(&self.size) {
+            return bad("size must be between 4 (the sequence number) and 65507 bytes");
         }
         let p = &self.phases;
         if !(p.baseline_start <= p.baseline_end

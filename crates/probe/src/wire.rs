@@ -5,16 +5,20 @@
 //! * **Plain** (the method §5 stop-and-wait probe): exactly 4 bytes, the
 //!   sequence number big-endian. The echo sends it back byte for byte, as it
 //!   does with every datagram that is not a stamped request. Unchanged.
-//! * **Stamped** (the isochronous probe, [`crate::iso`]): exactly
-//!   [`STAMPED_LEN`] = 40 bytes, starting with the magic `b"NLIP"` and a
-//!   version byte. The echo answers a valid stamped *request* with a stamped
-//!   *reply* of the same length, the request's fields copied and B's receive
-//!   and send times (CLOCK_MONOTONIC, ns) filled in.
+//!   A request may be padded with zero bytes to a chosen size
+//!   ([`write_plain`]; at least [`PLAIN_LEN`]), and is echoed back the same.
+//! * **Stamped** (the isochronous probe, [`crate::iso`]): a [`STAMPED_LEN`]
+//!   = 40-byte header, starting with the magic `b"NLIP"` and a version
+//!   byte, optionally followed by zero padding to a chosen size
+//!   ([`write_request`]). The echo answers a valid stamped *request* with a
+//!   stamped *reply* of the same length, the request's fields and padding
+//!   copied and B's receive and send times (CLOCK_MONOTONIC, ns) filled in.
 //!
-//! A 4-byte datagram can never be taken for a stamped one (length differs),
-//! and a 40-byte datagram is stamped only if magic, version and kind all
-//! match; anything else is echoed unchanged, so the client sees it as
-//! malformed rather than as a reply.
+//! A datagram shorter than 40 bytes can never be taken for a stamped one,
+//! and a longer one is stamped only if magic, version and kind all match (a
+//! padded plain request has its zero padding where the version byte is, so
+//! it never does); anything else is echoed unchanged, so the client sees it
+//! as malformed rather than as a reply.
 //!
 //! Layout (all integers big-endian):
 //!
@@ -29,6 +33,7 @@
 //! | 16     | 8    | A's send time, CLOCK_MONOTONIC ns (echoed as is)   |
 //! | 24     | 8    | B's receive time, CLOCK_MONOTONIC ns (reply only)  |
 //! | 32     | 8    | B's send time, CLOCK_MONOTONIC ns (reply only)     |
+//! | 40     | n    | padding, 0 (to the probe's configured size)        |
 //!
 //! Request and reply are the same size, so the echo never amplifies and both
 //! directions carry equal-sized packets (a one-way delay split is not biased
@@ -38,10 +43,15 @@
 pub const MAGIC: [u8; 4] = *b"NLIP";
 /// Current version of the stamped format.
 pub const VERSION: u8 = 1;
-/// Length of a stamped request or reply, bytes.
+/// Length of a stamped request's header, bytes: the smallest stamped
+/// datagram (and the isochronous probe's default size).
 pub const STAMPED_LEN: usize = 40;
-/// Length of a plain (stop-and-wait) request, bytes.
+/// Length of a plain (stop-and-wait) request's sequence number, bytes: the
+/// smallest plain datagram (and that probe's default size).
 pub const PLAIN_LEN: usize = 4;
+/// Largest UDP payload over IPv4 (65,535 − 20 − 8), bytes: the largest
+/// probe datagram of either kind.
+pub const MAX_DATAGRAM_LEN: usize = 65_507;
 
 mod field {
     use std::ops::Range;
@@ -88,7 +98,7 @@ impl From<Kind> for u8 {
 /// Why a datagram is not a stamped packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WireError {
-    /// Not exactly [`STAMPED_LEN`] bytes.
+    /// Shorter than [`STAMPED_LEN`] bytes.
     Length(usize),
     /// The first 4 bytes are not [`MAGIC`].
     Magic,
@@ -112,7 +122,7 @@ impl<T: AsRef<[u8]>> Stamped<T> {
     /// Checks length, magic and version.
     pub fn new_checked(buf: T) -> Result<Self, WireError> {
         let b = buf.as_ref();
-        if b.len() != STAMPED_LEN {
+        if b.len() < STAMPED_LEN {
             return Err(WireError::Length(b.len()));
         }
         if b[field::MAGIC] != MAGIC {
@@ -156,15 +166,51 @@ impl<T: AsRef<[u8]>> Stamped<T> {
     }
 }
 
-/// Builds a stamped request for `seq` sent at `a_send_ns`.
+/// Builds a stamped request for `seq` sent at `a_send_ns`, of the
+/// smallest size ([`STAMPED_LEN`]).
 pub fn request(seq: u32, a_send_ns: u64) -> [u8; STAMPED_LEN] {
     let mut b = [0u8; STAMPED_LEN];
-    b[field::MAGIC].copy_from_slice(&MAGIC);
-    b[field::VERSION] = VERSION;
-    b[field::KIND] = Kind::Request.into();
-    b[field::SEQ].copy_from_slice(&seq.to_be_bytes());
-    b[field::A_SEND].copy_from_slice(&a_send_ns.to_be_bytes());
+    write_request(&mut b, seq, a_send_ns);
     b
+}
+
+/// Writes a stamped request for `seq` sent at `a_send_ns` over the whole of
+/// `buf` (the header, then zero padding to `buf.len()`). Returns false, and
+/// writes nothing, when `buf` is shorter than [`STAMPED_LEN`].
+pub fn write_request(buf: &mut [u8], seq: u32, a_send_ns: u64) -> bool {
+    if buf.len() < STAMPED_LEN {
+        return false;
+    }
+    buf.fill(0);
+    buf[field::MAGIC].copy_from_slice(&MAGIC);
+    buf[field::VERSION] = VERSION;
+    buf[field::KIND] = Kind::Request.into();
+    buf[field::SEQ].copy_from_slice(&seq.to_be_bytes());
+    buf[field::A_SEND].copy_from_slice(&a_send_ns.to_be_bytes());
+    true
+}
+
+/// Writes a plain (stop-and-wait) request for `seq` over the whole of
+/// `buf`: the 4-byte big-endian sequence number, then zero padding. Returns
+/// false, and writes nothing, when `buf` is shorter than [`PLAIN_LEN`].
+pub fn write_plain(buf: &mut [u8], seq: u32) -> bool {
+    if buf.len() < PLAIN_LEN {
+        return false;
+    }
+    buf.fill(0);
+    buf[..PLAIN_LEN].copy_from_slice(&seq.to_be_bytes());
+    true
+}
+
+/// The sequence number of a plain request or its echo: the first 4 bytes
+/// when the rest is zero padding; None for anything else (a stamped
+/// datagram, non-zero padding, fewer than 4 bytes).
+pub fn parse_plain(buf: &[u8]) -> Option<u32> {
+    let (seq, padding) = buf.split_first_chunk::<PLAIN_LEN>()?;
+    padding
+        .iter()
+        .all(|b| *b == 0)
+        .then(|| u32::from_be_bytes(*seq))
 }
 
 /// Turns a valid stamped request in `buf` into its reply in place: kind
@@ -182,9 +228,9 @@ pub fn make_reply(buf: &mut [u8], b_recv_ns: u64) -> bool {
 }
 
 /// Writes B's send time into a reply built by [`make_reply`]. `buf` must be
-/// [`STAMPED_LEN`] long (it is, after `make_reply` returned true).
+/// at least [`STAMPED_LEN`] long (it is, after `make_reply` returned true).
 pub fn set_b_send(buf: &mut [u8], b_send_ns: u64) {
-    if buf.len() == STAMPED_LEN {
+    if buf.len() >= STAMPED_LEN {
         buf[field::B_SEND].copy_from_slice(&b_send_ns.to_be_bytes());
     }
 }
@@ -258,9 +304,18 @@ mod tests {
         let mut plain = 5u32.to_be_bytes();
         assert!(!make_reply(&mut plain, 1), "stop-and-wait 4-byte request");
         assert_eq!(plain, 5u32.to_be_bytes());
-        let mut long = [0u8; 41];
-        long[..40].copy_from_slice(&request(1, 1));
-        assert!(!make_reply(&mut long, 1), "wrong length");
+        let mut short = [0u8; 39];
+        short.copy_from_slice(&request(1, 1)[..39]);
+        assert!(!make_reply(&mut short, 1), "shorter than the header");
+        // A padded plain request whose seq spells the magic is still not
+        // stamped: its padding is where the version byte is.
+        let mut plain_long = [0u8; 64];
+        write_plain(&mut plain_long, u32::from_be_bytes(MAGIC));
+        assert!(!make_reply(&mut plain_long, 1));
+        assert_eq!(
+            Stamped::new_checked(&plain_long[..]).unwrap_err(),
+            WireError::Version(0)
+        );
         let mut v2 = request(1, 1);
         v2[4] = 2;
         assert!(!make_reply(&mut v2, 1), "unknown version");
@@ -278,6 +333,37 @@ mod tests {
             Stamped::new_checked(&plain[..]).unwrap_err(),
             WireError::Length(4)
         );
+    }
+
+    #[test]
+    fn padded_requests_keep_their_header_and_size() {
+        let mut b = vec![0xffu8; 200];
+        assert!(write_request(&mut b, 7, 1000));
+        assert_eq!(&b[..40], &request(7, 1000)[..]);
+        assert!(b[40..].iter().all(|x| *x == 0), "zero padding");
+        assert!(make_reply(&mut b, 1500));
+        set_b_send(&mut b, 1600);
+        assert_eq!(b.len(), 200, "a reply is as long as its request");
+        assert_eq!(
+            parse_reply(&b),
+            Some(Reply {
+                seq: 7,
+                a_send_ns: 1000,
+                b_recv_ns: 1500,
+                b_send_ns: 1600
+            })
+        );
+        assert!(!write_request(&mut [0u8; 39], 1, 1));
+
+        let mut p = vec![0xffu8; 100];
+        assert!(write_plain(&mut p, 0x0102_0304));
+        assert_eq!(&p[..4], &[1, 2, 3, 4]);
+        assert_eq!(parse_plain(&p), Some(0x0102_0304));
+        assert_eq!(parse_plain(&5u32.to_be_bytes()), Some(5), "unpadded");
+        p[99] = 1;
+        assert_eq!(parse_plain(&p), None, "non-zero padding");
+        assert_eq!(parse_plain(&[0, 0, 1]), None);
+        assert!(!write_plain(&mut [0u8; 3], 1));
     }
 
     #[test]

@@ -223,6 +223,7 @@ fn iso_probe_setup(
     config.quiet_before_end = p.timeout.max(Duration::from_secs(1));
     config.phases = phases_of(&tl);
     config.shared_clock = true;
+    config.size = p.size as usize;
     config.validate().map_err(|source| ScenarioError::Probe {
         step: "isochronous probe configuration",
         source: Box::new(source),
@@ -354,6 +355,7 @@ fn probe_setup(s: &netlab_experiment::ScenarioPlan) -> Result<Option<ProbeSetup>
     config.spacing = p.interval;
     config.timeout = p.timeout;
     config.max_requests = p.max_requests.unwrap_or(u32::MAX);
+    config.size = p.size as usize;
     config.phases = phases_of(&tl);
     config.validate().map_err(|source| ScenarioError::Probe {
         step: "probe configuration",
@@ -598,6 +600,87 @@ mod tests {
         let plain = setup_of("", 0);
         assert_eq!(plain.iso_probe, None);
         assert_eq!(plain.clock_sink.iso_echo, None);
+    }
+
+    #[test]
+    fn swept_probe_intervals_and_sizes_reach_each_probe_configuration() {
+        let toml = r#"
+            arms = ["pfifo"]
+            rounds = 1
+            [[probes]]
+            kind = "stop-and-wait"
+            size = 100
+            [[probes]]
+            kind = "isochronous"
+            [sweep]
+            stop_and_wait_interval = ["50ms", "100ms"]
+            isochronous_interval = ["10ms", "30ms"]
+            isochronous_size = [40, 500]
+            "#;
+        let exp = netlab_experiment::parse(toml).unwrap();
+        let plan = exp.plan();
+        assert_eq!(plan.scenarios.len(), 8);
+        let ms = Duration::from_millis;
+        let mut seen = Vec::new();
+        for s in &plan.scenarios {
+            let p = ScenarioSetup::new(s, &RunId::random()).unwrap();
+            let saw = &p.probe.as_ref().unwrap().config;
+            let iso = &p.iso_probe.as_ref().unwrap().config;
+            assert_eq!(saw.size, 100, "the unswept size of [[probes]]");
+            seen.push((saw.spacing, iso.interval, iso.size));
+        }
+        assert_eq!(
+            seen,
+            [
+                (ms(50), ms(10), 40),
+                (ms(50), ms(10), 500),
+                (ms(50), ms(30), 40),
+                (ms(50), ms(30), 500),
+                (ms(100), ms(10), 40),
+                (ms(100), ms(10), 500),
+                (ms(100), ms(30), 40),
+                (ms(100), ms(30), 500),
+            ]
+        );
+    }
+
+    /// The experiment crate (pure, no probe code) keeps its own copies of
+    /// the probes' bounds: they must be the probes'.
+    #[test]
+    fn the_experiment_checks_the_bounds_the_probes_accept() {
+        use netlab_probe::wire;
+        assert_eq!(
+            netlab_experiment::MIN_STOP_AND_WAIT_SIZE as usize,
+            wire::PLAIN_LEN
+        );
+        assert_eq!(
+            netlab_experiment::MIN_ISOCHRONOUS_SIZE as usize,
+            wire::STAMPED_LEN
+        );
+        assert_eq!(
+            netlab_experiment::MIN_PROBE_INTERVAL,
+            netlab_probe::iso::MIN_INTERVAL
+        );
+        assert_eq!(
+            netlab_experiment::MAX_ISO_SLOTS,
+            netlab_probe::iso::MAX_SLOTS
+        );
+        // The largest payload the experiment admits (the largest MTU less
+        // the headers) is one the probes send.
+        let max_mtu = (60_000..=70_000u32)
+            .rev()
+            .find(|m| netlab_experiment::check_mtu(*m).is_ok())
+            .unwrap();
+        let largest = max_mtu - netlab_experiment::IPV4_UDP_HEADERS;
+        assert!(largest as usize <= wire::MAX_DATAGRAM_LEN, "{largest}");
+        assert_eq!(
+            netlab_experiment::ProbeSpec::isochronous().size as usize,
+            netlab_probe::IsoConfig::default().size
+        );
+        assert_eq!(
+            netlab_experiment::ProbeSpec::stop_and_wait().size as usize,
+            netlab_probe::ProbeConfig::default().size
+        );
     }
 
     #[test]

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::schedule::{ProbeAction, ProbeClient, ProbeConfig, ProbeRequest};
 use crate::stats::{all_phase_stats, PhaseStats};
+use crate::wire;
 use crate::ProbeError;
 
 /// Longest single wait, so a `stop` flag is noticed within this time.
@@ -55,7 +56,8 @@ pub struct ProbeLog {
     pub requests: Vec<ProbeRequest>,
     /// Replies with a seq that was not outstanding, or too late; discarded.
     pub stale_replies: u64,
-    /// Datagrams that were not exactly 4 bytes; discarded.
+    /// Datagrams that were not a plain request's echo of the configured
+    /// size (its sequence number and zero padding); discarded.
     pub malformed_replies: u64,
     /// Receive errors (e.g. ECONNREFUSED from an ICMP port unreachable).
     pub recv_errors: u64,
@@ -111,7 +113,10 @@ pub fn run_probe(
         + HARD_END_SLACK;
     let (mut malformed, mut recv_errors) = (0u64, 0u64);
     let (mut stopped_early, mut fatal_error) = (false, None);
-    let mut buf = [0u8; 64];
+    let mut pkt = vec![0u8; cfg.size];
+    // One byte more than an echo holds, so a longer datagram shows as
+    // longer instead of being cut to the expected size.
+    let mut buf = vec![0u8; cfg.size + 1];
     loop {
         let now = since(t0);
         if fatal_error.is_some()
@@ -129,9 +134,12 @@ pub fn run_probe(
                 break;
             }
             ProbeAction::Send { seq } => {
-                match send(sock.as_raw_fd(), &seq.to_be_bytes(), MsgFlags::MSG_DONTWAIT) {
-                    Ok(4) => {}
-                    Ok(n) => client.on_send_error(seq, format!("short send: {n} of 4 bytes")),
+                wire::write_plain(&mut pkt, seq);
+                match send(sock.as_raw_fd(), &pkt, MsgFlags::MSG_DONTWAIT) {
+                    Ok(n) if n == pkt.len() => {}
+                    Ok(n) => {
+                        client.on_send_error(seq, format!("short send: {n} of {} bytes", pkt.len()))
+                    }
                     Err(e) => client.on_send_error(seq, std::io::Error::from(e).to_string()),
                 }
             }
@@ -141,12 +149,15 @@ pub fn run_probe(
                     Ok(false) => {}
                     Ok(true) => loop {
                         match recv(sock.as_raw_fd(), &mut buf, MsgFlags::MSG_DONTWAIT) {
-                            Ok(4) => {
+                            Ok(n) => {
                                 let at = since(t0);
-                                let seq = u32::from_be_bytes([buf[0], buf[1], buf[2], buf[3]]);
-                                client.on_reply(seq, at);
+                                match wire::parse_plain(&buf[..n]).filter(|_| n == cfg.size) {
+                                    Some(seq) => {
+                                        client.on_reply(seq, at);
+                                    }
+                                    None => malformed += 1,
+                                }
                             }
-                            Ok(_) => malformed += 1,
                             Err(Errno::EAGAIN) => break,
                             Err(Errno::EINTR) => continue,
                             Err(Errno::ECONNREFUSED) => recv_errors += 1,
@@ -265,6 +276,47 @@ mod tests {
         assert!(!log.stopped_early);
         let ph = log.phase_stats();
         assert_eq!((ph[0].sent, ph[0].ok), (5, 5));
+    }
+
+    #[test]
+    fn a_padded_probe_is_echoed_at_its_size() {
+        let echo = EchoResponder::bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let addr = echo.local_addr().unwrap();
+        let sock = connect_socket(None, addr).unwrap();
+        let done = std::sync::Arc::new(AtomicBool::new(false));
+        let d2 = done.clone();
+        let th = std::thread::spawn(move || {
+            let mut echo = echo;
+            let t = Instant::now();
+            while !d2.load(Ordering::Relaxed) && t.elapsed() < Duration::from_secs(10) {
+                let mut fds = [PollFd::new(echo.as_fd(), PollFlags::POLLIN)];
+                let _ = ppoll(
+                    &mut fds,
+                    Some(TimeSpec::from_duration(Duration::from_millis(20))),
+                    None,
+                );
+                echo.drain().unwrap();
+            }
+            (echo.stats(), echo.receipts().to_vec())
+        });
+        let cfg = ProbeConfig {
+            spacing: Duration::from_millis(50),
+            size: 1000,
+            ..ProbeConfig::with_end(Duration::from_millis(1300))
+        };
+        let log = run_probe(&sock, Instant::now(), &cfg, None, |_| {}).unwrap();
+        done.store(true, Ordering::Relaxed);
+        let (stats, receipts) = th.join().unwrap();
+        let n = log.requests.len();
+        assert!(n >= 3, "{log:?}");
+        assert!(log.requests.iter().all(|r| r.rtt_ms.is_some()), "{log:?}");
+        assert_eq!(log.malformed_replies, 0);
+        assert_eq!(stats.echoed, n as u64);
+        let seqs: Vec<u32> = receipts.iter().map(|r| r.seq).collect();
+        assert_eq!(seqs, (0..n as u32).collect::<Vec<_>>(), "B read every seq");
+        assert_eq!(log.config.size, 1000);
+        let bad = ProbeConfig { size: 3, ..cfg };
+        assert!(bad.validate().is_err());
     }
 
     #[test]

@@ -40,22 +40,16 @@ pub struct EchoReceipt {
     pub recv_ns: u64,
 }
 
-/// The sequence number a probe datagram carries: the stop-and-wait probe's
-/// 4 bytes, or a valid stamped request's seq; None for anything else.
+/// The sequence number a probe datagram carries: a valid stamped request's
+/// seq, or the stop-and-wait probe's 4 bytes (with zero padding when that
+/// probe is sized up, [`wire::write_plain`]); None for anything else.
 pub fn probe_seq(datagram: &[u8]) -> Option<u32> {
-    match datagram.len() {
-        4 => Some(u32::from_be_bytes([
-            datagram[0],
-            datagram[1],
-            datagram[2],
-            datagram[3],
-        ])),
-        wire::STAMPED_LEN => wire::Stamped::new_checked(datagram)
-            .ok()
-            .filter(|p| p.kind() == wire::Kind::Request)
-            .map(|p| p.seq()),
-        _ => None,
+    if datagram.len() >= wire::STAMPED_LEN {
+        if let Ok(p) = wire::Stamped::new_checked(datagram) {
+            return (p.kind() == wire::Kind::Request).then(|| p.seq());
+        }
     }
+    wire::parse_plain(datagram)
 }
 
 /// Counters of one [`EchoResponder`] (serializable).
@@ -78,7 +72,7 @@ pub struct EchoStats {
 /// for `POLLIN`, call [`EchoResponder::drain`] when it is readable.
 ///
 /// Every datagram is sent back to the address it came from: byte for byte
-/// (the stop-and-wait probe's 4-byte requests, and anything else), except a valid
+/// (the stop-and-wait probe's requests, and anything else), except a valid
 /// stamped request of the isochronous probe ([`crate::wire`]), which is
 /// answered with a stamped reply of the same length carrying B's
 /// CLOCK_MONOTONIC receive time (read right after `recvfrom`) and send time
@@ -165,7 +159,7 @@ impl EchoResponder {
             let recv_ns = monotonic_ns();
             self.stats.received += 1;
             self.log_receipt(len, recv_ns);
-            if len == wire::STAMPED_LEN && wire::make_reply(&mut self.buf[..len], recv_ns) {
+            if len >= wire::STAMPED_LEN && wire::make_reply(&mut self.buf[..len], recv_ns) {
                 self.stats.stamped += 1;
                 wire::set_b_send(&mut self.buf[..len], monotonic_ns());
             }
@@ -330,7 +324,13 @@ mod tests {
         assert!(wire::make_reply(&mut reply, 2));
         assert_eq!(probe_seq(&reply), None, "a reply is not a request");
         assert_eq!(probe_seq(&[1, 2, 3]), None);
-        assert_eq!(probe_seq(&[0u8; 40]), None, "no magic");
+        let mut padded = [0u8; 300];
+        assert!(wire::write_request(&mut padded, 11, 1));
+        assert_eq!(probe_seq(&padded), Some(11), "a padded stamped request");
+        assert!(wire::write_plain(&mut padded, 12));
+        assert_eq!(probe_seq(&padded), Some(12), "a padded plain request");
+        padded[299] = 1;
+        assert_eq!(probe_seq(&padded), None, "neither: padding not zero");
     }
 
     #[test]

@@ -29,19 +29,39 @@ pub fn spin_margin(interval: Duration) -> Duration {
     (interval / 20).min(MAX_SPIN_MARGIN)
 }
 
+/// The receiving side of one run: a buffer sized once for the probe's
+/// replies, and the receive errors counted so far.
+struct Inbox {
+    /// One byte more than a reply holds, so a longer datagram shows as
+    /// longer instead of being cut to the expected size.
+    buf: Vec<u8>,
+    /// ECONNREFUSED and the like.
+    errors: u64,
+}
+
+impl Inbox {
+    fn for_size(size: usize) -> Inbox {
+        Inbox {
+            buf: vec![0u8; size + 1],
+            errors: 0,
+        }
+    }
+}
+
 /// Receives every pending datagram (non-blocking) into `client`.
 fn receive_all(
     sock: &UdpSocket,
     client: &mut IsoClient,
-    recv_errors: &mut u64,
+    inbox: &mut Inbox,
     since: &impl Fn() -> Duration,
 ) -> Result<(), String> {
-    let mut buf = [0u8; 64];
+    let size = client.config().size;
     loop {
-        match recv(sock.as_raw_fd(), &mut buf, MsgFlags::MSG_DONTWAIT) {
+        match recv(sock.as_raw_fd(), &mut inbox.buf, MsgFlags::MSG_DONTWAIT) {
             Ok(n) => {
                 let at = since();
-                match wire::parse_reply(&buf[..n]) {
+                // A reply is as long as its request.
+                match wire::parse_reply(&inbox.buf[..n]).filter(|_| n == size) {
                     Some(r) => {
                         client.on_reply(at, &r);
                     }
@@ -50,7 +70,7 @@ fn receive_all(
             }
             Err(Errno::EAGAIN) => return Ok(()),
             Err(Errno::EINTR) => continue,
-            Err(Errno::ECONNREFUSED) => *recv_errors += 1,
+            Err(Errno::ECONNREFUSED) => inbox.errors += 1,
             Err(e) => {
                 return Err(format!(
                     "recv on iso probe socket: {}",
@@ -66,12 +86,12 @@ fn receive_all(
 fn spin_until(
     sock: &UdpSocket,
     client: &mut IsoClient,
-    recv_errors: &mut u64,
+    inbox: &mut Inbox,
     since: &impl Fn() -> Duration,
     due: Duration,
 ) -> Result<(), String> {
     loop {
-        receive_all(sock, client, recv_errors, since)?;
+        receive_all(sock, client, inbox, since)?;
         if since() >= due {
             return Ok(());
         }
@@ -191,8 +211,9 @@ pub fn run_iso_probe(
     let last_due = cfg.due(cfg.slots().saturating_sub(1));
     let hard_end = cfg.end.max(last_due + cfg.interval + cfg.timeout) + HARD_END_SLACK;
     let since = || Duration::from_nanos(monotonic_ns().saturating_sub(t0_ns));
-    let mut recv_errors = 0u64;
+    let mut inbox = Inbox::for_size(cfg.size);
     let (mut stopped_early, mut fatal_error) = (false, None);
+    let mut pkt = vec![0u8; cfg.size];
     loop {
         let now = since();
         if fatal_error.is_some()
@@ -210,10 +231,12 @@ pub fn run_iso_probe(
                 break;
             }
             IsoAction::Send { seq } => {
-                let pkt = wire::request(seq, client.a_stamp(now));
+                wire::write_request(&mut pkt, seq, client.a_stamp(now));
                 match send(sock.as_raw_fd(), &pkt, MsgFlags::MSG_DONTWAIT) {
                     Ok(n) if n == pkt.len() => {}
-                    Ok(n) => client.on_send_error(seq, format!("short send: {n} of 40 bytes")),
+                    Ok(n) => {
+                        client.on_send_error(seq, format!("short send: {n} of {} bytes", pkt.len()))
+                    }
                     Err(e) => client.on_send_error(seq, std::io::Error::from(e).to_string()),
                 }
             }
@@ -230,7 +253,7 @@ pub fn run_iso_probe(
                 };
                 if sleep.is_zero() {
                     if let Some(d) = spin_to {
-                        if let Err(e) = spin_until(sock, &mut client, &mut recv_errors, &since, d) {
+                        if let Err(e) = spin_until(sock, &mut client, &mut inbox, &since, d) {
                             fatal_error = Some(e);
                         }
                     }
@@ -238,8 +261,7 @@ pub fn run_iso_probe(
                     match wait_readable(sock, sleep.min(STOP_POLL_INTERVAL)) {
                         Ok(false) => {}
                         Ok(true) => {
-                            if let Err(e) = receive_all(sock, &mut client, &mut recv_errors, &since)
-                            {
+                            if let Err(e) = receive_all(sock, &mut client, &mut inbox, &since) {
                                 fatal_error = Some(e);
                             }
                         }
@@ -261,7 +283,7 @@ pub fn run_iso_probe(
         t0_monotonic_ns: t0_ns,
         requests,
         replies,
-        recv_errors,
+        recv_errors: inbox.errors,
         stopped_early,
         fatal_error,
     })
@@ -358,6 +380,31 @@ mod tests {
         assert_eq!(log.one_way_delays, OneWayDelays::ExactSharedClock);
         assert!(log.one_way_note.contains("exact"));
         assert!(json.contains(r#""one_way_delays":"exact_shared_clock""#));
+    }
+
+    #[test]
+    fn a_padded_probe_is_stamped_and_answered_at_its_size() {
+        let echo = EchoResponder::bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let addr = echo.local_addr().unwrap();
+        let done = Arc::new(AtomicBool::new(false));
+        let th = spawn_echo(echo, done.clone());
+        let sock = connect_socket(None, addr).unwrap();
+        let cfg = IsoConfig {
+            size: 1200,
+            ..short_cfg()
+        };
+        let log = run_iso_probe(&sock, Instant::now(), &cfg, None, |_| {}).unwrap();
+        done.store(true, Ordering::Relaxed);
+        let stats = th.join().unwrap();
+        let sent = log.requests.iter().filter(|r| r.send_s.is_some()).count() as u64;
+        assert!(sent > 50, "{sent} sent");
+        assert_eq!(stats.stamped, sent, "every padded request was stamped");
+        assert_eq!(log.replies.malformed + log.replies.unmatched, 0);
+        assert!(u64::from(log.phase_stats()[0].stats.ok) + 5 >= sent);
+        assert_eq!(log.config.size, 1200, "the log records its size");
+        let mut small = cfg.clone();
+        small.size = 39;
+        assert!(small.validate().is_err(), "shorter than the header");
     }
 
     #[test]
