@@ -1,21 +1,19 @@
 //! What the orchestrator adds to a [`netlab_run::Session`]: the notes of
-//! results.json, the heap given back between scenarios, and the run's end
-//! (summary.md, the report, the table on stdout). Every call into the
-//! summary a run makes is here.
+//! results.json, the heap given back between scenarios, and the run's end:
+//! the finished folder (summary.md and the report, by
+//! [`netlab_report::finish_folder`] from the final results.json) and the
+//! table on stdout.
 
 use std::path::Path;
 
-use netlab_results::{Interrupted, Results, ScenarioResult};
-use netlab_run::RunHooks;
-
-use crate::report::RunDigest;
+use netlab_report::folder::{self, FinishOptions};
 use netlab_report::summary;
+use netlab_results::{Interrupted, Results};
+use netlab_run::RunHooks;
 
 /// The orchestrator's [`RunHooks`].
 #[derive(Default)]
 pub struct Finish {
-    /// The scenarios read back after the run.
-    digest: Option<RunDigest>,
     /// What [`RunHooks::print`] prints, computed by [`RunHooks::write`].
     printed: Vec<String>,
 }
@@ -42,42 +40,29 @@ impl RunHooks for Finish {
         crate::heap::release_free_heap();
     }
 
-    fn scenario_read_back(&mut self, header: &Results, scenario: &ScenarioResult) {
-        self.digest
-            .get_or_insert_with(|| RunDigest::new(&header.experiment))
-            .push(scenario);
-    }
-
-    /// summary.md and the report from the scenarios read back one at a time.
-    fn write(&mut self, header: &Results, failed_receipts: usize, out: &Path) -> bool {
-        let digest = self
-            .digest
-            .take()
-            .unwrap_or_else(|| RunDigest::new(&header.experiment));
-        let figures = digest.figures().to_vec();
-        let input = digest.report_input(header);
-        let rows: Vec<summary::SummaryRow> = figures.iter().map(|f| f.row.clone()).collect();
-        let extra = summary::extra_notes(&figures, failed_receipts);
-        let sections = summary::sections(&figures);
-        let md = summary::render_figures(
-            header,
-            &figures,
-            summary::headline_of(input.as_ref()).as_deref(),
-            failed_receipts,
-        );
+    /// summary.md and the report from the final results.json, read one
+    /// scenario at a time; summary.md stands whatever the report does.
+    fn write(&mut self, _header: &Results, failed_receipts: usize, out: &Path) -> bool {
+        let finished = match netlab_report::finish_folder(
+            out,
+            &FinishOptions::run_end(failed_receipts),
+            &mut |_| {},
+        ) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("orchestrator: reading results.json back for the summary: {e}");
+                return false;
+            }
+        };
         let mut ok = true;
-        if let Err(e) = netlab_sys::atomic::write(&out.join("summary.md"), md.as_bytes()) {
+        if let Err(e) = &finished.summary {
             eprintln!("orchestrator: writing summary.md: {e}");
             ok = false;
         }
-        if !crate::report::after_run(input, out) {
+        if !crate::report::said(&finished.report) {
             ok = false;
         }
-        self.printed = std::iter::once(summary::table(&rows))
-            .chain(sections)
-            .chain(std::iter::once(summary::baseline_list(&rows)))
-            .chain(extra.iter().map(|n| format!("note: {n}")))
-            .collect();
+        self.printed = finished.table;
         ok
     }
 
@@ -92,8 +77,7 @@ impl RunHooks for Finish {
     }
 
     fn unstarted(&mut self, header: &Results, out: &Path) {
-        let md = summary::render(header, 0);
-        if let Err(e) = netlab_sys::atomic::write(&out.join("summary.md"), md.as_bytes()) {
+        if let Err(e) = folder::write_unstarted_summary(header, out) {
             eprintln!("orchestrator: writing summary.md: {e}");
         }
     }
