@@ -1,19 +1,21 @@
 //! What the orchestrator adds to a [`netlab_run::Session`]: the notes of
 //! results.json, the heap given back between scenarios, and the run's end:
-//! the finished folder (summary.md and the report, by
-//! [`netlab_report::finish_folder`] from the final results.json) and the
-//! table on stdout.
+//! the scenarios read back fed to a [`ReportBuilder`], the folder finished
+//! from it by [`netlab_report::folder::finish_from`] (summary.md, then the
+//! report), and the table on stdout.
 
 use std::path::Path;
 
 use netlab_report::folder::{self, FinishOptions};
-use netlab_report::summary;
-use netlab_results::{Interrupted, Results};
+use netlab_report::{summary, ReportBuilder};
+use netlab_results::{Interrupted, Results, ScenarioResult};
 use netlab_run::RunHooks;
 
 /// The orchestrator's [`RunHooks`].
 #[derive(Default)]
 pub struct Finish {
+    /// The scenarios read back after the run.
+    digest: Option<ReportBuilder>,
     /// What [`RunHooks::print`] prints, computed by [`RunHooks::write`].
     printed: Vec<String>,
 }
@@ -40,17 +42,24 @@ impl RunHooks for Finish {
         crate::heap::release_free_heap();
     }
 
-    /// summary.md and the report from the final results.json, read one
-    /// scenario at a time; summary.md stands whatever the report does.
-    fn write(&mut self, _header: &Results, failed_receipts: usize, out: &Path) -> bool {
-        let finished = match netlab_report::finish_folder(
-            out,
-            &FinishOptions::run_end(failed_receipts),
-            &mut |_| {},
-        ) {
+    fn scenario_read_back(&mut self, header: &Results, scenario: &ScenarioResult) {
+        self.digest
+            .get_or_insert_with(|| ReportBuilder::new(&header.experiment))
+            .push(scenario);
+    }
+
+    /// summary.md and the report from the scenarios read back one at a
+    /// time; summary.md stands whatever the report does.
+    fn write(&mut self, header: &Results, failed_receipts: usize, out: &Path) -> bool {
+        let digest = self
+            .digest
+            .take()
+            .unwrap_or_else(|| ReportBuilder::new(&header.experiment));
+        let options = FinishOptions::run_end(failed_receipts);
+        let finished = match folder::finish_from(digest, header, out, &options, &mut |_| {}) {
             Ok(f) => f,
             Err(e) => {
-                eprintln!("orchestrator: reading results.json back for the summary: {e}");
+                eprintln!("orchestrator: finishing {}: {e}", out.display());
                 return false;
             }
         };

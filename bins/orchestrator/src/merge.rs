@@ -2,15 +2,16 @@
 //! folders of a sharded run, reading exactly as if one machine had run the
 //! plan. The folders are checked and their scenarios copied byte for byte,
 //! in plan order, by [`netlab_results::merge`]; the folder is then finished
-//! from the merged results.json by [`netlab_report::finish_folder`], as a
-//! run's is: summary.md and the report, read one scenario at a time (with
-//! `--allow-partial`, the missing ones are listed in both). Memory is one
-//! scenario plus each scenario's summary figures and report samples, as in
-//! a run.
+//! as a run's is, from its scenarios read back one at a time
+//! ([`netlab_report::folder::finish_from`]: summary.md, then the report;
+//! with `--allow-partial`, the missing ones are listed in both). Memory is
+//! one scenario plus each scenario's summary figures and report samples, as
+//! in a run.
 
 use std::path::{Path, PathBuf};
 
-use netlab_report::folder::{FinishOptions, FinishStep};
+use netlab_report::folder::{self, FinishOptions, FinishStep};
+use netlab_report::ReportBuilder;
 use netlab_results::merge::{check_folders, MergeError};
 
 use crate::cli::MergeArgs;
@@ -43,14 +44,23 @@ pub struct Merged {
 }
 
 /// Merges `dirs` into `out`: results.json, then the folder finished from
-/// it ([`netlab_report::finish_folder`]: summary.md, then the report).
+/// its scenarios ([`folder::finish_from`]: summary.md, then the report).
 pub fn merge(out: &Path, dirs: &[PathBuf], allow_partial: bool) -> Result<Merged, MergeError> {
     let mut notice = |m: String| eprintln!("orchestrator merge: {m}");
     let checked = check_folders(out, dirs, allow_partial, &mut notice)?;
     let mut phases = vec![Phase::now("checked")];
     let merged = checked.write(&mut notice)?;
     phases.push(Phase::now("results.json written"));
-    let finished = netlab_report::finish_folder(out, &FinishOptions::run_end(0), &mut |step| {
+    let (header, files) = (&merged.header, &merged.files);
+    let mut digest = ReportBuilder::new(&header.experiment);
+    files
+        .for_each(|s| {
+            digest.push(s);
+            Ok(())
+        })
+        .map_err(data)?;
+    let options = FinishOptions::run_end(0);
+    let finished = folder::finish_from(digest, header, out, &options, &mut |step| {
         phases.push(Phase::now(match step {
             FinishStep::SummaryWritten => "scenarios read back for the summary",
             FinishStep::ReportWritten => "summary.md and report written",
@@ -61,7 +71,6 @@ pub fn merge(out: &Path, dirs: &[PathBuf], allow_partial: bool) -> Result<Merged
         .summary
         .map_err(|e| MergeError::Data(format!("writing summary.md: {e}")))?;
     let report_ok = crate::report::said(&finished.report);
-    let files = &merged.files;
     files.remove_files().map_err(data)?;
     Ok(Merged {
         scenarios: files.len(),

@@ -1,8 +1,8 @@
 //! `orchestrator report PATH`, and what every command that writes a report
 //! says about it.
 //!
-//! The folder is finished by [`netlab_report::finish_folder`], as at the
-//! end of `compare`, `run` and `merge`: results.json (any schema version,
+//! The folder is finished by [`netlab_report::finish_folder`], in the
+//! steps that end `compare`, `run` and `merge`: results.json (any schema version,
 //! the schema version first, then every field with its path named on
 //! error) read one scenario at a time, summary.md re-written from it, the
 //! plots, index.html and one `.flent.gz` per scenario rendered, the

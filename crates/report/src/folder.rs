@@ -1,16 +1,22 @@
 //! One way to finish a results folder (issue 32): from its results.json to
 //! summary.md, the SVG figures, index.html and one `.flent.gz` per
 //! scenario, with the caveats beside the figures they qualify in both
-//! summary.md and the page. `orchestrator compare`, `run`, `merge` and
-//! `report PATH` all end with [`finish_folder`]; a program that embeds this
-//! crate gets the same files from the same call.
+//! summary.md and the page. `orchestrator report PATH` is [`finish_folder`];
+//! a program that embeds this crate gets the same files from the same call.
 //!
 //! results.json (any schema version) is read one scenario at a time into a
 //! [`ReportBuilder`]: each scenario's summary figures and the samples the
 //! report draws, never the raw data of two scenarios together. summary.md
 //! is rendered from the figures ([`summary::render_figures`]), the report
 //! from the samples ([`crate::render_all`]); both carry the caveats
-//! [`summary::caveats`] finds.
+//! [`summary::caveats`] finds ([`finish_from`]).
+//!
+//! A run (`compare`, `run`) and a merge hold the scenarios results.json
+//! holds in their scenario files, and read those back one at a time anyway;
+//! they feed the builder from them and finish with [`finish_from`], the
+//! same steps without reading results.json again (which took a merge of
+//! 100 scenarios 2–3 times as long as the scenario files: docs/scale.md
+//! §3).
 //!
 //! ```no_run
 //! use netlab_report::folder::{finish_folder, FinishOptions};
@@ -78,7 +84,8 @@ pub enum WhenReportFails {
 /// and memory of each, docs/scale.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FinishStep {
-    /// results.json was read and summary.md written (or its write failed).
+    /// The scenarios were read and summary.md written (or its write
+    /// failed).
     SummaryWritten,
     /// The report's files were written (or the report failed).
     ReportWritten,
@@ -119,9 +126,23 @@ pub fn finish_folder(
         _ => PathBuf::from("."),
     };
     let (header, builder) = read(&file)?;
-    let (figures, input) = builder.finish_with_figures(&header);
+    finish_from(builder, &header, &out_dir, options, on_step)
+}
+
+/// Finishes the results folder `out_dir` from its scenarios, already fed
+/// to `builder` one at a time in execution order (the scenarios its
+/// results.json holds), and `header`, results.json without its scenarios:
+/// summary.md, then the report, as [`finish_folder`] says.
+pub fn finish_from(
+    builder: ReportBuilder,
+    header: &Results,
+    out_dir: &Path,
+    options: &FinishOptions,
+    on_step: &mut dyn FnMut(FinishStep),
+) -> Result<FinishedFolder, ReportError> {
+    let (figures, input) = builder.finish_with_figures(header);
     let md = summary::render_figures(
-        &header,
+        header,
         &figures,
         summary::headline_of(input.as_ref()).as_deref(),
         options.failed_teardown_steps,
@@ -130,12 +151,12 @@ pub fn finish_folder(
         WhenReportFails::WriteNothing => {
             Report::Rendered(input.and_then(|input| crate::render_all(&input))?)
         }
-        WhenReportFails::KeepSummary => Report::ToRender(input),
+        WhenReportFails::KeepSummary => Report::ToRender(Box::new(input)),
     };
     let summary_md = out_dir.join("summary.md");
     let summary = netlab_sys::atomic::write(&summary_md, md.as_bytes()).map_err(ReportError::from);
     on_step(FinishStep::SummaryWritten);
-    let report = report.write(&out_dir);
+    let report = report.write(out_dir);
     on_step(FinishStep::ReportWritten);
     Ok(FinishedFolder {
         summary_md,
@@ -172,14 +193,14 @@ pub fn write_unstarted_summary(results: &Results, out_dir: &Path) -> Result<Path
 /// renders) or still to render (after summary.md).
 enum Report {
     Rendered(Vec<Rendered>),
-    ToRender(Result<ReportInput, ReportError>),
+    ToRender(Box<Result<ReportInput, ReportError>>),
 }
 
 impl Report {
     fn write(self, out_dir: &Path) -> Result<ReportFiles, ReportError> {
         match self {
             Report::Rendered(files) => crate::write_rendered(&files, out_dir),
-            Report::ToRender(input) => input.and_then(|input| crate::render(&input, out_dir)),
+            Report::ToRender(input) => (*input).and_then(|input| crate::render(&input, out_dir)),
         }
     }
 }

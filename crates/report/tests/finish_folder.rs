@@ -8,7 +8,9 @@ mod common;
 use std::path::Path;
 
 use common::{fixture_folder, fixture_json};
-use netlab_report::folder::{finish_folder, FinishOptions, FinishStep, WhenReportFails};
+use netlab_report::folder::{
+    finish_folder, finish_from, FinishOptions, FinishStep, WhenReportFails,
+};
 use netlab_report::{ReportBuilder, ReportError};
 use netlab_results::Results;
 
@@ -73,6 +75,44 @@ fn a_fixture_folder_finished_by_the_library_alone_has_its_caveats_beside_the_fig
         .find(|f| f.name == "index.html")
         .unwrap();
     assert_eq!(page.bytes, html.as_bytes());
+}
+
+/// A run and a merge feed the builder from their scenario files and finish
+/// with `finish_from`: the same folder, byte for byte, as reading
+/// results.json gives, and the same table.
+#[test]
+fn a_folder_finished_from_its_scenarios_is_the_one_finished_from_results_json() {
+    let read = fixture_folder("finish-read");
+    let fed = fixture_folder("finish-fed");
+    let options = FinishOptions::run_end(0);
+    let from_json = finish_folder(read.path(), &options, &mut |_| {}).unwrap();
+    let results = Results::parse(&fixture_json()).unwrap();
+    let mut b = ReportBuilder::new(&results.experiment);
+    for s in &results.scenarios {
+        b.push(s);
+    }
+    let header = Results {
+        scenarios: Vec::new(),
+        ..results
+    };
+    let mut steps = Vec::new();
+    let from_scenarios =
+        finish_from(b, &header, fed.path(), &options, &mut |s| steps.push(s)).unwrap();
+    assert_eq!(
+        steps,
+        [FinishStep::SummaryWritten, FinishStep::ReportWritten]
+    );
+    assert_eq!(from_json.table, from_scenarios.table);
+    let names = names_in(read.path());
+    assert_eq!(names, names_in(fed.path()));
+    assert!(names.len() > 10, "{names:?}");
+    for n in &names {
+        assert!(
+            std::fs::read(read.path().join(n)).unwrap()
+                == std::fs::read(fed.path().join(n)).unwrap(),
+            "{n} differs"
+        );
+    }
 }
 
 /// The builder a program feeds one scenario at a time gives the caveats
