@@ -1,21 +1,21 @@
 //! What the orchestrator adds to a [`netlab_run::Session`]: the notes of
-//! results.json, the heap given back between scenarios, and the run's end
-//! (summary.md, the report, the table on stdout). Every call into the
-//! summary a run makes is here.
+//! results.json, the heap given back between scenarios, and the run's end:
+//! the scenarios read back fed to a [`ReportBuilder`], the folder finished
+//! from it by [`netlab_report::folder::finish_from`] (summary.md, then the
+//! report), and the table on stdout.
 
 use std::path::Path;
 
+use netlab_report::folder::{self, FinishOptions};
+use netlab_report::{summary, ReportBuilder};
 use netlab_results::{Interrupted, Results, ScenarioResult};
 use netlab_run::RunHooks;
-
-use crate::report::RunDigest;
-use netlab_report::summary;
 
 /// The orchestrator's [`RunHooks`].
 #[derive(Default)]
 pub struct Finish {
     /// The scenarios read back after the run.
-    digest: Option<RunDigest>,
+    digest: Option<ReportBuilder>,
     /// What [`RunHooks::print`] prints, computed by [`RunHooks::write`].
     printed: Vec<String>,
 }
@@ -44,40 +44,34 @@ impl RunHooks for Finish {
 
     fn scenario_read_back(&mut self, header: &Results, scenario: &ScenarioResult) {
         self.digest
-            .get_or_insert_with(|| RunDigest::new(&header.experiment))
+            .get_or_insert_with(|| ReportBuilder::new(&header.experiment))
             .push(scenario);
     }
 
-    /// summary.md and the report from the scenarios read back one at a time.
+    /// summary.md and the report from the scenarios read back one at a
+    /// time; summary.md stands whatever the report does.
     fn write(&mut self, header: &Results, failed_receipts: usize, out: &Path) -> bool {
         let digest = self
             .digest
             .take()
-            .unwrap_or_else(|| RunDigest::new(&header.experiment));
-        let figures = digest.figures().to_vec();
-        let input = digest.report_input(header);
-        let rows: Vec<summary::SummaryRow> = figures.iter().map(|f| f.row.clone()).collect();
-        let extra = summary::extra_notes(&figures, failed_receipts);
-        let sections = summary::sections(&figures);
-        let md = summary::render_figures(
-            header,
-            &figures,
-            summary::headline_of(input.as_ref()).as_deref(),
-            failed_receipts,
-        );
+            .unwrap_or_else(|| ReportBuilder::new(&header.experiment));
+        let options = FinishOptions::run_end(failed_receipts);
+        let finished = match folder::finish_from(digest, header, out, &options, &mut |_| {}) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("orchestrator: finishing {}: {e}", out.display());
+                return false;
+            }
+        };
         let mut ok = true;
-        if let Err(e) = netlab_sys::atomic::write(&out.join("summary.md"), md.as_bytes()) {
+        if let Err(e) = &finished.summary {
             eprintln!("orchestrator: writing summary.md: {e}");
             ok = false;
         }
-        if !crate::report::after_run(input, out) {
+        if !crate::report::said(&finished.report) {
             ok = false;
         }
-        self.printed = std::iter::once(summary::table(&rows))
-            .chain(sections)
-            .chain(std::iter::once(summary::baseline_list(&rows)))
-            .chain(extra.iter().map(|n| format!("note: {n}")))
-            .collect();
+        self.printed = finished.table;
         ok
     }
 
@@ -92,8 +86,7 @@ impl RunHooks for Finish {
     }
 
     fn unstarted(&mut self, header: &Results, out: &Path) {
-        let md = summary::render(header, 0);
-        if let Err(e) = netlab_sys::atomic::write(&out.join("summary.md"), md.as_bytes()) {
+        if let Err(e) = folder::write_unstarted_summary(header, out) {
             eprintln!("orchestrator: writing summary.md: {e}");
         }
     }

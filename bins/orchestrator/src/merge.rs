@@ -1,14 +1,17 @@
 //! `orchestrator merge OUT DIR...` (issue 22): one results folder from the
 //! folders of a sharded run, reading exactly as if one machine had run the
 //! plan. The folders are checked and their scenarios copied byte for byte,
-//! in plan order, by [`netlab_results::merge`]; summary.md and the report
-//! are then computed from them one at a time (with `--allow-partial`, the
-//! missing ones are listed in both). Memory is one scenario plus each
-//! scenario's summary figures and report samples, as in a run.
+//! in plan order, by [`netlab_results::merge`]; the folder is then finished
+//! as a run's is, from its scenarios read back one at a time
+//! ([`netlab_report::folder::finish_from`]: summary.md, then the report;
+//! with `--allow-partial`, the missing ones are listed in both). Memory is
+//! one scenario plus each scenario's summary figures and report samples, as
+//! in a run.
 
 use std::path::{Path, PathBuf};
 
-use netlab_report::summary;
+use netlab_report::folder::{self, FinishOptions, FinishStep};
+use netlab_report::ReportBuilder;
 use netlab_results::merge::{check_folders, MergeError};
 
 use crate::cli::MergeArgs;
@@ -40,7 +43,8 @@ pub struct Merged {
     pub phases: Vec<Phase>,
 }
 
-/// Merges `dirs` into `out`: results.json, then summary.md and the report.
+/// Merges `dirs` into `out`: results.json, then the folder finished from
+/// its scenarios ([`folder::finish_from`]: summary.md, then the report).
 pub fn merge(out: &Path, dirs: &[PathBuf], allow_partial: bool) -> Result<Merged, MergeError> {
     let mut notice = |m: String| eprintln!("orchestrator merge: {m}");
     let checked = check_folders(out, dirs, allow_partial, &mut notice)?;
@@ -48,26 +52,25 @@ pub fn merge(out: &Path, dirs: &[PathBuf], allow_partial: bool) -> Result<Merged
     let merged = checked.write(&mut notice)?;
     phases.push(Phase::now("results.json written"));
     let (header, files) = (&merged.header, &merged.files);
-    let mut digest = crate::report::RunDigest::new(&header.experiment);
+    let mut digest = ReportBuilder::new(&header.experiment);
     files
         .for_each(|s| {
             digest.push(s);
             Ok(())
         })
         .map_err(data)?;
-    let figures = digest.figures().to_vec();
-    let input = digest.report_input(header);
-    let md = summary::render_figures(
-        header,
-        &figures,
-        summary::headline_of(input.as_ref()).as_deref(),
-        0,
-    );
-    netlab_sys::atomic::write(&out.join("summary.md"), md.as_bytes())
+    let options = FinishOptions::run_end(0);
+    let finished = folder::finish_from(digest, header, out, &options, &mut |step| {
+        phases.push(Phase::now(match step {
+            FinishStep::SummaryWritten => "scenarios read back for the summary",
+            FinishStep::ReportWritten => "summary.md and report written",
+        }))
+    })
+    .map_err(data)?;
+    finished
+        .summary
         .map_err(|e| MergeError::Data(format!("writing summary.md: {e}")))?;
-    phases.push(Phase::now("scenarios read back for the summary"));
-    let report_ok = crate::report::after_run(input, out);
-    phases.push(Phase::now("summary.md and report written"));
+    let report_ok = crate::report::said(&finished.report);
     files.remove_files().map_err(data)?;
     Ok(Merged {
         scenarios: files.len(),

@@ -1,136 +1,53 @@
-//! `orchestrator report PATH`, and the report every `compare` run ends with.
+//! `orchestrator report PATH`, and what every command that writes a report
+//! says about it.
 //!
-//! results.json is read through netlab-results (any schema version, the
-//! schema version first, then every field with its path named on error),
-//! one scenario at a time ([`netlab_results::stream::read_each`]). Each
-//! scenario is reduced to what the summary and the report use (a
-//! [`RunDigest`]: [`netlab_report::summary::ScenarioFigures`] and the
-//! report's samples, by [`ReportBuilder`], straight from the typed fields,
-//! so a renamed field fails to compile), and rendered by `netlab-report`
-//! (plots, index.html, one `.flent.gz` per scenario); summary.md is
-//! re-written from the same figures
-//! ([`netlab_report::summary::render_figures`]). A `compare` run feeds the
-//! same digest from its scenario files.
-//!
-//! Nothing is written before everything has been read, checked and
-//! rendered: a bad results.json leaves the folder as it was.
+//! The folder is finished by [`netlab_report::finish_folder`], in the
+//! steps that end `compare`, `run` and `merge`: results.json (any schema version,
+//! the schema version first, then every field with its path named on
+//! error) read one scenario at a time, summary.md re-written from it, the
+//! plots, index.html and one `.flent.gz` per scenario rendered, the
+//! caveats beside the figures in both. Here the folder is rendered again,
+//! so nothing is written before everything has been read, checked and
+//! rendered: a bad results.json leaves the folder as it was. The run's
+//! final teardown steps are not in results.json: a summary re-rendered
+//! here has no note about failed ones.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use netlab_experiment::ExperimentFile;
-use netlab_report::summary::{self, ScenarioFigures};
-use netlab_report::{ReportBuilder, ReportError, ReportFiles, ReportInput};
-use netlab_results::{Results, ScenarioResult};
+use netlab_report::{FinishOptions, ReportError, ReportFiles};
 
 /// Entry point of `orchestrator report PATH`; returns the exit code.
 pub fn main(path: &Path) -> u8 {
-    match run(path) {
-        Ok((files, summary_md)) => {
-            println!(
-                "report: {} plot(s), {} Flent file(s), {}",
-                files.svgs.len(),
-                files.flent.len(),
-                summary_md.display()
-            );
-            println!("{}", files.html.display());
-            0
-        }
+    let finished = match netlab_report::finish_folder(path, &FinishOptions::rerender(), &mut |_| {})
+    {
+        Ok(f) => f,
         Err(e) => {
             eprintln!("orchestrator report: {e}");
-            1
+            return 1;
         }
-    }
-}
-
-/// Reads, converts and renders; writes summary.md last. results.json is
-/// read one scenario at a time ([`read_digest`]).
-fn run(path: &Path) -> Result<(ReportFiles, PathBuf), ReportError> {
-    let file = netlab_report::results_path(path);
-    let out_dir = match file.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
     };
-    let (header, digest) = read_digest(&file)?;
-    // The page and the table are both computed before anything is written.
-    // The run's final teardown steps are not in results.json: a summary
-    // re-rendered here has no note about failed ones.
-    let figures = digest.figures().to_vec();
-    let input = digest.report_input(&header)?;
-    let md = summary::render_figures(
-        &header,
-        &figures,
-        summary::headline_of(Ok(&input)).as_deref(),
-        0,
+    let files = match finished.summary.and(finished.report) {
+        Ok(files) => files,
+        Err(e) => {
+            eprintln!("orchestrator report: {e}");
+            return 1;
+        }
+    };
+    println!(
+        "report: {} plot(s), {} Flent file(s), {}",
+        files.svgs.len(),
+        files.flent.len(),
+        finished.summary_md.display()
     );
-    let files = netlab_report::render(&input, &out_dir)?;
-    let summary_path = out_dir.join("summary.md");
-    netlab_sys::atomic::write(&summary_path, md.as_bytes())?;
-    Ok((files, summary_path))
+    println!("{}", files.html.display());
+    0
 }
 
-/// Reads the results.json at `file` (any version): its header (with no
-/// scenarios) and the digest of its scenarios, read one at a time.
-pub fn read_digest(file: &Path) -> Result<(Results, RunDigest), ReportError> {
-    let mut digest = None;
-    let header = netlab_results::stream::read_each(file, |experiment, s| {
-        digest
-            .get_or_insert_with(|| RunDigest::new(experiment))
-            .push(s)
-    })?;
-    let digest = digest.unwrap_or_else(|| RunDigest::new(&header.experiment));
-    Ok((header, digest))
-}
-
-/// What a run's summary.md and report are computed from, fed one scenario
-/// at a time in execution order: each scenario's summary figures and the
-/// samples the report draws, never its whole raw data (receiver logs,
-/// readback dumps, tcp_info records). A report that cannot be built (a
-/// value it cannot draw) keeps its first error; the summary's figures are
-/// kept regardless.
-pub struct RunDigest {
-    figures: Vec<ScenarioFigures>,
-    report: Result<ReportBuilder, ReportError>,
-}
-
-impl RunDigest {
-    /// The digest of a run of `experiment`, with no scenario yet.
-    pub fn new(experiment: &ExperimentFile) -> RunDigest {
-        RunDigest {
-            figures: Vec::new(),
-            report: ReportBuilder::new(experiment),
-        }
-    }
-
-    /// Adds the next scenario.
-    pub fn push(&mut self, s: &ScenarioResult) {
-        self.figures.push(ScenarioFigures::of(s));
-        if let Ok(b) = &mut self.report {
-            if let Err(e) = b.push(s) {
-                self.report = Err(e);
-            }
-        }
-    }
-
-    /// Every scenario's summary figures so far.
-    pub fn figures(&self) -> &[ScenarioFigures] {
-        &self.figures
-    }
-
-    /// The report's input for the run `header` describes (its own
-    /// `scenarios` are not read).
-    pub fn report_input(self, header: &Results) -> Result<ReportInput, ReportError> {
-        let caveats = summary::caveats(header, &self.figures);
-        let mut input = self.report?.finish(header)?;
-        input.caveats = caveats;
-        Ok(input)
-    }
-}
-
-/// The end of a `compare` run: renders the report beside results.json and
-/// summary.md (already written, and never touched here); a failure is
-/// printed and returns false (the run then exits 1).
-pub fn after_run(input: Result<ReportInput, ReportError>, out_dir: &Path) -> bool {
-    match input.and_then(|input| netlab_report::render(&input, out_dir)) {
+/// Says how the report at the end of a run or merge went (results.json and
+/// summary.md are written before it and kept whatever it does); false when
+/// it failed (the command then exits 1).
+pub fn said(report: &Result<ReportFiles, ReportError>) -> bool {
+    match report {
         Ok(files) => {
             println!("report: {}", files.html.display());
             true
@@ -144,6 +61,11 @@ pub fn after_run(input: Result<ReportInput, ReportError>, out_dir: &Path) -> boo
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
+    use netlab_report::summary;
+    use netlab_results::Results;
+
     use super::*;
 
     fn golden() -> PathBuf {
@@ -194,42 +116,36 @@ mod tests {
         assert!(md.contains("rounds disagree; medians not pooled"), "{md}");
     }
 
-    /// The run's digest (summary figures and report samples, fed one
-    /// scenario at a time) gives what the whole file read at once gives:
-    /// the same summary.md and the same report input as netlab-report's
-    /// own reading, for schema 1 (read whole) and schema 2 (streamed).
+    /// The folder the command finishes is the one the whole file, read at
+    /// once, gives: the same summary.md and the same report input, for
+    /// schema 1 (read whole) and schema 2 (streamed), and re-rendering
+    /// changes no byte.
     #[test]
-    fn the_digest_gives_what_the_whole_read_gives() {
-        let dir = netlab_sys::testing::Scratch::new("digest-same");
+    fn a_finished_folder_is_what_the_whole_read_gives() {
+        let dir = netlab_sys::testing::Scratch::new("finish-same");
         let mut v2 = Results::read(&golden()).unwrap();
         let mut third = v2.scenarios[1].clone();
         third.index = 3;
         v2.scenarios.push(third);
-        let v2_path = dir.0.join("results.json");
-        netlab_results::write_json_atomic(&v2_path, &v2).unwrap();
-        for path in [golden(), v2_path] {
-            let whole = Results::read(&path).unwrap();
-            let (header, digest) = read_digest(&path).unwrap();
+        for (name, results) in [("v1", Results::read(&golden()).unwrap()), ("v2", v2)] {
+            let folder = dir.0.join(name);
+            std::fs::create_dir_all(&folder).unwrap();
+            if name == "v1" {
+                std::fs::copy(golden(), folder.join("results.json")).unwrap();
+            } else {
+                netlab_results::write_json_atomic(&folder.join("results.json"), &results).unwrap();
+            }
+            assert_eq!(main(&folder), 0);
             assert_eq!(
-                Results {
-                    scenarios: Vec::new(),
-                    ..whole.clone()
-                },
-                header
+                std::fs::read_to_string(folder.join("summary.md")).unwrap(),
+                summary::render(&results, 0)
             );
-            let figures = digest.figures().to_vec();
-            let input = digest.report_input(&header).unwrap();
-            assert_eq!(
-                summary::render_figures(
-                    &header,
-                    &figures,
-                    summary::headline_of(Ok(&input)).as_deref(),
-                    0
-                ),
-                summary::render(&whole, 0)
-            );
-            assert_eq!(input, netlab_report::read_results(&path).unwrap());
-            assert_eq!(input, netlab_report::input_from(&whole).unwrap());
+            let input = netlab_report::input_from(&results).unwrap();
+            assert_eq!(input, netlab_report::read_results(&folder).unwrap());
+            let html = std::fs::read(folder.join("index.html")).unwrap();
+            let rendered = netlab_report::render_all(&input).unwrap();
+            let page = rendered.iter().find(|f| f.name == "index.html").unwrap();
+            assert_eq!(page.bytes, html);
         }
     }
 }

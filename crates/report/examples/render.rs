@@ -1,4 +1,7 @@
-//! Renders the report of a results folder (or results.json) beside it:
+//! Finishes a results folder (or the folder of a results.json) as
+//! `orchestrator report` does, summary.md and the report beside
+//! results.json ([`netlab_report::finish_folder`]); with OUT_DIR, writes
+//! only the report, there:
 //! `cargo run -p netlab-report --example render -- results/<stamp> [OUT_DIR]`.
 
 use std::path::PathBuf;
@@ -10,11 +13,18 @@ fn main() -> ExitCode {
         eprintln!("usage: render RESULTS_FOLDER_OR_JSON [OUT_DIR]");
         return ExitCode::from(2);
     };
-    let out = args.next().map(PathBuf::from).unwrap_or_else(|| {
-        let file = netlab_report::results_path(&path);
-        file.parent().map(PathBuf::from).unwrap_or_default()
-    });
-    match netlab_report::read_results(&path).and_then(|i| netlab_report::render(&i, &out)) {
+    let rendered = match args.next().map(PathBuf::from) {
+        Some(out) => {
+            netlab_report::read_results(&path).and_then(|i| netlab_report::render(&i, &out))
+        }
+        None => netlab_report::finish_folder(
+            &path,
+            &netlab_report::FinishOptions::rerender(),
+            &mut |_| {},
+        )
+        .and_then(|done| done.summary.and(done.report)),
+    };
+    match rendered {
         Ok(files) => {
             println!(
                 "{} ({} plots, {} flent files)",

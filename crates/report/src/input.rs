@@ -1,8 +1,9 @@
 //! The report's input, built from netlab-results' typed [`Results`] field
 //! by field (a renamed field fails to compile), one scenario at a time
 //! ([`ReportBuilder`]): each scenario is reduced to the samples the report
-//! draws and tests, so a run's raw scenarios never need to be in memory
-//! together.
+//! draws and tests and to its summary figures, so a run's raw scenarios
+//! never need to be in memory together. The report's caveats come from the
+//! same figures, so every reading has them.
 //!
 //! Values the report cannot draw honestly are refused with the field named:
 //! a non-positive probe timeout or goodput bin width, a reply without a
@@ -18,25 +19,40 @@ use crate::model::{
     FinalCounters, FlowSeries, IsoProbe, IsoSample, KernelText, PacketFile, Phases, ProbeOutcome,
     ProbePhase, ProbeSample, QdiscSample, ReportInput, Scenario, TcpInfoSample,
 };
+use crate::summary::ScenarioFigures;
 use crate::ReportError;
 
-/// The report's input of a whole run read into memory, with the caveats
-/// [`crate::summary::caveats`] finds.
+/// The report's input of a whole run read into memory, with its caveats.
 pub fn input_from(results: &Results) -> Result<ReportInput, ReportError> {
-    let mut input = ReportBuilder::new(&results.experiment)?;
+    let mut input = ReportBuilder::new(&results.experiment);
     for s in &results.scenarios {
-        input.push(s)?;
+        input.push(s);
     }
-    let mut input = input.finish(results)?;
-    input.caveats = crate::summary::caveats(results, &crate::summary::figures(results));
-    Ok(input)
+    input.finish(results)
 }
 
-/// The report's scenarios built one at a time, each reduced to the samples
-/// the report draws (probe outcomes, delivered-bytes series, tcp_info and
-/// backlog samples, final counters).
+/// A run's scenarios digested one at a time, in execution order: each
+/// reduced to the samples the report draws (probe outcomes,
+/// delivered-bytes series, tcp_info and backlog samples, final counters)
+/// and to its summary figures ([`ScenarioFigures`]: summary.md's table,
+/// sections and notes, and the caveats the report prints beside the
+/// comparison), never its whole raw data. So a run's raw scenarios never
+/// need to be in memory together.
+///
+/// A value the report cannot draw keeps the first error (the field named),
+/// which [`finish`](ReportBuilder::finish) returns; the summary figures
+/// are kept regardless, so summary.md can still be written.
 #[derive(Debug)]
 pub struct ReportBuilder {
+    /// Every scenario's summary figures, in execution order.
+    figures: Vec<ScenarioFigures>,
+    /// The report's samples so far, or the first value it cannot draw.
+    samples: Result<Samples, ReportError>,
+}
+
+/// The report's scenarios and what a scenario without a probe falls back on.
+#[derive(Debug)]
+struct Samples {
     scenarios: Vec<Scenario>,
     /// Phases of a scenario whose probe never ran: the configured timeline.
     configured: Phases,
@@ -45,30 +61,55 @@ pub struct ReportBuilder {
 }
 
 impl ReportBuilder {
-    /// The report of a run of `experiment`, with no scenario yet.
-    pub fn new(experiment: &ExperimentFile) -> Result<ReportBuilder, ReportError> {
-        let exp = resolve(experiment)?;
-        Ok(ReportBuilder {
-            scenarios: Vec::new(),
-            configured: timeline_phases(&exp),
-            timeout_s: exp.probes.first().map_or(1.0, |p| p.timeout.as_secs_f64()),
-        })
+    /// The digest of a run of `experiment`, with no scenario yet (an
+    /// experiment that does not resolve is the report's error; the summary
+    /// figures are still collected).
+    pub fn new(experiment: &ExperimentFile) -> ReportBuilder {
+        ReportBuilder {
+            figures: Vec::new(),
+            samples: resolve(experiment).map(|exp| Samples {
+                scenarios: Vec::new(),
+                configured: timeline_phases(&exp),
+                timeout_s: exp.probes.first().map_or(1.0, |p| p.timeout.as_secs_f64()),
+            }),
+        }
     }
 
     /// Adds the next scenario, in execution order.
-    pub fn push(&mut self, s: &ScenarioResult) -> Result<(), ReportError> {
-        let i = self.scenarios.len();
-        let scenario = scenario_from(s, i, self.configured, self.timeout_s)?;
-        self.scenarios.push(scenario);
-        Ok(())
+    pub fn push(&mut self, s: &ScenarioResult) {
+        self.figures.push(ScenarioFigures::of(s));
+        if let Ok(samples) = &mut self.samples {
+            let i = samples.scenarios.len();
+            match scenario_from(s, i, samples.configured, samples.timeout_s) {
+                Ok(scenario) => samples.scenarios.push(scenario),
+                Err(e) => self.samples = Err(e),
+            }
+        }
+    }
+
+    /// Every scenario's summary figures so far.
+    pub fn figures(&self) -> &[ScenarioFigures] {
+        &self.figures
     }
 
     /// The input for the run `header` describes (its own `scenarios` are
-    /// not read).
+    /// not read), with the caveats [`crate::summary::caveats`] finds.
     pub fn finish(self, header: &Results) -> Result<ReportInput, ReportError> {
-        let mut input = header_input(header)?;
-        input.scenarios = self.scenarios;
-        Ok(input)
+        self.finish_with_figures(header).1
+    }
+
+    /// The summary figures and the report's input ([`finish`](Self::finish)).
+    pub fn finish_with_figures(
+        self,
+        header: &Results,
+    ) -> (Vec<ScenarioFigures>, Result<ReportInput, ReportError>) {
+        let input = self.samples.and_then(|samples| {
+            let mut input = header_input(header)?;
+            input.scenarios = samples.scenarios;
+            input.caveats = crate::summary::caveats(header, &self.figures);
+            Ok(input)
+        });
+        (self.figures, input)
     }
 }
 

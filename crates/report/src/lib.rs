@@ -20,13 +20,17 @@
 //! The statistics ([`compare`], [`stats`]) are pure functions; the method is
 //! described in docs/report.md and the Flent mapping in docs/flent.md.
 //! summary.md, the run's text summary, is rendered here too ([`summary`],
-//! pure; the orchestrator writes it).
+//! pure). [`finish_folder`] takes a results folder from its results.json to
+//! summary.md, the plots, index.html and the Flent files, caveats included,
+//! in one call: the end of every `orchestrator` command that writes a
+//! report ([`folder`]).
 
 #![forbid(unsafe_code)]
 
 pub mod compare;
 pub mod delivery;
 pub mod flent;
+pub mod folder;
 pub mod headline;
 mod html;
 pub mod input;
@@ -51,6 +55,7 @@ use std::path::{Path, PathBuf};
 
 use netlab_sys::atomic::{AtomicFile, Durability, FileError};
 
+pub use folder::{finish_folder, FinishOptions, FinishedFolder};
 pub use input::{input_from, ReportBuilder};
 pub use model::ReportInput;
 
@@ -155,27 +160,11 @@ pub fn results_path(path: &Path) -> PathBuf {
 
 /// Reads a results folder or a results.json, of any schema version
 /// netlab-results reads, one scenario at a time, with the caveats
-/// [`summary::caveats`] finds (as the orchestrator's reading has them). A
-/// read error (the field's path named) comes before a value the report
-/// cannot draw.
+/// [`summary::caveats`] finds. A read error (the field's path named) comes
+/// before a value the report cannot draw.
 pub fn read_results(path: &Path) -> Result<ReportInput, ReportError> {
-    let mut builder: Option<Result<ReportBuilder, ReportError>> = None;
-    // The summary's small figures too, for the caveats the orchestrator
-    // prints beside the comparison (so both readings render the same page).
-    let mut figures = Vec::new();
-    let header = netlab_results::stream::read_each(&results_path(path), |experiment, s| {
-        figures.push(summary::ScenarioFigures::of(s));
-        if let Ok(b) = builder.get_or_insert_with(|| ReportBuilder::new(experiment)) {
-            if let Err(e) = b.push(s) {
-                builder = Some(Err(e));
-            }
-        }
-    })?;
-    let mut input = builder
-        .unwrap_or_else(|| ReportBuilder::new(&header.experiment))?
-        .finish(&header)?;
-    input.caveats = summary::caveats(&header, &figures);
-    Ok(input)
+    let (header, builder) = folder::read(&results_path(path))?;
+    builder.finish(&header)
 }
 
 /// Renders every file in memory (SVGs, index.html, .flent.gz), in a fixed
@@ -216,7 +205,13 @@ pub fn render_all(input: &ReportInput) -> Result<Vec<Rendered>, ReportError> {
 
 /// Renders the report of `input` into `out_dir` (created if missing).
 pub fn render(input: &ReportInput, out_dir: &Path) -> Result<ReportFiles, ReportError> {
-    let files = render_all(input)?;
+    write_rendered(&render_all(input)?, out_dir)
+}
+
+/// Writes the files [`render_all`] rendered into `out_dir` (created if
+/// missing): each under a temporary name first, then all renamed, so a
+/// failed write leaves no report file behind.
+pub fn write_rendered(files: &[Rendered], out_dir: &Path) -> Result<ReportFiles, ReportError> {
     std::fs::create_dir_all(out_dir).map_err(|source| ReportError::Io {
         what: "creating",
         path: out_dir.to_path_buf(),
@@ -227,11 +222,9 @@ pub fn render(input: &ReportInput, out_dir: &Path) -> Result<ReportFiles, Report
         html: out_dir.join("index.html"),
         flent: Vec::new(),
     };
-    // Write every file under a temporary name first, then rename them all:
-    // a failed write leaves no report file behind (the temporaries are
-    // removed when dropped).
+    // The temporaries are removed when dropped.
     let mut tmps = Vec::with_capacity(files.len());
-    for f in &files {
+    for f in files {
         let mut tmp = AtomicFile::create(&out_dir.join(&f.name))?;
         std::io::Write::write_all(&mut tmp, &f.bytes).map_err(tmp.error("writing"))?;
         tmps.push(tmp);

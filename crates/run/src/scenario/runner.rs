@@ -9,38 +9,39 @@
 //!
 //! A failure is recorded with its cause; the workers that did start are
 //! still stopped and joined, and cleanup always runs.
+//!
+//! The steps live beside it: `build` (the path and its egresses, before
+//! t0) and `start` (each worker on its thread); here are the order of
+//! the steps, the timeline's walk (`Runner::walk`) and the final
+//! readback.
 
 use std::cell::RefCell;
 use std::path::Path;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use netlab_ecn::Capture;
 use netlab_experiment::Direction;
-use netlab_probe::{connect_socket, run_iso_probe, run_probe};
-use netlab_qdisc::{ifindex_in, read_psched, Psched, QdiscSocket, Sampler};
+use netlab_qdisc::QdiscSocket;
 use netlab_receipts::{Registry, Resource, SystemClock};
-use netlab_results::{
-    CleanupResult, FlowResult, PointResult, QdiscResult, ReadbackDump, RequestRecord,
-    ScenarioResult, TopologyResult,
-};
-use netlab_tcpload::sampler::DiagSocket;
+use netlab_results::{CleanupResult, FlowResult, PointResult, ReadbackDump, ScenarioResult};
 use netlab_tcpload::sink::Sink;
-use netlab_tcpload::{new_sender_socket, Sender, TcpSampler};
 use netlab_topology::netns::Netns;
-use netlab_topology::spec::{A_ADDR, B_ADDR};
 use netlab_topology::{netns, Topology};
 
 use super::clock::{ScenarioClock, Step};
 use super::collect::Workers;
 use super::cpu::CpuMarks;
 use super::error::ScenarioError;
-use super::worker::spawn_in;
 use crate::b_loop::{BLoop, BLoopError};
 use crate::hooks::{HookError, Measured, ScenarioEnd, ScenarioHooks, ScenarioView};
 use crate::progress::{Live, Progress};
 use crate::setup::ScenarioSetup;
+
+mod build;
+mod start;
+
+pub use build::Egress;
 
 /// What every scenario of a run shares.
 pub struct RunContext<'a> {
@@ -272,16 +273,6 @@ struct Runner<'a, 'h> {
     cpu: RefCell<CpuMarks>,
 }
 
-/// One configured egress: where to read it back.
-pub struct Egress {
-    /// Index into `res.qdiscs`.
-    pub slot: usize,
-    /// Interface index in R.
-    pub ifindex: u32,
-    /// Tick factors.
-    pub psched: Psched,
-}
-
 /// What is set up once t0 is known.
 struct Scene<'a> {
     topo: &'a Topology,
@@ -352,104 +343,15 @@ fn ends(topo: &Topology, dir: Direction) -> ((&Netns, &'static str), (&Netns, &'
     }
 }
 
-/// Sends one UDP datagram from A (call inside A) to a port nothing listens
-/// on in B and waits for B's ICMP port unreachable: on the way A, R and B
-/// resolve their neighbours (R's ARP toward B and A passes netem too).
-fn warm_neighbours(bound: Duration) -> std::io::Result<Duration> {
-    let started = Instant::now();
-    let s = std::net::UdpSocket::bind((A_ADDR, 0))?;
-    // The discard port: B has no socket yet (its receivers bind after this).
-    s.connect((B_ADDR, 9))?;
-    s.set_read_timeout(Some(bound))?;
-    s.send(b"netlab neighbour warm-up")?;
-    let mut buf = [0u8; 64];
-    match s.recv(&mut buf) {
-        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => Ok(started.elapsed()),
-        Err(e) => Err(e),
-        Ok(_) => Err(std::io::Error::other(
-            "an unexpected reply on the discard port",
-        )),
-    }
-}
-
 impl Runner<'_, '_> {
-    // Long: the scenario's steps in their order (path, arms, neighbour warm-up,
-    // the hooks' workers, drive, join); each is a call with its error.
+    /// The scenario's steps in their order: the path, the arms, the
+    /// neighbour warm-up, the hooks' workers, the measurement, the join.
     fn execute(&self, res: &mut ScenarioResult) -> Result<(), ScenarioError> {
         let plan = self.plan;
-        let topo =
-            Topology::build(&plan.topology).map_err(topology_step("building the topology"))?;
-        let readback = topo
-            .readback()
-            .map_err(topology_step("reading the topology back"))?;
-        res.topology = Some(TopologyResult {
-            spec: plan.topology.clone(),
-            build_time_s: topo.build_time.as_secs_f64(),
-            sysctls: topo.sysctls.clone(),
-            readback,
-        });
-
-        // R's egresses: netem at the root when the path has a delay, TBF + arm
-        // for each shaped direction.
+        let topo = build::topology(plan, res)?;
         let qsock = QdiscSocket::open_in(&topo.r).map_err(qdisc_step("qdisc socket in R"))?;
-        let mut egresses = Vec::new();
-        for e in &plan.egresses {
-            let configure = |source| ScenarioError::Configure {
-                dev: e.dev,
-                netns: topo.r.name().to_string(),
-                source: Box::new(source),
-            };
-            let ifindex = ifindex_in(&topo.r, e.dev).map_err(configure)?;
-            let psched = read_psched();
-            let requests = e.requests(ifindex, &psched).map_err(configure)?;
-            let mut q = QdiscResult {
-                direction: e.direction.as_str().to_string(),
-                dev: e.dev.to_string(),
-                ..QdiscResult::default()
-            };
-            q.requests = requests
-                .iter()
-                .map(|r| RequestRecord {
-                    tc_argv: r.tc_argv.clone(),
-                    tc_argv_from_host: r.tc_argv_in_netns(topo.r.name()),
-                    netlink_hex: r.netlink_hex.clone(),
-                })
-                .collect();
-            res.qdiscs.push(q);
-            for r in &requests {
-                qsock.apply(r).map_err(configure)?;
-            }
-            let after = qsock
-                .readback(ifindex, None, &psched)
-                .map_err(qdisc_step("qdisc readback after configuration"))?;
-            let q = res.qdiscs.last_mut().expect("pushed above");
-            q.after_config = after.records.clone();
-            q.after_config_dump = Some(ReadbackDump::of(&after));
-            egresses.push(Egress {
-                slot: res.qdiscs.len() - 1,
-                ifindex,
-                psched,
-            });
-        }
-
-        // With netem on the path, the first packet each way would also wait
-        // for ARP through netem (one extra RTT in the first probe request):
-        // resolve every neighbour before t0.
-        if plan.egresses.iter().any(|e| e.netem.is_some()) {
-            let bound = plan.warm_up_bound();
-            match topo.a.run(|| warm_neighbours(bound)) {
-                Ok(Ok(took)) => self.progress.say(&format!(
-                    "{}: neighbours resolved through netem in {:.0} ms",
-                    self.label,
-                    took.as_secs_f64() * 1e3
-                )),
-                Ok(Err(e)) => self.progress.say(&format!(
-                    "{}: neighbour warm-up got no answer within {bound:?} ({e}); the first probe request may include ARP",
-                    self.label
-                )),
-                Err(e) => return Err(enter("A", "the neighbour warm-up")(e)),
-            }
-        }
+        let egresses = build::egresses(plan, &topo, &qsock, res)?;
+        self.warm_up_neighbours(&topo)?;
 
         // The caller's workers come up on the finished path, before t0;
         // whatever happens next, they are told the scenario is over while
@@ -580,35 +482,9 @@ impl Runner<'_, '_> {
         res: &mut ScenarioResult,
         workers: &mut Workers,
     ) -> Result<(), ScenarioError> {
-        let plan = self.plan;
         let (topo, t0) = (scene.topo, scene.t0);
-        workers.clock_receiver = Some(spawn_in(&topo.b, "receiver", "b-receiver", move |stop| {
-            clock_sink.run_logged(Some(stop.flag()))
-        })?);
-        for (i, sink) in sinks.into_iter().enumerate() {
-            let Some(sink) = sink else { continue };
-            workers.receiver_offsets[i] = sink.t0().saturating_duration_since(t0);
-            let (_, (ns, _)) = ends(topo, plan.flows[i].spec.direction);
-            workers.receivers[i] = Some(spawn_in(
-                ns,
-                "flow receiver",
-                "flow-receiver",
-                move |stop| sink.run_with_stop(stop.flag()),
-            )?);
-        }
-        if let (Some(capture), Some((_, filter))) = (capture, plan.capture_flow) {
-            let recorder = match super::pcap::open_headers(self.out, plan, scene.t0_unix) {
-                None => None,
-                Some(Ok(r)) => Some(r),
-                Some(Err(not_created)) => {
-                    workers.headers_not_created = Some(not_created);
-                    None
-                }
-            };
-            workers.capture = Some(spawn_in(&topo.b, "capture", "b-capture", move |stop| {
-                capture.run_recording(filter, stop.flag(), t0, recorder)
-            })?);
-        }
+        self.start_receivers(scene, clock_sink, sinks, workers)?;
+        self.start_capture(scene, capture, workers)?;
         self.start_qdisc_samplers(scene, workers)?;
         self.start_probe(scene, workers)?;
         self.start_iso_probe(scene, workers)?;
@@ -616,7 +492,21 @@ impl Runner<'_, '_> {
             .borrow_mut()
             .started(&self.view(topo, Some(t0), None))
             .map_err(hook_step("started"))?;
+        self.walk(scene, res, workers)
+    }
 
+    /// Walks the timeline from t0 to its end (or the end the hooks ask
+    /// for): each mark's step (the load start, a sender, the final
+    /// readback) when it comes, the progress line once a second, a signal
+    /// looked for every [`INTERRUPT_POLL`] while it waits.
+    fn walk(
+        &self,
+        scene: &Scene<'_>,
+        res: &mut ScenarioResult,
+        workers: &mut Workers,
+    ) -> Result<(), ScenarioError> {
+        let plan = self.plan;
+        let (topo, t0) = (scene.topo, scene.t0);
         let mut clock = ScenarioClock::new(plan.timeline, &plan.flow_starts());
         let mut ticked: Option<Instant> = None;
         loop {
@@ -668,28 +558,6 @@ impl Runner<'_, '_> {
         Ok(())
     }
 
-    /// One qdisc sampler per egress, in R, on its grid from t0.
-    fn start_qdisc_samplers(
-        &self,
-        scene: &Scene<'_>,
-        workers: &mut Workers,
-    ) -> Result<(), ScenarioError> {
-        let plan = self.plan;
-        for e in scene.egresses {
-            let sampling = netlab_qdisc::SamplerConfig::new(
-                plan.qdisc_sample_interval,
-                scene.t0,
-                scene.t0 + plan.qdisc_sampling_end,
-            );
-            workers.qdisc_samplers.push((
-                e.slot,
-                Sampler::start(&scene.topo.r, e.ifindex, e.psched, sampling)
-                    .map_err(qdisc_step("starting the qdisc sampler"))?,
-            ));
-        }
-        Ok(())
-    }
-
     /// The final readback of every egress, before any socket closes.
     fn read_final(&self, scene: &Scene<'_>, res: &mut ScenarioResult) -> Result<(), ScenarioError> {
         for e in scene.egresses {
@@ -705,128 +573,6 @@ impl Runner<'_, '_> {
             q.final_dump = Some(ReadbackDump::of(&rb));
             q.final_taken_s = Some(taken);
         }
-        Ok(())
-    }
-
-    /// The probe client in A, on its own schedule from t0.
-    fn start_probe(&self, scene: &Scene<'_>, workers: &mut Workers) -> Result<(), ScenarioError> {
-        let Some(plan) = &self.plan.probe else {
-            return Ok(());
-        };
-        let target = plan.target;
-        let sock = scene
-            .topo
-            .a
-            .run(|| connect_socket(None, target))
-            .map_err(enter("A", "the probe"))?
-            .map_err(|source| ScenarioError::Probe {
-                step: "probe socket",
-                source: Box::new(source),
-            })?;
-        let config = plan.config.clone();
-        let (t0, live) = (scene.t0, scene.live.clone());
-        workers.probe = Some(spawn_in(&scene.topo.a, "probe", "a-probe", move |stop| {
-            run_probe(&sock, t0, &config, Some(stop.flag()), |req| {
-                match req.rtt_ms {
-                    Some(ms) => live
-                        .last_rtt_us
-                        .store((ms * 1000.0).max(1.0) as u64, Ordering::Relaxed),
-                    None => {
-                        live.timeouts.fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-            })
-        })?);
-        Ok(())
-    }
-
-    /// The isochronous probe client in A (issue 15), on its fixed grid from
-    /// t0 to the end, against B's stamping echo on its own port.
-    fn start_iso_probe(
-        &self,
-        scene: &Scene<'_>,
-        workers: &mut Workers,
-    ) -> Result<(), ScenarioError> {
-        let Some(plan) = &self.plan.iso_probe else {
-            return Ok(());
-        };
-        let target = plan.target;
-        let sock = scene
-            .topo
-            .a
-            .run(|| connect_socket(None, target))
-            .map_err(enter("A", "the isochronous probe"))?
-            .map_err(|source| ScenarioError::Probe {
-                step: "isochronous probe socket",
-                source: Box::new(source),
-            })?;
-        let (config, t0) = (plan.config.clone(), scene.t0);
-        workers.iso_probe = Some(spawn_in(
-            &scene.topo.a,
-            "isochronous probe",
-            "a-iso-probe",
-            move |stop| run_iso_probe(&sock, t0, &config, Some(stop.flag()), |_| {}),
-        )?);
-        Ok(())
-    }
-
-    /// Flow `i`'s sender and its tcp_info sampler, in the sending namespace.
-    /// The connect happens on the worker, so a slow handshake holds up no
-    /// other flow and no mark of the timeline.
-    fn start_sender(
-        &self,
-        scene: &Scene<'_>,
-        i: usize,
-        workers: &mut Workers,
-    ) -> Result<(), ScenarioError> {
-        let flow = &self.plan.flows[i];
-        let ((ns, name), _) = ends(scene.topo, flow.spec.direction);
-        let to = flow.sender.to;
-        let sock = ns
-            .run(|| new_sender_socket(&flow.sender.cc, to))
-            .map_err(enter(name, "a sender"))?
-            .map_err(load_step("sender socket"))?;
-        let diag = ns
-            .run(DiagSocket::open)
-            .map_err(enter(name, "sock_diag"))?
-            .map_err(load_step("sock_diag socket"))?;
-        let (sender_cfg, sampler_cfg) = (flow.sender.clone(), flow.tcp_info);
-        let (t0, live) = (scene.t0, scene.live.clone());
-        // The caller learns the flow before its connect.
-        self.hooks
-            .borrow_mut()
-            .flow_bound(&self.view(scene.topo, Some(t0), None), i, sock.flow())
-            .map_err(hook_step("flow bound"))?;
-        workers.senders[i] = Some(spawn_in(ns, "sender", "sender", move |_stop| {
-            // The sampler starts before the connect, so the first write
-            // follows the connect at once, as in any bulk transfer (method
-            // §4.1). Each sample also
-            // feeds the live goodput of the progress display.
-            let (pending, sampler) =
-                TcpSampler::spawn_before_connect(diag, t0, sampler_cfg, move |s| {
-                    if let Some(info) = &s.record.info {
-                        let f = &live.flows[i];
-                        f.bytes_acked.store(info.bytes_acked, Ordering::Relaxed);
-                        f.acked_at_us
-                            .store((s.end_s * 1e6) as u64, Ordering::Relaxed);
-                    }
-                })
-                .map_err(|e| format!("starting the tcp_info sampler: {e}"))?;
-            // The socket is bound, so the sampler learns the flow before
-            // the connect; its first dump waits one interval, so nothing
-            // runs beside the connect and the first writes.
-            pending.connected(sock.flow());
-            let tx = match Sender::connect(sock, sender_cfg, t0) {
-                Ok(tx) => tx,
-                Err(e) => {
-                    let _ = sampler.stop();
-                    return Err(format!("sender: {e}"));
-                }
-            };
-            let report = tx.run();
-            let log = sampler.stop().map_err(|e| e.to_string());
-            Ok::<_, String>((report, log))
-        })?);
         Ok(())
     }
 }

@@ -1,0 +1,141 @@
+//! The scenario's path, before t0: A–R–B built and read back, R's
+//! egresses configured (netem at the root for the base RTT, TBF + the arm
+//! per shaped direction) and read back, each recorded in the result as it
+//! was built; then, with netem on the path, the neighbours resolved so the
+//! first probe request holds no ARP.
+
+use std::time::{Duration, Instant};
+
+use netlab_qdisc::{ifindex_in, read_psched, Psched, QdiscSocket};
+use netlab_results::{QdiscResult, ReadbackDump, RequestRecord, ScenarioResult, TopologyResult};
+use netlab_topology::spec::{A_ADDR, B_ADDR};
+use netlab_topology::Topology;
+
+use super::{enter, qdisc_step, topology_step, Runner};
+use crate::scenario::error::ScenarioError;
+use crate::setup::ScenarioSetup;
+
+/// A–R–B, built and read back into `res.topology`.
+pub(super) fn topology(
+    plan: &ScenarioSetup,
+    res: &mut ScenarioResult,
+) -> Result<Topology, ScenarioError> {
+    let topo = Topology::build(&plan.topology).map_err(topology_step("building the topology"))?;
+    let readback = topo
+        .readback()
+        .map_err(topology_step("reading the topology back"))?;
+    res.topology = Some(TopologyResult {
+        spec: plan.topology.clone(),
+        build_time_s: topo.build_time.as_secs_f64(),
+        sysctls: topo.sysctls.clone(),
+        readback,
+    });
+    Ok(topo)
+}
+
+/// One configured egress: where to read it back.
+pub struct Egress {
+    /// Index into `res.qdiscs`.
+    pub slot: usize,
+    /// Interface index in R.
+    pub ifindex: u32,
+    /// Tick factors.
+    pub psched: Psched,
+}
+
+/// R's egresses through `qsock`: netem at the root when the path has a
+/// delay, TBF + arm for each shaped direction; each one's requests and
+/// readback after configuration pushed to `res.qdiscs`.
+pub(super) fn egresses(
+    plan: &ScenarioSetup,
+    topo: &Topology,
+    qsock: &QdiscSocket,
+    res: &mut ScenarioResult,
+) -> Result<Vec<Egress>, ScenarioError> {
+    let mut egresses = Vec::new();
+    for e in &plan.egresses {
+        let configure = |source| ScenarioError::Configure {
+            dev: e.dev,
+            netns: topo.r.name().to_string(),
+            source: Box::new(source),
+        };
+        let ifindex = ifindex_in(&topo.r, e.dev).map_err(configure)?;
+        let psched = read_psched();
+        let requests = e.requests(ifindex, &psched).map_err(configure)?;
+        let mut q = QdiscResult {
+            direction: e.direction.as_str().to_string(),
+            dev: e.dev.to_string(),
+            ..QdiscResult::default()
+        };
+        q.requests = requests
+            .iter()
+            .map(|r| RequestRecord {
+                tc_argv: r.tc_argv.clone(),
+                tc_argv_from_host: r.tc_argv_in_netns(topo.r.name()),
+                netlink_hex: r.netlink_hex.clone(),
+            })
+            .collect();
+        res.qdiscs.push(q);
+        for r in &requests {
+            qsock.apply(r).map_err(configure)?;
+        }
+        let after = qsock
+            .readback(ifindex, None, &psched)
+            .map_err(qdisc_step("qdisc readback after configuration"))?;
+        let q = res.qdiscs.last_mut().expect("pushed above");
+        q.after_config = after.records.clone();
+        q.after_config_dump = Some(ReadbackDump::of(&after));
+        egresses.push(Egress {
+            slot: res.qdiscs.len() - 1,
+            ifindex,
+            psched,
+        });
+    }
+    Ok(egresses)
+}
+
+impl Runner<'_, '_> {
+    /// With netem on the path, the first packet each way would also wait
+    /// for ARP through netem (one extra RTT in the first probe request):
+    /// every neighbour is resolved before t0. No answer is said, not fatal.
+    pub(super) fn warm_up_neighbours(&self, topo: &Topology) -> Result<(), ScenarioError> {
+        let plan = self.plan;
+        if !plan.egresses.iter().any(|e| e.netem.is_some()) {
+            return Ok(());
+        }
+        let bound = plan.warm_up_bound();
+        match topo.a.run(|| warm_neighbours(bound)) {
+            Ok(Ok(took)) => self.progress.say(&format!(
+                "{}: neighbours resolved through netem in {:.0} ms",
+                self.label,
+                took.as_secs_f64() * 1e3
+            )),
+            Ok(Err(e)) => self.progress.say(&format!(
+                "{}: neighbour warm-up got no answer within {bound:?} ({e}); the first probe request may include ARP",
+                self.label
+            )),
+            Err(e) => return Err(enter("A", "the neighbour warm-up")(e)),
+        }
+        Ok(())
+    }
+}
+
+/// Sends one UDP datagram from A (call inside A) to a port nothing listens
+/// on in B and waits for B's ICMP port unreachable: on the way A, R and B
+/// resolve their neighbours (R's ARP toward B and A passes netem too).
+fn warm_neighbours(bound: Duration) -> std::io::Result<Duration> {
+    let started = Instant::now();
+    let s = std::net::UdpSocket::bind((A_ADDR, 0))?;
+    // The discard port: B has no socket yet (its receivers bind after this).
+    s.connect((B_ADDR, 9))?;
+    s.set_read_timeout(Some(bound))?;
+    s.send(b"netlab neighbour warm-up")?;
+    let mut buf = [0u8; 64];
+    match s.recv(&mut buf) {
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => Ok(started.elapsed()),
+        Err(e) => Err(e),
+        Ok(_) => Err(std::io::Error::other(
+            "an unexpected reply on the discard port",
+        )),
+    }
+}
