@@ -234,16 +234,23 @@ fn print_experiment_round_trips_and_every_preset_parses() {
         netlab_experiment::parse(&default).unwrap().plan(),
         seed.plan()
     );
-    for name in [
-        "seed",
-        "rrul_be",
-        "cc_mix",
-        "rtt_sweep",
-        "aqm_zoo",
-        "rate_ladder",
-        "rate_ladder_guest",
-    ] {
-        netlab_experiment::Experiment::from_file(&preset(name)).unwrap();
+    // Every preset in experiments/ (a new one is checked the day it lands).
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            let p = e.unwrap().path();
+            if p.extension()? != "toml" {
+                return None;
+            }
+            Some(p.file_stem()?.to_string_lossy().into_owned())
+        })
+        .collect();
+    names.sort();
+    assert!(names.len() >= 9, "{names:?}");
+    for name in &names {
+        netlab_experiment::Experiment::from_file(&preset(name))
+            .unwrap_or_else(|e| panic!("experiments/{name}.toml: {e}"));
     }
 }
 
