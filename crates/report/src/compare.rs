@@ -458,6 +458,8 @@ pub(crate) mod tests {
             packet_files: Vec::new(),
             fates: None,
             ecn_flow: false,
+            point: PointText::default(),
+            directions: Vec::new(),
             iso: None,
         }
     }

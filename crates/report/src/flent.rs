@@ -491,6 +491,8 @@ mod tests {
             packet_files: Vec::new(),
             fates: None,
             ecn_flow: false,
+            point: PointText::default(),
+            directions: Vec::new(),
             iso: None,
         };
         let i = ReportInput {

@@ -109,6 +109,26 @@ fn method_rtt_table(h: &mut String, hl: &Headline) {
     h.push_str("</table>\n");
 }
 
+/// A sweep figure ([`crate::plot_sweep`]).
+fn is_sweep(p: &&Plot) -> bool {
+    p.file.starts_with("sweep-")
+}
+
+/// A sweep's figures, right after the headline, with the data behind them.
+fn sweep_block(h: &mut String, plots: &[Plot]) {
+    if !plots.iter().any(|p| is_sweep(&p)) {
+        return;
+    }
+    h.push_str("<h2 id=sweep>Sweep figures</h2>\n<p class=small>Each headline metric against each swept axis, in the axis' own unit (log where its values span 10× or more). \
+        One line per arm through the median over the rounds of each point (rounds are pooled within a point, never across points); every round a dot, its shape the round's state; \
+        the grey bar the spread over rounds; a censored value a “≥” at its bound, never a value. \
+        The numbers behind them: <a href=\"sweep.csv\"><code>sweep.csv</code></a> and <a href=\"sweep.json\"><code>sweep.json</code></a> (columns and censoring: docs/report.md).</p>\n<div class=figs>\n");
+    for p in plots.iter().filter(is_sweep) {
+        figure(h, p);
+    }
+    h.push_str("</div>\n");
+}
+
 /// Whether a note applies to this run: notes about an arm kind the run
 /// did not have are left out (the rule of [`crate::summary::note_belongs`]).
 fn applies(note: &str, input: &ReportInput) -> bool {
@@ -329,21 +349,25 @@ pub fn page(
         figure(&mut h, p);
     }
     h.push_str("</div>\n");
+    sweep_block(&mut h, plots);
     let figures_title = if arms > 1 {
         "Comparison between arms"
     } else {
         "Figures per round"
     };
     h.push_str("<nav id=toc><h2>Contents</h2><ul>");
-    let mut toc = vec![
-        ("headline".to_string(), "Headline".to_string()),
+    let mut toc = vec![("headline".to_string(), "Headline".to_string())];
+    if plots.iter().any(|p| is_sweep(&p)) {
+        toc.push(("sweep".into(), "Sweep figures".into()));
+    }
+    toc.extend([
         ("run-plots".into(), "Plots of the whole run".into()),
         ("scenarios".into(), "Scenarios".into()),
         ("figures".into(), figures_title.to_string()),
         ("notes".into(), "Notes".into()),
         ("files".into(), "Files".into()),
         ("configuration".into(), "Configuration".into()),
-    ];
+    ]);
     for s in &input.scenarios {
         toc.push((
             format!("s{:02}", s.index),
@@ -357,7 +381,7 @@ pub fn page(
     h.push_str("<h2 id=run-plots>Plots of the whole run</h2>\n<div class=figs>\n");
     for p in plots
         .iter()
-        .filter(|p| p.scenario.is_none() && p.file != crate::plot_headline::FILE)
+        .filter(|p| p.scenario.is_none() && p.file != crate::plot_headline::FILE && !is_sweep(p))
     {
         figure(&mut h, p);
     }

@@ -15,8 +15,9 @@ use netlab_qdisc::{QdiscRecord, QdiscXstats, ARM_HANDLE};
 use netlab_results::{IsoProbeResult, ProbeResult, QdiscResult, Results, ScenarioResult};
 
 use crate::model::{
-    FinalCounters, FlowSeries, IsoProbe, IsoSample, KernelText, PacketFile, Phases, ProbeOutcome,
-    ProbePhase, ProbeSample, QdiscSample, ReportInput, Scenario, TcpInfoSample,
+    DirectionFigures, FinalCounters, FlowSeries, IsoProbe, IsoSample, KernelText, PacketFile,
+    Phases, PointText, ProbeOutcome, ProbePhase, ProbeSample, QdiscSample, ReportInput, Scenario,
+    TcpInfoSample,
 };
 use crate::ReportError;
 
@@ -253,6 +254,21 @@ fn scenario_from(
         iso: s.iso_probe.as_ref().map(iso_samples),
         fates: s.probe().and_then(|p| p.fates.clone()),
         ecn_flow: s.ecn.as_ref().is_some_and(|e| e.evidence.negotiated),
+        point: PointText {
+            index: s.point.index,
+            label: s.point.label.clone(),
+            values: s.point.values.clone(),
+        },
+        directions: s
+            .directions
+            .iter()
+            .map(|d| DirectionFigures {
+                direction: d.direction.clone(),
+                flows: d.flows,
+                goodput_mbps: d.goodput_mbps,
+                fairness: d.fairness,
+            })
+            .collect(),
     })
 }
 
@@ -282,6 +298,7 @@ fn iso_samples(iso: &IsoProbeResult) -> IsoProbe {
                 _ => ProbeOutcome::NoInformation,
             },
             late_rtt_ms: r.late_rtt_ms,
+            up_ms: r.up_ms,
         })
         .collect();
     IsoProbe {

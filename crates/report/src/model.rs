@@ -220,6 +220,36 @@ pub struct Scenario {
     /// ECN was negotiated on the flow the capture followed (an ECN flow
     /// shares the bottleneck with the probe, which is always Not-ECT).
     pub ecn_flow: bool,
+    /// The sweep point it ran at (`default` without a sweep).
+    pub point: PointText,
+    /// Per direction that has flows (up first): aggregate goodput and
+    /// Jain's index over its flows, as results.json has them.
+    pub directions: Vec<DirectionFigures>,
+}
+
+/// A scenario's sweep point, as results.json records it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PointText {
+    /// 1-based position in the grid.
+    pub index: u32,
+    /// `rate=5mbit base_rtt=20ms`, or `default` without a sweep.
+    pub label: String,
+    /// Each axis value as `axis=value`, in the experiment's axis order.
+    pub values: Vec<String>,
+}
+
+/// One direction's flows together (results.json's `directions[]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DirectionFigures {
+    /// `up` or `down`.
+    pub direction: String,
+    /// Flows in this direction.
+    pub flows: usize,
+    /// Sum of the flows' goodputs over the measured window, Mbit/s (None
+    /// when a flow has none).
+    pub goodput_mbps: Option<f64>,
+    /// Jain's index over the flows' goodputs (None without them).
+    pub fairness: Option<f64>,
 }
 
 /// The isochronous probe of one scenario: fixed send slots, so its samples
@@ -247,6 +277,9 @@ pub struct IsoSample {
     /// A reply that came after the timeout: its RTT, ms. The request stays
     /// censored; this is what the late reply says about it.
     pub late_rtt_ms: Option<f64>,
+    /// Its one-way A→B delay, ms, when any reply (in time or late) came
+    /// and A and B share a clock.
+    pub up_ms: Option<f64>,
 }
 
 impl Scenario {

@@ -497,6 +497,7 @@ pub(crate) mod tests {
                         phase: ProbePhase::Loaded,
                         outcome,
                         late_rtt_ms,
+                        up_ms: None,
                     }
                 })
                 .collect();
