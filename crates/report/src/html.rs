@@ -59,7 +59,34 @@ fn baseline_obs(s: &Scenario) -> Vec<Observation> {
 
 /// The headline block: one item per arm, the verdicts, the comparisons.
 fn headline_block(h: &mut String, hl: &Headline) {
-    h.push_str("<section id=headline><h2>Headline</h2><ul>\n");
+    h.push_str("<section id=headline><h2>Headline</h2>\n");
+    if hl.points.is_empty() {
+        arms_block(h, hl);
+    } else {
+        // A sweep: what changes along each axis, then each point's own
+        // headline over its own rounds.
+        h.push_str("<p class=small>Along each swept axis: the median over each point's rounds (rounds are never pooled across points; sweep.csv has every round).</p><ul>\n");
+        for a in &hl.along {
+            let _ = writeln!(h, "<li>{}</li>", esc(a));
+        }
+        h.push_str("</ul>\n");
+        for p in &hl.points {
+            let _ = writeln!(
+                h,
+                "<h3 id=\"point{}\">Point {}: {}</h3>",
+                p.index,
+                p.index,
+                esc(&p.label)
+            );
+            arms_block(h, &p.headline);
+        }
+    }
+    h.push_str("</section>\n");
+}
+
+/// One point's (or a run's) arms, verdicts and comparisons.
+fn arms_block(h: &mut String, hl: &Headline) {
+    h.push_str("<ul>\n");
     for a in &hl.arms {
         let _ = writeln!(
             h,
@@ -80,7 +107,6 @@ fn headline_block(h: &mut String, hl: &Headline) {
     for c in &hl.comparisons {
         let _ = writeln!(h, "<p class=sentence>{}</p>", esc(c));
     }
-    h.push_str("</section>\n");
 }
 
 /// The method's RTT view (method §9) as its own table, when the arms'
@@ -130,10 +156,10 @@ fn sweep_block(h: &mut String, plots: &[Plot]) {
 }
 
 /// Whether a note applies to this run: notes about an arm kind the run
-/// did not have are left out (the rule of [`crate::summary::note_belongs`]).
+/// did not have, or limits its arms did not have, are left out (the rule
+/// of [`crate::summary::note_fits_arms`]).
 fn applies(note: &str, input: &ReportInput) -> bool {
-    let had = input.scenarios.iter().map(|s| s.arm.as_str()).collect();
-    crate::summary::note_belongs(note, &had)
+    crate::summary::note_fits_arms(note, input.scenarios.iter().map(|s| s.arm_words.as_str()))
 }
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
@@ -148,13 +174,26 @@ fn inline_svg(svg: &str) -> &str {
 }
 
 fn scenario_table(h: &mut String, input: &ReportInput) {
-    h.push_str("<table><tr><th>#</th><th>round</th><th class=l>arm</th><th>goodput Mbit/s</th><th>baseline RTT p50 (KM)</th><th>loaded probes / timeouts</th><th>loaded RTT p50 (KM)</th><th>loaded RTT p95 (KM)</th><th>drops arm (tbf)</th><th>ECN marks</th><th>CE/ECE/CWR seen</th></tr>\n");
+    let sweep = crate::points::is_sweep(input);
+    let point = |s: &Scenario| {
+        if sweep {
+            format!("<td class=l>{}</td>", esc(&s.point.label))
+        } else {
+            String::new()
+        }
+    };
+    h.push_str("<table><tr><th>#</th>");
+    if sweep {
+        h.push_str("<th class=l>point</th>");
+    }
+    h.push_str("<th>round</th><th class=l>arm</th><th>goodput Mbit/s</th><th>baseline RTT p50 (KM)</th><th>loaded probes / timeouts</th><th>loaded RTT p50 (KM)</th><th>loaded RTT p95 (KM)</th><th>drops arm (tbf)</th><th>ECN marks</th><th>CE/ECE/CWR seen</th></tr>\n");
     for s in &input.scenarios {
         if let Some(err) = &s.error {
             let _ = writeln!(
                 h,
-                "<tr><td>{}</td><td>{}</td><td class=l>{}</td><td class='l err' colspan=8>failed: {}</td></tr>",
+                "<tr><td>{}</td>{}<td>{}</td><td class=l>{}</td><td class='l err' colspan=8>failed: {}</td></tr>",
                 s.index,
+                point(s),
                 s.round,
                 esc(&s.arm),
                 esc(err)
@@ -181,8 +220,9 @@ fn scenario_table(h: &mut String, input: &ReportInput) {
             .map_or("–".into(), |(a, b, c)| format!("{a}/{b}/{c}"));
         let _ = writeln!(
             h,
-            "<tr><td>{}</td><td>{}</td><td class=l>{}</td><td>{g}</td><td>{}</td><td>{}/{to}</td><td>{}</td><td>{}</td><td>{drops}</td><td>{}</td><td>{wire}</td></tr>",
+            "<tr><td>{}</td>{}<td>{}</td><td class=l>{}</td><td>{g}</td><td>{}</td><td>{}/{to}</td><td>{}</td><td>{}</td><td>{drops}</td><td>{}</td><td>{wire}</td></tr>",
             s.index,
+            point(s),
             s.round,
             esc(&s.arm),
             esc(&base),
@@ -378,14 +418,37 @@ pub fn page(
         let _ = write!(h, "<li><a href=\"#{id}\">{}</a></li>", esc(title));
     }
     h.push_str("</ul></nav>\n");
-    h.push_str("<h2 id=run-plots>Plots of the whole run</h2>\n<div class=figs>\n");
-    for p in plots
-        .iter()
-        .filter(|p| p.scenario.is_none() && p.file != crate::plot_headline::FILE && !is_sweep(p))
-    {
-        figure(&mut h, p);
+    h.push_str("<h2 id=run-plots>Plots of the whole run</h2>\n");
+    let points = if crate::points::is_sweep(input) {
+        crate::points::split(input)
+    } else {
+        Vec::new()
+    };
+    if !points.is_empty() {
+        h.push_str("<p class=small>Per point: each point's figures pool the rounds of that point alone.</p>\n");
     }
-    h.push_str("</div>\n");
+    let mut groups: Vec<(Option<u32>, String)> = vec![(None, String::new())];
+    if !points.is_empty() {
+        groups = points
+            .iter()
+            .map(|p| (Some(p.index), format!("Point {}: {}", p.index, p.label)))
+            .collect();
+    }
+    for (point, heading) in &groups {
+        if !heading.is_empty() {
+            let _ = writeln!(h, "<h3>{}</h3>", esc(heading));
+        }
+        h.push_str("<div class=figs>\n");
+        for p in plots.iter().filter(|p| {
+            p.scenario.is_none()
+                && p.point == *point
+                && p.file != crate::plot_headline::FILE
+                && !is_sweep(p)
+        }) {
+            figure(&mut h, p);
+        }
+        h.push_str("</div>\n");
+    }
     h.push_str("<h2 id=scenarios>Scenarios</h2>\n<p class=small>Goodput: mean of the 200 ms bins inside the measured window. \
         Probe: UDP echo; a timeout is censored at the timeout (“≥”), never counted as loss; quantiles are Kaplan–Meier over every request of the phase (the headline figures everywhere in this report and in summary.md).</p>\n");
     scenario_table(&mut h, input);
@@ -393,7 +456,14 @@ pub fn page(
     for c in &input.caveats {
         let _ = writeln!(h, "<p class=err><strong>Caveat:</strong> {}</p>", esc(c));
     }
-    comparison_block(&mut h, st);
+    if !points.is_empty() {
+        for p in &points {
+            let _ = writeln!(h, "<h3>Point {}: {}</h3>", p.index, esc(&p.label));
+            comparison_block(&mut h, &crate::compare::analyse(&p.input));
+        }
+    } else {
+        comparison_block(&mut h, st);
+    }
     h.push_str("<h2 id=notes>Notes</h2><ul>\n");
     for n in input.notes.iter().filter(|n| applies(n, input)) {
         let _ = writeln!(h, "<li>{}</li>", esc(n));

@@ -36,6 +36,7 @@ pub mod path_seen;
 mod plot_headline;
 pub mod plot_style;
 pub mod plot_sweep;
+pub mod points;
 mod plots;
 mod plots_overview;
 mod plots_run;
@@ -45,6 +46,7 @@ pub mod state;
 pub mod summary;
 pub mod sweep;
 pub mod sweep_file;
+pub mod sweep_headline;
 
 /// The shared statistics (Kaplan–Meier, the rank interval over rounds, the seeded bootstrap, medians),
 /// netlab-stats under its old path.

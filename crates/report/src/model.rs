@@ -283,6 +283,45 @@ pub struct IsoSample {
 }
 
 impl Scenario {
+    /// The probe whose RTT the headline and the comparison read: the
+    /// stop-and-wait probe when it ran, else the isochronous probe (issue
+    /// 31: an isochronous-only run's headline said "no data").
+    pub fn rtt_probe(&self) -> Option<&'static str> {
+        if !self.probes.is_empty() {
+            Some("stop-and-wait")
+        } else if self.iso.is_some() {
+            Some("isochronous")
+        } else {
+            None
+        }
+    }
+
+    /// The RTT observations of `phase` from [`Scenario::rtt_probe`]: a
+    /// reply exact, a timeout censored at that probe's timeout; requests
+    /// without RTT information left out.
+    pub fn rtt_observations(&self, phase: ProbePhase) -> Vec<crate::stats::Observation> {
+        use crate::stats::Observation;
+        let of = |o: ProbeOutcome, timeout_s: f64| match o {
+            ProbeOutcome::Reply { rtt_ms } => Some(Observation::Exact(rtt_ms)),
+            ProbeOutcome::Timeout => Some(Observation::AtLeast(timeout_s * 1e3)),
+            ProbeOutcome::NoInformation => None,
+        };
+        match (&self.iso, self.probes.is_empty()) {
+            (Some(iso), true) => iso
+                .requests
+                .iter()
+                .filter(|r| r.phase == phase)
+                .filter_map(|r| of(r.outcome, iso.timeout_s))
+                .collect(),
+            _ => self
+                .probes
+                .iter()
+                .filter(|p| p.phase == phase)
+                .filter_map(|p| of(p.outcome, self.probe_timeout_s))
+                .collect(),
+        }
+    }
+
     /// Loaded-phase probe requests that carry RTT information.
     pub fn loaded_probes(&self) -> impl Iterator<Item = &ProbeSample> {
         self.probes.iter().filter(|p| {

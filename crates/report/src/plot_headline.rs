@@ -415,6 +415,7 @@ pub fn figure(input: &ReportInput, st: &Statistics, hl: &Headline) -> Result<Plo
         file: FILE.into(),
         title,
         scenario: None,
+        point: None,
         svg,
     })
 }

@@ -333,6 +333,7 @@ fn figure(
         file,
         title,
         scenario: None,
+        point: None,
         svg,
     })
 }

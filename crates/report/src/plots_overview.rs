@@ -160,6 +160,7 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
         file,
         title,
         scenario: None,
+        point: None,
         svg,
     })
 }
@@ -331,6 +332,7 @@ pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
         file,
         title,
         scenario: None,
+        point: None,
         svg,
     })
 }

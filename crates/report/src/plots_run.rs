@@ -298,6 +298,7 @@ pub fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         file,
         title,
         scenario: None,
+        point: None,
         svg,
     })
 }
@@ -449,6 +450,7 @@ pub fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         file,
         title,
         scenario: None,
+        point: None,
         svg,
     })
 }

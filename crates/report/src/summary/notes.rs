@@ -33,10 +33,28 @@ pub fn notes_for<'a>(arm_kinds: impl IntoIterator<Item = &'a str>) -> Vec<&'stat
 /// that names an arm kind the run did not have (the fq_codel comparison
 /// note in a pfifo-only run) does not.
 pub fn note_belongs(note: &str, had: &std::collections::BTreeSet<&str>) -> bool {
-    const KINDS: &[&str] = &["fq_codel", "cake", "fq_pie", "codel", "pie", "fq"];
+    const KINDS: &[&str] = &["pfifo", "fq_codel", "cake", "fq_pie", "codel", "pie", "fq"];
     !KINDS.iter().any(|k| {
         note.split(|c: char| !(c.is_alphanumeric() || c == '_'))
             .any(|w| w == *k)
             && !had.contains(k)
     })
+}
+
+/// Whether a note belongs to a run whose arms are these (in tc words,
+/// `pfifo limit 256`): [`note_belongs`] on their kinds, and a note that
+/// states the arms' limits (the 256-packet limit of the method's pair)
+/// only when every arm has that limit.
+pub fn note_fits_arms<'a>(note: &str, arm_words: impl IntoIterator<Item = &'a str>) -> bool {
+    let words: Vec<&str> = arm_words.into_iter().collect();
+    let kinds = words
+        .iter()
+        .filter_map(|w| w.split_whitespace().next())
+        .collect();
+    note_belongs(note, &kinds)
+        && (!note.contains("256-packet limit")
+            || words.iter().all(|w| {
+                let t: Vec<&str> = w.split_whitespace().collect();
+                t.windows(2).any(|p| p == ["limit", "256"])
+            }))
 }

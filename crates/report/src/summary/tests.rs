@@ -252,6 +252,8 @@ fn row(round: u32, arm: &str) -> SummaryRow {
     SummaryRow {
         round,
         arm: arm.into(),
+        arm_words: format!("{arm} limit 256"),
+        point_label: "default".into(),
         goodput_mbps: Some(4.812),
         goodput_by_direction: vec![("up".into(), Some(4.812))],
         loaded_sent: 55,
@@ -450,6 +452,25 @@ fn notes_for_keeps_only_the_notes_of_the_runs_arms() {
     assert!(pfifo_only.contains(&NOTES[0]));
     assert!(notes_for(["pfifo", "fq_codel"]).contains(fq_note));
     assert_eq!(notes_for(["pfifo", "fq_codel"]).len(), NOTES.len());
+}
+
+/// Issue 31: a one-arm fq_codel sweep (limit 10240) gets no note about
+/// "pfifo and fq_codel both have a 256-packet limit"; the method's pair
+/// does, and a pair with other limits does not.
+#[test]
+fn the_limit_note_appears_only_where_the_arms_have_those_limits() {
+    let note = NOTES.iter().find(|n| n.contains("256-packet")).unwrap();
+    assert!(!note_fits_arms(note, ["fq_codel limit 10240"]));
+    assert!(!notes_for(["fq_codel"]).contains(note));
+    assert!(note_fits_arms(
+        note,
+        ["pfifo limit 256", "fq_codel limit 256 memory_limit 1048576 ecn"]
+    ));
+    assert!(!note_fits_arms(note, ["pfifo limit 1000", "fq_codel limit 256"]));
+    let mut r = row(1, "fq_codel");
+    r.arm_words = "fq_codel limit 10240".into();
+    let md = markdown("# x", None, &[r], &[], &[]);
+    assert!(!md.contains(note), "{md}");
 }
 
 /// A shard's summary says which share of the plan it holds and what it
