@@ -192,10 +192,12 @@ pub fn of_point(input: &ReportInput, st: &Statistics) -> Headline {
                 .iter()
                 .filter(|o| matches!(o, Observation::AtLeast(_)))
                 .count(),
-            timeout_ms: ok.first().map_or(1000.0, |s| match (s.rtt_probe(), &s.iso) {
-                (Some("isochronous"), Some(iso)) => iso.timeout_s * 1000.0,
-                _ => s.probe_timeout_s * 1000.0,
-            }),
+            timeout_ms: ok
+                .first()
+                .map_or(1000.0, |s| match (s.rtt_probe(), &s.iso) {
+                    (Some("isochronous"), Some(iso)) => iso.timeout_s * 1000.0,
+                    _ => s.probe_timeout_s * 1000.0,
+                }),
             probe: ok.first().and_then(|s| s.rtt_probe()),
             goodput_mbps: pooled(st, arm, Figure::Goodput),
             drops: ok

@@ -232,7 +232,7 @@ fn states(panels: &[Panel]) -> Vec<String> {
             None => n.push((s, 1)),
         }
     }
-    n.sort_by(|a, b| b.1.cmp(&a.1));
+    n.sort_by_key(|x| std::cmp::Reverse(x.1));
     n.into_iter().map(|(s, _)| s).collect()
 }
 
@@ -251,12 +251,7 @@ fn title_of(metric: SweepMetric, axis: &SweepAxis) -> String {
     )
 }
 
-fn legend_of(
-    metric: SweepMetric,
-    panels: &[Panel],
-    arms: &[String],
-    states: &[String],
-) -> Legend {
+fn legend_of(metric: SweepMetric, panels: &[Panel], arms: &[String], states: &[String]) -> Legend {
     let mut legend = Legend::new();
     let drawn: Vec<&String> = arms
         .iter()
@@ -276,9 +271,15 @@ fn legend_of(
         } else {
             format!("a round in state {s}")
         };
-        legend.push(text, Mark::Marker(STATE_SHAPES[k % STATE_SHAPES.len()], grey));
+        legend.push(
+            text,
+            Mark::Marker(STATE_SHAPES[k % STATE_SHAPES.len()], grey),
+        );
     }
-    legend.push("spread over rounds (min–max)", Mark::Line(RGBColor(170, 170, 170), 5));
+    legend.push(
+        "spread over rounds (min–max)",
+        Mark::Line(RGBColor(170, 170, 170), 5),
+    );
     let censored = panels
         .iter()
         .flat_map(|p| &p.arms)
@@ -325,7 +326,16 @@ fn figure(
         let (plot, legend_area) = legend.split(&body);
         let rows = plot.split_evenly((n as usize, 1));
         for (area, panel) in rows.iter().zip(panels) {
-            draw_panel(area, panel, axis, metric, (&xs, &ys), arms, &states, captions)?;
+            draw_panel(
+                area,
+                panel,
+                axis,
+                metric,
+                (&xs, &ys),
+                arms,
+                &states,
+                captions,
+            )?;
         }
         legend.draw(&legend_area)
     })?;
@@ -344,7 +354,9 @@ fn x_label(axis: &SweepAxis, xs: &Scale, t: f64) -> String {
         tick(&xs.from(t))
     } else {
         let i = t.round().max(0.0) as usize;
-        axis.values.get(i).map_or_else(String::new, |v| v.text.clone())
+        axis.values
+            .get(i)
+            .map_or_else(String::new, |v| v.text.clone())
     }
 }
 
@@ -455,4 +467,104 @@ fn draw_panel(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::{AxisKind, AxisValue, SweepMetrics, SweepRow};
+
+    /// One arm at three base RTTs, two rounds each; `mid` is the middle
+    /// point's p50 in both rounds.
+    fn table(mid: Measured) -> SweepTable {
+        let axis = SweepAxis {
+            name: "base_rtt".into(),
+            kind: AxisKind::Duration,
+            values: [("0ms", 0.0), ("20ms", 20.0), ("80ms", 80.0)]
+                .map(|(t, x)| AxisValue {
+                    text: t.into(),
+                    x: Some(x),
+                })
+                .to_vec(),
+        };
+        let mut rows = Vec::new();
+        for (k, (text, v)) in [
+            ("0ms", Measured::Value(5.0)),
+            ("20ms", mid),
+            ("80ms", Measured::Value(90.0)),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for round in 1..=2 {
+                rows.push(SweepRow {
+                    scenario: (2 * k + round) as u32,
+                    point: k as u32 + 1,
+                    point_label: format!("base_rtt={text}"),
+                    axis_values: vec![text.into()],
+                    arm: "fq_codel".into(),
+                    arm_words: "fq_codel".into(),
+                    round: round as u32,
+                    state: Some("≥ 5 cuts".into()),
+                    error: None,
+                    rtt_requests: Some([10, 0]),
+                    iso_requests: None,
+                    metrics: SweepMetrics {
+                        rtt_p50_ms: Some(v),
+                        ..SweepMetrics::default()
+                    },
+                });
+            }
+        }
+        SweepTable {
+            format: crate::sweep::FORMAT.into(),
+            version: crate::sweep::VERSION,
+            run_id: "t".into(),
+            axes: vec![axis],
+            rows,
+        }
+    }
+
+    /// Lines drawn in the arm's colour at the median line's width (the
+    /// legend's sample is one of them).
+    fn median_lines(svg: &str) -> usize {
+        let c = arm_color(0);
+        let stroke = format!("stroke=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
+        svg.lines()
+            .filter(|l| l.contains("<polyline") && l.contains(&stroke))
+            .filter(|l| l.contains("stroke-width=\"3\""))
+            .count()
+    }
+
+    #[test]
+    fn a_censored_median_is_a_bound_and_no_line_runs_through_it() {
+        let t = table(Measured::Value(30.0));
+        let svg = &all(&t).unwrap()[0].svg;
+        assert_eq!(median_lines(svg), 2 + 1, "two segments and the legend's");
+        let t = table(Measured::AtLeast(1000.0));
+        let panels = crate::sweep::series(&t, SweepMetric::RttP50, 0);
+        let mid = &panels[0].arms[0].points[1];
+        assert_eq!(mid.median, Some(Measured::AtLeast(1000.0)));
+        let svg = &all(&t).unwrap()[0].svg;
+        assert_eq!(
+            median_lines(svg),
+            1,
+            "only the legend's: both segments end on a bound"
+        );
+        assert!(svg.contains("≥: censored"), "the legend says what ≥ is");
+    }
+
+    #[test]
+    fn an_axis_with_zero_stays_linear_and_ticks_every_value() {
+        let t = table(Measured::Value(30.0));
+        let xs = x_scale(&t.axes[0]);
+        assert!(!xs.log, "0 ms cannot be on a log axis");
+        assert_eq!(xs.ticks, vec![0.0, 20.0, 80.0]);
+        // 5 → 90 ms spans 18×: the y axis is logarithmic.
+        assert!(y_scale(&[5.0, 30.0, 90.0]).log);
+        assert_eq!(
+            file_name(SweepMetric::RttP50, &t.axes[0]),
+            "sweep-rtt-p50-ms-vs-base-rtt.svg"
+        );
+    }
 }

@@ -94,7 +94,9 @@ fn cell(q: Option<netlab_probe::CensoredQuantile>) -> String {
 pub fn table(rows: &[SummaryRow]) -> String {
     let mut s = String::new();
     // A sweep's rows say their point (issue 31).
-    let sweep = rows.iter().any(|r| r.point_label != "default" && !r.point_label.is_empty());
+    let sweep = rows
+        .iter()
+        .any(|r| r.point_label != "default" && !r.point_label.is_empty());
     let point = |r: &SummaryRow| {
         if sweep {
             format!("{} | ", r.point_label)

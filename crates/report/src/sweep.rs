@@ -428,10 +428,7 @@ fn iso_up_obs(s: &Scenario) -> Option<(Vec<Observation>, usize)> {
     if sent.iter().any(answered) && !sent.iter().any(|r| r.up_ms.is_some()) {
         return None;
     }
-    let max = sent
-        .iter()
-        .filter_map(|r| r.up_ms)
-        .fold(0.0f64, f64::max);
+    let max = sent.iter().filter_map(|r| r.up_ms).fold(0.0f64, f64::max);
     let mut unanswered = 0;
     let obs = sent
         .iter()
@@ -505,8 +502,14 @@ pub fn row(s: &Scenario, axes: &[SweepAxis]) -> SweepRow {
     }
     (m.goodput_up_mbit_s, m.jain_up) = direction(s, "up");
     (m.goodput_down_mbit_s, m.jain_down) = direction(s, "down");
-    m.drops = s.final_counters.arm_drops.map(|d| Measured::Value(d as f64));
-    m.ce_marks = s.final_counters.ecn_marks.map(|d| Measured::Value(d as f64));
+    m.drops = s
+        .final_counters
+        .arm_drops
+        .map(|d| Measured::Value(d as f64));
+    m.ce_marks = s
+        .final_counters
+        .ecn_marks
+        .map(|d| Measured::Value(d as f64));
     r
 }
 

@@ -464,9 +464,15 @@ fn the_limit_note_appears_only_where_the_arms_have_those_limits() {
     assert!(!notes_for(["fq_codel"]).contains(note));
     assert!(note_fits_arms(
         note,
-        ["pfifo limit 256", "fq_codel limit 256 memory_limit 1048576 ecn"]
+        [
+            "pfifo limit 256",
+            "fq_codel limit 256 memory_limit 1048576 ecn"
+        ]
     ));
-    assert!(!note_fits_arms(note, ["pfifo limit 1000", "fq_codel limit 256"]));
+    assert!(!note_fits_arms(
+        note,
+        ["pfifo limit 1000", "fq_codel limit 256"]
+    ));
     let mut r = row(1, "fq_codel");
     r.arm_words = "fq_codel limit 10240".into();
     let md = markdown("# x", None, &[r], &[], &[]);
