@@ -405,65 +405,78 @@ fn draw_panel(
         .y_desc(y_desc)
         .draw()
         .map_err(e)?;
-    let n_arms = panel.arms.len() as f64;
+    let n_arms = panel.arms.len();
     for (k, series) in panel.arms.iter().enumerate() {
         let ci = arms.iter().position(|a| *a == series.arm).unwrap_or(0);
-        let c = arm_color(ci);
-        let light = round_shade(c, 1, 1);
-        let dx = ((k as f64 - (n_arms - 1.0) / 2.0) * 8.0).round() as i32;
+        // Arms side by side at a point, 8 px apart.
+        let dx = ((k as f64 - (n_arms as f64 - 1.0) / 2.0) * 8.0).round() as i32;
         let at = |x: f64, v: f64| {
             let p = px_in(&chart, &area, (xs.to(x), ys.to(v)));
             (p.0 + dx, p.1)
         };
-        // The spread over rounds, then the median line between exact
-        // medians only, then each round, then the medians on top.
-        for p in &series.points {
-            if p.rounds.len() < 2 {
-                continue;
-            }
-            let lv = p.rounds.iter().map(|d| d.value.level());
-            let lo = lv.clone().fold(f64::INFINITY, f64::min);
-            let hi = lv.fold(f64::NEG_INFINITY, f64::max);
+        draw_arm(&area, series, arm_color(ci), states, &at)?;
+    }
+    Ok(())
+}
+
+/// One arm in one panel: the spread over rounds, then the median line
+/// between exact medians only, then each round, then the medians on top.
+/// `at` maps (axis value, metric value) to the panel's pixels.
+fn draw_arm(
+    area: &Area<'_>,
+    series: &crate::sweep::ArmSeries,
+    c: RGBColor,
+    states: &[String],
+    at: &dyn Fn(f64, f64) -> (i32, i32),
+) -> Result<(), String> {
+    let light = round_shade(c, 1, 1);
+    // The spread over rounds, then the median line between exact
+    // medians only, then each round, then the medians on top.
+    for p in &series.points {
+        if p.rounds.len() < 2 {
+            continue;
+        }
+        let lv = p.rounds.iter().map(|d| d.value.level());
+        let lo = lv.clone().fold(f64::INFINITY, f64::min);
+        let hi = lv.fold(f64::NEG_INFINITY, f64::max);
+        area.draw(&PathElement::new(
+            vec![at(p.x, lo), at(p.x, hi)],
+            RGBColor(170, 170, 170).stroke_width(5),
+        ))
+        .map_err(e)?;
+    }
+    for w in series.points.windows(2) {
+        if let (Some(Measured::Value(a)), Some(Measured::Value(b))) = (w[0].median, w[1].median) {
             area.draw(&PathElement::new(
-                vec![at(p.x, lo), at(p.x, hi)],
-                RGBColor(170, 170, 170).stroke_width(5),
+                vec![at(w[0].x, a), at(w[1].x, b)],
+                c.stroke_width(3),
             ))
             .map_err(e)?;
         }
-        for w in series.points.windows(2) {
-            if let (Some(Measured::Value(a)), Some(Measured::Value(b))) = (w[0].median, w[1].median)
-            {
-                area.draw(&PathElement::new(
-                    vec![at(w[0].x, a), at(w[1].x, b)],
-                    c.stroke_width(3),
-                ))
+    }
+    for p in &series.points {
+        let n = p.rounds.len() as f64;
+        for (j, d) in p.rounds.iter().enumerate() {
+            let (x, y) = at(p.x, d.value.level());
+            let jx = ((j as f64 - (n - 1.0) / 2.0) * 5.0).round() as i32;
+            let shape = match d.value {
+                Measured::AtLeast(_) => Shape::AtLeast,
+                Measured::Value(_) => state_shape(states, &d.state),
+            };
+            area.draw(&marker(shape, (x + jx, y), 5, light))
                 .map_err(e)?;
-            }
         }
-        for p in &series.points {
-            let n = p.rounds.len() as f64;
-            for (j, d) in p.rounds.iter().enumerate() {
-                let (x, y) = at(p.x, d.value.level());
-                let jx = ((j as f64 - (n - 1.0) / 2.0) * 5.0).round() as i32;
-                let shape = match d.value {
-                    Measured::AtLeast(_) => Shape::AtLeast,
-                    Measured::Value(_) => state_shape(states, &d.state),
-                };
-                area.draw(&marker(shape, (x + jx, y), 5, light))
+        match p.median {
+            Some(Measured::Value(v)) => {
+                area.draw(&marker(Shape::Ring, at(p.x, v), 8, c))
                     .map_err(e)?;
             }
-            match p.median {
-                Some(Measured::Value(v)) => {
-                    area.draw(&marker(Shape::Ring, at(p.x, v), 8, c))
-                        .map_err(e)?;
-                }
-                Some(Measured::AtLeast(v)) => {
-                    let (x, y) = at(p.x, v);
-                    area.draw(&marker(Shape::AtLeast, (x + 12, y), 8, c))
-                        .map_err(e)?;
-                }
-                None => {}
+            Some(Measured::AtLeast(v)) => {
+                let (x, y) = at(p.x, v);
+                area.draw(&marker(Shape::AtLeast, (x + 12, y), 8, c))
+                    .map_err(e)?;
             }
+            None => {}
         }
     }
     Ok(())

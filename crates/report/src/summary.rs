@@ -125,21 +125,7 @@ pub fn table(rows: &[SummaryRow]) -> String {
             );
             continue;
         }
-        let goodput = if r.goodput_by_direction.len() > 1 {
-            r.goodput_by_direction
-                .iter()
-                .map(|(d, g)| {
-                    format!(
-                        "{d} {}",
-                        g.map_or_else(|| "None".into(), |g| format!("{g:.3}"))
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join(" / ")
-        } else {
-            r.goodput_mbps
-                .map_or_else(|| "None".into(), |g| format!("{g:.3}"))
-        };
+        let goodput = goodput_cell(r);
         let km = match r.censored {
             Some((p50, p95)) => format!("{}/{}", cell(p50), cell(p95)),
             None => "–".into(),
@@ -154,31 +140,7 @@ pub fn table(rows: &[SummaryRow]) -> String {
                 r.loaded_ok
             )
         };
-        let drops_text = |c: Option<u64>, t: Option<u64>| match (c, t) {
-            (Some(c), Some(t)) => format!("{c} (tbf {t})"),
-            (Some(c), None) => c.to_string(),
-            _ => "None".into(),
-        };
-        let drops = if r.drops_by_direction.len() > 1 {
-            r.drops_by_direction
-                .iter()
-                .map(|(d, c, t)| format!("{d} {}", drops_text(*c, *t)))
-                .collect::<Vec<_>>()
-                .join(" / ")
-        } else {
-            drops_text(r.child_drops, r.tbf_drops)
-        };
-        let ecn = match r.ce_ece_cwr {
-            Some((ce, ece, cwr)) => {
-                let neg = match r.ecn_negotiated {
-                    Some(true) => "",
-                    Some(false) => " (not negotiated)",
-                    None => "",
-                };
-                format!("{ce}/{ece}/{cwr}{neg}")
-            }
-            None => "None".into(),
-        };
+        let (drops, ecn) = drops_and_ecn_cells(r);
         let _ = writeln!(
             s,
             "{lead}{}| {} | {} | {} | {} | {}/{} | {km} | {replies} | {} | {} |",
@@ -195,6 +157,56 @@ pub fn table(rows: &[SummaryRow]) -> String {
     }
     s.push_str("\nloaded p50/p95 and baseline p50 count a probe without a reply within the timeout as \"≥ the timeout\" (censoring-aware, method §5.6: the figures used everywhere); the replies-only columns leave timeouts out (method §5.5) and carry their count.\n");
     s
+}
+
+/// The goodput cell: each direction's aggregate when there are several.
+fn goodput_cell(r: &SummaryRow) -> String {
+    if r.goodput_by_direction.len() > 1 {
+        r.goodput_by_direction
+            .iter()
+            .map(|(d, g)| {
+                format!(
+                    "{d} {}",
+                    g.map_or_else(|| "None".into(), |g| format!("{g:.3}"))
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" / ")
+    } else {
+        r.goodput_mbps
+            .map_or_else(|| "None".into(), |g| format!("{g:.3}"))
+    }
+}
+
+/// The drops cell (the arm's, TBF's beside it, per direction when there
+/// are several) and the CE/ECE/CWR cell.
+fn drops_and_ecn_cells(r: &SummaryRow) -> (String, String) {
+    let drops_text = |c: Option<u64>, t: Option<u64>| match (c, t) {
+        (Some(c), Some(t)) => format!("{c} (tbf {t})"),
+        (Some(c), None) => c.to_string(),
+        _ => "None".into(),
+    };
+    let drops = if r.drops_by_direction.len() > 1 {
+        r.drops_by_direction
+            .iter()
+            .map(|(d, c, t)| format!("{d} {}", drops_text(*c, *t)))
+            .collect::<Vec<_>>()
+            .join(" / ")
+    } else {
+        drops_text(r.child_drops, r.tbf_drops)
+    };
+    let ecn = match r.ce_ece_cwr {
+        Some((ce, ece, cwr)) => {
+            let neg = match r.ecn_negotiated {
+                Some(true) => "",
+                Some(false) => " (not negotiated)",
+                None => "",
+            };
+            format!("{ce}/{ece}/{cwr}{neg}")
+        }
+        None => "None".into(),
+    };
+    (drops, ecn)
 }
 
 /// The baseline p95 of each scenario, in execution order.

@@ -142,30 +142,7 @@ pub fn header(results: &Results, listed: &[u32]) -> String {
         };
         let _ = write!(extra, " Flows: {} up, {} down.", count("up"), count("down"));
     }
-    if let Ok(e) = results.experiment() {
-        if !e.sweep.axes.is_empty() {
-            let axes: Vec<String> = e
-                .sweep
-                .axes
-                .iter()
-                .map(|axis| {
-                    let labels: Vec<String> = axis.iter().map(|v| v.label()).collect();
-                    let name = labels[0].split('=').next().unwrap_or("").to_string();
-                    let values: Vec<&str> = labels
-                        .iter()
-                        .map(|l| l.split_once('=').map_or(l.as_str(), |(_, v)| v))
-                        .collect();
-                    format!("{name} {}", values.join(", "))
-                })
-                .collect();
-            let _ = write!(
-                extra,
-                " Sweep: {} ({} points; a swept axis replaces the value given above).",
-                axes.join(" × "),
-                netlab_experiment::plan::point_count(&e.sweep)
-            );
-        }
-    }
+    extra.push_str(&sweep_text(results));
     let arms = exp.arms.clone().unwrap_or_default();
     let mut banner = results
         .interrupted
@@ -263,4 +240,35 @@ pub fn complete_text(complete: &[u32]) -> String {
         [one] => format!("Scenario {one} is complete"),
         _ => format!("Scenarios {} are complete", index_ranges(&complete)),
     }
+}
+
+/// ` Sweep: rate 2mbit, 20mbit × flows 1, 2 (4 points; …).`, or nothing
+/// without a sweep.
+fn sweep_text(results: &Results) -> String {
+    let mut extra = String::new();
+    if let Ok(e) = results.experiment() {
+        if !e.sweep.axes.is_empty() {
+            let axes: Vec<String> = e
+                .sweep
+                .axes
+                .iter()
+                .map(|axis| {
+                    let labels: Vec<String> = axis.iter().map(|v| v.label()).collect();
+                    let name = labels[0].split('=').next().unwrap_or("").to_string();
+                    let values: Vec<&str> = labels
+                        .iter()
+                        .map(|l| l.split_once('=').map_or(l.as_str(), |(_, v)| v))
+                        .collect();
+                    format!("{name} {}", values.join(", "))
+                })
+                .collect();
+            let _ = write!(
+                extra,
+                " Sweep: {} ({} points; a swept axis replaces the value given above).",
+                axes.join(" × "),
+                netlab_experiment::plan::point_count(&e.sweep)
+            );
+        }
+    }
+    extra
 }
