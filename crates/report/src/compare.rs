@@ -488,6 +488,7 @@ pub(crate) mod tests {
             scenarios,
             notes: vec![],
             caveats: vec![],
+            scope: None,
         }
     }
 

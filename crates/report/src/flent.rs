@@ -507,6 +507,7 @@ mod tests {
             scenarios: vec![s.clone()],
             notes: vec![],
             caveats: vec![],
+            scope: None,
         };
         (i, s)
     }

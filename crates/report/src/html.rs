@@ -69,17 +69,27 @@ fn headline_block(h: &mut String, hl: &Headline) {
         for a in &hl.along {
             let _ = writeln!(h, "<li>{}</li>", esc(a));
         }
-        h.push_str("</ul>\n");
-        for p in &hl.points {
-            let _ = writeln!(
-                h,
-                "<h3 id=\"point{}\">Point {}: {}</h3>",
-                p.index,
-                p.index,
-                esc(&p.label)
-            );
-            arms_block(h, &p.headline);
-        }
+        h.push_str("</ul>\n<p class=small>Each point's own headline, over its own rounds: <a href=\"#points\">below the sweep figures</a>.</p>\n");
+    }
+    h.push_str("</section>\n");
+}
+
+/// A sweep's per-point headlines (after its figures): each point's arms,
+/// states and verdicts over its own rounds.
+fn points_block(h: &mut String, hl: &Headline) {
+    if hl.points.is_empty() {
+        return;
+    }
+    h.push_str("<section id=points><h2>Each point's headline</h2>\n");
+    for p in &hl.points {
+        let _ = writeln!(
+            h,
+            "<h3 id=\"point{}\">Point {}: {}</h3>",
+            p.index,
+            p.index,
+            esc(&p.label)
+        );
+        arms_block(h, &p.headline);
     }
     h.push_str("</section>\n");
 }
@@ -390,6 +400,7 @@ pub fn page(
     }
     h.push_str("</div>\n");
     sweep_block(&mut h, plots);
+    points_block(&mut h, hl);
     let figures_title = if arms > 1 {
         "Comparison between arms"
     } else {
@@ -399,6 +410,9 @@ pub fn page(
     let mut toc = vec![("headline".to_string(), "Headline".to_string())];
     if plots.iter().any(|p| is_sweep(&p)) {
         toc.push(("sweep".into(), "Sweep figures".into()));
+    }
+    if !hl.points.is_empty() {
+        toc.push(("points".into(), "Each point's headline".into()));
     }
     toc.extend([
         ("run-plots".into(), "Plots of the whole run".into()),

@@ -120,6 +120,7 @@ fn header_input(results: &Results) -> Result<ReportInput, ReportError> {
         scenarios: Vec::new(),
         notes: results.notes.clone(),
         caveats: Vec::new(),
+        scope: None,
     })
 }
 

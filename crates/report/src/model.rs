@@ -30,6 +30,10 @@ pub struct ReportInput {
     /// ran on different kernels or CPU models, plan indices missing from a
     /// partial merge (issue 22). Empty for a run on one machine.
     pub caveats: Vec<String>,
+    /// The part of the run these scenarios are, when not all of it (a
+    /// sweep's point: `point 3 (rate=20mbit flows=1)`): the figures drawn
+    /// from it say so in their titles.
+    pub scope: Option<String>,
 }
 
 /// Which kernel ran, in words.

@@ -135,6 +135,15 @@ pub(crate) fn builder<'a, 'b>(area: &'a Area<'b>) -> ChartBuilder<'a, 'a, SVGBac
     b
 }
 
+/// A run-level figure's title, with the part of the run it covers when
+/// that is not all of it (a sweep's point).
+pub(crate) fn scoped(input: &ReportInput, title: &str) -> String {
+    match &input.scope {
+        Some(scope) => format!("{title}, {scope}"),
+        None => title.to_string(),
+    }
+}
+
 /// The time axis' end for a scenario, s.
 pub(crate) fn x_end(s: &Scenario) -> f64 {
     let mut end = s.phases.end_s;
@@ -187,7 +196,6 @@ fn sweep_points(
         run.extend(crate::plots_run::all(&p.input)?);
         for plot in &mut run {
             plot.file = format!("p{:02}-{}", p.index, plot.file);
-            plot.title = format!("point {} ({}): {}", p.index, p.label, plot.title);
             plot.point = Some(p.index);
         }
         out.extend(run);

@@ -49,6 +49,7 @@ pub fn split(input: &ReportInput) -> Vec<PointInput> {
                     label: s.point.label.clone(),
                     input: ReportInput {
                         bottleneck_bps: rate.or(header.bottleneck_bps),
+                        scope: Some(format!("point {} ({})", s.point.index, s.point.label)),
                         ..header.clone()
                     },
                 });
@@ -75,6 +76,7 @@ impl ReportInput {
             scenarios: Vec::new(),
             notes: self.notes.clone(),
             caveats: self.caveats.clone(),
+            scope: self.scope.clone(),
         }
     }
 }

@@ -224,6 +224,26 @@ fn each_metric_has_a_figure_against_each_axis_that_parses_and_keeps_the_print_ru
             assert_eq!(text.matches(">\nat ").count(), 2, "{f}: two panels");
         }
     }
+    // The per-arm figures are per point, each saying which; none pools
+    // the whole sweep.
+    for kind in [
+        "headline-delay-loss",
+        "km-cdf-loaded",
+        "scatter-goodput-delay",
+    ] {
+        assert!(!names.contains(&format!("{kind}.svg")), "{kind} pooled");
+        for p in 1..=4 {
+            assert!(
+                names.contains(&format!("p{p:02}-{kind}.svg")),
+                "{kind} of point {p}"
+            );
+        }
+        let svg = std::fs::read_to_string(dir.path().join(format!("p03-{kind}.svg"))).unwrap();
+        assert!(
+            svg.contains("(rate=20mbit"),
+            "{kind}: its title names the point"
+        );
+    }
     // No figure for what did not run or does not apply.
     assert!(!names.iter().any(|n| n.contains("goodput-down")));
     assert!(!names.iter().any(|n| n.contains("ce-marks")));
@@ -231,7 +251,12 @@ fn each_metric_has_a_figure_against_each_axis_that_parses_and_keeps_the_print_ru
     let html = std::fs::read_to_string(&files.html).unwrap();
     let at = |s: &str| html.find(s).unwrap_or_else(|| panic!("no {s}"));
     assert!(at("id=headline") < at("id=sweep"));
-    assert!(at("id=sweep") < at("id=run-plots"));
+    assert!(
+        at("id=sweep") < at("id=points"),
+        "each point's headline after the figures"
+    );
+    assert!(at("id=points") < at("id=run-plots"));
+    assert!(html.contains("<h3 id=\"point3\">Point 3: rate=20mbit flows=1</h3>"));
     assert!(html.contains("href=\"sweep.csv\"") && html.contains("href=\"sweep.json\""));
 }
 
