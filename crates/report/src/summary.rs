@@ -99,7 +99,7 @@ pub fn table(rows: &[SummaryRow]) -> String {
         .any(|r| r.point_label != "default" && !r.point_label.is_empty());
     let point = |r: &SummaryRow| {
         if sweep {
-            format!("{} | ", r.point_label)
+            format!("{} ", r.point_label)
         } else {
             String::new()
         }

@@ -454,6 +454,25 @@ fn notes_for_keeps_only_the_notes_of_the_runs_arms() {
     assert_eq!(notes_for(["pfifo", "fq_codel"]).len(), NOTES.len());
 }
 
+/// A sweep's table says each row's point (issue 31); a run without a
+/// sweep keeps the method's columns.
+#[test]
+fn a_sweeps_table_has_a_point_column() {
+    let mut a = row(1, "pfifo");
+    a.point_label = "rate=2mbit flows=1".into();
+    let t = table(&[a]);
+    let lines: Vec<&str> = t.lines().collect();
+    assert!(lines[0].starts_with("| point | Round | arm |"), "{t}");
+    assert!(lines[1].starts_with("|---|---|---|"), "{t}");
+    assert!(
+        lines[2].starts_with("| rate=2mbit flows=1 | 1 | pfifo | 4.812 |"),
+        "{t}"
+    );
+    assert_eq!(lines[0].matches('|').count(), lines[2].matches('|').count());
+    let plain = table(&[row(1, "pfifo")]);
+    assert!(plain.starts_with("| Round | arm |"), "{plain}");
+}
+
 /// Issue 31: a one-arm fq_codel sweep (limit 10240) gets no note about
 /// "pfifo and fq_codel both have a 256-packet limit"; the method's pair
 /// does, and a pair with other limits does not.
