@@ -124,7 +124,6 @@ pub fn of(input: &ReportInput, st: &Statistics) -> Headline {
         return of_point(input, st);
     }
     let points = crate::points::split(input)
-        .into_iter()
         .map(|p| PointHeadline {
             index: p.index,
             label: p.label,

@@ -434,7 +434,7 @@ pub fn page(
     h.push_str("</ul></nav>\n");
     h.push_str("<h2 id=run-plots>Plots of the whole run</h2>\n");
     let points = if crate::points::is_sweep(input) {
-        crate::points::split(input)
+        crate::points::labels(input)
     } else {
         Vec::new()
     };
@@ -445,7 +445,7 @@ pub fn page(
     if !points.is_empty() {
         groups = points
             .iter()
-            .map(|p| (Some(p.index), format!("Point {}: {}", p.index, p.label)))
+            .map(|(i, label)| (Some(*i), format!("Point {i}: {label}")))
             .collect();
     }
     for (point, heading) in &groups {
@@ -471,7 +471,7 @@ pub fn page(
         let _ = writeln!(h, "<p class=err><strong>Caveat:</strong> {}</p>", esc(c));
     }
     if !points.is_empty() {
-        for p in &points {
+        for p in crate::points::split(input) {
             let _ = writeln!(h, "<h3>Point {}: {}</h3>", p.index, esc(&p.label));
             comparison_block(&mut h, &crate::compare::analyse(&p.input));
         }

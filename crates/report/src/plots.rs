@@ -190,7 +190,7 @@ fn sweep_points(
     hl: &crate::headline::Headline,
 ) -> Result<Vec<Plot>, ReportError> {
     let mut out = Vec::new();
-    for (p, ph) in crate::points::split(input).iter().zip(&hl.points) {
+    for (p, ph) in crate::points::split(input).zip(&hl.points) {
         let st = crate::compare::analyse(&p.input);
         let mut run = vec![crate::plot_headline::figure(&p.input, &st, &ph.headline)?];
         run.extend(crate::plots_run::all(&p.input)?);

@@ -23,42 +23,48 @@ pub struct PointInput {
     pub input: ReportInput,
 }
 
-/// The run's input split by point, points in order of first appearance
-/// (the grid's order); the scenarios keep their order.
-pub fn split(input: &ReportInput) -> Vec<PointInput> {
-    let header = ReportInput {
-        scenarios: Vec::new(),
-        ..input.clone_header()
-    };
-    let mut out: Vec<PointInput> = Vec::new();
+/// The run's points, in order of first appearance (the grid's order):
+/// index and label.
+pub fn labels(input: &ReportInput) -> Vec<(u32, String)> {
+    let mut out: Vec<(u32, String)> = Vec::new();
     for s in &input.scenarios {
-        let i = match out.iter().position(|p| p.index == s.point.index) {
-            Some(i) => i,
-            None => {
-                // A rate axis sets this point's bottleneck (the goodput
-                // figures draw it).
-                let rate = s
-                    .point
-                    .values
-                    .iter()
-                    .find_map(|v| v.strip_prefix("rate="))
-                    .and_then(|r| netlab_qdisc::Rate::parse(r).ok())
-                    .map(|r| r.bits_per_sec());
-                out.push(PointInput {
-                    index: s.point.index,
-                    label: s.point.label.clone(),
-                    input: ReportInput {
-                        bottleneck_bps: rate.or(header.bottleneck_bps),
-                        scope: Some(format!("point {} ({})", s.point.index, s.point.label)),
-                        ..header.clone()
-                    },
-                });
-                out.len() - 1
-            }
-        };
-        out[i].input.scenarios.push(s.clone());
+        if !out.iter().any(|(i, _)| *i == s.point.index) {
+            out.push((s.point.index, s.point.label.clone()));
+        }
     }
     out
+}
+
+/// The run's input split by point, points in the order of [`labels`], the
+/// scenarios in their order. Lazy: each point's copy is made when it is
+/// reached, so a sweep holds at most one point's copy beside the run.
+pub fn split(input: &ReportInput) -> impl Iterator<Item = PointInput> + '_ {
+    labels(input).into_iter().map(move |(index, label)| {
+        let scenarios: Vec<_> = input
+            .scenarios
+            .iter()
+            .filter(|s| s.point.index == index)
+            .cloned()
+            .collect();
+        // A rate axis sets this point's bottleneck (the goodput figures
+        // draw it).
+        let rate = scenarios
+            .first()
+            .and_then(|s| s.point.values.iter().find_map(|v| v.strip_prefix("rate=")))
+            .and_then(|r| netlab_qdisc::Rate::parse(r).ok())
+            .map(|r| r.bits_per_sec());
+        let header = input.clone_header();
+        PointInput {
+            index,
+            input: ReportInput {
+                bottleneck_bps: rate.or(header.bottleneck_bps),
+                scope: Some(format!("point {index} ({label})")),
+                scenarios,
+                ..header
+            },
+            label,
+        }
+    })
 }
 
 impl ReportInput {
