@@ -244,8 +244,12 @@ fn state_shape(states: &[String], s: &Option<String>) -> Shape {
 
 /// The figure's title: the question it answers.
 fn title_of(metric: SweepMetric, axis: &SweepAxis) -> String {
+    let article = match metric {
+        SweepMetric::JainUp | SweepMetric::JainDown => "",
+        _ => "the ",
+    };
     format!(
-        "How does the {} change with {}? Median over rounds per arm; each round a dot",
+        "How does {article}{} change with {}? Median over rounds per arm; each round a dot",
         metric.name(),
         axis.name
     )

@@ -271,8 +271,8 @@ impl SweepMetric {
             SweepMetric::IsoUpP99 => "loaded isochronous probe one-way A→B delay p99",
             SweepMetric::GoodputUp => "upload goodput (all upload flows)",
             SweepMetric::GoodputDown => "download goodput (all download flows)",
-            SweepMetric::Drops => "the arm's drops per round",
-            SweepMetric::CeMarks => "the arm's CE marks per round",
+            SweepMetric::Drops => "drops per round (the arm's counter)",
+            SweepMetric::CeMarks => "CE marks per round (the arm's counter)",
             SweepMetric::JainUp => "Jain's index over the upload flows",
             SweepMetric::JainDown => "Jain's index over the download flows",
         }
