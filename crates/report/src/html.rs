@@ -479,8 +479,18 @@ pub fn page(
         comparison_block(&mut h, st);
     }
     h.push_str("<h2 id=notes>Notes</h2><ul>\n");
-    for n in input.notes.iter().filter(|n| applies(n, input)) {
-        let _ = writeln!(h, "<li>{}</li>", esc(n));
+    let timeout_ms = input
+        .scenarios
+        .iter()
+        .find(|s| !s.probes.is_empty())
+        .map(|s| s.probe_timeout_s * 1e3);
+    for n in input
+        .notes
+        .iter()
+        .filter(|n| applies(n, input))
+        .filter_map(|n| crate::summary::note_for_probe(n, timeout_ms))
+    {
+        let _ = writeln!(h, "<li>{}</li>", esc(&n));
     }
     h.push_str("</ul>\n<h2 id=files>Files</h2>\n<ul><li><a href=\"results.json\">results.json</a> (every raw sample)</li>\
         <li><a href=\"summary.md\">summary.md</a></li></ul>\n<p class=small>Flent data files, one per scenario, for Flent's own plots \

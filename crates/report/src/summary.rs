@@ -22,7 +22,7 @@ mod sections;
 
 pub use header::{caveats, complete_text, header, interrupted_banner, MachineFigures};
 
-pub use notes::{note_belongs, note_fits_arms, notes_for, NOTES};
+pub use notes::{note_belongs, note_fits_arms, note_for_probe, notes_for, NOTES};
 pub use path::{path_note, PathSeen};
 pub use sections::sections;
 
@@ -38,6 +38,8 @@ pub struct SummaryRow {
     /// The sweep point's label (`rate=5mbit flows=2`; `default` without a
     /// sweep, and then the table has no point column).
     pub point_label: String,
+    /// The stop-and-wait probe's timeout, ms (None when it did not run).
+    pub probe_timeout_ms: Option<f64>,
     /// Goodput over the measured window, Mbit/s (the only direction's
     /// aggregate; with both directions see `goodput_by_direction`).
     pub goodput_mbps: Option<f64>,
@@ -251,9 +253,11 @@ pub fn markdown(
     }
     s.push_str(&baseline_list(rows));
     s.push_str("\nNotes:\n\n");
+    let timeout_ms = rows.iter().find_map(|r| r.probe_timeout_ms);
     for n in notes_for(rows.iter().map(|r| r.arm.as_str()))
         .into_iter()
         .filter(|n| note_fits_arms(n, rows.iter().map(|r| r.arm_words.as_str())))
+        .filter_map(|n| note_for_probe(n, timeout_ms))
     {
         let _ = writeln!(s, "- {n}");
     }
@@ -523,6 +527,7 @@ pub fn row(s: &ScenarioResult) -> SummaryRow {
         arm: s.arm.clone(),
         arm_words: s.arm_words.clone(),
         point_label: s.point.label.clone(),
+        probe_timeout_ms: s.probe().map(|p| p.config.timeout.as_secs_f64() * 1e3),
         goodput_mbps: s.directions.first().and_then(|d| d.goodput_mbps),
         goodput_by_direction: s
             .directions

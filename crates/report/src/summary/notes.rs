@@ -58,3 +58,22 @@ pub fn note_fits_arms<'a>(note: &str, arm_words: impl IntoIterator<Item = &'a st
                 t.windows(2).any(|p| p == ["limit", "256"])
             }))
 }
+
+/// A general note as it holds for the run's stop-and-wait probe
+/// (`timeout_ms`: its timeout, None when it did not run): the notes about
+/// its timeouts and its sends are left out when it did not run, and the
+/// timeout they quote is the run's (they were written for the method's
+/// 1 s).
+pub fn note_for_probe(note: &str, timeout_ms: Option<f64>) -> Option<String> {
+    let about_probe = note.starts_with("Probe timeouts") || note.starts_with("Loaded probe sends");
+    match timeout_ms {
+        None if about_probe => None,
+        Some(t) if about_probe && (t - 1000.0).abs() > 1e-9 => {
+            Some(note.replace("'≥ 1000 ms'", &format!("'≥ {t} ms'")).replace(
+                "more than 1 s of queueing",
+                &format!("more than {} s of queueing", t / 1000.0),
+            ))
+        }
+        _ => Some(note.to_string()),
+    }
+}

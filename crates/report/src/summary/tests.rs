@@ -254,6 +254,7 @@ fn row(round: u32, arm: &str) -> SummaryRow {
         arm: arm.into(),
         arm_words: format!("{arm} limit 256"),
         point_label: "default".into(),
+        probe_timeout_ms: Some(1000.0),
         goodput_mbps: Some(4.812),
         goodput_by_direction: vec![("up".into(), Some(4.812))],
         loaded_sent: 55,
@@ -452,6 +453,30 @@ fn notes_for_keeps_only_the_notes_of_the_runs_arms() {
     assert!(pfifo_only.contains(&NOTES[0]));
     assert!(notes_for(["pfifo", "fq_codel"]).contains(fq_note));
     assert_eq!(notes_for(["pfifo", "fq_codel"]).len(), NOTES.len());
+}
+
+/// The notes about the stop-and-wait probe quote its timeout, and are left
+/// out when it did not run (an isochronous-only sweep).
+#[test]
+fn the_probe_notes_follow_the_probe_that_ran() {
+    let note = NOTES
+        .iter()
+        .find(|n| n.starts_with("Probe timeouts"))
+        .unwrap();
+    assert_eq!(note_for_probe(note, Some(1000.0)).as_deref(), Some(*note));
+    let two = note_for_probe(note, Some(2000.0)).unwrap();
+    assert!(
+        two.contains("'≥ 2000 ms'") && two.contains("more than 2 s of queueing"),
+        "{two}"
+    );
+    assert!(!two.contains("1000 ms"), "{two}");
+    assert_eq!(note_for_probe(note, None), None);
+    assert_eq!(note_for_probe(NOTES[0], None).as_deref(), Some(NOTES[0]));
+    let mut r = row(1, "pfifo");
+    r.probe_timeout_ms = None;
+    let md = markdown("# x", None, &[r], &[], &[]);
+    assert!(!md.contains("Probe timeouts are not loss"), "{md}");
+    assert!(!md.contains("Loaded probe sends"), "{md}");
 }
 
 /// A sweep's table says each row's point (issue 31); a run without a
