@@ -322,6 +322,11 @@ impl ArmHeadline {
     pub fn probe_text(&self) -> String {
         match &self.delivery {
             Some(d) => d.text(),
+            None if self.probe == Some("isochronous") => format!(
+                "{} (RTT of the isochronous probe, the only probe that ran; timeouts censored at {} ms, a late reply's request stays censored)",
+                self.latency_text(),
+                fmt_num(self.timeout_ms)
+            ),
             None => format!(
                 "{} (RTT, timeouts censored at {} ms: no B receive log in these results, so a loss and a delay past the timeout look alike)",
                 self.latency_text(),

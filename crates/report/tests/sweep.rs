@@ -359,6 +359,8 @@ fn an_isochronous_only_sweep_has_a_latency_in_its_headline() {
     let h = netlab_report::headline::of_input(&input);
     let md = h.markdown();
     assert!(md.contains("isochronous probe RTT baseline p50"), "{md}");
+    assert!(md.contains("the only probe that ran"), "{md}");
+    assert!(!md.contains("no B receive log"), "{md}");
     let p3 = &h.points[2].headline.arms[0];
     assert!(matches!(p3.loaded_p50, CensoredQuantile::Value(v) if v > 50.0));
     assert!(
