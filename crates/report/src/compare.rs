@@ -5,7 +5,7 @@
 //! resampled), censoring kept, plus a plain sentence that never claims
 //! more than that interval.
 
-use crate::model::{ProbeOutcome, ReportInput, Scenario};
+use crate::model::{ReportInput, Scenario};
 pub use crate::sentence::{rounds_text, sentence};
 use crate::stats::{
     censored_quantile, jain_index, quantile_difference, shift_interval, Bounded, CensoredQuantile,
@@ -180,14 +180,10 @@ pub fn method_text() -> String {
     )
 }
 
+/// The loaded RTT observations of the probe that ran
+/// ([`Scenario::rtt_probe`]).
 fn probe_obs(s: &Scenario) -> Vec<Observation> {
-    let bound = s.probe_timeout_s * 1000.0;
-    s.loaded_probes()
-        .map(|p| match p.outcome {
-            ProbeOutcome::Reply { rtt_ms } => Observation::Exact(rtt_ms),
-            _ => Observation::AtLeast(bound),
-        })
-        .collect()
+    s.rtt_observations(crate::model::ProbePhase::Loaded)
 }
 
 /// Goodput of each bin that lies wholly inside the measured window, Mbit/s.
@@ -458,6 +454,8 @@ pub(crate) mod tests {
             packet_files: Vec::new(),
             fates: None,
             ecn_flow: false,
+            point: PointText::default(),
+            directions: Vec::new(),
             iso: None,
         }
     }
@@ -490,6 +488,7 @@ pub(crate) mod tests {
             scenarios,
             notes: vec![],
             caveats: vec![],
+            scope: None,
         }
     }
 

@@ -491,6 +491,8 @@ mod tests {
             packet_files: Vec::new(),
             fates: None,
             ecn_flow: false,
+            point: PointText::default(),
+            directions: Vec::new(),
             iso: None,
         };
         let i = ReportInput {
@@ -505,6 +507,7 @@ mod tests {
             scenarios: vec![s.clone()],
             notes: vec![],
             caveats: vec![],
+            scope: None,
         };
         (i, s)
     }

@@ -7,7 +7,7 @@
 
 use crate::compare::{Comparison, Figure, Statistics};
 use crate::delivery::ArmDelivery;
-use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
+use crate::model::{ProbePhase, ReportInput, Scenario};
 use crate::state::{self, ArmStates};
 use crate::stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
 
@@ -43,6 +43,9 @@ pub struct ArmHeadline {
     pub loaded_timeouts: usize,
     /// The probe timeout, ms.
     pub timeout_ms: f64,
+    /// The probe its RTT figures come from (`stop-and-wait`, or
+    /// `isochronous` when only it ran).
+    pub probe: Option<&'static str>,
     /// Goodput pooled over rounds, Mbit/s.
     pub goodput_mbps: CensoredQuantile,
     /// The arm's drops per round.
@@ -68,19 +71,28 @@ pub struct Headline {
     pub comparisons: Vec<String>,
     /// One line per pair of arms.
     pub verdicts: Vec<String>,
+    /// A sweep's points, each with its own headline over its own rounds
+    /// (the fields above are then empty: nothing is pooled across points).
+    pub points: Vec<PointHeadline>,
+    /// A sweep: what changes along each axis, one sentence per axis, arm
+    /// and value of the other axes ([`crate::sweep_headline::along`]).
+    pub along: Vec<String>,
 }
 
+/// One point of a sweep and its headline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointHeadline {
+    /// 1-based position in the grid.
+    pub index: u32,
+    /// `rate=5mbit flows=2`.
+    pub label: String,
+    /// The headline of this point's rounds alone.
+    pub headline: Headline,
+}
+
+/// The RTT observations of the probe that ran ([`Scenario::rtt_probe`]).
 fn obs(s: &Scenario, phase: ProbePhase) -> Vec<Observation> {
-    let bound = s.probe_timeout_s * 1000.0;
-    s.probes
-        .iter()
-        .filter(|p| p.phase == phase)
-        .filter_map(|p| match p.outcome {
-            ProbeOutcome::Reply { rtt_ms } => Some(Observation::Exact(rtt_ms)),
-            ProbeOutcome::Timeout => Some(Observation::AtLeast(bound)),
-            ProbeOutcome::NoInformation => None,
-        })
-        .collect()
+    s.rtt_observations(phase)
 }
 
 fn pooled(st: &Statistics, arm: &str, f: Figure) -> CensoredQuantile {
@@ -104,8 +116,34 @@ fn range(v: &[u64]) -> String {
 }
 
 /// The headline of a run from its input and its statistics
-/// ([`crate::compare::analyse`]).
+/// ([`crate::compare::analyse`]). A sweep's is one headline per point,
+/// each over that point's rounds and statistics alone, and the sentences
+/// of what changes along each axis (`st` is then not read).
 pub fn of(input: &ReportInput, st: &Statistics) -> Headline {
+    if !crate::points::is_sweep(input) {
+        return of_point(input, st);
+    }
+    let points = crate::points::split(input)
+        .map(|p| PointHeadline {
+            index: p.index,
+            label: p.label,
+            headline: of_point(&p.input, &crate::compare::analyse(&p.input)),
+        })
+        .collect();
+    Headline {
+        arms: Vec::new(),
+        comparisons: Vec::new(),
+        verdicts: Vec::new(),
+        points,
+        along: crate::sweep::table(input)
+            .map(|t| crate::sweep_headline::along(&t))
+            .unwrap_or_default(),
+    }
+}
+
+/// The headline of the scenarios of one point (the whole run without a
+/// sweep).
+pub fn of_point(input: &ReportInput, st: &Statistics) -> Headline {
     let states = state::of_input(input);
     let mut arms = Vec::new();
     for arm in &st.arms {
@@ -153,7 +191,13 @@ pub fn of(input: &ReportInput, st: &Statistics) -> Headline {
                 .iter()
                 .filter(|o| matches!(o, Observation::AtLeast(_)))
                 .count(),
-            timeout_ms: ok.first().map_or(1000.0, |s| s.probe_timeout_s * 1000.0),
+            timeout_ms: ok
+                .first()
+                .map_or(1000.0, |s| match (s.rtt_probe(), &s.iso) {
+                    (Some("isochronous"), Some(iso)) => iso.timeout_s * 1000.0,
+                    _ => s.probe_timeout_s * 1000.0,
+                }),
+            probe: ok.first().and_then(|s| s.rtt_probe()),
             goodput_mbps: pooled(st, arm, Figure::Goodput),
             drops: ok
                 .iter()
@@ -185,6 +229,8 @@ pub fn of(input: &ReportInput, st: &Statistics) -> Headline {
         arms,
         comparisons,
         verdicts,
+        points: Vec::new(),
+        along: Vec::new(),
     }
 }
 
@@ -236,7 +282,11 @@ impl ArmHeadline {
     /// The latency part: `baseline p50 0.31 ms → loaded p50 1045 ms, p95
     /// ≥ 1000 ms`, or per state when the rounds disagree.
     pub fn latency_text(&self) -> String {
-        let base = format!("probe RTT baseline p50 {}", q(&self.baseline_p50, "ms"));
+        let probe = match self.probe {
+            Some("isochronous") => "isochronous probe RTT",
+            _ => "probe RTT",
+        };
+        let base = format!("{probe} baseline p50 {}", q(&self.baseline_p50, "ms"));
         if self.by_state.is_empty() {
             format!(
                 "{base} → loaded p50 {}, p95 {}",
@@ -272,6 +322,11 @@ impl ArmHeadline {
     pub fn probe_text(&self) -> String {
         match &self.delivery {
             Some(d) => d.text(),
+            None if self.probe == Some("isochronous") => format!(
+                "{} (RTT of the isochronous probe, the only probe that ran; timeouts censored at {} ms, a late reply's request stays censored)",
+                self.latency_text(),
+                fmt_num(self.timeout_ms)
+            ),
             None => format!(
                 "{} (RTT, timeouts censored at {} ms: no B receive log in these results, so a loss and a delay past the timeout look alike)",
                 self.latency_text(),
@@ -336,9 +391,32 @@ impl Headline {
         Some(t)
     }
 
-    /// The headline as Markdown (summary.md's first section).
+    /// The headline as Markdown (summary.md's first section); a sweep's
+    /// says what changes along each axis, then each point's own.
     pub fn markdown(&self) -> String {
         let mut s = String::from("## Headline\n\n");
+        if !self.points.is_empty() {
+            s.push_str("Along each swept axis (the median over each point's rounds; sweep.csv has every round):\n\n");
+            for a in &self.along {
+                s.push_str(&format!("- {a}\n"));
+            }
+            for p in &self.points {
+                s.push_str(&format!(
+                    "\n### Point {}: {}\n\n{}",
+                    p.index,
+                    p.label,
+                    p.headline.arms_markdown()
+                ));
+            }
+            return s;
+        }
+        s.push_str(&self.arms_markdown());
+        s
+    }
+
+    /// The arms' lines, the method's RTT table and the verdicts.
+    fn arms_markdown(&self) -> String {
+        let mut s = String::new();
         for a in &self.arms {
             s.push_str(&format!(
                 "- **{}** ({} round{}): {}; {}.\n  State per round (sender tcp_info): {}\n",

@@ -59,7 +59,44 @@ fn baseline_obs(s: &Scenario) -> Vec<Observation> {
 
 /// The headline block: one item per arm, the verdicts, the comparisons.
 fn headline_block(h: &mut String, hl: &Headline) {
-    h.push_str("<section id=headline><h2>Headline</h2><ul>\n");
+    h.push_str("<section id=headline><h2>Headline</h2>\n");
+    if hl.points.is_empty() {
+        arms_block(h, hl);
+    } else {
+        // A sweep: what changes along each axis, then each point's own
+        // headline over its own rounds.
+        h.push_str("<p class=small>Along each swept axis: the median over each point's rounds (rounds are never pooled across points; sweep.csv has every round).</p><ul>\n");
+        for a in &hl.along {
+            let _ = writeln!(h, "<li>{}</li>", esc(a));
+        }
+        h.push_str("</ul>\n<p class=small>Each point's own headline, over its own rounds: <a href=\"#points\">below the sweep figures</a>.</p>\n");
+    }
+    h.push_str("</section>\n");
+}
+
+/// A sweep's per-point headlines (after its figures): each point's arms,
+/// states and verdicts over its own rounds.
+fn points_block(h: &mut String, hl: &Headline) {
+    if hl.points.is_empty() {
+        return;
+    }
+    h.push_str("<section id=points><h2>Each point's headline</h2>\n");
+    for p in &hl.points {
+        let _ = writeln!(
+            h,
+            "<h3 id=\"point{}\">Point {}: {}</h3>",
+            p.index,
+            p.index,
+            esc(&p.label)
+        );
+        arms_block(h, &p.headline);
+    }
+    h.push_str("</section>\n");
+}
+
+/// One point's (or a run's) arms, verdicts and comparisons.
+fn arms_block(h: &mut String, hl: &Headline) {
+    h.push_str("<ul>\n");
     for a in &hl.arms {
         let _ = writeln!(
             h,
@@ -80,7 +117,6 @@ fn headline_block(h: &mut String, hl: &Headline) {
     for c in &hl.comparisons {
         let _ = writeln!(h, "<p class=sentence>{}</p>", esc(c));
     }
-    h.push_str("</section>\n");
 }
 
 /// The method's RTT view (method §9) as its own table, when the arms'
@@ -109,11 +145,31 @@ fn method_rtt_table(h: &mut String, hl: &Headline) {
     h.push_str("</table>\n");
 }
 
+/// A sweep figure ([`crate::plot_sweep`]).
+fn is_sweep(p: &&Plot) -> bool {
+    p.file.starts_with("sweep-")
+}
+
+/// A sweep's figures, right after the headline, with the data behind them.
+fn sweep_block(h: &mut String, plots: &[Plot]) {
+    if !plots.iter().any(|p| is_sweep(&p)) {
+        return;
+    }
+    h.push_str("<h2 id=sweep>Sweep figures</h2>\n<p class=small>Each headline metric against each swept axis, in the axis' own unit (log where its values span 10× or more). \
+        One line per arm through the median over the rounds of each point (rounds are pooled within a point, never across points); every round a dot, its shape the round's state; \
+        the grey bar the spread over rounds; a censored value a “≥” at its bound, never a value. \
+        The numbers behind them: <a href=\"sweep.csv\"><code>sweep.csv</code></a> and <a href=\"sweep.json\"><code>sweep.json</code></a> (columns and censoring: docs/report.md).</p>\n<div class=figs>\n");
+    for p in plots.iter().filter(is_sweep) {
+        figure(h, p);
+    }
+    h.push_str("</div>\n");
+}
+
 /// Whether a note applies to this run: notes about an arm kind the run
-/// did not have are left out (the rule of [`crate::summary::note_belongs`]).
+/// did not have, or limits its arms did not have, are left out (the rule
+/// of [`crate::summary::note_fits_arms`]).
 fn applies(note: &str, input: &ReportInput) -> bool {
-    let had = input.scenarios.iter().map(|s| s.arm.as_str()).collect();
-    crate::summary::note_belongs(note, &had)
+    crate::summary::note_fits_arms(note, input.scenarios.iter().map(|s| s.arm_words.as_str()))
 }
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
@@ -128,13 +184,26 @@ fn inline_svg(svg: &str) -> &str {
 }
 
 fn scenario_table(h: &mut String, input: &ReportInput) {
-    h.push_str("<table><tr><th>#</th><th>round</th><th class=l>arm</th><th>goodput Mbit/s</th><th>baseline RTT p50 (KM)</th><th>loaded probes / timeouts</th><th>loaded RTT p50 (KM)</th><th>loaded RTT p95 (KM)</th><th>drops arm (tbf)</th><th>ECN marks</th><th>CE/ECE/CWR seen</th></tr>\n");
+    let sweep = crate::points::is_sweep(input);
+    let point = |s: &Scenario| {
+        if sweep {
+            format!("<td class=l>{}</td>", esc(&s.point.label))
+        } else {
+            String::new()
+        }
+    };
+    h.push_str("<table><tr><th>#</th>");
+    if sweep {
+        h.push_str("<th class=l>point</th>");
+    }
+    h.push_str("<th>round</th><th class=l>arm</th><th>goodput Mbit/s</th><th>baseline RTT p50 (KM)</th><th>loaded probes / timeouts</th><th>loaded RTT p50 (KM)</th><th>loaded RTT p95 (KM)</th><th>drops arm (tbf)</th><th>ECN marks</th><th>CE/ECE/CWR seen</th></tr>\n");
     for s in &input.scenarios {
         if let Some(err) = &s.error {
             let _ = writeln!(
                 h,
-                "<tr><td>{}</td><td>{}</td><td class=l>{}</td><td class='l err' colspan=8>failed: {}</td></tr>",
+                "<tr><td>{}</td>{}<td>{}</td><td class=l>{}</td><td class='l err' colspan=8>failed: {}</td></tr>",
                 s.index,
+                point(s),
                 s.round,
                 esc(&s.arm),
                 esc(err)
@@ -161,8 +230,9 @@ fn scenario_table(h: &mut String, input: &ReportInput) {
             .map_or("–".into(), |(a, b, c)| format!("{a}/{b}/{c}"));
         let _ = writeln!(
             h,
-            "<tr><td>{}</td><td>{}</td><td class=l>{}</td><td>{g}</td><td>{}</td><td>{}/{to}</td><td>{}</td><td>{}</td><td>{drops}</td><td>{}</td><td>{wire}</td></tr>",
+            "<tr><td>{}</td>{}<td>{}</td><td class=l>{}</td><td>{g}</td><td>{}</td><td>{}/{to}</td><td>{}</td><td>{}</td><td>{drops}</td><td>{}</td><td>{wire}</td></tr>",
             s.index,
+            point(s),
             s.round,
             esc(&s.arm),
             esc(&base),
@@ -329,21 +399,29 @@ pub fn page(
         figure(&mut h, p);
     }
     h.push_str("</div>\n");
+    sweep_block(&mut h, plots);
+    points_block(&mut h, hl);
     let figures_title = if arms > 1 {
         "Comparison between arms"
     } else {
         "Figures per round"
     };
     h.push_str("<nav id=toc><h2>Contents</h2><ul>");
-    let mut toc = vec![
-        ("headline".to_string(), "Headline".to_string()),
+    let mut toc = vec![("headline".to_string(), "Headline".to_string())];
+    if plots.iter().any(|p| is_sweep(&p)) {
+        toc.push(("sweep".into(), "Sweep figures".into()));
+    }
+    if !hl.points.is_empty() {
+        toc.push(("points".into(), "Each point's headline".into()));
+    }
+    toc.extend([
         ("run-plots".into(), "Plots of the whole run".into()),
         ("scenarios".into(), "Scenarios".into()),
         ("figures".into(), figures_title.to_string()),
         ("notes".into(), "Notes".into()),
         ("files".into(), "Files".into()),
         ("configuration".into(), "Configuration".into()),
-    ];
+    ]);
     for s in &input.scenarios {
         toc.push((
             format!("s{:02}", s.index),
@@ -354,14 +432,37 @@ pub fn page(
         let _ = write!(h, "<li><a href=\"#{id}\">{}</a></li>", esc(title));
     }
     h.push_str("</ul></nav>\n");
-    h.push_str("<h2 id=run-plots>Plots of the whole run</h2>\n<div class=figs>\n");
-    for p in plots
-        .iter()
-        .filter(|p| p.scenario.is_none() && p.file != crate::plot_headline::FILE)
-    {
-        figure(&mut h, p);
+    h.push_str("<h2 id=run-plots>Plots of the whole run</h2>\n");
+    let points = if crate::points::is_sweep(input) {
+        crate::points::labels(input)
+    } else {
+        Vec::new()
+    };
+    if !points.is_empty() {
+        h.push_str("<p class=small>Per point: each point's figures pool the rounds of that point alone.</p>\n");
     }
-    h.push_str("</div>\n");
+    let mut groups: Vec<(Option<u32>, String)> = vec![(None, String::new())];
+    if !points.is_empty() {
+        groups = points
+            .iter()
+            .map(|(i, label)| (Some(*i), format!("Point {i}: {label}")))
+            .collect();
+    }
+    for (point, heading) in &groups {
+        if !heading.is_empty() {
+            let _ = writeln!(h, "<h3>{}</h3>", esc(heading));
+        }
+        h.push_str("<div class=figs>\n");
+        for p in plots.iter().filter(|p| {
+            p.scenario.is_none()
+                && p.point == *point
+                && p.file != crate::plot_headline::FILE
+                && !is_sweep(p)
+        }) {
+            figure(&mut h, p);
+        }
+        h.push_str("</div>\n");
+    }
     h.push_str("<h2 id=scenarios>Scenarios</h2>\n<p class=small>Goodput: mean of the 200 ms bins inside the measured window. \
         Probe: UDP echo; a timeout is censored at the timeout (“≥”), never counted as loss; quantiles are Kaplan–Meier over every request of the phase (the headline figures everywhere in this report and in summary.md).</p>\n");
     scenario_table(&mut h, input);
@@ -369,10 +470,27 @@ pub fn page(
     for c in &input.caveats {
         let _ = writeln!(h, "<p class=err><strong>Caveat:</strong> {}</p>", esc(c));
     }
-    comparison_block(&mut h, st);
+    if !points.is_empty() {
+        for p in crate::points::split(input) {
+            let _ = writeln!(h, "<h3>Point {}: {}</h3>", p.index, esc(&p.label));
+            comparison_block(&mut h, &crate::compare::analyse(&p.input));
+        }
+    } else {
+        comparison_block(&mut h, st);
+    }
     h.push_str("<h2 id=notes>Notes</h2><ul>\n");
-    for n in input.notes.iter().filter(|n| applies(n, input)) {
-        let _ = writeln!(h, "<li>{}</li>", esc(n));
+    let timeout_ms = input
+        .scenarios
+        .iter()
+        .find(|s| !s.probes.is_empty())
+        .map(|s| s.probe_timeout_s * 1e3);
+    for n in input
+        .notes
+        .iter()
+        .filter(|n| applies(n, input))
+        .filter_map(|n| crate::summary::note_for_probe(n, timeout_ms))
+    {
+        let _ = writeln!(h, "<li>{}</li>", esc(&n));
     }
     h.push_str("</ul>\n<h2 id=files>Files</h2>\n<ul><li><a href=\"results.json\">results.json</a> (every raw sample)</li>\
         <li><a href=\"summary.md\">summary.md</a></li></ul>\n<p class=small>Flent data files, one per scenario, for Flent's own plots \

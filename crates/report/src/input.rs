@@ -16,8 +16,9 @@ use netlab_qdisc::{QdiscRecord, QdiscXstats, ARM_HANDLE};
 use netlab_results::{IsoProbeResult, ProbeResult, QdiscResult, Results, ScenarioResult};
 
 use crate::model::{
-    FinalCounters, FlowSeries, IsoProbe, IsoSample, KernelText, PacketFile, Phases, ProbeOutcome,
-    ProbePhase, ProbeSample, QdiscSample, ReportInput, Scenario, TcpInfoSample,
+    DirectionFigures, FinalCounters, FlowSeries, IsoProbe, IsoSample, KernelText, PacketFile,
+    Phases, PointText, ProbeOutcome, ProbePhase, ProbeSample, QdiscSample, ReportInput, Scenario,
+    TcpInfoSample,
 };
 use crate::summary::ScenarioFigures;
 use crate::ReportError;
@@ -160,6 +161,7 @@ fn header_input(results: &Results) -> Result<ReportInput, ReportError> {
         scenarios: Vec::new(),
         notes: results.notes.clone(),
         caveats: Vec::new(),
+        scope: None,
     })
 }
 
@@ -294,6 +296,21 @@ fn scenario_from(
         iso: s.iso_probe.as_ref().map(iso_samples),
         fates: s.probe().and_then(|p| p.fates.clone()),
         ecn_flow: s.ecn.as_ref().is_some_and(|e| e.evidence.negotiated),
+        point: PointText {
+            index: s.point.index,
+            label: s.point.label.clone(),
+            values: s.point.values.clone(),
+        },
+        directions: s
+            .directions
+            .iter()
+            .map(|d| DirectionFigures {
+                direction: d.direction.clone(),
+                flows: d.flows,
+                goodput_mbps: d.goodput_mbps,
+                fairness: d.fairness,
+            })
+            .collect(),
     })
 }
 
@@ -323,6 +340,7 @@ fn iso_samples(iso: &IsoProbeResult) -> IsoProbe {
                 _ => ProbeOutcome::NoInformation,
             },
             late_rtt_ms: r.late_rtt_ms,
+            up_ms: r.up_ms,
         })
         .collect();
     IsoProbe {

@@ -39,13 +39,18 @@ pub mod model;
 pub mod path_seen;
 mod plot_headline;
 pub mod plot_style;
+pub mod plot_sweep;
 mod plots;
 mod plots_overview;
 mod plots_run;
+pub mod points;
 pub mod predict;
 mod sentence;
 pub mod state;
 pub mod summary;
+pub mod sweep;
+pub mod sweep_file;
+pub mod sweep_headline;
 
 /// The shared statistics (Kaplan–Meier, the rank interval over rounds, the seeded bootstrap, medians),
 /// netlab-stats under its old path.
@@ -138,6 +143,8 @@ pub struct ReportFiles {
     pub html: PathBuf,
     /// One Flent data file per scenario.
     pub flent: Vec<PathBuf>,
+    /// A sweep's data files (`sweep.csv`, `sweep.json`); none without a sweep.
+    pub data: Vec<PathBuf>,
 }
 
 /// A rendered file, not yet written.
@@ -167,12 +174,28 @@ pub fn read_results(path: &Path) -> Result<ReportInput, ReportError> {
     builder.finish(&header)
 }
 
-/// Renders every file in memory (SVGs, index.html, .flent.gz), in a fixed
+/// Renders every file in memory (SVGs, index.html, .flent.gz, and for a
+/// sweep sweep.csv and sweep.json), in a fixed
 /// order; nothing touches the disk.
 pub fn render_all(input: &ReportInput) -> Result<Vec<Rendered>, ReportError> {
     let stats = compare::analyse(input);
     let headline = headline::of(input, &stats);
-    let svgs = plots::all(input, &stats, &headline)?;
+    let mut svgs = plots::all(input, &stats, &headline)?;
+    // A sweep's figures and the table behind them (docs/report.md, "Sweep
+    // data"), written beside the figures so a reader can redraw them.
+    let table = sweep::table(input);
+    let mut data = Vec::new();
+    if let Some(t) = &table {
+        svgs.extend(plot_sweep::all(t)?);
+        data.push(Rendered {
+            name: "sweep.csv".into(),
+            bytes: sweep_file::csv(t).into_bytes(),
+        });
+        data.push(Rendered {
+            name: "sweep.json".into(),
+            bytes: sweep_file::json(t).into_bytes(),
+        });
+    }
     let mut out: Vec<Rendered> = svgs
         .iter()
         .map(|p| Rendered {
@@ -200,6 +223,7 @@ pub fn render_all(input: &ReportInput) -> Result<Vec<Rendered>, ReportError> {
         bytes: html::page(input, &stats, &headline, &svgs, &names, &flent_skipped).into_bytes(),
     });
     out.extend(flent_files);
+    out.extend(data);
     Ok(out)
 }
 
@@ -221,6 +245,7 @@ pub fn write_rendered(files: &[Rendered], out_dir: &Path) -> Result<ReportFiles,
         svgs: Vec::new(),
         html: out_dir.join("index.html"),
         flent: Vec::new(),
+        data: Vec::new(),
     };
     // The temporaries are removed when dropped.
     let mut tmps = Vec::with_capacity(files.len());
@@ -236,6 +261,8 @@ pub fn write_rendered(files: &[Rendered], out_dir: &Path) -> Result<ReportFiles,
             written.svgs.push(dest);
         } else if f.name.ends_with(".flent.gz") {
             written.flent.push(dest);
+        } else if f.name.starts_with("sweep.") {
+            written.data.push(dest);
         }
     }
     Ok(written)

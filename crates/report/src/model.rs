@@ -30,6 +30,10 @@ pub struct ReportInput {
     /// ran on different kernels or CPU models, plan indices missing from a
     /// partial merge (issue 22). Empty for a run on one machine.
     pub caveats: Vec<String>,
+    /// The part of the run these scenarios are, when not all of it (a
+    /// sweep's point: `point 3 (rate=20mbit flows=1)`): the figures drawn
+    /// from it say so in their titles.
+    pub scope: Option<String>,
 }
 
 /// Which kernel ran, in words.
@@ -220,6 +224,36 @@ pub struct Scenario {
     /// ECN was negotiated on the flow the capture followed (an ECN flow
     /// shares the bottleneck with the probe, which is always Not-ECT).
     pub ecn_flow: bool,
+    /// The sweep point it ran at (`default` without a sweep).
+    pub point: PointText,
+    /// Per direction that has flows (up first): aggregate goodput and
+    /// Jain's index over its flows, as results.json has them.
+    pub directions: Vec<DirectionFigures>,
+}
+
+/// A scenario's sweep point, as results.json records it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PointText {
+    /// 1-based position in the grid.
+    pub index: u32,
+    /// `rate=5mbit base_rtt=20ms`, or `default` without a sweep.
+    pub label: String,
+    /// Each axis value as `axis=value`, in the experiment's axis order.
+    pub values: Vec<String>,
+}
+
+/// One direction's flows together (results.json's `directions[]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DirectionFigures {
+    /// `up` or `down`.
+    pub direction: String,
+    /// Flows in this direction.
+    pub flows: usize,
+    /// Sum of the flows' goodputs over the measured window, Mbit/s (None
+    /// when a flow has none).
+    pub goodput_mbps: Option<f64>,
+    /// Jain's index over the flows' goodputs (None without them).
+    pub fairness: Option<f64>,
 }
 
 /// The isochronous probe of one scenario: fixed send slots, so its samples
@@ -247,9 +281,51 @@ pub struct IsoSample {
     /// A reply that came after the timeout: its RTT, ms. The request stays
     /// censored; this is what the late reply says about it.
     pub late_rtt_ms: Option<f64>,
+    /// Its one-way A→B delay, ms, when any reply (in time or late) came
+    /// and A and B share a clock.
+    pub up_ms: Option<f64>,
 }
 
 impl Scenario {
+    /// The probe whose RTT the headline and the comparison read: the
+    /// stop-and-wait probe when it ran, else the isochronous probe (issue
+    /// 31: an isochronous-only run's headline said "no data").
+    pub fn rtt_probe(&self) -> Option<&'static str> {
+        if !self.probes.is_empty() {
+            Some("stop-and-wait")
+        } else if self.iso.is_some() {
+            Some("isochronous")
+        } else {
+            None
+        }
+    }
+
+    /// The RTT observations of `phase` from [`Scenario::rtt_probe`]: a
+    /// reply exact, a timeout censored at that probe's timeout; requests
+    /// without RTT information left out.
+    pub fn rtt_observations(&self, phase: ProbePhase) -> Vec<crate::stats::Observation> {
+        use crate::stats::Observation;
+        let of = |o: ProbeOutcome, timeout_s: f64| match o {
+            ProbeOutcome::Reply { rtt_ms } => Some(Observation::Exact(rtt_ms)),
+            ProbeOutcome::Timeout => Some(Observation::AtLeast(timeout_s * 1e3)),
+            ProbeOutcome::NoInformation => None,
+        };
+        match (&self.iso, self.probes.is_empty()) {
+            (Some(iso), true) => iso
+                .requests
+                .iter()
+                .filter(|r| r.phase == phase)
+                .filter_map(|r| of(r.outcome, iso.timeout_s))
+                .collect(),
+            _ => self
+                .probes
+                .iter()
+                .filter(|p| p.phase == phase)
+                .filter_map(|p| of(p.outcome, self.probe_timeout_s))
+                .collect(),
+        }
+    }
+
     /// Loaded-phase probe requests that carry RTT information.
     pub fn loaded_probes(&self) -> impl Iterator<Item = &ProbeSample> {
         self.probes.iter().filter(|p| {

@@ -260,8 +260,8 @@ pub fn figure(input: &ReportInput, st: &Statistics, hl: &Headline) -> Result<Plo
         "Headline: one-way delay of the delivered probes per arm, and what became of the rest"
     } else {
         "Headline: loaded probe delay per arm, and probes without a timely reply"
-    }
-    .to_string();
+    };
+    let title = crate::plots::scoped(input, title);
     let bound = hl.arms.iter().map(|a| a.timeout_ms).fold(1.0, f64::max);
     let rounds = hl.arms.iter().map(|a| a.rounds as u32).max().unwrap_or(0);
     let legend = legend_of(hl, bound, rounds, one_way);
@@ -415,6 +415,7 @@ pub fn figure(input: &ReportInput, st: &Statistics, hl: &Headline) -> Result<Plo
         file: FILE.into(),
         title,
         scenario: None,
+        point: None,
         svg,
     })
 }

@@ -19,6 +19,8 @@ pub struct Plot {
     pub title: String,
     /// The scenario it belongs to (None: the whole run).
     pub scenario: Option<u32>,
+    /// The sweep point whose rounds it pools (a sweep's per-arm figures).
+    pub point: Option<u32>,
     /// The SVG text.
     pub svg: String,
 }
@@ -133,6 +135,15 @@ pub(crate) fn builder<'a, 'b>(area: &'a Area<'b>) -> ChartBuilder<'a, 'a, SVGBac
     b
 }
 
+/// A run-level figure's title, with the part of the run it covers when
+/// that is not all of it (a sweep's point).
+pub(crate) fn scoped(input: &ReportInput, title: &str) -> String {
+    match &input.scope {
+        Some(scope) => format!("{title}, {scope}"),
+        None => title.to_string(),
+    }
+}
+
 /// The time axis' end for a scenario, s.
 pub(crate) fn x_end(s: &Scenario) -> f64 {
     let mut end = s.phases.end_s;
@@ -149,14 +160,47 @@ pub fn all(
     st: &crate::compare::Statistics,
     hl: &crate::headline::Headline,
 ) -> Result<Vec<Plot>, ReportError> {
+    if crate::points::is_sweep(input) {
+        return sweep_points(input, hl);
+    }
     let mut out = vec![crate::plot_headline::figure(input, st, hl)?];
+    out.extend(per_scenario(input)?);
+    out.extend(crate::plots_run::all(input)?);
+    Ok(out)
+}
+
+/// The four plots of each scenario.
+fn per_scenario(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
+    let mut out = Vec::new();
     for s in &input.scenarios {
         out.push(probe_rtt(s)?);
         out.push(goodput(s, input.bottleneck_bps)?);
         out.push(tcp_info(s)?);
         out.push(qdisc(s)?);
     }
-    out.extend(crate::plots_run::all(input)?);
+    Ok(out)
+}
+
+/// A sweep's plots point by point: each point's headline figure and
+/// per-arm figures over its own rounds alone (`pNN-…`, its label in the
+/// page's caption), and its scenarios' plots (the bottleneck rate line at
+/// the point's own rate).
+fn sweep_points(
+    input: &ReportInput,
+    hl: &crate::headline::Headline,
+) -> Result<Vec<Plot>, ReportError> {
+    let mut out = Vec::new();
+    for (p, ph) in crate::points::split(input).zip(&hl.points) {
+        let st = crate::compare::analyse(&p.input);
+        let mut run = vec![crate::plot_headline::figure(&p.input, &st, &ph.headline)?];
+        run.extend(crate::plots_run::all(&p.input)?);
+        for plot in &mut run {
+            plot.file = format!("p{:02}-{}", p.index, plot.file);
+            plot.point = Some(p.index);
+        }
+        out.extend(run);
+        out.extend(per_scenario(&p.input)?);
+    }
     Ok(out)
 }
 
@@ -333,6 +377,7 @@ pub fn probe_rtt(s: &Scenario) -> Result<Plot, ReportError> {
         file,
         title,
         scenario: Some(s.index),
+        point: None,
         svg,
     })
 }
@@ -475,6 +520,7 @@ pub fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, Report
         file,
         title,
         scenario: Some(s.index),
+        point: None,
         svg,
     })
 }
@@ -558,6 +604,7 @@ pub fn tcp_info(s: &Scenario) -> Result<Plot, ReportError> {
         file,
         title,
         scenario: Some(s.index),
+        point: None,
         svg,
     })
 }
@@ -636,6 +683,7 @@ pub fn qdisc(s: &Scenario) -> Result<Plot, ReportError> {
         file,
         title,
         scenario: Some(s.index),
+        point: None,
         svg,
     })
 }

@@ -57,7 +57,10 @@ fn goodput_line(s: &Scenario) -> Vec<(f64, f64)> {
 // areas, and pieces would only pass them around.
 pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportError> {
     let file = format!("overview-{a}-vs-{b}.svg");
-    let title = format!("Latency under load: {a} vs {b} (every round)");
+    let title = crate::plots::scoped(
+        input,
+        &format!("Latency under load: {a} vs {b} (every round)"),
+    );
     let all = arms(input);
     let arm_rounds: Vec<(RGBColor, Vec<&Scenario>)> = [a, b]
         .iter()
@@ -160,6 +163,7 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
         file,
         title,
         scenario: None,
+        point: None,
         svg,
     })
 }
@@ -222,7 +226,10 @@ pub(crate) fn fit_y(values: &[f64], rate: Option<f64>) -> (f64, f64) {
 // steps share the chart context.
 pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
     let file = "scatter-goodput-delay.svg".to_string();
-    let title = "Goodput vs loaded probe RTT median, one point per round".to_string();
+    let title = crate::plots::scoped(
+        input,
+        "Goodput vs loaded probe RTT median, one point per round",
+    );
     let arms = arms(input);
     let bound = timeout_ms(input);
     let pts = scatter_points(input, &arms);
@@ -331,6 +338,7 @@ pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
         file,
         title,
         scenario: None,
+        point: None,
         svg,
     })
 }

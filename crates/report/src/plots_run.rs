@@ -206,7 +206,10 @@ where
 // chart context.
 pub fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
     let file = "km-cdf-loaded.svg".to_string();
-    let title = "Loaded-phase probe RTT, Kaplan–Meier CDF (timeouts censored)".to_string();
+    let title = crate::plots::scoped(
+        input,
+        "Loaded-phase probe RTT, Kaplan–Meier CDF (timeouts censored)",
+    );
     let bound = timeout_ms(input);
     let arms = arms(input);
     let x0 = input
@@ -298,6 +301,7 @@ pub fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         file,
         title,
         scenario: None,
+        point: None,
         svg,
     })
 }
@@ -329,8 +333,10 @@ pub(crate) fn iso_obs(s: &Scenario, late_as_exact: bool) -> Vec<Observation> {
 // and probe, the late-reply curve); the steps share the chart context.
 pub fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
     let file = "iso-cdf-loaded.svg".to_string();
-    let title =
-        "Loaded-phase RTT: isochronous vs stop-and-wait probe, Kaplan–Meier CDF".to_string();
+    let title = crate::plots::scoped(
+        input,
+        "Loaded-phase RTT: isochronous vs stop-and-wait probe, Kaplan–Meier CDF",
+    );
     let arms = arms(input);
     let bound = input
         .scenarios
@@ -449,6 +455,7 @@ pub fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         file,
         title,
         scenario: None,
+        point: None,
         svg,
     })
 }
@@ -497,6 +504,7 @@ pub(crate) mod tests {
                         phase: ProbePhase::Loaded,
                         outcome,
                         late_rtt_ms,
+                        up_ms: None,
                     }
                 })
                 .collect();

@@ -15,11 +15,14 @@ use netlab_probe::{IsoPhaseStats, PhaseStats, RequestOutcome};
 use netlab_qdisc::{QdiscRecord, ARM_HANDLE};
 use netlab_results::{DirectionResult, QdiscResult, Results, ScenarioResult};
 
+mod header;
 mod notes;
 mod path;
 mod sections;
 
-pub use notes::{note_belongs, notes_for, NOTES};
+pub use header::{caveats, complete_text, header, interrupted_banner, MachineFigures};
+
+pub use notes::{note_belongs, note_fits_arms, note_for_probe, notes_for, NOTES};
 pub use path::{path_note, PathSeen};
 pub use sections::sections;
 
@@ -30,6 +33,13 @@ pub struct SummaryRow {
     pub round: u32,
     /// Arm kind, e.g. `fq_codel`.
     pub arm: String,
+    /// The arm in tc words (`fq_codel limit 256 …`).
+    pub arm_words: String,
+    /// The sweep point's label (`rate=5mbit flows=2`; `default` without a
+    /// sweep, and then the table has no point column).
+    pub point_label: String,
+    /// The stop-and-wait probe's timeout, ms (None when it did not run).
+    pub probe_timeout_ms: Option<f64>,
     /// Goodput over the measured window, Mbit/s (the only direction's
     /// aggregate; with both directions see `goodput_by_direction`).
     pub goodput_mbps: Option<f64>,
@@ -85,34 +95,39 @@ fn cell(q: Option<netlab_probe::CensoredQuantile>) -> String {
 /// Renders the table as Markdown.
 pub fn table(rows: &[SummaryRow]) -> String {
     let mut s = String::new();
+    // A sweep's rows say their point (issue 31).
+    let sweep = rows
+        .iter()
+        .any(|r| r.point_label != "default" && !r.point_label.is_empty());
+    let point = |r: &SummaryRow| {
+        if sweep {
+            format!("{} ", r.point_label)
+        } else {
+            String::new()
+        }
+    };
+    if sweep {
+        s.push_str("| point ");
+    }
     s.push_str("| Round | arm | goodput Mbit/s | baseline p50 ms | loaded probes/timeouts | loaded p50/p95 ms | replies-only p50/p95 ms | drops | CE/ECE/CWR seen |\n");
+    if sweep {
+        s.push_str("|---");
+    }
     s.push_str("|---|---|---|---|---|---|---|---|---|\n");
     for r in rows {
+        let lead = if sweep { "| " } else { "" };
         if let Some(e) = &r.error {
             let _ = writeln!(
                 s,
-                "| {} | {} | failed: {} | | | | | | |",
+                "{lead}{}| {} | {} | failed: {} | | | | | | |",
+                point(r),
                 r.round,
                 r.arm,
                 e.replace('|', "/")
             );
             continue;
         }
-        let goodput = if r.goodput_by_direction.len() > 1 {
-            r.goodput_by_direction
-                .iter()
-                .map(|(d, g)| {
-                    format!(
-                        "{d} {}",
-                        g.map_or_else(|| "None".into(), |g| format!("{g:.3}"))
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join(" / ")
-        } else {
-            r.goodput_mbps
-                .map_or_else(|| "None".into(), |g| format!("{g:.3}"))
-        };
+        let goodput = goodput_cell(r);
         let km = match r.censored {
             Some((p50, p95)) => format!("{}/{}", cell(p50), cell(p95)),
             None => "–".into(),
@@ -127,34 +142,11 @@ pub fn table(rows: &[SummaryRow]) -> String {
                 r.loaded_ok
             )
         };
-        let drops_text = |c: Option<u64>, t: Option<u64>| match (c, t) {
-            (Some(c), Some(t)) => format!("{c} (tbf {t})"),
-            (Some(c), None) => c.to_string(),
-            _ => "None".into(),
-        };
-        let drops = if r.drops_by_direction.len() > 1 {
-            r.drops_by_direction
-                .iter()
-                .map(|(d, c, t)| format!("{d} {}", drops_text(*c, *t)))
-                .collect::<Vec<_>>()
-                .join(" / ")
-        } else {
-            drops_text(r.child_drops, r.tbf_drops)
-        };
-        let ecn = match r.ce_ece_cwr {
-            Some((ce, ece, cwr)) => {
-                let neg = match r.ecn_negotiated {
-                    Some(true) => "",
-                    Some(false) => " (not negotiated)",
-                    None => "",
-                };
-                format!("{ce}/{ece}/{cwr}{neg}")
-            }
-            None => "None".into(),
-        };
+        let (drops, ecn) = drops_and_ecn_cells(r);
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {}/{} | {km} | {replies} | {} | {} |",
+            "{lead}{}| {} | {} | {} | {} | {}/{} | {km} | {replies} | {} | {} |",
+            point(r),
             r.round,
             r.arm,
             goodput,
@@ -167,6 +159,56 @@ pub fn table(rows: &[SummaryRow]) -> String {
     }
     s.push_str("\nloaded p50/p95 and baseline p50 count a probe without a reply within the timeout as \"≥ the timeout\" (censoring-aware, method §5.6: the figures used everywhere); the replies-only columns leave timeouts out (method §5.5) and carry their count.\n");
     s
+}
+
+/// The goodput cell: each direction's aggregate when there are several.
+fn goodput_cell(r: &SummaryRow) -> String {
+    if r.goodput_by_direction.len() > 1 {
+        r.goodput_by_direction
+            .iter()
+            .map(|(d, g)| {
+                format!(
+                    "{d} {}",
+                    g.map_or_else(|| "None".into(), |g| format!("{g:.3}"))
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" / ")
+    } else {
+        r.goodput_mbps
+            .map_or_else(|| "None".into(), |g| format!("{g:.3}"))
+    }
+}
+
+/// The drops cell (the arm's, TBF's beside it, per direction when there
+/// are several) and the CE/ECE/CWR cell.
+fn drops_and_ecn_cells(r: &SummaryRow) -> (String, String) {
+    let drops_text = |c: Option<u64>, t: Option<u64>| match (c, t) {
+        (Some(c), Some(t)) => format!("{c} (tbf {t})"),
+        (Some(c), None) => c.to_string(),
+        _ => "None".into(),
+    };
+    let drops = if r.drops_by_direction.len() > 1 {
+        r.drops_by_direction
+            .iter()
+            .map(|(d, c, t)| format!("{d} {}", drops_text(*c, *t)))
+            .collect::<Vec<_>>()
+            .join(" / ")
+    } else {
+        drops_text(r.child_drops, r.tbf_drops)
+    };
+    let ecn = match r.ce_ece_cwr {
+        Some((ce, ece, cwr)) => {
+            let neg = match r.ecn_negotiated {
+                Some(true) => "",
+                Some(false) => " (not negotiated)",
+                None => "",
+            };
+            format!("{ce}/{ece}/{cwr}{neg}")
+        }
+        None => "None".into(),
+    };
+    (drops, ecn)
 }
 
 /// The baseline p95 of each scenario, in execution order.
@@ -211,7 +253,12 @@ pub fn markdown(
     }
     s.push_str(&baseline_list(rows));
     s.push_str("\nNotes:\n\n");
-    for n in notes_for(rows.iter().map(|r| r.arm.as_str())) {
+    let timeout_ms = rows.iter().find_map(|r| r.probe_timeout_ms);
+    for n in notes_for(rows.iter().map(|r| r.arm.as_str()))
+        .into_iter()
+        .filter(|n| note_fits_arms(n, rows.iter().map(|r| r.arm_words.as_str())))
+        .filter_map(|n| note_for_probe(n, timeout_ms))
+    {
         let _ = writeln!(s, "- {n}");
     }
     for n in extra_notes {
@@ -267,100 +314,6 @@ pub fn render_figures(
         &sections_with_caveats,
         &extra_notes(scenarios, failed_teardown_steps),
     )
-}
-
-/// What a scenario's machine was, as far as figures may differ by it.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct MachineFigures {
-    /// Kernel release.
-    pub kernel: String,
-    /// CPU model.
-    pub cpu: String,
-}
-
-/// Compact list of indices: `1–4, 7, 9–10`.
-fn index_ranges(indices: &[u32]) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < indices.len() {
-        let mut j = i;
-        while j + 1 < indices.len() && indices[j + 1] == indices[j] + 1 {
-            j += 1;
-        }
-        out.push(if j == i {
-            indices[i].to_string()
-        } else {
-            format!("{}–{}", indices[i], indices[j])
-        });
-        i = j + 1;
-    }
-    out.join(", ")
-}
-
-/// The caveats a run's figures need (issue 22): the plan indices a partial
-/// merge lacks, and, when its scenarios ran on more than one kernel or CPU
-/// model, which scenarios ran where and which sweep points pool rounds
-/// from several (arms are compared inside a round, which one machine ran,
-/// but the medians over rounds and the comparison between arms pool
-/// rounds). None for a run on one machine.
-pub fn caveats(results: &Results, scenarios: &[ScenarioFigures]) -> Vec<String> {
-    use std::collections::BTreeMap;
-    let mut out = Vec::new();
-    if let Some(m) = results.merged.as_ref().filter(|m| !m.missing.is_empty()) {
-        out.push(format!(
-            "partial merge (--allow-partial): {} of {} planned scenarios; plan indices {} are missing, \
-             so the figures below leave those scenarios out.",
-            m.planned as usize - m.missing.len(),
-            m.planned,
-            index_ranges(&m.missing)
-        ));
-    }
-    let mut machines: BTreeMap<&MachineFigures, Vec<u32>> = BTreeMap::new();
-    for f in scenarios {
-        if let Some(m) = &f.machine {
-            machines.entry(m).or_default().push(f.index);
-        }
-    }
-    if machines.len() > 1 {
-        let list = machines
-            .iter()
-            .map(|(m, idx)| {
-                format!(
-                    "kernel {} on {} (scenarios {})",
-                    m.kernel,
-                    m.cpu,
-                    index_ranges(idx)
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("; ");
-        let mut points: BTreeMap<(u32, &str), std::collections::BTreeSet<&MachineFigures>> =
-            BTreeMap::new();
-        for f in scenarios {
-            if let Some(m) = &f.machine {
-                points
-                    .entry((f.point_index, f.point_label.as_str()))
-                    .or_default()
-                    .insert(m);
-            }
-        }
-        let mixed: Vec<String> = points
-            .iter()
-            .filter(|(_, ms)| ms.len() > 1)
-            .map(|((i, label), ms)| format!("point {i} ({label}): {} machines", ms.len()))
-            .collect();
-        out.push(format!(
-            "these scenarios ran on different kernels or CPU models: {list}. Each round's arms ran on one machine, \
-             but figures that pool rounds — medians over rounds, the comparison between arms — mix them{}.",
-            if mixed.is_empty() {
-                String::new()
-            } else {
-                format!(" where rounds at one point came from several: {}", mixed.join("; "))
-            }
-        ));
-    }
-    out.extend(crate::path_seen::caveats(scenarios));
-    out
 }
 
 /// What summary.md needs of one scenario: its table row and the figures
@@ -522,145 +475,6 @@ pub fn figures(results: &Results) -> Vec<ScenarioFigures> {
     results.scenarios.iter().map(ScenarioFigures::of).collect()
 }
 
-/// The summary's title block: run, kernel, rounds, arms, bottleneck(s),
-/// and what the method's experiment does not have (base RTT, flows).
-/// `listed`: the plan indices of the scenarios the run kept.
-pub fn header(results: &Results, listed: &[u32]) -> String {
-    let exp = &results.experiment;
-    let path = exp.path.clone().unwrap_or_default();
-    let shaper = |sh: &Option<netlab_experiment::file::ShaperFile>| {
-        sh.as_ref().filter(|s| s.shaped != Some(false)).map(|s| {
-            format!(
-                "rate {} burst {} limit {}",
-                s.rate.clone().unwrap_or_default(),
-                s.burst.clone().unwrap_or_default(),
-                s.limit.clone().unwrap_or_default()
-            )
-        })
-    };
-    let tbf = match (shaper(&path.up), shaper(&path.down)) {
-        (Some(up), None) => up,
-        (None, Some(down)) => format!("down {down}"),
-        (Some(up), Some(down)) => format!("up {up}; down {down}"),
-        (None, None) => "none (unshaped)".into(),
-    };
-    let mut extra = String::new();
-    if let Some(rtt) = path
-        .base_rtt
-        .as_ref()
-        .filter(|r| netlab_experiment::units::parse_duration(r, true).is_ok_and(|d| !d.is_zero()))
-    {
-        let _ = write!(extra, " Base RTT {rtt} (netem at R's roots).");
-    }
-    let flows = exp.flows.clone().unwrap_or_default();
-    if flows.len() > 1 {
-        let count = |d: &str| {
-            flows
-                .iter()
-                .filter(|f| f.direction.as_deref().unwrap_or("up") == d)
-                .count()
-        };
-        let _ = write!(extra, " Flows: {} up, {} down.", count("up"), count("down"));
-    }
-    let arms = exp.arms.clone().unwrap_or_default();
-    let mut banner = results
-        .interrupted
-        .as_ref()
-        .map(|i| format!("{}\n\n", interrupted_banner(i, listed)))
-        .unwrap_or_default();
-    if let Some(sh) = &results.shard {
-        let _ = write!(
-            banner,
-            "Shard {}/{} of the plan (`run --shard`): plan indices {} of {} unit(s); \
-             `orchestrator merge` puts the shards together.{}\n\n",
-            sh.k,
-            sh.n,
-            index_ranges(&sh.plan_indices),
-            sh.units_total,
-            if results.resumed_from.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " Resumed (`--resume`) from run(s) {}.",
-                    results.resumed_from.join(", ")
-                )
-            }
-        );
-    }
-    if let Some(m) = &results.merged {
-        let _ = write!(
-            banner,
-            "Merged by `orchestrator merge` from {} folder(s): {} of {} planned scenarios{}. \
-             Experiment {}.\n\n",
-            m.sources.len(),
-            listed.len(),
-            m.planned,
-            if m.missing.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " — **partial: plan indices {} missing**",
-                    index_ranges(&m.missing)
-                )
-            },
-            results.experiment_hash.as_deref().unwrap_or("?")
-        );
-    }
-    format!(
-        "# netlab comparison {}\n\n{banner}Kernel: {} {} ({}). Rounds: {}. Arms: {}. TBF {}.{extra}\nResults: results.json (every raw sample).",
-        results.run_id,
-        results.kernel.mode,
-        results.kernel.release,
-        results.kernel.chosen_because,
-        exp.rounds.unwrap_or(1),
-        arms.join(" | "),
-        tbf,
-    )
-}
-
-/// The first thing an interrupted run's summary says: which signal, where,
-/// and what that means for the scenarios listed. `kept`: the plan indices
-/// of the scenarios the folder holds (a shard's own, those a resumed run
-/// took over included; the one the signal stopped may be among them), so
-/// a shard never names a scenario another shard ran.
-pub fn interrupted_banner(i: &netlab_results::Interrupted, kept: &[u32]) -> String {
-    let at = i
-        .at_s
-        .map(|t| format!(", {t:.1} s after t0"))
-        .unwrap_or_default();
-    match i.scenario {
-        Some(n) => {
-            let complete: Vec<u32> = kept.iter().copied().filter(|&k| k != n).collect();
-            format!(
-                "**Interrupted by {} during scenario {n} ({} phase{at}).** {}; \
-                 scenario {n} keeps its samples up to the stop, its error and its cleanup receipts; \
-                 the run's later scenarios did not run.",
-                i.signal,
-                i.phase,
-                complete_text(&complete)
-            )
-        }
-        None => format!(
-            "**Interrupted by {} {}.** {}; none was cut short.",
-            i.signal,
-            i.phase,
-            complete_text(kept)
-        ),
-    }
-}
-
-/// "Scenarios 1–2, 5 are complete", of exactly these plan indices.
-pub fn complete_text(complete: &[u32]) -> String {
-    let mut complete = complete.to_vec();
-    complete.sort_unstable();
-    complete.dedup();
-    match complete.as_slice() {
-        [] => "No scenario had completed before it".to_string(),
-        [one] => format!("Scenario {one} is complete"),
-        _ => format!("Scenarios {} are complete", index_ranges(&complete)),
-    }
-}
-
 /// One row per scenario, in execution order.
 pub fn rows(results: &Results) -> Vec<SummaryRow> {
     results.scenarios.iter().map(row).collect()
@@ -711,6 +525,9 @@ pub fn row(s: &ScenarioResult) -> SummaryRow {
     SummaryRow {
         round: s.round,
         arm: s.arm.clone(),
+        arm_words: s.arm_words.clone(),
+        point_label: s.point.label.clone(),
+        probe_timeout_ms: s.probe().map(|p| p.config.timeout.as_secs_f64() * 1e3),
         goodput_mbps: s.directions.first().and_then(|d| d.goodput_mbps),
         goodput_by_direction: s
             .directions

@@ -33,10 +33,47 @@ pub fn notes_for<'a>(arm_kinds: impl IntoIterator<Item = &'a str>) -> Vec<&'stat
 /// that names an arm kind the run did not have (the fq_codel comparison
 /// note in a pfifo-only run) does not.
 pub fn note_belongs(note: &str, had: &std::collections::BTreeSet<&str>) -> bool {
-    const KINDS: &[&str] = &["fq_codel", "cake", "fq_pie", "codel", "pie", "fq"];
+    const KINDS: &[&str] = &["pfifo", "fq_codel", "cake", "fq_pie", "codel", "pie", "fq"];
     !KINDS.iter().any(|k| {
         note.split(|c: char| !(c.is_alphanumeric() || c == '_'))
             .any(|w| w == *k)
             && !had.contains(k)
     })
+}
+
+/// Whether a note belongs to a run whose arms are these (in tc words,
+/// `pfifo limit 256`): [`note_belongs`] on their kinds, and a note that
+/// states the arms' limits (the 256-packet limit of the method's pair)
+/// only when every arm has that limit.
+pub fn note_fits_arms<'a>(note: &str, arm_words: impl IntoIterator<Item = &'a str>) -> bool {
+    let words: Vec<&str> = arm_words.into_iter().collect();
+    let kinds = words
+        .iter()
+        .filter_map(|w| w.split_whitespace().next())
+        .collect();
+    note_belongs(note, &kinds)
+        && (!note.contains("256-packet limit")
+            || words.iter().all(|w| {
+                let t: Vec<&str> = w.split_whitespace().collect();
+                t.windows(2).any(|p| p == ["limit", "256"])
+            }))
+}
+
+/// A general note as it holds for the run's stop-and-wait probe
+/// (`timeout_ms`: its timeout, None when it did not run): the notes about
+/// its timeouts and its sends are left out when it did not run, and the
+/// timeout they quote is the run's (they were written for the method's
+/// 1 s).
+pub fn note_for_probe(note: &str, timeout_ms: Option<f64>) -> Option<String> {
+    let about_probe = note.starts_with("Probe timeouts") || note.starts_with("Loaded probe sends");
+    match timeout_ms {
+        None if about_probe => None,
+        Some(t) if about_probe && (t - 1000.0).abs() > 1e-9 => {
+            Some(note.replace("'≥ 1000 ms'", &format!("'≥ {t} ms'")).replace(
+                "more than 1 s of queueing",
+                &format!("more than {} s of queueing", t / 1000.0),
+            ))
+        }
+        _ => Some(note.to_string()),
+    }
 }

@@ -252,6 +252,9 @@ fn row(round: u32, arm: &str) -> SummaryRow {
     SummaryRow {
         round,
         arm: arm.into(),
+        arm_words: format!("{arm} limit 256"),
+        point_label: "default".into(),
+        probe_timeout_ms: Some(1000.0),
         goodput_mbps: Some(4.812),
         goodput_by_direction: vec![("up".into(), Some(4.812))],
         loaded_sent: 55,
@@ -450,6 +453,74 @@ fn notes_for_keeps_only_the_notes_of_the_runs_arms() {
     assert!(pfifo_only.contains(&NOTES[0]));
     assert!(notes_for(["pfifo", "fq_codel"]).contains(fq_note));
     assert_eq!(notes_for(["pfifo", "fq_codel"]).len(), NOTES.len());
+}
+
+/// The notes about the stop-and-wait probe quote its timeout, and are left
+/// out when it did not run (an isochronous-only sweep).
+#[test]
+fn the_probe_notes_follow_the_probe_that_ran() {
+    let note = NOTES
+        .iter()
+        .find(|n| n.starts_with("Probe timeouts"))
+        .unwrap();
+    assert_eq!(note_for_probe(note, Some(1000.0)).as_deref(), Some(*note));
+    let two = note_for_probe(note, Some(2000.0)).unwrap();
+    assert!(
+        two.contains("'≥ 2000 ms'") && two.contains("more than 2 s of queueing"),
+        "{two}"
+    );
+    assert!(!two.contains("1000 ms"), "{two}");
+    assert_eq!(note_for_probe(note, None), None);
+    assert_eq!(note_for_probe(NOTES[0], None).as_deref(), Some(NOTES[0]));
+    let mut r = row(1, "pfifo");
+    r.probe_timeout_ms = None;
+    let md = markdown("# x", None, &[r], &[], &[]);
+    assert!(!md.contains("Probe timeouts are not loss"), "{md}");
+    assert!(!md.contains("Loaded probe sends"), "{md}");
+}
+
+/// A sweep's table says each row's point (issue 31); a run without a
+/// sweep keeps the method's columns.
+#[test]
+fn a_sweeps_table_has_a_point_column() {
+    let mut a = row(1, "pfifo");
+    a.point_label = "rate=2mbit flows=1".into();
+    let t = table(&[a]);
+    let lines: Vec<&str> = t.lines().collect();
+    assert!(lines[0].starts_with("| point | Round | arm |"), "{t}");
+    assert!(lines[1].starts_with("|---|---|---|"), "{t}");
+    assert!(
+        lines[2].starts_with("| rate=2mbit flows=1 | 1 | pfifo | 4.812 |"),
+        "{t}"
+    );
+    assert_eq!(lines[0].matches('|').count(), lines[2].matches('|').count());
+    let plain = table(&[row(1, "pfifo")]);
+    assert!(plain.starts_with("| Round | arm |"), "{plain}");
+}
+
+/// Issue 31: a one-arm fq_codel sweep (limit 10240) gets no note about
+/// "pfifo and fq_codel both have a 256-packet limit"; the method's pair
+/// does, and a pair with other limits does not.
+#[test]
+fn the_limit_note_appears_only_where_the_arms_have_those_limits() {
+    let note = NOTES.iter().find(|n| n.contains("256-packet")).unwrap();
+    assert!(!note_fits_arms(note, ["fq_codel limit 10240"]));
+    assert!(!notes_for(["fq_codel"]).contains(note));
+    assert!(note_fits_arms(
+        note,
+        [
+            "pfifo limit 256",
+            "fq_codel limit 256 memory_limit 1048576 ecn"
+        ]
+    ));
+    assert!(!note_fits_arms(
+        note,
+        ["pfifo limit 1000", "fq_codel limit 256"]
+    ));
+    let mut r = row(1, "fq_codel");
+    r.arm_words = "fq_codel limit 10240".into();
+    let md = markdown("# x", None, &[r], &[], &[]);
+    assert!(!md.contains(note), "{md}");
 }
 
 /// A shard's summary says which share of the plan it holds and what it

@@ -1,0 +1,587 @@
+//! The sweep figures: each headline metric against each swept axis
+//! (docs/report.md, "Sweep figures"). x is the axis' values in its own
+//! unit, logarithmic where they span 10× or more; one line per arm through
+//! the median over rounds at each point; every round a dot, its shape its
+//! state (docs/method.md §12.6); the spread over rounds a vertical bar; a
+//! censored value a "≥" marker at its bound, never a value, and no line
+//! runs through it; with two or more axes one panel per value of the
+//! others. Rounds are pooled within a point, never across points
+//! ([`crate::sweep::series`]).
+
+use plotters::prelude::*;
+
+use crate::plot_style::{
+    font, marker, round_shade, title as draw_title, title_height, Legend, Mark, Shape, TEXT_PX,
+    WIDTH,
+};
+use crate::plots::{arm_color, builder, draw_svg, e, tick, Area, Plot};
+use crate::plots_run::px_in;
+use crate::sweep::{Measured, Panel, SweepAxis, SweepMetric, SweepTable};
+use crate::ReportError;
+
+/// Height of one panel, px.
+const PANEL_H: u32 = 330;
+/// Height of a panel's caption (the other axes' values), px.
+const CAPTION_H: u32 = 30;
+/// Shapes of the rounds' states, most frequent state first.
+const STATE_SHAPES: [Shape; 7] = [
+    Shape::Circle,
+    Shape::Square,
+    Shape::Triangle,
+    Shape::Diamond,
+    Shape::TriangleDown,
+    Shape::Cross,
+    Shape::Plus,
+];
+/// The word of a round whose state was not classified.
+const NO_STATE: &str = "state not classified";
+
+/// A value axis: logarithmic or linear, its range (drawn units) and ticks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scale {
+    /// Logarithmic.
+    pub log: bool,
+    /// Range in drawn units (log10 of the value when logarithmic).
+    pub range: (f64, f64),
+    /// Ticks in drawn units.
+    pub ticks: Vec<f64>,
+}
+
+impl Scale {
+    /// A value in drawn units.
+    pub fn to(&self, v: f64) -> f64 {
+        if self.log {
+            v.log10()
+        } else {
+            v
+        }
+    }
+
+    /// A drawn unit back to a value.
+    pub fn from(&self, t: f64) -> f64 {
+        if self.log {
+            10f64.powf(t)
+        } else {
+            t
+        }
+    }
+}
+
+/// A scale as a plotters coordinate: drawn units mapped linearly, its
+/// own ticks (a value axis, or the sweep's values on x).
+impl plotters::coord::ranged1d::Ranged for Scale {
+    type ValueType = f64;
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        let (a, b) = self.range;
+        let t = if b > a { (v - a) / (b - a) } else { 0.5 };
+        limit.0 + (f64::from(limit.1 - limit.0) * t).round() as i32
+    }
+
+    fn key_points<H: plotters::coord::ranged1d::KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.clone()
+        }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.range.0..self.range.1
+    }
+}
+
+/// The y scale for values `levels` (values and bounds): logarithmic when
+/// they are all positive and span 10× or more (STYLE 25).
+pub fn y_scale(levels: &[f64]) -> Scale {
+    let lo = levels.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = levels.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !lo.is_finite() {
+        return Scale {
+            log: false,
+            range: (0.0, 1.0),
+            ticks: vec![0.0, 0.5, 1.0],
+        };
+    }
+    if lo > 0.0 && hi / lo >= 10.0 {
+        let (a, b) = ((lo / 1.4).log10(), (hi * 1.4).log10());
+        let mut ticks = Vec::new();
+        for k in a.floor() as i32..=b.ceil() as i32 {
+            for m in [1.0, 2.0, 5.0] {
+                let t = (m * 10f64.powi(k)).log10();
+                if t >= a && t <= b {
+                    ticks.push(t);
+                }
+            }
+        }
+        if ticks.len() > 8 {
+            ticks.retain(|t| (t - t.round()).abs() < 1e-9);
+        }
+        return Scale {
+            log: true,
+            range: (a, b),
+            ticks,
+        };
+    }
+    let span = if hi > lo {
+        hi - lo
+    } else {
+        (hi.abs() * 0.2).max(1.0)
+    };
+    let mut a = lo - 0.1 * span;
+    let b = hi + 0.1 * span;
+    if lo >= 0.0 && a < 0.0 {
+        a = 0.0;
+    }
+    let raw = (b - a) / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    let mut ticks = Vec::new();
+    let mut t = (a / step).ceil() * step;
+    while t <= b + 1e-9 {
+        ticks.push(t);
+        t += step;
+    }
+    Scale {
+        log: false,
+        range: (a, b),
+        ticks,
+    }
+}
+
+/// The x scale of an axis: its values' positions (numbers, or indices for
+/// words), logarithmic where they span 10× or more ([`SweepAxis::is_log`]);
+/// a tick at every value (at most 8, evenly thinned).
+pub fn x_scale(axis: &SweepAxis) -> Scale {
+    let log = axis.is_log();
+    let pos: Vec<f64> = axis
+        .values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let x = v.x.unwrap_or(i as f64);
+            if log {
+                x.log10()
+            } else {
+                x
+            }
+        })
+        .collect();
+    let lo = pos.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = pos.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let pad = if hi > lo { (hi - lo) * 0.08 } else { 0.5 };
+    let step = pos.len().div_ceil(8).max(1);
+    let ticks = pos.iter().copied().step_by(step).collect();
+    Scale {
+        log,
+        range: (lo - pad, hi + pad),
+        ticks,
+    }
+}
+
+/// The file name of the figure of `metric` against axis `axis`.
+pub fn file_name(metric: SweepMetric, axis: &SweepAxis) -> String {
+    let name: String = axis
+        .name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    format!("sweep-{}-vs-{name}.svg", metric.key().replace('_', "-"))
+}
+
+/// Every sweep figure: each metric with data against each axis.
+pub fn all(table: &SweepTable) -> Result<Vec<Plot>, ReportError> {
+    let mut out = Vec::new();
+    let arms = arm_order(table);
+    for m in crate::sweep::metrics_with_data(table) {
+        for (i, axis) in table.axes.iter().enumerate() {
+            let panels = crate::sweep::series(table, m, i);
+            out.push(figure(m, axis, &panels, &arms)?);
+        }
+    }
+    Ok(out)
+}
+
+fn arm_order(table: &SweepTable) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for r in &table.rows {
+        if !v.contains(&r.arm) {
+            v.push(r.arm.clone());
+        }
+    }
+    v
+}
+
+/// The states of the rounds drawn, most frequent first.
+fn states(panels: &[Panel]) -> Vec<String> {
+    let mut n: Vec<(String, usize)> = Vec::new();
+    for d in panels
+        .iter()
+        .flat_map(|p| &p.arms)
+        .flat_map(|a| &a.points)
+        .flat_map(|p| &p.rounds)
+    {
+        let s = d.state.clone().unwrap_or_else(|| NO_STATE.into());
+        match n.iter_mut().find(|(k, _)| *k == s) {
+            Some((_, c)) => *c += 1,
+            None => n.push((s, 1)),
+        }
+    }
+    n.sort_by_key(|x| std::cmp::Reverse(x.1));
+    n.into_iter().map(|(s, _)| s).collect()
+}
+
+fn state_shape(states: &[String], s: &Option<String>) -> Shape {
+    let s = s.as_deref().unwrap_or(NO_STATE);
+    let i = states.iter().position(|x| x == s).unwrap_or(0);
+    STATE_SHAPES[i % STATE_SHAPES.len()]
+}
+
+/// The figure's title: the question it answers.
+fn title_of(metric: SweepMetric, axis: &SweepAxis) -> String {
+    let article = match metric {
+        SweepMetric::JainUp | SweepMetric::JainDown => "",
+        _ => "the ",
+    };
+    format!(
+        "How does {article}{} change with {}? Median over rounds per arm; each round a dot",
+        metric.name(),
+        axis.name
+    )
+}
+
+fn legend_of(metric: SweepMetric, panels: &[Panel], arms: &[String], states: &[String]) -> Legend {
+    let mut legend = Legend::new();
+    let drawn: Vec<&String> = arms
+        .iter()
+        .filter(|a| panels.iter().any(|p| p.arms.iter().any(|s| &s.arm == *a)))
+        .collect();
+    for a in &drawn {
+        let i = arms.iter().position(|x| x == *a).unwrap_or(0);
+        legend.push(
+            format!("{a}: median over rounds"),
+            Mark::Line(arm_color(i), 3),
+        );
+    }
+    let grey = RGBColor(90, 90, 90);
+    for (k, s) in states.iter().enumerate() {
+        let text = if states.len() == 1 {
+            format!("a round ({s})")
+        } else {
+            format!("a round in state {s}")
+        };
+        legend.push(
+            text,
+            Mark::Marker(STATE_SHAPES[k % STATE_SHAPES.len()], grey),
+        );
+    }
+    legend.push(
+        "spread over rounds (min–max)",
+        Mark::Line(RGBColor(170, 170, 170), 5),
+    );
+    let censored = panels
+        .iter()
+        .flat_map(|p| &p.arms)
+        .flat_map(|a| &a.points)
+        .any(|p| {
+            p.rounds
+                .iter()
+                .any(|d| matches!(d.value, Measured::AtLeast(_)))
+        });
+    if censored && metric.can_be_censored() {
+        legend.push(
+            "≥: censored, drawn at its bound (a value at least this), never as a value",
+            Mark::Marker(Shape::AtLeast, grey),
+        );
+    }
+    legend
+}
+
+fn figure(
+    metric: SweepMetric,
+    axis: &SweepAxis,
+    panels: &[Panel],
+    arms: &[String],
+) -> Result<Plot, ReportError> {
+    let file = file_name(metric, axis);
+    let title = title_of(metric, axis);
+    let states = states(panels);
+    let legend = legend_of(metric, panels, arms, &states);
+    let levels: Vec<f64> = panels
+        .iter()
+        .flat_map(|p| &p.arms)
+        .flat_map(|a| &a.points)
+        .flat_map(|p| p.rounds.iter().map(|d| d.value.level()))
+        .filter(|v| v.is_finite())
+        .collect();
+    let ys = y_scale(&levels);
+    let xs = x_scale(axis);
+    let captions = panels.iter().any(|p| !p.held.is_empty());
+    let panel_h = PANEL_H + if captions { CAPTION_H } else { 0 };
+    let n = panels.len().max(1) as u32;
+    let height = title_height(&title, WIDTH) + n * panel_h + legend.height(WIDTH);
+    let svg = draw_svg(&file, (WIDTH, height), |root| {
+        let body = draw_title(root, &title)?;
+        let (plot, legend_area) = legend.split(&body);
+        let rows = plot.split_evenly((n as usize, 1));
+        for (area, panel) in rows.iter().zip(panels) {
+            draw_panel(
+                area,
+                panel,
+                axis,
+                metric,
+                (&xs, &ys),
+                arms,
+                &states,
+                captions,
+            )?;
+        }
+        legend.draw(&legend_area)
+    })?;
+    Ok(Plot {
+        file,
+        title,
+        scenario: None,
+        point: None,
+        svg,
+    })
+}
+
+/// The x tick label at drawn position `t`.
+fn x_label(axis: &SweepAxis, xs: &Scale, t: f64) -> String {
+    if axis.values.iter().all(|v| v.x.is_some()) {
+        tick(&xs.from(t))
+    } else {
+        let i = t.round().max(0.0) as usize;
+        axis.values
+            .get(i)
+            .map_or_else(String::new, |v| v.text.clone())
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_panel(
+    area: &Area<'_>,
+    panel: &Panel,
+    axis: &SweepAxis,
+    metric: SweepMetric,
+    (xs, ys): (&Scale, &Scale),
+    arms: &[String],
+    states: &[String],
+    captions: bool,
+) -> Result<(), String> {
+    let area = if captions {
+        let (cap, rest) = area.split_vertically(CAPTION_H);
+        cap.draw(&Text::new(
+            format!("at {}", panel.held.join(", ")),
+            (90, 4),
+            font(TEXT_PX),
+        ))
+        .map_err(e)?;
+        rest
+    } else {
+        area.clone()
+    };
+    let mut chart = builder(&area)
+        .build_cartesian_2d(xs.clone(), ys.clone())
+        .map_err(e)?;
+    let x_desc = format!("{}{}", axis.title(), if xs.log { ", log" } else { "" });
+    let y_desc = match (metric.unit(), ys.log) {
+        ("", false) => "index".to_string(),
+        ("", true) => "index, log".to_string(),
+        (u, false) => u.to_string(),
+        (u, true) => format!("{u}, log"),
+    };
+    chart
+        .configure_mesh()
+        .label_style(font(TEXT_PX))
+        .axis_desc_style(font(TEXT_PX))
+        .x_label_formatter(&|t| x_label(axis, xs, *t))
+        .y_label_formatter(&|t| tick(&ys.from(*t)))
+        .light_line_style(WHITE.mix(0.0))
+        .bold_line_style(RGBColor(235, 235, 235))
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .draw()
+        .map_err(e)?;
+    let n_arms = panel.arms.len();
+    for (k, series) in panel.arms.iter().enumerate() {
+        let ci = arms.iter().position(|a| *a == series.arm).unwrap_or(0);
+        // Arms side by side at a point, 8 px apart.
+        let dx = ((k as f64 - (n_arms as f64 - 1.0) / 2.0) * 8.0).round() as i32;
+        let at = |x: f64, v: f64| {
+            let p = px_in(&chart, &area, (xs.to(x), ys.to(v)));
+            (p.0 + dx, p.1)
+        };
+        draw_arm(&area, series, arm_color(ci), states, &at)?;
+    }
+    Ok(())
+}
+
+/// One arm in one panel: the spread over rounds, then the median line
+/// between exact medians only, then each round, then the medians on top.
+/// `at` maps (axis value, metric value) to the panel's pixels.
+fn draw_arm(
+    area: &Area<'_>,
+    series: &crate::sweep::ArmSeries,
+    c: RGBColor,
+    states: &[String],
+    at: &dyn Fn(f64, f64) -> (i32, i32),
+) -> Result<(), String> {
+    let light = round_shade(c, 1, 1);
+    // The spread over rounds, then the median line between exact
+    // medians only, then each round, then the medians on top.
+    for p in &series.points {
+        if p.rounds.len() < 2 {
+            continue;
+        }
+        let lv = p.rounds.iter().map(|d| d.value.level());
+        let lo = lv.clone().fold(f64::INFINITY, f64::min);
+        let hi = lv.fold(f64::NEG_INFINITY, f64::max);
+        area.draw(&PathElement::new(
+            vec![at(p.x, lo), at(p.x, hi)],
+            RGBColor(170, 170, 170).stroke_width(5),
+        ))
+        .map_err(e)?;
+    }
+    for w in series.points.windows(2) {
+        if let (Some(Measured::Value(a)), Some(Measured::Value(b))) = (w[0].median, w[1].median) {
+            area.draw(&PathElement::new(
+                vec![at(w[0].x, a), at(w[1].x, b)],
+                c.stroke_width(3),
+            ))
+            .map_err(e)?;
+        }
+    }
+    for p in &series.points {
+        let n = p.rounds.len() as f64;
+        for (j, d) in p.rounds.iter().enumerate() {
+            let (x, y) = at(p.x, d.value.level());
+            let jx = ((j as f64 - (n - 1.0) / 2.0) * 5.0).round() as i32;
+            let shape = match d.value {
+                Measured::AtLeast(_) => Shape::AtLeast,
+                Measured::Value(_) => state_shape(states, &d.state),
+            };
+            area.draw(&marker(shape, (x + jx, y), 5, light))
+                .map_err(e)?;
+        }
+        match p.median {
+            Some(Measured::Value(v)) => {
+                area.draw(&marker(Shape::Ring, at(p.x, v), 8, c))
+                    .map_err(e)?;
+            }
+            Some(Measured::AtLeast(v)) => {
+                let (x, y) = at(p.x, v);
+                area.draw(&marker(Shape::AtLeast, (x + 12, y), 8, c))
+                    .map_err(e)?;
+            }
+            None => {}
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::{AxisKind, AxisValue, SweepMetrics, SweepRow};
+
+    /// One arm at three base RTTs, two rounds each; `mid` is the middle
+    /// point's p50 in both rounds.
+    fn table(mid: Measured) -> SweepTable {
+        let axis = SweepAxis {
+            name: "base_rtt".into(),
+            kind: AxisKind::Duration,
+            values: [("0ms", 0.0), ("20ms", 20.0), ("80ms", 80.0)]
+                .map(|(t, x)| AxisValue {
+                    text: t.into(),
+                    x: Some(x),
+                })
+                .to_vec(),
+        };
+        let mut rows = Vec::new();
+        for (k, (text, v)) in [
+            ("0ms", Measured::Value(5.0)),
+            ("20ms", mid),
+            ("80ms", Measured::Value(90.0)),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for round in 1..=2 {
+                rows.push(SweepRow {
+                    scenario: (2 * k + round) as u32,
+                    point: k as u32 + 1,
+                    point_label: format!("base_rtt={text}"),
+                    axis_values: vec![text.into()],
+                    arm: "fq_codel".into(),
+                    arm_words: "fq_codel".into(),
+                    round: round as u32,
+                    state: Some("≥ 5 cuts".into()),
+                    error: None,
+                    rtt_requests: Some([10, 0]),
+                    iso_requests: None,
+                    metrics: SweepMetrics {
+                        rtt_p50_ms: Some(v),
+                        ..SweepMetrics::default()
+                    },
+                });
+            }
+        }
+        SweepTable {
+            format: crate::sweep::FORMAT.into(),
+            version: crate::sweep::VERSION,
+            run_id: "t".into(),
+            axes: vec![axis],
+            rows,
+        }
+    }
+
+    /// Lines drawn in the arm's colour at the median line's width (the
+    /// legend's sample is one of them).
+    fn median_lines(svg: &str) -> usize {
+        let c = arm_color(0);
+        let stroke = format!("stroke=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
+        svg.lines()
+            .filter(|l| l.contains("<polyline") && l.contains(&stroke))
+            .filter(|l| l.contains("stroke-width=\"3\""))
+            .count()
+    }
+
+    #[test]
+    fn a_censored_median_is_a_bound_and_no_line_runs_through_it() {
+        let t = table(Measured::Value(30.0));
+        let svg = &all(&t).unwrap()[0].svg;
+        assert_eq!(median_lines(svg), 2 + 1, "two segments and the legend's");
+        let t = table(Measured::AtLeast(1000.0));
+        let panels = crate::sweep::series(&t, SweepMetric::RttP50, 0);
+        let mid = &panels[0].arms[0].points[1];
+        assert_eq!(mid.median, Some(Measured::AtLeast(1000.0)));
+        let svg = &all(&t).unwrap()[0].svg;
+        assert_eq!(
+            median_lines(svg),
+            1,
+            "only the legend's: both segments end on a bound"
+        );
+        assert!(svg.contains("≥: censored"), "the legend says what ≥ is");
+    }
+
+    #[test]
+    fn an_axis_with_zero_stays_linear_and_ticks_every_value() {
+        let t = table(Measured::Value(30.0));
+        let xs = x_scale(&t.axes[0]);
+        assert!(!xs.log, "0 ms cannot be on a log axis");
+        assert_eq!(xs.ticks, vec![0.0, 20.0, 80.0]);
+        // 5 → 90 ms spans 18×: the y axis is logarithmic.
+        assert!(y_scale(&[5.0, 30.0, 90.0]).log);
+        assert_eq!(
+            file_name(SweepMetric::RttP50, &t.axes[0]),
+            "sweep-rtt-p50-ms-vs-base-rtt.svg"
+        );
+    }
+}

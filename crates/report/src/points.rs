@@ -1,0 +1,88 @@
+//! A sweep's points apart (issue 31): the headline, the verdict, the
+//! comparison between arms and the per-arm figures pool the rounds of one
+//! point and never rounds of different points, so a sweep's report is
+//! computed point by point on the scenarios of each ([`split`]).
+
+use crate::model::ReportInput;
+
+/// Whether the run swept at least one axis (its scenarios carry point
+/// values).
+pub fn is_sweep(input: &ReportInput) -> bool {
+    input.scenarios.iter().any(|s| !s.point.values.is_empty())
+}
+
+/// One point's part of a run: its grid index and label, and the run's
+/// input holding only that point's scenarios.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointInput {
+    /// 1-based position in the grid.
+    pub index: u32,
+    /// `rate=5mbit flows=2`.
+    pub label: String,
+    /// The run's input with this point's scenarios alone.
+    pub input: ReportInput,
+}
+
+/// The run's points, in order of first appearance (the grid's order):
+/// index and label.
+pub fn labels(input: &ReportInput) -> Vec<(u32, String)> {
+    let mut out: Vec<(u32, String)> = Vec::new();
+    for s in &input.scenarios {
+        if !out.iter().any(|(i, _)| *i == s.point.index) {
+            out.push((s.point.index, s.point.label.clone()));
+        }
+    }
+    out
+}
+
+/// The run's input split by point, points in the order of [`labels`], the
+/// scenarios in their order. Lazy: each point's copy is made when it is
+/// reached, so a sweep holds at most one point's copy beside the run.
+pub fn split(input: &ReportInput) -> impl Iterator<Item = PointInput> + '_ {
+    labels(input).into_iter().map(move |(index, label)| {
+        let scenarios: Vec<_> = input
+            .scenarios
+            .iter()
+            .filter(|s| s.point.index == index)
+            .cloned()
+            .collect();
+        // A rate axis sets this point's bottleneck (the goodput figures
+        // draw it).
+        let rate = scenarios
+            .first()
+            .and_then(|s| s.point.values.iter().find_map(|v| v.strip_prefix("rate=")))
+            .and_then(|r| netlab_qdisc::Rate::parse(r).ok())
+            .map(|r| r.bits_per_sec());
+        let header = input.clone_header();
+        PointInput {
+            index,
+            input: ReportInput {
+                bottleneck_bps: rate.or(header.bottleneck_bps),
+                scope: Some(format!("point {index} ({label})")),
+                scenarios,
+                ..header
+            },
+            label,
+        }
+    })
+}
+
+impl ReportInput {
+    /// The input without its scenarios (the run's header).
+    pub fn clone_header(&self) -> ReportInput {
+        ReportInput {
+            schema_version: self.schema_version,
+            tool: self.tool.clone(),
+            run_id: self.run_id.clone(),
+            started_utc: self.started_utc.clone(),
+            finished_utc: self.finished_utc.clone(),
+            kernel: self.kernel.clone(),
+            config: self.config.clone(),
+            bottleneck_bps: self.bottleneck_bps,
+            scenarios: Vec::new(),
+            notes: self.notes.clone(),
+            caveats: self.caveats.clone(),
+            scope: self.scope.clone(),
+        }
+    }
+}

@@ -1,0 +1,657 @@
+//! A sweep's table (docs/report.md, "Sweep data"): one row per scenario
+//! with its point's axis values, arm, round, the round's state and every
+//! headline metric, censoring kept ([`SweepTable`]); the axes read from the
+//! points results.json records (`rate=5mbit`), each value in its own unit
+//! ([`SweepAxis`]); and the values a sweep figure draws at each point,
+//! rounds pooled within a point and never across points ([`series`]).
+//! Pure: [`crate::sweep_file`] writes the table as `sweep.csv` and
+//! `sweep.json`, [`crate::plot_sweep`] draws it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
+use crate::stats::{censored_quantile, CensoredQuantile, Observation};
+
+/// What an axis' values are, so each is drawn in its own unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AxisKind {
+    /// A rate (`5mbit`): Mbit/s.
+    Rate,
+    /// A duration (`20ms`): ms.
+    Duration,
+    /// A size (`64kb`): bytes.
+    Size,
+    /// A plain number (`flows = 4`, `quantum 1514`).
+    Number,
+    /// Words (`cc = cubic`, `offloads = off`): no order but the file's.
+    Category,
+}
+
+impl AxisKind {
+    /// The unit its numbers are in (empty for numbers and words).
+    pub fn unit(self) -> &'static str {
+        match self {
+            AxisKind::Rate => "Mbit/s",
+            AxisKind::Duration => "ms",
+            AxisKind::Size => "bytes",
+            AxisKind::Number | AxisKind::Category => "",
+        }
+    }
+
+    /// The suffix of its numeric column in sweep.csv (none for words).
+    pub fn column_suffix(self) -> Option<&'static str> {
+        match self {
+            AxisKind::Rate => Some("mbit_s"),
+            AxisKind::Duration => Some("ms"),
+            AxisKind::Size => Some("bytes"),
+            AxisKind::Number => Some("value"),
+            AxisKind::Category => None,
+        }
+    }
+}
+
+/// One value as the experiment file writes it, read in its unit by the
+/// parsers the experiment file uses: a duration (ms), a plain number, a
+/// rate (Mbit/s), a size (bytes), else a word.
+pub fn parse_value(text: &str) -> (AxisKind, Option<f64>) {
+    if let Ok(d) = netlab_experiment::units::parse_duration(text, true) {
+        return (AxisKind::Duration, Some(d.as_secs_f64() * 1e3));
+    }
+    if let Ok(v) = text.parse::<f64>() {
+        if v.is_finite() {
+            return (AxisKind::Number, Some(v));
+        }
+    }
+    if text.ends_with("bit") || text.ends_with("bps") {
+        if let Ok(r) = netlab_qdisc::Rate::parse(text) {
+            return (AxisKind::Rate, Some(r.bits_per_sec() as f64 / 1e6));
+        }
+    }
+    if let Ok(s) = netlab_qdisc::Size::parse(text) {
+        return (AxisKind::Size, Some(s.0 as f64));
+    }
+    (AxisKind::Category, None)
+}
+
+/// One value of an axis.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AxisValue {
+    /// As the experiment file writes it (`5mbit`).
+    pub text: String,
+    /// In the axis' unit (None for words).
+    pub x: Option<f64>,
+}
+
+/// One swept axis.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepAxis {
+    /// Its name (`rate`, `base_rtt`, `flows`, `fq_codel.target`).
+    pub name: String,
+    /// What its values are.
+    pub kind: AxisKind,
+    /// Its values: ascending for numbers, in the grid's order for words.
+    pub values: Vec<AxisValue>,
+}
+
+impl SweepAxis {
+    /// `rate (Mbit/s)`, `flows`.
+    pub fn title(&self) -> String {
+        match self.kind.unit() {
+            "" => self.name.clone(),
+            u => format!("{} ({u})", self.name),
+        }
+    }
+
+    /// The values span 10× or more (all positive): drawn on a log axis.
+    pub fn is_log(&self) -> bool {
+        let xs: Vec<f64> = self.values.iter().filter_map(|v| v.x).collect();
+        if xs.len() < 2 || xs.iter().any(|x| *x <= 0.0) {
+            return false;
+        }
+        let (lo, hi) = xs
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(a, b), x| (a.min(*x), b.max(*x)));
+        hi / lo >= 10.0
+    }
+
+    /// Position of `text` on the axis: its number, or its index for words.
+    pub fn position(&self, text: &str) -> Option<f64> {
+        let i = self.values.iter().position(|v| v.text == text)?;
+        Some(self.values[i].x.unwrap_or(i as f64))
+    }
+}
+
+/// `rate=5mbit` → (`rate`, `5mbit`).
+fn split_value(v: &str) -> (&str, &str) {
+    v.split_once('=').unwrap_or((v, ""))
+}
+
+/// The swept axes of a run, from its scenarios' points (axis order as the
+/// experiment's; empty without a sweep).
+pub fn axes(scenarios: &[Scenario]) -> Vec<SweepAxis> {
+    let mut out: Vec<SweepAxis> = Vec::new();
+    for s in scenarios {
+        for v in &s.point.values {
+            let (name, text) = split_value(v);
+            let i = match out.iter().position(|a| a.name == name) {
+                Some(i) => i,
+                None => {
+                    out.push(SweepAxis {
+                        name: name.to_string(),
+                        kind: AxisKind::Category,
+                        values: Vec::new(),
+                    });
+                    out.len() - 1
+                }
+            };
+            if !out[i].values.iter().any(|x| x.text == text) {
+                out[i].values.push(AxisValue {
+                    text: text.to_string(),
+                    x: None,
+                });
+            }
+        }
+    }
+    for a in &mut out {
+        let parsed: Vec<(AxisKind, Option<f64>)> =
+            a.values.iter().map(|v| parse_value(&v.text)).collect();
+        let kind = parsed[0].0;
+        if parsed.iter().all(|(k, _)| *k == kind) && kind != AxisKind::Category {
+            a.kind = kind;
+            for (v, (_, x)) in a.values.iter_mut().zip(parsed) {
+                v.x = x;
+            }
+            a.values
+                .sort_by(|p, q| p.x.unwrap_or(0.0).total_cmp(&q.x.unwrap_or(0.0)));
+        }
+    }
+    out
+}
+
+/// A measured value: exact, or only a lower bound (censored).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Measured {
+    /// The value.
+    Value(f64),
+    /// At least this: the quantile lies on the censored mass.
+    AtLeast(f64),
+}
+
+impl Measured {
+    /// From a censoring-aware quantile (None without data).
+    pub fn of(q: CensoredQuantile) -> Option<Measured> {
+        match q {
+            CensoredQuantile::Value(v) => Some(Measured::Value(v)),
+            CensoredQuantile::AtLeast(v) => Some(Measured::AtLeast(v)),
+            CensoredQuantile::NoData => None,
+        }
+    }
+
+    /// The number drawn: the value or the bound.
+    pub fn level(self) -> f64 {
+        match self {
+            Measured::Value(v) | Measured::AtLeast(v) => v,
+        }
+    }
+
+    /// As an observation of the censored statistics.
+    pub fn observation(self) -> Observation {
+        match self {
+            Measured::Value(v) => Observation::Exact(v),
+            Measured::AtLeast(v) => Observation::AtLeast(v),
+        }
+    }
+}
+
+/// A headline metric of a sweep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SweepMetric {
+    /// The stop-and-wait probe's loaded RTT p50 (Kaplan–Meier, a timeout
+    /// censored at the timeout).
+    RttP50,
+    /// Its p95.
+    RttP95,
+    /// The isochronous probe's loaded one-way A→B delay p50.
+    IsoUpP50,
+    /// Its p99.
+    IsoUpP99,
+    /// Aggregate goodput of the upload flows.
+    GoodputUp,
+    /// Aggregate goodput of the download flows.
+    GoodputDown,
+    /// The arm's drop counter at the end of the measured window.
+    Drops,
+    /// The arm's ECN (CE) mark counter at the end of the window.
+    CeMarks,
+    /// Jain's index over the upload flows' goodputs.
+    JainUp,
+    /// Jain's index over the download flows' goodputs.
+    JainDown,
+}
+
+impl SweepMetric {
+    /// Every metric, in column order.
+    pub const ALL: [SweepMetric; 10] = [
+        SweepMetric::RttP50,
+        SweepMetric::RttP95,
+        SweepMetric::IsoUpP50,
+        SweepMetric::IsoUpP99,
+        SweepMetric::GoodputUp,
+        SweepMetric::GoodputDown,
+        SweepMetric::Drops,
+        SweepMetric::CeMarks,
+        SweepMetric::JainUp,
+        SweepMetric::JainDown,
+    ];
+
+    /// Its key: sweep.csv's column, sweep.json's field, the figure's file.
+    pub fn key(self) -> &'static str {
+        match self {
+            SweepMetric::RttP50 => "rtt_p50_ms",
+            SweepMetric::RttP95 => "rtt_p95_ms",
+            SweepMetric::IsoUpP50 => "iso_up_p50_ms",
+            SweepMetric::IsoUpP99 => "iso_up_p99_ms",
+            SweepMetric::GoodputUp => "goodput_up_mbit_s",
+            SweepMetric::GoodputDown => "goodput_down_mbit_s",
+            SweepMetric::Drops => "drops",
+            SweepMetric::CeMarks => "ce_marks",
+            SweepMetric::JainUp => "jain_up",
+            SweepMetric::JainDown => "jain_down",
+        }
+    }
+
+    /// Its name in a figure.
+    pub fn name(self) -> &'static str {
+        match self {
+            SweepMetric::RttP50 => "loaded stop-and-wait probe RTT p50",
+            SweepMetric::RttP95 => "loaded stop-and-wait probe RTT p95",
+            SweepMetric::IsoUpP50 => "loaded isochronous probe one-way A→B delay p50",
+            SweepMetric::IsoUpP99 => "loaded isochronous probe one-way A→B delay p99",
+            SweepMetric::GoodputUp => "upload goodput (all upload flows)",
+            SweepMetric::GoodputDown => "download goodput (all download flows)",
+            SweepMetric::Drops => "drops per round (the arm's counter)",
+            SweepMetric::CeMarks => "CE marks per round (the arm's counter)",
+            SweepMetric::JainUp => "Jain's index over the upload flows",
+            SweepMetric::JainDown => "Jain's index over the download flows",
+        }
+    }
+
+    /// Its unit (empty for an index).
+    pub fn unit(self) -> &'static str {
+        match self {
+            SweepMetric::RttP50
+            | SweepMetric::RttP95
+            | SweepMetric::IsoUpP50
+            | SweepMetric::IsoUpP99 => "ms",
+            SweepMetric::GoodputUp | SweepMetric::GoodputDown => "Mbit/s",
+            SweepMetric::Drops | SweepMetric::CeMarks => "packets",
+            SweepMetric::JainUp | SweepMetric::JainDown => "",
+        }
+    }
+
+    /// Whether its value can be censored (a quantile on the censored mass).
+    pub fn can_be_censored(self) -> bool {
+        matches!(
+            self,
+            SweepMetric::RttP50
+                | SweepMetric::RttP95
+                | SweepMetric::IsoUpP50
+                | SweepMetric::IsoUpP99
+        )
+    }
+}
+
+/// The metrics of one scenario (None: not measured, or not applicable).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct SweepMetrics {
+    /// [`SweepMetric::RttP50`], ms.
+    pub rtt_p50_ms: Option<Measured>,
+    /// [`SweepMetric::RttP95`], ms.
+    pub rtt_p95_ms: Option<Measured>,
+    /// [`SweepMetric::IsoUpP50`], ms.
+    pub iso_up_p50_ms: Option<Measured>,
+    /// [`SweepMetric::IsoUpP99`], ms.
+    pub iso_up_p99_ms: Option<Measured>,
+    /// [`SweepMetric::GoodputUp`], Mbit/s.
+    pub goodput_up_mbit_s: Option<Measured>,
+    /// [`SweepMetric::GoodputDown`], Mbit/s.
+    pub goodput_down_mbit_s: Option<Measured>,
+    /// [`SweepMetric::Drops`], packets.
+    pub drops: Option<Measured>,
+    /// [`SweepMetric::CeMarks`], packets.
+    pub ce_marks: Option<Measured>,
+    /// [`SweepMetric::JainUp`].
+    pub jain_up: Option<Measured>,
+    /// [`SweepMetric::JainDown`].
+    pub jain_down: Option<Measured>,
+}
+
+impl SweepMetrics {
+    /// One metric's value.
+    pub fn get(&self, m: SweepMetric) -> Option<Measured> {
+        match m {
+            SweepMetric::RttP50 => self.rtt_p50_ms,
+            SweepMetric::RttP95 => self.rtt_p95_ms,
+            SweepMetric::IsoUpP50 => self.iso_up_p50_ms,
+            SweepMetric::IsoUpP99 => self.iso_up_p99_ms,
+            SweepMetric::GoodputUp => self.goodput_up_mbit_s,
+            SweepMetric::GoodputDown => self.goodput_down_mbit_s,
+            SweepMetric::Drops => self.drops,
+            SweepMetric::CeMarks => self.ce_marks,
+            SweepMetric::JainUp => self.jain_up,
+            SweepMetric::JainDown => self.jain_down,
+        }
+    }
+}
+
+/// One scenario of a sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepRow {
+    /// 1-based position in execution order.
+    pub scenario: u32,
+    /// The point's 1-based position in the grid.
+    pub point: u32,
+    /// The point's label (`rate=5mbit flows=2`).
+    pub point_label: String,
+    /// Each axis' value as the file writes it, in [`SweepTable::axes`] order.
+    pub axis_values: Vec<String>,
+    /// Arm kind.
+    pub arm: String,
+    /// The arm in tc words.
+    pub arm_words: String,
+    /// Round.
+    pub round: u32,
+    /// The round's state from the sender's tcp_info (`1 cut`, `≥ 5 cuts`;
+    /// docs/method.md §12.6), when classified.
+    pub state: Option<String>,
+    /// Why the scenario failed (its metrics are then empty).
+    pub error: Option<String>,
+    /// Loaded stop-and-wait requests with RTT information, and how many
+    /// timed out (None when the probe did not run).
+    pub rtt_requests: Option<[usize; 2]>,
+    /// Loaded isochronous requests sent, and how many got no reply at all
+    /// (None when the probe did not run).
+    pub iso_requests: Option<[usize; 2]>,
+    /// The metrics.
+    pub metrics: SweepMetrics,
+}
+
+/// The whole table: what sweep.csv and sweep.json hold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepTable {
+    /// Format of sweep.json (`netlab-sweep`).
+    pub format: String,
+    /// Its version; a change of shape bumps it.
+    pub version: u32,
+    /// The run.
+    pub run_id: String,
+    /// The swept axes.
+    pub axes: Vec<SweepAxis>,
+    /// One row per scenario, in execution order.
+    pub rows: Vec<SweepRow>,
+}
+
+/// sweep.json's `format`.
+pub const FORMAT: &str = "netlab-sweep";
+/// sweep.json's `version`.
+pub const VERSION: u32 = 1;
+
+/// The stop-and-wait probe's loaded observations: a reply exact, a
+/// timeout at least the timeout.
+fn rtt_obs(s: &Scenario) -> Vec<Observation> {
+    s.loaded_probes()
+        .map(|p| match p.outcome {
+            ProbeOutcome::Reply { rtt_ms } => Observation::Exact(rtt_ms),
+            _ => Observation::AtLeast(s.probe_timeout_s * 1e3),
+        })
+        .collect()
+}
+
+/// The isochronous probe's loaded one-way A→B delays: every sent request
+/// that any reply (in time or late) answered is exact; a request no reply
+/// ever answered is ranked after every measured delay (lost on the way to
+/// B, or its reply lost), so it is censored at the largest measured one.
+/// None when the probe did not run or A and B did not share a clock.
+fn iso_up_obs(s: &Scenario) -> Option<(Vec<Observation>, usize)> {
+    let iso = s.iso.as_ref()?;
+    let sent: Vec<_> = iso
+        .requests
+        .iter()
+        .filter(|r| r.phase == ProbePhase::Loaded)
+        .filter(|r| !matches!(r.outcome, ProbeOutcome::NoInformation))
+        .collect();
+    let answered = |r: &&crate::model::IsoSample| {
+        matches!(r.outcome, ProbeOutcome::Reply { .. }) || r.late_rtt_ms.is_some()
+    };
+    if sent.iter().any(answered) && !sent.iter().any(|r| r.up_ms.is_some()) {
+        return None;
+    }
+    let max = sent.iter().filter_map(|r| r.up_ms).fold(0.0f64, f64::max);
+    let mut unanswered = 0;
+    let obs = sent
+        .iter()
+        .map(|r| match r.up_ms {
+            Some(v) => Observation::Exact(v),
+            None => {
+                unanswered += 1;
+                Observation::AtLeast(max)
+            }
+        })
+        .collect();
+    Some((obs, unanswered))
+}
+
+/// One direction's aggregate goodput and, with several flows, Jain's index.
+fn direction(s: &Scenario, dir: &str) -> (Option<Measured>, Option<Measured>) {
+    match s.directions.iter().find(|d| d.direction == dir) {
+        Some(d) => (
+            d.goodput_mbps.map(Measured::Value),
+            d.fairness.filter(|_| d.flows > 1).map(Measured::Value),
+        ),
+        None => (None, None),
+    }
+}
+
+/// The row of one scenario.
+pub fn row(s: &Scenario, axes: &[SweepAxis]) -> SweepRow {
+    let axis_values = axes
+        .iter()
+        .map(|a| {
+            s.point
+                .values
+                .iter()
+                .map(|v| split_value(v))
+                .find(|(n, _)| *n == a.name)
+                .map_or_else(String::new, |(_, t)| t.to_string())
+        })
+        .collect();
+    let mut r = SweepRow {
+        scenario: s.index,
+        point: s.point.index,
+        point_label: s.point.label.clone(),
+        axis_values,
+        arm: s.arm.clone(),
+        arm_words: s.arm_words.clone(),
+        round: s.round,
+        state: crate::state::of_scenario(s).ok().map(|st| st.kind.short()),
+        error: s.error.clone(),
+        rtt_requests: None,
+        iso_requests: None,
+        metrics: SweepMetrics::default(),
+    };
+    if s.error.is_some() {
+        return r;
+    }
+    let m = &mut r.metrics;
+    if !s.probes.is_empty() {
+        let o = rtt_obs(s);
+        let timeouts = o
+            .iter()
+            .filter(|x| matches!(x, Observation::AtLeast(_)))
+            .count();
+        r.rtt_requests = Some([o.len(), timeouts]);
+        m.rtt_p50_ms = Measured::of(censored_quantile(&o, 0.5));
+        m.rtt_p95_ms = Measured::of(censored_quantile(&o, 0.95));
+    }
+    if let Some((o, unanswered)) = iso_up_obs(s) {
+        r.iso_requests = Some([o.len(), unanswered]);
+        m.iso_up_p50_ms = Measured::of(censored_quantile(&o, 0.5));
+        m.iso_up_p99_ms = Measured::of(censored_quantile(&o, 0.99));
+    }
+    (m.goodput_up_mbit_s, m.jain_up) = direction(s, "up");
+    (m.goodput_down_mbit_s, m.jain_down) = direction(s, "down");
+    m.drops = s
+        .final_counters
+        .arm_drops
+        .map(|d| Measured::Value(d as f64));
+    m.ce_marks = s
+        .final_counters
+        .ecn_marks
+        .map(|d| Measured::Value(d as f64));
+    r
+}
+
+/// The table of a run with at least one swept axis (None without a sweep).
+pub fn table(input: &ReportInput) -> Option<SweepTable> {
+    let axes = axes(&input.scenarios);
+    if axes.is_empty() {
+        return None;
+    }
+    let rows = input.scenarios.iter().map(|s| row(s, &axes)).collect();
+    Some(SweepTable {
+        format: FORMAT.into(),
+        version: VERSION,
+        run_id: input.run_id.clone(),
+        axes,
+        rows,
+    })
+}
+
+/// One round's value at a point, as a figure draws it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoundDot {
+    /// Round.
+    pub round: u32,
+    /// Its value (a bound when censored).
+    pub value: Measured,
+    /// Its state, when classified.
+    pub state: Option<String>,
+}
+
+/// One arm at one point of a figure: every round's value and their
+/// median (rounds of this point only).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointValues {
+    /// Position on the axis (its number, or its index for words).
+    pub x: f64,
+    /// The point's grid index.
+    pub point: u32,
+    /// Every round that has a value.
+    pub rounds: Vec<RoundDot>,
+    /// The lower median over those rounds (Kaplan–Meier when some are
+    /// censored, so a median on the censored mass is a bound).
+    pub median: Option<Measured>,
+}
+
+/// One arm's line in one panel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArmSeries {
+    /// Arm kind.
+    pub arm: String,
+    /// Its points, ascending in x.
+    pub points: Vec<PointValues>,
+}
+
+/// One panel: the other axes held at one value each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Panel {
+    /// The other axes' values (`base_rtt=20ms`), empty with one axis.
+    pub held: Vec<String>,
+    /// One series per arm, arms in order of first appearance.
+    pub arms: Vec<ArmSeries>,
+}
+
+/// What the figure of `metric` against axis `axis` (index into
+/// `table.axes`) draws: one panel per combination of the other axes'
+/// values; in each, per arm and point, the rounds of that point alone.
+pub fn series(table: &SweepTable, metric: SweepMetric, axis: usize) -> Vec<Panel> {
+    let ax = &table.axes[axis];
+    let held_of = |r: &SweepRow| -> Vec<String> {
+        table
+            .axes
+            .iter()
+            .zip(&r.axis_values)
+            .enumerate()
+            .filter(|(i, _)| *i != axis)
+            .map(|(_, (a, v))| format!("{}={v}", a.name))
+            .collect()
+    };
+    let mut panels: Vec<Panel> = Vec::new();
+    for r in table.rows.iter().filter(|r| r.error.is_none()) {
+        let held = held_of(r);
+        let Some(x) = ax.position(&r.axis_values[axis]) else {
+            continue;
+        };
+        let p = match panels.iter().position(|p| p.held == held) {
+            Some(i) => i,
+            None => {
+                panels.push(Panel {
+                    held,
+                    arms: Vec::new(),
+                });
+                panels.len() - 1
+            }
+        };
+        let arms = &mut panels[p].arms;
+        let a = match arms.iter().position(|a| a.arm == r.arm) {
+            Some(i) => i,
+            None => {
+                arms.push(ArmSeries {
+                    arm: r.arm.clone(),
+                    points: Vec::new(),
+                });
+                arms.len() - 1
+            }
+        };
+        let pts = &mut arms[a].points;
+        let k = match pts.iter().position(|q| q.point == r.point) {
+            Some(k) => k,
+            None => {
+                pts.push(PointValues {
+                    x,
+                    point: r.point,
+                    rounds: Vec::new(),
+                    median: None,
+                });
+                pts.len() - 1
+            }
+        };
+        if let Some(v) = r.metrics.get(metric) {
+            pts[k].rounds.push(RoundDot {
+                round: r.round,
+                value: v,
+                state: r.state.clone(),
+            });
+        }
+    }
+    for panel in &mut panels {
+        for a in &mut panel.arms {
+            a.points.sort_by(|p, q| p.x.total_cmp(&q.x));
+            for p in &mut a.points {
+                let o: Vec<Observation> = p.rounds.iter().map(|d| d.value.observation()).collect();
+                p.median = Measured::of(censored_quantile(&o, 0.5));
+            }
+        }
+    }
+    panels
+}
+
+/// The metrics a run has data for (a figure each against each axis).
+pub fn metrics_with_data(table: &SweepTable) -> Vec<SweepMetric> {
+    SweepMetric::ALL
+        .into_iter()
+        .filter(|m| table.rows.iter().any(|r| r.metrics.get(*m).is_some()))
+        .collect()
+}

@@ -1,0 +1,138 @@
+//! `sweep.csv` and `sweep.json`: a sweep's table ([`crate::sweep`]) as
+//! files beside the report, for plotting in other tools (their columns,
+//! units and censoring are documented in docs/report.md, "Sweep data").
+//!
+//! In sweep.csv a censorable metric has two columns: `<key>` holds the
+//! value when it is exact and is empty when censored; `<key>_at_least`
+//! holds the bound when the value is censored ("≥ the bound") and is
+//! empty otherwise. So a value is never written where only a bound is
+//! known. sweep.json is the same table as typed JSON
+//! ([`crate::sweep::SweepTable`]): a metric is `{"value": x}`,
+//! `{"at_least": x}` or `null`.
+
+use std::fmt::Write as _;
+
+use crate::sweep::{Measured, SweepMetric, SweepTable};
+
+/// A CSV field: quoted when it holds a comma, a quote or a line break.
+fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// A number in full precision (Rust's shortest round-trip form).
+fn num(v: f64) -> String {
+    format!("{v}")
+}
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map_or_else(String::new, |x| x.to_string())
+}
+
+/// The header of sweep.csv for `table`.
+pub fn csv_header(table: &SweepTable) -> Vec<String> {
+    let mut h = vec!["scenario".to_string(), "point".into(), "point_label".into()];
+    for a in &table.axes {
+        h.push(a.name.clone());
+        if let Some(suffix) = a.kind.column_suffix() {
+            h.push(format!("{}_{suffix}", a.name));
+        }
+    }
+    h.extend(
+        [
+            "arm",
+            "arm_words",
+            "round",
+            "state",
+            "error",
+            "rtt_requests",
+            "rtt_timeouts",
+            "iso_requests",
+            "iso_unanswered",
+        ]
+        .map(String::from),
+    );
+    for m in SweepMetric::ALL {
+        h.push(m.key().into());
+        if m.can_be_censored() {
+            h.push(format!("{}_at_least", m.key()));
+        }
+    }
+    h
+}
+
+/// sweep.csv: a header, then one row per scenario in execution order.
+pub fn csv(table: &SweepTable) -> String {
+    let mut out = csv_header(table)
+        .iter()
+        .map(|c| field(c))
+        .collect::<Vec<_>>()
+        .join(",");
+    out.push('\n');
+    for r in &table.rows {
+        let mut f: Vec<String> = vec![
+            r.scenario.to_string(),
+            r.point.to_string(),
+            r.point_label.clone(),
+        ];
+        for (a, v) in table.axes.iter().zip(&r.axis_values) {
+            f.push(v.clone());
+            if a.kind.column_suffix().is_some() {
+                let x = a.values.iter().find(|x| &x.text == v).and_then(|x| x.x);
+                f.push(opt(x.map(num)));
+            }
+        }
+        f.extend([
+            r.arm.clone(),
+            r.arm_words.clone(),
+            r.round.to_string(),
+            opt(r.state.clone()),
+            opt(r.error.clone()),
+            opt(r.rtt_requests.map(|c| c[0])),
+            opt(r.rtt_requests.map(|c| c[1])),
+            opt(r.iso_requests.map(|c| c[0])),
+            opt(r.iso_requests.map(|c| c[1])),
+        ]);
+        for m in SweepMetric::ALL {
+            let v = r.metrics.get(m);
+            f.push(match v {
+                Some(Measured::Value(x)) => num(x),
+                _ => String::new(),
+            });
+            if m.can_be_censored() {
+                f.push(match v {
+                    Some(Measured::AtLeast(x)) => num(x),
+                    _ => String::new(),
+                });
+            }
+        }
+        let line = f.iter().map(|c| field(c)).collect::<Vec<_>>().join(",");
+        let _ = writeln!(out, "{line}");
+    }
+    out
+}
+
+/// sweep.json: the table as pretty JSON.
+pub fn json(table: &SweepTable) -> String {
+    let mut s = serde_json::to_string_pretty(table).expect("a sweep table serializes");
+    s.push('\n');
+    s
+}
+
+/// Reads sweep.json back (the format and version checked).
+pub fn read_json(text: &str) -> Result<SweepTable, String> {
+    let t: SweepTable = serde_json::from_str(text).map_err(|e| format!("sweep.json: {e}"))?;
+    if t.format != crate::sweep::FORMAT || t.version != crate::sweep::VERSION {
+        return Err(format!(
+            "sweep.json: format {} version {}, this netlab reads {} version {}",
+            t.format,
+            t.version,
+            crate::sweep::FORMAT,
+            crate::sweep::VERSION
+        ));
+    }
+    Ok(t)
+}
