@@ -494,7 +494,7 @@ pub fn render(run: &CrosscheckRun) -> String {
     }
 
     out.push_str("## 3. Readbacks: netlab vs tc and ss at the same moment\n\n");
-    out.push_str("netlab's readback, then `tc -s -d -j qdisc show`, then netlab's again; netlab's tcp_info, then `ss -tinm`, then tcp_info again. Agree: tc's counters between the two readbacks (backlog within their range ± 64 KiB); ss's mss equal and its cumulative counters (retransmissions, bytes_acked) between the two samples. cwnd, ssthresh and RTT are gauges that move within the bracket (a process spawn in the guest takes 50–300 ms), so they are shown, not judged.\n\n");
+    out.push_str("netlab's tcp_info, then `ss -tinm`, then tcp_info again; then netlab's readback, `tc -s -d -j qdisc show` and netlab's again (the flow first: it ends with its tool, the qdisc stays). Agree: tc's counters between the two readbacks (backlog within their range ± 64 KiB); ss's mss equal and its cumulative counters (retransmissions, bytes_acked) between the two samples. cwnd, ssthresh and RTT are gauges that move within the bracket (a process spawn in the guest takes 50–300 ms), so they are shown, not judged.\n\n");
     out.push_str("| round | arm | load | t (s) | tc bytes / packets / drops | netlab before → after | tc backlog (B/skbs) | qdisc agrees | ss cwnd / ssthresh / retrans / rtt | tcp_info before → after (cwnd, retrans, rtt ms) | bracket (ms) | tcp agrees |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     let (mut qa, mut ta) = ((0, 0), (0, 0));
     for s in &run.scenarios {
