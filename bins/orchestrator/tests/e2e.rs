@@ -378,10 +378,12 @@ fn start_under_load(tag: &str) -> UnderLoad {
                 run_id = rest.split_whitespace().next().map(str::to_string);
             }
         }
-        // The measured window, not the warm-up's first tick: a flow's
-        // sampler takes its first tcp_info dump one interval after the
-        // connect, so a signal at the warm-up's start may precede it.
-        if line.contains("loaded") || Instant::now() > deadline {
+        // The progress tick of the measured window, not the warm-up's
+        // first: a flow's sampler takes its first tcp_info dump one
+        // interval after the connect, so a signal at the warm-up's start
+        // may precede it (and not a warning that mentions "loaded").
+        let tick = line.starts_with("[netlab ");
+        if (tick && line.contains(" loaded ")) || Instant::now() > deadline {
             break;
         }
     }

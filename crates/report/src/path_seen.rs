@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use netlab_results::bottleneck::{
     judge, CORE_SATURATED_BUSY, GOODPUT_SHARE_MIN, HELD_QUEUE_MIN_S, HELD_QUEUE_MIN_SHARE,
 };
+use netlab_results::merge::index_ranges;
 use netlab_results::queue_seen::{queue_seen, DEFAULT_MTU, LINK_HEADER_BYTES};
 use netlab_results::{Bottleneck, QueueSeen, ScenarioResult, Verdict};
 
@@ -92,25 +93,6 @@ fn num(v: f64) -> String {
     } else {
         s
     }
-}
-
-/// Compact list of indices: `1–4, 7, 9–10`.
-fn index_ranges(indices: &[u32]) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < indices.len() {
-        let mut j = i;
-        while j + 1 < indices.len() && indices[j + 1] == indices[j] + 1 {
-            j += 1;
-        }
-        out.push(if j == i {
-            indices[i].to_string()
-        } else {
-            format!("{}–{}", indices[i], indices[j])
-        });
-        i = j + 1;
-    }
-    out.join(", ")
 }
 
 /// Per arm kind: the scenarios whose queue held aggregates, the largest

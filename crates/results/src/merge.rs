@@ -434,6 +434,30 @@ impl CheckedMerge {
     }
 }
 
+/// Sorted plan (or scenario) indices as runs, `1–4, 7, 9–10`: how every
+/// summary, note and message names a set of them.
+///
+/// ```
+/// assert_eq!(netlab_results::merge::index_ranges(&[1, 2, 3, 5, 7, 8]), "1–3, 5, 7–8");
+/// ```
+pub fn index_ranges(indices: &[u32]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < indices.len() {
+        let mut j = i;
+        while j + 1 < indices.len() && indices[j + 1] == indices[j] + 1 {
+            j += 1;
+        }
+        out.push(if j == i {
+            indices[i].to_string()
+        } else {
+            format!("{}–{}", indices[i], indices[j])
+        });
+        i = j + 1;
+    }
+    out.join(", ")
+}
+
 /// The first pass of merging the results folders `dirs` into `out`:
 /// reads and checks everything, writes nothing. `notice` hears what is
 /// said but does not stop the merge (a folder left out under

@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use netlab_experiment::{Experiment, Shard};
+use netlab_results::merge::index_ranges;
 use netlab_results::split::{read_scenario_file, read_split, SplitError};
 use netlab_results::store::{scenario_files, SCENARIO_DIR};
 use netlab_results::{Results, ScenarioFiles};
@@ -159,33 +160,14 @@ pub fn resumed_line(
         match kept.as_slice() {
             [] => "none complete".to_string(),
             [one] => format!("scenario {one} complete, kept"),
-            _ => format!("scenarios {} complete, kept", ranges(&kept)),
+            _ => format!("scenarios {} complete, kept", index_ranges(&kept)),
         },
         match to_run.as_slice() {
             [] => "nothing left to run".to_string(),
             [one] => format!("scenario {one} to run"),
-            _ => format!("scenarios {} to run", ranges(&to_run)),
+            _ => format!("scenarios {} to run", index_ranges(&to_run)),
         }
     )
-}
-
-/// Sorted plan indices as runs: `2, 4–6`.
-fn ranges(indices: &[u32]) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < indices.len() {
-        let mut j = i;
-        while j + 1 < indices.len() && indices[j + 1] == indices[j] + 1 {
-            j += 1;
-        }
-        out.push(if j == i {
-            indices[i].to_string()
-        } else {
-            format!("{}–{}", indices[i], indices[j])
-        });
-        i = j + 1;
-    }
-    out.join(", ")
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use netlab_results::merge::index_ranges;
 use netlab_results::Results;
 
 use super::ScenarioFigures;
@@ -15,25 +16,6 @@ pub struct MachineFigures {
     pub kernel: String,
     /// CPU model.
     pub cpu: String,
-}
-
-/// Compact list of indices: `1–4, 7, 9–10`.
-fn index_ranges(indices: &[u32]) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < indices.len() {
-        let mut j = i;
-        while j + 1 < indices.len() && indices[j + 1] == indices[j] + 1 {
-            j += 1;
-        }
-        out.push(if j == i {
-            indices[i].to_string()
-        } else {
-            format!("{}–{}", indices[i], indices[j])
-        });
-        i = j + 1;
-    }
-    out.join(", ")
 }
 
 /// The caveats a run's figures need (issue 22): the plan indices a partial
