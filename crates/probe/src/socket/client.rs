@@ -239,23 +239,10 @@ mod tests {
 
     #[test]
     fn short_run_on_loopback_against_a_responder_thread() {
-        let mut echo = EchoResponder::bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let echo = EchoResponder::bind("127.0.0.1:0".parse().unwrap()).unwrap();
         let addr = echo.local_addr().unwrap();
         let done = std::sync::Arc::new(AtomicBool::new(false));
-        let d2 = done.clone();
-        let th = std::thread::spawn(move || {
-            let t = Instant::now();
-            while !d2.load(Ordering::Relaxed) && t.elapsed() < Duration::from_secs(10) {
-                let mut fds = [PollFd::new(echo.as_fd(), PollFlags::POLLIN)];
-                let _ = ppoll(
-                    &mut fds,
-                    Some(TimeSpec::from_duration(Duration::from_millis(20))),
-                    None,
-                );
-                echo.drain().unwrap();
-            }
-            echo.stats()
-        });
+        let th = crate::socket::serve_echo_until(echo, done.clone());
         let sock = connect_socket(None, addr).unwrap();
         // sends near 0, 0.2, …, 0.8 (each a little late, spacing counts from
         // the actual send); 0.8 + ε + 1 s quiet ≤ 1.9 s, the next is past it
@@ -263,7 +250,7 @@ mod tests {
         let mut seen = Vec::new();
         let log = run_probe(&sock, Instant::now(), &cfg, None, |r| seen.push(r.seq)).unwrap();
         done.store(true, Ordering::Relaxed);
-        let stats = th.join().unwrap();
+        let stats = th.join().unwrap().stats();
         assert_eq!(log.requests.len(), 5, "{log:?}");
         assert_eq!(seen, [0, 1, 2, 3, 4]);
         assert!(
@@ -284,21 +271,7 @@ mod tests {
         let addr = echo.local_addr().unwrap();
         let sock = connect_socket(None, addr).unwrap();
         let done = std::sync::Arc::new(AtomicBool::new(false));
-        let d2 = done.clone();
-        let th = std::thread::spawn(move || {
-            let mut echo = echo;
-            let t = Instant::now();
-            while !d2.load(Ordering::Relaxed) && t.elapsed() < Duration::from_secs(10) {
-                let mut fds = [PollFd::new(echo.as_fd(), PollFlags::POLLIN)];
-                let _ = ppoll(
-                    &mut fds,
-                    Some(TimeSpec::from_duration(Duration::from_millis(20))),
-                    None,
-                );
-                echo.drain().unwrap();
-            }
-            (echo.stats(), echo.receipts().to_vec())
-        });
+        let th = crate::socket::serve_echo_until(echo, done.clone());
         let cfg = ProbeConfig {
             spacing: Duration::from_millis(50),
             size: 1000,
@@ -306,7 +279,8 @@ mod tests {
         };
         let log = run_probe(&sock, Instant::now(), &cfg, None, |_| {}).unwrap();
         done.store(true, Ordering::Relaxed);
-        let (stats, receipts) = th.join().unwrap();
+        let echo = th.join().unwrap();
+        let (stats, receipts) = (echo.stats(), echo.receipts().to_vec());
         let n = log.requests.len();
         assert!(n >= 3, "{log:?}");
         assert!(log.requests.iter().all(|r| r.rtt_ms.is_some()), "{log:?}");

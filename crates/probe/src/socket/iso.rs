@@ -293,28 +293,14 @@ pub fn run_iso_probe(
 mod tests {
     use super::*;
     use crate::iso::IsoOutcome;
-    use crate::{connect_socket, EchoResponder, EchoStats};
-    use nix::poll::{ppoll, PollFd, PollFlags};
-    use nix::sys::time::TimeSpec;
+    use crate::{connect_socket, EchoResponder};
     use std::sync::Arc;
 
     fn spawn_echo(
-        mut echo: EchoResponder,
+        echo: EchoResponder,
         done: Arc<AtomicBool>,
-    ) -> std::thread::JoinHandle<EchoStats> {
-        std::thread::spawn(move || {
-            let t = Instant::now();
-            while !done.load(Ordering::Relaxed) && t.elapsed() < Duration::from_secs(10) {
-                let mut fds = [PollFd::new(echo.as_fd(), PollFlags::POLLIN)];
-                let _ = ppoll(
-                    &mut fds,
-                    Some(TimeSpec::from_duration(Duration::from_millis(20))),
-                    None,
-                );
-                echo.drain().unwrap();
-            }
-            echo.stats()
-        })
+    ) -> std::thread::JoinHandle<EchoResponder> {
+        crate::socket::serve_echo_until(echo, done)
     }
 
     fn short_cfg() -> IsoConfig {
@@ -336,7 +322,7 @@ mod tests {
         let mut seen = 0;
         let log = run_iso_probe(&sock, Instant::now(), &cfg, None, |_| seen += 1).unwrap();
         done.store(true, Ordering::Relaxed);
-        let stats = th.join().unwrap();
+        let stats = th.join().unwrap().stats();
         // 0, 5, …, 500 ms
         assert_eq!(log.requests.len(), 101, "{:?}", log.replies);
         let late: Vec<f64> = log.send_lateness_us();
@@ -395,7 +381,7 @@ mod tests {
         };
         let log = run_iso_probe(&sock, Instant::now(), &cfg, None, |_| {}).unwrap();
         done.store(true, Ordering::Relaxed);
-        let stats = th.join().unwrap();
+        let stats = th.join().unwrap().stats();
         let sent = log.requests.iter().filter(|r| r.send_s.is_some()).count() as u64;
         assert!(sent > 50, "{sent} sent");
         assert_eq!(stats.stamped, sent, "every padded request was stamped");
