@@ -442,15 +442,22 @@ impl ScenarioSetup {
         self.topology.netns_names().to_vec()
     }
 
-    /// How long the neighbour warm-up may wait: two round trips through
-    /// netem (one for ARP, one for the datagram) plus a second.
+    /// How long the neighbour warm-up may wait in all: three tries' worth
+    /// plus the kernel's 1 s ARP retry.
     pub fn warm_up_bound(&self) -> Duration {
+        self.warm_up_try() * 3 + Duration::from_secs(1)
+    }
+
+    /// How long one warm-up datagram waits for its answer before the next
+    /// is sent: two round trips through netem (one for ARP, one for the
+    /// datagram) plus 200 ms.
+    pub fn warm_up_try(&self) -> Duration {
         let one_way: Duration = self
             .egresses
             .iter()
             .filter_map(|e| e.netem.map(|n| n.delay + n.jitter))
             .sum();
-        one_way * 2 + Duration::from_secs(1)
+        one_way * 2 + Duration::from_millis(200)
     }
 
     /// The flow start times from t0, in flow order (for the clock).

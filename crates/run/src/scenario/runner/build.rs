@@ -95,21 +95,28 @@ pub(super) fn egresses(
 }
 
 impl Runner<'_, '_> {
-    /// With netem on the path, the first packet each way would also wait
-    /// for ARP through netem (one extra RTT in the first probe request):
-    /// every neighbour is resolved before t0. No answer is said, not fatal.
+    /// Before t0 every neighbour on the path is resolved, so no probe
+    /// request or first segment waits for ARP: with netem the first packet
+    /// each way would pay an extra RTT, and on any path a first ARP request
+    /// that is lost (sent while a link was still coming up) is retried by
+    /// the kernel only 1 s later. No answer is said, not fatal.
     pub(super) fn warm_up_neighbours(&self, topo: &Topology) -> Result<(), ScenarioError> {
         let plan = self.plan;
-        if !plan.egresses.iter().any(|e| e.netem.is_some()) {
-            return Ok(());
-        }
-        let bound = plan.warm_up_bound();
-        match topo.a.run(|| warm_neighbours(bound)) {
-            Ok(Ok(took)) => self.progress.say(&format!(
-                "{}: neighbours resolved through netem in {:.0} ms",
-                self.label,
-                took.as_secs_f64() * 1e3
-            )),
+        let netem = plan.egresses.iter().any(|e| e.netem.is_some());
+        let (bound, per_try) = (plan.warm_up_bound(), plan.warm_up_try());
+        match topo.a.run(|| warm_neighbours(bound, per_try)) {
+            Ok(Ok((took, tries))) => {
+                // Said when it is news: netem on the path, or a retry.
+                if netem || tries > 1 {
+                    self.progress.say(&format!(
+                        "{}: neighbours resolved{} in {:.0} ms ({tries} datagram{})",
+                        self.label,
+                        if netem { " through netem" } else { "" },
+                        took.as_secs_f64() * 1e3,
+                        if tries == 1 { "" } else { "s" }
+                    ))
+                }
+            }
             Ok(Err(e)) => self.progress.say(&format!(
                 "{}: neighbour warm-up got no answer within {bound:?} ({e}); the first probe request may include ARP",
                 self.label
@@ -120,22 +127,44 @@ impl Runner<'_, '_> {
     }
 }
 
-/// Sends one UDP datagram from A (call inside A) to a port nothing listens
-/// on in B and waits for B's ICMP port unreachable: on the way A, R and B
-/// resolve their neighbours (R's ARP toward B and A passes netem too).
-fn warm_neighbours(bound: Duration) -> std::io::Result<Duration> {
+/// Sends a UDP datagram from A (call inside A) to a port nothing listens
+/// on in B, again every `per_try` until B's ICMP port unreachable comes
+/// back or `bound` has passed: on the way A, R and B resolve their
+/// neighbours (R's ARP toward B and A passes netem too). Returns the time
+/// it took and the datagrams sent.
+fn warm_neighbours(bound: Duration, per_try: Duration) -> std::io::Result<(Duration, u32)> {
     let started = Instant::now();
     let s = std::net::UdpSocket::bind((A_ADDR, 0))?;
     // The discard port: B has no socket yet (its receivers bind after this).
     s.connect((B_ADDR, 9))?;
-    s.set_read_timeout(Some(bound))?;
-    s.send(b"netlab neighbour warm-up")?;
     let mut buf = [0u8; 64];
-    match s.recv(&mut buf) {
-        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => Ok(started.elapsed()),
-        Err(e) => Err(e),
-        Ok(_) => Err(std::io::Error::other(
-            "an unexpected reply on the discard port",
-        )),
+    let mut tries = 0u32;
+    loop {
+        let left = bound.saturating_sub(started.elapsed());
+        if left.is_zero() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("{tries} datagrams, no answer"),
+            ));
+        }
+        s.set_read_timeout(Some(per_try.min(left)))?;
+        s.send(b"netlab neighbour warm-up")?;
+        tries += 1;
+        match s.recv(&mut buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+                return Ok((started.elapsed(), tries))
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(e) => return Err(e),
+            Ok(_) => {
+                return Err(std::io::Error::other(
+                    "an unexpected reply on the discard port",
+                ))
+            }
+        }
     }
 }
