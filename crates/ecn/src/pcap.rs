@@ -5,7 +5,7 @@
 //!
 //! - **evidence** ([`write_evidence`]): the frames netlab keeps anyway (SYN,
 //!   SYN-ACK, first CE, first ECE, first CWR), at most
-//!   [`EVIDENCE_HEX_CAP`] bytes each, each with its capture time, interface
+//!   [`EVIDENCE_HEX_CAP`](crate::EVIDENCE_HEX_CAP) bytes each, each with its capture time, interface
 //!   and a comment saying why it was kept;
 //! - **headers** ([`PcapRecorder`] driven by
 //!   [`Capture::run_recording`](crate::Capture::run_recording)): every frame
@@ -23,6 +23,9 @@
 //! Times are the capture's own: wall-clock time of `t0` plus the frame's
 //! `at_s` (when userspace read it), so `frame time − t0 = at_s` in
 //! results.json; nanosecond resolution (`if_tsresol` 9).
+//!
+//! What results.json records of a file ([`PcapFileRecord`]) is pure and
+//! here; the writer is `pcap::write` (cargo feature `io`), re-exported.
 
 use serde::{Deserialize, Serialize};
 
