@@ -2,10 +2,13 @@
 //! drift from it (house style 24): the layer diagram's arrows, the crate
 //! table's workspace edges, the test-only edges (with the `testing`
 //! features they turn on), the external crates per package, and the
-//! crates that forbid `unsafe`, each against every Cargo.toml and lib.rs.
+//! crates that forbid `unsafe`, each against every Cargo.toml and lib.rs;
+//! and that the schema and the report build pure (house style 28), against
+//! `cargo tree`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -339,4 +342,77 @@ fn the_pure_and_io_table_names_every_module_that_exists() {
         }
     }
     assert!(rows >= 12, "only {rows} rows read");
+}
+
+/// The crates that open a socket, a namespace or a capture, or decode
+/// what one read: none may be a normal dependency, direct or not, of the
+/// schema crate or the report (docs/architecture.md, "Pure builds").
+const IO_CRATES: [&str; 7] = [
+    "nix",
+    "socket2",
+    "netlink-sys",
+    "netlink-packet-sock-diag",
+    "signal-hook",
+    "etherparse",
+    "pcap-file",
+];
+
+/// Every package in `cargo tree -p package -e normal`: what a build of
+/// that package alone links (features resolved for it alone, as a crate
+/// that embeds it gets them).
+fn normal_tree(package: &str) -> BTreeSet<String> {
+    let out = Command::new(env!("CARGO"))
+        .current_dir(root())
+        .args(["tree", "--offline", "-p", package, "-e", "normal"])
+        .args(["--prefix", "none", "--format", "{p}"])
+        .output()
+        .expect("running cargo tree");
+    assert!(
+        out.status.success(),
+        "cargo tree -p {package}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_schema_and_the_report_link_no_socket_namespace_or_capture_crate() {
+    let doc = doc();
+    let start = doc
+        .find("### Pure builds")
+        .expect("the \"Pure builds\" section");
+    let section = &doc[start..];
+    let section = &section[..section.find("\n## ").unwrap_or(section.len())];
+    for krate in IO_CRATES {
+        assert!(
+            section.contains(&format!("`{krate}`")),
+            "architecture.md's \"Pure builds\" does not name {krate}"
+        );
+    }
+    for package in ["netlab-results", "netlab-report"] {
+        let tree = normal_tree(package);
+        // The tree was read: the package, the schema's own crates, serde.
+        for expected in [package, "netlab-results", "netlab-probe", "serde"] {
+            assert!(
+                tree.contains(expected),
+                "{package}: {expected} not in {tree:?}"
+            );
+        }
+        let linked: Vec<&str> = IO_CRATES
+            .into_iter()
+            .filter(|c| tree.contains(*c))
+            .collect();
+        assert!(
+            linked.is_empty(),
+            "`cargo tree -p {package} -e normal` lists {linked:?}: a dependency of \
+             {package} was added with its `io` feature (or with default features \
+             where the workspace turns them off); see docs/architecture.md, \
+             \"Pure builds\""
+        );
+    }
 }

@@ -24,6 +24,11 @@
 //! frames) and under TBF 1 Gbit/s (~72 000 MTU frames/s), where the same socket
 //! with the default 208 KiB buffer dropped 31–45 % of the frames.
 //!
+//! The cargo feature `io` (on by default) holds the capture socket, the
+//! frame decoder (etherparse) and the pcapng writer (pcap-file), with nix,
+//! socket2 and libc. Without it the crate is the records results.json
+//! holds: [`EcnEvidence`] and its parts, [`pcap::PcapFileRecord`].
+//!
 //! ```no_run
 //! use std::net::{Ipv4Addr, SocketAddrV4};
 //! use std::sync::atomic::{AtomicBool, Ordering};
@@ -49,13 +54,18 @@
 //! # Ok(()) }
 //! ```
 
+#[cfg(feature = "io")]
 mod af_packet;
+#[cfg(feature = "io")]
 mod capture;
+#[cfg(feature = "io")]
 mod decode;
 mod evidence;
 pub mod pcap;
 
+#[cfg(feature = "io")]
 pub use capture::{Capture, CaptureConfig, RawFrame, MIN_SNAP_LEN};
+#[cfg(feature = "io")]
 pub use decode::{Decoder, Flow};
 pub use evidence::{
     CaptureDirection, EcnCounts, EcnEvidence, FirstEvidence, FlowDirection, FrameEvidence,

@@ -42,6 +42,11 @@
 //! byte for byte as before; only 40-byte datagrams with the `NLIP` magic
 //! and version 1 are stamped.
 //!
+//! The cargo feature `io` (on by default) holds the sockets ([`socket`])
+//! and the clock ([`clock`]), with nix. Without it the crate is the pure
+//! state machines, statistics and wire format, and [`record`]: the logs
+//! results.json holds.
+//!
 //! ```no_run
 //! use std::time::{Duration, Instant};
 //! use netlab_probe::{connect_socket, run_probe, EchoResponder, ProbeConfig};
@@ -90,10 +95,13 @@
 //! ```
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "io")]
 pub mod clock;
 pub mod iso;
 pub mod iso_stats;
+pub mod record;
 pub mod schedule;
+#[cfg(feature = "io")]
 pub mod socket;
 pub mod stats;
 pub mod wire;
@@ -104,18 +112,22 @@ pub use iso_stats::{
     IsoWindowStats, Quantiles,
 };
 
+pub use record::{
+    EchoReceipt, EchoStats, IsoLog, OneWayDelays, ProbeLog, ONE_WAY_NOT_SHARED_NOTE,
+    ONE_WAY_SHARED_NOTE,
+};
 pub use schedule::{
     Phase, PhaseBounds, ProbeAction, ProbeClient, ProbeConfig, ProbeRequest, ReplyVerdict,
     RequestOutcome,
 };
-pub use socket::client::{connect_socket, run_probe, ProbeLog};
+#[cfg(feature = "io")]
+pub use socket::client::{connect_socket, run_probe};
+#[cfg(feature = "io")]
 pub use socket::echo::{
-    probe_seq, EchoHandler, EchoOutcome, EchoReceipt, EchoResponder, EchoStats, MAX_DRAIN_PER_CALL,
-    MAX_RECEIPTS,
+    probe_seq, EchoHandler, EchoOutcome, EchoResponder, MAX_DRAIN_PER_CALL, MAX_RECEIPTS,
 };
-pub use socket::iso::{
-    run_iso_probe, spin_margin, IsoLog, OneWayDelays, ONE_WAY_NOT_SHARED_NOTE, ONE_WAY_SHARED_NOTE,
-};
+#[cfg(feature = "io")]
+pub use socket::iso::{run_iso_probe, spin_margin};
 pub use stats::{all_phase_stats, phase_stats, CensoredQuantile, PhaseStats};
 
 /// Errors of this crate; each message names the operation that failed.

@@ -13,6 +13,11 @@
 //! - [`cleanup_dead_runs`]: for state files whose owner is dead, remove
 //!   what they own and nothing else.
 //!
+//! The cargo feature `io` (on by default) holds the registry, teardown,
+//! signals and the real clock, and nix and signal-hook with them. Without
+//! it the crate is the records: [`CleanupReceipt`], [`Resource`],
+//! [`RunState`] and its state file, [`Stamp`].
+//!
 //! ```no_run
 //! use netlab_receipts::{install_signal_teardown, Registry, SystemClock, DEFAULT_STATE_DIR};
 //! use netlab_topology::{RunId, Topology, TopologySpec};
@@ -34,27 +39,39 @@
 //! ```
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "io")]
 mod cleanup;
 mod clock;
 mod error;
+#[cfg(feature = "io")]
 mod process;
 mod receipt;
+#[cfg(feature = "io")]
 mod registry;
 mod resource;
+#[cfg(feature = "io")]
 mod signals;
 mod state;
+#[cfg(feature = "io")]
 mod teardown;
 
+#[cfg(feature = "io")]
 pub use cleanup::{cleanup_dead_runs, cleanup_dead_runs_with, OwnerSeen, RunCleanup, RunStatus};
-pub use clock::{format_rfc3339, Clock, Stamp, SystemClock};
+#[cfg(feature = "io")]
+pub use clock::SystemClock;
+pub use clock::{format_rfc3339, Clock, Stamp};
 pub use error::ReceiptsError;
+#[cfg(feature = "io")]
 pub use process::{identify, own_identity};
 pub use receipt::{Action, CleanupReceipt, Outcome};
+#[cfg(feature = "io")]
 pub use registry::Registry;
 pub use resource::{parse_proc_stat, ProcStat, ProcessIdentity, Resource};
+#[cfg(feature = "io")]
 pub use signals::{
     exit_code_for, install_signal_teardown, interrupted, request_interrupt, set_graceful,
     signal_name,
 };
 pub use state::{read_state, state_path, write_state, RunState, DEFAULT_STATE_DIR, STATE_SCHEMA};
+#[cfg(feature = "io")]
 pub use teardown::TeardownOptions;

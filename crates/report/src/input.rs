@@ -12,7 +12,7 @@
 use netlab_ecn::pcap::PcapContent;
 use netlab_experiment::{Experiment, ExperimentFile};
 use netlab_probe::{IsoOutcome, Phase, RequestOutcome};
-use netlab_qdisc::{QdiscRecord, QdiscXstats, ARM_HANDLE};
+use netlab_qdisc_model::{QdiscRecord, QdiscXstats, ARM_HANDLE};
 use netlab_results::{IsoProbeResult, ProbeResult, QdiscResult, Results, ScenarioResult};
 
 use crate::model::{
@@ -174,7 +174,7 @@ fn config_lines(exp: &Experiment) -> Vec<(String, String)> {
         tl.warmup.as_secs_f64(),
         tl.measure.as_secs_f64(),
     );
-    let shaper = |t: &Option<netlab_qdisc::Tbf>| match t {
+    let shaper = |t: &Option<netlab_qdisc_model::Tbf>| match t {
         Some(t) => format!(
             "tbf rate {} bit/s burst {} B limit {} B",
             t.rate.bits_per_sec(),

@@ -74,7 +74,7 @@ impl Rung {
             .find(|d| up(&d.direction))
             .and_then(|d| d.rate_mbps)
             .or_else(|| {
-                let r = netlab_qdisc::Rate::parse(&point("rate")?).ok()?;
+                let r = netlab_qdisc_model::Rate::parse(&point("rate")?).ok()?;
                 Some(r.bits_per_sec() as f64 / 1e6)
             });
         Rung {

@@ -55,7 +55,7 @@ impl PathSeen {
 /// else the kernel's 5 ms; CAKE: 5 ms at its default `diffserv3` besteffort
 /// tin is not read here).
 fn codel_target_ms(words: &str) -> Option<f64> {
-    use netlab_qdisc::Arm;
+    use netlab_qdisc_model::Arm;
     let default = 5.0;
     match Arm::parse(words).ok()? {
         Arm::FqCodel(o) => Some(o.target.map_or(default, |t| t.as_secs_f64() * 1e3)),

@@ -51,7 +51,7 @@ pub fn split(input: &ReportInput) -> impl Iterator<Item = PointInput> + '_ {
         let rate = scenarios
             .first()
             .and_then(|s| s.point.values.iter().find_map(|v| v.strip_prefix("rate=")))
-            .and_then(|r| netlab_qdisc::Rate::parse(r).ok())
+            .and_then(|r| netlab_qdisc_model::Rate::parse(r).ok())
             .map(|r| r.bits_per_sec());
         let header = input.clone_header();
         PointInput {

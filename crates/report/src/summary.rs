@@ -12,7 +12,7 @@
 use std::fmt::Write as _;
 
 use netlab_probe::{IsoPhaseStats, PhaseStats, RequestOutcome};
-use netlab_qdisc::{QdiscRecord, ARM_HANDLE};
+use netlab_qdisc_model::{QdiscRecord, ARM_HANDLE};
 use netlab_results::{DirectionResult, QdiscResult, Results, ScenarioResult};
 
 mod header;
@@ -480,7 +480,7 @@ pub fn rows(results: &Results) -> Vec<SummaryRow> {
     results.scenarios.iter().map(row).collect()
 }
 
-fn drops_of(records: &[QdiscRecord], handle: netlab_qdisc::Handle) -> Option<u64> {
+fn drops_of(records: &[QdiscRecord], handle: netlab_qdisc_model::Handle) -> Option<u64> {
     records
         .iter()
         .find(|r| r.handle_raw == handle.0)

@@ -64,11 +64,11 @@ pub fn parse_value(text: &str) -> (AxisKind, Option<f64>) {
         }
     }
     if text.ends_with("bit") || text.ends_with("bps") {
-        if let Ok(r) = netlab_qdisc::Rate::parse(text) {
+        if let Ok(r) = netlab_qdisc_model::Rate::parse(text) {
             return (AxisKind::Rate, Some(r.bits_per_sec() as f64 / 1e6));
         }
     }
-    if let Ok(s) = netlab_qdisc::Size::parse(text) {
+    if let Ok(s) = netlab_qdisc_model::Size::parse(text) {
         return (AxisKind::Size, Some(s.0 as f64));
     }
     (AxisKind::Category, None)

@@ -6,7 +6,7 @@
 //! Pure: [`judge`] takes the scenario's recorded samples and the two CPU
 //! snapshots the runner took at the window's start and end.
 
-use netlab_qdisc::QdiscStats;
+use netlab_qdisc_model::QdiscStats;
 use netlab_sys::cpu::CpuSnapshot;
 use serde::{Deserialize, Serialize};
 
@@ -238,7 +238,7 @@ fn grew(a: u32, b: u32) -> u64 {
 
 /// The arm's drops and marks in one reading.
 fn signals(r: &crate::SampledQdisc) -> Option<u32> {
-    use netlab_qdisc::QdiscXstats as X;
+    use netlab_qdisc_model::QdiscXstats as X;
     let drops = r.stats?.drops;
     let marks = match r.xstats.as_ref() {
         Some(X::FqCodel(x)) => x.ecn_mark.wrapping_add(x.ce_mark),
@@ -265,7 +265,7 @@ fn evidence_of(
     let arm = |s: &crate::QdiscSample| {
         s.records
             .iter()
-            .find(|r| r.handle == netlab_qdisc::ARM_HANDLE)
+            .find(|r| r.handle == netlab_qdisc_model::ARM_HANDLE)
             .and_then(signals)
     };
     let samples: Vec<&crate::QdiscSample> = in_window(&q.samples, window).collect();

@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use netlab_qdisc::{Handle, QdiscXstats, ARM_HANDLE};
+use netlab_qdisc_model::{Handle, QdiscXstats, ARM_HANDLE};
 use serde::{Deserialize, Serialize};
 
 use crate::{QdiscResult, QdiscSample, ScenarioResult};
@@ -188,7 +188,7 @@ fn has(q: &QdiscResult, handle: Handle) -> bool {
 mod tests {
     use super::*;
     use crate::SampledQdisc;
-    use netlab_qdisc::{FqCodelXstats, QdiscStats};
+    use netlab_qdisc_model::{FqCodelXstats, QdiscStats};
 
     fn sample(t: f64, backlog: u32, qlen: u32, maxpacket: Option<u32>) -> QdiscSample {
         QdiscSample {

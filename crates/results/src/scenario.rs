@@ -8,9 +8,9 @@ use netlab_ecn::EcnEvidence;
 use netlab_probe::{
     EchoStats, IsoLog, IsoPhaseStats, IsoWindowStats, PhaseStats, ProbeConfig, ProbeRequest,
 };
-use netlab_qdisc::{Psched, QdiscRecord, QdiscStats, QdiscXstats};
+use netlab_qdisc_model::{Psched, QdiscRecord, QdiscStats, QdiscXstats};
 use netlab_receipts::CleanupReceipt;
-use netlab_tcpload::sampler::{FlowId, SamplerEnd};
+use netlab_tcpload::record::{FlowId, SamplerEnd};
 use netlab_tcpload::{ReceiverLog, Termination};
 use netlab_topology::{SysctlReadback, TopologyReadback, TopologySpec};
 use serde::{Deserialize, Serialize};
@@ -42,7 +42,7 @@ pub struct RequestRecord {
 }
 
 /// The whole dump behind a readback, to decode again later
-/// (`netlab_qdisc::Readback::from_dump`).
+/// (`netlab_qdisc_model::Readback::from_dump`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReadbackDump {
     /// Interface the records were filtered by.
@@ -57,7 +57,7 @@ pub struct ReadbackDump {
 
 impl ReadbackDump {
     /// The dump part of a readback (its records are kept apart).
-    pub fn of(rb: &netlab_qdisc::Readback) -> ReadbackDump {
+    pub fn of(rb: &netlab_qdisc_model::Readback) -> ReadbackDump {
         ReadbackDump {
             ifindex: rb.ifindex,
             taken_at_s: rb.taken_at_s,
@@ -73,9 +73,9 @@ pub struct SampledQdisc {
     /// Kind, e.g. `tbf`.
     pub kind: String,
     /// Handle as tc prints it.
-    pub handle: netlab_qdisc::Handle,
+    pub handle: netlab_qdisc_model::Handle,
     /// Parent as tc prints it.
-    pub parent: netlab_qdisc::Handle,
+    pub parent: netlab_qdisc_model::Handle,
     /// Counters.
     pub stats: Option<QdiscStats>,
     /// Kind-specific statistics.
@@ -93,7 +93,7 @@ pub struct QdiscSample {
 
 impl QdiscSample {
     /// The counters of a readback (options and bytes are in the full readbacks).
-    pub fn of(rb: &netlab_qdisc::Readback) -> QdiscSample {
+    pub fn of(rb: &netlab_qdisc_model::Readback) -> QdiscSample {
         QdiscSample {
             t_s: rb.taken_at_s,
             records: rb

@@ -2,7 +2,7 @@
 //! object with the sample's times and socket fields first, then the
 //! kernel's `tcp_info` fields beside them (its `state` is the socket's).
 
-use netlab_tcpload::sampler::{SkMemInfo, TcpSample};
+use netlab_tcpload::record::{SkMemInfo, TcpSample};
 use netlab_tcpload::TcpInfo;
 use serde::de::Error as _;
 use serde::ser::{Error as _, SerializeMap};

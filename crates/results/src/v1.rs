@@ -17,7 +17,7 @@ use netlab_experiment::{
     ArmSpec, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice, Offloads, PathSpec,
     PcapMode, ProbeSpec,
 };
-use netlab_qdisc::{Arm, Tbf};
+use netlab_qdisc_model::{Arm, Tbf};
 use netlab_sys::secs;
 use serde::{Deserialize, Serialize};
 

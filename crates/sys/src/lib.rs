@@ -26,6 +26,13 @@
 //!   feature, `testing::require_privileged` gates privileged tests
 //!   (`NETLAB_REQUIRE_PRIVILEGED=1` turns a skip into a failure).
 //!
+//! The cargo feature `io` (on by default) holds the socket code
+//! (`netlink`, `event_loop`, `ifindex`, `errno_name`) and the crates it
+//! needs (nix, netlink-sys). Without it (`default-features = false`, as
+//! netlab-results and netlab-report depend on it) the crate is `atomic`,
+//! `secs`, `cpu`, `proc`, `pace`, `StopFlag`, `privilege` and `SysError`:
+//! files and `/proc` through `std` only.
+//!
 //! ```no_run
 //! use netlab_sys::netlink::{NetlinkSocket, Protocol};
 //! use netlab_sys::wire::{Messages, NLMSG_DONE};
@@ -49,10 +56,14 @@
 
 pub mod atomic;
 pub mod cpu;
+#[cfg(feature = "io")]
 mod errno;
 mod error;
+#[cfg(feature = "io")]
 pub mod event_loop;
+#[cfg(feature = "io")]
 mod ifindex;
+#[cfg(feature = "io")]
 pub mod netlink;
 pub mod pace;
 pub mod privilege;
@@ -62,13 +73,16 @@ mod stop;
 #[cfg(feature = "testing")]
 pub mod testing;
 
+#[cfg(feature = "io")]
 pub use errno::errno_name;
 pub use error::SysError;
+#[cfg(feature = "io")]
 pub use ifindex::ifindex;
 /// Checked views over netlink bytes (the crate `netlab-wire`).
 pub use netlab_wire as wire;
 /// Lowercase hex for raw bytes (`netlab_wire::hex`).
 pub use netlab_wire::hex;
+#[cfg(feature = "io")]
 pub use netlink::{NetlinkSocket, Protocol};
 pub use pace::{next_slot, Pacer};
 pub use proc::{kernel_release, Liveness, ProcStat, ProcessIdentity};

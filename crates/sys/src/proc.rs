@@ -85,6 +85,11 @@ pub fn parse_proc_stat(text: &str) -> Result<ProcStat, SysError> {
     })
 }
 
+/// `ESRCH`, "no such process" (3 on every Linux architecture): a read of
+/// `/proc/<pid>/stat` races the process's exit. A constant, so reading
+/// `/proc` needs no nix (the crate without its `io` feature).
+const ESRCH: i32 = 3;
+
 /// Reads `/proc/<pid>/stat`; `Ok(None)` if there is no such process.
 pub fn proc_stat(pid: i32) -> Result<Option<ProcStat>, SysError> {
     if pid <= 0 {
@@ -94,7 +99,7 @@ pub fn proc_stat(pid: i32) -> Result<Option<ProcStat>, SysError> {
     match std::fs::read_to_string(&path) {
         Ok(text) => parse_proc_stat(&text).map(Some),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) if e.raw_os_error() == Some(nix::libc::ESRCH) => Ok(None),
+        Err(e) if e.raw_os_error() == Some(ESRCH) => Ok(None),
         Err(e) => Err(SysError::io(format!("reading {path}"), e)),
     }
 }

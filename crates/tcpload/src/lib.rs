@@ -13,6 +13,14 @@
 //! * [`sampler`] + [`tcp_info`]: the sender's TCP state via sock_diag, every
 //!   200 ms nominal, decoded from the kernel's own `tcp_info`.
 //! * [`role`]: the standalone `load` role, printing JSON lines.
+//! * [`record`] (pure): what the sender, the receiver and the sampler
+//!   leave, as results.json holds it ([`SenderLog`], [`ReceiverLog`],
+//!   [`SamplerLog`], [`TcpSample`]).
+//!
+//! The cargo feature `io` (on by default) holds the sockets: [`sender`],
+//! [`sink`], [`sampler`], [`role`], with nix, socket2 and
+//! netlink-packet-sock-diag. Without it the crate is [`pattern`],
+//! [`goodput`], [`tcp_info`] and [`record`].
 //!
 //! How one scenario drives it (namespaces from `netlab-topology`):
 //!
@@ -52,20 +60,29 @@ use std::net::SocketAddr;
 
 pub mod goodput;
 pub mod pattern;
+pub mod record;
+#[cfg(feature = "io")]
 pub mod role;
+#[cfg(feature = "io")]
 pub mod sampler;
+#[cfg(feature = "io")]
 pub mod sender;
+#[cfg(feature = "io")]
 pub mod sink;
 pub mod tcp_info;
 
 pub use goodput::{delivered_series, goodput, DeliveredSeries, Goodput, GoodputWindow, RecvLog};
 pub use pattern::{Validation, Validator};
-pub use sampler::{
-    DiagSocket, FlowId, PendingFlow, SamplerConfig, SamplerHandle, SamplerLog, TcpSample,
-    TcpSampler,
+pub use record::{
+    DiagRecord, FlowId, ReceiverLog, SamplerEnd, SamplerLog, SenderLog, SkMemInfo, TcpEnd,
+    TcpSample, Termination,
 };
-pub use sender::{new_sender_socket, Sender, SenderConfig, SenderLog, SenderSocket, Termination};
-pub use sink::{ReceiverLog, Sink, SinkConfig, TcpEnd};
+#[cfg(feature = "io")]
+pub use sampler::{DiagSocket, PendingFlow, SamplerConfig, SamplerHandle, TcpSampler};
+#[cfg(feature = "io")]
+pub use sender::{new_sender_socket, Sender, SenderConfig, SenderSocket};
+#[cfg(feature = "io")]
+pub use sink::{Sink, SinkConfig};
 pub use tcp_info::{TcpInfo, TcpInfoView};
 
 /// Errors of this crate; each message names what failed.

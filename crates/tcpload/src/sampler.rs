@@ -23,74 +23,10 @@ use netlink_packet_sock_diag::{
     inet::{nlas::Nla, ExtensionFlags, InetRequest, InetResponse, SocketId, StateFlags},
     SockDiagMessage,
 };
-use serde::{Deserialize, Serialize};
 
-use crate::tcp_info::{TcpInfo, TcpInfoView};
+pub use crate::record::{DiagRecord, FlowId, SamplerEnd, SamplerLog, SkMemInfo, TcpSample};
+use crate::tcp_info::TcpInfoView;
 use crate::TcpLoadError;
-
-/// The controlled flow's 4-tuple as seen from the sender.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FlowId {
-    /// Sender's local address and port.
-    pub local: SocketAddr,
-    /// Receiver's address and port.
-    pub remote: SocketAddr,
-}
-
-/// Socket memory counters (`INET_DIAG_SKMEMINFO`, `ss -m` `skmem:(…)`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SkMemInfo {
-    /// `r`: sk_rmem_alloc.
-    pub rmem_alloc: u32,
-    /// `rb`: sk_rcvbuf.
-    pub rcvbuf: u32,
-    /// `t`: sk_wmem_alloc.
-    pub wmem_alloc: u32,
-    /// `tb`: sk_sndbuf.
-    pub sndbuf: u32,
-    /// `f`: sk_forward_alloc.
-    pub fwd_alloc: u32,
-    /// `w`: sk_wmem_queued.
-    pub wmem_queued: u32,
-    /// `o`: sk_omem_alloc.
-    pub optmem: u32,
-    /// `bl`: backlog length.
-    pub backlog: u32,
-    /// `d`: drops.
-    pub drops: u32,
-}
-
-/// One socket's sock_diag record: header fields plus decoded attributes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DiagRecord {
-    /// TCP state from the diag header.
-    pub state: u8,
-    /// Socket inode.
-    pub inode: u32,
-    /// Bytes in the receive queue (header `idiag_rqueue`).
-    pub recv_queue: u32,
-    /// Bytes in the send queue (header `idiag_wqueue`).
-    pub send_queue: u32,
-    /// `INET_DIAG_INFO`, decoded (None if the kernel sent none).
-    pub info: Option<TcpInfo>,
-    /// `INET_DIAG_CONG`: the congestion control algorithm.
-    pub congestion: Option<String>,
-    /// `INET_DIAG_SKMEMINFO`.
-    pub skmem: Option<SkMemInfo>,
-}
-
-/// One TCP state sample with its actual start and end times (seconds since
-/// t0): the query was sent at `start_s`, the answer complete at `end_s`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TcpSample {
-    /// When the query started, seconds since t0.
-    pub start_s: f64,
-    /// When the answer was complete, seconds since t0.
-    pub end_s: f64,
-    /// The kernel's record for the flow.
-    #[serde(flatten)]
-    pub record: DiagRecord,
-}
 
 /// Builds the sock_diag dump request (all TCP states of `family`, asking
 /// for INFO, CONG and SKMEMINFO). The kernel does not filter a dump by the
@@ -278,34 +214,6 @@ impl Default for SamplerConfig {
             max_duration: Duration::from_secs(18),
         }
     }
-}
-
-/// Why the sampler stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SamplerEnd {
-    /// [`SamplerHandle::stop`] was called.
-    Stopped,
-    /// `max_duration` elapsed.
-    Deadline,
-}
-
-/// Everything the sampler observed (serializable).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SamplerLog {
-    /// The sampled flow.
-    pub flow: FlowId,
-    /// Nominal spacing, seconds.
-    pub interval_s: f64,
-    /// The samples, in time order.
-    pub samples: Vec<TcpSample>,
-    /// Queries whose dump did not contain the flow (socket gone or not yet
-    /// there), with their start time since t0.
-    pub not_found_s: Vec<f64>,
-    /// Failed queries: start time since t0 and the error.
-    pub errors: Vec<(f64, String)>,
-    /// Why sampling ended.
-    pub end: SamplerEnd,
 }
 
 impl SamplerLog {

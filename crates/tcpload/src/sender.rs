@@ -10,10 +10,10 @@ use std::io::{ErrorKind, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
 use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::pattern;
+pub use crate::record::{SenderLog, Termination};
 use crate::sampler::FlowId;
 use crate::TcpLoadError;
 
@@ -87,61 +87,6 @@ impl SenderConfig {
         }
         Ok(())
     }
-}
-
-/// How the sender ended. A close by the receiver at the common end shows up
-/// as `BrokenPipe`/`ConnectionReset`: a termination kind, not an outage.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Termination {
-    /// The lifetime ended with the connection still writable.
-    Deadline,
-    /// `EPIPE`: the peer had closed.
-    BrokenPipe,
-    /// `ECONNRESET`: the peer reset the connection.
-    ConnectionReset,
-    /// `max_consecutive_stalls` send timeouts in a row without progress.
-    Timeout,
-    /// Any other error, as text.
-    Other(String),
-}
-
-impl Termination {
-    /// Classifies a write error.
-    pub fn from_io(e: &std::io::Error) -> Self {
-        match e.kind() {
-            ErrorKind::BrokenPipe => Termination::BrokenPipe,
-            ErrorKind::ConnectionReset => Termination::ConnectionReset,
-            ErrorKind::WouldBlock | ErrorKind::TimedOut => Termination::Timeout,
-            _ => Termination::Other(e.to_string()),
-        }
-    }
-}
-
-/// What the sender did (serializable). Times are seconds since t0.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SenderLog {
-    /// The flow.
-    pub flow: FlowId,
-    /// Algorithm requested with `TCP_CONGESTION` before connect.
-    pub cc_requested: String,
-    /// Algorithm read back after connect (equal, or connect failed).
-    pub cc_readback: String,
-    /// When `connect` was called.
-    pub start_s: f64,
-    /// When `connect` returned.
-    pub connect_s: f64,
-    /// When the write loop ended.
-    pub end_s: f64,
-    /// Bytes the socket accepted (local socket input, NOT delivered bytes).
-    pub bytes_accepted: u64,
-    /// Successful write calls.
-    pub writes: u64,
-    /// Start times (s since t0) of writes that made no progress for the
-    /// send timeout (send stalls); writing continued after each.
-    pub send_stalls_s: Vec<f64>,
-    /// Why it ended.
-    pub termination: Termination,
 }
 
 /// A TCP socket with `TCP_CONGESTION` already set, bound to its local

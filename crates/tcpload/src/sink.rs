@@ -25,10 +25,10 @@ use std::time::{Duration, Instant};
 /// What [`Sink::run_serving`] serves beside the receiver (netlab-sys's).
 pub use netlab_sys::event_loop::Handler;
 use netlab_sys::event_loop::{self, LoopEnd};
-use serde::{Deserialize, Serialize};
 
 use crate::goodput::RecvLog;
-use crate::pattern::{Validation, Validator};
+use crate::pattern::Validator;
+pub use crate::record::{ReceiverLog, TcpEnd};
 use crate::TcpLoadError;
 
 /// Sink settings.
@@ -51,96 +51,6 @@ impl SinkConfig {
             duration: Duration::from_secs(18),
             recv_buf: 256 * 1024,
         }
-    }
-}
-
-/// How the controlled TCP connection ended, as seen by the receiver.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TcpEnd {
-    /// No connection was accepted before the end.
-    NeverConnected,
-    /// Still open at the end time; the receiver closed it (the common end).
-    ClosedAtEnd,
-    /// The sender closed first (recv returned 0).
-    PeerClosed,
-    /// The connection was reset.
-    Reset,
-    /// Another receive error, as text.
-    Error(String),
-}
-
-/// What B's loop saw (serializable). Times are seconds since t0.
-///
-/// The receiver fills every field but the echo ones: `Echo` is the echo's
-/// counters type (netlab-probe's `EchoStats` in netlab), and whoever
-/// registered the echoes with [`Sink::run_serving`] fills `udp_echo`,
-/// `echo`, `echo_error` and the `iso_echo*` fields from them afterwards;
-/// a receiver without echoes leaves them empty.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ReceiverLog<Echo> {
-    /// TCP listen address.
-    pub listen: SocketAddr,
-    /// UDP echo address, if any.
-    pub udp_echo: Option<SocketAddr>,
-    /// Configured hard end, seconds after t0.
-    pub duration_s: f64,
-    /// When the controlled connection was accepted.
-    pub accepted_s: Option<f64>,
-    /// The controlled connection's peer.
-    pub peer: Option<SocketAddr>,
-    /// Bytes received on the controlled connection.
-    pub bytes_total: u64,
-    /// Pattern validation (failures expected 0).
-    pub validation: Validation,
-    /// Every recv block (post-recv time, length).
-    pub recvs: RecvLog,
-    /// How the controlled connection ended and when.
-    pub tcp_end: TcpEnd,
-    /// When `tcp_end` happened (the close time for `closed_at_end`).
-    pub tcp_end_s: Option<f64>,
-    /// Connections after the first, accepted and closed at once.
-    pub extra_connections: u64,
-    /// Echo counters, if the echo was served.
-    pub echo: Option<Echo>,
-    /// A fatal echo error (the echo stopped being served then), if any.
-    pub echo_error: Option<String>,
-    /// The isochronous probe's echo address, if one was served.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub iso_echo_addr: Option<SocketAddr>,
-    /// Its counters, if it was served.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub iso_echo: Option<Echo>,
-    /// Its fatal error (it stopped being served then), if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub iso_echo_error: Option<String>,
-    /// When the loop stopped and closed everything.
-    pub closed_s: f64,
-    /// Whether the loop was stopped early by the stop flag.
-    pub stopped_early: bool,
-    /// `poll` wakeups (for diagnosis).
-    pub wakeups: u64,
-}
-
-impl<Echo> ReceiverLog<Echo> {
-    /// Records what the stop-and-wait probe's echo, served beside the
-    /// receiver, served: its address, counters and fatal error.
-    pub fn set_echo(&mut self, addr: Option<SocketAddr>, counters: Echo, error: Option<String>) {
-        self.udp_echo = addr;
-        self.echo = Some(counters);
-        self.echo_error = error;
-    }
-
-    /// The same for the isochronous probe's echo (its own port).
-    pub fn set_iso_echo(
-        &mut self,
-        addr: Option<SocketAddr>,
-        counters: Echo,
-        error: Option<String>,
-    ) {
-        self.iso_echo_addr = addr;
-        self.iso_echo = Some(counters);
-        self.iso_echo_error = error;
     }
 }
 

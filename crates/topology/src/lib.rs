@@ -16,6 +16,13 @@
 //!   [`Topology::readback`], torn down by [`Topology::teardown`] or a
 //!   [`TopologyGuard`].
 //!
+//! The cargo feature `io` (on by default) holds everything that enters,
+//! builds or reads a namespace (`netns`, `Topology`, the live readback,
+//! the sysctl writes) and nix. Without it the crate is the records
+//! results.json holds (`TopologySpec`, `TopologyReadback`,
+//! `SysctlReadback`, `FeatureState`, names and roles) and the pure request
+//! building and decoding ([`build`], [`rtnl`], [`ethtool`], [`readback`]).
+//!
 //! ```no_run
 //! use netlab_topology::netns::Netns;
 //! # fn main() -> Result<(), netlab_topology::TopologyError> {
@@ -37,25 +44,34 @@
 pub mod build;
 mod error;
 pub mod ethtool;
+#[cfg(feature = "io")]
 mod mount;
 pub mod naming;
+#[cfg(feature = "io")]
 pub mod netns;
+#[cfg(feature = "io")]
 mod offloads;
 pub mod privilege;
 pub mod readback;
 pub mod rtnl;
+#[cfg(feature = "io")]
 mod rtnl_socket;
 #[cfg(feature = "testing")]
 mod scratch;
+#[cfg(feature = "io")]
+mod snapshot;
 pub mod spec;
+#[cfg(feature = "io")]
 mod sysctl;
 #[cfg(feature = "testing")]
 pub mod testing;
+#[cfg(feature = "io")]
 mod topology;
 
 pub use error::TopologyError;
 pub use ethtool::FeatureState;
 pub use naming::{OwnedName, Role, RunId};
-pub use readback::{LinkReadback, NamespaceReadback, TopologyReadback};
+pub use readback::{LinkReadback, NamespaceReadback, SysctlReadback, TopologyReadback};
 pub use spec::{Offloads, ReceiveBuffer, TopologySpec};
-pub use topology::{delete_namespaces_of, NetnsTeardown, SysctlReadback, Topology, TopologyGuard};
+#[cfg(feature = "io")]
+pub use topology::{delete_namespaces_of, NetnsTeardown, Topology, TopologyGuard};

@@ -1,5 +1,7 @@
-//! Reading a namespace back over rtnetlink: links, addresses, routes and
-//! the sysctls netlab sets; each veth's offloads over ethtool's family.
+//! A namespace as read back: links, addresses, routes and the sysctls
+//! netlab sets, each veth's offloads; the records results.json holds and
+//! their decoding from rtnetlink messages (pure). Reading a live namespace
+//! is [`crate::snapshot`]'s (cargo feature `io`), re-exported here.
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -7,17 +9,26 @@ use std::net::IpAddr;
 use netlink_packet_route::address::{AddressAttribute, AddressMessage};
 use netlink_packet_route::link::{LinkAttribute, LinkFlags, LinkInfo, LinkMessage};
 use netlink_packet_route::route::{RouteAddress, RouteAttribute, RouteMessage};
-use netlink_packet_route::RouteNetlinkMessage;
 use serde::{Deserialize, Serialize};
 
 use crate::ethtool::FeatureState;
 use crate::naming::Role;
-use crate::netns::Netns;
-use crate::offloads::{read_states, EthtoolSocket};
-use crate::rtnl;
-use crate::spec::{IP_FORWARD, TCP_ECN, TCP_RMEM};
-use crate::TopologyError;
-use crate::{rtnl_socket, sysctl};
+
+#[cfg(feature = "io")]
+pub use crate::snapshot::{readback_netns, snapshot_current_netns};
+
+/// One sysctl written inside a namespace and what was read back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SysctlReadback {
+    /// Namespace name.
+    pub netns: String,
+    /// Key, e.g. `net.ipv4.ip_forward`.
+    pub key: String,
+    /// Value written.
+    pub wrote: String,
+    /// Value read back right after.
+    pub read: String,
+}
 
 /// One link as the kernel reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -228,66 +239,11 @@ pub fn route_readback(m: &RouteMessage) -> RouteReadback {
     }
 }
 
-/// Reads back the namespace the calling thread is in; `netns` is only the
-/// label recorded.
-pub fn snapshot_current_netns(
-    netns: &str,
-    role: Option<Role>,
-) -> Result<NamespaceReadback, TopologyError> {
-    let sock = rtnl_socket::open(netns)?;
-    let step = |what: &str| format!("dumping {what} in netns {netns}");
-    let mut links = Vec::new();
-    for m in rtnl_socket::dump(&sock, &rtnl::dump_links(step("links")))? {
-        if let RouteNetlinkMessage::NewLink(l) = m {
-            links.push(link_readback(&l));
-        }
-    }
-    links.sort_by_key(|l| l.ifindex);
-    if links.iter().any(|l| l.kind.as_deref() == Some("veth")) {
-        let ethtool = EthtoolSocket::open(netns)?;
-        for l in links.iter_mut() {
-            if l.kind.as_deref() == Some("veth") {
-                l.offloads = read_states(ethtool.as_ref(), &l.name)?;
-            }
-        }
-    }
-    let mut addresses = Vec::new();
-    for m in rtnl_socket::dump(&sock, &rtnl::dump_ipv4_addresses(step("IPv4 addresses")))? {
-        if let RouteNetlinkMessage::NewAddress(a) = m {
-            addresses.extend(address_readback(&a));
-        }
-    }
-    let mut routes = Vec::new();
-    for m in rtnl_socket::dump(&sock, &rtnl::dump_ipv4_routes(step("IPv4 routes")))? {
-        if let RouteNetlinkMessage::NewRoute(r) = m {
-            routes.push(route_readback(&r));
-        }
-    }
-    let mut sysctls = BTreeMap::new();
-    for key in [IP_FORWARD, TCP_ECN, TCP_RMEM] {
-        let v = sysctl::read(key)
-            .map_err(|e| TopologyError::io(format!("reading {key} in netns {netns}"), e))?;
-        sysctls.insert(key.to_owned(), v);
-    }
-    Ok(NamespaceReadback {
-        netns: netns.to_owned(),
-        role,
-        links,
-        addresses,
-        routes,
-        sysctls,
-    })
-}
-
-/// Reads back namespace `ns` from a thread inside it.
-pub fn readback_netns(ns: &Netns, role: Option<Role>) -> Result<NamespaceReadback, TopologyError> {
-    ns.run(|| snapshot_current_netns(ns.name(), role))?
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::rtnl::{decode_datagram, Answer};
+    use netlink_packet_route::RouteNetlinkMessage;
 
     /// The route-netlink messages of a captured dump (ends with NLMSG_DONE).
     fn messages(bytes: &[u8]) -> Vec<RouteNetlinkMessage> {

@@ -8,23 +8,10 @@ use serde::{Deserialize, Serialize};
 use crate::build::{build_requests, NetnsFds};
 use crate::naming::Role;
 use crate::netns::{self, Netns};
-use crate::readback::{readback_netns, TopologyReadback};
+use crate::readback::{readback_netns, SysctlReadback, TopologyReadback};
 use crate::spec::{Offloads, ReceiveBuffer, TopologySpec, A_IF, B_IF, R_A_IF, R_B_IF, TCP_RMEM};
 use crate::{offloads, privilege, TopologyError};
 use crate::{rtnl_socket, sysctl};
-
-/// One sysctl written inside a namespace and what was read back.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SysctlReadback {
-    /// Namespace name.
-    pub netns: String,
-    /// Key, e.g. `net.ipv4.ip_forward`.
-    pub key: String,
-    /// Value written.
-    pub wrote: String,
-    /// Value read back right after.
-    pub read: String,
-}
 
 /// The outcome of deleting one namespace of a topology.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

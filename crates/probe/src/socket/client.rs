@@ -7,16 +7,14 @@ use std::os::fd::{AsFd, AsRawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+pub use crate::record::ProbeLog;
+use crate::schedule::{ProbeAction, ProbeClient, ProbeConfig, ProbeRequest};
+use crate::wire;
+use crate::ProbeError;
 use nix::errno::Errno;
 use nix::poll::{ppoll, PollFd, PollFlags};
 use nix::sys::socket::{recv, send, MsgFlags};
 use nix::sys::time::TimeSpec;
-use serde::{Deserialize, Serialize};
-
-use crate::schedule::{ProbeAction, ProbeClient, ProbeConfig, ProbeRequest};
-use crate::stats::{all_phase_stats, PhaseStats};
-use crate::wire;
-use crate::ProbeError;
 
 /// Longest single wait, so a `stop` flag is noticed within this time.
 pub const STOP_POLL_INTERVAL: Duration = Duration::from_millis(50);
@@ -45,35 +43,6 @@ pub fn connect_socket(
         source,
     })?;
     Ok(sock)
-}
-
-/// Everything one probe run measured (serializable).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProbeLog {
-    /// The configuration used.
-    pub config: ProbeConfig,
-    /// Every request, in send order.
-    pub requests: Vec<ProbeRequest>,
-    /// Replies with a seq that was not outstanding, or too late; discarded.
-    pub stale_replies: u64,
-    /// Datagrams that were not a plain request's echo of the configured
-    /// size (its sequence number and zero padding); discarded.
-    pub malformed_replies: u64,
-    /// Receive errors (e.g. ECONNREFUSED from an ICMP port unreachable).
-    pub recv_errors: u64,
-    /// True if the run was ended by `stop`, the hard bound or a fatal socket
-    /// error rather than by its schedule.
-    pub stopped_early: bool,
-    /// The socket error that ended the run early, if one did (the requests
-    /// measured until then are kept).
-    pub fatal_error: Option<String>,
-}
-
-impl ProbeLog {
-    /// Per-phase statistics of [`ProbeLog::requests`].
-    pub fn phase_stats(&self) -> Vec<PhaseStats> {
-        all_phase_stats(&self.requests, self.config.timeout)
-    }
 }
 
 fn since(t0: Instant) -> Duration {

@@ -8,9 +8,8 @@ use std::os::fd::{AsFd, BorrowedFd};
 
 use netlab_sys::event_loop::Handler;
 
-use serde::{Deserialize, Serialize};
-
 use crate::clock::monotonic_ns;
+pub use crate::record::{EchoReceipt, EchoStats};
 use crate::wire;
 use crate::ProbeError;
 
@@ -28,18 +27,6 @@ pub const MAX_DRAIN_PER_CALL: usize = 1024;
 /// 1000 a second at its densest; beyond it receipts are only counted.
 pub const MAX_RECEIPTS: usize = 262_144;
 
-/// One probe request the echo received: its sequence number and B's
-/// CLOCK_MONOTONIC receive time, read right after `recvfrom` (the clock A
-/// stamps its sends with, when A and B share one kernel).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EchoReceipt {
-    /// The stop-and-wait probe's 4-byte big-endian seq, or a stamped
-    /// request's seq.
-    pub seq: u32,
-    /// CLOCK_MONOTONIC at receipt, ns.
-    pub recv_ns: u64,
-}
-
 /// The sequence number a probe datagram carries: a valid stamped request's
 /// seq, or the stop-and-wait probe's 4 bytes (with zero padding when that
 /// probe is sized up, [`wire::write_plain`]); None for anything else.
@@ -50,22 +37,6 @@ pub fn probe_seq(datagram: &[u8]) -> Option<u32> {
         }
     }
     wire::parse_plain(datagram)
-}
-
-/// Counters of one [`EchoResponder`] (serializable).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EchoStats {
-    /// Datagrams received.
-    pub received: u64,
-    /// Datagrams sent back in full to their source.
-    pub echoed: u64,
-    /// Of `received`: stamped requests of the isochronous probe, answered
-    /// with B's receive and send times ([`crate::wire`]).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub stamped: u64,
-    /// Datagrams received but not echoed (send error, would-block or short
-    /// send), plus transient receive errors (ICMP-derived refusals/resets).
-    pub errors: u64,
 }
 
 /// Non-blocking UDP echo for one poll loop: register [`EchoResponder::as_fd`]
@@ -303,12 +274,6 @@ impl Handler for EchoHandler {
         }
         ControlFlow::Continue(())
     }
-}
-
-/// serde: a stop-and-wait-only echo (no stamped request) writes no `stamped`,
-/// so results written before the isochronous probe existed read back the same.
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 #[cfg(test)]

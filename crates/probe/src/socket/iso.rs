@@ -10,11 +10,10 @@ use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
 use nix::sys::socket::{recv, send, MsgFlags};
-use serde::{Deserialize, Serialize};
 
 use crate::clock::{instant_as_monotonic_ns, monotonic_ns};
-use crate::iso::{IsoAction, IsoClient, IsoConfig, IsoRequest, ReplyCounters};
-use crate::iso_stats::{iso_phase_stats, iso_window_stats, IsoPhaseStats, IsoWindowStats};
+use crate::iso::{IsoAction, IsoClient, IsoConfig, IsoRequest};
+pub use crate::record::{IsoLog, OneWayDelays, ONE_WAY_NOT_SHARED_NOTE, ONE_WAY_SHARED_NOTE};
 use crate::socket::client::{wait_readable, TimerSlackGuard, STOP_POLL_INTERVAL};
 use crate::wire;
 use crate::ProbeError;
@@ -101,85 +100,6 @@ fn spin_until(
 
 /// Slack past the last possible completion after which the run gives up.
 const HARD_END_SLACK: Duration = Duration::from_secs(1);
-
-/// What the one-way delays of a log mean, for results and summaries.
-pub const ONE_WAY_SHARED_NOTE: &str = "up/down one-way delays are exact: A's send/receive and B's receive/send stamps are read from one shared kernel CLOCK_MONOTONIC (network namespaces, or A and B in one guest), so no clock synchronisation is involved; up + B turnaround + down = RTT";
-/// The same, when A and B are on different machines.
-pub const ONE_WAY_NOT_SHARED_NOTE: &str = "up/down one-way delays are absent: A and B read different clocks (separate machines), so their stamps are not comparable; RTT and B's turnaround are unaffected";
-
-/// Whether a log's one-way delays are there, and why.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OneWayDelays {
-    /// A and B read one kernel CLOCK_MONOTONIC: up/down are exact.
-    ExactSharedClock,
-    /// A and B read different clocks: up/down are absent.
-    AbsentSeparateClocks,
-}
-
-impl OneWayDelays {
-    /// For a run with `shared_clock`.
-    pub fn for_clock(shared_clock: bool) -> Self {
-        if shared_clock {
-            OneWayDelays::ExactSharedClock
-        } else {
-            OneWayDelays::AbsentSeparateClocks
-        }
-    }
-
-    /// One sentence for results and summaries.
-    pub fn note(self) -> &'static str {
-        match self {
-            OneWayDelays::ExactSharedClock => ONE_WAY_SHARED_NOTE,
-            OneWayDelays::AbsentSeparateClocks => ONE_WAY_NOT_SHARED_NOTE,
-        }
-    }
-}
-
-/// Everything one isochronous run measured (serializable).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IsoLog {
-    /// The configuration used (its `shared_clock` says whether up/down are
-    /// present and exact).
-    pub config: IsoConfig,
-    /// Whether up/down are present and exact (from `config.shared_clock`).
-    pub one_way_delays: OneWayDelays,
-    /// [`OneWayDelays::note`], written out so results carry the reason.
-    pub one_way_note: String,
-    /// t0 on CLOCK_MONOTONIC, ns (A's clock).
-    pub t0_monotonic_ns: u64,
-    /// Every slot, in order (index == seq).
-    pub requests: Vec<IsoRequest>,
-    /// Late, duplicate, malformed and unmatched replies.
-    pub replies: ReplyCounters,
-    /// Receive errors (e.g. ECONNREFUSED from an ICMP port unreachable).
-    pub recv_errors: u64,
-    /// True if the run ended by `stop`, the hard bound or a fatal socket
-    /// error rather than by its schedule.
-    pub stopped_early: bool,
-    /// The socket error that ended the run early, if one did.
-    pub fatal_error: Option<String>,
-}
-
-impl IsoLog {
-    /// Per-phase statistics (see [`crate::iso_stats`]).
-    pub fn phase_stats(&self) -> Vec<IsoPhaseStats> {
-        iso_phase_stats(&self.requests, &self.config)
-    }
-
-    /// Per-window statistics (default 1 s windows of due time).
-    pub fn window_stats(&self) -> Vec<IsoWindowStats> {
-        iso_window_stats(&self.requests, &self.config)
-    }
-
-    /// Send lateness (`send - due`) of every sent request, µs, in seq order.
-    pub fn send_lateness_us(&self) -> Vec<f64> {
-        self.requests
-            .iter()
-            .filter_map(|r| r.send_s.map(|s| (s - r.due_s) * 1e6))
-            .collect()
-    }
-}
 
 /// Runs the isochronous probe on `sock` (connected to an echo that stamps,
 /// i.e. [`crate::EchoResponder`]; see [`crate::connect_socket`]) until the

@@ -1,6 +1,6 @@
 use std::time::{Duration, Instant};
 
-use netlab_qdisc::{FqCodelXstats, Handle, QdiscXstats, ARM_HANDLE};
+use netlab_qdisc_model::{FqCodelXstats, Handle, QdiscXstats, ARM_HANDLE};
 use netlab_sys::cpu::{CpuTicks, USER_HZ};
 
 use super::*;
@@ -144,7 +144,7 @@ fn tbf_and_arm(t: f64, backlog: u32, overlimits: u32, arm_drops: u32, ecn: u32) 
     // The TBF sends 562,500 B/s (4.5 Mbit/s).
     let sent = (t * 562_500.0) as u64;
     let stats = |b, o, d| {
-        Some(netlab_qdisc::QdiscStats {
+        Some(netlab_qdisc_model::QdiscStats {
             bytes: sent,
             backlog_bytes: b,
             qlen: u32::from(b > 0),

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use netlab_qdisc::{Handle, QdiscXstats};
+use netlab_qdisc_model::{Handle, QdiscXstats};
 
 use super::{DropReason, Fate, LossCause, RequestFate};
 use crate::QdiscSample;
@@ -154,7 +154,7 @@ mod tests {
     use crate::fate::{Fate, LossCause};
     use crate::SampledQdisc;
     use netlab_probe::Phase;
-    use netlab_qdisc::{FqCodelXstats, QdiscStats, ARM_HANDLE, TBF_HANDLE};
+    use netlab_qdisc_model::{FqCodelXstats, QdiscStats, ARM_HANDLE, TBF_HANDLE};
 
     fn sample(t: f64, kind: &str, drops: u32, overlimit: u32) -> QdiscSample {
         let stats = |d| {
@@ -175,7 +175,7 @@ mod tests {
                 SampledQdisc {
                     kind: "tbf".into(),
                     handle: TBF_HANDLE,
-                    parent: netlab_qdisc::Handle::ROOT,
+                    parent: netlab_qdisc_model::Handle::ROOT,
                     stats: stats(drops + 100),
                     xstats: None,
                 },
