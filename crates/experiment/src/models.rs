@@ -108,27 +108,4 @@ mod tests {
         assert_eq!(parse(&with.to_toml()).unwrap(), with);
         assert_ne!(with, plain);
     }
-
-    /// results.json written before models existed records the experiment
-    /// without `report`: it reads back with no model; one with models
-    /// writes them and reads them back.
-    #[test]
-    fn the_experiment_in_results_json_reads_with_and_without_report() {
-        let file = crate::Experiment::default().to_file();
-        let old = serde_json::to_string(&file).unwrap();
-        assert!(!old.contains("\"report\""), "{old}");
-        let back: crate::ExperimentFile = serde_json::from_str(&old).unwrap();
-        assert!(back.report.is_none());
-        let with = crate::Experiment {
-            models: vec![ModelKind::SparseFlow],
-            ..crate::Experiment::default()
-        };
-        let json = serde_json::to_string(&with.to_file()).unwrap();
-        assert!(
-            json.contains(r#""report":{"models":["sparse_flow"]}"#),
-            "{json}"
-        );
-        let back: crate::ExperimentFile = serde_json::from_str(&json).unwrap();
-        assert_eq!(crate::Experiment::from_file(&back).unwrap(), with);
-    }
 }

@@ -284,7 +284,11 @@ pub fn model_lines(
                         pm.lines.len() - 1
                     }
                 };
-                if !pm.lines[i].points.iter().any(|p| p.x == x) {
+                // Per point the largest over its rounds (model 1's L is
+                // each round's largest skb; model 2's rounds agree).
+                if let Some(p) = pm.lines[i].points.iter_mut().find(|p| p.x == x) {
+                    p.value = p.value.max(v);
+                } else {
                     pm.lines[i].points.push(ModelPoint {
                         x,
                         value: v,

@@ -131,7 +131,7 @@ fn new_flows(q: &QdiscResult, iso: &IsoProbeResult, window: [f64; 2]) -> Option<
             let r = s.records.iter().find(|r| r.handle == ARM_HANDLE)?;
             Some((t, new_flow_count(r.xstats.as_ref())?))
         })
-        .last()?;
+        .next_back()?;
     let t1 = q.final_taken_s?;
     let c1 = q
         .at_window_end

@@ -448,7 +448,9 @@ fn delay_words(
 }
 
 /// Model 1 per pfifo arm: where the delay figures' values lie against
-/// the FIFO bound (plus the base RTT the metric carries).
+/// the FIFO bound (plus the base RTT the metric carries). A censored
+/// value below the bound is not placed: only that it is at least its
+/// bound is known.
 fn fifo_sentences(table: &SweepTable) -> Vec<String> {
     let mut out = Vec::new();
     let mut arms: Vec<&str> = Vec::new();
@@ -466,69 +468,93 @@ fn fifo_sentences(table: &SweepTable) -> Vec<String> {
         return out;
     };
     for arm in arms {
-        let rows: Vec<_> = table
+        let (mut below, mut above, mut unplaced) = (Vec::new(), Vec::new(), 0usize);
+        let (mut bounds, mut sizes, mut limits, mut sources) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for r in table
             .rows
             .iter()
             .filter(|r| r.arm == arm && r.error.is_none())
-            .collect();
-        let mut ratios = Vec::new();
-        let mut above = Vec::new();
-        let mut bounds = Vec::new();
-        let mut sources = Vec::new();
-        for r in &rows {
+        {
             let Some(m) = r.model.as_ref() else { continue };
             let (Some(bound), Some(v)) = (predicted(m, metric), r.metrics.get(metric)) else {
                 continue;
             };
-            if let (Some(b), Some(l), Some(p), Some(s)) = (
-                m.fifo_bound_ms,
-                m.fifo_limit_packets,
-                m.packet_bytes,
-                &m.packet_source,
-            ) {
-                let t = format!("{l} × {p} B ({s})");
-                if !sources.contains(&t) {
-                    sources.push(t);
+            bounds.extend(m.fifo_bound_ms);
+            sizes.extend(m.packet_bytes.map(|b| b as f64));
+            for (list, item) in [
+                (&mut limits, m.fifo_limit_packets.map(|l| l.to_string())),
+                (&mut sources, m.packet_source.clone()),
+            ] {
+                if let Some(item) = item.filter(|i| !list.contains(i)) {
+                    list.push(item);
                 }
-                bounds.push(b);
             }
             let ratio = v.level() / bound;
-            ratios.push(ratio);
-            if ratio > 1.0 {
-                above.push(format!(
-                    "scenario {} ({}, {}×)",
+            match v {
+                Measured::Value(_) if ratio <= 1.0 => below.push(ratio),
+                Measured::AtLeast(_) if ratio <= 1.0 => unplaced += 1,
+                _ => above.push(format!(
+                    "scenario {} ({}, {}{}×)",
                     r.scenario,
                     r.point_label,
+                    if matches!(v, Measured::AtLeast(_)) {
+                        "≥ "
+                    } else {
+                        ""
+                    },
                     fmt_num(ratio)
-                ));
+                )),
             }
         }
-        if ratios.is_empty() {
+        if bounds.is_empty() {
             continue;
         }
-        let max = ratios.iter().copied().fold(0.0f64, f64::max);
-        let bound = range_text(&bounds, "ms")
-            .trim_start_matches('+')
-            .replace(" to +", "–");
-        let head = format!(
-            "fifo_bound, {arm}: limit × L = {} at each point's rate: {bound} of queueing delay",
-            sources.join(", ")
-        );
-        let tail = if above.is_empty() {
-            format!(
-                "every round's {} lies below it (plus the base RTT it carries), the highest at {} % of it: they agree",
+        let span = |v: &[f64], unit: &str| {
+            let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            if hi - lo < 1e-9 {
+                format!("{} {unit}", fmt_num(lo))
+            } else {
+                format!("{}–{} {unit}", fmt_num(lo), fmt_num(hi))
+            }
+        };
+        let mut words = vec![format!(
+            "fifo_bound, {arm}: limit {} packets × L = {} ({}) at each point's rate: {} of queueing delay",
+            limits.join(", "),
+            span(&sizes, "B"),
+            sources.join(", "),
+            span(&bounds, "ms")
+        )];
+        if !below.is_empty() {
+            let max = below.iter().copied().fold(0.0f64, f64::max);
+            words.push(format!(
+                "{} round(s)' {} below it (plus the base RTT it carries), the highest at {} % of it",
+                below.len(),
                 metric.name(),
                 (max * 100.0).round()
-            )
+            ));
+        }
+        if unplaced > 0 {
+            words.push(format!(
+                "{unplaced} round(s) censored below the bound (at least the probe's timeout), not placed against it"
+            ));
+        }
+        if above.is_empty() {
+            words.push(if unplaced == 0 {
+                "none above it: they agree".into()
+            } else {
+                "none known to be above it".into()
+            });
         } else {
             let n = above.len();
             above.truncate(6);
-            format!(
-                "{n} round(s) above it, so the queue held larger skbs than L or more than one queue: {}",
+            words.push(format!(
+                "{n} round(s) above it, so the queue held larger skbs than L, or the delay is not the queue's alone: they part at {}",
                 above.join(", ")
-            )
-        };
-        out.push(format!("{head}; {tail}."));
+            ));
+        }
+        out.push(format!("{}.", words.join("; ")));
     }
     out
 }
