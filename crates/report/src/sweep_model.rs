@@ -558,3 +558,46 @@ fn fifo_sentences(table: &SweepTable) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::{ArmSeries, PointValues};
+
+    /// One arm's new-flow share at N = 2, 4, 8, 10 (one round each).
+    fn share(v: [f64; 4]) -> ArmSeries {
+        ArmSeries {
+            arm: "fq_codel".into(),
+            points: [2.0, 4.0, 8.0, 10.0]
+                .into_iter()
+                .zip(v)
+                .enumerate()
+                .map(|(i, (x, v))| PointValues {
+                    x,
+                    point: i as u32 + 1,
+                    rounds: Vec::new(),
+                    median: Some(Measured::Value(v)),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_boundary_words_follow_the_data() {
+        let s = share([1.0, 1.0, 0.5, 0.5]);
+        let w = boundary_words(&s, 5.0);
+        assert!(w.contains("between N = 4 and N = 8"), "{w}");
+        assert!(w.ends_with("model N* = 5.00: within one step"), "{w}");
+        let w = boundary_words(&s, 9.0);
+        assert!(w.ends_with("above it by 1 step of N: they part"), "{w}");
+        let w = boundary_words(&s, 1.5);
+        assert!(w.ends_with("below it by 2 steps of N: they part"), "{w}");
+        let w = boundary_words(&share([1.0, 1.0, 0.99, 0.98]), 12.0);
+        assert!(w.contains("sparse at every N measured"), "{w}");
+        assert!(w.ends_with("agree (N* beyond the sweep)"), "{w}");
+        let w = boundary_words(&share([1.0, 1.0, 0.99, 0.98]), 6.0);
+        assert!(w.ends_with("inside the sweep)"), "{w}");
+        assert_eq!(range_text(&[0.4, -0.2], "ms"), "−0.200 to +0.400 ms");
+        assert_eq!(number(10.0), "10");
+    }
+}

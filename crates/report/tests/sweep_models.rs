@@ -329,3 +329,31 @@ fn the_fifo_bound_is_drawn_on_pfifos_delay_figures() {
         words[0]
     );
 }
+
+/// The inputs that change the arithmetic, worked by hand: bulk
+/// aggregates of 3,028 bytes (offloads on) are served whole, so a round
+/// serves max(Q, L) = 3,028 per flow: N* = 100,000 / 24,224 = 4.1282 and
+/// at N = 10, W = (30,280 + 82) × 1.6 µs = 48.5792 ms ≥ 2T (listed: p99
+/// W + 0.1312 = 48.7104 ms, no new flow); a 40 ms base RTT adds half of
+/// itself to the one-way predictions.
+#[test]
+fn aggregates_and_a_base_rtt_enter_the_predictions() {
+    let r = results(SPARSE, &["sparse_flow"]);
+    let mut input = netlab_report::input_from(&r).unwrap();
+    for s in &mut input.scenarios {
+        s.readbacks.packet = Some(netlab_report::model::PacketSize {
+            bytes: 3028,
+            source: netlab_report::model::PacketSource::LargestSkb,
+        });
+        s.readbacks.base_rtt_s = 0.04;
+    }
+    let t = sweep::table(&input).unwrap();
+    let row = t.rows.iter().find(|r| r.axis_values[0] == "10").unwrap();
+    let m = row.model.as_ref().unwrap();
+    assert!((m.sparse_boundary_n.unwrap() - 100_000.0 / 24_224.0).abs() < 1e-9);
+    assert_eq!(m.sparse_regime.as_deref(), Some("listed"));
+    assert!((m.sparse_round_ms.unwrap() - 48.5792).abs() < 1e-9);
+    assert!((m.sparse_iso_up_p99_ms.unwrap() - (48.7104 + 20.0)).abs() < 1e-9);
+    assert_eq!(m.sparse_new_flows_per_probe_packet, Some(0.0));
+    assert_eq!(m.packet_source.as_deref(), Some("largest_skb"));
+}
