@@ -70,7 +70,7 @@ pub fn csv_header(table: &SweepTable) -> Vec<String> {
 /// The models' columns (only when the experiment names a model): each
 /// scenario's inputs as read back, then each prediction
 /// ([`crate::sweep_model::RowModel`]).
-pub const MODEL_COLUMNS: [&str; 16] = [
+pub const MODEL_COLUMNS: [&str; 17] = [
     "model_rate_bps",
     "model_quantum_bytes",
     "model_packet_bytes",
@@ -85,6 +85,7 @@ pub const MODEL_COLUMNS: [&str; 16] = [
     "model_sparse_round_ms",
     "model_sparse_regime",
     "model_sparse_iso_up_p50_ms",
+    "model_sparse_iso_up_p50_upper_ms",
     "model_sparse_iso_up_p99_ms",
     "model_sparse_new_flows_per_probe_packet",
 ];
@@ -109,6 +110,7 @@ fn model_fields(m: Option<&crate::sweep_model::RowModel>) -> Vec<String> {
         opt(m.sparse_round_ms.map(num)),
         opt(m.sparse_regime.clone()),
         opt(m.sparse_iso_up_p50_ms.map(num)),
+        opt(m.sparse_iso_up_p50_upper_ms.map(num)),
         opt(m.sparse_iso_up_p99_ms.map(num)),
         opt(m.sparse_new_flows_per_probe_packet.map(num)),
     ]
