@@ -38,6 +38,20 @@ pub struct ExperimentFile {
     pub capture: Option<CaptureFile>,
     /// Lists of values that multiply into a grid of points.
     pub sweep: Option<SweepFile>,
+    /// What the report draws beside the measurement. Absent from
+    /// results.json written before models existed, and left out of it
+    /// (and of the printed file) when no model is named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<ReportFile>,
+}
+
+/// `[report]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportFile {
+    /// Models drawn beside the measurement: `"fifo_bound"`,
+    /// `"sparse_flow"` (docs/models.md).
+    pub models: Option<Vec<String>>,
 }
 
 /// `[timeline]`.

@@ -33,6 +33,7 @@
 pub mod file;
 pub mod hash;
 pub mod model;
+pub mod models;
 pub mod plan;
 pub mod probes;
 mod resolve;
@@ -49,6 +50,7 @@ pub use model::{
     LINK_HEADER, MAX_ISO_SLOTS, MAX_PCAP_SNAP_LEN, MIN_ISOCHRONOUS_SIZE, MIN_PCAP_MAX_BYTES,
     MIN_PCAP_SNAP_LEN, MIN_PROBE_INTERVAL, MIN_STOP_AND_WAIT_SIZE,
 };
+pub use models::ModelKind;
 pub use plan::{Plan, Point, Requirements, ScenarioPlan};
 pub use resolve::{check_cc, KNOWN_CCS};
 pub use shard::{unit_of, Shard, ShardError};

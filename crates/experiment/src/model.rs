@@ -506,6 +506,8 @@ pub struct Experiment {
     pub capture: CaptureSpec,
     /// Sweep axes.
     pub sweep: Sweep,
+    /// Models the report draws beside the measurement (`[report] models`).
+    pub models: Vec<crate::ModelKind>,
 }
 
 impl Default for Experiment {
@@ -530,6 +532,7 @@ impl Default for Experiment {
             sample_interval: Duration::from_millis(200),
             capture: CaptureSpec::method(),
             sweep: Sweep::default(),
+            models: Vec::new(),
         }
     }
 }

@@ -149,6 +149,7 @@ impl Experiment {
             &timeline,
         )?;
         crate::probes::check_sizes(&probes, &sweep, path.mtu)?;
+        let models = crate::models::resolve_models(f.report.as_ref())?;
         let exp = Experiment {
             name: f.name.clone().unwrap_or(d.name),
             description: f.description.clone().unwrap_or(d.description),
@@ -163,6 +164,7 @@ impl Experiment {
             sample_interval,
             capture,
             sweep,
+            models,
         };
         if exp.name.is_empty()
             || !exp
@@ -366,6 +368,7 @@ impl Experiment {
                 pcap_max_bytes: Some(self.capture.pcap_max_bytes),
             }),
             sweep: has_sweep.then_some(sweep),
+            report: crate::models::report_file(&self.models),
         }
     }
 }

@@ -104,10 +104,12 @@ impl Experiment {
     /// The experiment's content hash: SHA-256 of its canonical text
     /// ([`Experiment::to_toml`]) with the kernel choice left out (which
     /// kernel runs it does not change the plan; the kernel that ran is
-    /// recorded with every scenario).
+    /// recorded with every scenario), and the models too (`[report]`: what
+    /// the report draws beside the measurement, not what runs).
     pub fn content_hash(&self) -> String {
         let mut canonical = self.clone();
         canonical.kernel = crate::KernelChoice::Auto;
+        canonical.models.clear();
         crate::hash::sha256_hex(canonical.to_toml().as_bytes())
     }
 

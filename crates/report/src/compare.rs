@@ -457,6 +457,7 @@ pub(crate) mod tests {
             point: PointText::default(),
             directions: Vec::new(),
             iso: None,
+            readbacks: Default::default(),
         }
     }
 
@@ -489,6 +490,7 @@ pub(crate) mod tests {
             notes: vec![],
             caveats: vec![],
             scope: None,
+            models: vec![],
         }
     }
 

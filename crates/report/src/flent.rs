@@ -494,6 +494,7 @@ mod tests {
             point: PointText::default(),
             directions: Vec::new(),
             iso: None,
+            readbacks: Default::default(),
         };
         let i = ReportInput {
             schema_version: 1,
@@ -508,6 +509,7 @@ mod tests {
             notes: vec![],
             caveats: vec![],
             scope: None,
+            models: vec![],
         };
         (i, s)
     }

@@ -77,6 +77,9 @@ pub struct Headline {
     /// A sweep: what changes along each axis, one sentence per axis, arm
     /// and value of the other axes ([`crate::sweep_headline::along`]).
     pub along: Vec<String>,
+    /// A sweep whose experiment names models: where each model and the
+    /// measurement agree and part ([`crate::sweep_model::sentences`]).
+    pub models: Vec<String>,
 }
 
 /// One point of a sweep and its headline.
@@ -130,13 +133,19 @@ pub fn of(input: &ReportInput, st: &Statistics) -> Headline {
             headline: of_point(&p.input, &crate::compare::analyse(&p.input)),
         })
         .collect();
+    let table = crate::sweep::table(input);
     Headline {
         arms: Vec::new(),
         comparisons: Vec::new(),
         verdicts: Vec::new(),
         points,
-        along: crate::sweep::table(input)
-            .map(|t| crate::sweep_headline::along(&t))
+        along: table
+            .as_ref()
+            .map(crate::sweep_headline::along)
+            .unwrap_or_default(),
+        models: table
+            .as_ref()
+            .map(crate::sweep_model::sentences)
             .unwrap_or_default(),
     }
 }
@@ -231,6 +240,7 @@ pub fn of_point(input: &ReportInput, st: &Statistics) -> Headline {
         verdicts,
         points: Vec::new(),
         along: Vec::new(),
+        models: Vec::new(),
     }
 }
 
@@ -399,6 +409,12 @@ impl Headline {
             s.push_str("Along each swept axis (the median over each point's rounds; sweep.csv has every round):\n\n");
             for a in &self.along {
                 s.push_str(&format!("- {a}\n"));
+            }
+            if !self.models.is_empty() {
+                s.push_str("\nThe models beside the measurement (docs/models.md; the dashed lines of the sweep figures):\n\n");
+                for m in &self.models {
+                    s.push_str(&format!("- {m}\n"));
+                }
             }
             for p in &self.points {
                 s.push_str(&format!(

@@ -69,7 +69,15 @@ fn headline_block(h: &mut String, hl: &Headline) {
         for a in &hl.along {
             let _ = writeln!(h, "<li>{}</li>", esc(a));
         }
-        h.push_str("</ul>\n<p class=small>Each point's own headline, over its own rounds: <a href=\"#points\">below the sweep figures</a>.</p>\n");
+        h.push_str("</ul>\n");
+        if !hl.models.is_empty() {
+            h.push_str("<p class=small>The models beside the measurement (docs/models.md; the dashed lines of the sweep figures):</p><ul>\n");
+            for m in &hl.models {
+                let _ = writeln!(h, "<li>{}</li>", esc(m));
+            }
+            h.push_str("</ul>\n");
+        }
+        h.push_str("<p class=small>Each point's own headline, over its own rounds: <a href=\"#points\">below the sweep figures</a>.</p>\n");
     }
     h.push_str("</section>\n");
 }

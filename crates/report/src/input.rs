@@ -59,6 +59,8 @@ struct Samples {
     configured: Phases,
     /// The configured probe timeout, s.
     timeout_s: f64,
+    /// The configured base RTT, s (a sweep's point may set another).
+    base_rtt_s: f64,
 }
 
 impl ReportBuilder {
@@ -72,6 +74,7 @@ impl ReportBuilder {
                 scenarios: Vec::new(),
                 configured: timeline_phases(&exp),
                 timeout_s: exp.probes.first().map_or(1.0, |p| p.timeout.as_secs_f64()),
+                base_rtt_s: exp.path.base_rtt.as_secs_f64(),
             }),
         }
     }
@@ -81,7 +84,13 @@ impl ReportBuilder {
         self.figures.push(ScenarioFigures::of(s));
         if let Ok(samples) = &mut self.samples {
             let i = samples.scenarios.len();
-            match scenario_from(s, i, samples.configured, samples.timeout_s) {
+            match scenario_from(
+                s,
+                i,
+                samples.configured,
+                samples.timeout_s,
+                samples.base_rtt_s,
+            ) {
                 Ok(scenario) => samples.scenarios.push(scenario),
                 Err(e) => self.samples = Err(e),
             }
@@ -162,6 +171,7 @@ fn header_input(results: &Results) -> Result<ReportInput, ReportError> {
         notes: results.notes.clone(),
         caveats: Vec::new(),
         scope: None,
+        models: exp.models.clone(),
     })
 }
 
@@ -255,6 +265,7 @@ fn scenario_from(
     i: usize,
     configured: Phases,
     configured_timeout_s: f64,
+    configured_base_rtt_s: f64,
 ) -> Result<Scenario, ReportError> {
     let at = format!("scenarios[{i}]");
     let (phases, probe_timeout_s, probes) = match s.probe() {
@@ -311,6 +322,7 @@ fn scenario_from(
                 fairness: d.fairness,
             })
             .collect(),
+        readbacks: crate::readbacks::of(s, configured_base_rtt_s),
     })
 }
 

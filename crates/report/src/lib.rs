@@ -45,12 +45,14 @@ mod plots_overview;
 mod plots_run;
 pub mod points;
 pub mod predict;
+pub mod readbacks;
 mod sentence;
 pub mod state;
 pub mod summary;
 pub mod sweep;
 pub mod sweep_file;
 pub mod sweep_headline;
+pub mod sweep_model;
 
 /// The shared statistics (Kaplan–Meier, the rank interval over rounds, the seeded bootstrap, medians),
 /// netlab-stats under its old path.

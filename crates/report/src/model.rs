@@ -34,6 +34,9 @@ pub struct ReportInput {
     /// sweep's point: `point 3 (rate=20mbit flows=1)`): the figures drawn
     /// from it say so in their titles.
     pub scope: Option<String>,
+    /// Models the experiment asks to be drawn beside the measurement
+    /// (`[report] models`; docs/models.md).
+    pub models: Vec<netlab_experiment::ModelKind>,
 }
 
 /// Which kernel ran, in words.
@@ -229,6 +232,94 @@ pub struct Scenario {
     /// Per direction that has flows (up first): aggregate goodput and
     /// Jain's index over its flows, as results.json has them.
     pub directions: Vec<DirectionFigures>,
+    /// What the models of docs/models.md take from this scenario, as read
+    /// back.
+    pub readbacks: ModelReadbacks,
+}
+
+/// What a model takes from one scenario, each as the scenario read it
+/// back (docs/models.md): the upload bottleneck's rate, its arm's quantum
+/// and limit, the packet size its queue held, the isochronous probe's
+/// interval and frame, and fq_codel's `new_flow_count` over the measured
+/// window.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ModelReadbacks {
+    /// The upload shaper's rate read back from its TBF, bit/s.
+    pub rate_bps: Option<u64>,
+    /// The arm's quantum read back, bytes: fq_codel's and fq's option,
+    /// CAKE's per-tin `flow_quantum` (the largest over its tins).
+    pub quantum_bytes: Option<u64>,
+    /// pfifo's limit read back, packets.
+    pub fifo_limit_packets: Option<u64>,
+    /// The largest packet the queue held, and where that number comes from.
+    pub packet: Option<PacketSize>,
+    /// The base RTT netem added at this scenario's point, s (0 without).
+    pub base_rtt_s: f64,
+    /// The isochronous probe's interval T, s.
+    pub iso_interval_s: Option<f64>,
+    /// The isochronous probe's request on the wire (UDP payload + UDP, IPv4
+    /// and Ethernet headers), bytes.
+    pub iso_frame_bytes: Option<u64>,
+    /// Bulk flows in the upload direction (N).
+    pub bulk_flows: Option<u32>,
+    /// fq_codel's (or fq_pie's) `new_flow_count` over the measured window
+    /// and the isochronous probe's packets sent in the same span.
+    pub new_flows: Option<NewFlows>,
+}
+
+/// A packet size a model uses, with its source.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PacketSize {
+    /// Bytes, as the qdisc counts them (the link header included).
+    pub bytes: u64,
+    /// Where it comes from.
+    pub source: PacketSource,
+}
+
+/// Where a model's packet size comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PacketSource {
+    /// The arm's own largest packet at the window's end (fq_codel's and
+    /// codel's `maxpacket`, CAKE's `max_skblen`).
+    MaxPacket,
+    /// The largest backlog bytes ÷ queue length in a sample of the window
+    /// (kinds without a largest-packet counter, offloads on), at least one
+    /// frame.
+    LargestSkb,
+    /// One frame, MTU + the link header: offloads off, so every skb is one
+    /// frame, and the arm reports no largest packet.
+    OneFrame,
+}
+
+impl PacketSource {
+    /// Its word in sweep.csv and the report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PacketSource::MaxPacket => "maxpacket",
+            PacketSource::LargestSkb => "largest_skb",
+            PacketSource::OneFrame => "one_frame",
+        }
+    }
+}
+
+/// fq_codel's `new_flow_count` across the measured window beside the
+/// probe's packets sent in it (docs/models.md, model 2).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NewFlows {
+    /// The counter's rise from the last sample at or before the window's
+    /// start to the readback at its end.
+    pub new_flows: u64,
+    /// Isochronous requests sent (due) in the same span.
+    pub probe_packets: u64,
+}
+
+impl NewFlows {
+    /// New flows per probe packet (None without a probe packet). The bulk
+    /// flows' own re-entries count too, so it reads the probe's share from
+    /// above.
+    pub fn per_probe_packet(&self) -> Option<f64> {
+        (self.probe_packets > 0).then(|| self.new_flows as f64 / self.probe_packets as f64)
+    }
 }
 
 /// A scenario's sweep point, as results.json records it.

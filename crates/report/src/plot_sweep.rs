@@ -17,7 +17,9 @@ use crate::plot_style::{
 use crate::plots::{arm_color, builder, draw_svg, e, tick, Area, Plot};
 use crate::plots_run::px_in;
 use crate::sweep::{Measured, Panel, SweepAxis, SweepMetric, SweepTable};
+use crate::sweep_model::{held_of, predicted_range, which};
 use crate::ReportError;
+use netlab_experiment::ModelKind;
 
 /// Height of one panel, px.
 const PANEL_H: u32 = 330;
@@ -201,10 +203,113 @@ pub fn all(table: &SweepTable) -> Result<Vec<Plot>, ReportError> {
     for m in crate::sweep::metrics_with_data(table) {
         for (i, axis) in table.axes.iter().enumerate() {
             let panels = crate::sweep::series(table, m, i);
-            out.push(figure(m, axis, &panels, &arms)?);
+            let models = model_lines(table, m, i, &panels);
+            out.push(figure(m, axis, &panels, &models, &arms)?);
         }
     }
     Ok(out)
+}
+
+/// One arm's model line in one panel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelLine {
+    /// Arm kind.
+    pub arm: String,
+    /// The model it comes from.
+    pub model: ModelKind,
+    /// The prediction at each point, ascending in x.
+    pub points: Vec<ModelPoint>,
+}
+
+/// A model's prediction at one point.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelPoint {
+    /// Position on the axis.
+    pub x: f64,
+    /// The predicted value, in the metric's unit.
+    pub value: f64,
+    /// A second level where the model gives two (model 2's p50 in the
+    /// alternating regime: either level may be the median); drawn as a
+    /// second dashed line.
+    pub upper: Option<f64>,
+    /// Model 2's regime there: the line is not drawn across a change of
+    /// regime (the model steps at N*, it does not ramp).
+    pub regime: Option<String>,
+}
+
+/// What the models draw in one panel: a line per arm a model predicts
+/// the metric for, and model 2's N* per arm (on the flows axis).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PanelModels {
+    /// The predicted values.
+    pub lines: Vec<ModelLine>,
+    /// (arm, N*) where the axis counts the bulk flows.
+    pub boundaries: Vec<(String, f64)>,
+}
+
+/// The models beside the figure of `metric` against axis `axis`, one
+/// entry per panel of `panels` (docs/models.md; empty entries without a
+/// model).
+pub fn model_lines(
+    table: &SweepTable,
+    metric: SweepMetric,
+    axis: usize,
+    panels: &[Panel],
+) -> Vec<PanelModels> {
+    let ax = &table.axes[axis];
+    panels
+        .iter()
+        .map(|panel| {
+            let mut pm = PanelModels::default();
+            for r in table.rows.iter().filter(|r| r.error.is_none()) {
+                let Some(m) = r.model.as_ref() else { continue };
+                if held_of(table, r, axis) != panel.held {
+                    continue;
+                }
+                let (Some((v, hi)), Some(kind), Some(x)) = (
+                    predicted_range(m, metric),
+                    which(m, metric),
+                    ax.position(&r.axis_values[axis]),
+                ) else {
+                    continue;
+                };
+                let i = match pm.lines.iter().position(|l| l.arm == r.arm) {
+                    Some(i) => i,
+                    None => {
+                        pm.lines.push(ModelLine {
+                            arm: r.arm.clone(),
+                            model: kind,
+                            points: Vec::new(),
+                        });
+                        pm.lines.len() - 1
+                    }
+                };
+                // Per point the largest over its rounds (model 1's L is
+                // each round's largest skb; model 2's rounds agree).
+                if let Some(p) = pm.lines[i].points.iter_mut().find(|p| p.x == x) {
+                    p.value = p.value.max(v);
+                } else {
+                    pm.lines[i].points.push(ModelPoint {
+                        x,
+                        value: v,
+                        upper: (hi > v).then_some(hi),
+                        regime: m.sparse_regime.clone(),
+                    });
+                }
+            }
+            for l in &mut pm.lines {
+                l.points.sort_by(|a, b| a.x.total_cmp(&b.x));
+                if l.model == ModelKind::SparseFlow {
+                    if let Some(n) =
+                        crate::sweep_model::boundary_on_axis(table, axis, &panel.held, &l.arm)
+                    {
+                        pm.boundaries.push((l.arm.clone(), n));
+                    }
+                }
+            }
+            pm
+        })
+        .collect()
 }
 
 fn arm_order(table: &SweepTable) -> Vec<String> {
@@ -255,7 +360,13 @@ fn title_of(metric: SweepMetric, axis: &SweepAxis) -> String {
     )
 }
 
-fn legend_of(metric: SweepMetric, panels: &[Panel], arms: &[String], states: &[String]) -> Legend {
+fn legend_of(
+    metric: SweepMetric,
+    panels: &[Panel],
+    models: &[PanelModels],
+    arms: &[String],
+    states: &[String],
+) -> Legend {
     let mut legend = Legend::new();
     let drawn: Vec<&String> = arms
         .iter()
@@ -284,6 +395,43 @@ fn legend_of(metric: SweepMetric, panels: &[Panel], arms: &[String], states: &[S
         "spread over rounds (min–max)",
         Mark::Line(RGBColor(170, 170, 170), 5),
     );
+    let mut told: Vec<(String, ModelKind)> = Vec::new();
+    for l in models.iter().flat_map(|m| &m.lines) {
+        if told.contains(&(l.arm.clone(), l.model)) {
+            continue;
+        }
+        told.push((l.arm.clone(), l.model));
+        let text = match l.model {
+            ModelKind::FifoBound => format!(
+                "{}: FIFO bound, model (limit·L·8/R{}; docs/models.md)",
+                l.arm,
+                if matches!(metric, SweepMetric::RttP50 | SweepMetric::RttP95) {
+                    " + base RTT"
+                } else {
+                    " + half the base RTT"
+                }
+            ),
+            ModelKind::SparseFlow if metric == SweepMetric::IsoUpP50 => format!(
+                "{}: model (sparse_flow: sparse below N*; beyond, half the packets wait W − T, so the median is either level; docs/models.md)",
+                l.arm
+            ),
+            ModelKind::SparseFlow if metric == SweepMetric::NewFlowsPerProbe => format!(
+                "{}: model (sparse_flow: 1 below N*, ½ up to 2N*, then 0; docs/models.md)",
+                l.arm
+            ),
+            ModelKind::SparseFlow => format!(
+                "{}: model (sparse_flow: sparse below N*, waits W − T beyond; docs/models.md)",
+                l.arm
+            ),
+        };
+        legend.push(text, Mark::Dashed(model_color(arms, &l.arm)));
+    }
+    if models.iter().any(|m| !m.boundaries.is_empty()) {
+        legend.push(
+            "model N* = T·R/(8·Q): where the probe stops being sparse",
+            Mark::Dashed(MODEL_GREY),
+        );
+    }
     let censored = panels
         .iter()
         .flat_map(|p| &p.arms)
@@ -306,17 +454,25 @@ fn figure(
     metric: SweepMetric,
     axis: &SweepAxis,
     panels: &[Panel],
+    models: &[PanelModels],
     arms: &[String],
 ) -> Result<Plot, ReportError> {
     let file = file_name(metric, axis);
     let title = title_of(metric, axis);
     let states = states(panels);
-    let legend = legend_of(metric, panels, arms, &states);
+    let legend = legend_of(metric, panels, models, arms, &states);
     let levels: Vec<f64> = panels
         .iter()
         .flat_map(|p| &p.arms)
         .flat_map(|a| &a.points)
         .flat_map(|p| p.rounds.iter().map(|d| d.value.level()))
+        .chain(
+            models
+                .iter()
+                .flat_map(|m| &m.lines)
+                .flat_map(|l| l.points.iter().flat_map(|p| [Some(p.value), p.upper]))
+                .flatten(),
+        )
         .filter(|v| v.is_finite())
         .collect();
     let ys = y_scale(&levels);
@@ -329,10 +485,12 @@ fn figure(
         let body = draw_title(root, &title)?;
         let (plot, legend_area) = legend.split(&body);
         let rows = plot.split_evenly((n as usize, 1));
-        for (area, panel) in rows.iter().zip(panels) {
+        let none = PanelModels::default();
+        for (k, (area, panel)) in rows.iter().zip(panels).enumerate() {
             draw_panel(
                 area,
                 panel,
+                models.get(k).unwrap_or(&none),
                 axis,
                 metric,
                 (&xs, &ys),
@@ -368,6 +526,7 @@ fn x_label(axis: &SweepAxis, xs: &Scale, t: f64) -> String {
 fn draw_panel(
     area: &Area<'_>,
     panel: &Panel,
+    models: &PanelModels,
     axis: &SweepAxis,
     metric: SweepMetric,
     (xs, ys): (&Scale, &Scale),
@@ -391,9 +550,14 @@ fn draw_panel(
         .build_cartesian_2d(xs.clone(), ys.clone())
         .map_err(e)?;
     let x_desc = format!("{}{}", axis.title(), if xs.log { ", log" } else { "" });
+    let unitless = if metric == SweepMetric::NewFlowsPerProbe {
+        "per probe packet"
+    } else {
+        "index"
+    };
     let y_desc = match (metric.unit(), ys.log) {
-        ("", false) => "index".to_string(),
-        ("", true) => "index, log".to_string(),
+        ("", false) => unitless.to_string(),
+        ("", true) => format!("{unitless}, log"),
         (u, false) => u.to_string(),
         (u, true) => format!("{u}, log"),
     };
@@ -419,6 +583,83 @@ fn draw_panel(
             (p.0 + dx, p.1)
         };
         draw_arm(&area, series, arm_color(ci), states, &at)?;
+    }
+    let at = |x: f64, v: f64| px_in(&chart, &area, (xs.to(x), ys.to(v)));
+    for l in &models.lines {
+        let c = model_color(arms, &l.arm);
+        for w in l.points.windows(2) {
+            if w[0].regime == w[1].regime {
+                dashed(&area, at(w[0].x, w[0].value), at(w[1].x, w[1].value), c)?;
+                if let (Some(a), Some(b)) = (w[0].upper, w[1].upper) {
+                    dashed(&area, at(w[0].x, a), at(w[1].x, b), c)?;
+                }
+            }
+        }
+        // A point whose neighbours are in other regimes (or alone): a
+        // short level dash, so every prediction shows.
+        for (k, p) in l.points.iter().enumerate() {
+            let joined = |j: Option<usize>| {
+                j.and_then(|j| l.points.get(j))
+                    .is_some_and(|q| q.regime == p.regime)
+            };
+            if !joined(k.checked_sub(1)) && !joined(Some(k + 1)) {
+                for v in [Some(p.value), p.upper].into_iter().flatten() {
+                    let (x, y) = at(p.x, v);
+                    dashed(&area, (x - 14, y), (x + 14, y), c)?;
+                }
+            }
+        }
+    }
+    for (_, n) in &models.boundaries {
+        let t = xs.to(*n);
+        if t < xs.range.0 || t > xs.range.1 {
+            continue;
+        }
+        let top = at(*n, ys.from(ys.range.1));
+        let bottom = at(*n, ys.from(ys.range.0));
+        dashed(&area, bottom, top, MODEL_GREY)?;
+        area.draw(&Text::new(
+            format!("model N* = {}", crate::stats::fmt_num(*n)),
+            (top.0 + 4, top.1 + 2),
+            font(TEXT_PX),
+        ))
+        .map_err(e)?;
+    }
+    Ok(())
+}
+
+/// The colour of model 2's N* line.
+const MODEL_GREY: RGBColor = RGBColor(60, 60, 60);
+
+/// A model line's colour: its arm's, darkened, so it shows where it runs
+/// over the measured line.
+fn model_color(arms: &[String], arm: &str) -> RGBColor {
+    let c = arm_color(arms.iter().position(|a| a == arm).unwrap_or(0));
+    RGBColor(c.0 / 2, c.1 / 2, c.2 / 2)
+}
+
+/// A dashed segment between two pixels: 7 px drawn, 5 px left out.
+fn dashed(area: &Area<'_>, a: (i32, i32), b: (i32, i32), c: RGBColor) -> Result<(), String> {
+    let (dx, dy) = (f64::from(b.0 - a.0), f64::from(b.1 - a.1));
+    let len = dx.hypot(dy);
+    if len < 1.0 {
+        return Ok(());
+    }
+    let at = |d: f64| {
+        let d = d.min(len);
+        (
+            a.0 + (dx * d / len).round() as i32,
+            a.1 + (dy * d / len).round() as i32,
+        )
+    };
+    let mut d = 0.0;
+    while d < len {
+        area.draw(&PathElement::new(
+            vec![at(d), at(d + 7.0)],
+            c.stroke_width(2),
+        ))
+        .map_err(e)?;
+        d += 12.0;
     }
     Ok(())
 }
@@ -530,6 +771,7 @@ mod tests {
                         rtt_p50_ms: Some(v),
                         ..SweepMetrics::default()
                     },
+                    model: None,
                 });
             }
         }
@@ -538,6 +780,7 @@ mod tests {
             version: crate::sweep::VERSION,
             run_id: "t".into(),
             axes: vec![axis],
+            models: Vec::new(),
             rows,
         }
     }

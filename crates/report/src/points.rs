@@ -83,6 +83,7 @@ impl ReportInput {
             notes: self.notes.clone(),
             caveats: self.caveats.clone(),
             scope: self.scope.clone(),
+            models: self.models.clone(),
         }
     }
 }

@@ -229,11 +229,14 @@ pub enum SweepMetric {
     JainUp,
     /// Jain's index over the download flows' goodputs.
     JainDown,
+    /// fq_codel's `new_flow_count` over the measured window per
+    /// isochronous probe packet sent in it (docs/models.md, model 2).
+    NewFlowsPerProbe,
 }
 
 impl SweepMetric {
     /// Every metric, in column order.
-    pub const ALL: [SweepMetric; 10] = [
+    pub const ALL: [SweepMetric; 11] = [
         SweepMetric::RttP50,
         SweepMetric::RttP95,
         SweepMetric::IsoUpP50,
@@ -244,6 +247,7 @@ impl SweepMetric {
         SweepMetric::CeMarks,
         SweepMetric::JainUp,
         SweepMetric::JainDown,
+        SweepMetric::NewFlowsPerProbe,
     ];
 
     /// Its key: sweep.csv's column, sweep.json's field, the figure's file.
@@ -259,6 +263,7 @@ impl SweepMetric {
             SweepMetric::CeMarks => "ce_marks",
             SweepMetric::JainUp => "jain_up",
             SweepMetric::JainDown => "jain_down",
+            SweepMetric::NewFlowsPerProbe => "new_flows_per_probe_packet",
         }
     }
 
@@ -275,6 +280,9 @@ impl SweepMetric {
             SweepMetric::CeMarks => "CE marks per round (the arm's counter)",
             SweepMetric::JainUp => "Jain's index over the upload flows",
             SweepMetric::JainDown => "Jain's index over the download flows",
+            SweepMetric::NewFlowsPerProbe => {
+                "new flows per probe packet (the arm's new_flow_count)"
+            }
         }
     }
 
@@ -287,7 +295,7 @@ impl SweepMetric {
             | SweepMetric::IsoUpP99 => "ms",
             SweepMetric::GoodputUp | SweepMetric::GoodputDown => "Mbit/s",
             SweepMetric::Drops | SweepMetric::CeMarks => "packets",
-            SweepMetric::JainUp | SweepMetric::JainDown => "",
+            SweepMetric::JainUp | SweepMetric::JainDown | SweepMetric::NewFlowsPerProbe => "",
         }
     }
 
@@ -326,6 +334,8 @@ pub struct SweepMetrics {
     pub jain_up: Option<Measured>,
     /// [`SweepMetric::JainDown`].
     pub jain_down: Option<Measured>,
+    /// [`SweepMetric::NewFlowsPerProbe`].
+    pub new_flows_per_probe_packet: Option<Measured>,
 }
 
 impl SweepMetrics {
@@ -342,6 +352,7 @@ impl SweepMetrics {
             SweepMetric::CeMarks => self.ce_marks,
             SweepMetric::JainUp => self.jain_up,
             SweepMetric::JainDown => self.jain_down,
+            SweepMetric::NewFlowsPerProbe => self.new_flows_per_probe_packet,
         }
     }
 }
@@ -376,6 +387,9 @@ pub struct SweepRow {
     pub iso_requests: Option<[usize; 2]>,
     /// The metrics.
     pub metrics: SweepMetrics,
+    /// The models' inputs and predictions (None when the experiment names
+    /// no model; docs/models.md).
+    pub model: Option<crate::sweep_model::RowModel>,
 }
 
 /// The whole table: what sweep.csv and sweep.json hold.
@@ -389,6 +403,8 @@ pub struct SweepTable {
     pub run_id: String,
     /// The swept axes.
     pub axes: Vec<SweepAxis>,
+    /// The models the experiment names (`[report] models`), by word.
+    pub models: Vec<String>,
     /// One row per scenario, in execution order.
     pub rows: Vec<SweepRow>,
 }
@@ -396,7 +412,9 @@ pub struct SweepTable {
 /// sweep.json's `format`.
 pub const FORMAT: &str = "netlab-sweep";
 /// sweep.json's `version`.
-pub const VERSION: u32 = 1;
+/// Version 2 added the models (`models`, each row's `model`) and the
+/// new-flow share (`new_flows_per_probe_packet`).
+pub const VERSION: u32 = 2;
 
 /// The stop-and-wait probe's loaded observations: a reply exact, a
 /// timeout at least the timeout.
@@ -454,8 +472,8 @@ fn direction(s: &Scenario, dir: &str) -> (Option<Measured>, Option<Measured>) {
     }
 }
 
-/// The row of one scenario.
-pub fn row(s: &Scenario, axes: &[SweepAxis]) -> SweepRow {
+/// The row of one scenario; `models` are the experiment's.
+pub fn row(s: &Scenario, axes: &[SweepAxis], models: &[netlab_experiment::ModelKind]) -> SweepRow {
     let axis_values = axes
         .iter()
         .map(|a| {
@@ -480,6 +498,7 @@ pub fn row(s: &Scenario, axes: &[SweepAxis]) -> SweepRow {
         rtt_requests: None,
         iso_requests: None,
         metrics: SweepMetrics::default(),
+        model: crate::sweep_model::of(s, models),
     };
     if s.error.is_some() {
         return r;
@@ -510,6 +529,11 @@ pub fn row(s: &Scenario, axes: &[SweepAxis]) -> SweepRow {
         .final_counters
         .ecn_marks
         .map(|d| Measured::Value(d as f64));
+    m.new_flows_per_probe_packet = s
+        .readbacks
+        .new_flows
+        .and_then(|n| n.per_probe_packet())
+        .map(Measured::Value);
     r
 }
 
@@ -519,12 +543,21 @@ pub fn table(input: &ReportInput) -> Option<SweepTable> {
     if axes.is_empty() {
         return None;
     }
-    let rows = input.scenarios.iter().map(|s| row(s, &axes)).collect();
+    let rows = input
+        .scenarios
+        .iter()
+        .map(|s| row(s, &axes, &input.models))
+        .collect();
     Some(SweepTable {
         format: FORMAT.into(),
         version: VERSION,
         run_id: input.run_id.clone(),
         axes,
+        models: input
+            .models
+            .iter()
+            .map(|m| m.as_str().to_string())
+            .collect(),
         rows,
     })
 }

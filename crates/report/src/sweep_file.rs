@@ -61,7 +61,59 @@ pub fn csv_header(table: &SweepTable) -> Vec<String> {
             h.push(format!("{}_at_least", m.key()));
         }
     }
+    if !table.models.is_empty() {
+        h.extend(MODEL_COLUMNS.map(String::from));
+    }
     h
+}
+
+/// The models' columns (only when the experiment names a model): each
+/// scenario's inputs as read back, then each prediction
+/// ([`crate::sweep_model::RowModel`]).
+pub const MODEL_COLUMNS: [&str; 17] = [
+    "model_rate_bps",
+    "model_quantum_bytes",
+    "model_packet_bytes",
+    "model_packet_source",
+    "model_fifo_limit_packets",
+    "model_base_rtt_ms",
+    "model_probe_interval_ms",
+    "model_probe_frame_bytes",
+    "model_bulk_flows",
+    "model_fifo_bound_ms",
+    "model_sparse_boundary_n",
+    "model_sparse_round_ms",
+    "model_sparse_regime",
+    "model_sparse_iso_up_p50_ms",
+    "model_sparse_iso_up_p50_upper_ms",
+    "model_sparse_iso_up_p99_ms",
+    "model_sparse_new_flows_per_probe_packet",
+];
+
+/// A row's model columns, in [`MODEL_COLUMNS`] order.
+fn model_fields(m: Option<&crate::sweep_model::RowModel>) -> Vec<String> {
+    let Some(m) = m else {
+        return vec![String::new(); MODEL_COLUMNS.len()];
+    };
+    vec![
+        opt(m.rate_bps),
+        opt(m.quantum_bytes),
+        opt(m.packet_bytes),
+        opt(m.packet_source.clone()),
+        opt(m.fifo_limit_packets),
+        num(m.base_rtt_ms),
+        opt(m.probe_interval_ms.map(num)),
+        opt(m.probe_frame_bytes),
+        opt(m.bulk_flows),
+        opt(m.fifo_bound_ms.map(num)),
+        opt(m.sparse_boundary_n.map(num)),
+        opt(m.sparse_round_ms.map(num)),
+        opt(m.sparse_regime.clone()),
+        opt(m.sparse_iso_up_p50_ms.map(num)),
+        opt(m.sparse_iso_up_p50_upper_ms.map(num)),
+        opt(m.sparse_iso_up_p99_ms.map(num)),
+        opt(m.sparse_new_flows_per_probe_packet.map(num)),
+    ]
 }
 
 /// sweep.csv: a header, then one row per scenario in execution order.
@@ -108,6 +160,9 @@ pub fn csv(table: &SweepTable) -> String {
                     _ => String::new(),
                 });
             }
+        }
+        if !table.models.is_empty() {
+            f.extend(model_fields(r.model.as_ref()));
         }
         let line = f.iter().map(|c| field(c)).collect::<Vec<_>>().join(",");
         let _ = writeln!(out, "{line}");

@@ -1,0 +1,152 @@
+//! What the models of docs/models.md take from one scenario of
+//! results.json, each as the scenario read it back ([`ModelReadbacks`]):
+//! the upload TBF's rate, the arm's quantum (fq_codel's and fq's option,
+//! CAKE's per-tin `flow_quantum`) and pfifo's limit from the readback
+//! after configuration; the packet size the queue held (the arm's own
+//! `maxpacket`, else one frame with offloads off, else the largest skb
+//! backlog ÷ qlen showed); the isochronous probe's interval and request
+//! size from its log; fq_codel's `new_flow_count` across the measured
+//! window from the qdisc samples and the readback at the window's end.
+
+use netlab_probe::IsoOutcome;
+use netlab_qdisc::{QdiscOptions, QdiscRecord, QdiscXstats, ARM_HANDLE};
+use netlab_results::queue_seen::{queue_seen_in, LINK_HEADER_BYTES};
+use netlab_results::{IsoProbeResult, QdiscResult, ScenarioResult};
+
+use crate::model::{ModelReadbacks, NewFlows, PacketSize, PacketSource};
+
+/// UDP and IPv4 headers in front of the probe's payload.
+const UDP_IPV4_HEADERS: u64 = netlab_experiment::IPV4_UDP_HEADERS as u64;
+
+/// The readbacks of `s`; `base_rtt_s` is the experiment's base RTT (a
+/// point's `base_rtt=` value overrides it).
+pub fn of(s: &ScenarioResult, base_rtt_s: f64) -> ModelReadbacks {
+    let up = s.qdisc_of("up");
+    let after = up.map(|q| q.after_config.as_slice()).unwrap_or_default();
+    let arm = after.iter().find(|r| r.handle == ARM_HANDLE);
+    let window = netlab_results::queue_seen::measured_window(s);
+    ModelReadbacks {
+        rate_bps: after.iter().find_map(|r| match &r.options {
+            QdiscOptions::Tbf(t) => Some(t.rate.bits_per_sec()),
+            _ => None,
+        }),
+        quantum_bytes: quantum(arm, up),
+        fifo_limit_packets: arm.and_then(|r| match &r.options {
+            QdiscOptions::Pfifo { limit_packets } => Some(u64::from(*limit_packets)),
+            _ => None,
+        }),
+        packet: packet(s, window),
+        base_rtt_s: s
+            .point
+            .values
+            .iter()
+            .find_map(|v| v.strip_prefix("base_rtt="))
+            .and_then(|t| netlab_experiment::units::parse_duration(t, true).ok())
+            .map_or(base_rtt_s, |d| d.as_secs_f64()),
+        iso_interval_s: s
+            .iso_probe
+            .as_ref()
+            .map(|i| i.log.config.interval.as_secs_f64()),
+        iso_frame_bytes: s
+            .iso_probe
+            .as_ref()
+            .map(|i| i.log.config.size as u64 + UDP_IPV4_HEADERS + u64::from(LINK_HEADER_BYTES)),
+        bulk_flows: s
+            .directions
+            .iter()
+            .find(|d| d.direction == "up")
+            .map(|d| d.flows as u32),
+        new_flows: match (up, &s.iso_probe, window) {
+            (Some(q), Some(iso), Some(w)) => new_flows(q, iso, w),
+            _ => None,
+        },
+    }
+}
+
+/// The arm's quantum as read back: fq_codel's and fq's option after
+/// configuration; CAKE's per-tin `flow_quantum` (stats, so the readback at
+/// the window's end), the largest over its tins.
+fn quantum(arm: Option<&QdiscRecord>, up: Option<&QdiscResult>) -> Option<u64> {
+    match arm.map(|r| &r.options) {
+        Some(QdiscOptions::FqCodel(o)) => o.quantum.map(u64::from),
+        Some(QdiscOptions::Fq(o)) => o.quantum.map(u64::from),
+        Some(QdiscOptions::Cake(_)) => up
+            .and_then(|q| q.at_window_end.iter().find(|r| r.handle == ARM_HANDLE))
+            .and_then(|r| match &r.xstats {
+                Some(QdiscXstats::Cake(x)) => x.tins.iter().map(|t| t.flow_quantum).max(),
+                _ => None,
+            })
+            .map(u64::from),
+        _ => None,
+    }
+}
+
+/// The largest packet the upload queue held over the measured window,
+/// with its source (see the module's note).
+fn packet(s: &ScenarioResult, window: Option<[f64; 2]>) -> Option<PacketSize> {
+    let topo = s.topology.as_ref().map(|t| &t.spec);
+    let mtu = topo.map_or(netlab_results::queue_seen::DEFAULT_MTU, |t| t.mtu);
+    let frame = u64::from(mtu + LINK_HEADER_BYTES);
+    let offloads_off = topo.is_some_and(|t| t.offloads == netlab_topology::spec::Offloads::Off);
+    let seen = queue_seen_in(s, window)
+        .into_iter()
+        .find(|q| q.direction == "up");
+    if let Some(m) = seen.as_ref().and_then(|q| q.max_packet_bytes) {
+        return Some(PacketSize {
+            bytes: u64::from(m),
+            source: PacketSource::MaxPacket,
+        });
+    }
+    if offloads_off {
+        return Some(PacketSize {
+            bytes: frame,
+            source: PacketSource::OneFrame,
+        });
+    }
+    let skb = seen.and_then(|q| q.aggregate_max_bytes)?;
+    Some(PacketSize {
+        bytes: (skb.ceil() as u64).max(frame),
+        source: PacketSource::LargestSkb,
+    })
+}
+
+/// fq_codel's or fq_pie's `new_flow_count`.
+fn new_flow_count(x: Option<&QdiscXstats>) -> Option<u64> {
+    match x? {
+        QdiscXstats::FqCodel(x) => Some(u64::from(x.new_flow_count)),
+        QdiscXstats::FqPie(x) => Some(u64::from(x.new_flow_count)),
+        _ => None,
+    }
+}
+
+/// The counter's rise from the last sample at or before the window's start
+/// to the readback at its end, beside the probe requests sent between the
+/// two readbacks.
+fn new_flows(q: &QdiscResult, iso: &IsoProbeResult, window: [f64; 2]) -> Option<NewFlows> {
+    let (t0, c0) = q
+        .samples
+        .iter()
+        .filter_map(|s| {
+            let t = s.t_s.filter(|t| *t <= window[0])?;
+            let r = s.records.iter().find(|r| r.handle == ARM_HANDLE)?;
+            Some((t, new_flow_count(r.xstats.as_ref())?))
+        })
+        .next_back()?;
+    let t1 = q.final_taken_s?;
+    let c1 = q
+        .at_window_end
+        .iter()
+        .find(|r| r.handle == ARM_HANDLE)
+        .and_then(|r| new_flow_count(r.xstats.as_ref()))?;
+    let sent = iso
+        .log
+        .requests
+        .iter()
+        .filter(|r| r.due_s > t0 && r.due_s <= t1)
+        .filter(|r| !matches!(r.outcome, IsoOutcome::Missed | IsoOutcome::SendError { .. }))
+        .count();
+    Some(NewFlows {
+        new_flows: c1.checked_sub(c0)?,
+        probe_packets: sent as u64,
+    })
+}

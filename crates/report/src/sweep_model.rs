@@ -1,0 +1,603 @@
+//! The models of docs/models.md beside a sweep's measurement: each
+//! scenario's inputs (as read back, [`crate::model::ModelReadbacks`]) and
+//! predictions ([`RowModel`], sweep.csv's and sweep.json's `model_`
+//! columns), the value a figure draws beside a metric ([`predicted`]), and
+//! the words that say where model and measurement agree and where they
+//! part ([`sentences`]), computed from the table, never written by hand.
+//!
+//! Model 1 (`fifo_bound`) applies to the arms that read back a pfifo
+//! limit; model 2 (`sparse_flow`) to fq_codel's arms, whose rule for an
+//! emptied flow it follows (fq and CAKE have their own: docs/models.md).
+
+use std::time::Duration;
+
+use netlab_experiment::ModelKind;
+use serde::{Deserialize, Serialize};
+
+use crate::model::Scenario;
+use crate::predict::{fifo_delay_bound, Regime, SparseFlow};
+use crate::stats::fmt_num;
+use crate::sweep::{Measured, SweepMetric, SweepTable};
+
+/// The new-flow share at and above which a point counts as sparse when
+/// the measured boundary is located (between the model's 1 and ½).
+pub const SPARSE_SHARE: f64 = 0.75;
+
+/// One scenario's model inputs and predictions (None where a model does
+/// not apply or an input was not read back).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RowModel {
+    /// The upload TBF's rate read back, bit/s.
+    pub rate_bps: Option<u64>,
+    /// The arm's quantum read back, bytes.
+    pub quantum_bytes: Option<u64>,
+    /// The packet size the models use, bytes.
+    pub packet_bytes: Option<u64>,
+    /// Where it comes from: `maxpacket`, `one_frame` or `largest_skb`.
+    pub packet_source: Option<String>,
+    /// pfifo's limit read back, packets.
+    pub fifo_limit_packets: Option<u64>,
+    /// The point's base RTT, ms (added to the FIFO bound on the delay
+    /// figures: the RTT carries all of it, a one-way delay half).
+    pub base_rtt_ms: f64,
+    /// The isochronous probe's interval T, ms.
+    pub probe_interval_ms: Option<f64>,
+    /// Its request on the wire, bytes (S).
+    pub probe_frame_bytes: Option<u64>,
+    /// Upload bulk flows (N).
+    pub bulk_flows: Option<u32>,
+    /// Model 1: limit · L · 8 / R, ms of queueing delay.
+    pub fifo_bound_ms: Option<f64>,
+    /// Model 2: N* = T · R / (8 · Q).
+    pub sparse_boundary_n: Option<f64>,
+    /// Model 2: one round W = (N · Q + S) · 8 / R, ms.
+    pub sparse_round_ms: Option<f64>,
+    /// Model 2's regime at N: `sparse`, `alternating` or `listed`.
+    pub sparse_regime: Option<String>,
+    /// Model 2's one-way delay p50, ms (alternating: the lower of the
+    /// two levels the median may take).
+    pub sparse_iso_up_p50_ms: Option<f64>,
+    /// Model 2's upper p50 level, ms, where the median may take either
+    /// level (alternating: about half the packets wait W − T); None
+    /// elsewhere.
+    pub sparse_iso_up_p50_upper_ms: Option<f64>,
+    /// Model 2's one-way delay p99, ms.
+    pub sparse_iso_up_p99_ms: Option<f64>,
+    /// Model 2's share of probe packets that open a new flow.
+    pub sparse_new_flows_per_probe_packet: Option<f64>,
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn regime_word(r: Regime) -> &'static str {
+    match r {
+        Regime::Sparse => "sparse",
+        Regime::Alternating => "alternating",
+        Regime::Listed => "listed",
+    }
+}
+
+/// The inputs and predictions of `s` under `models` (None when the
+/// experiment names no model).
+pub fn of(s: &Scenario, models: &[ModelKind]) -> Option<RowModel> {
+    if models.is_empty() {
+        return None;
+    }
+    let r = &s.readbacks;
+    let mut m = RowModel {
+        rate_bps: r.rate_bps,
+        quantum_bytes: r.quantum_bytes,
+        packet_bytes: r.packet.map(|p| p.bytes),
+        packet_source: r.packet.map(|p| p.source.as_str().to_string()),
+        fifo_limit_packets: r.fifo_limit_packets,
+        base_rtt_ms: r.base_rtt_s * 1e3,
+        probe_interval_ms: r.iso_interval_s.map(|t| t * 1e3),
+        probe_frame_bytes: r.iso_frame_bytes,
+        bulk_flows: r.bulk_flows,
+        ..RowModel::default()
+    };
+    if models.contains(&ModelKind::FifoBound) {
+        if let (Some(limit), Some(p), Some(rate)) = (r.fifo_limit_packets, r.packet, r.rate_bps) {
+            m.fifo_bound_ms = Some(ms(fifo_delay_bound(limit, p.bytes, rate)));
+        }
+    }
+    if models.contains(&ModelKind::SparseFlow) && s.arm == "fq_codel" {
+        if let (Some(q), Some(rate), Some(t), Some(size), Some(n)) = (
+            r.quantum_bytes,
+            r.rate_bps,
+            r.iso_interval_s,
+            r.iso_frame_bytes,
+            r.bulk_flows,
+        ) {
+            // A bulk packet larger than the quantum (an aggregate) is sent
+            // whole on its flow's turn: a round serves the larger of the two.
+            let quantum = q.max(r.packet.map_or(0, |p| p.bytes));
+            let model = SparseFlow {
+                quantum,
+                rate_bps: rate,
+                probe_bytes: size,
+                interval: Duration::from_secs_f64(t),
+            };
+            let at = model.at(n);
+            let (p50, p99) = model.quantiles(n);
+            let half_rtt = r.base_rtt_s * 1e3 / 2.0;
+            m.sparse_boundary_n = Some(model.boundary());
+            m.sparse_round_ms = Some(ms(at.round));
+            m.sparse_regime = Some(regime_word(at.regime).into());
+            m.sparse_iso_up_p50_ms = Some(ms(p50) + half_rtt);
+            m.sparse_iso_up_p50_upper_ms =
+                (at.regime == Regime::Alternating).then(|| ms(at.waiting_delay) + half_rtt);
+            m.sparse_iso_up_p99_ms = Some(ms(p99) + half_rtt);
+            m.sparse_new_flows_per_probe_packet = Some(at.new_flow_share);
+        }
+    }
+    Some(m)
+}
+
+/// What a model predicts for `metric` in this row, in the metric's unit:
+/// model 2's delays and new-flow share; model 1's bound plus the base RTT
+/// on the RTT figures, plus half of it on the one-way ones.
+pub fn predicted(m: &RowModel, metric: SweepMetric) -> Option<f64> {
+    let fifo = |share: f64| m.fifo_bound_ms.map(|b| b + m.base_rtt_ms * share);
+    match metric {
+        SweepMetric::RttP50 | SweepMetric::RttP95 => fifo(1.0),
+        SweepMetric::IsoUpP50 => m.sparse_iso_up_p50_ms.or_else(|| fifo(0.5)),
+        SweepMetric::IsoUpP99 => m.sparse_iso_up_p99_ms.or_else(|| fifo(0.5)),
+        SweepMetric::NewFlowsPerProbe => m.sparse_new_flows_per_probe_packet,
+        _ => None,
+    }
+}
+
+/// The model's range for `metric`: (low, high), equal unless the model
+/// gives two levels (model 2's p50 in the alternating regime).
+pub fn predicted_range(m: &RowModel, metric: SweepMetric) -> Option<(f64, f64)> {
+    let v = predicted(m, metric)?;
+    let hi = match metric {
+        SweepMetric::IsoUpP50 => m.sparse_iso_up_p50_upper_ms.unwrap_or(v),
+        _ => v,
+    };
+    Some((v, hi))
+}
+
+/// Which model a row's prediction of `metric` comes from (the figure's
+/// legend names it).
+pub fn which(m: &RowModel, metric: SweepMetric) -> Option<ModelKind> {
+    predicted(m, metric)?;
+    match metric {
+        SweepMetric::RttP50 | SweepMetric::RttP95 => Some(ModelKind::FifoBound),
+        _ if m.sparse_boundary_n.is_some() => Some(ModelKind::SparseFlow),
+        _ => Some(ModelKind::FifoBound),
+    }
+}
+
+/// The median of the values (None when empty).
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    Some(v[(v.len() - 1) / 2])
+}
+
+/// Model 2's N* of a panel's arm, in the flows axis' units (the median
+/// over its rows; None when the axis' value is not the bulk-flow count).
+pub fn boundary_on_axis(
+    table: &SweepTable,
+    axis: usize,
+    held: &[String],
+    arm: &str,
+) -> Option<f64> {
+    let ax = table.axes.get(axis)?;
+    let rows: Vec<_> = table
+        .rows
+        .iter()
+        .filter(|r| r.arm == arm && r.error.is_none() && held_of(table, r, axis) == held)
+        .collect();
+    let same_units = rows.iter().all(|r| {
+        let n = r.model.as_ref().and_then(|m| m.bulk_flows).map(f64::from);
+        n.is_some() && n == ax.position(&r.axis_values[axis])
+    });
+    if ax.name != "flows" || !same_units {
+        return None;
+    }
+    median(
+        rows.iter()
+            .filter_map(|r| r.model.as_ref()?.sparse_boundary_n)
+            .collect(),
+    )
+}
+
+/// The other axes' values of a row (`base_rtt=20ms`), as a panel holds them.
+pub fn held_of(table: &SweepTable, r: &crate::sweep::SweepRow, axis: usize) -> Vec<String> {
+    table
+        .axes
+        .iter()
+        .zip(&r.axis_values)
+        .enumerate()
+        .filter(|(i, _)| *i != axis)
+        .map(|(_, (a, v))| format!("{}={v}", a.name))
+        .collect()
+}
+
+/// An axis position as the file writes a count: `8`, `8.5`.
+fn number(x: f64) -> String {
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        fmt_num(x)
+    }
+}
+
+/// `+0.40 to +0.86 ms`, `+0.40 ms`.
+fn range_text(v: &[f64], unit: &str) -> String {
+    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let s = |x: f64| format!("{}{}", if x >= 0.0 { "+" } else { "−" }, fmt_num(x.abs()));
+    if (hi - lo).abs() < 1e-12 {
+        format!("{} {unit}", s(lo))
+    } else {
+        format!("{} to {} {unit}", s(lo), s(hi))
+    }
+}
+
+/// Where the models and the measurement agree and part, one sentence per
+/// model, arm and value of the other axes (empty without a model).
+pub fn sentences(table: &SweepTable) -> Vec<String> {
+    let mut out = Vec::new();
+    if table.rows.iter().all(|r| r.model.is_none()) {
+        return out;
+    }
+    if let Some(axis) = table.axes.iter().position(|a| a.name == "flows") {
+        out.extend(sparse_sentences(table, axis));
+    }
+    out.extend(fifo_sentences(table));
+    out
+}
+
+/// Model 2 along the flows axis: the measured boundary from the new-flow
+/// share against N*, then each delay quantile against the model's, on
+/// either side of N*.
+fn sparse_sentences(table: &SweepTable, axis: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let panels = crate::sweep::series(table, SweepMetric::NewFlowsPerProbe, axis);
+    let delay_panels: Vec<_> = [SweepMetric::IsoUpP50, SweepMetric::IsoUpP99]
+        .map(|m| (m, crate::sweep::series(table, m, axis)))
+        .into_iter()
+        .collect();
+    let mut seen: Vec<(Vec<String>, String)> = Vec::new();
+    for r in table.rows.iter().filter(|r| {
+        r.model
+            .as_ref()
+            .is_some_and(|m| m.sparse_boundary_n.is_some())
+    }) {
+        let held = held_of(table, r, axis);
+        if seen.contains(&(held.clone(), r.arm.clone())) {
+            continue;
+        }
+        seen.push((held.clone(), r.arm.clone()));
+        let Some(nstar) = boundary_on_axis(table, axis, &held, &r.arm) else {
+            continue;
+        };
+        let at = if held.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", held.join(", "))
+        };
+        let share = panels
+            .iter()
+            .find(|p| p.held == held)
+            .and_then(|p| p.arms.iter().find(|a| a.arm == r.arm));
+        let boundary = match share {
+            Some(s) if !s.points.is_empty() => boundary_words(s, nstar),
+            _ => format!(
+                "no new_flow_count read back, so the measured boundary is not located; model N* = {}",
+                fmt_num(nstar)
+            ),
+        };
+        out.push(format!("sparse_flow, {}{at}: {boundary}.", r.arm));
+        for (m, panels) in &delay_panels {
+            if let Some(words) = delay_words(table, axis, &held, &r.arm, *m, panels, nstar) {
+                out.push(format!("sparse_flow, {}{at}: {words}.", r.arm));
+            }
+        }
+    }
+    out
+}
+
+/// `measured boundary between N = 8 and N = 10 (new flows per probe
+/// packet 1.00 → 0.50); model N* = 8.26: within one step`.
+fn boundary_words(s: &crate::sweep::ArmSeries, nstar: f64) -> String {
+    let share: Vec<(f64, f64)> = s
+        .points
+        .iter()
+        .filter_map(|p| Some((p.x, p.median?.level())))
+        .collect();
+    let xs: Vec<f64> = share.iter().map(|(x, _)| *x).collect();
+    let n = number;
+    let star = fmt_num(nstar);
+    let crossing = share
+        .windows(2)
+        .find(|w| w[0].1 >= SPARSE_SHARE && w[1].1 < SPARSE_SHARE);
+    match crossing {
+        Some(w) => {
+            let (lo, hi) = (w[0].0, w[1].0);
+            let verdict = if nstar >= lo && nstar <= hi {
+                "within one step".to_string()
+            } else {
+                let steps = xs
+                    .iter()
+                    .filter(|x| (**x > nstar && **x <= lo) || (**x >= hi && **x < nstar))
+                    .count();
+                format!(
+                    "{} by {steps} step{} of N: they part",
+                    if nstar < lo { "below it" } else { "above it" },
+                    if steps == 1 { "" } else { "s" }
+                )
+            };
+            format!(
+                "measured boundary between N = {} and N = {} (new flows per probe packet, median over rounds, {} → {}); model N* = {star}: {verdict}",
+                n(lo),
+                n(hi),
+                fmt_num(w[0].1),
+                fmt_num(w[1].1)
+            )
+        }
+        None if share.iter().all(|(_, v)| *v >= SPARSE_SHARE) => format!(
+            "sparse at every N measured (new flows per probe packet ≥ {SPARSE_SHARE} up to N = {}); model N* = {star}: {}",
+            xs.last().map_or_else(String::new, |x| n(*x)),
+            if xs.last().is_some_and(|x| *x < nstar) { "agree (N* beyond the sweep)" } else { "they part (the model expected the probe to stop being sparse inside the sweep)" }
+        ),
+        None => format!(
+            "no sparse-to-shared crossing of new flows per probe packet at {SPARSE_SHARE} (from {}); model N* = {star}",
+            share.first().map_or_else(String::new, |(_, v)| fmt_num(*v)),
+        ),
+    }
+}
+
+/// `loaded … p99 minus the model: N ≤ 8 (sparse) +0.40 to +0.86 ms; N ≥ 10
+/// (beyond N*) +0.39 to +8.8 ms`, over every round's value.
+fn delay_words(
+    table: &SweepTable,
+    axis: usize,
+    held: &[String],
+    arm: &str,
+    metric: SweepMetric,
+    panels: &[crate::sweep::Panel],
+    nstar: f64,
+) -> Option<String> {
+    let series = panels
+        .iter()
+        .find(|p| p.held == held)?
+        .arms
+        .iter()
+        .find(|a| a.arm == arm)?;
+    let model_at = |x: f64| -> Option<(f64, f64)> {
+        table
+            .rows
+            .iter()
+            .filter(|r| r.arm == arm && held_of(table, r, axis) == held)
+            .filter(|r| table.axes[axis].position(&r.axis_values[axis]) == Some(x))
+            .find_map(|r| predicted_range(r.model.as_ref()?, metric))
+    };
+    let mut parts = Vec::new();
+    for (below, side) in [(true, "sparse"), (false, "beyond N*")] {
+        let pts: Vec<_> = series
+            .points
+            .iter()
+            .filter(|p| (p.x < nstar) == below)
+            .collect();
+        let mut diff = Vec::new();
+        let mut censored = 0;
+        let mut inside = 0;
+        let mut ranged = false;
+        for p in &pts {
+            let Some((lo, hi)) = model_at(p.x) else {
+                continue;
+            };
+            ranged |= hi > lo;
+            for d in &p.rounds {
+                match d.value {
+                    // Off the model's range by this much (0 inside it).
+                    Measured::Value(v) if v < lo => diff.push(v - lo),
+                    Measured::Value(v) if v > hi => diff.push(v - hi),
+                    Measured::Value(_) => {
+                        diff.push(0.0);
+                        inside += 1;
+                    }
+                    Measured::AtLeast(_) => censored += 1,
+                }
+            }
+        }
+        if diff.is_empty() {
+            continue;
+        }
+        let xs: Vec<String> = pts.iter().map(|p| number(p.x)).collect();
+        let ns = match (xs.first(), xs.last()) {
+            (Some(a), Some(b)) if a != b => format!("N = {a}–{b}"),
+            (Some(a), _) => format!("N = {a}"),
+            _ => continue,
+        };
+        let cens = if censored > 0 {
+            format!(", {censored} censored round(s) left out")
+        } else {
+            String::new()
+        };
+        let off: Vec<f64> = diff.iter().copied().filter(|d| *d != 0.0).collect();
+        let words = if !ranged {
+            range_text(&diff, "ms")
+        } else if off.is_empty() {
+            format!("every round ({inside}) between the model's two levels")
+        } else {
+            format!(
+                "{inside} of {} rounds between the model's two levels, the others off the nearer level by {}",
+                diff.len(),
+                range_text(&off, "ms")
+            )
+        };
+        parts.push(format!("{ns} ({side}) {words}{cens}"));
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "{} minus the model, every round: {}",
+            metric.name(),
+            parts.join("; ")
+        )
+    })
+}
+
+/// Model 1 per pfifo arm: where the delay figures' values lie against
+/// the FIFO bound (plus the base RTT the metric carries). A censored
+/// value below the bound is not placed: only that it is at least its
+/// bound is known.
+fn fifo_sentences(table: &SweepTable) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut arms: Vec<&str> = Vec::new();
+    for r in &table.rows {
+        if r.model.as_ref().is_some_and(|m| m.fifo_bound_ms.is_some())
+            && !arms.contains(&r.arm.as_str())
+        {
+            arms.push(&r.arm);
+        }
+    }
+    let metric = [SweepMetric::RttP95, SweepMetric::IsoUpP99]
+        .into_iter()
+        .find(|m| table.rows.iter().any(|r| r.metrics.get(*m).is_some()));
+    let Some(metric) = metric else {
+        return out;
+    };
+    for arm in arms {
+        let (mut below, mut above, mut unplaced) = (Vec::new(), Vec::new(), 0usize);
+        let (mut bounds, mut sizes, mut limits, mut sources) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for r in table
+            .rows
+            .iter()
+            .filter(|r| r.arm == arm && r.error.is_none())
+        {
+            let Some(m) = r.model.as_ref() else { continue };
+            let (Some(bound), Some(v)) = (predicted(m, metric), r.metrics.get(metric)) else {
+                continue;
+            };
+            bounds.extend(m.fifo_bound_ms);
+            sizes.extend(m.packet_bytes.map(|b| b as f64));
+            for (list, item) in [
+                (&mut limits, m.fifo_limit_packets.map(|l| l.to_string())),
+                (&mut sources, m.packet_source.clone()),
+            ] {
+                if let Some(item) = item.filter(|i| !list.contains(i)) {
+                    list.push(item);
+                }
+            }
+            let ratio = v.level() / bound;
+            match v {
+                Measured::Value(_) if ratio <= 1.0 => below.push(ratio),
+                Measured::AtLeast(_) if ratio <= 1.0 => unplaced += 1,
+                _ => above.push(format!(
+                    "scenario {} ({}, {}{}×)",
+                    r.scenario,
+                    r.point_label,
+                    if matches!(v, Measured::AtLeast(_)) {
+                        "≥ "
+                    } else {
+                        ""
+                    },
+                    fmt_num(ratio)
+                )),
+            }
+        }
+        if bounds.is_empty() {
+            continue;
+        }
+        let span = |v: &[f64], unit: &str| {
+            let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            if hi - lo < 1e-9 {
+                format!("{} {unit}", fmt_num(lo))
+            } else {
+                format!("{}–{} {unit}", fmt_num(lo), fmt_num(hi))
+            }
+        };
+        let mut words = vec![format!(
+            "fifo_bound, {arm}: limit {} packets × L = {} ({}) at each point's rate: {} of queueing delay",
+            limits.join(", "),
+            span(&sizes, "B"),
+            sources.join(", "),
+            span(&bounds, "ms")
+        )];
+        if !below.is_empty() {
+            let max = below.iter().copied().fold(0.0f64, f64::max);
+            words.push(format!(
+                "{} round(s)' {} below it (plus the base RTT it carries), the highest at {} % of it",
+                below.len(),
+                metric.name(),
+                (max * 100.0).round()
+            ));
+        }
+        if unplaced > 0 {
+            words.push(format!(
+                "{unplaced} round(s) censored below the bound (at least the probe's timeout), not placed against it"
+            ));
+        }
+        if above.is_empty() {
+            words.push(if unplaced == 0 {
+                "none above it: they agree".into()
+            } else {
+                "none known to be above it".into()
+            });
+        } else {
+            let n = above.len();
+            above.truncate(6);
+            words.push(format!(
+                "{n} round(s) above it, so the queue held larger skbs than L, or the delay is not the queue's alone: they part at {}",
+                above.join(", ")
+            ));
+        }
+        out.push(format!("{}.", words.join("; ")));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::{ArmSeries, PointValues};
+
+    /// One arm's new-flow share at N = 2, 4, 8, 10 (one round each).
+    fn share(v: [f64; 4]) -> ArmSeries {
+        ArmSeries {
+            arm: "fq_codel".into(),
+            points: [2.0, 4.0, 8.0, 10.0]
+                .into_iter()
+                .zip(v)
+                .enumerate()
+                .map(|(i, (x, v))| PointValues {
+                    x,
+                    point: i as u32 + 1,
+                    rounds: Vec::new(),
+                    median: Some(Measured::Value(v)),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_boundary_words_follow_the_data() {
+        let s = share([1.0, 1.0, 0.5, 0.5]);
+        let w = boundary_words(&s, 5.0);
+        assert!(w.contains("between N = 4 and N = 8"), "{w}");
+        assert!(w.ends_with("model N* = 5.00: within one step"), "{w}");
+        let w = boundary_words(&s, 9.0);
+        assert!(w.ends_with("above it by 1 step of N: they part"), "{w}");
+        let w = boundary_words(&s, 1.5);
+        assert!(w.ends_with("below it by 2 steps of N: they part"), "{w}");
+        let w = boundary_words(&share([1.0, 1.0, 0.99, 0.98]), 12.0);
+        assert!(w.contains("sparse at every N measured"), "{w}");
+        assert!(w.ends_with("agree (N* beyond the sweep)"), "{w}");
+        let w = boundary_words(&share([1.0, 1.0, 0.99, 0.98]), 6.0);
+        assert!(w.ends_with("inside the sweep)"), "{w}");
+        assert_eq!(range_text(&[0.4, -0.2], "ms"), "−0.200 to +0.400 ms");
+        assert_eq!(number(10.0), "10");
+    }
+}
