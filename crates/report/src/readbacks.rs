@@ -9,7 +9,7 @@
 //! window from the qdisc samples and the readback at the window's end.
 
 use netlab_probe::IsoOutcome;
-use netlab_qdisc::{QdiscOptions, QdiscRecord, QdiscXstats, ARM_HANDLE};
+use netlab_qdisc_model::{QdiscOptions, QdiscRecord, QdiscXstats, ARM_HANDLE};
 use netlab_results::queue_seen::{queue_seen_in, LINK_HEADER_BYTES};
 use netlab_results::{IsoProbeResult, QdiscResult, ScenarioResult};
 

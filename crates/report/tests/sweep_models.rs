@@ -10,7 +10,7 @@ mod common;
 
 use common::fixture_json_of;
 use netlab_experiment::file::ReportFile;
-use netlab_qdisc::{QdiscXstats, ARM_HANDLE};
+use netlab_qdisc_model::{QdiscXstats, ARM_HANDLE};
 use netlab_report::plot_sweep::{self, model_lines};
 use netlab_report::sweep::{self, SweepMetric, SweepTable};
 use netlab_report::{sweep_file, sweep_model};
