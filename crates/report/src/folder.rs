@@ -150,6 +150,10 @@ pub fn finish_from(
         summary::headline_of(input.as_ref()).as_deref(),
         options.failed_teardown_steps,
     );
+    // The table is all the figures are needed for from here: they go
+    // before the report renders (memory, docs/scale.md §3).
+    let table = table(&figures, options.failed_teardown_steps);
+    drop(figures);
     let report = match options.when_report_fails {
         WhenReportFails::WriteNothing => {
             Report::Rendered(input.and_then(|input| crate::render_staged(&input, out_dir))?)
@@ -165,7 +169,7 @@ pub fn finish_from(
         summary_md,
         summary,
         report,
-        table: table(&figures, options.failed_teardown_steps),
+        table,
     })
 }
 
