@@ -201,6 +201,37 @@ mod tests {
         assert_eq!(std::fs::read(&files.html).unwrap(), b"index");
     }
 
+    /// The streaming contract of [`crate::render_into`]: each scenario's
+    /// files (its four plots, its Flent file, its page) come together and
+    /// before the next scenario's, so nothing of one scenario need be held
+    /// past its page; index.html comes after every page.
+    #[test]
+    fn each_scenario_s_files_are_put_together_before_the_next_one_s() {
+        let input = crate::compare::tests::input(2);
+        let mut names: Vec<Rendered> = Vec::new();
+        crate::render_into(&input, &mut names).unwrap();
+        let names: Vec<&str> = names.iter().map(|r| r.name.as_str()).collect();
+        let index = names.iter().position(|n| *n == "index.html").unwrap();
+        let mut last_page = 0;
+        for s in &input.scenarios {
+            let page = format!("scenarios/s{:04}.html", s.index);
+            let at = names.iter().position(|n| *n == page).unwrap();
+            let own = format!("s{:02}-", s.index);
+            let first = names.iter().position(|n| n.starts_with(&own)).unwrap();
+            let mine: Vec<&str> = names[first..at].to_vec();
+            // Its four plots, and its Flent file when one could be made.
+            let svgs = mine.iter().filter(|n| n.ends_with(".svg")).count();
+            let flent = mine.iter().filter(|n| n.ends_with(".flent.gz")).count();
+            assert!(
+                svgs == 4 && flent <= 1 && mine.len() == svgs + flent,
+                "{mine:?}"
+            );
+            assert!(mine.iter().all(|n| n.starts_with(&own)), "{mine:?}");
+            assert!(first > last_page && at < index, "{names:?}");
+            last_page = at;
+        }
+    }
+
     #[test]
     fn a_report_dropped_uncommitted_leaves_the_folder_as_it_was() {
         let dir = Scratch::new("sink-drop");
