@@ -217,7 +217,11 @@ pub fn render_into(input: &ReportInput, sink: &mut dyn Sink) -> Result<(), Repor
     // gets no file; its page and index.html say why.
     let mut flent_written = 0;
     let mut flent_skipped = Vec::new();
-    for s in &input.scenarios {
+    for (i, s) in input.scenarios.iter().enumerate() {
+        let around = scenario_page::Neighbours {
+            previous: i.checked_sub(1).map(|j| &input.scenarios[j]),
+            next: input.scenarios.get(i + 1),
+        };
         let rate = points::rate_of(s).or(input.bottleneck_bps);
         let own = plots::scenario(s, rate)?;
         for p in &own {
@@ -236,7 +240,8 @@ pub fn render_into(input: &ReportInput, sink: &mut dyn Sink) -> Result<(), Repor
             }
             Err(e) => return Err(e),
         };
-        let page = scenario_page::page(input, s, &own, flent.as_deref().map_err(String::as_str));
+        let flent = flent.as_deref().map_err(String::as_str);
+        let page = scenario_page::page(input, s, &own, flent, around);
         sink.put(&html::scenario_page_path(s), page.as_bytes())?;
     }
     let page = html::page(

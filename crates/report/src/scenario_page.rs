@@ -16,9 +16,26 @@ use crate::plots::Plot;
 /// The page's Flent file: written (its name) or why not.
 pub type FlentFile<'a> = Result<&'a str, &'a str>;
 
+/// The scenarios before and after a page's in execution order, linked
+/// from it (none at either end).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Neighbours<'a> {
+    /// The scenario run before it.
+    pub previous: Option<&'a Scenario>,
+    /// The scenario run after it.
+    pub next: Option<&'a Scenario>,
+}
+
 /// The page of scenario `s` of the run `input`, with its `plots` (drawn
-/// by [`crate::plots::scenario`]) and its Flent file.
-pub fn page(input: &ReportInput, s: &Scenario, plots: &[Plot], flent: FlentFile<'_>) -> String {
+/// by [`crate::plots::scenario`]), its Flent file and links to its
+/// neighbours.
+pub fn page(
+    input: &ReportInput,
+    s: &Scenario,
+    plots: &[Plot],
+    flent: FlentFile<'_>,
+    around: Neighbours<'_>,
+) -> String {
     let mut h = String::new();
     let _ = writeln!(
         h,
@@ -27,10 +44,22 @@ pub fn page(input: &ReportInput, s: &Scenario, plots: &[Plot], flent: FlentFile<
         esc(&input.run_id),
         s.index
     );
-    let _ = writeln!(
+    let _ = write!(
         h,
-        "<p><a href=\"../index.html\">← the run's report (index.html)</a>: its headline, figures, comparison and notes.</p>"
+        "<p><a href=\"../index.html\">← the run's report (index.html)</a>: its headline, figures, comparison and notes."
     );
+    for (word, n) in [("previous", around.previous), ("next", around.next)] {
+        if let Some(n) = n {
+            let _ = write!(
+                h,
+                " · {word}: <a href=\"../{}\">scenario {} ({})</a>",
+                crate::html::scenario_page_path(n),
+                n.index,
+                esc(&n.label())
+            );
+        }
+    }
+    h.push_str("</p>\n");
     let _ = writeln!(
         h,
         "<h1>Scenario {}: {}</h1>\n<p>Run {}, arm <code>{}</code>{}. Every figure is recomputed from the raw samples in \
@@ -42,7 +71,11 @@ pub fn page(input: &ReportInput, s: &Scenario, plots: &[Plot], flent: FlentFile<
         if s.point.values.is_empty() {
             String::new()
         } else {
-            format!(", point {} ({})", s.point.index, esc(&s.point.label))
+            format!(
+                ", <a href=\"../index.html#point{0}\">point {0}</a> ({1})",
+                s.point.index,
+                esc(&s.point.label)
+            )
         }
     );
     let sweep = !s.point.values.is_empty();
@@ -91,7 +124,16 @@ mod tests {
         let input = crate::compare::tests::input(1);
         let s = &input.scenarios[0];
         let plots = crate::plots::scenario(s, input.bottleneck_bps).unwrap();
-        let h = page(&input, s, &plots, Ok("s01-round1-pfifo.flent.gz"));
+        let around = Neighbours {
+            previous: None,
+            next: Some(&input.scenarios[1]),
+        };
+        let h = page(&input, s, &plots, Ok("s01-round1-pfifo.flent.gz"), around);
+        assert!(h.contains(&format!(
+            "next: <a href=\"../scenarios/s0002.html\">scenario 2 ({})</a>",
+            input.scenarios[1].label()
+        )));
+        assert!(!h.contains("previous:"));
         assert_eq!(h.matches("<svg").count(), 4, "its four plots inline");
         assert!(h.contains("<a href=\"../index.html\">"));
         assert!(h.contains("<a href=\"../s01-round1-pfifo.flent.gz\">"));
@@ -107,6 +149,7 @@ mod tests {
             s,
             &plots,
             Err("flent export of scenario 1: no reply"),
+            Neighbours::default(),
         );
         assert!(none.contains("Flent file not written: flent export of scenario 1: no reply"));
     }

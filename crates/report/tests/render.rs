@@ -276,3 +276,47 @@ fn every_figure_keeps_8_pt_type_when_printed_at_a_column_width() {
         }
     }
 }
+
+/// A sweep's scenario pages: each names its point, links that point's
+/// headline on index.html and its neighbours, and draws its goodput
+/// against its own point's rate (the fixture's points run at 2 and
+/// 20 Mbit/s).
+#[test]
+fn a_sweep_s_scenario_pages_name_their_point_and_draw_its_rate() {
+    let dir = TempDir::new("sweep-pages");
+    std::fs::write(
+        dir.path().join("results.json"),
+        common::fixture_json_of("run-host-pfifo-sweep"),
+    )
+    .unwrap();
+    let input = netlab_report::read_results(dir.path()).unwrap();
+    let files = netlab_report::render(&input, dir.path()).unwrap();
+    assert_eq!(files.pages.len(), input.scenarios.len());
+    let n = input.scenarios.len();
+    for (i, s) in input.scenarios.iter().enumerate() {
+        let page = std::fs::read_to_string(&files.pages[i]).unwrap();
+        let point = format!(
+            "<a href=\"../index.html#point{0}\">point {0}</a> ({1})",
+            s.point.index, s.point.label
+        );
+        assert!(page.contains(&point), "scenario {} lacks {point}", s.index);
+        assert!(page.contains("<th class=l>point</th>"));
+        assert_eq!(page.contains("previous: "), i > 0);
+        assert_eq!(page.contains("next: "), i + 1 < n);
+        let rate = if s.point.label.contains("rate=20mbit") {
+            "20"
+        } else {
+            "2"
+        };
+        let goodput =
+            std::fs::read_to_string(dir.path().join(format!("s{:02}-goodput.svg", s.index)))
+                .unwrap();
+        let text = goodput.replace('\n', " ");
+        assert!(
+            text.contains(&format!("rate {rate} Mbit/s")),
+            "scenario {} ({}) does not draw its point's rate",
+            s.index,
+            s.point.label
+        );
+    }
+}
