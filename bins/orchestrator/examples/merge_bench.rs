@@ -1,12 +1,17 @@
-//! What `orchestrator merge` costs as scenarios grow (issue 22,
-//! docs/scale.md). Builds shard folders holding `--scenarios` synthetic
-//! scenarios, each a copy of the one real scenario in the committed fixture
+//! What `orchestrator merge` and `orchestrator report` cost as scenarios
+//! grow (issues 22 and 31, docs/scale.md §3). Builds shard folders
+//! holding `--scenarios` synthetic scenarios, each a copy of the one real
+//! scenario in the committed fixture
 //! `fixtures/orchestrator/shard/results.json` (its plan index, round and
 //! seed changed; a plan of that many rounds of its one arm), split over
 //! `--shards` folders as `run --shard K/N` would, then runs the real
-//! `orchestrator merge` on them and prints its wall time and peak RSS
-//! (getrusage of the child: the kernel's high-water mark, nothing missed
-//! between samples).
+//! `orchestrator merge` on them (which writes results.json, summary.md and
+//! the whole report: figures, index.html, one page per scenario, the Flent
+//! files), then the real `orchestrator report` on the merged folder (the
+//! whole folder rendered again from results.json). It prints each one's
+//! wall time and peak RSS (getrusage of a child that runs that command
+//! alone: the kernel's high-water mark, nothing missed between samples),
+//! and the size of index.html and of the scenario pages.
 //!
 //! ```sh
 //! cargo build --release -p orchestrator --bins --examples
@@ -18,7 +23,8 @@
 //! it (every scenario inside its results.json); `--layout files` as a
 //! killed run leaves it (a results.json without scenarios and one file per
 //! scenario under `scenarios/`). The folders are made under `--dir`
-//! (default a fresh folder in the temp dir) and removed at the end.
+//! (default a fresh folder in the temp dir) and removed at the end
+//! (`--keep` keeps them).
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -50,8 +56,82 @@ fn element(v: &Value) -> String {
     out
 }
 
+/// What one command cost: its exit, wall time and peak RSS.
+struct Cost {
+    ok: bool,
+    code: Option<i32>,
+    wall: std::time::Duration,
+    peak_kb: u64,
+}
+
+/// Runs `bin ARGS` through this program again (`--peak-rss-of`), so that
+/// the command is the only child whose getrusage high-water mark is read.
+fn cost_of(bin: &Path, args: &[&std::ffi::OsStr]) -> Cost {
+    let me = std::env::current_exe().expect("the bench's own path");
+    let t = Instant::now();
+    let out = Command::new(me)
+        .arg("--peak-rss-of")
+        .arg(bin)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}", bin.display()));
+    let wall = t.elapsed();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let field = |k: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(k))
+            .and_then(|v| v.trim().parse::<i64>().ok())
+    };
+    let code = field("exit ").map(|c| c as i32);
+    Cost {
+        ok: code == Some(0),
+        code,
+        wall,
+        peak_kb: field("peak_rss_kb ").unwrap_or(0) as u64,
+    }
+}
+
+/// `--peak-rss-of CMD ARGS…`: runs CMD (its output to stderr) and prints
+/// its exit code and peak RSS, kB.
+fn peak_rss_of(cmd: &[String]) -> ! {
+    let status = Command::new(&cmd[0])
+        .args(&cmd[1..])
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .status()
+        .unwrap_or_else(|e| panic!("running {}: {e}", cmd[0]));
+    let usage =
+        nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).unwrap();
+    println!("exit {}", status.code().unwrap_or(-1));
+    println!("peak_rss_kb {}", usage.max_rss());
+    std::process::exit(0)
+}
+
+/// Bytes of the files under `dir` whose names end in `ext`, and their count.
+fn sizes(dir: &Path, ext: &str) -> (u64, u64, usize) {
+    let mut total = 0;
+    let mut largest = 0;
+    let mut n = 0;
+    if let Ok(d) = std::fs::read_dir(dir) {
+        for e in d.flatten() {
+            if e.file_name().to_string_lossy().ends_with(ext) {
+                let len = e.metadata().map_or(0, |m| m.len());
+                total += len;
+                largest = largest.max(len);
+                n += 1;
+            }
+        }
+    }
+    (total, largest, n)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--peak-rss-of") {
+        peak_rss_of(&args[2..]);
+    }
     let scenarios: u32 =
         arg(&args, "--scenarios").map_or(1000, |v| v.parse().expect("--scenarios N"));
     let shards: u32 = arg(&args, "--shards").map_or(10, |v| v.parse().expect("--shards N"));
@@ -143,18 +223,9 @@ fn main() {
     }
     let made = t0.elapsed();
     let out = dir.join("merged");
-    let t = Instant::now();
-    let status = Command::new(&bin)
-        .arg("merge")
-        .arg(&out)
-        .args(&dirs)
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .status()
-        .unwrap_or_else(|e| panic!("running {}: {e}", bin.display()));
-    let wall = t.elapsed();
-    let usage =
-        nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).unwrap();
+    let mut merge_args: Vec<&std::ffi::OsStr> = vec!["merge".as_ref(), out.as_os_str()];
+    merge_args.extend(dirs.iter().map(|d| d.as_os_str()));
+    let merge = cost_of(&bin, &merge_args);
     let merged = std::fs::metadata(out.join("results.json")).map_or(0, |m| m.len());
     println!(
         "merge_bench: {scenarios} scenarios in {shards} shard folder(s), layout {layout}, \
@@ -166,14 +237,43 @@ fn main() {
     println!(
         "merge_bench: orchestrator merge exit {:?}: wall {:.2} s ({:.2} ms per scenario), \
          peak RSS {:.1} MB, merged results.json {:.1} MB",
-        status.code(),
-        wall.as_secs_f64(),
-        wall.as_secs_f64() * 1e3 / f64::from(scenarios),
-        usage.max_rss() as f64 / 1024.0,
+        merge.code,
+        merge.wall.as_secs_f64(),
+        merge.wall.as_secs_f64() * 1e3 / f64::from(scenarios),
+        merge.peak_kb as f64 / 1024.0,
         merged as f64 / 1e6
     );
-    let _ = std::fs::remove_dir_all(&dir);
-    if !status.success() {
+    let report = if merge.ok {
+        let report = cost_of(&bin, &["report".as_ref(), out.as_os_str()]);
+        println!(
+            "merge_bench: orchestrator report exit {:?}: wall {:.2} s ({:.2} ms per scenario), \
+             peak RSS {:.1} MB",
+            report.code,
+            report.wall.as_secs_f64(),
+            report.wall.as_secs_f64() * 1e3 / f64::from(scenarios),
+            report.peak_kb as f64 / 1024.0,
+        );
+        let index = std::fs::metadata(out.join("index.html")).map_or(0, |m| m.len());
+        let (pages, largest, n) = sizes(&out.join("scenarios"), ".html");
+        let (svgs, _, n_svg) = sizes(&out, ".svg");
+        println!(
+            "merge_bench: index.html {:.3} MB; {n} scenario pages, {:.1} MB in all, the largest {:.1} kB; \
+             {n_svg} SVG files, {:.1} MB",
+            index as f64 / 1e6,
+            pages as f64 / 1e6,
+            largest as f64 / 1e3,
+            svgs as f64 / 1e6,
+        );
+        report.ok && n == scenarios as usize
+    } else {
+        false
+    };
+    if !args.iter().any(|a| a == "--keep") {
+        let _ = std::fs::remove_dir_all(&dir);
+    } else {
+        println!("merge_bench: kept {}", dir.display());
+    }
+    if !merge.ok || !report {
         std::process::exit(1);
     }
 }

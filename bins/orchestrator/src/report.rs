@@ -5,8 +5,9 @@
 //! steps that end `compare`, `run` and `merge`: results.json (any schema version,
 //! the schema version first, then every field with its path named on
 //! error) read one scenario at a time, summary.md re-written from it, the
-//! plots, index.html and one `.flent.gz` per scenario rendered, the
-//! caveats beside the figures in both. Here the folder is rendered again,
+//! plots, index.html, one page (`scenarios/sNNNN.html`) and one
+//! `.flent.gz` per scenario rendered, the caveats beside the figures in
+//! both. Here the folder is rendered again,
 //! so nothing is written before everything has been read, checked and
 //! rendered: a bad results.json leaves the folder as it was. The run's
 //! final teardown steps are not in results.json: a summary re-rendered
@@ -34,8 +35,9 @@ pub fn main(path: &Path) -> u8 {
         }
     };
     println!(
-        "report: {} plot(s), {} Flent file(s), {}",
+        "report: {} plot(s), {} scenario page(s), {} Flent file(s), {}",
         files.svgs.len(),
+        files.pages.len(),
         files.flent.len(),
         finished.summary_md.display()
     );

@@ -23,11 +23,22 @@ fn folder_with(tag: &str, results_json: &[u8]) -> OutDir {
     out
 }
 
+/// Every file under `dir`, as a path relative to it (`scenarios/s0001.html`).
 fn names_in(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if e.file_type().unwrap().is_dir() {
+            v.extend(
+                names_in(&e.path())
+                    .into_iter()
+                    .map(|n| format!("{name}/{n}")),
+            );
+        } else {
+            v.push(name);
+        }
+    }
     v.sort();
     v
 }
@@ -66,6 +77,15 @@ fn report_writes_every_plot_the_page_the_flent_files_and_the_same_summary() {
     assert!(svgs >= 6, "only {svgs} plots");
     assert_eq!(flent, input.scenarios.len(), "one Flent file per scenario");
     assert!(expected.iter().any(|f| f.name == "index.html"));
+    let pages = expected
+        .iter()
+        .filter(|f| f.name.starts_with("scenarios/s") && f.name.ends_with(".html"))
+        .count();
+    assert_eq!(pages, input.scenarios.len(), "one page per scenario");
+    assert!(
+        stdout.contains(&format!("{pages} scenario page(s)")),
+        "{stdout}"
+    );
     for f in &expected {
         let got = std::fs::read(out.0.join(&f.name))
             .unwrap_or_else(|e| panic!("report did not write {}: {e}", f.name));

@@ -27,9 +27,10 @@ fn main() -> ExitCode {
     match rendered {
         Ok(files) => {
             println!(
-                "{} ({} plots, {} flent files)",
+                "{} ({} plots, {} scenario pages, {} flent files)",
                 files.html.display(),
                 files.svgs.len(),
+                files.pages.len(),
                 files.flent.len()
             );
             ExitCode::SUCCESS

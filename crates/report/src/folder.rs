@@ -1,6 +1,6 @@
 //! One way to finish a results folder (issue 32): from its results.json to
-//! summary.md, the SVG figures, index.html and one `.flent.gz` per
-//! scenario, with the caveats beside the figures they qualify in both
+//! summary.md, the SVG figures, index.html, one page (`scenarios/sNNNN.html`)
+//! and one `.flent.gz` per scenario, with the caveats beside the figures they qualify in both
 //! summary.md and the page. `orchestrator report PATH` is [`finish_folder`];
 //! a program that embeds this crate gets the same files from the same call.
 //!
@@ -8,7 +8,8 @@
 //! [`ReportBuilder`]: each scenario's summary figures and the samples the
 //! report draws, never the raw data of two scenarios together. summary.md
 //! is rendered from the figures ([`summary::render_figures`]), the report
-//! from the samples ([`crate::render_all`]); both carry the caveats
+//! from the samples ([`crate::render_into`], scenario by scenario); both
+//! carry the caveats
 //! [`summary::caveats`] finds ([`finish_from`]).
 //!
 //! A run (`compare`, `run`) and a merge hold the scenarios results.json
@@ -33,8 +34,9 @@ use std::path::{Path, PathBuf};
 
 use netlab_results::Results;
 
+use crate::sink::Staged;
 use crate::summary::{self, ScenarioFigures, SummaryRow};
-use crate::{Rendered, ReportBuilder, ReportError, ReportFiles, ReportInput};
+use crate::{ReportBuilder, ReportError, ReportFiles, ReportInput};
 
 /// What a folder is finished for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,7 +111,8 @@ pub struct FinishedFolder {
 
 /// Finishes the results folder at `path` (or the folder of the results.json
 /// `path` names): summary.md, the plots, index.html and the Flent files,
-/// from results.json alone. `on_step` hears each step's end.
+/// the scenarios' pages, from results.json alone. `on_step` hears each
+/// step's end.
 ///
 /// An `Err` is a results.json that cannot be read (the field's path named)
 /// or, with [`WhenReportFails::WriteNothing`], a report that cannot be
@@ -147,9 +150,13 @@ pub fn finish_from(
         summary::headline_of(input.as_ref()).as_deref(),
         options.failed_teardown_steps,
     );
+    // The table is all the figures are needed for from here: they go
+    // before the report renders (memory, docs/scale.md §3).
+    let table = table(&figures, options.failed_teardown_steps);
+    drop(figures);
     let report = match options.when_report_fails {
         WhenReportFails::WriteNothing => {
-            Report::Rendered(input.and_then(|input| crate::render_all(&input))?)
+            Report::Rendered(input.and_then(|input| crate::render_staged(&input, out_dir))?)
         }
         WhenReportFails::KeepSummary => Report::ToRender(Box::new(input)),
     };
@@ -162,7 +169,7 @@ pub fn finish_from(
         summary_md,
         summary,
         report,
-        table: table(&figures, options.failed_teardown_steps),
+        table,
     })
 }
 
@@ -189,17 +196,19 @@ pub fn write_unstarted_summary(results: &Results, out_dir: &Path) -> Result<Path
     Ok(path)
 }
 
-/// The report, rendered already (nothing may be written unless it all
-/// renders) or still to render (after summary.md).
+/// The report, rendered already into its staging folder (nothing may be
+/// put in place unless it all renders) or still to render (after
+/// summary.md). Either way its files are written one scenario at a time
+/// ([`crate::render_into`]), never held together.
 enum Report {
-    Rendered(Vec<Rendered>),
+    Rendered(Staged),
     ToRender(Box<Result<ReportInput, ReportError>>),
 }
 
 impl Report {
     fn write(self, out_dir: &Path) -> Result<ReportFiles, ReportError> {
         match self {
-            Report::Rendered(files) => crate::write_rendered(&files, out_dir),
+            Report::Rendered(staged) => staged.commit(),
             Report::ToRender(input) => (*input).and_then(|input| crate::render(&input, out_dir)),
         }
     }

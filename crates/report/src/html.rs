@@ -1,6 +1,9 @@
 //! `index.html`: one self-contained page (inline SVG and CSS, no script, no
-//! network): what ran, the table, the comparison with its sentences, the
-//! notes and every plot.
+//! network): what ran, the headline, the run's and the sweep's figures, the
+//! scenarios table linking each scenario's own page
+//! ([`crate::scenario_page`]), the comparison with its sentences and the
+//! notes. No figure of a single scenario is on it, so its size grows by one
+//! table row per scenario, not by four plots (docs/report.md, "Pages").
 
 use std::fmt::Write as _;
 
@@ -10,7 +13,7 @@ use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
 use crate::plots::Plot;
 use crate::stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
 
-const CSS: &str = "body{font-family:sans-serif;margin:0 auto;max-width:1240px;padding:0 16px 40px;color:#222;line-height:1.4}\
+pub(crate) const CSS: &str = "body{font-family:sans-serif;margin:0 auto;max-width:1240px;padding:0 16px 40px;color:#222;line-height:1.4}\
 h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;padding-bottom:2px;margin-top:1.8em}\
 table{border-collapse:collapse;margin:8px 0;font-size:0.9em}td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}\
 th{background:#f2f2f2}td.l,th.l{text-align:left}.sentence{margin:4px 0;padding:4px 8px;background:#f6f8fc;border-left:4px solid #4a78c8}\
@@ -191,66 +194,81 @@ fn inline_svg(svg: &str) -> &str {
     }
 }
 
+/// Where a scenario's own page is, from the results folder
+/// (`scenarios/s0003.html`).
+pub fn scenario_page_path(s: &Scenario) -> String {
+    format!("scenarios/s{:04}.html", s.index)
+}
+
 fn scenario_table(h: &mut String, input: &ReportInput) {
     let sweep = crate::points::is_sweep(input);
-    let point = |s: &Scenario| {
-        if sweep {
-            format!("<td class=l>{}</td>", esc(&s.point.label))
-        } else {
-            String::new()
-        }
-    };
+    scenario_table_head(h, sweep);
+    for s in &input.scenarios {
+        scenario_row(h, s, sweep, Some(&scenario_page_path(s)));
+    }
+    h.push_str("</table>\n");
+}
+
+/// The scenarios table's opening and header row (a point column in a sweep).
+pub(crate) fn scenario_table_head(h: &mut String, sweep: bool) {
     h.push_str("<table><tr><th>#</th>");
     if sweep {
         h.push_str("<th class=l>point</th>");
     }
     h.push_str("<th>round</th><th class=l>arm</th><th>goodput Mbit/s</th><th>baseline RTT p50 (KM)</th><th>loaded probes / timeouts</th><th>loaded RTT p50 (KM)</th><th>loaded RTT p95 (KM)</th><th>drops arm (tbf)</th><th>ECN marks</th><th>CE/ECE/CWR seen</th></tr>\n");
-    for s in &input.scenarios {
-        if let Some(err) = &s.error {
-            let _ = writeln!(
-                h,
-                "<tr><td>{}</td>{}<td>{}</td><td class=l>{}</td><td class='l err' colspan=8>failed: {}</td></tr>",
-                s.index,
-                point(s),
-                s.round,
-                esc(&s.arm),
-                esc(err)
-            );
-            continue;
-        }
-        let bins = crate::compare::goodput_bins(s);
-        let g = if bins.is_empty() {
-            "–".to_string()
-        } else {
-            format!("{:.3}", bins.iter().sum::<f64>() / bins.len() as f64)
-        };
-        let obs = loaded_obs(s);
-        let to = obs
-            .iter()
-            .filter(|o| matches!(o, Observation::AtLeast(_)))
-            .count();
-        let q = |p| censored_quantile(&obs, p).text("ms");
-        let base = censored_quantile(&baseline_obs(s), 0.5).text("ms");
-        let fc = &s.final_counters;
-        let drops = format!("{} ({})", opt(fc.arm_drops), opt(fc.tbf_drops));
-        let wire = fc
-            .wire_ce_ece_cwr
-            .map_or("–".into(), |(a, b, c)| format!("{a}/{b}/{c}"));
+}
+
+/// One scenario's row; its number links to `page` when given (its own
+/// page, from index.html).
+pub(crate) fn scenario_row(h: &mut String, s: &Scenario, sweep: bool, page: Option<&str>) {
+    let number = match page {
+        Some(p) => format!("<a href=\"{}\">{}</a>", esc(p), s.index),
+        None => s.index.to_string(),
+    };
+    let point = if sweep {
+        format!("<td class=l>{}</td>", esc(&s.point.label))
+    } else {
+        String::new()
+    };
+    if let Some(err) = &s.error {
         let _ = writeln!(
             h,
-            "<tr><td>{}</td>{}<td>{}</td><td class=l>{}</td><td>{g}</td><td>{}</td><td>{}/{to}</td><td>{}</td><td>{}</td><td>{drops}</td><td>{}</td><td>{wire}</td></tr>",
-            s.index,
-            point(s),
+            "<tr><td>{number}</td>{point}<td>{}</td><td class=l>{}</td><td class='l err' colspan=8>failed: {}</td></tr>",
             s.round,
             esc(&s.arm),
-            esc(&base),
-            obs.len(),
-            esc(&q(0.5)),
-            esc(&q(0.95)),
-            opt(fc.ecn_marks),
+            esc(err)
         );
+        return;
     }
-    h.push_str("</table>\n");
+    let bins = crate::compare::goodput_bins(s);
+    let g = if bins.is_empty() {
+        "–".to_string()
+    } else {
+        format!("{:.3}", bins.iter().sum::<f64>() / bins.len() as f64)
+    };
+    let obs = loaded_obs(s);
+    let to = obs
+        .iter()
+        .filter(|o| matches!(o, Observation::AtLeast(_)))
+        .count();
+    let q = |p| censored_quantile(&obs, p).text("ms");
+    let base = censored_quantile(&baseline_obs(s), 0.5).text("ms");
+    let fc = &s.final_counters;
+    let drops = format!("{} ({})", opt(fc.arm_drops), opt(fc.tbf_drops));
+    let wire = fc
+        .wire_ce_ece_cwr
+        .map_or("–".into(), |(a, b, c)| format!("{a}/{b}/{c}"));
+    let _ = writeln!(
+        h,
+        "<tr><td>{number}</td>{point}<td>{}</td><td class=l>{}</td><td>{g}</td><td>{}</td><td>{}/{to}</td><td>{}</td><td>{}</td><td>{drops}</td><td>{}</td><td>{wire}</td></tr>",
+        s.round,
+        esc(&s.arm),
+        esc(&base),
+        obs.len(),
+        esc(&q(0.5)),
+        esc(&q(0.95)),
+        opt(fc.ecn_marks),
+    );
 }
 
 fn value_text(v: &CensoredQuantile, unit: &str) -> String {
@@ -319,7 +337,7 @@ fn comparison_rest(h: &mut String, st: &Statistics) {
     h.push_str("</table>\n");
 }
 
-fn figure(h: &mut String, p: &Plot) {
+pub(crate) fn figure(h: &mut String, p: &Plot) {
     let _ = writeln!(
         h,
         "<figure id=\"{}\">{}<figcaption>{} — <code>{}</code></figcaption></figure>",
@@ -330,32 +348,28 @@ fn figure(h: &mut String, p: &Plot) {
     );
 }
 
-/// The packet files of every scenario, linked (method §7.7).
-fn packet_files(h: &mut String, input: &ReportInput) {
-    if input.scenarios.iter().all(|s| s.packet_files.is_empty()) {
-        return;
-    }
-    h.push_str("</ul>\n<p class=small>Packet files (pcapng): Open them in Wireshark, tshark or tcpdump. \
-        <em>evidence</em>: the frames kept in results.json (handshake, first CE, ECE and CWR; 128 bytes each, a comment says why each was kept); \
-        <em>headers</em>: every frame B's capture read, cut to the snap length (no payload beyond it), with the capture socket's kernel drops in the statistics block (docs/method.md §7.7).</p><ul>\n");
-    for s in &input.scenarios {
-        for f in &s.packet_files {
-            let _ = write!(
-                h,
-                "<li>scenario {} ({}): <a href=\"{}\">{}</a> — {}, {} frames",
-                s.index,
-                esc(&s.label()),
-                esc(&f.file),
-                esc(&f.file),
-                esc(&f.content),
-                f.frames
-            );
-            match &f.partial {
-                Some(why) => {
-                    let _ = writeln!(h, " <span class=err>partial: {}</span></li>", esc(why));
-                }
-                None => h.push_str("</li>\n"),
+/// What the packet files are (method §7.7), before their list.
+pub(crate) const PACKET_FILES_TEXT: &str = "Packet files (pcapng): Open them in Wireshark, tshark or tcpdump. \
+    <em>evidence</em>: the frames kept in results.json (handshake, first CE, ECE and CWR; 128 bytes each, a comment says why each was kept); \
+    <em>headers</em>: every frame B's capture read, cut to the snap length (no payload beyond it), with the capture socket's kernel drops in the statistics block (docs/method.md §7.7).";
+
+/// One scenario's packet files, linked from a page `up` folders below the
+/// results folder (`../` from its own page), one `<li>` each.
+pub(crate) fn packet_files(h: &mut String, s: &Scenario, up: &str) {
+    for f in &s.packet_files {
+        let _ = write!(
+            h,
+            "<li><a href=\"{up}{}\">{}</a> — {}, {} frames",
+            esc(&f.file),
+            esc(&f.file),
+            esc(&f.content),
+            f.frames
+        );
+        match &f.partial {
+            Some(why) => {
+                let _ = writeln!(h, " <span class=err>partial: {}</span></li>", esc(why));
             }
+            None => h.push_str("</li>\n"),
         }
     }
 }
@@ -368,7 +382,7 @@ pub fn page(
     st: &Statistics,
     hl: &Headline,
     plots: &[Plot],
-    flent: &[String],
+    flent_written: usize,
     flent_skipped: &[String],
 ) -> String {
     let mut h = String::new();
@@ -430,12 +444,6 @@ pub fn page(
         ("files".into(), "Files".into()),
         ("configuration".into(), "Configuration".into()),
     ]);
-    for s in &input.scenarios {
-        toc.push((
-            format!("s{:02}", s.index),
-            format!("Scenario {}: {}", s.index, s.label()),
-        ));
-    }
     for (id, title) in &toc {
         let _ = write!(h, "<li><a href=\"#{id}\">{}</a></li>", esc(title));
     }
@@ -472,7 +480,8 @@ pub fn page(
         h.push_str("</div>\n");
     }
     h.push_str("<h2 id=scenarios>Scenarios</h2>\n<p class=small>Goodput: mean of the 200 ms bins inside the measured window. \
-        Probe: UDP echo; a timeout is censored at the timeout (“≥”), never counted as loss; quantiles are Kaplan–Meier over every request of the phase (the headline figures everywhere in this report and in summary.md).</p>\n");
+        Probe: UDP echo; a timeout is censored at the timeout (“≥”), never counted as loss; quantiles are Kaplan–Meier over every request of the phase (the headline figures everywhere in this report and in summary.md). \
+        Each scenario's number links to its own page (<code>scenarios/sNNNN.html</code>): its four plots (probe RTT, goodput, tcp_info, qdisc), its Flent file and its packet files.</p>\n");
     scenario_table(&mut h, input);
     let _ = writeln!(h, "<h2 id=figures>{figures_title}</h2>");
     for c in &input.caveats {
@@ -501,16 +510,31 @@ pub fn page(
         let _ = writeln!(h, "<li>{}</li>", esc(&n));
     }
     h.push_str("</ul>\n<h2 id=files>Files</h2>\n<ul><li><a href=\"results.json\">results.json</a> (every raw sample)</li>\
-        <li><a href=\"summary.md\">summary.md</a></li></ul>\n<p class=small>Flent data files, one per scenario, for Flent's own plots \
-        (<code>flent -i FILE -p ping_cdf -o out.svg</code>; the probe is UDP echo, never ICMP; docs/flent.md):</p><ul>\n");
-    for f in flent {
-        let _ = writeln!(h, "<li><a href=\"{0}\"><code>{0}</code></a></li>", esc(f));
-    }
+        <li><a href=\"summary.md\">summary.md</a></li>");
+    let _ = writeln!(
+        h,
+        "<li>{} page{} of a scenario each, <code>scenarios/sNNNN.html</code>, linked from the scenarios table</li>",
+        input.scenarios.len(),
+        if input.scenarios.len() == 1 { "" } else { "s" }
+    );
+    let _ = writeln!(
+        h,
+        "<li>{flent_written} Flent data file{}, one per scenario (<code>sNN-roundR-ARM.flent.gz</code>, linked from its page), for Flent's own plots \
+         (<code>flent -i FILE -p ping_cdf -o out.svg</code>; the probe is UDP echo, never ICMP; docs/flent.md)</li>",
+        if flent_written == 1 { "" } else { "s" }
+    );
     for f in flent_skipped {
         let _ = writeln!(h, "<li class=err>not written: {}</li>", esc(f));
     }
-    packet_files(&mut h, input);
-    h.push_str("</ul>\n<p class=small>Plots:</p><ul>\n");
+    let pcaps: usize = input.scenarios.iter().map(|s| s.packet_files.len()).sum();
+    if pcaps > 0 {
+        let _ = writeln!(
+            h,
+            "<li>{pcaps} packet file{} (pcapng) under <code>pcap/</code>, linked from its scenario's page. {PACKET_FILES_TEXT}</li>",
+            if pcaps == 1 { "" } else { "s" }
+        );
+    }
+    h.push_str("</ul>\n<p class=small>Plots of the run (each scenario's own four, <code>sNN-*.svg</code>, are on its page):</p><ul>\n");
     for p in plots {
         let _ = writeln!(
             h,
@@ -530,20 +554,6 @@ pub fn page(
         );
     }
     h.push_str("</table>\n");
-    for s in &input.scenarios {
-        let _ = writeln!(
-            h,
-            "<details open id=\"s{:02}\"><summary>Scenario {}: {} ({})</summary><div class=figs>",
-            s.index,
-            s.index,
-            esc(&s.label()),
-            esc(&s.arm_words)
-        );
-        for p in plots.iter().filter(|p| p.scenario == Some(s.index)) {
-            figure(&mut h, p);
-        }
-        h.push_str("</div></details>\n");
-    }
     h.push_str("</body></html>\n");
     h
 }
@@ -553,11 +563,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn packet_files_are_linked_and_a_partial_one_says_why() {
+    fn packet_files_are_linked_from_the_scenario_page_and_a_partial_one_says_why() {
         let mut input = crate::compare::tests::input(1);
         let mut h = String::new();
-        packet_files(&mut h, &input);
-        assert!(h.is_empty(), "no section without packet files");
+        packet_files(&mut h, &input.scenarios[1], "../");
+        assert!(h.is_empty(), "no list without packet files");
         input.scenarios[1].packet_files = vec![
             crate::model::PacketFile {
                 file: "pcap/s02-round1-fq_codel.evidence.pcapng".into(),
@@ -572,14 +582,29 @@ mod tests {
                 partial: Some("it reached its byte cap (4096 B)".into()),
             },
         ];
-        packet_files(&mut h, &input);
+        packet_files(&mut h, &input.scenarios[1], "../");
         assert!(h.contains(
-            "<a href=\"pcap/s02-round1-fq_codel.evidence.pcapng\">pcap/s02-round1-fq_codel.evidence.pcapng</a> — evidence, 5 frames</li>"
+            "<a href=\"../pcap/s02-round1-fq_codel.evidence.pcapng\">pcap/s02-round1-fq_codel.evidence.pcapng</a> — evidence, 5 frames</li>"
         ), "{h}");
         assert!(
             h.contains("partial: it reached its byte cap (4096 B)"),
             "{h}"
         );
+    }
+
+    #[test]
+    fn the_scenarios_table_links_each_scenario_s_page() {
+        let input = crate::compare::tests::input(1);
+        let mut h = String::new();
+        scenario_table(&mut h, &input);
+        for s in &input.scenarios {
+            let link = format!(
+                "<td><a href=\"scenarios/s{:04}.html\">{}</a></td>",
+                s.index, s.index
+            );
+            assert!(h.contains(&link), "no {link} in {h}");
+        }
+        assert_eq!(h.matches("<tr>").count(), input.scenarios.len() + 1);
     }
 
     #[test]

@@ -5,10 +5,13 @@
 //! schema version through netlab-results, one scenario at a time, into the
 //! report's own [`ReportInput`] (the samples it draws, [`input`]);
 //! [`render`] recomputes every figure from the raw samples and writes the
-//! SVG plots, `index.html` and one `.flent.gz` per scenario. Nothing is
-//! written until everything has rendered, and each file is written under a
-//! temporary name and renamed, so a failure never leaves a half-written
-//! report.
+//! SVG plots, `index.html`, one page per scenario (`scenarios/sNNNN.html`)
+//! and one `.flent.gz` per scenario. Each scenario's plots are rendered,
+//! written and dropped before the next scenario's ([`render_into`]), so
+//! the report's memory does not grow with its scenarios' plots; the files
+//! go to a staging folder and are renamed into place only once everything
+//! has rendered ([`sink::Staged`]), so a failure never leaves a
+//! half-written report.
 //!
 //! ```no_run
 //! let input = netlab_report::read_results("results/20261130T193513Z".as_ref())?;
@@ -46,7 +49,9 @@ mod plots_run;
 pub mod points;
 pub mod predict;
 pub mod readbacks;
+pub mod scenario_page;
 mod sentence;
+pub mod sink;
 pub mod state;
 pub mod summary;
 pub mod sweep;
@@ -60,7 +65,9 @@ pub use netlab_stats as stats;
 
 use std::path::{Path, PathBuf};
 
-use netlab_sys::atomic::{AtomicFile, Durability, FileError};
+use netlab_sys::atomic::FileError;
+
+use sink::{Sink, Staged};
 
 pub use folder::{finish_folder, FinishOptions, FinishedFolder};
 pub use input::{input_from, ReportBuilder};
@@ -143,6 +150,8 @@ pub struct ReportFiles {
     pub svgs: Vec<PathBuf>,
     /// The page.
     pub html: PathBuf,
+    /// One page per scenario (`scenarios/sNNNN.html`), in execution order.
+    pub pages: Vec<PathBuf>,
     /// One Flent data file per scenario.
     pub flent: Vec<PathBuf>,
     /// A sweep's data files (`sweep.csv`, `sweep.json`); none without a sweep.
@@ -176,96 +185,103 @@ pub fn read_results(path: &Path) -> Result<ReportInput, ReportError> {
     builder.finish(&header)
 }
 
-/// Renders every file in memory (SVGs, index.html, .flent.gz, and for a
-/// sweep sweep.csv and sweep.json), in a fixed
-/// order; nothing touches the disk.
+/// Renders every file in memory (SVGs, index.html, the scenarios' pages,
+/// .flent.gz, and for a sweep sweep.csv and sweep.json), in the order of
+/// [`render_into`]; nothing touches the disk. Holds every file at once:
+/// for a run of many scenarios, [`render`] writes them as they come.
 pub fn render_all(input: &ReportInput) -> Result<Vec<Rendered>, ReportError> {
-    let stats = compare::analyse(input);
-    let headline = headline::of(input, &stats);
-    let mut svgs = plots::all(input, &stats, &headline)?;
-    // A sweep's figures and the table behind them (docs/report.md, "Sweep
-    // data"), written beside the figures so a reader can redraw them.
-    let table = sweep::table(input);
-    let mut data = Vec::new();
-    if let Some(t) = &table {
-        svgs.extend(plot_sweep::all(t)?);
-        data.push(Rendered {
-            name: "sweep.csv".into(),
-            bytes: sweep_file::csv(t).into_bytes(),
-        });
-        data.push(Rendered {
-            name: "sweep.json".into(),
-            bytes: sweep_file::json(t).into_bytes(),
-        });
-    }
-    let mut out: Vec<Rendered> = svgs
-        .iter()
-        .map(|p| Rendered {
-            name: p.file.clone(),
-            bytes: p.svg.clone().into_bytes(),
-        })
-        .collect();
-    // A scenario Flent could not plot (no reply at all, a failed scenario)
-    // gets no file; the page says why.
-    let mut flent_files = Vec::new();
-    let mut flent_skipped = Vec::new();
-    for s in &input.scenarios {
-        match flent::export_gz(input, s) {
-            Ok(bytes) => flent_files.push(Rendered {
-                name: flent::file_name(s),
-                bytes,
-            }),
-            Err(e @ ReportError::Flent { .. }) => flent_skipped.push(e.to_string()),
-            Err(e) => return Err(e),
-        }
-    }
-    let names: Vec<String> = flent_files.iter().map(|f| f.name.clone()).collect();
-    out.push(Rendered {
-        name: "index.html".into(),
-        bytes: html::page(input, &stats, &headline, &svgs, &names, &flent_skipped).into_bytes(),
-    });
-    out.extend(flent_files);
-    out.extend(data);
+    let mut out = Vec::new();
+    render_into(input, &mut out)?;
     Ok(out)
 }
 
-/// Renders the report of `input` into `out_dir` (created if missing).
-pub fn render(input: &ReportInput, out_dir: &Path) -> Result<ReportFiles, ReportError> {
-    write_rendered(&render_all(input)?, out_dir)
+/// Renders every file of the report of `input` into `sink`, each as soon
+/// as it is rendered, in a fixed order: the run's plots (a sweep's figures
+/// among them), then scenario by scenario its four plots, its Flent file
+/// and its page (`scenarios/sNNNN.html`), then index.html and a sweep's
+/// data files. A scenario's plots are dropped once its page is written:
+/// what is held across scenarios is the input, the statistics and the
+/// run's plots, never the scenarios' plots (docs/scale.md §3).
+pub fn render_into(input: &ReportInput, sink: &mut dyn Sink) -> Result<(), ReportError> {
+    let stats = compare::analyse(input);
+    let headline = headline::of(input, &stats);
+    let mut plots = plots::all(input, &stats, &headline)?;
+    // A sweep's figures and the table behind them (docs/report.md, "Sweep
+    // data"), written beside the figures so a reader can redraw them.
+    let table = sweep::table(input);
+    if let Some(t) = &table {
+        plots.extend(plot_sweep::all(t)?);
+    }
+    for p in &plots {
+        sink.put(&p.file, p.svg.as_bytes())?;
+    }
+    // A scenario Flent could not plot (no reply at all, a failed scenario)
+    // gets no file; its page and index.html say why.
+    let mut flent_written = 0;
+    let mut flent_skipped = Vec::new();
+    for (i, s) in input.scenarios.iter().enumerate() {
+        let around = scenario_page::Neighbours {
+            previous: i.checked_sub(1).map(|j| &input.scenarios[j]),
+            next: input.scenarios.get(i + 1),
+        };
+        let rate = points::rate_of(s).or(input.bottleneck_bps);
+        let own = plots::scenario(s, rate)?;
+        for p in &own {
+            sink.put(&p.file, p.svg.as_bytes())?;
+        }
+        let name = flent::file_name(s);
+        let flent = match flent::export_gz(input, s) {
+            Ok(bytes) => {
+                sink.put(&name, &bytes)?;
+                flent_written += 1;
+                Ok(name)
+            }
+            Err(e @ ReportError::Flent { .. }) => {
+                flent_skipped.push(e.to_string());
+                Err(e.to_string())
+            }
+            Err(e) => return Err(e),
+        };
+        let flent = flent.as_deref().map_err(String::as_str);
+        let page = scenario_page::page(input, s, &own, flent, around);
+        sink.put(&html::scenario_page_path(s), page.as_bytes())?;
+    }
+    let page = html::page(
+        input,
+        &stats,
+        &headline,
+        &plots,
+        flent_written,
+        &flent_skipped,
+    );
+    sink.put("index.html", page.as_bytes())?;
+    if let Some(t) = &table {
+        sink.put("sweep.csv", sweep_file::csv(t).as_bytes())?;
+        sink.put("sweep.json", sweep_file::json(t).as_bytes())?;
+    }
+    Ok(())
 }
 
-/// Writes the files [`render_all`] rendered into `out_dir` (created if
-/// missing): each under a temporary name first, then all renamed, so a
-/// failed write leaves no report file behind.
+/// Renders the report of `input` into a staging folder of `out_dir`
+/// (created if missing), file by file; [`Staged::commit`] puts it in place.
+pub fn render_staged(input: &ReportInput, out_dir: &Path) -> Result<Staged, ReportError> {
+    let mut staged = Staged::new(out_dir)?;
+    render_into(input, &mut staged)?;
+    Ok(staged)
+}
+
+/// Renders the report of `input` into `out_dir` (created if missing): all
+/// of it or, on an error, nothing.
+pub fn render(input: &ReportInput, out_dir: &Path) -> Result<ReportFiles, ReportError> {
+    render_staged(input, out_dir)?.commit()
+}
+
+/// Writes files [`render_all`] rendered into `out_dir` (created if
+/// missing), through a staging folder: all of them or, on an error, none.
 pub fn write_rendered(files: &[Rendered], out_dir: &Path) -> Result<ReportFiles, ReportError> {
-    std::fs::create_dir_all(out_dir).map_err(|source| ReportError::Io {
-        what: "creating",
-        path: out_dir.to_path_buf(),
-        source,
-    })?;
-    let mut written = ReportFiles {
-        svgs: Vec::new(),
-        html: out_dir.join("index.html"),
-        flent: Vec::new(),
-        data: Vec::new(),
-    };
-    // The temporaries are removed when dropped.
-    let mut tmps = Vec::with_capacity(files.len());
+    let mut staged = Staged::new(out_dir)?;
     for f in files {
-        let mut tmp = AtomicFile::create(&out_dir.join(&f.name))?;
-        std::io::Write::write_all(&mut tmp, &f.bytes).map_err(tmp.error("writing"))?;
-        tmps.push(tmp);
+        staged.put(&f.name, &f.bytes)?;
     }
-    for (f, tmp) in files.iter().zip(tmps) {
-        tmp.commit(Durability::Unsynced)?;
-        let dest = out_dir.join(&f.name);
-        if f.name.ends_with(".svg") {
-            written.svgs.push(dest);
-        } else if f.name.ends_with(".flent.gz") {
-            written.flent.push(dest);
-        } else if f.name.starts_with("sweep.") {
-            written.data.push(dest);
-        }
-    }
-    Ok(written)
+    staged.commit()
 }

@@ -153,8 +153,9 @@ pub(crate) fn x_end(s: &Scenario) -> f64 {
     (end + 0.5).ceil()
 }
 
-/// Every plot of a run, in a fixed order: the headline figure, per
-/// scenario, then the run's.
+/// Every run-level plot, in a fixed order: the headline figure, then the
+/// run's (a sweep's point by point). Each scenario's own plots are drawn
+/// by [`scenario`], one scenario at a time, for its page.
 pub fn all(
     input: &ReportInput,
     st: &crate::compare::Statistics,
@@ -164,27 +165,25 @@ pub fn all(
         return sweep_points(input, hl);
     }
     let mut out = vec![crate::plot_headline::figure(input, st, hl)?];
-    out.extend(per_scenario(input)?);
     out.extend(crate::plots_run::all(input)?);
     Ok(out)
 }
 
-/// The four plots of each scenario.
-fn per_scenario(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
-    let mut out = Vec::new();
-    for s in &input.scenarios {
-        out.push(probe_rtt(s)?);
-        out.push(goodput(s, input.bottleneck_bps)?);
-        out.push(tcp_info(s)?);
-        out.push(qdisc(s)?);
-    }
-    Ok(out)
+/// The four plots of one scenario; `bottleneck_bps` is the rate its
+/// goodput plot draws (in a sweep, its point's own rate:
+/// [`crate::points::rate_of`]).
+pub fn scenario(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Vec<Plot>, ReportError> {
+    Ok(vec![
+        probe_rtt(s)?,
+        goodput(s, bottleneck_bps)?,
+        tcp_info(s)?,
+        qdisc(s)?,
+    ])
 }
 
-/// A sweep's plots point by point: each point's headline figure and
-/// per-arm figures over its own rounds alone (`pNN-…`, its label in the
-/// page's caption), and its scenarios' plots (the bottleneck rate line at
-/// the point's own rate).
+/// A sweep's run-level plots point by point: each point's headline figure
+/// and per-arm figures over its own rounds alone (`pNN-…`, its label in
+/// the page's caption).
 fn sweep_points(
     input: &ReportInput,
     hl: &crate::headline::Headline,
@@ -199,7 +198,6 @@ fn sweep_points(
             plot.point = Some(p.index);
         }
         out.extend(run);
-        out.extend(per_scenario(&p.input)?);
     }
     Ok(out)
 }

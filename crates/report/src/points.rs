@@ -3,7 +3,7 @@
 //! point and never rounds of different points, so a sweep's report is
 //! computed point by point on the scenarios of each ([`split`]).
 
-use crate::model::ReportInput;
+use crate::model::{ReportInput, Scenario};
 
 /// Whether the run swept at least one axis (its scenarios carry point
 /// values).
@@ -48,11 +48,7 @@ pub fn split(input: &ReportInput) -> impl Iterator<Item = PointInput> + '_ {
             .collect();
         // A rate axis sets this point's bottleneck (the goodput figures
         // draw it).
-        let rate = scenarios
-            .first()
-            .and_then(|s| s.point.values.iter().find_map(|v| v.strip_prefix("rate=")))
-            .and_then(|r| netlab_qdisc_model::Rate::parse(r).ok())
-            .map(|r| r.bits_per_sec());
+        let rate = scenarios.first().and_then(rate_of);
         let header = input.clone_header();
         PointInput {
             index,
@@ -65,6 +61,17 @@ pub fn split(input: &ReportInput) -> impl Iterator<Item = PointInput> + '_ {
             label,
         }
     })
+}
+
+/// The bottleneck rate, bit/s, a scenario's point sets (a `rate` axis);
+/// None when no axis sets it (the run's own rate then applies).
+pub fn rate_of(s: &Scenario) -> Option<u64> {
+    s.point
+        .values
+        .iter()
+        .find_map(|v| v.strip_prefix("rate="))
+        .and_then(|r| netlab_qdisc_model::Rate::parse(r).ok())
+        .map(|r| r.bits_per_sec())
 }
 
 impl ReportInput {

@@ -5,7 +5,10 @@
 //! the browser computed: the headline exists and names each arm's figures,
 //! the first screen (1280×800) holds the headline and, beside it, the
 //! headline figure whole, every SVG has drawn content, every text's computed font size is at least
-//! 12 px, and no console error appears in Chromium's log.
+//! 12 px, and no console error appears in Chromium's log. The same checks
+//! run on one scenario's own page (`scenarios/sNNNN.html`): its four plots
+//! drawn, its type readable, its link back to index.html resolving to the
+//! page itself.
 //! Skips when /usr/bin/chromium is missing, fails under
 //! NETLAB_REQUIRE_PRIVILEGED=1 (CI installs it).
 
@@ -77,7 +80,10 @@ fn chromium(url: &str, args: &[String], dir: &Path) -> (String, String) {
 /// Appended to a copy of the page: opens every collapsed section, then
 /// writes what the browser computed into `<pre id=netlab-check>`.
 const CHECK_SCRIPT: &str = r#"<script>
-const out = {headline: '', svgs: [], small: [], texts: 0, first: null};
+const out = {headline: '', svgs: [], small: [], texts: 0, first: null, back: []};
+for (const a of document.querySelectorAll('a')) {
+  if (a.getAttribute('href') === '../index.html') out.back.push(a.href);
+}
 const h = document.getElementById('headline');
 out.headline = h ? h.innerText : '';
 // Where the headline and the first figure lie as the page opens (before
@@ -151,25 +157,7 @@ fn the_page_renders_in_headless_chromium_with_its_headline_and_readable_type() {
     assert!(ink > 0.02, "the top of the page is nearly blank ({ink:.4})");
 
     // 2. What the browser computed, through a checking copy of the page.
-    let page = std::fs::read_to_string(&files.html).unwrap();
-    let check = dir.path().join("check.html");
-    std::fs::write(
-        &check,
-        page.replace("</body>", &format!("{CHECK_SCRIPT}</body>")),
-    )
-    .unwrap();
-    let (dom, _) = chromium(
-        &format!("file://{}", check.display()),
-        &["--dump-dom".into(), "--window-size=1280,2000".into()],
-        dir.path(),
-    );
-    let start = dom
-        .find("<pre id=\"netlab-check\">")
-        .unwrap_or_else(|| panic!("the checking script did not run: {dom:.2000}"));
-    let body = &dom[start + "<pre id=\"netlab-check\">".len()..];
-    let json = unescape(&body[..body.find("</pre>").unwrap()]);
-    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-
+    let v = computed(&files.html, dir.path());
     let headline = v["headline"].as_str().unwrap();
     for arm in ["pfifo", "fq_codel"] {
         let line = headline
@@ -220,8 +208,75 @@ fn the_page_renders_in_headless_chromium_with_its_headline_and_readable_type() {
         "the figure is not beside the headline: {first}"
     );
 
+    // Every plot of the run is on index.html once; each scenario's own
+    // four are on its page, not here.
+    let own = |p: &&std::path::PathBuf| {
+        let n = p.file_name().unwrap().to_string_lossy();
+        n.len() > 4
+            && n.starts_with('s')
+            && n[1..3].bytes().all(|b| b.is_ascii_digit())
+            && &n[3..4] == "-"
+    };
+    let run_plots = files.svgs.iter().filter(|p| !own(p)).count();
+    assert_eq!(files.svgs.len() - run_plots, 4 * input.scenarios.len());
+    drawn_and_readable(&v, run_plots, 100);
+
+    // 4. One scenario's own page: its four plots drawn, readable, and its
+    // link back resolving to index.html.
+    assert_eq!(files.pages.len(), input.scenarios.len());
+    let s = &input.scenarios[1];
+    let detail = dir.path().join(format!("scenarios/s{:04}.html", s.index));
+    assert!(files.pages.contains(&detail), "{:?}", files.pages);
+    let index = std::fs::read_to_string(&files.html).unwrap();
+    assert!(
+        index.contains(&format!(
+            "<a href=\"scenarios/s{:04}.html\">{}</a>",
+            s.index, s.index
+        )),
+        "index.html does not link scenario {}'s page",
+        s.index
+    );
+    let v = computed(&detail, dir.path());
+    drawn_and_readable(&v, 4, 30);
+    let back = v["back"].as_array().unwrap();
+    assert!(!back.is_empty(), "no link back to index.html");
+    for b in back {
+        assert_eq!(
+            b.as_str().unwrap(),
+            format!("file://{}", files.html.display()),
+            "the link back does not lead to index.html"
+        );
+    }
+}
+
+/// What the browser computed for `page`, through a checking copy of it
+/// in the same folder (so its relative links resolve as the page's do).
+fn computed(page: &Path, dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(page).unwrap();
+    let check = page.with_file_name("check.html");
+    std::fs::write(
+        &check,
+        text.replace("</body>", &format!("{CHECK_SCRIPT}</body>")),
+    )
+    .unwrap();
+    let (dom, _) = chromium(
+        &format!("file://{}", check.display()),
+        &["--dump-dom".into(), "--window-size=1280,2000".into()],
+        dir,
+    );
+    std::fs::remove_file(&check).unwrap();
+    let start = dom
+        .find("<pre id=\"netlab-check\">")
+        .unwrap_or_else(|| panic!("the checking script did not run: {dom:.2000}"));
+    let body = &dom[start + "<pre id=\"netlab-check\">".len()..];
+    let json = unescape(&body[..body.find("</pre>").unwrap()]);
+    serde_json::from_str(&json).unwrap()
+}
+
+/// `plots` SVGs on the page, each with drawn content and a size, more than
+/// `texts` texts, none below 12 px.
+fn drawn_and_readable(v: &serde_json::Value, plots: usize, texts: u64) {
     let svgs = v["svgs"].as_array().unwrap();
-    let plots = files.svgs.len();
     assert_eq!(svgs.len(), plots, "every plot is on the page once");
     for s in svgs {
         assert!(
@@ -231,7 +286,7 @@ fn the_page_renders_in_headless_chromium_with_its_headline_and_readable_type() {
             "a blank or collapsed SVG: {s}"
         );
     }
-    assert!(v["texts"].as_u64().unwrap() > 100);
+    assert!(v["texts"].as_u64().unwrap() > texts);
     let small = v["small"].as_array().unwrap();
     assert!(
         small.is_empty(),

@@ -19,10 +19,20 @@ use netlab_results::Results;
 const CAVEAT: &str = "the queue held aggregates of up to 15,140 bytes";
 
 fn names_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut names = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if e.file_type().unwrap().is_dir() {
+            names.extend(
+                names_in(&e.path())
+                    .into_iter()
+                    .map(|n| format!("{name}/{n}")),
+            );
+        } else {
+            names.push(name);
+        }
+    }
     names.sort();
     names
 }
@@ -106,6 +116,10 @@ fn a_folder_finished_from_its_scenarios_is_the_one_finished_from_results_json() 
     let names = names_in(read.path());
     assert_eq!(names, names_in(fed.path()));
     assert!(names.len() > 10, "{names:?}");
+    assert!(
+        names.iter().any(|n| n == "scenarios/s0006.html"),
+        "{names:?}"
+    );
     for n in &names {
         assert!(
             std::fs::read(read.path().join(n)).unwrap()

@@ -19,8 +19,18 @@ fn readme() -> String {
 }
 
 /// `s02-round1-fq_codel.headers.pcapng` → `sNN-roundR-ARM.headers.pcapng`,
-/// `overview-pfifo-vs-fq_codel.svg` → `overview-A-vs-B.svg`.
+/// `overview-pfifo-vs-fq_codel.svg` → `overview-A-vs-B.svg`,
+/// `scenarios/s0003.html` → `sNNNN.html`.
 fn pattern(name: &str) -> String {
+    // A scenario's page: `scenarios/s0003.html` → `sNNNN.html`.
+    let name = name.strip_prefix("scenarios/").unwrap_or(name);
+    if name.len() == 10
+        && name.starts_with('s')
+        && name.ends_with(".html")
+        && name[1..5].bytes().all(|b| b.is_ascii_digit())
+    {
+        return "sNNNN.html".into();
+    }
     if let Some(rest) = name.strip_prefix("overview-") {
         if rest.contains("-vs-") && rest.ends_with(".svg") {
             return "overview-A-vs-B.svg".into();

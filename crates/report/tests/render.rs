@@ -45,16 +45,63 @@ fn every_plot_is_produced_parses_and_is_not_blank() {
     assert_eq!(files.flent.len(), 6);
     let html = std::fs::read_to_string(&files.html).unwrap();
     assert!(html.contains("<table>"));
-    assert_eq!(html.matches("<svg").count(), 6 * 4 + 4, "every plot inline");
-    assert!(!html.contains("<script"), "no script");
-    // Self-contained: nothing is loaded from anywhere.
-    for bad in ["src=", "<link", "@import", "url(", "<iframe", "<object"] {
-        assert!(!html.contains(bad), "index.html has {bad:?}");
+    // index.html inlines the run's four plots; each scenario's four are
+    // inline on its own page, which index.html links.
+    assert_eq!(html.matches("<svg").count(), 4, "the run's plots inline");
+    assert_eq!(files.pages.len(), 6);
+    for s in &input.scenarios {
+        let name = format!("scenarios/s{:04}.html", s.index);
+        assert!(
+            html.contains(&format!("<a href=\"{name}\">")),
+            "index.html does not link {name}"
+        );
+        let path = dir.path().join(&name);
+        assert_eq!(files.pages[s.index as usize - 1], path);
+        let page = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            page.contains("<a href=\"../index.html\">"),
+            "{name} does not link back"
+        );
+        for kind in ["probe-rtt", "goodput", "tcp-info", "qdisc"] {
+            let file = format!("s{:02}-{kind}.svg", s.index);
+            assert!(
+                page.contains(&format!("<figure id=\"{file}\"><svg")),
+                "{name} lacks {file} inline"
+            );
+            assert!(!html.contains(&file), "index.html names {file}");
+        }
+        assert_eq!(page.matches("<svg").count(), 4, "{name}: its four plots");
+        let flent = files.flent.iter().find(|f| {
+            f.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(&format!("s{:02}-", s.index))
+        });
+        let flent = flent
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        assert!(
+            page.contains(&format!("<a href=\"../{flent}\">")),
+            "{name} does not link {flent}"
+        );
+        self_contained(&name, &page);
     }
+    self_contained("index.html", &html);
     // No temporaries left behind.
     for e in std::fs::read_dir(dir.path()).unwrap() {
         let n = e.unwrap().file_name().to_string_lossy().into_owned();
         assert!(!n.ends_with(".tmp"), "leftover {n}");
+    }
+}
+
+/// No script, and nothing is loaded from anywhere.
+fn self_contained(name: &str, html: &str) {
+    assert!(!html.contains("<script"), "{name}: no script");
+    for bad in ["src=", "<link", "@import", "url(", "<iframe", "<object"] {
+        assert!(!html.contains(bad), "{name} has {bad:?}");
     }
 }
 
@@ -121,14 +168,28 @@ fn re_rendering_is_byte_deterministic() {
     let again = netlab_report::read_results(dir.path()).unwrap();
     netlab_report::render(&again, b.path()).unwrap();
     let mut n = 0;
-    for e in std::fs::read_dir(a.path()).unwrap() {
-        let name = e.unwrap().file_name();
-        let x = std::fs::read(a.path().join(&name)).unwrap();
+    let mut names: Vec<std::path::PathBuf> = std::fs::read_dir(a.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into())
+        .collect();
+    while let Some(name) = names.pop() {
+        let path = a.path().join(&name);
+        if path.is_dir() {
+            names.extend(
+                std::fs::read_dir(&path)
+                    .unwrap()
+                    .map(|e| name.join(e.unwrap().file_name())),
+            );
+            continue;
+        }
+        let x = std::fs::read(&path).unwrap();
         let y = std::fs::read(b.path().join(&name)).unwrap();
         assert!(x == y, "{name:?} differs between renders");
         n += 1;
     }
-    assert_eq!(n, 6 * 4 + 4 + 1 + 6);
+    // 6 × 4 scenario plots, 4 run plots, index.html, 6 Flent files, 6
+    // scenario pages.
+    assert_eq!(n, 6 * 4 + 4 + 1 + 6 + 6);
 }
 
 #[test]
@@ -154,6 +215,14 @@ fn a_failed_scenario_without_data_still_renders_and_says_so() {
     let html = std::fs::read_to_string(&files.html).unwrap();
     assert!(html.contains("failed: building the topology: boom"));
     assert!(html.contains("not written: flent export of scenario 1"));
+    let page = std::fs::read_to_string(&files.pages[0]).unwrap();
+    assert!(page.contains("failed: building the topology: boom"));
+    assert!(page.contains("Flent file not written: flent export of scenario 1"));
+    assert_eq!(
+        page.matches("<svg").count(),
+        4,
+        "a failed scenario's page draws its (empty) plots"
+    );
     assert!(html.contains("Left out of the statistics (failed): scenarios [1]"));
     for p in &files.svgs {
         rasterize(&std::fs::read(p).unwrap()).unwrap();
@@ -205,5 +274,49 @@ fn every_figure_keeps_8_pt_type_when_printed_at_a_column_width() {
                 &small[..small.len().min(4)]
             );
         }
+    }
+}
+
+/// A sweep's scenario pages: each names its point, links that point's
+/// headline on index.html and its neighbours, and draws its goodput
+/// against its own point's rate (the fixture's points run at 2 and
+/// 20 Mbit/s).
+#[test]
+fn a_sweep_s_scenario_pages_name_their_point_and_draw_its_rate() {
+    let dir = TempDir::new("sweep-pages");
+    std::fs::write(
+        dir.path().join("results.json"),
+        common::fixture_json_of("run-host-pfifo-sweep"),
+    )
+    .unwrap();
+    let input = netlab_report::read_results(dir.path()).unwrap();
+    let files = netlab_report::render(&input, dir.path()).unwrap();
+    assert_eq!(files.pages.len(), input.scenarios.len());
+    let n = input.scenarios.len();
+    for (i, s) in input.scenarios.iter().enumerate() {
+        let page = std::fs::read_to_string(&files.pages[i]).unwrap();
+        let point = format!(
+            "<a href=\"../index.html#point{0}\">point {0}</a> ({1})",
+            s.point.index, s.point.label
+        );
+        assert!(page.contains(&point), "scenario {} lacks {point}", s.index);
+        assert!(page.contains("<th class=l>point</th>"));
+        assert_eq!(page.contains("previous: "), i > 0);
+        assert_eq!(page.contains("next: "), i + 1 < n);
+        let rate = if s.point.label.contains("rate=20mbit") {
+            "20"
+        } else {
+            "2"
+        };
+        let goodput =
+            std::fs::read_to_string(dir.path().join(format!("s{:02}-goodput.svg", s.index)))
+                .unwrap();
+        let text = goodput.replace('\n', " ");
+        assert!(
+            text.contains(&format!("rate {rate} Mbit/s")),
+            "scenario {} ({}) does not draw its point's rate",
+            s.index,
+            s.point.label
+        );
     }
 }
