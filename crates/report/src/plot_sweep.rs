@@ -585,13 +585,25 @@ fn draw_panel(
         draw_arm(&area, series, arm_color(ci), states, &at)?;
     }
     let at = |x: f64, v: f64| px_in(&chart, &area, (xs.to(x), ys.to(v)));
+    draw_models(&area, models, arms, (xs, ys), &at)
+}
+
+/// The models' predictions, dashed in their arm's colour, and model 2's
+/// boundary N* as a grey vertical line, over a drawn panel.
+fn draw_models(
+    area: &Area<'_>,
+    models: &PanelModels,
+    arms: &[String],
+    (xs, ys): (&Scale, &Scale),
+    at: &dyn Fn(f64, f64) -> (i32, i32),
+) -> Result<(), String> {
     for l in &models.lines {
         let c = model_color(arms, &l.arm);
         for w in l.points.windows(2) {
             if w[0].regime == w[1].regime {
-                dashed(&area, at(w[0].x, w[0].value), at(w[1].x, w[1].value), c)?;
+                dashed(area, at(w[0].x, w[0].value), at(w[1].x, w[1].value), c)?;
                 if let (Some(a), Some(b)) = (w[0].upper, w[1].upper) {
-                    dashed(&area, at(w[0].x, a), at(w[1].x, b), c)?;
+                    dashed(area, at(w[0].x, a), at(w[1].x, b), c)?;
                 }
             }
         }
@@ -605,7 +617,7 @@ fn draw_panel(
             if !joined(k.checked_sub(1)) && !joined(Some(k + 1)) {
                 for v in [Some(p.value), p.upper].into_iter().flatten() {
                     let (x, y) = at(p.x, v);
-                    dashed(&area, (x - 14, y), (x + 14, y), c)?;
+                    dashed(area, (x - 14, y), (x + 14, y), c)?;
                 }
             }
         }
@@ -617,7 +629,7 @@ fn draw_panel(
         }
         let top = at(*n, ys.from(ys.range.1));
         let bottom = at(*n, ys.from(ys.range.0));
-        dashed(&area, bottom, top, MODEL_GREY)?;
+        dashed(area, bottom, top, MODEL_GREY)?;
         area.draw(&Text::new(
             format!("model N* = {}", crate::stats::fmt_num(*n)),
             (top.0 + 4, top.1 + 2),

@@ -447,6 +447,17 @@ fn delay_words(
     })
 }
 
+/// `v`'s range in `unit`: `2.5 ms`, or `2.5–3 ms`.
+fn span(v: &[f64], unit: &str) -> String {
+    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if hi - lo < 1e-9 {
+        format!("{} {unit}", fmt_num(lo))
+    } else {
+        format!("{}–{} {unit}", fmt_num(lo), fmt_num(hi))
+    }
+}
+
 /// Model 1 per pfifo arm: where the delay figures' values lie against
 /// the FIFO bound (plus the base RTT the metric carries). A censored
 /// value below the bound is not placed: only that it is at least its
@@ -510,15 +521,6 @@ fn fifo_sentences(table: &SweepTable) -> Vec<String> {
         if bounds.is_empty() {
             continue;
         }
-        let span = |v: &[f64], unit: &str| {
-            let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            if hi - lo < 1e-9 {
-                format!("{} {unit}", fmt_num(lo))
-            } else {
-                format!("{}–{} {unit}", fmt_num(lo), fmt_num(hi))
-            }
-        };
         let mut words = vec![format!(
             "fifo_bound, {arm}: limit {} packets × L = {} ({}) at each point's rate: {} of queueing delay",
             limits.join(", "),
