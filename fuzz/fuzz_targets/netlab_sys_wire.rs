@@ -1,4 +1,4 @@
-//! The netlink walkers of `netlab_sys::wire` (every netlink answer netlab
+//! The netlink walkers of `netlab_os::wire` (every netlink answer netlab
 //! reads goes through them): `Messages`, `Message`, `ErrorMessage`,
 //! `Attrs` (nested too), `Attr`'s fixed-size readers and `Fields`.
 //!
@@ -14,7 +14,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use netlab_sys::wire::{
+use netlab_os::wire::{
     align4, Attr, Attrs, ErrorMessage, Fields, Message, Messages, NLA_HDRLEN, NLMSG_ERROR,
     NLMSG_HDRLEN,
 };

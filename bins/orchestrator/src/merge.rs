@@ -159,11 +159,11 @@ pub fn main(a: &MergeArgs) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use netlab_os::testing::Scratch;
     use netlab_results::merge::read_source;
     use netlab_results::store::SCENARIO_DIR;
     use netlab_results::testing::{elements, golden_study, shard_folder};
     use netlab_results::{Results, ScenarioFiles};
-    use netlab_sys::testing::Scratch;
     use std::collections::BTreeSet;
 
     #[test]

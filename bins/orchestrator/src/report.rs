@@ -124,7 +124,7 @@ mod tests {
     /// changes no byte.
     #[test]
     fn a_finished_folder_is_what_the_whole_read_gives() {
-        let dir = netlab_sys::testing::Scratch::new("finish-same");
+        let dir = netlab_os::testing::Scratch::new("finish-same");
         let mut v2 = Results::read(&golden()).unwrap();
         let mut third = v2.scenarios[1].clone();
         third.index = 3;

@@ -180,7 +180,7 @@ fn run_with(
     cfg.validate()?;
     check_tools(cfg)?;
     let started = Instant::now();
-    let kernel = netlab_sys::kernel_release().unwrap_or_else(|| "unknown release".into());
+    let kernel = netlab_os::kernel_release().unwrap_or_else(|| "unknown release".into());
     // netlab-run's owned run: a registry with its state file (a crash
     // leaves the namespaces to `orchestrator cleanup`) and SIGINT/SIGTERM
     // in graceful mode (the scenario stops, what it measured is kept).

@@ -12,7 +12,7 @@ use netlab_crosscheck::{run, CrosscheckConfig, Timeline};
 
 #[test]
 fn privileged_short_crosscheck_on_the_host_kernel() {
-    if !netlab_sys::testing::require_privileged("privileged_short_crosscheck_on_the_host_kernel") {
+    if !netlab_os::testing::require_privileged("privileged_short_crosscheck_on_the_host_kernel") {
         return;
     }
     let mut cfg = CrosscheckConfig::new(1);

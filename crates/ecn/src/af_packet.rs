@@ -2,7 +2,7 @@
 //! interface, non-blocking headers-only reads, poll, and PACKET_STATISTICS.
 //! nix covers the receive buffer (SO_RCVBUFFORCE), the reads (`recvmsg`
 //! with MSG_TRUNC and the link-layer address), poll and the interface
-//! lookup (via netlab-sys); `unsafe` is left only in the two blocks nix has
+//! lookup (via netlab-os); `unsafe` is left only in the two blocks nix has
 //! no wrapper for (binding to a `sockaddr_ll`, PACKET_STATISTICS), each
 //! allowed on its own with a `// SAFETY:` comment.
 
@@ -31,8 +31,8 @@ struct TpacketStats {
 
 /// Index of interface `name` in the calling thread's network namespace.
 pub(crate) fn ifindex(name: &str) -> Result<u32, EcnError> {
-    netlab_sys::ifindex(name).map_err(|e| match e {
-        netlab_sys::SysError::NoSuchInterface { .. } => EcnError::InterfaceNotFound {
+    netlab_os::ifindex(name).map_err(|e| match e {
+        netlab_os::SysError::NoSuchInterface { .. } => EcnError::InterfaceNotFound {
             name: name.to_string(),
         },
         other => EcnError::Syscall {

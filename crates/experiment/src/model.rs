@@ -8,10 +8,10 @@ use netlab_qdisc_model::{Arm, Rate, Size, Tbf};
 
 /// How A and B start their TCP receive buffers (`[path] receive_buffer`:
 /// `"kernel"` or `"max"`): the one type the topology builds from too.
-pub use netlab_path::ReceiveBuffer;
+pub use netlab_path_settings::ReceiveBuffer;
 /// The veths' offloads (`[path] offloads`: `"kernel"` or `"off"`) and the
 /// links' MTU bounds: the types the topology builds from too.
-pub use netlab_path::{check_mtu, Offloads, DEFAULT_MTU, LINK_HEADER};
+pub use netlab_path_settings::{check_mtu, Offloads, DEFAULT_MTU, LINK_HEADER};
 
 use crate::units::format_duration;
 

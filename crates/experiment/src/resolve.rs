@@ -323,7 +323,7 @@ impl Experiment {
                 // use them is what it was before they existed.
                 offloads: (self.path.offloads != Offloads::Kernel)
                     .then(|| self.path.offloads.file_word().to_string()),
-                mtu: (self.path.mtu != netlab_path::DEFAULT_MTU).then_some(self.path.mtu),
+                mtu: (self.path.mtu != netlab_path_settings::DEFAULT_MTU).then_some(self.path.mtu),
                 up: Some(shaper(&self.path.up)),
                 down: Some(shaper(&self.path.down)),
             }),
@@ -465,8 +465,8 @@ pub(crate) fn offloads(key: &str, word: &str) -> Result<Offloads, ExperimentErro
 /// `max_size` and not a GSO aggregate it can split), so a full-size frame
 /// (MTU + the 14-byte Ethernet header) must fit the burst.
 pub(crate) fn check_path_mtu(key: &str, mtu: u32, path: &PathSpec) -> Result<(), ExperimentError> {
-    netlab_path::check_mtu(mtu).map_err(|reason| err(key, reason))?;
-    let frame = u64::from(mtu) + u64::from(netlab_path::LINK_HEADER);
+    netlab_path_settings::check_mtu(mtu).map_err(|reason| err(key, reason))?;
+    let frame = u64::from(mtu) + u64::from(netlab_path_settings::LINK_HEADER);
     for (dir, tbf) in [("up", &path.up), ("down", &path.down)] {
         if let Some(t) = tbf {
             if frame > t.burst.0 {

@@ -158,7 +158,7 @@ fn prepare_and_run(
     for (path, host) in &shared {
         bind_back(path, host)?;
     }
-    init_outcome.release = netlab_sys::kernel_release();
+    init_outcome.release = netlab_os::kernel_release();
 
     for m in &spec.modules {
         let outcome = load_module(&m.path);

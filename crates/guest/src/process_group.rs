@@ -49,7 +49,7 @@ pub(crate) fn signal_process(pid: u32, signal: Signal) {
 
 /// Pids of live (non-zombie) processes whose process group is `pgid`.
 pub fn live_process_group(pgid: u32) -> Vec<u32> {
-    netlab_sys::proc::live_process_group(pgid as i32)
+    netlab_os::proc::live_process_group(pgid as i32)
         .into_iter()
         .map(|s| s.pid as u32)
         .collect()
@@ -62,7 +62,7 @@ mod tests {
     #[test]
     fn own_group_is_listed() {
         let me = std::process::id();
-        let stat = netlab_sys::proc::proc_stat(me as i32).unwrap().unwrap();
+        let stat = netlab_os::proc::proc_stat(me as i32).unwrap().unwrap();
         assert!(live_process_group(stat.pgrp as u32).contains(&me));
     }
 }

@@ -2,7 +2,7 @@
 //! (SIGKILL): their run folders and any kernel helper process still alive.
 //!
 //! Ownership is proven, never guessed, with the pid + start-time model of
-//! `netlab_sys::ProcessIdentity` (the same one netlab-receipts uses): a
+//! `netlab_os::ProcessIdentity` (the same one netlab-receipts uses): a
 //! folder records its owner's identity in [`OWNER_FILE`] when it is made,
 //! and it is stale only when that process no longer runs — gone, or its pid
 //! now given to a process with another start time. (A folder without the
@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
-use netlab_sys::{Liveness, ProcessIdentity};
+use netlab_os::{Liveness, ProcessIdentity};
 use nix::sys::signal::Signal;
 use serde::{Deserialize, Serialize};
 
@@ -136,7 +136,7 @@ pub fn cleanup_stale_runs_in(tmp: &Path) -> Vec<StaleRun> {
 fn kill_kernel(pgid: u32, name: &str, owner: Option<ProcessIdentity>) -> Vec<u32> {
     let marker = format!("umid={name}");
     let mut killed = Vec::new();
-    for stat in netlab_sys::proc::live_process_group(pgid as i32) {
+    for stat in netlab_os::proc::live_process_group(pgid as i32) {
         let id = ProcessIdentity {
             pid: stat.pid,
             start_time: stat.start_time,
@@ -227,7 +227,7 @@ mod tests {
             },
         );
         // a kernel.pid naming our own group: nothing there carries the umid
-        let pgrp = netlab_sys::proc::proc_stat(me.pid).unwrap().unwrap().pgrp;
+        let pgrp = netlab_os::proc::proc_stat(me.pid).unwrap().unwrap().pgrp;
         std::fs::write(reused.join(files::KERNEL_PID), format!("{pgrp}\n")).unwrap();
         // our real identity: alive, kept
         let live = tmp.0.join(format!("netlab-guest-{}-2-0000abcd", me.pid));

@@ -59,23 +59,23 @@ pub const MAX_SLOTS: u64 = 1_000_000;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IsoConfig {
     /// First slot's due time (default 0 s).
-    #[serde(with = "netlab_sys::secs", rename = "start_s")]
+    #[serde(with = "netlab_os::secs", rename = "start_s")]
     pub start: Duration,
     /// Slot spacing (default 20 ms, at least 1 ms).
-    #[serde(with = "netlab_sys::secs", rename = "interval_s")]
+    #[serde(with = "netlab_os::secs", rename = "interval_s")]
     pub interval: Duration,
     /// A reply later than this after its send is late, the request censored
     /// (default 1 s).
-    #[serde(with = "netlab_sys::secs", rename = "timeout_s")]
+    #[serde(with = "netlab_os::secs", rename = "timeout_s")]
     pub timeout: Duration,
     /// End of the scenario (default 18 s).
-    #[serde(with = "netlab_sys::secs", rename = "end_s")]
+    #[serde(with = "netlab_os::secs", rename = "end_s")]
     pub end: Duration,
     /// No slot due within this long before `end` (default 1 s).
-    #[serde(with = "netlab_sys::secs", rename = "quiet_before_end_s")]
+    #[serde(with = "netlab_os::secs", rename = "quiet_before_end_s")]
     pub quiet_before_end: Duration,
     /// Width of the statistics windows (default 1 s).
-    #[serde(with = "netlab_sys::secs", rename = "window_s")]
+    #[serde(with = "netlab_os::secs", rename = "window_s")]
     pub window: Duration,
     /// Phase boundaries by due time.
     pub phases: PhaseBounds,

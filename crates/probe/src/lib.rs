@@ -3,7 +3,7 @@
 //! * [`EchoResponder`] (B): a non-blocking UDP echo that a `poll` loop
 //!   drives (register [`EchoResponder::as_fd`], call
 //!   [`EchoResponder::drain`] when readable); [`EchoHandler`] is it as a
-//!   handler of B's single event loop (`netlab_sys::event_loop`), which
+//!   handler of B's single event loop (`netlab_os::event_loop`), which
 //!   whoever wires B registers beside tcpload's receiver: one for the
 //!   stop-and-wait probe's echo, one for the isochronous probe's.
 //! * [`ProbeClient`] (pure): the request schedule — one outstanding request,

@@ -61,16 +61,16 @@ impl Phase {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct PhaseBounds {
     /// Baseline starts here (default 0 s).
-    #[serde(with = "netlab_sys::secs", rename = "baseline_start_s")]
+    #[serde(with = "netlab_os::secs", rename = "baseline_start_s")]
     pub baseline_start: Duration,
     /// Baseline ends (exclusive) and warmup starts here (default 3 s).
-    #[serde(with = "netlab_sys::secs", rename = "baseline_end_s")]
+    #[serde(with = "netlab_os::secs", rename = "baseline_end_s")]
     pub baseline_end: Duration,
     /// Warmup ends and the loaded window starts here (default 6 s).
-    #[serde(with = "netlab_sys::secs", rename = "loaded_start_s")]
+    #[serde(with = "netlab_os::secs", rename = "loaded_start_s")]
     pub loaded_start: Duration,
     /// The loaded window ends here, exclusive (default 18 s).
-    #[serde(with = "netlab_sys::secs", rename = "loaded_end_s")]
+    #[serde(with = "netlab_os::secs", rename = "loaded_end_s")]
     pub loaded_end: Duration,
 }
 
@@ -104,21 +104,21 @@ impl PhaseBounds {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProbeConfig {
     /// No request before this time (default 0 s).
-    #[serde(with = "netlab_sys::secs", rename = "start_s")]
+    #[serde(with = "netlab_os::secs", rename = "start_s")]
     pub start: Duration,
     /// Target spacing from the previous send (default 200 ms).
-    #[serde(with = "netlab_sys::secs", rename = "spacing_s")]
+    #[serde(with = "netlab_os::secs", rename = "spacing_s")]
     pub spacing: Duration,
     /// Longest wait for a reply (default 1 s).
-    #[serde(with = "netlab_sys::secs", rename = "timeout_s")]
+    #[serde(with = "netlab_os::secs", rename = "timeout_s")]
     pub timeout: Duration,
     /// At most this many requests (default 100).
     pub max_requests: u32,
     /// End of the scenario (default 18 s).
-    #[serde(with = "netlab_sys::secs", rename = "end_s")]
+    #[serde(with = "netlab_os::secs", rename = "end_s")]
     pub end: Duration,
     /// No new request within this long before `end` (default 1 s).
-    #[serde(with = "netlab_sys::secs", rename = "quiet_before_end_s")]
+    #[serde(with = "netlab_os::secs", rename = "quiet_before_end_s")]
     pub quiet_before_end: Duration,
     /// Phase boundaries by send time.
     pub phases: PhaseBounds,

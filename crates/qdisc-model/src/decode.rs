@@ -9,8 +9,10 @@ use crate::arm::fq::{self, FqReadback, FqXstats};
 use crate::arm::fq_codel::{self, FqCodelReadback, FqCodelXstats};
 use crate::arm::fq_pie::{self, FqPieReadback, FqPieXstats};
 use crate::arm::pie::{self, PieReadback, PieXstats};
-use netlab_wire::hex;
-use netlab_wire::{Attr, Attrs, ErrorMessage, Fields, Message, Messages, NLMSG_DONE, NLMSG_ERROR};
+use netlab_netlink_views::hex;
+use netlab_netlink_views::{
+    Attr, Attrs, ErrorMessage, Fields, Message, Messages, NLMSG_DONE, NLMSG_ERROR,
+};
 
 use crate::error::Named;
 use crate::tbf::{TbfQopt, TCA_TBF_PARMS, TCA_TBF_PRATE64, TCA_TBF_RATE64};

@@ -1,6 +1,6 @@
 //! The one error type of this crate.
 
-use netlab_wire::WireError;
+use netlab_netlink_views::WireError;
 
 /// Everything that can go wrong while parsing a bottleneck description,
 /// building a qdisc request or decoding a readback. Every message names
@@ -68,7 +68,7 @@ impl From<WireError> for ModelError {
     }
 }
 
-/// Names what a netlab-wire read was for: `a.u32().named("TCA_CODEL_TARGET")?`
+/// Names what a netlab-netlink-views read was for: `a.u32().named("TCA_CODEL_TARGET")?`
 /// fails with `decoding TCA_CODEL_TARGET: 2 bytes, need 4`.
 pub(crate) trait Named<T> {
     fn named(self, what: &str) -> Result<T, ModelError>;

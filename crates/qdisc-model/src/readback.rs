@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::decode::{decode_dump, QdiscRecord, QdiscStats};
-use netlab_wire::hex;
+use netlab_netlink_views::hex;
 
 use crate::{Handle, ModelError, Psched};
 

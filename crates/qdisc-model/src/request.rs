@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::arm::OptionsPayload;
 use crate::{Arm, Handle, ModelError, Psched, Tbf};
-use netlab_wire::hex;
+use netlab_netlink_views::hex;
 
 /// `TCA_OPTIONS` (`linux/rtnetlink.h`).
 const TCA_OPTIONS: u16 = 2;
@@ -326,7 +326,7 @@ mod tests {
     #[test]
     fn dump_request_is_a_bare_rtm_getqdisc() {
         let b = dump_request_bytes();
-        let msg = netlab_wire::Message::new_checked(&b).unwrap();
+        let msg = netlab_netlink_views::Message::new_checked(&b).unwrap();
         assert_eq!((msg.len(), msg.kind()), (16 + 20, 38));
         assert_eq!(msg.flags(), NLM_F_REQUEST | NLM_F_DUMP);
         assert_eq!(msg.payload(), &[0u8; 20]);

@@ -126,7 +126,7 @@ fn main() {
     std::fs::write(out_dir.join(format!("{name}.drained.tc.json")), &tc.stdout).unwrap();
     println!(
         "kernel {} psched {:?} ifindex {}: wrote {name}.* to {}",
-        netlab_sys::kernel_release().unwrap_or_default(),
+        netlab_os::kernel_release().unwrap_or_default(),
         read_psched(),
         done.ifindex,
         out_dir.display()

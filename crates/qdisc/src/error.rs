@@ -2,8 +2,8 @@
 
 use std::io;
 
+use netlab_os::SysError;
 use netlab_qdisc_model::ModelError;
-use netlab_sys::SysError;
 
 /// Everything that can go wrong while configuring or reading qdiscs: the
 /// model's failures (parsing, building, decoding: [`QdiscError::Model`])
@@ -80,7 +80,7 @@ pub enum QdiscError {
     SamplerPanicked,
     /// Any other failure of the shared low-level layer.
     #[error(transparent)]
-    Sys(netlab_sys::SysError),
+    Sys(netlab_os::SysError),
 }
 
 impl From<SysError> for QdiscError {

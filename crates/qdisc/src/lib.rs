@@ -49,6 +49,8 @@ mod socket;
 pub mod support;
 
 pub use error::QdiscError;
+/// Lowercase hex for the raw bytes kept in readbacks and requests.
+pub use netlab_os::hex;
 /// netem, the path's delay (netlab-qdisc-model's `netem`).
 pub use netlab_qdisc_model::netem;
 /// The model, re-exported under this crate's paths: words, units,
@@ -63,8 +65,6 @@ pub use netlab_qdisc_model::{
     QdiscStats, QdiscXstats, Rate, RateSpec, RawAttr, Readback, SampleFailure, SampleSeries,
     SamplerStop, Size, Tbf, TbfQopt, TbfReadback, ARM_HANDLE, ARM_PARENT, KNOWN_KINDS, TBF_HANDLE,
 };
-/// Lowercase hex for the raw bytes kept in readbacks and requests.
-pub use netlab_sys::hex;
 pub use sampler::{Sampler, SamplerConfig};
 pub use socket::{apply, ifindex_in, read_psched, QdiscSocket};
 

@@ -1,12 +1,12 @@
 //! The sampler: a bounded thread that takes a [`crate::Readback`] every N ms over
-//! its own socket (made in the namespace), on netlab-sys's slot grid
+//! its own socket (made in the namespace), on netlab-os's slot grid
 //! ([`Pacer`]: a late sample skips the missed slots, never bursts) and
 //! stopped by a [`StopFlag`].
 
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use netlab_sys::{Pacer, StopFlag};
+use netlab_os::{Pacer, StopFlag};
 use netlab_topology::netns::Netns;
 
 use crate::socket::QdiscSocket;

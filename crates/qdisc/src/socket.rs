@@ -1,9 +1,9 @@
-//! The I/O edge: netlab-sys's netlink socket opened inside a namespace,
+//! The I/O edge: netlab-os's netlink socket opened inside a namespace,
 //! sending built requests and collecting qdisc dumps (bounded waits and
 //! extended-ack text come from [`NetlinkSocket`]); a refusal becomes this
 //! crate's error, a missing kind [`QdiscError::KindUnavailable`].
 
-use netlab_sys::{NetlinkSocket, Protocol, SysError};
+use netlab_os::{NetlinkSocket, Protocol, SysError};
 use netlab_topology::netns::Netns;
 
 use crate::{Handle, Psched, QdiscError};
@@ -127,14 +127,14 @@ fn refusal(req: &QdiscRequest, errno: i32, kernel_message: Option<String>) -> Qd
     QdiscError::Refused {
         request: req.tc_command(),
         errno,
-        errno_name: netlab_sys::errno_name(errno),
+        errno_name: netlab_os::errno_name(errno),
         kernel_message,
     }
 }
 
 /// The running kernel's release for a refusal's message.
 pub(crate) fn release_or_unknown() -> String {
-    netlab_sys::kernel_release().unwrap_or_else(|| "unknown release".to_string())
+    netlab_os::kernel_release().unwrap_or_else(|| "unknown release".to_string())
 }
 
 /// The running kernel's tick factors (`/proc/net/psched`); the modern
@@ -149,7 +149,7 @@ pub fn read_psched() -> Psched {
 /// The index of interface `dev` inside `ns`.
 pub fn ifindex_in(ns: &Netns, dev: &str) -> Result<u32, QdiscError> {
     let found = ns
-        .run(|| netlab_sys::ifindex(dev))
+        .run(|| netlab_os::ifindex(dev))
         .map_err(|source| QdiscError::Netns {
             step: format!("resolving {dev} in netns {}", ns.name()),
             source,

@@ -175,7 +175,7 @@ fn privileged_probe_and_refusals_on_the_host_kernel() {
         == 1;
     println!(
         "host kernel {} has fq_codel: {}",
-        netlab_sys::kernel_release().unwrap(),
+        netlab_os::kernel_release().unwrap(),
         !fq_codel_missing
     );
 
@@ -190,7 +190,7 @@ fn privileged_probe_and_refusals_on_the_host_kernel() {
             msg,
             format!(
                 "qdisc fq_codel is not available in this kernel ({}): its module sch_fq_codel is not loaded and could not be loaded",
-                netlab_sys::kernel_release().unwrap()
+                netlab_os::kernel_release().unwrap()
             )
         );
     }

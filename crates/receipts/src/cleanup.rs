@@ -12,7 +12,7 @@ use crate::receipt::{Action, CleanupReceipt, Outcome};
 use crate::resource::{ProcessIdentity, Resource};
 use crate::state::{read_state, write_state, RunState};
 use crate::teardown::{remove_file, teardown_one, teardown_order, TeardownOptions};
-use netlab_sys::Liveness;
+use netlab_os::Liveness;
 
 /// What happened to one state file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,10 +1,10 @@
 //! Process syscalls: identity from `/proc/<pid>/stat` (through
-//! `netlab_sys::proc`), signals, reaping (nix's safe wrappers; nothing here
+//! `netlab_os::proc`), signals, reaping (nix's safe wrappers; nothing here
 //! needs `unsafe`).
 
 use std::io;
 
-use netlab_sys::{Liveness, ProcessIdentity};
+use netlab_os::{Liveness, ProcessIdentity};
 use nix::errno::Errno;
 use nix::sys::signal::{kill, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag};

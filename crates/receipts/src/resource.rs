@@ -1,12 +1,12 @@
 //! Owned resources. Processes are identified by pid + start time
-//! ([`ProcessIdentity`], from `netlab_sys::proc`), so a reused pid is never
+//! ([`ProcessIdentity`], from `netlab_os::proc`), so a reused pid is never
 //! mistaken for ours.
 
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-pub use netlab_sys::proc::{parse_proc_stat, ProcStat, ProcessIdentity};
+pub use netlab_os::proc::{parse_proc_stat, ProcStat, ProcessIdentity};
 
 /// One thing a run owns and must remove.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -33,14 +33,14 @@ pub fn state_path(dir: &Path, run: &RunId) -> PathBuf {
     dir.join(format!("{run}.json"))
 }
 
-/// Writes `state` to `path` atomically ([`netlab_sys::atomic::write`]:
+/// Writes `state` to `path` atomically ([`netlab_os::atomic::write`]:
 /// temporary file, fsync, rename).
 pub fn write_state(path: &Path, state: &RunState) -> Result<(), ReceiptsError> {
     let json = serde_json::to_vec_pretty(state).map_err(|e| ReceiptsError::Malformed {
         path: path.to_owned(),
         reason: format!("serializing the state: {e}"),
     })?;
-    netlab_sys::atomic::write(path, &json).map_err(|e| ReceiptsError::StateFile {
+    netlab_os::atomic::write(path, &json).map_err(|e| ReceiptsError::StateFile {
         action: "writing",
         path: path.to_owned(),
         source: std::io::Error::new(e.source.kind(), e),

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::process;
 use crate::receipt::{Action, Outcome};
 use crate::resource::{ProcessIdentity, Resource};
-use netlab_sys::Liveness;
+use netlab_os::Liveness;
 
 /// Bounds of a teardown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -161,7 +161,7 @@ pub fn finish_from(
         WhenReportFails::KeepSummary => Report::ToRender(Box::new(input)),
     };
     let summary_md = out_dir.join("summary.md");
-    let summary = netlab_sys::atomic::write(&summary_md, md.as_bytes()).map_err(ReportError::from);
+    let summary = netlab_os::atomic::write(&summary_md, md.as_bytes()).map_err(ReportError::from);
     on_step(FinishStep::SummaryWritten);
     let report = report.write(out_dir);
     on_step(FinishStep::ReportWritten);
@@ -192,7 +192,7 @@ pub(crate) fn read(file: &Path) -> Result<(Results, ReportBuilder), ReportError>
 /// there is nothing to draw. `results` is the results.json just written.
 pub fn write_unstarted_summary(results: &Results, out_dir: &Path) -> Result<PathBuf, ReportError> {
     let path = out_dir.join("summary.md");
-    netlab_sys::atomic::write(&path, summary::render(results, 0).as_bytes())?;
+    netlab_os::atomic::write(&path, summary::render(results, 0).as_bytes())?;
     Ok(path)
 }
 

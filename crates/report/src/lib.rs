@@ -65,7 +65,7 @@ pub use netlab_stats as stats;
 
 use std::path::{Path, PathBuf};
 
-use netlab_sys::atomic::FileError;
+use netlab_os::atomic::FileError;
 
 use sink::{Sink, Staged};
 

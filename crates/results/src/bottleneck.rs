@@ -6,8 +6,8 @@
 //! Pure: [`judge`] takes the scenario's recorded samples and the two CPU
 //! snapshots the runner took at the window's start and end.
 
+use netlab_os::cpu::CpuSnapshot;
 use netlab_qdisc_model::QdiscStats;
-use netlab_sys::cpu::CpuSnapshot;
 use serde::{Deserialize, Serialize};
 
 use crate::queue_seen::{in_window, measured_window, rate_bps_of};

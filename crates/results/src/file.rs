@@ -1,11 +1,11 @@
 //! Writing and reading one JSON file. A write goes through
-//! [`netlab_sys::atomic`] (temporary file, fsync, rename, fsync of the
+//! [`netlab_os::atomic`] (temporary file, fsync, rename, fsync of the
 //! folder), so a reader, or a run killed at any instant, sees the previous
 //! complete version or the new one, never a part of either.
 
 use std::path::{Path, PathBuf};
 
-use netlab_sys::atomic::{AtomicFile, Durability, FileError};
+use netlab_os::atomic::{AtomicFile, Durability, FileError};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -86,7 +86,7 @@ mod tests {
 
     #[test]
     fn json_reads_back_what_it_writes_and_errors_name_the_file() {
-        let dir = netlab_sys::testing::Scratch::new("file-json");
+        let dir = netlab_os::testing::Scratch::new("file-json");
         let path = dir.0.join("results.json");
         write_json_atomic(&path, &vec![1, 2, 3]).unwrap();
         assert_eq!(read_json::<Vec<u32>>(&path).unwrap(), [1, 2, 3]);
@@ -101,7 +101,7 @@ mod tests {
         assert!(e.contains("none.json"), "{e}");
         // The write goes through a temporary file: where it cannot be
         // created, the previous version stays.
-        std::fs::create_dir(netlab_sys::atomic::temp_path(&path)).unwrap();
+        std::fs::create_dir(netlab_os::atomic::temp_path(&path)).unwrap();
         let e = write_json_atomic(&path, &"new").unwrap_err().to_string();
         assert!(e.starts_with("creating "), "{e}");
         assert_eq!(read_json::<Vec<u32>>(&path).unwrap(), [1, 2, 3]);

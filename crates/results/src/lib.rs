@@ -7,7 +7,7 @@
 //! copy scenarios with ([`split`]), the scenario store a run writes
 //! through ([`ScenarioFiles`]), and the merge of a sharded run's folders
 //! into one ([`merge`]). Every file is written through
-//! [`netlab_sys::atomic`] (temporary file, fsync, rename).
+//! [`netlab_os::atomic`] (temporary file, fsync, rename).
 //!
 //! Everything a figure in the summary comes from is here, raw: every probe
 //! request, every recv-time series bin, every tcp_info sample, every qdisc

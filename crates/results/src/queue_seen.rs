@@ -20,7 +20,7 @@ use crate::{QdiscResult, QdiscSample, ScenarioResult};
 pub const LINK_HEADER_BYTES: u32 = 14;
 
 /// The path's MTU when results.json does not record one (the kernel's
-/// default on a veth; netlab-path's).
+/// default on a veth; netlab-path-settings's).
 pub use netlab_topology::spec::DEFAULT_MTU;
 
 /// What one shaped direction's arm held over the measured window.

@@ -319,7 +319,7 @@ fn parse_header(path: &Path, header: &[u8]) -> Result<Results, SplitError> {
 mod tests {
     use super::*;
     use crate::ScenarioFiles;
-    use netlab_sys::testing::Scratch;
+    use netlab_os::testing::Scratch;
 
     fn golden() -> Results {
         let p = Path::new(env!("CARGO_MANIFEST_DIR"))

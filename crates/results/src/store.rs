@@ -22,7 +22,7 @@ use std::fs::File;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use netlab_sys::atomic::{sync_dir, AtomicFile, Durability};
+use netlab_os::atomic::{sync_dir, AtomicFile, Durability};
 
 use crate::file::{io, read_json, ResultsFileError};
 use crate::{Results, ScenarioResult};
@@ -318,8 +318,8 @@ impl ScenarioFiles {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use netlab_sys::atomic::temp_path;
-    use netlab_sys::testing::Scratch;
+    use netlab_os::atomic::temp_path;
+    use netlab_os::testing::Scratch;
 
     fn golden() -> Results {
         let p = Path::new(env!("CARGO_MANIFEST_DIR"))

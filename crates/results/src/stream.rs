@@ -180,7 +180,7 @@ mod tests {
 
     use super::*;
     use crate::write_json_atomic;
-    use netlab_sys::testing::Scratch;
+    use netlab_os::testing::Scratch;
 
     fn golden() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -17,8 +17,8 @@ use netlab_experiment::{
     ArmSpec, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice, Offloads, PathSpec,
     PcapMode, ProbeSpec,
 };
+use netlab_os::secs;
 use netlab_qdisc_model::{Arm, Tbf};
-use netlab_sys::secs;
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -417,7 +417,7 @@ mod tests {
     #[test]
     fn version_2_reads_back_what_it_writes() {
         let typed = Results::read(&fixture("schema_v1/results.json")).unwrap();
-        let dir = netlab_sys::testing::Scratch::new("v2-back");
+        let dir = netlab_os::testing::Scratch::new("v2-back");
         let path = dir.0.join("results.json");
         crate::write_json_atomic(&path, &typed).unwrap();
         assert_eq!(Results::read(&path).unwrap(), typed);
@@ -425,7 +425,7 @@ mod tests {
 
     #[test]
     fn an_unknown_version_is_refused_by_name() {
-        let dir = netlab_sys::testing::Scratch::new("v9");
+        let dir = netlab_os::testing::Scratch::new("v9");
         let path = dir.0.join("results.json");
         std::fs::write(&path, r#"{"schema_version": 9, "scenarios": []}"#).unwrap();
         let e = Results::read(&path).unwrap_err().to_string();

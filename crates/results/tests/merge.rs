@@ -3,10 +3,10 @@
 //! plan order, the merge record, and the refusals, each before anything is
 //! written.
 
+use netlab_os::testing::Scratch;
 use netlab_results::merge::{check_folders, read_source, MergeError};
 use netlab_results::testing::{elements, golden_study, shard_folder};
 use netlab_results::Results;
-use netlab_sys::testing::Scratch;
 
 #[test]
 fn two_shards_become_one_results_folder_byte_for_byte() {

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use alloc_count::{live_bytes, peak_bytes_since_reset, reset_peak};
+use netlab_os::testing::Scratch;
 use netlab_results::{Results, ScenarioFiles};
-use netlab_sys::testing::Scratch;
 
 #[path = "support/alloc_count.rs"]
 mod alloc_count;

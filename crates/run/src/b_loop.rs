@@ -1,7 +1,7 @@
 //! B's event loop as netlab wires it: tcpload's validating receiver with
 //! the probe's echoes registered before it (the stop-and-wait probe's echo,
 //! then the isochronous probe's on its own port), one `poll` loop
-//! (`netlab_sys::event_loop`). The scenario's first receiver in B and the
+//! (`netlab_os::event_loop`). The scenario's first receiver in B and the
 //! standalone `sink` role are this; the flows' receivers are tcpload's
 //! receiver alone.
 
@@ -9,9 +9,9 @@ use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+use netlab_os::event_loop::Handler;
 use netlab_probe::{EchoHandler, EchoOutcome, EchoResponder, EchoStats, ProbeError};
 use netlab_results::fate::{EchoArrival, EchoArrivals};
-use netlab_sys::event_loop::Handler;
 use netlab_tcpload::sink::{ReceiverLog, Sink, SinkConfig};
 use netlab_tcpload::TcpLoadError;
 

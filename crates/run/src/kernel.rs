@@ -97,7 +97,7 @@ pub fn parse_cc_list(text: &str) -> Vec<String> {
 
 impl KernelFacts for ThisMachine {
     fn host_release(&self) -> String {
-        netlab_sys::kernel_release().unwrap_or_else(|| "unknown".into())
+        netlab_os::kernel_release().unwrap_or_else(|| "unknown".into())
     }
 
     /// Checked in a namespace of our own, registered (with a state file)

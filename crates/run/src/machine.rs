@@ -38,7 +38,7 @@ pub fn ran_on(started_utc: String) -> RanOn {
         .unwrap_or_else(machine);
     RanOn {
         hostname,
-        kernel_release: netlab_sys::kernel_release().unwrap_or_default(),
+        kernel_release: netlab_os::kernel_release().unwrap_or_default(),
         cpu_model,
         netlab_version: env!("CARGO_PKG_VERSION").into(),
         started_utc,

@@ -289,7 +289,7 @@ mod tests {
 
     #[test]
     fn a_results_folder_that_cannot_be_made_is_refused_before_anything() {
-        let dir = netlab_sys::testing::Scratch::new("run-prepare");
+        let dir = netlab_os::testing::Scratch::new("run-prepare");
         let file = dir.0.join("a-file");
         std::fs::write(&file, b"x").unwrap();
         let cfg = SessionConfig::new(netlab_experiment::Experiment::default(), file.join("out"));

@@ -7,9 +7,9 @@
 //! else (the CPU when one was saturated). Both verdicts are read back
 //! from results.json with their evidence.
 
+use netlab_os::testing::{require_privileged, Scratch};
 use netlab_results::{Results, Verdict};
 use netlab_run::{Outcome, Session, SessionConfig};
-use netlab_sys::testing::{require_privileged, Scratch};
 use netlab_topology::netns;
 
 const EXPERIMENT: &str = "name = \"bottleneck\"\nrounds = 1\nkernel = \"host\"\n\

@@ -5,10 +5,10 @@
 //! A — and B's receive log shows they reached B, with their real one-way
 //! delay past the timeout (method §5.8).
 
+use netlab_os::testing::{require_privileged, Scratch};
 use netlab_results::fate::{Fate, LossCause};
 use netlab_results::Results;
 use netlab_run::{Outcome, Session, SessionConfig};
-use netlab_sys::testing::{require_privileged, Scratch};
 
 #[test]
 fn privileged_requests_past_the_timeout_reached_b_with_their_real_one_way_delay() {

@@ -8,12 +8,12 @@
 
 use std::time::{Duration, Instant};
 
+use netlab_os::testing::{require_privileged, Scratch};
 use netlab_receipts::Registry;
 use netlab_results::ScenarioResult;
 use netlab_run::progress::Progress;
 use netlab_run::scenario::{run, RunContext};
 use netlab_run::{HookError, ScenarioEnd, ScenarioHooks, ScenarioSetup, ScenarioView};
-use netlab_sys::testing::{require_privileged, Scratch};
 use netlab_tcpload::FlowId;
 use netlab_topology::spec::A_ADDR;
 use netlab_topology::{netns, RunId};

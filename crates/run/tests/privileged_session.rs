@@ -7,11 +7,11 @@
 use std::path::Path;
 use std::time::Instant;
 
+use netlab_os::testing::{require_privileged, Scratch};
 use netlab_results::{Results, ScenarioResult};
 use netlab_run::{
     HookError, Outcome, RunHooks, ScenarioHooks, ScenarioView, Session, SessionConfig,
 };
-use netlab_sys::testing::{require_privileged, Scratch};
 use netlab_topology::netns;
 
 /// What a hook saw: which hook, the scenario, whether t0 was set, whether

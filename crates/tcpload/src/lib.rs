@@ -6,7 +6,7 @@
 //!   [`GoodputWindow`] and the per-200 ms [`DeliveredSeries`].
 //! * [`sender`]: A's sender (`TCP_CONGESTION` before connect, read back
 //!   after), writing pattern blocks until its lifetime ends.
-//! * [`sink`]: B's validating TCP receiver, a handler of netlab-sys's
+//! * [`sink`]: B's validating TCP receiver, a handler of netlab-os's
 //!   `poll` event loop; [`Sink::run_serving`] serves the caller's other
 //!   handlers (in netlab: `netlab-probe`'s UDP echoes) before it in the same
 //!   loop. Its bind sets the common origin t0.
@@ -99,7 +99,7 @@ pub enum TcpLoadError {
     /// A netlink exchange (the sock_diag dump) failed; the message names
     /// the request and the errno or bound.
     #[error("tcpload: {0}")]
-    Sys(#[from] netlab_sys::SysError),
+    Sys(#[from] netlab_os::SysError),
     /// Binding a listening socket failed.
     #[error("tcpload: bind TCP listener to {addr} failed: {source}")]
     Bind {

@@ -2,9 +2,9 @@
 //! the sender's socket, every 200 ms nominal.
 //!
 //! Pure parts: the request bytes ([`build_request`]) and the response
-//! parser ([`parse_dump`]); the schedule is `netlab_sys::Pacer` (a fixed
+//! parser ([`parse_dump`]); the schedule is `netlab_os::Pacer` (a fixed
 //! grid, missed slots skipped). The I/O edge is [`DiagSocket`] (the shared
-//! `netlab_sys::NetlinkSocket` for `NETLINK_SOCK_DIAG`: open it inside the
+//! `netlab_os::NetlinkSocket` for `NETLINK_SOCK_DIAG`: open it inside the
 //! sender's namespace, e.g. with `Netns::run`, since sock_diag answers for
 //! the namespace the netlink socket lives in) and [`TcpSampler`], a
 //! bounded, stoppable thread.
@@ -13,8 +13,8 @@ use std::net::SocketAddr;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use netlab_sys::wire::{ErrorMessage, Messages, NLMSG_DONE, NLMSG_ERROR};
-use netlab_sys::{NetlinkSocket, Pacer, Protocol, StopFlag};
+use netlab_os::wire::{ErrorMessage, Messages, NLMSG_DONE, NLMSG_ERROR};
+use netlab_os::{NetlinkSocket, Pacer, Protocol, StopFlag};
 use netlink_packet_core::{
     NetlinkHeader, NetlinkMessage, NetlinkPayload, NLM_F_DUMP, NLM_F_REQUEST,
 };
@@ -92,7 +92,7 @@ pub fn parse_dump(buf: &[u8], flow: &FlowId) -> Result<DumpChunk, TcpLoadError> 
                 if !err.is_ack() {
                     return Err(TcpLoadError::Diag(format!(
                         "kernel answered the sock_diag dump with {} ({})",
-                        netlab_sys::errno_name(err.errno()),
+                        netlab_os::errno_name(err.errno()),
                         err.errno()
                     )));
                 }
@@ -114,7 +114,7 @@ pub fn parse_dump(buf: &[u8], flow: &FlowId) -> Result<DumpChunk, TcpLoadError> 
                 }
             }
         }
-        offset += netlab_sys::wire::align4(msg.len());
+        offset += netlab_os::wire::align4(msg.len());
     }
     Ok(out)
 }

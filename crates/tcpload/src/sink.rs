@@ -1,4 +1,4 @@
-//! B's validating TCP receiver (method §3–§4), served by netlab-sys's
+//! B's validating TCP receiver (method §3–§4), served by netlab-os's
 //! [`event_loop`] with a hard end time, beside whatever other handlers the
 //! caller registers (in netlab: the probe's UDP echoes).
 //!
@@ -22,9 +22,9 @@ use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-/// What [`Sink::run_serving`] serves beside the receiver (netlab-sys's).
-pub use netlab_sys::event_loop::Handler;
-use netlab_sys::event_loop::{self, LoopEnd};
+/// What [`Sink::run_serving`] serves beside the receiver (netlab-os's).
+pub use netlab_os::event_loop::Handler;
+use netlab_os::event_loop::{self, LoopEnd};
 
 use crate::goodput::RecvLog;
 use crate::pattern::Validator;

@@ -9,7 +9,7 @@
 //!
 //! `cargo run -p netlab-topology --example capture_ethtool_fixtures -- fixtures/topology`
 
-use netlab_sys::{NetlinkSocket, Protocol};
+use netlab_os::{NetlinkSocket, Protocol};
 use netlab_topology::{ethtool, Offloads, RunId, TopologyGuard, TopologySpec};
 
 fn main() {

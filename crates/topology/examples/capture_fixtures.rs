@@ -5,7 +5,7 @@
 //!
 //! `cargo run -p netlab-topology --example capture_fixtures -- fixtures/topology`
 
-use netlab_sys::{NetlinkSocket, Protocol};
+use netlab_os::{NetlinkSocket, Protocol};
 use netlab_topology::{rtnl, RunId, TopologyGuard, TopologySpec};
 
 fn main() {

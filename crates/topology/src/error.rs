@@ -90,7 +90,7 @@ pub enum TopologyError {
     /// refused, did not answer in time, answered malformed bytes) or a
     /// `/proc` read. The message names the step.
     #[error(transparent)]
-    Sys(#[from] netlab_sys::SysError),
+    Sys(#[from] netlab_os::SysError),
     /// A helper thread panicked.
     #[error("{step}: helper thread panicked")]
     ThreadPanicked {

@@ -22,7 +22,7 @@
 
 use std::collections::BTreeSet;
 
-use netlab_sys::wire::{Attr, Attrs, Message, Messages, WireError, NLA_F_NESTED, NLMSG_HDRLEN};
+use netlab_os::wire::{Attr, Attrs, Message, Messages, WireError, NLA_F_NESTED, NLMSG_HDRLEN};
 use serde::{Deserialize, Serialize};
 
 /// `GENL_ID_CTRL`: the controller family's fixed id.
@@ -156,7 +156,7 @@ fn put(buf: &mut Vec<u8>, kind: u16, value: &[u8]) {
     buf.extend_from_slice(&(len as u16).to_ne_bytes());
     buf.extend_from_slice(&kind.to_ne_bytes());
     buf.extend_from_slice(value);
-    buf.resize(netlab_sys::wire::align4(buf.len()), 0);
+    buf.resize(netlab_os::wire::align4(buf.len()), 0);
 }
 
 /// A NUL-terminated string attribute.

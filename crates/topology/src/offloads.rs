@@ -8,7 +8,7 @@
 //! end's features that are on are turned off and read back, and one still
 //! on is refused too.
 
-use netlab_sys::{NetlinkSocket, Protocol};
+use netlab_os::{NetlinkSocket, Protocol};
 
 use crate::ethtool::{self, FeatureState, FeaturesReply};
 use crate::netns::Netns;

@@ -4,11 +4,11 @@
 
 use crate::TopologyError;
 
-pub use netlab_sys::privilege::{CAP_NET_ADMIN, CAP_SYS_ADMIN, REQUIRE_PRIVILEGED_ENV};
+pub use netlab_os::privilege::{CAP_NET_ADMIN, CAP_SYS_ADMIN, REQUIRE_PRIVILEGED_ENV};
 
 /// Checks a `CapEff` mask for the capabilities netlab needs.
 pub fn check_cap_eff(cap_eff: u64) -> Result<(), TopologyError> {
-    match netlab_sys::privilege::missing_capability(cap_eff) {
+    match netlab_os::privilege::missing_capability(cap_eff) {
         None => Ok(()),
         Some(capability) => Err(TopologyError::MissingCapability {
             capability,
@@ -26,7 +26,7 @@ pub fn check_capabilities() -> Result<(), TopologyError> {
             os: std::env::consts::OS,
         });
     }
-    check_cap_eff(netlab_sys::privilege::effective_capabilities()?)
+    check_cap_eff(netlab_os::privilege::effective_capabilities()?)
 }
 
 #[cfg(test)]

@@ -164,9 +164,7 @@ pub fn link_readback(m: &LinkMessage) -> LinkReadback {
     for a in &m.attributes {
         match a {
             LinkAttribute::IfName(n) => l.name = n.clone(),
-            LinkAttribute::Address(mac) => {
-                l.mac = Some(netlab_sys::hex::encode_separated(mac, ':'))
-            }
+            LinkAttribute::Address(mac) => l.mac = Some(netlab_os::hex::encode_separated(mac, ':')),
             LinkAttribute::Mtu(mtu) => l.mtu = Some(*mtu),
             LinkAttribute::LinkInfo(infos) => {
                 for i in infos {

@@ -8,7 +8,7 @@
 use std::net::Ipv4Addr;
 use std::os::fd::RawFd;
 
-use netlab_sys::wire::{ErrorMessage, Messages, NLMSG_DONE, NLMSG_ERROR};
+use netlab_os::wire::{ErrorMessage, Messages, NLMSG_DONE, NLMSG_ERROR};
 use netlink_packet_core::{
     NetlinkHeader, NetlinkMessage, NetlinkPayload, NLM_F_ACK, NLM_F_CREATE, NLM_F_DUMP, NLM_F_EXCL,
     NLM_F_REQUEST,
@@ -230,7 +230,7 @@ mod tests {
 
     /// Walks the netlink attributes in `buf`: (type without flags, payload).
     fn nlas(buf: &[u8]) -> Vec<(u16, &[u8])> {
-        netlab_sys::wire::Attrs::new(buf)
+        netlab_os::wire::Attrs::new(buf)
             .map(|a| {
                 a.map(|a| (a.kind(), a.value()))
                     .expect("well-formed attribute")

@@ -1,7 +1,7 @@
 //! The rtnetlink socket of a namespace: [`crate::rtnl`]'s requests sent
-//! through netlab-sys's socket, ACKs checked and dumps decoded.
+//! through netlab-os's socket, ACKs checked and dumps decoded.
 
-use netlab_sys::{NetlinkSocket, Protocol};
+use netlab_os::{NetlinkSocket, Protocol};
 use netlink_packet_route::RouteNetlinkMessage;
 
 use crate::rtnl::{decode_datagram, Answer, Request};

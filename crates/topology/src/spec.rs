@@ -46,11 +46,11 @@ pub const IP_FORWARD: &str = "net.ipv4.ip_forward";
 /// Sysctl key of TCP ECN.
 pub const TCP_ECN: &str = "net.ipv4.tcp_ecn";
 // tcp_rmem's key and how A and B start their receive buffers: one type
-// with the experiment's `[path] receive_buffer` (netlab-path).
-pub use netlab_path::{ReceiveBuffer, TCP_RMEM};
+// with the experiment's `[path] receive_buffer` (netlab-path-settings).
+pub use netlab_path_settings::{ReceiveBuffer, TCP_RMEM};
 // The veths' offloads and every link's MTU: one type with the experiment's
-// `[path] offloads` and `[path] mtu` (netlab-path).
-pub use netlab_path::{Offloads, DEFAULT_MTU};
+// `[path] offloads` and `[path] mtu` (netlab-path-settings).
+pub use netlab_path_settings::{Offloads, DEFAULT_MTU};
 
 fn default_mtu() -> u32 {
     DEFAULT_MTU
@@ -108,7 +108,7 @@ impl TopologySpec {
     /// Checks the scenario label and the MTU (before anything is built).
     pub fn validate(&self) -> Result<(), TopologyError> {
         validate_label(&self.scenario)?;
-        netlab_path::check_mtu(self.mtu).map_err(|reason| TopologyError::InvalidMtu {
+        netlab_path_settings::check_mtu(self.mtu).map_err(|reason| TopologyError::InvalidMtu {
             mtu: self.mtu,
             reason,
         })

@@ -2,4 +2,4 @@
 //! it): a throw-away namespace and the privileged-test gate.
 
 pub use crate::scratch::ScratchNetns;
-pub use netlab_sys::testing::require_privileged;
+pub use netlab_os::testing::require_privileged;

@@ -1,12 +1,12 @@
 //! Non-blocking UDP echo responder, driven by somebody else's `poll` loop
-//! (netlab-sys's `event_loop` through an [`EchoHandler`]).
+//! (netlab-os's `event_loop` through an [`EchoHandler`]).
 
 use std::io::ErrorKind;
 use std::net::{SocketAddr, UdpSocket};
 use std::ops::ControlFlow;
 use std::os::fd::{AsFd, BorrowedFd};
 
-use netlab_sys::event_loop::Handler;
+use netlab_os::event_loop::Handler;
 
 use crate::clock::monotonic_ns;
 pub use crate::record::{EchoReceipt, EchoStats};
@@ -183,7 +183,7 @@ impl AsFd for EchoResponder {
     }
 }
 
-/// An [`EchoResponder`] as a handler of B's event loop (`netlab_sys::event_loop`):
+/// An [`EchoResponder`] as a handler of B's event loop (`netlab_os::event_loop`):
 /// the stop-and-wait probe's echo and the isochronous probe's echo (its own
 /// port) are each one of these. When readable it drains the socket; on a
 /// receive error that is not transient it keeps the error and the counters,
@@ -412,7 +412,7 @@ mod tests {
         c.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
         c.send(&[0, 0, 0, 5]).unwrap();
         let end = std::time::Instant::now() + Duration::from_millis(100);
-        let ended = netlab_sys::event_loop::run(&mut [&mut h], end, None).unwrap();
+        let ended = netlab_os::event_loop::run(&mut [&mut h], end, None).unwrap();
         assert!(!ended.aborted);
         let mut buf = [0u8; 8];
         assert_eq!(c.recv(&mut buf).unwrap(), 4);

@@ -8,7 +8,7 @@ use super::{nonzero, to_us, Nest, OptionsPayload, Word};
 use crate::decode::{raw_attr, RawAttr};
 use crate::error::Named;
 use crate::ModelError;
-use netlab_wire::{Attrs, Fields};
+use netlab_netlink_views::{Attrs, Fields};
 
 /// The KIND.
 pub const KIND: &str = "codel";

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::{word, OptionsPayload, Shown, Word};
 use crate::units::Size;
 use crate::ModelError;
-use netlab_wire::Fields;
+use netlab_netlink_views::Fields;
 
 /// `pfifo`'s KIND.
 pub const PFIFO_KIND: &str = "pfifo";

@@ -9,7 +9,7 @@ use crate::decode::{raw_attr, RawAttr};
 use crate::error::Named;
 use crate::units::Rate;
 use crate::ModelError;
-use netlab_wire::{Attrs, Fields};
+use netlab_netlink_views::{Attrs, Fields};
 
 /// The KIND.
 pub const KIND: &str = "fq";

@@ -12,7 +12,7 @@ use super::{nonzero, to_us, word, OptionsPayload, Shown, Word};
 use crate::decode::{raw_attr, RawAttr};
 use crate::units::Size;
 use crate::ModelError;
-use netlab_wire::Attrs;
+use netlab_netlink_views::Attrs;
 
 /// The KIND.
 pub const KIND: &str = "fq_codel";

@@ -13,7 +13,7 @@ use crate::decode::{raw_attr, RawAttr};
 use crate::error::Named;
 use crate::units::Size;
 use crate::ModelError;
-use netlab_wire::{Attrs, Fields};
+use netlab_netlink_views::{Attrs, Fields};
 
 /// The KIND.
 pub const KIND: &str = "fq_pie";

@@ -1,7 +1,7 @@
 use std::time::{Duration, Instant};
 
+use netlab_os::cpu::{CpuTicks, USER_HZ};
 use netlab_qdisc_model::{FqCodelXstats, Handle, QdiscXstats, ARM_HANDLE};
-use netlab_sys::cpu::{CpuTicks, USER_HZ};
 
 use super::*;
 use crate::{DirectionResult, QdiscSample, SampledQdisc};

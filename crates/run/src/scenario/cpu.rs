@@ -5,8 +5,8 @@
 //! that cannot be read leaves the CPU out of the verdict (never the
 //! scenario).
 
+use netlab_os::cpu::{snapshot, CpuSnapshot};
 use netlab_results::CpuUse;
-use netlab_sys::cpu::{snapshot, CpuSnapshot};
 
 /// The two snapshots of one window.
 #[derive(Debug, Default)]

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use netlab_ecn::pcap::{write_evidence, PcapContent, PcapFileRecord, PcapHeader, PcapRecorder};
 use netlab_ecn::EcnEvidence;
-use netlab_sys::atomic::{AtomicFile, Durability};
+use netlab_os::atomic::{AtomicFile, Durability};
 
 use crate::setup::ScenarioSetup;
 
@@ -147,7 +147,7 @@ mod tests {
 
     #[test]
     fn a_headers_file_that_cannot_be_created_is_recorded_not_raised() {
-        let dir = netlab_sys::testing::Scratch::new("pcap-create");
+        let dir = netlab_os::testing::Scratch::new("pcap-create");
         // The results "folder" is a regular file: pcap/ cannot be made in it.
         let out = dir.0.join("not-a-folder");
         std::fs::write(&out, b"x").unwrap();

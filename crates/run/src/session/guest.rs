@@ -67,7 +67,7 @@ pub fn run_in_guest(
     // A signal to this process is passed to the run inside as a file in the
     // shared --out; the guest then stops its scenario, writes its results
     // and powers off, and this process returns its status.
-    let guest_done = netlab_sys::StopFlag::new();
+    let guest_done = netlab_os::StopFlag::new();
     let forward = forward_interrupt(program, interrupt_file.clone(), guest_done.clone());
     let outcome = running.wait();
     guest_done.stop();

@@ -40,13 +40,13 @@ pub fn owned_run(grace: Duration) -> Result<(RunId, Registry), String> {
 #[must_use = "dropping it stops the thread at once"]
 #[derive(Debug)]
 pub struct RunThread {
-    stop: netlab_sys::StopFlag,
+    stop: netlab_os::StopFlag,
 }
 
 impl RunThread {
     fn new() -> RunThread {
         RunThread {
-            stop: netlab_sys::StopFlag::new(),
+            stop: netlab_os::StopFlag::new(),
         }
     }
 }
@@ -72,7 +72,7 @@ pub fn interrupt_from_host(program: &str, out: &Path) -> RunThread {
 
 /// Inside the guest: watches `--out` for the host's interrupt request,
 /// every 100 ms until `stop`.
-fn watch_interrupt_file(program: &str, path: PathBuf, stop: netlab_sys::StopFlag) {
+fn watch_interrupt_file(program: &str, path: PathBuf, stop: netlab_os::StopFlag) {
     let spawned = std::thread::Builder::new()
         .name("interrupt-watch".into())
         .spawn(move || {
@@ -123,7 +123,7 @@ pub fn start_watchdog(program: &str, registry: &Registry, deadline: Duration) ->
 pub fn forward_interrupt(
     program: &str,
     file: PathBuf,
-    done: netlab_sys::StopFlag,
+    done: netlab_os::StopFlag,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
     let name = program.to_string();
     std::thread::Builder::new()

@@ -11,7 +11,7 @@ use super::{to_us, us, word, Nest, OptionsPayload, Shown, Word, Words};
 use crate::decode::{raw_attr, RawAttr};
 use crate::error::Named;
 use crate::units::{Rate, Size};
-use netlab_wire::Attrs;
+use netlab_netlink_views::Attrs;
 
 mod stats;
 use crate::ModelError;

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::decode::{raw_attr, RawAttr};
 use crate::error::Named;
 use crate::ModelError;
-use netlab_wire::Attrs;
+use netlab_netlink_views::Attrs;
 
 /// Attribute numbers from the kernel's `pkt_sched.h`.
 mod attr {

@@ -1,4 +1,4 @@
-//! netlab-sys: the low-level pieces every netlab crate shares, once, with
+//! netlab-os: the low-level pieces every netlab crate shares, once, with
 //! one policy for timeouts and errors (one [`SysError`]).
 //!
 //! - [`netlink`]: the one netlink socket ([`NetlinkSocket`]): opened in the
@@ -6,7 +6,7 @@
 //!   kernel's extended-ack text in errors, dumps until `NLMSG_DONE`.
 //! - [`wire`]: checked views over netlink bytes (messages, attributes,
 //!   nested attributes, `NLMSG_ERROR`), smoltcp-style; and [`hex`]. Both
-//!   are the pure crate `netlab-wire`, re-exported here; a malformed
+//!   are the pure crate `netlab-netlink-views`, re-exported here; a malformed
 //!   input is its `WireError`, which becomes [`SysError::Malformed`].
 //! - [`errno_name`], [`ifindex()`]: small helpers for reports and
 //!   errors.
@@ -14,7 +14,7 @@
 //!   `/proc/stat`), for the CPU a window used.
 //! - [`proc`]: `/proc/<pid>/stat` and [`ProcessIdentity`] (pid + start
 //!   time, so a reused pid is never mistaken for the recorded process).
-//! - [`secs`]: serde for a `Duration` as seconds (`#[serde(with = "netlab_sys::secs")]`).
+//! - [`secs`]: serde for a `Duration` as seconds (`#[serde(with = "netlab_os::secs")]`).
 //! - [`event_loop`]: one `poll` loop serving several [`event_loop::Handler`]s
 //!   until a hard end or a stop flag (B's loop: TCP receiver and echoes).
 //! - [`atomic`]: the one way a file is replaced (temporary file, fsync,
@@ -34,8 +34,8 @@
 //! files and `/proc` through `std` only.
 //!
 //! ```no_run
-//! use netlab_sys::netlink::{NetlinkSocket, Protocol};
-//! use netlab_sys::wire::{Messages, NLMSG_DONE};
+//! use netlab_os::netlink::{NetlinkSocket, Protocol};
+//! use netlab_os::wire::{Messages, NLMSG_DONE};
 //! // RTM_GETLINK dump: nlmsghdr + an empty struct ifinfomsg
 //! let mut req = vec![0u8; 32];
 //! req[0..4].copy_from_slice(&32u32.to_ne_bytes());
@@ -45,12 +45,12 @@
 //! for msg in Messages::new(&dump) {
 //!     let msg = msg?;
 //!     if msg.kind() != NLMSG_DONE {
-//!         println!("{} bytes: {}", msg.len(), netlab_sys::hex::encode(msg.bytes()));
+//!         println!("{} bytes: {}", msg.len(), netlab_os::hex::encode(msg.bytes()));
 //!     }
 //! }
-//! let me = netlab_sys::ProcessIdentity::own()?;
-//! println!("{me}, lo is {}", netlab_sys::ifindex("lo")?);
-//! # Ok::<(), netlab_sys::SysError>(())
+//! let me = netlab_os::ProcessIdentity::own()?;
+//! println!("{me}, lo is {}", netlab_os::ifindex("lo")?);
+//! # Ok::<(), netlab_os::SysError>(())
 //! ```
 #![forbid(unsafe_code)]
 
@@ -78,10 +78,10 @@ pub use errno::errno_name;
 pub use error::SysError;
 #[cfg(feature = "io")]
 pub use ifindex::ifindex;
-/// Checked views over netlink bytes (the crate `netlab-wire`).
-pub use netlab_wire as wire;
-/// Lowercase hex for raw bytes (`netlab_wire::hex`).
-pub use netlab_wire::hex;
+/// Checked views over netlink bytes (the crate `netlab-netlink-views`).
+pub use netlab_netlink_views as wire;
+/// Lowercase hex for raw bytes (`netlab_netlink_views::hex`).
+pub use netlab_netlink_views::hex;
 #[cfg(feature = "io")]
 pub use netlink::{NetlinkSocket, Protocol};
 pub use pace::{next_slot, Pacer};

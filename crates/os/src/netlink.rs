@@ -14,15 +14,15 @@
 //! its name and the kernel's extended-ack text.
 //!
 //! ```no_run
-//! use netlab_sys::netlink::{NetlinkSocket, Protocol};
+//! use netlab_os::netlink::{NetlinkSocket, Protocol};
 //! # fn request_bytes() -> Vec<u8> { Vec::new() }
 //! let sock = NetlinkSocket::open(Protocol::Route, "netns nl-7f3a-1-r")?;
 //! sock.ack(&request_bytes(), "adding qdisc 1: root tbf on r1")?;
 //! let dump = sock.dump(&request_bytes(), "RTM_GETQDISC dump")?;
-//! for msg in netlab_sys::wire::Messages::new(&dump) {
+//! for msg in netlab_os::wire::Messages::new(&dump) {
 //!     let _msg = msg?;
 //! }
-//! # Ok::<(), netlab_sys::SysError>(())
+//! # Ok::<(), netlab_os::SysError>(())
 //! ```
 
 use std::io;

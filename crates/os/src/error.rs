@@ -61,9 +61,9 @@ pub enum SysError {
     },
 }
 
-impl From<netlab_wire::WireError> for SysError {
+impl From<netlab_netlink_views::WireError> for SysError {
     /// Bytes that do not have the expected shape are [`SysError::Malformed`].
-    fn from(e: netlab_wire::WireError) -> Self {
+    fn from(e: netlab_netlink_views::WireError) -> Self {
         SysError::Malformed {
             what: e.what,
             reason: e.reason,

@@ -9,12 +9,12 @@
 //!
 //! ```no_run
 //! use std::io::Write as _;
-//! let mut f = netlab_sys::atomic::AtomicFile::create("out/summary.md".as_ref())?;
+//! let mut f = netlab_os::atomic::AtomicFile::create("out/summary.md".as_ref())?;
 //! f.write_all(b"# summary\n").map_err(f.error("writing"))?;
-//! f.commit(netlab_sys::atomic::Durability::Synced)?;
+//! f.commit(netlab_os::atomic::Durability::Synced)?;
 //! // or, for bytes already in memory:
-//! netlab_sys::atomic::write("out/summary.md".as_ref(), b"# summary\n")?;
-//! # Ok::<(), netlab_sys::atomic::FileError>(())
+//! netlab_os::atomic::write("out/summary.md".as_ref(), b"# summary\n")?;
+//! # Ok::<(), netlab_os::atomic::FileError>(())
 //! ```
 
 use std::fs::File;

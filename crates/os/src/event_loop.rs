@@ -15,7 +15,7 @@
 //! use std::ops::ControlFlow;
 //! use std::os::fd::{AsFd, BorrowedFd};
 //! use std::time::{Duration, Instant};
-//! use netlab_sys::event_loop::{self, Handler};
+//! use netlab_os::event_loop::{self, Handler};
 //!
 //! struct Counter(std::net::UdpSocket, u32);
 //! impl Handler for Counter {

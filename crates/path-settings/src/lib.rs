@@ -1,4 +1,4 @@
-//! netlab-path: the settings of the A–R–B path that both the experiment
+//! netlab-path-settings: the settings of the A–R–B path that both the experiment
 //! file (what is asked, `netlab-experiment`) and the topology (what is
 //! built, `netlab-topology`) hold, defined once. Pure: no socket, no
 //! namespace, no file; only serde, so the experiment parser uses it without
@@ -11,7 +11,7 @@
 //! topology (`"kernel" | "start_at_max"`).
 //!
 //! ```
-//! use netlab_path::ReceiveBuffer;
+//! use netlab_path_settings::ReceiveBuffer;
 //! let rb = ReceiveBuffer::from_file_word("max").unwrap();
 //! assert_eq!(rb, ReceiveBuffer::StartAtMax);
 //! assert_eq!(rb.file_word(), "max");
@@ -27,7 +27,7 @@
 //! and [`check_mtu`] bounds the MTU every link gets (`[path] mtu`):
 //!
 //! ```
-//! use netlab_path::{check_mtu, Offloads, DEFAULT_MTU};
+//! use netlab_path_settings::{check_mtu, Offloads, DEFAULT_MTU};
 //! assert_eq!(Offloads::from_file_word("off"), Some(Offloads::Off));
 //! assert_eq!(Offloads::default(), Offloads::Kernel);
 //! assert!(check_mtu(DEFAULT_MTU).is_ok());

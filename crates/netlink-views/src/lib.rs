@@ -1,4 +1,4 @@
-//! netlab-wire: the pure byte-level pieces under netlab's netlink code, as
+//! netlab-netlink-views: the pure byte-level pieces under netlab's netlink code, as
 //! netlink-packet-core is under netlink-sys: no socket, no syscall.
 //!
 //! Checked views over netlink bytes, in the style of smoltcp's `wire`:
@@ -9,11 +9,11 @@
 //! panic; a walker stops after its first error. [`hex`] writes and reads
 //! the raw bytes kept in reports. Every failure is one [`WireError`].
 //!
-//! `netlab-sys` re-exports this crate as `netlab_sys::wire` (and
-//! `netlab_sys::hex`) beside the socket that sends and receives the bytes.
+//! `netlab-os` re-exports this crate as `netlab_os::wire` (and
+//! `netlab_os::hex`) beside the socket that sends and receives the bytes.
 //!
 //! ```
-//! use netlab_wire::{Attrs, Messages, NLMSG_DONE};
+//! use netlab_netlink_views::{Attrs, Messages, NLMSG_DONE};
 //! // one NLMSG_DONE message, as the kernel ends a dump
 //! let mut buf = Vec::new();
 //! buf.extend_from_slice(&20u32.to_ne_bytes());
@@ -22,8 +22,8 @@
 //! let msgs: Vec<_> = Messages::new(&buf).collect::<Result<_, _>>()?;
 //! assert_eq!(msgs[0].kind(), NLMSG_DONE);
 //! assert_eq!(Attrs::new(&[5, 0, 1, 0, 7]).next().unwrap()?.value(), &[7]);
-//! assert_eq!(netlab_wire::hex::encode(msgs[0].bytes()).len(), 40);
-//! # Ok::<(), netlab_wire::WireError>(())
+//! assert_eq!(netlab_netlink_views::hex::encode(msgs[0].bytes()).len(), 40);
+//! # Ok::<(), netlab_netlink_views::WireError>(())
 //! ```
 #![forbid(unsafe_code)]
 

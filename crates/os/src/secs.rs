@@ -1,6 +1,6 @@
 //! serde helpers: a [`Duration`] written as seconds (f64), so reports read
 //! `"spacing_s": 0.2` rather than `{"secs":0,"nanos":200000000}`. Use with
-//! `#[serde(with = "netlab_sys::secs")]`.
+//! `#[serde(with = "netlab_os::secs")]`.
 
 use std::time::Duration;
 
