@@ -1,4 +1,11 @@
 //! Decoding RTM_NEWQDISC dump messages into typed records.
+//!
+//! Read with netlab-netlink-views, not netlink-packet-route's `TcMessage`:
+//! that crate types fq_codel's options and xstats only (used in
+//! `arm::fq_codel`), not the other kinds' nor `TCA_STATS_PKT64`, and every
+//! attribute is also kept here as its raw bytes. The `tcmsg` header and
+//! the stats block it does know are still read here by hand: open
+//! (docs/architecture.md, "Netlink bytes read by hand").
 
 use serde::{Deserialize, Serialize};
 

@@ -6,6 +6,10 @@
 //! (`snd_wnd`, `rcv_wnd`, `rehash`, `total_rto*`) are `None` when the kernel's
 //! struct is shorter. Values are the kernel's, unchanged; units are in the
 //! field names (`_us` microseconds, `_ms` milliseconds, rates in bytes/s).
+//!
+//! By hand, not netlink-packet-sock-diag's typed `TcpInfo`: that one ends at
+//! `dsack_dups` and refuses a struct shorter than its own, where netlab
+//! reads the later fields above and an older kernel's shorter struct.
 
 use serde::{Deserialize, Serialize};
 
