@@ -9,10 +9,10 @@
 //! * [`Quantiles`] over the successes only (`N = ok`): p50 the lower median
 //!   `ceil(N/2)`, p95 and p99 nearest rank `ceil(0.95·N)`, `ceil(0.99·N)`
 //!   in integers; `None` for `N = 0`. Always read with `ok`.
-//! * [`CensoredQuantiles`] rank all `M = sent` requests, the censored ones
+//! * [`RankQuantiles`] rank all `M = sent` requests, the censored ones
 //!   sorting after every success (each success is < timeout): a rank `k ≤
-//!   ok` is a [`CensoredQuantile::Value`], a rank on the censored mass is
-//!   [`CensoredQuantile::AtLeast`] the timeout.
+//!   ok` is a [`RankQuantile::Value`], a rank on the censored mass is
+//!   [`RankQuantile::AtLeast`] the timeout.
 //! * One-way delays (`up`, `down`) and B's `turnaround`: [`Quantiles`] over
 //!   the successes. `up`/`down` are `None` when the clock is not shared
 //!   (see [`crate::iso`]), never a number that would mislead.
@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use crate::iso::{IsoConfig, IsoOutcome, IsoRequest};
 use crate::schedule::Phase;
 use crate::stats::{
-    at_rank, censored_at_rank, lower_median_rank, p95_rank, p99_rank, CensoredQuantile,
+    at_rank, censored_at_rank, lower_median_rank, p95_rank, p99_rank, RankQuantile,
 };
 
 /// p50 / p95 / p99 over successes, ms.
@@ -56,13 +56,13 @@ impl Quantiles {
 
 /// p50 / p95 / p99 over all sent requests, censored ones as "≥ timeout".
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct CensoredQuantiles {
+pub struct RankQuantiles {
     /// Lower median.
-    pub p50: Option<CensoredQuantile>,
+    pub p50: Option<RankQuantile>,
     /// Nearest-rank 95th percentile.
-    pub p95: Option<CensoredQuantile>,
+    pub p95: Option<RankQuantile>,
     /// Nearest-rank 99th percentile.
-    pub p99: Option<CensoredQuantile>,
+    pub p99: Option<RankQuantile>,
 }
 
 /// Counts and quantiles of one group of slots (a phase or a window).
@@ -87,7 +87,7 @@ pub struct IsoSummary {
     /// RTT of the successes.
     pub rtt: Quantiles,
     /// RTT over all sent, censored at the timeout.
-    pub rtt_censored: CensoredQuantiles,
+    pub rtt_censored: RankQuantiles,
     /// A→B delay of the successes; None unless the clock is shared.
     pub up: Option<Quantiles>,
     /// B→A delay of the successes; None unless the clock is shared.
@@ -132,7 +132,7 @@ pub fn iso_summary<'a>(
         send_errors: 0,
         abandoned: 0,
         rtt: Quantiles::default(),
-        rtt_censored: CensoredQuantiles::default(),
+        rtt_censored: RankQuantiles::default(),
         up: None,
         down: None,
         turnaround: Quantiles::default(),
@@ -162,7 +162,7 @@ pub fn iso_summary<'a>(
     rtt.sort_by(f64::total_cmp);
     let m = s.sent as usize;
     let bound = timeout.as_secs_f64() * 1e3;
-    s.rtt_censored = CensoredQuantiles {
+    s.rtt_censored = RankQuantiles {
         p50: censored_at_rank(&rtt, m, lower_median_rank(m), bound),
         p95: censored_at_rank(&rtt, m, p95_rank(m), bound),
         p99: censored_at_rank(&rtt, m, p99_rank(m), bound),
@@ -279,9 +279,9 @@ mod tests {
         );
         // over M = 10: p50 rank 5 → 5 ms; p95 rank 10 > 7 → ≥ 1000 ms; the
         // late reply's 1500 ms is never used as a value
-        assert_eq!(s.rtt_censored.p50, Some(CensoredQuantile::Value(5.0)));
-        assert_eq!(s.rtt_censored.p95, Some(CensoredQuantile::AtLeast(1000.0)));
-        assert_eq!(s.rtt_censored.p99, Some(CensoredQuantile::AtLeast(1000.0)));
+        assert_eq!(s.rtt_censored.p50, Some(RankQuantile::Value(5.0)));
+        assert_eq!(s.rtt_censored.p95, Some(RankQuantile::AtLeast(1000.0)));
+        assert_eq!(s.rtt_censored.p99, Some(RankQuantile::AtLeast(1000.0)));
         assert_eq!(s.up.unwrap().p50_ms, Some(3.0));
         assert_eq!(s.down.unwrap().p50_ms, Some(1.0));
         assert_eq!(s.turnaround.p99_ms, Some(0.01));
@@ -316,7 +316,7 @@ mod tests {
         assert_eq!(w[1].stats.ok, 0);
         assert_eq!(
             w[1].stats.rtt_censored.p50,
-            Some(CensoredQuantile::AtLeast(1000.0))
+            Some(RankQuantile::AtLeast(1000.0))
         );
         assert_eq!(w[2].stats.rtt.p99_ms, Some(2.0));
         let p = iso_phase_stats(&r, &cfg);
@@ -326,13 +326,10 @@ mod tests {
             (150, 100, 50)
         );
         // 100 of 150 ok: p50 rank 75 ≤ 100 → value; p95 rank 143 → bound
-        assert_eq!(
-            p[0].stats.rtt_censored.p50,
-            Some(CensoredQuantile::Value(2.0))
-        );
+        assert_eq!(p[0].stats.rtt_censored.p50, Some(RankQuantile::Value(2.0)));
         assert_eq!(
             p[0].stats.rtt_censored.p95,
-            Some(CensoredQuantile::AtLeast(1000.0))
+            Some(RankQuantile::AtLeast(1000.0))
         );
         assert_eq!(p[1].stats.slots, 0);
         let json = serde_json::to_string(&w[1]).unwrap();

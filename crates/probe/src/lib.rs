@@ -14,7 +14,7 @@
 //!   (4-byte big-endian sequence numbers) and returns a [`ProbeLog`] with
 //!   every request.
 //! * [`stats`] (pure): per-phase counts, p50 (lower median) / p95 (nearest
-//!   rank) of successes, and the censoring-aware [`CensoredQuantile`] view.
+//!   rank) of successes, and the censoring-aware [`RankQuantile`] view.
 //!
 //! Beside it, the **isochronous probe** (issue 15), for dense distributions:
 //! * [`IsoClient`] (pure, [`iso`]): a request every `interval` (default
@@ -108,8 +108,8 @@ pub mod wire;
 
 pub use iso::{IsoAction, IsoClient, IsoConfig, IsoOutcome, IsoRequest, IsoVerdict, ReplyCounters};
 pub use iso_stats::{
-    iso_phase_stats, iso_summary, iso_window_stats, CensoredQuantiles, IsoPhaseStats, IsoSummary,
-    IsoWindowStats, Quantiles,
+    iso_phase_stats, iso_summary, iso_window_stats, IsoPhaseStats, IsoSummary, IsoWindowStats,
+    Quantiles, RankQuantiles,
 };
 
 pub use record::{
@@ -128,7 +128,7 @@ pub use socket::echo::{
 };
 #[cfg(feature = "io")]
 pub use socket::iso::{run_iso_probe, spin_margin};
-pub use stats::{all_phase_stats, phase_stats, CensoredQuantile, PhaseStats};
+pub use stats::{all_phase_stats, phase_stats, PhaseStats, RankQuantile};
 
 /// Errors of this crate; each message names the operation that failed.
 #[derive(Debug, thiserror::Error)]

@@ -19,8 +19,8 @@
 //!   Since every success has RTT < timeout, the timeouts sort after all
 //!   successes, so with the same rank rules over `M` (`ceil(M/2)`,
 //!   `ceil(0.95·M)`): if `k ≤ ok` the quantile is the k-th smallest success
-//!   RTT ([`CensoredQuantile::Value`]); otherwise it falls on a timeout and
-//!   only the bound is known ([`CensoredQuantile::AtLeast`] of the timeout,
+//!   RTT ([`RankQuantile::Value`]); otherwise it falls on a timeout and
+//!   only the bound is known ([`RankQuantile::AtLeast`] of the timeout,
 //!   shown as "≥ 1000 ms (censored)"). `None` when `M = 0`.
 
 use std::fmt;
@@ -30,23 +30,26 @@ use serde::{Deserialize, Serialize};
 
 use crate::schedule::{Phase, ProbeRequest, RequestOutcome};
 
-/// A quantile over censored data: a measured value, or only a lower bound.
+/// A nearest-rank quantile over every sent request, the timeouts censored
+/// at the timeout: a measured value, or only a lower bound. (The
+/// Kaplan–Meier quantile over pooled rounds is netlab-stats'
+/// `CensoredQuantile`, which also knows "no data".)
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "ms", rename_all = "snake_case")]
-pub enum CensoredQuantile {
+pub enum RankQuantile {
     /// The rank falls on a success: its RTT in ms.
     Value(f64),
     /// The rank falls on a timeout: the quantile is at least this many ms.
     AtLeast(f64),
 }
 
-impl fmt::Display for CensoredQuantile {
+impl fmt::Display for RankQuantile {
     /// `Value` prints with the formatter's precision (default 1 decimal:
     /// "12.3"); `AtLeast` prints "≥ 1000 ms (censored)".
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            CensoredQuantile::Value(ms) => write!(f, "{:.*}", f.precision().unwrap_or(1), ms),
-            CensoredQuantile::AtLeast(ms) => write!(f, "≥ {ms:.0} ms (censored)"),
+            RankQuantile::Value(ms) => write!(f, "{:.*}", f.precision().unwrap_or(1), ms),
+            RankQuantile::AtLeast(ms) => write!(f, "≥ {ms:.0} ms (censored)"),
         }
     }
 }
@@ -71,9 +74,9 @@ pub struct PhaseStats {
     /// Nearest-rank 95th percentile RTT of the successes, ms.
     pub p95_ms: Option<f64>,
     /// Lower median over all `sent` requests, timeouts as "≥ timeout".
-    pub p50_censored: Option<CensoredQuantile>,
+    pub p50_censored: Option<RankQuantile>,
     /// Nearest-rank p95 over all `sent` requests, timeouts as "≥ timeout".
-    pub p95_censored: Option<CensoredQuantile>,
+    pub p95_censored: Option<RankQuantile>,
 }
 
 /// 1-based rank of the lower median of `n` values: `ceil(n/2)` (0 for n = 0).
@@ -102,13 +105,13 @@ pub(crate) fn censored_at_rank(
     m: usize,
     k: usize,
     bound_ms: f64,
-) -> Option<CensoredQuantile> {
+) -> Option<RankQuantile> {
     if m == 0 {
         None
     } else if k <= sorted_ok.len() {
-        at_rank(sorted_ok, k).map(CensoredQuantile::Value)
+        at_rank(sorted_ok, k).map(RankQuantile::Value)
     } else {
-        Some(CensoredQuantile::AtLeast(bound_ms))
+        Some(RankQuantile::AtLeast(bound_ms))
     }
 }
 
@@ -178,18 +181,18 @@ mod tests {
 
     #[test]
     fn display() {
-        assert_eq!(CensoredQuantile::Value(12.34).to_string(), "12.3");
-        assert_eq!(format!("{:.3}", CensoredQuantile::Value(0.0456)), "0.046");
+        assert_eq!(RankQuantile::Value(12.34).to_string(), "12.3");
+        assert_eq!(format!("{:.3}", RankQuantile::Value(0.0456)), "0.046");
         assert_eq!(
-            CensoredQuantile::AtLeast(1000.0).to_string(),
+            RankQuantile::AtLeast(1000.0).to_string(),
             "≥ 1000 ms (censored)"
         );
         assert_eq!(
-            serde_json::to_string(&CensoredQuantile::AtLeast(1000.0)).unwrap(),
+            serde_json::to_string(&RankQuantile::AtLeast(1000.0)).unwrap(),
             r#"{"kind":"at_least","ms":1000.0}"#
         );
         assert_eq!(
-            serde_json::to_string(&CensoredQuantile::Value(12.5)).unwrap(),
+            serde_json::to_string(&RankQuantile::Value(12.5)).unwrap(),
             r#"{"kind":"value","ms":12.5}"#
         );
     }

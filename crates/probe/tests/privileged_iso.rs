@@ -135,7 +135,7 @@ fn privileged_iso_without_responder_is_all_censored_never_success() {
     if s.sent > 0 {
         assert_eq!(
             s.rtt_censored.p50,
-            Some(netlab_probe::stats::CensoredQuantile::AtLeast(300.0))
+            Some(netlab_probe::stats::RankQuantile::AtLeast(300.0))
         );
     }
     common::teardown(topo, &spec);

@@ -58,11 +58,11 @@ pub struct SummaryRow {
     /// Censoring-aware loaded p50 and p95 (a timeout counts as "≥ the
     /// timeout"): the figures the summary leads with (method §5.6).
     pub censored: Option<(
-        Option<netlab_probe::CensoredQuantile>,
-        Option<netlab_probe::CensoredQuantile>,
+        Option<netlab_probe::RankQuantile>,
+        Option<netlab_probe::RankQuantile>,
     )>,
     /// Censoring-aware baseline p50.
-    pub baseline_p50: Option<netlab_probe::CensoredQuantile>,
+    pub baseline_p50: Option<netlab_probe::RankQuantile>,
     /// Drops counted by the arm (child qdisc 10:) at the final readback.
     pub child_drops: Option<u64>,
     /// Drops counted by TBF at the final readback.
@@ -84,10 +84,10 @@ fn opt_ms(v: Option<f64>) -> String {
 }
 
 /// A censoring-aware quantile in a table cell: `12.35`, `≥ 1000`, `–`.
-fn cell(q: Option<netlab_probe::CensoredQuantile>) -> String {
+fn cell(q: Option<netlab_probe::RankQuantile>) -> String {
     match q {
-        Some(netlab_probe::CensoredQuantile::Value(v)) => format!("{v:.2}"),
-        Some(netlab_probe::CensoredQuantile::AtLeast(v)) => format!("≥ {v:.0}"),
+        Some(netlab_probe::RankQuantile::Value(v)) => format!("{v:.2}"),
+        Some(netlab_probe::RankQuantile::AtLeast(v)) => format!("≥ {v:.0}"),
         None => "–".into(),
     }
 }
@@ -509,7 +509,7 @@ fn shaped(s: &ScenarioResult) -> Vec<&QdiscResult> {
         .collect()
 }
 
-fn censored_text(q: Option<netlab_probe::CensoredQuantile>) -> String {
+fn censored_text(q: Option<netlab_probe::RankQuantile>) -> String {
     q.map_or_else(|| "None".into(), |q| format!("{q:.2}"))
 }
 

@@ -263,10 +263,10 @@ fn row(round: u32, arm: &str) -> SummaryRow {
         p50_ms: Some(12.345),
         p95_ms: None,
         censored: Some((
-            Some(netlab_probe::CensoredQuantile::Value(12.345)),
-            Some(netlab_probe::CensoredQuantile::AtLeast(1000.0)),
+            Some(netlab_probe::RankQuantile::Value(12.345)),
+            Some(netlab_probe::RankQuantile::AtLeast(1000.0)),
         )),
-        baseline_p50: Some(netlab_probe::CensoredQuantile::Value(0.125)),
+        baseline_p50: Some(netlab_probe::RankQuantile::Value(0.125)),
         child_drops: Some(7),
         tbf_drops: Some(0),
         drops_by_direction: vec![("up".into(), Some(7), Some(0))],
