@@ -12,7 +12,7 @@ use crate::cli::{CompareArgs, KernelChoice, RunArgs};
 /// The validated configuration of `orchestrator compare`: the shape
 /// results.json version 1 recorded whole, so it lives with that version's
 /// migration (the experiment it describes: `CompareConfig::experiment`).
-pub use netlab_results::v1::{CompareConfig, Timeline};
+pub use netlab_results::compare_flags::{CompareConfig, Timeline};
 
 /// A usage error: the flag and what is wrong with its value.
 #[derive(Debug)]

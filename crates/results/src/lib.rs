@@ -42,6 +42,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bottleneck;
+pub mod compare_flags;
 pub mod fate;
 mod file;
 pub mod merge;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use netlab_experiment::{Experiment, Shard};
-use netlab_results::v1::CompareConfig;
+use netlab_results::compare_flags::CompareConfig;
 use netlab_results::ShardRecord;
 
 /// Name of the resolved experiment the host writes for the guest.
