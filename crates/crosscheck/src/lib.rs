@@ -49,6 +49,7 @@ pub mod scenario;
 pub mod setup;
 pub mod states;
 pub mod tools;
+mod watch;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
