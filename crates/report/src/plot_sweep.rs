@@ -16,8 +16,9 @@ use crate::plot_style::{
 };
 use crate::plots::{arm_color, builder, draw_svg, e, tick, Area, Plot};
 use crate::plots_run::px_in;
+use crate::sweep::held_of;
 use crate::sweep::{Measured, Panel, SweepAxis, SweepMetric, SweepTable};
-use crate::sweep_model::{held_of, predicted_range, which};
+use crate::sweep_model::{predicted_range, which};
 use crate::ReportError;
 use netlab_experiment::ModelKind;
 

@@ -606,21 +606,24 @@ pub struct Panel {
     pub arms: Vec<ArmSeries>,
 }
 
+/// The other axes' values of a row (`base_rtt=20ms`), as a panel holds them.
+pub fn held_of(table: &SweepTable, r: &SweepRow, axis: usize) -> Vec<String> {
+    table
+        .axes
+        .iter()
+        .zip(&r.axis_values)
+        .enumerate()
+        .filter(|(i, _)| *i != axis)
+        .map(|(_, (a, v))| format!("{}={v}", a.name))
+        .collect()
+}
+
 /// What the figure of `metric` against axis `axis` (index into
 /// `table.axes`) draws: one panel per combination of the other axes'
 /// values; in each, per arm and point, the rounds of that point alone.
 pub fn series(table: &SweepTable, metric: SweepMetric, axis: usize) -> Vec<Panel> {
     let ax = &table.axes[axis];
-    let held_of = |r: &SweepRow| -> Vec<String> {
-        table
-            .axes
-            .iter()
-            .zip(&r.axis_values)
-            .enumerate()
-            .filter(|(i, _)| *i != axis)
-            .map(|(_, (a, v))| format!("{}={v}", a.name))
-            .collect()
-    };
+    let held_of = |r: &SweepRow| held_of(table, r, axis);
     let mut panels: Vec<Panel> = Vec::new();
     for r in table.rows.iter().filter(|r| r.error.is_none()) {
         let held = held_of(r);

@@ -209,17 +209,7 @@ pub fn boundary_on_axis(
     )
 }
 
-/// The other axes' values of a row (`base_rtt=20ms`), as a panel holds them.
-pub fn held_of(table: &SweepTable, r: &crate::sweep::SweepRow, axis: usize) -> Vec<String> {
-    table
-        .axes
-        .iter()
-        .zip(&r.axis_values)
-        .enumerate()
-        .filter(|(i, _)| *i != axis)
-        .map(|(_, (a, v))| format!("{}={v}", a.name))
-        .collect()
-}
+use crate::sweep::held_of;
 
 /// An axis position as the file writes a count: `8`, `8.5`.
 fn number(x: f64) -> String {
