@@ -304,7 +304,7 @@ fn the_fifo_bound_is_drawn_on_pfifos_delay_figures() {
             let most = t
                 .rows
                 .iter()
-                .filter(|r| sweep_model::held_of(&t, r, axis) == panel.held)
+                .filter(|r| netlab_report::sweep::held_of(&t, r, axis) == panel.held)
                 .filter(|r| t.axes[axis].position(&r.axis_values[axis]) == Some(p.x))
                 .filter_map(|r| r.model.as_ref()?.fifo_bound_ms)
                 .fold(0.0f64, f64::max);
