@@ -395,7 +395,16 @@ fn guest_rrul_be_shapes_both_directions_with_eight_validated_flows() {
         .unwrap()
         .retain(|p| p.kind.as_deref() != Some("isochronous"));
     let file = write_experiment(&out, &f);
-    let (code, stdout, err) = run_file(&out, &file, Duration::from_secs(180));
+    let (mut code, mut stdout, mut err) = run_file(&out, &file, Duration::from_secs(180));
+    // One run more when a sender found its receiver closed: once in CI the
+    // guest started its senders so late (one every ~1 s, where ~0.2 s is
+    // usual) that flow 7 connected after its receiver's end and was
+    // refused. That is a starved machine, not what this test checks.
+    if code != 0 && stdout.contains("Connection refused") {
+        eprintln!("a sender was refused; running once more:\n{stdout}");
+        let _ = std::fs::remove_dir_all(&out.0);
+        (code, stdout, err) = run_file(&out, &file, Duration::from_secs(180));
+    }
     let _ = std::fs::remove_file(file);
     assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
     let r = results(&out);

@@ -96,15 +96,10 @@ fn point(s: &Value) -> (usize, f64, f64) {
     )
 }
 
-#[test]
-fn guest_sparse_flow_boundary_falls_where_the_model_puts_it() {
-    if !netlab_guest::guest_or_skip(
-        "guest_sparse_flow_boundary_falls_where_the_model_puts_it",
-        &["veth", "sch_tbf", "sch_fq_codel"],
-    ) {
-        return;
-    }
-    let out = OutDir::new("sparse");
+/// Runs the two points once and says whether each falls on the model's
+/// side: `Err` names the one that did not.
+fn run_two_points(attempt: u32) -> Result<(), String> {
+    let out = OutDir::new(&format!("sparse{attempt}"));
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/sparse_flows_quick.toml");
     let mut f = netlab_experiment::parse_file(&std::fs::read_to_string(path).unwrap()).unwrap();
@@ -129,7 +124,9 @@ fn guest_sparse_flow_boundary_falls_where_the_model_puts_it() {
         Duration::from_secs(240),
     );
     let _ = std::fs::remove_file(&file);
-    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
+    if code != 0 {
+        return Err(format!("exit {code}: stdout:\n{stdout}\nstderr:\n{err}"));
+    }
     let r: Value =
         serde_json::from_str(&std::fs::read_to_string(out.0.join("results.json")).unwrap())
             .unwrap();
@@ -137,21 +134,62 @@ fn guest_sparse_flow_boundary_falls_where_the_model_puts_it() {
     assert_eq!(scenarios.len(), 2);
     let (few, many) = (point(&scenarios[0]), point(&scenarios[1]));
     eprintln!(
-        "N, new_flow_count per probe packet, share waited > {WAITED_MS} ms: {few:?} {many:?}"
+        "attempt {attempt}: N, new_flow_count per probe packet, share waited > {WAITED_MS} ms: {few:?} {many:?}"
     );
     assert_eq!((few.0, many.0), (4, 12));
     // Below N* (8.3) every probe packet starts a new flow (measured 1.00
     // in sparse_flows_quick); at N = 12 about every other one does
-    // (measured 0.50).
-    // (The counter also counts a bulk flow that emptied and came back: a
-    // guest starved of CPU by a busy host read 1.05.)
-    assert!(few.1 > 0.9 && few.1 < 1.25, "N = 4: {few:?}");
-    assert!(many.1 > 0.3 && many.1 < 0.75, "N = 12: {many:?}");
+    // (measured 0.50). The counter also counts a bulk flow that emptied
+    // and came back: a guest starved of CPU by a busy host read 1.05 at
+    // N = 4, and a quiet one 0.74 at N = 12 (with 46 % of the probe's
+    // packets waiting), so N = 12 is checked against N = 4.
     // Sparse: a packet waits for about one bulk packet's transmission, so
     // hardly any waits past 6 ms (the quick run's p99 was 3.0-3.4 ms, and
-    // 0 of 351 waited; 2-7 % did beside three busy builds here).
-    // Beyond N*: about half wait W - T = 9.3 ms more (the quick run's p50
-    // was 3.1 and 7.2 ms, its p99 9.7-10.0 ms).
-    assert!(few.2 < 0.15, "N = 4: {few:?}");
-    assert!(many.2 > 0.25, "N = 12: {many:?}");
+    // 0 of 351 waited; 2-7 % did beside three busy builds here). Beyond
+    // N*: about half wait W - T = 9.3 ms more (the quick run's p50 was 3.1
+    // and 7.2 ms, its p99 9.7-10.0 ms).
+    let checks = [
+        (
+            few.1 > 0.9 && few.1 < 1.25,
+            "N = 4: new flows per probe packet",
+        ),
+        (
+            many.1 > 0.3 && many.1 < few.1 - 0.2,
+            "N = 12: new flows per probe packet",
+        ),
+        (few.2 < 0.15, "N = 4: share waited"),
+        (many.2 > 0.25, "N = 12: share waited"),
+    ];
+    match checks.iter().find(|(ok, _)| !ok) {
+        None => Ok(()),
+        Some((_, what)) => Err(format!("{what} off the model's side: {few:?} {many:?}")),
+    }
+}
+
+/// One attempt more when the first falls off or a run fails: in one CI
+/// run of 2 the guest was starved of CPU (N = 4 read 1.17 new flows per
+/// probe packet and 22 % of its packets waiting; the same run's rrul test
+/// saw an 80 ms baseline p95), and once here the twelve senders started
+/// so late (3.3 to 11.7 s after t0, where 1.1 to 3.8 s is usual) that the
+/// last three found their receivers closed. A model that is wrong fails
+/// both attempts.
+#[test]
+fn guest_sparse_flow_boundary_falls_where_the_model_puts_it() {
+    if !netlab_guest::guest_or_skip(
+        "guest_sparse_flow_boundary_falls_where_the_model_puts_it",
+        &["veth", "sch_tbf", "sch_fq_codel"],
+    ) {
+        return;
+    }
+    let mut misses = Vec::new();
+    for attempt in 1..=2 {
+        match run_two_points(attempt) {
+            Ok(()) => return,
+            Err(e) => {
+                eprintln!("attempt {attempt}: {e}");
+                misses.push(e);
+            }
+        }
+    }
+    panic!("both attempts off the model's side: {misses:?}");
 }
