@@ -51,7 +51,7 @@ fn new_flow_count_at(samples: &[Value], t: f64) -> (f64, u64) {
 /// (bulk flows, new_flow_count per probe packet sent in the window, the
 /// share of the window's probe packets whose one-way A→B delay passed
 /// `WAITED_MS`) of one scenario.
-fn point(s: &Value) -> (usize, f64, f64) {
+fn point(s: &Value) -> Result<(usize, f64, f64), String> {
     assert!(
         s["error"].is_null(),
         "scenario {}: {}",
@@ -80,20 +80,22 @@ fn point(s: &Value) -> (usize, f64, f64) {
         })
         .collect();
     let sent = in_window.len();
-    assert!(
-        sent > 200,
-        "{sent} probe packets sent between {t_a} and {t_b} s"
-    );
+    // 300 slots; a guest starved of CPU misses some (one CI run sent 180).
+    if sent < 150 {
+        return Err(format!(
+            "{sent} probe packets sent between {t_a} and {t_b} s (300 slots)"
+        ));
+    }
     // A packet that never arrived waited too (none did in any run here).
     let waited = in_window
         .iter()
         .filter(|q| q["up_ms"].as_f64().map_or(true, |d| d > WAITED_MS))
         .count();
-    (
+    Ok((
         flows,
         (n_b - n_a) as f64 / sent as f64,
         waited as f64 / sent as f64,
-    )
+    ))
 }
 
 /// Runs the two points once and says whether each falls on the model's
@@ -132,7 +134,7 @@ fn run_two_points(attempt: u32) -> Result<(), String> {
             .unwrap();
     let scenarios = r["scenarios"].as_array().unwrap();
     assert_eq!(scenarios.len(), 2);
-    let (few, many) = (point(&scenarios[0]), point(&scenarios[1]));
+    let (few, many) = (point(&scenarios[0])?, point(&scenarios[1])?);
     eprintln!(
         "attempt {attempt}: N, new_flow_count per probe packet, share waited > {WAITED_MS} ms: {few:?} {many:?}"
     );
