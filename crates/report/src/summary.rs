@@ -686,7 +686,50 @@ fn notes_of(s: &ScenarioResult) -> Vec<String> {
             s.index
         ));
     }
+    notes.extend(late_start_note(s));
     notes
+}
+
+/// A flow whose sender connected this much later than its planned start
+/// is named (method §3.3: the senders are made ready before t0, and
+/// connect 0.1-0.3 s after their mark in a guest beside a busy build).
+pub const LATE_START_S: f64 = 0.5;
+
+/// The flows that connected more than [`LATE_START_S`] after their planned
+/// start: a late flow had a shorter warm-up than planned, and one that
+/// connected after the window opened loaded only part of it.
+fn late_start_note(s: &ScenarioResult) -> Option<String> {
+    let late: Vec<(usize, f64, f64, f64)> = s
+        .flows
+        .iter()
+        .filter_map(|f| {
+            let t = f.tcp.as_ref()?;
+            let lag = t.start_s - f.start_s;
+            (lag > LATE_START_S).then_some((f.index, t.start_s, lag, t.window_s[0]))
+        })
+        .collect();
+    let window = late.first()?.3;
+    let inside = late.iter().filter(|l| l.1 > window).count();
+    let list: Vec<String> = late
+        .iter()
+        .take(5)
+        .map(|(i, at, lag, _)| format!("flow {i} at {at:.2} s, {lag:.2} s late"))
+        .collect();
+    let more = late.len().saturating_sub(list.len());
+    Some(format!(
+        "scenario {} (round {}, {}): {} flow(s) connected more than {LATE_START_S} s after their planned start ({}{}):          their warm-up was shorter than planned{}",
+        s.index,
+        s.round,
+        s.arm,
+        late.len(),
+        list.join("; "),
+        if more > 0 { format!("; {more} more") } else { String::new() },
+        if inside > 0 {
+            format!(", and {inside} connected after the measured window opened at {window:.2} s, so they loaded only part of it")
+        } else {
+            String::new()
+        }
+    ))
 }
 
 #[cfg(test)]

@@ -252,3 +252,46 @@ fn privileged_a_flow_without_netlab_s_receiver_goes_where_its_caller_says() {
     let (_, samples) = hooks.senders[0].expect("the sender's log");
     assert_eq!(flow.tcp_info.len(), samples);
 }
+
+/// A flow whose mark the scenario never reaches: its sender was made ready
+/// before t0 (socket bound, thread waiting), is never released, and ends
+/// with the scenario without connecting: the caller never learns it, no
+/// log comes back, and the join does not wait for the sender's own bound.
+#[test]
+fn privileged_a_sender_never_released_ends_with_the_scenario_unconnected() {
+    if !require_privileged("privileged_a_sender_never_released") {
+        return;
+    }
+    let dir = Scratch::new("run-unreleased");
+    let run_id = RunId::random();
+    let toml = "arms = [\"pfifo limit 256\"]\n\
+                [timeline]\nbaseline = \"1s\"\nwarmup = \"1s\"\nmeasure = \"8s\"\n\
+                [[flows]]\n\
+                [[flows]]\nstart = \"6s\"\n";
+    let mut setup = setup_of(toml, &run_id);
+    setup.capture_flow = None;
+    setup.pcap = None;
+    assert_eq!(setup.flows.len(), 2);
+    let mut hooks = EndAfter::new(Duration::from_secs(1), true);
+    let started = Instant::now();
+    let res = run_one(&setup, &mut hooks, &dir.0);
+    assert_eq!(res.error, None, "{res:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        hooks.bound.iter().map(|b| b.0).collect::<Vec<_>>(),
+        vec![0],
+        "only the first flow reached its mark"
+    );
+    assert_eq!(hooks.senders.len(), 2);
+    assert!(hooks.senders[0].is_some());
+    assert!(hooks.senders[1].is_none(), "{:?}", hooks.senders[1]);
+    assert!(res.flows[1].tcp.is_none(), "{:?}", res.flows[1]);
+    // The first flow connected at its mark, the load's start.
+    let tcp = res.flows[0].tcp.as_ref().unwrap();
+    let lag = tcp.start_s - res.flows[0].start_s;
+    assert!((0.0..0.5).contains(&lag), "started {lag} s after its mark");
+}

@@ -78,7 +78,9 @@ pub use record::{
     TcpSample, Termination,
 };
 #[cfg(feature = "io")]
-pub use sampler::{DiagSocket, PendingFlow, SamplerConfig, SamplerHandle, TcpSampler};
+pub use sampler::{
+    DiagSocket, PendingFlow, PendingStart, SamplerConfig, SamplerHandle, TcpSampler,
+};
 #[cfg(feature = "io")]
 pub use sender::{new_sender_socket, Sender, SenderConfig, SenderSocket};
 #[cfg(feature = "io")]

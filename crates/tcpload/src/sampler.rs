@@ -344,7 +344,10 @@ impl TcpSampler {
 /// ([`TcpSampler::spawn_before_connect`]). Dropping it unused (the connect
 /// failed) ends the sampler with an empty log.
 #[derive(Debug)]
-pub struct PendingFlow(std::sync::mpsc::SyncSender<FlowId>);
+pub struct PendingFlow {
+    start: PendingStart,
+    t0: Instant,
+}
 
 impl PendingFlow {
     /// Hands the flow to the sampler. Call it before the connect (a bound
@@ -352,17 +355,35 @@ impl PendingFlow {
     /// between the connect and the first write (method §4.1); until the
     /// connection exists its queries find no flow.
     pub fn connected(self, flow: FlowId) {
-        // The sampler may have ended already (stopped, or past its
-        // deadline); then there is nobody to tell.
-        let _ = self.0.send(flow);
+        self.start.connected(flow, self.t0);
     }
 }
+
+/// Where a sampler started ahead of its flow and of the common origin
+/// learns both ([`TcpSampler::spawn_waiting`]). Dropping it unused ends
+/// the sampler at once with an empty log.
+#[derive(Debug)]
+pub struct PendingStart(std::sync::mpsc::SyncSender<(FlowId, Instant)>);
+
+impl PendingStart {
+    /// Hands the flow and `t0` to the sampler, just before the connect as
+    /// [`PendingFlow::connected`] does.
+    pub fn connected(self, flow: FlowId, t0: Instant) {
+        // The sampler may have ended already (stopped, or past its wait);
+        // then there is nobody to tell.
+        let _ = self.0.send((flow, t0));
+    }
+}
+
+/// How often a waiting sampler looks at its stop.
+const WAIT_POLL: Duration = Duration::from_millis(100);
 
 impl TcpSampler {
     /// Spawns a sampling thread for a flow that does not exist yet: it
     /// waits (bounded by `cfg.max_duration` and its stop) for
     /// [`PendingFlow::connected`], then samples as [`TcpSampler::spawn_with`]
-    /// does, its first dump one interval after the flow was handed over.
+    /// does for at most `cfg.max_duration`, its first dump one interval
+    /// after the flow was handed over.
     /// Nothing of the sampler (thread start, socket, dump) sits between the
     /// sender's connect and its first writes: a dump taken as the flow is
     /// handed over, just before the connect, ran beside the handshake and
@@ -371,21 +392,40 @@ impl TcpSampler {
         sock: DiagSocket,
         t0: Instant,
         cfg: SamplerConfig,
-        mut on_sample: impl FnMut(&TcpSample) + Send + 'static,
+        on_sample: impl FnMut(&TcpSample) + Send + 'static,
     ) -> Result<(PendingFlow, SamplerHandle), TcpLoadError> {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<FlowId>(1);
+        let (start, handle) = Self::spawn_waiting(sock, cfg, cfg.max_duration, on_sample)?;
+        Ok((PendingFlow { start, t0 }, handle))
+    }
+
+    /// Spawns a sampling thread before the common origin is known, e.g.
+    /// before a scenario's t0, so that starting it costs its flow nothing
+    /// at the flow's start (a thread start took tens of ms under
+    /// user-mode Linux). It waits at most `wait` (and until its stop,
+    /// looked at every 100 ms) for [`PendingStart::connected`]; from then
+    /// it lives at most `cfg.max_duration`, its first dump one interval
+    /// after the handover.
+    pub fn spawn_waiting(
+        sock: DiagSocket,
+        cfg: SamplerConfig,
+        wait: Duration,
+        mut on_sample: impl FnMut(&TcpSample) + Send + 'static,
+    ) -> Result<(PendingStart, SamplerHandle), TcpLoadError> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(FlowId, Instant)>(1);
         let stop = StopFlag::new();
         let flag = stop.clone();
         let thread = std::thread::Builder::new()
             .name("tcp-sampler".into())
             .spawn(move || {
-                let deadline = Instant::now() + cfg.max_duration;
+                let waited = Instant::now() + wait;
                 loop {
                     let now = Instant::now();
-                    let flow = match rx.recv_timeout(Duration::from_millis(20)) {
-                        Ok(flow) => flow,
+                    let (flow, t0) = match rx
+                        .recv_timeout(waited.saturating_duration_since(now).min(WAIT_POLL))
+                    {
+                        Ok(handed) => handed,
                         Err(std::sync::mpsc::RecvTimeoutError::Timeout)
-                            if now < deadline && !flag.is_stopped() =>
+                            if now < waited && !flag.is_stopped() =>
                         {
                             continue
                         }
@@ -395,6 +435,7 @@ impl TcpSampler {
                     // The sender connects and writes now: the first dump
                     // waits one interval (a stop ends the wait, and the
                     // loop then takes its one last sample).
+                    let deadline = Instant::now() + cfg.max_duration;
                     let _ = flag.sleep_until((Instant::now() + cfg.interval).min(deadline));
                     let left = SamplerConfig {
                         max_duration: deadline.saturating_duration_since(Instant::now()),
@@ -407,7 +448,7 @@ impl TcpSampler {
                 what: "spawn sampler thread",
                 source,
             })?;
-        Ok((PendingFlow(tx), SamplerHandle { stop, thread }))
+        Ok((PendingStart(tx), SamplerHandle { stop, thread }))
     }
 }
 

@@ -241,6 +241,49 @@ fn probe_requests_that_never_reached_b_are_counted() {
         .all(|n| !n.contains("never reached B")));
 }
 
+#[test]
+fn flows_that_connected_late_are_named() {
+    let (mut results, _) = golden();
+    let quiet = extra_notes(&figures(&results), 0);
+    assert!(
+        quiet
+            .iter()
+            .all(|n| !n.contains("after their planned start")),
+        "{quiet:?}"
+    );
+    let s = &mut results.scenarios[0];
+    let f = &mut s.flows[0];
+    let planned = f.start_s;
+    let tcp = f.tcp.as_mut().unwrap();
+    let window = tcp.window_s[0];
+    // Half a second late is within the bound; past the window's start is not.
+    tcp.start_s = planned + LATE_START_S;
+    assert!(extra_notes(&figures(&results), 0)
+        .iter()
+        .all(|n| !n.contains("after their planned start")));
+    let tcp = results.scenarios[0].flows[0].tcp.as_mut().unwrap();
+    tcp.start_s = window + 1.0;
+    let notes = extra_notes(&figures(&results), 0);
+    let note = notes
+        .iter()
+        .find(|n| n.contains("after their planned start"))
+        .unwrap_or_else(|| panic!("{notes:?}"));
+    assert!(
+        note.contains(&format!(
+            "1 flow(s) connected more than 0.5 s after their planned start (flow 0 at {:.2} s, {:.2} s late)",
+            window + 1.0,
+            window + 1.0 - planned
+        )),
+        "{note}"
+    );
+    assert!(
+        note.contains(&format!(
+            "1 connected after the measured window opened at {window:.2} s"
+        )),
+        "{note}"
+    );
+}
+
 fn echo_all(results: &mut Results) {
     for s in &mut results.scenarios {
         let sent = s.probe().unwrap().requests.len() as u64;

@@ -22,6 +22,7 @@ use super::error::ScenarioError;
 use super::worker::Worker;
 use crate::b_loop::BLoopOutput;
 use crate::hooks::Measured;
+use crate::scenario::runner::ReadySender;
 use crate::setup::{ScenarioSetup, SERIES_BIN};
 
 /// What the capture worker returns: its report and its headers file's record.
@@ -53,8 +54,11 @@ pub struct Workers {
     pub iso_probe: Option<Worker<Result<IsoLog, ProbeError>>>,
     /// R's qdisc samplers (the qdisc crate's own threads), by egress slot.
     pub qdisc_samplers: Vec<(usize, Sampler)>,
-    /// Each flow's sender with its tcp_info sampler.
+    /// Each flow's sender with its tcp_info sampler, once released.
     pub senders: Vec<Option<Worker<Result<SenderOutput, String>>>>,
+    /// Each flow's sender made ready before t0, until its mark releases
+    /// it; one still here at the end is dropped, which ends its thread.
+    pub(crate) ready_senders: Vec<Option<ReadySender>>,
 }
 
 impl Workers {
@@ -89,6 +93,9 @@ impl Workers {
     /// end on their own schedule or are stopped, the senders are joined,
     /// then the capture (after it saw the close) and the qdisc samplers.
     fn join(self, plan: &ScenarioSetup, t0: Instant, stop_probes: bool) -> Joined {
+        // Senders never released (the scenario ended before their mark)
+        // end now, having connected nothing.
+        drop(self.ready_senders);
         for w in self.receivers.iter().flatten() {
             w.stop();
         }

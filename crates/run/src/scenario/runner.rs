@@ -2,8 +2,8 @@
 //! egresses (netem for the base RTT, TBF + the arm per shaped direction),
 //! the caller's [`ScenarioHooks`] (path ready, load start, finished),
 //! B's first receiver setting t0, the capture opened before any connect,
-//! one receiver per flow, probe and samplers running, each sender started
-//! at its offset, the final qdisc readbacks at the end of the measured
+//! one receiver per flow, probe and samplers running, each sender made
+//! ready before t0 and released at its offset, the final qdisc readbacks at the end of the measured
 //! window before any socket closes, then every worker joined and every
 //! owned namespace deleted with a receipt.
 //!
@@ -42,6 +42,7 @@ mod build;
 mod start;
 
 pub use build::Egress;
+pub(crate) use start::ReadySender;
 
 /// What every scenario of a run shares.
 pub struct RunContext<'a> {
@@ -427,6 +428,9 @@ impl Runner<'_, '_> {
                     })?,
             ),
         };
+        // Every sender ready before t0, released at its mark.
+        let live = Arc::new(Live::for_flows(plan.flows.iter().map(|f| f.spec.direction)));
+        let ready_senders = self.ready_senders(topo, &live)?;
         // B's first receiver (with the probes' echoes): it sets t0.
         let clock_sink = topo
             .b
@@ -463,9 +467,10 @@ impl Runner<'_, '_> {
             qsock,
             t0,
             t0_unix,
-            live: Arc::new(Live::for_flows(plan.flows.iter().map(|f| f.spec.direction))),
+            live,
         };
         let mut workers = Workers::new(plan.flows.len());
+        workers.ready_senders = ready_senders;
         let outcome = self.drive(&scene, clock_sink, sinks, capture, res, &mut workers);
         let early = self.end.get().is_some_and(|e| e < plan.timeline.end());
         let joined = workers.finish(plan, t0, outcome.is_err() || early, res, raw);
@@ -547,7 +552,7 @@ impl Runner<'_, '_> {
                         .load_start(&self.view(topo, Some(t0), None))
                         .map_err(hook_step("load start"))?;
                 }
-                Step::StartFlow(i) => self.start_sender(scene, i, workers)?,
+                Step::StartFlow(i) => self.release_sender(scene, i, workers)?,
                 Step::ReadFinal => {
                     self.cpu.borrow_mut().window_ended();
                     self.read_final(scene, res)?

@@ -1,22 +1,34 @@
 //! The scenario's workers, each started in its namespace on its own
 //! thread: B's first receiver (which set t0) and one receiver per flow,
 //! the capture on B, a qdisc sampler per egress in R, the probes in A, and
-//! each flow's sender with its tcp_info sampler at the flow's mark.
+//! each flow's sender with its tcp_info sampler, made ready before t0 and
+//! released at the flow's mark.
 
 use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use netlab_ecn::Capture;
 use netlab_probe::{connect_socket, run_iso_probe, run_probe};
 use netlab_qdisc::Sampler;
 use netlab_tcpload::sampler::DiagSocket;
 use netlab_tcpload::sink::Sink;
-use netlab_tcpload::{new_sender_socket, Sender, TcpSampler};
+use netlab_tcpload::{
+    new_sender_socket, FlowId, PendingStart, SamplerHandle, Sender, SenderConfig, SenderSocket,
+    TcpSampler,
+};
+use netlab_topology::Topology;
 
 use super::{ends, enter, hook_step, load_step, qdisc_step, Runner, Scene};
 use crate::b_loop::BLoop;
-use crate::scenario::collect::Workers;
+use crate::progress::Live;
+use crate::scenario::collect::{SenderOutput, Workers};
 use crate::scenario::error::ScenarioError;
-use crate::scenario::worker::spawn_in;
+use crate::scenario::worker::{spawn_in, Worker};
+
+/// A sender's worker.
+type SenderWorker = Worker<Result<SenderOutput, String>>;
 
 impl Runner<'_, '_> {
     /// B's first receiver (the probes' echoes and the clock's flow), then
@@ -166,40 +178,37 @@ impl Runner<'_, '_> {
         Ok(())
     }
 
-    /// Flow `i`'s sender and its tcp_info sampler, in the sending namespace.
-    /// The connect happens on the worker, so a slow handshake holds up no
-    /// other flow and no mark of the timeline.
-    pub(super) fn start_sender(
+    /// Every flow's sender made ready before t0: its socket created and
+    /// bound and its sock_diag socket opened in the sending namespace, its
+    /// tcp_info sampler's thread started, and its own thread started
+    /// there, both waiting for [`Runner::release_sender`].
+    /// Entering a namespace and starting threads cost 0.2 s a flow in the
+    /// guest and up to 1 s when the host is busy; done at the flow's mark,
+    /// that made twelve flows planned at 1 s start 3.3–11.7 s after t0
+    /// (method §3.3).
+    pub(super) fn ready_senders(
         &self,
-        scene: &Scene<'_>,
-        i: usize,
-        workers: &mut Workers,
-    ) -> Result<(), ScenarioError> {
-        let flow = &self.plan.flows[i];
-        let ((ns, name), _) = ends(scene.topo, flow.spec.direction);
-        let to = flow.sender.to;
-        let sock = ns
-            .run(|| new_sender_socket(&flow.sender.cc, to))
-            .map_err(enter(name, "a sender"))?
-            .map_err(load_step("sender socket"))?;
-        let diag = ns
-            .run(DiagSocket::open)
-            .map_err(enter(name, "sock_diag"))?
-            .map_err(load_step("sock_diag socket"))?;
-        let (sender_cfg, sampler_cfg) = (flow.sender.clone(), flow.tcp_info);
-        let (t0, live) = (scene.t0, scene.live.clone());
-        // The caller learns the flow before its connect.
-        self.hooks
-            .borrow_mut()
-            .flow_bound(&self.view(scene.topo, Some(t0), None), i, sock.flow())
-            .map_err(hook_step("flow bound"))?;
-        workers.senders[i] = Some(spawn_in(ns, "sender", "sender", move |_stop| {
-            // The sampler starts before the connect, so the first write
-            // follows the connect at once, as in any bulk transfer (method
-            // §4.1). Each sample also
-            // feeds the live goodput of the progress display.
+        topo: &Topology,
+        live: &Arc<Live>,
+    ) -> Result<Vec<Option<ReadySender>>, ScenarioError> {
+        let plan = self.plan;
+        let bound = plan.timeline.end() + RELEASE_ALLOWANCE;
+        let mut ready = Vec::with_capacity(plan.flows.len());
+        for (i, flow) in plan.flows.iter().enumerate() {
+            let ((ns, name), _) = ends(topo, flow.spec.direction);
+            let to = flow.sender.to;
+            let sock = ns
+                .run(|| new_sender_socket(&flow.sender.cc, to))
+                .map_err(enter(name, "a sender"))?
+                .map_err(load_step("sender socket"))?;
+            let diag = ns
+                .run(DiagSocket::open)
+                .map_err(enter(name, "sock_diag"))?
+                .map_err(load_step("sock_diag socket"))?;
+            // The tcp_info sampler's thread too, waiting for its flow.
+            let live = live.clone();
             let (pending, sampler) =
-                TcpSampler::spawn_before_connect(diag, t0, sampler_cfg, move |s| {
+                TcpSampler::spawn_waiting(diag, flow.tcp_info, bound, move |s| {
                     if let Some(info) = &s.record.info {
                         let f = &live.flows[i];
                         f.bytes_acked.store(info.bytes_acked, Ordering::Relaxed);
@@ -207,22 +216,118 @@ impl Runner<'_, '_> {
                             .store((s.end_s * 1e6) as u64, Ordering::Relaxed);
                     }
                 })
-                .map_err(|e| format!("starting the tcp_info sampler: {e}"))?;
-            // The socket is bound, so the sampler learns the flow before
-            // the connect; its first dump waits one interval, so nothing
-            // runs beside the connect and the first writes.
-            pending.connected(sock.flow());
-            let tx = match Sender::connect(sock, sender_cfg, t0) {
-                Ok(tx) => tx,
-                Err(e) => {
-                    let _ = sampler.stop();
-                    return Err(format!("sender: {e}"));
-                }
-            };
-            let report = tx.run();
-            let log = sampler.stop().map_err(|e| e.to_string());
-            Ok::<_, String>((report, log))
-        })?);
+                .map_err(load_step("tcp_info sampler"))?;
+            let sender_cfg = flow.sender.clone();
+            let id = sock.flow();
+            let (release, released) = mpsc::channel::<Instant>();
+            let worker = spawn_in(ns, "sender", "sender", move |_stop| {
+                let t0 = match released.recv_timeout(bound) {
+                    Ok(t0) => t0,
+                    Err(e) => {
+                        // The sampler, still waiting, ends at its stop.
+                        let _ = sampler.stop();
+                        return Err(match e {
+                            RecvTimeoutError::Disconnected => NOT_RELEASED.to_string(),
+                            RecvTimeoutError::Timeout => {
+                                format!("not released within {} s", bound.as_secs())
+                            }
+                        });
+                    }
+                };
+                run_sender(sock, pending, sampler, t0, sender_cfg)
+            })?;
+            ready.push(Some(ReadySender {
+                flow: id,
+                release: Some(release),
+                worker: Some(worker),
+            }));
+        }
+        Ok(ready)
+    }
+
+    /// Flow `i`'s mark: the caller learns its flow, then its ready sender
+    /// connects at once. Nothing here enters a namespace or starts a
+    /// thread, so the walk keeps every later mark.
+    pub(super) fn release_sender(
+        &self,
+        scene: &Scene<'_>,
+        i: usize,
+        workers: &mut Workers,
+    ) -> Result<(), ScenarioError> {
+        let Some(ready) = workers.ready_senders.get_mut(i).and_then(Option::take) else {
+            return Err(ScenarioError::Worker {
+                worker: "sender",
+                message: format!("flow {i} has no ready sender"),
+            });
+        };
+        // The caller learns the flow before its connect.
+        self.hooks
+            .borrow_mut()
+            .flow_bound(&self.view(scene.topo, Some(scene.t0), None), i, ready.flow)
+            .map_err(hook_step("flow bound"))?;
+        workers.senders[i] = ready.release(scene.t0);
         Ok(())
     }
+}
+
+/// How long past the timeline's end a ready sender waits for its release
+/// (the setup before t0 included) before it gives up by itself.
+const RELEASE_ALLOWANCE: Duration = Duration::from_secs(120);
+
+/// What a ready sender returns when the scenario ended before its mark.
+const NOT_RELEASED: &str = "the scenario ended before this flow's start";
+
+/// A flow's sender made ready before t0, waiting for its mark. Dropped
+/// unreleased (the scenario ended or failed first), it tells its thread
+/// and joins it: the thread then ends at once, having connected nothing.
+pub(crate) struct ReadySender {
+    flow: FlowId,
+    release: Option<mpsc::Sender<Instant>>,
+    worker: Option<SenderWorker>,
+}
+
+impl ReadySender {
+    /// Releases it with the scenario's t0; the worker to join.
+    fn release(mut self, t0: Instant) -> Option<SenderWorker> {
+        if let Some(tx) = self.release.take() {
+            // A thread gone already (it panicked) shows when it is joined.
+            let _ = tx.send(t0);
+        }
+        self.worker.take()
+    }
+}
+
+impl Drop for ReadySender {
+    fn drop(&mut self) {
+        drop(self.release.take());
+        if let Some(w) = self.worker.take() {
+            // It can only answer NOT_RELEASED (or its panic): nothing ran.
+            let _ = w.join();
+        }
+    }
+}
+
+/// The sender from its release: the tcp_info sampler handed the flow,
+/// then the connect and the transfer.
+fn run_sender(
+    sock: SenderSocket,
+    pending: PendingStart,
+    sampler: SamplerHandle,
+    t0: Instant,
+    sender_cfg: SenderConfig,
+) -> Result<SenderOutput, String> {
+    // The socket is bound, so the sampler learns the flow before the
+    // connect; its first dump waits one interval, so nothing of netlab's
+    // runs beside the connect and the first writes (method §4.1).
+    pending.connected(sock.flow(), t0);
+    let tx = match Sender::connect(sock, sender_cfg, t0) {
+        Ok(tx) => tx,
+        Err(e) => {
+            let _ = sampler.stop();
+            return Err(format!("sender: {e}"));
+        }
+    };
+    let report = tx.run();
+    let log = sampler.stop().map_err(|e| e.to_string());
+    Ok((report, log))
 }
