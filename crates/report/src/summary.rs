@@ -717,7 +717,7 @@ fn late_start_note(s: &ScenarioResult) -> Option<String> {
         .collect();
     let more = late.len().saturating_sub(list.len());
     Some(format!(
-        "scenario {} (round {}, {}): {} flow(s) connected more than {LATE_START_S} s after their planned start ({}{}):          their warm-up was shorter than planned{}",
+        "scenario {} (round {}, {}): {} flow(s) connected more than {LATE_START_S} s after their planned start ({}{}): their warm-up was shorter than planned{}",
         s.index,
         s.round,
         s.arm,

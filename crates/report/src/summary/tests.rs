@@ -278,7 +278,7 @@ fn flows_that_connected_late_are_named() {
     );
     assert!(
         note.contains(&format!(
-            "1 connected after the measured window opened at {window:.2} s"
+            "late): their warm-up was shorter than planned, and 1 connected after the measured window opened at {window:.2} s, so"
         )),
         "{note}"
     );
