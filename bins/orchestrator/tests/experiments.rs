@@ -409,10 +409,10 @@ fn guest_rrul_be_shapes_both_directions_with_eight_validated_flows() {
         // Made at its mark, senders took ~0.2 s each in the guest (flow 8
         // connected 1.6 s late), and in one CI run ~1 s each, so that flow
         // 7 connected after its receiver had closed. Made ready, they
-        // connected 0.1-0.3 s after the mark beside a busy build.
+        // connected 3-18 ms after the mark, 24 of them together.
         let lag = fl["tcp"]["start_s"].as_f64().unwrap() - fl["start_s"].as_f64().unwrap();
         assert!(
-            (0.0..1.0).contains(&lag),
+            (0.0..0.5).contains(&lag),
             "flow {} connected {lag:.2} s after its mark",
             fl["index"]
         );

@@ -373,8 +373,10 @@ pub struct FlowResult {
     pub start_s: f64,
     /// Planned stop, s from t0 (None: until the end).
     pub stop_s: Option<f64>,
-    /// Offset of this flow's receiver clock from the scenario's t0, s (its
-    /// recv times are shifted by it before the window is applied).
+    /// Offset of this flow's receiver clock from the scenario's t0, s: 0
+    /// now that every receiver is timed from t0; runs before December 2026
+    /// counted from each receiver's bind, and their recv times are shifted
+    /// by it before the window is applied.
     pub receiver_t0_offset_s: f64,
     /// Goodput, series, both sides' figures.
     pub tcp: Option<TcpResult>,

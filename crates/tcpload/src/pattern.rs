@@ -119,6 +119,11 @@ impl PatternSource {
         }
     }
 
+    /// The block size it serves.
+    pub fn block(&self) -> usize {
+        self.block
+    }
+
     /// The `block` pattern bytes at stream offsets `offset..offset+block`.
     pub fn block_at(&mut self, offset: u64) -> &[u8] {
         let lap = offset / PERIOD;

@@ -98,12 +98,26 @@ pub struct SenderSocket {
     sock: Socket,
     cc: String,
     flow: FlowId,
+    /// The pattern's first lap, when [`SenderSocket::prepare_pattern`]
+    /// computed it ahead of the connect.
+    source: Option<pattern::PatternSource>,
 }
 
 impl SenderSocket {
     /// The flow this socket will carry once connected.
     pub fn flow(&self) -> FlowId {
         self.flow
+    }
+
+    /// Computes the pattern's first lap (about 1 MiB) for blocks of
+    /// `block_size` now, so that [`Sender::connect`] finds it ready: e.g.
+    /// before a scenario's t0. Under user-mode Linux a debug build took
+    /// ~90 ms a lap, and 24 senders released together computed theirs one
+    /// after another on the guest's one CPU, the last 2.2 s after the mark.
+    pub fn prepare_pattern(&mut self, block_size: usize) {
+        let mut source = pattern::PatternSource::new(block_size);
+        source.block_at(0);
+        self.source = Some(source);
     }
 }
 
@@ -156,6 +170,7 @@ pub fn new_sender_socket(cc: &str, to: SocketAddr) -> Result<SenderSocket, TcpLo
         sock,
         cc: cc.to_owned(),
         flow: FlowId { local, remote: to },
+        source: None,
     })
 }
 
@@ -186,7 +201,7 @@ impl Sender {
     /// applies the send timeout. The lifetime starts now; times are
     /// recorded relative to `t0`.
     pub fn connect(
-        sock: SenderSocket,
+        mut sock: SenderSocket,
         cfg: SenderConfig,
         t0: Instant,
     ) -> Result<Self, TcpLoadError> {
@@ -202,10 +217,13 @@ impl Sender {
         // the first write held the first data back by 1-6 ms, where a plain
         // bulk sender writes within a fraction of a millisecond; that idle
         // time is B's first receive-RTT sample and steers receive-buffer
-        // autotuning, and so pfifo's standing state (method §13.5). The
-        // base lap is usually ready (the sink prepares it before t0); a
-        // sender alone in its process computes it here, once.
-        let mut source = pattern::PatternSource::new(cfg.block_size);
+        // autotuning, and so pfifo's standing state (method §13.5). A
+        // caller that can computes it earlier still
+        // ([`SenderSocket::prepare_pattern`]; netlab-run does, before t0).
+        let mut source = match sock.source.take() {
+            Some(ready) if ready.block() == cfg.block_size.max(1) => ready,
+            _ => pattern::PatternSource::new(cfg.block_size),
+        };
         source.block_at(0);
         if sock.flow.remote != cfg.to {
             return Err(TcpLoadError::Config(format!(

@@ -103,6 +103,15 @@ impl Sink {
         })
     }
 
+    /// The same sink timed from `t0` instead of from its bind, for a
+    /// listener bound before the common origin was known (e.g. before the
+    /// scenario's clock starts, so that binding costs the timeline
+    /// nothing): its receive times and its hard end move with it.
+    pub fn starting_at(mut self, t0: Instant) -> Sink {
+        self.t0 = t0;
+        self
+    }
+
     /// The common clock origin.
     pub fn t0(&self) -> Instant {
         self.t0

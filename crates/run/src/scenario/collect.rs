@@ -31,8 +31,11 @@ pub type CaptureOutput = (EcnEvidence, Option<PcapFileRecord>);
 /// What the sender worker returns: its report and its tcp_info samples.
 pub type SenderOutput = (SenderLog, Result<SamplerLog, String>);
 
+/// What a flow's receiver worker returns.
+pub type ReceiverOutput = ReceiverLog<EchoStats>;
+
 /// A receiver worker.
-type ReceiverWorker = Worker<Result<ReceiverLog<EchoStats>, TcpLoadError>>;
+type ReceiverWorker = Worker<Result<ReceiverOutput, String>>;
 
 /// The workers of a running scenario (each `None` until started).
 #[derive(Default)]
@@ -42,8 +45,6 @@ pub struct Workers {
     pub clock_receiver: Option<Worker<Result<BLoopOutput, TcpLoadError>>>,
     /// Each flow's receiver, in flow order.
     pub receivers: Vec<Option<ReceiverWorker>>,
-    /// How much later than t0 each flow's receiver clock started.
-    pub receiver_offsets: Vec<Duration>,
     /// B's ECN capture, with its headers file's record when it wrote one.
     pub capture: Option<Worker<Result<CaptureOutput, EcnError>>>,
     /// The headers file that could not be created (the capture ran without it).
@@ -66,7 +67,6 @@ impl Workers {
     pub fn new(flows: usize) -> Workers {
         Workers {
             receivers: (0..flows).map(|_| None).collect(),
-            receiver_offsets: vec![Duration::ZERO; flows],
             senders: (0..flows).map(|_| None).collect(),
             ..Workers::default()
         }
@@ -150,7 +150,6 @@ impl Workers {
         Joined {
             clock,
             receivers,
-            receiver_offsets: self.receiver_offsets,
             probe,
             iso_probe,
             senders,
@@ -173,7 +172,6 @@ fn wait_for<T, E: std::fmt::Display>(w: &Worker<Result<T, E>>, stop_now: bool, h
 struct Joined {
     clock: Option<Result<BLoopOutput, ScenarioError>>,
     receivers: Vec<Option<Result<ReceiverLog<EchoStats>, ScenarioError>>>,
-    receiver_offsets: Vec<Duration>,
     probe: Option<Result<ProbeLog, ScenarioError>>,
     iso_probe: Option<Result<IsoLog, ScenarioError>>,
     senders: Vec<Option<Result<SenderOutput, ScenarioError>>>,
@@ -208,8 +206,7 @@ impl Joined {
         }
         let flows = self.receivers.into_iter().zip(self.senders);
         for (i, (rx, tx)) in flows.enumerate() {
-            let offset = self.receiver_offsets[i];
-            if let Some(e) = fill_flow(plan, i, offset, rx, tx, res, measured) {
+            if let Some(e) = fill_flow(plan, i, rx, tx, res, measured) {
                 errors.push(e);
             }
         }
@@ -300,14 +297,14 @@ fn add_fates(
 fn fill_flow(
     plan: &ScenarioSetup,
     i: usize,
-    offset: Duration,
     rx: Option<Result<ReceiverLog<EchoStats>, ScenarioError>>,
     tx: Option<Result<SenderOutput, ScenarioError>>,
     res: &mut ScenarioResult,
     measured: &mut Measured,
 ) -> Option<ScenarioError> {
     let flow = &mut res.flows[i];
-    flow.receiver_t0_offset_s = offset.as_secs_f64();
+    // Every receiver is timed from t0 itself (`Sink::starting_at`).
+    flow.receiver_t0_offset_s = 0.0;
     let mut flow_errors = Vec::new();
     match (rx, tx) {
         (Some(Ok(rx)), Some(Ok((tx, tcp_log)))) => {
@@ -318,7 +315,7 @@ fn fill_flow(
                     first_bad_offset: rx.validation.first_bad_offset,
                 });
             }
-            flow.tcp = Some(tcp_result(plan, offset, rx, &tx));
+            flow.tcp = Some(tcp_result(plan, rx, &tx));
             measured.senders[i] = Some((tx, tcp_log));
         }
         (rx, tx) => {
@@ -374,19 +371,10 @@ fn tcp_info_of(
 }
 
 /// Goodput over the measured window, the delivered series and both sides'
-/// figures. `offset`: the receiver's clock started this much after t0, so
-/// the window is shifted by it into the receiver's clock.
-fn tcp_result(
-    plan: &ScenarioSetup,
-    offset: Duration,
-    rx: ReceiverLog<EchoStats>,
-    tx: &SenderLog,
-) -> TcpResult {
+/// figures (the receiver's clock is t0).
+fn tcp_result(plan: &ScenarioSetup, rx: ReceiverLog<EchoStats>, tx: &SenderLog) -> TcpResult {
     let (start, end) = (plan.timeline.window_start(), plan.timeline.end());
-    let window = GoodputWindow {
-        start: start.saturating_sub(offset),
-        end: end.saturating_sub(offset),
-    };
+    let window = GoodputWindow { start, end };
     let g = goodput(&rx.recvs, window);
     let series = delivered_series(&rx.recvs, SERIES_BIN, end);
     TcpResult {
@@ -395,11 +383,7 @@ fn tcp_result(
         start_s: tx.start_s,
         connect_s: tx.connect_s,
         goodput_mbps: g.mbit_per_s,
-        window_s: if offset.is_zero() {
-            [g.window_start_s, g.window_end_s]
-        } else {
-            [start.as_secs_f64(), end.as_secs_f64()]
-        },
+        window_s: [g.window_start_s, g.window_end_s],
         receiver: ReceiverSummary {
             bytes_in_window: g.bytes,
             bytes_total: rx.bytes_total,

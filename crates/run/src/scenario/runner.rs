@@ -25,14 +25,14 @@ use netlab_experiment::Direction;
 use netlab_qdisc::QdiscSocket;
 use netlab_receipts::{Registry, Resource, SystemClock};
 use netlab_results::{CleanupResult, FlowResult, PointResult, ReadbackDump, ScenarioResult};
-use netlab_tcpload::sink::Sink;
 use netlab_topology::netns::Netns;
 use netlab_topology::{netns, Topology};
 
 use super::clock::{ScenarioClock, Step};
-use super::collect::Workers;
+use super::collect::{ReceiverOutput, Workers};
 use super::cpu::CpuMarks;
 use super::error::ScenarioError;
+use super::worker::Ready;
 use crate::b_loop::{BLoop, BLoopError};
 use crate::hooks::{HookError, Measured, ScenarioEnd, ScenarioHooks, ScenarioView};
 use crate::progress::{Live, Progress};
@@ -428,9 +428,9 @@ impl Runner<'_, '_> {
                     })?,
             ),
         };
-        // Every sender ready before t0, released at its mark.
+        // Every flow's receiver and sender ready before t0 (method §3.3).
         let live = Arc::new(Live::for_flows(plan.flows.iter().map(|f| f.spec.direction)));
-        let ready_senders = self.ready_senders(topo, &live)?;
+        let ready = self.ready_flows(topo, &live)?;
         // B's first receiver (with the probes' echoes): it sets t0.
         let clock_sink = topo
             .b
@@ -445,20 +445,6 @@ impl Runner<'_, '_> {
             .unwrap_or_default()
             .saturating_sub(t0.elapsed());
         *t0_out = Some((t0, t0_unix));
-        // One receiver per flow, in its receiving namespace.
-        let mut sinks = Vec::new();
-        for f in &plan.flows {
-            let Some(receiver) = f.receiver else {
-                sinks.push(None);
-                continue;
-            };
-            let (_, (ns, name)) = ends(topo, f.spec.direction);
-            let sink = ns
-                .run(|| Sink::bind(receiver))
-                .map_err(enter(name, "a flow's receiver"))?
-                .map_err(load_step("binding a flow's receiver"))?;
-            sinks.push(Some(sink));
-        }
         self.progress.reset();
 
         let scene = Scene {
@@ -470,8 +456,15 @@ impl Runner<'_, '_> {
             live,
         };
         let mut workers = Workers::new(plan.flows.len());
-        workers.ready_senders = ready_senders;
-        let outcome = self.drive(&scene, clock_sink, sinks, capture, res, &mut workers);
+        workers.ready_senders = ready.senders;
+        let outcome = self.drive(
+            &scene,
+            clock_sink,
+            ready.receivers,
+            capture,
+            res,
+            &mut workers,
+        );
         let early = self.end.get().is_some_and(|e| e < plan.timeline.end());
         let joined = workers.finish(plan, t0, outcome.is_err() || early, res, raw);
         outcome.and(joined)
@@ -482,13 +475,13 @@ impl Runner<'_, '_> {
         &self,
         scene: &Scene<'_>,
         clock_sink: BLoop,
-        sinks: Vec<Option<Sink>>,
+        receivers: Vec<Option<Ready<ReceiverOutput>>>,
         capture: Option<Capture>,
         res: &mut ScenarioResult,
         workers: &mut Workers,
     ) -> Result<(), ScenarioError> {
         let (topo, t0) = (scene.topo, scene.t0);
-        self.start_receivers(scene, clock_sink, sinks, workers)?;
+        self.start_receivers(scene, clock_sink, receivers, workers)?;
         self.start_capture(scene, capture, workers)?;
         self.start_qdisc_samplers(scene, workers)?;
         self.start_probe(scene, workers)?;

@@ -3,8 +3,10 @@
 //! all of them.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use netlab_topology::netns::Netns;
 
@@ -92,6 +94,71 @@ where
             source: Box::new(source),
         })?;
     Ok(Worker { name, stop, thread })
+}
+
+/// A worker started before t0, inside its namespace, and waiting for it:
+/// starting threads and entering namespaces cost 10-40 ms each under
+/// user-mode Linux (more on a busy host), so a scenario starts them
+/// before its clock does and only wakes them at their mark (method
+/// §3.3). Dropped unreleased (the scenario ended or failed first), it
+/// tells its thread, which ends at once having done nothing, and joins it.
+pub struct Ready<T> {
+    release: Option<mpsc::Sender<Instant>>,
+    worker: Option<Worker<Result<T, String>>>,
+}
+
+/// What a ready worker answers when it was never released.
+pub const NOT_RELEASED: &str = "the scenario ended before this worker's start";
+
+impl<T: Send + 'static> Ready<T> {
+    /// Starts `work`'s thread in `ns` (as [`spawn_in`]); it waits at most
+    /// `bound` for [`Ready::release`] and then runs `work` with t0.
+    pub fn spawn<F>(
+        ns: &Netns,
+        name: &'static str,
+        thread_name: &str,
+        bound: Duration,
+        work: F,
+    ) -> Result<Ready<T>, ScenarioError>
+    where
+        F: FnOnce(Instant, &Stop) -> Result<T, String> + Send + 'static,
+    {
+        let (release, released) = mpsc::channel::<Instant>();
+        let worker = spawn_in(ns, name, thread_name, move |stop| {
+            match released.recv_timeout(bound) {
+                Ok(t0) => work(t0, stop),
+                Err(RecvTimeoutError::Disconnected) => Err(NOT_RELEASED.to_string()),
+                Err(RecvTimeoutError::Timeout) => {
+                    Err(format!("not released within {} s", bound.as_secs()))
+                }
+            }
+        })?;
+        Ok(Ready {
+            release: Some(release),
+            worker: Some(worker),
+        })
+    }
+}
+
+impl<T> Ready<T> {
+    /// Releases it with the scenario's t0: the worker to join.
+    pub fn release(mut self, t0: Instant) -> Option<Worker<Result<T, String>>> {
+        if let Some(tx) = self.release.take() {
+            // A thread gone already (it panicked) shows when it is joined.
+            let _ = tx.send(t0);
+        }
+        self.worker.take()
+    }
+}
+
+impl<T> Drop for Ready<T> {
+    fn drop(&mut self) {
+        drop(self.release.take());
+        if let Some(w) = self.worker.take() {
+            // Unreleased, it can only answer NOT_RELEASED (or its panic).
+            let _ = w.thread.join();
+        }
+    }
 }
 
 #[cfg(test)]

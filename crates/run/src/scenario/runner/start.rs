@@ -5,7 +5,6 @@
 //! released at the flow's mark.
 
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -23,38 +22,26 @@ use netlab_topology::Topology;
 use super::{ends, enter, hook_step, load_step, qdisc_step, Runner, Scene};
 use crate::b_loop::BLoop;
 use crate::progress::Live;
-use crate::scenario::collect::{SenderOutput, Workers};
+use crate::scenario::collect::{ReceiverOutput, SenderOutput, Workers};
 use crate::scenario::error::ScenarioError;
-use crate::scenario::worker::{spawn_in, Worker};
-
-/// A sender's worker.
-type SenderWorker = Worker<Result<SenderOutput, String>>;
+use crate::scenario::worker::{spawn_in, Ready};
 
 impl Runner<'_, '_> {
     /// B's first receiver (the probes' echoes and the clock's flow), then
-    /// each flow's own receiver in its receiving namespace, with its start
-    /// after t0.
+    /// each flow's own receiver, ready since before t0, released with it.
     pub(super) fn start_receivers(
         &self,
         scene: &Scene<'_>,
         clock_sink: BLoop,
-        sinks: Vec<Option<Sink>>,
+        receivers: Vec<Option<Ready<ReceiverOutput>>>,
         workers: &mut Workers,
     ) -> Result<(), ScenarioError> {
         let (topo, t0) = (scene.topo, scene.t0);
         workers.clock_receiver = Some(spawn_in(&topo.b, "receiver", "b-receiver", move |stop| {
             clock_sink.run_logged(Some(stop.flag()))
         })?);
-        for (i, sink) in sinks.into_iter().enumerate() {
-            let Some(sink) = sink else { continue };
-            workers.receiver_offsets[i] = sink.t0().saturating_duration_since(t0);
-            let (_, (ns, _)) = ends(topo, self.plan.flows[i].spec.direction);
-            workers.receivers[i] = Some(spawn_in(
-                ns,
-                "flow receiver",
-                "flow-receiver",
-                move |stop| sink.run_with_stop(stop.flag()),
-            )?);
+        for (i, ready) in receivers.into_iter().enumerate() {
+            workers.receivers[i] = ready.and_then(|r| r.release(t0));
         }
         Ok(())
     }
@@ -178,71 +165,92 @@ impl Runner<'_, '_> {
         Ok(())
     }
 
-    /// Every flow's sender made ready before t0: its socket created and
-    /// bound and its sock_diag socket opened in the sending namespace, its
-    /// tcp_info sampler's thread started, and its own thread started
-    /// there, both waiting for [`Runner::release_sender`].
-    /// Entering a namespace and starting threads cost 0.2 s a flow in the
-    /// guest and up to 1 s when the host is busy; done at the flow's mark,
-    /// that made twelve flows planned at 1 s start 3.3–11.7 s after t0
-    /// (method §3.3).
-    pub(super) fn ready_senders(
+    /// Every flow's receiver and sender made ready before t0 (method §3.3):
+    /// the receiver's listener bound in its namespace and its thread
+    /// started there, waiting to be timed from t0; the sender's socket
+    /// bound and its sock_diag socket opened in the sending namespace, the
+    /// pattern's first lap computed, its tcp_info sampler's thread and its
+    /// own thread started, both waiting for [`Runner::release_sender`].
+    /// Done after t0, one flow after another, that took 0.07 s a flow in
+    /// the guest (more on a busy host), and done at each flow's mark, 0.2
+    /// to 1 s: twelve flows planned at 1 s started 3.3-11.7 s after t0.
+    pub(super) fn ready_flows(
         &self,
         topo: &Topology,
         live: &Arc<Live>,
-    ) -> Result<Vec<Option<ReadySender>>, ScenarioError> {
+    ) -> Result<ReadyFlows, ScenarioError> {
         let plan = self.plan;
         let bound = plan.timeline.end() + RELEASE_ALLOWANCE;
-        let mut ready = Vec::with_capacity(plan.flows.len());
+        let mut ready = ReadyFlows::default();
         for (i, flow) in plan.flows.iter().enumerate() {
-            let ((ns, name), _) = ends(topo, flow.spec.direction);
-            let to = flow.sender.to;
-            let sock = ns
-                .run(|| new_sender_socket(&flow.sender.cc, to))
-                .map_err(enter(name, "a sender"))?
-                .map_err(load_step("sender socket"))?;
-            let diag = ns
-                .run(DiagSocket::open)
-                .map_err(enter(name, "sock_diag"))?
-                .map_err(load_step("sock_diag socket"))?;
-            // The tcp_info sampler's thread too, waiting for its flow.
-            let live = live.clone();
-            let (pending, sampler) =
-                TcpSampler::spawn_waiting(diag, flow.tcp_info, bound, move |s| {
-                    if let Some(info) = &s.record.info {
-                        let f = &live.flows[i];
-                        f.bytes_acked.store(info.bytes_acked, Ordering::Relaxed);
-                        f.acked_at_us
-                            .store((s.end_s * 1e6) as u64, Ordering::Relaxed);
-                    }
-                })
-                .map_err(load_step("tcp_info sampler"))?;
-            let sender_cfg = flow.sender.clone();
-            let id = sock.flow();
-            let (release, released) = mpsc::channel::<Instant>();
-            let worker = spawn_in(ns, "sender", "sender", move |_stop| {
-                let t0 = match released.recv_timeout(bound) {
-                    Ok(t0) => t0,
-                    Err(e) => {
-                        // The sampler, still waiting, ends at its stop.
-                        let _ = sampler.stop();
-                        return Err(match e {
-                            RecvTimeoutError::Disconnected => NOT_RELEASED.to_string(),
-                            RecvTimeoutError::Timeout => {
-                                format!("not released within {} s", bound.as_secs())
-                            }
-                        });
-                    }
-                };
-                run_sender(sock, pending, sampler, t0, sender_cfg)
-            })?;
-            ready.push(Some(ReadySender {
-                flow: id,
-                release: Some(release),
-                worker: Some(worker),
-            }));
+            let receiver = match flow.receiver {
+                None => None,
+                Some(cfg) => {
+                    let (_, (ns, name)) = ends(topo, flow.spec.direction);
+                    let sink = ns
+                        .run(|| Sink::bind(cfg))
+                        .map_err(enter(name, "a flow's receiver"))?
+                        .map_err(load_step("binding a flow's receiver"))?;
+                    Some(Ready::spawn(
+                        ns,
+                        "flow receiver",
+                        "flow-receiver",
+                        bound,
+                        move |t0, stop| {
+                            sink.starting_at(t0)
+                                .run_with_stop(stop.flag())
+                                .map_err(|e| e.to_string())
+                        },
+                    )?)
+                }
+            };
+            ready.receivers.push(receiver);
+            ready
+                .senders
+                .push(Some(self.ready_sender(topo, live, i, bound)?));
         }
         Ok(ready)
+    }
+
+    /// Flow `i`'s sender, ready (see [`Runner::ready_flows`]).
+    fn ready_sender(
+        &self,
+        topo: &Topology,
+        live: &Arc<Live>,
+        i: usize,
+        bound: Duration,
+    ) -> Result<ReadySender, ScenarioError> {
+        let flow = &self.plan.flows[i];
+        let ((ns, name), _) = ends(topo, flow.spec.direction);
+        let to = flow.sender.to;
+        let mut sock = ns
+            .run(|| new_sender_socket(&flow.sender.cc, to))
+            .map_err(enter(name, "a sender"))?
+            .map_err(load_step("sender socket"))?;
+        sock.prepare_pattern(flow.sender.block_size);
+        let diag = ns
+            .run(DiagSocket::open)
+            .map_err(enter(name, "sock_diag"))?
+            .map_err(load_step("sock_diag socket"))?;
+        // The tcp_info sampler's thread too, waiting for its flow.
+        let live = live.clone();
+        let (pending, sampler) = TcpSampler::spawn_waiting(diag, flow.tcp_info, bound, move |s| {
+            if let Some(info) = &s.record.info {
+                let f = &live.flows[i];
+                f.bytes_acked.store(info.bytes_acked, Ordering::Relaxed);
+                f.acked_at_us
+                    .store((s.end_s * 1e6) as u64, Ordering::Relaxed);
+            }
+        })
+        .map_err(load_step("tcp_info sampler"))?;
+        let sender_cfg = flow.sender.clone();
+        let id = sock.flow();
+        // Unreleased, the thread drops the sampler's pending start, which
+        // ends the sampler too.
+        let worker = Ready::spawn(ns, "sender", "sender", bound, move |t0, _stop| {
+            run_sender(sock, pending, sampler, t0, sender_cfg)
+        })?;
+        Ok(ReadySender { flow: id, worker })
     }
 
     /// Flow `i`'s mark: the caller learns its flow, then its ready sender
@@ -265,46 +273,28 @@ impl Runner<'_, '_> {
             .borrow_mut()
             .flow_bound(&self.view(scene.topo, Some(scene.t0), None), i, ready.flow)
             .map_err(hook_step("flow bound"))?;
-        workers.senders[i] = ready.release(scene.t0);
+        workers.senders[i] = ready.worker.release(scene.t0);
         Ok(())
     }
 }
 
-/// How long past the timeline's end a ready sender waits for its release
+/// How long past the timeline's end a ready worker waits for its release
 /// (the setup before t0 included) before it gives up by itself.
 const RELEASE_ALLOWANCE: Duration = Duration::from_secs(120);
 
-/// What a ready sender returns when the scenario ended before its mark.
-const NOT_RELEASED: &str = "the scenario ended before this flow's start";
+/// Every flow's receiver and sender, ready before t0, in flow order.
+#[derive(Default)]
+pub(crate) struct ReadyFlows {
+    /// Each flow's receiver (none for a flow whose caller receives it).
+    pub receivers: Vec<Option<Ready<ReceiverOutput>>>,
+    /// Each flow's sender.
+    pub senders: Vec<Option<ReadySender>>,
+}
 
-/// A flow's sender made ready before t0, waiting for its mark. Dropped
-/// unreleased (the scenario ended or failed first), it tells its thread
-/// and joins it: the thread then ends at once, having connected nothing.
+/// A flow's sender made ready before t0, waiting for its mark.
 pub(crate) struct ReadySender {
     flow: FlowId,
-    release: Option<mpsc::Sender<Instant>>,
-    worker: Option<SenderWorker>,
-}
-
-impl ReadySender {
-    /// Releases it with the scenario's t0; the worker to join.
-    fn release(mut self, t0: Instant) -> Option<SenderWorker> {
-        if let Some(tx) = self.release.take() {
-            // A thread gone already (it panicked) shows when it is joined.
-            let _ = tx.send(t0);
-        }
-        self.worker.take()
-    }
-}
-
-impl Drop for ReadySender {
-    fn drop(&mut self) {
-        drop(self.release.take());
-        if let Some(w) = self.worker.take() {
-            // It can only answer NOT_RELEASED (or its panic): nothing ran.
-            let _ = w.join();
-        }
-    }
+    worker: Ready<SenderOutput>,
 }
 
 /// The sender from its release: the tcp_info sampler handed the flow,
