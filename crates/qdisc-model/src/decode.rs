@@ -426,6 +426,33 @@ mod tests {
         assert!(decode_qdisc(&m, &Psched::MODERN).is_err());
     }
 
+    /// The header through netlink-packet-route's `TcHeader`: ifindex (a C
+    /// int there) keeps its bits in our `u32`, handle and parent as sent.
+    #[test]
+    fn tcmsg_header_fields_and_a_negative_ifindex() {
+        let mut m = vec![0u8; 16];
+        m[4..6].copy_from_slice(&RTM_NEWQDISC.to_ne_bytes());
+        m.extend_from_slice(&[0; 4]); // family, pad
+        m.extend_from_slice(&(-1i32).to_ne_bytes());
+        m.extend_from_slice(&0x0010_0000u32.to_ne_bytes()); // 10: (hex, as tc)
+        m.extend_from_slice(&0x0001_0001u32.to_ne_bytes()); // 1:1
+        m.extend_from_slice(&1u32.to_ne_bytes()); // tcm_info
+        m.extend_from_slice(&[10, 0, 1, 0, b'p', b'i', b'e', 0, 0, 0, 0, 0]); // TCA_KIND
+        let len = m.len() as u32;
+        m[0..4].copy_from_slice(&len.to_ne_bytes());
+        let r = decode_qdisc(&m, &Psched::MODERN).unwrap();
+        assert_eq!((r.kind.as_str(), r.ifindex), ("pie", u32::MAX));
+        assert_eq!((r.handle_raw, r.parent_raw), (0x0010_0000, 0x0001_0001));
+        assert_eq!(
+            (r.handle.to_string(), r.parent.to_string()),
+            ("10:".into(), "1:1".into())
+        );
+        assert_eq!(
+            (r.options, r.stats, r.xstats),
+            (QdiscOptions::None, None, None)
+        );
+    }
+
     /// Fuzz reproducer (fuzz/README.md, qdisc_dump): an NLMSG_ERROR in a
     /// dump with code i32::MIN made the errno negation overflow (a panic in
     /// debug builds); it is a decode error naming the saturated errno.
