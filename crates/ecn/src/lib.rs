@@ -30,12 +30,13 @@
 //! holds: [`EcnEvidence`] and its parts, [`pcap::PcapFileRecord`].
 //!
 //! ```no_run
+//! # #[cfg(feature = "io")]
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::net::{Ipv4Addr, SocketAddrV4};
 //! use std::sync::atomic::{AtomicBool, Ordering};
 //! use std::time::Instant;
 //! use netlab_ecn::{Capture, CaptureConfig, Flow};
 //!
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! // Inside B's namespace (e.g. `topo.b.run(|| Capture::open("b0", cfg))`):
 //! let capture = Capture::open("b0", CaptureConfig::default())?;
 //! let flow = Flow {
@@ -51,7 +52,10 @@
 //!     h.join().expect("capture thread")
 //! })?;
 //! println!("negotiated={} ce={} drops={:?}", evidence.negotiated, evidence.counts.ce, evidence.kernel);
-//! # Ok(()) }
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "io"))] // the example needs the sockets
+//! # fn main() {}
 //! ```
 
 #[cfg(feature = "io")]

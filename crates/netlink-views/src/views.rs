@@ -388,7 +388,7 @@ impl<'a> Iterator for Attrs<'a> {
     }
 }
 
-/// A fixed-layout C struct inside netlink bytes (`struct tc_stats`, a
+/// A fixed-layout C struct inside netlink bytes (`struct tc_fifo_qopt`, a
 /// qdisc's xstats), length-checked once: afterwards every field read
 /// inside that length cannot fail. Reading past the checked length is a
 /// bug in the caller and panics.

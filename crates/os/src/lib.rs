@@ -34,6 +34,8 @@
 //! files and `/proc` through `std` only.
 //!
 //! ```no_run
+//! # #[cfg(feature = "io")]
+//! # fn main() -> Result<(), netlab_os::SysError> {
 //! use netlab_os::netlink::{NetlinkSocket, Protocol};
 //! use netlab_os::wire::{Messages, NLMSG_DONE};
 //! // RTM_GETLINK dump: nlmsghdr + an empty struct ifinfomsg
@@ -50,7 +52,10 @@
 //! }
 //! let me = netlab_os::ProcessIdentity::own()?;
 //! println!("{me}, lo is {}", netlab_os::ifindex("lo")?);
-//! # Ok::<(), netlab_os::SysError>(())
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "io"))] // the example needs the sockets
+//! # fn main() {}
 //! ```
 #![forbid(unsafe_code)]
 

@@ -48,6 +48,8 @@
 //! results.json holds.
 //!
 //! ```no_run
+//! # #[cfg(feature = "io")]
+//! # fn main() -> Result<(), netlab_probe::ProbeError> {
 //! use std::time::{Duration, Instant};
 //! use netlab_probe::{connect_socket, run_probe, EchoResponder, ProbeConfig};
 //!
@@ -63,12 +65,17 @@
 //! for s in log.phase_stats() {
 //!     println!("{:?}: sent {} ok {} p95 {:?}", s.phase, s.sent, s.ok, s.p95_censored);
 //! }
-//! # Ok::<(), netlab_probe::ProbeError>(())
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "io"))] // the example needs the sockets
+//! # fn main() {}
 //! ```
 //!
 //! The isochronous probe against the same kind of echo (its own port):
 //!
 //! ```no_run
+//! # #[cfg(feature = "io")]
+//! # fn main() -> Result<(), netlab_probe::ProbeError> {
 //! use std::sync::atomic::AtomicBool;
 //! use std::time::{Duration, Instant};
 //! use netlab_probe::{connect_socket, run_iso_probe, IsoConfig};
@@ -91,7 +98,10 @@
 //!     );
 //! }
 //! println!("{:?}: {}", log.one_way_delays, log.one_way_note);
-//! # Ok::<(), netlab_probe::ProbeError>(())
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "io"))] // the example needs the sockets
+//! # fn main() {}
 //! ```
 #![forbid(unsafe_code)]
 

@@ -1,11 +1,18 @@
 //! Decoding RTM_NEWQDISC dump messages into typed records.
 //!
-//! Read with netlab-netlink-views, not netlink-packet-route's `TcMessage`:
-//! that crate types fq_codel's options and xstats only (used in
-//! `arm::fq_codel`), not the other kinds' nor `TCA_STATS_PKT64`, and every
-//! attribute is also kept here as its raw bytes. The `tcmsg` header and
-//! the stats block it does know are still read here by hand: open
-//! (docs/architecture.md, "Netlink bytes read by hand").
+//! What netlink-packet-route 0.34 knows is read with it: the `struct
+//! tcmsg` header ([`TcHeader`]), the counters (`TCA_STATS2`'s basic and
+//! queue structs, the old `TCA_STATS`: see `stats.rs`) and
+//! fq_codel's options and xstats (`arm::fq_codel`). The rest is read here
+//! and in `arm::*` with netlab-netlink-views, because that crate does not
+//! know it: the options and xstats of every other kind (TBF, fifo, codel,
+//! fq, cake, pie, fq_pie) and `TCA_STATS_PKT64`. We do not hand the whole
+//! message to its `TcMessage`: that would fail the message on an fq_codel
+//! xstats it cannot parse, where we keep a `Raw` record, and it would not
+//! keep each attribute's raw bytes, which we do. The message framing and
+//! the top-level attribute walk are netlab-netlink-views' (its errors say
+//! which attribute was malformed). docs/architecture.md, "Netlink bytes
+//! read by hand, and why".
 
 use serde::{Deserialize, Serialize};
 
@@ -17,11 +24,11 @@ use crate::arm::fq_codel::{self, FqCodelReadback, FqCodelXstats};
 use crate::arm::fq_pie::{self, FqPieReadback, FqPieXstats};
 use crate::arm::pie::{self, PieReadback, PieXstats};
 use netlab_netlink_views::hex;
-use netlab_netlink_views::{
-    Attr, Attrs, ErrorMessage, Fields, Message, Messages, NLMSG_DONE, NLMSG_ERROR,
-};
+use netlab_netlink_views::{Attr, Attrs, ErrorMessage, Message, Messages, NLMSG_DONE, NLMSG_ERROR};
+use netlink_packet_route::tc::TcHeader;
 
 use crate::error::Named;
+use crate::stats::{decode_stats2, decode_tc_stats, QdiscStats};
 use crate::tbf::{TbfQopt, TCA_TBF_PARMS, TCA_TBF_PRATE64, TCA_TBF_RATE64};
 use crate::units::Rate;
 use crate::{Handle, ModelError, Psched};
@@ -35,28 +42,8 @@ const TCA_OPTIONS: u16 = 2;
 const TCA_STATS: u16 = 3;
 const TCA_XSTATS: u16 = 4;
 const TCA_STATS2: u16 = 7;
-/// `TCA_STATS_*` inside `TCA_STATS2` (`linux/gen_stats.h`).
-const TCA_STATS_BASIC: u16 = 1;
-const TCA_STATS_QUEUE: u16 = 3;
-const TCA_STATS_APP: u16 = 4;
-const TCA_STATS_PKT64: u16 = 8;
-/// `struct tcmsg`: its length and the offsets of its fields.
+/// `struct tcmsg`'s length: the attributes start after it.
 const TCMSG_LEN: usize = 20;
-const TCMSG_IFINDEX: usize = 4;
-const TCMSG_HANDLE: usize = 8;
-const TCMSG_PARENT: usize = 12;
-/// `struct gnet_stats_basic` (bytes u64, packets u32).
-const GNET_BASIC_LEN: usize = 12;
-const GNET_BASIC_PACKETS: usize = 8;
-/// `struct gnet_stats_queue`: five u32 fields.
-const GNET_QUEUE_LEN: usize = 20;
-/// `struct tc_stats` length and field offsets.
-const TC_STATS_LEN: usize = 36;
-const TC_STATS_PACKETS: usize = 8;
-const TC_STATS_DROPS: usize = 12;
-const TC_STATS_OVERLIMITS: usize = 16;
-const TC_STATS_QLEN: usize = 28;
-const TC_STATS_BACKLOG: usize = 32;
 
 /// An attribute kept as bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -210,27 +197,6 @@ pub struct TbfReadback {
     pub overhead: u16,
 }
 
-/// The counters every qdisc has (`gnet_stats_basic` + `gnet_stats_queue`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct QdiscStats {
-    /// Bytes sent.
-    pub bytes: u64,
-    /// Packets sent.
-    pub packets: u64,
-    /// Packets dropped (a parent and a child may both count one packet).
-    pub drops: u32,
-    /// Times the qdisc was over its limit (for TBF: shaping, not loss).
-    pub overlimits: u32,
-    /// Requeues.
-    pub requeues: u32,
-    /// Bytes queued now.
-    pub backlog_bytes: u32,
-    /// Packets queued now (what tc prints as `backlog ..p`; equals `qlen`).
-    pub backlog_packets: u32,
-    /// Queue length in packets.
-    pub qlen: u32,
-}
-
 /// Kind-specific statistics.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -300,10 +266,18 @@ pub fn decode_qdisc(raw: &[u8], psched: &Psched) -> Result<QdiscRecord, ModelErr
 
 /// Decodes one checked RTM_NEWQDISC message.
 fn decode_message(msg: &Message<'_>, psched: &Psched) -> Result<QdiscRecord, ModelError> {
-    let tcmsg = Fields::new_checked(msg.payload(), TCMSG_LEN, "struct tcmsg")?;
-    let ifindex = tcmsg.u32(TCMSG_IFINDEX);
-    let handle = Handle(tcmsg.u32(TCMSG_HANDLE));
-    let parent = Handle(tcmsg.u32(TCMSG_PARENT));
+    let payload = msg.payload();
+    let header = TcHeader::parse(payload).map_err(|_| {
+        ModelError::decode(
+            "struct tcmsg",
+            format!("{} bytes, need {TCMSG_LEN}", payload.len()),
+        )
+    })?;
+    // tcm_ifindex is a C int; an interface index is never negative, and
+    // `as` keeps the bits of any value the kernel sends.
+    let ifindex = header.index as u32;
+    let handle = Handle(u32::from(header.handle));
+    let parent = Handle(u32::from(header.parent));
     let attrs: Vec<Attr<'_>> = msg
         .attrs_after(TCMSG_LEN, "qdisc attributes")?
         .collect::<Result<_, _>>()?;
@@ -420,56 +394,6 @@ fn decode_tbf(value: &[u8], psched: &Psched) -> Result<TbfReadback, ModelError> 
     })
 }
 
-fn decode_stats2(value: &[u8]) -> Result<(QdiscStats, Option<&[u8]>), ModelError> {
-    let mut s = QdiscStats::default();
-    let mut app = None;
-    let mut pkt64 = None;
-    for a in Attrs::named(value, "TCA_STATS2") {
-        let a = a?;
-        match a.kind() {
-            TCA_STATS_BASIC => {
-                // struct gnet_stats_basic { __u64 bytes; __u32 packets; }
-                let f = Fields::new_checked(a.value(), GNET_BASIC_LEN, "TCA_STATS_BASIC")?;
-                s.bytes = f.u64(0);
-                s.packets = u64::from(f.u32(GNET_BASIC_PACKETS));
-            }
-            TCA_STATS_QUEUE => {
-                // struct gnet_stats_queue { qlen, backlog, drops, requeues, overlimits }
-                let f = Fields::new_checked(a.value(), GNET_QUEUE_LEN, "TCA_STATS_QUEUE")?;
-                s.qlen = f.u32(0);
-                s.backlog_bytes = f.u32(4);
-                s.drops = f.u32(8);
-                s.requeues = f.u32(12);
-                s.overlimits = f.u32(16);
-                s.backlog_packets = s.qlen;
-            }
-            TCA_STATS_APP => app = Some(a.value()),
-            TCA_STATS_PKT64 => pkt64 = Some(a.u64().named("TCA_STATS_PKT64")?),
-            _ => {}
-        }
-    }
-    if let Some(p) = pkt64 {
-        s.packets = p;
-    }
-    Ok((s, app))
-}
-
-fn decode_tc_stats(value: &[u8]) -> Result<QdiscStats, ModelError> {
-    // struct tc_stats { u64 bytes; u32 packets, drops, overlimits, bps, pps, qlen, backlog; }
-    let f = Fields::new_checked(value, TC_STATS_LEN, "TCA_STATS")?;
-    let qlen = f.u32(TC_STATS_QLEN);
-    Ok(QdiscStats {
-        bytes: f.u64(0),
-        packets: u64::from(f.u32(TC_STATS_PACKETS)),
-        drops: f.u32(TC_STATS_DROPS),
-        overlimits: f.u32(TC_STATS_OVERLIMITS),
-        requeues: 0,
-        backlog_bytes: f.u32(TC_STATS_BACKLOG),
-        backlog_packets: qlen,
-        qlen,
-    })
-}
-
 fn decode_xstats(kind: &str, x: &[u8]) -> QdiscXstats {
     let typed = match kind {
         fq_codel::KIND => fq_codel::decode_xstats(x).map(QdiscXstats::FqCodel),
@@ -494,12 +418,39 @@ mod tests {
         let mut m = vec![0u8; 16];
         m[0] = 16;
         m[4] = 36;
-        assert!(decode_qdisc(&m, &Psched::MODERN)
-            .unwrap_err()
-            .to_string()
-            .contains("struct tcmsg"));
+        assert_eq!(
+            decode_qdisc(&m, &Psched::MODERN).unwrap_err().to_string(),
+            "decoding struct tcmsg: 0 bytes, need 20"
+        );
         m[4] = 16;
         assert!(decode_qdisc(&m, &Psched::MODERN).is_err());
+    }
+
+    /// The header through netlink-packet-route's `TcHeader`: ifindex (a C
+    /// int there) keeps its bits in our `u32`, handle and parent as sent.
+    #[test]
+    fn tcmsg_header_fields_and_a_negative_ifindex() {
+        let mut m = vec![0u8; 16];
+        m[4..6].copy_from_slice(&RTM_NEWQDISC.to_ne_bytes());
+        m.extend_from_slice(&[0; 4]); // family, pad
+        m.extend_from_slice(&(-1i32).to_ne_bytes());
+        m.extend_from_slice(&0x0010_0000u32.to_ne_bytes()); // 10: (hex, as tc)
+        m.extend_from_slice(&0x0001_0001u32.to_ne_bytes()); // 1:1
+        m.extend_from_slice(&1u32.to_ne_bytes()); // tcm_info
+        m.extend_from_slice(&[10, 0, 1, 0, b'p', b'i', b'e', 0, 0, 0, 0, 0]); // TCA_KIND
+        let len = m.len() as u32;
+        m[0..4].copy_from_slice(&len.to_ne_bytes());
+        let r = decode_qdisc(&m, &Psched::MODERN).unwrap();
+        assert_eq!((r.kind.as_str(), r.ifindex), ("pie", u32::MAX));
+        assert_eq!((r.handle_raw, r.parent_raw), (0x0010_0000, 0x0001_0001));
+        assert_eq!(
+            (r.handle.to_string(), r.parent.to_string()),
+            ("10:".into(), "1:1".into())
+        );
+        assert_eq!(
+            (r.options, r.stats, r.xstats),
+            (QdiscOptions::None, None, None)
+        );
     }
 
     /// Fuzz reproducer (fuzz/README.md, qdisc_dump): an NLMSG_ERROR in a

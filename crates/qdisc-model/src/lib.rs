@@ -42,6 +42,7 @@ pub mod netem;
 mod readback;
 mod request;
 mod show;
+mod stats;
 mod tbf;
 mod units;
 
@@ -56,8 +57,7 @@ pub use arm::{
     Pie, KNOWN_KINDS,
 };
 pub use decode::{
-    decode_dump, decode_qdisc, QdiscOptions, QdiscRecord, QdiscStats, QdiscXstats, RawAttr,
-    TbfReadback,
+    decode_dump, decode_qdisc, QdiscOptions, QdiscRecord, QdiscXstats, RawAttr, TbfReadback,
 };
 pub use error::ModelError;
 pub use handle::Handle;
@@ -68,6 +68,7 @@ pub use request::{
     arm_request, bare_request, delete_request_bytes, dump_request_bytes, tbf_request, Bottleneck,
     QdiscRequest, ARM_HANDLE, ARM_PARENT, TBF_HANDLE,
 };
+pub use stats::QdiscStats;
 pub use tbf::{Psched, RateSpec, Tbf, TbfQopt};
 pub use units::{format_time, parse_time, Rate, Size};
 pub use units::{tc_rate32, tc_rate64, tc_size, tc_time64_ns, tc_time_us, tc_unsigned};

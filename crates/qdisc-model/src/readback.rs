@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::decode::{decode_dump, QdiscRecord, QdiscStats};
+use crate::decode::{decode_dump, QdiscRecord};
+use crate::stats::QdiscStats;
 use netlab_netlink_views::hex;
 
 use crate::{Handle, ModelError, Psched};

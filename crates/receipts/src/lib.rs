@@ -19,9 +19,10 @@
 //! [`RunState`] and its state file, [`Stamp`].
 //!
 //! ```no_run
+//! # #[cfg(feature = "io")]
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use netlab_receipts::{install_signal_teardown, Registry, SystemClock, DEFAULT_STATE_DIR};
 //! use netlab_topology::{RunId, Topology, TopologySpec};
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let run = RunId::random();
 //! let registry = Registry::with_state_dir(run.clone(), DEFAULT_STATE_DIR.as_ref())?;
 //! install_signal_teardown(&registry)?;
@@ -35,7 +36,10 @@
 //! for receipt in registry.teardown(&SystemClock) {
 //!     println!("{receipt}");
 //! }
-//! # Ok(()) }
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "io"))] // the example needs the sockets
+//! # fn main() {}
 //! ```
 #![forbid(unsafe_code)]
 

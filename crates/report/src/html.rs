@@ -353,6 +353,20 @@ pub(crate) const PACKET_FILES_TEXT: &str = "Packet files (pcapng): Open them in 
     <em>evidence</em>: the frames kept in results.json (handshake, first CE, ECE and CWR; 128 bytes each, a comment says why each was kept); \
     <em>headers</em>: every frame B's capture read, cut to the snap length (no payload beyond it), with the capture socket's kernel drops in the statistics block (docs/method.md §7.7).";
 
+/// Plot files, linked from a page `up` folders below the results folder
+/// (`""` from index.html, `../` from a scenario's page), one `<li>` each:
+/// the file name and the plot's title.
+pub(crate) fn plot_files(h: &mut String, plots: &[Plot], up: &str) {
+    for p in plots {
+        let _ = writeln!(
+            h,
+            "<li><a href=\"{up}{0}\"><code>{0}</code></a> — {1}</li>",
+            esc(&p.file),
+            esc(&p.title)
+        );
+    }
+}
+
 /// One scenario's packet files, linked from a page `up` folders below the
 /// results folder (`../` from its own page), one `<li>` each.
 pub(crate) fn packet_files(h: &mut String, s: &Scenario, up: &str) {
@@ -535,14 +549,7 @@ pub fn page(
         );
     }
     h.push_str("</ul>\n<p class=small>Plots of the run (each scenario's own four, <code>sNN-*.svg</code>, are on its page):</p><ul>\n");
-    for p in plots {
-        let _ = writeln!(
-            h,
-            "<li><a href=\"{0}\"><code>{0}</code></a> — {1}</li>",
-            esc(&p.file),
-            esc(&p.title)
-        );
-    }
+    plot_files(&mut h, plots, "");
     h.push_str("</ul>\n");
     h.push_str("<h2 id=configuration>Configuration</h2><table>");
     for (k, v) in &input.config {

@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use crate::html::{esc, figure, packet_files, scenario_row, scenario_table_head, CSS};
+use crate::html::{esc, figure, packet_files, plot_files, scenario_row, scenario_table_head, CSS};
 use crate::model::{ReportInput, Scenario};
 use crate::plots::Plot;
 
@@ -86,14 +86,7 @@ pub fn page(
         figure(&mut h, p);
     }
     h.push_str("</div>\n<h2 id=files>Files</h2>\n<ul>\n");
-    for p in plots {
-        let _ = writeln!(
-            h,
-            "<li><a href=\"../{0}\"><code>{0}</code></a> — {1}</li>",
-            esc(&p.file),
-            esc(&p.title)
-        );
-    }
+    plot_files(&mut h, plots, "../");
     match flent {
         Ok(name) => {
             let _ = writeln!(

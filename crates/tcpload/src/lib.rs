@@ -25,9 +25,10 @@
 //! How one scenario drives it (namespaces from `netlab-topology`):
 //!
 //! ```no_run
+//! # #[cfg(feature = "io")]
+//! # fn main() -> Result<(), netlab_tcpload::TcpLoadError> {
 //! use std::time::{Duration, Instant};
 //! use netlab_tcpload::{goodput, sampler, sender, sink};
-//! # fn main() -> Result<(), netlab_tcpload::TcpLoadError> {
 //! let b_addr = "10.20.2.2:46020".parse().unwrap();
 //! let cfg = sink::SinkConfig::new(b_addr);
 //! // inside B: topo.b.run(|| sink::Sink::bind(cfg))
@@ -52,7 +53,11 @@
 //! let log = rx.join().expect("sink thread")?;
 //! let g = goodput::goodput(&log.recvs, goodput::GoodputWindow::METHOD);
 //! let series = goodput::delivered_series(&log.recvs, Duration::from_millis(200), Duration::from_secs(18));
-//! # let _ = (sent, samples, g, series); Ok(()) }
+//! # let _ = (sent, samples, g, series);
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "io"))] // the example needs the sockets
+//! # fn main() {}
 //! ```
 #![forbid(unsafe_code)]
 

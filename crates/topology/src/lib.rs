@@ -24,8 +24,9 @@
 //! building and decoding ([`build`], [`rtnl`], [`ethtool`], [`readback`]).
 //!
 //! ```no_run
-//! use netlab_topology::netns::Netns;
+//! # #[cfg(feature = "io")]
 //! # fn main() -> Result<(), netlab_topology::TopologyError> {
+//! use netlab_topology::netns::Netns;
 //! netlab_topology::privilege::check_capabilities()?;
 //! let ns = Netns::create("nl-ab12-demo")?;
 //! let topo = netlab_topology::TopologyGuard::build(&netlab_topology::TopologySpec::new(
@@ -37,7 +38,10 @@
 //! let addr = ns.run(|| std::net::UdpSocket::bind("127.0.0.1:0").map(|s| s.local_addr()))?;
 //! # let _ = addr;
 //! ns.delete()?;
-//! # Ok(()) }
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "io"))] // the example needs the sockets
+//! # fn main() {}
 //! ```
 #![forbid(unsafe_code)]
 
@@ -56,7 +60,7 @@ pub mod readback;
 pub mod rtnl;
 #[cfg(feature = "io")]
 mod rtnl_socket;
-#[cfg(feature = "testing")]
+#[cfg(all(feature = "testing", feature = "io"))]
 mod scratch;
 #[cfg(feature = "io")]
 mod snapshot;

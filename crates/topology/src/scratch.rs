@@ -1,5 +1,5 @@
-//! A throw-away namespace for tests (cargo feature `testing`; exported as
-//! `testing::ScratchNetns`).
+//! A throw-away namespace for tests (cargo features `testing` and `io`;
+//! exported as `testing::ScratchNetns`).
 
 use crate::naming::{sanitize_label, RunId, PREFIX};
 use crate::netns::Netns;

@@ -1,5 +1,6 @@
 //! Test-only helpers (cargo feature `testing`; dev-dependencies enable
-//! it): a throw-away namespace and the privileged-test gate.
+//! it): the privileged-test gate and, with `io`, a throw-away namespace.
 
+#[cfg(feature = "io")]
 pub use crate::scratch::ScratchNetns;
 pub use netlab_os::testing::require_privileged;
