@@ -71,6 +71,8 @@ mod sysctl;
 pub mod testing;
 #[cfg(feature = "io")]
 mod topology;
+#[cfg(feature = "io")]
+mod warm;
 
 pub use error::TopologyError;
 pub use ethtool::FeatureState;
@@ -79,3 +81,5 @@ pub use readback::{LinkReadback, NamespaceReadback, SysctlReadback, TopologyRead
 pub use spec::{Offloads, ReceiveBuffer, TopologySpec};
 #[cfg(feature = "io")]
 pub use topology::{delete_namespaces_of, NetnsTeardown, Topology, TopologyGuard};
+#[cfg(feature = "io")]
+pub use warm::warm_neighbours;

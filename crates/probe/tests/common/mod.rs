@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use netlab_probe::{connect_socket, run_iso_probe, EchoResponder, EchoStats, IsoConfig, IsoLog};
-use netlab_topology::spec::{A_ADDR, B_ADDR};
+use netlab_topology::spec::B_ADDR;
 use netlab_topology::{TopologyGuard, TopologySpec};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
@@ -41,7 +41,9 @@ pub fn iso_over_a_r_b(
     // qdiscs are active is lost, and its retry comes 1 s later, with the
     // first requests queued behind it.
     topo.a
-        .run(warm_path)
+        .run(|| {
+            netlab_topology::warm_neighbours(Duration::from_secs(5), Duration::from_millis(200))
+        })
         .unwrap()
         .expect("the path answers within 5 s");
     let sock = topo
@@ -52,33 +54,6 @@ pub fn iso_over_a_r_b(
     let log = run_iso_probe(&sock, Instant::now(), cfg, None, |_| {}).expect("run_iso_probe");
     stop.store(true, Ordering::Relaxed);
     (log, b_loop.join().unwrap())
-}
-
-/// From A (call inside A): a datagram to B's discard port, every 200 ms
-/// until B's ICMP port unreachable comes back (A's, R's and B's neighbours
-/// resolved), for at most 5 s; returns how long it took.
-fn warm_path() -> std::io::Result<Duration> {
-    let started = Instant::now();
-    let s = std::net::UdpSocket::bind((A_ADDR, 0))?;
-    s.connect((B_ADDR, 9))?;
-    s.set_read_timeout(Some(Duration::from_millis(200)))?;
-    let mut buf = [0u8; 64];
-    while started.elapsed() < Duration::from_secs(5) {
-        s.send(b"warm-up")?;
-        match s.recv(&mut buf) {
-            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
-                return Ok(started.elapsed())
-            }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) => {}
-            Err(e) => return Err(e),
-            Ok(_) => return Err(std::io::Error::other("a reply on the discard port")),
-        }
-    }
-    Err(std::io::Error::other("no answer within 5 s"))
 }
 
 /// Nearest-rank quantile of `v` (sorted here).

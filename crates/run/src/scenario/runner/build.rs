@@ -4,11 +4,8 @@
 //! was built; then, with netem on the path, the neighbours resolved so the
 //! first probe request holds no ARP.
 
-use std::time::{Duration, Instant};
-
 use netlab_qdisc::{ifindex_in, read_psched, Psched, QdiscSocket};
 use netlab_results::{QdiscResult, ReadbackDump, RequestRecord, ScenarioResult, TopologyResult};
-use netlab_topology::spec::{A_ADDR, B_ADDR};
 use netlab_topology::Topology;
 
 use super::{enter, qdisc_step, topology_step, Runner};
@@ -104,7 +101,7 @@ impl Runner<'_, '_> {
         let plan = self.plan;
         let netem = plan.egresses.iter().any(|e| e.netem.is_some());
         let (bound, per_try) = (plan.warm_up_bound(), plan.warm_up_try());
-        match topo.a.run(|| warm_neighbours(bound, per_try)) {
+        match topo.a.run(|| netlab_topology::warm_neighbours(bound, per_try)) {
             Ok(Ok((took, tries))) => {
                 // Said when it is news: netem on the path, or a retry.
                 if netem || tries > 1 {
@@ -124,47 +121,5 @@ impl Runner<'_, '_> {
             Err(e) => return Err(enter("A", "the neighbour warm-up")(e)),
         }
         Ok(())
-    }
-}
-
-/// Sends a UDP datagram from A (call inside A) to a port nothing listens
-/// on in B, again every `per_try` until B's ICMP port unreachable comes
-/// back or `bound` has passed: on the way A, R and B resolve their
-/// neighbours (R's ARP toward B and A passes netem too). Returns the time
-/// it took and the datagrams sent.
-fn warm_neighbours(bound: Duration, per_try: Duration) -> std::io::Result<(Duration, u32)> {
-    let started = Instant::now();
-    let s = std::net::UdpSocket::bind((A_ADDR, 0))?;
-    // The discard port: B has no socket yet (its receivers bind after this).
-    s.connect((B_ADDR, 9))?;
-    let mut buf = [0u8; 64];
-    let mut tries = 0u32;
-    loop {
-        let left = bound.saturating_sub(started.elapsed());
-        if left.is_zero() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                format!("{tries} datagrams, no answer"),
-            ));
-        }
-        s.set_read_timeout(Some(per_try.min(left)))?;
-        s.send(b"netlab neighbour warm-up")?;
-        tries += 1;
-        match s.recv(&mut buf) {
-            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
-                return Ok((started.elapsed(), tries))
-            }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) => {}
-            Err(e) => return Err(e),
-            Ok(_) => {
-                return Err(std::io::Error::other(
-                    "an unexpected reply on the discard port",
-                ))
-            }
-        }
     }
 }
