@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use netlab_ecn::pcap::PcapFileRecord;
 use netlab_ecn::{EcnError, EcnEvidence};
-use netlab_probe::{EchoStats, IsoLog, Phase, ProbeError, ProbeLog};
+use netlab_probe::{EchoStats, IsoLog, Phase, ProbeLog};
 use netlab_qdisc::Sampler;
 use netlab_results::{
     directions_of, EcnResult, IsoProbeResult, ProbePhases, ProbeResult, QdiscSample,
@@ -50,9 +50,9 @@ pub struct Workers {
     /// The headers file that could not be created (the capture ran without it).
     pub headers_not_created: Option<PcapFileRecord>,
     /// A's probe client.
-    pub probe: Option<Worker<Result<ProbeLog, ProbeError>>>,
+    pub probe: Option<Worker<Result<ProbeLog, String>>>,
     /// A's isochronous probe client.
-    pub iso_probe: Option<Worker<Result<IsoLog, ProbeError>>>,
+    pub iso_probe: Option<Worker<Result<IsoLog, String>>>,
     /// R's qdisc samplers (the qdisc crate's own threads), by egress slot.
     pub qdisc_samplers: Vec<(usize, Sampler)>,
     /// Each flow's sender with its tcp_info sampler, once released.

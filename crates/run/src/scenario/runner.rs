@@ -29,10 +29,9 @@ use netlab_topology::netns::Netns;
 use netlab_topology::{netns, Topology};
 
 use super::clock::{ScenarioClock, Step};
-use super::collect::{ReceiverOutput, Workers};
+use super::collect::Workers;
 use super::cpu::CpuMarks;
 use super::error::ScenarioError;
-use super::worker::Ready;
 use crate::b_loop::{BLoop, BLoopError};
 use crate::hooks::{HookError, Measured, ScenarioEnd, ScenarioHooks, ScenarioView};
 use crate::progress::{Live, Progress};
@@ -42,7 +41,7 @@ mod build;
 mod start;
 
 pub use build::Egress;
-pub(crate) use start::ReadySender;
+pub(crate) use start::{ReadySender, ReadyWorkers};
 
 /// What every scenario of a run shares.
 pub struct RunContext<'a> {
@@ -430,7 +429,7 @@ impl Runner<'_, '_> {
         };
         // Every flow's receiver and sender ready before t0 (method §3.3).
         let live = Arc::new(Live::for_flows(plan.flows.iter().map(|f| f.spec.direction)));
-        let ready = self.ready_flows(topo, &live)?;
+        let mut ready = self.ready_workers(topo, &live)?;
         // B's first receiver (with the probes' echoes): it sets t0.
         let clock_sink = topo
             .b
@@ -456,15 +455,8 @@ impl Runner<'_, '_> {
             live,
         };
         let mut workers = Workers::new(plan.flows.len());
-        workers.ready_senders = ready.senders;
-        let outcome = self.drive(
-            &scene,
-            clock_sink,
-            ready.receivers,
-            capture,
-            res,
-            &mut workers,
-        );
+        workers.ready_senders = std::mem::take(&mut ready.senders);
+        let outcome = self.drive(&scene, clock_sink, ready, capture, res, &mut workers);
         let early = self.end.get().is_some_and(|e| e < plan.timeline.end());
         let joined = workers.finish(plan, t0, outcome.is_err() || early, res, raw);
         outcome.and(joined)
@@ -475,17 +467,18 @@ impl Runner<'_, '_> {
         &self,
         scene: &Scene<'_>,
         clock_sink: BLoop,
-        receivers: Vec<Option<Ready<ReceiverOutput>>>,
+        ready: ReadyWorkers,
         capture: Option<Capture>,
         res: &mut ScenarioResult,
         workers: &mut Workers,
     ) -> Result<(), ScenarioError> {
         let (topo, t0) = (scene.topo, scene.t0);
-        self.start_receivers(scene, clock_sink, receivers, workers)?;
+        // B's loop first, which the probes' first requests need; then the
+        // probes, whose first slots are due at t0.
+        self.start_receivers(scene, clock_sink, ready.receivers, workers)?;
+        self.start_probes(scene, ready.probe, ready.iso_probe, workers);
         self.start_capture(scene, capture, workers)?;
         self.start_qdisc_samplers(scene, workers)?;
-        self.start_probe(scene, workers)?;
-        self.start_iso_probe(scene, workers)?;
         self.hooks
             .borrow_mut()
             .started(&self.view(topo, Some(t0), None))

@@ -4,12 +4,13 @@
 //! each flow's sender with its tcp_info sampler, made ready before t0 and
 //! released at the flow's mark.
 
+use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use netlab_ecn::Capture;
-use netlab_probe::{connect_socket, run_iso_probe, run_probe};
+use netlab_probe::{connect_socket, run_iso_probe, run_probe, IsoLog, ProbeLog};
 use netlab_qdisc::Sampler;
 use netlab_tcpload::sampler::DiagSocket;
 use netlab_tcpload::sink::Sink;
@@ -99,28 +100,33 @@ impl Runner<'_, '_> {
         Ok(())
     }
 
-    /// The probe client in A, on its own schedule from t0.
-    pub(super) fn start_probe(
+    /// The probe clients in A, ready since before t0, released with it:
+    /// each on its own schedule from t0.
+    pub(super) fn start_probes(
         &self,
         scene: &Scene<'_>,
+        probe: Option<Ready<ProbeLog>>,
+        iso_probe: Option<Ready<IsoLog>>,
         workers: &mut Workers,
-    ) -> Result<(), ScenarioError> {
+    ) {
+        workers.probe = probe.and_then(|r| r.release(scene.t0));
+        workers.iso_probe = iso_probe.and_then(|r| r.release(scene.t0));
+    }
+
+    /// The stop-and-wait probe's client (method §5), ready in A: its socket
+    /// connected to B's echo, its thread waiting for t0.
+    fn ready_probe(
+        &self,
+        topo: &Topology,
+        live: &Arc<Live>,
+        bound: Duration,
+    ) -> Result<Option<Ready<ProbeLog>>, ScenarioError> {
         let Some(plan) = &self.plan.probe else {
-            return Ok(());
+            return Ok(None);
         };
-        let target = plan.target;
-        let sock = scene
-            .topo
-            .a
-            .run(|| connect_socket(None, target))
-            .map_err(enter("A", "the probe"))?
-            .map_err(|source| ScenarioError::Probe {
-                step: "probe socket",
-                source: Box::new(source),
-            })?;
-        let config = plan.config.clone();
-        let (t0, live) = (scene.t0, scene.live.clone());
-        workers.probe = Some(spawn_in(&scene.topo.a, "probe", "a-probe", move |stop| {
+        let sock = probe_socket(topo, plan.target, "the probe", "probe socket")?;
+        let (config, live) = (plan.config.clone(), live.clone());
+        Ready::spawn(&topo.a, "probe", "a-probe", bound, move |t0, stop| {
             run_probe(&sock, t0, &config, Some(stop.flag()), |req| {
                 match req.rtt_ms {
                     Some(ms) => live
@@ -131,41 +137,44 @@ impl Runner<'_, '_> {
                     }
                 }
             })
-        })?);
-        Ok(())
+            .map_err(|e| e.to_string())
+        })
+        .map(Some)
     }
 
-    /// The isochronous probe client in A (issue 15), on its fixed grid from
-    /// t0 to the end, against B's stamping echo on its own port.
-    pub(super) fn start_iso_probe(
+    /// The isochronous probe's client (issue 15), ready in A: on its fixed
+    /// grid from t0 to the end once released, against B's stamping echo on
+    /// its own port.
+    fn ready_iso_probe(
         &self,
-        scene: &Scene<'_>,
-        workers: &mut Workers,
-    ) -> Result<(), ScenarioError> {
+        topo: &Topology,
+        bound: Duration,
+    ) -> Result<Option<Ready<IsoLog>>, ScenarioError> {
         let Some(plan) = &self.plan.iso_probe else {
-            return Ok(());
+            return Ok(None);
         };
-        let target = plan.target;
-        let sock = scene
-            .topo
-            .a
-            .run(|| connect_socket(None, target))
-            .map_err(enter("A", "the isochronous probe"))?
-            .map_err(|source| ScenarioError::Probe {
-                step: "isochronous probe socket",
-                source: Box::new(source),
-            })?;
-        let (config, t0) = (plan.config.clone(), scene.t0);
-        workers.iso_probe = Some(spawn_in(
-            &scene.topo.a,
+        let sock = probe_socket(
+            topo,
+            plan.target,
+            "the isochronous probe",
+            "isochronous probe socket",
+        )?;
+        let config = plan.config.clone();
+        Ready::spawn(
+            &topo.a,
             "isochronous probe",
             "a-iso-probe",
-            move |stop| run_iso_probe(&sock, t0, &config, Some(stop.flag()), |_| {}),
-        )?);
-        Ok(())
+            bound,
+            move |t0, stop| {
+                run_iso_probe(&sock, t0, &config, Some(stop.flag()), |_| {})
+                    .map_err(|e| e.to_string())
+            },
+        )
+        .map(Some)
     }
 
-    /// Every flow's receiver and sender made ready before t0 (method §3.3):
+    /// Every worker that can wait made ready before t0 (method §3.3): the
+    /// probes' clients, and each flow's receiver and sender:
     /// the receiver's listener bound in its namespace and its thread
     /// started there, waiting to be timed from t0; the sender's socket
     /// bound and its sock_diag socket opened in the sending namespace, the
@@ -174,14 +183,19 @@ impl Runner<'_, '_> {
     /// Done after t0, one flow after another, that took 0.07 s a flow in
     /// the guest (more on a busy host), and done at each flow's mark, 0.2
     /// to 1 s: twelve flows planned at 1 s started 3.3-11.7 s after t0.
-    pub(super) fn ready_flows(
+    pub(super) fn ready_workers(
         &self,
         topo: &Topology,
         live: &Arc<Live>,
-    ) -> Result<ReadyFlows, ScenarioError> {
+    ) -> Result<ReadyWorkers, ScenarioError> {
         let plan = self.plan;
         let bound = plan.timeline.end() + RELEASE_ALLOWANCE;
-        let mut ready = ReadyFlows::default();
+        let mut ready = ReadyWorkers {
+            probe: self.ready_probe(topo, live, bound)?,
+            iso_probe: self.ready_iso_probe(topo, bound)?,
+            receivers: Vec::new(),
+            senders: Vec::new(),
+        };
         for (i, flow) in plan.flows.iter().enumerate() {
             let receiver = match flow.receiver {
                 None => None,
@@ -212,7 +226,7 @@ impl Runner<'_, '_> {
         Ok(ready)
     }
 
-    /// Flow `i`'s sender, ready (see [`Runner::ready_flows`]).
+    /// Flow `i`'s sender, ready (see [`Runner::ready_workers`]).
     fn ready_sender(
         &self,
         topo: &Topology,
@@ -282,9 +296,13 @@ impl Runner<'_, '_> {
 /// (the setup before t0 included) before it gives up by itself.
 const RELEASE_ALLOWANCE: Duration = Duration::from_secs(120);
 
-/// Every flow's receiver and sender, ready before t0, in flow order.
-#[derive(Default)]
-pub(crate) struct ReadyFlows {
+/// The workers made ready before t0: the probes' clients, and every
+/// flow's receiver and sender in flow order.
+pub(crate) struct ReadyWorkers {
+    /// The stop-and-wait probe's client, when it runs.
+    pub probe: Option<Ready<ProbeLog>>,
+    /// The isochronous probe's client, when it runs.
+    pub iso_probe: Option<Ready<IsoLog>>,
     /// Each flow's receiver (none for a flow whose caller receives it).
     pub receivers: Vec<Option<Ready<ReceiverOutput>>>,
     /// Each flow's sender.
@@ -295,6 +313,22 @@ pub(crate) struct ReadyFlows {
 pub(crate) struct ReadySender {
     flow: FlowId,
     worker: Ready<SenderOutput>,
+}
+
+/// A's UDP socket connected to one of B's echoes, made in A.
+fn probe_socket(
+    topo: &Topology,
+    target: SocketAddr,
+    what: &'static str,
+    step: &'static str,
+) -> Result<UdpSocket, ScenarioError> {
+    topo.a
+        .run(|| connect_socket(None, target))
+        .map_err(enter("A", what))?
+        .map_err(|source| ScenarioError::Probe {
+            step,
+            source: Box::new(source),
+        })
 }
 
 /// The sender from its release: the tcp_info sampler handed the flow,
