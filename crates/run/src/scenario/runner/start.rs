@@ -78,7 +78,8 @@ impl Runner<'_, '_> {
         Ok(())
     }
 
-    /// One qdisc sampler per egress, in R, on its grid from t0.
+    /// One qdisc sampler per egress, in R: slots every interval from its
+    /// own start (0.03-0.13 s after t0 in the guest), its times from t0.
     pub(super) fn start_qdisc_samplers(
         &self,
         scene: &Scene<'_>,
