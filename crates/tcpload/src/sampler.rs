@@ -300,7 +300,8 @@ pub fn sample_loop(
 #[derive(Debug)]
 pub struct SamplerHandle {
     stop: StopFlag,
-    thread: JoinHandle<SamplerLog>,
+    /// Taken by [`SamplerHandle::stop`]; still here when it is dropped.
+    thread: Option<JoinHandle<SamplerLog>>,
 }
 
 /// Starts sampling `flow` on a new thread (the netlink socket already
@@ -336,7 +337,10 @@ impl TcpSampler {
                 what: "spawn sampler thread",
                 source,
             })?;
-        Ok(SamplerHandle { stop, thread })
+        Ok(SamplerHandle {
+            stop,
+            thread: Some(thread),
+        })
     }
 }
 
@@ -448,17 +452,37 @@ impl TcpSampler {
                 what: "spawn sampler thread",
                 source,
             })?;
-        Ok((PendingStart(tx), SamplerHandle { stop, thread }))
+        Ok((
+            PendingStart(tx),
+            SamplerHandle {
+                stop,
+                thread: Some(thread),
+            },
+        ))
     }
 }
 
 impl SamplerHandle {
     /// Stops the sampler (at most one query later) and returns its log.
-    pub fn stop(self) -> Result<SamplerLog, TcpLoadError> {
+    pub fn stop(mut self) -> Result<SamplerLog, TcpLoadError> {
         self.stop.stop();
         self.thread
+            .take()
+            .ok_or_else(|| TcpLoadError::Diag("sampler already joined".into()))?
             .join()
             .map_err(|_| TcpLoadError::Diag("sampler thread panicked".into()))
+    }
+}
+
+/// A handle dropped unstopped (its flow never started, or its owner
+/// failed first) still stops its thread and joins it, so no sampler
+/// outlives its owner: the stop ends it within one query or wait poll.
+impl Drop for SamplerHandle {
+    fn drop(&mut self) {
+        if let Some(t) = self.thread.take() {
+            self.stop.stop();
+            let _ = t.join();
+        }
     }
 }
 

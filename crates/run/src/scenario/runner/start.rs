@@ -260,8 +260,8 @@ impl Runner<'_, '_> {
         .map_err(load_step("tcp_info sampler"))?;
         let sender_cfg = flow.sender.clone();
         let id = sock.flow();
-        // Unreleased, the thread drops the sampler's pending start, which
-        // ends the sampler too.
+        // Unreleased, the closure is dropped with the sampler's handle,
+        // which stops and joins the sampler.
         let worker = Ready::spawn(ns, "sender", "sender", bound, move |t0, _stop| {
             run_sender(sock, pending, sampler, t0, sender_cfg)
         })?;
