@@ -127,7 +127,11 @@ pub fn y_scale(levels: &[f64]) -> Scale {
             ticks,
         };
     }
-    let span = if hi > lo {
+    // Levels a few ulps apart are one level: a span below the values'
+    // precision gives a step that adding to a tick does not change (two
+    // goodputs of 4.755232 Mbit/s one ulp apart once made the tick loop
+    // run until the guest's OOM killer ended the run).
+    let span = if hi - lo > hi.abs().max(lo.abs()) * 1e-9 {
         hi - lo
     } else {
         (hi.abs() * 0.2).max(1.0)
@@ -138,24 +142,37 @@ pub fn y_scale(levels: &[f64]) -> Scale {
         a = 0.0;
     }
     let raw = (b - a) / 5.0;
+    if !raw.is_finite() {
+        // Levels near f64's limits: no round ticks, only the ends.
+        return Scale {
+            log: false,
+            range: (a, b),
+            ticks: vec![a, b],
+        };
+    }
     let mag = 10f64.powf(raw.log10().floor());
     let step = [1.0, 2.0, 5.0, 10.0]
         .iter()
         .map(|m| m * mag)
         .find(|s| *s >= raw)
         .unwrap_or(10.0 * mag);
-    let mut ticks = Vec::new();
-    let mut t = (a / step).ceil() * step;
-    while t <= b + 1e-9 {
-        ticks.push(t);
-        t += step;
-    }
+    // Each tick from its own index (a tick added to the last would gather
+    // rounding error), and never more than the span holds.
+    let first = (a / step).ceil();
+    let count = ((b + 1e-9) / step).floor() - first + 1.0;
+    let ticks = (0..count.clamp(0.0, MAX_TICKS as f64) as usize)
+        .map(|k| (first + k as f64) * step)
+        .collect();
     Scale {
         log: false,
         range: (a, b),
         ticks,
     }
 }
+
+/// The most ticks a linear y axis gets (a span of 5 steps, plus its ends
+/// and rounding, gives 5 to 7).
+const MAX_TICKS: usize = 12;
 
 /// The x scale of an axis: its values' positions (numbers, or indices for
 /// words), logarithmic where they span 10× or more ([`SweepAxis::is_log`]);
@@ -825,6 +842,39 @@ mod tests {
             "only the legend's: both segments end on a bound"
         );
         assert!(svg.contains("≥: censored"), "the legend says what ≥ is");
+    }
+
+    #[test]
+    fn levels_an_ulp_apart_get_a_few_ticks_not_a_loop() {
+        // The levels of the run whose report the guest's OOM killer ended.
+        let s = y_scale(&[4.755232, 4.7552319999999995]);
+        assert!(!s.log);
+        assert!((2..=MAX_TICKS).contains(&s.ticks.len()), "{s:?}");
+        assert!(s.range.0 < 4.755232 && s.range.1 > 4.755232, "{s:?}");
+        // One ulp apart at every magnitude, equal, near f64's limits.
+        for v in [
+            1e-300_f64, 1e-9, 0.5, 1.0, 7.3, 1e6, 1e15, 1e300, -2.5, -1e12,
+        ] {
+            for levels in [[v, v], [v, f64::from_bits(v.to_bits() + 1)]] {
+                let s = y_scale(&levels);
+                assert!(s.ticks.len() <= MAX_TICKS, "{levels:?}: {s:?}");
+                assert!(s.range.0 <= v && v <= s.range.1, "{levels:?}: {s:?}");
+            }
+        }
+        let s = y_scale(&[-1e308, 1e308]);
+        assert!(s.ticks.len() <= MAX_TICKS, "{s:?}");
+        // An ordinary span keeps its round ticks.
+        let s = y_scale(&[0.5, 1.0]);
+        let near = |x: f64, y: f64| (x - y).abs() < 1e-12;
+        assert!(near(s.range.0, 0.45) && near(s.range.1, 1.05), "{s:?}");
+        assert_eq!(s.ticks.len(), 3, "{s:?}");
+        assert!(
+            s.ticks
+                .iter()
+                .zip([0.6, 0.8, 1.0])
+                .all(|(t, w)| near(*t, w)),
+            "{s:?}"
+        );
     }
 
     #[test]

@@ -116,7 +116,16 @@ pub fn run_in_guest(
                 netlab_guest::GuestStatus::Exited(c) => Outcome::Guest {
                     exit: c.clamp(0, 255) as u8,
                 },
-                netlab_guest::GuestStatus::Signaled(_) => Outcome::Failed,
+                // Said on stderr even with --quiet: the run inside wrote
+                // nothing about it (an exit 1 once came with no word).
+                netlab_guest::GuestStatus::Signaled(sig) => {
+                    eprintln!(
+                        "{program}: the run inside the guest was killed by signal {sig}; results.json holds the scenarios it finished; console tail ({}):\n{}",
+                        log.display(),
+                        tail(&out.console_log, 20)
+                    );
+                    Outcome::Failed
+                }
             }
         }
         Err(e) => {
