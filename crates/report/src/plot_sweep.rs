@@ -878,6 +878,37 @@ mod tests {
     }
 
     #[test]
+    fn any_finite_levels_get_a_bounded_scale_that_holds_them() {
+        // Seeded sets of 1-6 levels: a magnitude from 1e-300 to 1e300,
+        // either sign, and neighbours 0-4 ulps, a little, or far apart.
+        let mut rng = netlab_stats::SplitMix64::new(31);
+        for _ in 0..20_000 {
+            let exp = rng.below(601) as i32 - 300;
+            let sign = if rng.below(4) == 0 { -1.0 } else { 1.0 };
+            let base = sign * 10f64.powi(exp) * (1.0 + rng.below(1000) as f64 / 100.0);
+            let levels: Vec<f64> = (0..1 + rng.below(6))
+                .map(|_| match rng.below(3) {
+                    0 => f64::from_bits(base.to_bits() + rng.below(5) as u64),
+                    1 => base * (1.0 + rng.below(100) as f64 * 1e-6),
+                    _ => base * rng.below(50) as f64,
+                })
+                .filter(|v| v.is_finite())
+                .collect();
+            let s = y_scale(&levels);
+            assert!(s.ticks.len() <= MAX_TICKS, "{levels:?}: {s:?}");
+            let (a, b) = s.range;
+            assert!(
+                a.is_finite() && b.is_finite() && a <= b,
+                "{levels:?}: {s:?}"
+            );
+            for v in &levels {
+                let v = if s.log { v.log10() } else { *v };
+                assert!(a <= v && v <= b, "{levels:?}: {s:?}");
+            }
+        }
+    }
+
+    #[test]
     fn an_axis_with_zero_stays_linear_and_ticks_every_value() {
         let t = table(Measured::Value(30.0));
         let xs = x_scale(&t.axes[0]);
