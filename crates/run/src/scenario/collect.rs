@@ -12,9 +12,7 @@ use netlab_results::{
     ReceiverSummary, ScenarioResult, SenderSummary, TcpInfoSample, TcpInfoSamplerResult, TcpResult,
 };
 use netlab_tcpload::sink::ReceiverLog;
-use netlab_tcpload::{
-    delivered_series, goodput, GoodputWindow, SamplerLog, SenderLog, TcpLoadError,
-};
+use netlab_tcpload::{delivered_series, goodput, GoodputWindow, SamplerLog, SenderLog};
 
 use netlab_results::fate::{drop_intervals, DropBudget, EchoArrivals, FateInput, ProbeFates};
 
@@ -42,7 +40,7 @@ type ReceiverWorker = Worker<Result<ReceiverOutput, String>>;
 pub struct Workers {
     /// B's first receiver (sets t0, carries the UDP echoes and their
     /// receive logs).
-    pub clock_receiver: Option<Worker<Result<BLoopOutput, TcpLoadError>>>,
+    pub clock_receiver: Option<Worker<Result<BLoopOutput, String>>>,
     /// Each flow's receiver, in flow order.
     pub receivers: Vec<Option<ReceiverWorker>>,
     /// B's ECN capture, with its headers file's record when it wrote one.

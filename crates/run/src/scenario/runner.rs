@@ -427,7 +427,8 @@ impl Runner<'_, '_> {
                     })?,
             ),
         };
-        // Every flow's receiver and sender ready before t0 (method §3.3).
+        // B's loop's thread, the probes and every flow's receiver and
+        // sender ready before t0 (method §3.3).
         let live = Arc::new(Live::for_flows(plan.flows.iter().map(|f| f.spec.direction)));
         let mut ready = self.ready_workers(topo, &live)?;
         // B's first receiver (with the probes' echoes): it sets t0.
@@ -473,10 +474,14 @@ impl Runner<'_, '_> {
         workers: &mut Workers,
     ) -> Result<(), ScenarioError> {
         let (topo, t0) = (scene.topo, scene.t0);
-        // B's loop first, which the probes' first requests need; then the
-        // probes, whose first slots are due at t0.
-        self.start_receivers(scene, clock_sink, ready.receivers, workers)?;
+        // B's loop first (its waiting thread handed the loop), which the
+        // probes' first requests need; then the probes, whose first slots
+        // are due at t0; then the flows' receivers, whose wake-ups would
+        // otherwise come before the probes' first sends.
+        let mut receivers = ready.receivers;
+        self.start_b_loop(clock_sink, &mut receivers, workers);
         self.start_probes(scene, ready.probe, ready.iso_probe, workers);
+        self.start_flow_receivers(scene, receivers, workers);
         self.start_capture(scene, capture, workers)?;
         self.start_qdisc_samplers(scene, workers)?;
         self.hooks

@@ -100,33 +100,36 @@ where
 /// starting threads and entering namespaces cost 10-40 ms each under
 /// user-mode Linux (more on a busy host), so a scenario starts them
 /// before its clock does and only wakes them at their mark (method
-/// §3.3). Dropped unreleased (the scenario ended or failed first), it
-/// tells its thread, which ends at once having done nothing, and joins it.
-pub struct Ready<T> {
-    release: Option<mpsc::Sender<Instant>>,
+/// §3.3). Its release hands it `P`: t0 for most, B's bound loop (which
+/// sets t0) for B's. Dropped unreleased (the scenario ended or failed
+/// first), it tells its thread, which ends at once having done nothing,
+/// and joins it.
+pub struct Ready<T, P = Instant> {
+    release: Option<mpsc::Sender<P>>,
     worker: Option<Worker<Result<T, String>>>,
 }
 
 /// What a ready worker answers when it was never released.
 pub const NOT_RELEASED: &str = "the scenario ended before this worker's start";
 
-impl<T: Send + 'static> Ready<T> {
+impl<T: Send + 'static, P: Send + 'static> Ready<T, P> {
     /// Starts `work`'s thread in `ns` (as [`spawn_in`]); it waits at most
-    /// `bound` for [`Ready::release`] and then runs `work` with t0.
+    /// `bound` for [`Ready::release`] and then runs `work` with what the
+    /// release handed it.
     pub fn spawn<F>(
         ns: &Netns,
         name: &'static str,
         thread_name: &str,
         bound: Duration,
         work: F,
-    ) -> Result<Ready<T>, ScenarioError>
+    ) -> Result<Ready<T, P>, ScenarioError>
     where
-        F: FnOnce(Instant, &Stop) -> Result<T, String> + Send + 'static,
+        F: FnOnce(P, &Stop) -> Result<T, String> + Send + 'static,
     {
-        let (release, released) = mpsc::channel::<Instant>();
+        let (release, released) = mpsc::channel::<P>();
         let worker = spawn_in(ns, name, thread_name, move |stop| {
             match released.recv_timeout(bound) {
-                Ok(t0) => work(t0, stop),
+                Ok(given) => work(given, stop),
                 Err(RecvTimeoutError::Disconnected) => Err(NOT_RELEASED.to_string()),
                 Err(RecvTimeoutError::Timeout) => {
                     Err(format!("not released within {} s", bound.as_secs()))
@@ -140,18 +143,19 @@ impl<T: Send + 'static> Ready<T> {
     }
 }
 
-impl<T> Ready<T> {
-    /// Releases it with the scenario's t0: the worker to join.
-    pub fn release(mut self, t0: Instant) -> Option<Worker<Result<T, String>>> {
+impl<T, P> Ready<T, P> {
+    /// Releases it with `given` (the scenario's t0, or B's bound loop):
+    /// the worker to join.
+    pub fn release(mut self, given: P) -> Option<Worker<Result<T, String>>> {
         if let Some(tx) = self.release.take() {
             // A thread gone already (it panicked) shows when it is joined.
-            let _ = tx.send(t0);
+            let _ = tx.send(given);
         }
         self.worker.take()
     }
 }
 
-impl<T> Drop for Ready<T> {
+impl<T, P> Drop for Ready<T, P> {
     fn drop(&mut self) {
         drop(self.release.take());
         if let Some(w) = self.worker.take() {

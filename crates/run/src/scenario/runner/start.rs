@@ -21,30 +21,36 @@ use netlab_tcpload::{
 use netlab_topology::Topology;
 
 use super::{ends, enter, hook_step, load_step, qdisc_step, Runner, Scene};
-use crate::b_loop::BLoop;
+use crate::b_loop::{BLoop, BLoopOutput};
 use crate::progress::Live;
 use crate::scenario::collect::{ReceiverOutput, SenderOutput, Workers};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::worker::{spawn_in, Ready};
 
 impl Runner<'_, '_> {
-    /// B's first receiver (the probes' echoes and the clock's flow), then
-    /// each flow's own receiver, ready since before t0, released with it.
-    pub(super) fn start_receivers(
+    /// B's loop (the probes' echoes and the clock's flow): its thread,
+    /// waiting in B since before t0, is handed the loop bound at t0.
+    pub(super) fn start_b_loop(
+        &self,
+        clock_sink: BLoop,
+        ready: &mut ReadyReceivers,
+        workers: &mut Workers,
+    ) {
+        workers.clock_receiver = ready.clock.take().and_then(|r| r.release(clock_sink));
+    }
+
+    /// Each flow's own receiver, ready since before t0, released with it
+    /// after the probes: a listener accepts without its thread, and the
+    /// threads' wake-ups would delay the probes' first sends.
+    pub(super) fn start_flow_receivers(
         &self,
         scene: &Scene<'_>,
-        clock_sink: BLoop,
-        receivers: Vec<Option<Ready<ReceiverOutput>>>,
+        ready: ReadyReceivers,
         workers: &mut Workers,
-    ) -> Result<(), ScenarioError> {
-        let (topo, t0) = (scene.topo, scene.t0);
-        workers.clock_receiver = Some(spawn_in(&topo.b, "receiver", "b-receiver", move |stop| {
-            clock_sink.run_logged(Some(stop.flag()))
-        })?);
-        for (i, ready) in receivers.into_iter().enumerate() {
-            workers.receivers[i] = ready.and_then(|r| r.release(t0));
+    ) {
+        for (i, r) in ready.flows.into_iter().enumerate() {
+            workers.receivers[i] = r.and_then(|r| r.release(scene.t0));
         }
-        Ok(())
     }
 
     /// The capture on B (opened before anything connected), recording the
@@ -191,10 +197,26 @@ impl Runner<'_, '_> {
     ) -> Result<ReadyWorkers, ScenarioError> {
         let plan = self.plan;
         let bound = plan.timeline.end() + RELEASE_ALLOWANCE;
+        // B's loop: its thread waits in B for the loop bound at t0, so
+        // nothing is started between t0 and its first poll.
+        let clock = Ready::spawn(
+            &topo.b,
+            "receiver",
+            "b-receiver",
+            bound,
+            |clock_sink: BLoop, stop| {
+                clock_sink
+                    .run_logged(Some(stop.flag()))
+                    .map_err(|e| e.to_string())
+            },
+        )?;
         let mut ready = ReadyWorkers {
             probe: self.ready_probe(topo, live, bound)?,
             iso_probe: self.ready_iso_probe(topo, bound)?,
-            receivers: Vec::new(),
+            receivers: ReadyReceivers {
+                clock: Some(clock),
+                flows: Vec::new(),
+            },
             senders: Vec::new(),
         };
         for (i, flow) in plan.flows.iter().enumerate() {
@@ -219,7 +241,7 @@ impl Runner<'_, '_> {
                     )?)
                 }
             };
-            ready.receivers.push(receiver);
+            ready.receivers.flows.push(receiver);
             ready
                 .senders
                 .push(Some(self.ready_sender(topo, live, i, bound)?));
@@ -304,10 +326,19 @@ pub(crate) struct ReadyWorkers {
     pub probe: Option<Ready<ProbeLog>>,
     /// The isochronous probe's client, when it runs.
     pub iso_probe: Option<Ready<IsoLog>>,
-    /// Each flow's receiver (none for a flow whose caller receives it).
-    pub receivers: Vec<Option<Ready<ReceiverOutput>>>,
+    /// B's loop and each flow's receiver.
+    pub receivers: ReadyReceivers,
     /// Each flow's sender.
     pub senders: Vec<Option<ReadySender>>,
+}
+
+/// The receivers made ready before t0.
+pub(crate) struct ReadyReceivers {
+    /// B's loop (the probes' echoes and the clock's flow): its thread is
+    /// handed the loop bound at t0.
+    clock: Option<Ready<BLoopOutput, BLoop>>,
+    /// Each flow's receiver (none for a flow whose caller receives it).
+    flows: Vec<Option<Ready<ReceiverOutput>>>,
 }
 
 /// A flow's sender made ready before t0, waiting for its mark.
