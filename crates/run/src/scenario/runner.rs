@@ -478,10 +478,9 @@ impl Runner<'_, '_> {
         // probes' first requests need; then the probes, whose first slots
         // are due at t0; then the flows' receivers, whose wake-ups would
         // otherwise come before the probes' first sends.
-        let mut receivers = ready.receivers;
-        self.start_b_loop(clock_sink, &mut receivers, workers);
+        workers.clock_receiver = ready.b_loop.release(clock_sink);
         self.start_probes(scene, ready.probe, ready.iso_probe, workers);
-        self.start_flow_receivers(scene, receivers, workers);
+        self.start_flow_receivers(scene, ready.receivers, workers);
         self.start_capture(scene, capture, workers)?;
         self.start_qdisc_samplers(scene, workers)?;
         self.hooks

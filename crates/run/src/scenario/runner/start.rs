@@ -28,27 +28,16 @@ use crate::scenario::error::ScenarioError;
 use crate::scenario::worker::{spawn_in, Ready};
 
 impl Runner<'_, '_> {
-    /// B's loop (the probes' echoes and the clock's flow): its thread,
-    /// waiting in B since before t0, is handed the loop bound at t0.
-    pub(super) fn start_b_loop(
-        &self,
-        clock_sink: BLoop,
-        ready: &mut ReadyReceivers,
-        workers: &mut Workers,
-    ) {
-        workers.clock_receiver = ready.clock.take().and_then(|r| r.release(clock_sink));
-    }
-
     /// Each flow's own receiver, ready since before t0, released with it
     /// after the probes: a listener accepts without its thread, and the
     /// threads' wake-ups would delay the probes' first sends.
     pub(super) fn start_flow_receivers(
         &self,
         scene: &Scene<'_>,
-        ready: ReadyReceivers,
+        receivers: Vec<Option<Ready<ReceiverOutput>>>,
         workers: &mut Workers,
     ) {
-        for (i, r) in ready.flows.into_iter().enumerate() {
+        for (i, r) in receivers.into_iter().enumerate() {
             workers.receivers[i] = r.and_then(|r| r.release(scene.t0));
         }
     }
@@ -199,7 +188,7 @@ impl Runner<'_, '_> {
         let bound = plan.timeline.end() + RELEASE_ALLOWANCE;
         // B's loop: its thread waits in B for the loop bound at t0, so
         // nothing is started between t0 and its first poll.
-        let clock = Ready::spawn(
+        let b_loop = Ready::spawn(
             &topo.b,
             "receiver",
             "b-receiver",
@@ -211,12 +200,10 @@ impl Runner<'_, '_> {
             },
         )?;
         let mut ready = ReadyWorkers {
+            b_loop,
             probe: self.ready_probe(topo, live, bound)?,
             iso_probe: self.ready_iso_probe(topo, bound)?,
-            receivers: ReadyReceivers {
-                clock: Some(clock),
-                flows: Vec::new(),
-            },
+            receivers: Vec::new(),
             senders: Vec::new(),
         };
         for (i, flow) in plan.flows.iter().enumerate() {
@@ -241,7 +228,7 @@ impl Runner<'_, '_> {
                     )?)
                 }
             };
-            ready.receivers.flows.push(receiver);
+            ready.receivers.push(receiver);
             ready
                 .senders
                 .push(Some(self.ready_sender(topo, live, i, bound)?));
@@ -319,26 +306,20 @@ impl Runner<'_, '_> {
 /// (the setup before t0 included) before it gives up by itself.
 const RELEASE_ALLOWANCE: Duration = Duration::from_secs(120);
 
-/// The workers made ready before t0: the probes' clients, and every
-/// flow's receiver and sender in flow order.
+/// The workers made ready before t0: B's loop's thread, the probes'
+/// clients, and every flow's receiver and sender in flow order.
 pub(crate) struct ReadyWorkers {
+    /// B's loop (the probes' echoes and the clock's flow): its thread,
+    /// waiting in B, is handed the loop bound at t0.
+    pub b_loop: Ready<BLoopOutput, BLoop>,
     /// The stop-and-wait probe's client, when it runs.
     pub probe: Option<Ready<ProbeLog>>,
     /// The isochronous probe's client, when it runs.
     pub iso_probe: Option<Ready<IsoLog>>,
-    /// B's loop and each flow's receiver.
-    pub receivers: ReadyReceivers,
+    /// Each flow's receiver (none for a flow whose caller receives it).
+    pub receivers: Vec<Option<Ready<ReceiverOutput>>>,
     /// Each flow's sender.
     pub senders: Vec<Option<ReadySender>>,
-}
-
-/// The receivers made ready before t0.
-pub(crate) struct ReadyReceivers {
-    /// B's loop (the probes' echoes and the clock's flow): its thread is
-    /// handed the loop bound at t0.
-    clock: Option<Ready<BLoopOutput, BLoop>>,
-    /// Each flow's receiver (none for a flow whose caller receives it).
-    flows: Vec<Option<Ready<ReceiverOutput>>>,
 }
 
 /// A flow's sender made ready before t0, waiting for its mark.
