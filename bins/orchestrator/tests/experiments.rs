@@ -424,14 +424,36 @@ fn guest_rrul_be_shapes_both_directions_with_eight_validated_flows() {
         assert_eq!(d["flows"], 4);
         assert_eq!(d["rate_mbps"].as_f64().unwrap(), *rate);
         let g = d["goodput_mbps"].as_f64().unwrap();
+        let b = &s["bottleneck"];
+        let judged = b["directions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["direction"] == *dir)
+            .unwrap_or_else(|| panic!("no bottleneck verdict for {dir}: {b}"));
+        let saturated = b["cpu"]["cpu_busy"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c.as_f64().unwrap() >= 0.95);
+        eprintln!("{dir}: goodput {g:.2} of {rate} Mbit/s; the bottleneck verdict: {b}");
         // TBF counts Ethernet bytes, goodput payload (1448 of 1514, 95.6 %),
         // and the upload link also carries the downloads' ACKs (~8 % of 5
         // Mbit/s at 18 Mbit/s down): 10 % below the rate is out of reach
         // upstream, so the bound is 15 % (and never above 10 % over).
+        // The debug guest's one CPU is busy through the whole window in
+        // every run (cpu_busy 1.0); alone, the downloads read 18.5-18.8 of
+        // 20 Mbit/s, and once, in a full test run, 16.97 while the TBF
+        // still sent 18.1. There the run's own verdict must say the shaper
+        // was the bottleneck (with a CPU saturated, that is the TBF's
+        // output or the goodput at 90 % of the rate, method §14.2).
         assert!(
-            g > rate * 0.85 && g < rate * 1.10,
-            "{dir}: {g} of {rate}; the bottleneck verdict: {}",
-            s["bottleneck"]
+            g < rate * 1.10,
+            "{dir}: {g} of {rate}; the bottleneck verdict: {b}"
+        );
+        assert!(
+            g > rate * 0.85 || (saturated && judged["verdict"] == "shaper_bound"),
+            "{dir}: {g} of {rate}, and not shaper-bound on a saturated CPU; the bottleneck verdict: {b}"
         );
         let fair = d["fairness"].as_f64().unwrap();
         assert!(fair > 0.25 && fair <= 1.0 + 1e-9, "{dir}: fairness {fair}");
