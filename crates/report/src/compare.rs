@@ -416,6 +416,7 @@ pub(crate) mod tests {
             index,
             round,
             arm: arm.into(),
+            kind: arm.into(),
             arm_words: arm.into(),
             cc: Some("reno".into()),
             t0_utc: None,

@@ -30,7 +30,7 @@ pub fn file_name(s: &Scenario) -> String {
         "s{:02}-round{}-{}.flent.gz",
         s.index,
         s.round,
-        sanitize(&s.arm)
+        crate::arms::file_slug(&s.arm)
     )
 }
 
@@ -54,7 +54,7 @@ pub fn combine_name(input: &ReportInput, s: &Scenario) -> String {
     format!(
         "netlab-{}-{}-r{}.flent.gz",
         sanitize(&input.run_id),
-        sanitize(&s.arm),
+        crate::arms::file_slug(&s.arm),
         s.round
     )
 }
@@ -460,6 +460,7 @@ mod tests {
             index: 1,
             round: 1,
             arm: "pfifo".into(),
+            kind: "pfifo".into(),
             arm_words: "pfifo limit 256".into(),
             cc: Some("reno".into()),
             t0_utc: Some("2026-11-30T19:35:34.260Z".into()),

@@ -15,6 +15,7 @@ use netlab_probe::{IsoOutcome, Phase, RequestOutcome};
 use netlab_qdisc_model::{QdiscRecord, QdiscXstats, ARM_HANDLE};
 use netlab_results::{IsoProbeResult, ProbeResult, QdiscResult, Results, ScenarioResult};
 
+use crate::arms::ArmLabels;
 use crate::model::{
     DirectionFigures, FinalCounters, FlowSeries, IsoProbe, IsoSample, KernelText, PacketFile,
     Phases, PointText, ProbeOutcome, ProbePhase, ProbeSample, QdiscSample, ReportInput, Scenario,
@@ -47,6 +48,8 @@ pub fn input_from(results: &Results) -> Result<ReportInput, ReportError> {
 pub struct ReportBuilder {
     /// Every scenario's summary figures, in execution order.
     figures: Vec<ScenarioFigures>,
+    /// The label each arm of the run is shown and grouped by.
+    labels: ArmLabels,
     /// The report's samples so far, or the first value it cannot draw.
     samples: Result<Samples, ReportError>,
 }
@@ -70,6 +73,7 @@ impl ReportBuilder {
     pub fn new(experiment: &ExperimentFile) -> ReportBuilder {
         ReportBuilder {
             figures: Vec::new(),
+            labels: ArmLabels::of_experiment(experiment),
             samples: resolve(experiment).map(|exp| Samples {
                 scenarios: Vec::new(),
                 configured: timeline_phases(&exp),
@@ -81,7 +85,9 @@ impl ReportBuilder {
 
     /// Adds the next scenario, in execution order.
     pub fn push(&mut self, s: &ScenarioResult) {
-        self.figures.push(ScenarioFigures::of(s));
+        let label = self.labels.label(&s.arm, &s.arm_words);
+        self.figures
+            .push(ScenarioFigures::of(s).labelled(label.clone()));
         if let Ok(samples) = &mut self.samples {
             let i = samples.scenarios.len();
             match scenario_from(
@@ -91,7 +97,10 @@ impl ReportBuilder {
                 samples.timeout_s,
                 samples.base_rtt_s,
             ) {
-                Ok(scenario) => samples.scenarios.push(scenario),
+                Ok(scenario) => samples.scenarios.push(Scenario {
+                    arm: label,
+                    ..scenario
+                }),
                 Err(e) => self.samples = Err(e),
             }
         }
@@ -284,6 +293,7 @@ fn scenario_from(
         index: s.index,
         round: s.round,
         arm: s.arm.clone(),
+        kind: s.arm.clone(),
         arm_words: s.arm_words.clone(),
         cc: s.flows.first().map(|f| {
             f.tcp

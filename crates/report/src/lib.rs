@@ -30,6 +30,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod arms;
 pub mod compare;
 pub mod delivery;
 pub mod flent;

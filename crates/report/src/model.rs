@@ -190,8 +190,12 @@ pub struct Scenario {
     pub index: u32,
     /// Round (1-based).
     pub round: u32,
-    /// Arm kind (`fq_codel`).
+    /// The arm's label, its identity in every output: the kind when no
+    /// other arm of the run has it (`fq_codel`), else the kind and the
+    /// options that tell it apart (`pfifo limit 64`; [`crate::arms`]).
     pub arm: String,
+    /// The arm's qdisc kind (`fq_codel`), for what depends on the kind.
+    pub kind: String,
     /// The arm in tc words.
     pub arm_words: String,
     /// The first flow's congestion control (read back), when known.

@@ -56,7 +56,11 @@ fn goodput_line(s: &Scenario) -> Vec<(f64, f64)> {
 // time axis, each round's series in both); the steps share the drawing
 // areas, and pieces would only pass them around.
 pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportError> {
-    let file = format!("overview-{a}-vs-{b}.svg");
+    let file = format!(
+        "overview-{}-vs-{}.svg",
+        crate::arms::file_slug(a),
+        crate::arms::file_slug(b)
+    );
     let title = crate::plots::scoped(
         input,
         &format!("Latency under load: {a} vs {b} (every round)"),

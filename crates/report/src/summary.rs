@@ -31,7 +31,8 @@ pub use sections::sections;
 pub struct SummaryRow {
     /// Round number (1-based).
     pub round: u32,
-    /// Arm kind, e.g. `fq_codel`.
+    /// The arm's label ([`crate::arms`]): `fq_codel`, or `pfifo limit 64`
+    /// beside another pfifo arm.
     pub arm: String,
     /// The arm in tc words (`fq_codel limit 256 …`).
     pub arm_words: String,
@@ -325,8 +326,11 @@ pub struct ScenarioFigures {
     pub index: u32,
     /// Round.
     pub round: u32,
-    /// Arm kind.
+    /// The arm's label ([`crate::arms`]; the kind until
+    /// [`labelled`](Self::labelled)).
     pub arm: String,
+    /// The arm's qdisc kind.
+    pub kind: String,
     /// The arm in tc words.
     pub arm_words: String,
     /// The sweep point's index in the grid.
@@ -419,12 +423,20 @@ pub struct IsoFigures {
 }
 
 impl ScenarioFigures {
+    /// The same figures with the arm's label (table row included).
+    pub fn labelled(mut self, label: String) -> ScenarioFigures {
+        self.row.arm = label.clone();
+        self.arm = label;
+        self
+    }
+
     /// The figures of one scenario.
     pub fn of(s: &ScenarioResult) -> ScenarioFigures {
         ScenarioFigures {
             index: s.index,
             round: s.round,
             arm: s.arm.clone(),
+            kind: s.arm.clone(),
             arm_words: s.arm_words.clone(),
             point_index: s.point.index,
             point_label: s.point.label.clone(),
@@ -470,14 +482,21 @@ impl ScenarioFigures {
     }
 }
 
-/// Every scenario's figures, in execution order.
+/// Every scenario's figures, in execution order, each arm labelled as
+/// the run's arms tell it apart ([`crate::arms`]).
 pub fn figures(results: &Results) -> Vec<ScenarioFigures> {
-    results.scenarios.iter().map(ScenarioFigures::of).collect()
+    let labels = crate::arms::ArmLabels::of_experiment(&results.experiment);
+    results
+        .scenarios
+        .iter()
+        .map(|s| ScenarioFigures::of(s).labelled(labels.label(&s.arm, &s.arm_words)))
+        .collect()
 }
 
-/// One row per scenario, in execution order.
+/// One row per scenario, in execution order, each arm labelled as the
+/// run's arms tell it apart ([`crate::arms`]).
 pub fn rows(results: &Results) -> Vec<SummaryRow> {
-    results.scenarios.iter().map(row).collect()
+    figures(results).into_iter().map(|f| f.row).collect()
 }
 
 fn drops_of(records: &[QdiscRecord], handle: netlab_qdisc_model::Handle) -> Option<u64> {

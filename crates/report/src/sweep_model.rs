@@ -103,7 +103,7 @@ pub fn of(s: &Scenario, models: &[ModelKind]) -> Option<RowModel> {
             m.fifo_bound_ms = Some(ms(fifo_delay_bound(limit, p.bytes, rate)));
         }
     }
-    if models.contains(&ModelKind::SparseFlow) && s.arm == "fq_codel" {
+    if models.contains(&ModelKind::SparseFlow) && s.kind == "fq_codel" {
         if let (Some(q), Some(rate), Some(t), Some(size), Some(n)) = (
             r.quantum_bytes,
             r.rate_bps,
