@@ -10,6 +10,10 @@
 //! - [`rank`]: [`shift_interval`], the exact distribution-free interval
 //!   for the shift between two arms' per-round values (Mann–Whitney
 //!   inverted), with the level the round counts allow;
+//! - [`rounds`]: how an arm's rounds are summarised ([`summarise`]: the
+//!   mean of fewer than three, shown with each round; the median with the
+//!   range from three on) and the Hodges–Lehmann estimate that belongs to
+//!   the shift interval ([`hodges_lehmann`]);
 //! - [`describe`]: [`median`], [`lower_median`], [`jain_index`] and the
 //!   compact number format [`fmt_num`].
 //!
@@ -37,6 +41,7 @@ pub mod bootstrap;
 pub mod describe;
 pub mod km;
 pub mod rank;
+pub mod rounds;
 
 pub use bootstrap::{percentile_interval, quantile_difference, splitmix64, Bounded, SplitMix64};
 pub use describe::{fmt_num, jain_index, lower_median, median};
@@ -45,3 +50,4 @@ pub use km::{
     Observation,
 };
 pub use rank::{mann_whitney_cdf, shift_interval, ShiftInterval};
+pub use rounds::{hodges_lehmann, summarise, RoundsSummary, Summary};

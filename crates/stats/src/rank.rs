@@ -86,7 +86,7 @@ pub fn mann_whitney_cdf(m: usize, n: usize) -> Vec<f64> {
 }
 
 /// The set of values a pairwise difference allows: `[low, high]`.
-fn range(a: CensoredQuantile, b: CensoredQuantile) -> Option<(f64, f64)> {
+pub(crate) fn range(a: CensoredQuantile, b: CensoredQuantile) -> Option<(f64, f64)> {
     use CensoredQuantile as Q;
     match (a, b) {
         (Q::Value(x), Q::Value(y)) => Some((y - x, y - x)),
