@@ -8,8 +8,8 @@
 use crate::model::{ReportInput, Scenario};
 pub use crate::sentence::{rounds_text, sentence};
 use crate::stats::{
-    censored_quantile, jain_index, quantile_difference, shift_interval, Bounded, CensoredQuantile,
-    Observation,
+    censored_quantile, hodges_lehmann, jain_index, quantile_difference, shift_interval, Bounded,
+    CensoredQuantile, Observation,
 };
 
 /// Fewer rounds per arm than this: the interval is printed as not meaningful.
@@ -21,14 +21,21 @@ pub const ALPHA: f64 = 0.05;
 /// A figure compared between arms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Figure {
-    /// Loaded-phase probe RTT median (UDP echo), KM with timeouts censored.
+    /// Loaded-phase probe delay median: the one-way delay of the requests
+    /// that reached B where every round has their fates
+    /// ([`DelayBasis::OneWayDelivered`]), else the RTT with timeouts
+    /// censored.
     LoadedP50,
-    /// Loaded-phase probe RTT 95th percentile.
+    /// Loaded-phase probe delay, 95th percentile (as [`Figure::LoadedP50`]).
     LoadedP95,
+    /// The share of loaded probe requests that never reached B, % (with
+    /// fates only): loss compared apart from delay.
+    Loss,
     /// Goodput over the measured window (one value per round: its bytes
     /// over the window, the mean of its 200 ms bins).
     Goodput,
-    /// The arm's drop counter at the end of the measured window.
+    /// The arm's drops inside the measured window
+    /// ([`Scenario::window_counts`]).
     Drops,
     /// Jain's index over the flows' bytes in the window (several flows only).
     Fairness,
@@ -40,8 +47,9 @@ impl Figure {
         match self {
             Figure::LoadedP50 => "loaded probe RTT p50",
             Figure::LoadedP95 => "loaded probe RTT p95",
+            Figure::Loss => "loaded probe loss",
             Figure::Goodput => "goodput",
-            Figure::Drops => "drops per round (arm)",
+            Figure::Drops => "drops in the measured window (arm)",
             Figure::Fairness => "flow fairness (Jain)",
         }
     }
@@ -50,9 +58,37 @@ impl Figure {
     pub fn unit(&self) -> &'static str {
         match self {
             Figure::LoadedP50 | Figure::LoadedP95 => "ms",
+            Figure::Loss => "%",
             Figure::Goodput => "Mbit/s",
             Figure::Drops => "packets",
             Figure::Fairness => "",
+        }
+    }
+}
+
+/// What the delay figures measure ([`Statistics::delay`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DelayBasis {
+    /// Every round carries its requests' fates: the one-way A→B delay of
+    /// the requests that reached B, late ones at their exact delay; loss
+    /// is [`Figure::Loss`] (method §5.8).
+    OneWayDelivered,
+    /// The probe's RTT with a timeout censored at the timeout (results
+    /// without B's receive log, or the isochronous probe alone).
+    RttCensored,
+}
+
+impl DelayBasis {
+    /// A delay figure's name under this basis.
+    pub fn name(&self, f: Figure) -> &'static str {
+        match (self, f) {
+            (DelayBasis::OneWayDelivered, Figure::LoadedP50) => {
+                "loaded one-way delay p50 (delivered probes)"
+            }
+            (DelayBasis::OneWayDelivered, Figure::LoadedP95) => {
+                "loaded one-way delay p95 (delivered probes)"
+            }
+            _ => f.name(),
         }
     }
 }
@@ -111,8 +147,16 @@ pub struct Comparison {
     pub a: String,
     /// Compared arm (the difference is `b − a`).
     pub b: String,
-    /// Pooled difference.
+    /// What the delay figures measure.
+    pub delay: DelayBasis,
+    /// The Hodges–Lehmann estimate of the shift: the median of the
+    /// pairwise differences between the rounds, the estimator the
+    /// interval is built on (never a pooled difference).
     pub point: Bounded,
+    /// Why no difference is claimed although the interval may exclude 0:
+    /// a round's value is a known artefact (goodput above the payload
+    /// ceiling), or the shift is under the measurement's resolution.
+    pub not_claimed: Option<String>,
     /// The exact rank interval over the rounds' values
     /// ([`crate::stats::shift_interval`]); endpoints may be bounds.
     pub interval: (Bounded, Bounded),
@@ -141,7 +185,7 @@ impl Comparison {
     /// the interval's bound nearest zero (method §12.5). `None` when the
     /// interval includes 0, is unknown, or comes from too few rounds.
     pub fn supported_shift(&self) -> Option<(bool, f64)> {
-        if self.rounds < MIN_ROUNDS {
+        if self.rounds < MIN_ROUNDS || self.not_claimed.is_some() {
             return None;
         }
         match self.interval {
@@ -163,13 +207,16 @@ pub struct Statistics {
     pub comparisons: Vec<Comparison>,
     /// Scenarios left out because they failed.
     pub failed_scenarios: Vec<u32>,
+    /// What the delay figures measure.
+    pub delay: DelayBasis,
 }
 
 /// How the intervals are computed, in one paragraph (index.html's
 /// comparison block; method §12.3).
 pub fn method_text() -> String {
     format!(
-        "Differences are second arm − first arm, pooled over rounds. Intervals: exact, distribution-free \
+        "Differences are second arm − first arm; the point estimate is the Hodges–Lehmann shift, the median of \
+         the pairwise differences between the two arms' rounds, the estimator the interval is built on. Intervals: exact, distribution-free \
          intervals for the shift between the arms' per-round values (Mann–Whitney inverted: order statistics \
          of the pairwise differences between rounds), at the highest level up to {:.0} % that the round counts \
          allow — 3 rounds against 3 allow 90 % at most, 4 against 4 97 %. A round is the unit: probes and 200 ms \
@@ -180,10 +227,32 @@ pub fn method_text() -> String {
     )
 }
 
-/// The loaded RTT observations of the probe that ran
-/// ([`Scenario::rtt_probe`]).
-fn probe_obs(s: &Scenario) -> Vec<Observation> {
-    s.rtt_observations(crate::model::ProbePhase::Loaded)
+/// The loaded delay observations of a round under `basis`: the one-way
+/// delay of each request that reached B, or the RTT of the probe that ran
+/// ([`Scenario::rtt_probe`]) with timeouts censored.
+fn probe_obs(s: &Scenario, basis: DelayBasis) -> Vec<Observation> {
+    match (basis, s.delivered_one_way(crate::model::ProbePhase::Loaded)) {
+        (DelayBasis::OneWayDelivered, Some(d)) => {
+            d.one_way_ms.into_iter().map(Observation::Exact).collect()
+        }
+        _ => s.rtt_observations(crate::model::ProbePhase::Loaded),
+    }
+}
+
+/// The run's delay basis: one-way delivered when every scenario that ran
+/// has its stop-and-wait requests' fates with one-way delays.
+pub fn delay_basis(ok: &[&Scenario]) -> DelayBasis {
+    let all = !ok.is_empty()
+        && ok.iter().all(|s| {
+            !s.probes.is_empty()
+                && s.delivered_one_way(crate::model::ProbePhase::Loaded)
+                    .is_some()
+        });
+    if all {
+        DelayBasis::OneWayDelivered
+    } else {
+        DelayBasis::RttCensored
+    }
 }
 
 /// Goodput of each bin that lies wholly inside the measured window, Mbit/s.
@@ -202,9 +271,15 @@ pub fn goodput_bins(s: &Scenario) -> Vec<f64> {
         .collect()
 }
 
-/// A round's own goodput over its measured window (the mean of its whole
-/// bins inside the window: their bytes over their span), Mbit/s.
+/// A round's goodput, Mbit/s: its first direction's aggregate goodput as
+/// results.json gives it (method §12.4: each flow's bytes delivered inside
+/// the measured window over the window, summed over the direction's
+/// flows), the one goodput every output quotes; for input without it, the
+/// mean of the whole 200 ms bins inside the window.
 pub fn window_goodput(s: &Scenario) -> Option<f64> {
+    if let Some(g) = s.directions.first().and_then(|d| d.goodput_mbps) {
+        return Some(g);
+    }
     let b = goodput_bins(s);
     (!b.is_empty()).then(|| b.iter().sum::<f64>() / b.len() as f64)
 }
@@ -228,16 +303,25 @@ fn fairness(s: &Scenario) -> Option<f64> {
     jain_index(&per_flow)
 }
 
-fn unit(s: &Scenario, f: Figure) -> Option<Unit> {
+fn unit(s: &Scenario, f: Figure, basis: DelayBasis) -> Option<Unit> {
     let one = |value: f64| Unit::Scalar { value, samples: 1 };
     match f {
-        Figure::LoadedP50 => Some(Unit::Probes(probe_obs(s), 0.5)),
-        Figure::LoadedP95 => Some(Unit::Probes(probe_obs(s), 0.95)),
+        Figure::LoadedP50 => Some(Unit::Probes(probe_obs(s, basis), 0.5)),
+        Figure::LoadedP95 => Some(Unit::Probes(probe_obs(s, basis), 0.95)),
+        Figure::Loss => s
+            .delivered_one_way(crate::model::ProbePhase::Loaded)
+            .and_then(|d| {
+                let sent = d.lost + d.one_way_ms.len();
+                d.lost_share().map(|x| Unit::Scalar {
+                    value: x * 100.0,
+                    samples: sent,
+                })
+            }),
         Figure::Goodput => window_goodput(s).map(|value| Unit::Scalar {
             value,
             samples: goodput_bins(s).len(),
         }),
-        Figure::Drops => s.final_counters.arm_drops.map(|d| one(d as f64)),
+        Figure::Drops => s.window_counts().map(|w| one(w.drops as f64)),
         Figure::Fairness => fairness(s).map(one),
     }
 }
@@ -304,19 +388,19 @@ pub fn analyse(input: &ReportInput) -> Statistics {
         }
     }
     let several_flows = ok.iter().any(|s| s.flows.len() > 1);
-    let mut list = vec![
-        Figure::LoadedP50,
-        Figure::LoadedP95,
-        Figure::Goodput,
-        Figure::Drops,
-    ];
+    let delay = delay_basis(&ok);
+    let mut list = vec![Figure::LoadedP50, Figure::LoadedP95];
+    if delay == DelayBasis::OneWayDelivered {
+        list.push(Figure::Loss);
+    }
+    list.extend([Figure::Goodput, Figure::Drops]);
     if several_flows {
         list.push(Figure::Fairness);
     }
     let units_of = |arm: &str, f: Figure| -> Vec<(u32, Unit)> {
         ok.iter()
             .filter(|s| s.arm == arm)
-            .filter_map(|s| unit(s, f).map(|u| (s.round, u)))
+            .filter_map(|s| unit(s, f, delay).map(|u| (s.round, u)))
             .collect()
     };
     let mut figures = Vec::new();
@@ -331,7 +415,10 @@ pub fn analyse(input: &ReportInput) -> Statistics {
             for &f in &list {
                 let ua = units_of(&arms[i], f);
                 let ub = units_of(&arms[j], f);
-                comparisons.push(compare(&arms[i], &arms[j], f, &ua, &ub));
+                let mut c = compare(&arms[i], &arms[j], f, delay, &ua, &ub);
+                c.not_claimed = not_claimed(&c, &ok, &arms[i], &arms[j], &ua, &ub);
+                c.sentence = crate::sentence::sentence(&c);
+                comparisons.push(c);
             }
         }
     }
@@ -340,6 +427,75 @@ pub fn analyse(input: &ReportInput) -> Statistics {
         figures,
         comparisons,
         failed_scenarios,
+        delay,
+    }
+}
+
+/// The resolution of a goodput difference: 1 % of the shaped rate (the
+/// window's edges and the bins' rounding move a round's goodput by about
+/// that much; method §12.4).
+pub const GOODPUT_RESOLUTION: f64 = 0.01;
+
+/// Why a goodput comparison claims nothing (method §12.4): a round above
+/// the link's payload ceiling (the window caught a loss repair's burst, as
+/// the report's note on goodput says), or a shift under the resolution.
+fn not_claimed(
+    c: &Comparison,
+    ok: &[&Scenario],
+    a: &str,
+    b: &str,
+    ua: &[(u32, Unit)],
+    ub: &[(u32, Unit)],
+) -> Option<String> {
+    if c.figure != Figure::Goodput {
+        return None;
+    }
+    let mut above = Vec::new();
+    for s in ok.iter().filter(|s| s.arm == a || s.arm == b) {
+        // The ceiling is the upload shaper's: a download's goodput is not
+        // held to it.
+        if s.directions.first().is_some_and(|d| d.direction != "up") {
+            continue;
+        }
+        let (Some(g), Some(ceiling)) = (window_goodput(s), s.payload_ceiling_mbps()) else {
+            continue;
+        };
+        if g > ceiling * (1.0 + 1e-9) {
+            above.push(format!("{} r{} {g:.3}", s.arm, s.round));
+        }
+    }
+    let ceiling = ok.iter().find_map(|s| s.payload_ceiling_mbps());
+    if let (false, Some(ceiling)) = (above.is_empty(), ceiling) {
+        return Some(format!(
+            "{} above the link's payload ceiling of {ceiling:.2} Mbit/s (a loss repair's burst inside the window), so the goodputs are not compared",
+            above.join(", ")
+        ));
+    }
+    let rate = ok
+        .iter()
+        .find_map(|s| s.readbacks.rate_bps)
+        .map(|r| r as f64 / 1e6)?;
+    let resolution = GOODPUT_RESOLUTION * rate;
+    let spread = ua
+        .iter()
+        .chain(ub)
+        .filter_map(|(_, u)| match u {
+            Unit::Scalar { value, .. } => Some(*value),
+            Unit::Probes(..) => None,
+        })
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    match c.point {
+        Bounded::Value(d) if d.abs() < resolution && spread.1 - spread.0 < 2.0 * resolution => {
+            Some(format!(
+                "every round within {:.3} Mbit/s of the others, under the measurement's resolution ({:.0} % of the {} Mbit/s rate, {resolution:.3} Mbit/s)",
+                spread.1 - spread.0,
+                GOODPUT_RESOLUTION * 100.0,
+                crate::stats::fmt_num(rate)
+            ))
+        }
+        _ => None,
     }
 }
 
@@ -367,12 +523,18 @@ fn arm_figure(arm: &str, f: Figure, units: &[(u32, Unit)]) -> ArmFigure {
     }
 }
 
-fn compare(a: &str, b: &str, f: Figure, ua: &[(u32, Unit)], ub: &[(u32, Unit)]) -> Comparison {
-    let pooled = |u: &[(u32, Unit)]| statistic(&u.iter().map(|(_, x)| x).collect::<Vec<_>>());
+fn compare(
+    a: &str,
+    b: &str,
+    f: Figure,
+    delay: DelayBasis,
+    ua: &[(u32, Unit)],
+    ub: &[(u32, Unit)],
+) -> Comparison {
     let per_round = |u: &[(u32, Unit)]| -> Vec<CensoredQuantile> {
         u.iter().map(|(_, x)| statistic(&[x])).collect()
     };
-    let point = quantile_difference(pooled(ua), pooled(ub));
+    let point = hodges_lehmann(&per_round(ua), &per_round(ub));
     let iv = shift_interval(&per_round(ua), &per_round(ub), 1.0 - ALPHA);
     let (mut lower, mut higher, mut compared) = (0, 0, 0);
     for (r, u) in ua {
@@ -391,7 +553,9 @@ fn compare(a: &str, b: &str, f: Figure, ua: &[(u32, Unit)], ub: &[(u32, Unit)]) 
         figure: f,
         a: a.into(),
         b: b.into(),
+        delay,
         point,
+        not_claimed: None,
         interval: (iv.low, iv.high),
         level: iv.level,
         interval_rounds: iv.rounds,
@@ -446,7 +610,15 @@ pub(crate) mod tests {
             }],
             measured_window: Some([4.0, 10.0]),
             tcp_info: vec![],
-            qdisc: vec![],
+            // The arm's counters at the window's start: every drop is
+            // inside the window.
+            qdisc: vec![QdiscSample {
+                t_s: 3.95,
+                backlog_bytes: 0,
+                backlog_packets: 0,
+                drops: 0,
+                ecn_marks: None,
+            }],
             final_counters: FinalCounters {
                 arm_drops: Some(drops),
                 ..Default::default()
@@ -516,7 +688,7 @@ pub(crate) mod tests {
         // The magnitude is the endpoint nearest zero, not the point.
         assert!(
             p50.sentence.contains(
-                "fq_codel lower by at least 501 ms (difference -503 ms; 90 % interval [-504, -501] \
+                "fq_codel lower by at least 501 ms (shift estimate -502 ms; 90 % interval [-504, -501] \
                  over 3 vs 3 rounds; 3 vs 3 rounds allow no more than 90 %)"
             ),
             "{}",

@@ -22,6 +22,10 @@ pub struct StateLatency {
     pub p50: CensoredQuantile,
     /// Loaded p95.
     pub p95: CensoredQuantile,
+    /// Delay and loss apart over those rounds, when they carry fates.
+    pub delivery: Option<ArmDelivery>,
+    /// Each of those rounds' goodput, Mbit/s.
+    pub goodputs: Vec<(u32, f64)>,
 }
 
 /// One arm's headline.
@@ -46,12 +50,18 @@ pub struct ArmHeadline {
     /// The probe its RTT figures come from (`stop-and-wait`, or
     /// `isochronous` when only it ran).
     pub probe: Option<&'static str>,
-    /// Goodput pooled over rounds, Mbit/s.
-    pub goodput_mbps: CensoredQuantile,
-    /// The arm's drops per round.
+    /// Goodput over the rounds (docs/report.md, "Rounds": the mean of
+    /// fewer than three, shown with each round; the median with the range
+    /// from three on), Mbit/s.
+    pub goodput: Option<crate::stats::RoundsSummary>,
+    /// The arm's drops per round inside the measured window.
     pub drops: Vec<u64>,
-    /// The arm's ECN marks per round, where it counts them.
+    /// The arm's ECN marks per round inside the measured window, where it
+    /// counts them.
     pub marks: Vec<u64>,
+    /// The arm's drops per round over the whole run (since the arm was
+    /// configured: slow start's overshoot included).
+    pub drops_total: Vec<u64>,
     /// The rounds' states.
     pub states: ArmStates,
     /// Loaded latency per state, when the rounds disagree.
@@ -98,11 +108,20 @@ fn obs(s: &Scenario, phase: ProbePhase) -> Vec<Observation> {
     s.rtt_observations(phase)
 }
 
-fn pooled(st: &Statistics, arm: &str, f: Figure) -> CensoredQuantile {
-    st.figures
+/// Every round's value of a figure of one arm, summarised as the rounds
+/// are (never one round for several).
+fn over_rounds(st: &Statistics, arm: &str, f: Figure) -> Option<crate::stats::RoundsSummary> {
+    let fig = st.figures.iter().find(|x| x.arm == arm && x.figure == f)?;
+    let obs: Vec<Observation> = fig
+        .rounds
         .iter()
-        .find(|x| x.arm == arm && x.figure == f)
-        .map_or(CensoredQuantile::NoData, |x| x.pooled.value)
+        .filter_map(|v| match v.value {
+            CensoredQuantile::Value(x) => Some(Observation::Exact(x)),
+            CensoredQuantile::AtLeast(x) => Some(Observation::AtLeast(x)),
+            CensoredQuantile::NoData => None,
+        })
+        .collect();
+    crate::stats::summarise(&obs)
 }
 
 /// `0.31 ms`, `≥ 1000 ms`, `no data`.
@@ -178,11 +197,21 @@ pub fn of_point(input: &ReportInput, st: &Statistics) -> Headline {
                         .filter(|s| g.rounds.contains(&s.round))
                         .flat_map(|s| obs(s, ProbePhase::Loaded))
                         .collect();
+                    let mine: Vec<&Scenario> = ok
+                        .iter()
+                        .copied()
+                        .filter(|s| g.rounds.contains(&s.round))
+                        .collect();
                     StateLatency {
                         state: g.kind.short(),
                         rounds: g.rounds.clone(),
                         p50: censored_quantile(&o, 0.5),
                         p95: censored_quantile(&o, 0.95),
+                        delivery: ArmDelivery::of(&mine),
+                        goodputs: mine
+                            .iter()
+                            .filter_map(|s| crate::compare::window_goodput(s).map(|g| (s.round, g)))
+                            .collect(),
                     }
                 })
                 .collect()
@@ -207,14 +236,18 @@ pub fn of_point(input: &ReportInput, st: &Statistics) -> Headline {
                     _ => s.probe_timeout_s * 1000.0,
                 }),
             probe: ok.first().and_then(|s| s.rtt_probe()),
-            goodput_mbps: pooled(st, arm, Figure::Goodput),
+            goodput: over_rounds(st, arm, Figure::Goodput),
             drops: ok
                 .iter()
-                .filter_map(|s| s.final_counters.arm_drops)
+                .filter_map(|s| s.window_counts().map(|w| w.drops))
                 .collect(),
             marks: ok
                 .iter()
-                .filter_map(|s| s.final_counters.ecn_marks)
+                .filter_map(|s| s.window_counts().and_then(|w| w.marks))
+                .collect(),
+            drops_total: ok
+                .iter()
+                .filter_map(|s| s.final_counters.arm_drops)
                 .collect(),
             states: arm_states,
             by_state,
@@ -330,6 +363,23 @@ impl ArmHeadline {
     /// log is there (method §5.8); otherwise the RTT with censoring, saying
     /// why.
     pub fn probe_text(&self) -> String {
+        if !self.by_state.is_empty() && self.by_state.iter().all(|s| s.delivery.is_some()) {
+            // Rounds in different states: each state apart, nothing pooled.
+            let parts: Vec<String> = self
+                .by_state
+                .iter()
+                .filter_map(|s| {
+                    let d = s.delivery.as_ref()?;
+                    Some(format!(
+                        "{} ({}): {}",
+                        s.state,
+                        rounds_list(&s.rounds),
+                        d.text()
+                    ))
+                })
+                .collect();
+            return format!("by state, not pooled: {}", parts.join("; "));
+        }
         match &self.delivery {
             Some(d) => d.text(),
             None if self.probe == Some("isochronous") => format!(
@@ -358,16 +408,52 @@ impl ArmHeadline {
                 fmt_num(self.timeout_ms)
             )
         };
+        let goodput = if self.by_state.is_empty() {
+            self.goodput.as_ref().map_or_else(
+                || "no data".to_string(),
+                |g| format!("{} Mbit/s", g.text(fmt_num)),
+            )
+        } else {
+            // Rounds in different states: each round's goodput, by state.
+            self.by_state
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{} {}",
+                        s.state,
+                        s.goodputs
+                            .iter()
+                            .map(|(r, g)| format!("r{r} {}", fmt_num(*g)))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+                + " Mbit/s"
+        };
         let mut t = format!(
-            "goodput {}; {censored}drops {} per round",
-            q(&self.goodput_mbps, "Mbit/s"),
-            range(&self.drops)
+            "goodput {goodput}; {censored}drops {} per round in the measured window (whole run {})",
+            range(&self.drops),
+            range(&self.drops_total)
         );
         if !self.marks.is_empty() && self.marks.iter().any(|m| *m > 0) {
-            t.push_str(&format!(", ECN marks {} per round", range(&self.marks)));
+            t.push_str(&format!(
+                ", ECN marks {} per round in the window",
+                range(&self.marks)
+            ));
         }
         t
     }
+}
+
+/// `r1 r3`.
+fn rounds_list(rounds: &[u32]) -> String {
+    rounds
+        .iter()
+        .map(|r| format!("r{r}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The heading of the method's RTT table (method §9).
@@ -388,15 +474,30 @@ impl Headline {
              | arm | baseline p50 | loaded p50 | loaded p95 | loaded requests | timeouts |\n|---|---|---|---|---|---|\n"
         );
         for a in &self.arms {
-            t.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} |\n",
-                a.arm,
-                q(&a.baseline_p50, "ms"),
-                q(&a.loaded_p50, "ms"),
-                q(&a.loaded_p95, "ms"),
-                a.loaded_requests,
-                a.loaded_timeouts
-            ));
+            if a.by_state.is_empty() {
+                t.push_str(&format!(
+                    "| {} | {} | {} | {} | {} | {} |\n",
+                    a.arm,
+                    q(&a.baseline_p50, "ms"),
+                    q(&a.loaded_p50, "ms"),
+                    q(&a.loaded_p95, "ms"),
+                    a.loaded_requests,
+                    a.loaded_timeouts
+                ));
+                continue;
+            }
+            // Rounds in different states: a row per state, none pooled.
+            for st in &a.by_state {
+                t.push_str(&format!(
+                    "| {} ({}: {}) | {} | {} | {} | – | – |\n",
+                    a.arm,
+                    st.state,
+                    rounds_list(&st.rounds),
+                    q(&a.baseline_p50, "ms"),
+                    q(&st.p50, "ms"),
+                    q(&st.p95, "ms"),
+                ));
+            }
         }
         Some(t)
     }
@@ -490,8 +591,15 @@ mod tests {
         assert_eq!(pfifo.states.groups[0].rounds, vec![1, 2]);
         assert_eq!(pfifo.by_state.len(), 2);
         let fq = &h.arms[1];
-        assert!(!fq.states.disagree(), "{}", fq.states.text());
-        assert_eq!(fq.states.groups[0].kind, state::StateKind::Regulated);
+        // fq_codel is no FIFO: the classifier is silent and says why.
+        assert!(fq.states.groups.is_empty(), "{}", fq.states.text());
+        assert!(
+            fq.states
+                .text()
+                .contains("not classified: the state model holds for a loss-based flow in a FIFO"),
+            "{}",
+            fq.states.text()
+        );
         let md = h.markdown();
         assert!(md.starts_with("## Headline\n\n- **pfifo** (3 rounds): probe RTT baseline p50 "));
         assert!(md.contains("rounds disagree; medians not pooled"), "{md}");

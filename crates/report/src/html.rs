@@ -240,12 +240,8 @@ pub(crate) fn scenario_row(h: &mut String, s: &Scenario, sweep: bool, page: Opti
         );
         return;
     }
-    let bins = crate::compare::goodput_bins(s);
-    let g = if bins.is_empty() {
-        "–".to_string()
-    } else {
-        format!("{:.3}", bins.iter().sum::<f64>() / bins.len() as f64)
-    };
+    let g =
+        crate::compare::window_goodput(s).map_or_else(|| "–".to_string(), |g| format!("{g:.3}"));
     let obs = loaded_obs(s);
     let to = obs
         .iter()

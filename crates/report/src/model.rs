@@ -170,6 +170,20 @@ pub struct FinalCounters {
     pub wire_ce_ece_cwr: Option<(u64, u64, u64)>,
 }
 
+/// The arm's counters over the measured window
+/// ([`Scenario::window_counts`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WindowCounts {
+    /// The sample the counts start from, s from t0.
+    pub from_s: f64,
+    /// The final readback they end at, s from t0, when recorded.
+    pub to_s: Option<f64>,
+    /// Drops counted by the arm in between.
+    pub drops: u64,
+    /// ECN marks in between, where the arm counts them.
+    pub marks: Option<u64>,
+}
+
 /// A packet file of a scenario (method §7.7), linked from the page.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PacketFile {
@@ -241,6 +255,24 @@ pub struct Scenario {
     pub readbacks: ModelReadbacks,
 }
 
+/// A probe's requests of one phase by whether they reached B
+/// ([`Scenario::delivered_one_way`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Delivered {
+    /// One-way A→B delay of every request that reached B, ms.
+    pub one_way_ms: Vec<f64>,
+    /// Requests that left A and never reached B.
+    pub lost: usize,
+}
+
+impl Delivered {
+    /// The share of the requests that left A and never reached B.
+    pub fn lost_share(&self) -> Option<f64> {
+        let sent = self.lost + self.one_way_ms.len();
+        (sent > 0).then(|| self.lost as f64 / sent as f64)
+    }
+}
+
 /// What a model takes from one scenario, each as the scenario read it
 /// back (docs/models.md): the upload bottleneck's rate, its arm's quantum
 /// and limit, the packet size its queue held, the isochronous probe's
@@ -257,6 +289,8 @@ pub struct ModelReadbacks {
     pub fifo_limit_packets: Option<u64>,
     /// The largest packet the queue held, and where that number comes from.
     pub packet: Option<PacketSize>,
+    /// The path's MTU as the topology recorded it.
+    pub mtu: Option<u32>,
     /// The base RTT netem added at this scenario's point, s (0 without).
     pub base_rtt_s: f64,
     /// The isochronous probe's interval T, s.
@@ -419,6 +453,67 @@ impl Scenario {
                 .filter_map(|p| of(p.outcome, self.probe_timeout_s))
                 .collect(),
         }
+    }
+
+    /// The stop-and-wait probe's requests of `phase` by fate (method
+    /// §5.8), when B's receive log gives every one: the one-way A→B delay
+    /// of each that reached B (late ones at their exact delay), and how
+    /// many left A without ever reaching B. `None` without fates, or when a
+    /// request that reached B has no one-way delay (no shared clock).
+    pub fn delivered_one_way(&self, phase: ProbePhase) -> Option<Delivered> {
+        use netlab_results::fate::Fate;
+        let fates = self.fates.as_ref()?;
+        let want = match phase {
+            ProbePhase::Baseline => netlab_probe::Phase::Baseline,
+            ProbePhase::Warmup => netlab_probe::Phase::Warmup,
+            ProbePhase::Loaded => netlab_probe::Phase::Loaded,
+            _ => return None,
+        };
+        let mut d = Delivered::default();
+        for r in fates.requests.iter().filter(|r| r.phase == want) {
+            match &r.fate {
+                Fate::Replied { one_way_ms, .. } | Fate::ReachedB { one_way_ms, .. } => {
+                    d.one_way_ms.push((*one_way_ms)?);
+                }
+                Fate::NeverReachedB { .. } => d.lost += 1,
+                Fate::NotSent { .. } | Fate::Unresolved => {}
+            }
+        }
+        Some(d)
+    }
+
+    /// The arm's drops and ECN marks inside the measured window (method
+    /// §12.4): the readback at the window's end less the last qdisc sample
+    /// taken at or before its start (at most one sampling interval early).
+    /// `None` without a window, a sample before it or a final readback.
+    pub fn window_counts(&self) -> Option<WindowCounts> {
+        let [w0, _] = self.measured_window?;
+        let start = self.qdisc.iter().rev().find(|q| q.t_s <= w0 + 1e-9)?;
+        let drops = self.final_counters.arm_drops?.checked_sub(start.drops)?;
+        let marks = match (self.final_counters.ecn_marks, start.ecn_marks) {
+            (Some(end), Some(from)) => end.checked_sub(from),
+            _ => None,
+        };
+        Some(WindowCounts {
+            from_s: start.t_s,
+            to_s: self.final_counters.taken_s,
+            drops,
+            marks,
+        })
+    }
+
+    /// The most TCP payload the upload shaper can carry, Mbit/s: its rate
+    /// × payload ÷ frame, a full-sized segment with timestamps (MTU − 52
+    /// bytes) in a frame of MTU + 14 (method §12.4: 4.78 Mbit/s at 5 Mbit/s
+    /// and MTU 1500). `None` without a rate read back.
+    pub fn payload_ceiling_mbps(&self) -> Option<f64> {
+        let rate = self.readbacks.rate_bps? as f64;
+        let mtu = f64::from(
+            self.readbacks
+                .mtu
+                .unwrap_or(netlab_results::queue_seen::DEFAULT_MTU),
+        );
+        Some(rate * (mtu - 52.0) / (mtu + 14.0) / 1e6)
     }
 
     /// Loaded-phase probe requests that carry RTT information.

@@ -36,6 +36,7 @@ pub fn of(s: &ScenarioResult, base_rtt_s: f64) -> ModelReadbacks {
             _ => None,
         }),
         packet: packet(s, window),
+        mtu: s.topology.as_ref().map(|t| t.spec.mtu),
         base_rtt_s: s
             .point
             .values

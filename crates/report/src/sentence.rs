@@ -137,7 +137,7 @@ pub fn sentence(c: &Comparison) -> String {
     } else {
         format!(" {unit}")
     };
-    let what = format!("{} ({} − {})", c.figure.name(), c.b, c.a);
+    let what = format!("{} ({} − {})", c.delay.name(c.figure), c.b, c.a);
     let rounds = rounds_text(c);
     if matches!(c.point, Bounded::Unknown) {
         return format!(
@@ -145,16 +145,21 @@ pub fn sentence(c: &Comparison) -> String {
         );
     }
     let point = num(c.point);
+    if let Some(why) = &c.not_claimed {
+        return format!(
+            "{what}: no difference claimed: {why} (shift estimate {point}{u}); {rounds}"
+        );
+    }
     if c.rounds < MIN_ROUNDS {
         return format!(
-            "{what}: difference {point}{u}; fewer than {MIN_ROUNDS} rounds: interval not meaningful; {rounds}"
+            "{what}: shift estimate {point}{u}; fewer than {MIN_ROUNDS} rounds: interval not meaningful; {rounds}"
         );
     }
     let (lo, hi) = c.interval;
     if matches!(lo, Bounded::Unknown) && matches!(hi, Bounded::Unknown) {
         let (m, n) = c.interval_rounds;
         return format!(
-            "{what}: difference {point}{u}; interval not estimable ({} of {} round pairs had both arms on the censored mass); {rounds}",
+            "{what}: shift estimate {point}{u}; interval not estimable ({} of {} round pairs had both arms on the censored mass); {rounds}",
             c.unknown_pairs,
             m * n
         );
@@ -166,7 +171,7 @@ pub fn sentence(c: &Comparison) -> String {
     );
     match c.supported_shift() {
         Some((lower, by)) => format!(
-            "{what}: {} {} by at least {}{u} (difference {point}{u}; {}); {rounds}",
+            "{what}: {} {} by at least {}{u} (shift estimate {point}{u}; {}); {rounds}",
             c.b,
             if lower { "lower" } else { "higher" },
             at_least_text(by),
@@ -184,16 +189,20 @@ pub fn sentence(c: &Comparison) -> String {
 /// how much the interval allows.
 pub fn verdict_clause(c: &Comparison) -> String {
     let rounds = rounds_text(c);
+    let median = match c.delay {
+        crate::compare::DelayBasis::OneWayDelivered => "loaded one-way median (delivered probes)",
+        crate::compare::DelayBasis::RttCensored => "loaded median",
+    };
     if matches!(c.point, Bounded::Unknown) {
         return format!(
-            "{} vs {}: the loaded medians cannot be compared (both on the censored mass or without data)",
+            "{} vs {}: the {median}s cannot be compared (both on the censored mass or without data)",
             c.b, c.a
         );
     }
     if c.rounds < MIN_ROUNDS {
         let lower = matches!(c.point, Bounded::Value(x) | Bounded::AtMost(x) if x < 0.0);
         return format!(
-            "{}'s loaded median is {} than {}'s by {} ms, from fewer than {MIN_ROUNDS} rounds (no interval); {rounds}",
+            "{}'s {median} is {} than {}'s, shift estimate {} ms, from fewer than {MIN_ROUNDS} rounds (no interval); {rounds}",
             c.b,
             if lower { "lower" } else { "higher" },
             c.a,
@@ -202,7 +211,7 @@ pub fn verdict_clause(c: &Comparison) -> String {
     }
     match c.supported_shift() {
         Some((lower, by)) => format!(
-            "{} has the {} loaded median than {}, by at least {} ms (the {}); {rounds}",
+            "{} has the {} {median} than {}, by at least {} ms (the {}); {rounds}",
             c.b,
             if lower { "lower" } else { "higher" },
             c.a,
@@ -210,7 +219,7 @@ pub fn verdict_clause(c: &Comparison) -> String {
             level_phrase(c, "", " excludes 0")
         ),
         None => format!(
-            "{} vs {}: no clear difference in the loaded median (the {}); {rounds}",
+            "{} vs {}: no clear difference in the {median} (the {}); {rounds}",
             c.b,
             c.a,
             level_phrase(c, "", " includes 0")
@@ -231,7 +240,9 @@ mod tests {
             figure: Figure::LoadedP50,
             a: "pfifo".into(),
             b: "fq_codel".into(),
+            delay: crate::compare::DelayBasis::RttCensored,
             point: Bounded::AtMost(-995.0),
+            not_claimed: None,
             interval: (Bounded::AtMost(-993.0), Bounded::Value(-384.0)),
             level: 0.9,
             interval_rounds: (3, 3),
@@ -258,7 +269,7 @@ mod tests {
         assert!(!v.contains("995"), "{v}");
         let s = sentence(&c);
         assert!(
-            s.contains("fq_codel lower by at least 384 ms (difference ≤ -995 ms; 90 % interval [≤ -993, -384]"),
+            s.contains("fq_codel lower by at least 384 ms (shift estimate ≤ -995 ms; 90 % interval [≤ -993, -384]"),
             "{s}"
         );
         // Mirrored: higher by at least the lower endpoint.
@@ -290,7 +301,8 @@ mod tests {
         let mut c = issue_case();
         c.rounds = 2;
         assert_eq!(c.supported_shift(), None);
-        assert!(verdict_clause(&c).contains("by ≥ 995 ms, from fewer than 3 rounds (no interval)"));
+        assert!(verdict_clause(&c)
+            .contains("shift estimate ≥ 995 ms, from fewer than 3 rounds (no interval)"));
     }
 
     #[test]

@@ -293,7 +293,11 @@ impl ArmStates {
                 )
             })
             .collect();
-        if !self.unclassified.is_empty() {
+        let why: Vec<&str> = self.unclassified.iter().map(|(_, w)| w.as_str()).collect();
+        if self.groups.is_empty() && !why.is_empty() && why.iter().all(|w| *w == why[0]) {
+            // One reason for every round (an AQM arm): said once.
+            parts.push(why[0].to_string());
+        } else if !self.unclassified.is_empty() {
             let rounds: Vec<String> = self
                 .unclassified
                 .iter()
@@ -352,8 +356,27 @@ pub fn group_rounds(arm: &str, rounds: &[(u32, Result<RoundState, String>)]) -> 
     }
 }
 
+/// Whether the state model holds for an arm of this kind: a FIFO-like
+/// queue, where a loss-based flow's window is cut only by tail drops, a
+/// few times a round (method §12.6). Under an AQM the window is held by
+/// hundreds or thousands of drops or marks a round, and a count of cuts
+/// means nothing.
+pub fn fifo_like(kind: &str) -> bool {
+    matches!(kind, "pfifo" | "bfifo" | "pfifo_fast" | "pfifo_head_drop")
+}
+
+/// Why the classifier is silent for an arm of `kind`, if it is.
+pub fn silent_for(kind: &str) -> Option<String> {
+    (!fifo_like(kind)).then(|| {
+        format!("not classified: the state model holds for a loss-based flow in a FIFO (method §12.6), and {kind} regulates the window by drops or marks")
+    })
+}
+
 /// The state of one scenario of a report, or why there is none.
 pub fn of_scenario(s: &crate::model::Scenario) -> Result<RoundState, String> {
+    if let Some(why) = silent_for(&s.kind) {
+        return Err(why);
+    }
     if let Some(cc) = &s.cc {
         if !loss_based(cc) {
             return Err(format!("{cc} is not loss-based"));

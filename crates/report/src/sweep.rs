@@ -521,14 +521,11 @@ pub fn row(s: &Scenario, axes: &[SweepAxis], models: &[netlab_experiment::ModelK
     }
     (m.goodput_up_mbit_s, m.jain_up) = direction(s, "up");
     (m.goodput_down_mbit_s, m.jain_down) = direction(s, "down");
-    m.drops = s
-        .final_counters
-        .arm_drops
-        .map(|d| Measured::Value(d as f64));
-    m.ce_marks = s
-        .final_counters
-        .ecn_marks
-        .map(|d| Measured::Value(d as f64));
+    // Drops and marks inside the measured window (method §12.4), not
+    // since the arm was configured.
+    let w = s.window_counts();
+    m.drops = w.map(|w| Measured::Value(w.drops as f64));
+    m.ce_marks = w.and_then(|w| w.marks).map(|d| Measured::Value(d as f64));
     m.new_flows_per_probe_packet = s
         .readbacks
         .new_flows

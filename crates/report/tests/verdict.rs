@@ -95,7 +95,16 @@ fn the_three_round_guest_run_claims_no_more_than_its_interval() {
     let hi = diffs.iter().copied().fold(f64::MIN, f64::max);
     assert_eq!(g.interval, (Bounded::Value(lo), Bounded::Value(hi)));
     assert!(lo > -0.9 && hi < 0.36, "[{lo}, {hi}]");
-    assert!(g.sentence.contains("no clear difference"), "{}", g.sentence);
+    // pfifo's round 2 (4.791) is above what 5 Mbit/s of 1514-byte frames
+    // carry (4.78): no goodput difference is claimed on such a window.
+    assert!(g.supported_shift().is_none());
+    assert!(
+        g.sentence.contains(
+            "no difference claimed: pfifo r2 4.791 above the link's payload ceiling of 4.78 Mbit/s"
+        ),
+        "{}",
+        g.sentence
+    );
 }
 
 #[test]
