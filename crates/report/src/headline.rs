@@ -507,7 +507,7 @@ impl Headline {
     pub fn markdown(&self) -> String {
         let mut s = String::from("## Headline\n\n");
         if !self.points.is_empty() {
-            s.push_str("Along each swept axis (the median over each point's rounds; sweep.csv has every round):\n\n");
+            s.push_str("Along each swept axis (each point's own rounds: every round and their mean below 3 rounds, the median and range from 3 on; sweep.csv has every round):\n\n");
             for a in &self.along {
                 s.push_str(&format!("- {a}\n"));
             }

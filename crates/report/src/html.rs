@@ -68,7 +68,7 @@ fn headline_block(h: &mut String, hl: &Headline) {
     } else {
         // A sweep: what changes along each axis, then each point's own
         // headline over its own rounds.
-        h.push_str("<p class=small>Along each swept axis: the median over each point's rounds (rounds are never pooled across points; sweep.csv has every round).</p><ul>\n");
+        h.push_str("<p class=small>Along each swept axis, each point's own rounds: every round and their mean below 3 rounds, the median and range from 3 on (rounds are never pooled across points; sweep.csv has every round).</p><ul>\n");
         for a in &hl.along {
             let _ = writeln!(h, "<li>{}</li>", esc(a));
         }

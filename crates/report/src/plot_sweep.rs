@@ -390,12 +390,11 @@ fn legend_of(
         .iter()
         .filter(|a| panels.iter().any(|p| p.arms.iter().any(|s| &s.arm == *a)))
         .collect();
+    let how =
+        crate::sweep::summary_words(panels.iter().flat_map(|p| &p.arms).flat_map(|s| &s.points));
     for a in &drawn {
         let i = arms.iter().position(|x| x == *a).unwrap_or(0);
-        legend.push(
-            format!("{a}: median over rounds"),
-            Mark::Line(arm_color(i), 3),
-        );
+        legend.push(format!("{a}: {how}"), Mark::Line(arm_color(i), 3));
     }
     let grey = RGBColor(90, 90, 90);
     for (k, s) in states.iter().enumerate() {
@@ -721,7 +720,7 @@ fn draw_arm(
         .map_err(e)?;
     }
     for w in series.points.windows(2) {
-        if let (Some(Measured::Value(a)), Some(Measured::Value(b))) = (w[0].median, w[1].median) {
+        if let (Some(Measured::Value(a)), Some(Measured::Value(b))) = (w[0].summary, w[1].summary) {
             area.draw(&PathElement::new(
                 vec![at(w[0].x, a), at(w[1].x, b)],
                 c.stroke_width(3),
@@ -741,7 +740,7 @@ fn draw_arm(
             area.draw(&marker(shape, (x + jx, y), 5, light))
                 .map_err(e)?;
         }
-        match p.median {
+        match p.summary {
             Some(Measured::Value(v)) => {
                 area.draw(&marker(Shape::Ring, at(p.x, v), 8, c))
                     .map_err(e)?;
@@ -834,7 +833,7 @@ mod tests {
         let t = table(Measured::AtLeast(1000.0));
         let panels = crate::sweep::series(&t, SweepMetric::RttP50, 0);
         let mid = &panels[0].arms[0].points[1];
-        assert_eq!(mid.median, Some(Measured::AtLeast(1000.0)));
+        assert_eq!(mid.summary, Some(Measured::AtLeast(1000.0)));
         let svg = &all(&t).unwrap()[0].svg;
         assert_eq!(
             median_lines(svg),

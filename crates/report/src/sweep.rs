@@ -276,8 +276,8 @@ impl SweepMetric {
             SweepMetric::IsoUpP99 => "loaded isochronous probe one-way A→B delay p99",
             SweepMetric::GoodputUp => "upload goodput (all upload flows)",
             SweepMetric::GoodputDown => "download goodput (all download flows)",
-            SweepMetric::Drops => "drops per round (the arm's counter)",
-            SweepMetric::CeMarks => "CE marks per round (the arm's counter)",
+            SweepMetric::Drops => "drops in the measured window (the arm's counter)",
+            SweepMetric::CeMarks => "CE marks in the measured window (the arm's counter)",
             SweepMetric::JainUp => "Jain's index over the upload flows",
             SweepMetric::JainDown => "Jain's index over the download flows",
             SweepMetric::NewFlowsPerProbe => {
@@ -570,8 +570,9 @@ pub struct RoundDot {
     pub state: Option<String>,
 }
 
-/// One arm at one point of a figure: every round's value and their
-/// median (rounds of this point only).
+/// One arm at one point of a figure: every round's value and the figure
+/// that stands for them (rounds of this point only; docs/report.md,
+/// "Rounds").
 #[derive(Debug, Clone, PartialEq)]
 pub struct PointValues {
     /// Position on the axis (its number, or its index for words).
@@ -580,9 +581,41 @@ pub struct PointValues {
     pub point: u32,
     /// Every round that has a value.
     pub rounds: Vec<RoundDot>,
-    /// The lower median over those rounds (Kaplan–Meier when some are
-    /// censored, so a median on the censored mass is a bound).
-    pub median: Option<Measured>,
+    /// The rounds' mean (fewer than three) or median (three or more),
+    /// a bound where a censored round can move it
+    /// ([`crate::stats::summarise`]); never one round for several.
+    pub summary: Option<Measured>,
+}
+
+impl PointValues {
+    /// Mean or median, as [`PointValues::summary`] is.
+    pub fn how(&self) -> crate::stats::Summary {
+        crate::stats::Summary::for_rounds(self.rounds.len())
+    }
+
+    /// Every round and their summary: `7.88 / 16.82 (mean 12.35)`, or
+    /// `median 5 (4–9)` from three rounds on; `num` formats a number.
+    pub fn text(&self, num: impl Fn(f64) -> String) -> String {
+        let o: Vec<Observation> = self.rounds.iter().map(|d| d.value.observation()).collect();
+        crate::stats::summarise(&o).map_or_else(|| "–".to_string(), |s| s.text(num))
+    }
+}
+
+/// How the points of a figure are summarised: `median over rounds`,
+/// `mean of the rounds`, or both when the points' round counts differ.
+pub fn summary_words<'a>(points: impl IntoIterator<Item = &'a PointValues>) -> &'static str {
+    let (mut mean, mut median) = (false, false);
+    for p in points {
+        match p.how() {
+            crate::stats::Summary::Mean => mean = true,
+            crate::stats::Summary::Median => median = true,
+        }
+    }
+    match (mean, median) {
+        (true, true) => "mean of fewer than 3 rounds, else median over rounds",
+        (true, false) => "mean of the rounds (each round a dot)",
+        _ => "median over rounds",
+    }
 }
 
 /// One arm's line in one panel.
@@ -656,7 +689,7 @@ pub fn series(table: &SweepTable, metric: SweepMetric, axis: usize) -> Vec<Panel
                     x,
                     point: r.point,
                     rounds: Vec::new(),
-                    median: None,
+                    summary: None,
                 });
                 pts.len() - 1
             }
@@ -674,7 +707,7 @@ pub fn series(table: &SweepTable, metric: SweepMetric, axis: usize) -> Vec<Panel
             a.points.sort_by(|p, q| p.x.total_cmp(&q.x));
             for p in &mut a.points {
                 let o: Vec<Observation> = p.rounds.iter().map(|d| d.value.observation()).collect();
-                p.median = Measured::of(censored_quantile(&o, 0.5));
+                p.summary = crate::stats::summarise(&o).and_then(|s| Measured::of(s.value));
             }
         }
     }

@@ -5,19 +5,20 @@
 //! stop-and-wait RTT, else the isochronous probe's one-way delay).
 
 use crate::stats::fmt_num;
-use crate::sweep::{Measured, SweepMetric, SweepTable};
+use crate::sweep::{PointValues, SweepMetric, SweepTable};
 
 /// At most this many panels (values of the other axes) are told per axis
 /// and arm; sweep.csv holds the rest.
 pub const MAX_PANELS: usize = 6;
 
-/// `6.1`, `≥ 1000`, `–`; a count whole.
-fn text(m: SweepMetric, v: Option<Measured>) -> String {
-    match v {
-        Some(Measured::Value(x)) if m.unit() == "packets" => format!("{x:.0}"),
-        Some(Measured::Value(x)) => fmt_num(x),
-        Some(Measured::AtLeast(x)) => format!("≥ {}", fmt_num(x)),
-        None => "–".into(),
+/// A point's rounds as the headline tells them: each round and their
+/// mean below three rounds (`7.88 / 16.82 (mean 12.35)`), the median with
+/// the range from three on; a count whole.
+fn text(m: SweepMetric, p: &PointValues) -> String {
+    if m.unit() == "packets" {
+        p.text(|x| format!("{x:.0}"))
+    } else {
+        p.text(fmt_num)
     }
 }
 
@@ -75,7 +76,7 @@ pub fn along(table: &SweepTable) -> Vec<String> {
                     .zip(&per_metric)
                     .filter_map(|(m, panels)| {
                         let s = panels[k].arms.iter().find(|a| a.arm == series.arm)?;
-                        let v: Vec<String> = s.points.iter().map(|p| text(*m, p.median)).collect();
+                        let v: Vec<String> = s.points.iter().map(|p| text(*m, p)).collect();
                         let unit = match m.unit() {
                             "" => String::new(),
                             u => format!(" {u}"),

@@ -302,7 +302,7 @@ fn boundary_words(s: &crate::sweep::ArmSeries, nstar: f64) -> String {
     let share: Vec<(f64, f64)> = s
         .points
         .iter()
-        .filter_map(|p| Some((p.x, p.median?.level())))
+        .filter_map(|p| Some((p.x, p.summary?.level())))
         .collect();
     let xs: Vec<f64> = share.iter().map(|(x, _)| *x).collect();
     let n = number;
@@ -327,9 +327,10 @@ fn boundary_words(s: &crate::sweep::ArmSeries, nstar: f64) -> String {
                 )
             };
             format!(
-                "measured boundary between N = {} and N = {} (new flows per probe packet, median over rounds, {} → {}); model N* = {star}: {verdict}",
+                "measured boundary between N = {} and N = {} (new flows per probe packet, {}, {} → {}); model N* = {star}: {verdict}",
                 n(lo),
                 n(hi),
+                crate::sweep::summary_words(&s.points),
                 fmt_num(w[0].1),
                 fmt_num(w[1].1)
             )
@@ -568,7 +569,7 @@ mod tests {
                     x,
                     point: i as u32 + 1,
                     rounds: Vec::new(),
-                    median: Some(Measured::Value(v)),
+                    summary: Some(Measured::Value(v)),
                 })
                 .collect(),
         }
