@@ -126,6 +126,70 @@ fn privileged_compare_pfifo_on_the_host_kernel() {
     assert_eq!(before, host_state(), "the host network state changed");
 }
 
+/// Two settings of one qdisc are two arms in every output (docs/report.md,
+/// "Arms"): the headline, the verdict between them, the tables, the file
+/// names and the Flent titles, each by its own label.
+#[test]
+fn privileged_two_settings_of_pfifo_are_two_arms_in_every_output() {
+    if !require_privileged("privileged_two_settings_of_pfifo_are_two_arms_in_every_output") {
+        return;
+    }
+    let out = OutDir::new("two-pfifo");
+    let args = compare_args(
+        &out,
+        "2",
+        "1s",
+        "4s",
+        &[
+            "--kernel",
+            "host",
+            "--arm",
+            "pfifo limit 256",
+            "--arm",
+            "pfifo limit 64",
+        ],
+    );
+    let (code, stdout, err) = run_bounded(&args, Duration::from_secs(180));
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
+    check_results(&out.0, &["pfifo", "pfifo", "pfifo", "pfifo"]);
+    let summary = std::fs::read_to_string(out.0.join("summary.md")).unwrap();
+    for label in ["pfifo limit 256", "pfifo limit 64"] {
+        assert!(
+            summary.contains(&format!("- **{label}** (2 rounds)")),
+            "{label}: {summary}"
+        );
+        assert!(summary.contains(&format!("| {label} |")), "{summary}");
+    }
+    assert!(
+        !summary.contains("**pfifo** ("),
+        "pooled as one arm: {summary}"
+    );
+    let verdict = summary
+        .lines()
+        .find(|l| l.starts_with("**Verdict:**"))
+        .unwrap_or_else(|| panic!("no verdict: {summary}"));
+    assert!(
+        verdict.contains("pfifo limit 64") && verdict.contains("pfifo limit 256"),
+        "{verdict}"
+    );
+    let html = std::fs::read_to_string(out.0.join("index.html")).unwrap();
+    assert!(
+        html.contains("pfifo limit 64") && html.contains("pfifo limit 256"),
+        "index.html names both arms"
+    );
+    let names: Vec<String> = std::fs::read_dir(&out.0)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    for want in [
+        "s01-round1-pfifo-limit-256.flent.gz",
+        "s02-round1-pfifo-limit-64.flent.gz",
+        "overview-pfifo-limit-256-vs-pfifo-limit-64.svg",
+    ] {
+        assert!(names.iter().any(|n| n == want), "{want} not in {names:?}");
+    }
+}
+
 #[test]
 fn guest_compare_both_arms_in_the_uml_kernel() {
     if !netlab_guest::guest_or_skip(

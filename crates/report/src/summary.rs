@@ -425,6 +425,12 @@ pub struct IsoFigures {
 impl ScenarioFigures {
     /// The same figures with the arm's label (table row included).
     pub fn labelled(mut self, label: String) -> ScenarioFigures {
+        // The scenario's notes name it `(round R, KIND)`: by its label now.
+        let was = format!("(round {}, {})", self.round, self.kind);
+        let now = format!("(round {}, {label})", self.round);
+        for n in &mut self.notes {
+            *n = n.replace(&was, &now);
+        }
         self.row.arm = label.clone();
         self.arm = label;
         self

@@ -240,7 +240,15 @@ pub fn check_results(out: &Path, expect_arms: &[&str]) -> Value {
         } else {
             format!("| {}/{} (n={ok}) |", fmt(p50), fmt(p95))
         };
-        let row_start = format!("| {} | {} |", s["round"], s["arm"].as_str().unwrap());
+        // The row names the arm by its label (the kind, or the kind and
+        // the options that tell two arms of it apart).
+        let labels = netlab_report::arms::ArmLabels::new(
+            scenarios
+                .iter()
+                .map(|s| (s["arm"].as_str().unwrap(), s["arm_words"].as_str().unwrap())),
+        );
+        let label = labels.label(s["arm"].as_str().unwrap(), s["arm_words"].as_str().unwrap());
+        let row_start = format!("| {} | {label} |", s["round"]);
         let row = summary
             .lines()
             .find(|l| l.starts_with(&row_start))
