@@ -664,6 +664,7 @@ pub(crate) mod tests {
             caveats: vec![],
             scope: None,
             models: vec![],
+            summary: Default::default(),
         }
     }
 

@@ -511,6 +511,7 @@ mod tests {
             caveats: vec![],
             scope: None,
             models: vec![],
+            summary: Default::default(),
         };
         (i, s)
     }

@@ -24,6 +24,9 @@ figure{margin:14px 0}figure svg{max-width:100%;height:auto;border:1px solid #ddd
 #headline{background:#fbfbf3;border:1px solid #d8d3a8;padding:0 14px 6px;margin:10px 0}#headline h2{margin-top:0.6em}#headline li{margin:6px 0}\
 .verdict{font-weight:bold;margin:8px 0}nav ul{columns:2;font-size:0.95em}details{margin:8px 0}summary{cursor:pointer;font-weight:bold;font-size:1.05em}";
 
+/// The heading of summary.md's sections below its table on the page.
+pub const DETAILS_TITLE: &str = "Probe fates, flows and the bottleneck (summary.md's sections)";
+
 /// HTML-escapes text.
 pub fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
@@ -449,6 +452,7 @@ pub fn page(
     toc.extend([
         ("run-plots".into(), "Plots of the whole run".into()),
         ("scenarios".into(), "Scenarios".into()),
+        ("details".into(), DETAILS_TITLE.into()),
         ("figures".into(), figures_title.to_string()),
         ("notes".into(), "Notes".into()),
         ("files".into(), "Files".into()),
@@ -489,10 +493,15 @@ pub fn page(
         }
         h.push_str("</div>\n");
     }
-    h.push_str("<h2 id=scenarios>Scenarios</h2>\n<p class=small>Goodput: mean of the 200 ms bins inside the measured window. \
+    h.push_str("<h2 id=scenarios>Scenarios</h2>\n<p class=small>Goodput: each direction's flows' bytes delivered inside the measured window over the window (method §12.4), the goodput summary.md and every other output give. \
         Probe: UDP echo; a timeout is censored at the timeout (“≥”), never counted as loss; quantiles are Kaplan–Meier over every request of the phase (the headline figures everywhere in this report and in summary.md). \
         Each scenario's number links to its own page (<code>scenarios/sNNNN.html</code>): its four plots (probe RTT, goodput, tcp_info, qdisc), its Flent file and its packet files.</p>\n");
     scenario_table(&mut h, input);
+    // summary.md's sections below its table, word for word.
+    let _ = writeln!(h, "<h2 id=details>{DETAILS_TITLE}</h2>");
+    for section in &input.summary.sections {
+        h.push_str(&crate::markdown::to_html(section));
+    }
     let _ = writeln!(h, "<h2 id=figures>{figures_title}</h2>");
     for c in &input.caveats {
         let _ = writeln!(h, "<p class=err><strong>Caveat:</strong> {}</p>", esc(c));
@@ -517,7 +526,10 @@ pub fn page(
         .filter(|n| applies(n, input))
         .filter_map(|n| crate::summary::note_for_probe(n, timeout_ms))
     {
-        let _ = writeln!(h, "<li>{}</li>", esc(&n));
+        let _ = writeln!(h, "<li>{}</li>", crate::markdown::inline(&n));
+    }
+    for n in &input.summary.scenario_notes {
+        let _ = writeln!(h, "<li>{}</li>", crate::markdown::inline(n));
     }
     h.push_str("</ul>\n<h2 id=files>Files</h2>\n<ul><li><a href=\"results.json\">results.json</a> (every raw sample)</li>\
         <li><a href=\"summary.md\">summary.md</a></li>");

@@ -126,6 +126,7 @@ impl ReportBuilder {
             let mut input = header_input(header)?;
             input.scenarios = samples.scenarios;
             input.caveats = crate::summary::caveats(header, &self.figures);
+            input.summary = crate::summary::parts(&self.figures);
             Ok(input)
         });
         (self.figures, input)
@@ -174,13 +175,31 @@ fn header_input(results: &Results) -> Result<ReportInput, ReportError> {
             release: results.kernel.release.clone(),
             chosen_because: results.kernel.chosen_because.clone(),
         },
-        config: config_lines(&exp),
+        config: {
+            let mut c = config_lines(&exp);
+            c.push((
+                "netlab".into(),
+                format!(
+                    "{} {} (results.json records no build commit)",
+                    results.tool.name, results.tool.version
+                ),
+            ));
+            c.push((
+                "experiment hash".into(),
+                results
+                    .experiment_hash
+                    .clone()
+                    .unwrap_or_else(|| "not recorded (results written before it)".into()),
+            ));
+            c
+        },
         bottleneck_bps: exp.path.up.map(|t| t.rate.bits_per_sec()),
         scenarios: Vec::new(),
         notes: results.notes.clone(),
         caveats: Vec::new(),
         scope: None,
         models: exp.models.clone(),
+        summary: Default::default(),
     })
 }
 
@@ -228,15 +247,47 @@ fn config_lines(exp: &Experiment) -> Vec<(String, String)> {
         "; ",
     );
     let arms = joined(exp.arms.iter().map(|a| a.words.clone()).collect(), " | ");
+    let swept = |f: fn(&netlab_experiment::AxisValue) -> bool| {
+        exp.sweep.axes.iter().any(|a| a.first().is_some_and(f))
+    };
+    let rate_swept = swept(|v| matches!(v, netlab_experiment::AxisValue::Rate(_)));
+    let down_swept = swept(|v| matches!(v, netlab_experiment::AxisValue::DownRate(_)));
+    let shaper_as_run = |t: &Option<netlab_qdisc_model::Tbf>, swept: bool| {
+        if swept {
+            // The file's own rate ran at no point: each point's rate is
+            // in the sweep line and its scenarios' read-backs.
+            match t {
+                Some(t) => format!(
+                    "tbf burst {} B limit {} B, rate swept (see sweep; each scenario's read-back on its page)",
+                    t.burst.0, t.limit.0
+                ),
+                None => "rate swept (see sweep)".to_string(),
+            }
+        } else {
+            shaper(t)
+        }
+    };
     let mut config = vec![
         ("experiment".to_string(), exp.name.clone()),
         ("rounds".to_string(), exp.rounds.to_string()),
         ("arms".into(), arms),
-        ("bottleneck".into(), shaper(&exp.path.up)),
+        ("bottleneck".into(), shaper_as_run(&exp.path.up, rate_swept)),
     ];
     if exp.path.down.is_some() {
-        config.push(("download bottleneck".into(), shaper(&exp.path.down)));
+        config.push((
+            "download bottleneck".into(),
+            shaper_as_run(&exp.path.down, down_swept),
+        ));
     }
+    config.push((
+        "path".into(),
+        format!(
+            "offloads {}, MTU {}, base RTT {} s",
+            exp.path.offloads.file_word(),
+            exp.path.mtu,
+            exp.path.base_rtt.as_secs_f64()
+        ),
+    ));
     if exp.path.needs_netem() {
         config.push((
             "base RTT".into(),
@@ -248,11 +299,19 @@ fn config_lines(exp: &Experiment) -> Vec<(String, String)> {
             ),
         ));
     }
-    config.push(if exp.flows.len() == 1 {
-        ("congestion control".into(), exp.flows[0].cc.clone())
-    } else {
-        ("flows".into(), flows)
-    });
+    config.push(("flows".into(), format!("{} ({flows})", exp.flows.len(),)));
+    config.push((
+        "ECN".into(),
+        if exp.flows.iter().any(|f| f.ecn) {
+            format!(
+                "tcp_ecn=1 at {} of {} flows' senders (the probe is Not-ECT)",
+                exp.flows.iter().filter(|f| f.ecn).count(),
+                exp.flows.len()
+            )
+        } else {
+            "off".into()
+        },
+    ));
     config.push((
         "timeline".into(),
         format!("baseline {baseline} s, warm-up {warmup} s, measured window {measure} s"),
@@ -602,11 +661,23 @@ mod tests {
                 "rounds",
                 "arms",
                 "bottleneck",
-                "congestion control",
+                "path",
+                "flows",
+                "ECN",
                 "timeline",
                 "probe",
-                "sampling"
+                "sampling",
+                "netlab",
+                "experiment hash"
             ]
+        );
+        let value = |k: &str| &input.config.iter().find(|(key, _)| key == k).unwrap().1;
+        assert_eq!(value("path"), "offloads kernel, MTU 1500, base RTT 0 s");
+        assert_eq!(value("flows"), "1 (up reno ecn)");
+        assert!(
+            value("ECN").starts_with("tcp_ecn=1 at 1 of 1"),
+            "{}",
+            value("ECN")
         );
         assert_eq!(input.scenarios.len(), 2);
         assert!(input.scenarios.iter().all(|s| !s.probes.is_empty()

@@ -39,6 +39,7 @@ pub mod headline;
 mod html;
 pub mod input;
 pub mod ladder;
+pub mod markdown;
 pub mod model;
 pub mod path_seen;
 mod plot_headline;
@@ -69,6 +70,12 @@ use std::path::{Path, PathBuf};
 use netlab_os::atomic::FileError;
 
 use sink::{Sink, Staged};
+
+/// Text as index.html escapes it ([`html`]'s escaping, for tests that
+/// look for summary.md's words on the page).
+pub fn html_text(s: &str) -> String {
+    html::esc(s)
+}
 
 pub use folder::{finish_folder, FinishOptions, FinishedFolder};
 pub use input::{input_from, ReportBuilder};

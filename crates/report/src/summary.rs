@@ -255,10 +255,14 @@ pub fn markdown(
     s.push_str(&baseline_list(rows));
     s.push_str("\nNotes:\n\n");
     let timeout_ms = rows.iter().find_map(|r| r.probe_timeout_ms);
-    for n in notes_for(rows.iter().map(|r| r.arm.as_str()))
-        .into_iter()
-        .filter(|n| note_fits_arms(n, rows.iter().map(|r| r.arm_words.as_str())))
-        .filter_map(|n| note_for_probe(n, timeout_ms))
+    // The notes follow the arms' kinds (a row's arm is its label).
+    for n in notes_for(
+        rows.iter()
+            .map(|r| r.arm_words.split_whitespace().next().unwrap_or(&r.arm)),
+    )
+    .into_iter()
+    .filter(|n| note_fits_arms(n, rows.iter().map(|r| r.arm_words.as_str())))
+    .filter_map(|n| note_for_probe(n, timeout_ms))
     {
         let _ = writeln!(s, "- {n}");
     }
@@ -266,6 +270,21 @@ pub fn markdown(
         let _ = writeln!(s, "- {n}");
     }
     s
+}
+
+/// What summary.md says below its table that index.html says too
+/// ([`crate::model::SummaryParts`]): the sections, the queue and the
+/// bottleneck, the baseline list and the scenarios' own notes (the run's
+/// final teardown is not in results.json, so its notes are not here).
+pub fn parts(scenarios: &[ScenarioFigures]) -> crate::model::SummaryParts {
+    let rows: Vec<SummaryRow> = scenarios.iter().map(|f| f.row.clone()).collect();
+    let mut sections = sections(scenarios);
+    sections.push(crate::path_seen::section(scenarios));
+    sections.push(baseline_list(&rows));
+    crate::model::SummaryParts {
+        sections,
+        scenario_notes: extra_notes(scenarios, 0),
+    }
 }
 
 /// summary.md of a run. `failed_teardown_steps` counts the run's final
