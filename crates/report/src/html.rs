@@ -165,18 +165,24 @@ fn is_sweep(p: &&Plot) -> bool {
 }
 
 /// A sweep's figures, right after the headline, with the data behind them.
-fn sweep_block(h: &mut String, plots: &[Plot]) {
-    if !plots.iter().any(|p| is_sweep(&p)) {
+fn sweep_block(h: &mut String, plots: &[Plot], input: &ReportInput) {
+    let constant = crate::sweep::table(input)
+        .map(|t| crate::plot_sweep::constant_lines(&t))
+        .unwrap_or_default();
+    if !plots.iter().any(|p| is_sweep(&p)) && constant.is_empty() {
         return;
     }
     h.push_str("<h2 id=sweep>Sweep figures</h2>\n<p class=small>Each headline metric against each swept axis, in the axis' own unit (log where its values span 10× or more). \
-        One line per arm through the median over the rounds of each point (rounds are pooled within a point, never across points); every round a dot, its shape the round's state; \
+        One line per arm through each point's rounds: their mean below 3 rounds (each round a dot beside it), their median from 3 on (rounds are pooled within a point, never across points); every round a dot, its shape the round's state; \
         the grey bar the spread over rounds; a censored value a “≥” at its bound, never a value. \
         The numbers behind them: <a href=\"sweep.csv\"><code>sweep.csv</code></a> and <a href=\"sweep.json\"><code>sweep.json</code></a> (columns and censoring: docs/report.md).</p>\n<div class=figs>\n");
     for p in plots.iter().filter(is_sweep) {
         figure(h, p);
     }
     h.push_str("</div>\n");
+    for line in constant {
+        let _ = writeln!(h, "<p class=small>{}</p>", esc(&line));
+    }
 }
 
 /// Whether a note applies to this run: notes about an arm kind the run
@@ -434,7 +440,7 @@ pub fn page(
         figure(&mut h, p);
     }
     h.push_str("</div>\n");
-    sweep_block(&mut h, plots);
+    sweep_block(&mut h, plots, input);
     points_block(&mut h, hl);
     let figures_title = if arms > 1 {
         "Comparison between arms"

@@ -136,8 +136,13 @@ pub fn y_scale(levels: &[f64]) -> Scale {
     } else {
         (hi.abs() * 0.2).max(1.0)
     };
-    let mut a = lo - 0.1 * span;
-    let b = hi + 0.1 * span;
+    // The range never narrows below what the measurement resolves: at
+    // least 5 % of the values' size, centred on them (a Jain's index of
+    // 0.999–1 drawn across the whole axis looked like a cliff).
+    let least = MIN_SPAN_SHARE * hi.abs().max(lo.abs());
+    let pad = ((least - span) / 2.0).max(0.0);
+    let mut a = lo - 0.1 * span - pad;
+    let b = hi + 0.1 * span + pad;
     if lo >= 0.0 && a < 0.0 {
         a = 0.0;
     }
@@ -168,6 +173,35 @@ pub fn y_scale(levels: &[f64]) -> Scale {
         range: (a, b),
         ticks,
     }
+}
+
+/// The narrowest linear y range, as a share of the values' size.
+pub const MIN_SPAN_SHARE: f64 = 0.05;
+
+/// A tick label with as many decimals as the ticks' spacing needs, so
+/// adjacent labels always differ (`4.70`, `4.75`, not `4.755`, `4.755`).
+pub fn tick_label(scale: &Scale, t: f64) -> String {
+    let v = scale.from(t);
+    if scale.log || scale.ticks.len() < 2 {
+        return tick(&v);
+    }
+    let step = scale
+        .ticks
+        .windows(2)
+        .map(|w| (w[1] - w[0]).abs())
+        .fold(f64::INFINITY, f64::min);
+    if !(step.is_finite() && step > 0.0) {
+        return tick(&v);
+    }
+    let decimals = (-step.log10().floor()).clamp(0.0, 12.0) as usize;
+    // A step of 0.25 needs two decimals, not one.
+    let decimals = (decimals..=12)
+        .find(|d| {
+            let k = 10f64.powi(*d as i32);
+            ((step * k) - (step * k).round()).abs() < 1e-6
+        })
+        .unwrap_or(decimals);
+    format!("{v:.decimals$}")
 }
 
 /// The most ticks a linear y axis gets (a span of 5 steps, plus its ends
@@ -214,11 +248,64 @@ pub fn file_name(metric: SweepMetric, axis: &SweepAxis) -> String {
     format!("sweep-{}-vs-{name}.svg", metric.key().replace('_', "-"))
 }
 
-/// Every sweep figure: each metric with data against each axis.
+/// The one value of a metric that is the same at every point and round
+/// (zero drops everywhere, say): said in one line, not drawn.
+pub fn constant_value(table: &SweepTable, m: SweepMetric) -> Option<Measured> {
+    let mut values = table
+        .rows
+        .iter()
+        .filter(|r| r.error.is_none())
+        .filter_map(|r| r.metrics.get(m));
+    let first = values.next()?;
+    let tol = first.level().abs() * 1e-9;
+    values
+        .all(|v| {
+            std::mem::discriminant(&v) == std::mem::discriminant(&first)
+                && (v.level() - first.level()).abs() <= tol
+        })
+        .then_some(first)
+}
+
+/// One line for each metric [`constant_value`] finds, in place of its
+/// figures: `drops in the measured window: 0 packets at every point and
+/// round (not drawn)`.
+pub fn constant_lines(table: &SweepTable) -> Vec<String> {
+    crate::sweep::metrics_with_data(table)
+        .into_iter()
+        .filter_map(|m| {
+            let v = constant_value(table, m)?;
+            let num = |x: f64| {
+                if m.unit() == "packets" {
+                    format!("{x:.0}")
+                } else {
+                    crate::stats::fmt_num(x)
+                }
+            };
+            let value = match v {
+                Measured::Value(x) => num(x),
+                Measured::AtLeast(x) => format!("≥ {}", num(x)),
+            };
+            let unit = match m.unit() {
+                "" => String::new(),
+                u => format!(" {u}"),
+            };
+            Some(format!(
+                "{}: {value}{unit} at every point and round (constant: not drawn)",
+                m.name()
+            ))
+        })
+        .collect()
+}
+
+/// Every sweep figure: each metric with data against each axis, but a
+/// metric whose value never changes ([`constant_lines`] says it).
 pub fn all(table: &SweepTable) -> Result<Vec<Plot>, ReportError> {
     let mut out = Vec::new();
     let arms = arm_order(table);
     for m in crate::sweep::metrics_with_data(table) {
+        if constant_value(table, m).is_some() {
+            continue;
+        }
         for (i, axis) in table.axes.iter().enumerate() {
             let panels = crate::sweep::series(table, m, i);
             let models = model_lines(table, m, i, &panels);
@@ -583,7 +670,7 @@ fn draw_panel(
         .label_style(font(TEXT_PX))
         .axis_desc_style(font(TEXT_PX))
         .x_label_formatter(&|t| x_label(axis, xs, *t))
-        .y_label_formatter(&|t| tick(&ys.from(*t)))
+        .y_label_formatter(&|t| tick_label(ys, *t))
         .light_line_style(WHITE.mix(0.0))
         .bold_line_style(RGBColor(235, 235, 235))
         .x_desc(x_desc)
@@ -841,6 +928,29 @@ mod tests {
             "only the legend's: both segments end on a bound"
         );
         assert!(svg.contains("≥: censored"), "the legend says what ≥ is");
+    }
+
+    #[test]
+    fn a_narrow_spread_keeps_five_percent_and_its_labels_differ() {
+        // The goodputs and Jain's indices the review found drawn as cliffs.
+        for levels in [
+            vec![4.7537, 4.7552, 4.7549],
+            vec![0.999, 1.0, 0.9995],
+            vec![0.0021, 0.00212],
+            vec![250.0, 251.0],
+        ] {
+            let s = y_scale(&levels);
+            let hi = levels.iter().copied().fold(f64::MIN, f64::max);
+            assert!(
+                s.range.1 - s.range.0 >= MIN_SPAN_SHARE * hi - 1e-12,
+                "{levels:?}: {s:?}"
+            );
+            let labels: Vec<String> = s.ticks.iter().map(|t| tick_label(&s, *t)).collect();
+            assert!(labels.len() >= 2, "{levels:?}: {labels:?}");
+            for w in labels.windows(2) {
+                assert_ne!(w[0], w[1], "{levels:?}: {labels:?}");
+            }
+        }
     }
 
     #[test]

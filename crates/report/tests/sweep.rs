@@ -385,3 +385,27 @@ fn an_isochronous_only_sweep_has_a_latency_in_its_headline() {
     );
     assert!(!md.contains("stop-and-wait probe RTT p50"), "{md}");
 }
+
+#[test]
+fn a_metric_that_never_changes_is_said_in_one_line_not_drawn() {
+    let dir = folder("sweep-constant");
+    let input = netlab_report::read_results(dir.path()).unwrap();
+    let mut t = sweep::table(&input).unwrap();
+    assert!(netlab_report::plot_sweep::constant_lines(&t).is_empty());
+    // Zero drops at every point and round.
+    for r in &mut t.rows {
+        r.metrics.drops = Some(Measured::Value(0.0));
+    }
+    let lines = netlab_report::plot_sweep::constant_lines(&t);
+    assert_eq!(
+        lines,
+        ["drops in the measured window (the arm's counter): 0 packets at every point and round (constant: not drawn)"]
+    );
+    let plots = netlab_report::plot_sweep::all(&t).unwrap();
+    for a in &t.axes {
+        let f = netlab_report::plot_sweep::file_name(SweepMetric::Drops, a);
+        assert!(plots.iter().all(|p| p.file != f), "{f} drawn");
+        let g = netlab_report::plot_sweep::file_name(SweepMetric::GoodputUp, a);
+        assert!(plots.iter().any(|p| p.file == g), "{g} not drawn");
+    }
+}
