@@ -272,7 +272,7 @@ pub fn goodput_bins(s: &Scenario) -> Vec<f64> {
 }
 
 /// A round's goodput, Mbit/s: its first direction's aggregate goodput as
-/// results.json gives it (method §12.4: each flow's bytes delivered inside
+/// results.json gives it (method §4.3: each flow's bytes delivered inside
 /// the measured window over the window, summed over the direction's
 /// flows), the one goodput every output quotes; for input without it, the
 /// mean of the whole 200 ms bins inside the window.
@@ -433,10 +433,10 @@ pub fn analyse(input: &ReportInput) -> Statistics {
 
 /// The resolution of a goodput difference: 1 % of the shaped rate (the
 /// window's edges and the bins' rounding move a round's goodput by about
-/// that much; method §12.4).
+/// that much; method §12.9).
 pub const GOODPUT_RESOLUTION: f64 = 0.01;
 
-/// Why a goodput comparison claims nothing (method §12.4): a round above
+/// Why a goodput comparison claims nothing (method §12.9): a round above
 /// the link's payload ceiling (the window caught a loss repair's burst, as
 /// the report's note on goodput says), or a shift under the resolution.
 fn not_claimed(

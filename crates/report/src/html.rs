@@ -499,7 +499,7 @@ pub fn page(
         }
         h.push_str("</div>\n");
     }
-    h.push_str("<h2 id=scenarios>Scenarios</h2>\n<p class=small>Goodput: each direction's flows' bytes delivered inside the measured window over the window (method §12.4), the goodput summary.md and every other output give. \
+    h.push_str("<h2 id=scenarios>Scenarios</h2>\n<p class=small>Goodput: each direction's flows' bytes delivered inside the measured window over the window (method §4.3), the goodput summary.md and every other output give. \
         Probe: UDP echo; a timeout is censored at the timeout (“≥”), never counted as loss; quantiles are Kaplan–Meier over every request of the phase (the headline figures everywhere in this report and in summary.md). \
         Each scenario's number links to its own page (<code>scenarios/sNNNN.html</code>): its four plots (probe RTT, goodput, tcp_info, qdisc), its Flent file and its packet files.</p>\n");
     scenario_table(&mut h, input);

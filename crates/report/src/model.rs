@@ -497,7 +497,7 @@ impl Scenario {
     }
 
     /// The arm's drops and ECN marks inside the measured window (method
-    /// §12.4): the readback at the window's end less the last qdisc sample
+    /// §12.8): the readback at the window's end less the last qdisc sample
     /// taken at or before its start (at most one sampling interval early).
     /// `None` without a window, a sample before it or a final readback.
     pub fn window_counts(&self) -> Option<WindowCounts> {
@@ -518,7 +518,7 @@ impl Scenario {
 
     /// The most TCP payload the upload shaper can carry, Mbit/s: its rate
     /// × payload ÷ frame, a full-sized segment with timestamps (MTU − 52
-    /// bytes) in a frame of MTU + 14 (method §12.4: 4.78 Mbit/s at 5 Mbit/s
+    /// bytes) in a frame of MTU + 14 (method §4.3: 4.78 Mbit/s at 5 Mbit/s
     /// and MTU 1500). `None` without a rate read back.
     pub fn payload_ceiling_mbps(&self) -> Option<f64> {
         let rate = self.readbacks.rate_bps? as f64;

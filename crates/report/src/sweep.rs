@@ -521,7 +521,7 @@ pub fn row(s: &Scenario, axes: &[SweepAxis], models: &[netlab_experiment::ModelK
     }
     (m.goodput_up_mbit_s, m.jain_up) = direction(s, "up");
     (m.goodput_down_mbit_s, m.jain_down) = direction(s, "down");
-    // Drops and marks inside the measured window (method §12.4), not
+    // Drops and marks inside the measured window (method §12.8), not
     // since the arm was configured.
     let w = s.window_counts();
     m.drops = w.map(|w| Measured::Value(w.drops as f64));
