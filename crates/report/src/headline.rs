@@ -69,6 +69,10 @@ pub struct ArmHeadline {
     /// Delay and loss apart (method §5.8): every round's request fates,
     /// when B's receive log is in the results.
     pub delivery: Option<ArmDelivery>,
+    /// Where the isochronous probe ran beside the stop-and-wait probe the
+    /// headline quotes: its own loaded one-way figures, and which probe is
+    /// quoted and why.
+    pub iso_beside: Option<String>,
 }
 
 /// The headline of a run.
@@ -252,6 +256,7 @@ pub fn of_point(input: &ReportInput, st: &Statistics) -> Headline {
             states: arm_states,
             by_state,
             delivery: ArmDelivery::of(&ok),
+            iso_beside: iso_beside(&ok),
         });
     }
     let wanted = [Figure::LoadedP50, Figure::LoadedP95, Figure::Goodput];
@@ -275,6 +280,45 @@ pub fn of_point(input: &ReportInput, st: &Statistics) -> Headline {
         along: Vec::new(),
         models: Vec::new(),
     }
+}
+
+/// The isochronous probe's loaded one-way delay beside the stop-and-wait
+/// probe the headline quotes, when both ran (method §10.3): which one is
+/// quoted and why, and the other's own figures.
+fn iso_beside(ok: &[&Scenario]) -> Option<String> {
+    if ok.is_empty() || ok.iter().any(|s| s.probes.is_empty() || s.iso.is_none()) {
+        return None;
+    }
+    let mut obs = Vec::new();
+    let mut unanswered = 0;
+    for s in ok {
+        let (o, u) = crate::sweep::iso_up_obs(s)?;
+        obs.extend(o);
+        unanswered += u;
+    }
+    let requests: usize = ok.iter().map(|s| obs_len(s)).sum();
+    let why = if obs.len() > requests {
+        format!(
+            "the headline quotes the stop-and-wait probe, the method's, though the isochronous probe has more samples ({} loaded slots against {requests} requests)",
+            obs.len()
+        )
+    } else {
+        format!(
+            "the headline quotes the stop-and-wait probe, the method's ({requests} loaded requests against {} isochronous slots)",
+            obs.len()
+        )
+    };
+    Some(format!(
+        "isochronous probe beside it: one-way A→B p50 {}, p99 {} (n = {}; {unanswered} without a reply, counted at least the largest delay seen); {why}",
+        q(&censored_quantile(&obs, 0.5), "ms"),
+        q(&censored_quantile(&obs, 0.99), "ms"),
+        obs.len()
+    ))
+}
+
+/// The stop-and-wait probe's loaded requests with RTT information.
+fn obs_len(s: &Scenario) -> usize {
+    s.rtt_observations(ProbePhase::Loaded).len()
 }
 
 /// The headline of a run, computing its statistics
@@ -536,12 +580,18 @@ impl Headline {
         let mut s = String::new();
         for a in &self.arms {
             s.push_str(&format!(
-                "- **{}** ({} round{}): {}; {}.\n  State per round (sender tcp_info): {}\n",
+                "- **{}** ({} round{}): {}; {}.\n",
                 a.arm,
                 a.rounds,
                 if a.rounds == 1 { "" } else { "s" },
                 a.probe_text(),
                 a.load_text(),
+            ));
+            if let Some(iso) = &a.iso_beside {
+                s.push_str(&format!("  {}{}.\n", iso[..1].to_uppercase(), &iso[1..]));
+            }
+            s.push_str(&format!(
+                "  State per round (sender tcp_info): {}\n",
                 a.states.text()
             ));
         }

@@ -432,7 +432,7 @@ fn rtt_obs(s: &Scenario) -> Vec<Observation> {
 /// ever answered is ranked after every measured delay (lost on the way to
 /// B, or its reply lost), so it is censored at the largest measured one.
 /// None when the probe did not run or A and B did not share a clock.
-fn iso_up_obs(s: &Scenario) -> Option<(Vec<Observation>, usize)> {
+pub(crate) fn iso_up_obs(s: &Scenario) -> Option<(Vec<Observation>, usize)> {
     let iso = s.iso.as_ref()?;
     let sent: Vec<_> = iso
         .requests
