@@ -196,10 +196,7 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         left.sort();
-        assert_eq!(
-            left,
-            ["s0001.html", "s0002.html", "s0003.html", "s0004.html"]
-        );
+        assert_eq!(left, ["s01.html", "s02.html", "s03.html", "s04.html"]);
         let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
         assert!(
             md.contains("Merged by `orchestrator merge` from 2 folder(s): 4 of 4"),

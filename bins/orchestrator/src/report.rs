@@ -5,7 +5,7 @@
 //! steps that end `compare`, `run` and `merge`: results.json (any schema version,
 //! the schema version first, then every field with its path named on
 //! error) read one scenario at a time, summary.md re-written from it, the
-//! plots, index.html, one page (`scenarios/sNNNN.html`) and one
+//! plots, index.html, one page (`scenarios/sNN.html`) and one
 //! `.flent.gz` per scenario rendered, the caveats beside the figures in
 //! both. Here the folder is rendered again,
 //! so nothing is written before everything has been read, checked and

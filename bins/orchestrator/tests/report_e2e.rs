@@ -23,7 +23,7 @@ fn folder_with(tag: &str, results_json: &[u8]) -> OutDir {
     out
 }
 
-/// Every file under `dir`, as a path relative to it (`scenarios/s0001.html`).
+/// Every file under `dir`, as a path relative to it (`scenarios/s01.html`).
 fn names_in(dir: &Path) -> Vec<String> {
     let mut v = Vec::new();
     for e in std::fs::read_dir(dir).unwrap() {

@@ -204,9 +204,9 @@ fn inline_svg(svg: &str) -> &str {
 }
 
 /// Where a scenario's own page is, from the results folder
-/// (`scenarios/s0003.html`).
+/// (`scenarios/s03.html`).
 pub fn scenario_page_path(s: &Scenario) -> String {
-    format!("scenarios/s{:04}.html", s.index)
+    format!("scenarios/s{:02}.html", s.index)
 }
 
 fn scenario_table(h: &mut String, input: &ReportInput) {
@@ -501,7 +501,7 @@ pub fn page(
     }
     h.push_str("<h2 id=scenarios>Scenarios</h2>\n<p class=small>Goodput: each direction's flows' bytes delivered inside the measured window over the window (method §4.3), the goodput summary.md and every other output give. \
         Probe: UDP echo; a timeout is censored at the timeout (“≥”), never counted as loss; quantiles are Kaplan–Meier over every request of the phase (the headline figures everywhere in this report and in summary.md). \
-        Each scenario's number links to its own page (<code>scenarios/sNNNN.html</code>): its four plots (probe RTT, goodput, tcp_info, qdisc), its Flent file and its packet files.</p>\n");
+        Each scenario's number links to its own page (<code>scenarios/sNN.html</code>): its four plots (probe RTT, goodput, tcp_info, qdisc), its Flent file and its packet files.</p>\n");
     scenario_table(&mut h, input);
     // summary.md's sections below its table, word for word.
     let _ = writeln!(h, "<h2 id=details>{DETAILS_TITLE}</h2>");
@@ -541,7 +541,7 @@ pub fn page(
         <li><a href=\"summary.md\">summary.md</a></li>");
     let _ = writeln!(
         h,
-        "<li>{} page{} of a scenario each, <code>scenarios/sNNNN.html</code>, linked from the scenarios table</li>",
+        "<li>{} page{} of a scenario each, <code>scenarios/sNN.html</code>, linked from the scenarios table</li>",
         input.scenarios.len(),
         if input.scenarios.len() == 1 { "" } else { "s" }
     );
@@ -620,7 +620,7 @@ mod tests {
         scenario_table(&mut h, &input);
         for s in &input.scenarios {
             let link = format!(
-                "<td><a href=\"scenarios/s{:04}.html\">{}</a></td>",
+                "<td><a href=\"scenarios/s{:02}.html\">{}</a></td>",
                 s.index, s.index
             );
             assert!(h.contains(&link), "no {link} in {h}");

@@ -5,7 +5,7 @@
 //! schema version through netlab-results, one scenario at a time, into the
 //! report's own [`ReportInput`] (the samples it draws, [`input`]);
 //! [`render`] recomputes every figure from the raw samples and writes the
-//! SVG plots, `index.html`, one page per scenario (`scenarios/sNNNN.html`)
+//! SVG plots, `index.html`, one page per scenario (`scenarios/sNN.html`)
 //! and one `.flent.gz` per scenario. Each scenario's plots are rendered,
 //! written and dropped before the next scenario's ([`render_into`]), so
 //! the report's memory does not grow with its scenarios' plots; the files
@@ -158,7 +158,7 @@ pub struct ReportFiles {
     pub svgs: Vec<PathBuf>,
     /// The page.
     pub html: PathBuf,
-    /// One page per scenario (`scenarios/sNNNN.html`), in execution order.
+    /// One page per scenario (`scenarios/sNN.html`), in execution order.
     pub pages: Vec<PathBuf>,
     /// One Flent data file per scenario.
     pub flent: Vec<PathBuf>,
@@ -206,7 +206,7 @@ pub fn render_all(input: &ReportInput) -> Result<Vec<Rendered>, ReportError> {
 /// Renders every file of the report of `input` into `sink`, each as soon
 /// as it is rendered, in a fixed order: the run's plots (a sweep's figures
 /// among them), then scenario by scenario its four plots, its Flent file
-/// and its page (`scenarios/sNNNN.html`), then index.html and a sweep's
+/// and its page (`scenarios/sNN.html`), then index.html and a sweep's
 /// data files. A scenario's plots are dropped once its page is written:
 /// what is held across scenarios is the input, the statistics and the
 /// run's plots, never the scenarios' plots (docs/scale.md §3).

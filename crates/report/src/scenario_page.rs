@@ -1,4 +1,4 @@
-//! A scenario's own page, `scenarios/sNNNN.html` (issue 31, item 5): its
+//! A scenario's own page, `scenarios/sNN.html` (issue 31, item 5): its
 //! row of the scenarios table, its four plots inline (probe RTT, goodput,
 //! tcp_info, qdisc), and its files (the plots' SVGs, its Flent file, its
 //! packet files), with a link back to index.html. Self-contained like
@@ -123,7 +123,7 @@ mod tests {
         };
         let h = page(&input, s, &plots, Ok("s01-round1-pfifo.flent.gz"), around);
         assert!(h.contains(&format!(
-            "next: <a href=\"../scenarios/s0002.html\">scenario 2 ({})</a>",
+            "next: <a href=\"../scenarios/s02.html\">scenario 2 ({})</a>",
             input.scenarios[1].label()
         )));
         assert!(!h.contains("previous:"));

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::{Rendered, ReportError, ReportFiles};
 
 /// Takes each rendered file as soon as it is rendered; `name` is a path
-/// relative to the results folder (`index.html`, `scenarios/s0003.html`).
+/// relative to the results folder (`index.html`, `scenarios/s03.html`).
 pub trait Sink {
     /// Keeps one file.
     fn put(&mut self, name: &str, bytes: &[u8]) -> Result<(), ReportError>;
@@ -176,7 +176,7 @@ mod tests {
         std::fs::write(dir.0.join("results.json"), b"{}").unwrap();
         let mut s = Staged::new(&dir.0).unwrap();
         s.put("s01-goodput.svg", b"<svg/>").unwrap();
-        s.put("scenarios/s0001.html", b"page").unwrap();
+        s.put("scenarios/s01.html", b"page").unwrap();
         s.put("index.html", b"index").unwrap();
         assert_eq!(
             listing(&dir.0)
@@ -193,10 +193,10 @@ mod tests {
                 "index.html",
                 "results.json",
                 "s01-goodput.svg",
-                "scenarios/s0001.html"
+                "scenarios/s01.html"
             ]
         );
-        assert_eq!(files.pages, vec![dir.0.join("scenarios/s0001.html")]);
+        assert_eq!(files.pages, vec![dir.0.join("scenarios/s01.html")]);
         assert_eq!(files.svgs, vec![dir.0.join("s01-goodput.svg")]);
         assert_eq!(std::fs::read(&files.html).unwrap(), b"index");
     }
@@ -214,7 +214,7 @@ mod tests {
         let index = names.iter().position(|n| *n == "index.html").unwrap();
         let mut last_page = 0;
         for s in &input.scenarios {
-            let page = format!("scenarios/s{:04}.html", s.index);
+            let page = format!("scenarios/s{:02}.html", s.index);
             let at = names.iter().position(|n| *n == page).unwrap();
             let own = format!("s{:02}-", s.index);
             let first = names.iter().position(|n| n.starts_with(&own)).unwrap();
@@ -237,7 +237,7 @@ mod tests {
         let dir = Scratch::new("sink-drop");
         std::fs::write(dir.0.join("results.json"), b"{}").unwrap();
         let mut s = Staged::new(&dir.0).unwrap();
-        s.put("scenarios/s0001.html", b"page").unwrap();
+        s.put("scenarios/s01.html", b"page").unwrap();
         assert!(s.put("../escape.html", b"x").is_err());
         assert!(s.put("/abs.html", b"x").is_err());
         drop(s);

@@ -81,7 +81,7 @@ pub struct SummaryRow {
 }
 
 fn opt_ms(v: Option<f64>) -> String {
-    v.map_or_else(|| "None".to_string(), |v| format!("{v:.2}"))
+    v.map_or_else(|| "–".to_string(), |v| format!("{v:.2}"))
 }
 
 /// A censoring-aware quantile in a table cell: `12.35`, `≥ 1000`, `–`.
@@ -170,14 +170,14 @@ fn goodput_cell(r: &SummaryRow) -> String {
             .map(|(d, g)| {
                 format!(
                     "{d} {}",
-                    g.map_or_else(|| "None".into(), |g| format!("{g:.3}"))
+                    g.map_or_else(|| "–".into(), |g| format!("{g:.3}"))
                 )
             })
             .collect::<Vec<_>>()
             .join(" / ")
     } else {
         r.goodput_mbps
-            .map_or_else(|| "None".into(), |g| format!("{g:.3}"))
+            .map_or_else(|| "–".into(), |g| format!("{g:.3}"))
     }
 }
 
@@ -187,7 +187,7 @@ fn drops_and_ecn_cells(r: &SummaryRow) -> (String, String) {
     let drops_text = |c: Option<u64>, t: Option<u64>| match (c, t) {
         (Some(c), Some(t)) => format!("{c} (tbf {t})"),
         (Some(c), None) => c.to_string(),
-        _ => "None".into(),
+        _ => "–".into(),
     };
     let drops = if r.drops_by_direction.len() > 1 {
         r.drops_by_direction
@@ -207,7 +207,7 @@ fn drops_and_ecn_cells(r: &SummaryRow) -> (String, String) {
             };
             format!("{ce}/{ece}/{cwr}{neg}")
         }
-        None => "None".into(),
+        None => "–".into(),
     };
     (drops, ecn)
 }
@@ -554,7 +554,7 @@ fn shaped(s: &ScenarioResult) -> Vec<&QdiscResult> {
 }
 
 fn censored_text(q: Option<netlab_probe::RankQuantile>) -> String {
-    q.map_or_else(|| "None".into(), |q| format!("{q:.2}"))
+    q.map_or_else(|| "–".into(), |q| format!("{q:.2}"))
 }
 
 /// The summary row of one scenario.

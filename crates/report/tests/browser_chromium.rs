@@ -6,7 +6,7 @@
 //! the first screen (1280×800) holds the headline and, beside it, the
 //! headline figure whole, every SVG has drawn content, every text's computed font size is at least
 //! 12 px, and no console error appears in Chromium's log. The same checks
-//! run on one scenario's own page (`scenarios/sNNNN.html`): its four plots
+//! run on one scenario's own page (`scenarios/sNN.html`): its four plots
 //! drawn, its type readable, its link back to index.html resolving to the
 //! page itself.
 //! Skips when /usr/bin/chromium is missing, fails under
@@ -225,12 +225,12 @@ fn the_page_renders_in_headless_chromium_with_its_headline_and_readable_type() {
     // link back resolving to index.html.
     assert_eq!(files.pages.len(), input.scenarios.len());
     let s = &input.scenarios[1];
-    let detail = dir.path().join(format!("scenarios/s{:04}.html", s.index));
+    let detail = dir.path().join(format!("scenarios/s{:02}.html", s.index));
     assert!(files.pages.contains(&detail), "{:?}", files.pages);
     let index = std::fs::read_to_string(&files.html).unwrap();
     assert!(
         index.contains(&format!(
-            "<a href=\"scenarios/s{:04}.html\">{}</a>",
+            "<a href=\"scenarios/s{:02}.html\">{}</a>",
             s.index, s.index
         )),
         "index.html does not link scenario {}'s page",

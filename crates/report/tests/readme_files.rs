@@ -20,16 +20,16 @@ fn readme() -> String {
 
 /// `s02-round1-fq_codel.headers.pcapng` → `sNN-roundR-ARM.headers.pcapng`,
 /// `overview-pfifo-vs-fq_codel.svg` → `overview-A-vs-B.svg`,
-/// `scenarios/s0003.html` → `sNNNN.html`.
+/// `scenarios/s03.html` → `sNN.html`.
 fn pattern(name: &str) -> String {
-    // A scenario's page: `scenarios/s0003.html` → `sNNNN.html`.
+    // A scenario's page: `scenarios/s03.html` → `sNN.html`.
     let name = name.strip_prefix("scenarios/").unwrap_or(name);
-    if name.len() == 10
+    if name.len() >= 8
         && name.starts_with('s')
         && name.ends_with(".html")
-        && name[1..5].bytes().all(|b| b.is_ascii_digit())
+        && name[1..name.len() - 5].bytes().all(|b| b.is_ascii_digit())
     {
-        return "sNNNN.html".into();
+        return "sNN.html".into();
     }
     if let Some(rest) = name.strip_prefix("overview-") {
         if rest.contains("-vs-") && rest.ends_with(".svg") {

@@ -50,7 +50,7 @@ fn every_plot_is_produced_parses_and_is_not_blank() {
     assert_eq!(html.matches("<svg").count(), 4, "the run's plots inline");
     assert_eq!(files.pages.len(), 6);
     for s in &input.scenarios {
-        let name = format!("scenarios/s{:04}.html", s.index);
+        let name = format!("scenarios/s{:02}.html", s.index);
         assert!(
             html.contains(&format!("<a href=\"{name}\">")),
             "index.html does not link {name}"

@@ -157,7 +157,7 @@ pub fn iso_section(scenarios: &[ScenarioFigures]) -> String {
 }
 
 fn fmt3(v: Option<f64>) -> String {
-    v.map_or_else(|| "None".into(), |v| format!("{v:.3}"))
+    v.map_or_else(|| "–".into(), |v| format!("{v:.3}"))
 }
 
 /// Per scenario and direction: each flow's goodput and cc, the aggregate
@@ -172,7 +172,7 @@ pub fn flows_section(scenarios: &[ScenarioFigures]) -> String {
                 .flows
                 .iter()
                 .filter(|f| f.direction == d.direction)
-                .map(|f| format!("#{} {} {}", f.index, f.cc, fmt3(f.goodput_mbps)))
+                .map(|f| format!("flow {} {} {}", f.index + 1, f.cc, fmt3(f.goodput_mbps)))
                 .collect();
             let _ = writeln!(
                 s,
@@ -183,7 +183,7 @@ pub fn flows_section(scenarios: &[ScenarioFigures]) -> String {
                 d.direction,
                 fmt3(d.goodput_mbps),
                 d.rate_mbps.map_or_else(|| "unshaped".into(), |r| format!("{r}")),
-                d.fairness.map_or_else(|| "None".into(), |f| format!("{f:.3}")),
+                d.fairness.map_or_else(|| "–".into(), |f| format!("{f:.3}")),
                 d.flows,
                 flows.join(", ")
             );
@@ -231,7 +231,7 @@ pub fn grid(scenarios: &[ScenarioFigures]) -> String {
             fairness.push(format!(
                 "{dir} {}",
                 median(ds.iter().filter_map(|d| d.fairness).collect())
-                    .map_or_else(|| "None".into(), |f| format!("{f:.3}"))
+                    .map_or_else(|| "–".into(), |f| format!("{f:.3}"))
             ));
         }
         let arm = words.split_whitespace().next().unwrap_or("");

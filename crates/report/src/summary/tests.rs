@@ -154,7 +154,7 @@ fn a_missing_part_shows_none_not_zero() {
     assert_eq!((r.child_drops, r.tbf_drops), (None, None));
     assert_eq!(r.ce_ece_cwr, None);
     assert_eq!(r.censored, None);
-    assert!(table(&[r]).contains("| None | None |"));
+    assert!(table(&[r]).contains("| – | – |"));
 }
 
 #[test]
@@ -334,7 +334,7 @@ fn table_shows_counts_and_none() {
     let t = table(&[row(1, "pfifo")]);
     assert!(
         t.contains(
-            "| 1 | pfifo | 4.812 | 0.12 | 55/2 | 12.35/≥ 1000 | 12.35/None (n=53) | 7 (tbf 0) | 10/9/3 |"
+            "| 1 | pfifo | 4.812 | 0.12 | 55/2 | 12.35/≥ 1000 | 12.35/– (n=53) | 7 (tbf 0) | 10/9/3 |"
         ),
         "{t}"
     );
@@ -384,7 +384,7 @@ fn both_directions_show_their_aggregates_and_the_flow_section() {
     let sec = sections(&figures(&results));
     assert_eq!(sec.len(), 1);
     assert!(
-        sec[0].contains("scenario 2 (round 1, fq_codel) down: aggregate 4.792 of 20 Mbit/s, fairness 1.000 over 1 flow(s): #1 reno 4.792"),
+        sec[0].contains("scenario 2 (round 1, fq_codel) down: aggregate 4.792 of 20 Mbit/s, fairness 1.000 over 1 flow(s): flow 2 reno 4.792"),
         "{}",
         sec[0]
     );
