@@ -52,11 +52,20 @@ const NO_REPLY: RGBColor = RGBColor(150, 150, 150);
 /// Colours of the fates: reached B late, dropped (by reason, in order),
 /// lost without a cause, unresolved.
 const LATE: RGBColor = RGBColor(230, 150, 40);
-const DROPPED: [RGBColor; 3] = [
-    RGBColor(200, 40, 40),
-    RGBColor(150, 20, 60),
-    RGBColor(230, 90, 90),
-];
+/// A drop's colour by its reason, so each fate has its own colour in every
+/// arm: a FIFO's tail drop red, CoDel's purple, over the limit brown, …
+fn dropped_color(r: netlab_results::fate::DropReason) -> RGBColor {
+    use netlab_results::fate::DropReason as R;
+    match r {
+        R::TailDrop => RGBColor(200, 40, 40),
+        R::CodelDrop => RGBColor(120, 50, 170),
+        R::CodelDropOrOverlimit => RGBColor(170, 90, 200),
+        R::Overlimit => RGBColor(140, 80, 30),
+        R::CakeDrop => RGBColor(30, 120, 130),
+        R::PieDrop => RGBColor(200, 60, 140),
+        R::Other => RGBColor(110, 110, 110),
+    }
+}
 const LOST_UNKNOWN: RGBColor = RGBColor(70, 70, 70);
 const UNRESOLVED: RGBColor = RGBColor(200, 200, 200);
 
@@ -88,11 +97,11 @@ pub fn loaded_fates(a: &ArmHeadline) -> LoadedFates {
         count: d.reached_late as usize,
         color: LATE,
     }];
-    for (k, l) in d.dropped.iter().enumerate() {
+    for l in &d.dropped {
         segments.push(FateSegment {
             what: format!("never reached B: {} ({})", l.reason.as_words(), l.qdisc),
             count: l.count as usize,
-            color: DROPPED[k % DROPPED.len()],
+            color: dropped_color(l.reason),
         });
     }
     segments.push(FateSegment {
@@ -160,7 +169,22 @@ fn round_one_way(input: &ReportInput, arm: &str) -> Vec<(u32, f64, bool)> {
 fn rows<'h>(input: &ReportInput, st: &Statistics, hl: &'h Headline, one_way: bool) -> Vec<Row<'h>> {
     hl.arms
         .iter()
-        .map(|a| match (&a.delivery, one_way) {
+        .map(|a| rows_of(input, st, a, one_way))
+        .map(|mut r| {
+            // Rounds in different states: no pooled figure, only the
+            // rounds (method §12.6).
+            if !r.arm.by_state.is_empty() {
+                r.p50 = None;
+                r.p95 = None;
+            }
+            r
+        })
+        .collect()
+}
+
+fn rows_of<'h>(input: &ReportInput, st: &Statistics, a: &'h ArmHeadline, one_way: bool) -> Row<'h> {
+    {
+        match (&a.delivery, one_way) {
             (Some(d), true) => {
                 let q = d.one_way;
                 Row {
@@ -178,8 +202,8 @@ fn rows<'h>(input: &ReportInput, st: &Statistics, hl: &'h Headline, one_way: boo
                 p95: point(&a.loaded_p95),
                 rounds: round_p50s(st, &a.arm),
             },
-        })
-        .collect()
+        }
+    }
 }
 
 /// The value to draw and whether it is a bound.
@@ -215,19 +239,25 @@ fn legend_of(hl: &Headline, bound: f64, rounds: u32, one_way: bool) -> Legend {
     let grey = RGBColor(90, 90, 90);
     let mut l = Legend::new();
     if one_way {
-        l.push("delivered p50, pooled", Mark::Marker(Shape::Circle, grey));
-        l.push("delivered p95, pooled", Mark::Marker(Shape::Diamond, grey));
+        l.push("delivered p50, pooled", Mark::Marker(Shape::Bar, grey));
+        l.push("delivered p95, pooled", Mark::Marker(Shape::ThinBar, grey));
         l.push(
             format!("probe timeout {bound:.0} ms (delays past it are exact, from B's log)"),
             Mark::Dashed(grey),
         );
     } else {
         l.push("baseline p50 (probe only)", Mark::Marker(Shape::Ring, grey));
-        l.push("loaded p50, pooled", Mark::Marker(Shape::Circle, grey));
-        l.push("loaded p95, pooled", Mark::Marker(Shape::Diamond, grey));
+        l.push("loaded p50, pooled", Mark::Marker(Shape::Bar, grey));
+        l.push("loaded p95, pooled", Mark::Marker(Shape::ThinBar, grey));
         l.push(
             format!("≥: on the censored mass (no reply within {bound:.0} ms), drawn at the bound"),
             Mark::Marker(Shape::AtLeast, grey),
+        );
+    }
+    if hl.arms.iter().any(|a| !a.by_state.is_empty()) {
+        l.push(
+            "no pooled figure for an arm whose rounds fall into different states: its rounds only",
+            Mark::Marker(Shape::Bar, RGBColor(200, 200, 200)),
         );
     }
     for r in 1..=rounds {
@@ -372,8 +402,8 @@ pub fn figure(input: &ReportInput, st: &Statistics, hl: &Headline) -> Result<Plo
             }
             let both_censored = matches!((row.p50, row.p95), (Some((_, true)), Some((_, true))));
             for (q, shape, what) in [
-                (row.p50, Shape::Circle, "p50"),
-                (row.p95, Shape::Diamond, "p95"),
+                (row.p50, Shape::Bar, "p50"),
+                (row.p95, Shape::ThinBar, "p95"),
             ] {
                 let Some((v, censored)) = q else { continue };
                 let shape = if censored { Shape::AtLeast } else { shape };
@@ -575,7 +605,14 @@ mod tests {
         let p = figure_of(&fixture());
         let t = text_of(&p.svg);
         assert!(t.contains("probe RTT (ms, log)"), "{t}");
-        assert!(t.contains("p50, p95 ≥ 1000"), "pfifo's bound: {t}");
+        // pfifo's rounds fall into two states: no pooled figure of it,
+        // its rounds only, and the legend says why; fq_codel's is pooled.
+        assert!(!t.contains("p50, p95 ≥ 1000"), "pfifo pooled: {t}");
+        assert!(t.contains("p50 6.84 p95 ≥ 1000"), "fq_codel's: {t}");
+        assert!(
+            t.contains("no pooled figure for an arm whose rounds fall into different states"),
+            "{t}"
+        );
         assert!(t.contains("24 of 27"), "{t}");
         assert!(t.contains("reached B late or lost: not recorded"), "{t}");
         assert!(!t.contains("never reached B"), "{t}");

@@ -163,8 +163,16 @@ pub enum Shape {
     /// An open circle.
     Ring,
     /// A filled triangle pointing right: "≥", a value on the censored mass
-    /// drawn at its bound.
+    /// drawn at its bound, on an axis whose values grow to the right.
     AtLeast,
+    /// An arrow pointing up: "≥" on an axis whose values grow upward (a
+    /// sweep figure's y), so the marker points the way its bound goes.
+    AtLeastUp,
+    /// A thick upright bar: a figure pooled over rounds (never a round's
+    /// own glyph).
+    Bar,
+    /// A thin upright bar with end caps: a pooled tail quantile.
+    ThinBar,
 }
 
 impl Shape {
@@ -231,6 +239,16 @@ impl<C, DB: DrawingBackend> Drawable<DB> for Marker<C> {
             Shape::Triangle => poly(backend, &[(0, -r), (r, h), (-r, h)]),
             Shape::TriangleDown => poly(backend, &[(0, r), (r, -h), (-r, -h)]),
             Shape::AtLeast => poly(backend, &[(r, 0), (-h, -r), (-h, r)]),
+            Shape::Bar => backend.draw_rect((x - 3, y - r), (x + 3, y + r), &fill, true),
+            Shape::ThinBar => {
+                backend.draw_line((x, y - r), (x, y + r), &line)?;
+                backend.draw_line((x - h / 2, y - r), (x + h / 2, y - r), &line)?;
+                backend.draw_line((x - h / 2, y + r), (x + h / 2, y + r), &line)
+            }
+            Shape::AtLeastUp => {
+                backend.draw_line((x, y + r), (x, y - h / 2), &line)?;
+                poly(backend, &[(0, -r - 2), (h, -r + h), (-h, -r + h)])
+            }
             Shape::Diamond => poly(backend, &[(0, -r), (r, 0), (0, r), (-r, 0)]),
             Shape::Cross => {
                 backend.draw_line((x - h, y - h), (x + h, y + h), &line)?;

@@ -548,7 +548,7 @@ fn legend_of(
     if censored && metric.can_be_censored() {
         legend.push(
             "≥: censored, drawn at its bound (a value at least this), never as a value",
-            Mark::Marker(Shape::AtLeast, grey),
+            Mark::Marker(Shape::AtLeastUp, grey),
         );
     }
     legend
@@ -821,7 +821,7 @@ fn draw_arm(
             let (x, y) = at(p.x, d.value.level());
             let jx = ((j as f64 - (n - 1.0) / 2.0) * 5.0).round() as i32;
             let shape = match d.value {
-                Measured::AtLeast(_) => Shape::AtLeast,
+                Measured::AtLeast(_) => Shape::AtLeastUp,
                 Measured::Value(_) => state_shape(states, &d.state),
             };
             area.draw(&marker(shape, (x + jx, y), 5, light))
@@ -834,7 +834,7 @@ fn draw_arm(
             }
             Some(Measured::AtLeast(v)) => {
                 let (x, y) = at(p.x, v);
-                area.draw(&marker(Shape::AtLeast, (x + 12, y), 8, c))
+                area.draw(&marker(Shape::AtLeastUp, (x + 12, y), 8, c))
                     .map_err(e)?;
             }
             None => {}
