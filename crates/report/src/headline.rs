@@ -259,7 +259,12 @@ pub fn of_point(input: &ReportInput, st: &Statistics) -> Headline {
             iso_beside: iso_beside(&ok),
         });
     }
-    let wanted = [Figure::LoadedP50, Figure::LoadedP95, Figure::Goodput];
+    let wanted = [
+        Figure::LoadedP50,
+        Figure::LoadedP95,
+        Figure::Loss,
+        Figure::Goodput,
+    ];
     let comparisons = st
         .comparisons
         .iter()
