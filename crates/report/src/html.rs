@@ -376,14 +376,25 @@ pub(crate) fn plot_files(h: &mut String, plots: &[Plot], up: &str) {
 /// results folder (`../` from its own page), one `<li>` each.
 pub(crate) fn packet_files(h: &mut String, s: &Scenario, up: &str) {
     for f in &s.packet_files {
-        let _ = write!(
-            h,
-            "<li><a href=\"{up}{}\">{}</a> — {}, {} frames",
-            esc(&f.file),
-            esc(&f.file),
-            esc(&f.content),
-            f.frames
-        );
+        if f.present {
+            let _ = write!(
+                h,
+                "<li><a href=\"{up}{}\">{}</a> — {}, {} frames",
+                esc(&f.file),
+                esc(&f.file),
+                esc(&f.content),
+                f.frames
+            );
+        } else {
+            // Links only to files that exist.
+            let _ = write!(
+                h,
+                "<li><code>{}</code> (results.json records it; not in this folder) — {}, {} frames",
+                esc(&f.file),
+                esc(&f.content),
+                f.frames
+            );
+        }
         match &f.partial {
             Some(why) => {
                 let _ = writeln!(h, " <span class=err>partial: {}</span></li>", esc(why));
@@ -595,12 +606,14 @@ mod tests {
                 content: "evidence".into(),
                 frames: 5,
                 partial: None,
+                present: true,
             },
             crate::model::PacketFile {
                 file: "pcap/s02-round1-fq_codel.headers.pcapng".into(),
                 content: "headers".into(),
                 frames: 447,
                 partial: Some("it reached its byte cap (4096 B)".into()),
+                present: true,
             },
         ];
         packet_files(&mut h, &input.scenarios[1], "../");
@@ -611,6 +624,15 @@ mod tests {
             h.contains("partial: it reached its byte cap (4096 B)"),
             "{h}"
         );
+        // A file the folder lacks is named, never linked.
+        input.scenarios[1].packet_files[1].present = false;
+        let mut h = String::new();
+        packet_files(&mut h, &input.scenarios[1], "../");
+        assert!(
+            !h.contains("href=\"../pcap/s02-round1-fq_codel.headers"),
+            "{h}"
+        );
+        assert!(h.contains("<code>pcap/s02-round1-fq_codel.headers.pcapng</code> (results.json records it; not in this folder)"), "{h}");
     }
 
     #[test]

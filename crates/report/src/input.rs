@@ -562,6 +562,7 @@ fn packet_files(s: &ScenarioResult) -> Vec<PacketFile> {
                 PcapContent::Headers => "headers".into(),
             },
             frames: f.frames,
+            present: true,
             partial: (!f.is_complete()).then(|| {
                 f.partial
                     .iter()

@@ -274,7 +274,26 @@ pub fn render_into(input: &ReportInput, sink: &mut dyn Sink) -> Result<(), Repor
 /// (created if missing), file by file; [`Staged::commit`] puts it in place.
 pub fn render_staged(input: &ReportInput, out_dir: &Path) -> Result<Staged, ReportError> {
     let mut staged = Staged::new(out_dir)?;
-    render_into(input, &mut staged)?;
+    let missing = |f: &model::PacketFile| !out_dir.join(&f.file).exists();
+    if input
+        .scenarios
+        .iter()
+        .any(|s| s.packet_files.iter().any(missing))
+    {
+        // A folder re-rendered from its results.json alone: its pages
+        // name the packet files it lacks without linking them.
+        let mut input = input.clone();
+        for f in input
+            .scenarios
+            .iter_mut()
+            .flat_map(|s| s.packet_files.iter_mut())
+        {
+            f.present = !missing(f);
+        }
+        render_into(&input, &mut staged)?;
+    } else {
+        render_into(input, &mut staged)?;
+    }
     Ok(staged)
 }
 

@@ -209,6 +209,10 @@ pub struct PacketFile {
     pub frames: u64,
     /// Why it does not hold everything it should; `None` when complete.
     pub partial: Option<String>,
+    /// The file is in the results folder the report is written to (a
+    /// folder re-rendered from its results.json alone may lack it): only
+    /// then is it linked.
+    pub present: bool,
 }
 
 /// One scenario: one arm in one round.
