@@ -524,14 +524,22 @@ impl Headline {
         );
         for a in &self.arms {
             if a.by_state.is_empty() {
+                // Where a timeout was a loss, the table says so beside it.
+                let timeouts = match &a.delivery {
+                    Some(d) if d.lost() > 0 => format!(
+                        "{} ({} of them never reached B: losses, not delays)",
+                        a.loaded_timeouts,
+                        d.lost()
+                    ),
+                    _ => a.loaded_timeouts.to_string(),
+                };
                 t.push_str(&format!(
-                    "| {} | {} | {} | {} | {} | {} |\n",
+                    "| {} | {} | {} | {} | {} | {timeouts} |\n",
                     a.arm,
                     q(&a.baseline_p50, "ms"),
                     q(&a.loaded_p50, "ms"),
                     q(&a.loaded_p95, "ms"),
                     a.loaded_requests,
-                    a.loaded_timeouts
                 ));
                 continue;
             }

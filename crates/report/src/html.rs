@@ -224,7 +224,7 @@ pub(crate) fn scenario_table_head(h: &mut String, sweep: bool) {
     if sweep {
         h.push_str("<th class=l>point</th>");
     }
-    h.push_str("<th>round</th><th class=l>arm</th><th>goodput Mbit/s</th><th>baseline RTT p50 (KM)</th><th>loaded probes / timeouts</th><th>loaded RTT p50 (KM)</th><th>loaded RTT p95 (KM)</th><th>drops arm (tbf)</th><th>ECN marks</th><th>CE/ECE/CWR seen</th></tr>\n");
+    h.push_str("<th>round</th><th class=l>arm</th><th>goodput Mbit/s</th><th>baseline RTT p50 (KM)</th><th>loaded probes / timeouts</th><th>loaded RTT p50 (KM)</th><th>loaded RTT p95 (KM)</th><th>drops arm (tbf), whole run</th><th>ECN marks</th><th>CE/ECE/CWR seen</th></tr>\n");
 }
 
 /// One scenario's row; its number links to `page` when given (its own

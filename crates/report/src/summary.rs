@@ -110,7 +110,7 @@ pub fn table(rows: &[SummaryRow]) -> String {
     if sweep {
         s.push_str("| point ");
     }
-    s.push_str("| Round | arm | goodput Mbit/s | baseline p50 ms | loaded probes/timeouts | loaded p50/p95 ms | replies-only p50/p95 ms | drops | CE/ECE/CWR seen |\n");
+    s.push_str("| Round | arm | goodput Mbit/s | baseline p50 ms | loaded probes/timeouts | loaded p50/p95 ms | replies-only p50/p95 ms | drops (whole run) | CE/ECE/CWR seen |\n");
     if sweep {
         s.push_str("|---");
     }
