@@ -106,6 +106,43 @@ pub fn cc(text: &str) -> Result<String, String> {
     Ok(cc.to_string())
 }
 
+/// `--pair 'A-WORDS=B-WORDS'`: two arms of two runs paired by `diff`
+/// although their words differ; each side must parse as an arm.
+pub fn arm_pair(text: &str) -> Result<(String, String), String> {
+    let (a, b) = text
+        .split_once('=')
+        .ok_or("expected 'A-WORDS=B-WORDS', e.g. 'fq_codel target 5ms=fq_codel target 2ms'")?;
+    let a = arm(a)?.words;
+    let b = arm(b)?.words;
+    Ok((a, b))
+}
+
+/// `--fail-on-change METRIC[:THRESHOLD]`: a metric `diff` compares and the
+/// size of change (in its unit) past which the exit is 1.
+pub fn fail_on_change(text: &str) -> Result<(String, f64), String> {
+    const METRICS: [&str; 5] = ["p50", "p95", "loss", "goodput", "drops"];
+    let (m, t) = match text.split_once(':') {
+        Some((m, t)) => (
+            m,
+            t.trim()
+                .parse::<f64>()
+                .map_err(|e| format!("threshold {t:?}: {e}"))?,
+        ),
+        None => (text, 0.0),
+    };
+    let m = m.trim();
+    if !METRICS.contains(&m) {
+        return Err(format!(
+            "unknown metric {m:?}: one of {}",
+            METRICS.join(", ")
+        ));
+    }
+    if !(t.is_finite() && t >= 0.0) {
+        return Err("the threshold must be a finite number ≥ 0".into());
+    }
+    Ok((m.to_string(), t))
+}
+
 /// Guest memory as user-mode-linux takes it: a positive number of `M` or
 /// `G` (`512M`, `1G`).
 pub fn guest_mem(text: &str) -> Result<String, String> {

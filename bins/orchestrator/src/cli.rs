@@ -36,6 +36,8 @@ pub enum Command {
     Merge(MergeArgs),
     /// Re-render a results folder's report (plots, index.html, .flent.gz) and summary.md from its results.json.
     Report(ReportArgs),
+    /// What changed between two runs: the setup item by item, and each arm's metrics over A's rounds against B's (touches nothing).
+    Diff(DiffArgs),
     /// Remove what dead netlab runs still own (namespaces, children, guests), and nothing else.
     Cleanup(CleanupArgs),
     /// Run one program inside a pinned user-mode-linux kernel and return its exit status.
@@ -230,6 +232,24 @@ pub struct MergeArgs {
 pub struct ReportArgs {
     /// A results folder, or its results.json.
     pub path: PathBuf,
+}
+
+/// `orchestrator diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// Run A (the reference): a results folder, or its results.json.
+    pub a: PathBuf,
+    /// Run B.
+    pub b: PathBuf,
+    /// Where diff.md, diff.html and diff.json go (created; default: not written, the headline only).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Pair arms whose words differ: 'A-WORDS=B-WORDS' (repeatable).
+    #[arg(long, value_parser = args::arm_pair)]
+    pub pair: Vec<(String, String)>,
+    /// Exit 1 when a change in METRIC (p50, p95, loss, goodput, drops) is claimed beyond THRESHOLD (its unit; default 0).
+    #[arg(long, value_name = "METRIC[:THRESHOLD]", value_parser = args::fail_on_change)]
+    pub fail_on_change: Vec<(String, f64)>,
 }
 
 /// `orchestrator cleanup`.

@@ -11,6 +11,7 @@ mod args;
 mod cli;
 mod compare;
 mod config;
+mod diff;
 mod finish;
 mod heap;
 mod merge;
@@ -49,6 +50,7 @@ fn main() -> ExitCode {
         Command::Plan(a) => plan::main(&a),
         Command::Merge(a) => merge::main(&a),
         Command::Report(a) => report::main(&a.path),
+        Command::Diff(a) => diff::main(&a),
         Command::Cleanup(a) => roles::cleanup(&a),
         Command::Guest(a) => roles::guest(&a),
         Command::Sink(a) => roles::sink(&a),

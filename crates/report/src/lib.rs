@@ -33,6 +33,7 @@
 pub mod arms;
 pub mod compare;
 pub mod delivery;
+pub mod diff;
 pub mod flent;
 pub mod folder;
 pub mod headline;

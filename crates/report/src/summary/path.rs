@@ -39,7 +39,7 @@ impl PathSeen {
     }
 
     /// `kernel (gso, tso on; gro off at every veth end) · MTU 1500`.
-    fn words(&self) -> String {
+    pub fn words(&self) -> String {
         let first = &self.ends[0].1;
         let state = if self.ends.iter().all(|(_, s)| s == first) {
             format!("{first} at every veth end")

@@ -1,0 +1,657 @@
+//! What changed between two runs (docs/report.md, "Two runs"; method
+//! §12.10): the setup item by item, then each arm and sweep point both
+//! runs have, measured over the rounds of run A against those of run B
+//! with the verdict's own statistics (method §12.3: the Hodges–Lehmann
+//! shift and the exact rank interval over rounds). A change is claimed
+//! only where the interval excludes 0, and its size is the bound nearest
+//! zero; otherwise "no detectable change". Arms are paired by their tc
+//! words (or by `--pair`), points by their label; what only one run has
+//! is listed, never dropped.
+//!
+//! Pure: two runs' digests in, a [`RunDiff`] out; [`RunDiff::markdown`]
+//! and [`RunDiff::html`] say it, and it serialises to diff.json.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::compare::{Comparison, Figure};
+use crate::model::{ReportInput, Scenario};
+use crate::stats::Bounded;
+use crate::summary::ScenarioFigures;
+use netlab_results::Results;
+
+/// One run as the diff reads it: its header (results.json without its
+/// scenarios), its scenarios' summary figures and the report's input.
+#[derive(Debug)]
+pub struct RunDigest {
+    /// Where it came from (the folder or file as given).
+    pub source: String,
+    /// results.json's header.
+    pub header: Results,
+    /// Every scenario's summary figures.
+    pub figures: Vec<ScenarioFigures>,
+    /// The report's input.
+    pub input: ReportInput,
+}
+
+impl RunDigest {
+    /// Reads a results folder or results.json (any schema netlab loads).
+    pub fn read(path: &std::path::Path) -> Result<RunDigest, crate::ReportError> {
+        let file = crate::results_path(path);
+        let (header, builder) = crate::folder::read(&file)?;
+        let (figures, input) = builder.finish_with_figures(&header);
+        Ok(RunDigest {
+            source: path.display().to_string(),
+            header,
+            figures,
+            input: input?,
+        })
+    }
+}
+
+/// One item of the setup, as each run has it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SetupItem {
+    /// Dotted path (`experiment.path.offloads`, `kernel.release`).
+    pub key: String,
+    /// Run A's value (`–` when it has none).
+    pub a: String,
+    /// Run B's.
+    pub b: String,
+    /// What the difference can explain, where the link is known.
+    pub explains: Option<String>,
+}
+
+/// One metric of one pair, A's rounds against B's.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MetricDiff {
+    /// `loaded one-way delay p50 (delivered probes)`.
+    pub metric: String,
+    /// Its key for `--fail-on-change` (`p50`, `p95`, `loss`, `goodput`, `drops`).
+    pub key: String,
+    /// Unit.
+    pub unit: String,
+    /// Each run's rounds (`≥ x` for a bound).
+    pub a_rounds: Vec<String>,
+    /// B's.
+    pub b_rounds: Vec<String>,
+    /// The Hodges–Lehmann shift B − A, in words (`-3.2`, `≥ 12`, `unknown`).
+    pub shift: String,
+    /// The interval's endpoints in words, and its level.
+    pub interval: (String, String),
+    /// Its confidence level (0.9 for 3 vs 3 rounds).
+    pub level: f64,
+    /// A change claimed: `Some((higher, at least))` in B against A.
+    pub change: Option<(bool, f64)>,
+    /// The sentence.
+    pub sentence: String,
+}
+
+/// One arm at one point, in both runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairDiff {
+    /// A's arm words.
+    pub arm_a: String,
+    /// B's arm words (the same unless `--pair` paired them).
+    pub arm_b: String,
+    /// The point's label (`default` without a sweep).
+    pub point: String,
+    /// Rounds in each run.
+    pub rounds: (usize, usize),
+    /// Each run's rounds' states, as states (never pooled).
+    pub states: (String, String),
+    /// The metrics.
+    pub metrics: Vec<MetricDiff>,
+}
+
+/// Two runs side by side.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunDiff {
+    /// Run A (the reference).
+    pub a: String,
+    /// Run B.
+    pub b: String,
+    /// Setup items that differ.
+    pub setup_differs: Vec<SetupItem>,
+    /// How many setup items are the same.
+    pub setup_same: usize,
+    /// The same experiment (content hash), when both record it.
+    pub same_experiment: Option<bool>,
+    /// Each pair of arm and point both runs have.
+    pub pairs: Vec<PairDiff>,
+    /// Arms or points only A has (`pfifo limit 64 at rate=5mbit`).
+    pub only_a: Vec<String>,
+    /// Only B.
+    pub only_b: Vec<String>,
+}
+
+/// Why two runs cannot be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum DiffError {
+    /// A run could not be read.
+    #[error("{path}: {source}")]
+    Read {
+        /// The run as given.
+        path: String,
+        /// Why.
+        source: crate::ReportError,
+    },
+    /// No arm and point in common.
+    #[error("nothing to compare: run A has {a}, run B has {b} (pair arms of different words with --pair 'A-WORDS=B-WORDS')")]
+    NothingInCommon {
+        /// A's arms and points.
+        a: String,
+        /// B's.
+        b: String,
+    },
+    /// A `--pair` names an arm a run does not have.
+    #[error("--pair {0}: {1}")]
+    BadPair(String, String),
+}
+
+/// Words with single spaces.
+fn words(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The setup items of a run: its experiment key by key, the kernel, the
+/// build, the machines, the path and arms as read back.
+fn setup_items(r: &RunDigest) -> BTreeMap<String, String> {
+    let mut m = BTreeMap::new();
+    if let Ok(v) = serde_json::to_value(&r.header.experiment) {
+        flatten("experiment", &v, &mut m);
+    }
+    m.insert("kernel.mode".into(), r.header.kernel.mode.clone());
+    m.insert("kernel.release".into(), r.header.kernel.release.clone());
+    m.insert(
+        "netlab".into(),
+        format!("{} {}", r.header.tool.name, r.header.tool.version),
+    );
+    let mut set = |key: &str, values: Vec<String>| {
+        let mut v = values;
+        v.sort();
+        v.dedup();
+        if !v.is_empty() {
+            m.insert(key.into(), v.join(" | "));
+        }
+    };
+    set(
+        "machine.cpu",
+        r.figures
+            .iter()
+            .filter_map(|f| f.machine.as_ref().map(|x| x.cpu.clone()))
+            .collect(),
+    );
+    set(
+        "machine.kernel",
+        r.figures
+            .iter()
+            .filter_map(|f| f.machine.as_ref().map(|x| x.kernel.clone()))
+            .collect(),
+    );
+    set(
+        "path.read_back",
+        r.figures
+            .iter()
+            .filter_map(|f| f.path.as_ref().map(|p| p.words()))
+            .collect(),
+    );
+    set(
+        "path.tcp_rmem",
+        r.figures
+            .iter()
+            .filter_map(|f| {
+                f.receive_buffer.as_ref().map(|b| match b {
+                    crate::summary::ReceiveBufferSeen::AtMax(v) => {
+                        format!("raised to its max: {v}")
+                    }
+                    crate::summary::ReceiveBufferSeen::Kernel(v) => format!("the kernel's: {v}"),
+                })
+            })
+            .collect(),
+    );
+    set(
+        "bottleneck.verdicts",
+        r.figures
+            .iter()
+            .filter_map(|f| f.path_seen.bottleneck.as_ref())
+            .flat_map(|b| &b.directions)
+            .map(|d| format!("{} {:?}", d.direction, d.verdict))
+            .collect(),
+    );
+    m
+}
+
+/// `experiment.path.offloads = "off"` for every leaf of a JSON value.
+fn flatten(prefix: &str, v: &serde_json::Value, out: &mut BTreeMap<String, String>) {
+    match v {
+        serde_json::Value::Object(o) => {
+            for (k, x) in o {
+                flatten(&format!("{prefix}.{k}"), x, out);
+            }
+        }
+        serde_json::Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                flatten(&format!("{prefix}[{i}]"), x, out);
+            }
+        }
+        serde_json::Value::Null => {}
+        serde_json::Value::String(s) => {
+            out.insert(prefix.into(), s.clone());
+        }
+        other => {
+            out.insert(prefix.into(), other.to_string());
+        }
+    }
+}
+
+/// What a setup difference can explain, where method names the link.
+fn explains(key: &str) -> Option<String> {
+    let k = key.to_ascii_lowercase();
+    if k.contains("offloads") || k.contains("path.read_back") {
+        Some("the veths' offloads decide how many bytes a packet limit holds: a FIFO's delay (method §1.6)".into())
+    } else if k.contains("mtu") {
+        Some("the MTU sets the frame the queue and the shaper count (method §1.6)".into())
+    } else if k.contains("tcp_rmem") {
+        Some("the receive buffer bounds the flow's window, hence a deep FIFO's standing queue (method §1.3)".into())
+    } else if k.starts_with("kernel.") || k.starts_with("machine.kernel") {
+        Some("another kernel: the qdisc's and TCP's code (method §9.2)".into())
+    } else {
+        None
+    }
+}
+
+/// The (arm words, point label) of every scenario of a run, in order.
+fn keys(input: &ReportInput) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for s in &input.scenarios {
+        let k = (words(&s.arm_words), s.point.label.clone());
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    out
+}
+
+fn key_text((arm, point): &(String, String)) -> String {
+    if point == "default" || point.is_empty() {
+        arm.clone()
+    } else {
+        format!("{arm} at {point}")
+    }
+}
+
+/// The diff of run `b` against run `a`; `pairs` pairs arms whose words
+/// differ (`(a words, b words)`).
+pub fn diff(
+    a: &RunDigest,
+    b: &RunDigest,
+    pairs: &[(String, String)],
+) -> Result<RunDiff, DiffError> {
+    let sa = setup_items(a);
+    let sb = setup_items(b);
+    let mut setup_differs = Vec::new();
+    let mut setup_same = 0;
+    let all: std::collections::BTreeSet<&String> = sa.keys().chain(sb.keys()).collect();
+    for k in all {
+        let (va, vb) = (sa.get(k), sb.get(k));
+        if va == vb {
+            setup_same += 1;
+            continue;
+        }
+        // The hash follows the experiment: said once, as same_experiment.
+        if k == "experiment_hash" {
+            continue;
+        }
+        setup_differs.push(SetupItem {
+            key: k.clone(),
+            a: va.cloned().unwrap_or_else(|| "–".into()),
+            b: vb.cloned().unwrap_or_else(|| "–".into()),
+            explains: explains(k),
+        });
+    }
+    let same_experiment = match (&a.header.experiment_hash, &b.header.experiment_hash) {
+        (Some(x), Some(y)) => Some(x == y),
+        _ => None,
+    };
+    let ka = keys(&a.input);
+    let kb = keys(&b.input);
+    for (pa, pb) in pairs {
+        let (pa, pb) = (words(pa), words(pb));
+        if !ka.iter().any(|(w, _)| *w == pa) {
+            return Err(DiffError::BadPair(
+                format!("{pa}={pb}"),
+                format!("run A has no arm `{pa}`"),
+            ));
+        }
+        if !kb.iter().any(|(w, _)| *w == pb) {
+            return Err(DiffError::BadPair(
+                format!("{pa}={pb}"),
+                format!("run B has no arm `{pb}`"),
+            ));
+        }
+    }
+    let partner = |arm: &str| -> String {
+        pairs
+            .iter()
+            .find(|(x, _)| words(x) == arm)
+            .map_or_else(|| arm.to_string(), |(_, y)| words(y))
+    };
+    let mut out = Vec::new();
+    let mut only_a = Vec::new();
+    for k in &ka {
+        let kb_k = (partner(&k.0), k.1.clone());
+        if !kb.contains(&kb_k) {
+            only_a.push(key_text(k));
+            continue;
+        }
+        out.push(pair_diff(a, b, k, &kb_k));
+    }
+    let paired_b: Vec<(String, String)> = ka.iter().map(|k| (partner(&k.0), k.1.clone())).collect();
+    let only_b: Vec<String> = kb
+        .iter()
+        .filter(|k| !paired_b.contains(k))
+        .map(key_text)
+        .collect();
+    if out.is_empty() {
+        return Err(DiffError::NothingInCommon {
+            a: ka.iter().map(key_text).collect::<Vec<_>>().join(", "),
+            b: kb.iter().map(key_text).collect::<Vec<_>>().join(", "),
+        });
+    }
+    Ok(RunDiff {
+        a: a.source.clone(),
+        b: b.source.clone(),
+        setup_differs,
+        setup_same,
+        same_experiment,
+        pairs: out,
+        only_a,
+        only_b,
+    })
+}
+
+/// The scenarios of `key` in a run, labelled `label` for the comparison.
+fn scenarios_of(r: &RunDigest, key: &(String, String), label: &str) -> Vec<Scenario> {
+    r.input
+        .scenarios
+        .iter()
+        .filter(|s| words(&s.arm_words) == key.0 && s.point.label == key.1)
+        .map(|s| Scenario {
+            arm: label.to_string(),
+            ..s.clone()
+        })
+        .collect()
+}
+
+/// One pair: A's rounds against B's, by the comparison between arms run
+/// on the two runs' scenarios as two arms (`A`, then `B`: every shift is
+/// B − A).
+fn pair_diff(
+    a: &RunDigest,
+    b: &RunDigest,
+    ka: &(String, String),
+    kb: &(String, String),
+) -> PairDiff {
+    let sa = scenarios_of(a, ka, "A");
+    let sb = scenarios_of(b, kb, "B");
+    let rounds = (
+        sa.iter().filter(|s| s.error.is_none()).count(),
+        sb.iter().filter(|s| s.error.is_none()).count(),
+    );
+    let states_of = |v: &[Scenario]| -> String {
+        let mut input = a.input.clone_header();
+        input.scenarios = v.to_vec();
+        crate::state::of_input(&input)
+            .first()
+            .map_or_else(|| "no round".into(), |s| s.text())
+    };
+    let states = (states_of(&sa), states_of(&sb));
+    let mut input = a.input.clone_header();
+    input.scenarios = sa.into_iter().chain(sb).collect();
+    let st = crate::compare::analyse(&input);
+    let metrics = st
+        .comparisons
+        .iter()
+        .filter(|c| c.figure != Figure::Fairness)
+        .map(|c| metric_diff(c, &st))
+        .collect();
+    PairDiff {
+        arm_a: ka.0.clone(),
+        arm_b: kb.0.clone(),
+        point: ka.1.clone(),
+        rounds,
+        states,
+        metrics,
+    }
+}
+
+fn bounded(b: Bounded) -> String {
+    match b {
+        Bounded::Value(v) => crate::stats::fmt_num(v),
+        Bounded::AtMost(v) => format!("≤ {}", crate::stats::fmt_num(v)),
+        Bounded::AtLeast(v) => format!("≥ {}", crate::stats::fmt_num(v)),
+        Bounded::Unknown => "unknown".into(),
+    }
+}
+
+/// The key `--fail-on-change` names a figure by.
+pub fn metric_key(f: Figure) -> &'static str {
+    match f {
+        Figure::LoadedP50 => "p50",
+        Figure::LoadedP95 => "p95",
+        Figure::Loss => "loss",
+        Figure::Goodput => "goodput",
+        Figure::Drops => "drops",
+        Figure::Fairness => "fairness",
+    }
+}
+
+fn metric_diff(c: &Comparison, st: &crate::compare::Statistics) -> MetricDiff {
+    let rounds_of = |arm: &str| -> Vec<String> {
+        st.figures
+            .iter()
+            .find(|f| f.arm == arm && f.figure == c.figure)
+            .map(|f| {
+                f.rounds
+                    .iter()
+                    .map(|v| v.value.text("").trim().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let change = c.supported_shift().map(|(lower, by)| (!lower, by));
+    let name = c.delay.name(c.figure);
+    let unit = c.figure.unit();
+    let u = if unit.is_empty() {
+        String::new()
+    } else {
+        format!(" {unit}")
+    };
+    let (lo, hi) = (bounded(c.interval.0), bounded(c.interval.1));
+    let sentence = match (change, &c.not_claimed) {
+        (Some((higher, by)), _) => format!(
+            "{name}: B {} than A by at least {}{u} (shift estimate {}{u}; {:.0} % interval [{lo}, {hi}] over {} vs {} rounds)",
+            if higher { "higher" } else { "lower" },
+            crate::stats::fmt_num(by),
+            bounded(c.point),
+            c.level * 100.0,
+            c.interval_rounds.0,
+            c.interval_rounds.1
+        ),
+        (None, Some(why)) => format!("{name}: no change claimed: {why}"),
+        (None, None) if c.rounds < crate::compare::MIN_ROUNDS => format!(
+            "{name}: no detectable change: fewer than {} rounds a run (shift estimate {}{u})",
+            crate::compare::MIN_ROUNDS,
+            bounded(c.point)
+        ),
+        (None, None) => format!(
+            "{name}: no detectable change (shift estimate {}{u}; the {:.0} % interval [{lo}, {hi}] includes 0; with {} vs {} rounds a change is claimed only when it moves the rounds of one run past those of the other, so a shift smaller than the rounds' spread cannot be shown)",
+            bounded(c.point),
+            c.level * 100.0,
+            c.interval_rounds.0,
+            c.interval_rounds.1
+        ),
+    };
+    MetricDiff {
+        metric: name.to_string(),
+        key: metric_key(c.figure).to_string(),
+        unit: unit.to_string(),
+        a_rounds: rounds_of("A"),
+        b_rounds: rounds_of("B"),
+        shift: bounded(c.point),
+        interval: (lo, hi),
+        level: c.level,
+        change,
+        sentence,
+    }
+}
+
+impl RunDiff {
+    /// The claimed changes of `key`, each with its size.
+    pub fn changes(&self, key: &str) -> Vec<(&PairDiff, &MetricDiff)> {
+        self.pairs
+            .iter()
+            .flat_map(|p| p.metrics.iter().map(move |m| (p, m)))
+            .filter(|(_, m)| m.key == key && m.change.is_some())
+            .collect()
+    }
+
+    /// The headline: one line per claimed change, or that none was found.
+    pub fn headline(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        match self.same_experiment {
+            Some(true) => out.push("the same experiment (content hash)".into()),
+            Some(false) => out.push("different experiments (content hash)".into()),
+            None => {}
+        }
+        if !self.setup_differs.is_empty() {
+            out.push(format!(
+                "setup differs in {}: {}",
+                self.setup_differs.len(),
+                self.setup_differs
+                    .iter()
+                    .map(|s| s.key.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        let mut any = false;
+        for p in &self.pairs {
+            for m in p.metrics.iter().filter(|m| m.change.is_some()) {
+                any = true;
+                out.push(format!("{}: {}", pair_title(p), m.sentence));
+            }
+        }
+        if !any {
+            out.push("no detectable change in any metric of any arm both runs have".into());
+        }
+        out
+    }
+
+    /// diff.md.
+    pub fn markdown(&self) -> String {
+        use std::fmt::Write as _;
+        let mut s = format!(
+            "# netlab diff\n\nA: `{}`\n\nB: `{}`\n\n## Headline\n\n",
+            self.a, self.b
+        );
+        for l in self.headline() {
+            let _ = writeln!(s, "- {l}");
+        }
+        s.push_str("\n## Setup\n\n");
+        if self.setup_differs.is_empty() {
+            let _ = writeln!(s, "All {} setup items are the same.\n", self.setup_same);
+        } else {
+            let _ = writeln!(
+                s,
+                "{} setup items are the same; these differ:\n\n| item | A | B | can explain |\n|---|---|---|---|",
+                self.setup_same
+            );
+            for d in &self.setup_differs {
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | {} |",
+                    d.key,
+                    cell(&d.a),
+                    cell(&d.b),
+                    d.explains.as_deref().unwrap_or("–")
+                );
+            }
+            s.push('\n');
+        }
+        s.push_str("## What moved\n\nEach metric over the rounds of A against those of B (method §12.3: Hodges–Lehmann shift B − A, exact interval over rounds; a change is claimed only where the interval excludes 0).\n");
+        for p in &self.pairs {
+            let _ = writeln!(
+                s,
+                "\n### {}\n\nRounds: A {}, B {}. States: A — {}; B — {}.\n\n| metric | A rounds | B rounds | shift B − A | interval |\n|---|---|---|---|---|",
+                pair_title(p),
+                p.rounds.0,
+                p.rounds.1,
+                p.states.0,
+                p.states.1
+            );
+            for m in &p.metrics {
+                let _ = writeln!(
+                    s,
+                    "| {} ({}) | {} | {} | {} | [{}, {}] at {:.0} % |",
+                    m.metric,
+                    if m.unit.is_empty() { "–" } else { &m.unit },
+                    m.a_rounds.join(" / "),
+                    m.b_rounds.join(" / "),
+                    m.shift,
+                    m.interval.0,
+                    m.interval.1,
+                    m.level * 100.0
+                );
+            }
+            s.push('\n');
+            for m in &p.metrics {
+                let _ = writeln!(s, "- {}", m.sentence);
+            }
+        }
+        if !self.only_a.is_empty() || !self.only_b.is_empty() {
+            s.push_str("\n## Only in one run\n\n");
+            for x in &self.only_a {
+                let _ = writeln!(s, "- only in A: {x}");
+            }
+            for x in &self.only_b {
+                let _ = writeln!(s, "- only in B: {x}");
+            }
+        }
+        s
+    }
+
+    /// diff.html: diff.md as one self-contained page.
+    pub fn html(&self) -> String {
+        format!(
+            "<!doctype html><html><head><meta charset=utf-8><title>netlab diff</title><style>{}</style></head><body>\n{}</body></html>\n",
+            crate::html::CSS,
+            crate::markdown::to_html(&self.markdown())
+        )
+    }
+}
+
+fn pair_title(p: &PairDiff) -> String {
+    let arm = if p.arm_a == p.arm_b {
+        p.arm_a.clone()
+    } else {
+        format!("{} → {}", p.arm_a, p.arm_b)
+    };
+    if p.point == "default" || p.point.is_empty() {
+        arm
+    } else {
+        format!("{arm} at {}", p.point)
+    }
+}
+
+/// A value in a table cell (no pipe, not too long).
+fn cell(s: &str) -> String {
+    let s = s.replace('|', "/");
+    if s.chars().count() > 80 {
+        format!("{}…", s.chars().take(80).collect::<String>())
+    } else {
+        s
+    }
+}
