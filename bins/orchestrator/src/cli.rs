@@ -38,6 +38,8 @@ pub enum Command {
     Report(ReportArgs),
     /// What changed between two runs: the setup item by item, and each arm's metrics over A's rounds against B's (touches nothing).
     Diff(DiffArgs),
+    /// Run the experiment a results folder records again (its seeds, order and kernel), then diff the new run against it.
+    Rerun(RerunArgs),
     /// Remove what dead netlab runs still own (namespaces, children, guests), and nothing else.
     Cleanup(CleanupArgs),
     /// Run one program inside a pinned user-mode-linux kernel and return its exit status.
@@ -250,6 +252,28 @@ pub struct DiffArgs {
     /// Exit 1 when a change in METRIC (p50, p95, loss, goodput, drops) is claimed beyond THRESHOLD (its unit; default 0).
     #[arg(long, value_name = "METRIC[:THRESHOLD]", value_parser = args::fail_on_change)]
     pub fail_on_change: Vec<(String, f64)>,
+}
+
+/// `orchestrator rerun`.
+#[derive(Debug, Args)]
+pub struct RerunArgs {
+    /// The results folder (or its results.json) whose experiment runs again.
+    pub results: PathBuf,
+    /// Results folder of the new run (default results/<name>-rerun-<UTC timestamp>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Rounds, instead of the recorded count.
+    #[arg(long, value_parser = value_parser!(u32).range(1..))]
+    pub rounds: Option<u32>,
+    /// The kernel to run on, instead of the recorded one (the diff then names it).
+    #[arg(long, value_enum)]
+    pub kernel: Option<KernelChoice>,
+    /// Guest memory for the user-mode-linux kernel.
+    #[arg(long, default_value = "1G", value_parser = args::guest_mem)]
+    pub guest_mem: String,
+    /// No progress display.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// `orchestrator cleanup`.

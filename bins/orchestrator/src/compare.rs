@@ -14,7 +14,7 @@ use crate::cli::{CompareArgs, RunArgs};
 use crate::config::{compare_config, run_config, UsageError};
 use crate::finish::Finish;
 
-fn utc_stamp() -> String {
+pub(crate) fn utc_stamp() -> String {
     // 2026-11-30T02:48:05Z → 20261130T024805Z (a folder name without colons).
     format_rfc3339(SystemTime::now())
         .chars()
@@ -52,7 +52,7 @@ pub fn run_main(a: &RunArgs) -> u8 {
 /// Runs the experiment and gives the exit code: 0 complete, 1 failed or
 /// refused (2 for what the runner cannot do), 128 + signal when
 /// interrupted, the guest run's own status after a guest run.
-fn execute(cmd: &str, cfg: SessionConfig) -> u8 {
+pub(crate) fn execute(cmd: &str, cfg: SessionConfig) -> u8 {
     // Inside the guest the host has already said them.
     if !cfg.inside_guest {
         crate::plan::print_warnings(cmd, &cfg.exp);

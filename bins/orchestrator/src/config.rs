@@ -37,7 +37,7 @@ pub const DEFAULT_ARMS: [&str; 2] = [
 ];
 
 /// The experiment file's word for a `--kernel` choice.
-fn kernel_choice(k: KernelChoice) -> netlab_experiment::KernelChoice {
+pub(crate) fn kernel_choice(k: KernelChoice) -> netlab_experiment::KernelChoice {
     match k {
         KernelChoice::Auto => netlab_experiment::KernelChoice::Auto,
         KernelChoice::Host => netlab_experiment::KernelChoice::Host,

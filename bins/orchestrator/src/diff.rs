@@ -59,7 +59,11 @@ pub fn main(a: &DiffArgs) -> u8 {
     u8::from(failed)
 }
 
-fn write(out: &std::path::Path, d: &netlab_report::diff::RunDiff) -> std::io::Result<()> {
+/// Writes diff.md, diff.html and diff.json into `out` (created).
+pub(crate) fn write(
+    out: &std::path::Path,
+    d: &netlab_report::diff::RunDiff,
+) -> std::io::Result<()> {
     std::fs::create_dir_all(out)?;
     let json = serde_json::to_string_pretty(d).map_err(std::io::Error::other)?;
     for (name, text) in [

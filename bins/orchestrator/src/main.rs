@@ -17,6 +17,7 @@ mod heap;
 mod merge;
 mod plan;
 mod report;
+mod rerun;
 mod roles;
 
 use std::process::ExitCode;
@@ -51,6 +52,7 @@ fn main() -> ExitCode {
         Command::Merge(a) => merge::main(&a),
         Command::Report(a) => report::main(&a.path),
         Command::Diff(a) => diff::main(&a),
+        Command::Rerun(a) => rerun::main(&a),
         Command::Cleanup(a) => roles::cleanup(&a),
         Command::Guest(a) => roles::guest(&a),
         Command::Sink(a) => roles::sink(&a),

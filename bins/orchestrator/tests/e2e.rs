@@ -190,6 +190,118 @@ fn privileged_two_settings_of_pfifo_are_two_arms_in_every_output() {
     }
 }
 
+/// `rerun` runs a results folder's experiment again on its kernel and
+/// diffs the new run against it; a run with the offloads on is named by
+/// the diff's setup (docs/usage.md, "Two runs"; method §12.10).
+#[test]
+fn privileged_rerun_and_diff_on_the_host_kernel() {
+    if !require_privileged("privileged_rerun_and_diff_on_the_host_kernel") {
+        return;
+    }
+    let first = OutDir::new("rerun-first");
+    let args = compare_args(
+        &first,
+        "3",
+        "1s",
+        "4s",
+        &[
+            "--kernel",
+            "host",
+            "--offloads",
+            "off",
+            "--arm",
+            "pfifo limit 256",
+        ],
+    );
+    let (code, stdout, err) = run_bounded(&args, Duration::from_secs(180));
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
+    let again = OutDir::new("rerun-again");
+    let (code, stdout, err) = run_bounded(
+        &[
+            "rerun",
+            first.0.to_str().unwrap(),
+            "--out",
+            again.0.to_str().unwrap(),
+            "--quiet",
+        ],
+        Duration::from_secs(180),
+    );
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
+    assert!(
+        stdout.contains("the same experiment (content hash)"),
+        "{stdout}"
+    );
+    let hash = |dir: &std::path::Path| -> Value {
+        let r: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap())
+                .unwrap();
+        r["experiment_hash"].clone()
+    };
+    assert_eq!(hash(&first.0), hash(&again.0));
+    assert!(again.0.join("diff.md").exists() && again.0.join("diff.json").exists());
+    let d: Value =
+        serde_json::from_str(&std::fs::read_to_string(again.0.join("diff.json")).unwrap()).unwrap();
+    assert_eq!(d["same_experiment"], true, "{d}");
+    // The setup of the same experiment on the same machine: nothing of
+    // the experiment, the kernel or the path differs.
+    for item in d["setup_differs"].as_array().unwrap() {
+        let key = item["key"].as_str().unwrap();
+        assert!(
+            !key.starts_with("experiment.")
+                && !key.starts_with("kernel.")
+                && !key.starts_with("path."),
+            "{item}"
+        );
+    }
+    // The same flags with the kernel's offloads: the diff names them,
+    // and any change it claims lies inside its interval.
+    let third = OutDir::new("rerun-third");
+    let args = compare_args(
+        &third,
+        "3",
+        "1s",
+        "4s",
+        &[
+            "--kernel",
+            "host",
+            "--offloads",
+            "kernel",
+            "--arm",
+            "pfifo limit 256",
+        ],
+    );
+    let (code, stdout, err) = run_bounded(&args, Duration::from_secs(180));
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
+    let (code, stdout, err) = run_bounded(
+        &["diff", first.0.to_str().unwrap(), third.0.to_str().unwrap()],
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
+    assert!(stdout.contains("experiment.path.offloads"), "{stdout}");
+    println!("{stdout}");
+    // A recorded kernel is refused when another runs here (simulated by
+    // editing the recorded release), before anything is touched.
+    let moved = OutDir::new("rerun-moved");
+    std::fs::create_dir_all(&moved.0).unwrap();
+    let text = std::fs::read_to_string(first.0.join("results.json")).unwrap();
+    let mut r: Value = serde_json::from_str(&text).unwrap();
+    r["kernel"]["release"] = Value::String("0.0.0-elsewhere".into());
+    std::fs::write(moved.0.join("results.json"), r.to_string()).unwrap();
+    let out = OutDir::new("rerun-refused");
+    let (code, _, err) = run_bounded(
+        &[
+            "rerun",
+            moved.0.to_str().unwrap(),
+            "--out",
+            out.0.to_str().unwrap(),
+        ],
+        Duration::from_secs(30),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--kernel host"), "{err}");
+    assert!(!out.0.exists(), "a refused rerun wrote {}", out.0.display());
+}
+
 #[test]
 fn guest_compare_both_arms_in_the_uml_kernel() {
     if !netlab_guest::guest_or_skip(

@@ -1,4 +1,4 @@
-//! One way to finish a results folder (issue 32): from its results.json to
+//! One way to finish a results folder (docs/architecture.md, the report crate): from its results.json to
 //! summary.md, the SVG figures, index.html, one page (`scenarios/sNN.html`)
 //! and one `.flent.gz` per scenario, with the caveats beside the figures they qualify in both
 //! summary.md and the page. `orchestrator report PATH` is [`finish_folder`];

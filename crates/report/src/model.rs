@@ -28,7 +28,7 @@ pub struct ReportInput {
     pub notes: Vec<String>,
     /// Caveats printed beside the comparison between arms: scenarios that
     /// ran on different kernels or CPU models, plan indices missing from a
-    /// partial merge (issue 22). Empty for a run on one machine.
+    /// partial merge (method §11.9). Empty for a run on one machine.
     pub caveats: Vec<String>,
     /// The part of the run these scenarios are, when not all of it (a
     /// sweep's point: `point 3 (rate=20mbit flows=1)`): the figures drawn
@@ -258,7 +258,7 @@ pub struct Scenario {
     /// stop-and-wait probe.
     pub iso: Option<IsoProbe>,
     /// Every stop-and-wait request's fate (method §5.8), when B's receive
-    /// log is in the results (absent in results written before issue 30).
+    /// log is in the results (absent in results written before B's receive log was kept, method §5.8).
     pub fates: Option<netlab_results::fate::ProbeFates>,
     /// ECN was negotiated on the flow the capture followed (an ECN flow
     /// shares the bottleneck with the probe, which is always Not-ECT).

@@ -96,7 +96,7 @@ impl plotters::coord::ranged1d::Ranged for Scale {
 }
 
 /// The y scale for values `levels` (values and bounds): logarithmic when
-/// they are all positive and span 10× or more (STYLE 25).
+/// they are all positive and span 10× or more (docs/report.md, "Sweep figures").
 pub fn y_scale(levels: &[f64]) -> Scale {
     let lo = levels.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = levels.iter().copied().fold(f64::NEG_INFINITY, f64::max);

@@ -1,4 +1,4 @@
-//! A sweep's points apart (issue 31): the headline, the verdict, the
+//! A sweep's points apart (docs/report.md, "Pooling in a sweep"): the headline, the verdict, the
 //! comparison between arms and the per-arm figures pool the rounds of one
 //! point and never rounds of different points, so a sweep's report is
 //! computed point by point on the scenarios of each ([`split`]).

@@ -232,7 +232,7 @@ mod tests {
     use super::*;
     use crate::compare::Figure;
 
-    /// The issue's case (issue 30): a run whose loaded-median difference
+    /// The seed's guest run (method §12.5): a run whose loaded-median difference
     /// was "≤ -995 ms" with the interval "[≤ -993, -384]", which the old
     /// verdict wrote as "lower … by ≥ 995 ms (95 % interval excludes 0)".
     fn issue_case() -> Comparison {

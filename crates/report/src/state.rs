@@ -1,5 +1,5 @@
 //! The steady state of one round's loss-based flow, from its own tcp_info
-//! samples, and how the rounds of one arm fall into states (issue 20,
+//! samples, and how the rounds of one arm fall into states (method §12.6,
 //! item 4; method §12.6).
 //!
 //! Under a deep FIFO a Reno or CUBIC flow overshoots in slow start, has its

@@ -96,7 +96,7 @@ fn cell(q: Option<netlab_probe::RankQuantile>) -> String {
 /// Renders the table as Markdown.
 pub fn table(rows: &[SummaryRow]) -> String {
     let mut s = String::new();
-    // A sweep's rows say their point (issue 31).
+    // A sweep's rows say their point (docs/report.md, "Pooling in a sweep").
     let sweep = rows
         .iter()
         .any(|r| r.point_label != "default" && !r.point_label.is_empty());

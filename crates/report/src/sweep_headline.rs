@@ -1,4 +1,4 @@
-//! A sweep's headline: what changes along each axis (issue 31). Per axis,
+//! A sweep's headline: what changes along each axis (docs/report.md, "Pooling in a sweep"). Per axis,
 //! arm and value of the other axes, the headline metrics at each value of
 //! the axis, each the median over that point's rounds alone
 //! ([`crate::sweep::series`]); the latency is the probe that ran (the

@@ -1,4 +1,4 @@
-//! One way to finish a results folder (issue 32): the library alone, with
+//! One way to finish a results folder (docs/architecture.md): the library alone, with
 //! no orchestrator, takes a committed real run from its results.json to
 //! summary.md, the plots, index.html and the Flent files, and the caveats
 //! stand beside the figures in both.

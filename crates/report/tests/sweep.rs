@@ -1,4 +1,4 @@
-//! A sweep's data files, figures and pooling (issue 31, item 1) on the
+//! A sweep's data files, figures and pooling (docs/report.md, "Sweeps") on the
 //! committed real host sweep (fixtures/report/run-host-pfifo-sweep: pfifo,
 //! rate 2/20 Mbit/s × flows 1/2, 2 rounds, both probes).
 
@@ -364,7 +364,7 @@ fn rounds_are_pooled_within_a_point_never_across_points() {
 
 /// Whichever probe ran feeds the headline: with the stop-and-wait probe
 /// taken out, the isochronous probe's RTT is the headline's latency (it
-/// said "no data" before issue 31).
+/// once said "no data").
 #[test]
 fn an_isochronous_only_sweep_has_a_latency_in_its_headline() {
     let mut input = netlab_report::read_results(folder("sweep-iso").path()).unwrap();

@@ -1,4 +1,4 @@
-//! The models beside a sweep's measurement (issue 31, item 3;
+//! The models beside a sweep's measurement (docs/models.md;
 //! docs/models.md) on two real runs: the sparse-flow fixture
 //! (fixtures/report/run-uml-sparse-flows: fq_codel, 5 Mbit/s, offloads
 //! off, the isochronous probe every 20 ms, N = 4, 8, 10, 16 bulk uploads,

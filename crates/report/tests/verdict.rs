@@ -1,6 +1,6 @@
 //! The verdict on the committed real runs (fixtures/report/): its magnitude
 //! is the interval's bound nearest zero, and goodput is compared over the
-//! rounds' own window goodputs (issue 30, method §12.3–12.5).
+//! rounds' own goodputs (method §12.3–12.5).
 
 mod common;
 

@@ -18,7 +18,7 @@ pub struct MachineFigures {
     pub cpu: String,
 }
 
-/// The caveats a run's figures need (issue 22): the plan indices a partial
+/// The caveats a run's figures need (method §11.9): the plan indices a partial
 /// merge lacks, and, when its scenarios ran on more than one kernel or CPU
 /// model, which scenarios ran where and which sweep points pool rounds
 /// from several (arms are compared inside a round, which one machine ran,

@@ -1,6 +1,6 @@
 //! The general notes that qualify a run's figures, and the one rule that
 //! says which belong to a run (summary.md, the report and results.json's
-//! `notes` all ask [`notes_for`] / [`note_belongs`]; issue 33).
+//! `notes` all ask [`notes_for`] / [`note_belongs`]).
 
 /// The notes every summary carries (method §2, §5, §6, §7).
 pub const NOTES: &[&str] = &[

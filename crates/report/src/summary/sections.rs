@@ -80,7 +80,7 @@ pub fn fates_section(scenarios: &[ScenarioFigures]) -> String {
     s
 }
 
-/// The isochronous probe's own table (issue 15): per scenario and phase
+/// The isochronous probe's own table (method §10.3): per scenario and phase
 /// (baseline, loaded), the slots sent, the successes, the late replies,
 /// the requests lost or censored at the timeout, p50/p95/p99 of the
 /// successes with their count, the censoring-aware p50/p95/p99 over all

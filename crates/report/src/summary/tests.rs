@@ -446,7 +446,7 @@ fn an_interrupted_run_says_where_first() {
     );
 }
 
-/// A shard names only the scenarios it ran (issue 33): shard 2 of 2,
+/// A shard names only the scenarios it ran (method §11.9): shard 2 of 2,
 /// stopped in its first scenario, never names scenario 1 that shard 1
 /// ran; a shard that ran 2 and 4 says so, not "1–3".
 #[test]
@@ -531,7 +531,7 @@ fn the_probe_notes_follow_the_probe_that_ran() {
     assert!(!md.contains("Loaded probe sends"), "{md}");
 }
 
-/// A sweep's table says each row's point (issue 31); a run without a
+/// A sweep's table says each row's point (docs/report.md, "Pooling in a sweep"); a run without a
 /// sweep keeps the method's columns.
 #[test]
 fn a_sweeps_table_has_a_point_column() {
@@ -550,7 +550,7 @@ fn a_sweeps_table_has_a_point_column() {
     assert!(plain.starts_with("| Round | arm |"), "{plain}");
 }
 
-/// Issue 31: a one-arm fq_codel sweep (limit 10240) gets no note about
+/// A one-arm fq_codel sweep (limit 10240) gets no note about
 /// "pfifo and fq_codel both have a 256-packet limit"; the method's pair
 /// does, and a pair with other limits does not.
 #[test]
