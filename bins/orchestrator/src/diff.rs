@@ -66,11 +66,14 @@ pub(crate) fn write(
 ) -> std::io::Result<()> {
     std::fs::create_dir_all(out)?;
     let json = serde_json::to_string_pretty(d).map_err(std::io::Error::other)?;
-    for (name, text) in [
-        ("diff.md", d.markdown()),
-        ("diff.html", d.html()),
-        ("diff.json", json),
-    ] {
+    let other = |e: netlab_report::ReportError| std::io::Error::other(e.to_string());
+    let mut files = vec![
+        ("diff.md".to_string(), d.markdown()),
+        ("diff.html".to_string(), d.html().map_err(other)?),
+        ("diff.json".to_string(), json),
+    ];
+    files.extend(d.figures().map_err(other)?);
+    for (name, text) in files {
         netlab_os::atomic::write(&out.join(name), text.as_bytes())
             .map_err(|e| std::io::Error::other(e.to_string()))?;
     }

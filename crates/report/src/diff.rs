@@ -103,6 +103,75 @@ pub struct PairDiff {
     pub states: (String, String),
     /// The metrics.
     pub metrics: Vec<MetricDiff>,
+    /// Each run's loaded delays, for the figure ([`crate::diff_plot`]).
+    #[serde(skip)]
+    pub delays: [Delays; 2],
+}
+
+/// One run's loaded probe delays at one pair, as its figure draws them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Delays {
+    /// The delays that were measured, ascending, ms.
+    pub values: Vec<f64>,
+    /// Requests with no delay to draw.
+    pub missing: usize,
+    /// What the values are (`one-way delay of delivered probes`).
+    pub what: &'static str,
+    /// What the missing ones are (`never reached B`).
+    pub missing_words: &'static str,
+    /// The axis' words (`one-way A→B delay`).
+    pub axis: &'static str,
+}
+
+impl Delays {
+    /// The loaded delays of a run's scenarios: every delivered probe's
+    /// one-way delay and how many never reached B where every round has
+    /// fates; else the replies' RTT and the requests without a reply.
+    fn of(scenarios: &[Scenario]) -> Delays {
+        use crate::model::ProbePhase;
+        let ok: Vec<&Scenario> = scenarios.iter().filter(|s| s.error.is_none()).collect();
+        let fates: Option<Vec<crate::model::Delivered>> = ok
+            .iter()
+            .map(|s| s.delivered_one_way(ProbePhase::Loaded))
+            .collect();
+        let mut d = match fates {
+            Some(f) if !f.is_empty() => Delays {
+                values: f
+                    .iter()
+                    .flat_map(|x| x.one_way_ms.iter().copied())
+                    .collect(),
+                missing: f.iter().map(|x| x.lost).sum(),
+                what: "one-way delay of the delivered probes",
+                missing_words: "never reached B",
+                axis: "one-way A→B delay",
+            },
+            _ => {
+                let obs: Vec<crate::stats::Observation> = ok
+                    .iter()
+                    .flat_map(|s| s.rtt_observations(ProbePhase::Loaded))
+                    .collect();
+                Delays {
+                    values: obs
+                        .iter()
+                        .filter_map(|o| match o {
+                            crate::stats::Observation::Exact(v) => Some(*v),
+                            crate::stats::Observation::AtLeast(_) => None,
+                        })
+                        .collect(),
+                    missing: obs
+                        .iter()
+                        .filter(|o| matches!(o, crate::stats::Observation::AtLeast(_)))
+                        .count(),
+                    what: "RTT of the replies",
+                    missing_words:
+                        "without a reply within the timeout (lost or late: no receive log)",
+                    axis: "probe RTT",
+                }
+            }
+        };
+        d.values.sort_by(f64::total_cmp);
+        d
+    }
 }
 
 /// Two runs side by side.
@@ -408,6 +477,7 @@ fn pair_diff(
             .map_or_else(|| "no round".into(), |s| s.text())
     };
     let states = (states_of(&sa), states_of(&sb));
+    let delays = [Delays::of(&sa), Delays::of(&sb)];
     let mut input = a.input.clone_header();
     input.scenarios = sa.into_iter().chain(sb).collect();
     let st = crate::compare::analyse(&input);
@@ -424,6 +494,7 @@ fn pair_diff(
         rounds,
         states,
         metrics,
+        delays,
     }
 }
 
@@ -623,17 +694,36 @@ impl RunDiff {
         s
     }
 
-    /// diff.html: diff.md as one self-contained page.
-    pub fn html(&self) -> String {
-        format!(
-            "<!doctype html><html><head><meta charset=utf-8><title>netlab diff</title><style>{}</style></head><body>\n{}</body></html>\n",
+    /// Each pair's figure (`diff-NN-cdf.svg`, its SVG text).
+    pub fn figures(&self) -> Result<Vec<(String, String)>, crate::ReportError> {
+        self.pairs
+            .iter()
+            .enumerate()
+            .map(|(k, p)| crate::diff_plot::figure(k + 1, p))
+            .collect()
+    }
+
+    /// diff.html: diff.md as one self-contained page, each pair's figure
+    /// inline.
+    pub fn html(&self) -> Result<String, crate::ReportError> {
+        let mut figs = String::new();
+        for (name, svg) in self.figures()? {
+            let svg = svg.find("<svg").map_or(svg.as_str(), |i| &svg[i..]);
+            figs.push_str(&format!(
+                "<figure>{svg}<figcaption>{}</figcaption></figure>\n",
+                crate::html::esc(&name)
+            ));
+        }
+        Ok(format!(
+            "<!doctype html><html><head><meta charset=utf-8><title>netlab diff</title><style>{}</style></head><body>\n{}<h2>Figures</h2>\n<div class=figs>\n{figs}</div>\n</body></html>\n",
             crate::html::CSS,
             crate::markdown::to_html(&self.markdown())
-        )
+        ))
     }
 }
 
-fn pair_title(p: &PairDiff) -> String {
+/// `pfifo limit 256 at rate=5mbit`, `A-WORDS → B-WORDS` when paired.
+pub fn pair_title(p: &PairDiff) -> String {
     let arm = if p.arm_a == p.arm_b {
         p.arm_a.clone()
     } else {

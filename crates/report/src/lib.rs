@@ -34,6 +34,7 @@ pub mod arms;
 pub mod compare;
 pub mod delivery;
 pub mod diff;
+pub mod diff_plot;
 pub mod flent;
 pub mod folder;
 pub mod headline;

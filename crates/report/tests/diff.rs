@@ -96,7 +96,15 @@ fn two_runs_that_differ_in_known_keys_name_them_and_list_the_unshared_arm() {
     assert!(md.contains("- only in B: fq_codel"), "{md}");
     let json = serde_json::to_string(&d).unwrap();
     assert!(json.contains("\"setup_differs\""));
-    assert!(d.html().contains("<h2>What moved</h2>") || d.html().contains("What moved"));
+    let html = d.html().unwrap();
+    assert!(html.contains("What moved"), "{html}");
+    // The pair's figure: both runs on one axis, A solid, B dashed.
+    let figs = d.figures().unwrap();
+    assert_eq!(figs.len(), 1);
+    assert_eq!(figs[0].0, "diff-01-cdf.svg");
+    // B's dashes are short polylines of their own.
+    assert!(figs[0].1.matches("<polyline").count() > 10, "B is dashed");
+    assert!(html.contains("<figure><svg"), "the figure is inline");
 }
 
 #[test]
