@@ -191,37 +191,7 @@ pub fn of_point(input: &ReportInput, st: &Statistics) -> Headline {
             .find(|a| &a.arm == arm)
             .cloned()
             .unwrap_or_else(|| state::group_rounds(arm, &[]));
-        let by_state = if arm_states.disagree() {
-            arm_states
-                .groups
-                .iter()
-                .map(|g| {
-                    let o: Vec<Observation> = ok
-                        .iter()
-                        .filter(|s| g.rounds.contains(&s.round))
-                        .flat_map(|s| obs(s, ProbePhase::Loaded))
-                        .collect();
-                    let mine: Vec<&Scenario> = ok
-                        .iter()
-                        .copied()
-                        .filter(|s| g.rounds.contains(&s.round))
-                        .collect();
-                    StateLatency {
-                        state: g.kind.short(),
-                        rounds: g.rounds.clone(),
-                        p50: censored_quantile(&o, 0.5),
-                        p95: censored_quantile(&o, 0.95),
-                        delivery: ArmDelivery::of(&mine),
-                        goodputs: mine
-                            .iter()
-                            .filter_map(|s| crate::compare::window_goodput(s).map(|g| (s.round, g)))
-                            .collect(),
-                    }
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let by_state = by_state(&ok, &arm_states);
         arms.push(ArmHeadline {
             arm: arm.clone(),
             rounds: ok.len(),
@@ -324,6 +294,40 @@ fn iso_beside(ok: &[&Scenario]) -> Option<String> {
 /// The stop-and-wait probe's loaded requests with RTT information.
 fn obs_len(s: &Scenario) -> usize {
     s.rtt_observations(ProbePhase::Loaded).len()
+}
+
+/// Each state's figures over its own rounds, when an arm's rounds fall
+/// into several (method §12.6: no pooled figure then).
+fn by_state(ok: &[&Scenario], states: &ArmStates) -> Vec<StateLatency> {
+    if !states.disagree() {
+        return Vec::new();
+    }
+    states
+        .groups
+        .iter()
+        .map(|g| {
+            let mine: Vec<&Scenario> = ok
+                .iter()
+                .copied()
+                .filter(|s| g.rounds.contains(&s.round))
+                .collect();
+            let o: Vec<Observation> = mine
+                .iter()
+                .flat_map(|s| obs(s, ProbePhase::Loaded))
+                .collect();
+            StateLatency {
+                state: g.kind.short(),
+                rounds: g.rounds.clone(),
+                p50: censored_quantile(&o, 0.5),
+                p95: censored_quantile(&o, 0.95),
+                delivery: ArmDelivery::of(&mine),
+                goodputs: mine
+                    .iter()
+                    .filter_map(|s| crate::compare::window_goodput(s).map(|g| (s.round, g)))
+                    .collect(),
+            }
+        })
+        .collect()
 }
 
 /// The headline of a run, computing its statistics

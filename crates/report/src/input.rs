@@ -212,15 +212,6 @@ fn config_lines(exp: &Experiment) -> Vec<(String, String)> {
         tl.warmup.as_secs_f64(),
         tl.measure.as_secs_f64(),
     );
-    let shaper = |t: &Option<netlab_qdisc_model::Tbf>| match t {
-        Some(t) => format!(
-            "tbf rate {} bit/s burst {} B limit {} B",
-            t.rate.bits_per_sec(),
-            t.burst.0,
-            t.limit.0
-        ),
-        None => "unshaped".to_string(),
-    };
     let joined = |items: Vec<String>, sep: &str| items.join(sep);
     let flows = joined(
         exp.flows
@@ -247,38 +238,12 @@ fn config_lines(exp: &Experiment) -> Vec<(String, String)> {
         "; ",
     );
     let arms = joined(exp.arms.iter().map(|a| a.words.clone()).collect(), " | ");
-    let swept = |f: fn(&netlab_experiment::AxisValue) -> bool| {
-        exp.sweep.axes.iter().any(|a| a.first().is_some_and(f))
-    };
-    let rate_swept = swept(|v| matches!(v, netlab_experiment::AxisValue::Rate(_)));
-    let down_swept = swept(|v| matches!(v, netlab_experiment::AxisValue::DownRate(_)));
-    let shaper_as_run = |t: &Option<netlab_qdisc_model::Tbf>, swept: bool| {
-        if swept {
-            // The file's own rate ran at no point: each point's rate is
-            // in the sweep line and its scenarios' read-backs.
-            match t {
-                Some(t) => format!(
-                    "tbf burst {} B limit {} B, rate swept (see sweep; each scenario's read-back on its page)",
-                    t.burst.0, t.limit.0
-                ),
-                None => "rate swept (see sweep)".to_string(),
-            }
-        } else {
-            shaper(t)
-        }
-    };
     let mut config = vec![
         ("experiment".to_string(), exp.name.clone()),
         ("rounds".to_string(), exp.rounds.to_string()),
         ("arms".into(), arms),
-        ("bottleneck".into(), shaper_as_run(&exp.path.up, rate_swept)),
     ];
-    if exp.path.down.is_some() {
-        config.push((
-            "download bottleneck".into(),
-            shaper_as_run(&exp.path.down, down_swept),
-        ));
-    }
+    config.extend(shaper_lines(exp));
     config.push((
         "path".into(),
         format!(
@@ -326,6 +291,47 @@ fn config_lines(exp: &Experiment) -> Vec<(String, String)> {
         config.push(("sweep".into(), joined(points, " | ")));
     }
     config
+}
+
+/// The shapers as run: each direction's TBF, or, where a sweep sets its
+/// rate, that the rate is swept (the file's own rate ran at no point).
+fn shaper_lines(exp: &Experiment) -> Vec<(String, String)> {
+    let swept = |f: fn(&netlab_experiment::AxisValue) -> bool| {
+        exp.sweep.axes.iter().any(|a| a.first().is_some_and(f))
+    };
+    let shaper = |t: &Option<netlab_qdisc_model::Tbf>, swept: bool| {
+        match (t, swept) {
+        (Some(t), false) => format!(
+            "tbf rate {} bit/s burst {} B limit {} B",
+            t.rate.bits_per_sec(),
+            t.burst.0,
+            t.limit.0
+        ),
+        (Some(t), true) => format!(
+            "tbf burst {} B limit {} B, rate swept (see sweep; each scenario's read-back on its page)",
+            t.burst.0, t.limit.0
+        ),
+        (None, false) => "unshaped".to_string(),
+        (None, true) => "rate swept (see sweep)".to_string(),
+    }
+    };
+    let mut out = vec![(
+        "bottleneck".to_string(),
+        shaper(
+            &exp.path.up,
+            swept(|v| matches!(v, netlab_experiment::AxisValue::Rate(_))),
+        ),
+    )];
+    if exp.path.down.is_some() {
+        out.push((
+            "download bottleneck".into(),
+            shaper(
+                &exp.path.down,
+                swept(|v| matches!(v, netlab_experiment::AxisValue::DownRate(_))),
+            ),
+        ));
+    }
+    out
 }
 
 fn scenario_from(

@@ -32,35 +32,10 @@ pub fn to_html(md: &str) -> String {
         }
     };
     let flush_table = |out: &mut String, table: &mut Vec<&str>| {
-        if table.is_empty() {
-            return;
+        if !table.is_empty() {
+            out.push_str(&table_html(table));
+            table.clear();
         }
-        out.push_str("<table>");
-        let mut first = true;
-        for row in table.iter() {
-            let cells: Vec<&str> = row
-                .trim()
-                .trim_start_matches('|')
-                .trim_end_matches('|')
-                .split('|')
-                .map(str::trim)
-                .collect();
-            if cells
-                .iter()
-                .all(|c| !c.is_empty() && c.chars().all(|x| x == '-' || x == ':'))
-            {
-                continue;
-            }
-            let tag = if first { "th" } else { "td" };
-            out.push_str("<tr>");
-            for c in cells {
-                out.push_str(&format!("<{tag}>{}</{tag}>", inline(c)));
-            }
-            out.push_str("</tr>\n");
-            first = false;
-        }
-        out.push_str("</table>\n");
-        table.clear();
     };
     for line in md.lines() {
         let t = line.trim_end();
@@ -117,6 +92,37 @@ pub fn to_html(md: &str) -> String {
     flush_table(&mut out, &mut table);
     flush_para(&mut out, &mut para);
     close_list(&mut out, &mut list);
+    out
+}
+
+/// A pipe table's rows as an HTML table: the first row the head, the
+/// `|---|` row dropped.
+fn table_html(rows: &[&str]) -> String {
+    let mut out = String::from("<table>");
+    let mut first = true;
+    for row in rows {
+        let cells: Vec<&str> = row
+            .trim()
+            .trim_start_matches('|')
+            .trim_end_matches('|')
+            .split('|')
+            .map(str::trim)
+            .collect();
+        if cells
+            .iter()
+            .all(|c| !c.is_empty() && c.chars().all(|x| x == '-' || x == ':'))
+        {
+            continue;
+        }
+        let tag = if first { "th" } else { "td" };
+        out.push_str("<tr>");
+        for c in cells {
+            out.push_str(&format!("<{tag}>{}</{tag}>", inline(c)));
+        }
+        out.push_str("</tr>\n");
+        first = false;
+    }
+    out.push_str("</table>\n");
     out
 }
 
