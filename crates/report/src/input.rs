@@ -50,6 +50,8 @@ pub struct ReportBuilder {
     figures: Vec<ScenarioFigures>,
     /// The label each arm of the run is shown and grouped by.
     labels: ArmLabels,
+    /// probes.csv and flows.csv, a scenario's rows at a time.
+    tables: crate::tables::Tables,
     /// The report's samples so far, or the first value it cannot draw.
     samples: Result<Samples, ReportError>,
 }
@@ -74,6 +76,7 @@ impl ReportBuilder {
         ReportBuilder {
             figures: Vec::new(),
             labels: ArmLabels::of_experiment(experiment),
+            tables: crate::tables::Tables::new(&crate::tables::Tables::axes_of(experiment)),
             samples: resolve(experiment).map(|exp| Samples {
                 scenarios: Vec::new(),
                 configured: timeline_phases(&exp),
@@ -97,13 +100,31 @@ impl ReportBuilder {
                 samples.timeout_s,
                 samples.base_rtt_s,
             ) {
-                Ok(scenario) => samples.scenarios.push(Scenario {
-                    arm: label,
-                    ..scenario
-                }),
+                Ok(scenario) => {
+                    let state = crate::state::of_scenario(&scenario)
+                        .ok()
+                        .map(|st| st.kind.short());
+                    self.tables.push(s, &label, state.as_deref());
+                    samples.scenarios.push(Scenario {
+                        arm: label,
+                        ..scenario
+                    });
+                }
                 Err(e) => self.samples = Err(e),
             }
         }
+    }
+
+    /// probes.csv and flows.csv of the scenarios so far (a scenario the
+    /// report cannot draw has no rows: the report says why).
+    pub fn tables(&self) -> &crate::tables::Tables {
+        &self.tables
+    }
+
+    /// Takes probes.csv and flows.csv out of the builder (they are not
+    /// copied: a long run's requests are many).
+    pub fn take_tables(&mut self) -> crate::tables::Tables {
+        std::mem::replace(&mut self.tables, crate::tables::Tables::new(&[]))
     }
 
     /// Every scenario's summary figures so far.

@@ -62,6 +62,7 @@ pub mod sweep;
 pub mod sweep_file;
 pub mod sweep_headline;
 pub mod sweep_model;
+pub mod tables;
 
 /// The shared statistics (Kaplan–Meier, the rank interval over rounds, the seeded bootstrap, medians),
 /// netlab-stats under its old path.
@@ -191,8 +192,14 @@ pub fn results_path(path: &Path) -> PathBuf {
 /// [`summary::caveats`] finds. A read error (the field's path named) comes
 /// before a value the report cannot draw.
 pub fn read_results(path: &Path) -> Result<ReportInput, ReportError> {
-    let (header, builder) = folder::read(&results_path(path))?;
-    builder.finish(&header)
+    let file = results_path(path);
+    let (header, builder) = folder::read(&file)?;
+    let mut input = builder.finish(&header)?;
+    // The page links probes.csv and flows.csv only where the folder has
+    // them.
+    let dir = file.parent().unwrap_or(Path::new("."));
+    input.summary.flat_tables = dir.join("probes.csv").is_file() && dir.join("flows.csv").is_file();
+    Ok(input)
 }
 
 /// Renders every file in memory (SVGs, index.html, the scenarios' pages,

@@ -51,6 +51,9 @@ pub struct SummaryParts {
     pub sections: Vec<String>,
     /// The notes scenarios add (`scenario 3 (round 2, pfifo): …`).
     pub scenario_notes: Vec<String>,
+    /// probes.csv and flows.csv are written beside the page (a folder
+    /// finished by [`crate::folder`]): the page links them.
+    pub flat_tables: bool,
 }
 
 /// Which kernel ran, in words.
