@@ -605,6 +605,7 @@ pub(crate) mod tests {
                 .collect(),
             flows: vec![FlowSeries {
                 label: "flow 1".into(),
+                direction: "up".into(),
                 bin_s: 0.2,
                 bytes: vec![125_000; 50],
             }],

@@ -1,13 +1,18 @@
 //! Flent export: one `.flent.gz` per scenario (Flent data format 4) that
 //! Flent's own plotting loads. The mapping is documented in docs/flent.md.
 //!
-//! Test name `rrul_var` with `bidir_streams=1`: its series are per-stream
-//! globs (`TCP upload::<label>`, `Ping (ms)::UDP <label>`), so netlab's one
-//! TCP upload and its UDP echo probe fill them without any ICMP label. The
-//! download streams and the ICMP ping of that test did not run and are absent
-//! (Flent still shows their empty panel and legend entry: no Flent 2.1.1 test
-//! has one upload and a UDP ping alone). A late reply is written at its real
-//! RTT; a request never answered is a gap (`null`), counted in the metadata.
+//! Test name `rrul_var` with one stream per flow (`bidir_streams`, the
+//! flows' labels `flow 1`, `flow 2`, …): its series are per-stream globs
+//! (`TCP upload::flow 1`, `TCP download::flow 2`), so each of netlab's
+//! flows has its own series, and Flent's own `TCP upload sum` adds them.
+//! The stop-and-wait probe is `Ping (ms)::UDP stop-and-wait`; the
+//! isochronous probe is `Ping (ms)::UDP isochronous`, written as Flent
+//! writes irtt's data (each reply's RTT with `owd_up` and `owd_down`, a
+//! lost packet `lost: true` and a gap). The ICMP ping of that test did not
+//! run and is absent. A late reply is written at its real RTT; a request
+//! never answered is a gap (`null`), counted in the metadata. Each file is
+//! titled by its arm, sweep point and round, so Flent's combined plots
+//! never pool two points or two arms.
 
 use std::io::Write as _;
 
@@ -19,8 +24,6 @@ use crate::ReportError;
 
 /// Flent test whose series netlab fills.
 pub const TEST_NAME: &str = "rrul_var";
-/// Stream label used in the series names.
-pub const STREAM_LABEL: &str = "netlab";
 /// Flent's data file format version written.
 pub const FILE_FORMAT: u32 = 4;
 
@@ -46,27 +49,62 @@ fn sanitize(s: &str) -> String {
         .collect()
 }
 
+/// The scenario's sweep point as a title says it (`flows=16`), empty
+/// without a sweep.
+fn point_words(s: &Scenario) -> Option<&str> {
+    let l = s.point.label.as_str();
+    (!l.is_empty() && l != "default").then_some(l)
+}
+
+/// The file's TITLE: arm, sweep point and round (`fq_codel flows=16 r2`),
+/// unique in the run.
+pub fn title(s: &Scenario) -> String {
+    match point_words(s) {
+        Some(p) => format!("{} {p} r{}", s.arm, s.round),
+        None => format!("{} r{}", s.arm, s.round),
+    }
+}
+
 /// The file's `DATA_FILENAME`: Flent's combination plots (`box_combine`,
 /// `bar_combine`) group files by it, after stripping the names' common
-/// prefix and any standalone number. `netlab-<run>-pfifo-r1.flent.gz`
-/// leaves `pfifo-r1`: one group, one box and one label per file (round).
+/// prefix and any standalone number. `netlab-<run>-pfifo-flows=2-r1.flent.gz`
+/// leaves `pfifo-flows=2-r1`: one group, one box and one label per file
+/// (arm, point and round), never two points in one.
 pub fn combine_name(input: &ReportInput, s: &Scenario) -> String {
+    let point = point_words(s).map_or_else(String::new, |p| format!("-{}", sanitize(p)));
     format!(
-        "netlab-{}-{}-r{}.flent.gz",
+        "netlab-{}-{}{point}-r{}.flent.gz",
         sanitize(&input.run_id),
         crate::arms::file_slug(&s.arm),
         s.round
     )
 }
 
-/// Name of the TCP upload series.
-pub fn upload_series() -> String {
-    format!("TCP upload::{STREAM_LABEL}")
+/// Name of flow `k`'s series (1-based, the figures' numbering), by its
+/// direction: `TCP upload::flow 1`, `TCP download::flow 2`.
+pub fn flow_series(direction: &str, k: usize) -> String {
+    let dir = if direction == "down" {
+        "download"
+    } else {
+        "upload"
+    };
+    format!("TCP {dir}::flow {k}")
 }
 
-/// Name of the UDP echo series.
+/// Name of the first flow's upload series: with one flow, the upload's
+/// goodput (Flent's own `TCP upload sum` adds every upload flow's).
+pub fn upload_series() -> String {
+    flow_series("up", 1)
+}
+
+/// Name of the stop-and-wait UDP echo series.
 pub fn ping_series() -> String {
-    format!("Ping (ms)::UDP {STREAM_LABEL}")
+    "Ping (ms)::UDP stop-and-wait".into()
+}
+
+/// Name of the isochronous probe's series.
+pub fn iso_series() -> String {
+    "Ping (ms)::UDP isochronous".into()
 }
 
 fn round6(v: f64) -> f64 {
@@ -139,27 +177,37 @@ pub fn export(input: &ReportInput, s: &Scenario) -> Result<Value, ReportError> {
     let n = (total / step).round() as usize + 1;
     let x_values: Vec<f64> = (0..n).map(|i| round6(i as f64 * step)).collect();
 
-    let upload = upload(s, t0, step, &x_values);
+    let flows = flows(s, t0, step, &x_values);
     let (ping, unanswered) = ping(s, t0, step, &x_values);
-    // Flent plots an empty series as a 0-byte image without an error: refuse
-    // to write one.
-    if !ping.raw.iter().any(|v| v.get("val").is_some()) {
+    let iso = iso(s, t0, step, &x_values);
+    // Flent plots an empty series as a 0-byte image without an error:
+    // refuse to write a file with no probe value or no flow at all.
+    let has_value = |x: &Series| x.raw.iter().any(|v| v.get("val").is_some());
+    if !has_value(&ping) && !iso.as_ref().is_some_and(has_value) {
         return Err(err(
             "no probe reply at all: Flent would draw an empty ping plot".into(),
         ));
     }
-    if upload.bins == 0 {
+    if flows.iter().all(|(_, f)| f.bins == 0) {
         return Err(err(
             "no delivered-bytes series: Flent would draw an empty throughput plot".into(),
         ));
     }
 
     let mut results = Map::new();
-    results.insert(upload_series(), json!(upload.aligned));
-    results.insert(ping_series(), json!(ping.aligned));
     let mut raw = Map::new();
-    raw.insert(upload_series(), Value::Array(upload.raw));
-    raw.insert(ping_series(), Value::Array(ping.raw));
+    for (name, f) in flows {
+        results.insert(name.clone(), json!(f.aligned));
+        raw.insert(name, Value::Array(f.raw));
+    }
+    if !s.probes.is_empty() {
+        results.insert(ping_series(), json!(ping.aligned));
+        raw.insert(ping_series(), Value::Array(ping.raw));
+    }
+    if let Some(iso) = iso {
+        results.insert(iso_series(), json!(iso.aligned));
+        raw.insert(iso_series(), Value::Array(iso.raw));
+    }
     Ok(json!({
         "metadata": metadata(input, s, t0, step, unanswered),
         "version": FILE_FORMAT,
@@ -178,39 +226,110 @@ struct Series {
     bins: usize,
 }
 
-/// TCP upload: delivered Mbit/s per bin (at the bin's end), then the
-/// sender's tcp_info samples under Flent's socket-stats keys.
-fn upload(s: &Scenario, t0: f64, step: f64, x_values: &[f64]) -> Series {
+/// Each flow's series, named by [`flow_series`]: delivered Mbit/s per
+/// bin (at the bin's end); the first flow's carries the sender's tcp_info
+/// samples under Flent's socket-stats keys (the report keeps the first
+/// flow's).
+fn flows(s: &Scenario, t0: f64, step: f64, x_values: &[f64]) -> Vec<(String, Series)> {
+    s.flows
+        .iter()
+        .enumerate()
+        .map(|(k, f)| {
+            let mut raw: Vec<(f64, Value)> = Vec::new();
+            let mut points: Vec<(f64, f64)> = Vec::new();
+            for (i, b) in f.bytes.iter().enumerate() {
+                let mbps = *b as f64 * 8.0 / step / 1e6;
+                let t = (i + 1) as f64 * step;
+                points.push((t, mbps));
+                raw.push((t, json!({ "t": round6(t0 + t), "val": round6(mbps) })));
+            }
+            let aligned = align_like_flent(&points, x_values, step);
+            if k == 0 {
+                for ti in &s.tcp_info {
+                    let mut m = Map::new();
+                    m.insert("t".into(), json!(round6(t0 + ti.t_s)));
+                    m.insert("tcp_rtt".into(), json!(round6(ti.rtt_ms)));
+                    m.insert("tcp_rtt_var".into(), json!(round6(ti.rttvar_ms)));
+                    m.insert("tcp_cwnd".into(), json!(ti.cwnd));
+                    if let Some(r) = ti.delivery_rate_bps {
+                        m.insert("tcp_delivery_rate".into(), json!(round6(r / 1e6)));
+                    }
+                    if let Some(r) = ti.pacing_rate_bps {
+                        m.insert("tcp_pacing_rate".into(), json!(round6(r / 1e6)));
+                    }
+                    raw.push((ti.t_s, Value::Object(m)));
+                }
+            }
+            raw.sort_by(|a, b| a.0.total_cmp(&b.0));
+            (
+                flow_series(&f.direction, k + 1),
+                Series {
+                    raw: raw.into_iter().map(|x| x.1).collect(),
+                    aligned,
+                    bins: f.bytes.len(),
+                },
+            )
+        })
+        .collect()
+}
+
+/// The isochronous probe as Flent writes irtt's data: each answered slot
+/// at its reply's arrival with its RTT (`val`), `owd_up` and `owd_down`
+/// where A and B share a clock, a reply after the timeout at its real RTT
+/// (`late: true`); a slot never answered is `lost: true` at its send, with
+/// no value, and a gap on the step grid over its wait.
+fn iso(s: &Scenario, t0: f64, step: f64, x_values: &[f64]) -> Option<Series> {
+    let iso = s.iso.as_ref()?;
     let mut raw: Vec<(f64, Value)> = Vec::new();
-    let mut points: Vec<(f64, f64)> = Vec::new();
-    let agg = s.aggregate_bytes();
-    for (i, b) in agg.iter().enumerate() {
-        let mbps = *b as f64 * 8.0 / step / 1e6;
-        let t = (i + 1) as f64 * step;
-        points.push((t, mbps));
-        raw.push((t, json!({ "t": round6(t0 + t), "val": round6(mbps) })));
-    }
-    let aligned = align_like_flent(&points, x_values, step);
-    for ti in &s.tcp_info {
-        let mut m = Map::new();
-        m.insert("t".into(), json!(round6(t0 + ti.t_s)));
-        m.insert("tcp_rtt".into(), json!(round6(ti.rtt_ms)));
-        m.insert("tcp_rtt_var".into(), json!(round6(ti.rttvar_ms)));
-        m.insert("tcp_cwnd".into(), json!(ti.cwnd));
-        if let Some(r) = ti.delivery_rate_bps {
-            m.insert("tcp_delivery_rate".into(), json!(round6(r / 1e6)));
+    let mut gaps: Vec<(f64, f64)> = Vec::new();
+    for r in &iso.requests {
+        let Some(sent) = r.send_s else { continue };
+        let rtt = match (r.outcome, r.late_rtt_ms) {
+            (ProbeOutcome::Reply { rtt_ms }, _) => Some((rtt_ms, false)),
+            (ProbeOutcome::Timeout, Some(late)) => Some((late, true)),
+            _ => None,
+        };
+        match rtt {
+            Some((rtt_ms, late)) => {
+                let t = sent + rtt_ms / 1000.0;
+                let mut v = json!({ "t": round6(t0 + t), "val": round6(rtt_ms), "seq": r.seq });
+                if let Some(u) = r.up_ms {
+                    v["owd_up"] = json!(round6(u));
+                }
+                if let Some(d) = r.down_ms {
+                    v["owd_down"] = json!(round6(d));
+                }
+                if late {
+                    v["late"] = json!(true);
+                }
+                raw.push((t, v));
+            }
+            None if matches!(r.outcome, ProbeOutcome::Timeout) => {
+                raw.push((
+                    sent,
+                    json!({ "t": round6(t0 + sent), "seq": r.seq, "lost": true }),
+                ));
+                gaps.push((sent, sent + iso.timeout_s));
+            }
+            None => {}
         }
-        if let Some(r) = ti.pacing_rate_bps {
-            m.insert("tcp_pacing_rate".into(), json!(round6(r / 1e6)));
-        }
-        raw.push((ti.t_s, Value::Object(m)));
     }
     raw.sort_by(|a, b| a.0.total_cmp(&b.0));
-    Series {
+    let points: Vec<(f64, f64)> = raw
+        .iter()
+        .filter_map(|(t, v)| v.get("val").and_then(Value::as_f64).map(|x| (*t, x)))
+        .collect();
+    let mut aligned = align_like_flent(&points, x_values, step);
+    for (x, v) in x_values.iter().zip(aligned.iter_mut()) {
+        if gaps.iter().any(|(a, b)| *x > *a && *x <= *b) {
+            *v = None;
+        }
+    }
+    Some(Series {
         raw: raw.into_iter().map(|x| x.1).collect(),
         aligned,
-        bins: agg.len(),
-    }
+        bins: 0,
+    })
 }
 
 /// What became of the probe's requests that got no reply within the
@@ -321,8 +440,36 @@ fn metadata(input: &ReportInput, s: &Scenario, t0: f64, step: f64, u: Unanswered
     let window = s.measured_window.unwrap_or(s.phases.loaded);
     let (delay, total_length) = window_metadata(window, step);
     // Flent uses TITLE as the file's label in legends and combined plots:
-    // short and on one line.
-    let title = format!("{} r{}", s.arm, s.round);
+    // short, on one line, and unique in the run (arm, point, round).
+    let title = title(s);
+    // One stream per flow, then one per probe, so that each series has
+    // its test's data set (and its units) in Flent.
+    let mut labels: Vec<String> = (1..=s.flows.len()).map(|k| format!("flow {k}")).collect();
+    if !s.probes.is_empty() {
+        labels.push("stop-and-wait".into());
+    }
+    if s.iso.is_some() {
+        labels.push("isochronous".into());
+    }
+    let mut series_meta = Map::new();
+    for (k, f) in s.flows.iter().enumerate() {
+        series_meta.insert(
+            flow_series(&f.direction, k + 1),
+            json!({ "UNITS": "Mbits/s", "RUNNER": "netlab TCP sender, its receiver's delivered bytes" }),
+        );
+    }
+    if !s.probes.is_empty() {
+        series_meta.insert(
+            ping_series(),
+            json!({ "UNITS": "ms", "RUNNER": "netlab stop-and-wait UDP echo" }),
+        );
+    }
+    if s.iso.is_some() {
+        series_meta.insert(
+            iso_series(),
+            json!({ "UNITS": "ms", "RUNNER": "netlab isochronous UDP probe (irtt-like: owd_up, owd_down, lost)" }),
+        );
+    }
     let t0s = format_rfc3339_micros(t0);
     json!({
         "NAME": TEST_NAME,
@@ -340,7 +487,7 @@ fn metadata(input: &ReportInput, s: &Scenario, t0: f64, step: f64, u: Unanswered
         "LOCAL_HOST": "netlab-A",
         "IP_VERSION": 4,
         "FLENT_VERSION": format!("{} (netlab-report, Flent data format {FILE_FORMAT})", input.tool),
-        "TEST_PARAMETERS": { "bidir_streams": "1", "labels": STREAM_LABEL },
+        "TEST_PARAMETERS": { "bidir_streams": labels.len().to_string(), "labels": labels.join(",") },
         "NETLAB_ARM": s.arm_words,
         "NETLAB_ROUND": s.round,
         "NETLAB_SCENARIO": s.index,
@@ -355,10 +502,7 @@ fn metadata(input: &ReportInput, s: &Scenario, t0: f64, step: f64, u: Unanswered
         "KERNEL_RELEASE": input.kernel.release,
         "EGRESS_INFO": egress_info(input, s),
         "NETLAB_MEASURED_WINDOW_S": s.measured_window,
-        "SERIES_META": {
-            ping_series(): { "UNITS": "ms", "RUNNER": "netlab UDP echo" },
-            upload_series(): { "UNITS": "Mbits/s", "RUNNER": "netlab TCP sender, B's receiver" },
-        },
+        "SERIES_META": series_meta,
     })
 }
 
@@ -366,45 +510,58 @@ fn metadata(input: &ReportInput, s: &Scenario, t0: f64, step: f64, u: Unanswered
 /// written and what the window is.
 fn note(input: &ReportInput, s: &Scenario, step: f64, window: [f64; 2], u: Unanswered) -> String {
     let timeout_ms = round6(s.probe_timeout_s * 1000.0);
-    let cc = s.cc.clone().unwrap_or_else(|| {
-        input
-            .config
-            .iter()
-            .find(|(k, _)| k == "congestion control")
-            .map_or_else(String::new, |(_, v)| v.clone())
-    });
-    format!(
-        "netlab scenario {} (round {}, {}), run {}: 1 TCP {cc} upload + UDP echo probe (not ICMP). \
-         Written by {} from results.json (schema {}), not by a Flent run. Test {TEST_NAME} with one stream: \
-         '{}' is netlab's single TCP upload (bytes delivered to B's application per {:.0} ms, Mbit/s, at each bin's end; \
-         tcp_* keys are the sender's tcp_info over sock_diag), '{}' is netlab's UDP echo probe. \
-         {} requests got no reply within {} ms: {} replied late and are written at their real RTT (late: true); \
-         {} were never answered and are gaps (null), as Flent's ping runners leave a lost ping \
-         ({} reached B, whose one-way delays are in results.json; {} never reached B; {} without a record of B's side). \
-         Flent's means and quantiles of this series are over the answered requests only. \
-         No download stream and no ICMP ping ran. DELAY and TOTAL_LENGTH are set so that Flent's cutoff \
-         (DELAY, -DELAY) is netlab's measured window {:.1}–{:.1} s after T0. Kernel {} {}.",
+    let flows: Vec<String> = s
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(k, f)| format!("'{}'", flow_series(&f.direction, k + 1)))
+        .collect();
+    let mut t = format!(
+        "netlab scenario {} (round {}{}, {}), run {}: {} TCP flow{} ({}; bytes delivered to the receiving application per {:.0} ms, Mbit/s, at each bin's end; \
+         the first flow's tcp_* keys are its sender's tcp_info over sock_diag). Written by {} from results.json (schema {}), not by a Flent run (test {TEST_NAME}, one stream per flow). ",
         s.index,
         s.round,
+        point_words(s).map_or_else(String::new, |p| format!(", point {p}")),
         s.arm_words,
         input.run_id,
+        s.flows.len(),
+        if s.flows.len() == 1 { "" } else { "s" },
+        flows.join(", "),
+        step * 1000.0,
         input.tool,
         input.schema_version,
-        upload_series(),
-        step * 1000.0,
-        ping_series(),
-        u.late_replies + u.gaps(),
-        timeout_ms,
-        u.late_replies,
-        u.gaps(),
-        u.reached_b_no_reply,
-        u.never_reached_b,
-        u.fate_unknown,
+    );
+    if !s.probes.is_empty() {
+        t.push_str(&format!(
+            "'{}' is netlab's stop-and-wait UDP echo probe (not ICMP): {} requests got no reply within {} ms: {} replied late and are written at their real RTT (late: true); \
+             {} were never answered and are gaps (null), as Flent's ping runners leave a lost ping ({} reached B, whose one-way delays are in results.json; {} never reached B; {} without a record of B's side). \
+             Flent's means and quantiles of this series are over the answered requests only. ",
+            ping_series(),
+            u.late_replies + u.gaps(),
+            timeout_ms,
+            u.late_replies,
+            u.gaps(),
+            u.reached_b_no_reply,
+            u.never_reached_b,
+            u.fate_unknown,
+        ));
+    }
+    if let Some(iso) = &s.iso {
+        t.push_str(&format!(
+            "'{}' is netlab's isochronous probe (a request every {} ms), written as Flent writes irtt's: owd_up and owd_down per reply, a packet without a reply lost: true and a gap. ",
+            iso_series(),
+            round6(iso.interval_ms),
+        ));
+    }
+    t.push_str(&format!(
+        "No ICMP ping ran. DELAY and TOTAL_LENGTH are set so that Flent's cutoff (DELAY, -DELAY) is netlab's measured window {:.1}–{:.1} s after T0 (the data ends at {:.1} s: TOTAL_LENGTH runs past it by the window's start, so a time-series axis does too). Kernel {} {}.",
         window[0],
         window[1],
+        s.phases.end_s,
         input.kernel.mode,
         input.kernel.release,
-    )
+    ));
+    t
 }
 
 /// Flent's EGRESS_INFO (what its metadata viewer shows of the egress):
@@ -412,11 +569,23 @@ fn note(input: &ReportInput, s: &Scenario, step: f64, window: [f64; 2], u: Unans
 /// child (method §2).
 fn egress_info(input: &ReportInput, s: &Scenario) -> Value {
     // The run's "bottleneck" line: `TBF rate 5mbit burst 16kb limit 64kb`.
-    let tbf = input
+    // The scenario's own read-back rate (a sweep's point sets its own),
+    // with the run's burst and limit.
+    let configured = input
         .config
         .iter()
         .find(|(k, _)| k == "bottleneck")
         .map_or_else(|| "tbf".to_string(), |(_, v)| v.clone());
+    let tbf = match s.readbacks.rate_bps {
+        Some(rate) => {
+            let rest = configured
+                .split_once(" burst ")
+                .map_or_else(String::new, |(_, r)| format!(" burst {r}"));
+            let rest = rest.split(", rate swept").next().unwrap_or("").to_string();
+            format!("tbf rate {rate} bit/s{rest} (rate read back)")
+        }
+        None => configured,
+    };
     json!({
         "iface": "R's egress toward B (netlab's bottleneck)",
         "qdiscs": [
@@ -473,6 +642,7 @@ mod tests {
             probes,
             flows: vec![FlowSeries {
                 label: "flow 1".into(),
+                direction: "up".into(),
                 bin_s: 0.2,
                 bytes: vec![125_000; 50],
             }],

@@ -449,6 +449,9 @@ fn iso_samples(iso: &IsoProbeResult) -> IsoProbe {
             },
             late_rtt_ms: r.late_rtt_ms,
             up_ms: r.up_ms,
+            down_ms: r.down_ms,
+            seq: r.seq,
+            send_s: r.send_s,
         })
         .collect();
     IsoProbe {
@@ -502,6 +505,7 @@ fn flow_series(s: &ScenarioResult, at: &str) -> Result<Vec<FlowSeries>, ReportEr
             } else {
                 format!("flow {} ({} {})", k + 1, f.direction, f.cc)
             },
+            direction: f.direction.clone(),
             bin_s: t.series_bin_s,
             bytes: t.series.clone(),
         });

@@ -131,6 +131,8 @@ pub struct ProbeSample {
 pub struct FlowSeries {
     /// Flow label (`flow 1`).
     pub label: String,
+    /// `up` (A→B) or `down`.
+    pub direction: String,
     /// Bin width, s.
     pub bin_s: f64,
     /// Bytes delivered to B's application in each bin.
@@ -434,6 +436,12 @@ pub struct IsoSample {
     /// Its one-way A→B delay, ms, when any reply (in time or late) came
     /// and A and B share a clock.
     pub up_ms: Option<f64>,
+    /// Its reply's B→A delay, ms, likewise.
+    pub down_ms: Option<f64>,
+    /// Its sequence number (the slot's index).
+    pub seq: u32,
+    /// When A sent it, s from t0 (None: the slot was missed).
+    pub send_s: Option<f64>,
 }
 
 impl Scenario {

@@ -505,6 +505,9 @@ pub(crate) mod tests {
                         outcome,
                         late_rtt_ms,
                         up_ms: None,
+                        down_ms: None,
+                        seq: i,
+                        send_s: Some(4.0 + f64::from(i) * 0.02),
                     }
                 })
                 .collect();

@@ -108,11 +108,17 @@ fn flent_loads_plots_and_summarises_every_export() {
         );
         let text = std::fs::read_to_string(&stats).unwrap();
         assert!(
-            text.contains("Ping (ms)::UDP netlab:\n  Data points:"),
+            text.contains(&format!(
+                "{}:\n  Data points:",
+                netlab_report::flent::ping_series()
+            )),
             "{text}"
         );
         assert!(
-            text.contains("TCP upload::netlab:\n  Data points:"),
+            text.contains(&format!(
+                "{}:\n  Data points:",
+                netlab_report::flent::upload_series()
+            )),
             "{text}"
         );
         assert!(
@@ -371,4 +377,138 @@ fn flent_metadata(path: &Path) -> serde_json::Value {
         .unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     v["metadata"].clone()
+}
+
+/// A two-point, two-round sweep (the committed host sweep's points
+/// rate=2mbit flows=1 and rate=20mbit flows=1): Flent's `bar_combine`
+/// draws one bar per file, each labelled with its point and round, never
+/// two points in one bar, and each file's EGRESS_INFO gives the rate its
+/// scenario read back (docs/flent.md).
+#[test]
+fn flents_bars_of_a_sweep_are_one_per_point_and_round() {
+    if !have_flent() {
+        return;
+    }
+    let dir = TempDir::new("flent-sweep");
+    std::fs::write(
+        dir.path().join("results.json"),
+        fixture_json_of("run-host-pfifo-sweep"),
+    )
+    .unwrap();
+    let input = netlab_report::read_results(dir.path()).unwrap();
+    let files = netlab_report::render(&input, dir.path()).unwrap();
+    let wanted: Vec<&netlab_report::model::Scenario> = input
+        .scenarios
+        .iter()
+        .filter(|s| s.point.label.ends_with("flows=1"))
+        .collect();
+    assert_eq!(wanted.len(), 4, "2 points × 2 rounds");
+    let paths: Vec<String> = wanted
+        .iter()
+        .map(|s| {
+            let p = files
+                .flent
+                .iter()
+                .find(|p| {
+                    p.file_name().unwrap().to_string_lossy() == netlab_report::flent::file_name(s)
+                })
+                .unwrap();
+            // EGRESS_INFO: the scenario's own rate, as read back.
+            let meta = flent_metadata(p);
+            let tbf = meta["EGRESS_INFO"]["qdiscs"][0]["params"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let rate = s.readbacks.rate_bps.expect("the TBF's rate read back");
+            assert!(
+                tbf.starts_with(&format!("tbf rate {rate} bit/s")),
+                "scenario {}: {tbf}",
+                s.index
+            );
+            assert!(meta["TITLE"].as_str().unwrap().contains(&s.point.label));
+            p.to_str().unwrap().to_string()
+        })
+        .collect();
+    let out = TempDir::new("flent-sweep-out");
+    let save = out.path().join("combined");
+    std::fs::create_dir_all(&save).unwrap();
+    let svg = out.path().join("bar_combine.svg");
+    let mut args: Vec<&str> = vec![
+        "-p",
+        "bar_combine",
+        "-o",
+        svg.to_str().unwrap(),
+        "--combine-save-dir",
+        save.to_str().unwrap(),
+    ];
+    for p in &paths {
+        args.extend(["-i", p.as_str()]);
+    }
+    flent(&args, out.path());
+    non_empty_svg(&svg);
+    let groups = combined(&save, "bar_combine");
+    let mut titles: Vec<String> = groups.iter().map(|g| g.0.clone()).collect();
+    titles.sort();
+    assert_eq!(titles.len(), 4, "one bar per file: {titles:?}");
+    for t in &titles {
+        assert!(t.ends_with("(n=1)"), "a bar pools files: {t}");
+        assert!(t.contains("mbit"), "a bar without its point: {t}");
+        assert!(
+            t.contains("-r1") || t.contains("-r2"),
+            "a bar without its round: {t}"
+        );
+    }
+    titles.dedup();
+    assert_eq!(titles.len(), 4, "two bars share a label");
+}
+
+/// A run whose only probe is isochronous (the committed sparse-flows run)
+/// writes a Flent file per scenario, its probe written as Flent writes
+/// irtt's data, and Flent summarises it.
+#[test]
+fn an_isochronous_only_run_writes_a_flent_file_flent_reads() {
+    if !have_flent() {
+        return;
+    }
+    let dir = TempDir::new("flent-iso");
+    std::fs::write(
+        dir.path().join("results.json"),
+        fixture_json_of("run-uml-sparse-flows"),
+    )
+    .unwrap();
+    let input = netlab_report::read_results(dir.path()).unwrap();
+    let files = netlab_report::render(&input, dir.path()).unwrap();
+    assert_eq!(files.flent.len(), input.scenarios.len(), "one per scenario");
+    let file = files.flent[0].to_str().unwrap().to_string();
+    let out = TempDir::new("flent-iso-out");
+    let stats = out.path().join("stats.txt");
+    flent(
+        &["-i", &file, "-f", "stats", "-o", stats.to_str().unwrap()],
+        out.path(),
+    );
+    let text = std::fs::read_to_string(&stats).unwrap();
+    let iso = netlab_report::flent::iso_series();
+    assert!(text.contains(&format!("{iso}:\n  Data points:")), "{text}");
+    let svg = out.path().join("ping.svg");
+    flent(
+        &["-i", &file, "-p", "ping", "-o", svg.to_str().unwrap()],
+        out.path(),
+    );
+    non_empty_svg(&svg);
+    // Each answered slot carries both one-way delays; a lost one has none.
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(&files.flent[0]).unwrap()),
+        &mut text,
+    )
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let raw = v["raw_values"][iso.as_str()].as_array().unwrap();
+    assert!(raw
+        .iter()
+        .any(|p| p.get("owd_up").is_some() && p.get("owd_down").is_some()));
+    assert!(raw
+        .iter()
+        .filter(|p| p.get("lost").is_some())
+        .all(|p| p.get("val").is_none()));
 }
