@@ -54,7 +54,7 @@ const NO_REPLY: RGBColor = RGBColor(150, 150, 150);
 const LATE: RGBColor = RGBColor(230, 150, 40);
 /// A drop's colour by its reason, so each fate has its own colour in every
 /// arm: a FIFO's tail drop red, CoDel's purple, over the limit brown, …
-fn dropped_color(r: netlab_results::fate::DropReason) -> RGBColor {
+pub(crate) fn dropped_color(r: netlab_results::fate::DropReason) -> RGBColor {
     use netlab_results::fate::DropReason as R;
     match r {
         R::TailDrop => RGBColor(200, 40, 40),

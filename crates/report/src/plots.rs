@@ -6,7 +6,7 @@ use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
+use crate::model::{ProbeOutcome, ReportInput, Scenario};
 use crate::plot_style::{font, title as draw_title, title_height, Legend, Mark, TEXT_PX, WIDTH};
 use crate::ReportError;
 
@@ -173,12 +173,9 @@ pub fn all(
 /// goodput plot draws (in a sweep, its point's own rate:
 /// [`crate::points::rate_of`]).
 pub fn scenario(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Vec<Plot>, ReportError> {
-    Ok(vec![
-        probe_rtt(s)?,
-        goodput(s, bottleneck_bps)?,
-        tcp_info(s)?,
-        qdisc(s)?,
-    ])
+    let mut out: Vec<Plot> = probe_rtt(s)?.into_iter().collect();
+    out.extend([goodput(s, bottleneck_bps)?, tcp_info(s)?, qdisc(s)?]);
+    Ok(out)
 }
 
 /// A sweep's run-level plots point by point: each point's headline figure
@@ -251,86 +248,170 @@ where
     Ok(())
 }
 
-/// Plot 1: probe RTT over time, log scale, phases shaded, each timeout a
-/// cross in the "no reply within the timeout" band at the top.
+/// What became of one probe request, as the probe plot draws it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum ProbePoint {
+    /// A reply within the timeout: its RTT, ms.
+    Reply(f64),
+    /// A reply after the timeout: its exact RTT, ms.
+    Late(f64),
+    /// Never reached B (B's receive log), with the drop reason if matched.
+    Lost(Option<netlab_results::fate::DropReason>),
+    /// No reply within the timeout, and nothing more known.
+    NoReply,
+}
+
+/// Each request of the probe that ran, at its send time, with its fate
+/// (method §5.8): the stop-and-wait probe's from B's receive log where the
+/// results carry it, else the isochronous probe's.
+fn probe_points(s: &Scenario) -> Vec<(f64, ProbePoint)> {
+    use netlab_results::fate::{Fate, LossCause};
+    if !s.probes.is_empty() {
+        let fates: std::collections::HashMap<u32, &Fate> = s
+            .fates
+            .iter()
+            .flat_map(|f| f.requests.iter().map(|r| (r.seq, &r.fate)))
+            .collect();
+        return s
+            .probes
+            .iter()
+            .filter_map(|p| {
+                let pt = match p.outcome {
+                    ProbeOutcome::Reply { rtt_ms } => ProbePoint::Reply(rtt_ms),
+                    ProbeOutcome::Timeout => match fates.get(&p.seq) {
+                        Some(Fate::ReachedB {
+                            late_rtt_ms: Some(r),
+                            ..
+                        }) => ProbePoint::Late(*r),
+                        Some(Fate::NeverReachedB { cause }) => ProbePoint::Lost(match cause {
+                            LossCause::DroppedAtBottleneck { reason, .. } => Some(*reason),
+                            LossCause::Unknown { .. } => None,
+                        }),
+                        _ => ProbePoint::NoReply,
+                    },
+                    ProbeOutcome::NoInformation => return None,
+                };
+                Some((p.send_s, pt))
+            })
+            .collect();
+    }
+    s.iso
+        .iter()
+        .flat_map(|iso| &iso.requests)
+        .filter_map(|r| {
+            let pt = match (r.outcome, r.late_rtt_ms) {
+                (ProbeOutcome::Reply { rtt_ms }, _) => ProbePoint::Reply(rtt_ms),
+                (ProbeOutcome::Timeout, Some(late)) => ProbePoint::Late(late),
+                (ProbeOutcome::Timeout, None) => ProbePoint::NoReply,
+                (ProbeOutcome::NoInformation, _) => return None,
+            };
+            Some((r.send_s.unwrap_or(r.due_s), pt))
+        })
+        .collect()
+}
+
+/// A lost request's colour, by its drop reason (the headline figure's).
+fn lost_color(r: Option<netlab_results::fate::DropReason>) -> RGBColor {
+    r.map_or(RGBColor(70, 70, 70), crate::plot_headline::dropped_color)
+}
+
+/// Plot 1: the probe's RTT over time, log scale, phases shaded: replies;
+/// late replies at their exact RTT; requests that never reached B in a
+/// strip of their own at the bottom, coloured by cause, never drawn as a
+/// delay; only what no record explains in the "no reply within the
+/// timeout" band at the top. `None` (not drawn) when no probe ran.
 // Long: one figure drawn in order (title, legend, log axis, shaded phases,
-// replies, the timeout band and its crosses); the steps share the chart.
-pub fn probe_rtt(s: &Scenario) -> Result<Plot, ReportError> {
+// the bands, replies, late replies, losses, the unexplained); the steps
+// share the chart.
+pub fn probe_rtt(s: &Scenario) -> Result<Option<Plot>, ReportError> {
+    let points = probe_points(s);
+    if points.is_empty() {
+        return Ok(None);
+    }
     let file = format!("{}-probe-rtt.svg", prefix(s));
-    let timeout_ms = s.probe_timeout_s * 1000.0;
-    let band = (timeout_ms * 1.15, timeout_ms * 2.2);
-    let band_mid = (band.0 * band.1).sqrt();
+    let iso = s.probes.is_empty();
+    let timeout_ms = match (&s.iso, iso) {
+        (Some(i), true) => i.timeout_s * 1000.0,
+        _ => s.probe_timeout_s * 1000.0,
+    };
+    let probe = if iso { "isochronous" } else { "stop-and-wait" };
     let title = format!(
-        "Scenario {} ({}): UDP echo probe RTT over time",
+        "Scenario {} ({}): {probe} UDP probe RTT over time, losses apart",
         s.index,
         s.label()
     );
-    let replies: Vec<(f64, f64)> = s
-        .probes
+    let value = |p: &ProbePoint| match p {
+        ProbePoint::Reply(v) | ProbePoint::Late(v) => Some(v.max(0.01)),
+        _ => None,
+    };
+    let top = points
         .iter()
-        .filter_map(|p| match p.outcome {
-            ProbeOutcome::Reply { rtt_ms } => Some((p.send_s, rtt_ms.max(0.01))),
-            _ => None,
-        })
-        .collect();
-    // The line joins consecutive replies only: it is broken at every request
-    // without a reply, so it never suggests a gradual change across them.
-    let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
-    let mut ordered: Vec<&crate::model::ProbeSample> = s.probes.iter().collect();
-    ordered.sort_by(|a, b| a.send_s.total_cmp(&b.send_s));
-    for p in ordered {
-        match p.outcome {
-            ProbeOutcome::Reply { rtt_ms } => {
-                if let Some(r) = runs.last_mut() {
-                    r.push((p.send_s, rtt_ms.max(0.01)));
-                }
-            }
-            _ => runs.push(Vec::new()),
-        }
-    }
-    runs.retain(|r| r.len() > 1);
-    let timeouts: Vec<f64> = s
-        .probes
+        .filter_map(|(_, p)| value(p))
+        .fold(timeout_ms, f64::max);
+    let band = (top * 1.15, top * 2.2);
+    let band_mid = (band.0 * band.1).sqrt();
+    let ymin = points
         .iter()
-        .filter(|p| p.outcome == ProbeOutcome::Timeout)
-        .map(|p| p.send_s)
-        .collect();
-    let ymin = replies
-        .iter()
-        .map(|r| r.1)
+        .filter_map(|(_, p)| value(p))
         .fold(f64::INFINITY, f64::min)
         .clamp(0.01, 1.0)
         * 0.5;
-    let xe = x_end(s);
-    let n_loaded_to = s
-        .probes
-        .iter()
-        .filter(|p| p.phase == ProbePhase::Loaded && p.outcome == ProbeOutcome::Timeout)
-        .count();
+    let lost_band = (ymin * 0.25, ymin * 0.8);
+    let lost_mid = (lost_band.0 * lost_band.1).sqrt();
+    let count = |f: &dyn Fn(&ProbePoint) -> bool| points.iter().filter(|(_, p)| f(p)).count();
+    let late = count(&|p| matches!(p, ProbePoint::Late(_)));
+    let no_reply = count(&|p| matches!(p, ProbePoint::NoReply));
+    let mut reasons: Vec<Option<netlab_results::fate::DropReason>> = Vec::new();
+    for (_, p) in &points {
+        if let ProbePoint::Lost(r) = p {
+            if !reasons.contains(r) {
+                reasons.push(*r);
+            }
+        }
+    }
     let mut legend = Legend::new();
     phase_legend(s, &mut legend);
     legend.push(
-        format!("no reply within the timeout (≥ {timeout_ms:.0} ms)"),
-        Mark::TimeoutBand,
-    );
-    legend.push(
-        "reply (RTT)",
+        "reply within the timeout (RTT)",
         Mark::Marker(crate::plot_style::Shape::Circle, BLUE),
     );
-    legend.push(
-        format!(
-            "timeout ({} in all, {} loaded)",
-            timeouts.len(),
-            n_loaded_to
-        ),
-        Mark::Marker(crate::plot_style::Shape::Cross, RED),
-    );
+    if late > 0 {
+        legend.push(
+            format!("reply after the {timeout_ms:.0} ms timeout, at its exact RTT ({late})"),
+            Mark::Marker(crate::plot_style::Shape::Diamond, LATE_COLOR),
+        );
+    }
+    for r in &reasons {
+        let n = count(&|p| *p == ProbePoint::Lost(*r));
+        let what = r.map_or("cause unknown", |r| r.as_words());
+        legend.push(
+            format!("never reached B: {what} ({n}), in the bottom strip: a loss, not a delay"),
+            Mark::Marker(crate::plot_style::Shape::Cross, lost_color(*r)),
+        );
+    }
+    if no_reply > 0 {
+        let why = if s.fates.is_some() && !iso {
+            "reached B, no reply came back"
+        } else {
+            "lost or late: no receive log says which"
+        };
+        legend.push(
+            format!("no reply within {timeout_ms:.0} ms ({no_reply}: {why})"),
+            Mark::TimeoutBand,
+        );
+    }
     let h = title_height(&title, WIDTH) + 400 + legend.height(WIDTH);
+    let xe = x_end(s);
     let svg = draw_svg(&file, (WIDTH, h), |root| {
         let body = draw_title(root, &title)?;
         let (plot, legend_area) = legend.split(&body);
+        let y0 = if reasons.is_empty() {
+            ymin
+        } else {
+            lost_band.0
+        };
         let mut chart = builder(&plot)
-            .build_cartesian_2d(0f64..xe, (ymin..band.1).log_scale())
+            .build_cartesian_2d(0f64..xe, (y0..band.1).log_scale())
             .map_err(e)?;
         mesh(
             &mut chart,
@@ -338,20 +419,45 @@ pub fn probe_rtt(s: &Scenario) -> Result<Plot, ReportError> {
             "probe RTT (ms, log)",
             (6, 6),
         )?;
-        shade_phases(&mut chart, s, ymin, timeout_ms)?;
-        chart
-            .draw_series(std::iter::once(Rectangle::new(
-                [(0.0, band.0), (xe, band.1)],
-                TIMEOUT_FILL.filled(),
-            )))
-            .map_err(e)?;
+        shade_phases(&mut chart, s, ymin, top)?;
+        if no_reply > 0 {
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(0.0, band.0), (xe, band.1)],
+                    TIMEOUT_FILL.filled(),
+                )))
+                .map_err(e)?;
+        }
+        if !reasons.is_empty() {
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(0.0, lost_band.0), (xe, lost_band.1)],
+                    RGBColor(245, 235, 245).filled(),
+                )))
+                .map_err(e)?;
+        }
         chart
             .draw_series(std::iter::once(PathElement::new(
                 vec![(0.0, timeout_ms), (xe, timeout_ms)],
                 BLACK.mix(0.5).stroke_width(1),
             )))
             .map_err(e)?;
-        for run in &runs {
+        // The line joins consecutive replies only: broken at every request
+        // without a timely reply.
+        let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+        let mut ordered = points.clone();
+        ordered.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for (t, p) in &ordered {
+            match p {
+                ProbePoint::Reply(v) => {
+                    if let Some(r) = runs.last_mut() {
+                        r.push((*t, v.max(0.01)));
+                    }
+                }
+                _ => runs.push(Vec::new()),
+            }
+        }
+        for run in runs.iter().filter(|r| r.len() > 1) {
             chart
                 .draw_series(LineSeries::new(
                     run.iter().copied(),
@@ -359,26 +465,53 @@ pub fn probe_rtt(s: &Scenario) -> Result<Plot, ReportError> {
                 ))
                 .map_err(e)?;
         }
-        chart
-            .draw_series(replies.iter().map(|&p| Circle::new(p, 3, BLUE.filled())))
+        for (t, p) in &points {
+            match p {
+                ProbePoint::Reply(v) => chart
+                    .draw_series(std::iter::once(Circle::new(
+                        (*t, v.max(0.01)),
+                        3,
+                        BLUE.filled(),
+                    )))
+                    .map(|_| ()),
+                ProbePoint::Late(v) => chart
+                    .draw_series(std::iter::once(crate::plot_style::marker(
+                        crate::plot_style::Shape::Diamond,
+                        (*t, v.max(0.01)),
+                        5,
+                        LATE_COLOR,
+                    )))
+                    .map(|_| ()),
+                ProbePoint::Lost(r) => chart
+                    .draw_series(std::iter::once(Cross::new(
+                        (*t, lost_mid),
+                        6,
+                        lost_color(*r).stroke_width(2),
+                    )))
+                    .map(|_| ()),
+                ProbePoint::NoReply => chart
+                    .draw_series(std::iter::once(Cross::new(
+                        (*t, band_mid),
+                        6,
+                        RGBColor(120, 120, 120).stroke_width(2),
+                    )))
+                    .map(|_| ()),
+            }
             .map_err(e)?;
-        chart
-            .draw_series(
-                timeouts
-                    .iter()
-                    .map(|&t| Cross::new((t, band_mid), 6, RED.stroke_width(2))),
-            )
-            .map_err(e)?;
+        }
         legend.draw(&legend_area)
     })?;
-    Ok(Plot {
+    Ok(Some(Plot {
         file,
         title,
         scenario: Some(s.index),
         point: None,
         svg,
-    })
+    }))
 }
+
+/// A reply after the timeout (the headline figure's "reached B late").
+const LATE_COLOR: RGBColor = RGBColor(230, 150, 40);
 
 /// The shaped rate's colour (every figure that shows goodput draws it).
 pub(crate) const RATE_COLOR: RGBColor = RGBColor(230, 120, 0);

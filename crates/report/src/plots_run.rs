@@ -23,13 +23,10 @@ pub(crate) fn arms(input: &ReportInput) -> Vec<String> {
     v
 }
 
+/// The loaded RTT observations of the probe that ran (the stop-and-wait
+/// probe's, else the isochronous probe's: [`Scenario::rtt_probe`]).
 pub(crate) fn obs(s: &Scenario) -> Vec<Observation> {
-    s.loaded_probes()
-        .map(|p| match p.outcome {
-            ProbeOutcome::Reply { rtt_ms } => Observation::Exact(rtt_ms),
-            _ => Observation::AtLeast(s.probe_timeout_s * 1000.0),
-        })
-        .collect()
+    s.rtt_observations(ProbePhase::Loaded)
 }
 
 /// An arm's idle-path RTT: the probe-only phase's median over its rounds
@@ -155,9 +152,22 @@ fn cdf_axes<'a, 'b>(
     Ok(chart)
 }
 
-/// Every run-level plot, in a fixed order.
+/// Every run-level plot, in a fixed order. The loaded delay's CDF is the
+/// delivered probes' one-way delay where every round has its fates
+/// (losses a mass apart, never at the timeout), else the Kaplan–Meier CDF
+/// of the probe that ran; a run without any probe sample gets neither.
 pub fn all(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
-    let mut out = vec![km_cdf(input)?];
+    let ok: Vec<&Scenario> = input
+        .scenarios
+        .iter()
+        .filter(|s| s.error.is_none())
+        .collect();
+    let mut out = Vec::new();
+    if crate::compare::delay_basis(&ok) == crate::compare::DelayBasis::OneWayDelivered {
+        out.push(delivered_cdf(input)?);
+    } else if input.scenarios.iter().any(|s| !obs(s).is_empty()) {
+        out.push(km_cdf(input)?);
+    }
     let a = arms(input);
     for i in 0..a.len() {
         for j in i + 1..a.len() {
@@ -198,6 +208,166 @@ where
     let (xr, yr) = chart.plotting_area().get_pixel_range();
     let b = area.get_base_pixel();
     (xr.start - b.0, yr.start - b.1, xr.end - b.0, yr.end - b.1)
+}
+
+/// Each round's delivered loaded one-way delays (ascending) and how many
+/// requests of it never reached B.
+fn delivered(s: &Scenario) -> (Vec<f64>, usize) {
+    let d = s.delivered_one_way(ProbePhase::Loaded).unwrap_or_default();
+    let mut v = d.one_way_ms;
+    v.sort_by(f64::total_cmp);
+    (v, d.lost)
+}
+
+/// The ordinary CDF of delivered values over every sent request (`n`):
+/// it ends below 1 by the share that never arrived.
+fn ecdf_line(v: &[f64], n: usize, x0: f64, x1: f64) -> Vec<(f64, f64)> {
+    let mut pts = vec![(x0, 0.0)];
+    let mut prev = 0.0;
+    for (i, x) in v.iter().enumerate() {
+        let t = x.max(x0);
+        pts.push((t, prev));
+        prev = (i + 1) as f64 / n.max(1) as f64;
+        pts.push((t, prev));
+    }
+    pts.push((x1, prev));
+    pts
+}
+
+/// Plot 2 with B's receive log (method §5.8): the CDF of the loaded
+/// probes' one-way A→B delay per arm over every request sent (rounds thin
+/// and labelled, pooled thick), late deliveries at their exact delay; a
+/// curve ends below 1 by the share that never reached B, which the legend
+/// gives with its cause. Nothing is drawn at the timeout.
+// Long: one figure drawn in order (title, legend, axes, each arm's rounds
+// and pooled curve, the rounds' labels placed apart); the steps share the
+// chart context.
+pub fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
+    let file = "km-cdf-loaded.svg".to_string();
+    let title = crate::plots::scoped(
+        input,
+        "Loaded probes' one-way delay (delivered), CDF over every request sent",
+    );
+    let arms = arms(input);
+    let ok: Vec<&Scenario> = input
+        .scenarios
+        .iter()
+        .filter(|s| s.error.is_none())
+        .collect();
+    let all: Vec<f64> = ok.iter().flat_map(|s| delivered(s).0).collect();
+    let x0 = all.iter().copied().fold(1.0, f64::min).max(0.01) * 0.8;
+    let x1 = all.iter().copied().fold(timeout_ms(input), f64::max) * 1.3;
+    let mine =
+        |arm: &String| -> Vec<&Scenario> { ok.iter().copied().filter(|s| &s.arm == arm).collect() };
+    // An arm whose rounds fall into different states gets no pooled
+    // curve (method §12.6), its rounds only.
+    let split: Vec<String> = crate::state::of_input(input)
+        .into_iter()
+        .filter(|a| a.disagree())
+        .map(|a| a.arm)
+        .collect();
+    let mut legend = Legend::new();
+    for (i, arm) in arms.iter().enumerate() {
+        let rounds = mine(arm);
+        let (mut v, mut lost) = (Vec::new(), 0);
+        for s in &rounds {
+            let (d, l) = delivered(s);
+            v.extend(d);
+            lost += l;
+        }
+        let n = v.len() + lost;
+        let causes = crate::delivery::ArmDelivery::of(&rounds)
+            .map(|d| d.loss_text())
+            .unwrap_or_default();
+        let pooled = if split.contains(arm) {
+            "rounds in different states, so no pooled curve"
+        } else {
+            "pooled (thick)"
+        };
+        legend.push(
+            format!(
+                "{arm}: {pooled}, {} round{} (thin, rN); {} delivered of {n} sent; lost {:.0} %: {causes}",
+                rounds.len(),
+                if rounds.len() == 1 { "" } else { "s" },
+                v.len(),
+                100.0 * lost as f64 / n.max(1) as f64,
+            ),
+            Mark::Line(arm_color(i), 3),
+        );
+    }
+    legend.push(
+        format!(
+            "probe timeout {:.0} ms: delays past it are exact, from B's log",
+            timeout_ms(input)
+        ),
+        Mark::Dashed(RGBColor(90, 90, 90)),
+    );
+    let h = title_height(&title, WIDTH) + 420 + legend.height(WIDTH);
+    let svg = draw_svg(&file, (WIDTH, h), |root| {
+        let body = draw_title(root, &title)?;
+        let (plot, legend_area) = legend.split(&body);
+        let mut chart = builder(&plot)
+            .build_cartesian_2d((x0..x1).log_scale(), 0f64..1.05)
+            .map_err(e)?;
+        mesh(
+            &mut chart,
+            "one-way A→B delay (ms, log)",
+            "share of loaded requests sent",
+            (6, 6),
+        )?;
+        let t = timeout_ms(input);
+        chart
+            .draw_series(std::iter::once(plotters::element::DashedPathElement::new(
+                vec![(t, 0.0), (t, 1.05)],
+                6,
+                5,
+                RGBColor(90, 90, 90).stroke_width(1),
+            )))
+            .map_err(e)?;
+        let mut labels = Vec::new();
+        for (i, arm) in arms.iter().enumerate() {
+            let c = arm_color(i);
+            let rounds = mine(arm);
+            let (mut pooled, mut lost) = (Vec::new(), 0);
+            for s in &rounds {
+                let (v, l) = delivered(s);
+                let n = v.len() + l;
+                chart
+                    .draw_series(LineSeries::new(
+                        ecdf_line(&v, n, x0, x1),
+                        c.mix(0.45).stroke_width(1),
+                    ))
+                    .map_err(e)?;
+                labels.push(Label {
+                    text: format!("r{}", s.round),
+                    color: c,
+                    at: px_in(&chart, &plot, (x1 / 1.15, v.len() as f64 / n.max(1) as f64)),
+                });
+                pooled.extend(v);
+                lost += l;
+            }
+            if split.contains(arm) {
+                continue;
+            }
+            pooled.sort_by(f64::total_cmp);
+            let n = pooled.len() + lost;
+            chart
+                .draw_series(LineSeries::new(
+                    ecdf_line(&pooled, n, x0, x1),
+                    c.stroke_width(3),
+                ))
+                .map_err(e)?;
+        }
+        draw_labels(&plot, &labels, &[], plot_bounds(&chart, &plot))?;
+        legend.draw(&legend_area)
+    })?;
+    Ok(Plot {
+        file,
+        title,
+        scenario: None,
+        point: None,
+        svg,
+    })
 }
 
 /// Plot 2: KM CDF of loaded probe RTT per arm; rounds thin, pooled thick.

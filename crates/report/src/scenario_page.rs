@@ -85,6 +85,10 @@ pub fn page(
     for p in plots {
         figure(&mut h, p);
     }
+    if !plots.iter().any(|p| p.file.ends_with("-probe-rtt.svg")) {
+        // A plot with no data is not drawn; the page says why.
+        h.push_str("<p class=small>No probe plot: this scenario recorded no probe request.</p>\n");
+    }
     h.push_str("</div>\n<h2 id=files>Files</h2>\n<ul>\n");
     plot_files(&mut h, plots, "../");
     match flent {
