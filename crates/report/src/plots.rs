@@ -250,7 +250,7 @@ where
 
 /// What became of one probe request, as the probe plot draws it.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum ProbePoint {
+pub(crate) enum ProbePoint {
     /// A reply within the timeout: its RTT, ms.
     Reply(f64),
     /// A reply after the timeout: its exact RTT, ms.
@@ -264,7 +264,7 @@ enum ProbePoint {
 /// Each request of the probe that ran, at its send time, with its fate
 /// (method §5.8): the stop-and-wait probe's from B's receive log where the
 /// results carry it, else the isochronous probe's.
-fn probe_points(s: &Scenario) -> Vec<(f64, ProbePoint)> {
+pub(crate) fn probe_points(s: &Scenario) -> Vec<(f64, ProbePoint)> {
     use netlab_results::fate::{Fate, LossCause};
     if !s.probes.is_empty() {
         let fates: std::collections::HashMap<u32, &Fate> = s

@@ -6,7 +6,7 @@
 use plotters::prelude::*;
 
 use crate::compare::goodput_bins;
-use crate::model::{ProbeOutcome, ReportInput, Scenario};
+use crate::model::{ReportInput, Scenario};
 use crate::plot_style::{
     along, draw_labels, font_c, marker, round_shade, title as draw_title, title_height, Label,
     Legend, Mark, Shape, TEXT_PX, WIDTH,
@@ -78,7 +78,23 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
     let picked = || arm_rounds.iter().flat_map(|(_, v)| v.iter().copied());
     let xe = picked().map(x_end).fold(1.0, f64::max);
     let bound = timeout_ms(input);
-    let band = (bound * 1.15, bound * 2.2);
+    // Late replies are drawn at their exact RTT: the band sits above them.
+    let points: Vec<Vec<(f64, crate::plots::ProbePoint)>> =
+        picked().map(crate::plots::probe_points).collect();
+    let top = points
+        .iter()
+        .flatten()
+        .filter_map(|(_, p)| match p {
+            crate::plots::ProbePoint::Late(v) => Some(*v),
+            _ => None,
+        })
+        .fold(bound, f64::max);
+    let lost = points
+        .iter()
+        .flatten()
+        .filter(|(_, p)| matches!(p, crate::plots::ProbePoint::Lost(_)))
+        .count();
+    let band = (top * 1.15, top * 2.2);
     let rate = input.bottleneck_bps.map(|r| r as f64 / 1e6);
     let (gmax, clipped, clipped_max) = goodput_top(
         picked()
@@ -88,9 +104,15 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
     );
     let mut legend = Legend::new();
     legend.push(
-        format!("no reply within the timeout (≥ {bound:.0} ms)"),
+        format!("no reply within the timeout (≥ {bound:.0} ms), no record of why"),
         Mark::TimeoutBand,
     );
+    if lost > 0 {
+        legend.push(
+            format!("{lost} requests never reached B: losses, not drawn as delays (each scenario's probe plot has them)"),
+            Mark::Band(RGBColor(245, 235, 245)),
+        );
+    }
     for (c, rounds) in &arm_rounds {
         let n = rounds.len();
         for (k, s) in rounds.iter().enumerate() {
@@ -134,12 +156,18 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportErr
                     .collect();
                 g.draw_series(LineSeries::new(line, shade.mix(0.8).stroke_width(1)))
                     .map_err(e)?;
-                let pts = s.probes.iter().map(|p| match p.outcome {
-                    ProbeOutcome::Reply { rtt_ms } => Some((p.send_s, rtt_ms.max(0.05))),
-                    ProbeOutcome::Timeout => Some((p.send_s, mid)),
-                    ProbeOutcome::NoInformation => None,
-                });
-                r.draw_series(pts.flatten().map(|p| marker(shape, p, 4, shade)))
+                // Replies and late replies at their RTT, the unexplained
+                // in the band; a loss is no delay and is not drawn here.
+                let pts = crate::plots::probe_points(s)
+                    .into_iter()
+                    .filter_map(|(t, p)| match p {
+                        crate::plots::ProbePoint::Reply(v) | crate::plots::ProbePoint::Late(v) => {
+                            Some((t, v.max(0.05)))
+                        }
+                        crate::plots::ProbePoint::NoReply => Some((t, mid)),
+                        crate::plots::ProbePoint::Lost(_) => None,
+                    });
+                r.draw_series(pts.map(|p| marker(shape, p, 4, shade)))
                     .map_err(e)?;
             }
         }
