@@ -315,16 +315,7 @@ fn iso(s: &Scenario, t0: f64, step: f64, x_values: &[f64]) -> Option<Series> {
         }
     }
     raw.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let points: Vec<(f64, f64)> = raw
-        .iter()
-        .filter_map(|(t, v)| v.get("val").and_then(Value::as_f64).map(|x| (*t, x)))
-        .collect();
-    let mut aligned = align_like_flent(&points, x_values, step);
-    for (x, v) in x_values.iter().zip(aligned.iter_mut()) {
-        if gaps.iter().any(|(a, b)| *x > *a && *x <= *b) {
-            *v = None;
-        }
-    }
+    let aligned = aligned_with_gaps(&raw, &gaps, x_values, step);
     Some(Series {
         raw: raw.into_iter().map(|x| x.1).collect(),
         aligned,
@@ -414,6 +405,27 @@ fn ping(s: &Scenario, t0: f64, step: f64, x_values: &[f64]) -> (Series, Unanswer
         }
     }
     raw.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let aligned = aligned_with_gaps(&raw, &gaps, x_values, step);
+    (
+        Series {
+            aligned,
+            raw: raw.into_iter().map(|x| x.1).collect(),
+            bins: 0,
+        },
+        count,
+    )
+}
+
+/// A probe series on the step grid: its raw values aligned as Flent's
+/// runners align them ([`align_like_flent`]), then `null` at every step
+/// inside an unanswered request's wait (`gaps`, s from t0), so Flent never
+/// draws a line through it.
+fn aligned_with_gaps(
+    raw: &[(f64, Value)],
+    gaps: &[(f64, f64)],
+    x_values: &[f64],
+    step: f64,
+) -> Vec<Option<f64>> {
     let points: Vec<(f64, f64)> = raw
         .iter()
         .filter_map(|(t, v)| v.get("val").and_then(Value::as_f64).map(|x| (*t, x)))
@@ -424,14 +436,7 @@ fn ping(s: &Scenario, t0: f64, step: f64, x_values: &[f64]) -> (Series, Unanswer
             *v = None;
         }
     }
-    (
-        Series {
-            aligned,
-            raw: raw.into_iter().map(|x| x.1).collect(),
-            bins: 0,
-        },
-        count,
-    )
+    aligned
 }
 
 /// The file's metadata: Flent's own keys (the window as DELAY and

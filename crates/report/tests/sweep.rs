@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{fixture_json_of, rasterize, TempDir};
+use common::{fixture_json_of, parse_csv, rasterize, TempDir};
 use netlab_probe::{IsoOutcome, Phase, RequestOutcome};
 use netlab_report::stats::{censored_quantile, CensoredQuantile, Observation};
 use netlab_report::sweep::{self, AxisKind, Measured, SweepMetric};
@@ -20,32 +20,6 @@ fn folder(tag: &str) -> TempDir {
     let d = TempDir::new(tag);
     std::fs::write(d.path().join("results.json"), fixture_json_of(RUN)).unwrap();
     d
-}
-
-/// A minimal CSV reader for the files we write (quoted fields with
-/// doubled quotes; no line breaks inside fields).
-fn parse_csv(text: &str) -> Vec<Vec<String>> {
-    text.lines()
-        .map(|line| {
-            let mut out = Vec::new();
-            let mut cur = String::new();
-            let mut quoted = false;
-            let mut chars = line.chars().peekable();
-            while let Some(c) = chars.next() {
-                match (c, quoted) {
-                    ('"', true) if chars.peek() == Some(&'"') => {
-                        cur.push('"');
-                        chars.next();
-                    }
-                    ('"', _) => quoted = !quoted,
-                    (',', false) => out.push(std::mem::take(&mut cur)),
-                    _ => cur.push(c),
-                }
-            }
-            out.push(cur);
-            out
-        })
-        .collect()
 }
 
 /// The loaded stop-and-wait RTT quantile of one scenario, recomputed

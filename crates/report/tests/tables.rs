@@ -4,34 +4,9 @@
 
 mod common;
 
-use common::{fixture_json_of, TempDir};
+use common::{fixture_json_of, parse_csv as rows, TempDir};
 use netlab_report::folder::{finish_folder, FinishOptions};
 use netlab_results::Results;
-
-fn rows(text: &str) -> Vec<Vec<String>> {
-    // Our own files: quoted fields hold no line break.
-    text.lines()
-        .map(|l| {
-            let mut out = Vec::new();
-            let mut cur = String::new();
-            let mut quoted = false;
-            let mut chars = l.chars().peekable();
-            while let Some(c) = chars.next() {
-                match (c, quoted) {
-                    ('"', true) if chars.peek() == Some(&'"') => {
-                        cur.push('"');
-                        chars.next();
-                    }
-                    ('"', _) => quoted = !quoted,
-                    (',', false) => out.push(std::mem::take(&mut cur)),
-                    _ => cur.push(c),
-                }
-            }
-            out.push(cur);
-            out
-        })
-        .collect()
-}
 
 #[test]
 fn every_request_and_flow_has_one_row_and_the_fates_add_up() {

@@ -96,3 +96,29 @@ pub fn rasterize(svg: &[u8]) -> Result<f64, String> {
     );
     Ok(ink_share(pixmap.data()))
 }
+
+/// A minimal CSV reader for the files we write (quoted fields with
+/// doubled quotes; no line breaks inside fields).
+pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .map(|line| {
+            let mut out = Vec::new();
+            let mut cur = String::new();
+            let mut quoted = false;
+            let mut chars = line.chars().peekable();
+            while let Some(c) = chars.next() {
+                match (c, quoted) {
+                    ('"', true) if chars.peek() == Some(&'"') => {
+                        cur.push('"');
+                        chars.next();
+                    }
+                    ('"', _) => quoted = !quoted,
+                    (',', false) => out.push(std::mem::take(&mut cur)),
+                    _ => cur.push(c),
+                }
+            }
+            out.push(cur);
+            out
+        })
+        .collect()
+}
