@@ -198,23 +198,28 @@ fn privileged_rerun_and_diff_on_the_host_kernel() {
     if !require_privileged("privileged_rerun_and_diff_on_the_host_kernel") {
         return;
     }
-    let first = OutDir::new("rerun-first");
-    let args = compare_args(
-        &first,
-        "3",
-        "1s",
-        "4s",
-        &[
-            "--kernel",
-            "host",
-            "--offloads",
-            "off",
-            "--arm",
-            "pfifo limit 256",
-        ],
-    );
-    let (code, stdout, err) = run_bounded(&args, Duration::from_secs(180));
-    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
+    // A short host pfifo run with the veths' offloads as given.
+    let host_run = |tag: &str, offloads: &str| -> OutDir {
+        let out = OutDir::new(tag);
+        let args = compare_args(
+            &out,
+            "3",
+            "1s",
+            "4s",
+            &[
+                "--kernel",
+                "host",
+                "--offloads",
+                offloads,
+                "--arm",
+                "pfifo limit 256",
+            ],
+        );
+        let (code, stdout, err) = run_bounded(&args, Duration::from_secs(180));
+        assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
+        out
+    };
+    let first = host_run("rerun-first", "off");
     let again = OutDir::new("rerun-again");
     let (code, stdout, err) = run_bounded(
         &[
@@ -255,23 +260,7 @@ fn privileged_rerun_and_diff_on_the_host_kernel() {
     }
     // The same flags with the kernel's offloads: the diff names them,
     // and any change it claims lies inside its interval.
-    let third = OutDir::new("rerun-third");
-    let args = compare_args(
-        &third,
-        "3",
-        "1s",
-        "4s",
-        &[
-            "--kernel",
-            "host",
-            "--offloads",
-            "kernel",
-            "--arm",
-            "pfifo limit 256",
-        ],
-    );
-    let (code, stdout, err) = run_bounded(&args, Duration::from_secs(180));
-    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
+    let third = host_run("rerun-third", "kernel");
     let (code, stdout, err) = run_bounded(
         &["diff", first.0.to_str().unwrap(), third.0.to_str().unwrap()],
         Duration::from_secs(60),

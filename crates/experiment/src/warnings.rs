@@ -1,5 +1,5 @@
-//! Warnings from the configuration alone, before anything runs (issue 30,
-//! method §2.4): what the chosen path, arms, flows and probes will do to
+//! Warnings from the configuration alone, before anything runs (method
+//! §2.5): what the chosen path, arms, flows and probes will do to
 //! the measurement that a reader of the results would otherwise discover
 //! only in them. Each [`Warning`] says what and why, with numbers, and its
 //! fix. A pure function of the experiment and of what the links carry
@@ -54,7 +54,7 @@ impl Default for LinkAssumptions {
 impl LinkAssumptions {
     /// What a scenario's path says of its links (`[path] mtu`,
     /// `[path] offloads`): the kernel's offloads may hand the arm GSO/GRO
-    /// aggregates (issue 29 read fq_codel `maxpacket` 3,028–6,056 B on a
+    /// aggregates (fq_codel's `maxpacket` read 3,028–6,056 B on a
     /// 1,500-byte MTU); with them off, every skb is one packet.
     pub fn of(path: &crate::PathSpec) -> Self {
         LinkAssumptions {
@@ -317,7 +317,7 @@ fn fifo_drain(
                 "with full-sized {pkt} B packets a full queue holds {} at {}, under {timeout}; \
                  but pfifo's limit counts skbs, and with offloads \"kernel\" an skb may be a GSO \
                  aggregate (up to {a} B here: 64 KiB, cut to TBF's burst): {n} of them may hold up \
-                 to {}, and {n} aggregates of 2 segments (issue 29's measurement) {}",
+                 to {}, and {n} aggregates of 2 segments (as measured, docs/method.md §1.6) {}",
                 ms(full_ms),
                 tbf.rate,
                 ms(agg_ms),
@@ -379,8 +379,8 @@ fn link_time_vs_target(
             false,
             format!(
                 "a {pkt} B packet holds the link {} at {}, under {kind}'s target {}; but with \
-                 offloads \"kernel\" a GSO aggregate of up to {agg} B may reach it ({}; issue 29 \
-                 read 6,056 B = 9.7 ms at 5 Mbit/s), and its sojourn alone exceeds the target",
+                 offloads \"kernel\" a GSO aggregate of up to {agg} B may reach it ({}; fq_codel's \
+                 maxpacket read 6,056 B = 9.7 ms at 5 Mbit/s, docs/method.md §14.1), and its sojourn alone exceeds the target",
                 ms(one),
                 tbf.rate,
                 ms(target_ms),
@@ -484,7 +484,7 @@ fn not_ect_probe(arm: &Arm, ecn_flows: usize, probes: &[ProbeSpec]) -> (String, 
         format!(
             "the {} probe's UDP packets are Not-ECT while {ecn_flows} flow(s) negotiate ECN: \
              where {} marks the flows' packets (CE) it drops the probe's, so a probe request \
-             without reply under this arm may be a drop, not a delay (issue 30: fq_codel dropped \
+             without reply under this arm may be a drop, not a delay (docs/method.md §5.8: fq_codel dropped \
              3–7 requests per round beside one ECN Reno flow)",
             kinds.join(" and "),
             arm.kind()
@@ -598,7 +598,7 @@ mod tests {
         assert!(t.text.contains("up to 6711 ms"), "{t}");
         assert!(
             t.text
-                .contains("2 segments (issue 29's measurement) 1240 ms"),
+                .contains("2 segments (as measured, docs/method.md §1.6) 1240 ms"),
             "{t}"
         );
         assert!(t.fix.contains("timeout = \"2s\""), "{}", t.fix);
