@@ -460,14 +460,24 @@ fn not_claimed(
         let (Some(g), Some(ceiling)) = (window_goodput(s), s.payload_ceiling_mbps()) else {
             continue;
         };
-        if g > ceiling * (1.0 + 1e-9) {
+        // One segment more or less at the window's edges is the window,
+        // not a burst: above the ceiling means by more than that.
+        let mtu = f64::from(
+            s.readbacks
+                .mtu
+                .unwrap_or(netlab_results::queue_seen::DEFAULT_MTU),
+        );
+        let edge = s.measured_window.map_or(0.0, |[w0, w1]| {
+            (mtu - 52.0) * 8.0 / (w1 - w0).max(1e-9) / 1e6
+        });
+        if g > ceiling + edge {
             above.push(format!("{} r{} {g:.3}", s.arm, s.round));
         }
     }
     let ceiling = ok.iter().find_map(|s| s.payload_ceiling_mbps());
     if let (false, Some(ceiling)) = (above.is_empty(), ceiling) {
         return Some(format!(
-            "{} above the link's payload ceiling of {ceiling:.2} Mbit/s (a loss repair's burst inside the window), so the goodputs are not compared",
+            "{} above the link's payload ceiling of {ceiling:.2} Mbit/s (bytes that crossed the bottleneck before the window were delivered inside it: a loss repair's burst, or the window's edges), so the goodputs are not compared",
             above.join(", ")
         ));
     }
