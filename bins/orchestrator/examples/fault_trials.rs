@@ -1,4 +1,4 @@
-//! Long fault-trial runs (issue 14 §2): host-kernel and guest-kernel
+//! Long fault-trial runs: host-kernel and guest-kernel
 //! `compare` runs interrupted at seeded random points, each checked for
 //! leftovers (see `tests/faults/mod.rs`). Needs root; the guest trials need
 //! the user-mode-linux kernel.

@@ -1,4 +1,4 @@
-//! Soak (issue 14 §6): one long host-kernel run of short scenarios
+//! Soak: one long host-kernel run of short scenarios
 //! (default 20 rounds of pfifo, 1 s / 1 s / 2 s phases), sampling the
 //! orchestrator's /proc/<pid>/status (VmHWM, VmRSS) and its open file
 //! descriptors every 100 ms. Prints, per scenario, the highest VmRSS and the

@@ -149,7 +149,7 @@ pub struct CompareArgs {
     /// Size of each block the sender writes.
     #[arg(long, default_value = "131072", value_parser = value_parser!(u64).range(1..=16 << 20))]
     pub block_size: u64,
-    /// Also run the isochronous probe (issue 15) at this interval (>= 1ms, e.g. 20ms) on UDP port 46022: dense latency with exact one-way delays, in its own summary table.
+    /// Also run the isochronous probe at this interval (>= 1ms, e.g. 20ms) on UDP port 46022: dense latency with exact one-way delays, in its own summary table.
     #[arg(long, value_name = "INTERVAL", value_parser = args::iso_interval)]
     pub iso_probe: Option<Duration>,
     /// Which kernel runs the experiment.

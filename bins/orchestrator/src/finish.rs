@@ -96,7 +96,7 @@ impl RunHooks for Finish {
 mod tests {
     use super::*;
 
-    /// results.json's notes follow summary.md's rule (issue 33): the
+    /// results.json's notes follow summary.md's rule: the
     /// fq_codel note only where an fq_codel arm runs.
     #[test]
     fn results_json_notes_are_the_experiments_own() {

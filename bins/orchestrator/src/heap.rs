@@ -1,4 +1,4 @@
-//! The heap of a long run stays flat (issue 14 §6).
+//! The heap of a long run stays flat.
 //!
 //! glibc gives threads their own arenas, raises its mmap and trim
 //! thresholds each time a large block is freed (up to 32 MB and 64 MB), and

@@ -27,7 +27,7 @@ use clap::Parser;
 use crate::cli::{Cli, Command};
 
 fn main() -> ExitCode {
-    // Before any thread: a long run's heap stays flat (issue 14 §6).
+    // Before any thread: a long run's heap stays flat.
     heap::keep_heap_flat();
     // The hidden init subcommand must not go through clap's error paths: the
     // kernel passes it whatever it likes.

@@ -1,4 +1,4 @@
-//! `orchestrator merge OUT DIR...` (issue 22): one results folder from the
+//! `orchestrator merge OUT DIR...`: one results folder from the
 //! folders of a sharded run, reading exactly as if one machine had run the
 //! plan. The folders are checked and their scenarios copied byte for byte,
 //! in plan order, by [`netlab_results::merge`]; the folder is then finished

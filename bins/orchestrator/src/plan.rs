@@ -1,5 +1,5 @@
 //! `orchestrator plan FILE.toml`: the experiment's scenarios, without root
-//! and without touching anything (issue 22). Each line is a scenario: its
+//! and without touching anything. Each line is a scenario: its
 //! plan index, its unit (a round at a sweep point — all of its arms run on
 //! one machine, back to back), point, round, arm and seed; the header gives
 //! the experiment's content hash and the netlab version, which `merge` and

@@ -1,4 +1,4 @@
-//! End-to-end tests of `orchestrator compare` (issue 7). Privileged ones need
+//! End-to-end tests of `orchestrator compare`. Privileged ones need
 //! root/CAP_NET_ADMIN, guest ones the user-mode-linux kernel; both skip with a
 //! printed reason on a plain machine unless NETLAB_REQUIRE_PRIVILEGED=1 (CI).
 

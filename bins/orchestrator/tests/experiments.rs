@@ -1,4 +1,4 @@
-//! End-to-end tests of experiment files (issue 12): `orchestrator run FILE`,
+//! End-to-end tests of experiment files: `orchestrator run FILE`,
 //! `compare --print-experiment`, refusals before any change, and the
 //! presets run shortened in the guest kernel with the file's own duration
 //! keys (1 s baseline, 1 s warm-up, 2–3 s measured). Guest tests skip with

@@ -1,5 +1,5 @@
-//! End-to-end tests of the isochronous probe in `orchestrator compare`
-//! (issue 15): `--iso-probe` validation, and full runs on the host kernel
+//! End-to-end tests of the isochronous probe in `orchestrator compare`:
+//! `--iso-probe` validation, and full runs on the host kernel
 //! and in the guest with the probe beside the stop-and-wait one.
 
 use std::time::Duration;
@@ -242,7 +242,7 @@ fn check_fates(sc: &Value, reasons: &[&str]) -> (usize, usize) {
 }
 
 /// The report draws the isochronous probe's loaded distribution beside the
-/// stop-and-wait one (issue 23) and the page shows that figure.
+/// stop-and-wait one and the page shows that figure.
 fn check_iso_plot(dir: &std::path::Path) {
     let svg = std::fs::read_to_string(dir.join("iso-cdf-loaded.svg")).expect("iso-cdf-loaded.svg");
     // The text as a reader reads it: tags dropped, a legend entry wrapped

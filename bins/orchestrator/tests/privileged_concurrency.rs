@@ -1,4 +1,4 @@
-//! Three `compare` runs at once on the host kernel (issue 14 §6): all
+//! Three `compare` runs at once on the host kernel: all
 //! succeed with verified results, each under its own run id, with the same
 //! default ports (the namespaces isolate them), and nothing is left after.
 //! Needs root; skips with a printed reason otherwise, fails instead under

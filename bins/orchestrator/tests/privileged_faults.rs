@@ -1,4 +1,4 @@
-//! Seeded fault trials (issue 14 §2), the few that CI runs: host-kernel
+//! Seeded fault trials, the few that CI runs: host-kernel
 //! runs interrupted by SIGINT, SIGTERM or SIGKILL (+ `orchestrator
 //! cleanup`) at random points, and guest-kernel runs where the guest's
 //! process group may also be killed. After each trial nothing of that run

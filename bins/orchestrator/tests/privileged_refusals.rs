@@ -1,4 +1,4 @@
-//! Up-front refusals (issue 14 §5): a results folder that cannot keep the
+//! Up-front refusals: a results folder that cannot keep the
 //! results is refused before anything is created, exit 1, with a message
 //! that says why. Needs root (a private mount namespace holds the full
 //! filesystem); skips without it unless NETLAB_REQUIRE_PRIVILEGED=1.

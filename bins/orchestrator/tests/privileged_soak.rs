@@ -1,4 +1,4 @@
-//! Issue 14 §6 (soak): file descriptors and peak memory across the
+//! Soak: file descriptors and peak memory across the
 //! scenarios of one run. Needs root; skips without it unless
 //! NETLAB_REQUIRE_PRIVILEGED=1.
 
@@ -13,7 +13,7 @@ mod support;
 
 use support::*;
 
-/// Issue 14 §6: a multi-round run leaks no file descriptor: every scenario
+/// A multi-round run leaks no file descriptor: every scenario
 /// ends with as many open as the one before it started with.
 #[test]
 fn privileged_a_multi_round_run_leaks_no_file_descriptor() {
@@ -82,7 +82,7 @@ const FLAT_ROUNDS: u32 = 8;
 /// default thresholds +5.8 MB.
 const FLAT_GROWTH_KB: u64 = 2560;
 
-/// Issue 14 §6: a long run's peak memory is flat. VmHWM (the process's
+/// A long run's peak memory is flat. VmHWM (the process's
 /// peak RSS) is sampled every 50 ms; from the end of scenario 2 to the end
 /// of scenario 7 it grows by less than [`FLAT_GROWTH_KB`].
 #[test]

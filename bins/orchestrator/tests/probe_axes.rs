@@ -1,4 +1,4 @@
-//! End-to-end tests of the probe sweep axes (issue 31 item 2): refusals of
+//! End-to-end tests of the probe sweep axes: refusals of
 //! bad probe intervals and sizes before anything is built, and a two-point
 //! sweep of the isochronous probe's interval run on the host kernel, each
 //! scenario recording the interval and size it ran with and sending the

@@ -1,4 +1,4 @@
-//! End-to-end tests of `orchestrator report PATH` (issue 13) on a copy of the
+//! End-to-end tests of `orchestrator report PATH` on a copy of the
 //! committed golden results folder. No root needed: `report` only reads
 //! results.json and writes files beside it.
 

@@ -1,5 +1,5 @@
 //! `plan`, `run --shard`/`--resume` refusals and `merge` refusals through
-//! the binary (issue 22): no root needed, nothing touches the network.
+//! the binary: no root needed, nothing touches the network.
 //! Bad usage exits 2, bad data 1; each message names what is wrong, and
 //! nothing is written over an existing result.
 

@@ -1,4 +1,4 @@
-//! FQ-CoDel's sparse-flow boundary in the guest kernel (issue 31; the model
+//! FQ-CoDel's sparse-flow boundary in the guest kernel (the model
 //! is docs/models.md's model 2): a two-point sweep of
 //! experiments/sparse_flows_quick.toml, N = 4 bulk uploads (one round over
 //! them, W ≈ 9.8 ms, is shorter than the probe's T = 20 ms) and N = 12

@@ -1,4 +1,4 @@
-//! Runs the cross-check (issue 11) and writes `crosscheck.md` +
+//! Runs the cross-check and writes `crosscheck.md` +
 //! `crosscheck.json` into `--out`.
 //!
 //! ```text

@@ -245,7 +245,7 @@ pub struct CrosscheckConfig {
     pub irtt: bool,
     /// Take the mid-load readback check against `tc` and `ss` (pairing 3).
     pub readback_check: bool,
-    /// Also run netlab's isochronous probe (issue 15) at the same spacing,
+    /// Also run netlab's isochronous probe at the same spacing,
     /// on its own echo port, next to irtt (pairing 2b); off by default.
     #[serde(default)]
     pub iso_probe: bool,

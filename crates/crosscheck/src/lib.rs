@@ -1,5 +1,5 @@
 //! netlab-crosscheck: does netlab measure what iperf3, irtt, tc and ss
-//! measure on the same path? (issue 11)
+//! measure on the same path?
 //!
 //! [`run`] builds, for every round × arm × load, a fresh A–R–B with the
 //! default comparison's TBF and the arm on R's egress toward B, and runs in

@@ -58,7 +58,7 @@ pub fn probes_agree(nl: &PhaseStats, ir: &PhaseStats, censoring: bool) -> Option
 enum Probe {
     /// The method's stop-and-wait probe.
     StopAndWait,
-    /// The isochronous probe (issue 15), on a fixed grid like irtt.
+    /// The isochronous probe, on a fixed grid like irtt.
     Isochronous,
 }
 

@@ -1,4 +1,4 @@
-//! One cross-check scenario, run by netlab-run's runner (issue 21): a
+//! One cross-check scenario, run by netlab-run's runner: a
 //! fresh A–R–B with TBF + arm on R's egress toward B, B's loop setting t0
 //! with netlab's probe echoes, netlab's probe (and its isochronous probe)
 //! from t0, netlab's flow when the load has one, the arm sampled every

@@ -1,4 +1,4 @@
-//! Bounded waits with a silent other side (issue 14 §7): a capture on a
+//! Bounded waits with a silent other side: a capture on a
 //! link with no traffic ends by its deadline (+ 1 s). Needs root /
 //! CAP_NET_RAW; skips with a printed reason otherwise, fails instead under
 //! NETLAB_REQUIRE_PRIVILEGED=1.

@@ -1,4 +1,4 @@
-//! Splitting a plan over machines (issue 22). The unit of work is a
+//! Splitting a plan over machines. The unit of work is a
 //! *round at a sweep point*: every arm of that round, back to back, in the
 //! plan's order, on one machine, because a comparison between arms is only
 //! fair inside one machine. Units are numbered in plan order; shard `K` of

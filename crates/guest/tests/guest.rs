@@ -522,7 +522,7 @@ fn helper_checkout() {
     );
 }
 
-/// Issue 14: a checkout under /tmp (program, its init binary and the
+/// A checkout under /tmp (program, its init binary and the
 /// working directory all below /tmp) runs in the guest, and what the
 /// program writes relative to its working directory reaches the host.
 #[test]
@@ -605,7 +605,7 @@ fn sharing_a_guest_mount_point_is_refused() {
     assert!(m.contains("shared folder /run"), "{m}");
 }
 
-/// Issue 14 §5: a guest memory too small to boot is named as such, quickly
+/// A guest memory too small to boot is named as such, quickly
 /// (the kernel stops at once; the deadline is far away).
 #[test]
 fn guest_memory_too_small_is_named() {
@@ -635,7 +635,7 @@ fn guest_memory_too_small_is_named() {
     assert!(took < deadline, "took {took:?}");
 }
 
-/// Issue 14 §7: a guest that never powers off (its program sleeps for
+/// A guest that never powers off (its program sleeps for
 /// ever) is stopped by its deadline within the stated time + 1 s, with
 /// nothing left.
 #[test]

@@ -16,7 +16,7 @@
 //! * [`stats`] (pure): per-phase counts, p50 (lower median) / p95 (nearest
 //!   rank) of successes, and the censoring-aware [`RankQuantile`] view.
 //!
-//! Beside it, the **isochronous probe** (issue 15), for dense distributions:
+//! Beside it, the **isochronous probe**, for dense distributions:
 //! * [`IsoClient`] (pure, [`iso`]): a request every `interval` (default
 //!   20 ms, down to 1 ms) on a fixed grid whatever is outstanding; missed
 //!   slots recorded, never a catch-up burst; replies matched by seq; late

@@ -223,7 +223,7 @@ pub struct ProbeRequest {
     /// RTT in ms of the first reply that came at or after the timeout
     /// (the request stays a timeout; this is what its reply really took).
     /// Absent when no late reply came before A stopped listening, and in
-    /// results written before issue 30.
+    /// results written before B's receive log was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub late_rtt_ms: Option<f64>,
     /// Phase by send time.

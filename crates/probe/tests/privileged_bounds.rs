@@ -1,4 +1,4 @@
-//! Bounded waits with a silent other side (issue 14 §7): the probe against
+//! Bounded waits with a silent other side: the probe against
 //! an echo that reads every request and never replies ends by its end time
 //! (+ 1 s). Loopback only, so it needs no privilege and always runs.
 

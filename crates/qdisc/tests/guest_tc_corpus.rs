@@ -4,7 +4,7 @@
 //! pie) is applied as the root qdisc of a scratch namespace's `lo`, read
 //! back, and every option the arm words set must be in the typed readback
 //! with the value sent (times within the kernel's 1 µs rounding). And the
-//! full CAKE line of issue 16 configures and reads back every option.
+//! full CAKE line configures and reads back every option.
 
 use std::time::Duration;
 

@@ -1,4 +1,4 @@
-//! Bounded waits (issue 14 §7): the qdisc sampler, never told to stop,
+//! Bounded waits: the qdisc sampler, never told to stop,
 //! ends by itself at its deadline (+ 1 s). Needs root / CAP_NET_ADMIN (an
 //! owned scratch namespace); skips with a printed reason otherwise, fails
 //! instead under NETLAB_REQUIRE_PRIVILEGED=1.

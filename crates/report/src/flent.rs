@@ -347,7 +347,7 @@ impl Unanswered {
 }
 
 /// UDP echo: a reply at its reply time with its RTT. A request whose reply
-/// came after the timeout (B's log and A's late receive, issue 30) is
+/// came after the timeout (B's log and A's late receive) is
 /// written at its real RTT, `late: true`. A request never answered is a
 /// gap, as Flent's own ping runners leave a lost ping: no raw point, and
 /// `null` on the step grid over its wait (send to send + timeout), so

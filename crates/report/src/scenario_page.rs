@@ -1,4 +1,4 @@
-//! A scenario's own page, `scenarios/sNN.html` (issue 31, item 5): its
+//! A scenario's own page, `scenarios/sNN.html`: its
 //! row of the scenarios table, its four plots inline (probe RTT, goodput,
 //! tcp_info, qdisc), and its files (the plots' SVGs, its Flent file, its
 //! packet files), with a link back to index.html. Self-contained like

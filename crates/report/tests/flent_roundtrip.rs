@@ -251,8 +251,8 @@ fn flents_combination_plots_of_the_three_round_comparison() {
             "{plot}: Flent ranks the rounds' goodput as netlab does"
         );
         // Latency: every file whose unanswered requests have a known fate
-        // ranks as netlab does. This fixture predates B's receive log
-        // (issue 30): its pfifo requests without reply are gaps of unknown
+        // ranks as netlab does. This fixture predates B's receive log:
+        // its pfifo requests without reply are gaps of unknown
         // fate, so Flent's induced latency is over the answered few (a
         // survivor bias it cannot see) and is not compared; each file says
         // so in its metadata.
@@ -273,7 +273,7 @@ fn flents_combination_plots_of_the_three_round_comparison() {
     }
 }
 
-/// With B's receive log (issue 30) every request without a timely reply
+/// With B's receive log every request without a timely reply
 /// has a known fate: late replies carry their real RTT and losses are
 /// gaps, so Flent's combined latency ranks the arms as netlab's figures
 /// do. On the default comparison recorded with it: every fq_codel round's

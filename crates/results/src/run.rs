@@ -40,7 +40,7 @@ pub struct Results {
     /// Set when SIGINT/SIGTERM stopped the run: where and when.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<Interrupted>,
-    /// The experiment's content hash (issue 22; absent in older files,
+    /// The experiment's content hash (absent in older files,
     /// where [`Results::experiment_hash_or_computed`] computes it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experiment_hash: Option<String>,
@@ -55,7 +55,7 @@ pub struct Results {
     pub merged: Option<MergeRecord>,
 }
 
-/// The share of the plan one run ran (issue 22).
+/// The share of the plan one run ran.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ShardRecord {
     /// Which shard (1-based).
@@ -92,7 +92,7 @@ pub struct MergeSource {
     pub plan_indices: Vec<u32>,
 }
 
-/// Where and when one scenario ran (issue 22): a merged result keeps it for
+/// Where and when one scenario ran: a merged result keeps it for
 /// every scenario, so figures never pool machines silently.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RanOn {

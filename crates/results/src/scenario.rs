@@ -223,7 +223,7 @@ pub struct ProbeResult {
     /// Probe configuration.
     pub config: ProbeConfig,
     /// What B's echo received of this probe: each request's seq and receive
-    /// time (issue 30; absent in results written before it).
+    /// time (absent in results written before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub echo_arrivals: Option<EchoArrivals>,
     /// Every request's fate (method §5.8; absent without B's log).
@@ -231,7 +231,7 @@ pub struct ProbeResult {
     pub fates: Option<ProbeFates>,
 }
 
-/// The isochronous probe (issue 15), beside the stop-and-wait probe: its
+/// The isochronous probe, beside the stop-and-wait probe: its
 /// whole log (every slot, with up/down one-way delays and B's turnaround),
 /// its per-phase and per-window (1 s of due time) statistics, and what B's
 /// stamping echo saw. Additive to schema 2: absent when no isochronous
@@ -257,7 +257,7 @@ pub struct IsoProbeResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub echo_error: Option<String>,
     /// What B's echo received of this probe: each slot's seq and receive
-    /// time (issue 30; absent in results written before it).
+    /// time (absent in results written before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub echo_arrivals: Option<EchoArrivals>,
     /// Every slot's fate (method §5.8; absent without B's log).
@@ -478,12 +478,12 @@ pub struct ScenarioResult {
     /// before it started and just after its cleanup (a leak shows as growth).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_fds: Option<[usize; 2]>,
-    /// Where and when it ran (absent in files written before issue 22).
+    /// Where and when it ran (absent in files written before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ran_on: Option<RanOn>,
     /// Was the shaper the bottleneck? Per direction, with its evidence and
     /// the CPU the window used (docs/method.md §14.2; absent in files
-    /// written before issue 29).
+    /// written before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bottleneck: Option<crate::Bottleneck>,
 }

@@ -1,5 +1,5 @@
 //! Reading a results.json as its header plus the exact bytes of each
-//! scenario, one at a time (issue 22): a merged or resumed results.json
+//! scenario, one at a time: a merged or resumed results.json
 //! copies every scenario's bytes unchanged from the file it came from, and
 //! memory is one scenario, however many the file holds.
 //!

@@ -1,4 +1,4 @@
-//! Results written before issue 30 (no B receive log, no fates, no late
+//! Results written before B's receive log was kept (no B receive log, no fates, no late
 //! RTTs) still load, and write back without the new keys; a scenario with
 //! fates reads back what it wrote.
 

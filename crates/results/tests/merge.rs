@@ -50,7 +50,7 @@ fn a_missing_or_repeated_share_is_refused_before_anything_is_written() {
     );
     // A shard folder that holds nothing (its task died in its first
     // scenario, or never ran) counts as missing: its shard and the folder
-    // are named (issue 33), unless --allow-partial.
+    // are named, unless --allow-partial.
     let b = dir.0.join("b-never-ran");
     std::fs::create_dir_all(&b).unwrap();
     let e = check_folders(&out, &[a.clone(), b.clone()], false, &mut quiet).unwrap_err();

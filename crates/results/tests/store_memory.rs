@@ -1,4 +1,4 @@
-//! The scenario store holds no scenario in memory (issue 14 §6), counted
+//! The scenario store holds no scenario in memory, counted
 //! by this test binary's heap bytes per thread.
 
 use std::path::Path;
@@ -26,7 +26,7 @@ fn header_of(r: &Results) -> Results {
     }
 }
 
-/// Issue 14 §6: the run keeps no scenario in memory once it is written,
+/// The run keeps no scenario in memory once it is written,
 /// and assembling results.json loads none of them. Counted by this
 /// thread's heap bytes (the test binary's counting allocator): after 8
 /// scenarios of about 0.7 MB each, the live heap and the peak while

@@ -1,5 +1,5 @@
-//! Hooks through which a caller adds its own workers to every scenario
-//! (issue 21): an independent tool's server and client beside netlab's
+//! Hooks through which a caller adds its own workers to every scenario:
+//! an independent tool's server and client beside netlab's
 //! probe and load, a sampler of its own, anything that needs the
 //! scenario's namespaces while the path stands.
 //!

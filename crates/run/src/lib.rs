@@ -30,7 +30,7 @@
 //!
 //! # Names
 //!
-//! Each name says one thing (issue 21):
+//! Each name says one thing:
 //!
 //! | name | what it is |
 //! |---|---|

@@ -1,4 +1,4 @@
-//! Where a scenario runs, for its `ran_on` record (issue 22): this
+//! Where a scenario runs, for its `ran_on` record: this
 //! machine's hostname, CPU model and kernel release. Inside the guest the
 //! hostname and CPU model are the host's, passed in [`HOST_MACHINE_ENV`].
 

@@ -1,4 +1,4 @@
-//! `run --resume` (issue 22): continue a results folder whose run was
+//! `run --resume`: continue a results folder whose run was
 //! interrupted or whose machine died. The folder's results.json (the last
 //! complete version) and its `scenarios/NNNN.json` files (left by a killed
 //! run) say which scenarios are complete; those are kept byte for byte and

@@ -3,7 +3,7 @@
 //! the crates take, before anything runs. Pure: built and tested without
 //! root. The runner executes a [`ScenarioSetup`] and decides nothing.
 //!
-//! The path (docs/method.md §2, issue 12): each of R's egresses gets, when a
+//! The path (docs/method.md §2): each of R's egresses gets, when a
 //! base RTT (or jitter, loss) is set, a root netem with half the RTT
 //! (`handle 1:`); the shaped direction's TBF hangs below it (`parent 1:1
 //! handle 2:`) and the arm below TBF (`parent 2:1 handle 10:`). netem only
@@ -134,7 +134,7 @@ pub struct ProbeSetup {
     pub hard_stop: Duration,
 }
 
-/// The isochronous probe (issue 15) from A to B's stamping echo on its own
+/// The isochronous probe from A to B's stamping echo on its own
 /// port, beside the stop-and-wait probe.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IsoProbeSetup {

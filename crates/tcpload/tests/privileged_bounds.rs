@@ -1,4 +1,4 @@
-//! Bounded waits with a silent other side (issue 14 §7), over loopback (no
+//! Bounded waits with a silent other side, over loopback (no
 //! privilege needed, so these always run):
 //! - a sender whose receiver accepts and never reads ends by its lifetime
 //!   (+ 1 s);

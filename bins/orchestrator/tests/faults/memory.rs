@@ -1,5 +1,5 @@
 //! Memory and file descriptors of a running orchestrator, sampled from
-//! /proc/<pid> (issue 14 §6), shared by the soak example and
+//! /proc/<pid>, shared by the soak example and
 //! `privileged_soak.rs`. Samples are attributed to the scenario named by
 //! the run's last progress line (`scenario 3/20 …`); 0 is before the first.
 

@@ -1,4 +1,4 @@
-//! Seeded fault trials (issue 14 §2), shared by the CI test
+//! Seeded fault trials, shared by the CI test
 //! `privileged_faults.rs` and the long-run example `fault_trials`.
 //!
 //! One trial: start a short `orchestrator compare` (host kernel, or the

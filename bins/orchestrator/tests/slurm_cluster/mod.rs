@@ -1,4 +1,4 @@
-//! A single-node Slurm of the test's own (issue 22, 33) and what the
+//! A single-node Slurm of the test's own and what the
 //! Slurm tests check with it: every file in a temporary folder, daemons
 //! stopped by pid, the packages' own folders untouched.
 

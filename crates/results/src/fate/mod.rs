@@ -1,4 +1,4 @@
-//! Every probe request's fate (issue 30, method §5.8): what became of each
+//! Every probe request's fate (method §5.8): what became of each
 //! request of the stop-and-wait probe and of the isochronous probe, told
 //! from A's log, B's receive log ([`EchoArrivals`]) and R's drop counters.
 //!
@@ -243,7 +243,7 @@ pub struct FateSummary {
 }
 
 /// Every request's fate and the per-phase counts: one probe's
-/// `fates` in results.json (absent in results written before issue 30,
+/// `fates` in results.json (absent in results written before B's receive log was kept,
 /// and when B's receive log did not reach the results).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProbeFates {

@@ -1,6 +1,6 @@
 //! Test builds only: a global allocator that counts, per thread, the heap
 //! bytes allocated minus freed, so a test can show that a piece of code
-//! holds no data after it returns (issue 14 §6) without reading the whole
+//! holds no data after it returns without reading the whole
 //! process's RSS, which other tests running in parallel move. A test
 //! binary installs it with `#[global_allocator]`.
 

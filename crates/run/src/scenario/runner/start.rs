@@ -138,7 +138,7 @@ impl Runner<'_, '_> {
         .map(Some)
     }
 
-    /// The isochronous probe's client (issue 15), ready in A: on its fixed
+    /// The isochronous probe's client, ready in A: on its fixed
     /// grid from t0 to the end once released, against B's stamping echo on
     /// its own port.
     fn ready_iso_probe(
