@@ -1,9 +1,9 @@
 //! docs/architecture.md says what the build says, so the prose cannot
-//! drift from it (house style 24): the layer diagram's arrows, the crate
+//! drift from it: the layer diagram's arrows, the crate
 //! table's workspace edges, the test-only edges (with the `testing`
 //! features they turn on), the external crates per package, and the
 //! crates that forbid `unsafe`, each against every Cargo.toml and lib.rs;
-//! and that the schema and the report build pure (house style 28), against
+//! and that the schema and the report build pure, against
 //! `cargo tree`.
 
 use std::collections::{BTreeMap, BTreeSet};

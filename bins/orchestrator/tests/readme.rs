@@ -1,4 +1,4 @@
-//! The README and docs/ stay true to the code (STYLE 24, 27):
+//! The README and docs/ stay true to the code:
 //! - README.md is a newcomer's page: at most 300 lines;
 //! - every `orchestrator SUBCOMMAND --flag` that README.md or a page of
 //!   docs/ shows in code exists in the binary's own `--help`, and every
