@@ -611,6 +611,11 @@ pub(crate) mod tests {
                         Some(ms) => ProbeOutcome::Reply { rtt_ms: *ms },
                         None => ProbeOutcome::Timeout,
                     },
+                    logged: match r {
+                        Some(_) => crate::model::Logged::Reply,
+                        None => crate::model::Logged::Timeout,
+                    },
+                    late_rtt_ms: None,
                 })
                 .collect(),
             flows: vec![FlowSeries {
@@ -619,6 +624,7 @@ pub(crate) mod tests {
                 bin_s: 0.2,
                 bytes: vec![125_000; 50],
             }],
+            flow_records: Vec::new(),
             measured_window: Some([4.0, 10.0]),
             tcp_info: vec![],
             // The arm's counters at the window's start: every drop is

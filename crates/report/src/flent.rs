@@ -651,6 +651,7 @@ mod tests {
                 bin_s: 0.2,
                 bytes: vec![125_000; 50],
             }],
+            flow_records: Vec::new(),
             measured_window: Some([4.0, 10.0]),
             tcp_info: vec![TcpInfoSample {
                 t_s: 2.2,
@@ -697,6 +698,12 @@ mod tests {
             send_s,
             phase: ProbePhase::Loaded,
             outcome,
+            logged: match outcome {
+                ProbeOutcome::Reply { .. } => crate::model::Logged::Reply,
+                ProbeOutcome::Timeout => crate::model::Logged::Timeout,
+                ProbeOutcome::NoInformation => crate::model::Logged::Abandoned,
+            },
+            late_rtt_ms: None,
         }
     }
 

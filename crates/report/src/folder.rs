@@ -143,15 +143,7 @@ pub fn finish_from(
     options: &FinishOptions,
     on_step: &mut dyn FnMut(FinishStep),
 ) -> Result<FinishedFolder, ReportError> {
-    let mut builder = builder;
-    let tables = builder.take_tables();
     let (figures, input) = builder.finish_with_figures(header);
-    // probes.csv and flows.csv are written with summary.md, below: the
-    // page links them.
-    let input = input.map(|mut i| {
-        i.summary.flat_tables = true;
-        i
-    });
     let md = summary::render_figures(
         header,
         &figures,
@@ -169,14 +161,7 @@ pub fn finish_from(
         WhenReportFails::KeepSummary => Report::ToRender(Box::new(input)),
     };
     let summary_md = out_dir.join("summary.md");
-    let summary = netlab_os::atomic::write(&summary_md, md.as_bytes())
-        .and_then(|()| {
-            netlab_os::atomic::write(&out_dir.join("probes.csv"), tables.probes_csv().as_bytes())
-        })
-        .and_then(|()| {
-            netlab_os::atomic::write(&out_dir.join("flows.csv"), tables.flows_csv().as_bytes())
-        })
-        .map_err(ReportError::from);
+    let summary = netlab_os::atomic::write(&summary_md, md.as_bytes()).map_err(ReportError::from);
     on_step(FinishStep::SummaryWritten);
     let report = report.write(out_dir);
     on_step(FinishStep::ReportWritten);

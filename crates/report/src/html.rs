@@ -550,9 +550,7 @@ pub fn page(
     }
     h.push_str("</ul>\n<h2 id=files>Files</h2>\n<ul><li><a href=\"results.json\">results.json</a> (every raw sample)</li>\
         <li><a href=\"summary.md\">summary.md</a></li>");
-    if input.summary.flat_tables {
-        h.push_str("<li><a href=\"probes.csv\">probes.csv</a> (one row per probe request, both probes, with its fate) and <a href=\"flows.csv\">flows.csv</a> (one row per flow), for pandas and R (columns: docs/usage.md, \"Flat tables\")</li>\n");
-    }
+    h.push_str("<li><a href=\"probes.csv\">probes.csv</a> (one row per probe request, both probes, with its fate) and <a href=\"flows.csv\">flows.csv</a> (one row per flow), for pandas and R (columns: docs/usage.md, \"Flat tables\")</li>\n");
     let _ = writeln!(
         h,
         "<li>{} page{} of a scenario each, <code>scenarios/sNN.html</code>, linked from the scenarios table</li>",

@@ -17,9 +17,9 @@ use netlab_results::{IsoProbeResult, ProbeResult, QdiscResult, Results, Scenario
 
 use crate::arms::ArmLabels;
 use crate::model::{
-    DirectionFigures, FinalCounters, FlowSeries, IsoProbe, IsoSample, KernelText, PacketFile,
-    Phases, PointText, ProbeOutcome, ProbePhase, ProbeSample, QdiscSample, ReportInput, Scenario,
-    TcpInfoSample,
+    DirectionFigures, FinalCounters, FlowRecord, FlowSeries, IsoProbe, IsoSample, KernelText,
+    Logged, PacketFile, Phases, PointText, ProbeOutcome, ProbePhase, ProbeSample, QdiscSample,
+    ReportInput, Scenario, TcpInfoSample,
 };
 use crate::summary::ScenarioFigures;
 use crate::ReportError;
@@ -50,8 +50,6 @@ pub struct ReportBuilder {
     figures: Vec<ScenarioFigures>,
     /// The label each arm of the run is shown and grouped by.
     labels: ArmLabels,
-    /// probes.csv and flows.csv, a scenario's rows at a time.
-    tables: crate::tables::Tables,
     /// The report's samples so far, or the first value it cannot draw.
     samples: Result<Samples, ReportError>,
 }
@@ -76,7 +74,6 @@ impl ReportBuilder {
         ReportBuilder {
             figures: Vec::new(),
             labels: ArmLabels::of_experiment(experiment),
-            tables: crate::tables::Tables::new(&crate::tables::Tables::axes_of(experiment)),
             samples: resolve(experiment).map(|exp| Samples {
                 scenarios: Vec::new(),
                 configured: timeline_phases(&exp),
@@ -100,31 +97,13 @@ impl ReportBuilder {
                 samples.timeout_s,
                 samples.base_rtt_s,
             ) {
-                Ok(scenario) => {
-                    let state = crate::state::of_scenario(&scenario)
-                        .ok()
-                        .map(|st| st.kind.short());
-                    self.tables.push(s, &label, state.as_deref());
-                    samples.scenarios.push(Scenario {
-                        arm: label,
-                        ..scenario
-                    });
-                }
+                Ok(scenario) => samples.scenarios.push(Scenario {
+                    arm: label,
+                    ..scenario
+                }),
                 Err(e) => self.samples = Err(e),
             }
         }
-    }
-
-    /// probes.csv and flows.csv of the scenarios so far (a scenario the
-    /// report cannot draw has no rows: the report says why).
-    pub fn tables(&self) -> &crate::tables::Tables {
-        &self.tables
-    }
-
-    /// Takes probes.csv and flows.csv out of the builder (they are not
-    /// copied: a long run's requests are many).
-    pub fn take_tables(&mut self) -> crate::tables::Tables {
-        std::mem::replace(&mut self.tables, crate::tables::Tables::new(&[]))
     }
 
     /// Every scenario's summary figures so far.
@@ -391,6 +370,7 @@ fn scenario_from(
         probe_timeout_s,
         probes,
         flows: flow_series(s, &at)?,
+        flow_records: flow_records(s),
         measured_window: s
             .flows
             .iter()
@@ -452,12 +432,21 @@ fn iso_samples(iso: &IsoProbeResult) -> IsoProbe {
             down_ms: r.down_ms,
             seq: r.seq,
             send_s: r.send_s,
+            logged: match &r.outcome {
+                IsoOutcome::Pending => Logged::Pending,
+                IsoOutcome::Reply => Logged::Reply,
+                IsoOutcome::Timeout => Logged::Timeout,
+                IsoOutcome::Missed => Logged::Missed,
+                IsoOutcome::SendError { .. } => Logged::SendError,
+                IsoOutcome::Abandoned => Logged::Abandoned,
+            },
         })
         .collect();
     IsoProbe {
         interval_ms: iso.log.config.interval.as_secs_f64() * 1e3,
         timeout_s: iso.log.config.timeout.as_secs_f64(),
         requests,
+        fates: iso.fates.clone(),
     }
 }
 
@@ -482,6 +471,14 @@ fn probe_samples(
                 send_s: r.send_s,
                 phase: probe_phase(r.phase),
                 outcome: outcome(&r.outcome, r.rtt_ms, at, j)?,
+                logged: match &r.outcome {
+                    RequestOutcome::Pending => Logged::Pending,
+                    RequestOutcome::Reply => Logged::Reply,
+                    RequestOutcome::Timeout => Logged::Timeout,
+                    RequestOutcome::SendError { .. } => Logged::SendError,
+                    RequestOutcome::Abandoned => Logged::Abandoned,
+                },
+                late_rtt_ms: r.late_rtt_ms,
             })
         })
         .collect::<Result<Vec<_>, ReportError>>()?;
@@ -511,6 +508,31 @@ fn flow_series(s: &ScenarioResult, at: &str) -> Result<Vec<FlowSeries>, ReportEr
         });
     }
     Ok(flows)
+}
+
+/// Every flow as flows.csv gives it, numbered from 1 as the figures are.
+fn flow_records(s: &ScenarioResult) -> Vec<FlowRecord> {
+    s.flows
+        .iter()
+        .map(|f| {
+            let tcp = f.tcp.as_ref();
+            FlowRecord {
+                number: f.index + 1,
+                direction: f.direction.clone(),
+                cc: tcp.map_or_else(|| f.cc.clone(), |t| t.cc_readback.clone()),
+                ecn: f.ecn,
+                goodput_mbps: tcp.and_then(|t| t.goodput_mbps),
+                retransmits: f
+                    .tcp_info
+                    .iter()
+                    .rev()
+                    .find_map(|t| t.info.as_ref().map(|i| i.total_retrans)),
+                planned_start_s: f.start_s,
+                connect_s: tcp.map(|t| t.connect_s),
+                error: f.error.clone(),
+            }
+        })
+        .collect()
 }
 
 /// The one TCP-state series the report draws: the first flow's.

@@ -5,8 +5,9 @@
 //! schema version through netlab-results, one scenario at a time, into the
 //! report's own [`ReportInput`] (the samples it draws, [`input`]);
 //! [`render`] recomputes every figure from the raw samples and writes the
-//! SVG plots, `index.html`, one page per scenario (`scenarios/sNN.html`)
-//! and one `.flent.gz` per scenario. Each scenario's plots are rendered,
+//! SVG plots, `index.html`, one page per scenario (`scenarios/sNN.html`),
+//! one `.flent.gz` per scenario and the flat tables `probes.csv` and
+//! `flows.csv` ([`tables`]). Each scenario's plots are rendered,
 //! written and dropped before the next scenario's ([`render_into`]), so
 //! the report's memory does not grow with its scenarios' plots; the files
 //! go to a staging folder and are renamed into place only once everything
@@ -165,7 +166,8 @@ pub struct ReportFiles {
     pub pages: Vec<PathBuf>,
     /// One Flent data file per scenario.
     pub flent: Vec<PathBuf>,
-    /// A sweep's data files (`sweep.csv`, `sweep.json`); none without a sweep.
+    /// The data files: probes.csv and flows.csv, and a sweep's
+    /// `sweep.csv` and `sweep.json`.
     pub data: Vec<PathBuf>,
 }
 
@@ -194,16 +196,12 @@ pub fn results_path(path: &Path) -> PathBuf {
 pub fn read_results(path: &Path) -> Result<ReportInput, ReportError> {
     let file = results_path(path);
     let (header, builder) = folder::read(&file)?;
-    let mut input = builder.finish(&header)?;
-    // The page links probes.csv and flows.csv only where the folder has
-    // them.
-    let dir = file.parent().unwrap_or(Path::new("."));
-    input.summary.flat_tables = dir.join("probes.csv").is_file() && dir.join("flows.csv").is_file();
-    Ok(input)
+    builder.finish(&header)
 }
 
 /// Renders every file in memory (SVGs, index.html, the scenarios' pages,
-/// .flent.gz, and for a sweep sweep.csv and sweep.json), in the order of
+/// .flent.gz, probes.csv and flows.csv, and for a sweep sweep.csv and
+/// sweep.json), in the order of
 /// [`render_into`]; nothing touches the disk. Holds every file at once:
 /// for a run of many scenarios, [`render`] writes them as they come.
 pub fn render_all(input: &ReportInput) -> Result<Vec<Rendered>, ReportError> {
@@ -214,11 +212,13 @@ pub fn render_all(input: &ReportInput) -> Result<Vec<Rendered>, ReportError> {
 
 /// Renders every file of the report of `input` into `sink`, each as soon
 /// as it is rendered, in a fixed order: the run's plots (a sweep's figures
-/// among them), then scenario by scenario its four plots, its Flent file
-/// and its page (`scenarios/sNN.html`), then index.html and a sweep's
-/// data files. A scenario's plots are dropped once its page is written:
-/// what is held across scenarios is the input, the statistics and the
-/// run's plots, never the scenarios' plots (docs/scale.md §3).
+/// among them), the headers of probes.csv and flows.csv, then scenario by
+/// scenario its four plots, its Flent file, its page
+/// (`scenarios/sNN.html`) and its rows of probes.csv and flows.csv
+/// ([`Sink::append`]), then index.html and a sweep's data files. A
+/// scenario's plots and rows are dropped once written: what is held
+/// across scenarios is the input, the statistics and the run's plots,
+/// never the scenarios' plots or rows (docs/scale.md §3).
 pub fn render_into(input: &ReportInput, sink: &mut dyn Sink) -> Result<(), ReportError> {
     let stats = compare::analyse(input);
     let headline = headline::of(input, &stats);
@@ -232,6 +232,12 @@ pub fn render_into(input: &ReportInput, sink: &mut dyn Sink) -> Result<(), Repor
     for p in &plots {
         sink.put(&p.file, p.svg.as_bytes())?;
     }
+    // probes.csv and flows.csv (docs/usage.md, "Flat tables"): their
+    // headers now, each scenario's rows after its page, so no scenario's
+    // rows are held past it.
+    let axes = table.as_ref().map_or(&[][..], |t| &t.axes[..]);
+    sink.put("probes.csv", tables::probes_header(axes).as_bytes())?;
+    sink.put("flows.csv", tables::flows_header(axes).as_bytes())?;
     // A scenario Flent could not plot (no reply at all, a failed scenario)
     // gets no file; its page and index.html say why.
     let mut flent_written = 0;
@@ -262,6 +268,8 @@ pub fn render_into(input: &ReportInput, sink: &mut dyn Sink) -> Result<(), Repor
         let flent = flent.as_deref().map_err(String::as_str);
         let page = scenario_page::page(input, s, &own, flent, around);
         sink.put(&html::scenario_page_path(s), page.as_bytes())?;
+        sink.append("probes.csv", tables::probe_rows(s, axes).as_bytes())?;
+        sink.append("flows.csv", tables::flow_rows(s, axes).as_bytes())?;
     }
     let page = html::page(
         input,

@@ -51,9 +51,6 @@ pub struct SummaryParts {
     pub sections: Vec<String>,
     /// The notes scenarios add (`scenario 3 (round 2, pfifo): …`).
     pub scenario_notes: Vec<String>,
-    /// probes.csv and flows.csv are written beside the page (a folder
-    /// finished by [`crate::folder`]): the page links them.
-    pub flat_tables: bool,
 }
 
 /// Which kernel ran, in words.
@@ -113,6 +110,39 @@ pub enum ProbeOutcome {
     NoInformation,
 }
 
+/// What the probe logged of a request, in results.json's words (the
+/// `kind` of netlab-probe's `RequestOutcome` and `IsoOutcome`): probes.csv's
+/// `outcome` column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Logged {
+    /// Sent, no reply yet, timeout not reached.
+    Pending,
+    /// A reply within the timeout.
+    Reply,
+    /// No reply within the timeout.
+    Timeout,
+    /// The isochronous probe's slot passed without a send.
+    Missed,
+    /// The send syscall failed.
+    SendError,
+    /// The run was stopped while the request was pending.
+    Abandoned,
+}
+
+impl Logged {
+    /// Its word in results.json (`reply`, `send_error`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Logged::Pending => "pending",
+            Logged::Reply => "reply",
+            Logged::Timeout => "timeout",
+            Logged::Missed => "missed",
+            Logged::SendError => "send_error",
+            Logged::Abandoned => "abandoned",
+        }
+    }
+}
+
 /// One probe request (UDP echo).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ProbeSample {
@@ -124,6 +154,11 @@ pub struct ProbeSample {
     pub phase: ProbePhase,
     /// Outcome.
     pub outcome: ProbeOutcome,
+    /// What the probe logged, in results.json's words.
+    pub logged: Logged,
+    /// A reply that came after the timeout: its RTT, ms (the request stays
+    /// censored).
+    pub late_rtt_ms: Option<f64>,
 }
 
 /// Delivered bytes per bin of one flow, from t0.
@@ -137,6 +172,39 @@ pub struct FlowSeries {
     pub bin_s: f64,
     /// Bytes delivered to B's application in each bin.
     pub bytes: Vec<u64>,
+}
+
+/// One flow of a scenario as flows.csv gives it (docs/usage.md, "Flat
+/// tables"), whether or not it delivered anything.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowRecord {
+    /// Its number from 1, as the figures count ("flow 1").
+    pub number: usize,
+    /// `up` (A→B) or `down`.
+    pub direction: String,
+    /// Congestion control as read back (as requested when not read back).
+    pub cc: String,
+    /// ECN asked for at its sender.
+    pub ecn: bool,
+    /// Goodput over the measured window, Mbit/s (method §4.3): the
+    /// per-flow figure results.json and summary.md give.
+    pub goodput_mbps: Option<f64>,
+    /// The sender's `tcpi_total_retrans` at its last tcp_info sample.
+    pub retransmits: Option<u32>,
+    /// Planned start, s from t0.
+    pub planned_start_s: f64,
+    /// When it connected, s from t0, when recorded.
+    pub connect_s: Option<f64>,
+    /// Why it failed, if it did.
+    pub error: Option<String>,
+}
+
+impl FlowRecord {
+    /// When it started, s from t0: its connect time when recorded, else
+    /// its planned start.
+    pub fn start_s(&self) -> f64 {
+        self.connect_s.unwrap_or(self.planned_start_s)
+    }
 }
 
 /// One sender tcp_info sample (sock_diag).
@@ -247,6 +315,8 @@ pub struct Scenario {
     pub probes: Vec<ProbeSample>,
     /// Delivered bytes per flow.
     pub flows: Vec<FlowSeries>,
+    /// Every flow of the scenario, in its order, failed ones included.
+    pub flow_records: Vec<FlowRecord>,
     /// Goodput's measured window, s from t0.
     pub measured_window: Option<[f64; 2]>,
     /// Sender tcp_info samples.
@@ -418,6 +488,9 @@ pub struct IsoProbe {
     pub timeout_s: f64,
     /// Every slot, in order.
     pub requests: Vec<IsoSample>,
+    /// Every slot's fate (method §5.8), when B's receive log is in the
+    /// results.
+    pub fates: Option<netlab_results::fate::ProbeFates>,
 }
 
 /// One slot of the isochronous probe.
@@ -442,6 +515,8 @@ pub struct IsoSample {
     pub seq: u32,
     /// When A sent it, s from t0 (None: the slot was missed).
     pub send_s: Option<f64>,
+    /// What the probe logged, in results.json's words.
+    pub logged: Logged,
 }
 
 impl Scenario {

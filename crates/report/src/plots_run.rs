@@ -678,6 +678,11 @@ pub(crate) mod tests {
                         down_ms: None,
                         seq: i,
                         send_s: Some(4.0 + f64::from(i) * 0.02),
+                        logged: match outcome {
+                            ProbeOutcome::Reply { .. } => crate::model::Logged::Reply,
+                            ProbeOutcome::Timeout => crate::model::Logged::Timeout,
+                            ProbeOutcome::NoInformation => crate::model::Logged::Missed,
+                        },
                     }
                 })
                 .collect();
@@ -685,6 +690,7 @@ pub(crate) mod tests {
                 interval_ms: 20.0,
                 timeout_s: 1.0,
                 requests,
+                fates: None,
             });
         }
         input
@@ -744,6 +750,8 @@ pub(crate) mod tests {
                     outcome: ProbeOutcome::Reply {
                         rtt_ms: base + 0.01 * f64::from(k),
                     },
+                    logged: crate::model::Logged::Reply,
+                    late_rtt_ms: None,
                 });
             }
         }

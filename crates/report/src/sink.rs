@@ -18,6 +18,13 @@ use crate::{Rendered, ReportError, ReportFiles};
 pub trait Sink {
     /// Keeps one file.
     fn put(&mut self, name: &str, bytes: &[u8]) -> Result<(), ReportError>;
+
+    /// Adds `bytes` to the end of the file `name`, which was [`put`]
+    /// before: a file written a scenario at a time (probes.csv), so none
+    /// of it is held across scenarios.
+    ///
+    /// [`put`]: Sink::put
+    fn append(&mut self, name: &str, bytes: &[u8]) -> Result<(), ReportError>;
 }
 
 impl Sink for Vec<Rendered> {
@@ -27,6 +34,24 @@ impl Sink for Vec<Rendered> {
             bytes: bytes.to_vec(),
         });
         Ok(())
+    }
+
+    fn append(&mut self, name: &str, bytes: &[u8]) -> Result<(), ReportError> {
+        let f = self
+            .iter_mut()
+            .rev()
+            .find(|r| r.name == name)
+            .ok_or_else(|| not_put(name))?;
+        f.bytes.extend_from_slice(bytes);
+        Ok(())
+    }
+}
+
+/// An append to a file never put.
+fn not_put(name: &str) -> ReportError {
+    ReportError::Field {
+        path: "report file".into(),
+        message: format!("{name:?} appended to before it was written"),
     }
 }
 
@@ -97,7 +122,7 @@ impl Staged {
                 written.svgs.push(dest);
             } else if name.ends_with(".flent.gz") {
                 written.flent.push(dest);
-            } else if name.starts_with("sweep.") {
+            } else if name.starts_with("sweep.") || name.ends_with(".csv") {
                 written.data.push(dest);
             } else if name.ends_with(".html") && name != "index.html" {
                 written.pages.push(dest);
@@ -118,6 +143,19 @@ impl Sink for Staged {
         std::fs::write(&path, bytes).map_err(io("writing", &path))?;
         self.names.push(name.to_string());
         Ok(())
+    }
+
+    fn append(&mut self, name: &str, bytes: &[u8]) -> Result<(), ReportError> {
+        use std::io::Write as _;
+        let path = self.stage.join(checked(name)?);
+        if !path.is_file() {
+            return Err(not_put(name));
+        }
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(bytes))
+            .map_err(io("appending to", &path))
     }
 }
 

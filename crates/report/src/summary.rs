@@ -284,7 +284,6 @@ pub fn parts(scenarios: &[ScenarioFigures]) -> crate::model::SummaryParts {
     crate::model::SummaryParts {
         sections,
         scenario_notes: extra_notes(scenarios, 0),
-        flat_tables: false,
     }
 }
 

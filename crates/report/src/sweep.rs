@@ -472,10 +472,10 @@ fn direction(s: &Scenario, dir: &str) -> (Option<Measured>, Option<Measured>) {
     }
 }
 
-/// The row of one scenario; `models` are the experiment's.
-pub fn row(s: &Scenario, axes: &[SweepAxis], models: &[netlab_experiment::ModelKind]) -> SweepRow {
-    let axis_values = axes
-        .iter()
+/// Each axis' value at `s`'s point as the file writes it (empty where the
+/// point does not set it), in `axes` order.
+pub fn axis_values(s: &Scenario, axes: &[SweepAxis]) -> Vec<String> {
+    axes.iter()
         .map(|a| {
             s.point
                 .values
@@ -484,7 +484,12 @@ pub fn row(s: &Scenario, axes: &[SweepAxis], models: &[netlab_experiment::ModelK
                 .find(|(n, _)| *n == a.name)
                 .map_or_else(String::new, |(_, t)| t.to_string())
         })
-        .collect();
+        .collect()
+}
+
+/// The row of one scenario; `models` are the experiment's.
+pub fn row(s: &Scenario, axes: &[SweepAxis], models: &[netlab_experiment::ModelKind]) -> SweepRow {
+    let axis_values = axis_values(s, axes);
     let mut r = SweepRow {
         scenario: s.index,
         point: s.point.index,

@@ -12,10 +12,10 @@
 
 use std::fmt::Write as _;
 
-use crate::sweep::{Measured, SweepMetric, SweepTable};
+use crate::sweep::{Measured, SweepAxis, SweepMetric, SweepTable};
 
 /// A CSV field: quoted when it holds a comma, a quote or a line break.
-fn field(s: &str) -> String {
+pub(crate) fn field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -32,15 +32,38 @@ fn opt<T: ToString>(v: Option<T>) -> String {
     v.map_or_else(String::new, |x| x.to_string())
 }
 
-/// The header of sweep.csv for `table`.
-pub fn csv_header(table: &SweepTable) -> Vec<String> {
-    let mut h = vec!["scenario".to_string(), "point".into(), "point_label".into()];
-    for a in &table.axes {
+/// The axes' columns: each axis' name (its value as the experiment file
+/// writes it), then, for an axis in a unit, `<name>_<unit>` (the value in
+/// that unit). sweep.csv, probes.csv and flows.csv share them.
+pub(crate) fn axis_header(axes: &[SweepAxis]) -> Vec<String> {
+    let mut h = Vec::new();
+    for a in axes {
         h.push(a.name.clone());
         if let Some(suffix) = a.kind.column_suffix() {
             h.push(format!("{}_{suffix}", a.name));
         }
     }
+    h
+}
+
+/// The cells of [`axis_header`] for a point whose values are `values`
+/// (in `axes` order, [`crate::sweep::axis_values`]).
+pub(crate) fn axis_fields(axes: &[SweepAxis], values: &[String]) -> Vec<String> {
+    let mut f = Vec::new();
+    for (a, v) in axes.iter().zip(values) {
+        f.push(v.clone());
+        if a.kind.column_suffix().is_some() {
+            let x = a.values.iter().find(|x| &x.text == v).and_then(|x| x.x);
+            f.push(opt(x.map(num)));
+        }
+    }
+    f
+}
+
+/// The header of sweep.csv for `table`.
+pub fn csv_header(table: &SweepTable) -> Vec<String> {
+    let mut h = vec!["scenario".to_string(), "point".into(), "point_label".into()];
+    h.extend(axis_header(&table.axes));
     h.extend(
         [
             "arm",
@@ -130,13 +153,7 @@ pub fn csv(table: &SweepTable) -> String {
             r.point.to_string(),
             r.point_label.clone(),
         ];
-        for (a, v) in table.axes.iter().zip(&r.axis_values) {
-            f.push(v.clone());
-            if a.kind.column_suffix().is_some() {
-                let x = a.values.iter().find(|x| &x.text == v).and_then(|x| x.x);
-                f.push(opt(x.map(num)));
-            }
-        }
+        f.extend(axis_fields(&table.axes, &r.axis_values));
         f.extend([
             r.arm.clone(),
             r.arm_words.clone(),

@@ -1,297 +1,386 @@
 //! Flat tables for pandas and R (docs/usage.md, "Flat tables"), written
-//! beside results.json by every command that finishes a results folder:
+//! by the report beside sweep.csv, for every run:
 //!
-//! - `probes.csv`: one row per probe request of every scenario, both
-//!   probes, each with its fate as results.json records it;
+//! - `probes.csv`: one row per request of either probe (every request
+//!   results.json logs), with what the probe logged of it and its fate
+//!   (method §5.8) in results.json's own words;
 //! - `flows.csv`: one row per flow of every scenario.
 //!
-//! Rows are made one scenario at a time ([`Tables::push`]), so the tables
-//! grow with the run's requests, never with its raw samples held
-//! together. A censored value is an empty cell with its bound in the
-//! `_at_least` column beside it, as sweep.csv writes it; no cell reads
-//! "None".
+//! Both start with sweep.csv's columns for the scenario (`scenario`,
+//! `point`, `point_label`, each swept axis, `arm`, `arm_words`, `round`).
+//! [`crate::render_into`] writes each file's header, then a scenario's rows
+//! at a time, so nothing of the tables is held across scenarios
+//! (docs/scale.md §3). A censored value is an empty cell with its bound in
+//! the `_at_least` column beside it, as sweep.csv writes it; an absent
+//! value is an empty cell, never "None"; numbers are written plainly
+//! (Rust's shortest round-trip form, no exponent).
 //!
 //! ```
-//! let t = netlab_report::tables::Tables::new(&["rate".to_string()]);
-//! assert!(t.probes_csv().starts_with("scenario,round,arm,arm_words,point,rate,probe,"));
+//! use netlab_report::tables::{flows_header, probes_header};
+//! assert!(probes_header(&[]).starts_with("scenario,point,point_label,arm,arm_words,round,probe,"));
+//! assert!(flows_header(&[]).contains(",flow,direction,cc,"));
 //! ```
 
-use netlab_probe::{IsoOutcome, Phase, RequestOutcome};
-use netlab_results::fate::{Fate, LossCause};
-use netlab_results::ScenarioResult;
+use std::collections::HashMap;
 
-/// A CSV field: quoted when it holds a comma, a quote or a line break.
-fn field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
+use netlab_results::fate::{Fate, LossCause, ProbeFates, RequestFate};
 
+use crate::model::{Logged, ProbeOutcome, ProbePhase, Scenario};
+use crate::sweep::SweepAxis;
+use crate::sweep_file::{axis_fields, axis_header, field};
+
+/// probes.csv's columns after the scenario's.
+pub const PROBE_COLUMNS: [&str; 12] = [
+    "probe",
+    "seq",
+    "phase",
+    "send_s",
+    "outcome",
+    "fate",
+    "cause",
+    "rtt_ms",
+    "rtt_ms_at_least",
+    "late_rtt_ms",
+    "one_way_up_ms",
+    "one_way_down_ms",
+];
+
+/// flows.csv's columns after the scenario's.
+pub const FLOW_COLUMNS: [&str; 10] = [
+    "flow",
+    "direction",
+    "cc",
+    "ecn",
+    "goodput_mbps",
+    "retransmits",
+    "start_s",
+    "planned_start_s",
+    "state",
+    "error",
+];
+
+/// A number as written: plain, and an empty cell when absent or not
+/// finite.
 fn num(v: Option<f64>) -> String {
-    v.map_or_else(String::new, |v| format!("{v}"))
+    match v {
+        Some(v) if v.is_finite() => format!("{v}"),
+        _ => String::new(),
+    }
 }
 
-fn phase(p: Phase) -> &'static str {
+fn phase(p: ProbePhase) -> &'static str {
     match p {
-        Phase::Baseline => "baseline",
-        Phase::Warmup => "warmup",
-        Phase::Loaded => "loaded",
-        _ => "other",
+        ProbePhase::Baseline => "baseline",
+        ProbePhase::Warmup => "warmup",
+        ProbePhase::Loaded => "loaded",
+        ProbePhase::Other => "other",
     }
 }
 
-/// The two tables of a run, filled one scenario at a time.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Tables {
-    /// The sweep's axes (a column each), in the experiment's order.
-    axes: Vec<String>,
-    probes: String,
-    flows: String,
-    /// Rows written so far: (probes, flows).
-    pub rows: (usize, usize),
+/// A line of cells, quoted where needed.
+fn line(cells: &[String]) -> String {
+    let mut l = cells.iter().map(|c| field(c)).collect::<Vec<_>>().join(",");
+    l.push('\n');
+    l
 }
 
-/// probes.csv's columns after the scenario's own.
-const PROBE_COLUMNS: &str = "probe,seq,phase,send_s,fate,cause,rtt_ms,rtt_ms_at_least,late_rtt_ms,one_way_up_ms,one_way_down_ms";
-/// flows.csv's columns after the scenario's own.
-const FLOW_COLUMNS: &str =
-    "flow,direction,cc,ecn,goodput_mbps,retransmits_total,start_s,connect_s,state,error";
-
-impl Tables {
-    /// Empty tables of a run whose sweep has these axes (none without a
-    /// sweep).
-    pub fn new(axes: &[String]) -> Tables {
-        let lead = |rest: &str| {
-            let mut h = String::from("scenario,round,arm,arm_words,point");
-            for a in axes {
-                h.push(',');
-                h.push_str(&field(a));
-            }
-            format!("{h},{rest}\n")
-        };
-        Tables {
-            axes: axes.to_vec(),
-            probes: lead(PROBE_COLUMNS),
-            flows: lead(FLOW_COLUMNS),
-            rows: (0, 0),
-        }
-    }
-
-    /// The axes of a run's experiment (`rate`, `flows`), in its order.
-    pub fn axes_of(f: &netlab_experiment::ExperimentFile) -> Vec<String> {
-        netlab_experiment::Experiment::from_file(f)
-            .map(|e| {
-                e.sweep
-                    .axes
-                    .iter()
-                    .filter_map(|a| a.first())
-                    .map(|v| v.label().split('=').next().unwrap_or("").to_string())
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
-    /// The columns every row starts with.
-    fn lead(&self, s: &ScenarioResult, label: &str) -> String {
-        let mut l = format!(
-            "{},{},{},{},{}",
-            s.index,
-            s.round,
-            field(label),
-            field(&s.arm_words),
-            field(&s.point.label)
-        );
-        for a in &self.axes {
-            let v = s
-                .point
-                .values
-                .iter()
-                .find_map(|v| v.strip_prefix(&format!("{a}=")))
-                .unwrap_or("");
-            l.push(',');
-            l.push_str(&field(v));
-        }
-        l
-    }
-
-    /// Adds one scenario's rows; `label` is its arm's label
-    /// ([`crate::arms`]) and `state` its round's state, if classified.
-    pub fn push(&mut self, s: &ScenarioResult, label: &str, state: Option<&str>) {
-        let lead = self.lead(s, label);
-        if let Some(p) = s.probe() {
-            let timeout_ms = p.config.timeout.as_secs_f64() * 1e3;
-            match p.fates.as_ref() {
-                Some(f) => {
-                    for r in &f.requests {
-                        let c = fate_cells(&r.fate, timeout_ms);
-                        self.probe_row(
-                            &lead,
-                            "stop_and_wait",
-                            r.seq,
-                            r.phase,
-                            r.send_s,
-                            [c.fate, &c.cause],
-                            [c.rtt, c.at_least, c.late, c.up, None],
-                        );
-                    }
-                }
-                None => {
-                    for r in &p.requests {
-                        let (fate, at_least) = match &r.outcome {
-                            RequestOutcome::Reply => ("replied", None),
-                            RequestOutcome::Timeout => ("timeout", Some(timeout_ms)),
-                            RequestOutcome::SendError { .. } => ("send_error", None),
-                            RequestOutcome::Abandoned => ("abandoned", None),
-                            RequestOutcome::Pending => ("pending", None),
-                        };
-                        self.probe_row(
-                            &lead,
-                            "stop_and_wait",
-                            r.seq,
-                            r.phase,
-                            Some(r.send_s),
-                            [fate, ""],
-                            [r.rtt_ms, at_least, r.late_rtt_ms, None, None],
-                        );
-                    }
-                }
-            }
-        }
-        if let Some(iso) = &s.iso_probe {
-            let timeout_ms = iso.log.config.timeout.as_secs_f64() * 1e3;
-            for r in &iso.log.requests {
-                let (fate, at_least) = match &r.outcome {
-                    IsoOutcome::Reply => ("replied", None),
-                    IsoOutcome::Timeout if r.late_rtt_ms.is_some() => {
-                        ("late_reply", Some(timeout_ms))
-                    }
-                    IsoOutcome::Timeout => ("no_reply", Some(timeout_ms)),
-                    IsoOutcome::Missed => ("slot_missed", None),
-                    IsoOutcome::SendError { .. } => ("send_error", None),
-                    IsoOutcome::Pending => ("pending", None),
-                    IsoOutcome::Abandoned => ("abandoned", None),
-                };
-                self.probe_row(
-                    &lead,
-                    "isochronous",
-                    r.seq,
-                    r.phase,
-                    r.send_s,
-                    [fate, ""],
-                    [r.rtt_ms, at_least, r.late_rtt_ms, r.up_ms, r.down_ms],
-                );
-            }
-        }
-        for (k, f) in s.flows.iter().enumerate() {
-            let tcp = f.tcp.as_ref();
-            let retrans = f
-                .tcp_info
-                .iter()
-                .rev()
-                .find_map(|t| t.info.as_ref().map(|i| i.total_retrans));
-            let row = format!(
-                "{lead},{},{},{},{},{},{},{},{},{},{}\n",
-                f.index + 1,
-                field(&f.direction),
-                field(&tcp.map_or_else(|| f.cc.clone(), |t| t.cc_readback.clone())),
-                f.ecn,
-                num(tcp.and_then(|t| t.goodput_mbps)),
-                retrans.map_or_else(String::new, |r| r.to_string()),
-                num(Some(f.start_s)),
-                num(tcp.map(|t| t.connect_s)),
-                // The round's state is its first flow's (method §12.6).
-                field(if k == 0 { state.unwrap_or("") } else { "" }),
-                field(f.error.as_deref().unwrap_or("")),
-            );
-            self.flows.push_str(&row);
-            self.rows.1 += 1;
-        }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn probe_row(
-        &mut self,
-        lead: &str,
-        probe: &str,
-        seq: u32,
-        p: Phase,
-        send_s: Option<f64>,
-        [fate, cause]: [&str; 2],
-        [rtt, at_least, late, up, down]: [Option<f64>; 5],
-    ) {
-        self.probes.push_str(&format!(
-            "{lead},{probe},{seq},{},{},{fate},{},{},{},{},{},{}\n",
-            phase(p),
-            num(send_s),
-            field(cause),
-            num(rtt),
-            num(at_least),
-            num(late),
-            num(up),
-            num(down),
-        ));
-        self.rows.0 += 1;
-    }
-
-    /// probes.csv's text.
-    pub fn probes_csv(&self) -> &str {
-        &self.probes
-    }
-
-    /// flows.csv's text.
-    pub fn flows_csv(&self) -> &str {
-        &self.flows
-    }
+/// The scenario's columns, as sweep.csv starts its rows.
+fn lead_header(axes: &[SweepAxis]) -> Vec<String> {
+    let mut h = vec!["scenario".to_string(), "point".into(), "point_label".into()];
+    h.extend(axis_header(axes));
+    h.extend(["arm", "arm_words", "round"].map(String::from));
+    h
 }
 
-/// A stop-and-wait request's cells from its fate.
-struct FateCells {
-    fate: &'static str,
-    cause: String,
-    rtt: Option<f64>,
-    at_least: Option<f64>,
-    late: Option<f64>,
-    up: Option<f64>,
+/// The cells of [`lead_header`] for `s`.
+fn lead(s: &Scenario, axes: &[SweepAxis]) -> Vec<String> {
+    let mut f = vec![
+        s.index.to_string(),
+        s.point.index.to_string(),
+        s.point.label.clone(),
+    ];
+    f.extend(axis_fields(axes, &crate::sweep::axis_values(s, axes)));
+    f.extend([s.arm.clone(), s.arm_words.clone(), s.round.to_string()]);
+    f
 }
 
-/// The cells of a request of fate `f`: the RTT, its bound when censored,
-/// a late reply's RTT, the one-way delay.
-fn fate_cells(f: &Fate, timeout_ms: f64) -> FateCells {
-    let cells = |fate, cause: String| FateCells {
-        fate,
-        cause,
-        rtt: None,
-        at_least: None,
-        late: None,
-        up: None,
-    };
+/// probes.csv's header line for a run whose sweep has `axes` (none
+/// without a sweep: [`crate::sweep::axes`]).
+pub fn probes_header(axes: &[SweepAxis]) -> String {
+    let mut h = lead_header(axes);
+    h.extend(PROBE_COLUMNS.map(String::from));
+    line(&h)
+}
+
+/// flows.csv's header line ([`probes_header`]).
+pub fn flows_header(axes: &[SweepAxis]) -> String {
+    let mut h = lead_header(axes);
+    h.extend(FLOW_COLUMNS.map(String::from));
+    line(&h)
+}
+
+/// A fate's word in results.json (`fate` of netlab-results'
+/// [`Fate`]).
+pub fn fate_word(f: &Fate) -> &'static str {
     match f {
-        Fate::Replied { rtt_ms, one_way_ms } => FateCells {
-            rtt: Some(*rtt_ms),
-            up: *one_way_ms,
-            ..cells("replied", String::new())
-        },
+        Fate::Replied { .. } => "replied",
+        Fate::ReachedB { .. } => "reached_b",
+        Fate::NeverReachedB { .. } => "never_reached_b",
+        Fate::NotSent { .. } => "not_sent",
+        Fate::Unresolved => "unresolved",
+    }
+}
+
+/// Why a request's fate is what it is, where results.json says: for one
+/// that never reached B the drop reason matched to the arm's counter in
+/// results.json's words (`tail_drop`, `codel_drop`) or `unknown: NOTE`;
+/// for one never sent, why.
+fn cause(f: &Fate) -> String {
+    match f {
+        Fate::NeverReachedB {
+            cause: LossCause::DroppedAtBottleneck { reason, .. },
+        } => serde_json::to_value(reason)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default(),
+        Fate::NeverReachedB {
+            cause: LossCause::Unknown { note },
+        } => format!("unknown: {note}"),
+        Fate::NotSent { why } => why.clone(),
+        _ => String::new(),
+    }
+}
+
+/// The one-way A→B delay and the late reply's RTT a fate records.
+fn fate_delays(f: &Fate) -> (Option<f64>, Option<f64>) {
+    match f {
+        Fate::Replied { one_way_ms, .. } => (*one_way_ms, None),
         Fate::ReachedB {
             one_way_ms,
             late_rtt_ms,
-        } => FateCells {
-            at_least: Some(timeout_ms),
-            late: *late_rtt_ms,
-            up: *one_way_ms,
-            ..cells("reached_b_late", String::new())
-        },
-        Fate::NeverReachedB { cause } => {
-            let c = match cause {
-                LossCause::DroppedAtBottleneck { qdisc, reason, .. } => {
-                    format!("{} ({qdisc})", reason.as_words())
-                }
-                LossCause::Unknown { note } => format!("cause unknown: {note}"),
-            };
-            cells("never_reached_b", c)
+        } => (*one_way_ms, *late_rtt_ms),
+        _ => (None, None),
+    }
+}
+
+/// A probe's fates by sequence number.
+fn by_seq(fates: Option<&ProbeFates>) -> HashMap<u32, &RequestFate> {
+    fates
+        .map(|f| f.requests.iter().map(|r| (r.seq, r)).collect())
+        .unwrap_or_default()
+}
+
+/// One request's cells after the scenario's.
+struct Request<'a> {
+    probe: &'static str,
+    seq: u32,
+    phase: ProbePhase,
+    send_s: Option<f64>,
+    logged: Logged,
+    outcome: ProbeOutcome,
+    timeout_ms: f64,
+    late_rtt_ms: Option<f64>,
+    up_ms: Option<f64>,
+    down_ms: Option<f64>,
+    fate: Option<&'a RequestFate>,
+}
+
+impl Request<'_> {
+    fn cells(&self) -> Vec<String> {
+        let fate = self.fate.map(|r| &r.fate);
+        let (fate_up, fate_late) = fate.map_or((None, None), fate_delays);
+        let (rtt, at_least) = match self.outcome {
+            ProbeOutcome::Reply { rtt_ms } => (Some(rtt_ms), None),
+            ProbeOutcome::Timeout => (None, Some(self.timeout_ms)),
+            ProbeOutcome::NoInformation => (None, None),
+        };
+        vec![
+            self.probe.to_string(),
+            self.seq.to_string(),
+            phase(self.phase).to_string(),
+            num(self.send_s.or(self.fate.and_then(|r| r.send_s))),
+            self.logged.as_str().to_string(),
+            fate.map_or("", fate_word).to_string(),
+            fate.map(cause).unwrap_or_default(),
+            num(rtt),
+            num(at_least),
+            num(self.late_rtt_ms.or(fate_late)),
+            num(self.up_ms.or(fate_up)),
+            num(self.down_ms),
+        ]
+    }
+}
+
+/// probes.csv's rows of one scenario: every stop-and-wait request, then
+/// every isochronous slot, each as results.json logs it.
+pub fn probe_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
+    let lead = lead(s, axes);
+    let mut out = String::new();
+    let mut push = |r: Request<'_>| {
+        let mut cells = lead.clone();
+        cells.extend(r.cells());
+        out.push_str(&line(&cells));
+    };
+    let fates = by_seq(s.fates.as_ref());
+    for p in &s.probes {
+        push(Request {
+            probe: "stop_and_wait",
+            seq: p.seq,
+            phase: p.phase,
+            send_s: Some(p.send_s),
+            logged: p.logged,
+            outcome: p.outcome,
+            timeout_ms: s.probe_timeout_s * 1e3,
+            late_rtt_ms: p.late_rtt_ms,
+            up_ms: None,
+            down_ms: None,
+            fate: fates.get(&p.seq).copied(),
+        });
+    }
+    if let Some(iso) = &s.iso {
+        let fates = by_seq(iso.fates.as_ref());
+        for r in &iso.requests {
+            push(Request {
+                probe: "isochronous",
+                seq: r.seq,
+                phase: r.phase,
+                send_s: r.send_s,
+                logged: r.logged,
+                outcome: r.outcome,
+                timeout_ms: iso.timeout_s * 1e3,
+                late_rtt_ms: r.late_rtt_ms,
+                up_ms: r.up_ms,
+                down_ms: r.down_ms,
+                fate: fates.get(&r.seq).copied(),
+            });
         }
-        Fate::NotSent { why } => cells("not_sent", why.clone()),
-        Fate::Unresolved => cells("unresolved", String::new()),
+    }
+    out
+}
+
+/// flows.csv's rows of one scenario: every flow, failed ones included.
+/// The round's state (method §12.6, [`crate::state::of_scenario`], as
+/// sweep.csv gives it) is on the flow it is read from, the first.
+pub fn flow_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
+    let lead = lead(s, axes);
+    let state = crate::state::of_scenario(s)
+        .ok()
+        .map(|st| st.kind.short())
+        .unwrap_or_default();
+    let mut out = String::new();
+    for (k, f) in s.flow_records.iter().enumerate() {
+        let mut cells = lead.clone();
+        cells.extend([
+            f.number.to_string(),
+            f.direction.clone(),
+            f.cc.clone(),
+            f.ecn.to_string(),
+            num(f.goodput_mbps),
+            f.retransmits.map_or_else(String::new, |r| r.to_string()),
+            num(Some(f.start_s())),
+            num(Some(f.planned_start_s)),
+            if k == 0 { state.clone() } else { String::new() },
+            f.error.clone().unwrap_or_default(),
+        ]);
+        out.push_str(&line(&cells));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netlab_results::fate::DropReason;
+
+    /// The words are results.json's own: what serde writes for each.
+    #[test]
+    fn fate_and_outcome_words_are_results_json_s() {
+        let fates = [
+            Fate::Replied {
+                rtt_ms: 1.0,
+                one_way_ms: None,
+            },
+            Fate::ReachedB {
+                one_way_ms: None,
+                late_rtt_ms: None,
+            },
+            Fate::NeverReachedB {
+                cause: LossCause::Unknown { note: "n".into() },
+            },
+            Fate::NotSent { why: "w".into() },
+            Fate::Unresolved,
+        ];
+        for f in &fates {
+            let v = serde_json::to_value(f).unwrap();
+            assert_eq!(v["fate"], fate_word(f), "{f:?}");
+        }
+        use netlab_probe::{IsoOutcome, RequestOutcome};
+        let iso = [
+            (IsoOutcome::Pending, Logged::Pending),
+            (IsoOutcome::Reply, Logged::Reply),
+            (IsoOutcome::Timeout, Logged::Timeout),
+            (IsoOutcome::Missed, Logged::Missed),
+            (
+                IsoOutcome::SendError { error: "e".into() },
+                Logged::SendError,
+            ),
+            (IsoOutcome::Abandoned, Logged::Abandoned),
+        ];
+        for (o, l) in iso {
+            assert_eq!(serde_json::to_value(&o).unwrap()["kind"], l.as_str());
+        }
+        let sw = [
+            (RequestOutcome::Pending, Logged::Pending),
+            (RequestOutcome::Reply, Logged::Reply),
+            (RequestOutcome::Timeout, Logged::Timeout),
+            (
+                RequestOutcome::SendError { error: "e".into() },
+                Logged::SendError,
+            ),
+            (RequestOutcome::Abandoned, Logged::Abandoned),
+        ];
+        for (o, l) in sw {
+            assert_eq!(serde_json::to_value(&o).unwrap()["kind"], l.as_str());
+        }
+        let dropped = Fate::NeverReachedB {
+            cause: LossCause::DroppedAtBottleneck {
+                qdisc: "pfifo".into(),
+                reason: DropReason::TailDrop,
+                interval_s: [1.0, 1.1],
+                drops_in_interval: 3,
+            },
+        };
+        assert_eq!(cause(&dropped), "tail_drop");
+    }
+
+    /// A timeout is censored (empty RTT, the bound beside it), a reply
+    /// exact; no cell reads "None" and numbers carry no exponent.
+    #[test]
+    fn a_timeout_is_an_empty_rtt_with_its_bound_beside_it() {
+        let input = crate::compare::tests::input(1);
+        let s = &input.scenarios[0];
+        let text = format!("{}{}", probes_header(&[]), probe_rows(s, &[]));
+        let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+        let col = |n: &str| rows[0].iter().position(|h| *h == n).unwrap();
+        let (rtt, bound, outcome) = (col("rtt_ms"), col("rtt_ms_at_least"), col("outcome"));
+        assert_eq!(rows.len() - 1, s.probes.len());
+        let timeouts: Vec<&Vec<&str>> = rows[1..]
+            .iter()
+            .filter(|r| r[outcome] == "timeout")
+            .collect();
+        assert!(!timeouts.is_empty());
+        for r in timeouts {
+            assert_eq!((r[rtt], r[bound]), ("", "1000"), "{r:?}");
+        }
+        for r in rows[1..].iter().filter(|r| r[outcome] == "reply") {
+            assert!(
+                r[bound].is_empty() && r[rtt].parse::<f64>().is_ok(),
+                "{r:?}"
+            );
+        }
+        assert!(rows.iter().all(|r| r.len() == rows[0].len()));
+        assert!(!text.contains("None") && !text.contains("e-") && !text.contains("NaN"));
+        assert_eq!(num(Some(1e-7)), "0.0000001");
+        assert_eq!(num(Some(f64::NAN)), "");
     }
 }

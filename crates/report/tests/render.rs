@@ -194,8 +194,8 @@ fn re_rendering_is_byte_deterministic() {
         n += 1;
     }
     // 6 × 4 scenario plots, 4 run plots, index.html, 6 Flent files, 6
-    // scenario pages.
-    assert_eq!(n, 6 * 4 + 4 + 1 + 6 + 6);
+    // scenario pages, probes.csv and flows.csv.
+    assert_eq!(n, 6 * 4 + 4 + 1 + 6 + 6 + 2);
 }
 
 #[test]

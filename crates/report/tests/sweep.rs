@@ -77,7 +77,8 @@ fn sweep_csv_and_json_hold_every_scenario_with_censoring_in_its_own_column() {
     let dir = folder("sweep-data");
     let input = netlab_report::read_results(dir.path()).unwrap();
     let files = netlab_report::render(&input, dir.path()).unwrap();
-    assert_eq!(files.data.len(), 2, "{:?}", files.data);
+    // probes.csv, flows.csv, sweep.csv and sweep.json.
+    assert_eq!(files.data.len(), 4, "{:?}", files.data);
     let csv = std::fs::read_to_string(dir.path().join("sweep.csv")).unwrap();
     let rows = parse_csv(&csv);
     let head = &rows[0];
