@@ -281,4 +281,29 @@ mod tests {
         drop(s);
         assert_eq!(listing(&dir.0), ["results.json"]);
     }
+
+    /// A file written a scenario at a time: put once, then appended to,
+    /// in either sink; an append to a file never put is refused.
+    #[test]
+    fn an_appended_file_is_its_header_then_each_append_in_order() {
+        let dir = Scratch::new("sink-append");
+        let mut staged = Staged::new(&dir.0).unwrap();
+        let mut memory: Vec<Rendered> = Vec::new();
+        for sink in [&mut staged as &mut dyn Sink, &mut memory] {
+            sink.put("probes.csv", b"seq\n").unwrap();
+            sink.put("s01-goodput.svg", b"<svg/>").unwrap();
+            sink.append("probes.csv", b"1\n").unwrap();
+            sink.append("probes.csv", b"2\n").unwrap();
+            assert!(sink.append("flows.csv", b"1\n").is_err());
+        }
+        assert_eq!(memory.len(), 2);
+        assert_eq!(memory[0].bytes, b"seq\n1\n2\n");
+        let files = staged.commit().unwrap();
+        assert_eq!(files.data, vec![dir.0.join("probes.csv")]);
+        assert_eq!(
+            std::fs::read(dir.0.join("probes.csv")).unwrap(),
+            b"seq\n1\n2\n"
+        );
+        assert_eq!(listing(&dir.0), ["probes.csv", "s01-goodput.svg"]);
+    }
 }
