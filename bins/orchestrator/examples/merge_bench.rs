@@ -1,5 +1,5 @@
 //! What `orchestrator merge` and `orchestrator report` cost as scenarios
-//! grow (issues 22 and 31, docs/scale.md §3). Builds shard folders
+//! grow (docs/scale.md §3). Builds shard folders
 //! holding `--scenarios` synthetic scenarios, each a copy of the one real
 //! scenario in the committed fixture
 //! `fixtures/orchestrator/shard/results.json` (its plan index, round and

@@ -1,5 +1,6 @@
-//! Issues 22 and 33 against a real Slurm: Debian's slurm-wlm and munge, configured
-//! by the test for one node on this machine. Everything lives in a
+//! Shards, resume and merge (method §11.9) and the cluster's submit,
+//! failures and signals (docs/scale.md §4) against a real Slurm: Debian's
+//! slurm-wlm and munge, configured by the test for one node on this machine. Everything lives in a
 //! temporary folder of the test's own — slurm.conf, the munge key and
 //! socket, state and spool folders, logs — and on ports of its own; munged,
 //! slurmctld and slurmd run in the foreground as children of `timeout` (so

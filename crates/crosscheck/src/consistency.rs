@@ -1,7 +1,7 @@
 //! Is the difference between netlab's probe and irtt in one scenario more
 //! than sampling noise? (pairing 2, pure)
 //!
-//! The fixed rules (p50 and p95 within max(1 ms, 5 %); timeouts
+//! The fixed rules ([`crate::markdown::probes_agree`]: p50 and p95 within max(1 ms, 5 %); timeouts
 //! within one request) judge two samples of 30–55 requests each as if they
 //! were exact: a p95 over 35 successes is the second-largest value and moves
 //! by several ms between two probes of the same queue. This module asks the

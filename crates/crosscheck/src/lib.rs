@@ -21,7 +21,8 @@
 //!
 //! Loads alternate order every round; every window starts at the load's
 //! own connect (iperf3 connects up to 2.5 s late in the guest). See
-//! `docs/crosscheck.md` for the rules and the issue-11 evidence.
+//! `docs/crosscheck.md` for the rules and the evidence of its phases 1
+//! and 2.
 //! [`CrosscheckRun::write`] (or [`run_to_dir`], after every scenario) writes
 //! `crosscheck.md` (a table per pairing, per-round values side by side,
 //! plus medians) and `crosscheck.json` (every raw sample).

@@ -109,7 +109,7 @@ mod tests {
         assert!((fisher_two_sided(10, 0, 0, 10) - 1.082_5e-5).abs() < 1e-8);
         // The same proportions: nothing to see.
         assert!((fisher_two_sided(5, 5, 5, 5) - 1.0).abs() < 1e-12);
-        // 6 of 6 deep against 2 of 6 (the host swap): p = 0.0606.
+        // 6 of 6 deep against 2 of 6: p = 0.0606.
         assert!((fisher_two_sided(6, 0, 2, 4) - 0.060_606).abs() < 1e-5);
         assert_eq!(fisher_two_sided(0, 0, 0, 0), 1.0);
         // Symmetric in the rows and in the columns.

@@ -62,7 +62,7 @@ fn privileged_iso_over_a_r_b_one_way_delays_sum_to_rtt_minus_turnaround() {
             r.down_ms.unwrap(),
             r.turnaround_ms.unwrap(),
         );
-        // the check: up + down == RTT − B's turnaround within 50 µs
+        // method §10.4: up + down == RTT − B's turnaround within 50 µs
         let err_us = ((up + down) - (rtt - turn)).abs() * 1e3;
         worst = worst.max(err_us);
         assert!(err_us < 50.0, "seq {}: {r:?}", r.seq);

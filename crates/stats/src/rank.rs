@@ -223,7 +223,7 @@ mod tests {
 
     #[test]
     fn per_round_goodputs_give_an_interval_within_their_spread() {
-        // The case: goodputs 4.78–5.12 Mbit/s per round. Over the
+        // Goodputs of 4.78–5.12 Mbit/s per round. Over the
         // rounds' own values the interval can never be wider than the
         // extreme pairwise differences (±0.34), unlike the bin bootstrap's
         // [-1.51, 0.877].
