@@ -84,6 +84,46 @@ pub fn check(
     Ok(Some(header))
 }
 
+/// With `--resume`, a folder that already holds its whole share: every
+/// planned scenario complete in its results.json, no scenario file beside
+/// it, no interruption recorded, and its summary.md written. Such a run
+/// has nothing to do and rewrites nothing (not even results.json's
+/// `wall_s` or `started_utc`): the line to say, or `None` when something is
+/// left to run. Errors are [`check`]'s.
+pub fn nothing_left(
+    out: &Path,
+    exp: &Experiment,
+    shard: Option<Shard>,
+    planned: &BTreeSet<u32>,
+) -> Result<Option<String>, String> {
+    let Some(header) = check(out, exp, shard)? else {
+        return Ok(None);
+    };
+    if header.interrupted.is_some()
+        || !scenario_files(out).is_empty()
+        || !out.join("summary.md").is_file()
+    {
+        return Ok(None);
+    }
+    let mut held = BTreeSet::new();
+    read_split(&out.join("results.json"), |_, _, s| {
+        held.insert(s.index);
+        Ok(())
+    })
+    .map_err(|e| e.to_string())?;
+    if &held != planned {
+        return Ok(None);
+    }
+    let adopted = Adopted {
+        complete: held,
+        resumed_from: vec![header.run_id.clone()],
+    };
+    Ok(Some(format!(
+        "{}: nothing rewritten",
+        resumed_line(out, shard, planned, &adopted)
+    )))
+}
+
 /// Takes the complete scenarios of `out` into `files` (their bytes
 /// unchanged) for a run of `shard` whose scenarios are `planned`; the one
 /// a signal stopped is left to run again.

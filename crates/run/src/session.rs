@@ -165,6 +165,16 @@ impl<'h> Session<'h> {
     /// guest). `Err`: refused before anything was measured.
     pub fn run(&mut self) -> Result<Outcome, RunError> {
         let cfg = prepare(&self.config)?;
+        if cfg.resume {
+            let share = cfg.planned().iter().map(|s| s.index).collect();
+            let done = crate::resume::nothing_left(&cfg.out, &cfg.exp, cfg.shard, &share)
+                .map_err(RunError::Resume)?;
+            if let Some(line) = done {
+                // Said even under --quiet, as every resumed run's line is.
+                eprintln!("netlab: {line}");
+                return Ok(Outcome::Complete);
+            }
+        }
         let plan = decide(&cfg.exp.requirements(), cfg.exp.kernel, cfg.inside_guest)
             .map_err(RunError::Kernel)?;
         let (mut no_scenario_hooks, mut no_run_hooks) = (NoHooks, NoHooks);
