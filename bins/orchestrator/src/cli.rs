@@ -219,7 +219,7 @@ pub struct PlanArgs {
 /// `orchestrator merge`.
 #[derive(Debug, Args)]
 pub struct MergeArgs {
-    /// The merged results folder (must not hold a results.json yet).
+    /// The merged results folder (must not hold a results.json yet, unless --update).
     pub out: PathBuf,
     /// The shard folders (each with its results.json).
     #[arg(required = true)]
@@ -227,6 +227,9 @@ pub struct MergeArgs {
     /// Merge what exists even when plan indices are missing (they are listed in summary.md and the report).
     #[arg(long)]
     pub allow_partial: bool,
+    /// OUT may already hold a merge: nothing is written when it holds this one (the same runs, every scenario's bytes); otherwise it is replaced in one step and its former result kept as OUT.previous.
+    #[arg(long)]
+    pub update: bool,
 }
 
 /// `orchestrator report`.

@@ -48,8 +48,117 @@ pub struct Merged {
 pub fn merge(out: &Path, dirs: &[PathBuf], allow_partial: bool) -> Result<Merged, MergeError> {
     let mut notice = |m: String| eprintln!("orchestrator merge: {m}");
     let checked = check_folders(out, dirs, allow_partial, &mut notice)?;
+    write_checked(checked, out, &mut notice)
+}
+
+/// What `merge --update` did to OUT.
+#[derive(Debug)]
+pub enum Updated {
+    /// OUT held no result: merged as a plain merge.
+    New(Merged),
+    /// OUT already held this merge's result: nothing was written.
+    Same,
+    /// The sources changed: OUT was replaced by a new merge in one step
+    /// and the result it held moved to `previous`.
+    Replaced {
+        /// The new merge.
+        merged: Merged,
+        /// Where OUT's former result is now (`OUT.previous`).
+        previous: PathBuf,
+    },
+}
+
+/// `OUT` with `suffix` after its last component (`merged` → `merged.new`).
+fn beside(out: &Path, suffix: &str) -> PathBuf {
+    let name = out
+        .file_name()
+        .map_or_else(|| "merged".into(), |n| n.to_string_lossy().into_owned());
+    out.with_file_name(format!("{name}{suffix}"))
+}
+
+/// `merge --update`: a merge that may be run again. When OUT already holds
+/// what merging `dirs` now would write ([`netlab_results::merge::CheckedMerge::holds_same`]),
+/// nothing is written. When the sources changed (a shard resumed or run
+/// again), the new merge is written beside OUT (`OUT.new`) and swapped
+/// with it in one rename (`RENAME_EXCHANGE`: OUT is never missing or half
+/// written), and the former result is kept as `OUT.previous` (one
+/// generation: an older `OUT.previous` is removed, and said).
+pub fn update(out: &Path, dirs: &[PathBuf], allow_partial: bool) -> Result<Updated, MergeError> {
+    if !out.join("results.json").exists() {
+        return merge(out, dirs, allow_partial).map(Updated::New);
+    }
+    let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    if let Some(d) = dirs.iter().find(|d| canon(d) == canon(out)) {
+        return Err(MergeError::Usage(format!(
+            "{} is both OUT and a folder to merge",
+            d.display()
+        )));
+    }
+    let mut notice = |m: String| eprintln!("orchestrator merge: {m}");
+    let staging = beside(out, ".new");
+    if staging.exists() {
+        // Only an update writes there; one that died left it half made.
+        std::fs::remove_dir_all(&staging)
+            .map_err(|e| data(format!("removing {}: {e}", staging.display())))?;
+        notice(format!(
+            "removed {}, left by an update that did not finish",
+            staging.display()
+        ));
+    }
+    let checked = check_folders(&staging, dirs, allow_partial, &mut notice)?;
+    if checked.holds_same(out)? {
+        return Ok(Updated::Same);
+    }
+    let merged = write_checked(checked, &staging, &mut notice)?;
+    nix::fcntl::renameat2(
+        nix::fcntl::AT_FDCWD,
+        staging.as_path(),
+        nix::fcntl::AT_FDCWD,
+        out,
+        nix::fcntl::RenameFlags::RENAME_EXCHANGE,
+    )
+    .map_err(|e| {
+        data(format!(
+            "swapping {} and {}: {e} (the new merge stays in {})",
+            staging.display(),
+            out.display(),
+            staging.display()
+        ))
+    })?;
+    let previous = beside(out, ".previous");
+    if previous.exists() {
+        std::fs::remove_dir_all(&previous)
+            .map_err(|e| data(format!("removing {}: {e}", previous.display())))?;
+        notice(format!(
+            "removed the older {} (one former result is kept)",
+            previous.display()
+        ));
+    }
+    std::fs::rename(&staging, &previous).map_err(|e| {
+        data(format!(
+            "moving the former result {} to {}: {e}",
+            staging.display(),
+            previous.display()
+        ))
+    })?;
+    Ok(Updated::Replaced {
+        merged: Merged {
+            out: out.to_path_buf(),
+            ..merged
+        },
+        previous,
+    })
+}
+
+/// The second pass of a merge checked into `out`: results.json, then the
+/// folder finished from its scenarios.
+fn write_checked(
+    checked: netlab_results::merge::CheckedMerge,
+    out: &Path,
+    notice: &mut dyn FnMut(String),
+) -> Result<Merged, MergeError> {
     let mut phases = vec![Phase::now("checked")];
-    let merged = checked.write(&mut notice)?;
+    let merged = checked.write(notice)?;
     phases.push(Phase::now("results.json written"));
     let (header, files) = (&merged.header, &merged.files);
     let mut digest = ReportBuilder::new(&header.experiment);
@@ -113,7 +222,30 @@ impl Phase {
 /// Entry point of `orchestrator merge`; returns the exit code.
 pub fn main(a: &MergeArgs) -> u8 {
     let started = std::time::Instant::now();
-    match merge(&a.out, &a.dirs, a.allow_partial) {
+    let done = if a.update {
+        match update(&a.out, &a.dirs, a.allow_partial) {
+            Ok(Updated::Same) => {
+                println!(
+                    "{} already holds this merge: the same runs and every scenario's bytes; nothing written",
+                    a.out.display()
+                );
+                return 0;
+            }
+            Ok(Updated::Replaced { merged, previous }) => {
+                println!(
+                    "the folders changed since {} was merged: merged again, the former result kept in {}",
+                    a.out.display(),
+                    previous.display()
+                );
+                Ok(merged)
+            }
+            Ok(Updated::New(m)) => Ok(m),
+            Err(e) => Err(e),
+        }
+    } else {
+        merge(&a.out, &a.dirs, a.allow_partial)
+    };
+    match done {
         Ok(m) => {
             let mut last = started;
             for p in &m.phases {
@@ -421,5 +553,107 @@ mod tests {
         assert!(e.contains("holds shard 1/2; this run is shard 2/2"), "{e}");
         let e = netlab_run::resume::check(&a, &exp, None).unwrap_err();
         assert!(e.contains("this run is the whole plan"), "{e}");
+    }
+
+    /// `merge --update` of an unchanged set of folders writes nothing; once
+    /// a folder changed, OUT is replaced and its former result kept as
+    /// OUT.previous; a third update of the same folders writes nothing again.
+    #[test]
+    fn an_update_is_a_no_op_until_a_folder_changes() {
+        let dir = Scratch::new("merge-update");
+        let (header, sc) = golden_study(2);
+        let a = shard_folder(&dir.0, "a", &header, &sc[..2], 1);
+        let b = shard_folder(&dir.0, "b", &header, &sc[2..], 2);
+        let out = dir.0.join("merged");
+        let dirs = [a.clone(), b.clone()];
+        assert!(matches!(
+            update(&out, &dirs, false).unwrap(),
+            Updated::New(_)
+        ));
+        let first = std::fs::read(out.join("results.json")).unwrap();
+        let modified = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
+        let (json_at, summary_at) = (
+            modified(&out.join("results.json")),
+            modified(&out.join("summary.md")),
+        );
+        assert!(matches!(update(&out, &dirs, false).unwrap(), Updated::Same));
+        assert_eq!(std::fs::read(out.join("results.json")).unwrap(), first);
+        assert_eq!(modified(&out.join("results.json")), json_at);
+        assert_eq!(modified(&out.join("summary.md")), summary_at);
+        assert!(!dir.0.join("merged.previous").exists());
+        // Shard 2 ran again (another run id): merged again, the former kept.
+        let file = b.join("results.json");
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains("\"run2\""));
+        std::fs::write(&file, text.replace("\"run2\"", "\"run7\"")).unwrap();
+        match update(&out, &dirs, false).unwrap() {
+            Updated::Replaced { previous, merged } => {
+                assert_eq!(previous, dir.0.join("merged.previous"));
+                assert_eq!(merged.out, out);
+                assert_eq!(merged.scenarios, 4);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            std::fs::read(dir.0.join("merged.previous/results.json")).unwrap(),
+            first
+        );
+        let r = Results::read(&out.join("results.json")).unwrap();
+        let runs: Vec<&str> = r
+            .merged
+            .as_ref()
+            .unwrap()
+            .sources
+            .iter()
+            .map(|s| s.run_id.as_str())
+            .collect();
+        assert_eq!(runs, ["run1", "run7"]);
+        assert!(!dir.0.join("merged.new").exists());
+        assert!(out.join("summary.md").exists() && out.join("index.html").exists());
+        assert!(matches!(update(&out, &dirs, false).unwrap(), Updated::Same));
+        // A scenario whose bytes changed under the same run id is a change.
+        let file = a.join("results.json");
+        let text = std::fs::read_to_string(&file).unwrap();
+        let first_index = text.find("\"index\"").unwrap();
+        let mut bytes = text.into_bytes();
+        // One byte of whitespace inside the first scenario becomes another.
+        let space = bytes[first_index..]
+            .iter()
+            .position(|&c| c == b' ')
+            .unwrap()
+            + first_index;
+        bytes[space] = b'\n';
+        std::fs::write(&file, bytes).unwrap();
+        assert!(matches!(
+            update(&out, &dirs, false).unwrap(),
+            Updated::Replaced { .. }
+        ));
+        // OUT among the folders is a usage error.
+        let e = update(&out, &[a, out.clone()], false).unwrap_err();
+        assert!(e.to_string().contains("both OUT and a folder"), "{e}");
+    }
+
+    /// `run --resume` of a folder that holds its whole share has nothing
+    /// left to run; one without its summary, or interrupted, has.
+    #[test]
+    fn a_complete_share_has_nothing_left_to_run() {
+        let dir = Scratch::new("resume-nothing-left");
+        let (header, sc) = golden_study(2);
+        let a = shard_folder(&dir.0, "a", &header, &sc[..2], 1);
+        let exp = header.experiment().unwrap();
+        let one = Some(netlab_experiment::Shard { k: 1, n: 2 });
+        let share: BTreeSet<u32> = [1, 2].into();
+        let left = |share: &BTreeSet<u32>| netlab_run::resume::nothing_left(&a, &exp, one, share);
+        assert_eq!(left(&share).unwrap(), None, "no summary.md yet");
+        std::fs::write(a.join("summary.md"), "# done\n").unwrap();
+        let line = left(&share).unwrap().expect("nothing left");
+        assert!(
+            line.ends_with("scenarios 1–2 complete, kept from run run1; nothing left to run: nothing rewritten"),
+            "{line}"
+        );
+        let more: BTreeSet<u32> = [1, 2, 3].into();
+        assert_eq!(left(&more).unwrap(), None);
+        let other = Some(netlab_experiment::Shard { k: 2, n: 2 });
+        assert!(netlab_run::resume::nothing_left(&a, &exp, other, &share).is_err());
     }
 }

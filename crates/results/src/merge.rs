@@ -434,6 +434,67 @@ impl CheckedMerge {
     }
 }
 
+/// A scenario element's length and a 64-bit hash of its bytes: enough to
+/// tell whether a merged result still holds the bytes its sources hold
+/// now, one scenario at a time, without keeping any of them.
+fn fingerprint(bytes: &[u8]) -> (usize, u64) {
+    use std::hash::{DefaultHasher, Hasher};
+    let mut h = DefaultHasher::new();
+    h.write(bytes);
+    (bytes.len(), h.finish())
+}
+
+impl CheckedMerge {
+    /// Whether the merged result in `existing` is what this merge would
+    /// write: a merged results.json of the same experiment from the same
+    /// runs (run id, shard and plan indices of each source), missing the
+    /// same plan indices, whose every scenario holds the bytes its source
+    /// holds now. A re-merge of such a folder has nothing to do.
+    pub fn holds_same(&self, existing: &Path) -> Result<bool, MergeError> {
+        let mut have = BTreeMap::new();
+        let header = read_split(&existing.join("results.json"), |_, bytes, s| {
+            have.insert(s.index, fingerprint(bytes));
+            Ok(())
+        })
+        .map_err(data)?;
+        let Some(had) = header.merged.as_ref() else {
+            return Ok(false);
+        };
+        let would = merged_header(&self.sources, &self.checked);
+        let Some(will) = would.merged.as_ref() else {
+            return Ok(false);
+        };
+        let runs = |r: &MergeRecord| {
+            r.sources
+                .iter()
+                .map(|s| (s.run_id.clone(), s.shard.clone(), s.plan_indices.clone()))
+                .collect::<BTreeSet<_>>()
+        };
+        if header.experiment_hash != would.experiment_hash
+            || had.planned != will.planned
+            || had.missing != will.missing
+            || runs(had) != runs(will)
+        {
+            return Ok(false);
+        }
+        let mut want = BTreeMap::new();
+        for s in &self.sources {
+            read_split(&s.folder.join("results.json"), |_, bytes, sc| {
+                if s.in_results.contains(&sc.index) {
+                    want.insert(sc.index, fingerprint(bytes));
+                }
+                Ok(())
+            })
+            .map_err(data)?;
+            for (index, p) in &s.in_files {
+                let (bytes, _) = read_scenario_file(p).map_err(data)?;
+                want.insert(*index, fingerprint(&bytes));
+            }
+        }
+        Ok(have == want)
+    }
+}
+
 /// Sorted plan (or scenario) indices as runs, `1–4, 7, 9–10`: how every
 /// summary, note and message names a set of them.
 ///
