@@ -138,6 +138,12 @@ pub fn main(a: &PlanArgs) -> u8 {
         }
     };
     let shards = a.shards;
+    if let Some(n) = shards {
+        if let Err(e) = exp.check_shards(n) {
+            eprintln!("orchestrator plan: --shards {n}: {e}");
+            return 2;
+        }
+    }
     print_warnings("plan", &exp);
     let l = listing(&exp, shards);
     if a.json {

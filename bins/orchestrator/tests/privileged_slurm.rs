@@ -21,7 +21,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use slurm_cluster::*;
-use support::{host_state, namespaces_of};
+use support::{host_state, namespaces_of, BIN};
 
 /// Files under `dir`, relative, sorted (to show what a folder holds).
 fn files_under(dir: &Path) -> Vec<String> {
@@ -93,11 +93,32 @@ fn privileged_slurm_array_then_merge_job() {
         assert_eq!(plan_indices(&exp), [1, 2, 3, 4]);
         let results = c.dir.join("results");
         let (e, r) = (exp.to_str().unwrap(), results.to_str().unwrap());
+        // A broken file, and more shards than the plan's 2 units, are
+        // refused at submit: exit 2, the parser's words, nothing queued
+        // and no RESULTS made.
+        let broken = c.dir.join("broken.toml");
+        std::fs::write(&broken, "garbage = [\n").unwrap();
+        let jobs_before = c.all_jobs();
+        for (file, n, says) in [
+            (broken.to_str().unwrap(), "2", "unclosed array"),
+            (e, "3", "3 shards for 2 unit(s)"),
+        ] {
+            let never = c.dir.join("never");
+            let o = c.try_submit(&[file, never.to_str().unwrap(), n], Shell::WithBin);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{err}");
+            assert!(
+                err.contains(says) && err.contains("nothing was submitted"),
+                "{err}"
+            );
+            assert!(!never.exists(), "{} was made", never.display());
+            assert_eq!(c.all_jobs(), jobs_before, "a job was queued");
+        }
         let (array, merge, said) = c.submit(&results, &[e, r, "2"]);
         for what in [
             format!("array job {array} (tasks 1-2); merge job {merge}"),
             format!("--resubmit {r} K"),
-            format!("re-merge:  rm -rf {r}/merged && sbatch"),
+            format!("re-merge:  sbatch --chdir={r} "),
             format!("squeue -j {array},{merge}"),
         ] {
             assert!(said.contains(&what), "{what:?} not in {said}");
@@ -138,15 +159,131 @@ fn privileged_slurm_array_then_merge_job() {
             std::fs::read_to_string(results.join(format!("logs/shard-1-job-{array}_1.out")))
                 .unwrap();
         assert!(
-            task1.contains(&format!("netlab shard 1/2 of {}", copy.display())),
+            task1.contains(&format!(
+                "netlab shard 1/2 of {} on {} (array job {array}, task 1; job id ",
+                copy.display(),
+                nix::unistd::gethostname().unwrap().to_string_lossy()
+            )),
             "{task1}"
         );
+        // What the jobs need from the submitting shell, recorded.
+        let env = std::fs::read_to_string(results.join("netlab.env")).unwrap();
+        assert!(env.starts_with(&format!("NETLAB_BIN={BIN}\n")), "{env}");
+        assert!(env.contains("NETLAB_SUBMIT=/"), "{env}");
         // results.json's notes are the experiment's: no fq_codel note in a
         // pfifo/bfifo run (summary.md's rule).
         let merged = read_json(&results.join("merged/results.json"));
         let notes = merged["notes"].to_string();
         assert!(!notes.contains("256-packet"), "{notes}");
         assert!(notes.contains("TBF's own `limit`"), "{notes}");
+        // The printed commands, pasted into a new login shell (no
+        // NETLAB_BIN, no orchestrator on PATH): resubmitting a complete
+        // shard, then merging again, rewrites nothing.
+        let printed = |label: &str| -> String {
+            let line = said
+                .lines()
+                .find_map(|l| l.strip_prefix(label))
+                .unwrap_or_else(|| panic!("no {label} in {said}"));
+            line.split("   #").next().unwrap().trim().to_string()
+        };
+        let merged_bytes = std::fs::read(results.join("merged/results.json")).unwrap();
+        let shard1 = results.join("shard-1-of-2/results.json");
+        let shard1_bytes = std::fs::read(&shard1).unwrap();
+        let resubmit = printed("resubmit:").replace("K[,K...]", "1");
+        let o = c.paste(&resubmit);
+        assert!(o.status.success(), "{resubmit}: {o:?}");
+        let (again, merge2) = c.last_jobs(&results);
+        c.wait_jobs(
+            &[format!("{again}_1"), merge2.clone()],
+            Duration::from_secs(120),
+            "COMPLETED",
+        );
+        let log = |name: String| {
+            std::fs::read_to_string(results.join("logs").join(name)).unwrap_or_default()
+        };
+        let task = log(format!("shard-1-job-{again}_1.out"));
+        assert!(
+            task.contains("nothing left to run: nothing rewritten"),
+            "{task}"
+        );
+        let remerged = log(format!("merge-{merge2}.out"));
+        assert!(remerged.contains("already holds this merge"), "{remerged}");
+        let o = c.paste(&printed("re-merge:"));
+        let submitted = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{o:?}");
+        let merge3 = submitted
+            .trim()
+            .rsplit(' ')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        c.wait_jobs(
+            std::slice::from_ref(&merge3),
+            Duration::from_secs(60),
+            "COMPLETED",
+        );
+        assert!(
+            log(format!("merge-{merge3}.out")).contains("already holds this merge"),
+            "{}",
+            log(format!("merge-{merge3}.out"))
+        );
+        assert_eq!(
+            std::fs::read(&shard1).unwrap(),
+            shard1_bytes,
+            "shard 1 rewritten"
+        );
+        assert_eq!(
+            std::fs::read(results.join("merged/results.json")).unwrap(),
+            merged_bytes,
+            "the merged result rewritten"
+        );
+        assert!(!results.join("merged.previous").exists());
+        // A recorded orchestrator that does not run: --resubmit refuses it,
+        // and a task submitted by hand fails in one line naming it, with
+        // no cleanup line.
+        let env_file = results.join("netlab.env");
+        let missing = c.dir.join("gone/orchestrator");
+        std::fs::write(&env_file, env.replace(BIN, missing.to_str().unwrap())).unwrap();
+        let o = c.paste(&resubmit);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!(
+                "NETLAB_BIN is '{}' (recorded in {})",
+                missing.display(),
+                env_file.display()
+            )),
+            "{err}"
+        );
+        let o = c
+            .cmd("sbatch")
+            .args(["--parsable", "--array=1", "--chdir"])
+            .arg(&results)
+            .arg(format!("--output={r}/logs/by-hand-%A_%a.out"))
+            .arg(script("netlab-array.sbatch"))
+            .args([copy.to_str().unwrap(), r, "2"])
+            .env("SBATCH_TIMELIMIT", "4")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
+        let job = String::from_utf8_lossy(&o.stdout).trim().to_string();
+        c.wait_jobs(&[format!("{job}_1")], Duration::from_secs(60), "FAILED");
+        let out = log(format!("by-hand-{job}_1.out"));
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2, "{out}");
+        assert!(
+            lines[1].starts_with(&format!(
+                "netlab shard 1/2: NETLAB_BIN, recorded in {}, is '{}', which does not run on ",
+                env_file.display(),
+                missing.display()
+            )) && lines[1].ends_with("; nothing was run"),
+            "{out}"
+        );
+        assert_eq!(
+            std::fs::read(&shard1).unwrap(),
+            shard1_bytes,
+            "shard 1 rewritten"
+        );
     }
     before.check(test);
 }
@@ -222,8 +359,17 @@ fn privileged_slurm_scancel_then_resume_completes_the_merge() {
             "{refused}"
         );
         assert!(!results.join("merged/results.json").exists());
-        // That command: the task resumes its folder, a new merge follows.
-        let (again, merge, _) = c.submit(&results, &["--resubmit", r, "2"]);
+        // That command, pasted into a new login shell (no NETLAB_BIN): the
+        // task resumes its folder, a new merge follows, both running the
+        // orchestrator recorded at submit.
+        let command = refused
+            .lines()
+            .find(|l| l.contains("--resubmit"))
+            .unwrap()
+            .trim();
+        let o = c.paste(command);
+        assert!(o.status.success(), "{command}: {o:?}");
+        let (again, merge) = c.last_jobs(&results);
         c.wait_jobs(
             &[format!("{array}_1"), format!("{again}_2"), merge],
             Duration::from_secs(150),

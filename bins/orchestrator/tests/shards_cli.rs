@@ -34,9 +34,10 @@ fn copy_fixture(dir: &Path, name: &str) -> PathBuf {
 #[test]
 fn plan_lists_every_scenario_with_hash_version_and_shard() {
     let zoo = repo().join("experiments/aqm_zoo.toml");
-    let (code, table, err) = run(&["plan", zoo.to_str().unwrap(), "--shards", "4"]);
+    // 3 rounds of one point: 3 units, so at most 3 shards.
+    let (code, table, err) = run(&["plan", zoo.to_str().unwrap(), "--shards", "3"]);
     assert_eq!(code, 0, "{err}");
-    let (code, json, err) = run(&["plan", "--json", zoo.to_str().unwrap(), "--shards", "4"]);
+    let (code, json, err) = run(&["plan", "--json", zoo.to_str().unwrap(), "--shards", "3"]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&json).unwrap();
     let hash = v["experiment_hash"].as_str().unwrap();
@@ -46,7 +47,7 @@ fn plan_lists_every_scenario_with_hash_version_and_shard() {
     assert!(!lines.is_empty());
     for (i, s) in lines.iter().enumerate() {
         assert_eq!(s["index"], i as u64 + 1);
-        assert_eq!(s["shard"], s["unit"].as_u64().unwrap() % 4 + 1);
+        assert_eq!(s["shard"], s["unit"].as_u64().unwrap() % 3 + 1);
         let row = format!("| {} | {} |", s["index"], s["unit"]);
         assert!(table.contains(&row), "{row}");
     }
@@ -60,6 +61,14 @@ fn plan_lists_every_scenario_with_hash_version_and_shard() {
     assert!(err.contains("rounds"), "{err}");
     let (code, _, err) = run(&["plan", zoo.to_str().unwrap(), "--shards", "0"]);
     assert_eq!(code, 2, "{err}");
+    // More shards than units: the ones past 3 would run nothing.
+    let (code, out, err) = run(&["plan", zoo.to_str().unwrap(), "--shards", "4"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("--shards 4: 4 shards for 3 unit(s)") && err.contains("use at most 3"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -73,6 +82,7 @@ fn bad_shards_are_usage_errors_and_create_nothing() {
         ("x/2", "\"x\" is not a whole number"),
         ("1/two", "\"two\" is not a whole number"),
         ("2", "not K/N"),
+        ("1/99", "would run nothing"),
     ] {
         let (code, _, err) = run(&[
             "run",

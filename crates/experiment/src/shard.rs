@@ -117,6 +117,21 @@ impl Experiment {
     pub fn unit_count(&self) -> u32 {
         crate::plan::point_count(&self.sweep) as u32 * self.rounds
     }
+
+    /// Refuses a split into more shards than the plan has units: every arm
+    /// of a round runs in one shard, so shards past the unit count would
+    /// run nothing (and a merge would wait for them).
+    pub fn check_shards(&self, n: u32) -> Result<(), String> {
+        let units = self.unit_count();
+        if n > units {
+            return Err(format!(
+                "{n} shards for {units} unit(s) (rounds × sweep points; every arm of a round runs in one shard): \
+                 shard(s) {}–{n} would run nothing; use at most {units}",
+                units + 1
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl Plan {
@@ -168,6 +183,12 @@ mod tests {
         .unwrap();
         let plan = exp.plan();
         assert_eq!(exp.unit_count(), 6);
+        assert!(exp.check_shards(6).is_ok());
+        let e = exp.check_shards(7).unwrap_err();
+        assert!(
+            e.contains("7 shards for 6 unit(s)") && e.ends_with("use at most 6"),
+            "{e}"
+        );
         for n in 1..=8u32 {
             let mut seen = Vec::new();
             for k in 1..=n {

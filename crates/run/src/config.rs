@@ -86,8 +86,9 @@ impl SessionConfig {
     }
 
     /// What the runner cannot do, refused before anything runs: more than
-    /// one probe of a kind (the experiment refuses it too). The
-    /// stop-and-wait and the isochronous probe run side by side.
+    /// one probe of a kind (the experiment refuses it too; the
+    /// stop-and-wait and the isochronous probe run side by side), or a
+    /// shard of a split into more shards than the plan has units.
     pub fn check_runnable(&self) -> Result<(), String> {
         for (i, p) in self.exp.probes.iter().enumerate() {
             if self.exp.probes[..i].iter().any(|q| q.kind == p.kind) {
@@ -96,6 +97,11 @@ impl SessionConfig {
                     p.kind.as_str()
                 ));
             }
+        }
+        if let Some(sh) = self.shard {
+            self.exp
+                .check_shards(sh.n)
+                .map_err(|e| format!("--shard {sh}: {e}"))?;
         }
         Ok(())
     }

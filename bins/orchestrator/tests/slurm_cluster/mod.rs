@@ -12,6 +12,15 @@ use crate::support::{namespaces_of, BIN};
 use netlab_topology::testing::require_privileged;
 use serde_json::Value;
 
+/// The shell a submit runs from.
+#[derive(Debug, Clone, Copy)]
+pub enum Shell {
+    /// NETLAB_BIN names the orchestrator under test.
+    WithBin,
+    /// A new login shell: no NETLAB_BIN, and no orchestrator on PATH.
+    Login,
+}
+
 /// One cluster at a time: both tests use the host's name as their node.
 pub static ONE_CLUSTER: Mutex<()> = Mutex::new(());
 
@@ -302,25 +311,56 @@ impl Cluster {
 
     /// `deploy/slurm/netlab-submit.sh ARGS`, run from a folder of its own
     /// (`checkout`, standing for the user's checkout, which must stay
-    /// empty) with every job's limit at 4 minutes: the array and merge
-    /// job ids it recorded last in RESULTS/logs/jobs.txt, and its stdout.
+    /// empty) with every job's limit at 4 minutes and NETLAB_BIN naming
+    /// the orchestrator: the array and merge job ids it recorded last in
+    /// RESULTS/logs/jobs.txt, and its stdout.
     pub fn submit(&self, results: &Path, args: &[&str]) -> (String, String, String) {
-        let checkout = self.dir.join("checkout");
-        std::fs::create_dir_all(&checkout).unwrap();
-        let o = self
-            .cmd(&script("netlab-submit.sh"))
-            .args(args)
-            .env("NETLAB_BIN", BIN)
-            .env("SBATCH_TIMELIMIT", "4")
-            .current_dir(&checkout)
-            .output()
-            .expect("netlab-submit.sh");
+        let o = self.try_submit(args, Shell::WithBin);
         let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
         assert!(
             o.status.success(),
             "netlab-submit.sh {args:?}: {stdout}{}",
             String::from_utf8_lossy(&o.stderr)
         );
+        let (array, merge) = self.last_jobs(results);
+        (array, merge, stdout)
+    }
+
+    /// `netlab-submit.sh ARGS` from the `checkout` folder, in `shell`.
+    pub fn try_submit(&self, args: &[&str], shell: Shell) -> std::process::Output {
+        let mut c = self.in_shell(&script("netlab-submit.sh"), shell);
+        c.args(args).output().expect("netlab-submit.sh")
+    }
+
+    /// A command line netlab printed (`bash -c LINE`), pasted into a new
+    /// login shell: no NETLAB_BIN, a plain PATH (no orchestrator on it),
+    /// only this cluster's SLURM_CONF and the job limit added.
+    pub fn paste(&self, line: &str) -> std::process::Output {
+        let mut c = self.in_shell("bash", Shell::Login);
+        c.arg("-c").arg(line).output().expect("bash")
+    }
+
+    fn in_shell(&self, prog: &str, shell: Shell) -> Command {
+        let checkout = self.dir.join("checkout");
+        std::fs::create_dir_all(&checkout).unwrap();
+        let mut c = self.cmd(prog);
+        match shell {
+            Shell::WithBin => {
+                c.env("NETLAB_BIN", BIN);
+            }
+            Shell::Login => {
+                c.env_clear()
+                    .env("PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin")
+                    .env("HOME", &self.dir)
+                    .env("SLURM_CONF", &self.conf);
+            }
+        }
+        c.env("SBATCH_TIMELIMIT", "4").current_dir(&checkout);
+        c
+    }
+
+    /// The array and merge job ids recorded last in RESULTS/logs/jobs.txt.
+    pub fn last_jobs(&self, results: &Path) -> (String, String) {
         let jobs = std::fs::read_to_string(results.join("logs/jobs.txt")).unwrap();
         let last = |what: &str| {
             jobs.lines()
@@ -330,7 +370,21 @@ impl Cluster {
                 .unwrap_or_else(|| panic!("no {what} job in {jobs}"))
                 .to_string()
         };
-        (last("array"), last("merge"), stdout)
+        (last("array"), last("merge"))
+    }
+
+    /// Every job the cluster knows (queued, running or ended), by id.
+    pub fn all_jobs(&self) -> String {
+        let o = self
+            .cmd("scontrol")
+            .args(["show", "job", "-o"])
+            .output()
+            .expect("scontrol");
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// The state of job `id` (`1`, `1_2`), e.g. `RUNNING`, `COMPLETED`.
