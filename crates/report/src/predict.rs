@@ -145,6 +145,109 @@ impl SparseFlow {
     }
 }
 
+/// Mathis et al. (1997) with the measured RTT (docs/models.md, model 3):
+/// N long-lived Reno flows that share a link of `rate_bps` fill it, each
+/// with a mean window W = R · RTT / (8 · N · L) packets of `packet_bytes`
+/// on the link, and Reno holds W ≈ √(3 / (2p)) at a congestion signal
+/// probability p, so p ≈ 1.5 / W² = 1.5 · (8 · N · L / (R · RTT))².
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MathisLaw {
+    /// The bottleneck rate, bit/s.
+    pub rate_bps: u64,
+    /// A full segment on the link (MSS plus TCP/IP options and link
+    /// header), bytes.
+    pub packet_bytes: u64,
+    /// The flows' measured mean RTT (base plus the queue the arm kept).
+    pub rtt: Duration,
+}
+
+/// The least window, in packets, the law is asked for: below 2 packets a
+/// Reno flow lives on timeouts and fast retransmit cannot work, which the
+/// law's derivation does not allow for.
+pub const MATHIS_MIN_WINDOW: f64 = 2.0;
+
+impl MathisLaw {
+    /// Each of `n` flows' mean window, packets.
+    pub fn window(&self, n: u32) -> f64 {
+        let pipe_bits = self.rate_bps as f64 * self.rtt.as_secs_f64();
+        pipe_bits / (8.0 * f64::from(n.max(1)) * self.packet_bytes.max(1) as f64)
+    }
+
+    /// The congestion-signal probability at `n` flows; `None` out of the
+    /// law's range (a window under [`MATHIS_MIN_WINDOW`]).
+    pub fn p(&self, n: u32) -> Option<f64> {
+        let w = self.window(n);
+        (w >= MATHIS_MIN_WINDOW).then(|| 1.5 / (w * w))
+    }
+}
+
+/// Ware et al. (IMC 2019) §4–5 (docs/models.md, model 4): BBRv1 flows
+/// against loss-based flows in a drop-tail buffer of `buffer_packets`,
+/// `bdp_multiple` BDPs deep, on a link of `rate_pps` packets/s with base
+/// RTT `base_rtt`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BbrShare {
+    /// The buffer in BDPs, X.
+    pub bdp_multiple: f64,
+    /// The buffer in packets, q = X · c · l.
+    pub buffer_packets: f64,
+    /// The link rate in packets/s, c.
+    pub rate_pps: f64,
+    /// The base RTT, l.
+    pub base_rtt: Duration,
+    /// BBR flows, N.
+    pub bbr_flows: u32,
+}
+
+/// What model 4 gives: the loss-based flows' and BBR's aggregate shares.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BbrPrediction {
+    /// p = max(0, 1/2 − 1/(2X) − 4N/q).
+    pub loss_based: f64,
+    /// (1 − p) · (1 − (q/c + 0.2 s + l) / 10 s): BBR's share less its
+    /// time in ProbeRTT.
+    pub bbr: f64,
+}
+
+impl BbrShare {
+    /// A buffer of `bdp_multiple` BDPs at `rate_bps` in packets of
+    /// `packet_bytes` and base RTT `base_rtt`.
+    pub fn new(
+        bdp_multiple: f64,
+        rate_bps: u64,
+        packet_bytes: u64,
+        base_rtt: Duration,
+        bbr_flows: u32,
+    ) -> BbrShare {
+        let rate_pps = rate_bps as f64 / (8.0 * packet_bytes.max(1) as f64);
+        BbrShare {
+            bdp_multiple,
+            buffer_packets: bdp_multiple * rate_pps * base_rtt.as_secs_f64(),
+            rate_pps,
+            base_rtt,
+            bbr_flows,
+        }
+    }
+
+    /// The shares; `None` out of the model's range (X < 1: BBR's
+    /// in-flight cap of 2 BDP never binds against a buffer that small,
+    /// which the model does not cover).
+    pub fn predict(&self) -> Option<BbrPrediction> {
+        if self.bdp_multiple < 1.0 || self.buffer_packets <= 0.0 || self.rate_pps <= 0.0 {
+            return None;
+        }
+        let x = self.bdp_multiple;
+        let p = (0.5 - 1.0 / (2.0 * x) - 4.0 * f64::from(self.bbr_flows) / self.buffer_packets)
+            .max(0.0);
+        let probe_rtt =
+            (self.buffer_packets / self.rate_pps + 0.2 + self.base_rtt.as_secs_f64()) / 10.0;
+        Some(BbrPrediction {
+            loss_based: p,
+            bbr: (1.0 - p) * (1.0 - probe_rtt),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,5 +331,65 @@ mod tests {
         assert_eq!(p99, p9.waiting_delay);
         let (p50, p99) = m.quantiles(4);
         assert_eq!(p50, p99);
+    }
+
+    /// Model 3 by hand: 10 Mbit/s, 25 ms, 1,514-byte segments on the link.
+    /// The pipe is 250,000 bit = 20.64 packets; one flow's window 20.64
+    /// gives p = 1.5 / 20.64² = 0.003521; at N = 8 W = 2.580, p = 0.2253;
+    /// at N = 16 W = 1.290 < 2: out of range.
+    #[test]
+    fn mathis_law_by_hand() {
+        let m = MathisLaw {
+            rate_bps: 10_000_000,
+            packet_bytes: 1514,
+            rtt: Duration::from_millis(25),
+        };
+        assert!((m.window(1) - 20.6407).abs() < 1e-4, "{}", m.window(1));
+        assert!((m.p(1).unwrap() - 0.0035209).abs() < 1e-6, "{:?}", m.p(1));
+        assert!((m.window(8) - 2.58009).abs() < 1e-4);
+        assert!((m.p(8).unwrap() - 0.225335).abs() < 1e-5, "{:?}", m.p(8));
+        assert_eq!(m.p(16), None);
+        // p grows as N² while the RTT holds: 4× from N = 1 to 2.
+        assert!((m.p(2).unwrap() / m.p(1).unwrap() - 4.0).abs() < 1e-9);
+    }
+
+    /// Model 4 by hand at 10 Mbit/s, 40 ms, 1,500-byte packets, one BBR
+    /// flow: c = 833.33 packets/s, a BDP of 33.33 packets. X = 1: p = 0,
+    /// BBR 1 − (0.04 + 0.2 + 0.04)/10 = 0.972. X = 2: p = 0.25 − 0.06 =
+    /// 0.19, BBR 0.81 · 0.968 = 0.78408. X = 64: q = 2133.3, p = 0.5 −
+    /// 0.0078125 − 0.001875 = 0.4903125, BBR 0.5096875 · 0.72 = 0.366975.
+    /// The table (0.97, 0.78, …, 0.37) rounds these.
+    #[test]
+    fn bbr_share_by_hand() {
+        let at = |x: f64| {
+            BbrShare::new(x, 10_000_000, 1500, Duration::from_millis(40), 1)
+                .predict()
+                .unwrap()
+        };
+        let one = at(1.0);
+        assert!(
+            one.loss_based.abs() < 1e-12 && (one.bbr - 0.972).abs() < 1e-9,
+            "{one:?}"
+        );
+        let two = at(2.0);
+        assert!(
+            (two.loss_based - 0.19).abs() < 1e-9 && (two.bbr - 0.78408).abs() < 1e-9,
+            "{two:?}"
+        );
+        let deep = at(64.0);
+        assert!((deep.loss_based - 0.4903125).abs() < 1e-9, "{deep:?}");
+        assert!((deep.bbr - 0.366975).abs() < 1e-9, "{deep:?}");
+        let table: Vec<String> = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
+            .iter()
+            .map(|&x| format!("{:.2}", at(x).bbr))
+            .collect();
+        assert_eq!(
+            table,
+            ["0.97", "0.78", "0.63", "0.55", "0.49", "0.44", "0.37"]
+        );
+        assert_eq!(
+            BbrShare::new(0.5, 10_000_000, 1500, Duration::from_millis(40), 1).predict(),
+            None
+        );
     }
 }
