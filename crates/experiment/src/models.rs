@@ -24,17 +24,26 @@ pub enum ModelKind {
     /// Model 2: FQ-CoDel's sparse-flow boundary N* = T · R / (8 · Q) and
     /// the probe's predicted delay and `new_flow_count` share against N.
     SparseFlow,
+    /// Model 3: Mathis's law at the flows' measured RTT, the congestion
+    /// signal probability p ≈ 1.5 · (8 · N · L / (R · RTT))² an AQM's
+    /// marks and drops should show as flows are added.
+    AqmLaw,
 }
 
 impl ModelKind {
     /// Every model, in the order the report tells them.
-    pub const ALL: [ModelKind; 2] = [ModelKind::FifoBound, ModelKind::SparseFlow];
+    pub const ALL: [ModelKind; 3] = [
+        ModelKind::FifoBound,
+        ModelKind::SparseFlow,
+        ModelKind::AqmLaw,
+    ];
 
     /// Its word in the file.
     pub fn as_str(self) -> &'static str {
         match self {
             ModelKind::FifoBound => "fifo_bound",
             ModelKind::SparseFlow => "sparse_flow",
+            ModelKind::AqmLaw => "aqm_law",
         }
     }
 

@@ -635,6 +635,7 @@ pub(crate) mod tests {
                 backlog_packets: 0,
                 drops: 0,
                 ecn_marks: None,
+                packets: 0,
             }],
             final_counters: FinalCounters {
                 arm_drops: Some(drops),

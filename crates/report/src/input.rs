@@ -572,6 +572,7 @@ fn qdisc_samples(q: &QdiscResult) -> Vec<QdiscSample> {
                 backlog_packets: u64::from(st.backlog_packets),
                 drops: u64::from(st.drops),
                 ecn_marks: r.xstats.as_ref().and_then(ecn_marks),
+                packets: st.packets,
             })
         })
         .collect()
@@ -595,6 +596,7 @@ fn final_counters(s: &ScenarioResult, q: Option<&QdiscResult>) -> FinalCounters 
         ecn_marks: arm_final
             .and_then(|r| r.xstats.as_ref())
             .and_then(ecn_marks),
+        arm_packets: arm_final.and_then(|r| r.stats).map(|st| st.packets),
         wire_ce_ece_cwr: s.ecn.as_ref().map(|e| {
             let c = &e.evidence.counts;
             (c.ce, c.ece, c.cwr)

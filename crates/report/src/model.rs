@@ -240,6 +240,8 @@ pub struct QdiscSample {
     pub drops: u64,
     /// ECN marks since configuration (cumulative), when the arm reports them.
     pub ecn_marks: Option<u64>,
+    /// Packets the arm sent since configuration (cumulative).
+    pub packets: u64,
 }
 
 /// Counters at the end of the measured window.
@@ -253,6 +255,8 @@ pub struct FinalCounters {
     pub tbf_drops: Option<u64>,
     /// ECN marks counted by the arm.
     pub ecn_marks: Option<u64>,
+    /// Packets the arm sent.
+    pub arm_packets: Option<u64>,
     /// CE, ECE and CWR frames seen on the wire.
     pub wire_ce_ece_cwr: Option<(u64, u64, u64)>,
 }
@@ -269,6 +273,22 @@ pub struct WindowCounts {
     pub drops: u64,
     /// ECN marks in between, where the arm counts them.
     pub marks: Option<u64>,
+    /// Packets the arm sent in between.
+    pub packets: Option<u64>,
+}
+
+impl WindowCounts {
+    /// The share of the packets that reached the arm in the window which
+    /// it marked or dropped: (marks + drops) ÷ (sent + drops), the
+    /// congestion-signal probability p of docs/models.md's model 3
+    /// (counted per packet; a Reno flow cuts its window at most once per
+    /// RTT however many of its packets are signalled). `None` without the
+    /// packets sent, or when none reached the arm.
+    pub fn signal_probability(&self) -> Option<f64> {
+        let arrived = self.packets? + self.drops;
+        let signals = self.drops + self.marks.unwrap_or(0);
+        (arrived > 0).then(|| signals as f64 / arrived as f64)
+    }
 }
 
 /// A packet file of a scenario (method §7.7), linked from the page.
@@ -598,12 +618,37 @@ impl Scenario {
             (Some(end), Some(from)) => end.checked_sub(from),
             _ => None,
         };
+        let packets = self
+            .final_counters
+            .arm_packets
+            .and_then(|end| end.checked_sub(start.packets));
         Some(WindowCounts {
             from_s: start.t_s,
             to_s: self.final_counters.taken_s,
             drops,
             marks,
+            packets,
         })
+    }
+
+    /// The first flow's mean smoothed RTT (tcp_info) over the measured
+    /// window less the point's base RTT, ms: the queueing delay the bulk
+    /// flows saw (docs/models.md, model 3). `None` without a window or a
+    /// sample in it.
+    pub fn flows_queue_delay_ms(&self) -> Option<f64> {
+        let [w0, w1] = self.measured_window?;
+        let rtts: Vec<f64> = self
+            .tcp_info
+            .iter()
+            .filter(|t| t.t_s >= w0 && t.t_s <= w1)
+            .map(|t| t.rtt_ms)
+            .collect();
+        if rtts.is_empty() {
+            return None;
+        }
+        let mean = rtts.iter().sum::<f64>() / rtts.len() as f64;
+        // To the microsecond, tcp_info's own resolution.
+        Some(((mean - self.readbacks.base_rtt_s * 1e3) * 1e3).round() / 1e3)
     }
 
     /// The most TCP payload the upload shaper can carry, Mbit/s: its rate

@@ -527,6 +527,10 @@ fn legend_of(
                 "{}: model (sparse_flow: sparse below N*, waits W − T beyond; docs/models.md)",
                 l.arm
             ),
+            ModelKind::AqmLaw => format!(
+                "{}: model (aqm_law: Mathis, p = 1.5·(8·N·L/(R·RTT))² at the flows' measured RTT; none where W < 2; docs/models.md)",
+                l.arm
+            ),
         };
         legend.push(text, Mark::Dashed(model_color(arms, &l.arm)));
     }
@@ -654,10 +658,10 @@ fn draw_panel(
         .build_cartesian_2d(xs.clone(), ys.clone())
         .map_err(e)?;
     let x_desc = format!("{}{}", axis.title(), if xs.log { ", log" } else { "" });
-    let unitless = if metric == SweepMetric::NewFlowsPerProbe {
-        "per probe packet"
-    } else {
-        "index"
+    let unitless = match metric {
+        SweepMetric::NewFlowsPerProbe => "per probe packet",
+        SweepMetric::SignalProb => "per packet",
+        _ => "index",
     };
     let y_desc = match (metric.unit(), ys.log) {
         ("", false) => unitless.to_string(),

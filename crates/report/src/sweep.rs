@@ -232,11 +232,16 @@ pub enum SweepMetric {
     /// fq_codel's `new_flow_count` over the measured window per
     /// isochronous probe packet sent in it (docs/models.md, model 2).
     NewFlowsPerProbe,
+    /// The arm's marks and drops over the packets that reached it in the
+    /// measured window (docs/models.md, model 3).
+    SignalProb,
+    /// The first flow's mean tcp_info RTT in the window less the base RTT.
+    FlowQueueDelay,
 }
 
 impl SweepMetric {
     /// Every metric, in column order.
-    pub const ALL: [SweepMetric; 11] = [
+    pub const ALL: [SweepMetric; 13] = [
         SweepMetric::RttP50,
         SweepMetric::RttP95,
         SweepMetric::IsoUpP50,
@@ -248,6 +253,8 @@ impl SweepMetric {
         SweepMetric::JainUp,
         SweepMetric::JainDown,
         SweepMetric::NewFlowsPerProbe,
+        SweepMetric::SignalProb,
+        SweepMetric::FlowQueueDelay,
     ];
 
     /// Its key: sweep.csv's column, sweep.json's field, the figure's file.
@@ -264,6 +271,8 @@ impl SweepMetric {
             SweepMetric::JainUp => "jain_up",
             SweepMetric::JainDown => "jain_down",
             SweepMetric::NewFlowsPerProbe => "new_flows_per_probe_packet",
+            SweepMetric::SignalProb => "signal_probability",
+            SweepMetric::FlowQueueDelay => "flow_queue_delay_ms",
         }
     }
 
@@ -283,6 +292,12 @@ impl SweepMetric {
             SweepMetric::NewFlowsPerProbe => {
                 "new flows per probe packet (the arm's new_flow_count)"
             }
+            SweepMetric::SignalProb => {
+                "marks and drops per packet reaching the arm in the measured window"
+            }
+            SweepMetric::FlowQueueDelay => {
+                "the flows' queueing delay (tcp_info RTT less the base RTT)"
+            }
         }
     }
 
@@ -292,10 +307,14 @@ impl SweepMetric {
             SweepMetric::RttP50
             | SweepMetric::RttP95
             | SweepMetric::IsoUpP50
-            | SweepMetric::IsoUpP99 => "ms",
+            | SweepMetric::IsoUpP99
+            | SweepMetric::FlowQueueDelay => "ms",
             SweepMetric::GoodputUp | SweepMetric::GoodputDown => "Mbit/s",
             SweepMetric::Drops | SweepMetric::CeMarks => "packets",
-            SweepMetric::JainUp | SweepMetric::JainDown | SweepMetric::NewFlowsPerProbe => "",
+            SweepMetric::JainUp
+            | SweepMetric::JainDown
+            | SweepMetric::NewFlowsPerProbe
+            | SweepMetric::SignalProb => "",
         }
     }
 
@@ -336,6 +355,12 @@ pub struct SweepMetrics {
     pub jain_down: Option<Measured>,
     /// [`SweepMetric::NewFlowsPerProbe`].
     pub new_flows_per_probe_packet: Option<Measured>,
+    /// [`SweepMetric::SignalProb`].
+    #[serde(default)]
+    pub signal_probability: Option<Measured>,
+    /// [`SweepMetric::FlowQueueDelay`], ms.
+    #[serde(default)]
+    pub flow_queue_delay_ms: Option<Measured>,
 }
 
 impl SweepMetrics {
@@ -353,6 +378,8 @@ impl SweepMetrics {
             SweepMetric::JainUp => self.jain_up,
             SweepMetric::JainDown => self.jain_down,
             SweepMetric::NewFlowsPerProbe => self.new_flows_per_probe_packet,
+            SweepMetric::SignalProb => self.signal_probability,
+            SweepMetric::FlowQueueDelay => self.flow_queue_delay_ms,
         }
     }
 }
@@ -413,8 +440,10 @@ pub struct SweepTable {
 pub const FORMAT: &str = "netlab-sweep";
 /// sweep.json's `version`.
 /// Version 2 added the models (`models`, each row's `model`) and the
-/// new-flow share (`new_flows_per_probe_packet`).
-pub const VERSION: u32 = 2;
+/// new-flow share (`new_flows_per_probe_packet`); version 3 the
+/// congestion-signal probability and the flows' queueing delay
+/// (`signal_probability`, `flow_queue_delay_ms`) and model 3's columns.
+pub const VERSION: u32 = 3;
 
 /// The stop-and-wait probe's loaded observations: a reply exact, a
 /// timeout at least the timeout.
@@ -536,6 +565,8 @@ pub fn row(s: &Scenario, axes: &[SweepAxis], models: &[netlab_experiment::ModelK
         .new_flows
         .and_then(|n| n.per_probe_packet())
         .map(Measured::Value);
+    m.signal_probability = w.and_then(|w| w.signal_probability()).map(Measured::Value);
+    m.flow_queue_delay_ms = s.flows_queue_delay_ms().map(Measured::Value);
     r
 }
 

@@ -93,7 +93,7 @@ pub fn csv_header(table: &SweepTable) -> Vec<String> {
 /// The models' columns (only when the experiment names a model): each
 /// scenario's inputs as read back, then each prediction
 /// ([`crate::sweep_model::RowModel`]).
-pub const MODEL_COLUMNS: [&str; 17] = [
+pub const MODEL_COLUMNS: [&str; 21] = [
     "model_rate_bps",
     "model_quantum_bytes",
     "model_packet_bytes",
@@ -111,6 +111,10 @@ pub const MODEL_COLUMNS: [&str; 17] = [
     "model_sparse_iso_up_p50_upper_ms",
     "model_sparse_iso_up_p99_ms",
     "model_sparse_new_flows_per_probe_packet",
+    "model_flows_rtt_ms",
+    "model_law_packet_bytes",
+    "model_law_window_packets",
+    "model_law_signal_probability",
 ];
 
 /// A row's model columns, in [`MODEL_COLUMNS`] order.
@@ -136,6 +140,10 @@ fn model_fields(m: Option<&crate::sweep_model::RowModel>) -> Vec<String> {
         opt(m.sparse_iso_up_p50_upper_ms.map(num)),
         opt(m.sparse_iso_up_p99_ms.map(num)),
         opt(m.sparse_new_flows_per_probe_packet.map(num)),
+        opt(m.flows_rtt_ms.map(num)),
+        opt(m.law_packet_bytes.map(|b| b.to_string())),
+        opt(m.law_window_packets.map(num)),
+        opt(m.law_signal_probability.map(num)),
     ]
 }
 

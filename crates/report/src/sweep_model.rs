@@ -15,7 +15,7 @@ use netlab_experiment::ModelKind;
 use serde::{Deserialize, Serialize};
 
 use crate::model::Scenario;
-use crate::predict::{fifo_delay_bound, Regime, SparseFlow};
+use crate::predict::{fifo_delay_bound, MathisLaw, Regime, SparseFlow};
 use crate::stats::fmt_num;
 use crate::sweep::{Measured, SweepMetric, SweepTable};
 
@@ -65,6 +65,18 @@ pub struct RowModel {
     pub sparse_iso_up_p99_ms: Option<f64>,
     /// Model 2's share of probe packets that open a new flow.
     pub sparse_new_flows_per_probe_packet: Option<f64>,
+    /// Model 3's RTT: the first flow's mean tcp_info RTT in the window, ms.
+    #[serde(default)]
+    pub flows_rtt_ms: Option<f64>,
+    /// Model 3's packet on the link, a full frame (MTU + 14), bytes.
+    #[serde(default)]
+    pub law_packet_bytes: Option<u64>,
+    /// Model 3: each flow's mean window W = R · RTT / (8 · N · L), packets.
+    #[serde(default)]
+    pub law_window_packets: Option<f64>,
+    /// Model 3: p ≈ 1.5 / W² (None where W < 2, out of the law's range).
+    #[serde(default)]
+    pub law_signal_probability: Option<f64>,
 }
 
 fn ms(d: Duration) -> f64 {
@@ -133,6 +145,22 @@ pub fn of(s: &Scenario, models: &[ModelKind]) -> Option<RowModel> {
             m.sparse_new_flows_per_probe_packet = Some(at.new_flow_share);
         }
     }
+    if models.contains(&ModelKind::AqmLaw) {
+        let rtt_ms = s.flows_queue_delay_ms().map(|q| q + r.base_rtt_s * 1e3);
+        let frame = r.mtu.map(|mtu| u64::from(mtu) + 14);
+        if let (Some(rtt), Some(rate), Some(l), Some(n)) = (rtt_ms, r.rate_bps, frame, r.bulk_flows)
+        {
+            let law = MathisLaw {
+                rate_bps: rate,
+                packet_bytes: l,
+                rtt: Duration::from_secs_f64(rtt.max(0.0) / 1e3),
+            };
+            m.flows_rtt_ms = Some(rtt);
+            m.law_packet_bytes = Some(l);
+            m.law_window_packets = Some(law.window(n));
+            m.law_signal_probability = law.p(n);
+        }
+    }
     Some(m)
 }
 
@@ -146,6 +174,7 @@ pub fn predicted(m: &RowModel, metric: SweepMetric) -> Option<f64> {
         SweepMetric::IsoUpP50 => m.sparse_iso_up_p50_ms.or_else(|| fifo(0.5)),
         SweepMetric::IsoUpP99 => m.sparse_iso_up_p99_ms.or_else(|| fifo(0.5)),
         SweepMetric::NewFlowsPerProbe => m.sparse_new_flows_per_probe_packet,
+        SweepMetric::SignalProb => m.law_signal_probability,
         _ => None,
     }
 }
@@ -167,6 +196,7 @@ pub fn which(m: &RowModel, metric: SweepMetric) -> Option<ModelKind> {
     predicted(m, metric)?;
     match metric {
         SweepMetric::RttP50 | SweepMetric::RttP95 => Some(ModelKind::FifoBound),
+        SweepMetric::SignalProb => Some(ModelKind::AqmLaw),
         _ if m.sparse_boundary_n.is_some() => Some(ModelKind::SparseFlow),
         _ => Some(ModelKind::FifoBound),
     }

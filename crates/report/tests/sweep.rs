@@ -177,6 +177,8 @@ fn each_metric_has_a_figure_against_each_axis_that_parses_and_keeps_the_print_ru
         SweepMetric::GoodputUp,
         SweepMetric::Drops,
         SweepMetric::JainUp,
+        SweepMetric::SignalProb,
+        SweepMetric::FlowQueueDelay,
     ];
     let t = sweep::table(&input).unwrap();
     assert_eq!(sweep::metrics_with_data(&t), want.to_vec());

@@ -357,3 +357,98 @@ fn aggregates_and_a_base_rtt_enter_the_predictions() {
     assert_eq!(m.sparse_new_flows_per_probe_packet, Some(0.0));
     assert_eq!(m.packet_source.as_deref(), Some("largest_skb"));
 }
+
+/// The arm's marks and drops over the packets that reached it in the
+/// measured window, recomputed here from the raw samples: the counters'
+/// rise from the last sample at or before the window's start to the
+/// readback at its end.
+fn signal_share(r: &Results, i: usize) -> f64 {
+    let s = &r.scenarios[i];
+    let q = s.qdisc_of("up").unwrap();
+    let w = s.flows[0].tcp.as_ref().unwrap().window_s;
+    let counts = |st: Option<netlab_qdisc_model::QdiscStats>, x: &Option<QdiscXstats>| {
+        let st = st.unwrap();
+        let marks = match x {
+            Some(QdiscXstats::FqCodel(x)) => u64::from(x.ecn_mark),
+            _ => panic!("fq_codel's xstats"),
+        };
+        (st.packets, u64::from(st.drops), marks)
+    };
+    let start = q
+        .samples
+        .iter()
+        .filter(|x| x.t_s.unwrap() <= w[0])
+        .map(|x| {
+            let arm = x.records.iter().find(|r| r.handle == ARM_HANDLE).unwrap();
+            counts(arm.stats, &arm.xstats)
+        })
+        .next_back()
+        .unwrap();
+    let arm = q
+        .at_window_end
+        .iter()
+        .find(|r| r.handle == ARM_HANDLE)
+        .unwrap();
+    let end = counts(arm.stats, &arm.xstats);
+    let (sent, drops, marks) = (end.0 - start.0, end.1 - start.1, end.2 - start.2);
+    (drops + marks) as f64 / (sent + drops) as f64
+}
+
+/// Model 3 on the sparse-flow run (fq_codel, 5 Mbit/s, offloads off, no
+/// base RTT): each row's RTT is the first flow's mean tcp_info RTT over
+/// the window, recomputed from the raw samples; W = R · RTT / (8 · N ·
+/// 1514) and p = 1.5 / W², none where W < 2; the measured p is the arm's
+/// own counters over the window.
+#[test]
+fn the_aqm_law_predicts_from_the_measured_rtt() {
+    let r = results(SPARSE, &["aqm_law"]);
+    let t = table(&r);
+    assert_eq!(t.models, ["aqm_law"]);
+    let mut out_of_range = 0;
+    for (i, row) in t.rows.iter().enumerate() {
+        let m = row.model.as_ref().expect("a model row");
+        let n: u32 = row.axis_values[0].parse().unwrap();
+        let s = &r.scenarios[i];
+        let tcp = s.flows[0].tcp.as_ref().unwrap();
+        let w = tcp.window_s;
+        let rtts: Vec<f64> = s.flows[0]
+            .tcp_info
+            .iter()
+            .filter(|x| x.end_s >= w[0] && x.end_s <= w[1])
+            .filter_map(|x| x.info.as_ref())
+            .map(|info| f64::from(info.rtt_us) / 1000.0)
+            .collect();
+        let rtt = rtts.iter().sum::<f64>() / rtts.len() as f64;
+        assert!((m.flows_rtt_ms.unwrap() - rtt).abs() < 1e-3, "N = {n}");
+        assert_eq!(m.law_packet_bytes, Some(1514));
+        let window = 5e6 * m.flows_rtt_ms.unwrap() / 1e3 / (8.0 * f64::from(n) * 1514.0);
+        assert!(
+            (m.law_window_packets.unwrap() - window).abs() < 1e-9,
+            "N = {n}"
+        );
+        match m.law_signal_probability {
+            Some(p) => {
+                assert!(window >= 2.0, "N = {n}: W = {window}");
+                assert!((p - 1.5 / (window * window)).abs() < 1e-12, "N = {n}");
+            }
+            None => {
+                assert!(window < 2.0, "N = {n}: W = {window}");
+                out_of_range += 1;
+            }
+        }
+        let measured = row.metrics.signal_probability.unwrap().level();
+        assert!((measured - signal_share(&r, i)).abs() < 1e-12, "N = {n}");
+        let queue = row.metrics.flow_queue_delay_ms.unwrap().level();
+        assert!(
+            (queue - rtt).abs() < 1e-3,
+            "no base RTT: the queue is the RTT"
+        );
+        eprintln!(
+            "N = {n}: RTT {rtt:.2} ms, W {window:.2}, model p {:?}, measured p {measured:.4}",
+            m.law_signal_probability
+        );
+    }
+    // With no base RTT the pipe is the queue alone: a few packets per flow
+    // at this rate, so some rows fall out of the law's range.
+    eprintln!("{out_of_range} of {} rows out of range", t.rows.len());
+}
