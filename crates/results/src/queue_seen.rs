@@ -16,8 +16,9 @@ use serde::{Deserialize, Serialize};
 use crate::{QdiscResult, QdiscSample, ScenarioResult};
 
 /// Ethernet's header, which the kernel counts in a qdisc's packet length
-/// on a veth: a frame of one MTU is MTU + 14 bytes in the qdisc.
-pub const LINK_HEADER_BYTES: u32 = 14;
+/// on a veth: a frame of one MTU is MTU + 14 bytes in the qdisc
+/// (netlab-path-settings's, the one the experiment's checks use).
+pub use netlab_experiment::LINK_HEADER;
 
 /// The path's MTU when results.json does not record one (the kernel's
 /// default on a veth; netlab-path-settings's).
@@ -67,7 +68,7 @@ impl QueueSeen {
     /// (MTU + the link header).
     pub fn held_aggregates(&self, mtu: u32) -> bool {
         self.largest_bytes()
-            .is_some_and(|b| b > f64::from(mtu + LINK_HEADER_BYTES))
+            .is_some_and(|b| b > f64::from(mtu + LINK_HEADER))
     }
 }
 
