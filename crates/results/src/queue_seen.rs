@@ -82,20 +82,6 @@ pub fn max_packet_of(x: &QdiscXstats) -> Option<u32> {
     }
 }
 
-/// The median of `v` (the mean of the two middle values for an even count).
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
-}
-
 /// The samples taken inside `window` (s from t0, both ends included).
 pub fn in_window(samples: &[QdiscSample], window: [f64; 2]) -> impl Iterator<Item = &QdiscSample> {
     samples
@@ -139,7 +125,7 @@ pub fn queue_seen_of(
         samples,
         samples_queued: aggregates.len(),
         aggregate_max_bytes: aggregates.iter().copied().reduce(f64::max),
-        aggregate_median_bytes: median(aggregates),
+        aggregate_median_bytes: netlab_stats::median(&mut aggregates),
         rate_bps,
     }
 }
