@@ -180,24 +180,24 @@ for dep in sorted(glob.glob("/usr/lib/uml/modules/*/modules.dep")):
     put("guest_modules", "uml-" + os.path.basename(d), "\n".join(lines) + "\n\0" + "\n".join(builtin) + "\n")
 put("guest_modules", "small", "kernel/net/sched/sch_tbf.ko:\nkernel/net/sched/sch_fq_codel.ko: kernel/x.ko\n\0kernel/net/sched/sch_fifo.ko\n")
 
-# --- netlab_sys_wire: [family header length][bytes]: the qdisc dumps and
+# --- os_wire: [family header length][bytes]: the qdisc dumps and
 # requests (tcmsg, 20 bytes), the topology dumps (ifinfomsg 16, ifaddrmsg 8,
 # rtmsg 12), and the sock_diag dump (inet_diag_msg, 72 % 32 = 8)
 HDR = {"link": 16, "addr": 8, "route": 12}
 for p in sorted(glob.glob(os.path.join(fx, "qdisc", "*.hex"))):
     raw = bytes.fromhex("".join(l.strip() for l in read(p).splitlines()
                                 if l.strip() and not l.startswith("#")))
-    put("netlab_sys_wire", "qdisc-" + os.path.basename(p)[:-4], bytes([20]) + raw)
+    put("os_wire", "qdisc-" + os.path.basename(p)[:-4], bytes([20]) + raw)
 for p in sorted(glob.glob(os.path.join(fx, "topology", "*.bin"))):
     name = os.path.basename(p)[:-4]
     hl = next((v for k, v in HDR.items() if k in name), 16)
-    put("netlab_sys_wire", "rtnl-" + name, bytes([hl]) + read(p, "rb"))
-put("netlab_sys_wire", "sock-diag", bytes([72 % 32]) + diag)
+    put("os_wire", "rtnl-" + name, bytes([hl]) + read(p, "rb"))
+put("os_wire", "sock-diag", bytes([72 % 32]) + diag)
 # an NLMSG_ERROR with an extended ack (NLM_F_ACK_TLVS | NLM_F_CAPPED)
 echo = struct.pack("=IHHII", 36, 36, 0x5, 1, 0)
 tlv = struct.pack("=HH", 4 + 12, 1) + b"bad request\0"
 body = struct.pack("=i", -22) + echo + tlv
-put("netlab_sys_wire", "error-ext-ack",
+put("os_wire", "error-ext-ack",
     bytes([0]) + struct.pack("=IHHII", 16 + len(body), 2, 0x300, 1, 0) + body)
 
 # --- experiment_toml: the shipped experiments

@@ -10,7 +10,7 @@ use netlab_results::bottleneck::{
     judge, CORE_SATURATED_BUSY, GOODPUT_SHARE_MIN, HELD_QUEUE_MIN_S, HELD_QUEUE_MIN_SHARE,
 };
 use netlab_results::merge::index_ranges;
-use netlab_results::queue_seen::{queue_seen, DEFAULT_MTU, LINK_HEADER_BYTES};
+use netlab_results::queue_seen::{queue_seen, DEFAULT_MTU, LINK_HEADER};
 use netlab_results::{Bottleneck, QueueSeen, ScenarioResult, Verdict};
 
 use crate::summary::ScenarioFigures;
@@ -166,11 +166,11 @@ pub fn aggregate_caveat(scenarios: &[ScenarioFigures]) -> Option<String> {
         })
         .collect();
     Some(format!(
-        "the queue held aggregates of up to {} bytes{cost}, more than one {}-byte frame (MTU {} + {LINK_HEADER_BYTES}): \
+        "the queue held aggregates of up to {} bytes{cost}, more than one {}-byte frame (MTU {} + {LINK_HEADER}): \
          the veths' GSO/GRO hand R's queue skbs of several segments, so a packet limit holds more bytes, a quantum is less \
          than one skb and one skb holds the link longer (docs/method.md §14.1). {}.",
         thousands(largest.round() as u64),
-        f.path_seen.mtu + LINK_HEADER_BYTES,
+        f.path_seen.mtu + LINK_HEADER,
         f.path_seen.mtu,
         which.join("; ")
     ))

@@ -10,7 +10,7 @@
 
 use netlab_probe::IsoOutcome;
 use netlab_qdisc_model::{QdiscOptions, QdiscRecord, QdiscXstats, ARM_HANDLE};
-use netlab_results::queue_seen::{queue_seen_in, LINK_HEADER_BYTES};
+use netlab_results::queue_seen::{queue_seen_in, LINK_HEADER};
 use netlab_results::{IsoProbeResult, QdiscResult, ScenarioResult};
 
 use crate::model::{ModelReadbacks, NewFlows, PacketSize, PacketSource};
@@ -51,7 +51,7 @@ pub fn of(s: &ScenarioResult, base_rtt_s: f64) -> ModelReadbacks {
         iso_frame_bytes: s
             .iso_probe
             .as_ref()
-            .map(|i| i.log.config.size as u64 + UDP_IPV4_HEADERS + u64::from(LINK_HEADER_BYTES)),
+            .map(|i| i.log.config.size as u64 + UDP_IPV4_HEADERS + u64::from(LINK_HEADER)),
         bulk_flows: s
             .directions
             .iter()
@@ -87,7 +87,7 @@ fn quantum(arm: Option<&QdiscRecord>, up: Option<&QdiscResult>) -> Option<u64> {
 fn packet(s: &ScenarioResult, window: Option<[f64; 2]>) -> Option<PacketSize> {
     let topo = s.topology.as_ref().map(|t| &t.spec);
     let mtu = topo.map_or(netlab_results::queue_seen::DEFAULT_MTU, |t| t.mtu);
-    let frame = u64::from(mtu + LINK_HEADER_BYTES);
+    let frame = u64::from(mtu + LINK_HEADER);
     let offloads_off = topo.is_some_and(|t| t.offloads == netlab_topology::spec::Offloads::Off);
     let seen = queue_seen_in(s, window)
         .into_iter()

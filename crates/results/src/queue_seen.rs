@@ -16,8 +16,9 @@ use serde::{Deserialize, Serialize};
 use crate::{QdiscResult, QdiscSample, ScenarioResult};
 
 /// Ethernet's header, which the kernel counts in a qdisc's packet length
-/// on a veth: a frame of one MTU is MTU + 14 bytes in the qdisc.
-pub const LINK_HEADER_BYTES: u32 = 14;
+/// on a veth: a frame of one MTU is MTU + 14 bytes in the qdisc
+/// (netlab-path-settings's, the one the experiment's checks use).
+pub use netlab_experiment::LINK_HEADER;
 
 /// The path's MTU when results.json does not record one (the kernel's
 /// default on a veth; netlab-path-settings's).
@@ -67,7 +68,7 @@ impl QueueSeen {
     /// (MTU + the link header).
     pub fn held_aggregates(&self, mtu: u32) -> bool {
         self.largest_bytes()
-            .is_some_and(|b| b > f64::from(mtu + LINK_HEADER_BYTES))
+            .is_some_and(|b| b > f64::from(mtu + LINK_HEADER))
     }
 }
 
@@ -79,20 +80,6 @@ pub fn max_packet_of(x: &QdiscXstats) -> Option<u32> {
         QdiscXstats::Cake(x) => x.tins.iter().map(|t| t.max_skblen).max(),
         _ => None,
     }
-}
-
-/// The median of `v` (the mean of the two middle values for an even count).
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
 }
 
 /// The samples taken inside `window` (s from t0, both ends included).
@@ -138,7 +125,7 @@ pub fn queue_seen_of(
         samples,
         samples_queued: aggregates.len(),
         aggregate_max_bytes: aggregates.iter().copied().reduce(f64::max),
-        aggregate_median_bytes: median(aggregates),
+        aggregate_median_bytes: netlab_stats::median(&mut aggregates),
         rate_bps,
     }
 }

@@ -1,8 +1,9 @@
 //! Reading a results.json of any version this netlab knows into
-//! [`Results`] (version 2): the version is judged first (a future file is
-//! refused before its shape), then every field, an error naming the
-//! field's path (`scenarios[1].probe.requests[3].rtt_ms`). Version 1 is
-//! read in its own shape and migrated ([`crate::v1`]).
+//! [`Results`] (the shape of [`SCHEMA_VERSION`], which version 2 has
+//! without the newer optional fields): the version is judged first (a
+//! future file is refused before its shape), then every field, an error
+//! naming the field's path (`scenarios[1].probe.requests[3].rtt_ms`).
+//! Version 1 is read in its own shape and migrated ([`crate::v1`]).
 
 use std::path::{Path, PathBuf};
 

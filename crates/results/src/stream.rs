@@ -5,8 +5,8 @@
 //! however many scenarios the file holds. Errors name the field's path as
 //! the whole read does (`scenarios[1].probe.requests[3].rtt_ms`).
 //!
-//! Version 1 files, and a version 2 file whose `experiment` comes after its
-//! `scenarios` (netlab always writes it before), are read whole
+//! Version 1 files, and a version 2 or 3 file whose `experiment` comes
+//! after its `scenarios` (netlab always writes it before), are read whole
 //! ([`Results::read`]) and handed over the same way.
 
 use std::fmt;
@@ -187,8 +187,8 @@ mod tests {
             .join("../../fixtures/orchestrator/golden/results.json")
     }
 
-    /// The golden run (schema 1) written as schema 2, with an interrupted
-    /// record and a third scenario.
+    /// The golden run (schema 1) written in the current schema, with an
+    /// interrupted record and a third scenario.
     fn v2_file(dir: &Scratch) -> (PathBuf, Results) {
         let mut r = Results::read(&golden()).unwrap();
         let mut third = r.scenarios[1].clone();

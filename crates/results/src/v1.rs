@@ -1,8 +1,9 @@
 //! results.json schema_version 1 (one Reno-style upload, one bottleneck,
-//! the compare flags as configuration), read and migrated to version 2:
-//! the flags become the experiment they describe, the single flow becomes
-//! `flows[0]`, the bottleneck becomes the upload's qdiscs, and B's echo
-//! counters move out of the flow's receiver log.
+//! the compare flags as configuration), read and migrated to the version
+//! netlab writes ([`crate::SCHEMA_VERSION`]): the flags become the
+//! experiment they describe, the single flow becomes `flows[0]`, the
+//! bottleneck becomes the upload's qdiscs, and B's echo counters move out
+//! of the flow's receiver log.
 //!
 //! The configuration block is [`CompareConfig`] (in
 //! [`crate::compare_flags`]): version 1 recorded the validated flags of
@@ -215,7 +216,8 @@ mod tests {
         assert_eq!(exp.flows[0].cc, "reno");
     }
 
-    /// A converted file written as version 2 reads back to the same values.
+    /// A converted file written in the current version reads back to the
+    /// same values.
     #[test]
     fn version_2_reads_back_what_it_writes() {
         let typed = Results::read(&fixture("schema_v1/results.json")).unwrap();
