@@ -106,6 +106,13 @@ pub struct PairDiff {
     /// Each run's loaded delays, for the figure ([`crate::diff_plot`]).
     #[serde(skip)]
     pub delays: [Delays; 2],
+    /// Each run's goodput per round, `(round, Mbit/s)`, for the figure.
+    #[serde(skip)]
+    pub goodput: [Vec<(u32, f64)>; 2],
+    /// The arm's colour: its index among run A's arms, as A's report
+    /// colours it.
+    #[serde(skip)]
+    pub color: usize,
 }
 
 /// One run's loaded probe delays at one pair, as its figure draws them.
@@ -193,6 +200,12 @@ pub struct RunDiff {
     pub only_a: Vec<String>,
     /// Only B.
     pub only_b: Vec<String>,
+    /// Each run in one line: its id, when it ran, and whether it was
+    /// merged from shards (`orchestrator merge`).
+    pub runs: [String; 2],
+    /// The sweep figures' data, when a run swept ([`crate::diff_sweep`]).
+    #[serde(skip)]
+    pub sweep: Option<crate::diff_sweep::DiffSweep>,
 }
 
 /// Why two runs cannot be compared.
@@ -429,6 +442,14 @@ pub fn diff(
             b: kb.iter().map(key_text).collect::<Vec<_>>().join(", "),
         });
     }
+    let mut arm_pairs: Vec<(String, String)> = Vec::new();
+    for p in &out {
+        let k = (p.arm_a.clone(), p.arm_b.clone());
+        if !arm_pairs.contains(&k) {
+            arm_pairs.push(k);
+        }
+    }
+    let sweep = crate::diff_sweep::build(a, b, &arm_pairs);
     Ok(RunDiff {
         a: a.source.clone(),
         b: b.source.clone(),
@@ -438,7 +459,37 @@ pub fn diff(
         pairs: out,
         only_a,
         only_b,
+        runs: [run_line(&a.header), run_line(&b.header)],
+        sweep,
     })
+}
+
+/// A run in one line: `run 7d6d8c, 2026-12-03T07:16:01.896Z – …`, and
+/// the folders it was merged from.
+fn run_line(h: &Results) -> String {
+    let mut s = format!("run {}, {} – {}", h.run_id, h.started_utc, h.finished_utc);
+    if let Some(m) = &h.merged {
+        let shards: Vec<&str> = m
+            .sources
+            .iter()
+            .filter_map(|x| x.shard.as_deref())
+            .collect();
+        s.push_str(&format!(", merged from {} folder(s)", m.sources.len()));
+        if !shards.is_empty() {
+            s.push_str(&format!(" (shards {})", shards.join(", ")));
+        }
+        if !m.missing.is_empty() {
+            s.push_str(&format!(
+                ", {} of {} planned scenarios missing",
+                m.missing.len(),
+                m.planned
+            ));
+        }
+    }
+    if let Some(sh) = &h.shard {
+        s.push_str(&format!(", shard {}/{} only", sh.k, sh.n));
+    }
+    s
 }
 
 /// The scenarios of `key` in a run, labelled `label` for the comparison.
@@ -478,9 +529,36 @@ fn pair_diff(
     };
     let states = (states_of(&sa), states_of(&sb));
     let delays = [Delays::of(&sa), Delays::of(&sb)];
+    let color = a
+        .input
+        .scenarios
+        .iter()
+        .find(|s| words(&s.arm_words) == ka.0 && s.point.label == ka.1)
+        .and_then(|s| {
+            crate::plots_run::arms(&a.input)
+                .iter()
+                .position(|x| *x == s.arm)
+        })
+        .unwrap_or(0);
     let mut input = a.input.clone_header();
     input.scenarios = sa.into_iter().chain(sb).collect();
     let st = crate::compare::analyse(&input);
+    let goodput_of = |arm: &str| -> Vec<(u32, f64)> {
+        st.figures
+            .iter()
+            .find(|f| f.arm == arm && f.figure == Figure::Goodput)
+            .map(|f| {
+                f.rounds
+                    .iter()
+                    .filter_map(|v| match v.value {
+                        crate::stats::CensoredQuantile::Value(x) => Some((v.round, x)),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let goodput = [goodput_of("A"), goodput_of("B")];
     let metrics = st
         .comparisons
         .iter()
@@ -495,6 +573,8 @@ fn pair_diff(
         states,
         metrics,
         delays,
+        goodput,
+        color,
     }
 }
 
@@ -621,12 +701,24 @@ impl RunDiff {
         out
     }
 
-    /// diff.md.
+    /// diff.md: [`RunDiff::body`] and a list linking every figure.
     pub fn markdown(&self) -> String {
         use std::fmt::Write as _;
+        let mut s = self.body();
+        s.push_str("\n## Figures\n\n");
+        for (file, title) in self.figure_files() {
+            let _ = writeln!(s, "- [{title}]({file})");
+        }
+        s
+    }
+
+    /// The headline, the setup and what moved, as Markdown (diff.md
+    /// without its list of figures).
+    pub fn body(&self) -> String {
+        use std::fmt::Write as _;
         let mut s = format!(
-            "# netlab diff\n\nA: `{}`\n\nB: `{}`\n\n## Headline\n\n",
-            self.a, self.b
+            "# netlab diff\n\nA: `{}` ({})\n\nB: `{}` ({})\n\n## Headline\n\n",
+            self.a, self.runs[0], self.b, self.runs[1]
         );
         for l in self.headline() {
             let _ = writeln!(s, "- {l}");
@@ -694,30 +786,81 @@ impl RunDiff {
         s
     }
 
-    /// Each pair's figure (`diff-NN-cdf.svg`, its SVG text).
-    pub fn figures(&self) -> Result<Vec<(String, String)>, crate::ReportError> {
-        self.pairs
-            .iter()
-            .enumerate()
-            .map(|(k, p)| crate::diff_plot::figure(k + 1, p))
-            .collect()
+    /// Every figure's file name and what it shows, without drawing it:
+    /// per pair its delay CDF (`diff-NN-cdf.svg`) and its goodput per
+    /// round (`diff-NN-goodput.svg`), then with a sweep each metric
+    /// against each axis (`diff-sweep-METRIC-vs-AXIS.svg`).
+    pub fn figure_files(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for (k, p) in self.pairs.iter().enumerate() {
+            out.push((
+                crate::diff_plot::file_name(k + 1),
+                format!(
+                    "{}: loaded probe delay (CDF), run A solid, run B dashed",
+                    pair_title(p)
+                ),
+            ));
+            if p.goodput.iter().any(|g| !g.is_empty()) {
+                out.push((
+                    crate::diff_plot::goodput_file_name(k + 1),
+                    format!(
+                        "{}: goodput per round, run A solid, run B dashed",
+                        pair_title(p)
+                    ),
+                ));
+            }
+        }
+        if let Some(sw) = &self.sweep {
+            out.extend(sw.files());
+        }
+        out
     }
 
-    /// diff.html: diff.md as one self-contained page, each pair's figure
-    /// inline.
+    /// Every figure ([`RunDiff::figure_files`]' order): its file name and
+    /// SVG text.
+    pub fn figures(&self) -> Result<Vec<(String, String)>, crate::ReportError> {
+        let mut out = Vec::new();
+        for (k, p) in self.pairs.iter().enumerate() {
+            out.push(crate::diff_plot::figure(k + 1, p)?);
+            out.extend(crate::diff_plot::goodput_figure(k + 1, p)?);
+        }
+        if let Some(sw) = &self.sweep {
+            out.extend(sw.figures()?);
+        }
+        Ok(out)
+    }
+
+    /// diff.html: diff.md as one self-contained page, every figure
+    /// inline and linked to its SVG file.
     pub fn html(&self) -> Result<String, crate::ReportError> {
+        use crate::html::esc;
+        let titles = self.figure_files();
+        let mut list = String::from("<ul>\n");
+        for (file, title) in &titles {
+            list.push_str(&format!(
+                "<li><a href=\"{}\">{}</a></li>\n",
+                esc(file),
+                esc(title)
+            ));
+        }
+        list.push_str("</ul>\n");
         let mut figs = String::new();
         for (name, svg) in self.figures()? {
             let svg = svg.find("<svg").map_or(svg.as_str(), |i| &svg[i..]);
+            let title = titles
+                .iter()
+                .find(|(f, _)| *f == name)
+                .map_or(name.as_str(), |(_, t)| t.as_str());
             figs.push_str(&format!(
-                "<figure>{svg}<figcaption>{}</figcaption></figure>\n",
-                crate::html::esc(&name)
+                "<figure id=\"{n}\">{svg}<figcaption><a href=\"{n}\">{n}</a>: {}</figcaption></figure>\n",
+                esc(title),
+                n = esc(&name)
             ));
         }
         Ok(format!(
-            "<!doctype html><html><head><meta charset=utf-8><title>netlab diff</title><style>{}</style></head><body>\n{}<h2>Figures</h2>\n<div class=figs>\n{figs}</div>\n</body></html>\n",
+            "<!doctype html><html><head><meta charset=utf-8><title>netlab diff</title><style>{}</style></head><body>\n{}<h2>Figures</h2>\n{list}<div class=figs>\n{figs}</div>\n</body></html>\n",
             crate::html::CSS,
-            crate::markdown::to_html(&self.markdown())
+            crate::markdown::to_html(&self.body())
         ))
     }
 }

@@ -36,6 +36,7 @@ pub mod compare;
 pub mod delivery;
 pub mod diff;
 pub mod diff_plot;
+pub mod diff_sweep;
 pub mod flent;
 pub mod folder;
 pub mod headline;

@@ -100,11 +100,15 @@ fn two_runs_that_differ_in_known_keys_name_them_and_list_the_unshared_arm() {
     assert!(html.contains("What moved"), "{html}");
     // The pair's figure: both runs on one axis, A solid, B dashed.
     let figs = d.figures().unwrap();
-    assert_eq!(figs.len(), 1);
+    assert_eq!(figs.len(), 2, "the delay CDF and the goodput per round");
     assert_eq!(figs[0].0, "diff-01-cdf.svg");
+    assert_eq!(figs[1].0, "diff-01-goodput.svg");
     // B's dashes are short polylines of their own.
     assert!(figs[0].1.matches("<polyline").count() > 10, "B is dashed");
-    assert!(html.contains("<figure><svg"), "the figure is inline");
+    assert!(
+        html.contains("<figure id=\"diff-01-cdf.svg\"><svg"),
+        "the figure is inline"
+    );
 }
 
 #[test]
@@ -129,4 +133,152 @@ fn runs_with_nothing_in_common_or_a_bad_pair_are_refused() {
         Err(DiffError::BadPair(..)) => {}
         other => panic!("{other:?}"),
     }
+}
+
+/// The committed sweep with every round's goodput halved: run B of the
+/// sweep figures' tests (docs/usage.md, "Two runs").
+fn halved_goodput_sweep() -> (TempDir, RunDigest) {
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&fixture_json_of("run-host-pfifo-sweep")).unwrap();
+    for s in v["scenarios"].as_array_mut().unwrap() {
+        for d in s["directions"].as_array_mut().unwrap() {
+            let g = d["goodput_mbps"].as_f64().unwrap();
+            d["goodput_mbps"] = serde_json::json!(g / 2.0);
+        }
+    }
+    let dir = TempDir::new("sweep-halved");
+    std::fs::write(
+        dir.path().join("results.json"),
+        serde_json::to_vec(&v).unwrap(),
+    )
+    .unwrap();
+    let d = RunDigest::read(dir.path()).unwrap();
+    (dir, d)
+}
+
+/// The figures of a diff written as `orchestrator diff --out` writes them.
+fn write_figures(d: &netlab_report::diff::RunDiff, out: &Path) -> Vec<(String, String)> {
+    let figs = d.figures().unwrap();
+    for (name, svg) in &figs {
+        std::fs::write(out.join(name), svg).unwrap();
+    }
+    std::fs::write(out.join("diff.md"), d.markdown()).unwrap();
+    std::fs::write(out.join("diff.html"), d.html().unwrap()).unwrap();
+    figs
+}
+
+/// An SVG's text, each element's words joined by one space (a legend
+/// entry or title may wrap over several elements).
+fn svg_text(svg: &str) -> String {
+    let mut out = Vec::new();
+    for part in svg.split("<text").skip(1) {
+        let body = part.split_once('>').map_or("", |x| x.1);
+        let body = body.split("</text>").next().unwrap_or("");
+        out.extend(body.split_whitespace().map(str::to_string));
+    }
+    out.join(" ").replace("&apos;", "'")
+}
+
+/// `fill="#RRGGBB"` of the run's first arm, as its report colours it.
+const PFIFO_RED: &str = "#C83C28";
+
+#[test]
+fn a_sweep_diff_draws_each_metric_against_each_axis_with_both_runs() {
+    let (_a, a) = digest("run-host-pfifo-sweep");
+    let (_b, b) = halved_goodput_sweep();
+    let d = diff(&a, &b, &[]).unwrap();
+    assert_eq!(d.pairs.len(), 4, "one arm at 4 points");
+    let sw = d.sweep.as_ref().expect("both runs swept");
+    assert!(sw.one_way, "both runs carry fates");
+    let out = TempDir::new("sweep-diff-out");
+    let figs = write_figures(&d, out.path());
+    if std::env::var_os("NETLAB_KEEP_DIFF").is_some() {
+        for (n, svg) in &figs {
+            std::fs::write(std::env::temp_dir().join(n), svg).unwrap();
+        }
+    }
+    let md = std::fs::read_to_string(out.path().join("diff.md")).unwrap();
+    let html = std::fs::read_to_string(out.path().join("diff.html")).unwrap();
+    for metric in ["delay-p50", "delay-p99", "goodput", "loss"] {
+        for axis in ["rate", "flows"] {
+            let f = format!("diff-sweep-{metric}-vs-{axis}.svg");
+            assert!(out.path().join(&f).is_file(), "{f} not written");
+            assert!(md.contains(&format!("]({f})")), "diff.md links {f}");
+            assert!(
+                html.contains(&format!("href=\"{f}\"")),
+                "diff.html links {f}"
+            );
+            let svg = &figs.iter().find(|x| x.0 == f).unwrap().1;
+            // Both runs in the arm's colour: A's summaries filled, B's
+            // rings; 2 points per panel, 2 panels.
+            let text = svg_text(svg);
+            assert!(
+                text.contains("pfifo run A: mean of the rounds (fewer than 3) (solid, ●)"),
+                "{f}: {text}"
+            );
+            assert!(
+                text.contains("pfifo run B: mean of the rounds (fewer than 3) (dashed, ○)"),
+                "{f}: {text}"
+            );
+            let filled = svg.matches(&format!("fill=\"{PFIFO_RED}\"")).count();
+            assert!(filled >= 4, "{f}: A's 4 summaries ({filled})");
+            let rings = svg
+                .lines()
+                .filter(|l| {
+                    l.contains("<circle") && l.contains(PFIFO_RED) && l.contains("fill=\"none\"")
+                })
+                .count();
+            assert!(rings >= 4, "{f}: B's 4 summaries ({rings})");
+            assert!(text.contains("range of the point's rounds"), "{f}");
+        }
+    }
+    // Halved goodput: B's line lies below A's, so the goodput figure's y
+    // axis spans both (≈ 0.65 to 19.1 Mbit/s: drawn log).
+    let g = d.changes("goodput");
+    assert!(g.is_empty(), "2 vs 2 rounds claim no change");
+    // Each pair's goodput per round, both runs on one axis.
+    for k in 1..=4 {
+        let f = format!("diff-{k:02}-goodput.svg");
+        assert!(out.path().join(&f).is_file(), "{f} not written");
+        assert!(md.contains(&format!("]({f})")), "diff.md links {f}");
+        let svg = &figs.iter().find(|x| x.0 == f).unwrap().1;
+        let text = svg_text(svg);
+        assert!(
+            text.contains("A: 2 rounds") && text.contains("B: 2 rounds"),
+            "{f}: {text}"
+        );
+        assert!(
+            text.contains("(mean "),
+            "{f}: fewer than 3 rounds: their mean"
+        );
+    }
+}
+
+#[test]
+fn a_sweep_diffed_with_itself_draws_two_identical_series() {
+    let (_a, a) = digest("run-host-pfifo-sweep");
+    let (_b, b) = digest("run-host-pfifo-sweep");
+    let d = diff(&a, &b, &[]).unwrap();
+    let sw = d.sweep.as_ref().unwrap();
+    let p = sw.panels(netlab_report::diff_sweep::DiffMetric::Goodput, 0);
+    assert_eq!(p.len(), 2, "one panel per flows value");
+    for panel in &p {
+        assert_eq!(panel.series.len(), 2, "A and B");
+        assert_eq!(panel.series[0].points, panel.series[1].points);
+        for pt in &panel.series[0].points {
+            assert_eq!(pt.summary.rounds.len(), 2, "this point's 2 rounds only");
+        }
+    }
+    // A run without a sweep has no sweep figures.
+    let (_c, c) = digest("run-uml-3rounds-fates");
+    let d = diff(&c, &c, &[]).unwrap();
+    assert!(d.sweep.is_none());
+    assert!(d.figure_files().iter().all(|(f, _)| !f.contains("sweep")));
+    let figs = d.figures().unwrap();
+    let g = figs.iter().find(|x| x.0 == "diff-01-goodput.svg").unwrap();
+    let text = svg_text(&g.1);
+    assert!(
+        text.contains("A: 3 rounds, median"),
+        "3 rounds: the median: {text}"
+    );
 }
