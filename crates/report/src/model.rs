@@ -416,6 +416,9 @@ pub struct ModelReadbacks {
     /// fq_codel's (or fq_pie's) `new_flow_count` over the measured window
     /// and the isochronous probe's packets sent in the same span.
     pub new_flows: Option<NewFlows>,
+    /// The arm's delay target read back (codel's, fq_codel's and pie's
+    /// `target`), ms.
+    pub target_ms: Option<f64>,
 }
 
 /// A packet size a model uses, with its source.

@@ -527,6 +527,10 @@ fn legend_of(
                 "{}: model (sparse_flow: sparse below N*, waits W − T beyond; docs/models.md)",
                 l.arm
             ),
+            ModelKind::AqmLaw if metric == SweepMetric::FlowQueueDelay => format!(
+                "{}: its target, read back (the usual reading: the queue held there whatever N)",
+                l.arm
+            ),
             ModelKind::AqmLaw => format!(
                 "{}: model (aqm_law: Mathis, p = 1.5·(8·N·L/(R·RTT))² at the flows' measured RTT; none where W < 2; docs/models.md)",
                 l.arm

@@ -61,6 +61,14 @@ pub fn of(s: &ScenarioResult, base_rtt_s: f64) -> ModelReadbacks {
             (Some(q), Some(iso), Some(w)) => new_flows(q, iso, w),
             _ => None,
         },
+        target_ms: arm
+            .and_then(|r| match &r.options {
+                QdiscOptions::Codel(o) => o.target_us,
+                QdiscOptions::FqCodel(o) => o.target_us,
+                QdiscOptions::Pie(o) => o.target_us,
+                _ => None,
+            })
+            .map(|us| f64::from(us) / 1e3),
     }
 }
 

@@ -293,7 +293,7 @@ impl SweepMetric {
                 "new flows per probe packet (the arm's new_flow_count)"
             }
             SweepMetric::SignalProb => {
-                "marks and drops per packet reaching the arm in the measured window"
+                "congestion-signal probability (the arm's marks and drops per packet reaching it)"
             }
             SweepMetric::FlowQueueDelay => {
                 "the flows' queueing delay (tcp_info RTT less the base RTT)"

@@ -93,7 +93,7 @@ pub fn csv_header(table: &SweepTable) -> Vec<String> {
 /// The models' columns (only when the experiment names a model): each
 /// scenario's inputs as read back, then each prediction
 /// ([`crate::sweep_model::RowModel`]).
-pub const MODEL_COLUMNS: [&str; 21] = [
+pub const MODEL_COLUMNS: [&str; 22] = [
     "model_rate_bps",
     "model_quantum_bytes",
     "model_packet_bytes",
@@ -115,6 +115,7 @@ pub const MODEL_COLUMNS: [&str; 21] = [
     "model_law_packet_bytes",
     "model_law_window_packets",
     "model_law_signal_probability",
+    "model_aqm_target_ms",
 ];
 
 /// A row's model columns, in [`MODEL_COLUMNS`] order.
@@ -144,6 +145,7 @@ fn model_fields(m: Option<&crate::sweep_model::RowModel>) -> Vec<String> {
         opt(m.law_packet_bytes.map(|b| b.to_string())),
         opt(m.law_window_packets.map(num)),
         opt(m.law_signal_probability.map(num)),
+        opt(m.aqm_target_ms.map(num)),
     ]
 }
 

@@ -77,6 +77,10 @@ pub struct RowModel {
     /// Model 3: p ≈ 1.5 / W² (None where W < 2, out of the law's range).
     #[serde(default)]
     pub law_signal_probability: Option<f64>,
+    /// The arm's delay target read back, ms: the usual reading of an AQM
+    /// (the queue held there whatever N), drawn beside the flows' delay.
+    #[serde(default)]
+    pub aqm_target_ms: Option<f64>,
 }
 
 fn ms(d: Duration) -> f64 {
@@ -160,6 +164,7 @@ pub fn of(s: &Scenario, models: &[ModelKind]) -> Option<RowModel> {
             m.law_window_packets = Some(law.window(n));
             m.law_signal_probability = law.p(n);
         }
+        m.aqm_target_ms = r.target_ms;
     }
     Some(m)
 }
@@ -175,6 +180,7 @@ pub fn predicted(m: &RowModel, metric: SweepMetric) -> Option<f64> {
         SweepMetric::IsoUpP99 => m.sparse_iso_up_p99_ms.or_else(|| fifo(0.5)),
         SweepMetric::NewFlowsPerProbe => m.sparse_new_flows_per_probe_packet,
         SweepMetric::SignalProb => m.law_signal_probability,
+        SweepMetric::FlowQueueDelay => m.aqm_target_ms,
         _ => None,
     }
 }
@@ -196,7 +202,7 @@ pub fn which(m: &RowModel, metric: SweepMetric) -> Option<ModelKind> {
     predicted(m, metric)?;
     match metric {
         SweepMetric::RttP50 | SweepMetric::RttP95 => Some(ModelKind::FifoBound),
-        SweepMetric::SignalProb => Some(ModelKind::AqmLaw),
+        SweepMetric::SignalProb | SweepMetric::FlowQueueDelay => Some(ModelKind::AqmLaw),
         _ if m.sparse_boundary_n.is_some() => Some(ModelKind::SparseFlow),
         _ => Some(ModelKind::FifoBound),
     }
@@ -271,8 +277,194 @@ pub fn sentences(table: &SweepTable) -> Vec<String> {
     }
     if let Some(axis) = table.axes.iter().position(|a| a.name == "flows") {
         out.extend(sparse_sentences(table, axis));
+        out.extend(law_sentences(table, axis));
     }
     out.extend(fifo_sentences(table));
+    out
+}
+
+/// Within this factor either way, model 3's p and the measured one are
+/// said to agree (the quick run's codel and fq_codel rows at N = 1 and 4
+/// came within 1.25; docs/models.md).
+pub const LAW_AGREEMENT: f64 = 1.5;
+
+/// The smallest and largest of `v` (NaN, NaN when empty).
+fn range_of(v: &[f64]) -> (f64, f64) {
+    (
+        v.iter().copied().fold(f64::INFINITY, f64::min),
+        v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    )
+}
+
+/// A probability with two significant digits below 0.01 (`0.00031`),
+/// three decimals above (`0.263`).
+fn prob(x: f64) -> String {
+    if x <= 0.0 || x >= 0.01 {
+        return format!("{x:.3}");
+    }
+    let decimals = (-x.log10()).ceil() as usize + 1;
+    format!("{x:.decimals$}")
+}
+
+/// The least-squares slope of log y against log x (None below two
+/// points or without spread in x).
+fn log_log_slope(points: &[(f64, f64)]) -> Option<f64> {
+    let pts: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|(x, y)| *x > 0.0 && *y > 0.0)
+        .map(|(x, y)| (x.ln(), y.ln()))
+        .collect();
+    if pts.len() < 2 {
+        return None;
+    }
+    let n = pts.len() as f64;
+    let (mx, my) = (
+        pts.iter().map(|p| p.0).sum::<f64>() / n,
+        pts.iter().map(|p| p.1).sum::<f64>() / n,
+    );
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    (sxx > 0.0).then(|| sxy / sxx)
+}
+
+/// Model 3 along the flows axis, one sentence per arm and held values:
+/// the flows' queueing delay from the first N to the last against the
+/// arm's target, the measured p with its log–log slope, and where the law
+/// at the measured RTT agrees (within [`LAW_AGREEMENT`]) or parts.
+fn law_sentences(table: &SweepTable, axis: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let p_panels = crate::sweep::series(table, SweepMetric::SignalProb, axis);
+    let q_panels = crate::sweep::series(table, SweepMetric::FlowQueueDelay, axis);
+    let mut seen: Vec<(Vec<String>, String)> = Vec::new();
+    for r in table.rows.iter().filter(|r| {
+        r.model
+            .as_ref()
+            .is_some_and(|m| m.law_window_packets.is_some())
+    }) {
+        let held = held_of(table, r, axis);
+        if seen.contains(&(held.clone(), r.arm.clone())) {
+            continue;
+        }
+        seen.push((held.clone(), r.arm.clone()));
+        let arm_of = |panels: &[crate::sweep::Panel]| {
+            panels
+                .iter()
+                .find(|p| p.held == held)
+                .and_then(|p| p.arms.iter().find(|a| a.arm == r.arm))
+                .map(|a| {
+                    a.points
+                        .iter()
+                        .filter_map(|p| Some((p.x, p.summary?.level())))
+                        .collect::<Vec<(f64, f64)>>()
+                })
+                .unwrap_or_default()
+        };
+        let (p, q) = (arm_of(&p_panels), arm_of(&q_panels));
+        let (Some(p_first), Some(p_last)) = (p.first(), p.last()) else {
+            continue;
+        };
+        let rows_at = |x: f64| -> Vec<&RowModel> {
+            table
+                .rows
+                .iter()
+                .filter(|o| o.arm == r.arm && o.error.is_none())
+                .filter(|o| held_of(table, o, axis) == held)
+                .filter(|o| table.axes[axis].position(&o.axis_values[axis]) == Some(x))
+                .filter_map(|o| o.model.as_ref())
+                .collect()
+        };
+        let target = rows_at(p_first.0).iter().find_map(|m| m.aqm_target_ms);
+        let at = if held.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", held.join(", "))
+        };
+        let delay = match (q.first(), q.last()) {
+            (Some(a), Some(b)) => format!(
+                "the flows' queueing delay went from {} ms at N = {} to {} ms at N = {}{}",
+                fmt_num(a.1),
+                number(a.0),
+                fmt_num(b.1),
+                number(b.0),
+                target.map_or_else(String::new, |t| format!(" (target {} ms)", fmt_num(t)))
+            ),
+            _ => "no tcp_info RTT in the window".to_string(),
+        };
+        let slope = log_log_slope(&p)
+            .map_or_else(String::new, |s| format!(", log–log slope {}", fmt_num(s)));
+        let mut agree = Vec::new();
+        let mut part = Vec::new();
+        let mut out_of_range = Vec::new();
+        let mut model = Vec::new();
+        for &(x, _) in &p {
+            // Round by round: each round's p against the law at its own RTT.
+            let pairs: Vec<(f64, Option<f64>)> = table
+                .rows
+                .iter()
+                .filter(|o| o.arm == r.arm && o.error.is_none())
+                .filter(|o| held_of(table, o, axis) == held)
+                .filter(|o| table.axes[axis].position(&o.axis_values[axis]) == Some(x))
+                .filter_map(|o| {
+                    let measured = o.metrics.signal_probability?.level();
+                    Some((measured, o.model.as_ref()?.law_signal_probability))
+                })
+                .collect();
+            let laws: Vec<f64> = pairs.iter().filter_map(|(_, l)| *l).collect();
+            if laws.len() < pairs.len() || laws.is_empty() {
+                out_of_range.push(number(x));
+            }
+            if laws.is_empty() {
+                model.push("—".to_string());
+                continue;
+            }
+            let (lo, hi) = range_of(&laws);
+            model.push(if prob(hi) != prob(lo) {
+                format!("{}–{}", prob(lo), prob(hi))
+            } else {
+                prob(lo)
+            });
+            let ratios: Vec<f64> = pairs.iter().filter_map(|(m, l)| l.map(|l| m / l)).collect();
+            let (rlo, rhi) = range_of(&ratios);
+            let said = if fmt_num(rhi) != fmt_num(rlo) {
+                format!("N = {} ({}–{}×)", number(x), fmt_num(rlo), fmt_num(rhi))
+            } else {
+                format!("N = {} ({}×)", number(x), fmt_num(rlo))
+            };
+            if rhi <= LAW_AGREEMENT && rlo >= 1.0 / LAW_AGREEMENT {
+                agree.push(said);
+            } else {
+                part.push(said);
+            }
+        }
+        let mut verdict = Vec::new();
+        if !agree.is_empty() {
+            verdict.push(format!(
+                "agree within {}× at {}",
+                fmt_num(LAW_AGREEMENT),
+                agree.join(", ")
+            ));
+        }
+        if !part.is_empty() {
+            verdict.push(format!("part at {}", part.join(", ")));
+        }
+        if !out_of_range.is_empty() {
+            verdict.push(format!(
+                "out of the law's range (W < 2) at N = {}",
+                out_of_range.join(", ")
+            ));
+        }
+        out.push(format!(
+            "aqm_law, {}{at}: {delay}, while its congestion-signal probability went from {} at N = {} to {} at N = {}{slope}; \
+             Mathis at each round's measured RTT predicts {} (each round's measured ÷ model: {}).",
+            r.arm,
+            prob(p_first.1),
+            number(p_first.0),
+            prob(p_last.1),
+            number(p_last.0),
+            model.join(", "),
+            verdict.join("; ")
+        ));
+    }
     out
 }
 

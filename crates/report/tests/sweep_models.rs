@@ -18,6 +18,7 @@ use netlab_results::Results;
 
 const SPARSE: &str = "run-uml-sparse-flows";
 const PFIFO: &str = "run-host-pfifo-sweep";
+const LAW: &str = "run-uml-aqm-law-quick";
 
 fn results(run: &str, models: &[&str]) -> Results {
     let mut r = Results::parse(&fixture_json_of(run)).expect("the fixture parses");
@@ -370,7 +371,9 @@ fn signal_share(r: &Results, i: usize) -> f64 {
         let st = st.unwrap();
         let marks = match x {
             Some(QdiscXstats::FqCodel(x)) => u64::from(x.ecn_mark),
-            _ => panic!("fq_codel's xstats"),
+            Some(QdiscXstats::Codel(x)) => u64::from(x.ecn_mark),
+            Some(QdiscXstats::Pie(x)) => u64::from(x.ecn_mark),
+            _ => 0,
         };
         (st.packets, u64::from(st.drops), marks)
     };
@@ -451,4 +454,92 @@ fn the_aqm_law_predicts_from_the_measured_rtt() {
     // With no base RTT the pipe is the queue alone: a few packets per flow
     // at this rate, so some rows fall out of the law's range.
     eprintln!("{out_of_range} of {} rows out of range", t.rows.len());
+}
+
+/// Model 3 on its own quick run (codel, fq_codel, pie with ECN, pfifo;
+/// N = 1, 4, 16 Reno uploads at 10 Mbit/s, 20 ms base RTT; 2 rounds):
+/// every row's p and queue recomputed from the raw samples; the targets
+/// read back; p rising with N under every arm; the law within 1.5× of
+/// codel's and fq_codel's rounds at N = 1 and 4 and fq_codel parting at
+/// N = 16, where it marked most packets; pie dropping instead of marking
+/// at N = 16; and the words saying so.
+#[test]
+fn the_aqm_law_run_agrees_at_few_flows_and_parts_where_windows_are_least() {
+    let r = results(LAW, &[]);
+    let t = table(&r);
+    assert_eq!(t.models, ["aqm_law"], "the experiment names the model");
+    assert_eq!(t.rows.len(), 24);
+    let mut by: std::collections::BTreeMap<(String, u32), Vec<(f64, Option<f64>)>> =
+        Default::default();
+    for (i, row) in t.rows.iter().enumerate() {
+        let m = row.model.as_ref().unwrap();
+        let n: u32 = row.axis_values[0].parse().unwrap();
+        let p = row.metrics.signal_probability.unwrap().level();
+        assert!((p - signal_share(&r, i)).abs() < 1e-12, "row {i}");
+        let queue = row.metrics.flow_queue_delay_ms.unwrap().level();
+        assert!((queue + 20.0 - m.flows_rtt_ms.unwrap()).abs() < 1e-3);
+        let target = match row.arm.as_str() {
+            "codel" | "fq_codel" => Some(5.0),
+            "pie" => Some(15.0),
+            _ => None,
+        };
+        // codel keeps its target in 1,024 ns units (codel_time_t), so
+        // 5 ms reads back as 4,999 µs.
+        match (m.aqm_target_ms, target) {
+            (Some(got), Some(want)) => assert!((got - want).abs() < 0.002, "{}: {got}", row.arm),
+            (got, want) => assert_eq!(got, want, "{}", row.arm),
+        }
+        assert_eq!(m.rate_bps, Some(10_000_000));
+        by.entry((row.arm.clone(), n))
+            .or_default()
+            .push((p, m.law_signal_probability));
+        if row.arm == "pie" && n == 16 {
+            assert_eq!(
+                row.metrics.ce_marks.unwrap().level(),
+                0.0,
+                "pie drops above 10 %"
+            );
+            assert!(row.metrics.drops.unwrap().level() > 500.0);
+        }
+    }
+    let ratios = |arm: &str, n: u32| -> Vec<f64> {
+        by[&(arm.to_string(), n)]
+            .iter()
+            .map(|(p, l)| p / l.expect("in range"))
+            .collect()
+    };
+    for arm in ["codel", "fq_codel", "pie", "pfifo"] {
+        let mean = |n: u32| {
+            let v = &by[&(arm.to_string(), n)];
+            v.iter().map(|x| x.0).sum::<f64>() / v.len() as f64
+        };
+        assert!(
+            mean(1) < mean(4) && mean(4) < mean(16),
+            "{arm}: p rises with N"
+        );
+    }
+    for arm in ["codel", "fq_codel"] {
+        for n in [1, 4] {
+            for x in ratios(arm, n) {
+                assert!((1.0 / 1.5..=1.5).contains(&x), "{arm} N = {n}: {x}");
+            }
+        }
+    }
+    for x in ratios("fq_codel", 16) {
+        assert!(x > 2.0, "fq_codel N = 16 marks per packet: {x}");
+    }
+    let words = netlab_report::sweep_model::sentences(&t);
+    let fq = words
+        .iter()
+        .find(|w| w.starts_with("aqm_law, fq_codel: "))
+        .expect("fq_codel's sentence");
+    assert!(
+        fq.contains("(target 5.00 ms)") && fq.contains("part at N = 16"),
+        "{fq}"
+    );
+    let pie = words
+        .iter()
+        .find(|w| w.starts_with("aqm_law, pie: "))
+        .unwrap();
+    assert!(pie.contains("(target 15.0 ms)"), "{pie}");
 }
