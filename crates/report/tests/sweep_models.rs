@@ -469,8 +469,9 @@ fn the_aqm_law_run_agrees_at_few_flows_and_parts_where_windows_are_least() {
     let t = table(&r);
     assert_eq!(t.models, ["aqm_law"], "the experiment names the model");
     assert_eq!(t.rows.len(), 24);
-    let mut by: std::collections::BTreeMap<(String, u32), Vec<(f64, Option<f64>)>> =
-        Default::default();
+    // Per arm and N: each round's measured p and the law's.
+    type Rounds = Vec<(f64, Option<f64>)>;
+    let mut by: std::collections::BTreeMap<(String, u32), Rounds> = Default::default();
     for (i, row) in t.rows.iter().enumerate() {
         let m = row.model.as_ref().unwrap();
         let n: u32 = row.axis_values[0].parse().unwrap();
