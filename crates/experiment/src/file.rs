@@ -200,6 +200,13 @@ pub struct SweepFile {
     pub isochronous_size: Option<Vec<u32>>,
     /// Values of one arm word, for the arms of one kind.
     pub arm: Option<Vec<ArmWordSweepFile>>,
+    /// Buffer depths in BDPs of the point's upload rate and base RTT: the
+    /// packet limit of every arm that has one (pfifo, codel, fq_codel,
+    /// pie; bfifo's in bytes), resolved per point.
+    pub buffer_bdp: Option<Vec<f64>>,
+    /// Copies of the declared flows of one congestion control, per cc:
+    /// `cubic = [1, 4]` runs 1, then 4, of each declared CUBIC flow.
+    pub flows_by_cc: Option<std::collections::BTreeMap<String, Vec<u32>>>,
 }
 
 /// `[[sweep.arm]]`: e.g. `kind = "fq_codel"`, `word = "target"`, `values = ["5ms", "10ms"]`.

@@ -432,6 +432,16 @@ pub enum AxisValue {
         /// Its size.
         size: u32,
     },
+    /// The arms' buffer in BDPs of the point's upload rate and base RTT
+    /// (docs/models.md, model 4).
+    BufferBdp(f64),
+    /// Copies of the declared flows of one congestion control.
+    FlowsOfCc {
+        /// The congestion control.
+        cc: String,
+        /// Copies of each of its declared flows.
+        n: u32,
+    },
     /// One arm word's value for the arms of one kind.
     ArmWord {
         /// Qdisc kind.
@@ -463,14 +473,16 @@ impl AxisValue {
             ),
             AxisValue::ProbeSize { kind, size } => format!("{}_size={size}", kind.axis_prefix()),
             AxisValue::ArmWord { kind, word, value } => format!("{kind}.{word}={value}"),
+            AxisValue::BufferBdp(x) => format!("buffer_bdp={x}"),
+            AxisValue::FlowsOfCc { cc, n } => format!("{cc}_flows={n}"),
         }
     }
 }
 
 /// The sweep: axes in a fixed order (rate, down_rate, base_rtt, offloads,
-/// mtu, flows, cc, stop_and_wait_interval, stop_and_wait_size,
-/// isochronous_interval, isochronous_size, then the arm words in file
-/// order); the last axis varies fastest.
+/// mtu, flows, cc, flows_by_cc's in cc order, stop_and_wait_interval,
+/// stop_and_wait_size, isochronous_interval, isochronous_size, the arm
+/// words in file order, then buffer_bdp); the last axis varies fastest.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Sweep {
     /// Each axis: its values in file order.

@@ -6,7 +6,7 @@
 //! round, every arm in the order given — arms alternate within a round,
 //! and nothing changes between rounds or depends on results.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use crate::model::{
@@ -132,6 +132,41 @@ pub fn set_arm_word(words: &str, word: &str, value: &str) -> String {
     w.join(" ")
 }
 
+/// The buffer of `bdp` BDPs of `path`'s upload rate and base RTT, in
+/// frames of MTU + 14 bytes (at least 1), and in bytes.
+pub fn buffer_of(bdp: f64, path: &PathSpec) -> Option<(u64, u64)> {
+    let rate = path.up.as_ref()?.rate.bits_per_sec() as f64;
+    let bytes = bdp * rate * path.base_rtt.as_secs_f64() / 8.0;
+    let frame = f64::from(path.mtu) + 14.0;
+    Some((
+        ((bytes / frame).round() as u64).max(1),
+        (bytes.round() as u64).max(1),
+    ))
+}
+
+/// Sets the `limit` of every arm of a [`crate::sweep::BUFFER_KINDS`] kind
+/// to `bdp` BDPs of the point's path: packets, or bytes for bfifo.
+fn set_buffer(arms: &mut [ArmSpec], bdp: f64, path: &PathSpec) {
+    let Some((packets, bytes)) = buffer_of(bdp, path) else {
+        return;
+    };
+    for a in arms
+        .iter_mut()
+        .filter(|a| crate::sweep::BUFFER_KINDS.contains(&a.arm.kind()))
+    {
+        let value = if a.arm.kind() == "bfifo" {
+            bytes.to_string()
+        } else {
+            packets.to_string()
+        };
+        // Every kind here takes `limit N`; a value its parser refuses
+        // leaves the arm as declared.
+        if let Ok(spec) = ArmSpec::parse(&set_arm_word(&a.words, "limit", &value)) {
+            *a = spec;
+        }
+    }
+}
+
 /// SplitMix64's mixer (netlab-stats' one implementation), so seeds are
 /// reproducible everywhere.
 pub use netlab_stats::splitmix64;
@@ -153,6 +188,8 @@ fn at_point(exp: &Experiment, point: &Point) -> AtPoint {
     let mut probes = exp.probes.clone();
     let mut copies = 1u32;
     let mut cc: Option<&str> = None;
+    let mut copies_of_cc: BTreeMap<&str, u32> = BTreeMap::new();
+    let mut buffer_bdp: Option<f64> = None;
     for v in &point.values {
         match v {
             AxisValue::Rate(r) => {
@@ -180,6 +217,10 @@ fn at_point(exp: &Experiment, point: &Point) -> AtPoint {
                     p.size = *size;
                 }
             }
+            AxisValue::BufferBdp(x) => buffer_bdp = Some(*x),
+            AxisValue::FlowsOfCc { cc, n } => {
+                copies_of_cc.insert(cc, *n);
+            }
             AxisValue::ArmWord { kind, word, value } => {
                 for a in arms.iter_mut().filter(|a| a.arm.kind() == kind) {
                     // Checked when the sweep was resolved.
@@ -195,13 +236,20 @@ fn at_point(exp: &Experiment, point: &Point) -> AtPoint {
             f.cc = cc.to_string();
         }
     }
-    if copies > 1 {
+    if let Some(x) = buffer_bdp {
+        set_buffer(&mut arms, x, &path);
+    }
+    // Each declared flow's copies: the `flows` axis times its cc's
+    // `flows_by_cc` count, made round by round as `flows` alone makes them.
+    let total = |f: &FlowSpec| copies * copies_of_cc.get(f.cc.as_str()).copied().unwrap_or(1);
+    let most = flows.iter().map(total).max().unwrap_or(1);
+    if most > 1 {
         let mut used: BTreeSet<u16> = flows.iter().map(|f| f.port).collect();
         used.extend(exp.probes.iter().map(|p| p.port));
         let mut next = AUTO_PORT_BASE;
         let declared = flows.clone();
-        for _ in 1..copies {
-            for f in &declared {
+        for round in 1..most {
+            for f in declared.iter().filter(|f| round < total(f)) {
                 while used.contains(&next) {
                     next += 1;
                 }

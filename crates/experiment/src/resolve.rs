@@ -144,6 +144,7 @@ impl Experiment {
         let sweep = crate::sweep::resolve_sweep(
             f.sweep.as_ref().unwrap_or(&SweepFile::default()),
             &arms,
+            &flows,
             &path,
             &probes,
             &timeline,
@@ -297,6 +298,27 @@ impl Experiment {
                             })
                             .collect(),
                     }),
+                Some(AxisValue::BufferBdp(_)) => {
+                    sweep.buffer_bdp = Some(
+                        axis.iter()
+                            .filter_map(|v| match v {
+                                AxisValue::BufferBdp(x) => Some(*x),
+                                _ => None,
+                            })
+                            .collect(),
+                    )
+                }
+                Some(AxisValue::FlowsOfCc { cc, .. }) => {
+                    sweep.flows_by_cc.get_or_insert_with(BTreeMap::new).insert(
+                        cc.clone(),
+                        axis.iter()
+                            .filter_map(|v| match v {
+                                AxisValue::FlowsOfCc { n, .. } => Some(*n),
+                                _ => None,
+                            })
+                            .collect(),
+                    );
+                }
                 None => {}
             }
         }

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use crate::file::SweepFile;
-use crate::model::{ArmSpec, AxisValue, PathSpec, ProbeSpec, Sweep, Timeline};
+use crate::model::{ArmSpec, AxisValue, FlowSpec, PathSpec, ProbeSpec, Sweep, Timeline};
 use crate::resolve::{check_cc, check_path_mtu, err, offloads, rate};
 use crate::units::parse_duration;
 use crate::ExperimentError;
@@ -23,6 +23,7 @@ fn nonempty<'a, T>(
 pub(crate) fn resolve_sweep(
     s: &SweepFile,
     arms: &[ArmSpec],
+    flows: &[FlowSpec],
     path: &PathSpec,
     probes: &[ProbeSpec],
     timeline: &Timeline,
@@ -90,9 +91,91 @@ pub(crate) fn resolve_sweep(
         }
         axes.push(axis);
     }
+    axes.extend(flows_by_cc_axes(s, flows)?);
     axes.extend(crate::probes::probe_axes(s, probes, timeline)?);
     axes.extend(arm_word_axes(s, arms)?);
+    axes.extend(buffer_axis(s, arms, path)?);
     Ok(Sweep { axes })
+}
+
+/// The kinds whose `limit` word `buffer_bdp` sets, in packets (bfifo's
+/// in bytes).
+pub const BUFFER_KINDS: [&str; 5] = ["pfifo", "bfifo", "codel", "fq_codel", "pie"];
+
+/// `sweep.buffer_bdp`: each depth positive and at most 1,000 BDPs, on a
+/// shaped upload with a base RTT (the BDP needs both) and an arm whose
+/// limit it sets.
+fn buffer_axis(
+    s: &SweepFile,
+    arms: &[ArmSpec],
+    path: &PathSpec,
+) -> Result<Vec<Vec<AxisValue>>, ExperimentError> {
+    let Some(list) = nonempty("sweep.buffer_bdp", &s.buffer_bdp)? else {
+        return Ok(Vec::new());
+    };
+    if path.up.is_none() {
+        return Err(err(
+            "sweep.buffer_bdp",
+            "the upload direction is unshaped: a BDP needs its rate",
+        ));
+    }
+    let rtts_swept = s.base_rtt.as_ref().is_some_and(|l| !l.is_empty());
+    if path.base_rtt.is_zero() && !rtts_swept {
+        return Err(err(
+            "sweep.buffer_bdp",
+            "no base RTT (path.base_rtt or sweep.base_rtt): a BDP needs one",
+        ));
+    }
+    if !arms.iter().any(|a| BUFFER_KINDS.contains(&a.arm.kind())) {
+        return Err(err(
+            "sweep.buffer_bdp",
+            format!(
+                "no arm whose limit it sets (kinds: {})",
+                BUFFER_KINDS.join(", ")
+            ),
+        ));
+    }
+    let mut axis = Vec::new();
+    for (i, x) in list.iter().enumerate() {
+        if !(x.is_finite() && *x > 0.0 && *x <= 1000.0) {
+            return Err(err(
+                format!("sweep.buffer_bdp[{i}]"),
+                "must be above 0 and at most 1000",
+            ));
+        }
+        axis.push(AxisValue::BufferBdp(*x));
+    }
+    Ok(vec![axis])
+}
+
+/// `[sweep.flows_by_cc]`: one axis per congestion control, which some
+/// declared flow must use, each count between 1 and 64.
+fn flows_by_cc_axes(
+    s: &SweepFile,
+    flows: &[FlowSpec],
+) -> Result<Vec<Vec<AxisValue>>, ExperimentError> {
+    let mut axes = Vec::new();
+    for (cc, list) in s.flows_by_cc.iter().flatten() {
+        let key = format!("sweep.flows_by_cc.{cc}");
+        if !flows.iter().any(|f| &f.cc == cc) {
+            return Err(err(key, format!("no declared flow uses {cc:?}")));
+        }
+        if list.is_empty() {
+            return Err(err(key, "an empty list: leave the key out instead"));
+        }
+        let mut axis = Vec::new();
+        for (i, n) in list.iter().enumerate() {
+            if *n == 0 || *n > 64 {
+                return Err(err(format!("{key}[{i}]"), "must be between 1 and 64"));
+            }
+            axis.push(AxisValue::FlowsOfCc {
+                cc: cc.clone(),
+                n: *n,
+            });
+        }
+        axes.push(axis);
+    }
+    Ok(axes)
 }
 
 /// The `[[sweep.arm]]` axes, in file order: each value set in every arm of

@@ -293,6 +293,68 @@ fn flow_copies_cc_and_arm_words_apply_per_point() {
     );
 }
 
+/// `buffer_bdp` sets the limit of every arm that has one from the
+/// point's rate and base RTT (10 Mbit/s × 40 ms = 50,000 bytes = 33.0
+/// frames of 1,514 bytes), and `flows_by_cc` copies one cc's flows only.
+#[test]
+fn buffer_bdp_and_flows_by_cc_apply_per_point() {
+    let text = r#"
+        rounds = 1
+        arms = ["pfifo limit 256", "bfifo limit 100000", "fq_codel ecn", "cake"]
+        [path]
+        base_rtt = "40ms"
+        [path.up]
+        rate = "10mbit"
+        [[flows]]
+        cc = "bbr"
+        [[flows]]
+        cc = "cubic"
+        [sweep]
+        buffer_bdp = [1, 2.5]
+        [sweep.flows_by_cc]
+        cubic = [1, 4]
+        "#;
+    let exp = parse(text).unwrap();
+    let plan = exp.plan();
+    assert_eq!(plan.points.len(), 4);
+    let words = |point: u32| -> Vec<String> {
+        plan.scenarios
+            .iter()
+            .filter(|s| s.point.index == point)
+            .map(|s| s.arm.words.clone())
+            .collect()
+    };
+    assert_eq!(plan.points[0].label(), "cubic_flows=1 buffer_bdp=1");
+    assert_eq!(
+        words(1),
+        [
+            "pfifo limit 33",
+            "bfifo limit 50000",
+            "fq_codel ecn limit 33",
+            "cake"
+        ]
+    );
+    assert_eq!(plan.points[3].label(), "cubic_flows=4 buffer_bdp=2.5");
+    assert_eq!(words(4)[0], "pfifo limit 83", "2.5 × 33.02 frames");
+    assert_eq!(words(4)[1], "bfifo limit 125000");
+    let last = plan.scenarios.last().unwrap();
+    let ccs: Vec<&str> = last.flows.iter().map(|f| f.cc.as_str()).collect();
+    assert_eq!(ccs, ["bbr", "cubic", "cubic", "cubic", "cubic"]);
+    let ports: std::collections::BTreeSet<u16> = last.flows.iter().map(|f| f.port).collect();
+    assert_eq!(ports.len(), 5);
+    // Printed back, it reads as the same experiment.
+    let again = parse(&exp.to_toml()).unwrap();
+    assert_eq!(again.content_hash(), exp.content_hash());
+    assert_eq!(again.plan().points.len(), 4);
+    // A BDP needs a base RTT; a cc no flow uses is named.
+    let e = parse(&text.replace("base_rtt = \"40ms\"", "")).unwrap_err();
+    assert!(e.to_string().contains("sweep.buffer_bdp"), "{e}");
+    let e = parse(&text.replace("cubic = [1, 4]", "reno = [1, 4]")).unwrap_err();
+    assert!(e.to_string().contains("sweep.flows_by_cc.reno"), "{e}");
+    let e = parse(&text.replace("buffer_bdp = [1, 2.5]", "buffer_bdp = [0]")).unwrap_err();
+    assert!(e.to_string().contains("sweep.buffer_bdp[0]"), "{e}");
+}
+
 #[test]
 fn set_arm_word_replaces_or_appends() {
     assert_eq!(
