@@ -28,14 +28,19 @@ pub enum ModelKind {
     /// signal probability p ≈ 1.5 · (8 · N · L / (R · RTT))² an AQM's
     /// marks and drops should show as flows are added.
     AqmLaw,
+    /// Model 4: Ware et al.'s BBRv1 share against loss-based flows in a
+    /// drop-tail buffer X BDPs deep, and the fair share under flow
+    /// queueing.
+    BbrShare,
 }
 
 impl ModelKind {
     /// Every model, in the order the report tells them.
-    pub const ALL: [ModelKind; 3] = [
+    pub const ALL: [ModelKind; 4] = [
         ModelKind::FifoBound,
         ModelKind::SparseFlow,
         ModelKind::AqmLaw,
+        ModelKind::BbrShare,
     ];
 
     /// Its word in the file.
@@ -44,6 +49,7 @@ impl ModelKind {
             ModelKind::FifoBound => "fifo_bound",
             ModelKind::SparseFlow => "sparse_flow",
             ModelKind::AqmLaw => "aqm_law",
+            ModelKind::BbrShare => "bbr_share",
         }
     }
 

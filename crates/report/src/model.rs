@@ -634,6 +634,31 @@ impl Scenario {
         })
     }
 
+    /// The BBR upload flows' share of every upload flow's goodput over the
+    /// measured window (docs/models.md, model 4): `None` without both a
+    /// BBR flow and another one, or without goodput.
+    pub fn bbr_share(&self) -> Option<f64> {
+        let up: Vec<&FlowRecord> = self
+            .flow_records
+            .iter()
+            .filter(|f| f.direction == "up")
+            .collect();
+        let bbr = up.iter().filter(|f| f.cc == "bbr").count();
+        if bbr == 0 || bbr == up.len() {
+            return None;
+        }
+        let mut total = 0.0;
+        let mut of_bbr = 0.0;
+        for f in &up {
+            let g = f.goodput_mbps?;
+            total += g;
+            if f.cc == "bbr" {
+                of_bbr += g;
+            }
+        }
+        (total > 0.0).then(|| of_bbr / total)
+    }
+
     /// The first flow's mean smoothed RTT (tcp_info) over the measured
     /// window less the point's base RTT, ms: the queueing delay the bulk
     /// flows saw (docs/models.md, model 3). `None` without a window or a

@@ -531,6 +531,10 @@ fn legend_of(
                 "{}: its target, read back (the usual reading: the queue held there whatever N)",
                 l.arm
             ),
+            ModelKind::BbrShare => format!(
+                "{}: model (bbr_share: Ware et al. 2019 in a FIFO X BDPs deep, the fair share under flow queueing; none below 1 BDP; docs/models.md)",
+                l.arm
+            ),
             ModelKind::AqmLaw => format!(
                 "{}: model (aqm_law: Mathis, p = 1.5·(8·N·L/(R·RTT))² at the flows' measured RTT; none where W < 2; docs/models.md)",
                 l.arm
@@ -665,6 +669,7 @@ fn draw_panel(
     let unitless = match metric {
         SweepMetric::NewFlowsPerProbe => "per probe packet",
         SweepMetric::SignalProb => "per packet",
+        SweepMetric::BbrShare => "share",
         _ => "index",
     };
     let y_desc = match (metric.unit(), ys.log) {

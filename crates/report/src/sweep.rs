@@ -237,11 +237,14 @@ pub enum SweepMetric {
     SignalProb,
     /// The first flow's mean tcp_info RTT in the window less the base RTT.
     FlowQueueDelay,
+    /// The BBR upload flows' share of all upload flows' goodput
+    /// (docs/models.md, model 4).
+    BbrShare,
 }
 
 impl SweepMetric {
     /// Every metric, in column order.
-    pub const ALL: [SweepMetric; 13] = [
+    pub const ALL: [SweepMetric; 14] = [
         SweepMetric::RttP50,
         SweepMetric::RttP95,
         SweepMetric::IsoUpP50,
@@ -255,6 +258,7 @@ impl SweepMetric {
         SweepMetric::NewFlowsPerProbe,
         SweepMetric::SignalProb,
         SweepMetric::FlowQueueDelay,
+        SweepMetric::BbrShare,
     ];
 
     /// Its key: sweep.csv's column, sweep.json's field, the figure's file.
@@ -273,6 +277,7 @@ impl SweepMetric {
             SweepMetric::NewFlowsPerProbe => "new_flows_per_probe_packet",
             SweepMetric::SignalProb => "signal_probability",
             SweepMetric::FlowQueueDelay => "flow_queue_delay_ms",
+            SweepMetric::BbrShare => "bbr_share",
         }
     }
 
@@ -298,6 +303,7 @@ impl SweepMetric {
             SweepMetric::FlowQueueDelay => {
                 "the flows' queueing delay (tcp_info RTT less the base RTT)"
             }
+            SweepMetric::BbrShare => "the BBR flows' share of the upload flows' goodput",
         }
     }
 
@@ -314,7 +320,8 @@ impl SweepMetric {
             SweepMetric::JainUp
             | SweepMetric::JainDown
             | SweepMetric::NewFlowsPerProbe
-            | SweepMetric::SignalProb => "",
+            | SweepMetric::SignalProb
+            | SweepMetric::BbrShare => "",
         }
     }
 
@@ -361,6 +368,9 @@ pub struct SweepMetrics {
     /// [`SweepMetric::FlowQueueDelay`], ms.
     #[serde(default)]
     pub flow_queue_delay_ms: Option<Measured>,
+    /// [`SweepMetric::BbrShare`].
+    #[serde(default)]
+    pub bbr_share: Option<Measured>,
 }
 
 impl SweepMetrics {
@@ -380,6 +390,7 @@ impl SweepMetrics {
             SweepMetric::NewFlowsPerProbe => self.new_flows_per_probe_packet,
             SweepMetric::SignalProb => self.signal_probability,
             SweepMetric::FlowQueueDelay => self.flow_queue_delay_ms,
+            SweepMetric::BbrShare => self.bbr_share,
         }
     }
 }
@@ -567,6 +578,7 @@ pub fn row(s: &Scenario, axes: &[SweepAxis], models: &[netlab_experiment::ModelK
         .map(Measured::Value);
     m.signal_probability = w.and_then(|w| w.signal_probability()).map(Measured::Value);
     m.flow_queue_delay_ms = s.flows_queue_delay_ms().map(Measured::Value);
+    m.bbr_share = s.bbr_share().map(Measured::Value);
     r
 }
 

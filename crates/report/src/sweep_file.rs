@@ -93,7 +93,7 @@ pub fn csv_header(table: &SweepTable) -> Vec<String> {
 /// The models' columns (only when the experiment names a model): each
 /// scenario's inputs as read back, then each prediction
 /// ([`crate::sweep_model::RowModel`]).
-pub const MODEL_COLUMNS: [&str; 22] = [
+pub const MODEL_COLUMNS: [&str; 27] = [
     "model_rate_bps",
     "model_quantum_bytes",
     "model_packet_bytes",
@@ -116,6 +116,11 @@ pub const MODEL_COLUMNS: [&str; 22] = [
     "model_law_window_packets",
     "model_law_signal_probability",
     "model_aqm_target_ms",
+    "model_bbr_flows",
+    "model_loss_based_flows",
+    "model_buffer_bdp",
+    "model_loss_based_share",
+    "model_bbr_share",
 ];
 
 /// A row's model columns, in [`MODEL_COLUMNS`] order.
@@ -146,6 +151,11 @@ fn model_fields(m: Option<&crate::sweep_model::RowModel>) -> Vec<String> {
         opt(m.law_window_packets.map(num)),
         opt(m.law_signal_probability.map(num)),
         opt(m.aqm_target_ms.map(num)),
+        opt(m.bbr_flows.map(|n| n.to_string())),
+        opt(m.loss_based_flows.map(|n| n.to_string())),
+        opt(m.buffer_bdp.map(num)),
+        opt(m.model_loss_based_share.map(num)),
+        opt(m.model_bbr_share.map(num)),
     ]
 }
 

@@ -15,7 +15,7 @@ use netlab_experiment::ModelKind;
 use serde::{Deserialize, Serialize};
 
 use crate::model::Scenario;
-use crate::predict::{fifo_delay_bound, MathisLaw, Regime, SparseFlow};
+use crate::predict::{fifo_delay_bound, BbrShare, MathisLaw, Regime, SparseFlow};
 use crate::stats::fmt_num;
 use crate::sweep::{Measured, SweepMetric, SweepTable};
 
@@ -81,6 +81,25 @@ pub struct RowModel {
     /// (the queue held there whatever N), drawn beside the flows' delay.
     #[serde(default)]
     pub aqm_target_ms: Option<f64>,
+    /// Model 4: BBR upload flows (N).
+    #[serde(default)]
+    pub bbr_flows: Option<u32>,
+    /// Model 4: the other upload flows.
+    #[serde(default)]
+    pub loss_based_flows: Option<u32>,
+    /// Model 4: the FIFO's limit read back in BDPs of the rate read back
+    /// and the base RTT, X = q / (c · l).
+    #[serde(default)]
+    pub buffer_bdp: Option<f64>,
+    /// Model 4: the loss-based flows' share, max(0, 1/2 − 1/(2X) − 4N/q)
+    /// (a FIFO only).
+    #[serde(default)]
+    pub model_loss_based_share: Option<f64>,
+    /// Model 4: BBR's share: (1 − p) · (1 − (q/c + 0.2 s + l)/10 s) in a
+    /// FIFO of at least 1 BDP; under flow queueing (fq_codel, fq, CAKE) the
+    /// fair share, BBR flows ÷ all flows.
+    #[serde(default)]
+    pub model_bbr_share: Option<f64>,
 }
 
 fn ms(d: Duration) -> f64 {
@@ -166,7 +185,66 @@ pub fn of(s: &Scenario, models: &[ModelKind]) -> Option<RowModel> {
         }
         m.aqm_target_ms = r.target_ms;
     }
+    if models.contains(&ModelKind::BbrShare) {
+        bbr_model(s, &mut m);
+    }
     Some(m)
+}
+
+/// Kinds that serve each flow its own queue: model 4's fair share.
+const FLOW_QUEUEING: [&str; 4] = ["fq_codel", "fq", "cake", "fq_pie"];
+
+/// Model 4's inputs and shares for `s` (docs/models.md): the BBR and
+/// other upload flows by their cc read back; in a FIFO, X from its limit
+/// read back, the rate read back and the base RTT, in frames of MTU + 14.
+fn bbr_model(s: &Scenario, m: &mut RowModel) {
+    let up: Vec<_> = s
+        .flow_records
+        .iter()
+        .filter(|f| f.direction == "up")
+        .collect();
+    let bbr = up.iter().filter(|f| f.cc == "bbr").count() as u32;
+    let others = up.len() as u32 - bbr;
+    if bbr == 0 || others == 0 {
+        return;
+    }
+    m.bbr_flows = Some(bbr);
+    m.loss_based_flows = Some(others);
+    if FLOW_QUEUEING.contains(&s.kind.as_str()) {
+        m.model_bbr_share = Some(f64::from(bbr) / f64::from(bbr + others));
+        return;
+    }
+    let r = &s.readbacks;
+    let (Some(q), Some(rate), Some(mtu)) = (r.fifo_limit_packets, r.rate_bps, r.mtu) else {
+        return;
+    };
+    let frame = u64::from(mtu) + 14;
+    let rate_pps = rate as f64 / (8.0 * frame as f64);
+    let bdp = rate_pps * r.base_rtt_s;
+    if bdp <= 0.0 {
+        return;
+    }
+    let x = q as f64 / bdp;
+    m.buffer_bdp = Some(x);
+    // A buffer resolved to whole frames may fall half a frame short of a
+    // whole number of BDPs (33 frames for 33.02 at 10 Mbit/s and 40 ms):
+    // that is X = 1 for the model, not below its range.
+    let x_model = if (x.round() - x).abs() * bdp <= 0.5 {
+        x.round()
+    } else {
+        x
+    };
+    let model = BbrShare {
+        bdp_multiple: x_model,
+        buffer_packets: q as f64,
+        rate_pps,
+        base_rtt: Duration::from_secs_f64(r.base_rtt_s),
+        bbr_flows: bbr,
+    };
+    if let Some(p) = model.predict() {
+        m.model_loss_based_share = Some(p.loss_based);
+        m.model_bbr_share = Some(p.bbr);
+    }
 }
 
 /// What a model predicts for `metric` in this row, in the metric's unit:
@@ -181,6 +259,7 @@ pub fn predicted(m: &RowModel, metric: SweepMetric) -> Option<f64> {
         SweepMetric::NewFlowsPerProbe => m.sparse_new_flows_per_probe_packet,
         SweepMetric::SignalProb => m.law_signal_probability,
         SweepMetric::FlowQueueDelay => m.aqm_target_ms,
+        SweepMetric::BbrShare => m.model_bbr_share,
         _ => None,
     }
 }
@@ -203,6 +282,7 @@ pub fn which(m: &RowModel, metric: SweepMetric) -> Option<ModelKind> {
     match metric {
         SweepMetric::RttP50 | SweepMetric::RttP95 => Some(ModelKind::FifoBound),
         SweepMetric::SignalProb | SweepMetric::FlowQueueDelay => Some(ModelKind::AqmLaw),
+        SweepMetric::BbrShare => Some(ModelKind::BbrShare),
         _ if m.sparse_boundary_n.is_some() => Some(ModelKind::SparseFlow),
         _ => Some(ModelKind::FifoBound),
     }
@@ -279,7 +359,96 @@ pub fn sentences(table: &SweepTable) -> Vec<String> {
         out.extend(sparse_sentences(table, axis));
         out.extend(law_sentences(table, axis));
     }
+    if let Some(axis) = table.axes.iter().position(|a| a.name == "buffer_bdp") {
+        out.extend(bbr_sentences(table, axis));
+    }
     out.extend(fifo_sentences(table));
+    out
+}
+
+/// Within this many of the link either way, model 4's share and the
+/// measured one are said to agree.
+pub const BBR_AGREEMENT: f64 = 0.1;
+
+/// Model 4 along the buffer axis, one sentence per arm and held values:
+/// BBR's measured share from the first X to the last, and each round's
+/// difference from the model (Ware et al. in a FIFO, the fair share under
+/// flow queueing), agreeing within [`BBR_AGREEMENT`] or parting.
+fn bbr_sentences(table: &SweepTable, axis: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let panels = crate::sweep::series(table, SweepMetric::BbrShare, axis);
+    for panel in &panels {
+        for arm in &panel.arms {
+            let at = if panel.held.is_empty() {
+                String::new()
+            } else {
+                format!(" at {}", panel.held.join(", "))
+            };
+            let pts: Vec<(f64, f64)> = arm
+                .points
+                .iter()
+                .filter_map(|p| Some((p.x, p.summary?.level())))
+                .collect();
+            let (Some(first), Some(last)) = (pts.first(), pts.last()) else {
+                continue;
+            };
+            let mut agree = Vec::new();
+            let mut part = Vec::new();
+            let mut none = Vec::new();
+            let mut model = Vec::new();
+            for &(x, _) in &pts {
+                let pairs: Vec<(f64, Option<f64>)> = table
+                    .rows
+                    .iter()
+                    .filter(|o| o.arm == arm.arm && o.error.is_none())
+                    .filter(|o| held_of(table, o, axis) == panel.held)
+                    .filter(|o| table.axes[axis].position(&o.axis_values[axis]) == Some(x))
+                    .filter_map(|o| {
+                        let measured = o.metrics.bbr_share?.level();
+                        Some((measured, o.model.as_ref()?.model_bbr_share))
+                    })
+                    .collect();
+                let Some(m) = pairs.iter().find_map(|(_, m)| *m) else {
+                    none.push(number(x));
+                    model.push("—".to_string());
+                    continue;
+                };
+                model.push(fmt_num(m));
+                let diffs: Vec<f64> = pairs.iter().filter_map(|(v, m)| m.map(|m| v - m)).collect();
+                let said = format!("X = {} ({})", number(x), range_text(&diffs, ""));
+                if diffs.iter().all(|d| d.abs() <= BBR_AGREEMENT) {
+                    agree.push(said.trim_end().to_string());
+                } else {
+                    part.push(said.trim_end().to_string());
+                }
+            }
+            let mut verdict = Vec::new();
+            if !agree.is_empty() {
+                verdict.push(format!(
+                    "agree within {} at {}",
+                    fmt_num(BBR_AGREEMENT),
+                    agree.join(", ")
+                ));
+            }
+            if !part.is_empty() {
+                verdict.push(format!("part at {}", part.join(", ")));
+            }
+            if !none.is_empty() {
+                verdict.push(format!("no model at X = {}", none.join(", ")));
+            }
+            out.push(format!(
+                "bbr_share, {}{at}: BBR's share of the upload goodput went from {} at X = {} BDP to {} at X = {}; \
+                 the model gives {} (measured − model: {}).",
+                arm.arm,
+                fmt_num(first.1),
+                number(first.0),
+                fmt_num(last.1),
+                number(last.0),
+                model.join(", "),
+                verdict.join("; ")
+            ));
+        }
+    }
     out
 }
 
