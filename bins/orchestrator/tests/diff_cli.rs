@@ -52,7 +52,13 @@ fn diff_writes_its_files_and_fails_on_a_change_only_past_the_threshold() {
     // fq_codel (B) is lower than pfifo (A) by at least 350 ms: a change.
     assert_eq!(code, 1, "stdout:\n{stdout}\nstderr:\n{err}");
     assert!(stdout.contains("B lower than A by at least"), "{stdout}");
-    for f in ["diff.md", "diff.html", "diff.json"] {
+    for f in [
+        "diff.md",
+        "diff.html",
+        "diff.json",
+        "diff-01-cdf.svg",
+        "diff-01-goodput.svg",
+    ] {
         assert!(out.0.join(f).exists(), "{f} not written");
     }
     let json: serde_json::Value =

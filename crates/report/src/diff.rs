@@ -520,14 +520,19 @@ fn pair_diff(
         sa.iter().filter(|s| s.error.is_none()).count(),
         sb.iter().filter(|s| s.error.is_none()).count(),
     );
-    let states_of = |v: &[Scenario]| -> String {
+    // Each run's states from its scenarios moved in and out of a
+    // header, not copied again (1000 rounds of a run are tens of MB).
+    let states_of = |v: Vec<Scenario>| -> (String, Vec<Scenario>) {
         let mut input = a.input.clone_header();
-        input.scenarios = v.to_vec();
-        crate::state::of_input(&input)
+        input.scenarios = v;
+        let text = crate::state::of_input(&input)
             .first()
-            .map_or_else(|| "no round".into(), |s| s.text())
+            .map_or_else(|| "no round".into(), |s| s.text());
+        (text, input.scenarios)
     };
-    let states = (states_of(&sa), states_of(&sb));
+    let (state_a, sa) = states_of(sa);
+    let (state_b, sb) = states_of(sb);
+    let states = (state_a, state_b);
     let delays = [Delays::of(&sa), Delays::of(&sb)];
     let color = a
         .input

@@ -282,3 +282,116 @@ fn a_sweep_diffed_with_itself_draws_two_identical_series() {
         "3 rounds: the median: {text}"
     );
 }
+
+/// A shard folder of `header`'s run holding `scenarios`, as `run --shard
+/// K/2` leaves it (results.json and one file per scenario).
+fn shard(
+    dir: &Path,
+    header: &netlab_results::Results,
+    scenarios: &[netlab_results::ScenarioResult],
+    k: u32,
+) -> std::path::PathBuf {
+    let out = dir.join(format!("shard-{k}"));
+    std::fs::create_dir_all(&out).unwrap();
+    let mut files = netlab_results::ScenarioFiles::create(&out).unwrap();
+    for s in scenarios {
+        files.push(s.clone()).unwrap();
+    }
+    let h = netlab_results::Results {
+        shard: Some(netlab_results::ShardRecord {
+            k,
+            n: 2,
+            units_total: 2,
+            plan_indices: scenarios.iter().map(|s| s.index).collect(),
+        }),
+        run_id: format!("shard{k}"),
+        started_utc: format!("2026-12-0{}T10:00:00.000Z", 3 + k),
+        finished_utc: format!("2026-12-0{}T10:01:00.000Z", 3 + k),
+        scenarios: Vec::new(),
+        ..header.clone()
+    };
+    files.write_results(&h, &out.join("results.json")).unwrap();
+    out
+}
+
+/// The committed sweep, split into two shards by the results crate's own
+/// store (the second shard's scenarios as if another machine ran them)
+/// and merged by `orchestrator merge`'s library (crates/results/src/merge.rs),
+/// diffed against the run as one machine ran it: the same experiment,
+/// and nothing moved; the setup differs in the machine alone, and the
+/// run lines in their ids and times (docs/usage.md, "Two runs").
+#[test]
+fn a_merged_run_is_the_same_experiment_as_the_one_run_apart_from_machine_and_times() {
+    let dir = TempDir::new("merged-vs-one");
+    let one = dir.path().join("one");
+    std::fs::create_dir_all(&one).unwrap();
+    std::fs::write(
+        one.join("results.json"),
+        fixture_json_of("run-host-pfifo-sweep"),
+    )
+    .unwrap();
+    let whole = netlab_results::Results::read(&one.join("results.json")).unwrap();
+    assert_eq!(whole.scenarios.len(), 8);
+    let mut second = whole.scenarios[4..].to_vec();
+    for s in &mut second {
+        let r = s.ran_on.as_mut().expect("the fixture says where it ran");
+        r.hostname = "node2".into();
+        r.cpu_model = "Other CPU".into();
+        r.started_utc = "2026-12-05T10:00:00.000Z".into();
+    }
+    let header = netlab_results::Results {
+        scenarios: Vec::new(),
+        ..whole.clone()
+    };
+    let s1 = shard(dir.path(), &header, &whole.scenarios[..4], 1);
+    let s2 = shard(dir.path(), &header, &second, 2);
+    let merged = dir.path().join("merged");
+    let mut quiet = |_: String| {};
+    let m = netlab_results::merge::check_folders(&merged, &[s1, s2], false, &mut quiet)
+        .unwrap()
+        .write(&mut quiet)
+        .unwrap();
+    m.files.remove_files().unwrap();
+
+    let a = RunDigest::read(&one).unwrap();
+    let b = RunDigest::read(&merged).unwrap();
+    let d = diff(&a, &b, &[]).unwrap();
+    assert_eq!(d.same_experiment, Some(true));
+    assert!(d
+        .headline()
+        .iter()
+        .any(|l| l == "the same experiment (content hash)"));
+    // The setup: the machine, and nothing else.
+    let keys: Vec<&str> = d.setup_differs.iter().map(|s| s.key.as_str()).collect();
+    assert_eq!(keys, ["machine.cpu"], "{:?}", d.setup_differs);
+    assert_eq!(d.setup_differs[0].a, "AMD EPYC");
+    assert_eq!(d.setup_differs[0].b, "AMD EPYC | Other CPU");
+    // The runs: one, and one merged from both shards, at other times.
+    assert!(
+        d.runs[0].starts_with("run 7d6d8c, 2026-12-03T07:16:01"),
+        "{}",
+        d.runs[0]
+    );
+    assert!(
+        d.runs[1].contains("2026-12-04T10:00:00.000Z – 2026-12-05T10:01:00.000Z")
+            && d.runs[1].ends_with("merged from 2 folder(s) (shards 1/2, 2/2)"),
+        "{}",
+        d.runs[1]
+    );
+    let md = d.markdown();
+    assert!(md.contains("merged from 2 folder(s)"), "{md}");
+    // Every arm and point in both, every round the same.
+    assert_eq!(d.pairs.len(), 4);
+    assert!(d.only_a.is_empty() && d.only_b.is_empty());
+    for p in &d.pairs {
+        assert_eq!(p.rounds, (2, 2));
+        for m in &p.metrics {
+            assert_eq!(m.a_rounds, m.b_rounds, "{}", m.sentence);
+            assert_eq!(m.change, None, "{}", m.sentence);
+        }
+    }
+    assert!(d
+        .headline()
+        .iter()
+        .any(|l| l == "no detectable change in any metric of any arm both runs have"));
+}

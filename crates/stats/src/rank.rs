@@ -1,8 +1,11 @@
 //! A distribution-free interval for the shift between two small sets of
-//! per-round values, exact for any number of rounds: the interval of
-//! Mann–Whitney's test inverted (Hodges & Lehmann 1963; Bauer 1972), whose
-//! endpoints are order statistics of the `m·n` pairwise differences
-//! `b_j − a_i`.
+//! per-round values: the interval of Mann–Whitney's test inverted (Hodges
+//! & Lehmann 1963; Bauer 1972), whose endpoints are order statistics of
+//! the `m·n` pairwise differences `b_j − a_i`. Its level is exact (U's
+//! null distribution counted) up to [`COUNTED_UP_TO`] rounds on the
+//! smaller side; beyond, where counting costs too much and rounds off,
+//! U's normal approximation gives it, within 4e-5 of the count at 300
+//! against 300 rounds.
 //!
 //! Under the shift model (the second arm's rounds are the first arm's
 //! shifted by Δ, rounds independent), `[D(k), D(mn+1−k)]` covers Δ with
@@ -53,36 +56,147 @@ pub struct ShiftInterval {
 }
 
 /// `P(U ≤ u)` for `u = 0, 1, …, m·n` under the null (every arrangement of
-/// the `m + n` ranks equally likely), exact by the recursion
-/// `p(u; m, n) = n/(m+n)·p(u − m; m, n−1) + m/(m+n)·p(u; m−1, n)`.
+/// the `m + n` ranks equally likely), exact: the lower half by
+/// [`lower_cdf`], the upper by the distribution's symmetry
+/// (`P(U ≤ u) = 1 − P(U ≤ m·n − u − 1)`).
 pub fn mann_whitney_cdf(m: usize, n: usize) -> Vec<f64> {
-    // table[j][u] = p(u; i, j) for the current i.
-    let mut table: Vec<Vec<f64>> = (0..=n).map(|_| vec![1.0]).collect();
-    for i in 1..=m {
-        let mut next: Vec<Vec<f64>> = vec![vec![1.0]];
-        for j in 1..=n {
-            let mut row = vec![0.0; i * j + 1];
-            let w = (i + j) as f64;
-            for (u, r) in row.iter_mut().enumerate() {
-                let drawn_b = if u >= i {
-                    next[j - 1].get(u - i).copied().unwrap_or(0.0)
-                } else {
-                    0.0
-                };
-                let drawn_a = table[j].get(u).copied().unwrap_or(0.0);
-                *r = j as f64 / w * drawn_b + i as f64 / w * drawn_a;
+    let total = m * n;
+    let half = total / 2;
+    let low = lower_cdf(m, n, half);
+    (0..=total)
+        .map(|u| {
+            if u <= half {
+                low[u]
+            } else if u == total {
+                1.0
+            } else {
+                1.0 - low[total - u - 1]
             }
-            next.push(row);
+        })
+        .collect()
+}
+
+/// Up to this many rounds on the smaller side U's distribution is
+/// counted ([`counted_cdf`]); beyond, its normal approximation
+/// ([`normal_cdf`]) stands in (docs/method.md §12.3).
+pub const COUNTED_UP_TO: usize = 300;
+
+/// `P(U ≤ u)` for `u = 0, …, limit` (`limit ≤ m·n`): counted where the
+/// smaller side has at most [`COUNTED_UP_TO`] rounds and the count passes
+/// its check, else the normal approximation.
+fn lower_cdf(m: usize, n: usize, limit: usize) -> Vec<f64> {
+    let limit = limit.min(m * n);
+    if m.min(n) <= COUNTED_UP_TO {
+        if let Some(c) = counted_cdf(m, n, limit) {
+            return c;
         }
-        table = next;
     }
-    let mut cdf = table.pop().unwrap_or_else(|| vec![1.0]);
+    normal_cdf(m, n, limit)
+}
+
+/// `P(U ≤ u)` for `u = 0, …, limit` counted, by the generating function
+/// of U's counts, the Gaussian binomial `∏_{i=1..m} (1 − q^(n+i)) /
+/// (1 − q^i)` (Harding 1984), each factor taken with its share `i/(n+i)`
+/// of the arrangements so the coefficients stay probabilities. Each
+/// factor changes a coefficient only from those below it, so the first
+/// `limit + 1` are exact without the others: `O(min(m, n) · limit)` time,
+/// `O(limit)` memory (the recursion over (m, n) it replaced held
+/// `O(m·n²)` numbers: 2 GB and minutes for 1000 rounds against 1000).
+///
+/// The division by `1 − q^i` amplifies rounding as the rounds grow (by
+/// 1e-11 at 300 against 300, past any use at 700): None when the result
+/// fails U's symmetry (`P(U ≤ (mn−1)/2) = ½` for odd `mn`) by more than
+/// 1e-9 or a probability falls below zero, and the caller approximates.
+fn counted_cdf(m: usize, n: usize, limit: usize) -> Option<Vec<f64>> {
+    let (m, n) = (m.min(n), m.max(n));
+    let total = m * n;
+    // The check needs the coefficients up to the middle.
+    let upto = limit.max(total / 2).min(total);
+    let mut p = vec![0.0; upto + 1];
+    p[0] = 1.0;
+    for i in 1..=m {
+        let s = n + i;
+        // × (1 − q^s), from the top down.
+        for u in (s..=upto).rev() {
+            p[u] -= p[u - s];
+        }
+        // ÷ (1 − q^i) and × i/s, from the bottom up.
+        let f = i as f64 / s as f64;
+        for u in 0..=upto {
+            p[u] = if u >= i {
+                f * p[u] + p[u - i]
+            } else {
+                f * p[u]
+            };
+        }
+    }
+    if p.iter().any(|x| *x < -1e-12) {
+        return None;
+    }
     let mut acc = 0.0;
-    for p in cdf.iter_mut() {
-        acc += *p;
-        *p = acc.min(1.0);
+    for x in p.iter_mut() {
+        acc += *x;
+        *x = acc;
     }
-    cdf
+    // Symmetric about mn/2: P(U ≤ h−1) + P(U ≤ h) = 1 for h = mn/2 (even
+    // mn), P(U ≤ (mn−1)/2) = ½ (odd).
+    let h = total / 2;
+    let off = if total == 0 {
+        0.0
+    } else if total % 2 == 1 {
+        p[h] - 0.5
+    } else {
+        p[h - 1] + p[h] - 1.0
+    };
+    if off.abs() > 1e-9 {
+        return None;
+    }
+    p.truncate(limit + 1);
+    for x in p.iter_mut() {
+        *x = x.clamp(0.0, 1.0);
+    }
+    Some(p)
+}
+
+/// `P(U ≤ u)` for `u = 0, …, limit` by the normal approximation with the
+/// continuity correction, `Φ((u + ½ − mn/2) / σ)`, `σ² = mn(m+n+1)/12`.
+/// Its tail (P between 0.001 and 0.05) differs from the count by at most
+/// 6e-4 at 20 against 20 rounds, 1.1e-4 at 100 against 100 and 3.8e-5 at
+/// 300 against 300, shrinking as the rounds grow (the tests check it).
+pub fn normal_cdf(m: usize, n: usize, limit: usize) -> Vec<f64> {
+    let (mf, nf) = (m as f64, n as f64);
+    let mean = mf * nf / 2.0;
+    let sd = (mf * nf * (mf + nf + 1.0) / 12.0).sqrt();
+    (0..=limit.min(m * n))
+        .map(|u| {
+            if sd == 0.0 {
+                1.0
+            } else {
+                0.5 * erfc(-(u as f64 + 0.5 - mean) / sd / std::f64::consts::SQRT_2)
+            }
+        })
+        .collect()
+}
+
+/// The complementary error function, to a relative 1.2e-7 (the
+/// Chebyshev fit of Press et al., Numerical Recipes §6.2).
+fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let poly = -z * z - 1.265_512_23
+        + t * (1.000_023_68
+            + t * (0.374_091_96
+                + t * (0.096_784_18
+                    + t * (-0.186_288_06
+                        + t * (0.278_868_07
+                            + t * (-1.135_203_98
+                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+    let r = t * poly.exp();
+    if x >= 0.0 {
+        r
+    } else {
+        2.0 - r
+    }
 }
 
 /// The set of values a pairwise difference allows: `[low, high]`.
@@ -95,6 +209,23 @@ pub(crate) fn range(a: CensoredQuantile, b: CensoredQuantile) -> Option<(f64, f6
         (Q::AtLeast(_), Q::AtLeast(_)) => Some((f64::NEG_INFINITY, f64::INFINITY)),
         _ => None,
     }
+}
+
+/// The lower and the upper ends of every pairwise difference's
+/// [`range`], as two lists (pair by pair in the same order): `m·n` numbers
+/// each and nothing else held (a million for 1000 rounds against 1000).
+pub(crate) fn pair_ranges(a: &[CensoredQuantile], b: &[CensoredQuantile]) -> (Vec<f64>, Vec<f64>) {
+    let mut lows = Vec::with_capacity(a.len() * b.len());
+    let mut highs = Vec::with_capacity(a.len() * b.len());
+    for x in a {
+        for y in b {
+            if let Some((l, h)) = range(*x, *y) {
+                lows.push(l);
+                highs.push(h);
+            }
+        }
+    }
+    (lows, highs)
 }
 
 fn endpoint(lo: f64, hi: f64, upper: bool) -> Bounded {
@@ -141,23 +272,20 @@ pub fn shift_interval(
             unknown_pairs: 0,
         };
     }
-    let cdf = mann_whitney_cdf(m, n);
-    let level = |k: usize| 1.0 - 2.0 * cdf[k - 1];
     let half = (m * n).div_ceil(2);
+    // Only the lower tail is needed: k ≤ half.
+    let cdf = lower_cdf(m, n, half);
+    let level = |k: usize| 1.0 - 2.0 * cdf[k - 1];
     let k = (1..=half)
         .take_while(|&k| level(k) >= wanted - 1e-12)
         .last()
         .unwrap_or(1);
-    let ranges: Vec<(f64, f64)> = a
+    let (mut lows, mut highs) = pair_ranges(&a, &b);
+    let unknown_pairs = lows
         .iter()
-        .flat_map(|x| b.iter().filter_map(move |y| range(*x, *y)))
-        .collect();
-    let unknown_pairs = ranges
-        .iter()
+        .zip(&highs)
         .filter(|(l, h)| !l.is_finite() && !h.is_finite())
         .count();
-    let mut lows: Vec<f64> = ranges.iter().map(|r| r.0).collect();
-    let mut highs: Vec<f64> = ranges.iter().map(|r| r.1).collect();
     lows.sort_by(f64::total_cmp);
     highs.sort_by(f64::total_cmp);
     let r = m * n + 1 - k;
@@ -197,6 +325,83 @@ mod tests {
             assert!((c[0] - 1.0 / binom((m + n) as u64, m as u64)).abs() < 1e-12);
             assert!((c[m * n] - 1.0).abs() < 1e-12);
         }
+    }
+
+    /// The recursion `p(u; m, n) = n/(m+n)·p(u − m; m, n−1) +
+    /// m/(m+n)·p(u; m−1, n)`, as the distribution was first computed.
+    fn by_recursion(m: usize, n: usize) -> Vec<f64> {
+        let mut table: Vec<Vec<f64>> = (0..=n).map(|_| vec![1.0]).collect();
+        for i in 1..=m {
+            let mut next: Vec<Vec<f64>> = vec![vec![1.0]];
+            for j in 1..=n {
+                let w = (i + j) as f64;
+                let row = (0..=i * j)
+                    .map(|u| {
+                        let b = if u >= i {
+                            next[j - 1].get(u - i).copied().unwrap_or(0.0)
+                        } else {
+                            0.0
+                        };
+                        let a = table[j].get(u).copied().unwrap_or(0.0);
+                        j as f64 / w * b + i as f64 / w * a
+                    })
+                    .collect();
+                next.push(row);
+            }
+            table = next;
+        }
+        let mut acc = 0.0;
+        let mut cdf = table.pop().unwrap_or_else(|| vec![1.0]);
+        for p in cdf.iter_mut() {
+            acc += *p;
+            *p = acc.min(1.0);
+        }
+        cdf
+    }
+
+    #[test]
+    fn the_generating_function_gives_the_recursions_distribution() {
+        for m in 0..=12 {
+            for n in 0..=12 {
+                let (a, b) = (mann_whitney_cdf(m, n), by_recursion(m, n));
+                assert_eq!(a.len(), b.len(), "{m} vs {n}");
+                for (u, (x, y)) in a.iter().zip(&b).enumerate() {
+                    assert!((x - y).abs() < 1e-12, "{m} vs {n}, u = {u}: {x} {y}");
+                }
+            }
+        }
+        // Counted up to 300 rounds a side: 300 against 300 and 10
+        // against 300 pass the symmetry check.
+        for (m, n) in [(300, 300), (10, 300), (120, 250)] {
+            assert!(counted_cdf(m, n, m * n / 2).is_some(), "{m} vs {n}");
+        }
+        // 1000 rounds against 1000: the normal approximation (U's mean
+        // 500000, sd 12913; the 2.5 % point near the mean − 1.96 sd).
+        let c = lower_cdf(1000, 1000, 500_000);
+        let q = c.iter().position(|p| *p > 0.025).unwrap() as f64;
+        assert!((q - (500_000.0 - 1.96 * 12_913.0)).abs() < 100.0, "{q}");
+    }
+
+    #[test]
+    fn the_normal_approximation_is_close_in_the_tail_where_it_stands_in() {
+        // Where the count and the approximation both exist, the tail the
+        // interval reads (P from 0.001 to 0.05) differs by little, and
+        // less as the rounds grow.
+        for (m, n, most) in [(20, 20, 7e-4), (100, 100, 1.5e-4), (300, 300, 5e-5)] {
+            let half = m * n / 2;
+            let exact = counted_cdf(m, n, half).unwrap();
+            let approx = normal_cdf(m, n, half);
+            let worst = exact
+                .iter()
+                .zip(&approx)
+                .filter(|(e, _)| (0.001..0.05).contains(*e))
+                .map(|(e, a)| (e - a).abs())
+                .fold(0.0, f64::max);
+            assert!(worst < most, "{m} vs {n}: {worst}");
+        }
+        // The level 1000 vs 1000 rounds give at k = 1: as good as 1.
+        let s = shift_interval(&[Value(1.0); 1000], &[Value(2.0); 1000], 0.95);
+        assert!(s.level >= 0.95 && s.k > 1, "{s:?}");
     }
 
     #[test]

@@ -172,15 +172,10 @@ pub fn summarise(rounds: &[Observation]) -> Option<RoundsSummary> {
 /// estimate is then the sharp bound those ranges allow (`≥ x`, `≤ x`) or
 /// unknown. Rounds without data are left out.
 pub fn hodges_lehmann(a: &[CensoredQuantile], b: &[CensoredQuantile]) -> Bounded {
-    let ranges: Vec<(f64, f64)> = a
-        .iter()
-        .flat_map(|x| b.iter().filter_map(move |y| crate::rank::range(*x, *y)))
-        .collect();
-    if ranges.is_empty() {
+    let (mut lows, mut highs) = crate::rank::pair_ranges(a, b);
+    if lows.is_empty() {
         return Bounded::Unknown;
     }
-    let mut lows: Vec<f64> = ranges.iter().map(|r| r.0).collect();
-    let mut highs: Vec<f64> = ranges.iter().map(|r| r.1).collect();
     lows.sort_by(f64::total_cmp);
     highs.sort_by(f64::total_cmp);
     let n = lows.len();
