@@ -19,6 +19,7 @@ use netlab_results::Results;
 const SPARSE: &str = "run-uml-sparse-flows";
 const PFIFO: &str = "run-host-pfifo-sweep";
 const LAW: &str = "run-uml-aqm-law-quick";
+const BBR: &str = "run-uml-bbr-share-quick";
 
 fn results(run: &str, models: &[&str]) -> Results {
     let mut r = Results::parse(&fixture_json_of(run)).expect("the fixture parses");
@@ -543,4 +544,80 @@ fn the_aqm_law_run_agrees_at_few_flows_and_parts_where_windows_are_least() {
         .find(|w| w.starts_with("aqm_law, pie: "))
         .unwrap();
     assert!(pie.contains("(target 15.0 ms)"), "{pie}");
+}
+
+/// Model 4 on its own quick run (one BBR against 1 and 4 CUBIC uploads,
+/// pfifo and fq_codel at 1, 2, 4 and 8 BDPs of 10 Mbit/s and 40 ms, one
+/// round): every row's share recomputed from the flows' window goodputs;
+/// X from pfifo's limit read back (33 frames for a BDP of 33.02 counts as
+/// X = 1); the fair share under fq_codel met within 0.05; under pfifo the
+/// share falling as X grows, below the model at X ≥ 2 (BBR still
+/// converging in the window, docs/models.md), and the words saying so.
+#[test]
+fn bbr_share_follows_the_buffer_under_pfifo_and_is_fair_under_fq_codel() {
+    let r = results(BBR, &[]);
+    let t = table(&r);
+    assert_eq!(t.models, ["bbr_share"]);
+    assert_eq!(t.rows.len(), 16);
+    let axis = t.axes.iter().position(|a| a.name == "buffer_bdp").unwrap();
+    let cubic = t.axes.iter().position(|a| a.name == "cubic_flows").unwrap();
+    let mut pfifo = std::collections::BTreeMap::new();
+    for (i, row) in t.rows.iter().enumerate() {
+        let m = row.model.as_ref().unwrap();
+        let x: f64 = row.axis_values[axis].parse().unwrap();
+        let n: u32 = row.axis_values[cubic].parse().unwrap();
+        // The share from the raw flows: BBR's window goodput over all.
+        let flows = &r.scenarios[i].flows;
+        let goodput =
+            |f: &netlab_results::FlowResult| f.tcp.as_ref().unwrap().goodput_mbps.unwrap();
+        let total: f64 = flows.iter().map(goodput).sum();
+        let bbr: f64 = flows
+            .iter()
+            .filter(|f| f.tcp.as_ref().unwrap().cc_readback == "bbr")
+            .map(goodput)
+            .sum();
+        let share = row.metrics.bbr_share.unwrap().level();
+        assert!((share - bbr / total).abs() < 1e-12, "row {i}");
+        assert_eq!((m.bbr_flows, m.loss_based_flows), (Some(1), Some(n)));
+        if row.arm == "fq_codel" {
+            let fair = 1.0 / f64::from(1 + n);
+            assert_eq!(m.model_bbr_share, Some(fair));
+            assert!(
+                (share - fair).abs() < 0.05,
+                "fq_codel X = {x} N = {n}: {share}"
+            );
+        } else {
+            let read_back = m.buffer_bdp.unwrap();
+            assert!((read_back - x).abs() < 0.01, "X = {x}: {read_back}");
+            let model = m
+                .model_bbr_share
+                .expect("X = 1 within half a frame is in range");
+            pfifo.insert((n, x as u32), (share, model));
+        }
+    }
+    for n in [1, 4] {
+        let s = |x: u32| pfifo[&(n, x)].0;
+        assert!(
+            s(1) > s(2) && s(2) > s(4) && s(4) > s(8),
+            "N = {n}: falls with X"
+        );
+        for x in [2, 4, 8] {
+            let (share, model) = pfifo[&(n, x)];
+            assert!(
+                share < model - 0.1,
+                "N = {n} X = {x}: {share} against {model}"
+            );
+        }
+    }
+    let words = netlab_report::sweep_model::sentences(&t);
+    let fq = words
+        .iter()
+        .find(|w| w.starts_with("bbr_share, fq_codel at cubic_flows=1: "))
+        .expect("fq_codel's sentence");
+    assert!(fq.contains("agree within 0.100 at X = 1"), "{fq}");
+    let fifo = words
+        .iter()
+        .find(|w| w.starts_with("bbr_share, pfifo at cubic_flows=1: "))
+        .unwrap();
+    assert!(fifo.contains("part at X = 2"), "{fifo}");
 }
