@@ -561,67 +561,7 @@ fn law_sentences(table: &SweepTable, axis: usize) -> Vec<String> {
         };
         let slope = log_log_slope(&p)
             .map_or_else(String::new, |s| format!(", log–log slope {}", fmt_num(s)));
-        let mut agree = Vec::new();
-        let mut part = Vec::new();
-        let mut out_of_range = Vec::new();
-        let mut model = Vec::new();
-        for &(x, _) in &p {
-            // Round by round: each round's p against the law at its own RTT.
-            let pairs: Vec<(f64, Option<f64>)> = table
-                .rows
-                .iter()
-                .filter(|o| o.arm == r.arm && o.error.is_none())
-                .filter(|o| held_of(table, o, axis) == held)
-                .filter(|o| table.axes[axis].position(&o.axis_values[axis]) == Some(x))
-                .filter_map(|o| {
-                    let measured = o.metrics.signal_probability?.level();
-                    Some((measured, o.model.as_ref()?.law_signal_probability))
-                })
-                .collect();
-            let laws: Vec<f64> = pairs.iter().filter_map(|(_, l)| *l).collect();
-            if laws.len() < pairs.len() || laws.is_empty() {
-                out_of_range.push(number(x));
-            }
-            if laws.is_empty() {
-                model.push("—".to_string());
-                continue;
-            }
-            let (lo, hi) = range_of(&laws);
-            model.push(if prob(hi) != prob(lo) {
-                format!("{}–{}", prob(lo), prob(hi))
-            } else {
-                prob(lo)
-            });
-            let ratios: Vec<f64> = pairs.iter().filter_map(|(m, l)| l.map(|l| m / l)).collect();
-            let (rlo, rhi) = range_of(&ratios);
-            let said = if fmt_num(rhi) != fmt_num(rlo) {
-                format!("N = {} ({}–{}×)", number(x), fmt_num(rlo), fmt_num(rhi))
-            } else {
-                format!("N = {} ({}×)", number(x), fmt_num(rlo))
-            };
-            if rhi <= LAW_AGREEMENT && rlo >= 1.0 / LAW_AGREEMENT {
-                agree.push(said);
-            } else {
-                part.push(said);
-            }
-        }
-        let mut verdict = Vec::new();
-        if !agree.is_empty() {
-            verdict.push(format!(
-                "agree within {}× at {}",
-                fmt_num(LAW_AGREEMENT),
-                agree.join(", ")
-            ));
-        }
-        if !part.is_empty() {
-            verdict.push(format!("part at {}", part.join(", ")));
-        }
-        if !out_of_range.is_empty() {
-            verdict.push(format!(
-                "out of the law's range (W < 2) at N = {}",
-                out_of_range.join(", ")
-            ));
-        }
+        let (model, verdict) = law_verdict(table, axis, &held, &r.arm, &p);
         out.push(format!(
             "aqm_law, {}{at}: {delay}, while its congestion-signal probability went from {} at N = {} to {} at N = {}{slope}; \
              Mathis at each round's measured RTT predicts {} (each round's measured ÷ model: {}).",
@@ -631,10 +571,84 @@ fn law_sentences(table: &SweepTable, axis: usize) -> Vec<String> {
             prob(p_last.1),
             number(p_last.0),
             model.join(", "),
-            verdict.join("; ")
+            verdict
         ));
     }
     out
+}
+
+/// Model 3's predictions at each N of `arm`'s series `p` (a range over
+/// its rounds) and the words on them: round by round, each round's p
+/// against the law at its own RTT, agreeing within [`LAW_AGREEMENT`] or
+/// parting, and the N out of the law's range.
+fn law_verdict(
+    table: &SweepTable,
+    axis: usize,
+    held: &[String],
+    arm: &str,
+    p: &[(f64, f64)],
+) -> (Vec<String>, String) {
+    let mut agree = Vec::new();
+    let mut part = Vec::new();
+    let mut out_of_range = Vec::new();
+    let mut model = Vec::new();
+    for &(x, _) in p {
+        let pairs: Vec<(f64, Option<f64>)> = table
+            .rows
+            .iter()
+            .filter(|o| o.arm == arm && o.error.is_none())
+            .filter(|o| held_of(table, o, axis) == held)
+            .filter(|o| table.axes[axis].position(&o.axis_values[axis]) == Some(x))
+            .filter_map(|o| {
+                let measured = o.metrics.signal_probability?.level();
+                Some((measured, o.model.as_ref()?.law_signal_probability))
+            })
+            .collect();
+        let laws: Vec<f64> = pairs.iter().filter_map(|(_, l)| *l).collect();
+        if laws.len() < pairs.len() || laws.is_empty() {
+            out_of_range.push(number(x));
+        }
+        if laws.is_empty() {
+            model.push("—".to_string());
+            continue;
+        }
+        let (lo, hi) = range_of(&laws);
+        model.push(if prob(hi) != prob(lo) {
+            format!("{}–{}", prob(lo), prob(hi))
+        } else {
+            prob(lo)
+        });
+        let ratios: Vec<f64> = pairs.iter().filter_map(|(m, l)| l.map(|l| m / l)).collect();
+        let (rlo, rhi) = range_of(&ratios);
+        let said = if fmt_num(rhi) != fmt_num(rlo) {
+            format!("N = {} ({}–{}×)", number(x), fmt_num(rlo), fmt_num(rhi))
+        } else {
+            format!("N = {} ({}×)", number(x), fmt_num(rlo))
+        };
+        if rhi <= LAW_AGREEMENT && rlo >= 1.0 / LAW_AGREEMENT {
+            agree.push(said);
+        } else {
+            part.push(said);
+        }
+    }
+    let mut verdict = Vec::new();
+    if !agree.is_empty() {
+        verdict.push(format!(
+            "agree within {}× at {}",
+            fmt_num(LAW_AGREEMENT),
+            agree.join(", ")
+        ));
+    }
+    if !part.is_empty() {
+        verdict.push(format!("part at {}", part.join(", ")));
+    }
+    if !out_of_range.is_empty() {
+        verdict.push(format!(
+            "out of the law's range (W < 2) at N = {}",
+            out_of_range.join(", ")
+        ));
+    }
+    (model, verdict.join("; "))
 }
 
 /// Model 2 along the flows axis: the measured boundary from the new-flow
