@@ -37,13 +37,14 @@ pub fn of(s: &ScenarioResult, base_rtt_s: f64) -> ModelReadbacks {
         }),
         packet: packet(s, window),
         mtu: s.topology.as_ref().map(|t| t.spec.mtu),
-        base_rtt_s: s
-            .point
-            .values
-            .iter()
-            .find_map(|v| v.strip_prefix("base_rtt="))
-            .and_then(|t| netlab_experiment::units::parse_duration(t, true).ok())
-            .map_or(base_rtt_s, |d| d.as_secs_f64()),
+        base_rtt_s: netem_base_rtt_s(s).unwrap_or_else(|| {
+            s.point
+                .values
+                .iter()
+                .find_map(|v| v.strip_prefix("base_rtt="))
+                .and_then(|t| netlab_experiment::units::parse_duration(t, true).ok())
+                .map_or(base_rtt_s, |d| d.as_secs_f64())
+        }),
         iso_interval_s: s
             .iso_probe
             .as_ref()
@@ -70,6 +71,27 @@ pub fn of(s: &ScenarioResult, base_rtt_s: f64) -> ModelReadbacks {
             })
             .map(|us| f64::from(us) / 1e3),
     }
+}
+
+/// The base RTT as the kernel read it back: the delay of the netem at the
+/// root of R's egress in each direction (its `TCA_NETEM_LATENCY64`, kept
+/// raw in results.json), summed over both. `None` unless both directions
+/// have one that decodes: the configured base RTT is used then.
+pub fn netem_base_rtt_s(s: &ScenarioResult) -> Option<f64> {
+    let delay = |dir: &str| -> Option<u64> {
+        let q = s.qdisc_of(dir)?;
+        let hex = q.after_config.iter().find_map(|r| match &r.options {
+            QdiscOptions::Raw { hex, .. } if r.kind == "netem" => Some(hex),
+            _ => None,
+        })?;
+        let bytes = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+            .collect::<Option<Vec<u8>>>()?;
+        netlab_qdisc_model::netem::decode_options(&bytes, &netlab_qdisc_model::Psched::default())
+            .map(|rb| rb.delay_ns)
+    };
+    Some((delay("up")? + delay("down")?) as f64 / 1e9)
 }
 
 /// The arm's quantum as read back: fq_codel's and fq's option after

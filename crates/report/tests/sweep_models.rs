@@ -470,6 +470,12 @@ fn the_aqm_law_run_agrees_at_few_flows_and_parts_where_windows_are_least() {
     let t = table(&r);
     assert_eq!(t.models, ["aqm_law"], "the experiment names the model");
     assert_eq!(t.rows.len(), 24);
+    // The base RTT as the kernel read it back: each direction's netem
+    // delay (10 ms, TCA_NETEM_LATENCY64 in its raw options), summed.
+    for s in &r.scenarios {
+        let rtt = netlab_report::readbacks::netem_base_rtt_s(s).expect("netem read back");
+        assert!((rtt - 0.020).abs() < 1e-12, "{rtt}");
+    }
     // Per arm and N: each round's measured p and the law's.
     type Rounds = Vec<(f64, Option<f64>)>;
     let mut by: std::collections::BTreeMap<(String, u32), Rounds> = Default::default();
