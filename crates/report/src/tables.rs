@@ -46,12 +46,13 @@ pub const PROBE_COLUMNS: [&str; 12] = [
 ];
 
 /// flows.csv's columns after the scenario's.
-pub const FLOW_COLUMNS: [&str; 10] = [
+pub const FLOW_COLUMNS: [&str; 11] = [
     "flow",
     "direction",
     "cc",
     "ecn",
     "goodput_mbps",
+    "goodput_share",
     "retransmits",
     "start_s",
     "planned_start_s",
@@ -267,8 +268,18 @@ pub fn flow_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
         .ok()
         .map(|st| st.kind.short())
         .unwrap_or_default();
+    // Each direction's flows' window goodput together: a flow's share is
+    // of that (empty when a flow of the direction has none).
+    let total = |dir: &str| -> Option<f64> {
+        let mut sum = 0.0;
+        for f in s.flow_records.iter().filter(|f| f.direction == dir) {
+            sum += f.goodput_mbps?;
+        }
+        (sum > 0.0).then_some(sum)
+    };
     let mut out = String::new();
     for (k, f) in s.flow_records.iter().enumerate() {
+        let share = f.goodput_mbps.zip(total(&f.direction)).map(|(g, t)| g / t);
         let mut cells = lead.clone();
         cells.extend([
             f.number.to_string(),
@@ -276,6 +287,7 @@ pub fn flow_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
             f.cc.clone(),
             f.ecn.to_string(),
             num(f.goodput_mbps),
+            num(share),
             f.retransmits.map_or_else(String::new, |r| r.to_string()),
             num(Some(f.start_s())),
             num(Some(f.planned_start_s)),

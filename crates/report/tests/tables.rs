@@ -157,6 +157,25 @@ fn every_request_and_every_flow_of_results_json_has_its_row() {
                 let k = k.to_string();
                 assert_eq!(f.count(&[("scenario", &at), ("flow", &k)]), 1, "{run}");
             }
+            // Each direction's goodput shares add up to 1: a flow's share
+            // is its window goodput over its direction's flows' together.
+            let (sc, dir, share) = (
+                f.col("scenario"),
+                f.col("direction"),
+                f.col("goodput_share"),
+            );
+            for d in ["up", "down"] {
+                let shares: Vec<f64> = f
+                    .rows
+                    .iter()
+                    .filter(|row| row[sc] == at && row[dir] == d)
+                    .filter_map(|row| row[share].parse().ok())
+                    .collect();
+                if !shares.is_empty() {
+                    let sum: f64 = shares.iter().sum();
+                    assert!((sum - 1.0).abs() < 1e-9, "{run} scenario {at} {d}: {sum}");
+                }
+            }
         }
         let requests: usize = r
             .scenarios
