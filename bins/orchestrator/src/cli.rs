@@ -271,6 +271,9 @@ pub struct RerunArgs {
     /// The kernel to run on, instead of the recorded one (the diff then names it).
     #[arg(long, value_enum)]
     pub kernel: Option<KernelChoice>,
+    /// Rerun only shard K of N of the recorded experiment (a merged run reruns as one experiment otherwise); the diff compares its rounds with all of the original's at the same arms and points.
+    #[arg(long, value_name = "K/N", value_parser = args::shard)]
+    pub shard: Option<Shard>,
     /// Guest memory for the user-mode-linux kernel.
     #[arg(long, default_value = "1G", value_parser = args::guest_mem)]
     pub guest_mem: String,

@@ -6,7 +6,11 @@
 //! A recorded kernel this machine does not have (another host release, a
 //! guest kernel not installed or of another release) is refused before
 //! anything is touched, saying what to pass; `--kernel` overrides it, and
-//! the diff's setup then names the kernel that differs.
+//! the diff's setup then names the kernel that differs. A run merged from
+//! shards records the whole experiment and reruns as one; `--shard K/N`
+//! reruns one shard of it, whose rounds the diff compares with all of the
+//! original's at the same arms and points (the others are listed as in
+//! one run only).
 
 use std::path::{Path, PathBuf};
 
@@ -66,6 +70,9 @@ pub fn main(a: &RerunArgs) -> u8 {
     let mut cfg = SessionConfig::new(exp, out.clone());
     cfg.guest_mem = a.guest_mem.clone();
     cfg.quiet = a.quiet;
+    // Shard K of N of the recorded plan (refused before anything runs when
+    // N exceeds its units, as `run --shard` is).
+    cfg.shard = a.shard;
     let code = crate::compare::execute("rerun", cfg);
     if code != 0 {
         return code;

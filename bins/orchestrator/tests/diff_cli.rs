@@ -116,3 +116,31 @@ fn input_diff_cannot_compare_exits_2_and_writes_nothing() {
     );
     assert_eq!(code, 2, "{err}");
 }
+
+/// `rerun --shard K/N` of a recorded sweep (8 units: 2 rates × 2 flow
+/// counts × 2 rounds) is refused before anything runs when
+/// N exceeds the units, and a bad K/N is a usage error: exit 2, nothing
+/// written.
+#[test]
+fn rerun_of_a_shard_past_the_plans_units_is_refused_before_anything() {
+    let a = run_folder("run-host-pfifo-sweep");
+    for (shard, says) in [("1/99", "would run nothing"), ("3/2", "between 1 and N")] {
+        let out = OutDir::new("rerun-shard");
+        let (code, _, err) = run_bounded(
+            &[
+                "rerun",
+                a.0.to_str().unwrap(),
+                "--kernel",
+                "host",
+                "--shard",
+                shard,
+                "--out",
+                out.0.to_str().unwrap(),
+            ],
+            Duration::from_secs(60),
+        );
+        assert_eq!(code, 2, "--shard {shard}: {err}");
+        assert!(err.contains(says), "--shard {shard}: {err}");
+        assert!(!out.0.exists(), "--shard {shard}: --out was made");
+    }
+}
