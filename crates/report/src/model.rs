@@ -544,8 +544,8 @@ pub struct IsoSample {
 
 impl Scenario {
     /// The probe whose RTT the headline and the comparison read: the
-    /// stop-and-wait probe when it ran, else the isochronous probe (issue
-    /// 31: an isochronous-only run's headline said "no data").
+    /// stop-and-wait probe when it ran, else the isochronous probe (so an
+    /// isochronous-only run's headline has its data).
     pub fn rtt_probe(&self) -> Option<&'static str> {
         if !self.probes.is_empty() {
             Some("stop-and-wait")
