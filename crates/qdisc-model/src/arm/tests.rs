@@ -45,6 +45,24 @@ fn every_kind_round_trips_through_tc_words() {
     }
 }
 
+/// cake's framing keywords add up as tc adds them (`ethernet` twice is
+/// 76 bytes), and a sum outside `overhead N`'s -64..=256 is refused: the
+/// arm prints as `overhead N`, which must parse back (the fuzz target
+/// qdisc_arm found nine `ethernet` words printing `overhead 342`).
+#[test]
+fn cake_framing_adds_up_within_the_overhead_range() {
+    let arm = Arm::parse("cake ethernet ether-vlan ethernet").unwrap();
+    assert_eq!(arm.to_string(), "cake overhead 80 mpu 84");
+    assert_eq!(Arm::parse(&arm.to_string()).unwrap(), arm);
+    let nine = format!("cake atm{}", " ethernet".repeat(9));
+    // Refused at the seventh, whose sum (266) first leaves the range.
+    let e = Arm::parse(&nine).unwrap_err().to_string();
+    assert!(e.contains("bad cake overhead \"266\""), "{e}");
+    // Six are 228 bytes, inside the range: parsed, printed, parsed back.
+    let six = Arm::parse(&format!("cake atm{}", " ethernet".repeat(6))).unwrap();
+    assert_eq!(Arm::parse(&six.to_string()).unwrap(), six);
+}
+
 #[test]
 fn bad_words_get_clear_errors() {
     let e = Arm::parse("fq_codle limit 5").unwrap_err().to_string();

@@ -116,11 +116,24 @@ fn index_of(table: &[&str], word: Option<&String>) -> Option<u32> {
     table.iter().position(|n| n == w).map(|i| i as u32)
 }
 
-fn add_overhead(o: &mut Cake, atm: Option<&str>, add: i32) {
+/// Adds a framing keyword's bytes to the overhead, as tc does (`ethernet`
+/// twice is 76). A sum outside -64..=256, the range `overhead N` takes,
+/// is refused: netlab prints an arm as `overhead N`, which must parse back
+/// (tc itself would send the sum).
+fn add_overhead(o: &mut Cake, atm: Option<&str>, add: i32) -> Result<(), ModelError> {
     if let Some(a) = atm {
         o.atm = Some(a.to_string());
     }
-    o.overhead = Some(o.overhead.unwrap_or(0) + add);
+    let sum = o.overhead.unwrap_or(0) + add;
+    if !(-64..=256).contains(&sum) {
+        return Err(ModelError::bad(
+            "cake overhead",
+            sum.to_string(),
+            "the framing keywords add up outside -64..=256, the range of `overhead N`",
+        ));
+    }
+    o.overhead = Some(sum);
+    Ok(())
 }
 
 macro_rules! mode {
@@ -152,10 +165,7 @@ macro_rules! keyword {
 
 macro_rules! framing {
     ($name:literal, $atm:expr, $add:expr) => {
-        keyword!($name, |o, _| {
-            add_overhead(o, $atm, $add);
-            Ok(())
-        })
+        keyword!($name, |o, _| add_overhead(o, $atm, $add))
     };
 }
 
@@ -263,13 +273,13 @@ pub(crate) const WORDS: &[Word<Cake>] = &[
     framing!("bridged-ptm", Some("ptm"), 22),
     keyword!("via-ethernet", |_, _| Ok(())),
     keyword!("ethernet", |o, _| {
-        add_overhead(o, None, 38);
+        add_overhead(o, None, 38)?;
         o.mpu = Some(84);
         Ok(())
     }),
     framing!("ether-vlan", None, 4),
     keyword!("docsis", |o, _| {
-        add_overhead(o, Some("noatm"), 18);
+        add_overhead(o, Some("noatm"), 18)?;
         o.mpu = Some(64);
         Ok(())
     }),
