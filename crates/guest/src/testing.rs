@@ -70,6 +70,7 @@ pub fn guest_or_skip(name: &str, modules: &[&str]) -> bool {
         }
         Err(e) => {
             println!("SKIP {name}: {e}");
+            netlab_os::testing::record_skip(netlab_os::testing::Skip::Guest, name, &e.to_string());
             false
         }
     }

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{fixture_folder, rasterize, required, TempDir};
+use common::{fixture_folder, rasterize, skip_for_missing, TempDir};
 
 const FLENT: &str = "/usr/bin/flent";
 
@@ -96,11 +96,11 @@ fn non_blank(path: &Path) {
 #[test]
 fn flents_own_numbers_agree_with_ours_and_rank_the_arms_as_netlab_does() {
     if !Path::new(FLENT).exists() {
-        assert!(
-            !required(),
-            "{FLENT} is missing and NETLAB_REQUIRE_PRIVILEGED=1: install Debian's flent package"
+        skip_for_missing(
+            "flents_own_numbers_agree_with_ours_and_rank_the_arms_as_netlab_does",
+            FLENT,
+            "flent",
         );
-        eprintln!("skipping: {FLENT} is not installed");
         return;
     }
     let dir = fixture_folder("flent-numbers");

@@ -9,19 +9,15 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{fixture_folder, fixture_json_of, rasterize, required, TempDir};
+use common::{fixture_folder, fixture_json_of, rasterize, skip_for_missing, TempDir};
 
 const FLENT: &str = "/usr/bin/flent";
 
-fn have_flent() -> bool {
+fn have_flent(test: &str) -> bool {
     if Path::new(FLENT).exists() {
         return true;
     }
-    assert!(
-        !required(),
-        "{FLENT} is missing and NETLAB_REQUIRE_PRIVILEGED=1: install Debian's flent package"
-    );
-    eprintln!("skipping: {FLENT} is not installed");
+    skip_for_missing(test, FLENT, "flent");
     false
 }
 
@@ -73,7 +69,7 @@ fn non_empty_svg(path: &Path) {
 
 #[test]
 fn flent_loads_plots_and_summarises_every_export() {
-    if !have_flent() {
+    if !have_flent("flent_loads_plots_and_summarises_every_export") {
         return;
     }
     let dir = fixture_folder("flent");
@@ -162,7 +158,7 @@ fn combined(dir: &Path, plot: &str) -> Vec<(String, serde_json::Value)> {
 
 #[test]
 fn flents_combination_plots_of_the_three_round_comparison() {
-    if !have_flent() {
+    if !have_flent("flents_combination_plots_of_the_three_round_comparison") {
         return;
     }
     let dir = fixture_folder("flent-combine");
@@ -281,7 +277,7 @@ fn flents_combination_plots_of_the_three_round_comparison() {
 /// each round says, and each file its own labelled group.
 #[test]
 fn flent_ranks_the_arms_latency_as_netlab_once_every_fate_is_known() {
-    if !have_flent() {
+    if !have_flent("flent_ranks_the_arms_latency_as_netlab_once_every_fate_is_known") {
         return;
     }
     let dir = TempDir::new("flent-fates");
@@ -386,7 +382,7 @@ fn flent_metadata(path: &Path) -> serde_json::Value {
 /// scenario read back (docs/flent.md).
 #[test]
 fn flents_bars_of_a_sweep_are_one_per_point_and_round() {
-    if !have_flent() {
+    if !have_flent("flents_bars_of_a_sweep_are_one_per_point_and_round") {
         return;
     }
     let dir = TempDir::new("flent-sweep");
@@ -467,7 +463,7 @@ fn flents_bars_of_a_sweep_are_one_per_point_and_round() {
 /// irtt's data, and Flent summarises it.
 #[test]
 fn an_isochronous_only_run_writes_a_flent_file_flent_reads() {
-    if !have_flent() {
+    if !have_flent("an_isochronous_only_run_writes_a_flent_file_flent_reads") {
         return;
     }
     let dir = TempDir::new("flent-iso");

@@ -67,6 +67,7 @@ pub fn require_slurm(test: &str) -> bool {
         panic!("{why}");
     }
     eprintln!("skipping {why}");
+    netlab_os::testing::record_skip(netlab_os::testing::Skip::Tool, test, &why);
     false
 }
 

@@ -71,6 +71,22 @@ pub fn required() -> bool {
     std::env::var("NETLAB_REQUIRE_PRIVILEGED").is_ok_and(|v| v == "1")
 }
 
+/// Skips `test` because `program` (Debian's `package`) is not installed:
+/// fails instead under NETLAB_REQUIRE_PRIVILEGED=1, and otherwise says so
+/// and counts the skip in the run's ledger.
+pub fn skip_for_missing(test: &str, program: &str, package: &str) {
+    assert!(
+        !required(),
+        "{program} is missing and NETLAB_REQUIRE_PRIVILEGED=1: install Debian's {package} package"
+    );
+    eprintln!("skipping {test}: {program} is not installed");
+    netlab_os::testing::record_skip(
+        netlab_os::testing::Skip::Tool,
+        test,
+        &format!("{program} is not installed"),
+    );
+}
+
 /// Share of pixels that are not (near) white in an RGBA buffer.
 pub fn ink_share(rgba: &[u8]) -> f64 {
     let px = rgba.len() / 4;
