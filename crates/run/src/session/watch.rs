@@ -94,28 +94,43 @@ fn watch_interrupt_file(program: &str, path: PathBuf, stop: netlab_os::StopFlag)
 /// the returned guard (the run ended in time) stops the watchdog.
 pub fn start_watchdog(program: &str, registry: &Registry, deadline: Duration) -> RunThread {
     let guard = RunThread::new();
-    let stop = guard.stop.clone();
     let registry = registry.clone();
     let name = program.to_string();
-    let spawned = std::thread::Builder::new()
-        .name("run-watchdog".into())
-        .spawn(move || {
-            if stop.sleep(deadline) {
-                return;
-            }
+    let spawned = spawn_watchdog(deadline, guard.stop.clone(), move || {
+        eprintln!(
+            "{name}: the run exceeded its computed deadline of {:.0}s; tearing down what it owns",
+            deadline.as_secs_f64()
+        );
+        for r in registry.teardown(&SystemClock) {
             eprintln!(
-                "{name}: the run exceeded its computed deadline of {:.0}s; tearing down what it owns",
-                deadline.as_secs_f64()
+                "cleanup receipt: {}",
+                serde_json::to_string(&r).unwrap_or_default()
             );
-            for r in registry.teardown(&SystemClock) {
-                eprintln!("cleanup receipt: {}", serde_json::to_string(&r).unwrap_or_default());
-            }
-            std::process::exit(1);
-        });
+        }
+        std::process::exit(1);
+    });
     if let Err(e) = spawned {
         eprintln!("{program}: starting the run watchdog: {e}");
     }
     guard
+}
+
+/// The watchdog's thread: `on_expiry` runs once `deadline` passes unless
+/// `stop` is raised first. The thread ends with whether it acted.
+fn spawn_watchdog(
+    deadline: Duration,
+    stop: netlab_os::StopFlag,
+    on_expiry: impl FnOnce() + Send + 'static,
+) -> std::io::Result<std::thread::JoinHandle<bool>> {
+    std::thread::Builder::new()
+        .name("run-watchdog".into())
+        .spawn(move || {
+            if stop.sleep(deadline) {
+                return false;
+            }
+            on_expiry();
+            true
+        })
 }
 
 /// A signal to this process is passed to the run inside the guest as a
@@ -144,14 +159,39 @@ pub fn forward_interrupt(
 mod tests {
     use super::*;
 
-    /// A dropped watchdog never acts: were it to, this test process would
-    /// exit 1 about 0.3 s in, before the test ends.
+    /// A dropped watchdog never acts: its thread ends, at once, without
+    /// running what it would do at the deadline.
     #[test]
-    fn a_dropped_watchdog_does_not_end_the_process() {
-        let registry = Registry::new(RunId::random()).unwrap();
-        let guard = start_watchdog("test", &registry, Duration::from_millis(300));
+    fn a_dropped_watchdog_does_not_act() {
+        let fired = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = fired.clone();
+        let guard = RunThread::new();
+        let started = std::time::Instant::now();
+        let thread = spawn_watchdog(Duration::from_millis(300), guard.stop.clone(), move || {
+            flag.store(true, std::sync::atomic::Ordering::SeqCst)
+        })
+        .unwrap();
         drop(guard);
-        std::thread::sleep(Duration::from_millis(900));
+        assert!(!thread.join().unwrap(), "the watchdog acted");
+        assert!(started.elapsed() < Duration::from_millis(300));
+        assert!(!fired.load(std::sync::atomic::Ordering::SeqCst));
+    }
+
+    /// A watchdog still held acts once, at its deadline and not before.
+    #[test]
+    fn a_held_watchdog_acts_at_its_deadline() {
+        let fired = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = fired.clone();
+        let guard = RunThread::new();
+        let started = std::time::Instant::now();
+        let thread = spawn_watchdog(Duration::from_millis(200), guard.stop.clone(), move || {
+            flag.store(true, std::sync::atomic::Ordering::SeqCst)
+        })
+        .unwrap();
+        assert!(thread.join().unwrap(), "the watchdog did not act");
+        assert!(started.elapsed() >= Duration::from_millis(200));
+        assert!(fired.load(std::sync::atomic::Ordering::SeqCst));
+        drop(guard);
     }
 
     /// The interrupt watcher stops with its guard: an interrupt file
