@@ -232,7 +232,15 @@ mod tests {
         let dir = netlab_os::testing::Scratch::new("v9");
         let path = dir.0.join("results.json");
         std::fs::write(&path, r#"{"schema_version": 9, "scenarios": []}"#).unwrap();
-        let e = Results::read(&path).unwrap_err().to_string();
-        assert!(e.contains("schema_version 9"), "{e}");
+        let e = Results::read(&path).unwrap_err();
+        assert!(
+            matches!(e, crate::ReadError::UnsupportedSchema { found: 9, .. }),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string()
+                .starts_with("results.json has schema_version 9,"),
+            "{e}"
+        );
     }
 }

@@ -465,7 +465,14 @@ mod tests {
     #[test]
     fn unknown_congestion_control_is_refused_naming_it() {
         let err = new_sender_socket("nosuchcc", "127.0.0.1:9".parse().unwrap()).unwrap_err();
-        assert!(err.to_string().contains("nosuchcc"), "{err}");
+        match &err {
+            TcpLoadError::Congestion { cc, source } => {
+                assert_eq!(cc, "nosuchcc");
+                // ENOENT (2): the kernel has no algorithm of that name.
+                assert_eq!(source.raw_os_error(), Some(2), "{err}");
+            }
+            other => panic!("not a congestion-control error: {other:?}"),
+        }
     }
 
     #[test]

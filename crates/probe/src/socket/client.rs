@@ -272,8 +272,17 @@ mod tests {
             ..ProbeConfig::with_end(Duration::from_millis(1400))
         };
         let log = run_probe(&sock, Instant::now(), &cfg, None, |_| {}).unwrap();
-        assert!(!log.requests.is_empty());
-        assert!(log.requests.iter().all(|r| r.rtt_ms.is_none()));
+        // Requests are due every 200 ms until 1 s before the end (0.4 s):
+        // at 0 and 0.2 s, and the bound socket answers neither, nor does
+        // the kernel refuse them (the port is open).
+        let due: Vec<f64> = log.requests.iter().map(|r| r.due_s).collect();
+        assert_eq!(due.len(), 2, "{log:?}");
+        assert_eq!(due[0], 0.0);
+        assert!((due[1] - 0.2).abs() < 0.05, "{due:?}");
+        for r in &log.requests {
+            assert_eq!(r.outcome, crate::schedule::RequestOutcome::Timeout, "{r:?}");
+            assert_eq!((r.rtt_ms, r.reply_s), (None, None), "{r:?}");
+        }
     }
 
     #[test]
