@@ -9,7 +9,6 @@
 //! arm's target read back, whichever way it goes. The only test in its
 //! file, so no other guest shares the machine with its window.
 
-use std::path::Path;
 use std::time::Duration;
 
 use netlab_experiment::file::TimelineFile;
@@ -31,8 +30,7 @@ const RISE: f64 = 10.0;
 /// Runs the four scenarios once; `Err` says what fell off.
 fn run_once(attempt: u32) -> Result<(), String> {
     let out = OutDir::new(&format!("aqm-law{attempt}"));
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/aqm_law_quick.toml");
-    let mut f = netlab_experiment::parse_file(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut f = experiment_file("aqm_law_quick");
     f.rounds = Some(1);
     f.arms = Some(vec!["codel ecn".into(), "fq_codel ecn".into()]);
     f.timeline = Some(TimelineFile {
@@ -41,23 +39,7 @@ fn run_once(attempt: u32) -> Result<(), String> {
         measure: Some("6s".into()),
     });
     f.sweep.as_mut().unwrap().flows = Some(vec![1, 16]);
-    let exp = netlab_experiment::Experiment::from_file(&f).expect("the shortened preset resolves");
-    let file = out.0.with_extension("toml");
-    std::fs::write(&file, exp.to_toml()).unwrap();
-    let (code, stdout, err) = run_bounded(
-        &[
-            "run",
-            file.to_str().unwrap(),
-            "--out",
-            out.0.to_str().unwrap(),
-            "--quiet",
-        ],
-        Duration::from_secs(300),
-    );
-    let _ = std::fs::remove_file(&file);
-    if code != 0 {
-        return Err(format!("exit {code}: stdout:\n{stdout}\nstderr:\n{err}"));
-    }
+    run_experiment(&out, &f, Duration::from_secs(300))?;
     let json = std::fs::read_to_string(out.0.join("sweep.json")).expect("sweep.json");
     let t: SweepTable = netlab_report::sweep_file::read_json(&json).expect("sweep.json reads");
     assert_eq!(t.models, ["aqm_law"]);
@@ -130,25 +112,12 @@ fn run_once(attempt: u32) -> Result<(), String> {
 
 /// One attempt more when the first falls off: a guest starved of CPU (in
 /// one CI run of the sparse-flow test the same machine's guest read a
-/// baseline p95 of 80 ms) does not fill the link. A model or a count that
-/// is wrong fails both.
+/// baseline p95 of 80 ms) does not fill the link.
 #[test]
 fn guest_aqm_signals_rise_with_flows_and_meet_the_law_at_one_flow() {
-    if !netlab_guest::guest_or_skip(
+    guest_with_retry(
         "guest_aqm_signals_rise_with_flows_and_meet_the_law_at_one_flow",
         &["veth", "sch_tbf", "sch_netem", "sch_codel", "sch_fq_codel"],
-    ) {
-        return;
-    }
-    let mut misses = Vec::new();
-    for attempt in 1..=2 {
-        match run_once(attempt) {
-            Ok(()) => return,
-            Err(e) => {
-                eprintln!("attempt {attempt}: {e}");
-                misses.push(e);
-            }
-        }
-    }
-    panic!("both attempts off: {misses:?}");
+        run_once,
+    );
 }

@@ -8,7 +8,6 @@
 //! X is the limit read back. The only test in its file, so no other guest
 //! shares the machine with its window.
 
-use std::path::Path;
 use std::time::Duration;
 
 use netlab_report::sweep::SweepTable;
@@ -30,28 +29,11 @@ const FAIR_WITHIN: f64 = 0.1;
 /// Runs the four scenarios once; `Err` says what fell off.
 fn run_once(attempt: u32) -> Result<(), String> {
     let out = OutDir::new(&format!("bbr-share{attempt}"));
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/bbr_share_quick.toml");
-    let mut f = netlab_experiment::parse_file(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut f = experiment_file("bbr_share_quick");
     let sweep = f.sweep.as_mut().unwrap();
     sweep.buffer_bdp = Some(vec![1.0, 8.0]);
     sweep.flows_by_cc = None;
-    let exp = netlab_experiment::Experiment::from_file(&f).expect("the shortened preset resolves");
-    let file = out.0.with_extension("toml");
-    std::fs::write(&file, exp.to_toml()).unwrap();
-    let (code, stdout, err) = run_bounded(
-        &[
-            "run",
-            file.to_str().unwrap(),
-            "--out",
-            out.0.to_str().unwrap(),
-            "--quiet",
-        ],
-        Duration::from_secs(400),
-    );
-    let _ = std::fs::remove_file(&file);
-    if code != 0 {
-        return Err(format!("exit {code}: stdout:\n{stdout}\nstderr:\n{err}"));
-    }
+    run_experiment(&out, &f, Duration::from_secs(400))?;
     let json = std::fs::read_to_string(out.0.join("sweep.json")).expect("sweep.json");
     let t: SweepTable = netlab_report::sweep_file::read_json(&json).expect("sweep.json reads");
     assert_eq!(t.models, ["bbr_share"]);
@@ -110,25 +92,12 @@ fn run_once(attempt: u32) -> Result<(), String> {
 }
 
 /// One attempt more when the first falls off: a guest starved of CPU
-/// does not fill the link, and BBR paces by timers. A model or a share
-/// that is wrong fails both.
+/// does not fill the link, and BBR paces by timers.
 #[test]
 fn guest_bbr_takes_a_shallow_fifo_and_half_under_flow_queueing() {
-    if !netlab_guest::guest_or_skip(
+    guest_with_retry(
         "guest_bbr_takes_a_shallow_fifo_and_half_under_flow_queueing",
         &["veth", "sch_tbf", "sch_netem", "sch_fq_codel", "tcp_bbr"],
-    ) {
-        return;
-    }
-    let mut misses = Vec::new();
-    for attempt in 1..=2 {
-        match run_once(attempt) {
-            Ok(()) => return,
-            Err(e) => {
-                eprintln!("attempt {attempt}: {e}");
-                misses.push(e);
-            }
-        }
-    }
-    panic!("both attempts off: {misses:?}");
+        run_once,
+    );
 }

@@ -9,7 +9,6 @@
 //! The only test in its file, so no other guest shares the machine with
 //! its window.
 
-use std::path::Path;
 use std::time::Duration;
 
 use netlab_experiment::file::TimelineFile;
@@ -148,9 +147,7 @@ fn point(s: &Value) -> Result<(usize, f64, f64), String> {
 /// side: `Err` names the one that did not.
 fn run_two_points(attempt: u32) -> Result<(), String> {
     let out = OutDir::new(&format!("sparse{attempt}"));
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/sparse_flows_quick.toml");
-    let mut f = netlab_experiment::parse_file(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut f = experiment_file("sparse_flows_quick");
     f.rounds = Some(1);
     f.timeline = Some(TimelineFile {
         baseline: Some("1s".into()),
@@ -158,23 +155,7 @@ fn run_two_points(attempt: u32) -> Result<(), String> {
         measure: Some("6s".into()),
     });
     f.sweep.as_mut().unwrap().flows = Some(vec![4, 12]);
-    let exp = netlab_experiment::Experiment::from_file(&f).expect("the shortened preset resolves");
-    let file = out.0.with_extension("toml");
-    std::fs::write(&file, exp.to_toml()).unwrap();
-    let (code, stdout, err) = run_bounded(
-        &[
-            "run",
-            file.to_str().unwrap(),
-            "--out",
-            out.0.to_str().unwrap(),
-            "--quiet",
-        ],
-        Duration::from_secs(240),
-    );
-    let _ = std::fs::remove_file(&file);
-    if code != 0 {
-        return Err(format!("exit {code}: stdout:\n{stdout}\nstderr:\n{err}"));
-    }
+    run_experiment(&out, &f, Duration::from_secs(240))?;
     let r: Value =
         serde_json::from_str(&std::fs::read_to_string(out.0.join("results.json")).unwrap())
             .unwrap();
@@ -223,21 +204,9 @@ fn run_two_points(attempt: u32) -> Result<(), String> {
 /// receivers closed. A model that is wrong fails both attempts.
 #[test]
 fn guest_sparse_flow_boundary_falls_where_the_model_puts_it() {
-    if !netlab_guest::guest_or_skip(
+    guest_with_retry(
         "guest_sparse_flow_boundary_falls_where_the_model_puts_it",
         &["veth", "sch_tbf", "sch_fq_codel"],
-    ) {
-        return;
-    }
-    let mut misses = Vec::new();
-    for attempt in 1..=2 {
-        match run_two_points(attempt) {
-            Ok(()) => return,
-            Err(e) => {
-                eprintln!("attempt {attempt}: {e}");
-                misses.push(e);
-            }
-        }
-    }
-    panic!("both attempts off the model's side: {misses:?}");
+        run_two_points,
+    );
 }

@@ -408,3 +408,64 @@ pub fn check_pcap_files(out: &Path, r: &Value) -> usize {
     }
     n
 }
+
+/// A committed experiment file of experiments/, parsed, for a test to cut
+/// short before it runs.
+pub fn experiment_file(name: &str) -> netlab_experiment::file::ExperimentFile {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../experiments")
+        .join(format!("{name}.toml"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    netlab_experiment::parse_file(&text).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Resolves `f` (a test's shortened experiment), writes it beside `out`
+/// and runs it with `orchestrator run FILE --out OUT --quiet` within
+/// `limit`. `Err` carries the exit code and both outputs.
+pub fn run_experiment(
+    out: &OutDir,
+    f: &netlab_experiment::file::ExperimentFile,
+    limit: Duration,
+) -> Result<(), String> {
+    let exp = netlab_experiment::Experiment::from_file(f).expect("the shortened preset resolves");
+    let file = out.0.with_extension("toml");
+    std::fs::write(&file, exp.to_toml()).unwrap();
+    let (code, stdout, err) = run_bounded(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--out",
+            out.0.to_str().unwrap(),
+            "--quiet",
+        ],
+        limit,
+    );
+    let _ = std::fs::remove_file(&file);
+    if code != 0 {
+        return Err(format!("exit {code}: stdout:\n{stdout}\nstderr:\n{err}"));
+    }
+    Ok(())
+}
+
+/// A guest test that may take one attempt more: skipped (or failed under
+/// NETLAB_REQUIRE_PRIVILEGED=1) without the guest and `modules`; then
+/// `attempt(1)`, and `attempt(2)` if the first falls off. A guest starved
+/// of CPU by a busy host does not fill its link or starts its senders
+/// late (each test says what it saw); a model or a count that is wrong
+/// fails both attempts.
+pub fn guest_with_retry(name: &str, modules: &[&str], attempt: impl Fn(u32) -> Result<(), String>) {
+    if !netlab_guest::guest_or_skip(name, modules) {
+        return;
+    }
+    let mut misses = Vec::new();
+    for n in 1..=2 {
+        match attempt(n) {
+            Ok(()) => return,
+            Err(e) => {
+                eprintln!("attempt {n}: {e}");
+                misses.push(e);
+            }
+        }
+    }
+    panic!("{name}: both attempts off: {misses:?}");
+}
