@@ -4,7 +4,8 @@
 //!   docs/ shows in code exists in the binary's own `--help`, and every
 //!   inline `--flag` of README.md and docs/usage.md is a flag of some
 //!   subcommand;
-//! - every relative link of README.md and docs/*.md resolves to a file,
+//! - every relative link of README.md and docs/ (subfolders included)
+//!   resolves to a file,
 //!   and its `#anchor` to a heading of that file;
 //! - the schema version the README states is the one the code writes.
 
@@ -22,14 +23,25 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// README.md and every markdown page of docs/, with their paths.
+/// The markdown files of `dir` and of its subfolders.
+fn markdown_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("docs entry").path();
+        if path.is_dir() {
+            out.extend(markdown_under(&path));
+        } else if path.extension().is_some_and(|x| x == "md") {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// README.md and every markdown page of docs/ (subfolders included), with
+/// their paths.
 fn pages() -> Vec<(PathBuf, String)> {
     let mut out = vec![(root().join("README.md"), read(&root().join("README.md")))];
-    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
-        .expect("docs/")
-        .map(|e| e.expect("docs entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "md"))
-        .collect();
+    let mut docs = markdown_under(&root().join("docs"));
     docs.sort();
     for p in docs {
         let text = read(&p);

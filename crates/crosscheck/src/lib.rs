@@ -20,9 +20,9 @@
 //! client's samplers and the window's watcher are its hooks ([`beside`]).
 //!
 //! Loads alternate order every round; every window starts at the load's
-//! own connect (iperf3 connects up to 2.5 s late in the guest). See
-//! `docs/crosscheck.md` for the rules and the evidence of its phases 1
-//! and 2.
+//! own connect (iperf3 connects up to 2.5 s late in the guest). The rules
+//! are docs/method.md §13; the runs and what they found are in
+//! `docs/investigations/`.
 //! [`CrosscheckRun::write`] (or [`run_to_dir`], after every scenario) writes
 //! `crosscheck.md` (a table per pairing, per-round values side by side,
 //! plus medians) and `crosscheck.json` (every raw sample).

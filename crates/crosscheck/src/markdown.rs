@@ -33,7 +33,7 @@ fn med_range(mut v: Vec<f64>, prec: usize) -> String {
 }
 
 /// Whether netlab's probe and irtt agree in one scenario (pairing 2, the
-/// fixed rules of docs/crosscheck.md, "Method choices of the cross-check"): on a fifo arm (`censoring`) the share of requests beyond
+/// fixed rules of docs/method.md §13.2, "Method choices"): on a fifo arm (`censoring`) the share of requests beyond
 /// the timeout must match within one request (netlab's timeouts vs irtt's
 /// share × netlab's sent); on other arms p50 and p95 of the successes must
 /// be within max(1 ms, 5 %).
@@ -80,7 +80,7 @@ fn probe_pairing(out: &mut String, run: &CrosscheckRun, which: Probe) {
     match which {
         Probe::StopAndWait => {
             out.push_str("## 2. Probe: netlab vs irtt, in the same scenario\n\n");
-            out.push_str("Loaded phase (send time in the window). irtt's round trips are ranked with netlab's rules: a reply ≥ the timeout or none counts as a timeout. Agree (the fixed rules, docs/crosscheck.md, \"Method choices of the cross-check\"): on pfifo, netlab's timeouts within one request of irtt's share beyond the timeout × netlab's sent; on fq_codel, p50 and p95 of the successes within max(1 ms, 5 %). netlab's probe keeps one request outstanding (a timeout delays the next send), irtt sends every 200 ms regardless, so their counts differ under a > 1 s queue. ");
+            out.push_str("Loaded phase (send time in the window). irtt's round trips are ranked with netlab's rules: a reply ≥ the timeout or none counts as a timeout. Agree (the fixed rules, docs/method.md §13.2): on pfifo, netlab's timeouts within one request of irtt's share beyond the timeout × netlab's sent; on fq_codel, p50 and p95 of the successes within max(1 ms, 5 %). netlab's probe keeps one request outstanding (a timeout delays the next send), irtt sends every 200 ms regardless, so their counts differ under a > 1 s queue. ");
         }
         Probe::Isochronous => {
             out.push_str(
