@@ -7,7 +7,10 @@
 //! - every relative link of README.md and docs/ (subfolders included)
 //!   resolves to a file,
 //!   and its `#anchor` to a heading of that file;
-//! - the schema version the README states is the one the code writes.
+//! - the schema version the README states is the one the code writes;
+//! - no page cites a tracker number ("issue N") or a numbered rule of a
+//!   style guide outside the repository ("STYLE N"): a reader can open a
+//!   method § or a docs section, not those.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -336,6 +339,47 @@ fn the_readme_states_the_schema_version_the_code_writes() {
     }
 }
 
+/// Citations a reader of the repository cannot open: the word "issue" or
+/// "style", any case, then a number, with a space, a dash, " #" or
+/// nothing between.
+fn unopenable_citations(text: &str) -> Vec<String> {
+    let lower = text.to_lowercase();
+    let mut out = Vec::new();
+    for word in ["issue", "style"] {
+        for (i, _) in lower.match_indices(word) {
+            let rest = lower[i + word.len()..].trim_start_matches([' ', '-', '#']);
+            let glued = lower[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_');
+            let digits = rest.chars().take_while(char::is_ascii_digit).count();
+            if !glued && digits > 0 {
+                // The citation as written: the word, its separator, the number.
+                let end = lower.len() - rest.len() + digits;
+                out.push(lower[i..end].to_string());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_page_cites_a_tracker_number_or_a_numbered_style_rule() {
+    let mut wrong = Vec::new();
+    let fuzz = root().join("fuzz/README.md");
+    let fuzz_text = read(&fuzz);
+    for (path, text) in pages().into_iter().chain([(fuzz, fuzz_text)]) {
+        for hit in unopenable_citations(&text) {
+            wrong.push(format!("{}: `{hit}`", path.display()));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "cite a method § or a docs section instead:\n{}",
+        wrong.join("\n")
+    );
+}
+
 #[test]
 fn the_parsers_find_what_they_should() {
     let segs = code_segments("a `orchestrator run FILE --shard 1/2` b\n\n```\norchestrator merge OUT [--allow-partial] # x --no\n```\n");
@@ -356,6 +400,27 @@ fn the_parsers_find_what_they_should() {
     );
     assert!(invocations("cargo build -p orchestrator --bins").is_empty());
     assert_eq!(anchor("Packet files (pcapng)"), "packet-files-pcapng");
+    // Built from parts, so a search of the sources for such citations
+    // does not find this test's own examples.
+    let (i, st) = ("iss", "STY");
+    assert_eq!(
+        unopenable_citations(&format!(
+            "see {i}ue 29, {i}ue-3, {i}ue #4, {i}ue11.json and {st}LE 24"
+        )),
+        [29, 3, 4, 11, 24]
+            .iter()
+            .zip([" ", "-", " #", "", " "])
+            .enumerate()
+            .map(|(k, (n, sep))| {
+                let word = if k == 4 { "style" } else { "issue" };
+                format!("{word}{sep}{n}")
+            })
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        unopenable_citations(&format!("a t{i}ue 3, life{}le 2, {i}ues and style", "sty"))
+            .is_empty()
+    );
     assert_eq!(
         links("see [a](b.md#c) and [d](http://x)"),
         vec!["b.md#c", "http://x"]
