@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
+use netlab_analysis::{summary, ReportBuilder};
 use netlab_report::folder::{self, FinishOptions};
-use netlab_report::{summary, ReportBuilder};
 use netlab_results::{Interrupted, Results, ScenarioResult};
 use netlab_run::RunHooks;
 

@@ -65,7 +65,7 @@ pub fn said(report: &Result<ReportFiles, ReportError>) -> bool {
 mod tests {
     use std::path::PathBuf;
 
-    use netlab_report::summary;
+    use netlab_analysis::summary;
     use netlab_results::Results;
 
     use super::*;
@@ -91,15 +91,15 @@ mod tests {
         flate2::read::GzDecoder::new(&gz[..])
             .read_to_end(&mut json)
             .unwrap();
-        let input = netlab_report::input_from(&Results::parse(&json).unwrap()).unwrap();
-        let states = netlab_report::state::of_input(&input);
+        let input = netlab_analysis::input_from(&Results::parse(&json).unwrap()).unwrap();
+        let states = netlab_analysis::state::of_input(&input);
         assert_eq!(states.len(), 1);
         let pfifo = &states[0];
         assert!(pfifo.disagree(), "{}", pfifo.text());
         let one = &pfifo.groups[0];
         assert_eq!(
             one.kind,
-            netlab_report::state::StateKind::Overshoot { cuts: 1 }
+            netlab_analysis::state::StateKind::Overshoot { cuts: 1 }
         );
         assert_eq!(one.rounds, vec![1, 2, 4, 5, 6]);
         assert!((1000.0..1150.0).contains(&one.standing_rtt_ms), "{one:?}");
@@ -107,12 +107,12 @@ mod tests {
         let two = &pfifo.groups[1];
         assert_eq!(
             two.kind,
-            netlab_report::state::StateKind::Overshoot { cuts: 2 }
+            netlab_analysis::state::StateKind::Overshoot { cuts: 2 }
         );
         assert_eq!(two.rounds, vec![3]);
         assert!((500.0..650.0).contains(&two.standing_rtt_ms), "{two:?}");
         assert!(two.cwnd < one.cwnd * 6 / 10, "{two:?}");
-        let md = netlab_report::headline::of_input(&input).markdown();
+        let md = netlab_analysis::headline::of_input(&input).markdown();
         assert!(md.contains("1 cut (r1 r2 r4 r5 r6): p50 ≥ 1000 ms"), "{md}");
         assert!(md.contains("2 cuts (r3): p50 586 ms"), "{md}");
         assert!(md.contains("rounds disagree; medians not pooled"), "{md}");
@@ -142,7 +142,7 @@ mod tests {
                 std::fs::read_to_string(folder.join("summary.md")).unwrap(),
                 summary::render(&results, 0)
             );
-            let input = netlab_report::input_from(&results).unwrap();
+            let input = netlab_analysis::input_from(&results).unwrap();
             assert_eq!(input, netlab_report::read_results(&folder).unwrap());
             let html = std::fs::read(folder.join("index.html")).unwrap();
             let rendered = netlab_report::render_all(&input).unwrap();

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::compare::{Comparison, Figure};
-use crate::model::{ReportInput, Scenario};
+use crate::records::{ReportInput, Scenario};
 use crate::stats::Bounded;
 use crate::summary::ScenarioFigures;
 use netlab_results::Results;
@@ -135,9 +135,9 @@ impl Delays {
     /// one-way delay and how many never reached B where every round has
     /// fates; else the replies' RTT and the requests without a reply.
     fn of(scenarios: &[Scenario]) -> Delays {
-        use crate::model::ProbePhase;
+        use crate::records::ProbePhase;
         let ok: Vec<&Scenario> = scenarios.iter().filter(|s| s.error.is_none()).collect();
-        let fates: Option<Vec<crate::model::Delivered>> = ok
+        let fates: Option<Vec<crate::records::Delivered>> = ok
             .iter()
             .map(|s| s.delivered_one_way(ProbePhase::Loaded))
             .collect();

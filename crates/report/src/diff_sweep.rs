@@ -11,7 +11,6 @@
 use plotters::prelude::*;
 
 use crate::diff::RunDigest;
-use crate::model::{ProbePhase, Scenario};
 use crate::plot_style::{
     font, marker, round_shade, title as draw_title, title_height, Legend, Mark, Shape, TEXT_PX,
     WIDTH,
@@ -19,6 +18,7 @@ use crate::plot_style::{
 use crate::plot_sweep::{tick_label, x_scale, y_scale, Scale};
 use crate::plots::{arm_color, builder, draw_svg, e, tick, Area};
 use crate::plots_run::px_in;
+use crate::records::{ProbePhase, Scenario};
 use crate::stats::rounds::{summarise, RoundsSummary, Summary};
 use crate::stats::{censored_quantile, CensoredQuantile, Observation};
 use crate::sweep::{Measured, SweepAxis};

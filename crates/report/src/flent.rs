@@ -19,7 +19,7 @@ use std::io::Write as _;
 use netlab_utc::{format_rfc3339_micros, parse_rfc3339};
 use serde_json::{json, Map, Value};
 
-use crate::model::{ProbeOutcome, ReportInput, Scenario};
+use crate::records::{ProbeOutcome, ReportInput, Scenario};
 use crate::ReportError;
 
 /// Flent test whose series netlab fills.
@@ -627,7 +627,7 @@ pub fn export_gz(input: &ReportInput, s: &Scenario) -> Result<Vec<u8>, ReportErr
 mod tests {
     use super::*;
 
-    use crate::model::*;
+    use crate::records::*;
 
     fn input(probes: Vec<ProbeSample>) -> (ReportInput, Scenario) {
         let s = Scenario {
@@ -653,7 +653,7 @@ mod tests {
             }],
             flow_records: Vec::new(),
             measured_window: Some([4.0, 10.0]),
-            tcp_info: vec![TcpInfoSample {
+            tcp_info: vec![SenderSample {
                 t_s: 2.2,
                 rtt_ms: 12.5,
                 rttvar_ms: 1.0,
@@ -699,9 +699,9 @@ mod tests {
             phase: ProbePhase::Loaded,
             outcome,
             logged: match outcome {
-                ProbeOutcome::Reply { .. } => crate::model::Logged::Reply,
-                ProbeOutcome::Timeout => crate::model::Logged::Timeout,
-                ProbeOutcome::NoInformation => crate::model::Logged::Abandoned,
+                ProbeOutcome::Reply { .. } => crate::records::Logged::Reply,
+                ProbeOutcome::Timeout => crate::records::Logged::Timeout,
+                ProbeOutcome::NoInformation => crate::records::Logged::Abandoned,
             },
             late_rtt_ms: None,
         }

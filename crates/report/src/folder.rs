@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 
 use netlab_results::Results;
 
-use crate::sink::Staged;
+use crate::output::Staged;
 use crate::summary::{self, ScenarioFigures, SummaryRow};
 use crate::{ReportBuilder, ReportError, ReportFiles, ReportInput};
 
@@ -154,6 +154,7 @@ pub fn finish_from(
     // before the report renders (memory, docs/scale.md §3).
     let table = table(&figures, options.failed_teardown_steps);
     drop(figures);
+    let input = input.map_err(ReportError::from);
     let report = match options.when_report_fails {
         WhenReportFails::WriteNothing => {
             Report::Rendered(input.and_then(|input| crate::render_staged(&input, out_dir))?)

@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 
 use crate::compare::Statistics;
 use crate::headline::Headline;
-use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
 use crate::plots::Plot;
+use crate::records::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
 use crate::stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
 
 pub(crate) const CSS: &str = "body{font-family:sans-serif;margin:0 auto;max-width:1240px;padding:0 16px 40px;color:#222;line-height:1.4}\
@@ -597,19 +597,19 @@ mod tests {
 
     #[test]
     fn packet_files_are_linked_from_the_scenario_page_and_a_partial_one_says_why() {
-        let mut input = crate::compare::tests::input(1);
+        let mut input = netlab_analysis::testing::input(1);
         let mut h = String::new();
         packet_files(&mut h, &input.scenarios[1], "../");
         assert!(h.is_empty(), "no list without packet files");
         input.scenarios[1].packet_files = vec![
-            crate::model::PacketFile {
+            crate::records::PacketFile {
                 file: "pcap/s02-round1-fq_codel.evidence.pcapng".into(),
                 content: "evidence".into(),
                 frames: 5,
                 partial: None,
                 present: true,
             },
-            crate::model::PacketFile {
+            crate::records::PacketFile {
                 file: "pcap/s02-round1-fq_codel.headers.pcapng".into(),
                 content: "headers".into(),
                 frames: 447,
@@ -638,7 +638,7 @@ mod tests {
 
     #[test]
     fn the_scenarios_table_links_each_scenario_s_page() {
-        let input = crate::compare::tests::input(1);
+        let input = netlab_analysis::testing::input(1);
         let mut h = String::new();
         scenario_table(&mut h, &input);
         for s in &input.scenarios {

@@ -9,13 +9,13 @@ use plotters::prelude::*;
 
 use crate::compare::{Figure, Statistics};
 use crate::headline::{ArmHeadline, Headline};
-use crate::model::ReportInput;
 use crate::plot_style::{
     along, draw_labels, font, font_c, marker, round_shade, title as draw_title, title_height,
     Label, Legend, Mark, Shape, TEXT_PX, WIDTH,
 };
 use crate::plots::{arm_color, draw_svg, e, tick, Plot, TIMEOUT_FILL};
 use crate::plots_run::{plot_bounds, px_in};
+use crate::records::ReportInput;
 use crate::stats::CensoredQuantile;
 use crate::ReportError;
 use netlab_results::fate::{one_way_quantiles, Fate};
@@ -594,7 +594,7 @@ mod tests {
     }
 
     fn figure_of(r: &Results) -> Plot {
-        let input = crate::input_from(r).unwrap();
+        let input = netlab_analysis::input_from(r).unwrap();
         let st = crate::compare::analyse(&input);
         let hl = crate::headline::of(&input, &st);
         figure(&input, &st, &hl).unwrap()

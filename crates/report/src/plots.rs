@@ -6,8 +6,8 @@ use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::model::{ProbeOutcome, ReportInput, Scenario};
 use crate::plot_style::{font, title as draw_title, title_height, Legend, Mark, TEXT_PX, WIDTH};
+use crate::records::{ProbeOutcome, ReportInput, Scenario};
 use crate::ReportError;
 
 /// One drawn plot.

@@ -6,7 +6,6 @@
 use plotters::prelude::*;
 
 use crate::compare::goodput_bins;
-use crate::model::{ReportInput, Scenario};
 use crate::plot_style::{
     along, draw_labels, font_c, marker, round_shade, title as draw_title, title_height, Label,
     Legend, Mark, Shape, TEXT_PX, WIDTH,
@@ -18,6 +17,7 @@ use crate::plots_run::{
     arms, baseline_legend, baseline_markers, baseline_p50, obs, plot_bounds, px_in, rounds_word,
     timeout_ms,
 };
+use crate::records::{ReportInput, Scenario};
 use crate::stats::{kaplan_meier, km_quantile, CensoredQuantile};
 use crate::ReportError;
 

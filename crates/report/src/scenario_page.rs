@@ -10,8 +10,8 @@
 use std::fmt::Write as _;
 
 use crate::html::{esc, figure, packet_files, plot_files, scenario_row, scenario_table_head, CSS};
-use crate::model::{ReportInput, Scenario};
 use crate::plots::Plot;
+use crate::records::{ReportInput, Scenario};
 
 /// The page's Flent file: written (its name) or why not.
 pub type FlentFile<'a> = Result<&'a str, &'a str>;
@@ -118,7 +118,7 @@ mod tests {
 
     #[test]
     fn the_page_holds_the_scenario_s_plots_and_links_back_and_to_its_files() {
-        let input = crate::compare::tests::input(1);
+        let input = netlab_analysis::testing::input(1);
         let s = &input.scenarios[0];
         let plots = crate::plots::scenario(s, input.bottleneck_bps).unwrap();
         let around = Neighbours {

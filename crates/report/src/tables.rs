@@ -25,7 +25,7 @@ use std::collections::HashMap;
 
 use netlab_results::fate::{Fate, LossCause, ProbeFates, RequestFate};
 
-use crate::model::{Logged, ProbeOutcome, ProbePhase, Scenario};
+use crate::records::{Logged, ProbeOutcome, ProbePhase, Scenario};
 use crate::sweep::SweepAxis;
 use crate::sweep_file::{axis_fields, axis_header, field};
 
@@ -369,7 +369,7 @@ mod tests {
     /// exact; no cell reads "None" and numbers carry no exponent.
     #[test]
     fn a_timeout_is_an_empty_rtt_with_its_bound_beside_it() {
-        let input = crate::compare::tests::input(1);
+        let input = netlab_analysis::testing::input(1);
         let s = &input.scenarios[0];
         let text = format!("{}{}", probes_header(&[]), probe_rows(s, &[]));
         let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();

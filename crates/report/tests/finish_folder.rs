@@ -8,10 +8,11 @@ mod common;
 use std::path::Path;
 
 use common::{fixture_folder, fixture_json};
+use netlab_analysis::ReportBuilder;
 use netlab_report::folder::{
     finish_folder, finish_from, FinishOptions, FinishStep, WhenReportFails,
 };
-use netlab_report::{ReportBuilder, ReportError};
+use netlab_report::ReportError;
 use netlab_results::Results;
 
 /// The aggregation caveat of the guest run (tests/path_seen.rs derives its
@@ -78,7 +79,7 @@ fn a_fixture_folder_finished_by_the_library_alone_has_its_caveats_beside_the_fig
     // rendering of the whole file, and the page is the one read_results
     // renders.
     let results = Results::read(&dir.path().join("results.json")).unwrap();
-    assert_eq!(md, netlab_report::summary::render(&results, 0));
+    assert_eq!(md, netlab_analysis::summary::render(&results, 0));
     let page = netlab_report::render_all(&netlab_report::read_results(dir.path()).unwrap())
         .unwrap()
         .into_iter()
@@ -139,7 +140,7 @@ fn the_builder_fed_one_scenario_at_a_time_has_the_caveats() {
     let input = b.finish(&results).unwrap();
     assert_eq!(input.caveats.len(), 1, "{:?}", input.caveats);
     assert!(input.caveats[0].starts_with(CAVEAT), "{:?}", input.caveats);
-    assert_eq!(input, netlab_report::input_from(&results).unwrap());
+    assert_eq!(input, netlab_analysis::input_from(&results).unwrap());
 }
 
 /// A run's folder keeps summary.md when the report cannot be drawn, and

@@ -10,7 +10,7 @@ mod common;
 use std::path::Path;
 
 use common::fixture_folder;
-use netlab_report::summary;
+use netlab_analysis::summary;
 use netlab_results::{Results, Verdict};
 
 #[test]

@@ -7,7 +7,7 @@
 
 use crate::compare::{Comparison, Figure, Statistics};
 use crate::delivery::ArmDelivery;
-use crate::model::{ProbePhase, ReportInput, Scenario};
+use crate::records::{ProbePhase, ReportInput, Scenario};
 use crate::state::{self, ArmStates};
 use crate::stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
 

@@ -13,7 +13,7 @@ use netlab_qdisc_model::{QdiscOptions, QdiscRecord, QdiscXstats, ARM_HANDLE};
 use netlab_results::queue_seen::{queue_seen_in, LINK_HEADER};
 use netlab_results::{IsoProbeResult, QdiscResult, ScenarioResult};
 
-use crate::model::{ModelReadbacks, NewFlows, PacketSize, PacketSource};
+use crate::records::{ModelReadbacks, NewFlows, PacketSize, PacketSource};
 
 /// UDP and IPv4 headers in front of the probe's payload.
 const UDP_IPV4_HEADERS: u64 = netlab_experiment::IPV4_UDP_HEADERS as u64;

@@ -207,9 +207,11 @@ impl FlowRecord {
     }
 }
 
-/// One sender tcp_info sample (sock_diag).
+/// The first flow's sender state at one tcp_info sample (sock_diag), as
+/// the report draws it: the few fields of netlab-results' `TcpInfoSample`
+/// the state classification and the plots read, in ms and bit/s.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TcpInfoSample {
+pub struct SenderSample {
     /// Sample time, s from t0.
     pub t_s: f64,
     /// Smoothed TCP RTT, ms.
@@ -227,9 +229,10 @@ pub struct TcpInfoSample {
     pub pacing_rate_bps: Option<f64>,
 }
 
-/// One readback of the arm qdisc (and the TBF parent's drops).
+/// The arm qdisc's backlog and counters at one periodic readback (reduced
+/// from netlab-results' `QdiscSample`, which holds every qdisc's record).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct QdiscSample {
+pub struct BacklogSample {
     /// Readback time, s from t0.
     pub t_s: f64,
     /// Arm backlog, bytes.
@@ -340,9 +343,9 @@ pub struct Scenario {
     /// Goodput's measured window, s from t0.
     pub measured_window: Option<[f64; 2]>,
     /// Sender tcp_info samples.
-    pub tcp_info: Vec<TcpInfoSample>,
+    pub tcp_info: Vec<SenderSample>,
     /// Qdisc readbacks over time.
-    pub qdisc: Vec<QdiscSample>,
+    pub qdisc: Vec<BacklogSample>,
     /// Counters at the end of the measured window.
     pub final_counters: FinalCounters,
     /// Null, or why the scenario failed.

@@ -3,7 +3,7 @@
 //! point and never rounds of different points, so a sweep's report is
 //! computed point by point on the scenarios of each ([`split`]).
 
-use crate::model::{ReportInput, Scenario};
+use crate::records::{ReportInput, Scenario};
 
 /// Whether the run swept at least one axis (its scenarios carry point
 /// values).

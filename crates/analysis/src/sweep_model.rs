@@ -1,5 +1,5 @@
 //! The models of docs/models.md beside a sweep's measurement: each
-//! scenario's inputs (as read back, [`crate::model::ModelReadbacks`]) and
+//! scenario's inputs (as read back, [`crate::records::ModelReadbacks`]) and
 //! predictions ([`RowModel`], sweep.csv's and sweep.json's `model_`
 //! columns), the value a figure draws beside a metric ([`predicted`]), and
 //! the words that say where model and measurement agree and where they
@@ -14,8 +14,8 @@ use std::time::Duration;
 use netlab_experiment::ModelKind;
 use serde::{Deserialize, Serialize};
 
-use crate::model::Scenario;
 use crate::predict::{fifo_delay_bound, BbrShare, MathisLaw, Regime, SparseFlow};
+use crate::records::Scenario;
 use crate::stats::fmt_num;
 use crate::sweep::{Measured, SweepMetric, SweepTable};
 
@@ -288,15 +288,6 @@ pub fn which(m: &RowModel, metric: SweepMetric) -> Option<ModelKind> {
     }
 }
 
-/// The median of the values (None when empty).
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    Some(v[(v.len() - 1) / 2])
-}
-
 /// Model 2's N* of a panel's arm, in the flows axis' units (the median
 /// over its rows; None when the axis' value is not the bulk-flow count).
 pub fn boundary_on_axis(
@@ -318,11 +309,11 @@ pub fn boundary_on_axis(
     if ax.name != "flows" || !same_units {
         return None;
     }
-    median(
-        rows.iter()
-            .filter_map(|r| r.model.as_ref()?.sparse_boundary_n)
-            .collect(),
-    )
+    let mut n: Vec<f64> = rows
+        .iter()
+        .filter_map(|r| r.model.as_ref()?.sparse_boundary_n)
+        .collect();
+    netlab_stats::lower_median(&mut n)
 }
 
 use crate::sweep::held_of;

@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
+use crate::records::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
 use crate::stats::{censored_quantile, CensoredQuantile, Observation};
 
 /// What an axis' values are, so each is drawn in its own unit.
@@ -480,7 +480,7 @@ pub(crate) fn iso_up_obs(s: &Scenario) -> Option<(Vec<Observation>, usize)> {
         .filter(|r| r.phase == ProbePhase::Loaded)
         .filter(|r| !matches!(r.outcome, ProbeOutcome::NoInformation))
         .collect();
-    let answered = |r: &&crate::model::IsoSample| {
+    let answered = |r: &&crate::records::IsoSample| {
         matches!(r.outcome, ProbeOutcome::Reply { .. }) || r.late_rtt_ms.is_some()
     };
     if sent.iter().any(answered) && !sent.iter().any(|r| r.up_ms.is_some()) {

@@ -273,15 +273,15 @@ pub fn markdown(
 }
 
 /// What summary.md says below its table that index.html says too
-/// ([`crate::model::SummaryParts`]): the sections, the queue and the
+/// ([`crate::records::SummaryParts`]): the sections, the queue and the
 /// bottleneck, the baseline list and the scenarios' own notes (the run's
 /// final teardown is not in results.json, so its notes are not here).
-pub fn parts(scenarios: &[ScenarioFigures]) -> crate::model::SummaryParts {
+pub fn parts(scenarios: &[ScenarioFigures]) -> crate::records::SummaryParts {
     let rows: Vec<SummaryRow> = scenarios.iter().map(|f| f.row.clone()).collect();
     let mut sections = sections(scenarios);
     sections.push(crate::path_seen::section(scenarios));
     sections.push(baseline_list(&rows));
-    crate::model::SummaryParts {
+    crate::records::SummaryParts {
         sections,
         scenario_notes: extra_notes(scenarios, 0),
     }
@@ -303,7 +303,7 @@ pub fn render(results: &Results, failed_teardown_steps: usize) -> String {
 /// The headline section ([`crate::headline`]) of a run's report input; a
 /// run whose input cannot be built (a value the report cannot draw) has
 /// none, and its report says why.
-pub fn headline_of(input: Result<&crate::ReportInput, &crate::ReportError>) -> Option<String> {
+pub fn headline_of(input: Result<&crate::ReportInput, &crate::InputError>) -> Option<String> {
     input.ok().map(|i| crate::headline::of_input(i).markdown())
 }
 
