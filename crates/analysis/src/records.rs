@@ -220,7 +220,7 @@ pub struct SenderSample {
     pub rttvar_ms: f64,
     /// Congestion window, segments.
     pub cwnd: u32,
-    /// Slow-start threshold, segments ([`crate::state::INFINITE_SSTHRESH`]
+    /// Slow-start threshold, segments ([`netlab_tcpload::tcp_info::INFINITE_SSTHRESH`]
     /// before the first loss), when recorded.
     pub ssthresh: Option<u32>,
     /// Delivery rate, bit/s, when the kernel reports it.

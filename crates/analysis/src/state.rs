@@ -27,11 +27,10 @@
 //! assert_eq!(st.standing_rtt_ms, 1040.0);
 //! ```
 
+use netlab_tcpload::tcp_info::INFINITE_SSTHRESH;
+
 use crate::records::SenderSample;
 use crate::stats::median;
-
-/// The kernel's ssthresh before the first loss (`TCP_INFINITE_SSTHRESH`).
-pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
 
 /// A fall of cwnd below this share of its running peak is a window cut
 /// (used when the samples carry no ssthresh).
