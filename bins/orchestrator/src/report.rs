@@ -1,7 +1,7 @@
 //! `orchestrator report PATH`, and what every command that writes a report
 //! says about it.
 //!
-//! The folder is finished by [`netlab_report::finish_folder`], in the
+//! The folder is finished by [`netlab_report::folder::finish_folder`], in the
 //! steps that end `compare`, `run` and `merge`: results.json (any schema version,
 //! the schema version first, then every field with its path named on
 //! error) read one scenario at a time, summary.md re-written from it, the
@@ -15,18 +15,19 @@
 
 use std::path::Path;
 
-use netlab_report::{FinishOptions, ReportError, ReportFiles};
+use netlab_report::folder::FinishOptions;
+use netlab_report::{ReportError, ReportFiles};
 
 /// Entry point of `orchestrator report PATH`; returns the exit code.
 pub fn main(path: &Path) -> u8 {
-    let finished = match netlab_report::finish_folder(path, &FinishOptions::rerender(), &mut |_| {})
-    {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("orchestrator report: {e}");
-            return 1;
-        }
-    };
+    let finished =
+        match netlab_report::folder::finish_folder(path, &FinishOptions::rerender(), &mut |_| {}) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("orchestrator report: {e}");
+                return 1;
+            }
+        };
     let files = match finished.summary.and(finished.report) {
         Ok(files) => files,
         Err(e) => {

@@ -6,7 +6,6 @@
 //! more than that interval.
 
 use crate::records::{ReportInput, Scenario};
-pub use crate::sentence::{rounds_text, sentence};
 use crate::stats::{
     censored_quantile, hodges_lehmann, jain_index, quantile_difference, shift_interval, Bounded,
     CensoredQuantile, Observation,
@@ -16,7 +15,7 @@ use crate::stats::{
 pub const MIN_ROUNDS: usize = 3;
 /// 1 − the wanted confidence of the interval (the level reached is in each
 /// [`Comparison`]: 3 vs 3 rounds allow 90 % at most).
-pub const ALPHA: f64 = 0.05;
+pub(crate) const ALPHA: f64 = 0.05;
 
 /// A figure compared between arms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -437,7 +436,7 @@ pub fn analyse(input: &ReportInput) -> Statistics {
 /// The resolution of a goodput difference: 1 % of the shaped rate (the
 /// window's edges and the bins' rounding move a round's goodput by about
 /// that much; method §12.9).
-pub const GOODPUT_RESOLUTION: f64 = 0.01;
+pub(crate) const GOODPUT_RESOLUTION: f64 = 0.01;
 
 /// Why a goodput comparison claims nothing (method §12.9): a round above
 /// the link's payload ceiling (the window caught a loss repair's burst, as

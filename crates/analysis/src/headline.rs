@@ -175,7 +175,7 @@ pub fn of(input: &ReportInput, st: &Statistics) -> Headline {
 
 /// The headline of the scenarios of one point (the whole run without a
 /// sweep).
-pub fn of_point(input: &ReportInput, st: &Statistics) -> Headline {
+pub(crate) fn of_point(input: &ReportInput, st: &Statistics) -> Headline {
     let states = state::of_input(input);
     let mut arms = Vec::new();
     for arm in &st.arms {

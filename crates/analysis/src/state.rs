@@ -34,15 +34,15 @@ use crate::stats::median;
 
 /// A fall of cwnd below this share of its running peak is a window cut
 /// (used when the samples carry no ssthresh).
-pub const CUT_SHARE: f64 = 0.75;
+pub(crate) const CUT_SHARE: f64 = 0.75;
 
 /// From this many cuts on, the window is held by drops or marks (an AQM's
 /// regime), not by the overshoot's aftermath.
-pub const REGULATED_CUTS: u32 = 5;
+pub(crate) const REGULATED_CUTS: u32 = 5;
 
 /// Fewer settled samples than this in the window: the standing RTT is
 /// taken over the whole window instead (and said so).
-pub const MIN_SETTLED_SAMPLES: usize = 3;
+pub(crate) const MIN_SETTLED_SAMPLES: usize = 3;
 
 /// What a round's flow settled into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -125,7 +125,7 @@ impl RoundState {
 
 /// One window cut: when it started and when cwnd stopped falling.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Cut {
+pub(crate) struct Cut {
     /// First sample showing the cut, s from t0.
     pub at_s: f64,
     /// First sample where cwnd stopped falling (the trough), s from t0.
@@ -137,7 +137,7 @@ pub struct Cut {
 /// ssthresh value, as Reno and CUBIC set one at every reduction; without
 /// it a cut is cwnd falling below [`CUT_SHARE`] of its peak since the last
 /// cut's trough. Either way the cut lasts until cwnd stops falling.
-pub fn cuts(samples: &[SenderSample]) -> Vec<Cut> {
+pub(crate) fn cuts(samples: &[SenderSample]) -> Vec<Cut> {
     let with_ssthresh = samples.iter().any(|s| s.ssthresh.is_some());
     let mut out: Vec<Cut> = Vec::new();
     let mut open: Option<usize> = None; // index into out of a cut still falling
@@ -192,7 +192,7 @@ pub fn cuts(samples: &[SenderSample]) -> Vec<Cut> {
 /// samples from the last cut's trough on (the state the round settled in);
 /// when fewer than [`MIN_SETTLED_SAMPLES`] remain, or the window is held by
 /// drops or marks, over the whole window.
-pub fn classify(samples: &[SenderSample], window: [f64; 2]) -> Option<RoundState> {
+pub(crate) fn classify(samples: &[SenderSample], window: [f64; 2]) -> Option<RoundState> {
     let in_window = |t: f64| t >= window[0] && t < window[1];
     let upto: Vec<SenderSample> = samples
         .iter()
@@ -235,7 +235,7 @@ pub fn classify(samples: &[SenderSample], window: [f64; 2]) -> Option<RoundState
 }
 
 /// Whether a congestion control is loss-based (its state is classified).
-pub fn loss_based(cc: &str) -> bool {
+pub(crate) fn loss_based(cc: &str) -> bool {
     matches!(
         cc,
         "reno" | "cubic" | "highspeed" | "htcp" | "scalable" | "westwood" | "bic"
@@ -315,7 +315,7 @@ impl ArmStates {
 }
 
 /// Groups one arm's per-round states (`(round, state or why not)`).
-pub fn group_rounds(arm: &str, rounds: &[(u32, Result<RoundState, String>)]) -> ArmStates {
+pub(crate) fn group_rounds(arm: &str, rounds: &[(u32, Result<RoundState, String>)]) -> ArmStates {
     let mut groups: Vec<(StateKind, Vec<(u32, RoundState)>)> = Vec::new();
     let mut unclassified = Vec::new();
     for (r, st) in rounds {
@@ -360,12 +360,12 @@ pub fn group_rounds(arm: &str, rounds: &[(u32, Result<RoundState, String>)]) -> 
 /// few times a round (method §12.6). Under an AQM the window is held by
 /// hundreds or thousands of drops or marks a round, and a count of cuts
 /// means nothing.
-pub fn fifo_like(kind: &str) -> bool {
+pub(crate) fn fifo_like(kind: &str) -> bool {
     matches!(kind, "pfifo" | "bfifo" | "pfifo_fast" | "pfifo_head_drop")
 }
 
 /// Why the classifier is silent for an arm of `kind`, if it is.
-pub fn silent_for(kind: &str) -> Option<String> {
+pub(crate) fn silent_for(kind: &str) -> Option<String> {
     (!fifo_like(kind)).then(|| {
         format!("not classified: the state model holds for a loss-based flow in a FIFO (method §12.6), and {kind} regulates the window by drops or marks")
     })

@@ -20,10 +20,11 @@ mod notes;
 mod path;
 mod sections;
 
-pub use header::{caveats, complete_text, header, interrupted_banner, MachineFigures};
+pub use header::{caveats, interrupted_banner};
+use header::{header, MachineFigures};
 
-pub use notes::{note_belongs, note_fits_arms, note_for_probe, notes_for, NOTES};
-pub use path::{path_note, PathSeen};
+pub use notes::{note_fits_arms, note_for_probe, notes_for, NOTES};
+pub(crate) use path::{path_note, PathSeen};
 pub use sections::sections;
 
 /// One row of the summary table: one scenario.
@@ -232,7 +233,7 @@ pub fn baseline_list(rows: &[SummaryRow]) -> String {
 }
 
 /// The whole summary.md.
-pub fn markdown(
+pub(crate) fn markdown(
     header: &str,
     headline: Option<&str>,
     rows: &[SummaryRow],
@@ -276,7 +277,7 @@ pub fn markdown(
 /// ([`crate::records::SummaryParts`]): the sections, the queue and the
 /// bottleneck, the baseline list and the scenarios' own notes (the run's
 /// final teardown is not in results.json, so its notes are not here).
-pub fn parts(scenarios: &[ScenarioFigures]) -> crate::records::SummaryParts {
+pub(crate) fn parts(scenarios: &[ScenarioFigures]) -> crate::records::SummaryParts {
     let rows: Vec<SummaryRow> = scenarios.iter().map(|f| f.row.clone()).collect();
     let mut sections = sections(scenarios);
     sections.push(crate::path_seen::section(scenarios));
@@ -520,7 +521,8 @@ pub fn figures(results: &Results) -> Vec<ScenarioFigures> {
 
 /// One row per scenario, in execution order, each arm labelled as the
 /// run's arms tell it apart ([`crate::arms`]).
-pub fn rows(results: &Results) -> Vec<SummaryRow> {
+#[cfg(test)]
+pub(crate) fn rows(results: &Results) -> Vec<SummaryRow> {
     figures(results).into_iter().map(|f| f.row).collect()
 }
 
@@ -558,7 +560,7 @@ fn censored_text(q: Option<netlab_probe::RankQuantile>) -> String {
 }
 
 /// The summary row of one scenario.
-pub fn row(s: &ScenarioResult) -> SummaryRow {
+pub(crate) fn row(s: &ScenarioResult) -> SummaryRow {
     let phases = s.probe().map(|p| &p.phases);
     let bottleneck = shaped(s).first().copied();
     let loaded: Option<&PhaseStats> = phases.and_then(|p| p.loaded.as_ref());
@@ -624,7 +626,7 @@ pub fn extra_notes(scenarios: &[ScenarioFigures], failed_teardown_steps: usize) 
 
 /// How A and B started their receive buffers (method §1.3); nothing for
 /// runs recorded before netlab read `tcp_rmem`.
-pub fn receive_buffer_note(scenarios: &[ScenarioFigures]) -> Option<String> {
+pub(crate) fn receive_buffer_note(scenarios: &[ScenarioFigures]) -> Option<String> {
     let mut at_max: Vec<&str> = Vec::new();
     let mut kernel: Vec<&str> = Vec::new();
     for f in scenarios {
@@ -737,7 +739,7 @@ fn notes_of(s: &ScenarioResult) -> Vec<String> {
 /// A flow whose sender connected this much later than its planned start
 /// is named (method §3.3: the senders are made ready before t0, and
 /// connect 3-18 ms after their mark, 24 of them together in the guest).
-pub const LATE_START_S: f64 = 0.5;
+pub(crate) const LATE_START_S: f64 = 0.5;
 
 /// The flows that connected more than [`LATE_START_S`] after their planned
 /// start: a late flow had a shorter warm-up than planned, and one that

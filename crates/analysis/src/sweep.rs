@@ -528,7 +528,11 @@ pub fn axis_values(s: &Scenario, axes: &[SweepAxis]) -> Vec<String> {
 }
 
 /// The row of one scenario; `models` are the experiment's.
-pub fn row(s: &Scenario, axes: &[SweepAxis], models: &[netlab_experiment::ModelKind]) -> SweepRow {
+pub(crate) fn row(
+    s: &Scenario,
+    axes: &[SweepAxis],
+    models: &[netlab_experiment::ModelKind],
+) -> SweepRow {
     let axis_values = axis_values(s, axes);
     let mut r = SweepRow {
         scenario: s.index,

@@ -21,7 +21,7 @@ use crate::sweep::{Measured, SweepMetric, SweepTable};
 
 /// The new-flow share at and above which a point counts as sparse when
 /// the measured boundary is located (between the model's 1 and ½).
-pub const SPARSE_SHARE: f64 = 0.75;
+pub(crate) const SPARSE_SHARE: f64 = 0.75;
 
 /// One scenario's model inputs and predictions (None where a model does
 /// not apply or an input was not read back).
@@ -116,7 +116,7 @@ fn regime_word(r: Regime) -> &'static str {
 
 /// The inputs and predictions of `s` under `models` (None when the
 /// experiment names no model).
-pub fn of(s: &Scenario, models: &[ModelKind]) -> Option<RowModel> {
+pub(crate) fn of(s: &Scenario, models: &[ModelKind]) -> Option<RowModel> {
     if models.is_empty() {
         return None;
     }
@@ -250,7 +250,7 @@ fn bbr_model(s: &Scenario, m: &mut RowModel) {
 /// What a model predicts for `metric` in this row, in the metric's unit:
 /// model 2's delays and new-flow share; model 1's bound plus the base RTT
 /// on the RTT figures, plus half of it on the one-way ones.
-pub fn predicted(m: &RowModel, metric: SweepMetric) -> Option<f64> {
+pub(crate) fn predicted(m: &RowModel, metric: SweepMetric) -> Option<f64> {
     let fifo = |share: f64| m.fifo_bound_ms.map(|b| b + m.base_rtt_ms * share);
     match metric {
         SweepMetric::RttP50 | SweepMetric::RttP95 => fifo(1.0),
@@ -359,7 +359,7 @@ pub fn sentences(table: &SweepTable) -> Vec<String> {
 
 /// Within this many of the link either way, model 4's share and the
 /// measured one are said to agree.
-pub const BBR_AGREEMENT: f64 = 0.1;
+pub(crate) const BBR_AGREEMENT: f64 = 0.1;
 
 /// Model 4 along the buffer axis, one sentence per arm and held values:
 /// BBR's measured share from the first X to the last, and each round's
@@ -446,7 +446,7 @@ fn bbr_sentences(table: &SweepTable, axis: usize) -> Vec<String> {
 /// Within this factor either way, model 3's p and the measured one are
 /// said to agree (the quick run's codel and fq_codel rows at N = 1 and 4
 /// came within 1.25; docs/models.md).
-pub const LAW_AGREEMENT: f64 = 1.5;
+pub(crate) const LAW_AGREEMENT: f64 = 1.5;
 
 /// The smallest and largest of `v` (NaN, NaN when empty).
 fn range_of(v: &[f64]) -> (f64, f64) {

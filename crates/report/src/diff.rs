@@ -21,6 +21,9 @@ use crate::stats::Bounded;
 use crate::summary::ScenarioFigures;
 use netlab_results::Results;
 
+/// The metrics a sweep diff draws ([`RunDiff::sweep`]).
+pub use crate::diff_sweep::DiffMetric;
+
 /// One run as the diff reads it: its header (results.json without its
 /// scenarios), its scenarios' summary figures and the report's input.
 #[derive(Debug)]
@@ -593,7 +596,7 @@ fn bounded(b: Bounded) -> String {
 }
 
 /// The key `--fail-on-change` names a figure by.
-pub fn metric_key(f: Figure) -> &'static str {
+pub(crate) fn metric_key(f: Figure) -> &'static str {
     match f {
         Figure::LoadedP50 => "p50",
         Figure::LoadedP95 => "p95",
@@ -871,7 +874,7 @@ impl RunDiff {
 }
 
 /// `pfifo limit 256 at rate=5mbit`, `A-WORDS → B-WORDS` when paired.
-pub fn pair_title(p: &PairDiff) -> String {
+pub(crate) fn pair_title(p: &PairDiff) -> String {
     let arm = if p.arm_a == p.arm_b {
         p.arm_a.clone()
     } else {

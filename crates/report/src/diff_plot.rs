@@ -15,7 +15,7 @@ use crate::stats::{CensoredQuantile, Observation};
 use crate::ReportError;
 
 /// `diff-01-cdf.svg`: the `k`-th pair's figure (1-based).
-pub fn file_name(k: usize) -> String {
+pub(crate) fn file_name(k: usize) -> String {
     format!("diff-{k:02}-cdf.svg")
 }
 
@@ -47,7 +47,7 @@ fn legend_text(run: &str, d: &Delays) -> String {
 }
 
 /// The figure of pair `k` (1-based) of a diff.
-pub fn figure(k: usize, p: &PairDiff) -> Result<(String, String), ReportError> {
+pub(crate) fn figure(k: usize, p: &PairDiff) -> Result<(String, String), ReportError> {
     let file = file_name(k);
     let title = format!(
         "{}: loaded probe delay, run A (solid) and run B (dashed)",
@@ -114,7 +114,7 @@ pub fn figure(k: usize, p: &PairDiff) -> Result<(String, String), ReportError> {
 }
 
 /// `diff-01-goodput.svg`: the `k`-th pair's goodput per round (1-based).
-pub fn goodput_file_name(k: usize) -> String {
+pub(crate) fn goodput_file_name(k: usize) -> String {
     format!("diff-{k:02}-goodput.svg")
 }
 
@@ -131,7 +131,10 @@ fn summary_text(rounds: &[(u32, f64)]) -> String {
 /// one axis, and each run's summary over its rounds as a thin line (the
 /// mean of fewer than 3 rounds, else the median) with its range as a bar
 /// at the right; None when neither run has a goodput.
-pub fn goodput_figure(k: usize, p: &PairDiff) -> Result<Option<(String, String)>, ReportError> {
+pub(crate) fn goodput_figure(
+    k: usize,
+    p: &PairDiff,
+) -> Result<Option<(String, String)>, ReportError> {
     let [a, b] = &p.goodput;
     if a.is_empty() && b.is_empty() {
         return Ok(None);

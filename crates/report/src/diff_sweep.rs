@@ -197,7 +197,7 @@ fn words(s: &str) -> String {
 
 /// The sweep figures' data of runs `a` and `b` over the arms both have
 /// (`(A words, B words)`, each once); None when neither run swept.
-pub fn build(a: &RunDigest, b: &RunDigest, pairs: &[(String, String)]) -> Option<DiffSweep> {
+pub(crate) fn build(a: &RunDigest, b: &RunDigest, pairs: &[(String, String)]) -> Option<DiffSweep> {
     let axes = merge_axes(
         crate::sweep::axes(&a.input.scenarios),
         crate::sweep::axes(&b.input.scenarios),
@@ -269,7 +269,7 @@ pub fn build(a: &RunDigest, b: &RunDigest, pairs: &[(String, String)]) -> Option
 }
 
 /// `diff-sweep-delay-p50-vs-rate.svg`.
-pub fn file_name(metric: DiffMetric, axis: &SweepAxis) -> String {
+pub(crate) fn file_name(metric: DiffMetric, axis: &SweepAxis) -> String {
     let name: String = axis
         .name
         .chars()

@@ -25,10 +25,11 @@ figure{margin:14px 0}figure svg{max-width:100%;height:auto;border:1px solid #ddd
 .verdict{font-weight:bold;margin:8px 0}nav ul{columns:2;font-size:0.95em}details{margin:8px 0}summary{cursor:pointer;font-weight:bold;font-size:1.05em}";
 
 /// The heading of summary.md's sections below its table on the page.
-pub const DETAILS_TITLE: &str = "Probe fates, flows and the bottleneck (summary.md's sections)";
+pub(crate) const DETAILS_TITLE: &str =
+    "Probe fates, flows and the bottleneck (summary.md's sections)";
 
 /// HTML-escapes text.
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -205,7 +206,7 @@ fn inline_svg(svg: &str) -> &str {
 
 /// Where a scenario's own page is, from the results folder
 /// (`scenarios/s03.html`).
-pub fn scenario_page_path(s: &Scenario) -> String {
+pub(crate) fn scenario_page_path(s: &Scenario) -> String {
     format!("scenarios/s{:02}.html", s.index)
 }
 
@@ -407,7 +408,7 @@ pub(crate) fn packet_files(h: &mut String, s: &Scenario, up: &str) {
 /// The whole page.
 // Long: the page written top to bottom in its printed order (head, summary,
 // each figure with its caveats, the files).
-pub fn page(
+pub(crate) fn page(
     input: &ReportInput,
     st: &Statistics,
     hl: &Headline,

@@ -32,12 +32,12 @@
 #![forbid(unsafe_code)]
 
 pub mod diff;
-pub mod diff_plot;
-pub mod diff_sweep;
+mod diff_plot;
+mod diff_sweep;
 pub mod flent;
 pub mod folder;
 mod html;
-pub mod markdown;
+mod markdown;
 pub mod output;
 mod plot_headline;
 pub mod plot_style;
@@ -45,7 +45,7 @@ pub mod plot_sweep;
 mod plots;
 mod plots_overview;
 mod plots_run;
-pub mod scenario_page;
+mod scenario_page;
 pub mod sweep_file;
 pub mod tables;
 
@@ -68,7 +68,6 @@ pub fn html_text(s: &str) -> String {
     html::esc(s)
 }
 
-pub use folder::{finish_folder, FinishOptions, FinishedFolder};
 use netlab_analysis::{ReportBuilder, ReportInput};
 
 /// Everything that can go wrong while reading results or writing a report.

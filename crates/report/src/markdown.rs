@@ -15,7 +15,7 @@
 use crate::html::esc;
 
 /// A Markdown block of summary.md as HTML.
-pub fn to_html(md: &str) -> String {
+pub(crate) fn to_html(md: &str) -> String {
     let mut out = String::new();
     let mut para: Vec<&str> = Vec::new();
     let mut list: Option<&'static str> = None;
@@ -127,7 +127,7 @@ fn table_html(rows: &[&str]) -> String {
 }
 
 /// Inline `**bold**` and `` `code` ``, the rest escaped.
-pub fn inline(s: &str) -> String {
+pub(crate) fn inline(s: &str) -> String {
     let mut out = String::new();
     let mut rest = s;
     while !rest.is_empty() {

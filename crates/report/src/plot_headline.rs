@@ -21,12 +21,12 @@ use crate::ReportError;
 use netlab_results::fate::{one_way_quantiles, Fate};
 
 /// The headline figure's file.
-pub const FILE: &str = "headline-delay-loss.svg";
+pub(crate) const FILE: &str = "headline-delay-loss.svg";
 
 /// One segment of an arm's bar in the right panel: what became of some of
 /// its loaded requests.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FateSegment {
+pub(crate) struct FateSegment {
     /// What (the legend's words).
     pub what: String,
     /// How many loaded requests.
@@ -38,7 +38,7 @@ pub struct FateSegment {
 /// What became of one arm's loaded probe requests that got no reply
 /// within the timeout, as the right panel draws it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LoadedFates {
+pub(crate) struct LoadedFates {
     /// Loaded requests with RTT information (the bar's 100 %).
     pub requests: usize,
     /// The segments, left to right.
@@ -75,7 +75,7 @@ const UNRESOLVED: RGBColor = RGBColor(200, 200, 200);
 /// reached B: cause unknown" and "unresolved"; in older results the one
 /// thing known is that no reply came within the timeout, and the bar says
 /// exactly that.
-pub fn loaded_fates(a: &ArmHeadline) -> LoadedFates {
+pub(crate) fn loaded_fates(a: &ArmHeadline) -> LoadedFates {
     let Some(d) = &a.delivery else {
         return LoadedFates {
             requests: a.loaded_requests,
@@ -284,7 +284,11 @@ fn legend_of(hl: &Headline, bound: f64, rounds: u32, one_way: bool) -> Legend {
 /// what became of the loaded probes without a timely reply (right).
 // Long: one figure drawn in order (title, legend, the delay panel's rows
 // and labels, the fate panel's bars); the steps share the drawing areas.
-pub fn figure(input: &ReportInput, st: &Statistics, hl: &Headline) -> Result<Plot, ReportError> {
+pub(crate) fn figure(
+    input: &ReportInput,
+    st: &Statistics,
+    hl: &Headline,
+) -> Result<Plot, ReportError> {
     let one_way = one_way_mode(hl);
     let title = if one_way {
         "Headline: one-way delay of the delivered probes per arm, and what became of the rest"

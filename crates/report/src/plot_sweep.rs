@@ -176,11 +176,11 @@ pub fn y_scale(levels: &[f64]) -> Scale {
 }
 
 /// The narrowest linear y range, as a share of the values' size.
-pub const MIN_SPAN_SHARE: f64 = 0.05;
+pub(crate) const MIN_SPAN_SHARE: f64 = 0.05;
 
 /// A tick label with as many decimals as the ticks' spacing needs, so
 /// adjacent labels always differ (`4.70`, `4.75`, not `4.755`, `4.755`).
-pub fn tick_label(scale: &Scale, t: f64) -> String {
+pub(crate) fn tick_label(scale: &Scale, t: f64) -> String {
     let v = scale.from(t);
     if scale.log || scale.ticks.len() < 2 {
         return tick(&v);
@@ -250,7 +250,7 @@ pub fn file_name(metric: SweepMetric, axis: &SweepAxis) -> String {
 
 /// The one value of a metric that is the same at every point and round
 /// (zero drops everywhere, say): said in one line, not drawn.
-pub fn constant_value(table: &SweepTable, m: SweepMetric) -> Option<Measured> {
+pub(crate) fn constant_value(table: &SweepTable, m: SweepMetric) -> Option<Measured> {
     let mut values = table
         .rows
         .iter()

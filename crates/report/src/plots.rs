@@ -156,7 +156,7 @@ pub(crate) fn x_end(s: &Scenario) -> f64 {
 /// Every run-level plot, in a fixed order: the headline figure, then the
 /// run's (a sweep's point by point). Each scenario's own plots are drawn
 /// by [`scenario`], one scenario at a time, for its page.
-pub fn all(
+pub(crate) fn all(
     input: &ReportInput,
     st: &crate::compare::Statistics,
     hl: &crate::headline::Headline,
@@ -172,7 +172,10 @@ pub fn all(
 /// The four plots of one scenario; `bottleneck_bps` is the rate its
 /// goodput plot draws (in a sweep, its point's own rate:
 /// [`crate::points::rate_of`]).
-pub fn scenario(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Vec<Plot>, ReportError> {
+pub(crate) fn scenario(
+    s: &Scenario,
+    bottleneck_bps: Option<u64>,
+) -> Result<Vec<Plot>, ReportError> {
     let mut out: Vec<Plot> = probe_rtt(s)?.into_iter().collect();
     out.extend([goodput(s, bottleneck_bps)?, tcp_info(s)?, qdisc(s)?]);
     Ok(out)
@@ -323,7 +326,7 @@ fn lost_color(r: Option<netlab_results::fate::DropReason>) -> RGBColor {
 // Long: one figure drawn in order (title, legend, log axis, shaded phases,
 // the bands, replies, late replies, losses, the unexplained); the steps
 // share the chart.
-pub fn probe_rtt(s: &Scenario) -> Result<Option<Plot>, ReportError> {
+pub(crate) fn probe_rtt(s: &Scenario) -> Result<Option<Plot>, ReportError> {
     let points = probe_points(s);
     if points.is_empty() {
         return Ok(None);
@@ -520,7 +523,7 @@ pub(crate) const RATE_COLOR: RGBColor = RGBColor(230, 120, 0);
 // Long: one figure drawn in order (title, legend, axes, per-flow and
 // aggregate series, the window marked, clipped bins, the rate); the steps
 // share the chart context.
-pub fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, ReportError> {
+pub(crate) fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, ReportError> {
     let file = format!("{}-goodput.svg", prefix(s));
     let title = format!(
         "Scenario {} ({}): goodput per {:.0} ms (bytes delivered to B's application)",
@@ -689,7 +692,7 @@ fn two_panels(s: &Scenario, panels: [Panel<'_, '_>; 2], dots: bool) -> Result<()
 }
 
 /// Plot 4: the sender's TCP RTT and cwnd from tcp_info (never the probe).
-pub fn tcp_info(s: &Scenario) -> Result<Plot, ReportError> {
+pub(crate) fn tcp_info(s: &Scenario) -> Result<Plot, ReportError> {
     let file = format!("{}-tcp-info.svg", prefix(s));
     let title = format!(
         "Scenario {} ({}): TCP RTT (tcp_info) and cwnd of the sender",
@@ -742,7 +745,7 @@ pub fn tcp_info(s: &Scenario) -> Result<Plot, ReportError> {
 
 /// Plot 5: the arm's backlog (packets and bytes) and its cumulative drops
 /// and ECN marks, from the periodic qdisc readbacks.
-pub fn qdisc(s: &Scenario) -> Result<Plot, ReportError> {
+pub(crate) fn qdisc(s: &Scenario) -> Result<Plot, ReportError> {
     let file = format!("{}-qdisc.svg", prefix(s));
     let title = format!(
         "Scenario {} ({}): arm qdisc backlog and cumulative drops / ECN marks",

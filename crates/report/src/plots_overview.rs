@@ -55,7 +55,7 @@ fn goodput_line(s: &Scenario) -> Vec<(f64, f64)> {
 // Long: one figure drawn in order (title, legend, two panels on a shared
 // time axis, each round's series in both); the steps share the drawing
 // areas, and pieces would only pass them around.
-pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportError> {
+pub(crate) fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportError> {
     let file = format!(
         "overview-{}-vs-{}.svg",
         crate::arms::file_slug(a),
@@ -256,7 +256,7 @@ pub(crate) fn fit_y(values: &[f64], rate: Option<f64>) -> (f64, f64) {
 // Long: one figure drawn in order (title, legend, axes fitted to the data,
 // the rate line, a marker per round per arm, labels placed apart); the
 // steps share the chart context.
-pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
+pub(crate) fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
     let file = "scatter-goodput-delay.svg".to_string();
     let title = crate::plots::scoped(
         input,

@@ -156,7 +156,7 @@ fn cdf_axes<'a, 'b>(
 /// delivered probes' one-way delay where every round has its fates
 /// (losses a mass apart, never at the timeout), else the Kaplan–Meier CDF
 /// of the probe that ran; a run without any probe sample gets neither.
-pub fn all(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
+pub(crate) fn all(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
     let ok: Vec<&Scenario> = input
         .scenarios
         .iter()
@@ -242,7 +242,7 @@ fn ecdf_line(v: &[f64], n: usize, x0: f64, x1: f64) -> Vec<(f64, f64)> {
 // Long: one figure drawn in order (title, legend, axes, each arm's rounds
 // and pooled curve, the rounds' labels placed apart); the steps share the
 // chart context.
-pub fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
+pub(crate) fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
     let file = "km-cdf-loaded.svg".to_string();
     let title = crate::plots::scoped(
         input,
@@ -374,7 +374,7 @@ pub fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
 // Long: one figure drawn in order (title, legend, axes, each arm's rounds
 // and pooled curve, the rounds' labels placed apart); the steps share the
 // chart context.
-pub fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
+pub(crate) fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
     let file = "km-cdf-loaded.svg".to_string();
     let title = crate::plots::scoped(
         input,
@@ -501,7 +501,7 @@ pub(crate) fn iso_obs(s: &Scenario, late_as_exact: bool) -> Vec<Observation> {
 /// late request at the RTT its reply showed.
 // Long: one figure drawn in order (title, legend, axes, the curves per arm
 // and probe, the late-reply curve); the steps share the chart context.
-pub fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
+pub(crate) fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
     let file = "iso-cdf-loaded.svg".to_string();
     let title = crate::plots::scoped(
         input,
