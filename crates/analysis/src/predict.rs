@@ -41,7 +41,7 @@ pub(crate) fn link_time(bytes: u64, rate_bps: u64) -> Duration {
 /// `probe_bytes` packet every `interval` beside N backlogged bulk flows,
 /// each served `quantum` bytes per round at `rate_bps`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct SparseFlow {
+pub struct SparseFlow {
     /// The qdisc's quantum in bytes (fq_codel: the device MTU + link
     /// header, 1,514, unless set; read back from the arm).
     pub quantum: u64,
@@ -55,7 +55,7 @@ pub(crate) struct SparseFlow {
 
 /// Where a probe packet is served at a given number of bulk flows.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Regime {
+pub enum Regime {
     /// One round over the bulk flows is shorter than T: the probe's flow has
     /// left the lists before its next packet, which is served from
     /// `new_flows` (waiting at most for the packet on the link).
@@ -71,7 +71,7 @@ pub(crate) enum Regime {
 
 /// The model's prediction at one number of bulk flows.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct SparsePrediction {
+pub struct SparsePrediction {
     /// N, the number of backlogged bulk flows.
     pub bulk_flows: u32,
     /// W = (N·Q + S)·8/R, one round over the bulk flows and the probe.

@@ -192,7 +192,7 @@ pub(crate) fn cuts(samples: &[SenderSample]) -> Vec<Cut> {
 /// samples from the last cut's trough on (the state the round settled in);
 /// when fewer than [`MIN_SETTLED_SAMPLES`] remain, or the window is held by
 /// drops or marks, over the whole window.
-pub(crate) fn classify(samples: &[SenderSample], window: [f64; 2]) -> Option<RoundState> {
+pub fn classify(samples: &[SenderSample], window: [f64; 2]) -> Option<RoundState> {
     let in_window = |t: f64| t >= window[0] && t < window[1];
     let upto: Vec<SenderSample> = samples
         .iter()

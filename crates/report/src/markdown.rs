@@ -3,14 +3,7 @@
 //! per figure"): headings (`#`…`####`), pipe tables (the first row the
 //! head, the `|---|` row dropped), `- ` and `1. ` lists, paragraphs, and
 //! inline `**bold**` and `` `code` ``. Everything else is text, escaped.
-//!
-//! ```
-//! let h = netlab_report::markdown::to_html("**Caveat:** x < y\n\n| a | b |\n|---|---|\n| 1 | 2 |\n");
-//! assert_eq!(
-//!     h,
-//!     "<p><strong>Caveat:</strong> x &lt; y</p>\n<table><tr><th>a</th><th>b</th></tr>\n<tr><td>1</td><td>2</td></tr>\n</table>\n"
-//! );
-//! ```
+//! (`a_caveat_and_a_table` below shows both.)
 
 use crate::html::esc;
 
@@ -156,6 +149,15 @@ pub(crate) fn inline(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_caveat_and_a_table() {
+        let h = to_html("**Caveat:** x < y\n\n| a | b |\n|---|---|\n| 1 | 2 |\n");
+        assert_eq!(
+            h,
+            "<p><strong>Caveat:</strong> x &lt; y</p>\n<table><tr><th>a</th><th>b</th></tr>\n<tr><td>1</td><td>2</td></tr>\n</table>\n"
+        );
+    }
 
     #[test]
     fn lists_headings_and_unclosed_markers() {

@@ -107,14 +107,14 @@ fn lead(s: &Scenario, axes: &[SweepAxis]) -> Vec<String> {
 
 /// probes.csv's header line for a run whose sweep has `axes` (none
 /// without a sweep: [`crate::sweep::axes`]).
-pub(crate) fn probes_header(axes: &[SweepAxis]) -> String {
+pub fn probes_header(axes: &[SweepAxis]) -> String {
     let mut h = lead_header(axes);
     h.extend(PROBE_COLUMNS.map(String::from));
     line(&h)
 }
 
 /// flows.csv's header line ([`probes_header`]).
-pub(crate) fn flows_header(axes: &[SweepAxis]) -> String {
+pub fn flows_header(axes: &[SweepAxis]) -> String {
     let mut h = lead_header(axes);
     h.extend(FLOW_COLUMNS.map(String::from));
     line(&h)
