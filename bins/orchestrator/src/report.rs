@@ -66,7 +66,7 @@ pub fn said(report: &Result<ReportFiles, ReportError>) -> bool {
 mod tests {
     use std::path::PathBuf;
 
-    use netlab_analysis::summary;
+    use netlab_report::summary;
     use netlab_results::Results;
 
     use super::*;

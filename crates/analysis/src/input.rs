@@ -126,7 +126,7 @@ impl ReportBuilder {
             let mut input = header_input(header)?;
             input.scenarios = samples.scenarios;
             input.caveats = crate::summary::caveats(header, &self.figures);
-            input.summary = crate::summary::parts(&self.figures);
+            input.figures = self.figures.clone();
             Ok(input)
         });
         (self.figures, input)
@@ -199,7 +199,7 @@ fn header_input(results: &Results) -> Result<ReportInput, InputError> {
         caveats: Vec::new(),
         scope: None,
         models: exp.models.clone(),
-        summary: Default::default(),
+        figures: Vec::new(),
     })
 }
 

@@ -8,8 +8,8 @@
 //! standing states of the TCP senders ([`state`]), the probes' fates and
 //! deliveries ([`delivery`]), the models' predictions ([`predict`],
 //! [`sweep_model`]), a sweep's table ([`sweep`]) and the headline
-//! ([`headline`]); summary.md's text is computed from each scenario's
-//! small figures ([`summary`]). Everything here is a pure function of its
+//! ([`headline`]); what summary.md says of each scenario is reduced to
+//! its small figures ([`summary`]). Everything here is a pure function of its
 //! arguments: netlab-report draws, pages and exports these figures, and
 //! netlab-crosscheck reuses them.
 //!

@@ -275,7 +275,7 @@ fn opt_bytes(v: Option<f64>) -> String {
 
 /// summary.md's section: per scenario and direction, what the queue held
 /// and the verdict with its numbers.
-pub(crate) fn section(scenarios: &[ScenarioFigures]) -> String {
+pub fn section(scenarios: &[ScenarioFigures]) -> String {
     let mut s = String::new();
     if scenarios
         .iter()

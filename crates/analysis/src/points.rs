@@ -91,7 +91,7 @@ impl ReportInput {
             caveats: self.caveats.clone(),
             scope: self.scope.clone(),
             models: self.models.clone(),
-            summary: self.summary.clone(),
+            figures: self.figures.clone(),
         }
     }
 }

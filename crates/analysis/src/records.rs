@@ -37,20 +37,10 @@ pub struct ReportInput {
     /// Models the experiment asks to be drawn beside the measurement
     /// (`[report] models`; docs/models.md).
     pub models: Vec<netlab_experiment::ModelKind>,
-    /// What summary.md says below its table, for index.html to say too.
-    pub summary: SummaryParts,
-}
-
-/// summary.md's parts below its table (Markdown), which index.html
-/// carries as well: the fate, isochronous-probe, flow and
-/// queue-and-bottleneck tables, the baseline list, and every scenario's
-/// own warnings.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SummaryParts {
-    /// The sections, each a Markdown block.
-    pub sections: Vec<String>,
-    /// The notes scenarios add (`scenario 3 (round 2, pfifo): …`).
-    pub scenario_notes: Vec<String>,
+    /// Each scenario's summary figures, in execution order: what
+    /// summary.md says below its table, and index.html says too, is
+    /// rendered from them.
+    pub figures: Vec<crate::summary::ScenarioFigures>,
 }
 
 /// Which kernel ran, in words.

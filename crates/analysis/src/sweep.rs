@@ -4,8 +4,8 @@
 //! points results.json records (`rate=5mbit`), each value in its own unit
 //! ([`SweepAxis`]); and the values a sweep figure draws at each point,
 //! rounds pooled within a point and never across points ([`series`]).
-//! Pure: [`crate::sweep_file`] writes the table as `sweep.csv` and
-//! `sweep.json`, [`crate::plot_sweep`] draws it.
+//! Pure: netlab-report's `sweep_file` writes the table as `sweep.csv` and
+//! `sweep.json`, its `plot_sweep` draws it.
 
 use serde::{Deserialize, Serialize};
 

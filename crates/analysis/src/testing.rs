@@ -109,6 +109,6 @@ pub fn input(rounds: u32) -> ReportInput {
         caveats: vec![],
         scope: None,
         models: vec![],
-        summary: Default::default(),
+        figures: Vec::new(),
     }
 }

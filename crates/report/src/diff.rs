@@ -18,7 +18,7 @@ use serde::Serialize;
 use crate::compare::{Comparison, Figure};
 use crate::records::{ReportInput, Scenario};
 use crate::stats::Bounded;
-use crate::summary::ScenarioFigures;
+use netlab_analysis::summary::ScenarioFigures;
 use netlab_results::Results;
 
 /// The metrics a sweep diff draws ([`RunDiff::sweep`]).
@@ -288,10 +288,12 @@ fn setup_items(r: &RunDigest) -> BTreeMap<String, String> {
             .iter()
             .filter_map(|f| {
                 f.receive_buffer.as_ref().map(|b| match b {
-                    crate::summary::ReceiveBufferSeen::AtMax(v) => {
+                    netlab_analysis::summary::ReceiveBufferSeen::AtMax(v) => {
                         format!("raised to its max: {v}")
                     }
-                    crate::summary::ReceiveBufferSeen::Kernel(v) => format!("the kernel's: {v}"),
+                    netlab_analysis::summary::ReceiveBufferSeen::Kernel(v) => {
+                        format!("the kernel's: {v}")
+                    }
                 })
             })
             .collect(),

@@ -691,7 +691,7 @@ mod tests {
             caveats: vec![],
             scope: None,
             models: vec![],
-            summary: Default::default(),
+            figures: Vec::new(),
         };
         (i, s)
     }

@@ -10,7 +10,7 @@
 //! is rendered from the figures ([`summary::render_figures`]), the report
 //! from the samples ([`crate::render_into`], scenario by scenario); both
 //! carry the caveats
-//! [`summary::caveats`] finds ([`finish_from`]).
+//! [`netlab_analysis::summary::caveats`] finds ([`finish_from`]).
 //!
 //! A run (`compare`, `run`) and a merge hold the scenarios results.json
 //! holds in their scenario files, and read those back one at a time anyway;
@@ -35,8 +35,9 @@ use std::path::{Path, PathBuf};
 use netlab_results::Results;
 
 use crate::output::Staged;
-use crate::summary::{self, ScenarioFigures, SummaryRow};
+use crate::summary;
 use crate::{ReportBuilder, ReportError, ReportFiles, ReportInput};
+use netlab_analysis::summary::{ScenarioFigures, SummaryRow};
 
 /// What a folder is finished for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -517,7 +517,8 @@ pub(crate) fn page(
     scenario_table(&mut h, input);
     // summary.md's sections below its table, word for word.
     let _ = writeln!(h, "<h2 id=details>{DETAILS_TITLE}</h2>");
-    for section in &input.summary.sections {
+    let parts = crate::summary::parts(&input.figures);
+    for section in &parts.sections {
         h.push_str(&crate::markdown::to_html(section));
     }
     let _ = writeln!(h, "<h2 id=figures>{figures_title}</h2>");
@@ -546,7 +547,7 @@ pub(crate) fn page(
     {
         let _ = writeln!(h, "<li>{}</li>", crate::markdown::inline(&n));
     }
-    for n in &input.summary.scenario_notes {
+    for n in &parts.scenario_notes {
         let _ = writeln!(h, "<li>{}</li>", crate::markdown::inline(n));
     }
     h.push_str("</ul>\n<h2 id=files>Files</h2>\n<ul><li><a href=\"results.json\">results.json</a> (every raw sample)</li>\

@@ -1,18 +1,17 @@
-//! netlab-report: every run as pictures, numbers between arms with honest
-//! uncertainty, and a Flent export — from results.json alone.
+//! netlab-report: every run as pictures, pages and files, from
+//! results.json alone; the figures themselves are netlab-analysis'.
 //!
 //! [`read_results`] reads a results folder (or its results.json) of any
-//! schema version through netlab-results, one scenario at a time, into the
-//! report's own [`ReportInput`] (the samples it draws, [`input`]);
-//! [`render`] recomputes every figure from the raw samples and writes the
-//! SVG plots, `index.html`, one page per scenario (`scenarios/sNN.html`),
-//! one `.flent.gz` per scenario and the flat tables `probes.csv` and
-//! `flows.csv` ([`tables`]). Each scenario's plots are rendered,
-//! written and dropped before the next scenario's ([`render_into`]), so
-//! the report's memory does not grow with its scenarios' plots; the files
-//! go to a staging folder and are renamed into place only once everything
-//! has rendered ([`output::Staged`]), so a failure never leaves a
-//! half-written report.
+//! schema version through netlab-results, one scenario at a time, into
+//! netlab-analysis' `ReportInput`; [`render`] draws and writes it: the
+//! SVG plots (one style, [`plot_style`]), `index.html`, one page per
+//! scenario (`scenarios/sNN.html`), one `.flent.gz` per scenario
+//! ([`flent`]) and the flat tables `probes.csv` and `flows.csv`
+//! ([`tables`]). Each scenario's plots are rendered, written and dropped
+//! before the next scenario's ([`render_into`]), so the report's memory
+//! does not grow with its scenarios' plots; the files go to a staging
+//! folder and are renamed into place only once everything has rendered
+//! ([`output::Staged`]), so a failure never leaves a half-written report.
 //!
 //! ```no_run
 //! let input = netlab_report::read_results("results/20261130T193513Z".as_ref())?;
@@ -21,13 +20,13 @@
 //! # Ok::<(), netlab_report::ReportError>(())
 //! ```
 //!
-//! The statistics ([`compare`], [`stats`]) are pure functions; the method is
-//! described in docs/report.md and the Flent mapping in docs/flent.md.
 //! summary.md, the run's text summary, is rendered here too ([`summary`],
-//! pure). [`finish_folder`] takes a results folder from its results.json to
-//! summary.md, the plots, index.html and the Flent files, caveats included,
-//! in one call: the end of every `orchestrator` command that writes a
-//! report ([`folder`]).
+//! pure). [`folder::finish_folder`] takes a results folder from its
+//! results.json to summary.md, the plots, index.html and the Flent files,
+//! caveats included, in one call: the end of every `orchestrator` command
+//! that writes a report ([`folder`]). [`diff`] sets two runs side by side.
+//! The method is described in docs/report.md and the Flent mapping in
+//! docs/flent.md.
 
 #![forbid(unsafe_code)]
 
@@ -46,13 +45,14 @@ mod plots;
 mod plots_overview;
 mod plots_run;
 mod scenario_page;
+pub mod summary;
 pub mod sweep_file;
 pub mod tables;
 
 // The figures this crate draws and writes, under the paths its modules
 // name them by (netlab-analysis is their one public path).
 use netlab_analysis::{
-    arms, compare, delivery, headline, points, records, state, summary, sweep, sweep_model,
+    arms, compare, delivery, headline, points, records, state, sweep, sweep_model,
 };
 use netlab_stats as stats;
 
@@ -185,7 +185,7 @@ pub fn results_path(path: &Path) -> PathBuf {
 
 /// Reads a results folder or a results.json, of any schema version
 /// netlab-results reads, one scenario at a time, with the caveats
-/// [`summary::caveats`] finds. A read error (the field's path named) comes
+/// [`netlab_analysis::summary::caveats`] finds. A read error (the field's path named) comes
 /// before a value the report cannot draw.
 pub fn read_results(path: &Path) -> Result<ReportInput, ReportError> {
     let file = results_path(path);

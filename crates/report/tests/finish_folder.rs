@@ -79,7 +79,7 @@ fn a_fixture_folder_finished_by_the_library_alone_has_its_caveats_beside_the_fig
     // rendering of the whole file, and the page is the one read_results
     // renders.
     let results = Results::read(&dir.path().join("results.json")).unwrap();
-    assert_eq!(md, netlab_analysis::summary::render(&results, 0));
+    assert_eq!(md, netlab_report::summary::render(&results, 0));
     let page = netlab_report::render_all(&netlab_report::read_results(dir.path()).unwrap())
         .unwrap()
         .into_iter()
