@@ -2,7 +2,7 @@
 //! nothing that draws or writes it.
 //!
 //! [`ReportBuilder`] reduces a run's scenarios, one at a time, to the
-//! samples the figures are computed from ([`ReportInput`], [`records`]);
+//! samples the figures are computed from ([`records::ReportInput`]);
 //! [`input_from`] does it for a run already in memory. From that input come
 //! the comparisons between arms and their verdicts ([`compare`]), the
 //! standing states of the TCP senders ([`state`]), the probes' fates and
@@ -32,7 +32,7 @@ pub mod arms;
 pub mod compare;
 pub mod delivery;
 pub mod headline;
-pub mod input;
+mod input;
 pub mod ladder;
 pub mod path_seen;
 pub mod points;
@@ -51,7 +51,6 @@ pub mod testing;
 use netlab_stats as stats;
 
 pub use input::{input_from, ReportBuilder};
-pub use records::ReportInput;
 
 /// A value of results.json the analysis cannot compute from honestly (a
 /// non-positive probe timeout, a reply without a finite RTT, an experiment

@@ -1,5 +1,5 @@
 //! The report's own input: the samples the report draws and tests, reduced
-//! from netlab-results' typed results by [`crate::input`] (not a copy of
+//! from netlab-results' typed results by [`crate::ReportBuilder`] (not a copy of
 //! the schema: one probe outcome per request, one series per flow, the
 //! arm's counters, the page's configuration lines).
 

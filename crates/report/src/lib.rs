@@ -68,7 +68,8 @@ pub fn html_text(s: &str) -> String {
     html::esc(s)
 }
 
-use netlab_analysis::{ReportBuilder, ReportInput};
+use netlab_analysis::records::ReportInput;
+use netlab_analysis::ReportBuilder;
 
 /// Everything that can go wrong while reading results or writing a report.
 #[derive(Debug, thiserror::Error)]

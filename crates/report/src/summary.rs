@@ -265,7 +265,7 @@ pub fn render(results: &Results, failed_teardown_steps: usize) -> String {
 /// run whose input cannot be built (a value the report cannot draw) has
 /// none, and its report says why.
 pub fn headline_of(
-    input: Result<&netlab_analysis::ReportInput, &netlab_analysis::InputError>,
+    input: Result<&netlab_analysis::records::ReportInput, &netlab_analysis::InputError>,
 ) -> Option<String> {
     input
         .ok()
