@@ -8,7 +8,9 @@
 use plotters::prelude::*;
 
 use crate::diff::{Delays, PairDiff};
-use crate::plot_style::{marker, title as draw_title, title_height, Legend, Mark, Shape, WIDTH};
+use crate::plot_style::{
+    draw_axes, marker, title as draw_title, title_height, Axes, Legend, Mark, Shape, WIDTH,
+};
 use crate::plots::{arm_color, builder, draw_svg, e, mesh};
 use crate::stats::rounds::summarise;
 use crate::stats::{CensoredQuantile, Observation};
@@ -188,19 +190,13 @@ pub(crate) fn goodput_figure(
                 String::new()
             }
         };
-        chart
-            .configure_mesh()
-            .label_style(crate::plot_style::font(crate::plot_style::TEXT_PX))
-            .axis_desc_style(crate::plot_style::font(crate::plot_style::TEXT_PX))
-            .x_label_formatter(&whole)
-            .y_label_formatter(&crate::plots::tick)
-            .x_labels(8)
-            .y_labels(6)
-            .light_line_style(WHITE.mix(0.0))
-            .x_desc("round")
-            .y_desc("goodput (Mbit/s)")
-            .draw()
-            .map_err(e)?;
+        draw_axes(
+            &mut chart,
+            &Axes {
+                x_label: &whole,
+                ..Axes::ticks("round", "goodput (Mbit/s)", (8, 6))
+            },
+        )?;
         let r = if last > 100 { 2 } else { 5 };
         for (run, v) in [a, b].into_iter().enumerate() {
             draw_rounds(&mut chart, run, v, c, r, (f64::from(last), pad))?;

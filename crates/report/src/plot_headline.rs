@@ -10,8 +10,8 @@ use plotters::prelude::*;
 use crate::compare::{Figure, Statistics};
 use crate::headline::{ArmHeadline, Headline};
 use crate::plot_style::{
-    along, draw_labels, font, font_c, marker, round_shade, title as draw_title, title_height,
-    Label, Legend, Mark, Shape, TEXT_PX, WIDTH,
+    along, draw_axes, draw_labels, font_c, marker, round_shade, title as draw_title, title_height,
+    Axes, Label, Legend, Mark, Shape, TEXT_PX, WIDTH,
 };
 use crate::plots::{arm_color, draw_svg, e, tick, Plot, TIMEOUT_FILL};
 use crate::plots_run::{plot_bounds, px_in};
@@ -329,22 +329,18 @@ pub(crate) fn figure(
             .y_label_area_size(96)
             .build_cartesian_2d((x0..x1).log_scale(), y_range.clone())
             .map_err(e)?;
-        chart
-            .configure_mesh()
-            .label_style(font(TEXT_PX))
-            .axis_desc_style(font(TEXT_PX))
-            .x_label_formatter(&tick)
-            .y_label_formatter(&|_| String::new())
-            .x_labels(5)
-            .y_labels(0)
-            .x_desc(if one_way {
-                "one-way A→B delay (ms, log)"
-            } else {
-                "probe RTT (ms, log)"
-            })
-            .light_line_style(WHITE.mix(0.0))
-            .draw()
-            .map_err(e)?;
+        let x_desc = if one_way {
+            "one-way A→B delay (ms, log)"
+        } else {
+            "probe RTT (ms, log)"
+        };
+        draw_axes(
+            &mut chart,
+            &Axes {
+                y_label: &|_| String::new(),
+                ..Axes::ticks(x_desc, "", (5, 0))
+            },
+        )?;
         if one_way {
             chart
                 .draw_series(DashedLineSeries::new(
@@ -479,18 +475,13 @@ fn fate_panel(
         .y_label_area_size(8)
         .build_cartesian_2d(0f64..100.0, -0.7f64..(n as f64 - 0.4))
         .map_err(e)?;
-    chart
-        .configure_mesh()
-        .label_style(font(TEXT_PX))
-        .axis_desc_style(font(TEXT_PX))
-        .x_label_formatter(&tick)
-        .y_label_formatter(&|_| String::new())
-        .x_labels(3)
-        .y_labels(0)
-        .x_desc("% of loaded probes")
-        .light_line_style(WHITE.mix(0.0))
-        .draw()
-        .map_err(e)?;
+    draw_axes(
+        &mut chart,
+        &Axes {
+            y_label: &|_| String::new(),
+            ..Axes::ticks("% of loaded probes", "", (3, 0))
+        },
+    )?;
     for (i, a) in arms.iter().enumerate() {
         let y = (n - 1 - i) as f64;
         let f = loaded_fates(a);

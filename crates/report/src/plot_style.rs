@@ -8,7 +8,11 @@ use plotters::element::{Drawable, PointCollection};
 use plotters::prelude::*;
 use plotters_backend::{BackendCoord, DrawingErrorKind};
 
-use crate::plots::{Area, FONT, TIMEOUT_FILL};
+use plotters::coord::ranged1d::ValueFormatter;
+
+use crate::plot_sweep::{tick_label, Scale};
+use crate::plots::{tick, Area, FONT, TIMEOUT_FILL};
+use crate::sweep::SweepAxis;
 
 /// Every figure's width, px (SVG user units).
 pub(crate) const WIDTH: u32 = 600;
@@ -525,6 +529,153 @@ pub(crate) fn draw_labels(
         .map_err(crate::plots::e)?;
     }
     Ok(())
+}
+
+/// A chart builder on `area` with the report's margins and room for
+/// [`TEXT_PX`] tick labels and axis descriptions.
+pub(crate) fn builder<'a, 'b>(area: &'a Area<'b>) -> ChartBuilder<'a, 'a, SVGBackend<'b>> {
+    let mut b = ChartBuilder::on(area);
+    b.margin_top(10)
+        .margin_right(18)
+        .margin_left(4)
+        .x_label_area_size(58)
+        .y_label_area_size(84);
+    b
+}
+
+/// How a chart's axes read: their descriptions (none when empty), the
+/// text of their tick labels, how many labels each may have, and the
+/// colour of the major grid. Every figure's axes are drawn from one of
+/// these by [`draw_axes`], at [`TEXT_PX`] with no minor grid.
+pub(crate) struct Axes<'a> {
+    /// The x axis' description.
+    pub x_desc: &'a str,
+    /// The y axis' description.
+    pub y_desc: &'a str,
+    /// The x tick labels' text.
+    pub x_label: &'a dyn Fn(&f64) -> String,
+    /// The y tick labels' text.
+    pub y_label: &'a dyn Fn(&f64) -> String,
+    /// At most this many labels on (x, y); plotters' choice when None.
+    pub labels: Option<(usize, usize)>,
+    /// The major grid's colour; plotters' when None.
+    pub grid: Option<RGBColor>,
+}
+
+impl<'a> Axes<'a> {
+    /// Axes ticked with [`tick`]'s numbers, at most `n` labels per axis.
+    pub fn ticks(x_desc: &'a str, y_desc: &'a str, n: (usize, usize)) -> Axes<'a> {
+        Axes {
+            x_desc,
+            y_desc,
+            x_label: &tick,
+            y_label: &tick,
+            labels: Some(n),
+            grid: None,
+        }
+    }
+}
+
+/// Draws a chart's axes in the report's one style ([`Axes`]).
+pub(crate) fn draw_axes<DB: DrawingBackend, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    axes: &Axes<'_>,
+) -> Result<(), String>
+where
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let mut m = chart.configure_mesh();
+    m.label_style(font(TEXT_PX))
+        .axis_desc_style(font(TEXT_PX))
+        .x_label_formatter(axes.x_label)
+        .y_label_formatter(axes.y_label)
+        .light_line_style(WHITE.mix(0.0));
+    if let Some((x, y)) = axes.labels {
+        m.x_labels(x).y_labels(y);
+    }
+    if let Some(c) = axes.grid {
+        m.bold_line_style(c);
+    }
+    if !axes.x_desc.is_empty() {
+        m.x_desc(axes.x_desc);
+    }
+    if !axes.y_desc.is_empty() {
+        m.y_desc(axes.y_desc);
+    }
+    m.draw().map_err(|err| format!("{err:?}"))
+}
+
+/// Draws a chart's axes in the report's one style with [`tick`]'s numbers
+/// and at most `n` labels per axis ([`Axes::ticks`]).
+pub(crate) fn mesh<DB: DrawingBackend, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    x_desc: &str,
+    y_desc: &str,
+    n: (usize, usize),
+) -> Result<(), String>
+where
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    draw_axes(chart, &Axes::ticks(x_desc, y_desc, n))
+}
+
+/// The height, px, of the "at …" caption above a sweep panel.
+pub(crate) const CAPTION_H: u32 = 30;
+
+/// A sweep panel's area below its caption ("at rate=5mbit", the values
+/// held), or all of `area` without one.
+pub(crate) fn captioned<'b>(area: &Area<'b>, held: Option<&[String]>) -> Result<Area<'b>, String> {
+    let Some(held) = held else {
+        return Ok(area.clone());
+    };
+    let (cap, rest) = area.split_vertically(CAPTION_H);
+    cap.draw(&Text::new(
+        format!("at {}", held.join(", ")),
+        (90, 4),
+        font(TEXT_PX),
+    ))
+    .map_err(|err| format!("{err:?}"))?;
+    Ok(rest)
+}
+
+/// The axes of a sweep panel: the swept axis along x (its values' own
+/// words when they are not numbers), `y_desc` up the side, both marked
+/// ", log" when logarithmic, on a light grid.
+pub(crate) fn draw_sweep_axes<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<Scale, Scale>>,
+    axis: &SweepAxis,
+    (xs, ys): (&Scale, &Scale),
+    y_desc: &str,
+) -> Result<(), String> {
+    let x_desc = format!("{}{}", axis.title(), if xs.log { ", log" } else { "" });
+    let y_desc = if ys.log {
+        format!("{y_desc}, log")
+    } else {
+        y_desc.to_string()
+    };
+    let x_label = |t: &f64| {
+        if axis.values.iter().all(|v| v.x.is_some()) {
+            tick(&xs.from(*t))
+        } else {
+            let i = t.round().max(0.0) as usize;
+            axis.values
+                .get(i)
+                .map_or_else(String::new, |v| v.text.clone())
+        }
+    };
+    draw_axes(
+        chart,
+        &Axes {
+            x_desc: &x_desc,
+            y_desc: &y_desc,
+            x_label: &x_label,
+            y_label: &|t| tick_label(ys, *t),
+            labels: None,
+            grid: Some(RGBColor(235, 235, 235)),
+        },
+    )
 }
 
 #[cfg(test)]

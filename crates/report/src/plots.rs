@@ -2,11 +2,11 @@
 //! time, goodput per bin, TCP RTT and cwnd from tcp_info, qdisc backlog and
 //! cumulative drops/marks. Output is a pure function of the input.
 
-use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::plot_style::{font, title as draw_title, title_height, Legend, Mark, TEXT_PX, WIDTH};
+pub(crate) use crate::plot_style::{builder, mesh};
+use crate::plot_style::{title as draw_title, title_height, Legend, Mark, WIDTH};
 use crate::records::{ProbeOutcome, ReportInput, Scenario};
 use crate::ReportError;
 
@@ -92,47 +92,6 @@ fn plot_err(file: &str, e: impl std::fmt::Display) -> ReportError {
 /// Maps a drawing error to text.
 pub(crate) fn e<E: std::fmt::Debug>(err: E) -> String {
     format!("{err:?}")
-}
-
-/// Draws a chart's axes in the report's one style: every text at
-/// [`TEXT_PX`], at most `n` labels per axis, no light grid.
-pub(crate) fn mesh<DB: DrawingBackend, X, Y>(
-    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
-    x_desc: &str,
-    y_desc: &str,
-    n: (usize, usize),
-) -> Result<(), String>
-where
-    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
-    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
-{
-    let mut m = chart.configure_mesh();
-    m.label_style(font(TEXT_PX))
-        .axis_desc_style(font(TEXT_PX))
-        .x_label_formatter(&tick)
-        .y_label_formatter(&tick)
-        .x_labels(n.0)
-        .y_labels(n.1)
-        .light_line_style(WHITE.mix(0.0));
-    if !x_desc.is_empty() {
-        m.x_desc(x_desc);
-    }
-    if !y_desc.is_empty() {
-        m.y_desc(y_desc);
-    }
-    m.draw().map_err(e)
-}
-
-/// A chart builder on `area` with the report's margins and room for
-/// [`TEXT_PX`] tick labels and axis descriptions.
-pub(crate) fn builder<'a, 'b>(area: &'a Area<'b>) -> ChartBuilder<'a, 'a, SVGBackend<'b>> {
-    let mut b = ChartBuilder::on(area);
-    b.margin_top(10)
-        .margin_right(18)
-        .margin_left(4)
-        .x_label_area_size(58)
-        .y_label_area_size(84);
-    b
 }
 
 /// A run-level figure's title, with the part of the run it covers when
