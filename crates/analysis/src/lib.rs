@@ -43,7 +43,7 @@ mod sentence;
 pub mod state;
 pub mod summary;
 pub mod sweep;
-pub mod sweep_headline;
+mod sweep_headline;
 pub mod sweep_model;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
