@@ -6,8 +6,9 @@
 
 use std::path::Path;
 
+use netlab_analysis::ReportBuilder;
 use netlab_report::folder::{self, FinishOptions};
-use netlab_report::{summary, ReportBuilder};
+use netlab_report::summary;
 use netlab_results::{Interrupted, Results, ScenarioResult};
 use netlab_run::RunHooks;
 

@@ -10,8 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
+use netlab_analysis::ReportBuilder;
 use netlab_report::folder::{self, FinishOptions, FinishStep};
-use netlab_report::ReportBuilder;
 use netlab_results::merge::{check_folders, MergeError};
 
 use crate::cli::MergeArgs;

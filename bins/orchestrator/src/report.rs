@@ -1,7 +1,7 @@
 //! `orchestrator report PATH`, and what every command that writes a report
 //! says about it.
 //!
-//! The folder is finished by [`netlab_report::finish_folder`], in the
+//! The folder is finished by [`netlab_report::folder::finish_folder`], in the
 //! steps that end `compare`, `run` and `merge`: results.json (any schema version,
 //! the schema version first, then every field with its path named on
 //! error) read one scenario at a time, summary.md re-written from it, the
@@ -15,18 +15,19 @@
 
 use std::path::Path;
 
-use netlab_report::{FinishOptions, ReportError, ReportFiles};
+use netlab_report::folder::FinishOptions;
+use netlab_report::{ReportError, ReportFiles};
 
 /// Entry point of `orchestrator report PATH`; returns the exit code.
 pub fn main(path: &Path) -> u8 {
-    let finished = match netlab_report::finish_folder(path, &FinishOptions::rerender(), &mut |_| {})
-    {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("orchestrator report: {e}");
-            return 1;
-        }
-    };
+    let finished =
+        match netlab_report::folder::finish_folder(path, &FinishOptions::rerender(), &mut |_| {}) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("orchestrator report: {e}");
+                return 1;
+            }
+        };
     let files = match finished.summary.and(finished.report) {
         Ok(files) => files,
         Err(e) => {
@@ -91,15 +92,15 @@ mod tests {
         flate2::read::GzDecoder::new(&gz[..])
             .read_to_end(&mut json)
             .unwrap();
-        let input = netlab_report::input_from(&Results::parse(&json).unwrap()).unwrap();
-        let states = netlab_report::state::of_input(&input);
+        let input = netlab_analysis::input_from(&Results::parse(&json).unwrap()).unwrap();
+        let states = netlab_analysis::state::of_input(&input);
         assert_eq!(states.len(), 1);
         let pfifo = &states[0];
         assert!(pfifo.disagree(), "{}", pfifo.text());
         let one = &pfifo.groups[0];
         assert_eq!(
             one.kind,
-            netlab_report::state::StateKind::Overshoot { cuts: 1 }
+            netlab_analysis::state::StateKind::Overshoot { cuts: 1 }
         );
         assert_eq!(one.rounds, vec![1, 2, 4, 5, 6]);
         assert!((1000.0..1150.0).contains(&one.standing_rtt_ms), "{one:?}");
@@ -107,12 +108,12 @@ mod tests {
         let two = &pfifo.groups[1];
         assert_eq!(
             two.kind,
-            netlab_report::state::StateKind::Overshoot { cuts: 2 }
+            netlab_analysis::state::StateKind::Overshoot { cuts: 2 }
         );
         assert_eq!(two.rounds, vec![3]);
         assert!((500.0..650.0).contains(&two.standing_rtt_ms), "{two:?}");
         assert!(two.cwnd < one.cwnd * 6 / 10, "{two:?}");
-        let md = netlab_report::headline::of_input(&input).markdown();
+        let md = netlab_analysis::headline::of_input(&input).markdown();
         assert!(md.contains("1 cut (r1 r2 r4 r5 r6): p50 ≥ 1000 ms"), "{md}");
         assert!(md.contains("2 cuts (r3): p50 586 ms"), "{md}");
         assert!(md.contains("rounds disagree; medians not pooled"), "{md}");
@@ -142,7 +143,7 @@ mod tests {
                 std::fs::read_to_string(folder.join("summary.md")).unwrap(),
                 summary::render(&results, 0)
             );
-            let input = netlab_report::input_from(&results).unwrap();
+            let input = netlab_analysis::input_from(&results).unwrap();
             assert_eq!(input, netlab_report::read_results(&folder).unwrap());
             let html = std::fs::read(folder.join("index.html")).unwrap();
             let rendered = netlab_report::render_all(&input).unwrap();

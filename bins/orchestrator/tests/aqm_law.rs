@@ -11,8 +11,8 @@
 
 use std::time::Duration;
 
+use netlab_analysis::sweep::SweepTable;
 use netlab_experiment::file::TimelineFile;
-use netlab_report::sweep::SweepTable;
 
 mod support;
 
@@ -97,7 +97,7 @@ fn run_once(attempt: u32) -> Result<(), String> {
             ));
         }
     }
-    let words = netlab_report::sweep_model::sentences(&t);
+    let words = netlab_analysis::sweep_model::sentences(&t);
     for arm in ["codel", "fq_codel"] {
         let w = words
             .iter()

@@ -381,7 +381,7 @@ fn normal_tree(package: &str) -> BTreeSet<String> {
 }
 
 #[test]
-fn the_schema_and_the_report_link_no_socket_namespace_or_capture_crate() {
+fn the_schema_analysis_and_report_link_no_socket_namespace_or_capture_crate() {
     let doc = doc();
     let start = doc
         .find("### Pure builds")
@@ -394,7 +394,7 @@ fn the_schema_and_the_report_link_no_socket_namespace_or_capture_crate() {
             "architecture.md's \"Pure builds\" does not name {krate}"
         );
     }
-    for package in ["netlab-results", "netlab-report"] {
+    for package in ["netlab-results", "netlab-analysis", "netlab-report"] {
         let tree = normal_tree(package);
         // The tree was read: the package, the schema's own crates, serde.
         for expected in [package, "netlab-results", "netlab-probe", "serde"] {
@@ -415,4 +415,22 @@ fn the_schema_and_the_report_link_no_socket_namespace_or_capture_crate() {
              \"Pure builds\""
         );
     }
+    // The analysis computes figures; drawing and writing them is the
+    // report's (docs/architecture.md, "Pure builds").
+    let tree = normal_tree("netlab-analysis");
+    for krate in DRAWING_CRATES {
+        assert!(
+            section.contains(&format!("`{krate}`")),
+            "architecture.md's \"Pure builds\" does not name {krate}"
+        );
+        assert!(
+            !tree.contains(krate),
+            "`cargo tree -p netlab-analysis -e normal` lists {krate}: the analysis \
+             crate links no plotting, SVG or file-compression crate"
+        );
+    }
 }
+
+/// The crates that draw or write a report: none may be a normal
+/// dependency of netlab-analysis.
+const DRAWING_CRATES: [&str; 4] = ["plotters", "plotters-backend", "resvg", "flate2"];

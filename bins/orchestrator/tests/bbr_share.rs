@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use netlab_report::sweep::SweepTable;
+use netlab_analysis::sweep::SweepTable;
 
 mod support;
 
@@ -83,7 +83,7 @@ fn run_once(attempt: u32) -> Result<(), String> {
             return Err(format!("fq_codel X = {x}: BBR's share {s:.3}"));
         }
     }
-    let words = netlab_report::sweep_model::sentences(&t);
+    let words = netlab_analysis::sweep_model::sentences(&t);
     assert!(
         words.iter().any(|w| w.starts_with("bbr_share, fq_codel: ")),
         "{words:?}"

@@ -11,11 +11,12 @@
 //! multi-segment skbs) or a *shallow* one. The split is drawn halfway
 //! between the two capacities, at 1.5 × `L × 1514 B / R`.
 
+use netlab_analysis::predict::fifo_delay_bound;
 use serde::{Deserialize, Serialize};
 
 /// Bytes on the wire of a full-sized frame (1448 B payload + TCP/IP with
 /// timestamps + Ethernet header), as TBF counts it.
-pub const FULL_FRAME_BYTES: f64 = 1514.0;
+pub const FULL_FRAME_BYTES: u64 = 1514;
 
 /// A round's standing state behind a tail-drop FIFO.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,8 +31,11 @@ pub enum StandingState {
 
 /// The delay a `pfifo` of `limit` skbs holds when every skb is one
 /// full-sized frame, at `rate_bytes_per_s` (ms).
+/// The report's FIFO bound ([`netlab_analysis::predict::fifo_delay_bound`],
+/// method §12) of `limit` full-sized frames: one figure, one definition.
 pub fn single_segment_capacity_ms(limit: u32, rate_bytes_per_s: f64) -> f64 {
-    f64::from(limit) * FULL_FRAME_BYTES / rate_bytes_per_s * 1e3
+    let rate_bps = (rate_bytes_per_s * 8.0).round() as u64;
+    fifo_delay_bound(u64::from(limit), FULL_FRAME_BYTES, rate_bps).as_secs_f64() * 1e3
 }
 
 /// The split between the states: 1.5 × the single-segment capacity (ms).

@@ -23,7 +23,7 @@ fn main() -> ExitCode {
             }
         }
     }
-    let rungs = netlab_report::ladder::rungs(&runs);
-    print!("{}", netlab_report::ladder::table(&rungs));
+    let rungs = netlab_analysis::ladder::rungs(&runs);
+    print!("{}", netlab_analysis::ladder::table(&rungs));
     ExitCode::SUCCESS
 }

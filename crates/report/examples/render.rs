@@ -1,6 +1,6 @@
 //! Finishes a results folder (or the folder of a results.json) as
 //! `orchestrator report` does, summary.md and the report beside
-//! results.json ([`netlab_report::finish_folder`]); with OUT_DIR, writes
+//! results.json ([`netlab_report::folder::finish_folder`]); with OUT_DIR, writes
 //! only the report, there:
 //! `cargo run -p netlab-report --example render -- results/<stamp> [OUT_DIR]`.
 
@@ -17,9 +17,9 @@ fn main() -> ExitCode {
         Some(out) => {
             netlab_report::read_results(&path).and_then(|i| netlab_report::render(&i, &out))
         }
-        None => netlab_report::finish_folder(
+        None => netlab_report::folder::finish_folder(
             &path,
-            &netlab_report::FinishOptions::rerender(),
+            &netlab_report::folder::FinishOptions::rerender(),
             &mut |_| {},
         )
         .and_then(|done| done.summary.and(done.report)),

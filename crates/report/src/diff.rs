@@ -16,10 +16,13 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::compare::{Comparison, Figure};
-use crate::model::{ReportInput, Scenario};
+use crate::records::{ReportInput, Scenario};
 use crate::stats::Bounded;
-use crate::summary::ScenarioFigures;
+use netlab_analysis::summary::ScenarioFigures;
 use netlab_results::Results;
+
+/// The metrics a sweep diff draws ([`RunDiff::sweep`]).
+pub use crate::diff_sweep::DiffMetric;
 
 /// One run as the diff reads it: its header (results.json without its
 /// scenarios), its scenarios' summary figures and the report's input.
@@ -135,9 +138,9 @@ impl Delays {
     /// one-way delay and how many never reached B where every round has
     /// fates; else the replies' RTT and the requests without a reply.
     fn of(scenarios: &[Scenario]) -> Delays {
-        use crate::model::ProbePhase;
+        use crate::records::ProbePhase;
         let ok: Vec<&Scenario> = scenarios.iter().filter(|s| s.error.is_none()).collect();
-        let fates: Option<Vec<crate::model::Delivered>> = ok
+        let fates: Option<Vec<crate::records::Delivered>> = ok
             .iter()
             .map(|s| s.delivered_one_way(ProbePhase::Loaded))
             .collect();
@@ -285,10 +288,12 @@ fn setup_items(r: &RunDigest) -> BTreeMap<String, String> {
             .iter()
             .filter_map(|f| {
                 f.receive_buffer.as_ref().map(|b| match b {
-                    crate::summary::ReceiveBufferSeen::AtMax(v) => {
+                    netlab_analysis::summary::ReceiveBufferSeen::AtMax(v) => {
                         format!("raised to its max: {v}")
                     }
-                    crate::summary::ReceiveBufferSeen::Kernel(v) => format!("the kernel's: {v}"),
+                    netlab_analysis::summary::ReceiveBufferSeen::Kernel(v) => {
+                        format!("the kernel's: {v}")
+                    }
                 })
             })
             .collect(),
@@ -593,7 +598,7 @@ fn bounded(b: Bounded) -> String {
 }
 
 /// The key `--fail-on-change` names a figure by.
-pub fn metric_key(f: Figure) -> &'static str {
+pub(crate) fn metric_key(f: Figure) -> &'static str {
     match f {
         Figure::LoadedP50 => "p50",
         Figure::LoadedP95 => "p95",
@@ -871,7 +876,7 @@ impl RunDiff {
 }
 
 /// `pfifo limit 256 at rate=5mbit`, `A-WORDS → B-WORDS` when paired.
-pub fn pair_title(p: &PairDiff) -> String {
+pub(crate) fn pair_title(p: &PairDiff) -> String {
     let arm = if p.arm_a == p.arm_b {
         p.arm_a.clone()
     } else {

@@ -8,14 +8,16 @@
 use plotters::prelude::*;
 
 use crate::diff::{Delays, PairDiff};
-use crate::plot_style::{marker, title as draw_title, title_height, Legend, Mark, Shape, WIDTH};
+use crate::plot_style::{
+    draw_axes, marker, title as draw_title, title_height, Axes, Legend, Mark, Shape, WIDTH,
+};
 use crate::plots::{arm_color, builder, draw_svg, e, mesh};
 use crate::stats::rounds::summarise;
 use crate::stats::{CensoredQuantile, Observation};
 use crate::ReportError;
 
 /// `diff-01-cdf.svg`: the `k`-th pair's figure (1-based).
-pub fn file_name(k: usize) -> String {
+pub(crate) fn file_name(k: usize) -> String {
     format!("diff-{k:02}-cdf.svg")
 }
 
@@ -47,7 +49,7 @@ fn legend_text(run: &str, d: &Delays) -> String {
 }
 
 /// The figure of pair `k` (1-based) of a diff.
-pub fn figure(k: usize, p: &PairDiff) -> Result<(String, String), ReportError> {
+pub(crate) fn figure(k: usize, p: &PairDiff) -> Result<(String, String), ReportError> {
     let file = file_name(k);
     let title = format!(
         "{}: loaded probe delay, run A (solid) and run B (dashed)",
@@ -114,7 +116,7 @@ pub fn figure(k: usize, p: &PairDiff) -> Result<(String, String), ReportError> {
 }
 
 /// `diff-01-goodput.svg`: the `k`-th pair's goodput per round (1-based).
-pub fn goodput_file_name(k: usize) -> String {
+pub(crate) fn goodput_file_name(k: usize) -> String {
     format!("diff-{k:02}-goodput.svg")
 }
 
@@ -131,7 +133,10 @@ fn summary_text(rounds: &[(u32, f64)]) -> String {
 /// one axis, and each run's summary over its rounds as a thin line (the
 /// mean of fewer than 3 rounds, else the median) with its range as a bar
 /// at the right; None when neither run has a goodput.
-pub fn goodput_figure(k: usize, p: &PairDiff) -> Result<Option<(String, String)>, ReportError> {
+pub(crate) fn goodput_figure(
+    k: usize,
+    p: &PairDiff,
+) -> Result<Option<(String, String)>, ReportError> {
     let [a, b] = &p.goodput;
     if a.is_empty() && b.is_empty() {
         return Ok(None);
@@ -185,19 +190,13 @@ pub fn goodput_figure(k: usize, p: &PairDiff) -> Result<Option<(String, String)>
                 String::new()
             }
         };
-        chart
-            .configure_mesh()
-            .label_style(crate::plot_style::font(crate::plot_style::TEXT_PX))
-            .axis_desc_style(crate::plot_style::font(crate::plot_style::TEXT_PX))
-            .x_label_formatter(&whole)
-            .y_label_formatter(&crate::plots::tick)
-            .x_labels(8)
-            .y_labels(6)
-            .light_line_style(WHITE.mix(0.0))
-            .x_desc("round")
-            .y_desc("goodput (Mbit/s)")
-            .draw()
-            .map_err(e)?;
+        draw_axes(
+            &mut chart,
+            &Axes {
+                x_label: &whole,
+                ..Axes::ticks("round", "goodput (Mbit/s)", (8, 6))
+            },
+        )?;
         let r = if last > 100 { 2 } else { 5 };
         for (run, v) in [a, b].into_iter().enumerate() {
             draw_rounds(&mut chart, run, v, c, r, (f64::from(last), pad))?;

@@ -11,14 +11,14 @@
 use plotters::prelude::*;
 
 use crate::diff::RunDigest;
-use crate::model::{ProbePhase, Scenario};
 use crate::plot_style::{
-    font, marker, round_shade, title as draw_title, title_height, Legend, Mark, Shape, TEXT_PX,
-    WIDTH,
+    captioned, draw_sweep_axes, marker, round_shade, title as draw_title, title_height, Legend,
+    Mark, Shape, CAPTION_H, WIDTH,
 };
-use crate::plot_sweep::{tick_label, x_scale, y_scale, Scale};
-use crate::plots::{arm_color, builder, draw_svg, e, tick, Area};
+use crate::plot_sweep::{x_scale, y_scale, Scale};
+use crate::plots::{arm_color, builder, draw_svg, e, Area};
 use crate::plots_run::px_in;
+use crate::records::{ProbePhase, Scenario};
 use crate::stats::rounds::{summarise, RoundsSummary, Summary};
 use crate::stats::{censored_quantile, CensoredQuantile, Observation};
 use crate::sweep::{Measured, SweepAxis};
@@ -197,7 +197,7 @@ fn words(s: &str) -> String {
 
 /// The sweep figures' data of runs `a` and `b` over the arms both have
 /// (`(A words, B words)`, each once); None when neither run swept.
-pub fn build(a: &RunDigest, b: &RunDigest, pairs: &[(String, String)]) -> Option<DiffSweep> {
+pub(crate) fn build(a: &RunDigest, b: &RunDigest, pairs: &[(String, String)]) -> Option<DiffSweep> {
     let axes = merge_axes(
         crate::sweep::axes(&a.input.scenarios),
         crate::sweep::axes(&b.input.scenarios),
@@ -269,7 +269,7 @@ pub fn build(a: &RunDigest, b: &RunDigest, pairs: &[(String, String)]) -> Option
 }
 
 /// `diff-sweep-delay-p50-vs-rate.svg`.
-pub fn file_name(metric: DiffMetric, axis: &SweepAxis) -> String {
+pub(crate) fn file_name(metric: DiffMetric, axis: &SweepAxis) -> String {
     let name: String = axis
         .name
         .chars()
@@ -501,49 +501,11 @@ impl DiffSweep {
         (xs, ys): (&Scale, &Scale),
         captions: bool,
     ) -> Result<(), String> {
-        let area = if captions {
-            let (cap, rest) = area.split_vertically(CAPTION_H);
-            cap.draw(&Text::new(
-                format!("at {}", panel.held.join(", ")),
-                (90, 4),
-                font(TEXT_PX),
-            ))
-            .map_err(e)?;
-            rest
-        } else {
-            area.clone()
-        };
+        let area = captioned(area, captions.then_some(&panel.held[..]))?;
         let mut chart = builder(&area)
             .build_cartesian_2d(xs.clone(), ys.clone())
             .map_err(e)?;
-        let x_desc = format!("{}{}", axis.title(), if xs.log { ", log" } else { "" });
-        let y_desc = if ys.log {
-            format!("{unit}, log")
-        } else {
-            unit.to_string()
-        };
-        let x_label = |t: &f64| {
-            if axis.values.iter().all(|v| v.x.is_some()) {
-                tick(&xs.from(*t))
-            } else {
-                let i = t.round().max(0.0) as usize;
-                axis.values
-                    .get(i)
-                    .map_or_else(String::new, |v| v.text.clone())
-            }
-        };
-        chart
-            .configure_mesh()
-            .label_style(font(TEXT_PX))
-            .axis_desc_style(font(TEXT_PX))
-            .x_label_formatter(&x_label)
-            .y_label_formatter(&|t| tick_label(ys, *t))
-            .light_line_style(WHITE.mix(0.0))
-            .bold_line_style(RGBColor(235, 235, 235))
-            .x_desc(x_desc)
-            .y_desc(y_desc)
-            .draw()
-            .map_err(e)?;
+        draw_sweep_axes(&mut chart, axis, (xs, ys), unit)?;
         let n = panel.series.len();
         for (k, s) in panel.series.iter().enumerate() {
             let c = arm_color(self.arms[s.arm].color);
@@ -561,8 +523,6 @@ impl DiffSweep {
 
 /// Height of one panel, px.
 const PANEL_H: u32 = 330;
-/// Height of a panel's caption (the other axes' values), px.
-const CAPTION_H: u32 = 30;
 
 fn level(o: Observation) -> f64 {
     match o {

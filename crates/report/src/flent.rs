@@ -19,13 +19,13 @@ use std::io::Write as _;
 use netlab_utc::{format_rfc3339_micros, parse_rfc3339};
 use serde_json::{json, Map, Value};
 
-use crate::model::{ProbeOutcome, ReportInput, Scenario};
+use crate::records::{ProbeOutcome, ReportInput, Scenario};
 use crate::ReportError;
 
 /// Flent test whose series netlab fills.
-pub const TEST_NAME: &str = "rrul_var";
+pub(crate) const TEST_NAME: &str = "rrul_var";
 /// Flent's data file format version written.
-pub const FILE_FORMAT: u32 = 4;
+pub(crate) const FILE_FORMAT: u32 = 4;
 
 /// `s01-round1-pfifo.flent.gz`.
 pub fn file_name(s: &Scenario) -> String {
@@ -58,7 +58,7 @@ fn point_words(s: &Scenario) -> Option<&str> {
 
 /// The file's TITLE: arm, sweep point and round (`fq_codel flows=16 r2`),
 /// unique in the run.
-pub fn title(s: &Scenario) -> String {
+pub(crate) fn title(s: &Scenario) -> String {
     match point_words(s) {
         Some(p) => format!("{} {p} r{}", s.arm, s.round),
         None => format!("{} r{}", s.arm, s.round),
@@ -70,7 +70,7 @@ pub fn title(s: &Scenario) -> String {
 /// prefix and any standalone number. `netlab-<run>-pfifo-flows=2-r1.flent.gz`
 /// leaves `pfifo-flows=2-r1`: one group, one box and one label per file
 /// (arm, point and round), never two points in one.
-pub fn combine_name(input: &ReportInput, s: &Scenario) -> String {
+pub(crate) fn combine_name(input: &ReportInput, s: &Scenario) -> String {
     let point = point_words(s).map_or_else(String::new, |p| format!("-{}", sanitize(p)));
     format!(
         "netlab-{}-{}{point}-r{}.flent.gz",
@@ -82,7 +82,7 @@ pub fn combine_name(input: &ReportInput, s: &Scenario) -> String {
 
 /// Name of flow `k`'s series (1-based, the figures' numbering), by its
 /// direction: `TCP upload::flow 1`, `TCP download::flow 2`.
-pub fn flow_series(direction: &str, k: usize) -> String {
+pub(crate) fn flow_series(direction: &str, k: usize) -> String {
     let dir = if direction == "down" {
         "download"
     } else {
@@ -116,7 +116,11 @@ fn round6(v: f64) -> f64 {
 /// or before `x` and the first after it, when that next point is within
 /// five steps (half a step before the first point); past the last point its
 /// value once. `raw` is `(t, value)` in time order, `t` in s from t0.
-pub fn align_like_flent(raw: &[(f64, f64)], x_values: &[f64], step: f64) -> Vec<Option<f64>> {
+pub(crate) fn align_like_flent(
+    raw: &[(f64, f64)],
+    x_values: &[f64],
+    step: f64,
+) -> Vec<Option<f64>> {
     let mut out: Vec<Option<f64>> = Vec::with_capacity(x_values.len());
     for &x in x_values {
         // Flent compares with the last value appended, None included.
@@ -158,13 +162,13 @@ pub fn align_like_flent(raw: &[(f64, f64)], x_values: &[f64], step: f64) -> Vec<
 /// selects exactly the bins netlab's goodput averages (the 200 ms bins
 /// wholly inside the measured window `[w0, w1]`, whose values stand at their
 /// ends `w0 + step … w1`): DELAY = w0 + step/2, TOTAL_LENGTH = w0 + w1 + step.
-pub fn window_metadata(window: [f64; 2], step: f64) -> (f64, f64) {
+pub(crate) fn window_metadata(window: [f64; 2], step: f64) -> (f64, f64) {
     let delay = window[0] + step / 2.0;
     (round6(delay), round6(window[0] + window[1] + step))
 }
 
 /// The Flent data of one scenario, as JSON.
-pub fn export(input: &ReportInput, s: &Scenario) -> Result<Value, ReportError> {
+pub(crate) fn export(input: &ReportInput, s: &Scenario) -> Result<Value, ReportError> {
     let err = |message: String| ReportError::Flent {
         scenario: s.index,
         message,
@@ -326,7 +330,7 @@ fn iso(s: &Scenario, t0: f64, step: f64, x_values: &[f64]) -> Option<Series> {
 /// What became of the probe's requests that got no reply within the
 /// timeout, as the file counts them (metadata `NETLAB_PROBE_*`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Unanswered {
+pub(crate) struct Unanswered {
     /// Written at their real RTT: the reply came after the timeout.
     pub late_replies: u32,
     /// B received the request (its one-way delay is in results.json) but
@@ -602,7 +606,7 @@ fn egress_info(input: &ReportInput, s: &Scenario) -> Value {
 }
 
 /// The gzipped file bytes (deterministic: no name, mtime 0).
-pub fn export_gz(input: &ReportInput, s: &Scenario) -> Result<Vec<u8>, ReportError> {
+pub(crate) fn export_gz(input: &ReportInput, s: &Scenario) -> Result<Vec<u8>, ReportError> {
     let v = export(input, s)?;
     let text = serde_json::to_vec_pretty(&v).map_err(|e| ReportError::Flent {
         scenario: s.index,
@@ -627,7 +631,7 @@ pub fn export_gz(input: &ReportInput, s: &Scenario) -> Result<Vec<u8>, ReportErr
 mod tests {
     use super::*;
 
-    use crate::model::*;
+    use crate::records::*;
 
     fn input(probes: Vec<ProbeSample>) -> (ReportInput, Scenario) {
         let s = Scenario {
@@ -653,7 +657,7 @@ mod tests {
             }],
             flow_records: Vec::new(),
             measured_window: Some([4.0, 10.0]),
-            tcp_info: vec![TcpInfoSample {
+            tcp_info: vec![SenderSample {
                 t_s: 2.2,
                 rtt_ms: 12.5,
                 rttvar_ms: 1.0,
@@ -687,7 +691,7 @@ mod tests {
             caveats: vec![],
             scope: None,
             models: vec![],
-            summary: Default::default(),
+            figures: Vec::new(),
         };
         (i, s)
     }
@@ -699,9 +703,9 @@ mod tests {
             phase: ProbePhase::Loaded,
             outcome,
             logged: match outcome {
-                ProbeOutcome::Reply { .. } => crate::model::Logged::Reply,
-                ProbeOutcome::Timeout => crate::model::Logged::Timeout,
-                ProbeOutcome::NoInformation => crate::model::Logged::Abandoned,
+                ProbeOutcome::Reply { .. } => crate::records::Logged::Reply,
+                ProbeOutcome::Timeout => crate::records::Logged::Timeout,
+                ProbeOutcome::NoInformation => crate::records::Logged::Abandoned,
             },
             late_rtt_ms: None,
         }

@@ -10,7 +10,7 @@
 //! is rendered from the figures ([`summary::render_figures`]), the report
 //! from the samples ([`crate::render_into`], scenario by scenario); both
 //! carry the caveats
-//! [`summary::caveats`] finds ([`finish_from`]).
+//! [`netlab_analysis::summary::caveats`] finds ([`finish_from`]).
 //!
 //! A run (`compare`, `run`) and a merge hold the scenarios results.json
 //! holds in their scenario files, and read those back one at a time anyway;
@@ -34,9 +34,10 @@ use std::path::{Path, PathBuf};
 
 use netlab_results::Results;
 
-use crate::sink::Staged;
-use crate::summary::{self, ScenarioFigures, SummaryRow};
+use crate::output::Staged;
+use crate::summary;
 use crate::{ReportBuilder, ReportError, ReportFiles, ReportInput};
+use netlab_analysis::summary::{ScenarioFigures, SummaryRow};
 
 /// What a folder is finished for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,6 +155,7 @@ pub fn finish_from(
     // before the report renders (memory, docs/scale.md §3).
     let table = table(&figures, options.failed_teardown_steps);
     drop(figures);
+    let input = input.map_err(ReportError::from);
     let report = match options.when_report_fails {
         WhenReportFails::WriteNothing => {
             Report::Rendered(input.and_then(|input| crate::render_staged(&input, out_dir))?)

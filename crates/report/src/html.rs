@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 
 use crate::compare::Statistics;
 use crate::headline::Headline;
-use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
 use crate::plots::Plot;
+use crate::records::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
 use crate::stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
 
 pub(crate) const CSS: &str = "body{font-family:sans-serif;margin:0 auto;max-width:1240px;padding:0 16px 40px;color:#222;line-height:1.4}\
@@ -25,10 +25,11 @@ figure{margin:14px 0}figure svg{max-width:100%;height:auto;border:1px solid #ddd
 .verdict{font-weight:bold;margin:8px 0}nav ul{columns:2;font-size:0.95em}details{margin:8px 0}summary{cursor:pointer;font-weight:bold;font-size:1.05em}";
 
 /// The heading of summary.md's sections below its table on the page.
-pub const DETAILS_TITLE: &str = "Probe fates, flows and the bottleneck (summary.md's sections)";
+pub(crate) const DETAILS_TITLE: &str =
+    "Probe fates, flows and the bottleneck (summary.md's sections)";
 
 /// HTML-escapes text.
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -205,7 +206,7 @@ fn inline_svg(svg: &str) -> &str {
 
 /// Where a scenario's own page is, from the results folder
 /// (`scenarios/s03.html`).
-pub fn scenario_page_path(s: &Scenario) -> String {
+pub(crate) fn scenario_page_path(s: &Scenario) -> String {
     format!("scenarios/s{:02}.html", s.index)
 }
 
@@ -407,7 +408,7 @@ pub(crate) fn packet_files(h: &mut String, s: &Scenario, up: &str) {
 /// The whole page.
 // Long: the page written top to bottom in its printed order (head, summary,
 // each figure with its caveats, the files).
-pub fn page(
+pub(crate) fn page(
     input: &ReportInput,
     st: &Statistics,
     hl: &Headline,
@@ -516,7 +517,8 @@ pub fn page(
     scenario_table(&mut h, input);
     // summary.md's sections below its table, word for word.
     let _ = writeln!(h, "<h2 id=details>{DETAILS_TITLE}</h2>");
-    for section in &input.summary.sections {
+    let parts = crate::summary::parts(&input.figures);
+    for section in &parts.sections {
         h.push_str(&crate::markdown::to_html(section));
     }
     let _ = writeln!(h, "<h2 id=figures>{figures_title}</h2>");
@@ -545,7 +547,7 @@ pub fn page(
     {
         let _ = writeln!(h, "<li>{}</li>", crate::markdown::inline(&n));
     }
-    for n in &input.summary.scenario_notes {
+    for n in &parts.scenario_notes {
         let _ = writeln!(h, "<li>{}</li>", crate::markdown::inline(n));
     }
     h.push_str("</ul>\n<h2 id=files>Files</h2>\n<ul><li><a href=\"results.json\">results.json</a> (every raw sample)</li>\
@@ -597,19 +599,19 @@ mod tests {
 
     #[test]
     fn packet_files_are_linked_from_the_scenario_page_and_a_partial_one_says_why() {
-        let mut input = crate::compare::tests::input(1);
+        let mut input = netlab_analysis::testing::input(1);
         let mut h = String::new();
         packet_files(&mut h, &input.scenarios[1], "../");
         assert!(h.is_empty(), "no list without packet files");
         input.scenarios[1].packet_files = vec![
-            crate::model::PacketFile {
+            crate::records::PacketFile {
                 file: "pcap/s02-round1-fq_codel.evidence.pcapng".into(),
                 content: "evidence".into(),
                 frames: 5,
                 partial: None,
                 present: true,
             },
-            crate::model::PacketFile {
+            crate::records::PacketFile {
                 file: "pcap/s02-round1-fq_codel.headers.pcapng".into(),
                 content: "headers".into(),
                 frames: 447,
@@ -638,7 +640,7 @@ mod tests {
 
     #[test]
     fn the_scenarios_table_links_each_scenario_s_page() {
-        let input = crate::compare::tests::input(1);
+        let input = netlab_analysis::testing::input(1);
         let mut h = String::new();
         scenario_table(&mut h, &input);
         for s in &input.scenarios {

@@ -1,18 +1,17 @@
-//! netlab-report: every run as pictures, numbers between arms with honest
-//! uncertainty, and a Flent export — from results.json alone.
+//! netlab-report: every run as pictures, pages and files, from
+//! results.json alone; the figures themselves are netlab-analysis'.
 //!
 //! [`read_results`] reads a results folder (or its results.json) of any
-//! schema version through netlab-results, one scenario at a time, into the
-//! report's own [`ReportInput`] (the samples it draws, [`input`]);
-//! [`render`] recomputes every figure from the raw samples and writes the
-//! SVG plots, `index.html`, one page per scenario (`scenarios/sNN.html`),
-//! one `.flent.gz` per scenario and the flat tables `probes.csv` and
-//! `flows.csv` ([`tables`]). Each scenario's plots are rendered,
-//! written and dropped before the next scenario's ([`render_into`]), so
-//! the report's memory does not grow with its scenarios' plots; the files
-//! go to a staging folder and are renamed into place only once everything
-//! has rendered ([`sink::Staged`]), so a failure never leaves a
-//! half-written report.
+//! schema version through netlab-results, one scenario at a time, into
+//! netlab-analysis' `ReportInput`; [`render`] draws and writes it: the
+//! SVG plots (one style, [`plot_style`]), `index.html`, one page per
+//! scenario (`scenarios/sNN.html`), one `.flent.gz` per scenario
+//! ([`flent`]) and the flat tables `probes.csv` and `flows.csv`
+//! ([`tables`]). Each scenario's plots are rendered, written and dropped
+//! before the next scenario's ([`render_into`]), so the report's memory
+//! does not grow with its scenarios' plots; the files go to a staging
+//! folder and are renamed into place only once everything has rendered
+//! ([`output::Staged`]), so a failure never leaves a half-written report.
 //!
 //! ```no_run
 //! let input = netlab_report::read_results("results/20261130T193513Z".as_ref())?;
@@ -21,60 +20,47 @@
 //! # Ok::<(), netlab_report::ReportError>(())
 //! ```
 //!
-//! The statistics ([`compare`], [`stats`]) are pure functions; the method is
-//! described in docs/report.md and the Flent mapping in docs/flent.md.
 //! summary.md, the run's text summary, is rendered here too ([`summary`],
-//! pure). [`finish_folder`] takes a results folder from its results.json to
-//! summary.md, the plots, index.html and the Flent files, caveats included,
-//! in one call: the end of every `orchestrator` command that writes a
-//! report ([`folder`]).
+//! pure). [`folder::finish_folder`] takes a results folder from its
+//! results.json to summary.md, the plots, index.html and the Flent files,
+//! caveats included, in one call: the end of every `orchestrator` command
+//! that writes a report ([`folder`]). [`diff`] sets two runs side by side.
+//! The method is described in docs/report.md and the Flent mapping in
+//! docs/flent.md.
 
 #![forbid(unsafe_code)]
 
-pub mod arms;
-pub mod compare;
-pub mod delivery;
 pub mod diff;
-pub mod diff_plot;
-pub mod diff_sweep;
+mod diff_plot;
+mod diff_sweep;
 pub mod flent;
 pub mod folder;
-pub mod headline;
 mod html;
-pub mod input;
-pub mod ladder;
-pub mod markdown;
-pub mod model;
-pub mod path_seen;
+mod markdown;
+pub mod output;
 mod plot_headline;
 pub mod plot_style;
 pub mod plot_sweep;
 mod plots;
 mod plots_overview;
 mod plots_run;
-pub mod points;
-pub mod predict;
-pub mod readbacks;
-pub mod scenario_page;
-mod sentence;
-pub mod sink;
-pub mod state;
+mod scenario_page;
 pub mod summary;
-pub mod sweep;
 pub mod sweep_file;
-pub mod sweep_headline;
-pub mod sweep_model;
 pub mod tables;
 
-/// The shared statistics (Kaplan–Meier, the rank interval over rounds, the seeded bootstrap, medians),
-/// netlab-stats under its old path.
-pub use netlab_stats as stats;
+// The figures this crate draws and writes, under the paths its modules
+// name them by (netlab-analysis is their one public path).
+use netlab_analysis::{
+    arms, compare, delivery, headline, points, records, state, sweep, sweep_model,
+};
+use netlab_stats as stats;
 
 use std::path::{Path, PathBuf};
 
 use netlab_os::atomic::FileError;
 
-use sink::{Sink, Staged};
+use output::{RenderTarget, Staged};
 
 /// Text as index.html escapes it ([`html`]'s escaping, for tests that
 /// look for summary.md's words on the page).
@@ -82,9 +68,8 @@ pub fn html_text(s: &str) -> String {
     html::esc(s)
 }
 
-pub use folder::{finish_folder, FinishOptions, FinishedFolder};
-pub use input::{input_from, ReportBuilder};
-pub use model::ReportInput;
+use netlab_analysis::records::ReportInput;
+use netlab_analysis::ReportBuilder;
 
 /// Everything that can go wrong while reading results or writing a report.
 #[derive(Debug, thiserror::Error)]
@@ -146,6 +131,15 @@ impl From<netlab_results::ReadError> for ReportError {
     }
 }
 
+impl From<netlab_analysis::InputError> for ReportError {
+    fn from(e: netlab_analysis::InputError) -> ReportError {
+        ReportError::Field {
+            path: e.path,
+            message: e.message,
+        }
+    }
+}
+
 impl From<FileError> for ReportError {
     fn from(e: FileError) -> ReportError {
         ReportError::Io {
@@ -192,12 +186,12 @@ pub fn results_path(path: &Path) -> PathBuf {
 
 /// Reads a results folder or a results.json, of any schema version
 /// netlab-results reads, one scenario at a time, with the caveats
-/// [`summary::caveats`] finds. A read error (the field's path named) comes
+/// [`netlab_analysis::summary::caveats`] finds. A read error (the field's path named) comes
 /// before a value the report cannot draw.
 pub fn read_results(path: &Path) -> Result<ReportInput, ReportError> {
     let file = results_path(path);
     let (header, builder) = folder::read(&file)?;
-    builder.finish(&header)
+    Ok(builder.finish(&header)?)
 }
 
 /// Renders every file in memory (SVGs, index.html, the scenarios' pages,
@@ -216,11 +210,11 @@ pub fn render_all(input: &ReportInput) -> Result<Vec<Rendered>, ReportError> {
 /// among them), the headers of probes.csv and flows.csv, then scenario by
 /// scenario its four plots, its Flent file, its page
 /// (`scenarios/sNN.html`) and its rows of probes.csv and flows.csv
-/// ([`Sink::append`]), then index.html and a sweep's data files. A
+/// ([`RenderTarget::append`]), then index.html and a sweep's data files. A
 /// scenario's plots and rows are dropped once written: what is held
 /// across scenarios is the input, the statistics and the run's plots,
 /// never the scenarios' plots or rows (docs/scale.md §3).
-pub fn render_into(input: &ReportInput, sink: &mut dyn Sink) -> Result<(), ReportError> {
+pub fn render_into(input: &ReportInput, sink: &mut dyn RenderTarget) -> Result<(), ReportError> {
     let stats = compare::analyse(input);
     let headline = headline::of(input, &stats);
     let mut plots = plots::all(input, &stats, &headline)?;
@@ -292,7 +286,7 @@ pub fn render_into(input: &ReportInput, sink: &mut dyn Sink) -> Result<(), Repor
 /// (created if missing), file by file; [`Staged::commit`] puts it in place.
 pub fn render_staged(input: &ReportInput, out_dir: &Path) -> Result<Staged, ReportError> {
     let mut staged = Staged::new(out_dir)?;
-    let missing = |f: &model::PacketFile| !out_dir.join(&f.file).exists();
+    let missing = |f: &records::PacketFile| !out_dir.join(&f.file).exists();
     if input
         .scenarios
         .iter()

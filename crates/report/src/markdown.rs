@@ -3,19 +3,12 @@
 //! per figure"): headings (`#`…`####`), pipe tables (the first row the
 //! head, the `|---|` row dropped), `- ` and `1. ` lists, paragraphs, and
 //! inline `**bold**` and `` `code` ``. Everything else is text, escaped.
-//!
-//! ```
-//! let h = netlab_report::markdown::to_html("**Caveat:** x < y\n\n| a | b |\n|---|---|\n| 1 | 2 |\n");
-//! assert_eq!(
-//!     h,
-//!     "<p><strong>Caveat:</strong> x &lt; y</p>\n<table><tr><th>a</th><th>b</th></tr>\n<tr><td>1</td><td>2</td></tr>\n</table>\n"
-//! );
-//! ```
+//! (`a_caveat_and_a_table` below shows both.)
 
 use crate::html::esc;
 
 /// A Markdown block of summary.md as HTML.
-pub fn to_html(md: &str) -> String {
+pub(crate) fn to_html(md: &str) -> String {
     let mut out = String::new();
     let mut para: Vec<&str> = Vec::new();
     let mut list: Option<&'static str> = None;
@@ -127,7 +120,7 @@ fn table_html(rows: &[&str]) -> String {
 }
 
 /// Inline `**bold**` and `` `code` ``, the rest escaped.
-pub fn inline(s: &str) -> String {
+pub(crate) fn inline(s: &str) -> String {
     let mut out = String::new();
     let mut rest = s;
     while !rest.is_empty() {
@@ -156,6 +149,15 @@ pub fn inline(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_caveat_and_a_table() {
+        let h = to_html("**Caveat:** x < y\n\n| a | b |\n|---|---|\n| 1 | 2 |\n");
+        assert_eq!(
+            h,
+            "<p><strong>Caveat:</strong> x &lt; y</p>\n<table><tr><th>a</th><th>b</th></tr>\n<tr><td>1</td><td>2</td></tr>\n</table>\n"
+        );
+    }
 
     #[test]
     fn lists_headings_and_unclosed_markers() {

@@ -9,24 +9,24 @@ use plotters::prelude::*;
 
 use crate::compare::{Figure, Statistics};
 use crate::headline::{ArmHeadline, Headline};
-use crate::model::ReportInput;
 use crate::plot_style::{
-    along, draw_labels, font, font_c, marker, round_shade, title as draw_title, title_height,
-    Label, Legend, Mark, Shape, TEXT_PX, WIDTH,
+    along, draw_axes, draw_labels, font_c, marker, round_shade, title as draw_title, title_height,
+    Axes, Label, Legend, Mark, Shape, TEXT_PX, WIDTH,
 };
 use crate::plots::{arm_color, draw_svg, e, tick, Plot, TIMEOUT_FILL};
 use crate::plots_run::{plot_bounds, px_in};
+use crate::records::ReportInput;
 use crate::stats::CensoredQuantile;
 use crate::ReportError;
 use netlab_results::fate::{one_way_quantiles, Fate};
 
 /// The headline figure's file.
-pub const FILE: &str = "headline-delay-loss.svg";
+pub(crate) const FILE: &str = "headline-delay-loss.svg";
 
 /// One segment of an arm's bar in the right panel: what became of some of
 /// its loaded requests.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FateSegment {
+pub(crate) struct FateSegment {
     /// What (the legend's words).
     pub what: String,
     /// How many loaded requests.
@@ -38,7 +38,7 @@ pub struct FateSegment {
 /// What became of one arm's loaded probe requests that got no reply
 /// within the timeout, as the right panel draws it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LoadedFates {
+pub(crate) struct LoadedFates {
     /// Loaded requests with RTT information (the bar's 100 %).
     pub requests: usize,
     /// The segments, left to right.
@@ -75,7 +75,7 @@ const UNRESOLVED: RGBColor = RGBColor(200, 200, 200);
 /// reached B: cause unknown" and "unresolved"; in older results the one
 /// thing known is that no reply came within the timeout, and the bar says
 /// exactly that.
-pub fn loaded_fates(a: &ArmHeadline) -> LoadedFates {
+pub(crate) fn loaded_fates(a: &ArmHeadline) -> LoadedFates {
     let Some(d) = &a.delivery else {
         return LoadedFates {
             requests: a.loaded_requests,
@@ -284,7 +284,11 @@ fn legend_of(hl: &Headline, bound: f64, rounds: u32, one_way: bool) -> Legend {
 /// what became of the loaded probes without a timely reply (right).
 // Long: one figure drawn in order (title, legend, the delay panel's rows
 // and labels, the fate panel's bars); the steps share the drawing areas.
-pub fn figure(input: &ReportInput, st: &Statistics, hl: &Headline) -> Result<Plot, ReportError> {
+pub(crate) fn figure(
+    input: &ReportInput,
+    st: &Statistics,
+    hl: &Headline,
+) -> Result<Plot, ReportError> {
     let one_way = one_way_mode(hl);
     let title = if one_way {
         "Headline: one-way delay of the delivered probes per arm, and what became of the rest"
@@ -325,22 +329,18 @@ pub fn figure(input: &ReportInput, st: &Statistics, hl: &Headline) -> Result<Plo
             .y_label_area_size(96)
             .build_cartesian_2d((x0..x1).log_scale(), y_range.clone())
             .map_err(e)?;
-        chart
-            .configure_mesh()
-            .label_style(font(TEXT_PX))
-            .axis_desc_style(font(TEXT_PX))
-            .x_label_formatter(&tick)
-            .y_label_formatter(&|_| String::new())
-            .x_labels(5)
-            .y_labels(0)
-            .x_desc(if one_way {
-                "one-way A→B delay (ms, log)"
-            } else {
-                "probe RTT (ms, log)"
-            })
-            .light_line_style(WHITE.mix(0.0))
-            .draw()
-            .map_err(e)?;
+        let x_desc = if one_way {
+            "one-way A→B delay (ms, log)"
+        } else {
+            "probe RTT (ms, log)"
+        };
+        draw_axes(
+            &mut chart,
+            &Axes {
+                y_label: &|_| String::new(),
+                ..Axes::ticks(x_desc, "", (5, 0))
+            },
+        )?;
         if one_way {
             chart
                 .draw_series(DashedLineSeries::new(
@@ -475,18 +475,13 @@ fn fate_panel(
         .y_label_area_size(8)
         .build_cartesian_2d(0f64..100.0, -0.7f64..(n as f64 - 0.4))
         .map_err(e)?;
-    chart
-        .configure_mesh()
-        .label_style(font(TEXT_PX))
-        .axis_desc_style(font(TEXT_PX))
-        .x_label_formatter(&tick)
-        .y_label_formatter(&|_| String::new())
-        .x_labels(3)
-        .y_labels(0)
-        .x_desc("% of loaded probes")
-        .light_line_style(WHITE.mix(0.0))
-        .draw()
-        .map_err(e)?;
+    draw_axes(
+        &mut chart,
+        &Axes {
+            y_label: &|_| String::new(),
+            ..Axes::ticks("% of loaded probes", "", (3, 0))
+        },
+    )?;
     for (i, a) in arms.iter().enumerate() {
         let y = (n - 1 - i) as f64;
         let f = loaded_fates(a);
@@ -594,7 +589,7 @@ mod tests {
     }
 
     fn figure_of(r: &Results) -> Plot {
-        let input = crate::input_from(r).unwrap();
+        let input = netlab_analysis::input_from(r).unwrap();
         let st = crate::compare::analyse(&input);
         let hl = crate::headline::of(&input, &st);
         figure(&input, &st, &hl).unwrap()

@@ -8,32 +8,37 @@ use plotters::element::{Drawable, PointCollection};
 use plotters::prelude::*;
 use plotters_backend::{BackendCoord, DrawingErrorKind};
 
-use crate::plots::{Area, FONT, TIMEOUT_FILL};
+use plotters::coord::ranged1d::ValueFormatter;
+
+use crate::plot_sweep::{tick_label, Scale};
+use crate::plots::{tick, Area, FONT, TIMEOUT_FILL};
+use crate::sweep::SweepAxis;
 
 /// Every figure's width, px (SVG user units).
-pub const WIDTH: u32 = 600;
+pub(crate) const WIDTH: u32 = 600;
 /// The width a figure is printed at: one column of a paper.
 pub const PRINT_WIDTH_CM: f64 = 8.5;
 /// The smallest type a printed figure may have, pt.
 pub const MIN_PRINT_PT: f64 = 8.0;
 /// Type of ticks, legends, labels and axis descriptions, px.
-pub const TEXT_PX: f64 = 20.0;
+pub(crate) const TEXT_PX: f64 = 20.0;
 /// Type of titles, px.
-pub const TITLE_PX: f64 = 22.0;
+pub(crate) const TITLE_PX: f64 = 22.0;
 
 /// [`PRINT_WIDTH_CM`] in pt (1 in = 2.54 cm = 72 pt): 240.9.
-pub fn print_width_pt() -> f64 {
+pub(crate) fn print_width_pt() -> f64 {
     PRINT_WIDTH_CM / 2.54 * 72.0
 }
 
 /// The size in pt of type `font_px` px in a figure `width_px` wide, printed
 /// [`PRINT_WIDTH_CM`] wide: `font_px × 240.9 / width_px`.
-pub fn printed_pt(font_px: f64, width_px: f64) -> f64 {
+pub(crate) fn printed_pt(font_px: f64, width_px: f64) -> f64 {
     font_px * print_width_pt() / width_px
 }
 
 /// The smallest font, px, a figure `width_px` wide may use.
-pub fn min_font_px(width_px: f64) -> f64 {
+#[cfg(test)]
+pub(crate) fn min_font_px(width_px: f64) -> f64 {
     MIN_PRINT_PT * width_px / print_width_pt()
 }
 
@@ -66,7 +71,7 @@ pub fn fonts_below_print_rule(svg: &str) -> Result<Vec<(f64, f64)>, String> {
 /// A text style of `px` px. plotters' SVG backend writes a font's size
 /// divided by 1.24 as the SVG `font-size`, so the size asked for is `px × 1.24`.
 /// (A size given as a tuple's number would be cut to whole pixels first.)
-pub fn font(px: f64) -> TextStyle<'static> {
+pub(crate) fn font(px: f64) -> TextStyle<'static> {
     TextStyle::from(FontDesc::new(
         FontFamily::Name(FONT),
         px * 1.24,
@@ -75,7 +80,7 @@ pub fn font(px: f64) -> TextStyle<'static> {
 }
 
 /// A text style of `px` px in colour `c`.
-pub fn font_c(px: f64, c: RGBColor) -> TextStyle<'static> {
+pub(crate) fn font_c(px: f64, c: RGBColor) -> TextStyle<'static> {
     let mut t = font(px);
     t.color = c.to_backend_color();
     t
@@ -84,17 +89,17 @@ pub fn font_c(px: f64, c: RGBColor) -> TextStyle<'static> {
 /// Estimated width of `text` set at `px` px in a sans-serif face: 0.6 em a
 /// character (DejaVu Sans' lower case averages about 0.55 em), so an
 /// estimate errs wide.
-pub fn text_width(text: &str, px: f64) -> f64 {
+pub(crate) fn text_width(text: &str, px: f64) -> f64 {
     text.chars().count() as f64 * 0.6 * px
 }
 
 /// Line height for type of `px` px.
-pub fn line_h(px: f64) -> i32 {
+pub(crate) fn line_h(px: f64) -> i32 {
     (px * 1.25).ceil() as i32
 }
 
 /// Greedy word wrap of `text` into lines no wider than `width` px at `px` px.
-pub fn wrap(text: &str, px: f64, width: f64) -> Vec<String> {
+pub(crate) fn wrap(text: &str, px: f64, width: f64) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     let mut cur = String::new();
     for word in text.split_whitespace() {
@@ -117,14 +122,14 @@ pub fn wrap(text: &str, px: f64, width: f64) -> Vec<String> {
 }
 
 /// Height of a title of `text` wrapped to `width`, px (with its margin).
-pub fn title_height(text: &str, width: u32) -> u32 {
+pub(crate) fn title_height(text: &str, width: u32) -> u32 {
     let n = wrap(text, TITLE_PX, f64::from(width) - 20.0).len() as i32;
     (n * line_h(TITLE_PX) + 10) as u32
 }
 
 /// Draws `text` as the figure's title, wrapped and centred at the top of
 /// `root`, and returns the area below it.
-pub fn title<'a>(root: &Area<'a>, text: &str) -> Result<Area<'a>, String> {
+pub(crate) fn title<'a>(root: &Area<'a>, text: &str) -> Result<Area<'a>, String> {
     let (w, _) = root.dim_in_pixel();
     let h = title_height(text, w);
     let (top, rest) = root.split_vertically(h);
@@ -145,7 +150,7 @@ pub fn title<'a>(root: &Area<'a>, text: &str) -> Result<Area<'a>, String> {
 
 /// A marker's shape: one per round (`r1` a circle, `r2` a square, …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
+pub(crate) enum Shape {
     /// A filled circle.
     Circle,
     /// A filled square.
@@ -197,7 +202,7 @@ impl Shape {
 /// A marker of `shape`, radius `r` px, colour `c`, at `at` (any
 /// coordinate): an element of its own, so every shape is one type.
 #[derive(Debug, Clone)]
-pub struct Marker<C> {
+pub(crate) struct Marker<C> {
     at: C,
     shape: Shape,
     r: i32,
@@ -205,7 +210,7 @@ pub struct Marker<C> {
 }
 
 /// A marker of `shape`, radius `r` px, colour `c`, at `at`.
-pub fn marker<C>(shape: Shape, at: C, r: i32, c: RGBColor) -> Marker<C> {
+pub(crate) fn marker<C>(shape: Shape, at: C, r: i32, c: RGBColor) -> Marker<C> {
     Marker { at, shape, r, c }
 }
 
@@ -264,7 +269,7 @@ impl<C, DB: DrawingBackend> Drawable<DB> for Marker<C> {
 
 /// The shade of round number `k` (0-based) of `n` in an arm of colour `c`:
 /// the first darkest, the last lightest, all recognisably the arm's hue.
-pub fn round_shade(c: RGBColor, k: usize, n: usize) -> RGBColor {
+pub(crate) fn round_shade(c: RGBColor, k: usize, n: usize) -> RGBColor {
     let t = if n > 1 {
         k as f64 / (n - 1) as f64
     } else {
@@ -282,7 +287,7 @@ pub fn round_shade(c: RGBColor, k: usize, n: usize) -> RGBColor {
 
 /// What a legend entry shows beside its text.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Mark {
+pub(crate) enum Mark {
     /// A filled box (a shaded band).
     Band(RGBColor),
     /// The grey "no reply within the timeout" band.
@@ -300,7 +305,7 @@ pub enum Mark {
 /// A figure's one legend: entries flowed into rows below the plot area,
 /// over no data.
 #[derive(Debug, Clone, Default)]
-pub struct Legend {
+pub(crate) struct Legend {
     entries: Vec<(String, Mark)>,
 }
 
@@ -428,7 +433,7 @@ fn draw_mark(
 
 /// A label to place beside a point: its text, colour and the point, px.
 #[derive(Debug, Clone)]
-pub struct Label {
+pub(crate) struct Label {
     /// The text.
     pub text: String,
     /// Its colour.
@@ -446,7 +451,7 @@ fn overlaps(a: (i32, i32, i32, i32), b: (i32, i32, i32, i32)) -> bool {
 /// covers a point of `avoid` (markers, px) or leaves `bounds` (x0, y0, x1,
 /// y1): right, left, above, below, then further out; returns each label's
 /// top-left corner.
-pub fn place_labels(
+pub(crate) fn place_labels(
     labels: &[Label],
     avoid: &[(i32, i32)],
     bounds: (i32, i32, i32, i32),
@@ -493,7 +498,7 @@ pub fn place_labels(
 
 /// Points every 8 px along the segment `a`–`b` (px), for
 /// [`place_labels`] to keep labels off a line.
-pub fn along(a: (i32, i32), b: (i32, i32)) -> Vec<(i32, i32)> {
+pub(crate) fn along(a: (i32, i32), b: (i32, i32)) -> Vec<(i32, i32)> {
     let (dx, dy) = (f64::from(b.0 - a.0), f64::from(b.1 - a.1));
     let n = ((dx * dx + dy * dy).sqrt() / 8.0).ceil().max(1.0) as i32;
     (0..=n)
@@ -505,7 +510,7 @@ pub fn along(a: (i32, i32), b: (i32, i32)) -> Vec<(i32, i32)> {
 }
 
 /// Draws `labels` at the places [`place_labels`] found, on `area`.
-pub fn draw_labels(
+pub(crate) fn draw_labels(
     area: &Area<'_>,
     labels: &[Label],
     avoid: &[(i32, i32)],
@@ -524,6 +529,153 @@ pub fn draw_labels(
         .map_err(crate::plots::e)?;
     }
     Ok(())
+}
+
+/// A chart builder on `area` with the report's margins and room for
+/// [`TEXT_PX`] tick labels and axis descriptions.
+pub(crate) fn builder<'a, 'b>(area: &'a Area<'b>) -> ChartBuilder<'a, 'a, SVGBackend<'b>> {
+    let mut b = ChartBuilder::on(area);
+    b.margin_top(10)
+        .margin_right(18)
+        .margin_left(4)
+        .x_label_area_size(58)
+        .y_label_area_size(84);
+    b
+}
+
+/// How a chart's axes read: their descriptions (none when empty), the
+/// text of their tick labels, how many labels each may have, and the
+/// colour of the major grid. Every figure's axes are drawn from one of
+/// these by [`draw_axes`], at [`TEXT_PX`] with no minor grid.
+pub(crate) struct Axes<'a> {
+    /// The x axis' description.
+    pub x_desc: &'a str,
+    /// The y axis' description.
+    pub y_desc: &'a str,
+    /// The x tick labels' text.
+    pub x_label: &'a dyn Fn(&f64) -> String,
+    /// The y tick labels' text.
+    pub y_label: &'a dyn Fn(&f64) -> String,
+    /// At most this many labels on (x, y); plotters' choice when None.
+    pub labels: Option<(usize, usize)>,
+    /// The major grid's colour; plotters' when None.
+    pub grid: Option<RGBColor>,
+}
+
+impl<'a> Axes<'a> {
+    /// Axes ticked with [`tick`]'s numbers, at most `n` labels per axis.
+    pub fn ticks(x_desc: &'a str, y_desc: &'a str, n: (usize, usize)) -> Axes<'a> {
+        Axes {
+            x_desc,
+            y_desc,
+            x_label: &tick,
+            y_label: &tick,
+            labels: Some(n),
+            grid: None,
+        }
+    }
+}
+
+/// Draws a chart's axes in the report's one style ([`Axes`]).
+pub(crate) fn draw_axes<DB: DrawingBackend, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    axes: &Axes<'_>,
+) -> Result<(), String>
+where
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let mut m = chart.configure_mesh();
+    m.label_style(font(TEXT_PX))
+        .axis_desc_style(font(TEXT_PX))
+        .x_label_formatter(axes.x_label)
+        .y_label_formatter(axes.y_label)
+        .light_line_style(WHITE.mix(0.0));
+    if let Some((x, y)) = axes.labels {
+        m.x_labels(x).y_labels(y);
+    }
+    if let Some(c) = axes.grid {
+        m.bold_line_style(c);
+    }
+    if !axes.x_desc.is_empty() {
+        m.x_desc(axes.x_desc);
+    }
+    if !axes.y_desc.is_empty() {
+        m.y_desc(axes.y_desc);
+    }
+    m.draw().map_err(|err| format!("{err:?}"))
+}
+
+/// Draws a chart's axes in the report's one style with [`tick`]'s numbers
+/// and at most `n` labels per axis ([`Axes::ticks`]).
+pub(crate) fn mesh<DB: DrawingBackend, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    x_desc: &str,
+    y_desc: &str,
+    n: (usize, usize),
+) -> Result<(), String>
+where
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    draw_axes(chart, &Axes::ticks(x_desc, y_desc, n))
+}
+
+/// The height, px, of the "at …" caption above a sweep panel.
+pub(crate) const CAPTION_H: u32 = 30;
+
+/// A sweep panel's area below its caption ("at rate=5mbit", the values
+/// held), or all of `area` without one.
+pub(crate) fn captioned<'b>(area: &Area<'b>, held: Option<&[String]>) -> Result<Area<'b>, String> {
+    let Some(held) = held else {
+        return Ok(area.clone());
+    };
+    let (cap, rest) = area.split_vertically(CAPTION_H);
+    cap.draw(&Text::new(
+        format!("at {}", held.join(", ")),
+        (90, 4),
+        font(TEXT_PX),
+    ))
+    .map_err(|err| format!("{err:?}"))?;
+    Ok(rest)
+}
+
+/// The axes of a sweep panel: the swept axis along x (its values' own
+/// words when they are not numbers), `y_desc` up the side, both marked
+/// ", log" when logarithmic, on a light grid.
+pub(crate) fn draw_sweep_axes<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<Scale, Scale>>,
+    axis: &SweepAxis,
+    (xs, ys): (&Scale, &Scale),
+    y_desc: &str,
+) -> Result<(), String> {
+    let x_desc = format!("{}{}", axis.title(), if xs.log { ", log" } else { "" });
+    let y_desc = if ys.log {
+        format!("{y_desc}, log")
+    } else {
+        y_desc.to_string()
+    };
+    let x_label = |t: &f64| {
+        if axis.values.iter().all(|v| v.x.is_some()) {
+            tick(&xs.from(*t))
+        } else {
+            let i = t.round().max(0.0) as usize;
+            axis.values
+                .get(i)
+                .map_or_else(String::new, |v| v.text.clone())
+        }
+    };
+    draw_axes(
+        chart,
+        &Axes {
+            x_desc: &x_desc,
+            y_desc: &y_desc,
+            x_label: &x_label,
+            y_label: &|t| tick_label(ys, *t),
+            labels: None,
+            grid: Some(RGBColor(235, 235, 235)),
+        },
+    )
 }
 
 #[cfg(test)]

@@ -11,8 +11,8 @@
 use plotters::prelude::*;
 
 use crate::plot_style::{
-    font, marker, round_shade, title as draw_title, title_height, Legend, Mark, Shape, TEXT_PX,
-    WIDTH,
+    captioned, draw_sweep_axes, font, marker, round_shade, title as draw_title, title_height,
+    Legend, Mark, Shape, CAPTION_H, TEXT_PX, WIDTH,
 };
 use crate::plots::{arm_color, builder, draw_svg, e, tick, Area, Plot};
 use crate::plots_run::px_in;
@@ -24,8 +24,6 @@ use netlab_experiment::ModelKind;
 
 /// Height of one panel, px.
 const PANEL_H: u32 = 330;
-/// Height of a panel's caption (the other axes' values), px.
-const CAPTION_H: u32 = 30;
 /// Shapes of the rounds' states, most frequent state first.
 const STATE_SHAPES: [Shape; 7] = [
     Shape::Circle,
@@ -176,11 +174,11 @@ pub fn y_scale(levels: &[f64]) -> Scale {
 }
 
 /// The narrowest linear y range, as a share of the values' size.
-pub const MIN_SPAN_SHARE: f64 = 0.05;
+pub(crate) const MIN_SPAN_SHARE: f64 = 0.05;
 
 /// A tick label with as many decimals as the ticks' spacing needs, so
 /// adjacent labels always differ (`4.70`, `4.75`, not `4.755`, `4.755`).
-pub fn tick_label(scale: &Scale, t: f64) -> String {
+pub(crate) fn tick_label(scale: &Scale, t: f64) -> String {
     let v = scale.from(t);
     if scale.log || scale.ticks.len() < 2 {
         return tick(&v);
@@ -250,7 +248,7 @@ pub fn file_name(metric: SweepMetric, axis: &SweepAxis) -> String {
 
 /// The one value of a metric that is the same at every point and round
 /// (zero drops everywhere, say): said in one line, not drawn.
-pub fn constant_value(table: &SweepTable, m: SweepMetric) -> Option<Measured> {
+pub(crate) fn constant_value(table: &SweepTable, m: SweepMetric) -> Option<Measured> {
     let mut values = table
         .rows
         .iter()
@@ -626,18 +624,6 @@ fn figure(
     })
 }
 
-/// The x tick label at drawn position `t`.
-fn x_label(axis: &SweepAxis, xs: &Scale, t: f64) -> String {
-    if axis.values.iter().all(|v| v.x.is_some()) {
-        tick(&xs.from(t))
-    } else {
-        let i = t.round().max(0.0) as usize;
-        axis.values
-            .get(i)
-            .map_or_else(String::new, |v| v.text.clone())
-    }
-}
-
 #[allow(clippy::too_many_arguments)]
 fn draw_panel(
     area: &Area<'_>,
@@ -650,46 +636,21 @@ fn draw_panel(
     states: &[String],
     captions: bool,
 ) -> Result<(), String> {
-    let area = if captions {
-        let (cap, rest) = area.split_vertically(CAPTION_H);
-        cap.draw(&Text::new(
-            format!("at {}", panel.held.join(", ")),
-            (90, 4),
-            font(TEXT_PX),
-        ))
-        .map_err(e)?;
-        rest
-    } else {
-        area.clone()
-    };
+    let area = captioned(area, captions.then_some(&panel.held[..]))?;
     let mut chart = builder(&area)
         .build_cartesian_2d(xs.clone(), ys.clone())
         .map_err(e)?;
-    let x_desc = format!("{}{}", axis.title(), if xs.log { ", log" } else { "" });
     let unitless = match metric {
         SweepMetric::NewFlowsPerProbe => "per probe packet",
         SweepMetric::SignalProb => "per packet",
         SweepMetric::BbrShare => "share",
         _ => "index",
     };
-    let y_desc = match (metric.unit(), ys.log) {
-        ("", false) => unitless.to_string(),
-        ("", true) => format!("{unitless}, log"),
-        (u, false) => u.to_string(),
-        (u, true) => format!("{u}, log"),
+    let y_desc = match metric.unit() {
+        "" => unitless,
+        u => u,
     };
-    chart
-        .configure_mesh()
-        .label_style(font(TEXT_PX))
-        .axis_desc_style(font(TEXT_PX))
-        .x_label_formatter(&|t| x_label(axis, xs, *t))
-        .y_label_formatter(&|t| tick_label(ys, *t))
-        .light_line_style(WHITE.mix(0.0))
-        .bold_line_style(RGBColor(235, 235, 235))
-        .x_desc(x_desc)
-        .y_desc(y_desc)
-        .draw()
-        .map_err(e)?;
+    draw_sweep_axes(&mut chart, axis, (xs, ys), y_desc)?;
     let n_arms = panel.arms.len();
     for (k, series) in panel.arms.iter().enumerate() {
         let ci = arms.iter().position(|a| *a == series.arm).unwrap_or(0);

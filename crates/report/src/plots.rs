@@ -2,12 +2,12 @@
 //! time, goodput per bin, TCP RTT and cwnd from tcp_info, qdisc backlog and
 //! cumulative drops/marks. Output is a pure function of the input.
 
-use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::model::{ProbeOutcome, ReportInput, Scenario};
-use crate::plot_style::{font, title as draw_title, title_height, Legend, Mark, TEXT_PX, WIDTH};
+pub(crate) use crate::plot_style::{builder, mesh};
+use crate::plot_style::{title as draw_title, title_height, Legend, Mark, WIDTH};
+use crate::records::{ProbeOutcome, ReportInput, Scenario};
 use crate::ReportError;
 
 /// One drawn plot.
@@ -94,47 +94,6 @@ pub(crate) fn e<E: std::fmt::Debug>(err: E) -> String {
     format!("{err:?}")
 }
 
-/// Draws a chart's axes in the report's one style: every text at
-/// [`TEXT_PX`], at most `n` labels per axis, no light grid.
-pub(crate) fn mesh<DB: DrawingBackend, X, Y>(
-    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
-    x_desc: &str,
-    y_desc: &str,
-    n: (usize, usize),
-) -> Result<(), String>
-where
-    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
-    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
-{
-    let mut m = chart.configure_mesh();
-    m.label_style(font(TEXT_PX))
-        .axis_desc_style(font(TEXT_PX))
-        .x_label_formatter(&tick)
-        .y_label_formatter(&tick)
-        .x_labels(n.0)
-        .y_labels(n.1)
-        .light_line_style(WHITE.mix(0.0));
-    if !x_desc.is_empty() {
-        m.x_desc(x_desc);
-    }
-    if !y_desc.is_empty() {
-        m.y_desc(y_desc);
-    }
-    m.draw().map_err(e)
-}
-
-/// A chart builder on `area` with the report's margins and room for
-/// [`TEXT_PX`] tick labels and axis descriptions.
-pub(crate) fn builder<'a, 'b>(area: &'a Area<'b>) -> ChartBuilder<'a, 'a, SVGBackend<'b>> {
-    let mut b = ChartBuilder::on(area);
-    b.margin_top(10)
-        .margin_right(18)
-        .margin_left(4)
-        .x_label_area_size(58)
-        .y_label_area_size(84);
-    b
-}
-
 /// A run-level figure's title, with the part of the run it covers when
 /// that is not all of it (a sweep's point).
 pub(crate) fn scoped(input: &ReportInput, title: &str) -> String {
@@ -156,7 +115,7 @@ pub(crate) fn x_end(s: &Scenario) -> f64 {
 /// Every run-level plot, in a fixed order: the headline figure, then the
 /// run's (a sweep's point by point). Each scenario's own plots are drawn
 /// by [`scenario`], one scenario at a time, for its page.
-pub fn all(
+pub(crate) fn all(
     input: &ReportInput,
     st: &crate::compare::Statistics,
     hl: &crate::headline::Headline,
@@ -172,7 +131,10 @@ pub fn all(
 /// The four plots of one scenario; `bottleneck_bps` is the rate its
 /// goodput plot draws (in a sweep, its point's own rate:
 /// [`crate::points::rate_of`]).
-pub fn scenario(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Vec<Plot>, ReportError> {
+pub(crate) fn scenario(
+    s: &Scenario,
+    bottleneck_bps: Option<u64>,
+) -> Result<Vec<Plot>, ReportError> {
     let mut out: Vec<Plot> = probe_rtt(s)?.into_iter().collect();
     out.extend([goodput(s, bottleneck_bps)?, tcp_info(s)?, qdisc(s)?]);
     Ok(out)
@@ -323,7 +285,7 @@ fn lost_color(r: Option<netlab_results::fate::DropReason>) -> RGBColor {
 // Long: one figure drawn in order (title, legend, log axis, shaded phases,
 // the bands, replies, late replies, losses, the unexplained); the steps
 // share the chart.
-pub fn probe_rtt(s: &Scenario) -> Result<Option<Plot>, ReportError> {
+pub(crate) fn probe_rtt(s: &Scenario) -> Result<Option<Plot>, ReportError> {
     let points = probe_points(s);
     if points.is_empty() {
         return Ok(None);
@@ -520,7 +482,7 @@ pub(crate) const RATE_COLOR: RGBColor = RGBColor(230, 120, 0);
 // Long: one figure drawn in order (title, legend, axes, per-flow and
 // aggregate series, the window marked, clipped bins, the rate); the steps
 // share the chart context.
-pub fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, ReportError> {
+pub(crate) fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, ReportError> {
     let file = format!("{}-goodput.svg", prefix(s));
     let title = format!(
         "Scenario {} ({}): goodput per {:.0} ms (bytes delivered to B's application)",
@@ -689,7 +651,7 @@ fn two_panels(s: &Scenario, panels: [Panel<'_, '_>; 2], dots: bool) -> Result<()
 }
 
 /// Plot 4: the sender's TCP RTT and cwnd from tcp_info (never the probe).
-pub fn tcp_info(s: &Scenario) -> Result<Plot, ReportError> {
+pub(crate) fn tcp_info(s: &Scenario) -> Result<Plot, ReportError> {
     let file = format!("{}-tcp-info.svg", prefix(s));
     let title = format!(
         "Scenario {} ({}): TCP RTT (tcp_info) and cwnd of the sender",
@@ -742,7 +704,7 @@ pub fn tcp_info(s: &Scenario) -> Result<Plot, ReportError> {
 
 /// Plot 5: the arm's backlog (packets and bytes) and its cumulative drops
 /// and ECN marks, from the periodic qdisc readbacks.
-pub fn qdisc(s: &Scenario) -> Result<Plot, ReportError> {
+pub(crate) fn qdisc(s: &Scenario) -> Result<Plot, ReportError> {
     let file = format!("{}-qdisc.svg", prefix(s));
     let title = format!(
         "Scenario {} ({}): arm qdisc backlog and cumulative drops / ECN marks",

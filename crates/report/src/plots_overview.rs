@@ -6,7 +6,6 @@
 use plotters::prelude::*;
 
 use crate::compare::goodput_bins;
-use crate::model::{ReportInput, Scenario};
 use crate::plot_style::{
     along, draw_labels, font_c, marker, round_shade, title as draw_title, title_height, Label,
     Legend, Mark, Shape, TEXT_PX, WIDTH,
@@ -18,6 +17,7 @@ use crate::plots_run::{
     arms, baseline_legend, baseline_markers, baseline_p50, obs, plot_bounds, px_in, rounds_word,
     timeout_ms,
 };
+use crate::records::{ReportInput, Scenario};
 use crate::stats::{kaplan_meier, km_quantile, CensoredQuantile};
 use crate::ReportError;
 
@@ -55,7 +55,7 @@ fn goodput_line(s: &Scenario) -> Vec<(f64, f64)> {
 // Long: one figure drawn in order (title, legend, two panels on a shared
 // time axis, each round's series in both); the steps share the drawing
 // areas, and pieces would only pass them around.
-pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportError> {
+pub(crate) fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportError> {
     let file = format!(
         "overview-{}-vs-{}.svg",
         crate::arms::file_slug(a),
@@ -256,7 +256,7 @@ pub(crate) fn fit_y(values: &[f64], rate: Option<f64>) -> (f64, f64) {
 // Long: one figure drawn in order (title, legend, axes fitted to the data,
 // the rate line, a marker per round per arm, labels placed apart); the
 // steps share the chart context.
-pub fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
+pub(crate) fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
     let file = "scatter-goodput-delay.svg".to_string();
     let title = crate::plots::scoped(
         input,

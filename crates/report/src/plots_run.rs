@@ -5,11 +5,11 @@
 
 use plotters::prelude::*;
 
-use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
 use crate::plot_style::{
     draw_labels, title as draw_title, title_height, Label, Legend, Mark, WIDTH,
 };
 use crate::plots::{arm_color, builder, draw_svg, e, mesh, Area, Plot, TIMEOUT_FILL};
+use crate::records::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
 use crate::stats::{kaplan_meier, km_quantile, CensoredQuantile, KaplanMeier, Observation};
 use crate::ReportError;
 
@@ -156,7 +156,7 @@ fn cdf_axes<'a, 'b>(
 /// delivered probes' one-way delay where every round has its fates
 /// (losses a mass apart, never at the timeout), else the Kaplan–Meier CDF
 /// of the probe that ran; a run without any probe sample gets neither.
-pub fn all(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
+pub(crate) fn all(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
     let ok: Vec<&Scenario> = input
         .scenarios
         .iter()
@@ -242,7 +242,7 @@ fn ecdf_line(v: &[f64], n: usize, x0: f64, x1: f64) -> Vec<(f64, f64)> {
 // Long: one figure drawn in order (title, legend, axes, each arm's rounds
 // and pooled curve, the rounds' labels placed apart); the steps share the
 // chart context.
-pub fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
+pub(crate) fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
     let file = "km-cdf-loaded.svg".to_string();
     let title = crate::plots::scoped(
         input,
@@ -374,7 +374,7 @@ pub fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
 // Long: one figure drawn in order (title, legend, axes, each arm's rounds
 // and pooled curve, the rounds' labels placed apart); the steps share the
 // chart context.
-pub fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
+pub(crate) fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
     let file = "km-cdf-loaded.svg".to_string();
     let title = crate::plots::scoped(
         input,
@@ -501,7 +501,7 @@ pub(crate) fn iso_obs(s: &Scenario, late_as_exact: bool) -> Vec<Observation> {
 /// late request at the RTT its reply showed.
 // Long: one figure drawn in order (title, legend, axes, the curves per arm
 // and probe, the late-reply curve); the steps share the chart context.
-pub fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
+pub(crate) fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
     let file = "iso-cdf-loaded.svg".to_string();
     let title = crate::plots::scoped(
         input,
@@ -642,12 +642,12 @@ pub(crate) fn rounds_word(n: usize) -> &'static str {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::model::{IsoProbe, IsoSample, ProbeSample};
+    use crate::records::{IsoProbe, IsoSample, ProbeSample};
 
     /// pfifo's isochronous slots: 6 replies, 3 timeouts of which 2 had a
     /// late reply; fq_codel's: 10 replies.
     fn with_iso() -> ReportInput {
-        let mut input = crate::compare::tests::input(1);
+        let mut input = netlab_analysis::testing::input(1);
         for s in &mut input.scenarios {
             let pfifo = s.arm == "pfifo";
             let requests = (0..10)
@@ -679,9 +679,9 @@ pub(crate) mod tests {
                         seq: i,
                         send_s: Some(4.0 + f64::from(i) * 0.02),
                         logged: match outcome {
-                            ProbeOutcome::Reply { .. } => crate::model::Logged::Reply,
-                            ProbeOutcome::Timeout => crate::model::Logged::Timeout,
-                            ProbeOutcome::NoInformation => crate::model::Logged::Missed,
+                            ProbeOutcome::Reply { .. } => crate::records::Logged::Reply,
+                            ProbeOutcome::Timeout => crate::records::Logged::Timeout,
+                            ProbeOutcome::NoInformation => crate::records::Logged::Missed,
                         },
                     }
                 })
@@ -737,7 +737,7 @@ pub(crate) mod tests {
 
     #[test]
     fn the_cdf_and_the_scatter_mark_each_arm_s_baseline_median() {
-        let mut input = crate::compare::tests::input(2);
+        let mut input = netlab_analysis::testing::input(2);
         // no baseline samples: no marker
         assert!(!km_cdf(&input).unwrap().svg.contains("baseline p50"));
         for s in &mut input.scenarios {
@@ -750,7 +750,7 @@ pub(crate) mod tests {
                     outcome: ProbeOutcome::Reply {
                         rtt_ms: base + 0.01 * f64::from(k),
                     },
-                    logged: crate::model::Logged::Reply,
+                    logged: crate::records::Logged::Reply,
                     late_rtt_ms: None,
                 });
             }
@@ -769,7 +769,7 @@ pub(crate) mod tests {
 
     #[test]
     fn the_iso_plot_is_drawn_only_when_an_iso_probe_ran_and_names_both_probes() {
-        let plain = crate::compare::tests::input(1);
+        let plain = netlab_analysis::testing::input(1);
         assert!(!all(&plain)
             .unwrap()
             .iter()

@@ -10,16 +10,16 @@
 use std::fmt::Write as _;
 
 use crate::html::{esc, figure, packet_files, plot_files, scenario_row, scenario_table_head, CSS};
-use crate::model::{ReportInput, Scenario};
 use crate::plots::Plot;
+use crate::records::{ReportInput, Scenario};
 
 /// The page's Flent file: written (its name) or why not.
-pub type FlentFile<'a> = Result<&'a str, &'a str>;
+pub(crate) type FlentFile<'a> = Result<&'a str, &'a str>;
 
 /// The scenarios before and after a page's in execution order, linked
 /// from it (none at either end).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Neighbours<'a> {
+pub(crate) struct Neighbours<'a> {
     /// The scenario run before it.
     pub previous: Option<&'a Scenario>,
     /// The scenario run after it.
@@ -29,7 +29,7 @@ pub struct Neighbours<'a> {
 /// The page of scenario `s` of the run `input`, with its `plots` (drawn
 /// by [`crate::plots::scenario`]), its Flent file and links to its
 /// neighbours.
-pub fn page(
+pub(crate) fn page(
     input: &ReportInput,
     s: &Scenario,
     plots: &[Plot],
@@ -118,7 +118,7 @@ mod tests {
 
     #[test]
     fn the_page_holds_the_scenario_s_plots_and_links_back_and_to_its_files() {
-        let input = crate::compare::tests::input(1);
+        let input = netlab_analysis::testing::input(1);
         let s = &input.scenarios[0];
         let plots = crate::plots::scenario(s, input.bottleneck_bps).unwrap();
         let around = Neighbours {

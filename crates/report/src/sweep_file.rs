@@ -61,7 +61,7 @@ pub(crate) fn axis_fields(axes: &[SweepAxis], values: &[String]) -> Vec<String> 
 }
 
 /// The header of sweep.csv for `table`.
-pub fn csv_header(table: &SweepTable) -> Vec<String> {
+pub(crate) fn csv_header(table: &SweepTable) -> Vec<String> {
     let mut h = vec!["scenario".to_string(), "point".into(), "point_label".into()];
     h.extend(axis_header(&table.axes));
     h.extend(

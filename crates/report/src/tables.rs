@@ -25,12 +25,12 @@ use std::collections::HashMap;
 
 use netlab_results::fate::{Fate, LossCause, ProbeFates, RequestFate};
 
-use crate::model::{Logged, ProbeOutcome, ProbePhase, Scenario};
+use crate::records::{Logged, ProbeOutcome, ProbePhase, Scenario};
 use crate::sweep::SweepAxis;
 use crate::sweep_file::{axis_fields, axis_header, field};
 
 /// probes.csv's columns after the scenario's.
-pub const PROBE_COLUMNS: [&str; 12] = [
+pub(crate) const PROBE_COLUMNS: [&str; 12] = [
     "probe",
     "seq",
     "phase",
@@ -46,7 +46,7 @@ pub const PROBE_COLUMNS: [&str; 12] = [
 ];
 
 /// flows.csv's columns after the scenario's.
-pub const FLOW_COLUMNS: [&str; 11] = [
+pub(crate) const FLOW_COLUMNS: [&str; 11] = [
     "flow",
     "direction",
     "cc",
@@ -122,7 +122,7 @@ pub fn flows_header(axes: &[SweepAxis]) -> String {
 
 /// A fate's word in results.json (`fate` of netlab-results'
 /// [`Fate`]).
-pub fn fate_word(f: &Fate) -> &'static str {
+pub(crate) fn fate_word(f: &Fate) -> &'static str {
     match f {
         Fate::Replied { .. } => "replied",
         Fate::ReachedB { .. } => "reached_b",
@@ -214,7 +214,7 @@ impl Request<'_> {
 
 /// probes.csv's rows of one scenario: every stop-and-wait request, then
 /// every isochronous slot, each as results.json logs it.
-pub fn probe_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
+pub(crate) fn probe_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
     let lead = lead(s, axes);
     let mut out = String::new();
     let mut push = |r: Request<'_>| {
@@ -262,7 +262,7 @@ pub fn probe_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
 /// flows.csv's rows of one scenario: every flow, failed ones included.
 /// The round's state (method §12.6, [`crate::state::of_scenario`], as
 /// sweep.csv gives it) is on the flow it is read from, the first.
-pub fn flow_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
+pub(crate) fn flow_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
     let lead = lead(s, axes);
     let state = crate::state::of_scenario(s)
         .ok()
@@ -369,7 +369,7 @@ mod tests {
     /// exact; no cell reads "None" and numbers carry no exponent.
     #[test]
     fn a_timeout_is_an_empty_rtt_with_its_bound_beside_it() {
-        let input = crate::compare::tests::input(1);
+        let input = netlab_analysis::testing::input(1);
         let s = &input.scenarios[0];
         let text = format!("{}{}", probes_header(&[]), probe_rows(s, &[]));
         let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();

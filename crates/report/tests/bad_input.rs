@@ -91,7 +91,7 @@ fn missing_file_and_unwritable_output_are_errors() {
     assert!(e.to_string().contains("results.json"), "{e}");
     // The output folder is a file: nothing can be written, and it says so.
     let results = netlab_results::Results::parse(&fixture_json()).unwrap();
-    let input = netlab_report::input_from(&results).unwrap();
+    let input = netlab_analysis::input_from(&results).unwrap();
     let file = d.path().join("not-a-folder");
     std::fs::write(&file, b"x").unwrap();
     let e = netlab_report::render(&input, &file).unwrap_err();

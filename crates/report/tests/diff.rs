@@ -260,7 +260,7 @@ fn a_sweep_diffed_with_itself_draws_two_identical_series() {
     let (_b, b) = digest("run-host-pfifo-sweep");
     let d = diff(&a, &b, &[]).unwrap();
     let sw = d.sweep.as_ref().unwrap();
-    let p = sw.panels(netlab_report::diff_sweep::DiffMetric::Goodput, 0);
+    let p = sw.panels(netlab_report::diff::DiffMetric::Goodput, 0);
     assert_eq!(p.len(), 2, "one panel per flows value");
     for panel in &p {
         assert_eq!(panel.series.len(), 2, "A and B");

@@ -8,10 +8,11 @@ mod common;
 use std::path::Path;
 
 use common::{fixture_folder, fixture_json};
+use netlab_analysis::ReportBuilder;
 use netlab_report::folder::{
     finish_folder, finish_from, FinishOptions, FinishStep, WhenReportFails,
 };
-use netlab_report::{ReportBuilder, ReportError};
+use netlab_report::ReportError;
 use netlab_results::Results;
 
 /// The aggregation caveat of the guest run (tests/path_seen.rs derives its
@@ -139,7 +140,7 @@ fn the_builder_fed_one_scenario_at_a_time_has_the_caveats() {
     let input = b.finish(&results).unwrap();
     assert_eq!(input.caveats.len(), 1, "{:?}", input.caveats);
     assert!(input.caveats[0].starts_with(CAVEAT), "{:?}", input.caveats);
-    assert_eq!(input, netlab_report::input_from(&results).unwrap());
+    assert_eq!(input, netlab_analysis::input_from(&results).unwrap());
 }
 
 /// A run's folder keeps summary.md when the report cannot be drawn, and

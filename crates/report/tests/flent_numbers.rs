@@ -106,7 +106,7 @@ fn flents_own_numbers_agree_with_ours_and_rank_the_arms_as_netlab_does() {
     let dir = fixture_folder("flent-numbers");
     let input = netlab_report::read_results(dir.path()).unwrap();
     let files = netlab_report::render(&input, dir.path()).unwrap();
-    let stats = netlab_report::compare::analyse(&input);
+    let stats = netlab_analysis::compare::analyse(&input);
     let home = TempDir::new("flent-home");
     let ping = netlab_report::flent::ping_series();
     let upload = netlab_report::flent::upload_series();
@@ -132,10 +132,10 @@ fn flents_own_numbers_agree_with_ours_and_rank_the_arms_as_netlab_does() {
         let ours = stats
             .figures
             .iter()
-            .find(|f| f.arm == s.arm && f.figure == netlab_report::compare::Figure::Goodput)
+            .find(|f| f.arm == s.arm && f.figure == netlab_analysis::compare::Figure::Goodput)
             .and_then(|f| f.rounds.iter().find(|r| r.round == s.round))
             .map(|r| match r.value {
-                netlab_report::stats::CensoredQuantile::Value(v) => v,
+                netlab_stats::CensoredQuantile::Value(v) => v,
                 other => panic!("goodput {other:?}"),
             })
             .unwrap();
@@ -150,7 +150,7 @@ fn flents_own_numbers_agree_with_ours_and_rank_the_arms_as_netlab_does() {
         );
         let all_censored = s
             .loaded_probes()
-            .all(|p| p.outcome == netlab_report::model::ProbeOutcome::Timeout);
+            .all(|p| p.outcome == netlab_analysis::records::ProbeOutcome::Timeout);
         if all_censored {
             // Every loaded request unanswered: gaps, so Flent has no number
             // for the window (it does not invent one from the baseline).
@@ -177,7 +177,7 @@ fn flents_own_numbers_agree_with_ours_and_rank_the_arms_as_netlab_does() {
     let p50 = stats
         .comparisons
         .iter()
-        .find(|c| c.figure == netlab_report::compare::Figure::LoadedP50)
+        .find(|c| c.figure == netlab_analysis::compare::Figure::LoadedP50)
         .unwrap();
     let (lower, _) = p50.supported_shift().expect("netlab's verdict excludes 0");
     assert!(lower, "fixture: {} lower than {}", p50.b, p50.a);

@@ -186,7 +186,7 @@ fn flents_combination_plots_of_the_three_round_comparison() {
         flent(&args, out.path());
         non_empty_svg(&svg);
     }
-    let stats = netlab_report::compare::analyse(&input);
+    let stats = netlab_analysis::compare::analyse(&input);
     for plot in ["bar_combine", "box_combine"] {
         let groups = combined(&save, plot);
         // Every file its own group (one box, one bar), labelled arm-round.
@@ -209,7 +209,7 @@ fn flents_combination_plots_of_the_three_round_comparison() {
                 .figures
                 .iter()
                 .find(|f| {
-                    f.figure == netlab_report::compare::Figure::Goodput
+                    f.figure == netlab_analysis::compare::Figure::Goodput
                         && title.starts_with(&format!("{}-", f.arm))
                 })
                 .unwrap();
@@ -220,7 +220,7 @@ fn flents_combination_plots_of_the_three_round_comparison() {
                 .unwrap();
             let netlab = f.rounds.iter().find(|r| r.round == round).unwrap();
             let netlab = match netlab.value {
-                netlab_report::stats::CensoredQuantile::Value(v) => v,
+                netlab_stats::CensoredQuantile::Value(v) => v,
                 other => panic!("{other:?}"),
             };
             let flent = results["TCP upload sum"][0].as_f64().unwrap();
@@ -257,7 +257,7 @@ fn flents_combination_plots_of_the_three_round_comparison() {
             let timeouts = s
                 .probes
                 .iter()
-                .filter(|p| p.outcome == netlab_report::model::ProbeOutcome::Timeout)
+                .filter(|p| p.outcome == netlab_analysis::records::ProbeOutcome::Timeout)
                 .count();
             assert_eq!(
                 v["NETLAB_PROBE_FATE_UNKNOWN"].as_u64().unwrap() as usize,
@@ -328,17 +328,17 @@ fn flent_ranks_the_arms_latency_as_netlab_once_every_fate_is_known() {
         g.1["Ping (ms) avg"][0].as_f64().unwrap()
     };
     // netlab's loaded p50 per round (a bound stays a bound).
-    let stats = netlab_report::compare::analyse(&input);
+    let stats = netlab_analysis::compare::analyse(&input);
     let p50 = |arm: &str| {
         stats
             .figures
             .iter()
-            .find(|f| f.figure == netlab_report::compare::Figure::LoadedP50 && f.arm == arm)
+            .find(|f| f.figure == netlab_analysis::compare::Figure::LoadedP50 && f.arm == arm)
             .unwrap()
             .rounds
             .clone()
     };
-    use netlab_report::stats::CensoredQuantile::{AtLeast, Value};
+    use netlab_stats::CensoredQuantile::{AtLeast, Value};
     let mut pairs = 0;
     for fq in p50("fq_codel") {
         for pf in p50("pfifo") {
@@ -393,7 +393,7 @@ fn flents_bars_of_a_sweep_are_one_per_point_and_round() {
     .unwrap();
     let input = netlab_report::read_results(dir.path()).unwrap();
     let files = netlab_report::render(&input, dir.path()).unwrap();
-    let wanted: Vec<&netlab_report::model::Scenario> = input
+    let wanted: Vec<&netlab_analysis::records::Scenario> = input
         .scenarios
         .iter()
         .filter(|s| s.point.label.ends_with("flows=1"))

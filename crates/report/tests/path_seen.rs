@@ -10,7 +10,7 @@ mod common;
 use std::path::Path;
 
 use common::fixture_folder;
-use netlab_report::summary;
+use netlab_analysis::summary;
 use netlab_results::{Results, Verdict};
 
 #[test]
@@ -64,7 +64,7 @@ fn the_guest_runs_fq_codel_queue_held_aggregates_and_the_summary_and_report_say_
     }
     assert!(!caveats.iter().any(|c| c.contains("other than the shaper")));
     // summary.md: the caveat right below the table, and the section.
-    let md = summary::render(&results, 0);
+    let md = netlab_report::summary::render(&results, 0);
     let caveat_at = md
         .find("**Caveat:** the queue held aggregates")
         .expect("caveat");

@@ -3,8 +3,8 @@
 mod common;
 
 use common::{fixture_folder, rasterize, TempDir};
-use netlab_report::model::{ProbeOutcome, ProbePhase};
-use netlab_report::stats::{kaplan_meier, Observation};
+use netlab_analysis::records::{ProbeOutcome, ProbePhase};
+use netlab_stats::{kaplan_meier, Observation};
 
 #[test]
 fn every_plot_is_produced_parses_and_is_not_blank() {

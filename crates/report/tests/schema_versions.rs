@@ -89,6 +89,6 @@ fn a_results_json_written_as_a_run_writes_it_reads_back_to_the_same_input() {
     files.remove_files().unwrap();
     assert_eq!(first_version(out.path()), SCHEMA_VERSION);
     let written = netlab_report::read_results(out.path()).unwrap();
-    assert_eq!(written, netlab_report::input_from(&run).unwrap());
+    assert_eq!(written, netlab_analysis::input_from(&run).unwrap());
     assert_eq!(written, netlab_report::read_results(v1.path()).unwrap());
 }

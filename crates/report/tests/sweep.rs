@@ -5,10 +5,10 @@
 mod common;
 
 use common::{fixture_json_of, parse_csv, rasterize, TempDir};
+use netlab_analysis::sweep::{self, AxisKind, Measured, SweepMetric};
 use netlab_probe::{IsoOutcome, Phase, RequestOutcome};
-use netlab_report::stats::{censored_quantile, CensoredQuantile, Observation};
-use netlab_report::sweep::{self, AxisKind, Measured, SweepMetric};
 use netlab_results::Results;
+use netlab_stats::{censored_quantile, CensoredQuantile, Observation};
 
 const RUN: &str = "run-host-pfifo-sweep";
 
@@ -265,7 +265,7 @@ fn an_axis_spanning_ten_times_is_logarithmic_and_one_that_does_not_is_linear() {
 #[test]
 fn rounds_are_pooled_within_a_point_never_across_points() {
     let input = netlab_report::read_results(folder("sweep-pool").path()).unwrap();
-    let h = netlab_report::headline::of_input(&input);
+    let h = netlab_analysis::headline::of_input(&input);
     assert!(h.arms.is_empty(), "nothing pooled over the whole sweep");
     assert_eq!(h.points.len(), 4);
     let r = results();
@@ -349,7 +349,7 @@ fn an_isochronous_only_sweep_has_a_latency_in_its_headline() {
         s.probes.clear();
         s.fates = None;
     }
-    let h = netlab_report::headline::of_input(&input);
+    let h = netlab_analysis::headline::of_input(&input);
     let md = h.markdown();
     assert!(md.contains("isochronous probe RTT baseline p50"), "{md}");
     assert!(md.contains("the only probe that ran"), "{md}");

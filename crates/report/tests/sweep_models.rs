@@ -9,11 +9,12 @@
 mod common;
 
 use common::fixture_json_of;
+use netlab_analysis::sweep::{self, SweepMetric, SweepTable};
+use netlab_analysis::sweep_model;
 use netlab_experiment::file::ReportFile;
 use netlab_qdisc_model::{QdiscXstats, ARM_HANDLE};
 use netlab_report::plot_sweep::{self, model_lines};
-use netlab_report::sweep::{self, SweepMetric, SweepTable};
-use netlab_report::{sweep_file, sweep_model};
+use netlab_report::sweep_file;
 use netlab_results::Results;
 
 const SPARSE: &str = "run-uml-sparse-flows";
@@ -32,7 +33,7 @@ fn results(run: &str, models: &[&str]) -> Results {
 }
 
 fn table(r: &Results) -> SweepTable {
-    sweep::table(&netlab_report::input_from(r).unwrap()).expect("a sweep")
+    sweep::table(&netlab_analysis::input_from(r).unwrap()).expect("a sweep")
 }
 
 /// fq_codel's new flows per probe packet over the measured window,
@@ -203,7 +204,7 @@ fn the_words_say_where_model_and_measurement_agree_and_part() {
         .unwrap();
     assert!(p99.contains("N = 4–8 (sparse) +0."), "{p99}");
 
-    let mut input = netlab_report::input_from(&r).unwrap();
+    let mut input = netlab_analysis::input_from(&r).unwrap();
     for s in &mut input.scenarios {
         s.readbacks.quantum_bytes = Some(3028);
     }
@@ -306,7 +307,7 @@ fn the_fifo_bound_is_drawn_on_pfifos_delay_figures() {
             let most = t
                 .rows
                 .iter()
-                .filter(|r| netlab_report::sweep::held_of(&t, r, axis) == panel.held)
+                .filter(|r| netlab_analysis::sweep::held_of(&t, r, axis) == panel.held)
                 .filter(|r| t.axes[axis].position(&r.axis_values[axis]) == Some(p.x))
                 .filter_map(|r| r.model.as_ref()?.fifo_bound_ms)
                 .fold(0.0f64, f64::max);
@@ -341,11 +342,11 @@ fn the_fifo_bound_is_drawn_on_pfifos_delay_figures() {
 #[test]
 fn aggregates_and_a_base_rtt_enter_the_predictions() {
     let r = results(SPARSE, &["sparse_flow"]);
-    let mut input = netlab_report::input_from(&r).unwrap();
+    let mut input = netlab_analysis::input_from(&r).unwrap();
     for s in &mut input.scenarios {
-        s.readbacks.packet = Some(netlab_report::model::PacketSize {
+        s.readbacks.packet = Some(netlab_analysis::records::PacketSize {
             bytes: 3028,
-            source: netlab_report::model::PacketSource::LargestSkb,
+            source: netlab_analysis::records::PacketSource::LargestSkb,
         });
         s.readbacks.base_rtt_s = 0.04;
     }
@@ -473,7 +474,7 @@ fn the_aqm_law_run_agrees_at_few_flows_and_parts_where_windows_are_least() {
     // The base RTT as the kernel read it back: each direction's netem
     // delay (10 ms, TCA_NETEM_LATENCY64 in its raw options), summed.
     for s in &r.scenarios {
-        let rtt = netlab_report::readbacks::netem_base_rtt_s(s).expect("netem read back");
+        let rtt = netlab_analysis::readbacks::netem_base_rtt_s(s).expect("netem read back");
         assert!((rtt - 0.020).abs() < 1e-12, "{rtt}");
     }
     // Per arm and N: each round's measured p and the law's.
@@ -536,7 +537,7 @@ fn the_aqm_law_run_agrees_at_few_flows_and_parts_where_windows_are_least() {
     for x in ratios("fq_codel", 16) {
         assert!(x > 2.0, "fq_codel N = 16 marks per packet: {x}");
     }
-    let words = netlab_report::sweep_model::sentences(&t);
+    let words = netlab_analysis::sweep_model::sentences(&t);
     let fq = words
         .iter()
         .find(|w| w.starts_with("aqm_law, fq_codel: "))
@@ -615,7 +616,7 @@ fn bbr_share_follows_the_buffer_under_pfifo_and_is_fair_under_fq_codel() {
             );
         }
     }
-    let words = netlab_report::sweep_model::sentences(&t);
+    let words = netlab_analysis::sweep_model::sentences(&t);
     let fq = words
         .iter()
         .find(|w| w.starts_with("bbr_share, fq_codel at cubic_flows=1: "))

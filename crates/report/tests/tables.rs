@@ -196,7 +196,7 @@ fn fates_and_outcomes_add_up_to_results_json_and_the_summary() {
     for run in RUNS {
         let (r, dir) = finished(run);
         let p = Table::read(&dir.path().join("probes.csv"));
-        let figures = netlab_report::summary::figures(&r);
+        let figures = netlab_analysis::summary::figures(&r);
         for (s, fig) in r.scenarios.iter().zip(&figures) {
             let at = s.index.to_string();
             if let Some(fates) = s.probe().and_then(|p| p.fates.as_ref()) {
@@ -240,9 +240,9 @@ fn loaded_fates_add_up_to_the_headline_s() {
         let (r, dir) = finished(run);
         let p = Table::read(&dir.path().join("probes.csv"));
         let input = netlab_report::read_results(dir.path()).unwrap();
-        let h = netlab_report::headline::of_input(&input);
+        let h = netlab_analysis::headline::of_input(&input);
         // A sweep's headline is one per point, over that point's rounds.
-        let arms: Vec<(&str, &netlab_report::headline::ArmHeadline)> = if h.points.is_empty() {
+        let arms: Vec<(&str, &netlab_analysis::headline::ArmHeadline)> = if h.points.is_empty() {
             h.arms.iter().map(|a| ("default", a)).collect()
         } else {
             h.points

@@ -8,8 +8,8 @@ use std::io::Read as _;
 use std::path::Path;
 
 use common::{fixture_folder, TempDir};
-use netlab_report::compare::{analyse, Figure};
-use netlab_report::stats::{Bounded, CensoredQuantile};
+use netlab_analysis::compare::{analyse, Figure};
+use netlab_stats::{Bounded, CensoredQuantile};
 
 fn value(q: CensoredQuantile) -> f64 {
     match q {
@@ -51,7 +51,7 @@ fn the_three_round_guest_run_claims_no_more_than_its_interval() {
     let (lower, by) = p50.supported_shift().expect("the interval excludes 0");
     assert!(lower);
     assert!((by - (1000.0 - worst)).abs() < 1e-9);
-    let h = netlab_report::headline::of(&input, &st);
+    let h = netlab_analysis::headline::of(&input, &st);
     let verdict = &h.verdicts[0];
     assert!(
         verdict.starts_with(

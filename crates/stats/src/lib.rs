@@ -17,7 +17,7 @@
 //! - [`describe`]: [`median`], [`lower_median`], [`jain_index`] and the
 //!   compact number format [`fmt_num`].
 //!
-//! netlab-report re-exports this crate as `netlab_report::stats`; the
+//! netlab-analysis and netlab-report compute their statistics here; the
 //! method is described in docs/report.md.
 //!
 //! ```

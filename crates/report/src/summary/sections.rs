@@ -4,6 +4,8 @@
 
 use std::fmt::Write as _;
 
+use netlab_probe::PhaseStats;
+
 use super::*;
 
 /// Sections beyond the method's table: per-flow goodput and fairness when a

@@ -150,7 +150,7 @@ fn a_missing_part_shows_none_not_zero() {
     s.qdiscs[0].at_window_end.clear();
     s.ecn = None;
     s.probes.clear();
-    let r = super::row(s);
+    let r = netlab_analysis::summary::row(s);
     assert_eq!((r.child_drops, r.tbf_drops), (None, None));
     assert_eq!(r.ce_ece_cwr, None);
     assert_eq!(r.censored, None);
@@ -266,7 +266,7 @@ fn flows_that_connected_late_are_named() {
     let tcp = f.tcp.as_mut().unwrap();
     let window = tcp.window_s[0];
     // Half a second late is within the bound; past the window's start is not.
-    tcp.start_s = planned + LATE_START_S;
+    tcp.start_s = planned + netlab_analysis::summary::LATE_START_S;
     assert!(extra_notes(&figures(&results), 0)
         .iter()
         .all(|n| !n.contains("after their planned start")));
@@ -375,7 +375,7 @@ fn both_directions_show_their_aggregates_and_the_flow_section() {
     s.flows.push(down);
     s.directions =
         netlab_results::directions_of(&s.flows, |d| Some(if d == "up" { 5.0 } else { 20.0 }));
-    let r = super::row(s);
+    let r = netlab_analysis::summary::row(s);
     let t = table(&[r]);
     assert!(
         t.contains("| 1 | fq_codel | up 4.792 / down 4.792 |"),

@@ -7,7 +7,7 @@
 
 use crate::compare::{Comparison, Figure, Statistics};
 use crate::delivery::ArmDelivery;
-use crate::model::{ProbePhase, ReportInput, Scenario};
+use crate::records::{ProbePhase, ReportInput, Scenario};
 use crate::state::{self, ArmStates};
 use crate::stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
 
@@ -175,7 +175,7 @@ pub fn of(input: &ReportInput, st: &Statistics) -> Headline {
 
 /// The headline of the scenarios of one point (the whole run without a
 /// sweep).
-pub fn of_point(input: &ReportInput, st: &Statistics) -> Headline {
+pub(crate) fn of_point(input: &ReportInput, st: &Statistics) -> Headline {
     let states = state::of_input(input);
     let mut arms = Vec::new();
     for arm in &st.arms {

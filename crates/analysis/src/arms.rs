@@ -7,7 +7,7 @@
 //! [`file_slug`] turns a label into the part of a file name that names it.
 //!
 //! ```
-//! use netlab_report::arms::{file_slug, ArmLabels};
+//! use netlab_analysis::arms::{file_slug, ArmLabels};
 //! let labels = ArmLabels::new([
 //!     ("pfifo", "pfifo limit 256"),
 //!     ("pfifo", "pfifo limit 64"),

@@ -4,12 +4,12 @@
 //! points results.json records (`rate=5mbit`), each value in its own unit
 //! ([`SweepAxis`]); and the values a sweep figure draws at each point,
 //! rounds pooled within a point and never across points ([`series`]).
-//! Pure: [`crate::sweep_file`] writes the table as `sweep.csv` and
-//! `sweep.json`, [`crate::plot_sweep`] draws it.
+//! Pure: netlab-report's `sweep_file` writes the table as `sweep.csv` and
+//! `sweep.json`, its `plot_sweep` draws it.
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
+use crate::records::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
 use crate::stats::{censored_quantile, CensoredQuantile, Observation};
 
 /// What an axis' values are, so each is drawn in its own unit.
@@ -480,7 +480,7 @@ pub(crate) fn iso_up_obs(s: &Scenario) -> Option<(Vec<Observation>, usize)> {
         .filter(|r| r.phase == ProbePhase::Loaded)
         .filter(|r| !matches!(r.outcome, ProbeOutcome::NoInformation))
         .collect();
-    let answered = |r: &&crate::model::IsoSample| {
+    let answered = |r: &&crate::records::IsoSample| {
         matches!(r.outcome, ProbeOutcome::Reply { .. }) || r.late_rtt_ms.is_some()
     };
     if sent.iter().any(answered) && !sent.iter().any(|r| r.up_ms.is_some()) {
@@ -528,7 +528,11 @@ pub fn axis_values(s: &Scenario, axes: &[SweepAxis]) -> Vec<String> {
 }
 
 /// The row of one scenario; `models` are the experiment's.
-pub fn row(s: &Scenario, axes: &[SweepAxis], models: &[netlab_experiment::ModelKind]) -> SweepRow {
+pub(crate) fn row(
+    s: &Scenario,
+    axes: &[SweepAxis],
+    models: &[netlab_experiment::ModelKind],
+) -> SweepRow {
     let axis_values = axis_values(s, axes);
     let mut r = SweepRow {
         scenario: s.index,

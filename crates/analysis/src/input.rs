@@ -16,16 +16,16 @@ use netlab_qdisc_model::{QdiscRecord, QdiscXstats, ARM_HANDLE};
 use netlab_results::{IsoProbeResult, ProbeResult, QdiscResult, Results, ScenarioResult};
 
 use crate::arms::ArmLabels;
-use crate::model::{
-    DirectionFigures, FinalCounters, FlowRecord, FlowSeries, IsoProbe, IsoSample, KernelText,
-    Logged, PacketFile, Phases, PointText, ProbeOutcome, ProbePhase, ProbeSample, QdiscSample,
-    ReportInput, Scenario, TcpInfoSample,
+use crate::records::{
+    BacklogSample, DirectionFigures, FinalCounters, FlowRecord, FlowSeries, IsoProbe, IsoSample,
+    KernelText, Logged, PacketFile, Phases, PointText, ProbeOutcome, ProbePhase, ProbeSample,
+    ReportInput, Scenario, SenderSample,
 };
 use crate::summary::ScenarioFigures;
-use crate::ReportError;
+use crate::InputError;
 
 /// The report's input of a whole run read into memory, with its caveats.
-pub fn input_from(results: &Results) -> Result<ReportInput, ReportError> {
+pub fn input_from(results: &Results) -> Result<ReportInput, InputError> {
     let mut input = ReportBuilder::new(&results.experiment);
     for s in &results.scenarios {
         input.push(s);
@@ -51,7 +51,7 @@ pub struct ReportBuilder {
     /// The label each arm of the run is shown and grouped by.
     labels: ArmLabels,
     /// The report's samples so far, or the first value it cannot draw.
-    samples: Result<Samples, ReportError>,
+    samples: Result<Samples, InputError>,
 }
 
 /// The report's scenarios and what a scenario without a probe falls back on.
@@ -113,7 +113,7 @@ impl ReportBuilder {
 
     /// The input for the run `header` describes (its own `scenarios` are
     /// not read), with the caveats [`crate::summary::caveats`] finds.
-    pub fn finish(self, header: &Results) -> Result<ReportInput, ReportError> {
+    pub fn finish(self, header: &Results) -> Result<ReportInput, InputError> {
         self.finish_with_figures(header).1
     }
 
@@ -121,27 +121,27 @@ impl ReportBuilder {
     pub fn finish_with_figures(
         self,
         header: &Results,
-    ) -> (Vec<ScenarioFigures>, Result<ReportInput, ReportError>) {
+    ) -> (Vec<ScenarioFigures>, Result<ReportInput, InputError>) {
         let input = self.samples.and_then(|samples| {
             let mut input = header_input(header)?;
             input.scenarios = samples.scenarios;
             input.caveats = crate::summary::caveats(header, &self.figures);
-            input.summary = crate::summary::parts(&self.figures);
+            input.figures = self.figures.clone();
             Ok(input)
         });
         (self.figures, input)
     }
 }
 
-fn field(path: &str, message: &str) -> ReportError {
-    ReportError::Field {
+fn field(path: &str, message: &str) -> InputError {
+    InputError {
         path: path.into(),
         message: message.into(),
     }
 }
 
 /// The experiment as run, resolved from its file form.
-fn resolve(f: &ExperimentFile) -> Result<Experiment, ReportError> {
+fn resolve(f: &ExperimentFile) -> Result<Experiment, InputError> {
     Experiment::from_file(f).map_err(|e| field("experiment", &e.to_string()))
 }
 
@@ -162,7 +162,7 @@ fn timeline_phases(exp: &Experiment) -> Phases {
 }
 
 /// The report's input without its scenarios.
-fn header_input(results: &Results) -> Result<ReportInput, ReportError> {
+fn header_input(results: &Results) -> Result<ReportInput, InputError> {
     let exp = resolve(&results.experiment)?;
     Ok(ReportInput {
         schema_version: results.schema_version,
@@ -199,7 +199,7 @@ fn header_input(results: &Results) -> Result<ReportInput, ReportError> {
         caveats: Vec::new(),
         scope: None,
         models: exp.models.clone(),
-        summary: Default::default(),
+        figures: Vec::new(),
     })
 }
 
@@ -340,7 +340,7 @@ fn scenario_from(
     configured: Phases,
     configured_timeout_s: f64,
     configured_base_rtt_s: f64,
-) -> Result<Scenario, ReportError> {
+) -> Result<Scenario, InputError> {
     let at = format!("scenarios[{i}]");
     let (phases, probe_timeout_s, probes) = match s.probe() {
         Some(p) => probe_samples(p, &at)?,
@@ -451,10 +451,7 @@ fn iso_samples(iso: &IsoProbeResult) -> IsoProbe {
 }
 
 /// The stop-and-wait probe's phases, timeout (s) and requests.
-fn probe_samples(
-    p: &ProbeResult,
-    at: &str,
-) -> Result<(Phases, f64, Vec<ProbeSample>), ReportError> {
+fn probe_samples(p: &ProbeResult, at: &str) -> Result<(Phases, f64, Vec<ProbeSample>), InputError> {
     let b = &p.config.phases;
     let phases = Phases {
         baseline: [b.baseline_start.as_secs_f64(), b.baseline_end.as_secs_f64()],
@@ -481,12 +478,12 @@ fn probe_samples(
                 late_rtt_ms: r.late_rtt_ms,
             })
         })
-        .collect::<Result<Vec<_>, ReportError>>()?;
+        .collect::<Result<Vec<_>, InputError>>()?;
     Ok((phases, p.config.timeout.as_secs_f64(), probes))
 }
 
 /// Delivered bytes per bin of every flow that has a TCP result.
-fn flow_series(s: &ScenarioResult, at: &str) -> Result<Vec<FlowSeries>, ReportError> {
+fn flow_series(s: &ScenarioResult, at: &str) -> Result<Vec<FlowSeries>, InputError> {
     let mut flows = Vec::new();
     for (k, f) in s.flows.iter().enumerate() {
         let Some(t) = &f.tcp else { continue };
@@ -536,7 +533,7 @@ fn flow_records(s: &ScenarioResult) -> Vec<FlowRecord> {
 }
 
 /// The one TCP-state series the report draws: the first flow's.
-fn tcp_info_samples(s: &ScenarioResult) -> Vec<TcpInfoSample> {
+fn tcp_info_samples(s: &ScenarioResult) -> Vec<SenderSample> {
     s.flows
         .first()
         .map(|f| f.tcp_info.as_slice())
@@ -544,7 +541,7 @@ fn tcp_info_samples(s: &ScenarioResult) -> Vec<TcpInfoSample> {
         .iter()
         .filter_map(|t| {
             let info = t.info.as_ref()?;
-            Some(TcpInfoSample {
+            Some(SenderSample {
                 t_s: t.end_s,
                 rtt_ms: f64::from(info.rtt_us) / 1000.0,
                 rttvar_ms: f64::from(info.rttvar_us) / 1000.0,
@@ -560,13 +557,13 @@ fn tcp_info_samples(s: &ScenarioResult) -> Vec<TcpInfoSample> {
 }
 
 /// The arm's backlog and counters over time.
-fn qdisc_samples(q: &QdiscResult) -> Vec<QdiscSample> {
+fn qdisc_samples(q: &QdiscResult) -> Vec<BacklogSample> {
     q.samples
         .iter()
         .filter_map(|q| {
             let r = q.records.iter().find(|r| r.handle == ARM_HANDLE)?;
             let st = r.stats?;
-            Some(QdiscSample {
+            Some(BacklogSample {
                 t_s: q.t_s?,
                 backlog_bytes: u64::from(st.backlog_bytes),
                 backlog_packets: u64::from(st.backlog_packets),
@@ -634,7 +631,7 @@ fn outcome(
     rtt_ms: Option<f64>,
     at: &str,
     j: usize,
-) -> Result<ProbeOutcome, ReportError> {
+) -> Result<ProbeOutcome, InputError> {
     Ok(match (o, rtt_ms) {
         (RequestOutcome::Reply, Some(ms)) if ms.is_finite() && ms >= 0.0 => {
             ProbeOutcome::Reply { rtt_ms: ms }

@@ -1,4 +1,4 @@
-//! Where the report's files go as they are rendered ([`Sink`]): into
+//! Where the report's files go as they are rendered ([`RenderTarget`]): into
 //! memory ([`Vec<Rendered>`], for tests and small runs) or into a staging
 //! folder on disk ([`Staged`]), so a report of thousands of scenarios holds
 //! one scenario's plots at a time, never all of them (docs/scale.md §3).
@@ -15,7 +15,7 @@ use crate::{Rendered, ReportError, ReportFiles};
 
 /// Takes each rendered file as soon as it is rendered; `name` is a path
 /// relative to the results folder (`index.html`, `scenarios/s03.html`).
-pub trait Sink {
+pub trait RenderTarget {
     /// Keeps one file.
     fn put(&mut self, name: &str, bytes: &[u8]) -> Result<(), ReportError>;
 
@@ -23,11 +23,11 @@ pub trait Sink {
     /// before: a file written a scenario at a time (probes.csv), so none
     /// of it is held across scenarios.
     ///
-    /// [`put`]: Sink::put
+    /// [`put`]: RenderTarget::put
     fn append(&mut self, name: &str, bytes: &[u8]) -> Result<(), ReportError>;
 }
 
-impl Sink for Vec<Rendered> {
+impl RenderTarget for Vec<Rendered> {
     fn put(&mut self, name: &str, bytes: &[u8]) -> Result<(), ReportError> {
         self.push(Rendered {
             name: name.to_string(),
@@ -134,7 +134,7 @@ impl Staged {
     }
 }
 
-impl Sink for Staged {
+impl RenderTarget for Staged {
     fn put(&mut self, name: &str, bytes: &[u8]) -> Result<(), ReportError> {
         let path = self.stage.join(checked(name)?);
         if let Some(parent) = path.parent() {
@@ -245,7 +245,7 @@ mod tests {
     /// past its page; index.html comes after every page.
     #[test]
     fn each_scenario_s_files_are_put_together_before_the_next_one_s() {
-        let input = crate::compare::tests::input(2);
+        let input = netlab_analysis::testing::input(2);
         let mut names: Vec<Rendered> = Vec::new();
         crate::render_into(&input, &mut names).unwrap();
         let names: Vec<&str> = names.iter().map(|r| r.name.as_str()).collect();
@@ -289,7 +289,7 @@ mod tests {
         let dir = Scratch::new("sink-append");
         let mut staged = Staged::new(&dir.0).unwrap();
         let mut memory: Vec<Rendered> = Vec::new();
-        for sink in [&mut staged as &mut dyn Sink, &mut memory] {
+        for sink in [&mut staged as &mut dyn RenderTarget, &mut memory] {
             sink.put("probes.csv", b"seq\n").unwrap();
             sink.put("s01-goodput.svg", b"<svg/>").unwrap();
             sink.append("probes.csv", b"1\n").unwrap();

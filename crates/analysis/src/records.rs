@@ -1,5 +1,5 @@
 //! The report's own input: the samples the report draws and tests, reduced
-//! from netlab-results' typed results by [`crate::input`] (not a copy of
+//! from netlab-results' typed results by [`crate::ReportBuilder`] (not a copy of
 //! the schema: one probe outcome per request, one series per flow, the
 //! arm's counters, the page's configuration lines).
 
@@ -37,20 +37,10 @@ pub struct ReportInput {
     /// Models the experiment asks to be drawn beside the measurement
     /// (`[report] models`; docs/models.md).
     pub models: Vec<netlab_experiment::ModelKind>,
-    /// What summary.md says below its table, for index.html to say too.
-    pub summary: SummaryParts,
-}
-
-/// summary.md's parts below its table (Markdown), which index.html
-/// carries as well: the fate, isochronous-probe, flow and
-/// queue-and-bottleneck tables, the baseline list, and every scenario's
-/// own warnings.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SummaryParts {
-    /// The sections, each a Markdown block.
-    pub sections: Vec<String>,
-    /// The notes scenarios add (`scenario 3 (round 2, pfifo): …`).
-    pub scenario_notes: Vec<String>,
+    /// Each scenario's summary figures, in execution order: what
+    /// summary.md says below its table, and index.html says too, is
+    /// rendered from them.
+    pub figures: Vec<crate::summary::ScenarioFigures>,
 }
 
 /// Which kernel ran, in words.
@@ -207,9 +197,11 @@ impl FlowRecord {
     }
 }
 
-/// One sender tcp_info sample (sock_diag).
+/// The first flow's sender state at one tcp_info sample (sock_diag), as
+/// the report draws it: the few fields of netlab-results' `TcpInfoSample`
+/// the state classification and the plots read, in ms and bit/s.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TcpInfoSample {
+pub struct SenderSample {
     /// Sample time, s from t0.
     pub t_s: f64,
     /// Smoothed TCP RTT, ms.
@@ -218,7 +210,7 @@ pub struct TcpInfoSample {
     pub rttvar_ms: f64,
     /// Congestion window, segments.
     pub cwnd: u32,
-    /// Slow-start threshold, segments ([`crate::state::INFINITE_SSTHRESH`]
+    /// Slow-start threshold, segments ([`netlab_tcpload::tcp_info::INFINITE_SSTHRESH`]
     /// before the first loss), when recorded.
     pub ssthresh: Option<u32>,
     /// Delivery rate, bit/s, when the kernel reports it.
@@ -227,9 +219,10 @@ pub struct TcpInfoSample {
     pub pacing_rate_bps: Option<f64>,
 }
 
-/// One readback of the arm qdisc (and the TBF parent's drops).
+/// The arm qdisc's backlog and counters at one periodic readback (reduced
+/// from netlab-results' `QdiscSample`, which holds every qdisc's record).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct QdiscSample {
+pub struct BacklogSample {
     /// Readback time, s from t0.
     pub t_s: f64,
     /// Arm backlog, bytes.
@@ -340,9 +333,9 @@ pub struct Scenario {
     /// Goodput's measured window, s from t0.
     pub measured_window: Option<[f64; 2]>,
     /// Sender tcp_info samples.
-    pub tcp_info: Vec<TcpInfoSample>,
+    pub tcp_info: Vec<SenderSample>,
     /// Qdisc readbacks over time.
-    pub qdisc: Vec<QdiscSample>,
+    pub qdisc: Vec<BacklogSample>,
     /// Counters at the end of the measured window.
     pub final_counters: FinalCounters,
     /// Null, or why the scenario failed.

@@ -9,7 +9,7 @@
 
 use netlab_results::fate::{one_way_quantiles, DropReason, Fate, OneWayQuantiles};
 
-use crate::model::Scenario;
+use crate::records::Scenario;
 use crate::stats::fmt_num;
 
 /// Why a request of one reason never reached B, with how many.

@@ -9,7 +9,7 @@ use crate::sweep::{PointValues, SweepMetric, SweepTable};
 
 /// At most this many panels (values of the other axes) are told per axis
 /// and arm; sweep.csv holds the rest.
-pub const MAX_PANELS: usize = 6;
+pub(crate) const MAX_PANELS: usize = 6;
 
 /// A point's rounds as the headline tells them: each round and their
 /// mean below three rounds (`7.88 / 16.82 (mean 12.35)`), the median with
@@ -24,7 +24,7 @@ fn text(m: SweepMetric, p: &PointValues) -> String {
 
 /// The metrics a sweep's headline tells: the latency of the probe that
 /// ran (its median and tail), goodput per direction, drops, CE marks.
-pub fn headline_metrics(table: &SweepTable) -> Vec<SweepMetric> {
+pub(crate) fn headline_metrics(table: &SweepTable) -> Vec<SweepMetric> {
     let has = crate::sweep::metrics_with_data(table);
     let latency = if has.contains(&SweepMetric::RttP50) {
         [SweepMetric::RttP50, SweepMetric::RttP95]
@@ -46,7 +46,7 @@ pub fn headline_metrics(table: &SweepTable) -> Vec<SweepMetric> {
 /// One sentence per axis, arm and value of the other axes: `along rate
 /// (1mbit → 5mbit → 20mbit) at base_rtt=20ms, pfifo: loaded stop-and-wait
 /// probe RTT p50 950 → 210 → 60 ms; …`.
-pub fn along(table: &SweepTable) -> Vec<String> {
+pub(crate) fn along(table: &SweepTable) -> Vec<String> {
     let metrics = headline_metrics(table);
     let mut out = Vec::new();
     for (i, axis) in table.axes.iter().enumerate() {

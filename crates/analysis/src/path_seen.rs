@@ -65,7 +65,7 @@ fn codel_target_ms(words: &str) -> Option<f64> {
 }
 
 /// `6056` as `6,056`.
-pub fn thousands(v: u64) -> String {
+pub(crate) fn thousands(v: u64) -> String {
     let s = v.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
@@ -107,7 +107,7 @@ struct ArmAggregates {
 /// The aggregation caveat: every scenario whose queue held more than one
 /// frame (MTU + link header), by arm, with the largest and what it costs
 /// at the rate; `None` when no queue did.
-pub fn aggregate_caveat(scenarios: &[ScenarioFigures]) -> Option<String> {
+pub(crate) fn aggregate_caveat(scenarios: &[ScenarioFigures]) -> Option<String> {
     use std::collections::BTreeMap;
     let mut worst: Option<(f64, &QueueSeen, &ScenarioFigures)> = None;
     let mut by_arm: BTreeMap<&str, ArmAggregates> = BTreeMap::new();
@@ -219,7 +219,7 @@ fn cpu_text(b: &Bottleneck) -> String {
 
 /// The bottleneck caveats: one per scenario whose comparison needs a flag
 /// (a direction not shaper-bound, or a saturated CPU).
-pub fn bottleneck_caveats(scenarios: &[ScenarioFigures]) -> Vec<String> {
+pub(crate) fn bottleneck_caveats(scenarios: &[ScenarioFigures]) -> Vec<String> {
     let mut out = Vec::new();
     for f in scenarios {
         let Some(b) = &f.path_seen.bottleneck else {
@@ -262,7 +262,7 @@ pub fn bottleneck_caveats(scenarios: &[ScenarioFigures]) -> Vec<String> {
 }
 
 /// Every caveat of this module, in the order they print.
-pub fn caveats(scenarios: &[ScenarioFigures]) -> Vec<String> {
+pub(crate) fn caveats(scenarios: &[ScenarioFigures]) -> Vec<String> {
     aggregate_caveat(scenarios)
         .into_iter()
         .chain(bottleneck_caveats(scenarios))

@@ -5,7 +5,7 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use netlab_report::predict::{fifo_delay_bound, SparseFlow};
+//! use netlab_analysis::predict::{fifo_delay_bound, SparseFlow};
 //!
 //! // pfifo limit 256 of 1,514-byte packets at 5 Mbit/s: at most 620 ms.
 //! let bound = fifo_delay_bound(256, 1514, 5_000_000);
@@ -29,7 +29,7 @@ pub fn fifo_delay_bound(limit: u64, packet_bytes: u64, rate_bps: u64) -> Duratio
 }
 
 /// How long `bytes` hold a link of `rate_bps`.
-pub fn link_time(bytes: u64, rate_bps: u64) -> Duration {
+pub(crate) fn link_time(bytes: u64, rate_bps: u64) -> Duration {
     if rate_bps == 0 {
         return Duration::MAX;
     }
@@ -151,7 +151,7 @@ impl SparseFlow {
 /// on the link, and Reno holds W ≈ √(3 / (2p)) at a congestion signal
 /// probability p, so p ≈ 1.5 / W² = 1.5 · (8 · N · L / (R · RTT))².
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MathisLaw {
+pub(crate) struct MathisLaw {
     /// The bottleneck rate, bit/s.
     pub rate_bps: u64,
     /// A full segment on the link (MSS plus TCP/IP options and link
@@ -164,7 +164,7 @@ pub struct MathisLaw {
 /// The least window, in packets, the law is asked for: below 2 packets a
 /// Reno flow lives on timeouts and fast retransmit cannot work, which the
 /// law's derivation does not allow for.
-pub const MATHIS_MIN_WINDOW: f64 = 2.0;
+pub(crate) const MATHIS_MIN_WINDOW: f64 = 2.0;
 
 impl MathisLaw {
     /// Each of `n` flows' mean window, packets.
@@ -186,7 +186,7 @@ impl MathisLaw {
 /// `bdp_multiple` BDPs deep, on a link of `rate_pps` packets/s with base
 /// RTT `base_rtt`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BbrShare {
+pub(crate) struct BbrShare {
     /// The buffer in BDPs, X.
     pub bdp_multiple: f64,
     /// The buffer in packets, q = X · c · l.
@@ -201,7 +201,7 @@ pub struct BbrShare {
 
 /// What model 4 gives: the loss-based flows' and BBR's aggregate shares.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BbrPrediction {
+pub(crate) struct BbrPrediction {
     /// p = max(0, 1/2 − 1/(2X) − 4N/q).
     pub loss_based: f64,
     /// (1 − p) · (1 − (q/c + 0.2 s + l) / 10 s): BBR's share less its
@@ -211,7 +211,9 @@ pub struct BbrPrediction {
 
 impl BbrShare {
     /// A buffer of `bdp_multiple` BDPs at `rate_bps` in packets of
-    /// `packet_bytes` and base RTT `base_rtt`.
+    /// `packet_bytes` and base RTT `base_rtt` (the tests' way to state a
+    /// case; a sweep's rows fill the fields from their readbacks).
+    #[cfg(test)]
     pub fn new(
         bdp_multiple: f64,
         rate_bps: u64,

@@ -149,7 +149,7 @@ fn rate_words(mbps: f64) -> String {
 
 /// Per kernel, arm and offload state: the highest rate up to which every
 /// rung was truthful, and the first rung that was not.
-pub fn truthful_up_to(rungs: &[Rung]) -> Vec<String> {
+pub(crate) fn truthful_up_to(rungs: &[Rung]) -> Vec<String> {
     let mut groups: BTreeMap<(&str, &str, &str), Vec<&Rung>> = BTreeMap::new();
     for r in rungs {
         groups

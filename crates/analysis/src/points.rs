@@ -3,7 +3,7 @@
 //! point and never rounds of different points, so a sweep's report is
 //! computed point by point on the scenarios of each ([`split`]).
 
-use crate::model::{ReportInput, Scenario};
+use crate::records::{ReportInput, Scenario};
 
 /// Whether the run swept at least one axis (its scenarios carry point
 /// values).
@@ -91,7 +91,7 @@ impl ReportInput {
             caveats: self.caveats.clone(),
             scope: self.scope.clone(),
             models: self.models.clone(),
-            summary: self.summary.clone(),
+            figures: self.figures.clone(),
         }
     }
 }

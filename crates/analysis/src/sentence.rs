@@ -59,7 +59,7 @@ fn magnitude(b: Bounded) -> String {
 }
 
 /// `90 %` (one decimal when the level is not whole: `97.1 %`).
-pub fn level_text(level: f64) -> String {
+pub(crate) fn level_text(level: f64) -> String {
     let pct = level * 100.0;
     if (pct - pct.round()).abs() < 0.05 {
         format!("{:.0} %", pct)
@@ -89,7 +89,7 @@ fn level_phrase(c: &Comparison, iv: &str, tail: &str) -> String {
 /// A magnitude the interval guarantees, rounded toward zero at
 /// [`fmt_num`]'s precision, so the text never claims more than the bound
 /// (384.6 is "384.6"… or "384", never "385").
-pub fn at_least_text(v: f64) -> String {
+pub(crate) fn at_least_text(v: f64) -> String {
     let a = v.abs();
     let decimals = if a >= 100.0 {
         0
@@ -107,7 +107,7 @@ pub fn at_least_text(v: f64) -> String {
 }
 
 /// `fq_codel lower in 3 of 3 rounds` (or mixed, or none compared).
-pub fn rounds_text(c: &Comparison) -> String {
+pub(crate) fn rounds_text(c: &Comparison) -> String {
     if c.rounds_compared == 0 {
         return "no round has both arms".into();
     }
@@ -130,7 +130,7 @@ pub fn rounds_text(c: &Comparison) -> String {
 }
 
 /// The plain sentence of a comparison.
-pub fn sentence(c: &Comparison) -> String {
+pub(crate) fn sentence(c: &Comparison) -> String {
     let unit = c.figure.unit();
     let u = if unit.is_empty() {
         String::new()
@@ -187,7 +187,7 @@ pub fn sentence(c: &Comparison) -> String {
 /// The headline's verdict on the loaded median (without the rounds'
 /// states, which the headline adds): which arm is lower and by at least
 /// how much the interval allows.
-pub fn verdict_clause(c: &Comparison) -> String {
+pub(crate) fn verdict_clause(c: &Comparison) -> String {
     let rounds = rounds_text(c);
     let median = match c.delay {
         crate::compare::DelayBasis::OneWayDelivered => "loaded one-way median (delivered probes)",

@@ -1,5 +1,5 @@
 //! The models of docs/models.md beside a sweep's measurement: each
-//! scenario's inputs (as read back, [`crate::model::ModelReadbacks`]) and
+//! scenario's inputs (as read back, [`crate::records::ModelReadbacks`]) and
 //! predictions ([`RowModel`], sweep.csv's and sweep.json's `model_`
 //! columns), the value a figure draws beside a metric ([`predicted`]), and
 //! the words that say where model and measurement agree and where they
@@ -14,14 +14,14 @@ use std::time::Duration;
 use netlab_experiment::ModelKind;
 use serde::{Deserialize, Serialize};
 
-use crate::model::Scenario;
 use crate::predict::{fifo_delay_bound, BbrShare, MathisLaw, Regime, SparseFlow};
+use crate::records::Scenario;
 use crate::stats::fmt_num;
 use crate::sweep::{Measured, SweepMetric, SweepTable};
 
 /// The new-flow share at and above which a point counts as sparse when
 /// the measured boundary is located (between the model's 1 and ½).
-pub const SPARSE_SHARE: f64 = 0.75;
+pub(crate) const SPARSE_SHARE: f64 = 0.75;
 
 /// One scenario's model inputs and predictions (None where a model does
 /// not apply or an input was not read back).
@@ -116,7 +116,7 @@ fn regime_word(r: Regime) -> &'static str {
 
 /// The inputs and predictions of `s` under `models` (None when the
 /// experiment names no model).
-pub fn of(s: &Scenario, models: &[ModelKind]) -> Option<RowModel> {
+pub(crate) fn of(s: &Scenario, models: &[ModelKind]) -> Option<RowModel> {
     if models.is_empty() {
         return None;
     }
@@ -250,7 +250,7 @@ fn bbr_model(s: &Scenario, m: &mut RowModel) {
 /// What a model predicts for `metric` in this row, in the metric's unit:
 /// model 2's delays and new-flow share; model 1's bound plus the base RTT
 /// on the RTT figures, plus half of it on the one-way ones.
-pub fn predicted(m: &RowModel, metric: SweepMetric) -> Option<f64> {
+pub(crate) fn predicted(m: &RowModel, metric: SweepMetric) -> Option<f64> {
     let fifo = |share: f64| m.fifo_bound_ms.map(|b| b + m.base_rtt_ms * share);
     match metric {
         SweepMetric::RttP50 | SweepMetric::RttP95 => fifo(1.0),
@@ -288,15 +288,6 @@ pub fn which(m: &RowModel, metric: SweepMetric) -> Option<ModelKind> {
     }
 }
 
-/// The median of the values (None when empty).
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    Some(v[(v.len() - 1) / 2])
-}
-
 /// Model 2's N* of a panel's arm, in the flows axis' units (the median
 /// over its rows; None when the axis' value is not the bulk-flow count).
 pub fn boundary_on_axis(
@@ -318,11 +309,11 @@ pub fn boundary_on_axis(
     if ax.name != "flows" || !same_units {
         return None;
     }
-    median(
-        rows.iter()
-            .filter_map(|r| r.model.as_ref()?.sparse_boundary_n)
-            .collect(),
-    )
+    let mut n: Vec<f64> = rows
+        .iter()
+        .filter_map(|r| r.model.as_ref()?.sparse_boundary_n)
+        .collect();
+    netlab_stats::lower_median(&mut n)
 }
 
 use crate::sweep::held_of;
@@ -368,7 +359,7 @@ pub fn sentences(table: &SweepTable) -> Vec<String> {
 
 /// Within this many of the link either way, model 4's share and the
 /// measured one are said to agree.
-pub const BBR_AGREEMENT: f64 = 0.1;
+pub(crate) const BBR_AGREEMENT: f64 = 0.1;
 
 /// Model 4 along the buffer axis, one sentence per arm and held values:
 /// BBR's measured share from the first X to the last, and each round's
@@ -455,7 +446,7 @@ fn bbr_sentences(table: &SweepTable, axis: usize) -> Vec<String> {
 /// Within this factor either way, model 3's p and the measured one are
 /// said to agree (the quick run's codel and fq_codel rows at N = 1 and 4
 /// came within 1.25; docs/models.md).
-pub const LAW_AGREEMENT: f64 = 1.5;
+pub(crate) const LAW_AGREEMENT: f64 = 1.5;
 
 /// The smallest and largest of `v` (NaN, NaN when empty).
 fn range_of(v: &[f64]) -> (f64, f64) {

@@ -13,14 +13,14 @@ use netlab_qdisc_model::{QdiscOptions, QdiscRecord, QdiscXstats, ARM_HANDLE};
 use netlab_results::queue_seen::{queue_seen_in, LINK_HEADER};
 use netlab_results::{IsoProbeResult, QdiscResult, ScenarioResult};
 
-use crate::model::{ModelReadbacks, NewFlows, PacketSize, PacketSource};
+use crate::records::{ModelReadbacks, NewFlows, PacketSize, PacketSource};
 
 /// UDP and IPv4 headers in front of the probe's payload.
 const UDP_IPV4_HEADERS: u64 = netlab_experiment::IPV4_UDP_HEADERS as u64;
 
 /// The readbacks of `s`; `base_rtt_s` is the experiment's base RTT (a
 /// point's `base_rtt=` value overrides it).
-pub fn of(s: &ScenarioResult, base_rtt_s: f64) -> ModelReadbacks {
+pub(crate) fn of(s: &ScenarioResult, base_rtt_s: f64) -> ModelReadbacks {
     let up = s.qdisc_of("up");
     let after = up.map(|q| q.after_config.as_slice()).unwrap_or_default();
     let arm = after.iter().find(|r| r.handle == ARM_HANDLE);

@@ -11,9 +11,9 @@
 //! rounds agree.
 //!
 //! ```
-//! use netlab_report::model::TcpInfoSample;
-//! use netlab_report::state::{classify, StateKind};
-//! let s = |t: f64, cwnd: u32, rtt_ms: f64, ssthresh: Option<u32>| TcpInfoSample {
+//! use netlab_analysis::records::SenderSample;
+//! use netlab_analysis::state::{classify, StateKind};
+//! let s = |t: f64, cwnd: u32, rtt_ms: f64, ssthresh: Option<u32>| SenderSample {
 //!     t_s: t, rtt_ms, rttvar_ms: 0.0, cwnd, ssthresh,
 //!     delivery_rate_bps: None, pacing_rate_bps: None,
 //! };
@@ -27,23 +27,22 @@
 //! assert_eq!(st.standing_rtt_ms, 1040.0);
 //! ```
 
-use crate::model::TcpInfoSample;
-use crate::stats::median;
+use netlab_tcpload::tcp_info::INFINITE_SSTHRESH;
 
-/// The kernel's ssthresh before the first loss (`TCP_INFINITE_SSTHRESH`).
-pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
+use crate::records::SenderSample;
+use crate::stats::median;
 
 /// A fall of cwnd below this share of its running peak is a window cut
 /// (used when the samples carry no ssthresh).
-pub const CUT_SHARE: f64 = 0.75;
+pub(crate) const CUT_SHARE: f64 = 0.75;
 
 /// From this many cuts on, the window is held by drops or marks (an AQM's
 /// regime), not by the overshoot's aftermath.
-pub const REGULATED_CUTS: u32 = 5;
+pub(crate) const REGULATED_CUTS: u32 = 5;
 
 /// Fewer settled samples than this in the window: the standing RTT is
 /// taken over the whole window instead (and said so).
-pub const MIN_SETTLED_SAMPLES: usize = 3;
+pub(crate) const MIN_SETTLED_SAMPLES: usize = 3;
 
 /// What a round's flow settled into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -126,7 +125,7 @@ impl RoundState {
 
 /// One window cut: when it started and when cwnd stopped falling.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Cut {
+pub(crate) struct Cut {
     /// First sample showing the cut, s from t0.
     pub at_s: f64,
     /// First sample where cwnd stopped falling (the trough), s from t0.
@@ -138,7 +137,7 @@ pub struct Cut {
 /// ssthresh value, as Reno and CUBIC set one at every reduction; without
 /// it a cut is cwnd falling below [`CUT_SHARE`] of its peak since the last
 /// cut's trough. Either way the cut lasts until cwnd stops falling.
-pub fn cuts(samples: &[TcpInfoSample]) -> Vec<Cut> {
+pub(crate) fn cuts(samples: &[SenderSample]) -> Vec<Cut> {
     let with_ssthresh = samples.iter().any(|s| s.ssthresh.is_some());
     let mut out: Vec<Cut> = Vec::new();
     let mut open: Option<usize> = None; // index into out of a cut still falling
@@ -193,14 +192,14 @@ pub fn cuts(samples: &[TcpInfoSample]) -> Vec<Cut> {
 /// samples from the last cut's trough on (the state the round settled in);
 /// when fewer than [`MIN_SETTLED_SAMPLES`] remain, or the window is held by
 /// drops or marks, over the whole window.
-pub fn classify(samples: &[TcpInfoSample], window: [f64; 2]) -> Option<RoundState> {
+pub fn classify(samples: &[SenderSample], window: [f64; 2]) -> Option<RoundState> {
     let in_window = |t: f64| t >= window[0] && t < window[1];
-    let upto: Vec<TcpInfoSample> = samples
+    let upto: Vec<SenderSample> = samples
         .iter()
         .copied()
         .filter(|s| s.t_s < window[1])
         .collect();
-    let window_samples: Vec<&TcpInfoSample> = upto.iter().filter(|s| in_window(s.t_s)).collect();
+    let window_samples: Vec<&SenderSample> = upto.iter().filter(|s| in_window(s.t_s)).collect();
     if window_samples.is_empty() {
         return None;
     }
@@ -215,7 +214,7 @@ pub fn classify(samples: &[TcpInfoSample], window: [f64; 2]) -> Option<RoundStat
         (StateKind::Overshoot { .. }, Some(c)) => c.trough_s.max(window[0]),
         _ => window[0],
     };
-    let mut settled: Vec<&&TcpInfoSample> =
+    let mut settled: Vec<&&SenderSample> =
         window_samples.iter().filter(|s| s.t_s >= from).collect();
     let ok = settled.len() >= MIN_SETTLED_SAMPLES;
     if !ok {
@@ -236,7 +235,7 @@ pub fn classify(samples: &[TcpInfoSample], window: [f64; 2]) -> Option<RoundStat
 }
 
 /// Whether a congestion control is loss-based (its state is classified).
-pub fn loss_based(cc: &str) -> bool {
+pub(crate) fn loss_based(cc: &str) -> bool {
     matches!(
         cc,
         "reno" | "cubic" | "highspeed" | "htcp" | "scalable" | "westwood" | "bic"
@@ -316,7 +315,7 @@ impl ArmStates {
 }
 
 /// Groups one arm's per-round states (`(round, state or why not)`).
-pub fn group_rounds(arm: &str, rounds: &[(u32, Result<RoundState, String>)]) -> ArmStates {
+pub(crate) fn group_rounds(arm: &str, rounds: &[(u32, Result<RoundState, String>)]) -> ArmStates {
     let mut groups: Vec<(StateKind, Vec<(u32, RoundState)>)> = Vec::new();
     let mut unclassified = Vec::new();
     for (r, st) in rounds {
@@ -361,19 +360,19 @@ pub fn group_rounds(arm: &str, rounds: &[(u32, Result<RoundState, String>)]) -> 
 /// few times a round (method §12.6). Under an AQM the window is held by
 /// hundreds or thousands of drops or marks a round, and a count of cuts
 /// means nothing.
-pub fn fifo_like(kind: &str) -> bool {
+pub(crate) fn fifo_like(kind: &str) -> bool {
     matches!(kind, "pfifo" | "bfifo" | "pfifo_fast" | "pfifo_head_drop")
 }
 
 /// Why the classifier is silent for an arm of `kind`, if it is.
-pub fn silent_for(kind: &str) -> Option<String> {
+pub(crate) fn silent_for(kind: &str) -> Option<String> {
     (!fifo_like(kind)).then(|| {
         format!("not classified: the state model holds for a loss-based flow in a FIFO (method §12.6), and {kind} regulates the window by drops or marks")
     })
 }
 
 /// The state of one scenario of a report, or why there is none.
-pub fn of_scenario(s: &crate::model::Scenario) -> Result<RoundState, String> {
+pub fn of_scenario(s: &crate::records::Scenario) -> Result<RoundState, String> {
     if let Some(why) = silent_for(&s.kind) {
         return Err(why);
     }
@@ -390,7 +389,7 @@ pub fn of_scenario(s: &crate::model::Scenario) -> Result<RoundState, String> {
 }
 
 /// Every arm's states, arms in order of first appearance.
-pub fn of_input(input: &crate::model::ReportInput) -> Vec<ArmStates> {
+pub fn of_input(input: &crate::records::ReportInput) -> Vec<ArmStates> {
     let mut arms: Vec<&str> = Vec::new();
     for s in &input.scenarios {
         if !arms.contains(&s.arm.as_str()) {
@@ -414,8 +413,8 @@ pub fn of_input(input: &crate::model::ReportInput) -> Vec<ArmStates> {
 mod tests {
     use super::*;
 
-    fn s(t_s: f64, cwnd: u32, rtt_ms: f64, ssthresh: Option<u32>) -> TcpInfoSample {
-        TcpInfoSample {
+    fn s(t_s: f64, cwnd: u32, rtt_ms: f64, ssthresh: Option<u32>) -> SenderSample {
+        SenderSample {
             t_s,
             rtt_ms,
             rttvar_ms: 0.0,
@@ -430,7 +429,7 @@ mod tests {
     /// falling over three samples), cwnd growing by one segment a second
     /// between them; RTT proportional to cwnd (a standing queue at 5 Mbit/s
     /// with 1448-byte segments: cwnd × 2.3 ms).
-    fn series(peak: u32, cuts_at: &[f64], end: f64, with_ssthresh: bool) -> Vec<TcpInfoSample> {
+    fn series(peak: u32, cuts_at: &[f64], end: f64, with_ssthresh: bool) -> Vec<SenderSample> {
         let mut out = Vec::new();
         let mut t = 0.0;
         let mut cwnd = 10.0f64;

@@ -5,8 +5,7 @@
 //! resampled), censoring kept, plus a plain sentence that never claims
 //! more than that interval.
 
-use crate::model::{ReportInput, Scenario};
-pub use crate::sentence::{rounds_text, sentence};
+use crate::records::{ReportInput, Scenario};
 use crate::stats::{
     censored_quantile, hodges_lehmann, jain_index, quantile_difference, shift_interval, Bounded,
     CensoredQuantile, Observation,
@@ -16,7 +15,7 @@ use crate::stats::{
 pub const MIN_ROUNDS: usize = 3;
 /// 1 − the wanted confidence of the interval (the level reached is in each
 /// [`Comparison`]: 3 vs 3 rounds allow 90 % at most).
-pub const ALPHA: f64 = 0.05;
+pub(crate) const ALPHA: f64 = 0.05;
 
 /// A figure compared between arms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -231,11 +230,14 @@ pub fn method_text() -> String {
 /// delay of each request that reached B, or the RTT of the probe that ran
 /// ([`Scenario::rtt_probe`]) with timeouts censored.
 fn probe_obs(s: &Scenario, basis: DelayBasis) -> Vec<Observation> {
-    match (basis, s.delivered_one_way(crate::model::ProbePhase::Loaded)) {
+    match (
+        basis,
+        s.delivered_one_way(crate::records::ProbePhase::Loaded),
+    ) {
         (DelayBasis::OneWayDelivered, Some(d)) => {
             d.one_way_ms.into_iter().map(Observation::Exact).collect()
         }
-        _ => s.rtt_observations(crate::model::ProbePhase::Loaded),
+        _ => s.rtt_observations(crate::records::ProbePhase::Loaded),
     }
 }
 
@@ -245,7 +247,7 @@ pub fn delay_basis(ok: &[&Scenario]) -> DelayBasis {
     let all = !ok.is_empty()
         && ok.iter().all(|s| {
             !s.probes.is_empty()
-                && s.delivered_one_way(crate::model::ProbePhase::Loaded)
+                && s.delivered_one_way(crate::records::ProbePhase::Loaded)
                     .is_some()
         });
     if all {
@@ -309,7 +311,7 @@ fn unit(s: &Scenario, f: Figure, basis: DelayBasis) -> Option<Unit> {
         Figure::LoadedP50 => Some(Unit::Probes(probe_obs(s, basis), 0.5)),
         Figure::LoadedP95 => Some(Unit::Probes(probe_obs(s, basis), 0.95)),
         Figure::Loss => s
-            .delivered_one_way(crate::model::ProbePhase::Loaded)
+            .delivered_one_way(crate::records::ProbePhase::Loaded)
             .and_then(|d| {
                 let sent = d.lost + d.one_way_ms.len();
                 d.lost_share().map(|x| Unit::Scalar {
@@ -434,7 +436,7 @@ pub fn analyse(input: &ReportInput) -> Statistics {
 /// The resolution of a goodput difference: 1 % of the shaped rate (the
 /// window's edges and the bins' rounding move a round's goodput by about
 /// that much; method §12.9).
-pub const GOODPUT_RESOLUTION: f64 = 0.01;
+pub(crate) const GOODPUT_RESOLUTION: f64 = 0.01;
 
 /// Why a goodput comparison claims nothing (method §12.9): a round above
 /// the link's payload ceiling (the window caught a loss repair's burst, as
@@ -581,110 +583,9 @@ fn compare(
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use crate::model::*;
-
-    fn scenario(index: u32, round: u32, arm: &str, rtts: &[Option<f64>], drops: u64) -> Scenario {
-        Scenario {
-            index,
-            round,
-            arm: arm.into(),
-            kind: arm.into(),
-            arm_words: arm.into(),
-            cc: Some("reno".into()),
-            t0_utc: None,
-            phases: Phases {
-                baseline: [0.0, 2.0],
-                loaded: [4.0, 10.0],
-                end_s: 10.0,
-            },
-            probe_timeout_s: 1.0,
-            probes: rtts
-                .iter()
-                .enumerate()
-                .map(|(i, r)| ProbeSample {
-                    seq: i as u32,
-                    send_s: 4.0 + i as f64 * 0.2,
-                    phase: ProbePhase::Loaded,
-                    outcome: match r {
-                        Some(ms) => ProbeOutcome::Reply { rtt_ms: *ms },
-                        None => ProbeOutcome::Timeout,
-                    },
-                    logged: match r {
-                        Some(_) => crate::model::Logged::Reply,
-                        None => crate::model::Logged::Timeout,
-                    },
-                    late_rtt_ms: None,
-                })
-                .collect(),
-            flows: vec![FlowSeries {
-                label: "flow 1".into(),
-                direction: "up".into(),
-                bin_s: 0.2,
-                bytes: vec![125_000; 50],
-            }],
-            flow_records: Vec::new(),
-            measured_window: Some([4.0, 10.0]),
-            tcp_info: vec![],
-            // The arm's counters at the window's start: every drop is
-            // inside the window.
-            qdisc: vec![QdiscSample {
-                t_s: 3.95,
-                backlog_bytes: 0,
-                backlog_packets: 0,
-                drops: 0,
-                ecn_marks: None,
-                packets: 0,
-            }],
-            final_counters: FinalCounters {
-                arm_drops: Some(drops),
-                ..Default::default()
-            },
-            error: None,
-            packet_files: Vec::new(),
-            fates: None,
-            ecn_flow: false,
-            point: PointText::default(),
-            directions: Vec::new(),
-            iso: None,
-            readbacks: Default::default(),
-        }
-    }
-
-    pub(crate) fn input(rounds: u32) -> ReportInput {
-        let mut scenarios = Vec::new();
-        for r in 1..=rounds {
-            let slow: Vec<Option<f64>> = (0..10)
-                .map(|i| {
-                    if i % 4 == 3 {
-                        None
-                    } else {
-                        Some(480.0 + i as f64 * 5.0 + r as f64)
-                    }
-                })
-                .collect();
-            let fast: Vec<Option<f64>> = (0..20).map(|i| Some(3.0 + i as f64 * 0.2)).collect();
-            scenarios.push(scenario(2 * r - 1, r, "pfifo", &slow, 100 + r as u64));
-            scenarios.push(scenario(2 * r, r, "fq_codel", &fast, 4));
-        }
-        ReportInput {
-            schema_version: 1,
-            tool: "netlab test".into(),
-            run_id: "x".into(),
-            started_utc: String::new(),
-            finished_utc: String::new(),
-            kernel: KernelText::default(),
-            config: vec![],
-            bottleneck_bps: Some(5_000_000),
-            scenarios,
-            notes: vec![],
-            caveats: vec![],
-            scope: None,
-            models: vec![],
-            summary: Default::default(),
-        }
-    }
+    use crate::testing::{input, scenario};
 
     fn find(st: &Statistics, f: Figure) -> &Comparison {
         st.comparisons.iter().find(|c| c.figure == f).unwrap()
