@@ -286,7 +286,10 @@ mod tests {
         );
         assert_eq!(MemoryUse::parse("Name:\tx\n"), None);
         let own = MemoryUse::own().unwrap();
-        assert!(own.peak_kb >= own.resident_kb && own.resident_kb > 0, "{own:?}");
+        assert!(
+            own.peak_kb >= own.resident_kb && own.resident_kb > 0,
+            "{own:?}"
+        );
         assert!(own_open_fds().unwrap() >= 3);
         let cpuinfo = "processor\t: 0\nmodel name\t: Test CPU @ 2GHz\n\nprocessor\t: 1\nmodel name\t: other\n";
         assert_eq!(parse_cpu_model(cpuinfo).as_deref(), Some("Test CPU @ 2GHz"));

@@ -211,7 +211,9 @@ impl Here<'_> {
                 Ok(setup) => scenario::run(&ctx, &setup, scenario_hooks),
                 Err(e) => (scenario::not_started(planned, &e), None),
             };
-            r.open_fds = fds_before.zip(netlab_os::proc::own_open_fds()).map(|(b, a)| [b, a]);
+            r.open_fds = fds_before
+                .zip(netlab_os::proc::own_open_fds())
+                .map(|(b, a)| [b, a]);
             r.ran_on = Some(ran_on);
             if let (Some(sig), Some(at)) = (netlab_receipts::interrupted(), stopped) {
                 // Its cleanup receipts go to stderr too, as the hard teardown's do.
