@@ -1,7 +1,7 @@
 //! `orchestrator compare` and `orchestrator run`: flags validated into a
 //! [`SessionConfig`], the run itself by [`netlab_run::Session`] (kernel
 //! choice, every scenario here or inside the guest, results.json), the
-//! summary, report and table through [`Finish`], the exit code from the
+//! summary, report and table through [`ReportHooks`], the exit code from the
 //! [`Outcome`]. Also `orchestrator cleanup`.
 
 use std::path::Path;
@@ -10,9 +10,10 @@ use std::time::SystemTime;
 use netlab_receipts::{cleanup_dead_runs, format_rfc3339, RunStatus};
 use netlab_run::{Outcome, RunError, Session, SessionConfig};
 
+use netlab_run::finish::ReportHooks;
+
 use crate::cli::{CompareArgs, RunArgs};
 use crate::config::{compare_config, run_config, UsageError};
-use crate::finish::Finish;
 
 pub(crate) fn utc_stamp() -> String {
     // 2026-11-30T02:48:05Z → 20261130T024805Z (a folder name without colons).
@@ -57,7 +58,11 @@ pub(crate) fn execute(cmd: &str, cfg: SessionConfig) -> u8 {
     if !cfg.inside_guest {
         crate::plan::print_warnings(cmd, &cfg.exp);
     }
-    let mut finish = Finish::default();
+    // What the scenario's threads freed goes back to the system, so the
+    // next scenario starts where this one did.
+    let mut finish = ReportHooks::new("orchestrator", cmd).on_scenario_written(|| {
+        let _ = crate::heap::release_free_heap();
+    });
     let outcome = Session::new(cfg)
         .program("orchestrator")
         .with_run_hooks(&mut finish)

@@ -12,7 +12,6 @@ mod cli;
 mod compare;
 mod config;
 mod diff;
-mod finish;
 mod heap;
 mod merge;
 mod plan;
