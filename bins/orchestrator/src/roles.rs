@@ -2,10 +2,7 @@
 //! Each validates its flags (exit 2 with a message naming the flag), then
 //! calls one crate.
 
-use std::io::Write;
-use std::time::Instant;
-
-use netlab_probe::{connect_socket, run_probe, ProbeConfig};
+use netlab_probe::role::{run_probe_role, ProbeRole};
 use netlab_run::b_loop::run_sink_role;
 use netlab_tcpload::role::{run_load_role, LoadRole, SinkRole};
 
@@ -51,47 +48,15 @@ pub fn load(a: &LoadArgs) -> u8 {
     }
 }
 
-/// `orchestrator probe`: one JSON line per completed request, then one line
-/// with the whole log's statistics. Phases are not meaningful standalone: every
-/// request counts as baseline (0 .. end).
+/// `orchestrator probe`: [`netlab_probe::role`].
 pub fn probe(a: &ProbeArgs) -> u8 {
-    let (to, end) = (a.to, a.end);
-    let mut cfg = ProbeConfig::with_end(end);
-    cfg.phases.baseline_end = end;
-    cfg.phases.loaded_start = end;
-    cfg.phases.loaded_end = end;
-    if let Err(e) = cfg.validate() {
-        return usage_exit(&UsageError(e.to_string()));
-    }
-    let sock = match connect_socket(None, to) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("orchestrator probe: {e}");
-            return 1;
-        }
+    let role = match ProbeRole::new(a.to, a.end) {
+        Ok(r) => r,
+        Err(e) => return usage_exit(&UsageError(e.to_string())),
     };
-    let t0 = Instant::now();
-    let stdout = std::io::stdout();
-    let log = run_probe(&sock, t0, &cfg, None, |req| {
-        let mut o = stdout.lock();
-        let _ = serde_json::to_writer(&mut o, &serde_json::json!({ "request": req }));
-        let _ = writeln!(o);
-    });
-    match log {
-        Ok(log) => {
-            let mut o = stdout.lock();
-            let line = serde_json::json!({
-                "summary": {
-                    "stale_replies": log.stale_replies,
-                    "malformed_replies": log.malformed_replies,
-                    "recv_errors": log.recv_errors,
-                    "phases": log.phase_stats(),
-                }
-            });
-            let _ = serde_json::to_writer(&mut o, &line);
-            let _ = writeln!(o);
-            0
-        }
+    let mut out = std::io::stdout().lock();
+    match run_probe_role(&role, &mut out) {
+        Ok(()) => 0,
         Err(e) => {
             eprintln!("orchestrator probe: {e}");
             1
@@ -142,7 +107,12 @@ pub fn guest(a: &GuestArgs) -> u8 {
     }
 }
 
-/// `orchestrator cleanup`.
+/// `orchestrator cleanup`: removes what dead runs still own
+/// ([`netlab_run::cleanup`]); prints receipts.
 pub fn cleanup(a: &CleanupArgs) -> u8 {
-    crate::compare::cleanup_dead(&a.state_dir)
+    let done = netlab_run::cleanup::Cleanup::dead_runs(&a.state_dir);
+    for line in done.lines() {
+        println!("{line}");
+    }
+    u8::from(!done.complete())
 }
