@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
-use netlab_experiment::{Experiment, KernelChoice};
+use netlab_experiment::Experiment;
 use netlab_report::diff::{diff, RunDigest};
 use netlab_run::SessionConfig;
 
@@ -45,7 +45,7 @@ pub fn main(a: &RerunArgs) -> u8 {
     }
     exp.kernel = match a.kernel {
         Some(k) => crate::config::kernel_choice(k),
-        None => match recorded_kernel(&header.kernel.mode, &header.kernel.release) {
+        None => match netlab_run::kernel::recorded(&header.kernel.mode, &header.kernel.release) {
             Ok(k) => k,
             Err(why) => {
                 eprintln!("orchestrator rerun: {why}");
@@ -90,41 +90,6 @@ pub fn main(a: &RerunArgs) -> u8 {
             eprintln!("orchestrator rerun: the run is complete, the diff failed: {e}");
             1
         }
-    }
-}
-
-/// The kernel the original ran on, if this machine has it: the running
-/// kernel of the same release, or the guest kernel of the same release.
-fn recorded_kernel(mode: &str, release: &str) -> Result<KernelChoice, String> {
-    match mode {
-        "host" => {
-            let here = netlab_os::proc::kernel_release().unwrap_or_default();
-            if here == release {
-                Ok(KernelChoice::Host)
-            } else {
-                Err(format!(
-                    "the run was on host kernel {release}, this machine runs {here}: pass --kernel host to rerun on it anyway (the diff will name the kernel), or --kernel uml"
-                ))
-            }
-        }
-        "uml" | "guest" => {
-            let g = netlab_guest::available();
-            match (&g.release, &g.problem) {
-                (Some(r), None) if r == release => Ok(KernelChoice::Uml),
-                (Some(r), None) => Err(format!(
-                    "the run was in guest kernel {release}, the installed guest is {r}: pass --kernel uml to rerun in it anyway (the diff will name the kernel)"
-                )),
-                (_, Some(p)) => Err(format!(
-                    "the run was in guest kernel {release}, which is not usable here ({p}): install it, or pass --kernel host"
-                )),
-                (None, None) => Err(format!(
-                    "the run was in guest kernel {release}, whose release is unknown here: pass --kernel uml or --kernel host"
-                )),
-            }
-        }
-        other => Err(format!(
-            "results.json records kernel mode {other:?}: pass --kernel host or --kernel uml"
-        )),
     }
 }
 

@@ -57,11 +57,13 @@
 //! - [`finish`]: the [`RunHooks`] that write summary.md and the report
 //!   (`finish::ReportHooks`), and what a command says about its report;
 //! - [`merge`]: one results folder from a sharded run's folders;
+//! - [`cleanup`]: what dead runs still own, removed (`orchestrator cleanup`);
 //! - [`progress`], [`machine`]: the progress lines, the `ran_on` record.
 
 #![forbid(unsafe_code)]
 
 pub mod b_loop;
+pub mod cleanup;
 pub mod config;
 pub mod finish;
 pub mod hooks;
