@@ -67,6 +67,21 @@ impl MemoryUse {
     }
 }
 
+/// Whether `/proc/<pid>` exists: some process (or zombie) has the pid.
+pub fn pid_exists(pid: u32) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Process `pid`'s arguments (`/proc/<pid>/cmdline`, NUL-separated), each
+/// as bytes; empty when it cannot be read (gone, or a kernel thread).
+pub fn cmdline(pid: i32) -> Vec<Vec<u8>> {
+    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    raw.split(|b| *b == 0)
+        .filter(|a| !a.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
 /// How many file descriptors process `pid` has open (`None`: gone).
 pub fn open_fds(pid: u32) -> Option<usize> {
     Some(std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?.count())
@@ -291,6 +306,9 @@ mod tests {
             "{own:?}"
         );
         assert!(own_open_fds().unwrap() >= 3);
+        assert!(pid_exists(std::process::id()));
+        let me = cmdline(std::process::id() as i32);
+        assert!(!me.is_empty() && !me[0].is_empty(), "{me:?}");
         let cpuinfo = "processor\t: 0\nmodel name\t: Test CPU @ 2GHz\n\nprocessor\t: 1\nmodel name\t: other\n";
         assert_eq!(parse_cpu_model(cpuinfo).as_deref(), Some("Test CPU @ 2GHz"));
     }
