@@ -53,6 +53,7 @@
 //!   echoes), also the `sink` role's;
 //! - [`kernel`]: host or guest, decided from the experiment's requirements;
 //! - [`resume`]: continuing an interrupted folder (`--resume`);
+//! - [`rerun`]: the experiment a results folder records, to run again;
 //! - [`hooks`]: [`ScenarioHooks`] and [`RunHooks`];
 //! - [`finish`]: the [`RunHooks`] that write summary.md and the report
 //!   (`finish::ReportHooks`), and what a command says about its report;
@@ -71,6 +72,7 @@ pub mod kernel;
 pub mod machine;
 pub mod merge;
 pub mod progress;
+pub mod rerun;
 pub mod resume;
 pub mod scenario;
 pub mod session;
