@@ -56,14 +56,7 @@ fn splitmix64(mut x: u64) -> u64 {
 
 /// This process' peak RSS so far, kB (VmHWM in /proc/self/status).
 fn vm_hwm_kb() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        })
-        .unwrap_or(0)
+    netlab_os::proc::MemoryUse::own().map_or(0, |m| m.peak_kb)
 }
 
 /// A results folder `dir` of `n` copies of the fixture's scenario; run B

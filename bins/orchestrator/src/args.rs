@@ -2,7 +2,8 @@
 //! line is parsed, so a bad value is clap's own error, naming the flag and
 //! its value, with exit 2, before anything runs. What needs two flags at
 //! once (the TBF's rate, burst and limit; an MTU against the burst; two
-//! ports apart) is checked after parsing, in [`crate::config`].
+//! ports apart) is checked after parsing, by
+//! `netlab_results::compare_flags::CompareConfig::check`.
 //!
 //! Pure: text in, a typed value or the reason out.
 

@@ -1,18 +1,18 @@
 //! `orchestrator compare` and `orchestrator run`: flags validated into a
 //! [`SessionConfig`], the run itself by [`netlab_run::Session`] (kernel
 //! choice, every scenario here or inside the guest, results.json), the
-//! summary, report and table through [`Finish`], the exit code from the
-//! [`Outcome`]. Also `orchestrator cleanup`.
+//! summary, report and table through [`ReportHooks`], the exit code from the
+//! [`Outcome`].
 
-use std::path::Path;
 use std::time::SystemTime;
 
-use netlab_receipts::{cleanup_dead_runs, format_rfc3339, RunStatus};
+use netlab_receipts::format_rfc3339;
 use netlab_run::{Outcome, RunError, Session, SessionConfig};
+
+use netlab_run::finish::ReportHooks;
 
 use crate::cli::{CompareArgs, RunArgs};
 use crate::config::{compare_config, run_config, UsageError};
-use crate::finish::Finish;
 
 pub(crate) fn utc_stamp() -> String {
     // 2026-11-30T02:48:05Z → 20261130T024805Z (a folder name without colons).
@@ -57,7 +57,11 @@ pub(crate) fn execute(cmd: &str, cfg: SessionConfig) -> u8 {
     if !cfg.inside_guest {
         crate::plan::print_warnings(cmd, &cfg.exp);
     }
-    let mut finish = Finish::default();
+    // What the scenario's threads freed goes back to the system, so the
+    // next scenario starts where this one did.
+    let mut finish = ReportHooks::new("orchestrator", cmd).on_scenario_written(|| {
+        let _ = crate::heap::release_free_heap();
+    });
     let outcome = Session::new(cfg)
         .program("orchestrator")
         .with_run_hooks(&mut finish)
@@ -82,47 +86,4 @@ fn refused(cmd: &str, e: &RunError) -> u8 {
         eprintln!("orchestrator: {e}");
     }
     e.exit_code()
-}
-
-/// `orchestrator cleanup`: removes what dead runs still own; prints receipts.
-pub fn cleanup_dead(state_dir: &Path) -> u8 {
-    let runs = cleanup_dead_runs(state_dir);
-    // Guest kernels whose host process died (their run folders name the owner).
-    let guests = netlab_guest::cleanup_stale_runs();
-    for g in &guests {
-        println!(
-            "guest run {} (host pid {} gone): killed {:?}, folder removed: {}",
-            g.dir.display(),
-            g.host_pid,
-            g.killed,
-            g.removed
-        );
-    }
-    if runs.is_empty() {
-        println!("no dead runs with state in {}", state_dir.display());
-        return if guests.iter().all(|g| g.removed) {
-            0
-        } else {
-            1
-        };
-    }
-    let mut code = if guests.iter().all(|g| g.removed) {
-        0
-    } else {
-        1
-    };
-    for run in &runs {
-        let id = run.run_id.as_ref().map_or("?", |r| r.as_str());
-        println!("run {id} ({}): {:?}", run.state_file.display(), run.status);
-        for r in &run.receipts {
-            println!("  {r}");
-        }
-        if matches!(
-            run.status,
-            RunStatus::Incomplete | RunStatus::Unreadable { .. } | RunStatus::Foreign { .. }
-        ) {
-            code = 1;
-        }
-    }
-    code
 }

@@ -26,10 +26,6 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
-fn usage(flag: &str, value: &str, why: impl std::fmt::Display) -> UsageError {
-    UsageError(format!("invalid value '{value}' for {flag}: {why}"))
-}
-
 /// The method §2 arms, used when no `--arm` is given.
 pub const DEFAULT_ARMS: [&str; 2] = [
     "pfifo limit 256",
@@ -45,10 +41,9 @@ pub(crate) fn kernel_choice(k: KernelChoice) -> netlab_experiment::KernelChoice 
     }
 }
 
-/// The `compare` configuration from its parsed flags: what depends on
-/// several flags at once is checked here (the TBF, the MTU against the
-/// burst, the ports apart); `now_utc_stamp` names the default results
-/// folder.
+/// The `compare` configuration from its parsed flags, checked by
+/// [`CompareConfig::check`] (what depends on several flags at once);
+/// `now_utc_stamp` names the default results folder.
 pub fn compare_config(a: &CompareArgs, now_utc_stamp: &str) -> Result<CompareConfig, UsageError> {
     let (arm_words, arms): (Vec<String>, Vec<Arm>) = if a.arms.is_empty() {
         DEFAULT_ARMS
@@ -69,33 +64,11 @@ pub fn compare_config(a: &CompareArgs, now_utc_stamp: &str) -> Result<CompareCon
         burst: a.burst,
         limit: a.limit,
     };
-    tbf.validate()
-        .map_err(|e| UsageError(format!("invalid TBF (--rate/--burst/--limit): {e}")))?;
-    check_mtu_fits(a.mtu, &tbf)?;
-    if a.tcp_port == a.udp_port {
-        // Different protocols could share a number, but keeping them apart
-        // keeps the capture's "other" count honest and readable.
-        return Err(usage(
-            "--udp-port",
-            &a.udp_port.to_string(),
-            "must differ from --tcp-port",
-        ));
-    }
-    if let Some(d) = a.iso_probe {
-        let port = netlab_experiment::ProbeSpec::isochronous().port;
-        if a.tcp_port == port || a.udp_port == port {
-            return Err(usage(
-                "--iso-probe",
-                &format!("{d:?}"),
-                format!("its echo uses UDP port {port}: keep --tcp-port and --udp-port off it"),
-            ));
-        }
-    }
     let out = a
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("results").join(now_utc_stamp));
-    Ok(CompareConfig {
+    let cfg = CompareConfig {
         rounds: a.rounds,
         arms,
         arm_words,
@@ -126,7 +99,9 @@ pub fn compare_config(a: &CompareArgs, now_utc_stamp: &str) -> Result<CompareCon
         out,
         quiet: a.quiet,
         inside_guest: a.inside_guest,
-    })
+    };
+    cfg.check().map_err(|e| UsageError(e.0))?;
+    Ok(cfg)
 }
 
 /// Validates `orchestrator run` arguments into the run's configuration:
@@ -161,24 +136,6 @@ pub fn run_config(a: &RunArgs, now_utc_stamp: &str) -> Result<SessionConfig, Usa
     })
 }
 
-/// `--mtu` against `--burst`: a full-size frame (MTU + 14) must fit the
-/// TBF's burst (TBF drops a longer packet it cannot split).
-fn check_mtu_fits(mtu: u32, tbf: &Tbf) -> Result<(), UsageError> {
-    let frame = u64::from(mtu) + u64::from(netlab_experiment::LINK_HEADER);
-    if frame > tbf.burst.0 {
-        return Err(usage(
-            "--mtu",
-            &mtu.to_string(),
-            format!(
-                "a full-size frame of {frame} bytes (MTU + 14) exceeds --burst {}: \
-                 TBF would drop every such packet",
-                tbf.burst
-            ),
-        ));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,7 +144,8 @@ mod tests {
     /// Parses a duration written like `3s`, `500ms`, `1.5s`, `250us` or `2m`
     /// (the experiment files' grammar), naming `flag` when it is refused.
     fn parse_duration(flag: &str, text: &str) -> Result<Duration, UsageError> {
-        crate::args::duration(text).map_err(|why| usage(flag, text, why))
+        crate::args::duration(text)
+            .map_err(|why| UsageError(format!("invalid value '{text}' for {flag}: {why}")))
     }
 
     /// Writes a duration so that [`parse_duration`] reads back exactly the same

@@ -1,8 +1,9 @@
-//! `orchestrator`: the thin binary of netlab. It parses flags into typed
-//! arguments ([`cli`], [`args`]), checks what depends on several of them
-//! into a configuration ([`config`]) and
-//! wires the crates together; every measurement lives in the crates, the
-//! run itself in `netlab_run::Session` ([`compare`]).
+//! `orchestrator`: the thin binary of netlab: flags → a `netlab_run::Session`
+//! (or another library call) → an exit code. It parses flags into typed
+//! arguments ([`cli`], [`args`]) and maps them to the libraries'
+//! configurations ([`config`]), which check themselves; every
+//! measurement, the run and its end (`netlab_run::finish`), the merge, the
+//! plan listing and the roles live in the crates.
 //!
 //! Exit codes: 0 success; 1 run failure or refused environment (refused
 //! before any network change); 2 bad usage (`--help` is 0).
@@ -12,7 +13,6 @@ mod cli;
 mod compare;
 mod config;
 mod diff;
-mod finish;
 mod heap;
 mod merge;
 mod plan;

@@ -1,123 +1,10 @@
 //! `orchestrator plan FILE.toml`: the experiment's scenarios, without root
-//! and without touching anything. Each line is a scenario: its
-//! plan index, its unit (a round at a sweep point — all of its arms run on
-//! one machine, back to back), point, round, arm and seed; the header gives
-//! the experiment's content hash and the netlab version, which `merge` and
-//! `run --resume` check. `--shards N` adds the shard that runs each unit.
+//! and without touching anything, as [`PlanListing`] lists them (a table,
+//! or JSON with `--json`); `--shards N` adds the shard that runs each unit.
 
-use std::fmt::Write as _;
-
-use serde::{Deserialize, Serialize};
-
-use netlab_experiment::{unit_of, Experiment};
+use netlab_experiment::{Experiment, PlanListing};
 
 use crate::cli::PlanArgs;
-
-/// The plan as printed (`--json`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PlanListing {
-    /// The experiment's name.
-    pub experiment: String,
-    /// Its content hash (SHA-256 of the canonical text, kernel left out).
-    pub experiment_hash: String,
-    /// This netlab's version.
-    pub netlab_version: String,
-    /// Units of work (rounds × sweep points).
-    pub units: u32,
-    /// The shard count asked for with `--shards`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shards: Option<u32>,
-    /// Every scenario, in plan order.
-    pub scenarios: Vec<PlannedLine>,
-}
-
-/// One planned scenario.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PlannedLine {
-    /// 1-based plan index (results keep it, whichever machine ran it).
-    pub index: u32,
-    /// 0-based unit: a round at a sweep point.
-    pub unit: u32,
-    /// 1-based sweep point.
-    pub point_index: u32,
-    /// The point's label.
-    pub point: String,
-    /// Round.
-    pub round: u32,
-    /// The arm in tc words.
-    pub arm: String,
-    /// The scenario's seed.
-    pub seed: u64,
-    /// With `--shards N`: the shard (K of N) that runs it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<u32>,
-}
-
-/// The listing of `exp`, with each unit's shard when `shards` is given.
-pub fn listing(exp: &Experiment, shards: Option<u32>) -> PlanListing {
-    let scenarios = exp
-        .plan()
-        .scenarios
-        .iter()
-        .map(|s| {
-            let unit = unit_of(s, exp.rounds);
-            PlannedLine {
-                index: s.index,
-                unit,
-                point_index: s.point.index,
-                point: s.point.label(),
-                round: s.round,
-                arm: s.arm.words.clone(),
-                seed: s.seed,
-                shard: shards.map(|n| unit % n + 1),
-            }
-        })
-        .collect();
-    PlanListing {
-        experiment: exp.name.clone(),
-        experiment_hash: exp.content_hash(),
-        netlab_version: env!("CARGO_PKG_VERSION").into(),
-        units: exp.unit_count(),
-        shards,
-        scenarios,
-    }
-}
-
-/// The listing as a table.
-pub fn table(l: &PlanListing) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "experiment {} · hash {} · netlab {}",
-        l.experiment, l.experiment_hash, l.netlab_version
-    );
-    let _ = writeln!(
-        s,
-        "{} scenario(s) in {} unit(s); a unit is a round at a sweep point, all of its arms on one machine",
-        l.scenarios.len(),
-        l.units
-    );
-    let shard_col = l.shards.is_some();
-    s.push('\n');
-    s.push_str("| plan index | unit | point | round | arm | seed |");
-    s.push_str(if shard_col { " shard |\n" } else { "\n" });
-    s.push_str("|---|---|---|---|---|---|");
-    s.push_str(if shard_col { "---|\n" } else { "\n" });
-    for p in &l.scenarios {
-        let _ = write!(
-            s,
-            "| {} | {} | {} {} | {} | {} | {:#018x} |",
-            p.index, p.unit, p.point_index, p.point, p.round, p.arm, p.seed
-        );
-        match (p.shard, l.shards) {
-            (Some(k), Some(n)) => {
-                let _ = writeln!(s, " {k}/{n} |");
-            }
-            _ => s.push('\n'),
-        }
-    }
-    s
-}
 
 /// Prints the configuration's warnings (method §2.5) to stderr, each with
 /// its fix. The links are taken as the kernel leaves them (MTU 1500,
@@ -145,7 +32,7 @@ pub fn main(a: &PlanArgs) -> u8 {
         }
     }
     print_warnings("plan", &exp);
-    let l = listing(&exp, shards);
+    let l = PlanListing::of(&exp, shards);
     if a.json {
         match serde_json::to_string_pretty(&l) {
             Ok(t) => println!("{t}"),
@@ -155,55 +42,7 @@ pub fn main(a: &PlanArgs) -> u8 {
             }
         }
     } else {
-        print!("{}", table(&l));
+        print!("{}", l.table());
     }
     0
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_listing_follows_the_plan_and_its_shards() {
-        let exp = netlab_experiment::parse(
-            r#"
-            name = "t"
-            arms = ["pfifo", "fq_codel"]
-            rounds = 2
-            [sweep]
-            rate = ["5mbit", "10mbit"]
-            "#,
-        )
-        .unwrap();
-        let l = listing(&exp, Some(3));
-        assert_eq!(l.units, 4);
-        assert_eq!(l.scenarios.len(), 8);
-        let units: Vec<u32> = l.scenarios.iter().map(|p| p.unit).collect();
-        assert_eq!(units, [0, 0, 1, 1, 2, 2, 3, 3]);
-        let shards: Vec<u32> = l.scenarios.iter().map(|p| p.shard.unwrap()).collect();
-        assert_eq!(shards, [1, 1, 2, 2, 3, 3, 1, 1]);
-        // The shard column agrees with what `run --shard` runs.
-        for k in 1..=3 {
-            let runs: Vec<u32> = exp
-                .plan()
-                .shard(netlab_experiment::Shard { k, n: 3 }, exp.rounds)
-                .iter()
-                .map(|s| s.index)
-                .collect();
-            let listed: Vec<u32> = l
-                .scenarios
-                .iter()
-                .filter(|p| p.shard == Some(k))
-                .map(|p| p.index)
-                .collect();
-            assert_eq!(runs, listed);
-        }
-        let t = table(&l);
-        assert!(t.contains(&exp.content_hash()), "{t}");
-        assert!(t.contains("| 3 | 1 | 1 rate=5mbit | 2 | pfifo |"), "{t}");
-        assert!(t.ends_with(" 1/3 |\n"), "{t}");
-        let back: PlanListing = serde_json::from_str(&serde_json::to_string(&l).unwrap()).unwrap();
-        assert_eq!(back, l);
-    }
 }

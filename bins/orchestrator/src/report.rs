@@ -1,5 +1,5 @@
-//! `orchestrator report PATH`, and what every command that writes a report
-//! says about it.
+//! `orchestrator report PATH` (what every command that writes a report
+//! says about it is `netlab_run::finish::said`).
 //!
 //! The folder is finished by [`netlab_report::folder::finish_folder`], in the
 //! steps that end `compare`, `run` and `merge`: results.json (any schema version,
@@ -16,7 +16,6 @@
 use std::path::Path;
 
 use netlab_report::folder::FinishOptions;
-use netlab_report::{ReportError, ReportFiles};
 
 /// Entry point of `orchestrator report PATH`; returns the exit code.
 pub fn main(path: &Path) -> u8 {
@@ -44,22 +43,6 @@ pub fn main(path: &Path) -> u8 {
     );
     println!("{}", files.html.display());
     0
-}
-
-/// Says how the report at the end of a run or merge went (results.json and
-/// summary.md are written before it and kept whatever it does); false when
-/// it failed (the command then exits 1).
-pub fn said(report: &Result<ReportFiles, ReportError>) -> bool {
-    match report {
-        Ok(files) => {
-            println!("report: {}", files.html.display());
-            true
-        }
-        Err(e) => {
-            eprintln!("orchestrator compare: the report failed (results.json and summary.md are kept): {e}");
-            false
-        }
-    }
 }
 
 #[cfg(test)]

@@ -14,7 +14,6 @@
 
 use std::path::{Path, PathBuf};
 
-use netlab_experiment::{Experiment, KernelChoice};
 use netlab_report::diff::{diff, RunDigest};
 use netlab_run::SessionConfig;
 
@@ -22,36 +21,13 @@ use crate::cli::RerunArgs;
 
 /// Entry point; returns the exit code.
 pub fn main(a: &RerunArgs) -> u8 {
-    let file = netlab_report::results_path(&a.results);
-    let header = match netlab_results::stream::read_each(&file, |_, _| {}) {
-        Ok(h) => h,
-        Err(e) => {
-            eprintln!("orchestrator rerun: {}: {e}", file.display());
-            return 2;
-        }
-    };
-    let mut exp = match Experiment::from_file(&header.experiment) {
+    let kernel = a.kernel.map(crate::config::kernel_choice);
+    let exp = match netlab_run::rerun::recorded_experiment(&a.results, a.rounds, kernel) {
         Ok(x) => x,
-        Err(e) => {
-            eprintln!(
-                "orchestrator rerun: {}: its experiment: {e}",
-                file.display()
-            );
+        Err(why) => {
+            eprintln!("orchestrator rerun: {why}");
             return 2;
         }
-    };
-    if let Some(n) = a.rounds {
-        exp.rounds = n;
-    }
-    exp.kernel = match a.kernel {
-        Some(k) => crate::config::kernel_choice(k),
-        None => match recorded_kernel(&header.kernel.mode, &header.kernel.release) {
-            Ok(k) => k,
-            Err(why) => {
-                eprintln!("orchestrator rerun: {why}");
-                return 2;
-            }
-        },
     };
     let out = a.out.clone().unwrap_or_else(|| {
         PathBuf::from("results").join(format!(
@@ -60,11 +36,8 @@ pub fn main(a: &RerunArgs) -> u8 {
             crate::compare::utc_stamp()
         ))
     });
-    if out.join("results.json").exists() {
-        eprintln!(
-            "orchestrator rerun: {} already holds a results.json; a rerun never writes over a result (choose a new --out)",
-            out.display()
-        );
+    if let Err(why) = netlab_run::rerun::check_out(&out) {
+        eprintln!("orchestrator rerun: {why}");
         return 2;
     }
     let mut cfg = SessionConfig::new(exp, out.clone());
@@ -90,41 +63,6 @@ pub fn main(a: &RerunArgs) -> u8 {
             eprintln!("orchestrator rerun: the run is complete, the diff failed: {e}");
             1
         }
-    }
-}
-
-/// The kernel the original ran on, if this machine has it: the running
-/// kernel of the same release, or the guest kernel of the same release.
-fn recorded_kernel(mode: &str, release: &str) -> Result<KernelChoice, String> {
-    match mode {
-        "host" => {
-            let here = netlab_os::proc::kernel_release().unwrap_or_default();
-            if here == release {
-                Ok(KernelChoice::Host)
-            } else {
-                Err(format!(
-                    "the run was on host kernel {release}, this machine runs {here}: pass --kernel host to rerun on it anyway (the diff will name the kernel), or --kernel uml"
-                ))
-            }
-        }
-        "uml" | "guest" => {
-            let g = netlab_guest::available();
-            match (&g.release, &g.problem) {
-                (Some(r), None) if r == release => Ok(KernelChoice::Uml),
-                (Some(r), None) => Err(format!(
-                    "the run was in guest kernel {release}, the installed guest is {r}: pass --kernel uml to rerun in it anyway (the diff will name the kernel)"
-                )),
-                (_, Some(p)) => Err(format!(
-                    "the run was in guest kernel {release}, which is not usable here ({p}): install it, or pass --kernel host"
-                )),
-                (None, None) => Err(format!(
-                    "the run was in guest kernel {release}, whose release is unknown here: pass --kernel uml or --kernel host"
-                )),
-            }
-        }
-        other => Err(format!(
-            "results.json records kernel mode {other:?}: pass --kernel host or --kernel uml"
-        )),
     }
 }
 

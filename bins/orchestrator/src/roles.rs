@@ -2,17 +2,12 @@
 //! Each validates its flags (exit 2 with a message naming the flag), then
 //! calls one crate.
 
-use std::io::Write;
-use std::net::SocketAddr;
-use std::time::{Duration, Instant};
-
-use netlab_probe::{connect_socket, run_probe, ProbeConfig};
-use netlab_tcpload::role::{json_line, run_load_role, LoadRole};
-use netlab_tcpload::{delivered_series, goodput, GoodputWindow, SinkConfig, TcpLoadError};
+use netlab_probe::role::{run_probe_role, ProbeRole};
+use netlab_run::b_loop::run_sink_role;
+use netlab_tcpload::role::{run_load_role, LoadRole, SinkRole};
 
 use crate::cli::{CleanupArgs, GuestArgs, LoadArgs, ProbeArgs, SinkArgs};
 use crate::config::UsageError;
-use netlab_run::b_loop::{BLoop, BLoopConfig, BLoopError};
 
 fn usage_exit(e: &UsageError) -> u8 {
     eprintln!("orchestrator: {e}");
@@ -37,80 +32,6 @@ pub fn sink(a: &SinkArgs) -> u8 {
     }
 }
 
-/// `sink --listen ADDR:PORT --udp-echo PORT --for SECS`: B's loop by hand
-/// (also between two real hosts) in the current network namespace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SinkRole {
-    /// TCP listen address.
-    pub listen: SocketAddr,
-    /// UDP echo port on the listen IP, if any.
-    pub udp_echo_port: Option<u16>,
-    /// Run time.
-    pub duration: Duration,
-}
-
-impl SinkRole {
-    /// Validates the values (usage errors name the flag).
-    pub fn new(
-        listen: SocketAddr,
-        udp_echo_port: Option<u16>,
-        duration: Duration,
-    ) -> Result<Self, TcpLoadError> {
-        if duration.is_zero() {
-            return Err(TcpLoadError::Config("--for must be > 0".into()));
-        }
-        if udp_echo_port == Some(0) {
-            return Err(TcpLoadError::Config("--udp-echo port must be > 0".into()));
-        }
-        Ok(Self {
-            listen,
-            udp_echo_port,
-            duration,
-        })
-    }
-}
-
-/// Runs the sink role in the current namespace and prints JSON lines, each
-/// with an `"event"` field: `sink_listening`, then `sink_done` (goodput over
-/// the whole run, per-200 ms series, the full log).
-pub fn run_sink_role(role: &SinkRole, out: &mut dyn Write) -> Result<(), BLoopError> {
-    let echo = role
-        .udp_echo_port
-        .map(|p| SocketAddr::new(role.listen.ip(), p));
-    let b = BLoop::bind(BLoopConfig {
-        receiver: SinkConfig {
-            duration: role.duration,
-            ..SinkConfig::new(role.listen)
-        },
-        udp_echo: echo,
-        iso_echo: None,
-    })?;
-    json_line(
-        out,
-        &serde_json::json!({
-            "event": "sink_listening",
-            "listen": b.local_addr()?,
-            "udp_echo": b.echo_addr(),
-            "for_s": role.duration.as_secs_f64(),
-        }),
-    )?;
-    let log = b.run(None)?;
-    let whole = GoodputWindow {
-        start: Duration::ZERO,
-        end: role.duration,
-    };
-    json_line(
-        out,
-        &serde_json::json!({
-            "event": "sink_done",
-            "goodput_whole_run": goodput(&log.recvs, whole),
-            "delivered_200ms": delivered_series(&log.recvs, Duration::from_millis(200), role.duration),
-            "log": log,
-        }),
-    )?;
-    Ok(())
-}
-
 /// `orchestrator load`.
 pub fn load(a: &LoadArgs) -> u8 {
     let role = match LoadRole::new(a.to, &a.cc, a.for_secs).map_err(|e| UsageError(e.to_string())) {
@@ -127,47 +48,15 @@ pub fn load(a: &LoadArgs) -> u8 {
     }
 }
 
-/// `orchestrator probe`: one JSON line per completed request, then one line
-/// with the whole log's statistics. Phases are not meaningful standalone: every
-/// request counts as baseline (0 .. end).
+/// `orchestrator probe`: [`netlab_probe::role`].
 pub fn probe(a: &ProbeArgs) -> u8 {
-    let (to, end) = (a.to, a.end);
-    let mut cfg = ProbeConfig::with_end(end);
-    cfg.phases.baseline_end = end;
-    cfg.phases.loaded_start = end;
-    cfg.phases.loaded_end = end;
-    if let Err(e) = cfg.validate() {
-        return usage_exit(&UsageError(e.to_string()));
-    }
-    let sock = match connect_socket(None, to) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("orchestrator probe: {e}");
-            return 1;
-        }
+    let role = match ProbeRole::new(a.to, a.end) {
+        Ok(r) => r,
+        Err(e) => return usage_exit(&UsageError(e.to_string())),
     };
-    let t0 = Instant::now();
-    let stdout = std::io::stdout();
-    let log = run_probe(&sock, t0, &cfg, None, |req| {
-        let mut o = stdout.lock();
-        let _ = serde_json::to_writer(&mut o, &serde_json::json!({ "request": req }));
-        let _ = writeln!(o);
-    });
-    match log {
-        Ok(log) => {
-            let mut o = stdout.lock();
-            let line = serde_json::json!({
-                "summary": {
-                    "stale_replies": log.stale_replies,
-                    "malformed_replies": log.malformed_replies,
-                    "recv_errors": log.recv_errors,
-                    "phases": log.phase_stats(),
-                }
-            });
-            let _ = serde_json::to_writer(&mut o, &line);
-            let _ = writeln!(o);
-            0
-        }
+    let mut out = std::io::stdout().lock();
+    match run_probe_role(&role, &mut out) {
+        Ok(()) => 0,
         Err(e) => {
             eprintln!("orchestrator probe: {e}");
             1
@@ -218,60 +107,12 @@ pub fn guest(a: &GuestArgs) -> u8 {
     }
 }
 
-/// `orchestrator cleanup`.
+/// `orchestrator cleanup`: removes what dead runs still own
+/// ([`netlab_run::cleanup`]); prints receipts.
 pub fn cleanup(a: &CleanupArgs) -> u8 {
-    crate::compare::cleanup_dead(&a.state_dir)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sink_role_validation() {
-        let a: SocketAddr = "127.0.0.1:5000".parse().unwrap();
-        assert!(SinkRole::new(a, Some(0), Duration::from_secs(1)).is_err());
-        assert!(SinkRole::new(a, None, Duration::ZERO).is_err());
+    let done = netlab_run::cleanup::Cleanup::dead_runs(&a.state_dir);
+    for line in done.lines() {
+        println!("{line}");
     }
-
-    #[test]
-    fn roles_talk_over_loopback_and_print_json_lines() {
-        // Ephemeral loopback ports in the test's namespace.
-        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = probe.local_addr().unwrap().port();
-        drop(probe);
-        let listen: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-        let sink = SinkRole::new(listen, None, Duration::from_millis(1500)).unwrap();
-        let h = std::thread::spawn(move || {
-            let mut out = Vec::new();
-            run_sink_role(&sink, &mut out).map(|_| out)
-        });
-        std::thread::sleep(Duration::from_millis(200));
-        let load = LoadRole::new(listen, "reno", Duration::from_millis(800)).unwrap();
-        let mut out = Vec::new();
-        run_load_role(&load, &mut out).unwrap();
-        let sink_out = h.join().unwrap().unwrap();
-        let load_lines: Vec<serde_json::Value> = String::from_utf8(out)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        assert_eq!(load_lines[0]["event"], "load_connected");
-        assert_eq!(load_lines[0]["cc_readback"], "reno");
-        assert_eq!(load_lines.last().unwrap()["event"], "load_done");
-        let samples = load_lines
-            .iter()
-            .filter(|l| l["event"] == "tcp_sample")
-            .count();
-        assert!(samples >= 3, "{samples} samples in 0.8 s");
-        let sink_lines: Vec<serde_json::Value> = String::from_utf8(sink_out)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        assert_eq!(sink_lines[0]["event"], "sink_listening");
-        assert_eq!(sink_lines[1]["event"], "sink_done");
-        assert_eq!(sink_lines[1]["log"]["validation"]["failures"], 0);
-        assert!(sink_lines[1]["log"]["bytes_total"].as_u64().unwrap() > 0);
-    }
+    u8::from(!done.complete())
 }

@@ -32,6 +32,7 @@
 
 pub mod file;
 pub mod hash;
+pub mod listing;
 pub mod model;
 pub mod models;
 pub mod plan;
@@ -43,6 +44,7 @@ pub mod units;
 pub mod warnings;
 
 pub use file::ExperimentFile;
+pub use listing::{PlanListing, PlannedLine};
 pub use model::{
     check_mtu, ArmSpec, AxisValue, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice,
     Offloads, PathSpec, PcapMode, ProbeKind, ProbeSpec, ReceiveBuffer, Sweep, Timeline,
@@ -52,7 +54,7 @@ pub use model::{
 };
 pub use models::ModelKind;
 pub use plan::{Plan, Point, Requirements, ScenarioPlan};
-pub use resolve::{check_cc, KNOWN_CCS};
+pub use resolve::{check_cc, frame_over_burst, KNOWN_CCS};
 pub use shard::{unit_of, Shard, ShardError};
 pub use warnings::{warnings, LinkAssumptions, Warning, WarningKind};
 

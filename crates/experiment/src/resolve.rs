@@ -482,16 +482,22 @@ pub(crate) fn offloads(key: &str, word: &str) -> Result<Offloads, ExperimentErro
         .ok_or_else(|| err(key, format!("{word:?}: expected \"kernel\" or \"off\"")))
 }
 
-/// An MTU every veth takes and every shaper of the path can pass: TBF
-/// drops a packet longer than its burst (`tbf_enqueue`: longer than
-/// `max_size` and not a GSO aggregate it can split), so a full-size frame
-/// (MTU + the 14-byte Ethernet header) must fit the burst.
+/// The length of a full-size frame (MTU + the 14-byte Ethernet header)
+/// when it exceeds a TBF's `burst`: TBF drops a packet longer than its
+/// burst (`tbf_enqueue`: longer than `max_size` and not a GSO aggregate it
+/// can split), so every such frame would be dropped. `None`: it fits.
+pub fn frame_over_burst(mtu: u32, burst: Size) -> Option<u64> {
+    let frame = u64::from(mtu) + u64::from(netlab_path_settings::LINK_HEADER);
+    (frame > burst.0).then_some(frame)
+}
+
+/// An MTU every veth takes and every shaper of the path can pass
+/// ([`frame_over_burst`]).
 pub(crate) fn check_path_mtu(key: &str, mtu: u32, path: &PathSpec) -> Result<(), ExperimentError> {
     netlab_path_settings::check_mtu(mtu).map_err(|reason| err(key, reason))?;
-    let frame = u64::from(mtu) + u64::from(netlab_path_settings::LINK_HEADER);
     for (dir, tbf) in [("up", &path.up), ("down", &path.down)] {
         if let Some(t) = tbf {
-            if frame > t.burst.0 {
+            if let Some(frame) = frame_over_burst(mtu, t.burst) {
                 return Err(err(
                     key,
                     format!(

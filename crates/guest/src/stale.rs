@@ -82,7 +82,7 @@ fn owner_dead(owner: Option<ProcessIdentity>, host_pid: u32) -> Option<bool> {
             Liveness::Alive | Liveness::Unknown { .. } => None,
         },
         // no record: only a pid with no process at all proves it
-        None => (!Path::new(&format!("/proc/{host_pid}")).exists()).then_some(false),
+        None => (!netlab_os::proc::pid_exists(host_pid)).then_some(false),
     }
 }
 
@@ -144,9 +144,8 @@ fn kill_kernel(pgid: u32, name: &str, owner: Option<ProcessIdentity>) -> Vec<u32
         if owner.is_some_and(|o| id.start_time < o.start_time) {
             continue; // started before the owner: not its kernel
         }
-        let cmdline = std::fs::read(format!("/proc/{}/cmdline", id.pid)).unwrap_or_default();
-        let ours = cmdline
-            .split(|b| *b == 0)
+        let ours = netlab_os::proc::cmdline(id.pid)
+            .iter()
             .any(|arg| arg == marker.as_bytes());
         // still the same process right before the signal
         if ours && id.liveness() == Liveness::Alive {

@@ -13,11 +13,9 @@ pub const REQUIRE_PRIVILEGED_ENV: &str = "NETLAB_REQUIRE_PRIVILEGED";
 
 /// Extracts the `CapEff` mask from the text of `/proc/<pid>/status`.
 pub fn parse_cap_eff(status: &str) -> Result<u64, SysError> {
-    let v = status
-        .lines()
-        .find_map(|l| l.strip_prefix("CapEff:"))
+    let v = crate::proc::status_field(status, "CapEff")
         .ok_or_else(|| SysError::malformed("/proc/self/status", "no CapEff line"))?;
-    u64::from_str_radix(v.trim(), 16)
+    u64::from_str_radix(v, 16)
         .map_err(|_| SysError::malformed("/proc/self/status", format!("CapEff {v:?} is not hex")))
 }
 

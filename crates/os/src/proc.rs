@@ -1,7 +1,9 @@
-//! `/proc/<pid>/stat` and process identity: a pid together with its start
-//! time, so a pid the kernel has since given to another process is never
-//! mistaken for the one recorded; and the running kernel's release, the
-//! one place netlab reads it.
+//! Where netlab reads `/proc`: `/proc/<pid>/stat` and process identity (a
+//! pid together with its start time, so a pid the kernel has since given to
+//! another process is never mistaken for the one recorded); the fields of
+//! `/proc/<pid>/status` (memory, capabilities); open file descriptors; the
+//! CPU model; and the running kernel's release, the one place netlab
+//! reads it. (CPU time from `/proc/stat` is [`crate::cpu`]'s.)
 
 use std::io;
 
@@ -16,6 +18,91 @@ pub fn kernel_release() -> Option<String> {
         .ok()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
+}
+
+/// The value of `key` (`VmHWM`, `CapEff`, …) in the text of
+/// `/proc/<pid>/status`, trimmed: `VmHWM:\t  1234 kB` gives `1234 kB`.
+pub fn status_field<'a>(status: &'a str, key: &str) -> Option<&'a str> {
+    status.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        (k == key).then_some(v.trim())
+    })
+}
+
+/// A `/proc/<pid>/status` field in kB (`VmHWM`, `VmRSS`).
+pub fn status_kb(status: &str, key: &str) -> Option<u64> {
+    status_field(status, key)?
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// A process's memory, from `/proc/<pid>/status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryUse {
+    /// `VmHWM`: the peak resident set so far, kB.
+    pub peak_kb: u64,
+    /// `VmRSS`: the resident set now, kB.
+    pub resident_kb: u64,
+}
+
+impl MemoryUse {
+    /// Parses the text of `/proc/<pid>/status`.
+    pub fn parse(status: &str) -> Option<MemoryUse> {
+        Some(MemoryUse {
+            peak_kb: status_kb(status, "VmHWM")?,
+            resident_kb: status_kb(status, "VmRSS")?,
+        })
+    }
+
+    /// Process `pid`'s memory now (`None`: gone, or off Linux).
+    pub fn of(pid: u32) -> Option<MemoryUse> {
+        MemoryUse::parse(&std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?)
+    }
+
+    /// This process's memory now (`None` off Linux).
+    pub fn own() -> Option<MemoryUse> {
+        MemoryUse::parse(&std::fs::read_to_string("/proc/self/status").ok()?)
+    }
+}
+
+/// Whether `/proc/<pid>` exists: some process (or zombie) has the pid.
+pub fn pid_exists(pid: u32) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Process `pid`'s arguments (`/proc/<pid>/cmdline`, NUL-separated), each
+/// as bytes; empty when it cannot be read (gone, or a kernel thread).
+pub fn cmdline(pid: i32) -> Vec<Vec<u8>> {
+    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    raw.split(|b| *b == 0)
+        .filter(|a| !a.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+/// How many file descriptors process `pid` has open (`None`: gone).
+pub fn open_fds(pid: u32) -> Option<usize> {
+    Some(std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?.count())
+}
+
+/// How many file descriptors this process has open.
+pub fn own_open_fds() -> Option<usize> {
+    Some(std::fs::read_dir("/proc/self/fd").ok()?.count())
+}
+
+/// The first `model name` of the text of `/proc/cpuinfo`.
+pub fn parse_cpu_model(cpuinfo: &str) -> Option<String> {
+    cpuinfo.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        (k.trim() == "model name").then(|| v.trim().to_string())
+    })
+}
+
+/// This machine's CPU model (`/proc/cpuinfo`'s first `model name`).
+pub fn cpu_model() -> Option<String> {
+    parse_cpu_model(&std::fs::read_to_string("/proc/cpuinfo").ok()?)
 }
 
 /// What `/proc/<pid>/stat` says about a process (the fields netlab uses).
@@ -199,6 +286,33 @@ pub fn live_process_group(pgid: i32) -> Vec<ProcStat> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn status_fields_and_memory_read_from_their_text() {
+        let status = "Name:\tx\nVmPeak:\t 9000 kB\nVmHWM:\t    1234 kB\nVmRSS:\t     567 kB\nCapEff:\t000001ffffffffff\n";
+        assert_eq!(status_field(status, "CapEff"), Some("000001ffffffffff"));
+        assert_eq!(status_field(status, "Vm"), None);
+        assert_eq!(status_kb(status, "VmHWM"), Some(1234));
+        assert_eq!(
+            MemoryUse::parse(status),
+            Some(MemoryUse {
+                peak_kb: 1234,
+                resident_kb: 567
+            })
+        );
+        assert_eq!(MemoryUse::parse("Name:\tx\n"), None);
+        let own = MemoryUse::own().unwrap();
+        assert!(
+            own.peak_kb >= own.resident_kb && own.resident_kb > 0,
+            "{own:?}"
+        );
+        assert!(own_open_fds().unwrap() >= 3);
+        assert!(pid_exists(std::process::id()));
+        let me = cmdline(std::process::id() as i32);
+        assert!(!me.is_empty() && !me[0].is_empty(), "{me:?}");
+        let cpuinfo = "processor\t: 0\nmodel name\t: Test CPU @ 2GHz\n\nprocessor\t: 1\nmodel name\t: other\n";
+        assert_eq!(parse_cpu_model(cpuinfo).as_deref(), Some("Test CPU @ 2GHz"));
+    }
+
     use super::*;
 
     #[test]

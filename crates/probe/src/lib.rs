@@ -110,6 +110,8 @@ pub mod clock;
 pub mod iso;
 pub mod iso_stats;
 pub mod record;
+#[cfg(feature = "io")]
+pub mod role;
 pub mod schedule;
 #[cfg(feature = "io")]
 pub mod socket;

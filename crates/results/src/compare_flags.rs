@@ -141,7 +141,59 @@ pub struct CompareConfig {
     pub inside_guest: bool,
 }
 
+/// Compare flags that do not fit together: the message names the flags
+/// and what is wrong (`compare` exits 2 with it).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct CompareFlagsError(pub String);
+
+fn usage(flag: &str, value: &str, why: impl std::fmt::Display) -> CompareFlagsError {
+    CompareFlagsError(format!("invalid value '{value}' for {flag}: {why}"))
+}
+
 impl CompareConfig {
+    /// Checks what depends on several flags at once (each flag's own value
+    /// was checked as it was parsed): the TBF's rate, burst and limit
+    /// together, a full-size frame of the MTU against the burst
+    /// ([`netlab_experiment::frame_over_burst`]), the TCP and UDP ports
+    /// apart, and the isochronous probe's echo port off both.
+    pub fn check(&self) -> Result<(), CompareFlagsError> {
+        self.tbf
+            .validate()
+            .map_err(|e| CompareFlagsError(format!("invalid TBF (--rate/--burst/--limit): {e}")))?;
+        if let Some(frame) = netlab_experiment::frame_over_burst(self.mtu, self.tbf.burst) {
+            return Err(usage(
+                "--mtu",
+                &self.mtu.to_string(),
+                format!(
+                    "a full-size frame of {frame} bytes (MTU + 14) exceeds --burst {}: \
+                     TBF would drop every such packet",
+                    self.tbf.burst
+                ),
+            ));
+        }
+        if self.tcp_port == self.udp_port {
+            // Different protocols could share a number, but keeping them apart
+            // keeps the capture's "other" count honest and readable.
+            return Err(usage(
+                "--udp-port",
+                &self.udp_port.to_string(),
+                "must differ from --tcp-port",
+            ));
+        }
+        if let Some(d) = self.iso_probe {
+            let port = ProbeSpec::isochronous().port;
+            if self.tcp_port == port || self.udp_port == port {
+                return Err(usage(
+                    "--iso-probe",
+                    &format!("{d:?}"),
+                    format!("its echo uses UDP port {port}: keep --tcp-port and --udp-port off it"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The experiment these flags describe: the method's experiment with
     /// the flags applied (what `compare` runs, and what
     /// `--print-experiment` prints).

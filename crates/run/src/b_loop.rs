@@ -12,8 +12,9 @@ use std::time::Instant;
 use netlab_os::event_loop::Handler;
 use netlab_probe::{EchoHandler, EchoOutcome, EchoResponder, EchoStats, ProbeError};
 use netlab_results::fate::{EchoArrival, EchoArrivals};
+use netlab_tcpload::role::{json_line, SinkRole};
 use netlab_tcpload::sink::{ReceiverLog, Sink, SinkConfig};
-use netlab_tcpload::TcpLoadError;
+use netlab_tcpload::{delivered_series, goodput, GoodputWindow, TcpLoadError};
 
 /// What B's loop serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,5 +145,97 @@ pub fn arrivals_since(o: &EchoOutcome, t0_ns: u64, closed_s: f64) -> EchoArrival
             .collect(),
         not_logged: o.receipts_not_logged,
         closed_s: Some(closed_s),
+    }
+}
+
+/// Runs the sink role (`orchestrator sink`) in the current namespace and
+/// prints JSON lines, each with an `"event"` field: `sink_listening`, then
+/// `sink_done` (goodput over the whole run, per-200 ms series, the full
+/// log).
+pub fn run_sink_role(role: &SinkRole, out: &mut dyn std::io::Write) -> Result<(), BLoopError> {
+    let echo = role
+        .udp_echo_port
+        .map(|p| SocketAddr::new(role.listen.ip(), p));
+    let b = BLoop::bind(BLoopConfig {
+        receiver: SinkConfig {
+            duration: role.duration,
+            ..SinkConfig::new(role.listen)
+        },
+        udp_echo: echo,
+        iso_echo: None,
+    })?;
+    json_line(
+        out,
+        &serde_json::json!({
+            "event": "sink_listening",
+            "listen": b.local_addr()?,
+            "udp_echo": b.echo_addr(),
+            "for_s": role.duration.as_secs_f64(),
+        }),
+    )?;
+    let log = b.run(None)?;
+    let whole = GoodputWindow {
+        start: std::time::Duration::ZERO,
+        end: role.duration,
+    };
+    json_line(
+        out,
+        &serde_json::json!({
+            "event": "sink_done",
+            "goodput_whole_run": goodput(&log.recvs, whole),
+            "delivered_200ms": delivered_series(&log.recvs, std::time::Duration::from_millis(200), role.duration),
+            "log": log,
+        }),
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use netlab_tcpload::role::{run_load_role, LoadRole};
+
+    use super::*;
+
+    #[test]
+    fn roles_talk_over_loopback_and_print_json_lines() {
+        // Ephemeral loopback ports in the test's namespace.
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = probe.local_addr().unwrap().port();
+        drop(probe);
+        let listen: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+        let sink = SinkRole::new(listen, None, Duration::from_millis(1500)).unwrap();
+        let h = std::thread::spawn(move || {
+            let mut out = Vec::new();
+            run_sink_role(&sink, &mut out).map(|_| out)
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        let load = LoadRole::new(listen, "reno", Duration::from_millis(800)).unwrap();
+        let mut out = Vec::new();
+        run_load_role(&load, &mut out).unwrap();
+        let sink_out = h.join().unwrap().unwrap();
+        let load_lines: Vec<serde_json::Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(load_lines[0]["event"], "load_connected");
+        assert_eq!(load_lines[0]["cc_readback"], "reno");
+        assert_eq!(load_lines.last().unwrap()["event"], "load_done");
+        let samples = load_lines
+            .iter()
+            .filter(|l| l["event"] == "tcp_sample")
+            .count();
+        assert!(samples >= 3, "{samples} samples in 0.8 s");
+        let sink_lines: Vec<serde_json::Value> = String::from_utf8(sink_out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(sink_lines[0]["event"], "sink_listening");
+        assert_eq!(sink_lines[1]["event"], "sink_done");
+        assert_eq!(sink_lines[1]["log"]["validation"]["failures"], 0);
+        assert!(sink_lines[1]["log"]["bytes_total"].as_u64().unwrap() > 0);
     }
 }

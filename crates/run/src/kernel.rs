@@ -323,11 +323,66 @@ fn missing_message(missing: &[String], release: &str) -> String {
         .join("\n")
 }
 
+/// The kernel a recorded run ran on (results.json's `kernel.mode` and
+/// `release`), if this machine has it: the running kernel of the same
+/// release, or the guest kernel of the same release (`rerun`). The
+/// refusal says which `--kernel` to pass instead.
+pub fn recorded(mode: &str, release: &str) -> Result<KernelChoice, String> {
+    match mode {
+        "host" => {
+            let here = netlab_os::proc::kernel_release().unwrap_or_default();
+            if here == release {
+                Ok(KernelChoice::Host)
+            } else {
+                Err(format!(
+                    "the run was on host kernel {release}, this machine runs {here}: pass --kernel host to rerun on it anyway (the diff will name the kernel), or --kernel uml"
+                ))
+            }
+        }
+        "uml" | "guest" => {
+            let g = netlab_guest::available();
+            match (&g.release, &g.problem) {
+                (Some(r), None) if r == release => Ok(KernelChoice::Uml),
+                (Some(r), None) => Err(format!(
+                    "the run was in guest kernel {release}, the installed guest is {r}: pass --kernel uml to rerun in it anyway (the diff will name the kernel)"
+                )),
+                (_, Some(p)) => Err(format!(
+                    "the run was in guest kernel {release}, which is not usable here ({p}): install it, or pass --kernel host"
+                )),
+                (None, None) => Err(format!(
+                    "the run was in guest kernel {release}, whose release is unknown here: pass --kernel uml or --kernel host"
+                )),
+            }
+        }
+        other => Err(format!(
+            "results.json records kernel mode {other:?}: pass --kernel host or --kernel uml"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::cell::RefCell;
 
     use super::*;
+
+    #[test]
+    fn an_unknown_recorded_mode_asks_for_a_kernel() {
+        assert_eq!(
+            recorded("bare-metal", "6.1.0"),
+            Err(
+                "results.json records kernel mode \"bare-metal\": pass --kernel host or --kernel uml"
+                    .into()
+            )
+        );
+        let here = netlab_os::proc::kernel_release().unwrap_or_default();
+        assert_eq!(recorded("host", &here), Ok(KernelChoice::Host));
+        let e = recorded("host", "0.0.0-never").unwrap_err();
+        assert!(
+            e.starts_with("the run was on host kernel 0.0.0-never, this machine runs "),
+            "{e}"
+        );
+    }
 
     fn req(arms: &[&str], ccs: &[&str]) -> Requirements {
         let mut toml = String::from("arms = [");

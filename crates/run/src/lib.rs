@@ -9,7 +9,8 @@
 //! SIGTERM (graceful: the scenario stops, what it measured is written),
 //! resumes an interrupted folder, and returns an [`Outcome`]. The
 //! `orchestrator` binary is a shell around it: flags in, exit code out,
-//! the summary and report through [`RunHooks`].
+//! the summary and report through [`finish::ReportHooks`], the
+//! [`RunHooks`] that end a run with them.
 //!
 //! A caller adds its own workers to every scenario with
 //! [`ScenarioHooks`] (see [`hooks`] for when each is called and an
@@ -52,17 +53,26 @@
 //!   echoes), also the `sink` role's;
 //! - [`kernel`]: host or guest, decided from the experiment's requirements;
 //! - [`resume`]: continuing an interrupted folder (`--resume`);
+//! - [`rerun`]: the experiment a results folder records, to run again;
 //! - [`hooks`]: [`ScenarioHooks`] and [`RunHooks`];
+//! - [`finish`]: the [`RunHooks`] that write summary.md and the report
+//!   (`finish::ReportHooks`), and what a command says about its report;
+//! - [`merge`]: one results folder from a sharded run's folders;
+//! - [`cleanup`]: what dead runs still own, removed (`orchestrator cleanup`);
 //! - [`progress`], [`machine`]: the progress lines, the `ran_on` record.
 
 #![forbid(unsafe_code)]
 
 pub mod b_loop;
+pub mod cleanup;
 pub mod config;
+pub mod finish;
 pub mod hooks;
 pub mod kernel;
 pub mod machine;
+pub mod merge;
 pub mod progress;
+pub mod rerun;
 pub mod resume;
 pub mod scenario;
 pub mod session;

@@ -11,14 +11,7 @@ pub const HOST_MACHINE_ENV: &str = "NETLAB_HOST_MACHINE";
 /// This machine's hostname and CPU model (`/proc/cpuinfo`'s first
 /// `model name`), as the host passes them to its guest.
 pub fn machine() -> (String, String) {
-    let cpu_model = std::fs::read_to_string("/proc/cpuinfo")
-        .unwrap_or_default()
-        .lines()
-        .find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            (k.trim() == "model name").then(|| v.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown".into());
+    let cpu_model = netlab_os::proc::cpu_model().unwrap_or_else(|| "unknown".into());
     let hostname = nix::unistd::gethostname()
         .map(|h| h.to_string_lossy().into_owned())
         .unwrap_or_else(|_| "unknown".into());

@@ -1,8 +1,9 @@
-//! The standalone load role, for `orchestrator load …`: run A's side by
-//! hand (also between two real hosts) in the current network namespace and
-//! print JSON lines of what was measured. (B's side, `orchestrator sink`,
-//! serves the probe's echo beside the receiver, so it is wired where both
-//! crates are: the orchestrator's roles.)
+//! The standalone roles. The load role, for `orchestrator load …`: run A's
+//! side by hand (also between two real hosts) in the current network
+//! namespace and print JSON lines of what was measured. The sink role's
+//! flags ([`SinkRole`]); B's side serves the probe's echo beside the
+//! receiver, so it runs where both crates are wired:
+//! `netlab_run::b_loop::run_sink_role`.
 //!
 //! Each line is one JSON object with an `"event"` field: `load_connected`,
 //! one `tcp_sample` per sample (live, every 200 ms), then `load_done`.
@@ -61,6 +62,39 @@ impl LoadRole {
         Ok(Self {
             to,
             cc: cc.to_owned(),
+            duration,
+        })
+    }
+}
+
+/// `sink --listen ADDR:PORT --udp-echo PORT --for SECS`: B's loop by hand
+/// (also between two real hosts) in the current network namespace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SinkRole {
+    /// TCP listen address.
+    pub listen: SocketAddr,
+    /// UDP echo port on the listen IP, if any.
+    pub udp_echo_port: Option<u16>,
+    /// Run time.
+    pub duration: Duration,
+}
+
+impl SinkRole {
+    /// Validates the values (usage errors name the flag).
+    pub fn new(
+        listen: SocketAddr,
+        udp_echo_port: Option<u16>,
+        duration: Duration,
+    ) -> Result<Self, TcpLoadError> {
+        if duration.is_zero() {
+            return Err(TcpLoadError::Config("--for must be > 0".into()));
+        }
+        if udp_echo_port == Some(0) {
+            return Err(TcpLoadError::Config("--udp-echo port must be > 0".into()));
+        }
+        Ok(Self {
+            listen,
+            udp_echo_port,
             duration,
         })
     }
@@ -168,6 +202,19 @@ pub fn run_load_role(role: &LoadRole, out: &mut dyn Write) -> Result<(), TcpLoad
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sink_role_validation() {
+        let a: SocketAddr = "127.0.0.1:5000".parse().unwrap();
+        assert!(SinkRole::new(a, Some(0), Duration::from_secs(1)).is_err());
+        assert!(SinkRole::new(a, None, Duration::ZERO).is_err());
+        assert_eq!(
+            SinkRole::new(a, Some(7), Duration::from_secs(1))
+                .unwrap()
+                .udp_echo_port,
+            Some(7)
+        );
+    }
 
     #[test]
     fn durations_must_be_positive_and_finite() {

@@ -1,25 +1,11 @@
 //! Memory and file descriptors of a running orchestrator, sampled from
-//! /proc/<pid>, shared by the soak example and
+//! /proc/<pid> (read by `netlab_os::proc`), shared by the soak example and
 //! `privileged_soak.rs`. Samples are attributed to the scenario named by
 //! the run's last progress line (`scenario 3/20 …`); 0 is before the first.
 
 use std::collections::BTreeMap;
 
-/// A `/proc/<pid>/status` field in kB (`VmHWM:`, `VmRSS:`).
-pub fn status_kb(pid: u32, key: &str) -> Option<u64> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    text.lines()
-        .find(|l| l.starts_with(key))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
-}
-
-/// Open file descriptors of `pid`.
-pub fn open_fds(pid: u32) -> Option<usize> {
-    Some(std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?.count())
-}
+use netlab_os::proc::{open_fds, MemoryUse};
 
 /// The scenario number in the last progress line (`scenario 3/20 …`).
 pub fn current_scenario(stderr: &str) -> Option<u32> {
@@ -55,13 +41,10 @@ impl MemoryWatch {
     /// Takes one sample of `pid`, attributed to `scenario`; false once the
     /// process is gone.
     pub fn sample(&mut self, pid: u32, scenario: u32) -> bool {
-        let (Some(hwm), Some(rss), Some(fds)) = (
-            status_kb(pid, "VmHWM:"),
-            status_kb(pid, "VmRSS:"),
-            open_fds(pid),
-        ) else {
+        let (Some(memory), Some(fds)) = (MemoryUse::of(pid), open_fds(pid)) else {
             return false;
         };
+        let (hwm, rss) = (memory.peak_kb, memory.resident_kb);
         self.hwm_kb = self.hwm_kb.max(hwm);
         let e = self.per.entry(scenario).or_insert(ScenarioMemory {
             max_rss_kb: 0,

@@ -17,11 +17,6 @@ use crate::progress::Progress;
 use crate::scenario;
 use crate::setup::ScenarioSetup;
 
-/// How many file descriptors this process has open now.
-fn open_fds() -> Option<usize> {
-    std::fs::read_dir("/proc/self/fd").ok().map(|d| d.count())
-}
-
 /// What every step of the run shares.
 struct Here<'a> {
     cfg: &'a SessionConfig,
@@ -210,13 +205,15 @@ impl Here<'_> {
                 });
                 break;
             }
-            let fds_before = open_fds();
+            let fds_before = netlab_os::proc::own_open_fds();
             let ran_on = crate::machine::ran_on(format_rfc3339(SystemTime::now()));
             let (mut r, stopped) = match ScenarioSetup::new(planned, &self.run_id) {
                 Ok(setup) => scenario::run(&ctx, &setup, scenario_hooks),
                 Err(e) => (scenario::not_started(planned, &e), None),
             };
-            r.open_fds = fds_before.zip(open_fds()).map(|(b, a)| [b, a]);
+            r.open_fds = fds_before
+                .zip(netlab_os::proc::own_open_fds())
+                .map(|(b, a)| [b, a]);
             r.ran_on = Some(ran_on);
             if let (Some(sig), Some(at)) = (netlab_receipts::interrupted(), stopped) {
                 // Its cleanup receipts go to stderr too, as the hard teardown's do.

@@ -1,0 +1,67 @@
+//! A recorded run, to run again (`orchestrator rerun RESULTS`): the
+//! resolved experiment its results.json records, with its seeds and
+//! order, on the kernel it ran on ([`crate::kernel::recorded`]) unless
+//! another is chosen; and the folder it may be written to (never one that
+//! holds a result).
+
+use std::path::Path;
+
+use netlab_experiment::{Experiment, KernelChoice};
+
+/// The experiment the results folder (or file) `results` records, with
+/// `rounds` and `kernel` overriding its own when given. The refusal says
+/// what is wrong, naming the file, or what `--kernel` to pass.
+pub fn recorded_experiment(
+    results: &Path,
+    rounds: Option<u32>,
+    kernel: Option<KernelChoice>,
+) -> Result<Experiment, String> {
+    let file = netlab_report::results_path(results);
+    let header = netlab_results::stream::read_each(&file, |_, _| {})
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    let mut exp = Experiment::from_file(&header.experiment)
+        .map_err(|e| format!("{}: its experiment: {e}", file.display()))?;
+    if let Some(n) = rounds {
+        exp.rounds = n;
+    }
+    exp.kernel = match kernel {
+        Some(k) => k,
+        None => crate::kernel::recorded(&header.kernel.mode, &header.kernel.release)?,
+    };
+    Ok(exp)
+}
+
+/// Refuses a folder that already holds a results.json: a rerun never
+/// writes over a result.
+pub fn check_out(out: &Path) -> Result<(), String> {
+    if out.join("results.json").exists() {
+        return Err(format!(
+            "{} already holds a results.json; a rerun never writes over a result (choose a new --out)",
+            out.display()
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The golden run's experiment comes back with the overrides, and its
+    /// folder is refused as a rerun's output.
+    #[test]
+    fn a_recorded_experiment_reads_back_with_its_overrides() {
+        let dir = netlab_os::testing::Scratch::new("rerun-recorded");
+        let (header, sc) = netlab_results::testing::golden_study(2);
+        let folder = netlab_results::testing::shard_folder(&dir.0, "a", &header, &sc, 1);
+        let exp = recorded_experiment(&folder, Some(5), Some(KernelChoice::Uml)).unwrap();
+        assert_eq!(exp.rounds, 5);
+        assert_eq!(exp.kernel, KernelChoice::Uml);
+        assert_eq!(exp.name, header.experiment().unwrap().name);
+        let e = check_out(&folder).unwrap_err();
+        assert!(e.ends_with("already holds a results.json; a rerun never writes over a result (choose a new --out)"), "{e}");
+        assert!(check_out(&dir.0.join("new")).is_ok());
+        let e = recorded_experiment(&dir.0.join("none"), None, None).unwrap_err();
+        assert!(e.contains("none"), "{e}");
+    }
+}
