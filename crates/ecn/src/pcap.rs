@@ -25,13 +25,13 @@
 //! results.json; nanosecond resolution (`if_tsresol` 9).
 //!
 //! What results.json records of a file ([`PcapFileRecord`]) is pure and
-//! here; the writer is `pcap::write` (cargo feature `io`), re-exported.
+//! here; the writer is `pcap::write` (cargo feature `net`), re-exported.
 
 use serde::{Deserialize, Serialize};
 
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 mod write;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use write::{write_evidence, PcapHeader, PcapRecorder, PcapTarget};
 
 /// Smallest snap length of a headers file: Ethernet (14) + IPv4 without

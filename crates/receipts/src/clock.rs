@@ -18,12 +18,12 @@ pub trait Clock: Send + Sync {
     fn now(&self) -> Stamp;
 }
 
-/// The real clocks (cargo feature `io`: `CLOCK_MONOTONIC` through nix).
-#[cfg(feature = "io")]
+/// The real clocks (cargo feature `net`: `CLOCK_MONOTONIC` through nix).
+#[cfg(feature = "net")]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SystemClock;
 
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 impl Clock for SystemClock {
     fn now(&self) -> Stamp {
         let monotonic = nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC)
@@ -40,7 +40,7 @@ impl Clock for SystemClock {
 /// `2026-11-30T02:55:53.123Z` (netlab-utc's, the one implementation).
 pub use netlab_utc::format_rfc3339;
 
-#[cfg(all(test, feature = "io"))]
+#[cfg(all(test, feature = "net"))]
 mod tests {
     use super::*;
 

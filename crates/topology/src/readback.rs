@@ -1,7 +1,7 @@
 //! A namespace as read back: links, addresses, routes and the sysctls
 //! netlab sets, each veth's offloads; the records results.json holds and
 //! their decoding from rtnetlink messages (pure). Reading a live namespace
-//! is [`crate::snapshot`]'s (cargo feature `io`), re-exported here.
+//! is [`crate::snapshot`]'s (cargo feature `net`), re-exported here.
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::ethtool::FeatureState;
 use crate::naming::Role;
 
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use crate::snapshot::{readback_netns, snapshot_current_netns};
 
 /// One sysctl written inside a namespace and what was read back.

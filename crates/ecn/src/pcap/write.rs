@@ -1,4 +1,4 @@
-//! Writing the packet files (cargo feature `io`): the pcapng blocks built
+//! Writing the packet files (cargo feature `net`): the pcapng blocks built
 //! with `pcap-file`, written whole within a byte cap (see [`super`]).
 
 use std::borrow::Cow;
