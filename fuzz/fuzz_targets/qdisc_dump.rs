@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use netlab_qdisc::{decode_dump, decode_qdisc, hex, Psched};
+use netlab_qdisc::{decode_dump, decode_qdisc, Psched};
 
 fuzz_target!(|data: &[u8]| {
     let psched = Psched::default();

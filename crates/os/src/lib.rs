@@ -47,7 +47,7 @@
 //! for msg in Messages::new(&dump) {
 //!     let msg = msg?;
 //!     if msg.kind() != NLMSG_DONE {
-//!         println!("{} bytes: {}", msg.len(), netlab_os::hex::encode(msg.bytes()));
+//!         println!("{} bytes (checked: {})", msg.len(), msg.bytes().len());
 //!     }
 //! }
 //! let me = netlab_os::ProcessIdentity::own()?;
@@ -85,8 +85,6 @@ pub use error::SysError;
 pub use ifindex::ifindex;
 /// Checked views over netlink bytes (the crate `netlab-netlink-views`).
 pub use netlab_netlink_views as wire;
-/// Lowercase hex for raw bytes (`netlab_netlink_views::hex`).
-pub use netlab_netlink_views::hex;
 #[cfg(feature = "net")]
 pub use netlink::{NetlinkSocket, Protocol};
 pub use pace::{next_slot, Pacer};

@@ -61,8 +61,6 @@ pub use decode::{
 };
 pub use error::ModelError;
 pub use handle::Handle;
-/// Lowercase hex for the raw bytes kept in readbacks and requests.
-pub use netlab_netlink_views::hex;
 pub use readback::{Readback, SampleFailure, SampleSeries, SamplerStop};
 pub use request::{
     arm_request, bare_request, delete_request_bytes, dump_request_bytes, tbf_request, Bottleneck,

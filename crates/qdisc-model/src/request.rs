@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::arm::OptionsPayload;
 use crate::{Arm, Handle, ModelError, Psched, Tbf};
-use netlab_netlink_views::hex;
 
 /// `TCA_OPTIONS` (`linux/rtnetlink.h`).
 const TCA_OPTIONS: u16 = 2;

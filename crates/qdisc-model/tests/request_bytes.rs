@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 
 use netlab_qdisc_model::{
-    arm_request, hex, tbf_request, Arm, Bottleneck, Handle, Psched, Rate, Size, Tbf,
+    arm_request, tbf_request, Arm, Bottleneck, Handle, Psched, Rate, Size, Tbf,
 };
 
 const IFINDEX: u32 = 3;

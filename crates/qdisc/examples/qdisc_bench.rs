@@ -8,9 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use netlab_qdisc::{
-    configure, decode_dump, hex, read_psched, Arm, Bottleneck, Psched, QdiscSocket,
-};
+use netlab_qdisc::{configure, decode_dump, read_psched, Arm, Bottleneck, Psched, QdiscSocket};
 use netlab_topology::spec::R_B_IF;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
@@ -33,7 +31,8 @@ fn main() {
         env!("CARGO_MANIFEST_DIR"),
         "/../../fixtures/qdisc/guest_tbf_fq_codel.loaded.hex"
     );
-    let dump = hex::decode(&std::fs::read_to_string(dump_path).expect("fixture")).expect("hex");
+    let dump =
+        hex::decode(std::fs::read_to_string(dump_path).expect("fixture").trim()).expect("hex");
     let b = Bottleneck::spec(Arm::spec_fq_codel());
     per_op("build TBF + fq_codel requests", 20_000, || {
         std::hint::black_box(b.requests("r1", 3, &Psched::MODERN).unwrap());

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use netlab_qdisc::{configure, hex, read_psched, Arm, Bottleneck, QdiscSocket};
+use netlab_qdisc::{configure, read_psched, Arm, Bottleneck, QdiscSocket};
 use netlab_topology::spec::{B_ADDR, R_B_IF};
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 

@@ -49,8 +49,6 @@ mod socket;
 pub mod support;
 
 pub use error::QdiscError;
-/// Lowercase hex for the raw bytes kept in readbacks and requests.
-pub use netlab_os::hex;
 /// netem, the path's delay (netlab-qdisc-model's `netem`).
 pub use netlab_qdisc_model::netem;
 /// The model, re-exported under this crate's paths: words, units,

@@ -8,8 +8,8 @@ mod common;
 use std::path::PathBuf;
 
 use netlab_qdisc::{
-    decode_dump, hex, FqCodelReadback, FqCodelXstats, Psched, QdiscOptions, QdiscRecord,
-    QdiscStats, QdiscXstats, Readback,
+    decode_dump, FqCodelReadback, FqCodelXstats, Psched, QdiscOptions, QdiscRecord, QdiscStats,
+    QdiscXstats, Readback,
 };
 
 const R1: u32 = 3;
@@ -21,7 +21,7 @@ fn path(name: &str) -> PathBuf {
 }
 
 fn dump(name: &str) -> Vec<u8> {
-    hex::decode(&std::fs::read_to_string(path(name)).expect("fixture")).expect("hex")
+    hex::decode(std::fs::read_to_string(path(name)).expect("fixture").trim()).expect("hex")
 }
 
 fn readback(name: &str) -> Readback {

@@ -7,7 +7,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use netlab_qdisc::{
-    configure, hex, read_psched, support, Arm, Bottleneck, QdiscError, QdiscOptions, QdiscSocket,
+    configure, read_psched, support, Arm, Bottleneck, QdiscError, QdiscOptions, QdiscSocket,
     Sampler, SamplerConfig, SamplerStop, ARM_HANDLE, ARM_PARENT, TBF_HANDLE,
 };
 use netlab_topology::spec::R_B_IF;

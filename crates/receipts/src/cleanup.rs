@@ -257,26 +257,12 @@ mod tests {
     use super::*;
     use crate::state::STATE_SCHEMA;
 
-    /// A fresh, empty state directory under the temporary directory
-    /// (never /run/netlab); removed on drop.
-    struct TempDir(PathBuf);
-
-    impl TempDir {
-        fn new(tag: &str) -> TempDir {
-            let d = std::env::temp_dir().join(format!(
-                "netlab-cleanup-{tag}-{}-{}",
-                std::process::id(),
-                RunId::random()
-            ));
-            std::fs::create_dir_all(&d).unwrap();
-            TempDir(d)
-        }
-    }
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
+    /// A fresh, empty state directory under the temporary directory (never /run/netlab); removed on drop.
+    fn temp_dir(tag: &str) -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix(&format!("netlab-cleanup-{tag}-"))
+            .tempdir()
+            .expect("a folder under the temporary directory")
     }
 
     fn state(run: &str, owner: ProcessIdentity, resources: Vec<Resource>) -> RunState {
@@ -330,8 +316,8 @@ mod tests {
 
     #[test]
     fn live_runs_and_bad_files_are_left_alone() {
-        let tmp = TempDir::new("unit");
-        let dir = &tmp.0;
+        let tmp = temp_dir("unit");
+        let dir = &tmp.path();
         let live = state(
             "aaaa11",
             process::own_identity().unwrap(),
@@ -378,8 +364,8 @@ mod tests {
 
     #[test]
     fn corrupt_and_truncated_state_files_are_reported_and_kept() {
-        let tmp = TempDir::new("corrupt");
-        let dir = &tmp.0;
+        let tmp = temp_dir("corrupt");
+        let dir = &tmp.path();
         let whole = serde_json::to_string(&state(
             "cccc33",
             dead_owner(),
@@ -409,8 +395,8 @@ mod tests {
 
     #[test]
     fn foreign_files_are_reported_and_untouched() {
-        let tmp = TempDir::new("foreign");
-        let dir = &tmp.0;
+        let tmp = temp_dir("foreign");
+        let dir = &tmp.path();
         let dead = state("dddd44", dead_owner(), vec![]);
         // valid content under another run's name
         write_state(&dir.join("eeee55.json"), &dead).unwrap();
@@ -418,8 +404,8 @@ mod tests {
         std::fs::write(dir.join("other.json"), r#"{"name":"x","pid":1}"#).unwrap();
         // a directory, a symlink to a valid state file elsewhere, a FIFO
         std::fs::create_dir(dir.join("adir.json")).unwrap();
-        let elsewhere = TempDir::new("elsewhere");
-        let target = elsewhere.0.join("ffff66.json");
+        let elsewhere = temp_dir("elsewhere");
+        let target = elsewhere.path().join("ffff66.json");
         write_state(&target, &state("ffff66", dead_owner(), vec![])).unwrap();
         std::os::unix::fs::symlink(&target, dir.join("ffff66.json")).unwrap();
         nix::unistd::mkfifo(&dir.join("fifo.json"), nix::sys::stat::Mode::S_IRWXU).unwrap();
@@ -467,8 +453,8 @@ mod tests {
 
     #[test]
     fn hand_edited_state_removes_only_what_it_can_prove_is_the_runs() {
-        let tmp = TempDir::new("edited");
-        let dir = &tmp.0;
+        let tmp = temp_dir("edited");
+        let dir = &tmp.path();
         let sleeper = Sleeper::spawn();
         let sid = sleeper.identity();
         let bystander = dir.join("bystander.txt");
@@ -546,8 +532,8 @@ mod tests {
 
     #[test]
     fn an_owner_pid_now_running_another_process_is_neither_alive_nor_killed() {
-        let tmp = TempDir::new("reuse");
-        let dir = &tmp.0;
+        let tmp = temp_dir("reuse");
+        let dir = &tmp.path();
         let me = process::own_identity().unwrap();
         let sleeper = Sleeper::spawn();
         let sid = sleeper.identity();

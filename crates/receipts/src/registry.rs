@@ -277,7 +277,11 @@ mod tests {
 
     #[test]
     fn registry_rejects_foreign_namespaces_and_keeps_state_in_sync() {
-        let dir = std::env::temp_dir().join(format!("netlab-reg-unit-{}", std::process::id()));
+        let tmp = tempfile::Builder::new()
+            .prefix("netlab-reg-unit-")
+            .tempdir()
+            .unwrap();
+        let dir = tmp.path().to_path_buf();
         let run = RunId::parse("c0ffee").unwrap();
         let reg = Registry::with_state_dir(run.clone(), &dir).unwrap();
         let path = reg.state_path().unwrap();

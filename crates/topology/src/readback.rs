@@ -164,7 +164,7 @@ pub fn link_readback(m: &LinkMessage) -> LinkReadback {
     for a in &m.attributes {
         match a {
             LinkAttribute::IfName(n) => l.name = n.clone(),
-            LinkAttribute::Address(mac) => l.mac = Some(netlab_os::hex::encode_separated(mac, ':')),
+            LinkAttribute::Address(mac) => l.mac = Some(mac_text(mac)),
             LinkAttribute::Mtu(mtu) => l.mtu = Some(*mtu),
             LinkAttribute::LinkInfo(infos) => {
                 for i in infos {
@@ -196,6 +196,12 @@ pub fn address_readback(m: &AddressMessage) -> Option<AddressReadback> {
         address: addr,
         prefix_len: m.header.prefix_len,
     })
+}
+
+/// A MAC address as `ip link` prints it: lowercase hex pairs joined by `:`.
+fn mac_text(mac: &[u8]) -> String {
+    let pairs: Vec<String> = mac.chunks(1).map(hex::encode).collect();
+    pairs.join(":")
 }
 
 fn route_ip(a: &RouteAddress) -> Option<IpAddr> {

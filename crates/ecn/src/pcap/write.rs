@@ -373,11 +373,10 @@ fn kept_frames(evidence: &EcnEvidence) -> Vec<(&FrameEvidence, String)> {
     out
 }
 
+/// The frame bytes results.json keeps as hex (our own lowercase encoding;
+/// anything else is an empty frame, not a panic).
 fn unhex(s: &str) -> Vec<u8> {
-    s.as_bytes()
-        .chunks_exact(2)
-        .filter_map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok())
-        .collect()
+    hex::decode(s).unwrap_or_default()
 }
 
 /// Writes the evidence file of `evidence` to `target`: its kept frames (the
