@@ -2,13 +2,13 @@
 //! [`SessionConfig`], the run itself by [`netlab_run::Session`] (kernel
 //! choice, every scenario here or inside the guest, results.json), the
 //! summary, report and table through [`Finish`], the exit code from the
-//! [`Outcome`]. Also `orchestrator cleanup`.
+//! [`RunOutcome`]. Also `orchestrator cleanup`.
 
 use std::path::Path;
 use std::time::SystemTime;
 
 use netlab_receipts::{cleanup_dead_runs, format_rfc3339, RunStatus};
-use netlab_run::{Outcome, RunError, Session, SessionConfig};
+use netlab_run::{RunError, RunOutcome, Session, SessionConfig};
 
 use crate::cli::{CompareArgs, RunArgs};
 use crate::config::{compare_config, run_config, UsageError};
@@ -63,12 +63,12 @@ pub(crate) fn execute(cmd: &str, cfg: SessionConfig) -> u8 {
         .with_run_hooks(&mut finish)
         .run();
     match outcome {
-        Ok(Outcome::Complete) => 0,
-        Ok(Outcome::Failed) => 1,
-        Ok(Outcome::Interrupted { signal }) => {
+        Ok(RunOutcome::Complete) => 0,
+        Ok(RunOutcome::Failed) => 1,
+        Ok(RunOutcome::Interrupted { signal }) => {
             netlab_receipts::exit_code_for(signal).clamp(0, 255) as u8
         }
-        Ok(Outcome::Guest { exit }) => exit,
+        Ok(RunOutcome::Guest { exit }) => exit,
         Err(e) => refused(cmd, &e),
     }
 }

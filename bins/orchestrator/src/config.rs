@@ -9,10 +9,11 @@ use std::path::PathBuf;
 
 use crate::cli::{CompareArgs, KernelChoice, RunArgs};
 
+use netlab_experiment::Timeline;
 /// The validated configuration of `orchestrator compare`: the shape
 /// results.json version 1 recorded whole, so it lives with that version's
 /// migration (the experiment it describes: `CompareConfig::experiment`).
-pub use netlab_results::compare_flags::{CompareConfig, Timeline};
+pub use netlab_results::compare_flags::CompareConfig;
 
 /// A usage error: the flag and what is wrong with its value.
 #[derive(Debug)]

@@ -57,7 +57,9 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-pub use config::{CrosscheckConfig, End, Iperf3Load, Load, NetlabLoad, OrdinaryLoad, Timeline};
+pub use config::{
+    CrosscheckConfig, CrosscheckTimeline, End, Iperf3Load, Load, NetlabLoad, OrdinaryLoad,
+};
 pub use error::CrosscheckError;
 pub use record::{Metrics, ScenarioRecord};
 

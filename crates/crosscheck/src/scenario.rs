@@ -362,7 +362,7 @@ pub struct Window {
 
 impl Window {
     /// From the timeline and the actual connect.
-    pub fn from_connect(tl: &crate::Timeline, c: Duration) -> Window {
+    pub fn from_connect(tl: &crate::CrosscheckTimeline, c: Duration) -> Window {
         let start = c + Duration::from_secs_f64(tl.warmup_s);
         let end = c + Duration::from_secs_f64(tl.load_s);
         Window {
@@ -374,7 +374,7 @@ impl Window {
 
     /// Probe phases: baseline before the load's start, loaded in the window
     /// up to 1 s before its end.
-    pub fn phases(&self, tl: &crate::Timeline) -> PhaseBounds {
+    pub fn phases(&self, tl: &crate::CrosscheckTimeline) -> PhaseBounds {
         PhaseBounds {
             baseline_start: Duration::ZERO,
             baseline_end: tl.load_start(),
@@ -496,7 +496,7 @@ mod tests {
     #[test]
     fn the_record_takes_the_window_from_the_connect() {
         let mut cfg = CrosscheckConfig::new(1);
-        cfg.timeline = crate::Timeline::SHORT;
+        cfg.timeline = crate::CrosscheckTimeline::SHORT;
         let load = Load::Netlab(crate::NetlabLoad::default());
         // 1250 B every 10 ms from 1.2 s to 7.19 s in the receiver's clock.
         let recvs: Vec<(f64, u32)> = (120..720).map(|i| (f64::from(i) / 100.0, 1250)).collect();

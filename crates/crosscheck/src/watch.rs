@@ -51,7 +51,7 @@ pub(crate) const IPERF_PAST_WINDOW_S: f64 = 3.0;
 /// The watcher's inputs.
 pub(crate) struct Watcher {
     pub(crate) t0: Instant,
-    pub(crate) tl: crate::Timeline,
+    pub(crate) tl: crate::CrosscheckTimeline,
     pub(crate) flow: FlowId,
     pub(crate) connect: Connect,
     pub(crate) end: ScenarioEnd,

@@ -65,7 +65,10 @@ impl KernelChoice {
 }
 
 /// The phases of one scenario, measured from t0 (docs/method.md §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Written as seconds: `{"baseline": 3.0, "warmup": 3.0, "measure": 12.0}`
+/// (the shape a version 1 results.json recorded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "TimelineSecs", into = "TimelineSecs")]
 pub struct Timeline {
     /// Probe-only phase `[0, baseline)`; the senders start at its end.
     pub baseline: Duration,
@@ -101,6 +104,35 @@ impl Timeline {
     /// Length of the load phase (warm-up + measured window).
     pub fn load_len(&self) -> Duration {
         self.warmup + self.measure
+    }
+}
+
+/// [`Timeline`]'s serde form: each phase as seconds.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct TimelineSecs {
+    baseline: f64,
+    warmup: f64,
+    measure: f64,
+}
+
+impl From<Timeline> for TimelineSecs {
+    fn from(t: Timeline) -> Self {
+        TimelineSecs {
+            baseline: t.baseline.as_secs_f64(),
+            warmup: t.warmup.as_secs_f64(),
+            measure: t.measure.as_secs_f64(),
+        }
+    }
+}
+
+impl TryFrom<TimelineSecs> for Timeline {
+    type Error = std::time::TryFromFloatSecsError;
+    fn try_from(t: TimelineSecs) -> Result<Self, Self::Error> {
+        Ok(Timeline {
+            baseline: Duration::try_from_secs_f64(t.baseline)?,
+            warmup: Duration::try_from_secs_f64(t.warmup)?,
+            measure: Duration::try_from_secs_f64(t.measure)?,
+        })
     }
 }
 

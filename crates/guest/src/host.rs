@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::availability::kernel_release;
+use crate::availability::kernel_image_release;
 use crate::error::{Error, Result};
 use crate::init_binary::find_init;
 use crate::modules::ModuleIndex;
@@ -247,7 +247,7 @@ impl Guest {
             Some(d) => d.clone(),
             None => self
                 .modules_root
-                .join(kernel_release(&self.kernel, &self.modules_root)?),
+                .join(kernel_image_release(&self.kernel, &self.modules_root)?),
         };
         let modules = if self.modules.is_empty() {
             Vec::new()

@@ -57,7 +57,7 @@ mod testing;
 mod visibility;
 mod xstate;
 
-pub use availability::{available, available_at, kernel_release, Availability, ModuleCheck};
+pub use availability::{available, available_at, kernel_image_release, Availability, ModuleCheck};
 pub use error::{Error, Result};
 pub use host::{Guest, DEFAULT_DEADLINE};
 pub use init_binary::find_init;

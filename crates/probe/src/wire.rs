@@ -97,7 +97,7 @@ impl From<Kind> for u8 {
 
 /// Why a datagram is not a stamped packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WireError {
+pub enum NotStamped {
     /// Shorter than [`STAMPED_LEN`] bytes.
     Length(usize),
     /// The first 4 bytes are not [`MAGIC`].
@@ -120,16 +120,16 @@ fn be_u64(b: &[u8]) -> u64 {
 
 impl<T: AsRef<[u8]>> Stamped<T> {
     /// Checks length, magic and version.
-    pub fn new_checked(buf: T) -> Result<Self, WireError> {
+    pub fn new_checked(buf: T) -> Result<Self, NotStamped> {
         let b = buf.as_ref();
         if b.len() < STAMPED_LEN {
-            return Err(WireError::Length(b.len()));
+            return Err(NotStamped::Length(b.len()));
         }
         if b[field::MAGIC] != MAGIC {
-            return Err(WireError::Magic);
+            return Err(NotStamped::Magic);
         }
         if b[field::VERSION] != VERSION {
-            return Err(WireError::Version(b[field::VERSION]));
+            return Err(NotStamped::Version(b[field::VERSION]));
         }
         Ok(Self { buf })
     }
@@ -314,24 +314,24 @@ mod tests {
         assert!(!make_reply(&mut plain_long, 1));
         assert_eq!(
             Stamped::new_checked(&plain_long[..]).unwrap_err(),
-            WireError::Version(0)
+            NotStamped::Version(0)
         );
         let mut v2 = request(1, 1);
         v2[4] = 2;
         assert!(!make_reply(&mut v2, 1), "unknown version");
         assert_eq!(
             Stamped::new_checked(&v2[..]).unwrap_err(),
-            WireError::Version(2)
+            NotStamped::Version(2)
         );
         let mut bad = request(1, 1);
         bad[0] = b'X';
         assert_eq!(
             Stamped::new_checked(&bad[..]).unwrap_err(),
-            WireError::Magic
+            NotStamped::Magic
         );
         assert_eq!(
             Stamped::new_checked(&plain[..]).unwrap_err(),
-            WireError::Length(4)
+            NotStamped::Length(4)
         );
     }
 

@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use netlab_qdisc::{configure, decode_dump, read_psched, Arm, Bottleneck, Psched, QdiscSocket};
+use netlab_qdisc::{configure, decode_dump, read_psched, Arm, BottleneckSpec, Psched, QdiscSocket};
 use netlab_topology::spec::R_B_IF;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
@@ -33,7 +33,7 @@ fn main() {
     );
     let dump =
         hex::decode(std::fs::read_to_string(dump_path).expect("fixture").trim()).expect("hex");
-    let b = Bottleneck::spec(Arm::spec_fq_codel());
+    let b = BottleneckSpec::spec(Arm::spec_fq_codel());
     per_op("build TBF + fq_codel requests", 20_000, || {
         std::hint::black_box(b.requests("r1", 3, &Psched::MODERN).unwrap());
     });
@@ -58,7 +58,8 @@ fn main() {
     }
     let topo =
         TopologyGuard::build(&TopologySpec::new(RunId::random(), "qdisc_bench")).expect("A-R-B");
-    let done = configure(&topo.r, R_B_IF, &Bottleneck::spec(Arm::spec_pfifo())).expect("configure");
+    let done =
+        configure(&topo.r, R_B_IF, &BottleneckSpec::spec(Arm::spec_pfifo())).expect("configure");
     let sock = QdiscSocket::open_in(&topo.r).expect("socket");
     let psched = read_psched();
     let live = per_op("live readback of r1 (dump + decode)", 2_000, || {

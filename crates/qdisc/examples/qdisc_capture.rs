@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use netlab_qdisc::{configure, read_psched, Arm, Bottleneck, QdiscSocket};
+use netlab_qdisc::{configure, read_psched, Arm, BottleneckSpec, QdiscSocket};
 use netlab_topology::spec::{B_ADDR, R_B_IF};
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
@@ -61,7 +61,7 @@ fn main() {
 
     let topo =
         TopologyGuard::build(&TopologySpec::new(RunId::random(), "qdisc_capture")).expect("A-R-B");
-    let done = configure(&topo.r, R_B_IF, &Bottleneck::spec(arm)).expect("configure");
+    let done = configure(&topo.r, R_B_IF, &BottleneckSpec::spec(arm)).expect("configure");
     std::fs::write(
         out_dir.join(format!("{name}.requests.json")),
         serde_json::to_string_pretty(&done.requests).unwrap(),

@@ -23,11 +23,11 @@
 //! set it (ethernet), as tc does.
 //!
 //! ```no_run
-//! use netlab_qdisc::{Arm, Bottleneck, QdiscSocket, read_psched, ifindex_in};
+//! use netlab_qdisc::{Arm, BottleneckSpec, QdiscSocket, read_psched, ifindex_in};
 //! # fn main() -> Result<(), netlab_qdisc::QdiscError> {
 //! # let ns = netlab_topology::netns::Netns::open("nl-example-r").unwrap();
 //! let arm = Arm::parse("fq_codel limit 256 memory_limit 1048576 target 5ms interval 100ms ecn")?;
-//! let bottleneck = Bottleneck::spec(arm);
+//! let bottleneck = BottleneckSpec::spec(arm);
 //! let ifindex = ifindex_in(&ns, "r1")?;
 //! let psched = read_psched();
 //! let requests = bottleneck.requests("r1", ifindex, &psched)?;
@@ -56,7 +56,7 @@ pub use netlab_qdisc_model::netem;
 pub use netlab_qdisc_model::{
     arm_request, bare_request, decode_dump, decode_qdisc, delete_request_bytes, dump_request_bytes,
     format_time, module_for_kind, parse_time, tbf_request, tc_rate32, tc_rate64, tc_size,
-    tc_time64_ns, tc_time_us, tc_unsigned, Arm, Bfifo, Bottleneck, Cake, CakeReadback,
+    tc_time64_ns, tc_time_us, tc_unsigned, Arm, Bfifo, BottleneckSpec, Cake, CakeReadback,
     CakeTinStats, CakeXstats, Codel, CodelReadback, CodelXstats, Fq, FqCodel, FqCodelReadback,
     FqCodelXstats, FqPie, FqPieReadback, FqPieXstats, FqReadback, FqXstats, Handle, ModelError,
     Pfifo, Pie, PieReadback, PieXstats, Psched, QdiscOptions, QdiscRecord, QdiscRequest,
@@ -73,7 +73,11 @@ use netlab_topology::netns::Netns;
 /// Configures `bottleneck` on `dev` inside `ns`: resolves the interface,
 /// builds both requests, applies them in order and returns them (for the
 /// record) with the interface index. Fails on the first refusal.
-pub fn configure(ns: &Netns, dev: &str, bottleneck: &Bottleneck) -> Result<Configured, QdiscError> {
+pub fn configure(
+    ns: &Netns,
+    dev: &str,
+    bottleneck: &BottleneckSpec,
+) -> Result<Configured, QdiscError> {
     let ifindex = ifindex_in(ns, dev)?;
     let psched = read_psched();
     let requests = bottleneck.requests(dev, ifindex, &psched)?;

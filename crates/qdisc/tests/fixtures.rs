@@ -254,7 +254,7 @@ fn recorded_requests_are_reproduced() {
         let stored: Vec<netlab_qdisc::QdiscRequest> =
             serde_json::from_str(&std::fs::read_to_string(path(name)).unwrap()).unwrap();
         let arm = netlab_qdisc::Arm::parse(&stored[1].tc_argv[9..].join(" ")).unwrap();
-        let rebuilt = netlab_qdisc::Bottleneck::spec(arm)
+        let rebuilt = netlab_qdisc::BottleneckSpec::spec(arm)
             .requests("r1", R1, &Psched::MODERN)
             .unwrap();
         assert_eq!(rebuilt, stored, "{name}");

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::{Clock, SystemClock};
 use crate::process;
-use crate::receipt::{Action, CleanupReceipt, Outcome};
+use crate::receipt::{Action, CleanupReceipt, TeardownOutcome};
 use crate::resource::{ProcessIdentity, Resource};
 use crate::state::{read_state, write_state, RunState};
 use crate::teardown::{remove_file, teardown_one, teardown_order, TeardownOptions};
@@ -150,7 +150,7 @@ fn not_ours(file: &Path, state: &RunState) -> Option<String> {
 
 /// Why `r` is not provably a process of the run owned by `owner`, if so:
 /// a run's processes are spawned by its owner, so they start no earlier.
-fn foreign_process(r: &Resource, owner: ProcessIdentity) -> Option<Outcome> {
+fn foreign_process(r: &Resource, owner: ProcessIdentity) -> Option<TeardownOutcome> {
     let id = r.process()?;
     let reason = if id.pid <= 1 {
         format!("pid {} cannot belong to a run", id.pid)
@@ -162,7 +162,7 @@ fn foreign_process(r: &Resource, owner: ProcessIdentity) -> Option<Outcome> {
     } else {
         return None;
     };
-    Some(Outcome::NotOurs { reason })
+    Some(TeardownOutcome::NotOurs { reason })
 }
 
 fn cleanup_one(file: &Path, clock: &dyn Clock, options: &TeardownOptions) -> RunCleanup {
@@ -213,7 +213,7 @@ fn cleanup_one(file: &Path, clock: &dyn Clock, options: &TeardownOptions) -> Run
             Resource::StateFile { path } if path == file => continue, // last, below
             Resource::StateFile { path } => (
                 Action::None,
-                Outcome::NotOurs {
+                TeardownOutcome::NotOurs {
                     reason: format!(
                         "{} is not this state file; cleanup removes only {}",
                         path.display(),
@@ -354,7 +354,7 @@ mod tests {
         assert!(got[1]
             .receipts
             .iter()
-            .any(|r| matches!(r.outcome, Outcome::NotOurs { .. })));
+            .any(|r| matches!(r.outcome, TeardownOutcome::NotOurs { .. })));
         assert!(!dir.join("bbbb22.json").exists());
         assert!(matches!(got[2].status, RunStatus::Unreadable { .. }));
         assert!(dir.join("zz_bad.json").exists());
@@ -518,7 +518,9 @@ mod tests {
         let not_ours = c
             .receipts
             .iter()
-            .filter(|r| matches!(r.outcome, Outcome::NotOurs { .. }) && r.action == Action::None)
+            .filter(|r| {
+                matches!(r.outcome, TeardownOutcome::NotOurs { .. }) && r.action == Action::None
+            })
             .count();
         assert_eq!(not_ours, 4, "{c:#?}");
         assert!(
@@ -569,7 +571,7 @@ mod tests {
         assert_eq!(c.status, RunStatus::Cleaned, "{c:#?}");
         assert_eq!(
             c.receipts[0].outcome,
-            Outcome::Done,
+            TeardownOutcome::Done,
             "the run's child is stopped"
         );
         assert_eq!(

@@ -67,7 +67,7 @@ pub use clock::{format_rfc3339, Clock, Stamp};
 pub use error::ReceiptsError;
 #[cfg(feature = "net")]
 pub use process::{identify, own_identity};
-pub use receipt::{Action, CleanupReceipt, Outcome};
+pub use receipt::{Action, CleanupReceipt, TeardownOutcome};
 #[cfg(feature = "net")]
 pub use registry::Registry;
 pub use resource::{parse_proc_stat, ProcStat, ProcessIdentity, Resource};

@@ -8,7 +8,7 @@ use netlab_topology::{OwnedName, RunId};
 
 use crate::clock::{Clock, SystemClock};
 use crate::process;
-use crate::receipt::{Action, CleanupReceipt, Outcome};
+use crate::receipt::{Action, CleanupReceipt, TeardownOutcome};
 use crate::resource::{ProcessIdentity, Resource};
 use crate::state::{state_path, write_state, RunState, STATE_SCHEMA};
 use crate::teardown::{teardown_one, teardown_order, TeardownOptions};
@@ -244,7 +244,7 @@ impl Inner {
                 receipts.push(CleanupReceipt::new(
                     sf,
                     Action::None,
-                    Outcome::Failed {
+                    TeardownOutcome::Failed {
                         error: format!(
                             "kept: {failed} resource(s) could not be removed; `orchestrator cleanup` retries"
                         ),
@@ -295,7 +295,7 @@ mod tests {
         // absent namespace: already gone; then the state file is removed
         let receipts = reg.teardown(&SystemClock);
         assert_eq!(receipts.len(), 2);
-        assert_eq!(receipts[0].outcome, Outcome::AlreadyGone);
+        assert_eq!(receipts[0].outcome, TeardownOutcome::AlreadyGone);
         assert_eq!(receipts[1].action, Action::RemoveStateFile);
         assert!(!path.exists());
         assert!(reg.resources().is_empty());

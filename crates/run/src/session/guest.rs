@@ -11,7 +11,7 @@ use netlab_results::{write_json_atomic, Interrupted, KernelInfo, Results, Tool, 
 use netlab_topology::RunId;
 
 use super::watch::{forward_interrupt, owned_run, GUEST_GRACE, INTERRUPT_FILE};
-use super::{Outcome, RunError, REASON_ENV};
+use super::{RunError, RunOutcome, REASON_ENV};
 use crate::config::{SessionConfig, GUEST_EXPERIMENT_FILE};
 use crate::hooks::RunHooks;
 use crate::progress::Progress;
@@ -28,7 +28,7 @@ pub fn run_in_guest(
     release: &str,
     modules: &[String],
     because: &str,
-) -> Result<Outcome, RunError> {
+) -> Result<RunOutcome, RunError> {
     // The resolved experiment goes to the guest as a file in --out.
     let file = cfg.out.join(GUEST_EXPERIMENT_FILE);
     std::fs::write(&file, cfg.exp.to_toml())
@@ -89,7 +89,7 @@ pub fn run_in_guest(
             sig,
             outcome.as_ref().err(),
         );
-        return Ok(Outcome::Interrupted { signal: sig });
+        return Ok(RunOutcome::Interrupted { signal: sig });
     }
     Ok(match outcome {
         Ok(out) => {
@@ -110,10 +110,10 @@ pub fn run_in_guest(
                     cfg.out.display(),
                     tail(&out.console_log, 20)
                 );
-                return Ok(Outcome::Failed);
+                return Ok(RunOutcome::Failed);
             }
             match out.status {
-                netlab_guest::GuestStatus::Exited(c) => Outcome::Guest {
+                netlab_guest::GuestStatus::Exited(c) => RunOutcome::Guest {
                     exit: c.clamp(0, 255) as u8,
                 },
                 // Said on stderr even with --quiet: the run inside wrote
@@ -124,13 +124,13 @@ pub fn run_in_guest(
                         log.display(),
                         tail(&out.console_log, 20)
                     );
-                    Outcome::Failed
+                    RunOutcome::Failed
                 }
             }
         }
         Err(e) => {
             eprintln!("{program}: the guest run failed: {e}");
-            Outcome::Failed
+            RunOutcome::Failed
         }
     })
 }

@@ -10,7 +10,7 @@ use netlab_results::{Interrupted, KernelInfo, Results, ScenarioFiles, Tool, SCHE
 use netlab_topology::RunId;
 
 use super::watch::{interrupt_from_host, owned_run, start_watchdog, GRACE};
-use super::{Outcome, RunError};
+use super::{RunError, RunOutcome};
 use crate::config::SessionConfig;
 use crate::hooks::{RunHooks, ScenarioHooks};
 use crate::progress::Progress;
@@ -39,7 +39,7 @@ pub fn run_here(
     kernel: KernelInfo,
     scenario_hooks: &mut dyn ScenarioHooks,
     run_hooks: &mut dyn RunHooks,
-) -> Result<Outcome, RunError> {
+) -> Result<RunOutcome, RunError> {
     netlab_topology::privilege::check_capabilities()
         .map_err(|e| RunError::Privilege(e.to_string()))?;
     let progress = Progress::new(cfg.quiet);
@@ -82,12 +82,12 @@ pub fn run_here(
                 run_hooks.interrupted_banner(i, &files.indices())
             );
         }
-        return Ok(Outcome::Interrupted { signal: sig });
+        return Ok(RunOutcome::Interrupted { signal: sig });
     }
     Ok(if failed {
-        Outcome::Failed
+        RunOutcome::Failed
     } else {
-        Outcome::Complete
+        RunOutcome::Complete
     })
 }
 
