@@ -7,8 +7,9 @@
 use std::path::Path;
 use std::time::SystemTime;
 
-use netlab_receipts::{cleanup_dead_runs, format_rfc3339, RunStatus};
+use netlab_receipts::{cleanup_dead_runs, RunStatus};
 use netlab_run::{RunError, RunOutcome, Session, SessionConfig};
+use netlab_utc::format_rfc3339;
 
 use crate::cli::{CompareArgs, RunArgs};
 use crate::config::{compare_config, run_config, UsageError};

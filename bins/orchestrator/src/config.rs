@@ -3,17 +3,17 @@
 //! message naming the flag (exit 2).
 
 use netlab_experiment::PcapMode;
-use netlab_qdisc::{Arm, Tbf};
+use netlab_qdisc_model::{Arm, Tbf};
 use netlab_run::SessionConfig;
 use std::path::PathBuf;
 
-use crate::cli::{CompareArgs, KernelChoice, RunArgs};
+use crate::cli::{CompareArgs, KernelFlag, RunArgs};
 
 use netlab_experiment::Timeline;
 /// The validated configuration of `orchestrator compare`: the shape
 /// results.json version 1 recorded whole, so it lives with that version's
 /// migration (the experiment it describes: `CompareConfig::experiment`).
-pub use netlab_results::compare_flags::CompareConfig;
+pub(crate) use netlab_results::compare_flags::CompareConfig;
 
 /// A usage error: the flag and what is wrong with its value.
 #[derive(Debug)]
@@ -31,18 +31,12 @@ fn usage(flag: &str, value: &str, why: impl std::fmt::Display) -> UsageError {
     UsageError(format!("invalid value '{value}' for {flag}: {why}"))
 }
 
-/// The method §2 arms, used when no `--arm` is given.
-pub const DEFAULT_ARMS: [&str; 2] = [
-    "pfifo limit 256",
-    "fq_codel limit 256 memory_limit 1048576 target 5ms interval 100ms ecn",
-];
-
 /// The experiment file's word for a `--kernel` choice.
-pub(crate) fn kernel_choice(k: KernelChoice) -> netlab_experiment::KernelChoice {
+pub(crate) fn kernel_choice(k: KernelFlag) -> netlab_experiment::KernelChoice {
     match k {
-        KernelChoice::Auto => netlab_experiment::KernelChoice::Auto,
-        KernelChoice::Host => netlab_experiment::KernelChoice::Host,
-        KernelChoice::Uml => netlab_experiment::KernelChoice::Uml,
+        KernelFlag::Auto => netlab_experiment::KernelChoice::Auto,
+        KernelFlag::Host => netlab_experiment::KernelChoice::Host,
+        KernelFlag::Uml => netlab_experiment::KernelChoice::Uml,
     }
 }
 
@@ -52,7 +46,7 @@ pub(crate) fn kernel_choice(k: KernelChoice) -> netlab_experiment::KernelChoice 
 /// folder.
 pub fn compare_config(a: &CompareArgs, now_utc_stamp: &str) -> Result<CompareConfig, UsageError> {
     let (arm_words, arms): (Vec<String>, Vec<Arm>) = if a.arms.is_empty() {
-        DEFAULT_ARMS
+        netlab_experiment::DEFAULT_ARMS
             .iter()
             .map(|w| crate::args::arm(w).map(|x| (x.words, x.arm)))
             .collect::<Result<Vec<_>, _>>()

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use netlab_qdisc::{Arm, BottleneckSpec, Tbf};
+use netlab_qdisc_model::{Arm, BottleneckSpec, Tbf};
 use netlab_topology::{Offloads, ReceiveBuffer};
 use serde::{Deserialize, Serialize};
 

@@ -207,7 +207,7 @@ fn run_with(
     let mut out = CrosscheckRun {
         schema: SCHEMA,
         kernel: kernel.clone(),
-        started_utc: netlab_receipts::format_rfc3339(std::time::SystemTime::now()),
+        started_utc: netlab_utc::format_rfc3339(std::time::SystemTime::now()),
         elapsed_s: 0.0,
         config: cfg.clone(),
         scenarios: Vec::new(),

@@ -23,7 +23,7 @@ use netlab_topology::RunId;
 use crate::beside::{first_line, Beside, BesideOut};
 use crate::config::{CrosscheckConfig, End, Load};
 use crate::external::{irtt_requests, Iperf3Report};
-use crate::record::{tcpinfo_goodput, Metrics, QueueSample, ReceiverSummary, ScenarioRecord};
+use crate::record::{tcpinfo_goodput, Metrics, QueueSample, ReceiverDigest, ScenarioRecord};
 
 pub use crate::beside::{IPERF_CPORT, IPERF_PORT, IRTT_PORT, ORDINARY_CPORT};
 pub use crate::setup::{CONNECT_SLACK, ISO_PORT, ORDINARY_PORT, TCP_PORT, UDP_PORT};
@@ -204,7 +204,7 @@ fn netlab_received(
         },
     )
     .mbit_per_s;
-    let mut summary = ReceiverSummary::from_log(log);
+    let mut summary = ReceiverDigest::from_log(log);
     summary.accepted_s = summary.accepted_s.map(|s| s + offset);
     summary.first_recv_s = summary.first_recv_s.map(|s| s + offset);
     rec.receiver = Some(summary);
@@ -474,15 +474,15 @@ mod tests {
     }
 
     fn arm_sample(t: f64, drops: u32) -> Vec<SampledQdisc> {
-        let stats: netlab_qdisc::QdiscStats = serde_json::from_value(serde_json::json!({
+        let stats: netlab_qdisc_model::QdiscStats = serde_json::from_value(serde_json::json!({
             "bytes": 1000, "packets": 10, "drops": drops, "overlimits": 0,
             "requeues": 0, "backlog_bytes": 3000, "backlog_packets": 2, "qlen": 2
         }))
         .unwrap_or_else(|e| panic!("{e} at {t}"));
         vec![SampledQdisc {
             kind: "pfifo".into(),
-            handle: netlab_qdisc::ARM_HANDLE,
-            parent: netlab_qdisc::Handle::new(1, 1),
+            handle: netlab_qdisc_model::ARM_HANDLE,
+            parent: netlab_qdisc_model::Handle::new(1, 1),
             stats: Some(stats),
             xstats: None,
         }]

@@ -22,7 +22,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use netlab_experiment::{ArmSpec, Direction, Experiment, FlowSpec, PathSpec, ProbeSpec, Timeline};
-use netlab_qdisc::BottleneckSpec;
+use netlab_qdisc_model::BottleneckSpec;
 use netlab_run::ScenarioSetup;
 use netlab_tcpload::{SamplerConfig, SenderConfig, SinkConfig};
 use netlab_topology::spec::B_ADDR;
@@ -228,7 +228,7 @@ mod tests {
         // TBF at the root of r1, the arm at 10: below it; nothing else.
         assert_eq!(s.egresses.len(), 1);
         let reqs = s.egresses[0]
-            .requests(3, &netlab_qdisc::Psched::MODERN)
+            .requests(3, &netlab_qdisc_model::Psched::MODERN)
             .unwrap();
         assert_eq!(
             reqs[0].tc_command(),

@@ -14,14 +14,13 @@ pub use netlab_path_settings::ReceiveBuffer;
 pub use netlab_path_settings::{check_mtu, Offloads, DEFAULT_MTU, LINK_HEADER};
 
 use crate::units::format_duration;
+use netlab_path_settings::DEFAULT_TCP_PORT;
 
 /// The arms of the method's experiment (docs/method.md §2).
 pub const DEFAULT_ARMS: [&str; 2] = [
     "pfifo limit 256",
     "fq_codel limit 256 memory_limit 1048576 target 5ms interval 100ms ecn",
 ];
-/// Default TCP port of the first flow.
-pub const DEFAULT_TCP_PORT: u16 = 46020;
 /// Default UDP port of the stop-and-wait probe's echo.
 pub const DEFAULT_PROBE_PORT: u16 = 46021;
 /// Default UDP port of the isochronous probe's echo.

@@ -25,7 +25,7 @@
 //! | offset | size | field                                              |
 //! |-------:|-----:|----------------------------------------------------|
 //! | 0      | 4    | magic `b"NLIP"`                                    |
-//! | 4      | 1    | version ([`VERSION`] = 1)                          |
+//! | 4      | 1    | version ([`STAMPED_VERSION`] = 1)                  |
 //! | 5      | 1    | kind: 1 request, 2 reply                           |
 //! | 6      | 2    | reserved, 0                                        |
 //! | 8      | 4    | sequence number (slot index)                       |
@@ -42,7 +42,7 @@
 /// Magic at offset 0 of every stamped datagram ("NetLab Iso Probe").
 pub const MAGIC: [u8; 4] = *b"NLIP";
 /// Current version of the stamped format.
-pub const VERSION: u8 = 1;
+pub const STAMPED_VERSION: u8 = 1;
 /// Length of a stamped request's header, bytes: the smallest stamped
 /// datagram (and the isochronous probe's default size).
 pub const STAMPED_LEN: usize = 40;
@@ -128,7 +128,7 @@ impl<T: AsRef<[u8]>> Stamped<T> {
         if b[field::MAGIC] != MAGIC {
             return Err(NotStamped::Magic);
         }
-        if b[field::VERSION] != VERSION {
+        if b[field::VERSION] != STAMPED_VERSION {
             return Err(NotStamped::Version(b[field::VERSION]));
         }
         Ok(Self { buf })
@@ -183,7 +183,7 @@ pub fn write_request(buf: &mut [u8], seq: u32, a_send_ns: u64) -> bool {
     }
     buf.fill(0);
     buf[field::MAGIC].copy_from_slice(&MAGIC);
-    buf[field::VERSION] = VERSION;
+    buf[field::VERSION] = STAMPED_VERSION;
     buf[field::KIND] = Kind::Request.into();
     buf[field::SEQ].copy_from_slice(&seq.to_be_bytes());
     buf[field::A_SEND].copy_from_slice(&a_send_ns.to_be_bytes());

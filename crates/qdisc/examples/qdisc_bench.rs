@@ -8,7 +8,8 @@
 
 use std::time::{Duration, Instant};
 
-use netlab_qdisc::{configure, decode_dump, read_psched, Arm, BottleneckSpec, Psched, QdiscSocket};
+use netlab_qdisc::{configure, read_psched, QdiscSocket};
+use netlab_qdisc_model::{decode_dump, Arm, BottleneckSpec, Psched};
 use netlab_topology::spec::R_B_IF;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 

@@ -7,8 +7,10 @@ mod common;
 use std::time::{Duration, Instant};
 
 use netlab_qdisc::{
-    configure, read_psched, support, Arm, BottleneckSpec, QdiscError, QdiscOptions, QdiscSocket,
-    Sampler, SamplerConfig, SamplerStop, ARM_HANDLE, ARM_PARENT, TBF_HANDLE,
+    configure, read_psched, support, QdiscError, QdiscSamplerConfig, QdiscSocket, Sampler,
+};
+use netlab_qdisc_model::{
+    Arm, BottleneckSpec, QdiscOptions, SamplerStop, ARM_HANDLE, ARM_PARENT, TBF_HANDLE,
 };
 use netlab_topology::spec::R_B_IF;
 use netlab_topology::testing::{require_privileged, ScratchNetns};
@@ -35,8 +37,9 @@ fn privileged_tbf_pfifo_matches_tc() {
         let before = sock.readback(done.ifindex, Some(0.0), &psched).unwrap();
         let tc = common::tc_show(topo.r.name(), R_B_IF);
         let again = sock.readback(done.ifindex, Some(0.0), &psched).unwrap();
-        let stats =
-            |rb: &netlab_qdisc::Readback| rb.records.iter().map(|r| r.stats).collect::<Vec<_>>();
+        let stats = |rb: &netlab_qdisc_model::Readback| {
+            rb.records.iter().map(|r| r.stats).collect::<Vec<_>>()
+        };
         if stats(&before) == stats(&again) {
             still = Some((before, tc));
             break;
@@ -102,7 +105,7 @@ fn privileged_sampler_sees_the_queue_build_and_drain() {
     let done =
         configure(&topo.r, R_B_IF, &BottleneckSpec::spec(Arm::spec_pfifo())).expect("configure");
     let origin = Instant::now();
-    let mut cfg = SamplerConfig::new(
+    let mut cfg = QdiscSamplerConfig::new(
         Duration::from_millis(20),
         origin,
         origin + Duration::from_secs(10),
@@ -138,7 +141,7 @@ fn privileged_sampler_sees_the_queue_build_and_drain() {
 
     // Bounded by its deadline too.
     let origin = Instant::now();
-    let cfg = SamplerConfig::new(
+    let cfg = QdiscSamplerConfig::new(
         Duration::from_millis(50),
         origin,
         origin + Duration::from_millis(300),

@@ -36,10 +36,6 @@ impl Clock for SystemClock {
     }
 }
 
-/// Formats `t` as RFC 3339 UTC with milliseconds, e.g.
-/// `2026-11-30T02:55:53.123Z` (netlab-utc's, the one implementation).
-pub use netlab_utc::format_rfc3339;
-
 #[cfg(all(test, feature = "net"))]
 mod tests {
     use super::*;

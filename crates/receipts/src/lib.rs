@@ -63,7 +63,7 @@ mod teardown;
 pub use cleanup::{cleanup_dead_runs, cleanup_dead_runs_with, OwnerSeen, RunCleanup, RunStatus};
 #[cfg(feature = "net")]
 pub use clock::SystemClock;
-pub use clock::{format_rfc3339, Clock, Stamp};
+pub use clock::{Clock, Stamp};
 pub use error::ReceiptsError;
 #[cfg(feature = "net")]
 pub use process::{identify, own_identity};

@@ -2,8 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::clock::{format_rfc3339, Stamp};
+use crate::clock::Stamp;
 use crate::resource::Resource;
+use netlab_utc::format_rfc3339;
 
 /// What was done to a resource.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

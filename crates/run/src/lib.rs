@@ -69,6 +69,8 @@ pub mod session;
 pub mod setup;
 
 pub use config::{SessionConfig, GUEST_EXPERIMENT_FILE};
-pub use hooks::{HookError, Measured, NoHooks, RunHooks, ScenarioEnd, ScenarioHooks, ScenarioView};
+pub use hooks::{
+    HookError, NoHooks, RunHooks, ScenarioEnd, ScenarioHooks, ScenarioView, WorkerLogs,
+};
 pub use session::{RunError, RunOutcome, Session, INTERRUPT_FILE};
 pub use setup::ScenarioSetup;

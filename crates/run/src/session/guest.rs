@@ -6,9 +6,10 @@
 
 use std::time::{Duration, SystemTime};
 
-use netlab_receipts::{format_rfc3339, SystemClock};
+use netlab_receipts::SystemClock;
 use netlab_results::{write_json_atomic, Interrupted, KernelInfo, Results, Tool, SCHEMA_VERSION};
 use netlab_topology::RunId;
+use netlab_utc::format_rfc3339;
 
 use super::watch::{forward_interrupt, owned_run, GUEST_GRACE, INTERRUPT_FILE};
 use super::{RunError, RunOutcome, REASON_ENV};

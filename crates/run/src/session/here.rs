@@ -5,9 +5,10 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant, SystemTime};
 
-use netlab_receipts::{format_rfc3339, Registry, SystemClock};
+use netlab_receipts::{Registry, SystemClock};
 use netlab_results::{Interrupted, KernelInfo, Results, ScenarioFiles, Tool, SCHEMA_VERSION};
 use netlab_topology::RunId;
+use netlab_utc::format_rfc3339;
 
 use super::watch::{interrupt_from_host, owned_run, start_watchdog, GRACE};
 use super::{RunError, RunOutcome};
