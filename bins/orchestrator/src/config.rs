@@ -456,15 +456,6 @@ mod tests {
             let e = compare_err(&[flag, value]);
             assert!(e.contains(flag), "{e:?}");
         }
-        // The experiment crate's and the capture crate's floors agree.
-        assert_eq!(
-            netlab_experiment::MIN_PCAP_SNAP_LEN,
-            netlab_ecn::pcap::MIN_PCAP_SNAP_LEN
-        );
-        assert_eq!(
-            netlab_experiment::DEFAULT_PCAP_SNAP_LEN,
-            netlab_ecn::pcap::DEFAULT_PCAP_SNAP_LEN
-        );
     }
 
     #[test]

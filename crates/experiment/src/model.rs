@@ -421,7 +421,6 @@ impl PcapMode {
 
 /// Smallest snap length of the headers file: Ethernet (14) + IPv4 without
 /// options (20, as netlab's paths send) + TCP with the most options (60).
-/// netlab-ecn's `pcap::MIN_PCAP_SNAP_LEN` is the same (tested).
 pub const MIN_PCAP_SNAP_LEN: u32 = 14 + 20 + 60;
 /// Largest snap length.
 pub const MAX_PCAP_SNAP_LEN: u32 = 65_535;

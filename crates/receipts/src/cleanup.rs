@@ -9,10 +9,11 @@ use serde::{Deserialize, Serialize};
 use crate::clock::{Clock, SystemClock};
 use crate::process;
 use crate::receipt::{Action, CleanupReceipt, TeardownOutcome};
-use crate::resource::{ProcessIdentity, Resource};
+use crate::resource::Resource;
 use crate::state::{read_state, write_state, RunState};
 use crate::teardown::{remove_file, teardown_one, teardown_order, TeardownOptions};
 use netlab_os::Liveness;
+use netlab_os::ProcessIdentity;
 
 /// What happened to one state file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

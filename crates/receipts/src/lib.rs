@@ -70,7 +70,7 @@ pub use process::{identify, own_identity};
 pub use receipt::{Action, CleanupReceipt, TeardownOutcome};
 #[cfg(feature = "net")]
 pub use registry::Registry;
-pub use resource::{parse_proc_stat, ProcStat, ProcessIdentity, Resource};
+pub use resource::Resource;
 #[cfg(feature = "net")]
 pub use signals::{
     exit_code_for, install_signal_teardown, interrupted, request_interrupt, set_graceful,

@@ -9,10 +9,11 @@ use netlab_topology::{OwnedName, RunId};
 use crate::clock::{Clock, SystemClock};
 use crate::process;
 use crate::receipt::{Action, CleanupReceipt, TeardownOutcome};
-use crate::resource::{ProcessIdentity, Resource};
+use crate::resource::Resource;
 use crate::state::{state_path, write_state, RunState, STATE_SCHEMA};
 use crate::teardown::{teardown_one, teardown_order, TeardownOptions};
 use crate::ReceiptsError;
+use netlab_os::ProcessIdentity;
 
 #[derive(Debug)]
 pub(crate) struct Inner {

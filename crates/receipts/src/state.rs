@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 use netlab_topology::RunId;
 use serde::{Deserialize, Serialize};
 
-use crate::resource::{ProcessIdentity, Resource};
+use crate::resource::Resource;
 use crate::ReceiptsError;
+use netlab_os::ProcessIdentity;
 
 /// Default directory of state files.
 pub const DEFAULT_STATE_DIR: &str = "/run/netlab";

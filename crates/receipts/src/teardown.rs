@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::process;
 use crate::receipt::{Action, TeardownOutcome};
-use crate::resource::{ProcessIdentity, Resource};
+use crate::resource::Resource;
 use netlab_os::Liveness;
+use netlab_os::ProcessIdentity;
 
 /// Bounds of a teardown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

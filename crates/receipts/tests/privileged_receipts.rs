@@ -28,7 +28,7 @@ fn test_dir(tag: &str) -> PathBuf {
 fn proc_gone(pid: i32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
-        Ok(s) => netlab_receipts::parse_proc_stat(&s).map_or(true, |st| st.is_dead()),
+        Ok(s) => netlab_os::proc::parse_proc_stat(&s).map_or(true, |st| st.is_dead()),
     }
 }
 
@@ -332,7 +332,7 @@ fn privileged_cleanup_spares_live_runs_and_foreign_namespaces() {
         &netlab_receipts::RunState {
             schema: netlab_receipts::STATE_SCHEMA,
             run_id: dead_run.clone(),
-            owner: netlab_receipts::ProcessIdentity {
+            owner: netlab_os::ProcessIdentity {
                 pid: i32::MAX - 3,
                 start_time: 1,
             },

@@ -98,8 +98,9 @@ fn ng_err(e: pcap_file::PcapError) -> String {
 impl<T: PcapTarget> PcapRecorder<T> {
     /// A recorder writing to `target` (empty, positioned at 0): the section
     /// header and interface description are written at once, so the file is
-    /// valid even if nothing else fits (a failure is recorded, not raised). `snap_len` must be at least [`MIN_PCAP_SNAP_LEN`](super::MIN_PCAP_SNAP_LEN) for a
-    /// headers file (checked where the configuration is read).
+    /// valid even if nothing else fits (a failure is recorded, not raised). `snap_len` must be at least
+    /// `netlab_experiment::MIN_PCAP_SNAP_LEN` for a headers file (checked
+    /// where the experiment is read).
     pub fn new(
         target: T,
         header: PcapHeader,
