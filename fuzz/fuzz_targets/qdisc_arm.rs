@@ -1,4 +1,4 @@
-//! Arm words (`--arm "fq_codel limit 256 ..."`) into `netlab_qdisc::Arm::parse`.
+//! Arm words (`--arm "fq_codel limit 256 ..."`) into `netlab_qdisc_model::Arm::parse`.
 //!
 //! Input: UTF-8 text (other bytes are skipped).
 //! Properties: never panics; a parsed arm prints (`Display`, the tc words)
@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use netlab_qdisc::{arm_request, decode_qdisc, Arm, Handle, Psched, ARM_HANDLE, ARM_PARENT};
+use netlab_qdisc_model::{arm_request, decode_qdisc, Arm, Handle, Psched, ARM_HANDLE, ARM_PARENT};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -1,4 +1,4 @@
-//! RTM_GETQDISC dump answers into `netlab_qdisc::decode_dump` (which walks
+//! RTM_GETQDISC dump answers into `netlab_qdisc_model::decode_dump` (which walks
 //! the netlink messages and attributes of `wire.rs`).
 //!
 //! Input: the raw dump bytes (one or more netlink messages).
@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use netlab_qdisc::{decode_dump, decode_qdisc, hex, Psched};
+use netlab_qdisc_model::{decode_dump, decode_qdisc, Psched};
 
 fuzz_target!(|data: &[u8]| {
     let psched = Psched::default();

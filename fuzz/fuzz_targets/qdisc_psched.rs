@@ -1,11 +1,11 @@
-//! `/proc/net/psched` text into `netlab_qdisc::Psched::parse`, and the tick
+//! `/proc/net/psched` text into `netlab_qdisc_model::Psched::parse`, and the tick
 //! conversions that use its factors.
 //!
 //! Property: never panics (a parsed Psched has non-zero divisors).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use netlab_qdisc::Psched;
+use netlab_qdisc_model::Psched;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

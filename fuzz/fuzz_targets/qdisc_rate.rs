@@ -1,11 +1,11 @@
-//! Rates (`5mbit`, `1.5gbit`, `625000bps`) into `netlab_qdisc::Rate::parse`.
+//! Rates (`5mbit`, `1.5gbit`, `625000bps`) into `netlab_qdisc_model::Rate::parse`.
 //!
 //! Properties: never panics; a parsed rate is ≥ 1 bit/s and its `Display`
 //! (`5mbit`) parses back to the same rate.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use netlab_qdisc::Rate;
+use netlab_qdisc_model::Rate;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

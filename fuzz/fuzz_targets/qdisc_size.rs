@@ -1,11 +1,11 @@
-//! Sizes (`16kb`, `1mb`, `1500`) into `netlab_qdisc::Size::parse`.
+//! Sizes (`16kb`, `1mb`, `1500`) into `netlab_qdisc_model::Size::parse`.
 //!
 //! Properties: never panics; a parsed size fits 32 bits and its `Display`
 //! (`16kb`) parses back to the same size.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use netlab_qdisc::Size;
+use netlab_qdisc_model::Size;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -1,4 +1,4 @@
-//! TBF words (`rate 5mbit burst 16kb limit 64kb`) into `netlab_qdisc::Tbf::parse`.
+//! TBF words (`rate 5mbit burst 16kb limit 64kb`) into `netlab_qdisc_model::Tbf::parse`.
 //!
 //! Input: UTF-8 text.
 //! Properties: never panics; a parsed TBF prints to words that parse back
@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use netlab_qdisc::{decode_qdisc, tbf_request, Handle, Psched, QdiscOptions, Tbf, TBF_HANDLE};
+use netlab_qdisc_model::{decode_qdisc, tbf_request, Handle, Psched, QdiscOptions, Tbf, TBF_HANDLE};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

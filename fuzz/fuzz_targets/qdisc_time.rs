@@ -1,11 +1,11 @@
-//! tc times (`5ms`, `100ms`, `1s`, `250`) into `netlab_qdisc::parse_time`.
+//! tc times (`5ms`, `100ms`, `1s`, `250`) into `netlab_qdisc_model::parse_time`.
 //!
 //! Properties: never panics; `format_time` of a parsed time parses back to
 //! the same duration.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use netlab_qdisc::{format_time, parse_time};
+use netlab_qdisc_model::{format_time, parse_time};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -1,4 +1,4 @@
-//! `/proc/<pid>/stat` lines into `netlab_receipts::parse_proc_stat` (how a
+//! `/proc/<pid>/stat` lines into `netlab_os::proc::parse_proc_stat` (how a
 //! process's identity and liveness are read; `comm` is chosen by the
 //! process, so the line is outside text).
 //!
@@ -9,7 +9,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use netlab_receipts::parse_proc_stat;
+use netlab_os::proc::parse_proc_stat;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

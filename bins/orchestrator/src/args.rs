@@ -11,7 +11,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use netlab_experiment::{Offloads, Shard};
-use netlab_qdisc::{Arm, Rate, Size};
+use netlab_qdisc_model::{Arm, Rate, Size};
 
 /// An arm as its tc words and what they parse to; results.json records
 /// the words as written.

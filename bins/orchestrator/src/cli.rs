@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use clap::{value_parser, Args, Parser, Subcommand, ValueEnum};
 use netlab_experiment::{Offloads, Shard};
-use netlab_qdisc::{Rate, Size};
+use netlab_qdisc_model::{Rate, Size};
 
 use crate::args::{self, ArmArg};
 
@@ -57,7 +57,7 @@ pub enum Command {
 
 /// Which kernel runs the experiment.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
-pub enum KernelChoice {
+pub enum KernelFlag {
     /// The host kernel if it has every requested qdisc, else the guest if installed.
     #[default]
     Auto,
@@ -154,7 +154,7 @@ pub struct CompareArgs {
     pub iso_probe: Option<Duration>,
     /// Which kernel runs the experiment.
     #[arg(long, value_enum, default_value = "auto")]
-    pub kernel: KernelChoice,
+    pub kernel: KernelFlag,
     /// Guest memory for --kernel uml.
     #[arg(long, default_value = "1G", value_parser = args::guest_mem)]
     pub guest_mem: String,
@@ -179,7 +179,7 @@ pub struct RunArgs {
     pub experiment: PathBuf,
     /// Which kernel runs the experiment (default: the file's `kernel`, else auto).
     #[arg(long, value_enum)]
-    pub kernel: Option<KernelChoice>,
+    pub kernel: Option<KernelFlag>,
     /// Guest memory for the user-mode-linux kernel.
     #[arg(long, default_value = "1G", value_parser = args::guest_mem)]
     pub guest_mem: String,
@@ -270,7 +270,7 @@ pub struct RerunArgs {
     pub rounds: Option<u32>,
     /// The kernel to run on, instead of the recorded one (the diff then names it).
     #[arg(long, value_enum)]
-    pub kernel: Option<KernelChoice>,
+    pub kernel: Option<KernelFlag>,
     /// Rerun only shard K of N of the recorded experiment (a merged run reruns as one experiment otherwise); the diff compares its rounds with all of the original's at the same arms and points.
     #[arg(long, value_name = "K/N", value_parser = args::shard)]
     pub shard: Option<Shard>,

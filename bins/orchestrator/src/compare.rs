@@ -2,12 +2,12 @@
 //! [`SessionConfig`], the run itself by [`netlab_run::Session`] (kernel
 //! choice, every scenario here or inside the guest, results.json), the
 //! summary, report and table through [`ReportHooks`], the exit code from the
-//! [`Outcome`].
+//! [`RunOutcome`].
 
 use std::time::SystemTime;
 
-use netlab_receipts::format_rfc3339;
-use netlab_run::{Outcome, RunError, Session, SessionConfig};
+use netlab_run::{RunError, RunOutcome, Session, SessionConfig};
+use netlab_utc::format_rfc3339;
 
 use netlab_run::finish::ReportHooks;
 
@@ -67,12 +67,12 @@ pub(crate) fn execute(cmd: &str, cfg: SessionConfig) -> u8 {
         .with_run_hooks(&mut finish)
         .run();
     match outcome {
-        Ok(Outcome::Complete) => 0,
-        Ok(Outcome::Failed) => 1,
-        Ok(Outcome::Interrupted { signal }) => {
+        Ok(RunOutcome::Complete) => 0,
+        Ok(RunOutcome::Failed) => 1,
+        Ok(RunOutcome::Interrupted { signal }) => {
             netlab_receipts::exit_code_for(signal).clamp(0, 255) as u8
         }
-        Ok(Outcome::Guest { exit }) => exit,
+        Ok(RunOutcome::Guest { exit }) => exit,
         Err(e) => refused(cmd, &e),
     }
 }

@@ -3,16 +3,17 @@
 //! message naming the flag (exit 2).
 
 use netlab_experiment::PcapMode;
-use netlab_qdisc::{Arm, Tbf};
+use netlab_qdisc_model::{Arm, Tbf};
 use netlab_run::SessionConfig;
 use std::path::PathBuf;
 
-use crate::cli::{CompareArgs, KernelChoice, RunArgs};
+use crate::cli::{CompareArgs, KernelFlag, RunArgs};
 
+use netlab_experiment::Timeline;
 /// The validated configuration of `orchestrator compare`: the shape
 /// results.json version 1 recorded whole, so it lives with that version's
 /// migration (the experiment it describes: `CompareConfig::experiment`).
-pub use netlab_results::compare_flags::{CompareConfig, Timeline};
+pub(crate) use netlab_results::compare_flags::CompareConfig;
 
 /// A usage error: the flag and what is wrong with its value.
 #[derive(Debug)]
@@ -26,18 +27,12 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
-/// The method §2 arms, used when no `--arm` is given.
-pub const DEFAULT_ARMS: [&str; 2] = [
-    "pfifo limit 256",
-    "fq_codel limit 256 memory_limit 1048576 target 5ms interval 100ms ecn",
-];
-
 /// The experiment file's word for a `--kernel` choice.
-pub(crate) fn kernel_choice(k: KernelChoice) -> netlab_experiment::KernelChoice {
+pub(crate) fn kernel_choice(k: KernelFlag) -> netlab_experiment::KernelChoice {
     match k {
-        KernelChoice::Auto => netlab_experiment::KernelChoice::Auto,
-        KernelChoice::Host => netlab_experiment::KernelChoice::Host,
-        KernelChoice::Uml => netlab_experiment::KernelChoice::Uml,
+        KernelFlag::Auto => netlab_experiment::KernelChoice::Auto,
+        KernelFlag::Host => netlab_experiment::KernelChoice::Host,
+        KernelFlag::Uml => netlab_experiment::KernelChoice::Uml,
     }
 }
 
@@ -46,7 +41,7 @@ pub(crate) fn kernel_choice(k: KernelChoice) -> netlab_experiment::KernelChoice 
 /// `now_utc_stamp` names the default results folder.
 pub fn compare_config(a: &CompareArgs, now_utc_stamp: &str) -> Result<CompareConfig, UsageError> {
     let (arm_words, arms): (Vec<String>, Vec<Arm>) = if a.arms.is_empty() {
-        DEFAULT_ARMS
+        netlab_experiment::DEFAULT_ARMS
             .iter()
             .map(|w| crate::args::arm(w).map(|x| (x.words, x.arm)))
             .collect::<Result<Vec<_>, _>>()
@@ -419,15 +414,6 @@ mod tests {
             let e = compare_err(&[flag, value]);
             assert!(e.contains(flag), "{e:?}");
         }
-        // The experiment crate's and the capture crate's floors agree.
-        assert_eq!(
-            netlab_experiment::MIN_PCAP_SNAP_LEN,
-            netlab_ecn::pcap::MIN_PCAP_SNAP_LEN
-        );
-        assert_eq!(
-            netlab_experiment::DEFAULT_PCAP_SNAP_LEN,
-            netlab_ecn::pcap::DEFAULT_PCAP_SNAP_LEN
-        );
     }
 
     #[test]

@@ -410,7 +410,7 @@ fn the_schema_analysis_and_report_link_no_socket_namespace_or_capture_crate() {
         assert!(
             linked.is_empty(),
             "`cargo tree -p {package} -e normal` lists {linked:?}: a dependency of \
-             {package} was added with its `io` feature (or with default features \
+             {package} was added with its `net` feature (or with default features \
              where the workspace turns them off); see docs/architecture.md, \
              \"Pure builds\""
         );

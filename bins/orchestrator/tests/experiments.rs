@@ -519,9 +519,9 @@ fn guest_rtt_sweep_baseline_rtt_matches_each_point() {
             .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
             .collect();
         let psched = netlab_qdisc::read_psched();
-        let rb = netlab_qdisc::netem::decode_options(&bytes, &psched).unwrap();
+        let rb = netlab_qdisc_model::netem::decode_options(&bytes, &psched).unwrap();
         assert_eq!(rb.delay_ns, (rtt * 1e6 / 2.0) as u64);
-        assert_eq!(rb.limit, netlab_qdisc::netem::NEVER_DROPS_LIMIT);
+        assert_eq!(rb.limit, netlab_qdisc_model::netem::NEVER_DROPS_LIMIT);
     }
     assert_ne!(scenarios[0]["seed"], scenarios[1]["seed"]);
     let summary = std::fs::read_to_string(out.0.join("summary.md")).unwrap();

@@ -7,7 +7,7 @@
 mod faults;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -16,15 +16,6 @@ use netlab_topology::testing::require_privileged;
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_orchestrator");
-
-/// Results folders removed on drop, also when the test fails.
-struct Work(PathBuf);
-
-impl Drop for Work {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn run_id_in(stderr: &str) -> Option<String> {
     stderr.lines().find_map(|l| {
@@ -75,12 +66,15 @@ fn privileged_three_compare_runs_at_once_all_succeed_and_leave_nothing() {
     if !require_privileged("privileged_three_compare_runs_at_once_all_succeed_and_leave_nothing") {
         return;
     }
-    let work = Work(std::env::temp_dir().join(format!("netlab-concurrent-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(&work.0);
+    // Results folders removed on drop, also when the test fails.
+    let work = tempfile::Builder::new()
+        .prefix("netlab-concurrent-")
+        .tempdir()
+        .expect("a folder under the temporary directory");
     let before = host_snapshot();
     let mut runs = Vec::new();
     for i in 0..3 {
-        let out = work.0.join(format!("run-{i}"));
+        let out = work.path().join(format!("run-{i}"));
         // Default --tcp-port/--udp-port in all three: the namespaces isolate them.
         let mut child = Command::new(BIN)
             .args([

@@ -76,7 +76,7 @@ pub fn parse_value(text: &str) -> (AxisKind, Option<f64>) {
 
 /// One value of an axis.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AxisValue {
+pub struct AxisTick {
     /// As the experiment file writes it (`5mbit`).
     pub text: String,
     /// In the axis' unit (None for words).
@@ -91,7 +91,7 @@ pub struct SweepAxis {
     /// What its values are.
     pub kind: AxisKind,
     /// Its values: ascending for numbers, in the grid's order for words.
-    pub values: Vec<AxisValue>,
+    pub values: Vec<AxisTick>,
 }
 
 impl SweepAxis {
@@ -146,7 +146,7 @@ pub fn axes(scenarios: &[Scenario]) -> Vec<SweepAxis> {
                 }
             };
             if !out[i].values.iter().any(|x| x.text == text) {
-                out[i].values.push(AxisValue {
+                out[i].values.push(AxisTick {
                     text: text.to_string(),
                     x: None,
                 });

@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use netlab_crosscheck::{
-    run_to_dir, CrosscheckConfig, CrosscheckRun, Iperf3Load, Load, NetlabLoad, Timeline,
+    run_to_dir, CrosscheckConfig, CrosscheckRun, CrosscheckTimeline, Iperf3Load, Load, NetlabLoad,
 };
 use netlab_topology::ReceiveBuffer;
 
@@ -144,7 +144,7 @@ fn main() {
                 kernel = val(i);
                 i += 1;
             }
-            "--short" => cfg.timeline = Timeline::SHORT,
+            "--short" => cfg.timeline = CrosscheckTimeline::SHORT,
             "--arms" => {
                 let a = val(i);
                 let all = CrosscheckConfig::new(1).arms;

@@ -8,7 +8,7 @@
 //! receiver at the end, as netlab's receivers are stopped then. netlab's
 //! path, B's loop, probes, load and arm samples are the runner's.
 //!
-//! Every child is a [`Tool`] (bounded waits, ended by its own pid) and
+//! Every child is a [`ToolProcess`] (bounded waits, ended by its own pid) and
 //! every thread is joined in [`ScenarioHooks::finished`], which the runner
 //! calls whatever happened once the path stood.
 
@@ -32,7 +32,7 @@ use crate::config::{CrosscheckConfig, End, Load};
 use crate::record::ReadbackCheck;
 use crate::scenario::Window;
 use crate::setup::{CONNECT_SLACK, ORDINARY_PORT, TCP_PORT};
-use crate::tools::{argv, wait_listening, Tool, ToolOutput};
+use crate::tools::{argv, wait_listening, ToolOutput, ToolProcess};
 use crate::watch::{CheckTools, Connect, Watched, Watcher, IPERF_PAST_WINDOW_S};
 use crate::CrosscheckError;
 
@@ -127,14 +127,14 @@ pub struct Beside<'c> {
     cfg: &'c CrosscheckConfig,
     load: Load,
     irtt_file: PathBuf,
-    irtt_server: Option<Tool>,
+    irtt_server: Option<ToolProcess>,
     /// The iperf3 server, or the ordinary receiver until the watcher
     /// takes it.
-    load_server: Option<Tool>,
+    load_server: Option<ToolProcess>,
     /// The ordinary sender and the port it connects to.
-    ordinary_sender: Option<(u16, Tool)>,
-    irtt_client: Option<Tool>,
-    client: Option<Tool>,
+    ordinary_sender: Option<(u16, ToolProcess)>,
+    irtt_client: Option<ToolProcess>,
+    client: Option<ToolProcess>,
     sampler_a: Option<SamplerHandle>,
     sampler_b: Option<SamplerHandle>,
     watcher: Option<JoinHandle<Watched>>,
@@ -307,7 +307,7 @@ impl<'c> Beside<'c> {
             args.extend(argv(&["-l", &l.to_string()]));
         }
         self.client =
-            Some(Tool::spawn("iperf3 client in A", view.a().name(), &args).map_err(hook)?);
+            Some(ToolProcess::spawn("iperf3 client in A", view.a().name(), &args).map_err(hook)?);
         let diag = diag_in(view.a(), "A")?;
         self.watch(view, flow, Connect::Poll(diag))
     }
@@ -440,7 +440,7 @@ impl ScenarioHooks for Beside<'_> {
         let tl = self.cfg.timeline;
         if self.cfg.irtt {
             self.irtt_server = Some(
-                Tool::spawn(
+                ToolProcess::spawn(
                     "irtt server in B",
                     &b_ns,
                     &argv(&[
@@ -471,10 +471,10 @@ impl ScenarioHooks for Beside<'_> {
                 if let Some(l) = i.length {
                     args.extend(argv(&["-l", &l.to_string()]));
                 }
-                Some(Tool::spawn("iperf3 server in B", &b_ns, &args).map_err(hook)?)
+                Some(ToolProcess::spawn("iperf3 server in B", &b_ns, &args).map_err(hook)?)
             }
             Load::Ordinary(o) if o.receiver == End::Ordinary => Some(
-                Tool::spawn(
+                ToolProcess::spawn(
                     "ordinary receiver in B",
                     &b_ns,
                     &ordinary_argv(&[
@@ -495,7 +495,7 @@ impl ScenarioHooks for Beside<'_> {
                     End::Ordinary => ORDINARY_PORT,
                 };
                 let secs = tl.end() - tl.load_start() + Duration::from_secs(2);
-                let tool = Tool::spawn_piped(
+                let tool = ToolProcess::spawn_piped(
                     "ordinary sender in A",
                     &a_ns,
                     &ordinary_argv(&[
@@ -543,7 +543,7 @@ impl ScenarioHooks for Beside<'_> {
         let cfg = self.cfg;
         let d = (cfg.timeline.end() + CONNECT_SLACK).as_secs_f64() - 1.0;
         self.irtt_client = Some(
-            Tool::spawn(
+            ToolProcess::spawn(
                 "irtt client in A",
                 view.a().name(),
                 &argv(&[

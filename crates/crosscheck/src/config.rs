@@ -2,17 +2,20 @@
 
 use std::time::Duration;
 
-use netlab_qdisc::{Arm, Bottleneck, Tbf};
+use netlab_qdisc_model::{Arm, BottleneckSpec, Tbf};
 use netlab_topology::{Offloads, ReceiveBuffer};
 use serde::{Deserialize, Serialize};
 
 use crate::CrosscheckError;
 
-/// One scenario's timeline, relative to t0 (B's receiver start), as in
-/// method §3: probe-only baseline, then the load from `baseline` for `load`;
-/// the measured window is `[baseline + warmup, baseline + load)`.
+/// One scenario's timeline as the cross-check's configuration writes it
+/// (seconds, and the load's whole length where netlab's
+/// `netlab_experiment::Timeline` has the measured window; `run_timeline`
+/// converts), relative to t0 (B's receiver start), as in method §3:
+/// probe-only baseline, then the load from `baseline` for `load`; the
+/// measured window is `[baseline + warmup, baseline + load)`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Timeline {
+pub struct CrosscheckTimeline {
     /// Probe-only phase (3 s).
     pub baseline_s: f64,
     /// Start-up not measured (3 s).
@@ -21,16 +24,16 @@ pub struct Timeline {
     pub load_s: f64,
 }
 
-impl Timeline {
+impl CrosscheckTimeline {
     /// method §3: 0–3 s baseline, load from 3 s, window 6–18 s.
-    pub const METHOD: Timeline = Timeline {
+    pub const METHOD: CrosscheckTimeline = CrosscheckTimeline {
         baseline_s: 3.0,
         warmup_s: 3.0,
         load_s: 15.0,
     };
 
     /// A short timeline for CI: 1 s baseline, load 1–7 s, window 3–7 s.
-    pub const SHORT: Timeline = Timeline {
+    pub const SHORT: CrosscheckTimeline = CrosscheckTimeline {
         baseline_s: 1.0,
         warmup_s: 2.0,
         load_s: 6.0,
@@ -236,7 +239,7 @@ pub struct CrosscheckConfig {
     /// Congestion control of both loads.
     pub cc: String,
     /// Timeline of every scenario.
-    pub timeline: Timeline,
+    pub timeline: CrosscheckTimeline,
     /// Probe spacing of both probes (200 ms).
     pub probe_interval_s: f64,
     /// netlab probe timeout = censoring bound for both probes (1 s).
@@ -292,7 +295,7 @@ impl CrosscheckConfig {
                 Load::Ordinary(OrdinaryLoad::default()),
             ],
             cc: "reno".into(),
-            timeline: Timeline::METHOD,
+            timeline: CrosscheckTimeline::METHOD,
             probe_interval_s: 0.2,
             probe_timeout_s: 1.0,
             irtt: true,
@@ -305,14 +308,14 @@ impl CrosscheckConfig {
     }
 
     /// The parsed bottlenecks, one per arm, or an error naming the bad words.
-    pub fn bottlenecks(&self) -> Result<Vec<Bottleneck>, CrosscheckError> {
+    pub fn bottlenecks(&self) -> Result<Vec<BottleneckSpec>, CrosscheckError> {
         let tbf = Tbf::parse(&self.tbf)
             .map_err(|e| CrosscheckError::Config(format!("TBF {:?}: {e}", self.tbf)))?;
         self.arms
             .iter()
             .map(|w| {
                 Arm::parse(w)
-                    .map(|arm| Bottleneck { tbf, arm })
+                    .map(|arm| BottleneckSpec { tbf, arm })
                     .map_err(|e| CrosscheckError::Config(format!("arm {w:?}: {e}")))
             })
             .collect()
@@ -474,7 +477,7 @@ mod tests {
 
     #[test]
     fn timeline_marks() {
-        let t = Timeline::METHOD;
+        let t = CrosscheckTimeline::METHOD;
         assert_eq!(t.window_start(), Duration::from_secs(6));
         assert_eq!(t.end(), Duration::from_secs(18));
         assert_eq!(t.readback_at(), Duration::from_secs(14));

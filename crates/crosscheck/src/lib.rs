@@ -57,7 +57,9 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-pub use config::{CrosscheckConfig, End, Iperf3Load, Load, NetlabLoad, OrdinaryLoad, Timeline};
+pub use config::{
+    CrosscheckConfig, CrosscheckTimeline, End, Iperf3Load, Load, NetlabLoad, OrdinaryLoad,
+};
 pub use error::CrosscheckError;
 pub use record::{Metrics, ScenarioRecord};
 
@@ -205,7 +207,7 @@ fn run_with(
     let mut out = CrosscheckRun {
         schema: SCHEMA,
         kernel: kernel.clone(),
-        started_utc: netlab_receipts::format_rfc3339(std::time::SystemTime::now()),
+        started_utc: netlab_utc::format_rfc3339(std::time::SystemTime::now()),
         elapsed_s: 0.0,
         config: cfg.clone(),
         scenarios: Vec::new(),

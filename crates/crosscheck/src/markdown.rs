@@ -209,9 +209,9 @@ fn baseline_offset(run: &CrosscheckRun, which: Probe) -> Option<(String, String,
 /// The deep/shallow split (ms) of a `pfifo` arm of this cross-check, from
 /// its limit and the TBF rate; `None` for any other arm.
 fn fifo_split_ms(c: &crate::CrosscheckConfig, words: &str) -> Option<f64> {
-    let tbf = netlab_qdisc::Tbf::parse(&c.tbf).ok()?;
-    match netlab_qdisc::Arm::parse(words).ok()? {
-        netlab_qdisc::Arm::Pfifo(p) => Some(crate::states::split_ms(
+    let tbf = netlab_qdisc_model::Tbf::parse(&c.tbf).ok()?;
+    match netlab_qdisc_model::Arm::parse(words).ok()? {
+        netlab_qdisc_model::Arm::Pfifo(p) => Some(crate::states::split_ms(
             p.limit?,
             tbf.rate.bytes_per_sec() as f64,
         )),

@@ -2,7 +2,7 @@
 //! from it (pure).
 
 use netlab_probe::{PhaseStats, ProbeRequest};
-use netlab_qdisc::{Handle, QdiscRecord, QdiscStats};
+use netlab_qdisc_model::{Handle, QdiscRecord, QdiscStats};
 use netlab_results::SampledQdisc;
 use netlab_stats::median;
 use netlab_tcpload::tcp_info::INFINITE_SSTHRESH;
@@ -45,7 +45,7 @@ impl QueueSample {
         t_s: f64,
         mut qdiscs: impl Iterator<Item = (Handle, Option<&'a QdiscStats>)>,
     ) -> Option<QueueSample> {
-        let (_, stats) = qdiscs.find(|(h, _)| *h == netlab_qdisc::ARM_HANDLE)?;
+        let (_, stats) = qdiscs.find(|(h, _)| *h == netlab_qdisc_model::ARM_HANDLE)?;
         let s = stats?;
         Some(QueueSample {
             t_s,
@@ -120,7 +120,7 @@ impl ReadbackCheck {
 
 /// The receiver's side, compact (the per-recv log stays out of the JSON).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ReceiverSummary {
+pub struct ReceiverDigest {
     /// Bytes received and validated.
     pub bytes_total: u64,
     /// Validation failures (expected 0).
@@ -141,11 +141,11 @@ pub struct ReceiverSummary {
     pub first_recv_s: Option<f64>,
 }
 
-impl ReceiverSummary {
+impl ReceiverDigest {
     /// From B's log.
-    pub fn from_log<Echo>(log: &ReceiverLog<Echo>) -> ReceiverSummary {
+    pub fn from_log<Echo>(log: &ReceiverLog<Echo>) -> ReceiverDigest {
         let n = log.recvs.t_us.len();
-        ReceiverSummary {
+        ReceiverDigest {
             bytes_total: log.bytes_total,
             validation_failures: log.validation.failures,
             recvs: n,
@@ -229,7 +229,7 @@ pub struct ScenarioRecord {
     /// netlab's sender log.
     pub sender: Option<SenderLog>,
     /// netlab's receiver summary.
-    pub receiver: Option<ReceiverSummary>,
+    pub receiver: Option<ReceiverDigest>,
     /// iperf3's client report.
     pub iperf_client: Option<Iperf3Report>,
     /// iperf3's server report.

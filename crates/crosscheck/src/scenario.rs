@@ -23,7 +23,7 @@ use netlab_topology::RunId;
 use crate::beside::{first_line, Beside, BesideOut};
 use crate::config::{CrosscheckConfig, End, Load};
 use crate::external::{irtt_requests, Iperf3Report};
-use crate::record::{tcpinfo_goodput, Metrics, QueueSample, ReceiverSummary, ScenarioRecord};
+use crate::record::{tcpinfo_goodput, Metrics, QueueSample, ReceiverDigest, ScenarioRecord};
 
 pub use crate::beside::{IPERF_CPORT, IPERF_PORT, IRTT_PORT, ORDINARY_CPORT};
 pub use crate::setup::{CONNECT_SLACK, ISO_PORT, ORDINARY_PORT, TCP_PORT, UDP_PORT};
@@ -204,7 +204,7 @@ fn netlab_received(
         },
     )
     .mbit_per_s;
-    let mut summary = ReceiverSummary::from_log(log);
+    let mut summary = ReceiverDigest::from_log(log);
     summary.accepted_s = summary.accepted_s.map(|s| s + offset);
     summary.first_recv_s = summary.first_recv_s.map(|s| s + offset);
     rec.receiver = Some(summary);
@@ -362,7 +362,7 @@ pub struct Window {
 
 impl Window {
     /// From the timeline and the actual connect.
-    pub fn from_connect(tl: &crate::Timeline, c: Duration) -> Window {
+    pub fn from_connect(tl: &crate::CrosscheckTimeline, c: Duration) -> Window {
         let start = c + Duration::from_secs_f64(tl.warmup_s);
         let end = c + Duration::from_secs_f64(tl.load_s);
         Window {
@@ -374,7 +374,7 @@ impl Window {
 
     /// Probe phases: baseline before the load's start, loaded in the window
     /// up to 1 s before its end.
-    pub fn phases(&self, tl: &crate::Timeline) -> PhaseBounds {
+    pub fn phases(&self, tl: &crate::CrosscheckTimeline) -> PhaseBounds {
         PhaseBounds {
             baseline_start: Duration::ZERO,
             baseline_end: tl.load_start(),
@@ -474,15 +474,15 @@ mod tests {
     }
 
     fn arm_sample(t: f64, drops: u32) -> Vec<SampledQdisc> {
-        let stats: netlab_qdisc::QdiscStats = serde_json::from_value(serde_json::json!({
+        let stats: netlab_qdisc_model::QdiscStats = serde_json::from_value(serde_json::json!({
             "bytes": 1000, "packets": 10, "drops": drops, "overlimits": 0,
             "requeues": 0, "backlog_bytes": 3000, "backlog_packets": 2, "qlen": 2
         }))
         .unwrap_or_else(|e| panic!("{e} at {t}"));
         vec![SampledQdisc {
             kind: "pfifo".into(),
-            handle: netlab_qdisc::ARM_HANDLE,
-            parent: netlab_qdisc::Handle::new(1, 1),
+            handle: netlab_qdisc_model::ARM_HANDLE,
+            parent: netlab_qdisc_model::Handle::new(1, 1),
             stats: Some(stats),
             xstats: None,
         }]
@@ -496,7 +496,7 @@ mod tests {
     #[test]
     fn the_record_takes_the_window_from_the_connect() {
         let mut cfg = CrosscheckConfig::new(1);
-        cfg.timeline = crate::Timeline::SHORT;
+        cfg.timeline = crate::CrosscheckTimeline::SHORT;
         let load = Load::Netlab(crate::NetlabLoad::default());
         // 1250 B every 10 ms from 1.2 s to 7.19 s in the receiver's clock.
         let recvs: Vec<(f64, u32)> = (120..720).map(|i| (f64::from(i) / 100.0, 1250)).collect();

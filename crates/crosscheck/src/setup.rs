@@ -21,10 +21,8 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use netlab_experiment::{
-    ArmSpec, Direction, Experiment, FlowSpec, PathSpec, ProbeSpec, Timeline as RunTimeline,
-};
-use netlab_qdisc::Bottleneck;
+use netlab_experiment::{ArmSpec, Direction, Experiment, FlowSpec, PathSpec, ProbeSpec, Timeline};
+use netlab_qdisc_model::BottleneckSpec;
 use netlab_run::ScenarioSetup;
 use netlab_tcpload::{SamplerConfig, SenderConfig, SinkConfig};
 use netlab_topology::spec::B_ADDR;
@@ -50,9 +48,9 @@ pub const CONNECT_SLACK: Duration = Duration::from_secs(4);
 
 /// The runner's timeline: the cross-check's baseline and warm-up, its end
 /// [`CONNECT_SLACK`] later than the cross-check's (a bound, see the module).
-pub fn run_timeline(tl: &crate::Timeline) -> RunTimeline {
+pub fn run_timeline(tl: &crate::CrosscheckTimeline) -> Timeline {
     let end = tl.end() + CONNECT_SLACK;
-    RunTimeline {
+    Timeline {
         baseline: tl.load_start(),
         warmup: tl.window_start() - tl.load_start(),
         measure: end - tl.window_start(),
@@ -63,7 +61,7 @@ pub fn run_timeline(tl: &crate::Timeline) -> RunTimeline {
 fn experiment(
     cfg: &CrosscheckConfig,
     arm_words: &str,
-    bottleneck: &Bottleneck,
+    bottleneck: &BottleneckSpec,
     load: &Load,
 ) -> Experiment {
     let interval = Duration::from_secs_f64(cfg.probe_interval_s);
@@ -118,7 +116,7 @@ pub fn scenario_setup(
     index: u32,
     round: u32,
     arm_words: &str,
-    bottleneck: &Bottleneck,
+    bottleneck: &BottleneckSpec,
     load: &Load,
 ) -> Result<ScenarioSetup, CrosscheckError> {
     let exp = experiment(cfg, arm_words, bottleneck, load);
@@ -214,7 +212,7 @@ mod tests {
 
     fn setup(load: Load) -> ScenarioSetup {
         let mut cfg = CrosscheckConfig::new(1);
-        cfg.timeline = crate::Timeline::SHORT;
+        cfg.timeline = crate::CrosscheckTimeline::SHORT;
         cfg.iso_probe = true;
         let b = cfg.bottlenecks().unwrap().swap_remove(1);
         scenario_setup(&cfg, &RunId::random(), 7, 2, &cfg.arms[1], &b, &load).unwrap()
@@ -230,7 +228,7 @@ mod tests {
         // TBF at the root of r1, the arm at 10: below it; nothing else.
         assert_eq!(s.egresses.len(), 1);
         let reqs = s.egresses[0]
-            .requests(3, &netlab_qdisc::Psched::MODERN)
+            .requests(3, &netlab_qdisc_model::Psched::MODERN)
             .unwrap();
         assert_eq!(
             reqs[0].tc_command(),

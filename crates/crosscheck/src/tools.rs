@@ -14,7 +14,7 @@ use crate::CrosscheckError;
 
 /// A tool running in a namespace, owned by this process.
 #[derive(Debug)]
-pub struct Tool {
+pub struct ToolProcess {
     what: String,
     child: Child,
     reaped: bool,
@@ -33,20 +33,24 @@ pub struct ToolOutput {
     pub stderr: String,
 }
 
-impl Tool {
+impl ToolProcess {
     /// Starts `args` inside namespace `ns` (`ip netns exec ns args…`), stdout
     /// and stderr piped. `what` names it in errors ("iperf3 server in B").
-    pub fn spawn(what: &str, ns: &str, args: &[String]) -> Result<Tool, CrosscheckError> {
+    pub fn spawn(what: &str, ns: &str, args: &[String]) -> Result<ToolProcess, CrosscheckError> {
         Self::spawn_with(what, ns, args, Stdio::null())
     }
 
-    /// Like [`Tool::spawn`], with a pipe to the tool's stdin for
-    /// [`Tool::send`] (a tool started early that waits for a word to act).
-    pub fn spawn_piped(what: &str, ns: &str, args: &[String]) -> Result<Tool, CrosscheckError> {
+    /// Like [`ToolProcess::spawn`], with a pipe to the tool's stdin for
+    /// [`ToolProcess::send`] (a tool started early that waits for a word to act).
+    pub fn spawn_piped(
+        what: &str,
+        ns: &str,
+        args: &[String],
+    ) -> Result<ToolProcess, CrosscheckError> {
         Self::spawn_with(what, ns, args, Stdio::piped())
     }
 
-    /// Writes `bytes` to the tool's stdin (started with [`Tool::spawn_piped`]).
+    /// Writes `bytes` to the tool's stdin (started with [`ToolProcess::spawn_piped`]).
     pub fn send(&mut self, bytes: &[u8]) -> Result<(), CrosscheckError> {
         let stdin = self
             .child
@@ -64,7 +68,7 @@ impl Tool {
         ns: &str,
         args: &[String],
         stdin: Stdio,
-    ) -> Result<Tool, CrosscheckError> {
+    ) -> Result<ToolProcess, CrosscheckError> {
         let child = Command::new("ip")
             .args(["netns", "exec", ns])
             .args(args)
@@ -78,7 +82,7 @@ impl Tool {
                     format!("spawning `ip netns exec {ns} {}`: {e}", args.join(" ")),
                 )
             })?;
-        Ok(Tool {
+        Ok(ToolProcess {
             what: what.to_owned(),
             child,
             reaped: false,
@@ -150,7 +154,7 @@ impl Tool {
     }
 }
 
-impl Drop for Tool {
+impl Drop for ToolProcess {
     /// A tool left running by an early return is ended and reaped.
     fn drop(&mut self) {
         if !self.reaped {
@@ -167,7 +171,7 @@ pub fn run_in(
     args: &[String],
     limit: Duration,
 ) -> Result<String, CrosscheckError> {
-    let out = Tool::spawn(what, ns, args)?.wait(limit)?;
+    let out = ToolProcess::spawn(what, ns, args)?.wait(limit)?;
     if out.code == Some(0) {
         Ok(out.stdout)
     } else {
@@ -215,7 +219,7 @@ pub fn wait_listening(
         // at its own bound is asked again, within the overall `limit`.
         let left = end.saturating_duration_since(Instant::now());
         let bound = left.clamp(Duration::from_secs(5), Duration::from_secs(30));
-        let out = Tool::spawn("ss (readiness)", ns, &args)?.wait(bound)?;
+        let out = ToolProcess::spawn("ss (readiness)", ns, &args)?.wait(bound)?;
         match out.code {
             Some(0) if !out.stdout.trim().is_empty() => return Ok(()),
             Some(0) => {}

@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use netlab_qdisc::{Psched, QdiscSocket};
+use netlab_qdisc::QdiscSocket;
+use netlab_qdisc_model::Psched;
 use netlab_run::ScenarioEnd;
 use netlab_tcpload::sampler::DiagSocket;
 use netlab_tcpload::FlowId;
@@ -18,7 +19,7 @@ use crate::external::{parse_tc_json, SsLine};
 use crate::record::{QueueSample, ReadbackCheck};
 use crate::scenario::Window;
 use crate::setup::CONNECT_SLACK;
-use crate::tools::{argv, run_in, Tool, ToolOutput};
+use crate::tools::{argv, run_in, ToolOutput, ToolProcess};
 use crate::CrosscheckError;
 
 /// How the watcher learns the load's connect.
@@ -51,13 +52,13 @@ pub(crate) const IPERF_PAST_WINDOW_S: f64 = 3.0;
 /// The watcher's inputs.
 pub(crate) struct Watcher {
     pub(crate) t0: Instant,
-    pub(crate) tl: crate::Timeline,
+    pub(crate) tl: crate::CrosscheckTimeline,
     pub(crate) flow: FlowId,
     pub(crate) connect: Connect,
     pub(crate) end: ScenarioEnd,
     pub(crate) stop: Arc<AtomicBool>,
     pub(crate) check: Option<CheckTools>,
-    pub(crate) ordinary_receiver: Option<Tool>,
+    pub(crate) ordinary_receiver: Option<ToolProcess>,
 }
 
 /// What the mid-window check reads with.
@@ -98,7 +99,7 @@ impl Watcher {
                     .to_string(),
                 );
             }
-            out.ordinary_receiver = self.ordinary_receiver.take().map(Tool::stop);
+            out.ordinary_receiver = self.ordinary_receiver.take().map(ToolProcess::stop);
             return out;
         };
         let c = connected.saturating_duration_since(self.t0);
@@ -124,7 +125,7 @@ impl Watcher {
         // (SIGTERM), as netlab's receive loop closes at its stop.
         if self.ordinary_receiver.is_some() {
             sleep_until(at(win.end), &self.stop);
-            out.ordinary_receiver = self.ordinary_receiver.take().map(Tool::stop);
+            out.ordinary_receiver = self.ordinary_receiver.take().map(ToolProcess::stop);
         }
         out
     }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 mod common;
 
-use netlab_crosscheck::{run, CrosscheckConfig, Timeline};
+use netlab_crosscheck::{run, CrosscheckConfig, CrosscheckTimeline};
 
 const NAME: &str = "guest_short_crosscheck_runs_every_pairing";
 const MODULES: [&str; 3] = ["veth", "sch_tbf", "sch_fq_codel"];
@@ -71,7 +71,7 @@ fn guest_run() -> netlab_guest::GuestOutcome {
 fn guest_short_crosscheck_runs_every_pairing() {
     in_guest(|| {
         let mut cfg = CrosscheckConfig::new(2);
-        cfg.timeline = Timeline::SHORT;
+        cfg.timeline = CrosscheckTimeline::SHORT;
         cfg.iso_probe = true;
         let result = run(&cfg, |l| println!("{l}")).expect("cross-check runs");
         let dir = std::env::temp_dir().join("netlab-crosscheck-test");

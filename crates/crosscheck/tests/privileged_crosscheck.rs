@@ -8,7 +8,7 @@
 
 mod common;
 
-use netlab_crosscheck::{run, CrosscheckConfig, Timeline};
+use netlab_crosscheck::{run, CrosscheckConfig, CrosscheckTimeline};
 
 #[test]
 fn privileged_short_crosscheck_on_the_host_kernel() {
@@ -17,7 +17,7 @@ fn privileged_short_crosscheck_on_the_host_kernel() {
     }
     let mut cfg = CrosscheckConfig::new(1);
     cfg.arms = vec!["pfifo limit 256".into()];
-    cfg.timeline = Timeline::SHORT;
+    cfg.timeline = CrosscheckTimeline::SHORT;
     cfg.iso_probe = true;
     // iperf3 and irtt missing is an environment failure, named by the run.
     let result = run(&cfg, |l| println!("{l}")).expect("cross-check runs on the host");

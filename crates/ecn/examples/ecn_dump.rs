@@ -38,7 +38,7 @@ fn main() {
                 CaptureDirection::Outgoing => "out".to_string(),
                 CaptureDirection::Other(t) => format!("pkttype{t}"),
             };
-            let hex: String = f.bytes.iter().map(|b| format!("{b:02x}")).collect();
+            let hex = hex::encode(f.bytes);
             writeln!(out, "{dir} {} {:.6} {hex}", f.orig_len, f.at.as_secs_f64()).expect("write");
         })
         .expect("capture");

@@ -150,7 +150,7 @@ impl Decoder {
             flow_direction: flow_dir,
             orig_len,
             captured_len: frame.len() as u32,
-            hex: netlab_os::hex::encode_prefix(frame, EVIDENCE_HEX_CAP),
+            hex: hex::encode(&frame[..frame.len().min(EVIDENCE_HEX_CAP)]),
             fields: fields.clone(),
         };
         let r = &mut self.evidence;

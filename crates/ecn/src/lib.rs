@@ -24,13 +24,14 @@
 //! frames) and under TBF 1 Gbit/s (~72 000 MTU frames/s), where the same socket
 //! with the default 208 KiB buffer dropped 31–45 % of the frames.
 //!
-//! The cargo feature `io` (on by default) holds the capture socket, the
-//! frame decoder (etherparse) and the pcapng writer (pcap-file), with nix,
-//! socket2 and libc. Without it the crate is the records results.json
-//! holds: [`EcnEvidence`] and its parts, [`pcap::PcapFileRecord`].
+//! The cargo feature `net` (docs/architecture.md, "Pure builds") holds the
+//! capture socket, the frame decoder (etherparse) and the pcapng writer
+//! (pcap-file), with nix, socket2 and libc. Without it the crate is the
+//! records results.json holds: [`EcnEvidence`] and its parts,
+//! [`pcap::PcapFileRecord`].
 //!
 //! ```no_run
-//! # #[cfg(feature = "io")]
+//! # #[cfg(feature = "net")]
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::net::{Ipv4Addr, SocketAddrV4};
 //! use std::sync::atomic::{AtomicBool, Ordering};
@@ -54,22 +55,22 @@
 //! println!("negotiated={} ce={} drops={:?}", evidence.negotiated, evidence.counts.ce, evidence.kernel);
 //! # Ok(())
 //! # }
-//! # #[cfg(not(feature = "io"))] // the example needs the sockets
+//! # #[cfg(not(feature = "net"))] // the example needs the sockets
 //! # fn main() {}
 //! ```
 
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 mod af_packet;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 mod capture;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 mod decode;
 mod evidence;
 pub mod pcap;
 
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use capture::{Capture, CaptureConfig, RawFrame, MIN_SNAP_LEN};
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use decode::{Decoder, Flow};
 pub use evidence::{
     CaptureDirection, EcnCounts, EcnEvidence, FirstEvidence, FlowDirection, FrameEvidence,

@@ -25,25 +25,15 @@
 //! results.json; nanosecond resolution (`if_tsresol` 9).
 //!
 //! What results.json records of a file ([`PcapFileRecord`]) is pure and
-//! here; the writer is `pcap::write` (cargo feature `io`), re-exported.
+//! here; the writer is `pcap::write` (cargo feature `net`), re-exported.
 
 use serde::{Deserialize, Serialize};
 
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 mod write;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use write::{write_evidence, PcapHeader, PcapRecorder, PcapTarget};
 
-/// Smallest snap length of a headers file: Ethernet (14) + IPv4 without
-/// options (20, as every netlab path sends) + TCP with the most options (60).
-pub const MIN_PCAP_SNAP_LEN: u32 = 14 + 20 + 60;
-/// Largest snap length (pcapng's customary maximum).
-pub const MAX_PCAP_SNAP_LEN: u32 = 65_535;
-/// Default snap length of a headers file.
-pub const DEFAULT_PCAP_SNAP_LEN: u32 = 128;
-/// Default byte cap of one headers file (32 MiB: the default 50 000-frame
-/// cap at a 128-byte snap needs about 8 MiB).
-pub const DEFAULT_PCAP_MAX_BYTES: u64 = 32 << 20;
 /// What a packet file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -10,7 +10,7 @@ mod common;
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
@@ -20,22 +20,12 @@ use netlab_topology::spec::{A_ADDR, B_ADDR, B_IF};
 use netlab_topology::testing::require_privileged;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
-/// A scratch folder removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Scratch {
-        let p = std::env::temp_dir().join(format!("netlab-pcap-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).expect("scratch folder");
-        Scratch(p)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A scratch folder (tempfile), removed on drop.
+fn scratch(tag: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("netlab-pcap-{tag}-"))
+        .tempdir()
+        .expect("a folder under the temporary directory")
 }
 
 fn recorder(path: &Path, snap: u32) -> PcapRecorder<File> {
@@ -53,8 +43,8 @@ fn privileged_headers_pcap_holds_every_frame_and_tcpdump_reads_it() {
     if !require_privileged("privileged_headers_pcap_holds_every_frame_and_tcpdump_reads_it") {
         return;
     }
-    let dir = Scratch::new("full");
-    let file = dir.0.join("headers.pcapng");
+    let dir = scratch("full");
+    let file = dir.path().join("headers.pcapng");
     let spec = TopologySpec::new(RunId::random(), "pcap_full");
     let topo = TopologyGuard::build(&spec).expect("build A-R-B");
     let (run, record) = common::bulk_with_recording(
@@ -91,12 +81,12 @@ fn privileged_truncated_and_empty_captures_give_valid_files() {
     if !require_privileged("privileged_truncated_and_empty_captures_give_valid_files") {
         return;
     }
-    let dir = Scratch::new("cut");
+    let dir = scratch("cut");
     let spec = TopologySpec::new(RunId::random(), "pcap_cut");
     let topo = TopologyGuard::build(&spec).expect("build A-R-B");
 
     // Cut short by the capture's frame cap.
-    let cut = dir.0.join("cut.pcapng");
+    let cut = dir.path().join("cut.pcapng");
     let cfg = CaptureConfig {
         max_frames: 40,
         ..CaptureConfig::default()
@@ -115,7 +105,7 @@ fn privileged_truncated_and_empty_captures_give_valid_files() {
     assert_eq!(common::tcpdump_count(&cut), 40);
 
     // A capture told to stop before anything was sent.
-    let empty = dir.0.join("empty.pcapng");
+    let empty = dir.path().join("empty.pcapng");
     let capture = topo
         .b
         .run(|| Capture::open(B_IF, CaptureConfig::default()))
@@ -141,8 +131,8 @@ fn privileged_a_full_disk_ends_the_pcap_cleanly_and_keeps_the_evidence() {
     if !require_privileged("privileged_a_full_disk_ends_the_pcap_cleanly_and_keeps_the_evidence") {
         return;
     }
-    let dir = Scratch::new("enospc");
-    let mnt = dir.0.join("small");
+    let dir = scratch("enospc");
+    let mnt = dir.path().join("small");
     std::fs::create_dir_all(&mnt).unwrap();
     // A 128 KiB tmpfs in a mount namespace of one short-lived thread: the
     // host's mounts never see it, and it goes away with the file's last fd.
@@ -215,7 +205,7 @@ fn privileged_a_full_disk_ends_the_pcap_cleanly_and_keeps_the_evidence() {
     reader.seek(SeekFrom::Start(0)).unwrap();
     reader.read_to_end(&mut bytes).unwrap();
     assert_eq!(bytes.len() as u64, rec.bytes);
-    let copy = dir.0.join("copy.pcapng");
+    let copy = dir.path().join("copy.pcapng");
     std::fs::write(&copy, &bytes).unwrap();
     assert_eq!(common::tcpdump_count(&copy) as u64, rec.frames);
     drop(reader);
@@ -272,8 +262,8 @@ fn privileged_tshark_counts_equal_the_captures_on_a_tail_drop_path() {
     if !require_privileged("privileged_tshark_counts_equal_the_captures_on_a_tail_drop_path") {
         return;
     }
-    let dir = Scratch::new("tshark");
-    let file = dir.0.join("headers.pcapng");
+    let dir = scratch("tshark");
+    let file = dir.path().join("headers.pcapng");
     let spec = TopologySpec::new(RunId::random(), "pcap_tshark");
     let topo = TopologyGuard::build(&spec).expect("build A-R-B");
     tc(

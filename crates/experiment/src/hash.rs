@@ -14,7 +14,7 @@ pub fn sha256(data: &[u8]) -> [u8; 32] {
 
 /// SHA-256 of `data` as 64 lowercase hex digits.
 pub fn sha256_hex(data: &[u8]) -> String {
-    sha256(data).iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(sha256(data))
 }
 
 #[cfg(test)]

@@ -14,14 +14,13 @@ pub use netlab_path_settings::ReceiveBuffer;
 pub use netlab_path_settings::{check_mtu, Offloads, DEFAULT_MTU, LINK_HEADER};
 
 use crate::units::format_duration;
+use netlab_path_settings::DEFAULT_TCP_PORT;
 
 /// The arms of the method's experiment (docs/method.md §2).
 pub const DEFAULT_ARMS: [&str; 2] = [
     "pfifo limit 256",
     "fq_codel limit 256 memory_limit 1048576 target 5ms interval 100ms ecn",
 ];
-/// Default TCP port of the first flow.
-pub const DEFAULT_TCP_PORT: u16 = 46020;
 /// Default UDP port of the stop-and-wait probe's echo.
 pub const DEFAULT_PROBE_PORT: u16 = 46021;
 /// Default UDP port of the isochronous probe's echo.
@@ -65,7 +64,10 @@ impl KernelChoice {
 }
 
 /// The phases of one scenario, measured from t0 (docs/method.md §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Written as seconds: `{"baseline": 3.0, "warmup": 3.0, "measure": 12.0}`
+/// (the shape a version 1 results.json recorded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "TimelineSecs", into = "TimelineSecs")]
 pub struct Timeline {
     /// Probe-only phase `[0, baseline)`; the senders start at its end.
     pub baseline: Duration,
@@ -101,6 +103,35 @@ impl Timeline {
     /// Length of the load phase (warm-up + measured window).
     pub fn load_len(&self) -> Duration {
         self.warmup + self.measure
+    }
+}
+
+/// [`Timeline`]'s serde form: each phase as seconds.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct TimelineSecs {
+    baseline: f64,
+    warmup: f64,
+    measure: f64,
+}
+
+impl From<Timeline> for TimelineSecs {
+    fn from(t: Timeline) -> Self {
+        TimelineSecs {
+            baseline: t.baseline.as_secs_f64(),
+            warmup: t.warmup.as_secs_f64(),
+            measure: t.measure.as_secs_f64(),
+        }
+    }
+}
+
+impl TryFrom<TimelineSecs> for Timeline {
+    type Error = std::time::TryFromFloatSecsError;
+    fn try_from(t: TimelineSecs) -> Result<Self, Self::Error> {
+        Ok(Timeline {
+            baseline: Duration::try_from_secs_f64(t.baseline)?,
+            warmup: Duration::try_from_secs_f64(t.warmup)?,
+            measure: Duration::try_from_secs_f64(t.measure)?,
+        })
     }
 }
 
@@ -390,7 +421,6 @@ impl PcapMode {
 
 /// Smallest snap length of the headers file: Ethernet (14) + IPv4 without
 /// options (20, as netlab's paths send) + TCP with the most options (60).
-/// netlab-ecn's `pcap::MIN_PCAP_SNAP_LEN` is the same (tested).
 pub const MIN_PCAP_SNAP_LEN: u32 = 14 + 20 + 60;
 /// Largest snap length.
 pub const MAX_PCAP_SNAP_LEN: u32 = 65_535;

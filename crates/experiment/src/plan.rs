@@ -167,9 +167,9 @@ fn set_buffer(arms: &mut [ArmSpec], bdp: f64, path: &PathSpec) {
     }
 }
 
-/// SplitMix64's mixer (netlab-stats' one implementation), so seeds are
-/// reproducible everywhere.
-pub use netlab_stats::splitmix64;
+// SplitMix64's mixer (netlab-stats' one implementation), so seeds are
+// reproducible everywhere.
+use netlab_stats::splitmix64;
 
 /// One point's path, flows, arms and probes.
 struct AtPoint {

@@ -13,11 +13,12 @@ use crate::file::{
 use crate::model::{
     default_tbf, ArmSpec, AxisValue, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice,
     Offloads, PathSpec, PcapMode, ProbeKind, ProbeSpec, ReceiveBuffer, Timeline, AUTO_PORT_BASE,
-    DEFAULT_PCAP_MAX_BYTES, DEFAULT_PCAP_SNAP_LEN, DEFAULT_TCP_PORT, MAX_PCAP_SNAP_LEN,
-    MIN_PCAP_MAX_BYTES, MIN_PCAP_SNAP_LEN,
+    DEFAULT_PCAP_MAX_BYTES, DEFAULT_PCAP_SNAP_LEN, MAX_PCAP_SNAP_LEN, MIN_PCAP_MAX_BYTES,
+    MIN_PCAP_SNAP_LEN,
 };
 use crate::units::{format_duration, parse_duration};
 use crate::ExperimentError;
+use netlab_path_settings::DEFAULT_TCP_PORT;
 
 /// Congestion controls Linux ships (built in or as `tcp_<name>` modules).
 /// A name outside this list is a typo; a name in it may still be missing

@@ -1,7 +1,8 @@
 use std::time::Duration;
 
 use super::*;
-use crate::plan::{points, set_arm_word, splitmix64};
+use crate::plan::{points, set_arm_word};
+use netlab_stats::splitmix64;
 
 fn preset(name: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

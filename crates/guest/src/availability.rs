@@ -106,7 +106,7 @@ pub fn available_at(kernel: &Path, modules_root: &Path) -> Availability {
         );
         return a;
     }
-    match kernel_release(kernel, modules_root) {
+    match kernel_image_release(kernel, modules_root) {
         Ok(release) => {
             let dir = modules_root.join(&release);
             a.release = Some(release);
@@ -123,7 +123,7 @@ pub fn available_at(kernel: &Path, modules_root: &Path) -> Availability {
 
 /// The release of `kernel`: `kernel --version` (bounded to 5 s), else the
 /// only subdirectory of `modules_root` that has a modules.dep.
-pub fn kernel_release(kernel: &Path, modules_root: &Path) -> Result<String> {
+pub fn kernel_image_release(kernel: &Path, modules_root: &Path) -> Result<String> {
     if let Some(r) = version_of(kernel) {
         return Ok(r);
     }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::availability::kernel_release;
+use crate::availability::kernel_image_release;
 use crate::error::{Error, Result};
 use crate::init_binary::find_init;
 use crate::modules::ModuleIndex;
@@ -17,12 +17,12 @@ use crate::rundir::RunDir;
 use crate::running::{GuestOutcome, RunningGuest, WaitPolicy};
 use crate::spec::{
     files, BootLine, InitSpec, ModuleFile, DEFAULT_KERNEL, DEFAULT_MODULES_ROOT, FAST_BOOT_PARAMS,
-    SCHEMA_VERSION,
+    INIT_SPEC_VERSION,
 };
 use crate::visibility::paths_to_give_back;
 
 /// Default deadline of a whole guest run.
-pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
+pub const GUEST_RUN_DEADLINE: Duration = Duration::from_secs(60);
 const DEFAULT_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /// A builder for one guest run: kernel, modules, program, deadline.
@@ -80,7 +80,7 @@ impl Guest {
             init_args: Vec::new(),
             kernel_params: Vec::new(),
             fast_boot: true,
-            deadline: DEFAULT_DEADLINE,
+            deadline: GUEST_RUN_DEADLINE,
             stream: false,
             capture_limit: 64 << 20,
         }
@@ -247,7 +247,7 @@ impl Guest {
             Some(d) => d.clone(),
             None => self
                 .modules_root
-                .join(kernel_release(&self.kernel, &self.modules_root)?),
+                .join(kernel_image_release(&self.kernel, &self.modules_root)?),
         };
         let modules = if self.modules.is_empty() {
             Vec::new()
@@ -282,7 +282,7 @@ impl Guest {
 
         let dir = RunDir::create()?;
         let spec = InitSpec {
-            schema: SCHEMA_VERSION,
+            schema: INIT_SPEC_VERSION,
             modules,
             program,
             args: self.args.clone(),

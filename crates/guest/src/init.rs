@@ -27,7 +27,7 @@ use nix::unistd::Pid;
 
 use crate::spec::{
     files, parse_init_args, GuestStatus, InitOutcome, InitSpec, ModuleLoad, ModuleOutcome,
-    MountStep, IN_GUEST_ENV, SCHEMA_VERSION,
+    MountStep, INIT_SPEC_VERSION, IN_GUEST_ENV,
 };
 
 /// Entry point of the guest init: call it from `main` of the init binary
@@ -101,7 +101,7 @@ fn run(spec_path: Option<PathBuf>) {
     };
     let mut run_files = RunFiles { result };
     let mut init_outcome = InitOutcome {
-        schema: SCHEMA_VERSION,
+        schema: INIT_SPEC_VERSION,
         ..Default::default()
     };
     if let Err(message) = prepare_and_run(&spec_path, &dir, &mut init_outcome) {
@@ -113,7 +113,7 @@ fn run(spec_path: Option<PathBuf>) {
 
 fn write_outcome(files: &mut RunFiles, init_outcome: &InitOutcome) {
     let json = serde_json::to_vec_pretty(init_outcome).unwrap_or_else(|e| {
-        format!("{{\"schema\":{SCHEMA_VERSION},\"error\":\"cannot encode report: {e}\"}}")
+        format!("{{\"schema\":{INIT_SPEC_VERSION},\"error\":\"cannot encode report: {e}\"}}")
             .into_bytes()
     });
     if let Err(e) = files
@@ -134,9 +134,9 @@ fn prepare_and_run(
         .map_err(|e| format!("cannot read spec {}: {e}", spec_path.display()))?;
     let spec: InitSpec = serde_json::from_str(&text)
         .map_err(|e| format!("cannot parse spec {}: {e}", spec_path.display()))?;
-    if spec.schema != SCHEMA_VERSION {
+    if spec.schema != INIT_SPEC_VERSION {
         return Err(format!(
-            "spec schema {} but this init understands {SCHEMA_VERSION} (host and init binaries differ?)",
+            "spec schema {} but this init understands {INIT_SPEC_VERSION} (host and init binaries differ?)",
             spec.schema
         ));
     }

@@ -57,9 +57,9 @@ mod testing;
 mod visibility;
 mod xstate;
 
-pub use availability::{available, available_at, kernel_release, Availability, ModuleCheck};
+pub use availability::{available, available_at, kernel_image_release, Availability, ModuleCheck};
 pub use error::{Error, Result};
-pub use host::{Guest, DEFAULT_DEADLINE};
+pub use host::{Guest, GUEST_RUN_DEADLINE};
 pub use init_binary::find_init;
 pub use process_group::live_process_group;
 pub use running::{GuestOutcome, KillHandle, RunningGuest, KILL_GRACE};

@@ -8,8 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
 
+/// The host stream a tailed guest file is echoed to.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Sink {
+pub(crate) enum HostStream {
     /// The host's stdout.
     Stdout,
     /// The host's stderr.
@@ -22,11 +23,11 @@ pub(crate) struct Tail {
     buf: Vec<u8>,
     limit: usize,
     dropped: u64,
-    sink: Option<Sink>,
+    echo: Option<HostStream>,
 }
 
 impl Tail {
-    pub(crate) fn open(path: &Path, limit: usize, sink: Option<Sink>) -> Result<Self> {
+    pub(crate) fn open(path: &Path, limit: usize, echo: Option<HostStream>) -> Result<Self> {
         let file =
             File::open(path).map_err(|e| Error::io(format!("opening {}", path.display()), e))?;
         Ok(Tail {
@@ -34,7 +35,7 @@ impl Tail {
             buf: Vec::new(),
             limit,
             dropped: 0,
-            sink,
+            echo,
         })
     }
 
@@ -46,12 +47,12 @@ impl Tail {
                 Ok(n) => n,
             };
             let data = &chunk[..n];
-            match self.sink {
-                Some(Sink::Stdout) => {
+            match self.echo {
+                Some(HostStream::Stdout) => {
                     let mut o = std::io::stdout().lock();
                     let _ = o.write_all(data).and_then(|()| o.flush());
                 }
-                Some(Sink::Stderr) => {
+                Some(HostStream::Stderr) => {
                     let mut o = std::io::stderr().lock();
                     let _ = o.write_all(data).and_then(|()| o.flush());
                 }

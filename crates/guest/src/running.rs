@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::deadline::{StopAction, StopReason, Stopper};
 use crate::error::{tail_lines, Error, Result};
 use crate::process_group;
-use crate::rundir::{RunDir, Sink, Tail};
+use crate::rundir::{HostStream, RunDir, Tail};
 use crate::spec::{files, GuestStatus, InitOutcome, ModuleLoad, ModuleOutcome, MountStep};
 
 /// Time between SIGTERM and SIGKILL when a guest is stopped.
@@ -140,12 +140,12 @@ impl RunningGuest {
         let mut out = Tail::open(
             &self.dir.path.join(files::STDOUT),
             limit,
-            stream.then_some(Sink::Stdout),
+            stream.then_some(HostStream::Stdout),
         )?;
         let mut err = Tail::open(
             &self.dir.path.join(files::STDERR),
             limit,
-            stream.then_some(Sink::Stderr),
+            stream.then_some(HostStream::Stderr),
         )?;
         let Some(mut child) = self.child.take() else {
             return Err(Error::Cancelled);

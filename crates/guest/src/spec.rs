@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 /// Schema version of [`InitSpec`] and [`InitOutcome`]; bumped on a change of shape.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const INIT_SPEC_VERSION: u32 = 1;
 
 /// Default kernel binary (Debian package `user-mode-linux`).
 pub const DEFAULT_KERNEL: &str = "/usr/bin/linux.uml";
@@ -57,7 +57,7 @@ pub struct ModuleFile {
 /// Instructions for the guest init.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InitSpec {
-    /// [`SCHEMA_VERSION`].
+    /// [`INIT_SPEC_VERSION`].
     pub schema: u32,
     /// Modules to load, dependencies first.
     pub modules: Vec<ModuleFile>,
@@ -152,7 +152,7 @@ pub struct MountStep {
 /// What init writes to `result.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct InitOutcome {
-    /// [`SCHEMA_VERSION`].
+    /// [`INIT_SPEC_VERSION`].
     pub schema: u32,
     /// The guest kernel release (`/proc/sys/kernel/osrelease`).
     pub release: Option<String>,
@@ -346,7 +346,7 @@ mod tests {
     #[test]
     fn init_outcome_roundtrip() {
         let r = InitOutcome {
-            schema: SCHEMA_VERSION,
+            schema: INIT_SPEC_VERSION,
             release: Some("6.1.176".into()),
             modules: vec![ModuleLoad {
                 name: "veth".into(),

@@ -169,23 +169,12 @@ mod tests {
         assert_eq!(run_dir_owner("netlab-guest-12-3-ab-x"), None);
     }
 
-    struct TempDir(PathBuf);
-
-    impl TempDir {
-        fn new(tag: &str) -> TempDir {
-            let p = std::env::temp_dir().join(format!(
-                "netlab-guest-stale-test-{tag}-{}",
-                std::process::id()
-            ));
-            std::fs::create_dir_all(&p).unwrap();
-            TempDir(p)
-        }
-    }
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
+    /// A fresh folder under the temporary directory, removed on drop.
+    fn temp_dir(tag: &str) -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix(&format!("netlab-guest-stale-test-{tag}-"))
+            .tempdir()
+            .expect("a folder under the temporary directory")
     }
 
     fn write_owner(dir: &Path, id: ProcessIdentity) {
@@ -194,16 +183,16 @@ mod tests {
 
     #[test]
     fn stale_folder_of_dead_owner_is_removed_live_one_kept() {
-        let tmp = TempDir::new("dead");
+        let tmp = temp_dir("dead");
         // A pid that cannot exist (above pid_max's hard limit).
-        let dead = tmp.0.join("netlab-guest-4194305-0-0000abcd");
+        let dead = tmp.path().join("netlab-guest-4194305-0-0000abcd");
         let live = tmp
-            .0
+            .path()
             .join(format!("netlab-guest-{}-0-0000abcd", std::process::id()));
         std::fs::create_dir_all(&dead).unwrap();
         std::fs::create_dir_all(&live).unwrap();
         std::fs::write(dead.join(files::KERNEL_PID), "4194305\n").unwrap();
-        let done = cleanup_stale_runs_in(&tmp.0);
+        let done = cleanup_stale_runs_in(tmp.path());
         assert_eq!(done.len(), 1, "{done:?}");
         assert_eq!(done[0].host_pid, 4194305);
         assert!(done[0].removed && done[0].killed.is_empty());
@@ -213,10 +202,12 @@ mod tests {
 
     #[test]
     fn a_reused_owner_pid_makes_the_folder_stale_and_the_new_process_is_untouched() {
-        let tmp = TempDir::new("reuse");
+        let tmp = temp_dir("reuse");
         let me = ProcessIdentity::own().unwrap();
         // our pid, another start time: the owner is dead, we took its pid
-        let reused = tmp.0.join(format!("netlab-guest-{}-1-0000abcd", me.pid));
+        let reused = tmp
+            .path()
+            .join(format!("netlab-guest-{}-1-0000abcd", me.pid));
         std::fs::create_dir_all(&reused).unwrap();
         write_owner(
             &reused,
@@ -229,11 +220,15 @@ mod tests {
         let pgrp = netlab_os::proc::proc_stat(me.pid).unwrap().unwrap().pgrp;
         std::fs::write(reused.join(files::KERNEL_PID), format!("{pgrp}\n")).unwrap();
         // our real identity: alive, kept
-        let live = tmp.0.join(format!("netlab-guest-{}-2-0000abcd", me.pid));
+        let live = tmp
+            .path()
+            .join(format!("netlab-guest-{}-2-0000abcd", me.pid));
         std::fs::create_dir_all(&live).unwrap();
         write_owner(&live, me);
         // a record for another pid than the name's: not proof; pid alive → kept
-        let mismatched = tmp.0.join(format!("netlab-guest-{}-3-0000abcd", me.pid));
+        let mismatched = tmp
+            .path()
+            .join(format!("netlab-guest-{}-3-0000abcd", me.pid));
         std::fs::create_dir_all(&mismatched).unwrap();
         write_owner(
             &mismatched,
@@ -242,7 +237,7 @@ mod tests {
                 start_time: 1,
             },
         );
-        let done = cleanup_stale_runs_in(&tmp.0);
+        let done = cleanup_stale_runs_in(tmp.path());
         assert_eq!(done.len(), 1, "{done:?}");
         assert_eq!(done[0].dir, reused);
         assert!(done[0].owner_pid_reused && done[0].removed);

@@ -17,12 +17,12 @@ use crate::error::{Error, Result};
 const SHIM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libnetlab_uml_xstate.so"));
 
 /// File name of the shim in a run folder.
-pub const FILE: &str = "uml-xstate.so";
+pub const SHIM_FILE: &str = "uml-xstate.so";
 
 /// Writes the shim into the run folder `dir` and returns its path, for
 /// `LD_PRELOAD` of the kernel process.
 pub fn install(dir: &Path) -> Result<PathBuf> {
-    let path = dir.join(FILE);
+    let path = dir.join(SHIM_FILE);
     std::fs::write(&path, SHIM).map_err(|e| Error::io(format!("writing {}", path.display()), e))?;
     Ok(path)
 }

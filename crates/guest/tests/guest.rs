@@ -57,24 +57,12 @@ fn group_gone(pgid: u32) -> bool {
     live_process_group(pgid).is_empty()
 }
 
-/// A folder under the host's /tmp that the test owns; removed on drop,
-/// also when the test fails.
-struct OwnedTmp(PathBuf);
-
-impl OwnedTmp {
-    fn new(what: &str) -> Self {
-        let p =
-            std::env::temp_dir().join(format!("netlab-guest-test-{what}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        OwnedTmp(p)
-    }
-}
-
-impl Drop for OwnedTmp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A folder under the host's /tmp that the test owns; removed on drop, also when the test fails.
+fn owned_tmp(tag: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("netlab-guest-test-{tag}-"))
+        .tempdir()
+        .expect("a folder under the temporary directory")
 }
 
 #[test]
@@ -128,12 +116,12 @@ fn guest_test_in_a_checkout_under_tmp_reads_the_checkout_s_fixtures() {
     ) {
         return;
     }
-    let clone = OwnedTmp::new("checkout");
-    std::fs::write(clone.0.join("Cargo.lock"), "# a checkout\n").unwrap();
-    let package = clone.0.join("crates").join("p");
+    let clone = owned_tmp("checkout");
+    std::fs::write(clone.path().join("Cargo.lock"), "# a checkout\n").unwrap();
+    let package = clone.path().join("crates").join("p");
     std::fs::create_dir_all(&package).unwrap();
-    std::fs::create_dir_all(clone.0.join("fixtures")).unwrap();
-    let fixture = clone.0.join("fixtures").join("f.txt");
+    std::fs::create_dir_all(clone.path().join("fixtures")).unwrap();
+    let fixture = clone.path().join("fixtures").join("f.txt");
     std::fs::write(&fixture, "fixture-bytes\n").unwrap();
     let o = guest_for_test("/bin/cat", &package)
         .args([fixture.to_str().unwrap()])
@@ -261,9 +249,9 @@ fn guest_missing_module_is_refused_without_booting() {
         return;
     }
     let release = netlab_guest::available().release.expect("pinned release");
-    let tmp = OwnedTmp::new("no-boot");
-    let booted = tmp.0.join("booted");
-    let kernel = tmp.0.join("linux.uml");
+    let tmp = owned_tmp("no-boot");
+    let booted = tmp.path().join("booted");
+    let kernel = tmp.path().join("linux.uml");
     std::fs::write(
         &kernel,
         format!(
@@ -530,16 +518,16 @@ fn guest_runs_a_checkout_under_tmp() {
     if !guest_or_skip("guest_runs_a_checkout_under_tmp", &[]) {
         return;
     }
-    let checkout = OwnedTmp::new("checkout");
-    let bin = checkout.0.join("target/debug");
+    let checkout = owned_tmp("checkout");
+    let bin = checkout.path().join("target/debug");
     std::fs::create_dir_all(&bin).unwrap();
     let program = bin.join("guest-tests");
     std::fs::copy(std::env::current_exe().unwrap(), &program).unwrap();
     let init = bin.join("netlab-guest-init");
     std::fs::copy(env!("CARGO_BIN_EXE_netlab-guest-init"), &init).unwrap();
     // A sibling of the checkout in the host's /tmp, which must stay hidden.
-    let other = OwnedTmp::new("checkout-sibling");
-    let host_only = other.0.join("host-only");
+    let other = owned_tmp("checkout-sibling");
+    let host_only = other.path().join("host-only");
     std::fs::write(&host_only, "x").unwrap();
 
     let o = Guest::new(&program)
@@ -547,13 +535,17 @@ fn guest_runs_a_checkout_under_tmp() {
         .env(HELPER, "checkout")
         .env("HOST_ONLY_FILE", host_only.display().to_string())
         .init(&init, &[])
-        .current_dir(&checkout.0)
+        .current_dir(checkout.path())
         .run()
         .unwrap();
     assert_eq!(o.status, GuestStatus::Exited(0), "{o:#?}");
-    let expect = format!("exe={} cwd={}", program.display(), checkout.0.display());
+    let expect = format!(
+        "exe={} cwd={}",
+        program.display(),
+        checkout.path().display()
+    );
     assert!(o.stdout.contains(&expect), "{expect} not in:\n{}", o.stdout);
-    let written = std::fs::read_to_string(checkout.0.join("results/from-guest.txt"));
+    let written = std::fs::read_to_string(checkout.path().join("results/from-guest.txt"));
     assert_eq!(written.unwrap(), "written in the checkout\n");
 }
 

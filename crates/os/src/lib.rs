@@ -26,15 +26,15 @@
 //!   feature, `testing::require_privileged` gates privileged tests
 //!   (`NETLAB_REQUIRE_PRIVILEGED=1` turns a skip into a failure).
 //!
-//! The cargo feature `io` (on by default) holds the socket code
-//! (`netlink`, `event_loop`, `ifindex`, `errno_name`) and the crates it
-//! needs (nix, netlink-sys). Without it (`default-features = false`, as
-//! netlab-results and netlab-report depend on it) the crate is `atomic`,
-//! `secs`, `cpu`, `proc`, `pace`, `StopFlag`, `privilege` and `SysError`:
-//! files and `/proc` through `std` only.
+//! The cargo feature `net` (docs/architecture.md, "Pure builds") holds the
+//! socket code (`netlink`, `event_loop`, `ifindex`, `errno_name`) and the
+//! crates it needs (nix, netlink-sys). Without it (`default-features =
+//! false`, as netlab-results and netlab-report depend on it) the crate is
+//! `atomic`, `secs`, `cpu`, `proc`, `pace`, `StopFlag`, `privilege` and
+//! `SysError`: files and `/proc` through `std` only.
 //!
 //! ```no_run
-//! # #[cfg(feature = "io")]
+//! # #[cfg(feature = "net")]
 //! # fn main() -> Result<(), netlab_os::SysError> {
 //! use netlab_os::netlink::{NetlinkSocket, Protocol};
 //! use netlab_os::wire::{Messages, NLMSG_DONE};
@@ -47,28 +47,28 @@
 //! for msg in Messages::new(&dump) {
 //!     let msg = msg?;
 //!     if msg.kind() != NLMSG_DONE {
-//!         println!("{} bytes: {}", msg.len(), netlab_os::hex::encode(msg.bytes()));
+//!         println!("{} bytes (checked: {})", msg.len(), msg.bytes().len());
 //!     }
 //! }
 //! let me = netlab_os::ProcessIdentity::own()?;
 //! println!("{me}, lo is {}", netlab_os::ifindex("lo")?);
 //! # Ok(())
 //! # }
-//! # #[cfg(not(feature = "io"))] // the example needs the sockets
+//! # #[cfg(not(feature = "net"))] // the example needs the sockets
 //! # fn main() {}
 //! ```
 #![forbid(unsafe_code)]
 
 pub mod atomic;
 pub mod cpu;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 mod errno;
 mod error;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub mod event_loop;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 mod ifindex;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub mod netlink;
 pub mod pace;
 pub mod privilege;
@@ -78,16 +78,14 @@ mod stop;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use errno::errno_name;
 pub use error::SysError;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use ifindex::ifindex;
 /// Checked views over netlink bytes (the crate `netlab-netlink-views`).
 pub use netlab_netlink_views as wire;
-/// Lowercase hex for raw bytes (`netlab_netlink_views::hex`).
-pub use netlab_netlink_views::hex;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use netlink::{NetlinkSocket, Protocol};
 pub use pace::{next_slot, Pacer};
 pub use proc::{kernel_release, Liveness, ProcStat, ProcessIdentity};

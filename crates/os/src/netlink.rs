@@ -9,7 +9,7 @@
 //! wait needs into a copy, sends it, and reads answers with that sequence
 //! number only (stale answers of an earlier, timed-out request are
 //! skipped). Every wait is bounded: each `recv` by [`RECV_TIMEOUT`], a
-//! whole answer by the socket's deadline ([`DEFAULT_DEADLINE`] unless
+//! whole answer by the socket's deadline ([`NETLINK_DEADLINE`] unless
 //! changed) and [`MAX_DATAGRAMS`] datagrams. A refusal carries the errno,
 //! its name and the kernel's extended-ack text.
 //!
@@ -45,7 +45,7 @@ use crate::SysError;
 pub const RECV_TIMEOUT: Duration = Duration::from_millis(200);
 /// How long an ACK or a whole dump may take, unless changed with
 /// [`NetlinkSocket::with_deadline`].
-pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(5);
+pub const NETLINK_DEADLINE: Duration = Duration::from_secs(5);
 /// Most datagrams read for one answer.
 pub const MAX_DATAGRAMS: usize = 10_000;
 /// Receive buffer: larger than any datagram the kernel sends (dump skbs
@@ -119,7 +119,7 @@ impl NetlinkSocket {
             protocol,
             label,
             seq: AtomicU32::new(1),
-            deadline: DEFAULT_DEADLINE,
+            deadline: NETLINK_DEADLINE,
             exchange: Mutex::new(vec![0; RECV_BUF]),
         })
     }

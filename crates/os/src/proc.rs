@@ -174,7 +174,7 @@ pub fn parse_proc_stat(text: &str) -> Result<ProcStat, SysError> {
 
 /// `ESRCH`, "no such process" (3 on every Linux architecture): a read of
 /// `/proc/<pid>/stat` races the process's exit. A constant, so reading
-/// `/proc` needs no nix (the crate without its `io` feature).
+/// `/proc` needs no nix (the crate without its `net` feature).
 const ESRCH: i32 = 3;
 
 /// Reads `/proc/<pid>/stat`; `Ok(None)` if there is no such process.

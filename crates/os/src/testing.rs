@@ -194,23 +194,24 @@ pub fn take_skipped() -> Skipped {
     Skipped::parse(&text)
 }
 
-/// A scratch folder for a test: `<temp>/netlab-<name>-<pid>`, emptied on
-/// creation, removed on drop.
-pub struct Scratch(pub PathBuf);
+/// A scratch folder for a test, `<temp>/netlab-<name>-<random>`: a
+/// `tempfile::TempDir` (created with a fresh name, removed on drop) whose
+/// path is field `.0`.
+pub struct Scratch(pub PathBuf, tempfile::TempDir);
 
 impl Scratch {
-    /// The folder of `name` (unique among the tests of one binary).
+    /// A fresh, empty folder named after `name`.
     pub fn new(name: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("netlab-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("netlab-{name}-"))
+            .tempdir()
+            .expect("a scratch folder under the temporary directory");
+        Scratch(dir.path().to_path_buf(), dir)
     }
-}
 
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+    /// The folder (the same path as `.0`).
+    pub fn path(&self) -> &std::path::Path {
+        self.1.path()
     }
 }
 

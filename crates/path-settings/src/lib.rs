@@ -106,6 +106,9 @@ pub const MAX_VETH_MTU: u32 = 65535;
 /// Bytes of the Ethernet header a veth adds to each packet (no FCS, no
 /// VLAN tag): what a qdisc sees is at most MTU + this without aggregation.
 pub const LINK_HEADER: u32 = 14;
+/// The TCP port of the first flow's load (A to B), unless the experiment
+/// file gives one.
+pub const DEFAULT_TCP_PORT: u16 = 46020;
 
 /// Checks an MTU for every link of the path: the reason when it is outside
 /// `MIN_MTU..=MAX_VETH_MTU`.

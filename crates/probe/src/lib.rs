@@ -42,13 +42,13 @@
 //! byte for byte as before; only 40-byte datagrams with the `NLIP` magic
 //! and version 1 are stamped.
 //!
-//! The cargo feature `io` (on by default) holds the sockets ([`socket`])
-//! and the clock ([`clock`]), with nix. Without it the crate is the pure
-//! state machines, statistics and wire format, and [`record`]: the logs
-//! results.json holds.
+//! The cargo feature `net` (docs/architecture.md, "Pure builds") holds the
+//! sockets ([`socket`]) and the clock ([`clock`]), with nix. Without it the
+//! crate is the pure state machines, statistics and wire format, and
+//! [`record`]: the logs results.json holds.
 //!
 //! ```no_run
-//! # #[cfg(feature = "io")]
+//! # #[cfg(feature = "net")]
 //! # fn main() -> Result<(), netlab_probe::ProbeError> {
 //! use std::time::{Duration, Instant};
 //! use netlab_probe::{connect_socket, run_probe, EchoResponder, ProbeConfig};
@@ -67,14 +67,14 @@
 //! }
 //! # Ok(())
 //! # }
-//! # #[cfg(not(feature = "io"))] // the example needs the sockets
+//! # #[cfg(not(feature = "net"))] // the example needs the sockets
 //! # fn main() {}
 //! ```
 //!
 //! The isochronous probe against the same kind of echo (its own port):
 //!
 //! ```no_run
-//! # #[cfg(feature = "io")]
+//! # #[cfg(feature = "net")]
 //! # fn main() -> Result<(), netlab_probe::ProbeError> {
 //! use std::sync::atomic::AtomicBool;
 //! use std::time::{Duration, Instant};
@@ -100,20 +100,20 @@
 //! println!("{:?}: {}", log.one_way_delays, log.one_way_note);
 //! # Ok(())
 //! # }
-//! # #[cfg(not(feature = "io"))] // the example needs the sockets
+//! # #[cfg(not(feature = "net"))] // the example needs the sockets
 //! # fn main() {}
 //! ```
 #![forbid(unsafe_code)]
 
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub mod clock;
 pub mod iso;
 pub mod iso_stats;
 pub mod record;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub mod role;
 pub mod schedule;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub mod socket;
 pub mod stats;
 pub mod wire;
@@ -132,13 +132,13 @@ pub use schedule::{
     Phase, PhaseBounds, ProbeAction, ProbeClient, ProbeConfig, ProbeRequest, ReplyVerdict,
     RequestOutcome,
 };
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use socket::client::{connect_socket, run_probe};
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use socket::echo::{
     probe_seq, EchoHandler, EchoOutcome, EchoResponder, MAX_DRAIN_PER_CALL, MAX_RECEIPTS,
 };
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use socket::iso::{run_iso_probe, spin_margin};
 pub use stats::{all_phase_stats, phase_stats, PhaseStats, RankQuantile};
 

@@ -2,7 +2,7 @@
 //! stop-and-wait probe's [`ProbeLog`], the isochronous probe's [`IsoLog`]
 //! and what its one-way delays mean, the echo's [`EchoStats`] and
 //! [`EchoReceipt`]s. Plain serde types; the sockets that fill them are
-//! [`crate::socket`]'s (cargo feature `io`), which re-exports them under
+//! [`crate::socket`]'s (cargo feature `net`), which re-exports them under
 //! their old paths.
 
 use serde::{Deserialize, Serialize};

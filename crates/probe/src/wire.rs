@@ -25,7 +25,7 @@
 //! | offset | size | field                                              |
 //! |-------:|-----:|----------------------------------------------------|
 //! | 0      | 4    | magic `b"NLIP"`                                    |
-//! | 4      | 1    | version ([`VERSION`] = 1)                          |
+//! | 4      | 1    | version ([`STAMPED_VERSION`] = 1)                  |
 //! | 5      | 1    | kind: 1 request, 2 reply                           |
 //! | 6      | 2    | reserved, 0                                        |
 //! | 8      | 4    | sequence number (slot index)                       |
@@ -42,7 +42,7 @@
 /// Magic at offset 0 of every stamped datagram ("NetLab Iso Probe").
 pub const MAGIC: [u8; 4] = *b"NLIP";
 /// Current version of the stamped format.
-pub const VERSION: u8 = 1;
+pub const STAMPED_VERSION: u8 = 1;
 /// Length of a stamped request's header, bytes: the smallest stamped
 /// datagram (and the isochronous probe's default size).
 pub const STAMPED_LEN: usize = 40;
@@ -97,7 +97,7 @@ impl From<Kind> for u8 {
 
 /// Why a datagram is not a stamped packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WireError {
+pub enum NotStamped {
     /// Shorter than [`STAMPED_LEN`] bytes.
     Length(usize),
     /// The first 4 bytes are not [`MAGIC`].
@@ -120,16 +120,16 @@ fn be_u64(b: &[u8]) -> u64 {
 
 impl<T: AsRef<[u8]>> Stamped<T> {
     /// Checks length, magic and version.
-    pub fn new_checked(buf: T) -> Result<Self, WireError> {
+    pub fn new_checked(buf: T) -> Result<Self, NotStamped> {
         let b = buf.as_ref();
         if b.len() < STAMPED_LEN {
-            return Err(WireError::Length(b.len()));
+            return Err(NotStamped::Length(b.len()));
         }
         if b[field::MAGIC] != MAGIC {
-            return Err(WireError::Magic);
+            return Err(NotStamped::Magic);
         }
-        if b[field::VERSION] != VERSION {
-            return Err(WireError::Version(b[field::VERSION]));
+        if b[field::VERSION] != STAMPED_VERSION {
+            return Err(NotStamped::Version(b[field::VERSION]));
         }
         Ok(Self { buf })
     }
@@ -183,7 +183,7 @@ pub fn write_request(buf: &mut [u8], seq: u32, a_send_ns: u64) -> bool {
     }
     buf.fill(0);
     buf[field::MAGIC].copy_from_slice(&MAGIC);
-    buf[field::VERSION] = VERSION;
+    buf[field::VERSION] = STAMPED_VERSION;
     buf[field::KIND] = Kind::Request.into();
     buf[field::SEQ].copy_from_slice(&seq.to_be_bytes());
     buf[field::A_SEND].copy_from_slice(&a_send_ns.to_be_bytes());
@@ -314,24 +314,24 @@ mod tests {
         assert!(!make_reply(&mut plain_long, 1));
         assert_eq!(
             Stamped::new_checked(&plain_long[..]).unwrap_err(),
-            WireError::Version(0)
+            NotStamped::Version(0)
         );
         let mut v2 = request(1, 1);
         v2[4] = 2;
         assert!(!make_reply(&mut v2, 1), "unknown version");
         assert_eq!(
             Stamped::new_checked(&v2[..]).unwrap_err(),
-            WireError::Version(2)
+            NotStamped::Version(2)
         );
         let mut bad = request(1, 1);
         bad[0] = b'X';
         assert_eq!(
             Stamped::new_checked(&bad[..]).unwrap_err(),
-            WireError::Magic
+            NotStamped::Magic
         );
         assert_eq!(
             Stamped::new_checked(&plain[..]).unwrap_err(),
-            WireError::Length(4)
+            NotStamped::Length(4)
         );
     }
 

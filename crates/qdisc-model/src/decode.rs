@@ -23,7 +23,6 @@ use crate::arm::fq::{self, FqReadback, FqXstats};
 use crate::arm::fq_codel::{self, FqCodelReadback, FqCodelXstats};
 use crate::arm::fq_pie::{self, FqPieReadback, FqPieXstats};
 use crate::arm::pie::{self, PieReadback, PieXstats};
-use netlab_netlink_views::hex;
 use netlab_netlink_views::{Attr, Attrs, ErrorMessage, Message, Messages, NLMSG_DONE, NLMSG_ERROR};
 use netlink_packet_route::tc::TcHeader;
 
@@ -458,7 +457,7 @@ mod tests {
     /// debug builds); it is a decode error naming the saturated errno.
     #[test]
     fn dump_error_code_i32_min_does_not_overflow() {
-        let crash = crate::hex::decode(
+        let crash = hex::decode(
             "380000000200000000000000000008000000008000000000000000000300000000001000\
              01400100000000000a000100706669666f0000000800020000010000",
         )

@@ -20,12 +20,12 @@
 //! set it (ethernet), as tc does.
 //!
 //! ```
-//! use netlab_qdisc_model::{Arm, Bottleneck, Psched};
+//! use netlab_qdisc_model::{Arm, BottleneckSpec, Psched};
 //! # fn main() -> Result<(), netlab_qdisc_model::ModelError> {
 //! let arm = Arm::parse("fq_codel limit 256 memory_limit 1048576 target 5ms interval 100ms ecn")?;
 //! assert_eq!(arm.tc_words().join(" "),
 //!            "limit 256 memory_limit 1mb target 5ms interval 100ms ecn");
-//! let bottleneck = Bottleneck::spec(arm);
+//! let bottleneck = BottleneckSpec::spec(arm);
 //! let requests = bottleneck.requests("r1", 3, &Psched::MODERN)?;
 //! assert_eq!(requests[0].tc_argv.join(" "),
 //!            "tc qdisc add dev r1 root handle 1: tbf rate 5mbit burst 16kb limit 64kb");
@@ -61,12 +61,10 @@ pub use decode::{
 };
 pub use error::ModelError;
 pub use handle::Handle;
-/// Lowercase hex for the raw bytes kept in readbacks and requests.
-pub use netlab_netlink_views::hex;
 pub use readback::{Readback, SampleFailure, SampleSeries, SamplerStop};
 pub use request::{
-    arm_request, bare_request, delete_request_bytes, dump_request_bytes, tbf_request, Bottleneck,
-    QdiscRequest, ARM_HANDLE, ARM_PARENT, TBF_HANDLE,
+    arm_request, bare_request, delete_request_bytes, dump_request_bytes, tbf_request,
+    BottleneckSpec, QdiscRequest, ARM_HANDLE, ARM_PARENT, TBF_HANDLE,
 };
 pub use stats::QdiscStats;
 pub use tbf::{Psched, RateSpec, Tbf, TbfQopt};

@@ -2,11 +2,11 @@
 //! bytes, and the time series a sampler collects. Pure: no I/O here (the
 //! sampler thread is in `sampler.rs`, the socket in `socket.rs`).
 
+use netlab_netlink_views::WireError;
 use serde::{Deserialize, Serialize};
 
 use crate::decode::{decode_dump, QdiscRecord};
 use crate::stats::QdiscStats;
-use netlab_netlink_views::hex;
 
 use crate::{Handle, ModelError, Psched};
 
@@ -45,7 +45,8 @@ impl Readback {
 
     /// Decodes `raw_hex` again (e.g. from a results file).
     pub fn redecode(&self) -> Result<Readback, ModelError> {
-        let raw = hex::decode(&self.raw_hex)?;
+        let raw =
+            hex::decode(&self.raw_hex).map_err(|e| WireError::new("raw_hex", e.to_string()))?;
         Readback::from_dump(&raw, self.ifindex, self.taken_at_s, &self.psched)
     }
 

@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::arm::OptionsPayload;
 use crate::{Arm, Handle, ModelError, Psched, Tbf};
-use netlab_netlink_views::hex;
 
 /// `TCA_OPTIONS` (`linux/rtnetlink.h`).
 const TCA_OPTIONS: u16 = 2;
@@ -66,17 +65,17 @@ impl QdiscRequest {
 
 /// The bottleneck of method §2: a root TBF with the arm as its only child.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Bottleneck {
+pub struct BottleneckSpec {
     /// Root shaper at `root handle 1:`.
     pub tbf: Tbf,
     /// Child at `parent 1:1 handle 10:`.
     pub arm: Arm,
 }
 
-impl Bottleneck {
+impl BottleneckSpec {
     /// method §2's TBF with `arm` as child.
-    pub fn spec(arm: Arm) -> Bottleneck {
-        Bottleneck {
+    pub fn spec(arm: Arm) -> BottleneckSpec {
+        BottleneckSpec {
             tbf: Tbf::spec_default(),
             arm,
         }
@@ -296,7 +295,7 @@ mod tests {
 
     #[test]
     fn spec_bottleneck_has_two_requests_with_pasteable_tc_lines() {
-        let reqs = Bottleneck::spec(Arm::spec_pfifo())
+        let reqs = BottleneckSpec::spec(Arm::spec_pfifo())
             .requests("r1", 3, &Psched::MODERN)
             .unwrap();
         assert_eq!(
@@ -314,7 +313,7 @@ mod tests {
         assert_eq!(reqs[0].handle, Handle(0x1_0000));
         assert_eq!(reqs[1].handle, Handle(0x10_0000));
         assert_eq!(reqs[1].parent, Handle(0x1_0001));
-        let c = Bottleneck::spec(Arm::spec_fq_codel()).caveats();
+        let c = BottleneckSpec::spec(Arm::spec_fq_codel()).caveats();
         assert!(
             c[0].starts_with("TBF's own limit 64kb (about 105 ms at 5mbit)"),
             "{}",

@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 
 use netlab_qdisc_model::{
-    arm_request, hex, tbf_request, Arm, Bottleneck, Handle, Psched, Rate, Size, Tbf,
+    arm_request, tbf_request, Arm, BottleneckSpec, Handle, Psched, Rate, Size, Tbf,
 };
 
 const IFINDEX: u32 = 3;
@@ -262,7 +262,7 @@ fn fq_codel_spec_bytes() {
 
 #[test]
 fn spec_bottleneck_requests_are_those_two() {
-    let reqs = Bottleneck::spec(Arm::spec_fq_codel())
+    let reqs = BottleneckSpec::spec(Arm::spec_fq_codel())
         .requests("r1", IFINDEX, &Psched::MODERN)
         .unwrap();
     assert_eq!(reqs.len(), 2);

@@ -4,7 +4,7 @@
 //! build equal, byte for byte, what iproute2 6.1's `tc` sent for the same
 //! line (captured once by `capture.py` into `tc_requests.json`). No root.
 
-use netlab_qdisc_model::{arm_request, hex, Arm, Handle};
+use netlab_qdisc_model::{arm_request, Arm, Handle};
 use serde_json::Value;
 
 fn fixture(name: &str) -> String {

@@ -8,9 +8,8 @@
 
 use std::time::{Duration, Instant};
 
-use netlab_qdisc::{
-    configure, decode_dump, hex, read_psched, Arm, Bottleneck, Psched, QdiscSocket,
-};
+use netlab_qdisc::{configure, read_psched, QdiscSocket};
+use netlab_qdisc_model::{decode_dump, Arm, BottleneckSpec, Psched};
 use netlab_topology::spec::R_B_IF;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
@@ -33,8 +32,9 @@ fn main() {
         env!("CARGO_MANIFEST_DIR"),
         "/../../fixtures/qdisc/guest_tbf_fq_codel.loaded.hex"
     );
-    let dump = hex::decode(&std::fs::read_to_string(dump_path).expect("fixture")).expect("hex");
-    let b = Bottleneck::spec(Arm::spec_fq_codel());
+    let dump =
+        hex::decode(std::fs::read_to_string(dump_path).expect("fixture").trim()).expect("hex");
+    let b = BottleneckSpec::spec(Arm::spec_fq_codel());
     per_op("build TBF + fq_codel requests", 20_000, || {
         std::hint::black_box(b.requests("r1", 3, &Psched::MODERN).unwrap());
     });
@@ -59,7 +59,8 @@ fn main() {
     }
     let topo =
         TopologyGuard::build(&TopologySpec::new(RunId::random(), "qdisc_bench")).expect("A-R-B");
-    let done = configure(&topo.r, R_B_IF, &Bottleneck::spec(Arm::spec_pfifo())).expect("configure");
+    let done =
+        configure(&topo.r, R_B_IF, &BottleneckSpec::spec(Arm::spec_pfifo())).expect("configure");
     let sock = QdiscSocket::open_in(&topo.r).expect("socket");
     let psched = read_psched();
     let live = per_op("live readback of r1 (dump + decode)", 2_000, || {

@@ -21,7 +21,8 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use netlab_qdisc::{configure, hex, read_psched, Arm, Bottleneck, QdiscSocket};
+use netlab_qdisc::{configure, read_psched, QdiscSocket};
+use netlab_qdisc_model::{Arm, BottleneckSpec};
 use netlab_topology::spec::{B_ADDR, R_B_IF};
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
@@ -61,7 +62,7 @@ fn main() {
 
     let topo =
         TopologyGuard::build(&TopologySpec::new(RunId::random(), "qdisc_capture")).expect("A-R-B");
-    let done = configure(&topo.r, R_B_IF, &Bottleneck::spec(arm)).expect("configure");
+    let done = configure(&topo.r, R_B_IF, &BottleneckSpec::spec(arm)).expect("configure");
     std::fs::write(
         out_dir.join(format!("{name}.requests.json")),
         serde_json::to_string_pretty(&done.requests).unwrap(),
@@ -93,10 +94,10 @@ fn main() {
     let deadline = Instant::now() + Duration::from_secs(10);
     let drained = loop {
         let raw = sock.dump_raw().expect("dump");
-        let rb = netlab_qdisc::Readback::from_dump(&raw, done.ifindex, None, &read_psched())
+        let rb = netlab_qdisc_model::Readback::from_dump(&raw, done.ifindex, None, &read_psched())
             .expect("decode");
         if rb
-            .stats_of(netlab_qdisc::ARM_HANDLE)
+            .stats_of(netlab_qdisc_model::ARM_HANDLE)
             .is_some_and(|s| s.qlen == 0)
         {
             break raw;

@@ -8,10 +8,11 @@ fn main() {
         std::process::exit(2);
     };
     let text = std::fs::read_to_string(path).expect("read dump");
-    let raw = netlab_qdisc::hex::decode(&text).expect("hex");
+    let raw = hex::decode(text.trim()).expect("hex");
     let ifindex = args.get(1).map(|s| s.parse().expect("ifindex"));
     let records =
-        netlab_qdisc::decode_dump(&raw, ifindex, &netlab_qdisc::Psched::MODERN).expect("decode");
+        netlab_qdisc_model::decode_dump(&raw, ifindex, &netlab_qdisc_model::Psched::MODERN)
+            .expect("decode");
     for r in &records {
         let mut r = r.clone();
         r.raw_hex = format!("<{} bytes>", r.raw_hex.len() / 2);

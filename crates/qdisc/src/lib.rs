@@ -1,8 +1,8 @@
 //! netlab-qdisc: the bottleneck of method §2 over rtnetlink.
 //!
 //! The values (words, units, requests, decoding, tc's print) are the pure
-//! crate netlab-qdisc-model, re-exported here under the same paths; this
-//! crate adds what touches the kernel: the socket, apply, dumps, the
+//! crate netlab-qdisc-model, used from there (`netlab_qdisc_model::Arm`);
+//! this crate adds what touches the kernel: the socket, apply, dumps, the
 //! sampler and the support check.
 //!
 //! * Describe it with types: a root [`Tbf`] (`rate 5mbit burst 16kb limit
@@ -23,11 +23,12 @@
 //! set it (ethernet), as tc does.
 //!
 //! ```no_run
-//! use netlab_qdisc::{Arm, Bottleneck, QdiscSocket, read_psched, ifindex_in};
+//! use netlab_qdisc::{QdiscSocket, read_psched, ifindex_in};
+//! use netlab_qdisc_model::{Arm, BottleneckSpec};
 //! # fn main() -> Result<(), netlab_qdisc::QdiscError> {
 //! # let ns = netlab_topology::netns::Netns::open("nl-example-r").unwrap();
 //! let arm = Arm::parse("fq_codel limit 256 memory_limit 1048576 target 5ms interval 100ms ecn")?;
-//! let bottleneck = Bottleneck::spec(arm);
+//! let bottleneck = BottleneckSpec::spec(arm);
 //! let ifindex = ifindex_in(&ns, "r1")?;
 //! let psched = read_psched();
 //! let requests = bottleneck.requests("r1", ifindex, &psched)?;
@@ -49,33 +50,22 @@ mod socket;
 pub mod support;
 
 pub use error::QdiscError;
-/// Lowercase hex for the raw bytes kept in readbacks and requests.
-pub use netlab_os::hex;
-/// netem, the path's delay (netlab-qdisc-model's `netem`).
-pub use netlab_qdisc_model::netem;
-/// The model, re-exported under this crate's paths: words, units,
-/// requests, decoding and tc's print (netlab-qdisc-model).
-pub use netlab_qdisc_model::{
-    arm_request, bare_request, decode_dump, decode_qdisc, delete_request_bytes, dump_request_bytes,
-    format_time, module_for_kind, parse_time, tbf_request, tc_rate32, tc_rate64, tc_size,
-    tc_time64_ns, tc_time_us, tc_unsigned, Arm, Bfifo, Bottleneck, Cake, CakeReadback,
-    CakeTinStats, CakeXstats, Codel, CodelReadback, CodelXstats, Fq, FqCodel, FqCodelReadback,
-    FqCodelXstats, FqPie, FqPieReadback, FqPieXstats, FqReadback, FqXstats, Handle, ModelError,
-    Pfifo, Pie, PieReadback, PieXstats, Psched, QdiscOptions, QdiscRecord, QdiscRequest,
-    QdiscStats, QdiscXstats, Rate, RateSpec, RawAttr, Readback, SampleFailure, SampleSeries,
-    SamplerStop, Size, Tbf, TbfQopt, TbfReadback, ARM_HANDLE, ARM_PARENT, KNOWN_KINDS, TBF_HANDLE,
-};
-pub use sampler::{Sampler, SamplerConfig};
+pub use sampler::{QdiscSamplerConfig, Sampler};
 pub use socket::{apply, ifindex_in, read_psched, QdiscSocket};
 
 use std::time::Instant;
 
+use netlab_qdisc_model::{BottleneckSpec, Psched, QdiscRequest};
 use netlab_topology::netns::Netns;
 
 /// Configures `bottleneck` on `dev` inside `ns`: resolves the interface,
 /// builds both requests, applies them in order and returns them (for the
 /// record) with the interface index. Fails on the first refusal.
-pub fn configure(ns: &Netns, dev: &str, bottleneck: &Bottleneck) -> Result<Configured, QdiscError> {
+pub fn configure(
+    ns: &Netns,
+    dev: &str,
+    bottleneck: &BottleneckSpec,
+) -> Result<Configured, QdiscError> {
     let ifindex = ifindex_in(ns, dev)?;
     let psched = read_psched();
     let requests = bottleneck.requests(dev, ifindex, &psched)?;

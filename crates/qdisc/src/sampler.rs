@@ -1,4 +1,4 @@
-//! The sampler: a bounded thread that takes a [`crate::Readback`] every N ms over
+//! The sampler: a bounded thread that takes a [`netlab_qdisc_model::Readback`] every N ms over
 //! its own socket (made in the namespace), on netlab-os's slot grid
 //! ([`Pacer`]: a late sample skips the missed slots, never bursts) and
 //! stopped by a [`StopFlag`].
@@ -10,12 +10,13 @@ use netlab_os::{Pacer, StopFlag};
 use netlab_topology::netns::Netns;
 
 use crate::socket::QdiscSocket;
-use crate::{Psched, QdiscError};
+use crate::QdiscError;
+use netlab_qdisc_model::Psched;
 use netlab_qdisc_model::{SampleFailure, SampleSeries, SamplerStop};
 
 /// How a [`Sampler`] runs.
 #[derive(Debug, Clone, Copy)]
-pub struct SamplerConfig {
+pub struct QdiscSamplerConfig {
     /// Time between samples.
     pub interval: Duration,
     /// Sample times are measured from here (`taken_at_s`).
@@ -28,11 +29,11 @@ pub struct SamplerConfig {
     pub keep_raw: bool,
 }
 
-impl SamplerConfig {
+impl QdiscSamplerConfig {
     /// Every `interval`, from `origin`, until `deadline`, at most 100 000
     /// samples, raw dumps kept.
-    pub fn new(interval: Duration, origin: Instant, deadline: Instant) -> SamplerConfig {
-        SamplerConfig {
+    pub fn new(interval: Duration, origin: Instant, deadline: Instant) -> QdiscSamplerConfig {
+        QdiscSamplerConfig {
             interval,
             origin,
             deadline,
@@ -56,7 +57,7 @@ impl Sampler {
         ns: &Netns,
         ifindex: u32,
         psched: Psched,
-        config: SamplerConfig,
+        config: QdiscSamplerConfig,
     ) -> Result<Sampler, QdiscError> {
         let sock = QdiscSocket::open_in(ns)?;
         let stop = StopFlag::new();
@@ -89,7 +90,7 @@ fn run(
     sock: QdiscSocket,
     ifindex: u32,
     psched: Psched,
-    cfg: SamplerConfig,
+    cfg: QdiscSamplerConfig,
     stop: &StopFlag,
 ) -> SampleSeries {
     let start = Instant::now();

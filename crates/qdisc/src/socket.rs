@@ -6,9 +6,10 @@
 use netlab_os::{NetlinkSocket, Protocol, SysError};
 use netlab_topology::netns::Netns;
 
-use crate::{Handle, Psched, QdiscError};
+use crate::QdiscError;
 use netlab_qdisc_model::Readback;
 use netlab_qdisc_model::{delete_request_bytes, dump_request_bytes, QdiscRequest};
+use netlab_qdisc_model::{Handle, Psched};
 
 /// An rtnetlink socket that lives in one namespace (it was opened there),
 /// usable from any thread.
@@ -171,11 +172,11 @@ pub fn apply(ns: &Netns, req: &QdiscRequest) -> Result<(), QdiscError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Arm, Handle};
+    use netlab_qdisc_model::{Arm, Handle};
 
     fn pie_request() -> QdiscRequest {
         let arm = Arm::parse("pie").unwrap();
-        crate::arm_request("lo", 1, Handle::new(1, 0), Handle::ROOT, &arm, 1).unwrap()
+        netlab_qdisc_model::arm_request("lo", 1, Handle::new(1, 0), Handle::ROOT, &arm, 1).unwrap()
     }
 
     #[test]

@@ -7,10 +7,9 @@
 use netlab_topology::netns::Netns;
 
 use crate::socket::{ifindex_in, release_or_unknown, QdiscSocket};
-use crate::{Arm, Handle, Psched, QdiscError, Tbf};
+use crate::QdiscError;
 use netlab_qdisc_model::{arm_request, bare_request, tbf_request};
-
-pub use netlab_qdisc_model::absent_from_pinned_guest;
+use netlab_qdisc_model::{Arm, Handle, Psched, Tbf};
 
 /// Returns the kinds in `kinds` this kernel cannot create (in the order
 /// given), trying each on the `lo` of `ns` (a namespace the caller owns:

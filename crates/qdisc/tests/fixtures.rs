@@ -7,9 +7,9 @@ mod common;
 
 use std::path::PathBuf;
 
-use netlab_qdisc::{
-    decode_dump, hex, FqCodelReadback, FqCodelXstats, Psched, QdiscOptions, QdiscRecord,
-    QdiscStats, QdiscXstats, Readback,
+use netlab_qdisc_model::{
+    decode_dump, FqCodelReadback, FqCodelXstats, Psched, QdiscOptions, QdiscRecord, QdiscStats,
+    QdiscXstats, Readback,
 };
 
 const R1: u32 = 3;
@@ -21,7 +21,7 @@ fn path(name: &str) -> PathBuf {
 }
 
 fn dump(name: &str) -> Vec<u8> {
-    hex::decode(&std::fs::read_to_string(path(name)).expect("fixture")).expect("hex")
+    hex::decode(std::fs::read_to_string(path(name)).expect("fixture").trim()).expect("hex")
 }
 
 fn readback(name: &str) -> Readback {
@@ -32,7 +32,7 @@ fn tc_json(name: &str) -> Vec<serde_json::Value> {
     serde_json::from_str(&std::fs::read_to_string(path(name)).unwrap()).unwrap()
 }
 
-fn tbf_of(r: &QdiscRecord) -> &netlab_qdisc::TbfReadback {
+fn tbf_of(r: &QdiscRecord) -> &netlab_qdisc_model::TbfReadback {
     match &r.options {
         QdiscOptions::Tbf(t) => t,
         o => panic!("not tbf: {o:?}"),
@@ -115,7 +115,10 @@ fn host_tbf_pfifo_under_load() {
 fn host_tbf_pfifo_drained_equals_tc() {
     let rb = readback("host_tbf_pfifo.drained.hex");
     assert_spec_tbf(&rb.records[0]);
-    assert_eq!(rb.stats_of(netlab_qdisc::ARM_HANDLE).unwrap().packets, 273);
+    assert_eq!(
+        rb.stats_of(netlab_qdisc_model::ARM_HANDLE).unwrap().packets,
+        273
+    );
     common::assert_readback_matches_tc(&rb, &tc_json("host_tbf_pfifo.drained.tc.json"));
 }
 
@@ -204,7 +207,8 @@ fn readbacks_serialize_and_redecode() {
     // Each record's raw bytes decode to that record alone.
     for r in &rb.records {
         let one =
-            netlab_qdisc::decode_qdisc(&hex::decode(&r.raw_hex).unwrap(), &Psched::MODERN).unwrap();
+            netlab_qdisc_model::decode_qdisc(&hex::decode(&r.raw_hex).unwrap(), &Psched::MODERN)
+                .unwrap();
         assert_eq!(&one, r);
     }
 }
@@ -251,10 +255,10 @@ fn recorded_requests_are_reproduced() {
         "host_tbf_pfifo.requests.json",
         "guest_tbf_fq_codel.requests.json",
     ] {
-        let stored: Vec<netlab_qdisc::QdiscRequest> =
+        let stored: Vec<netlab_qdisc_model::QdiscRequest> =
             serde_json::from_str(&std::fs::read_to_string(path(name)).unwrap()).unwrap();
-        let arm = netlab_qdisc::Arm::parse(&stored[1].tc_argv[9..].join(" ")).unwrap();
-        let rebuilt = netlab_qdisc::Bottleneck::spec(arm)
+        let arm = netlab_qdisc_model::Arm::parse(&stored[1].tc_argv[9..].join(" ")).unwrap();
+        let rebuilt = netlab_qdisc_model::BottleneckSpec::spec(arm)
             .requests("r1", R1, &Psched::MODERN)
             .unwrap();
         assert_eq!(rebuilt, stored, "{name}");

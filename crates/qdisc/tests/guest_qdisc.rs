@@ -7,10 +7,8 @@ mod common;
 
 use std::time::Duration;
 
-use netlab_qdisc::{
-    configure, read_psched, support, Arm, Bottleneck, QdiscOptions, QdiscSocket, QdiscXstats,
-    ARM_HANDLE,
-};
+use netlab_qdisc::{configure, read_psched, support, QdiscSocket};
+use netlab_qdisc_model::{Arm, BottleneckSpec, QdiscOptions, QdiscXstats, ARM_HANDLE};
 use netlab_topology::spec::R_B_IF;
 use netlab_topology::testing::ScratchNetns;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
@@ -22,8 +20,8 @@ fn guest_tbf_fq_codel_matches_tc() {
     netlab_guest::test_in_guest("guest_tbf_fq_codel_matches_tc", MODULES, || {
         let topo = TopologyGuard::build(&TopologySpec::new(RunId::random(), "qdisc_fq_codel"))
             .expect("A-R-B");
-        let done =
-            configure(&topo.r, R_B_IF, &Bottleneck::spec(Arm::spec_fq_codel())).expect("configure");
+        let done = configure(&topo.r, R_B_IF, &BottleneckSpec::spec(Arm::spec_fq_codel()))
+            .expect("configure");
         let sock = QdiscSocket::open_in(&topo.r).unwrap();
         let psched = read_psched();
 

@@ -8,9 +8,8 @@
 
 use std::time::Duration;
 
-use netlab_qdisc::{
-    arm_request, ifindex_in, read_psched, Arm, Handle, QdiscOptions, QdiscSocket, QdiscXstats,
-};
+use netlab_qdisc::{ifindex_in, read_psched, QdiscSocket};
+use netlab_qdisc_model::{arm_request, Arm, Handle, QdiscOptions, QdiscXstats};
 use netlab_topology::testing::ScratchNetns;
 use serde_json::Value;
 
@@ -89,7 +88,7 @@ fn assert_kept(arm: &Arm, options: &QdiscOptions, line: &str) {
             eq(r.pacing, a.pacing, "pacing", line);
             eq(r.orphan_mask, a.orphan_mask, "orphan_mask", line);
             eq(r.horizon_drop, a.horizon_drop, "horizon_drop", line);
-            let bytes = |x: Option<netlab_qdisc::Rate>| x.map(|r| r.bytes_per_sec() as u32);
+            let bytes = |x: Option<netlab_qdisc_model::Rate>| x.map(|r| r.bytes_per_sec() as u32);
             eq(r.maxrate_bytes_per_sec, bytes(a.maxrate), "maxrate", line);
             eq(
                 r.low_rate_threshold_bytes_per_sec,
@@ -281,7 +280,7 @@ fn apply_and_read(
     lo: u32,
     handle: Handle,
     line: &str,
-) -> netlab_qdisc::QdiscRecord {
+) -> netlab_qdisc_model::QdiscRecord {
     let arm = Arm::parse(line).unwrap();
     let req = arm_request("lo", lo, handle, Handle::ROOT, &arm, 1).unwrap();
     sock.apply(&req).unwrap_or_else(|e| panic!("{line}: {e}"));

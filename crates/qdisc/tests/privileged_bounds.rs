@@ -5,7 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use netlab_qdisc::{ifindex_in, read_psched, Sampler, SamplerConfig, SamplerStop};
+use netlab_qdisc::{ifindex_in, read_psched, QdiscSamplerConfig, Sampler};
+use netlab_qdisc_model::SamplerStop;
 use netlab_topology::testing::require_privileged;
 use netlab_topology::testing::ScratchNetns;
 
@@ -22,7 +23,7 @@ fn privileged_bounds_qdisc_sampler_ends_at_its_deadline() {
         &ns,
         ifindex,
         read_psched(),
-        SamplerConfig::new(Duration::from_millis(200), start, deadline),
+        QdiscSamplerConfig::new(Duration::from_millis(200), start, deadline),
     )
     .expect("start the sampler");
     // Wait, bounded, for it to end by itself; never set its stop flag.

@@ -17,7 +17,8 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
-use netlab_qdisc::{configure, read_psched, Arm, Bottleneck, QdiscSocket, QdiscXstats, ARM_HANDLE};
+use netlab_qdisc::{configure, read_psched, QdiscSocket};
+use netlab_qdisc_model::{Arm, BottleneckSpec, QdiscXstats, ARM_HANDLE};
 use netlab_topology::spec::{B_ADDR, R_B_IF};
 use netlab_topology::testing::require_privileged;
 use netlab_topology::{Offloads, RunId, Topology, TopologyGuard, TopologySpec};
@@ -101,7 +102,7 @@ fn upload(topo: &Topology, port: u16) -> std::thread::JoinHandle<u64> {
 /// The largest mean skb (backlog bytes ÷ skbs) of pfifo under the upload.
 fn pfifo_largest_mean_skb(offloads: Offloads, label: &str) -> f64 {
     let topo = build(offloads, label);
-    let done = configure(&topo.r, R_B_IF, &Bottleneck::spec(Arm::spec_pfifo())).unwrap();
+    let done = configure(&topo.r, R_B_IF, &BottleneckSpec::spec(Arm::spec_pfifo())).unwrap();
     let sock = QdiscSocket::open_in(&topo.r).unwrap();
     let psched = read_psched();
     let load = upload(&topo, 46020);
@@ -162,7 +163,7 @@ fn privileged_a_bad_mtu_is_refused_before_anything_is_built() {
 /// fq_codel's `maxpacket` after the upload.
 fn fq_codel_maxpacket(offloads: Offloads, label: &str) -> u32 {
     let topo = build(offloads, label);
-    let done = configure(&topo.r, R_B_IF, &Bottleneck::spec(Arm::spec_fq_codel())).unwrap();
+    let done = configure(&topo.r, R_B_IF, &BottleneckSpec::spec(Arm::spec_fq_codel())).unwrap();
     let load = upload(&topo, 46020);
     let bytes = load.join().unwrap();
     let sock = QdiscSocket::open_in(&topo.r).unwrap();

@@ -7,8 +7,10 @@ mod common;
 use std::time::{Duration, Instant};
 
 use netlab_qdisc::{
-    configure, hex, read_psched, support, Arm, Bottleneck, QdiscError, QdiscOptions, QdiscSocket,
-    Sampler, SamplerConfig, SamplerStop, ARM_HANDLE, ARM_PARENT, TBF_HANDLE,
+    configure, read_psched, support, QdiscError, QdiscSamplerConfig, QdiscSocket, Sampler,
+};
+use netlab_qdisc_model::{
+    Arm, BottleneckSpec, QdiscOptions, SamplerStop, ARM_HANDLE, ARM_PARENT, TBF_HANDLE,
 };
 use netlab_topology::spec::R_B_IF;
 use netlab_topology::testing::{require_privileged, ScratchNetns};
@@ -21,7 +23,7 @@ fn privileged_tbf_pfifo_matches_tc() {
     }
     let topo =
         TopologyGuard::build(&TopologySpec::new(RunId::random(), "qdisc_pfifo")).expect("A-R-B");
-    let done = configure(&topo.r, R_B_IF, &Bottleneck::spec(Arm::spec_pfifo()))
+    let done = configure(&topo.r, R_B_IF, &BottleneckSpec::spec(Arm::spec_pfifo()))
         .expect("configure tbf+pfifo");
     assert_eq!(done.requests.len(), 2);
     let sock = QdiscSocket::open_in(&topo.r).unwrap();
@@ -35,8 +37,9 @@ fn privileged_tbf_pfifo_matches_tc() {
         let before = sock.readback(done.ifindex, Some(0.0), &psched).unwrap();
         let tc = common::tc_show(topo.r.name(), R_B_IF);
         let again = sock.readback(done.ifindex, Some(0.0), &psched).unwrap();
-        let stats =
-            |rb: &netlab_qdisc::Readback| rb.records.iter().map(|r| r.stats).collect::<Vec<_>>();
+        let stats = |rb: &netlab_qdisc_model::Readback| {
+            rb.records.iter().map(|r| r.stats).collect::<Vec<_>>()
+        };
         if stats(&before) == stats(&again) {
             still = Some((before, tc));
             break;
@@ -99,9 +102,10 @@ fn privileged_sampler_sees_the_queue_build_and_drain() {
     }
     let topo =
         TopologyGuard::build(&TopologySpec::new(RunId::random(), "qdisc_sampler")).expect("A-R-B");
-    let done = configure(&topo.r, R_B_IF, &Bottleneck::spec(Arm::spec_pfifo())).expect("configure");
+    let done =
+        configure(&topo.r, R_B_IF, &BottleneckSpec::spec(Arm::spec_pfifo())).expect("configure");
     let origin = Instant::now();
-    let mut cfg = SamplerConfig::new(
+    let mut cfg = QdiscSamplerConfig::new(
         Duration::from_millis(20),
         origin,
         origin + Duration::from_secs(10),
@@ -137,7 +141,7 @@ fn privileged_sampler_sees_the_queue_build_and_drain() {
 
     // Bounded by its deadline too.
     let origin = Instant::now();
-    let cfg = SamplerConfig::new(
+    let cfg = QdiscSamplerConfig::new(
         Duration::from_millis(50),
         origin,
         origin + Duration::from_millis(300),
@@ -182,7 +186,8 @@ fn privileged_probe_and_refusals_on_the_host_kernel() {
     let topo =
         TopologyGuard::build(&TopologySpec::new(RunId::random(), "qdisc_refuse")).expect("A-R-B");
     if fq_codel_missing {
-        let e = configure(&topo.r, R_B_IF, &Bottleneck::spec(Arm::spec_fq_codel())).unwrap_err();
+        let e =
+            configure(&topo.r, R_B_IF, &BottleneckSpec::spec(Arm::spec_fq_codel())).unwrap_err();
         let msg = e.to_string();
         println!("{msg}");
         assert!(matches!(e, QdiscError::KindUnavailable { .. }), "{e:?}");
@@ -197,7 +202,7 @@ fn privileged_probe_and_refusals_on_the_host_kernel() {
     // A second TBF at the same place is refused with EEXIST, naming the request.
     let sock = QdiscSocket::open_in(&topo.r).unwrap();
     let ifindex = netlab_qdisc::ifindex_in(&topo.r, R_B_IF).unwrap();
-    let reqs = Bottleneck::spec(Arm::spec_pfifo())
+    let reqs = BottleneckSpec::spec(Arm::spec_pfifo())
         .requests(R_B_IF, ifindex, &read_psched())
         .unwrap();
     let _ = sock.apply(&reqs[0]);

@@ -8,11 +8,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::{Clock, SystemClock};
 use crate::process;
-use crate::receipt::{Action, CleanupReceipt, Outcome};
-use crate::resource::{ProcessIdentity, Resource};
+use crate::receipt::{Action, CleanupReceipt, TeardownOutcome};
+use crate::resource::Resource;
 use crate::state::{read_state, write_state, RunState};
 use crate::teardown::{remove_file, teardown_one, teardown_order, TeardownOptions};
 use netlab_os::Liveness;
+use netlab_os::ProcessIdentity;
 
 /// What happened to one state file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -150,7 +151,7 @@ fn not_ours(file: &Path, state: &RunState) -> Option<String> {
 
 /// Why `r` is not provably a process of the run owned by `owner`, if so:
 /// a run's processes are spawned by its owner, so they start no earlier.
-fn foreign_process(r: &Resource, owner: ProcessIdentity) -> Option<Outcome> {
+fn foreign_process(r: &Resource, owner: ProcessIdentity) -> Option<TeardownOutcome> {
     let id = r.process()?;
     let reason = if id.pid <= 1 {
         format!("pid {} cannot belong to a run", id.pid)
@@ -162,7 +163,7 @@ fn foreign_process(r: &Resource, owner: ProcessIdentity) -> Option<Outcome> {
     } else {
         return None;
     };
-    Some(Outcome::NotOurs { reason })
+    Some(TeardownOutcome::NotOurs { reason })
 }
 
 fn cleanup_one(file: &Path, clock: &dyn Clock, options: &TeardownOptions) -> RunCleanup {
@@ -213,7 +214,7 @@ fn cleanup_one(file: &Path, clock: &dyn Clock, options: &TeardownOptions) -> Run
             Resource::StateFile { path } if path == file => continue, // last, below
             Resource::StateFile { path } => (
                 Action::None,
-                Outcome::NotOurs {
+                TeardownOutcome::NotOurs {
                     reason: format!(
                         "{} is not this state file; cleanup removes only {}",
                         path.display(),
@@ -257,26 +258,12 @@ mod tests {
     use super::*;
     use crate::state::STATE_SCHEMA;
 
-    /// A fresh, empty state directory under the temporary directory
-    /// (never /run/netlab); removed on drop.
-    struct TempDir(PathBuf);
-
-    impl TempDir {
-        fn new(tag: &str) -> TempDir {
-            let d = std::env::temp_dir().join(format!(
-                "netlab-cleanup-{tag}-{}-{}",
-                std::process::id(),
-                RunId::random()
-            ));
-            std::fs::create_dir_all(&d).unwrap();
-            TempDir(d)
-        }
-    }
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
+    /// A fresh, empty state directory under the temporary directory (never /run/netlab); removed on drop.
+    fn temp_dir(tag: &str) -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix(&format!("netlab-cleanup-{tag}-"))
+            .tempdir()
+            .expect("a folder under the temporary directory")
     }
 
     fn state(run: &str, owner: ProcessIdentity, resources: Vec<Resource>) -> RunState {
@@ -330,8 +317,8 @@ mod tests {
 
     #[test]
     fn live_runs_and_bad_files_are_left_alone() {
-        let tmp = TempDir::new("unit");
-        let dir = &tmp.0;
+        let tmp = temp_dir("unit");
+        let dir = &tmp.path();
         let live = state(
             "aaaa11",
             process::own_identity().unwrap(),
@@ -368,7 +355,7 @@ mod tests {
         assert!(got[1]
             .receipts
             .iter()
-            .any(|r| matches!(r.outcome, Outcome::NotOurs { .. })));
+            .any(|r| matches!(r.outcome, TeardownOutcome::NotOurs { .. })));
         assert!(!dir.join("bbbb22.json").exists());
         assert!(matches!(got[2].status, RunStatus::Unreadable { .. }));
         assert!(dir.join("zz_bad.json").exists());
@@ -378,8 +365,8 @@ mod tests {
 
     #[test]
     fn corrupt_and_truncated_state_files_are_reported_and_kept() {
-        let tmp = TempDir::new("corrupt");
-        let dir = &tmp.0;
+        let tmp = temp_dir("corrupt");
+        let dir = &tmp.path();
         let whole = serde_json::to_string(&state(
             "cccc33",
             dead_owner(),
@@ -409,8 +396,8 @@ mod tests {
 
     #[test]
     fn foreign_files_are_reported_and_untouched() {
-        let tmp = TempDir::new("foreign");
-        let dir = &tmp.0;
+        let tmp = temp_dir("foreign");
+        let dir = &tmp.path();
         let dead = state("dddd44", dead_owner(), vec![]);
         // valid content under another run's name
         write_state(&dir.join("eeee55.json"), &dead).unwrap();
@@ -418,8 +405,8 @@ mod tests {
         std::fs::write(dir.join("other.json"), r#"{"name":"x","pid":1}"#).unwrap();
         // a directory, a symlink to a valid state file elsewhere, a FIFO
         std::fs::create_dir(dir.join("adir.json")).unwrap();
-        let elsewhere = TempDir::new("elsewhere");
-        let target = elsewhere.0.join("ffff66.json");
+        let elsewhere = temp_dir("elsewhere");
+        let target = elsewhere.path().join("ffff66.json");
         write_state(&target, &state("ffff66", dead_owner(), vec![])).unwrap();
         std::os::unix::fs::symlink(&target, dir.join("ffff66.json")).unwrap();
         nix::unistd::mkfifo(&dir.join("fifo.json"), nix::sys::stat::Mode::S_IRWXU).unwrap();
@@ -467,8 +454,8 @@ mod tests {
 
     #[test]
     fn hand_edited_state_removes_only_what_it_can_prove_is_the_runs() {
-        let tmp = TempDir::new("edited");
-        let dir = &tmp.0;
+        let tmp = temp_dir("edited");
+        let dir = &tmp.path();
         let sleeper = Sleeper::spawn();
         let sid = sleeper.identity();
         let bystander = dir.join("bystander.txt");
@@ -532,7 +519,9 @@ mod tests {
         let not_ours = c
             .receipts
             .iter()
-            .filter(|r| matches!(r.outcome, Outcome::NotOurs { .. }) && r.action == Action::None)
+            .filter(|r| {
+                matches!(r.outcome, TeardownOutcome::NotOurs { .. }) && r.action == Action::None
+            })
             .count();
         assert_eq!(not_ours, 4, "{c:#?}");
         assert!(
@@ -546,8 +535,8 @@ mod tests {
 
     #[test]
     fn an_owner_pid_now_running_another_process_is_neither_alive_nor_killed() {
-        let tmp = TempDir::new("reuse");
-        let dir = &tmp.0;
+        let tmp = temp_dir("reuse");
+        let dir = &tmp.path();
         let me = process::own_identity().unwrap();
         let sleeper = Sleeper::spawn();
         let sid = sleeper.identity();
@@ -583,7 +572,7 @@ mod tests {
         assert_eq!(c.status, RunStatus::Cleaned, "{c:#?}");
         assert_eq!(
             c.receipts[0].outcome,
-            Outcome::Done,
+            TeardownOutcome::Done,
             "the run's child is stopped"
         );
         assert_eq!(

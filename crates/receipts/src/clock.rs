@@ -18,12 +18,12 @@ pub trait Clock: Send + Sync {
     fn now(&self) -> Stamp;
 }
 
-/// The real clocks (cargo feature `io`: `CLOCK_MONOTONIC` through nix).
-#[cfg(feature = "io")]
+/// The real clocks (cargo feature `net`: `CLOCK_MONOTONIC` through nix).
+#[cfg(feature = "net")]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SystemClock;
 
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 impl Clock for SystemClock {
     fn now(&self) -> Stamp {
         let monotonic = nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC)
@@ -36,11 +36,7 @@ impl Clock for SystemClock {
     }
 }
 
-/// Formats `t` as RFC 3339 UTC with milliseconds, e.g.
-/// `2026-11-30T02:55:53.123Z` (netlab-utc's, the one implementation).
-pub use netlab_utc::format_rfc3339;
-
-#[cfg(all(test, feature = "io"))]
+#[cfg(all(test, feature = "net"))]
 mod tests {
     use super::*;
 

@@ -13,13 +13,13 @@
 //! - [`cleanup_dead_runs`]: for state files whose owner is dead, remove
 //!   what they own and nothing else.
 //!
-//! The cargo feature `io` (on by default) holds the registry, teardown,
-//! signals and the real clock, and nix and signal-hook with them. Without
-//! it the crate is the records: [`CleanupReceipt`], [`Resource`],
-//! [`RunState`] and its state file, [`Stamp`].
+//! The cargo feature `net` (docs/architecture.md, "Pure builds") holds the
+//! registry, teardown, signals and the real clock, and nix and signal-hook
+//! with them. Without it the crate is the records: [`CleanupReceipt`],
+//! [`Resource`], [`RunState`] and its state file, [`Stamp`].
 //!
 //! ```no_run
-//! # #[cfg(feature = "io")]
+//! # #[cfg(feature = "net")]
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use netlab_receipts::{install_signal_teardown, Registry, SystemClock, DEFAULT_STATE_DIR};
 //! use netlab_topology::{RunId, Topology, TopologySpec};
@@ -38,44 +38,44 @@
 //! }
 //! # Ok(())
 //! # }
-//! # #[cfg(not(feature = "io"))] // the example needs the sockets
+//! # #[cfg(not(feature = "net"))] // the example needs the sockets
 //! # fn main() {}
 //! ```
 #![forbid(unsafe_code)]
 
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 mod cleanup;
 mod clock;
 mod error;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 mod process;
 mod receipt;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 mod registry;
 mod resource;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 mod signals;
 mod state;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 mod teardown;
 
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use cleanup::{cleanup_dead_runs, cleanup_dead_runs_with, OwnerSeen, RunCleanup, RunStatus};
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use clock::SystemClock;
-pub use clock::{format_rfc3339, Clock, Stamp};
+pub use clock::{Clock, Stamp};
 pub use error::ReceiptsError;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use process::{identify, own_identity};
-pub use receipt::{Action, CleanupReceipt, Outcome};
-#[cfg(feature = "io")]
+pub use receipt::{Action, CleanupReceipt, TeardownOutcome};
+#[cfg(feature = "net")]
 pub use registry::Registry;
-pub use resource::{parse_proc_stat, ProcStat, ProcessIdentity, Resource};
-#[cfg(feature = "io")]
+pub use resource::Resource;
+#[cfg(feature = "net")]
 pub use signals::{
     exit_code_for, install_signal_teardown, interrupted, request_interrupt, set_graceful,
     signal_name,
 };
 pub use state::{read_state, state_path, write_state, RunState, DEFAULT_STATE_DIR, STATE_SCHEMA};
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use teardown::TeardownOptions;

@@ -2,8 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::clock::{format_rfc3339, Stamp};
+use crate::clock::Stamp;
 use crate::resource::Resource;
+use netlab_utc::format_rfc3339;
 
 /// What was done to a resource.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,7 +38,7 @@ impl Action {
 /// How a teardown step ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
-pub enum Outcome {
+pub enum TeardownOutcome {
     /// Removed and confirmed gone.
     Done,
     /// It was already gone.
@@ -54,10 +55,10 @@ pub enum Outcome {
     },
 }
 
-impl Outcome {
+impl TeardownOutcome {
     /// True unless the step failed.
     pub fn is_ok(&self) -> bool {
-        !matches!(self, Outcome::Failed { .. })
+        !matches!(self, TeardownOutcome::Failed { .. })
     }
 }
 
@@ -69,7 +70,7 @@ pub struct CleanupReceipt {
     /// What was done.
     pub action: Action,
     /// How it ended.
-    pub outcome: Outcome,
+    pub outcome: TeardownOutcome,
     /// When it ended, RFC 3339 UTC.
     pub utc: String,
     /// When it ended, `CLOCK_MONOTONIC` seconds.
@@ -78,7 +79,7 @@ pub struct CleanupReceipt {
 
 impl CleanupReceipt {
     /// A receipt stamped `at`.
-    pub fn new(resource: Resource, action: Action, outcome: Outcome, at: Stamp) -> Self {
+    pub fn new(resource: Resource, action: Action, outcome: TeardownOutcome, at: Stamp) -> Self {
         CleanupReceipt {
             resource,
             action,
@@ -98,10 +99,10 @@ impl std::fmt::Display for CleanupReceipt {
             Resource::Guest { pid, .. } => format!("guest kernel (pid {pid})"),
         };
         let outcome = match &self.outcome {
-            Outcome::Done => "done".to_owned(),
-            Outcome::AlreadyGone => "already gone".to_owned(),
-            Outcome::NotOurs { reason } => format!("not touched: {reason}"),
-            Outcome::Failed { error } => format!("FAILED: {error}"),
+            TeardownOutcome::Done => "done".to_owned(),
+            TeardownOutcome::AlreadyGone => "already gone".to_owned(),
+            TeardownOutcome::NotOurs { reason } => format!("not touched: {reason}"),
+            TeardownOutcome::Failed { error } => format!("FAILED: {error}"),
         };
         write!(
             f,
@@ -128,7 +129,7 @@ mod tests {
                 name: "nl-7f3a-1-a".into(),
             },
             Action::DeleteNamespace,
-            Outcome::Done,
+            TeardownOutcome::Done,
             at,
         );
         let j = serde_json::to_value(&r).unwrap();
@@ -143,8 +144,8 @@ mod tests {
             r.to_string(),
             "2026-11-30T02:35:53.000Z netns nl-7f3a-1-a: delete_namespace: done"
         );
-        assert!(Outcome::AlreadyGone.is_ok());
-        assert!(!Outcome::Failed { error: "x".into() }.is_ok());
+        assert!(TeardownOutcome::AlreadyGone.is_ok());
+        assert!(!TeardownOutcome::Failed { error: "x".into() }.is_ok());
         for a in [Action::Sigterm, Action::SigtermThenSigkill, Action::None] {
             assert_eq!(serde_json::to_value(&a).unwrap(), a.as_str());
         }

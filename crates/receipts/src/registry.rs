@@ -8,11 +8,12 @@ use netlab_topology::{OwnedName, RunId};
 
 use crate::clock::{Clock, SystemClock};
 use crate::process;
-use crate::receipt::{Action, CleanupReceipt, Outcome};
-use crate::resource::{ProcessIdentity, Resource};
+use crate::receipt::{Action, CleanupReceipt, TeardownOutcome};
+use crate::resource::Resource;
 use crate::state::{state_path, write_state, RunState, STATE_SCHEMA};
 use crate::teardown::{teardown_one, teardown_order, TeardownOptions};
 use crate::ReceiptsError;
+use netlab_os::ProcessIdentity;
 
 #[derive(Debug)]
 pub(crate) struct Inner {
@@ -244,7 +245,7 @@ impl Inner {
                 receipts.push(CleanupReceipt::new(
                     sf,
                     Action::None,
-                    Outcome::Failed {
+                    TeardownOutcome::Failed {
                         error: format!(
                             "kept: {failed} resource(s) could not be removed; `orchestrator cleanup` retries"
                         ),
@@ -277,7 +278,11 @@ mod tests {
 
     #[test]
     fn registry_rejects_foreign_namespaces_and_keeps_state_in_sync() {
-        let dir = std::env::temp_dir().join(format!("netlab-reg-unit-{}", std::process::id()));
+        let tmp = tempfile::Builder::new()
+            .prefix("netlab-reg-unit-")
+            .tempdir()
+            .unwrap();
+        let dir = tmp.path().to_path_buf();
         let run = RunId::parse("c0ffee").unwrap();
         let reg = Registry::with_state_dir(run.clone(), &dir).unwrap();
         let path = reg.state_path().unwrap();
@@ -291,7 +296,7 @@ mod tests {
         // absent namespace: already gone; then the state file is removed
         let receipts = reg.teardown(&SystemClock);
         assert_eq!(receipts.len(), 2);
-        assert_eq!(receipts[0].outcome, Outcome::AlreadyGone);
+        assert_eq!(receipts[0].outcome, TeardownOutcome::AlreadyGone);
         assert_eq!(receipts[1].action, Action::RemoveStateFile);
         assert!(!path.exists());
         assert!(reg.resources().is_empty());

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-pub use netlab_os::proc::{parse_proc_stat, ProcStat, ProcessIdentity};
+use netlab_os::proc::ProcessIdentity;
 
 /// One thing a run owns and must remove.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

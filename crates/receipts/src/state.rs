@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 use netlab_topology::RunId;
 use serde::{Deserialize, Serialize};
 
-use crate::resource::{ProcessIdentity, Resource};
+use crate::resource::Resource;
 use crate::ReceiptsError;
+use netlab_os::ProcessIdentity;
 
 /// Default directory of state files.
 pub const DEFAULT_STATE_DIR: &str = "/run/netlab";
@@ -73,8 +74,11 @@ mod tests {
 
     #[test]
     fn state_roundtrips_through_a_file() {
-        let dir = std::env::temp_dir().join(format!("netlab-state-unit-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::Builder::new()
+            .prefix("netlab-state-unit-")
+            .tempdir()
+            .unwrap();
+        let dir = tmp.path().to_path_buf();
         let run = RunId::parse("abcd01").unwrap();
         let path = state_path(&dir, &run);
         assert!(path.ends_with("abcd01.json"));

@@ -10,9 +10,10 @@ use nix::sys::signal::Signal;
 use serde::{Deserialize, Serialize};
 
 use crate::process;
-use crate::receipt::{Action, Outcome};
-use crate::resource::{ProcessIdentity, Resource};
+use crate::receipt::{Action, TeardownOutcome};
+use crate::resource::Resource;
 use netlab_os::Liveness;
+use netlab_os::ProcessIdentity;
 
 /// Bounds of a teardown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,63 +61,63 @@ pub(crate) fn stop_process(
     id: ProcessIdentity,
     opts: &TeardownOptions,
     group: bool,
-) -> (Action, Outcome) {
-    let reused = |now: u64| Outcome::NotOurs {
+) -> (Action, TeardownOutcome) {
+    let reused = |now: u64| TeardownOutcome::NotOurs {
         reason: format!(
             "pid {} now has start time {now}, registered {}",
             id.pid, id.start_time
         ),
     };
-    let unknown = |reason: String| Outcome::Failed {
+    let unknown = |reason: String| TeardownOutcome::Failed {
         error: format!("cannot check pid {} before signalling it: {reason}", id.pid),
     };
     match process::liveness(id) {
-        Liveness::Gone => return (Action::None, Outcome::AlreadyGone),
+        Liveness::Gone => return (Action::None, TeardownOutcome::AlreadyGone),
         Liveness::Reused { start_time } => return (Action::None, reused(start_time)),
         Liveness::Unknown { reason } => return (Action::None, unknown(reason)),
         Liveness::Alive => {}
     }
     match process::signal(id.pid, Signal::SIGTERM) {
         Ok(true) => {}
-        Ok(false) => return (Action::None, Outcome::AlreadyGone),
+        Ok(false) => return (Action::None, TeardownOutcome::AlreadyGone),
         Err(e) => {
             return (
                 Action::Sigterm,
-                Outcome::Failed {
+                TeardownOutcome::Failed {
                     error: format!("SIGTERM to pid {}: {e}", id.pid),
                 },
             )
         }
     }
     if wait_gone(id, opts.child_grace) {
-        return (Action::Sigterm, Outcome::Done);
+        return (Action::Sigterm, TeardownOutcome::Done);
     }
     // re-check identity right before SIGKILL
     match process::liveness(id) {
-        Liveness::Gone => return (Action::Sigterm, Outcome::Done),
+        Liveness::Gone => return (Action::Sigterm, TeardownOutcome::Done),
         Liveness::Reused { start_time } => return (Action::Sigterm, reused(start_time)),
         Liveness::Unknown { reason } => return (Action::Sigterm, unknown(reason)),
         Liveness::Alive => {}
     }
     let target = if group { -id.pid } else { id.pid };
     match process::signal(target, Signal::SIGKILL) {
-        Ok(false) => return (Action::Sigterm, Outcome::Done),
+        Ok(false) => return (Action::Sigterm, TeardownOutcome::Done),
         Ok(true) => {}
         Err(e) => {
             return (
                 Action::SigtermThenSigkill,
-                Outcome::Failed {
+                TeardownOutcome::Failed {
                     error: format!("SIGKILL to pid {}: {e}", id.pid),
                 },
             )
         }
     }
     if wait_gone(id, opts.kill_wait) {
-        (Action::SigtermThenSigkill, Outcome::Done)
+        (Action::SigtermThenSigkill, TeardownOutcome::Done)
     } else {
         (
             Action::SigtermThenSigkill,
-            Outcome::Failed {
+            TeardownOutcome::Failed {
                 error: format!(
                     "pid {} still present {:?} after SIGKILL",
                     id.pid, opts.kill_wait
@@ -127,23 +128,23 @@ pub(crate) fn stop_process(
 }
 
 /// Deletes namespace `name` only if it carries our prefix and `run`'s id.
-pub(crate) fn delete_namespace(name: &str, run: &RunId) -> (Action, Outcome) {
+pub(crate) fn delete_namespace(name: &str, run: &RunId) -> (Action, TeardownOutcome) {
     if !OwnedName::belongs_to(name, run) {
         return (
             Action::None,
-            Outcome::NotOurs {
+            TeardownOutcome::NotOurs {
                 reason: format!("{name:?} is not an nl-{run}-… namespace"),
             },
         );
     }
     if !netns::exists(name) {
-        return (Action::None, Outcome::AlreadyGone);
+        return (Action::None, TeardownOutcome::AlreadyGone);
     }
     match netns::delete(name) {
-        Ok(()) => (Action::DeleteNamespace, Outcome::Done),
+        Ok(()) => (Action::DeleteNamespace, TeardownOutcome::Done),
         Err(e) => (
             Action::DeleteNamespace,
-            Outcome::Failed {
+            TeardownOutcome::Failed {
                 error: e.to_string(),
             },
         ),
@@ -151,13 +152,15 @@ pub(crate) fn delete_namespace(name: &str, run: &RunId) -> (Action, Outcome) {
 }
 
 /// Removes a state file.
-pub(crate) fn remove_file(path: &Path) -> (Action, Outcome) {
+pub(crate) fn remove_file(path: &Path) -> (Action, TeardownOutcome) {
     match std::fs::remove_file(path) {
-        Ok(()) => (Action::RemoveStateFile, Outcome::Done),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Action::None, Outcome::AlreadyGone),
+        Ok(()) => (Action::RemoveStateFile, TeardownOutcome::Done),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            (Action::None, TeardownOutcome::AlreadyGone)
+        }
         Err(e) => (
             Action::RemoveStateFile,
-            Outcome::Failed {
+            TeardownOutcome::Failed {
                 error: format!("removing {}: {e}", path.display()),
             },
         ),
@@ -169,7 +172,7 @@ pub(crate) fn teardown_one(
     resource: &Resource,
     run: &RunId,
     opts: &TeardownOptions,
-) -> (Action, Outcome) {
+) -> (Action, TeardownOutcome) {
     match resource {
         Resource::Namespace { name } => delete_namespace(name, run),
         Resource::StateFile { path } => remove_file(path),
@@ -235,11 +238,14 @@ mod tests {
         for name in ["blue", "nl-7f3b-1-a", "nl-7f3a", "../etc"] {
             let (action, outcome) = delete_namespace(name, &run);
             assert_eq!(action, Action::None);
-            assert!(matches!(outcome, Outcome::NotOurs { .. }), "{name}");
+            assert!(matches!(outcome, TeardownOutcome::NotOurs { .. }), "{name}");
         }
         // ours but absent: nothing to do
         let (action, outcome) = delete_namespace("nl-7f3a-nothere-a", &run);
-        assert_eq!((action, outcome), (Action::None, Outcome::AlreadyGone));
+        assert_eq!(
+            (action, outcome),
+            (Action::None, TeardownOutcome::AlreadyGone)
+        );
     }
 
     #[test]
@@ -251,14 +257,17 @@ mod tests {
         };
         let (action, outcome) = stop_process(other, &TeardownOptions::default(), false);
         assert_eq!(action, Action::None);
-        assert!(matches!(outcome, Outcome::NotOurs { .. }), "{outcome:?}");
+        assert!(
+            matches!(outcome, TeardownOutcome::NotOurs { .. }),
+            "{outcome:?}"
+        );
         let gone = ProcessIdentity {
             pid: i32::MAX - 1,
             start_time: 5,
         };
         assert_eq!(
             stop_process(gone, &TeardownOptions::default(), false),
-            (Action::None, Outcome::AlreadyGone)
+            (Action::None, TeardownOutcome::AlreadyGone)
         );
     }
 }

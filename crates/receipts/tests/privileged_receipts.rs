@@ -9,8 +9,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use netlab_receipts::{
-    cleanup_dead_runs, install_signal_teardown, read_state, Action, Outcome, Registry, Resource,
-    RunStatus, SystemClock,
+    cleanup_dead_runs, install_signal_teardown, read_state, Action, Registry, Resource, RunStatus,
+    SystemClock, TeardownOutcome,
 };
 use netlab_topology::netns::{self, Netns};
 use netlab_topology::testing::require_privileged;
@@ -28,7 +28,7 @@ fn test_dir(tag: &str) -> PathBuf {
 fn proc_gone(pid: i32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
-        Ok(s) => netlab_receipts::parse_proc_stat(&s).map_or(true, |st| st.is_dead()),
+        Ok(s) => netlab_os::proc::parse_proc_stat(&s).map_or(true, |st| st.is_dead()),
     }
 }
 
@@ -191,10 +191,10 @@ fn privileged_sigkilled_owner_then_cleanup_leaves_nothing() {
     assert_eq!(c.status, RunStatus::Cleaned, "{c:?}");
     assert_eq!(c.receipts.len(), 5);
     assert!(matches!(c.receipts[0].resource, Resource::Child { .. }));
-    assert_eq!(c.receipts[0].outcome, Outcome::Done);
+    assert_eq!(c.receipts[0].outcome, TeardownOutcome::Done);
     for r in &c.receipts[1..4] {
         assert_eq!(r.action, Action::DeleteNamespace, "{r}");
-        assert_eq!(r.outcome, Outcome::Done, "{r}");
+        assert_eq!(r.outcome, TeardownOutcome::Done, "{r}");
     }
     assert_eq!(c.receipts[4].action, Action::RemoveStateFile);
     // zero leftovers
@@ -265,7 +265,7 @@ fn privileged_registry_teardown_normal_end_gives_receipts() {
     assert!(json.contains("\"utc\""));
     assert_eq!(receipts.len(), 5, "{receipts:#?}");
     assert_eq!(receipts[0].action, Action::Sigterm);
-    assert_eq!(receipts[0].outcome, Outcome::Done);
+    assert_eq!(receipts[0].outcome, TeardownOutcome::Done);
     // namespaces in reverse order: B, R, A
     let order: Vec<String> = receipts[1..4]
         .iter()
@@ -277,7 +277,7 @@ fn privileged_registry_teardown_normal_end_gives_receipts() {
     let mut want = spec.netns_names().to_vec();
     want.reverse();
     assert_eq!(order, want);
-    assert!(receipts.iter().all(|r| r.outcome == Outcome::Done));
+    assert!(receipts.iter().all(|r| r.outcome == TeardownOutcome::Done));
     assert!(receipts
         .windows(2)
         .all(|w| w[0].monotonic_s <= w[1].monotonic_s));
@@ -332,7 +332,7 @@ fn privileged_cleanup_spares_live_runs_and_foreign_namespaces() {
         &netlab_receipts::RunState {
             schema: netlab_receipts::STATE_SCHEMA,
             run_id: dead_run.clone(),
-            owner: netlab_receipts::ProcessIdentity {
+            owner: netlab_os::ProcessIdentity {
                 pid: i32::MAX - 3,
                 start_time: 1,
             },
@@ -349,7 +349,10 @@ fn privileged_cleanup_spares_live_runs_and_foreign_namespaces() {
             assert_eq!(c.status, RunStatus::OwnerAlive);
         } else {
             assert_eq!(c.status, RunStatus::Cleaned);
-            assert!(matches!(c.receipts[0].outcome, Outcome::NotOurs { .. }));
+            assert!(matches!(
+                c.receipts[0].outcome,
+                TeardownOutcome::NotOurs { .. }
+            ));
         }
     }
     assert!(netns::exists(&live_ns), "live run's namespace touched");
@@ -359,7 +362,7 @@ fn privileged_cleanup_spares_live_runs_and_foreign_namespaces() {
     drop(_b);
     let receipts = live.teardown(&SystemClock);
     assert!(
-        receipts.iter().all(|r| r.outcome == Outcome::Done),
+        receipts.iter().all(|r| r.outcome == TeardownOutcome::Done),
         "{receipts:?}"
     );
     assert!(!netns::exists(&live_ns));

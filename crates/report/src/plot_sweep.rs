@@ -820,7 +820,7 @@ fn draw_arm(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sweep::{AxisKind, AxisValue, SweepMetrics, SweepRow};
+    use crate::sweep::{AxisKind, AxisTick, SweepMetrics, SweepRow};
 
     /// One arm at three base RTTs, two rounds each; `mid` is the middle
     /// point's p50 in both rounds.
@@ -829,7 +829,7 @@ mod tests {
             name: "base_rtt".into(),
             kind: AxisKind::Duration,
             values: [("0ms", 0.0), ("20ms", 20.0), ("80ms", 80.0)]
-                .map(|(t, x)| AxisValue {
+                .map(|(t, x)| AxisTick {
                     text: t.into(),
                     x: Some(x),
                 })

@@ -11,32 +11,11 @@ use std::time::Duration;
 
 use netlab_experiment::{
     ArmSpec, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice, Offloads, PathSpec,
-    PcapMode, ProbeSpec,
+    PcapMode, ProbeSpec, Timeline,
 };
 use netlab_os::secs;
 use netlab_qdisc_model::{Arm, Tbf};
 use serde::{Deserialize, Serialize};
-
-/// The phases of one scenario, all measured from t0 (method §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Timeline {
-    /// Probe-only phase `[0, baseline)`; the sender starts at its end.
-    #[serde(with = "secs")]
-    pub baseline: Duration,
-    /// Warm-up after the sender starts, excluded from goodput.
-    #[serde(with = "secs")]
-    pub warmup: Duration,
-    /// The measured load window.
-    #[serde(with = "secs")]
-    pub measure: Duration,
-}
-
-impl Timeline {
-    /// When the sender is started.
-    pub fn sender_start(&self) -> Duration {
-        self.baseline
-    }
-}
 
 /// An optional `Duration` as seconds (f64) or null.
 mod opt_secs {
@@ -211,11 +190,7 @@ impl CompareConfig {
                     arm: a.clone(),
                 })
                 .collect(),
-            timeline: netlab_experiment::Timeline {
-                baseline: self.timeline.baseline,
-                warmup: self.timeline.warmup,
-                measure: self.timeline.measure,
-            },
+            timeline: self.timeline,
             path: PathSpec {
                 up: Some(self.tbf),
                 offloads: self.offloads,

@@ -90,7 +90,7 @@ fn convert(s: ScenarioResultV1, cfg: &CompareConfig) -> ScenarioResult {
             cc: cfg.cc.clone(),
             ecn: true,
             port: cfg.tcp_port,
-            start_s: tl.sender_start().as_secs_f64(),
+            start_s: tl.load_start().as_secs_f64(),
             stop_s: None,
             receiver_t0_offset_s: 0.0,
             tcp: s.tcp,

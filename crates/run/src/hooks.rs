@@ -130,7 +130,7 @@ impl ScenarioEnd {
 /// the tcp_info samples without the socket's inode, and of B's first
 /// receiver only its echoes).
 #[derive(Debug, Default)]
-pub struct Measured {
+pub struct WorkerLogs {
     /// Per flow, in flow order: the sender's log and its tcp_info
     /// sampler's log (`None`: the sender never started or failed).
     pub senders: Vec<Option<SenderOutput>>,
@@ -158,7 +158,7 @@ pub struct ScenarioView<'a> {
     pub end: &'a ScenarioEnd,
     /// What netlab's senders returned; set in
     /// [`ScenarioHooks::finished`] once they were joined.
-    pub measured: Option<&'a Measured>,
+    pub measured: Option<&'a WorkerLogs>,
 }
 
 impl ScenarioView<'_> {

@@ -62,7 +62,7 @@ pub fn needed_modules(req: &Requirements) -> Vec<String> {
         if BUILTIN_KINDS.contains(&kind.as_str()) {
             continue;
         }
-        let name = netlab_qdisc::module_for_kind(kind);
+        let name = netlab_qdisc_model::module_for_kind(kind);
         if !m.contains(&name) {
             m.push(name);
         }
@@ -316,7 +316,7 @@ fn missing_message(missing: &[String], release: &str) -> String {
         .map(|k| {
             format!(
                 "qdisc {k} is not available in this kernel ({release}): load {} or use --kernel uml",
-                netlab_qdisc::module_for_kind(k)
+                netlab_qdisc_model::module_for_kind(k)
             )
         })
         .collect::<Vec<_>>()

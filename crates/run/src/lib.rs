@@ -7,7 +7,7 @@
 //! every owned namespace deleted with a receipt), streams each finished
 //! scenario into results.json through netlab-results, handles SIGINT and
 //! SIGTERM (graceful: the scenario stops, what it measured is written),
-//! resumes an interrupted folder, and returns an [`Outcome`]. The
+//! resumes an interrupted folder, and returns a [`RunOutcome`]. The
 //! `orchestrator` binary is a shell around it: flags in, exit code out,
 //! the summary and report through [`finish::ReportHooks`], the
 //! [`RunHooks`] that end a run with them.
@@ -17,13 +17,13 @@
 //! example).
 //!
 //! ```no_run
-//! use netlab_run::{Outcome, Session, SessionConfig};
+//! use netlab_run::{RunOutcome, Session, SessionConfig};
 //!
 //! let exp = netlab_experiment::load(std::path::Path::new("experiment.toml")).unwrap();
 //! let mut config = SessionConfig::new(exp, "results/mine".into());
 //! config.quiet = true;
 //! match Session::new(config).program("mytool").run() {
-//!     Ok(Outcome::Complete) => println!("done"),
+//!     Ok(RunOutcome::Complete) => println!("done"),
 //!     Ok(other) => println!("ended: {other:?}"),
 //!     Err(refused) => eprintln!("mytool: {refused}"),
 //! }
@@ -79,6 +79,8 @@ pub mod session;
 pub mod setup;
 
 pub use config::{SessionConfig, GUEST_EXPERIMENT_FILE};
-pub use hooks::{HookError, Measured, NoHooks, RunHooks, ScenarioEnd, ScenarioHooks, ScenarioView};
-pub use session::{Outcome, RunError, Session, INTERRUPT_FILE};
+pub use hooks::{
+    HookError, NoHooks, RunHooks, ScenarioEnd, ScenarioHooks, ScenarioView, WorkerLogs,
+};
+pub use session::{RunError, RunOutcome, Session, INTERRUPT_FILE};
 pub use setup::ScenarioSetup;

@@ -32,7 +32,7 @@ pub struct Merged {
     /// are kept either way; [`crate::finish::said`] says it).
     pub report: Result<ReportFiles, ReportError>,
     /// Each step's end and the peak memory then.
-    pub phases: Vec<Phase>,
+    pub phases: Vec<MergeStep>,
 }
 
 /// Merges `dirs` into `out`: results.json, then the folder finished from
@@ -159,9 +159,9 @@ fn write_checked(
     out: &Path,
     notice: &mut dyn FnMut(String),
 ) -> Result<Merged, MergeError> {
-    let mut phases = vec![Phase::now("checked")];
+    let mut phases = vec![MergeStep::now("checked")];
     let merged = checked.write(notice)?;
-    phases.push(Phase::now("results.json written"));
+    phases.push(MergeStep::now("results.json written"));
     let (header, files) = (&merged.header, &merged.files);
     let mut digest = ReportBuilder::new(&header.experiment);
     files
@@ -172,7 +172,7 @@ fn write_checked(
         .map_err(data)?;
     let options = FinishOptions::run_end(0);
     let finished = folder::finish_from(digest, header, out, &options, &mut |step| {
-        phases.push(Phase::now(match step {
+        phases.push(MergeStep::now(match step {
             FinishStep::SummaryWritten => "scenarios read back for the summary",
             FinishStep::ReportWritten => "summary.md and report written",
         }))
@@ -194,7 +194,7 @@ fn write_checked(
 /// A step of the merge: when it ended and the process's peak resident
 /// memory then (VmHWM), so the cost of each step shows (docs/scale.md).
 #[derive(Debug)]
-pub struct Phase {
+pub struct MergeStep {
     /// What had been done.
     pub what: &'static str,
     /// When.
@@ -203,9 +203,9 @@ pub struct Phase {
     pub peak_kb: Option<u64>,
 }
 
-impl Phase {
-    fn now(what: &'static str) -> Phase {
-        Phase {
+impl MergeStep {
+    fn now(what: &'static str) -> MergeStep {
+        MergeStep {
             what,
             at: std::time::Instant::now(),
             peak_kb: netlab_os::proc::MemoryUse::own().map(|m| m.peak_kb),

@@ -34,7 +34,7 @@ pub const REASON_ENV: &str = "NETLAB_KERNEL_REASON";
 /// How a run that started ended; the orchestrator maps it to its exit code
 /// (0, 1, 128 + signal, or the guest run's own).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub enum RunOutcome {
     /// Every scenario ran and everything was written and torn down.
     Complete,
     /// The run ended, but a scenario, a teardown step or a file failed
@@ -163,7 +163,7 @@ impl<'h> Session<'h> {
 
     /// Checks, chooses the kernel and runs the experiment (here, or in the
     /// guest). `Err`: refused before anything was measured.
-    pub fn run(&mut self) -> Result<Outcome, RunError> {
+    pub fn run(&mut self) -> Result<RunOutcome, RunError> {
         let cfg = prepare(&self.config)?;
         if cfg.resume {
             let share = cfg.planned().iter().map(|s| s.index).collect();
@@ -172,7 +172,7 @@ impl<'h> Session<'h> {
             if let Some(line) = done {
                 // Said even under --quiet, as every resumed run's line is.
                 eprintln!("netlab: {line}");
-                return Ok(Outcome::Complete);
+                return Ok(RunOutcome::Complete);
             }
         }
         let plan = decide(&cfg.exp.requirements(), cfg.exp.kernel, cfg.inside_guest)

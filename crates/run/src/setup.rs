@@ -16,9 +16,10 @@ use std::time::Duration;
 use netlab_ecn::{CaptureConfig, Flow};
 use netlab_experiment::{Direction, FlowSpec, Point, ProbeKind};
 use netlab_probe::{IsoConfig, PhaseBounds, ProbeConfig};
-use netlab_qdisc::netem::{netem_request, Netem};
-use netlab_qdisc::{
-    arm_request, tbf_request, Arm, Handle, Psched, QdiscError, QdiscRequest, Tbf, ARM_HANDLE,
+use netlab_qdisc::QdiscError;
+use netlab_qdisc_model::netem::{netem_request, Netem};
+use netlab_qdisc_model::{
+    arm_request, tbf_request, Arm, Handle, Psched, QdiscRequest, Tbf, ARM_HANDLE,
 };
 use netlab_tcpload::sink::SinkConfig;
 use netlab_tcpload::{SamplerConfig as TcpInfoSamplerConfig, SenderConfig};

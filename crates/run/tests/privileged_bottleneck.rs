@@ -9,7 +9,7 @@
 
 use netlab_os::testing::{require_privileged, Scratch};
 use netlab_results::{Results, Verdict};
-use netlab_run::{Outcome, Session, SessionConfig};
+use netlab_run::{RunOutcome, Session, SessionConfig};
 use netlab_topology::netns;
 
 const EXPERIMENT: &str = "name = \"bottleneck\"\nrounds = 1\nkernel = \"host\"\n\
@@ -27,7 +27,7 @@ fn privileged_a_5mbit_shaper_is_the_bottleneck_and_a_100gbit_one_is_not() {
     let out = dir.0.join("out");
     let mut cfg = SessionConfig::new(netlab_experiment::parse(EXPERIMENT).unwrap(), out.clone());
     cfg.quiet = true;
-    assert_eq!(Session::new(cfg).run(), Ok(Outcome::Complete));
+    assert_eq!(Session::new(cfg).run(), Ok(RunOutcome::Complete));
     let results = Results::read(&out.join("results.json")).unwrap();
     assert_eq!(results.scenarios.len(), 2);
     for s in &results.scenarios {

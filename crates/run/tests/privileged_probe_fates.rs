@@ -8,7 +8,7 @@
 use netlab_os::testing::{require_privileged, Scratch};
 use netlab_results::fate::{Fate, LossCause};
 use netlab_results::Results;
-use netlab_run::{Outcome, Session, SessionConfig};
+use netlab_run::{RunOutcome, Session, SessionConfig};
 
 #[test]
 fn privileged_requests_past_the_timeout_reached_b_with_their_real_one_way_delay() {
@@ -23,7 +23,7 @@ fn privileged_requests_past_the_timeout_reached_b_with_their_real_one_way_delay(
     let out = dir.0.join("out");
     let mut cfg = SessionConfig::new(exp, out.clone());
     cfg.quiet = true;
-    assert_eq!(Session::new(cfg).run(), Ok(Outcome::Complete));
+    assert_eq!(Session::new(cfg).run(), Ok(RunOutcome::Complete));
     let results = Results::read(&out.join("results.json")).unwrap();
     let s = &results.scenarios[0];
     assert!(s.error.is_none(), "{:?}", s.error);

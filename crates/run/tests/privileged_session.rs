@@ -10,7 +10,7 @@ use std::time::Instant;
 use netlab_os::testing::{require_privileged, Scratch};
 use netlab_results::{Results, ScenarioResult};
 use netlab_run::{
-    HookError, Outcome, RunHooks, ScenarioHooks, ScenarioView, Session, SessionConfig,
+    HookError, RunHooks, RunOutcome, ScenarioHooks, ScenarioView, Session, SessionConfig,
 };
 use netlab_topology::netns;
 
@@ -124,7 +124,7 @@ fn privileged_session_calls_the_hooks_in_order_and_a_failing_hook_fails_its_scen
         .with_scenario_hooks(&mut hooks)
         .with_run_hooks(&mut ends)
         .run();
-    assert_eq!(outcome, Ok(Outcome::Complete));
+    assert_eq!(outcome, Ok(RunOutcome::Complete));
     assert_eq!(
         hooks.calls,
         [
@@ -158,7 +158,7 @@ fn privileged_session_calls_the_hooks_in_order_and_a_failing_hook_fails_its_scen
     let outcome = Session::new(config(one, &out))
         .with_scenario_hooks(&mut failing)
         .run();
-    assert_eq!(outcome, Ok(Outcome::Failed));
+    assert_eq!(outcome, Ok(RunOutcome::Failed));
     assert_eq!(
         failing.calls,
         [

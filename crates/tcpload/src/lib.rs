@@ -17,15 +17,15 @@
 //!   leave, as results.json holds it ([`SenderLog`], [`ReceiverLog`],
 //!   [`SamplerLog`], [`TcpSample`]).
 //!
-//! The cargo feature `io` (on by default) holds the sockets: [`sender`],
-//! [`sink`], [`sampler`], [`role`], with nix, socket2 and
-//! netlink-packet-sock-diag. Without it the crate is [`pattern`],
+//! The cargo feature `net` (docs/architecture.md, "Pure builds") holds the
+//! sockets: [`sender`], [`sink`], [`sampler`], [`role`], with nix, socket2
+//! and netlink-packet-sock-diag. Without it the crate is [`pattern`],
 //! [`goodput`], [`tcp_info`] and [`record`].
 //!
 //! How one scenario drives it (namespaces from `netlab-topology`):
 //!
 //! ```no_run
-//! # #[cfg(feature = "io")]
+//! # #[cfg(feature = "net")]
 //! # fn main() -> Result<(), netlab_tcpload::TcpLoadError> {
 //! use std::time::{Duration, Instant};
 //! use netlab_tcpload::{goodput, sampler, sender, sink};
@@ -56,7 +56,7 @@
 //! # let _ = (sent, samples, g, series);
 //! # Ok(())
 //! # }
-//! # #[cfg(not(feature = "io"))] // the example needs the sockets
+//! # #[cfg(not(feature = "net"))] // the example needs the sockets
 //! # fn main() {}
 //! ```
 #![forbid(unsafe_code)]
@@ -66,13 +66,13 @@ use std::net::SocketAddr;
 pub mod goodput;
 pub mod pattern;
 pub mod record;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub mod role;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub mod sampler;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub mod sender;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub mod sink;
 pub mod tcp_info;
 
@@ -82,13 +82,13 @@ pub use record::{
     DiagRecord, FlowId, ReceiverLog, SamplerEnd, SamplerLog, SenderLog, SkMemInfo, TcpEnd,
     TcpSample, Termination,
 };
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use sampler::{
     DiagSocket, PendingFlow, PendingStart, SamplerConfig, SamplerHandle, TcpSampler,
 };
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use sender::{new_sender_socket, Sender, SenderConfig, SenderSocket};
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use sink::{Sink, SinkConfig};
 pub use tcp_info::{TcpInfo, TcpInfoView};
 

@@ -2,7 +2,7 @@
 //! log and how it ended, B's receiver log, the tcp_info sampler's samples
 //! and log. Plain serde types; the sockets that fill them are
 //! [`crate::sender`], [`crate::sink`] and [`crate::sampler`] (cargo
-//! feature `io`), which re-export them under their old paths.
+//! feature `net`), which re-export them under their old paths.
 
 use std::io::ErrorKind;
 use std::net::SocketAddr;

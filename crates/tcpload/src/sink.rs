@@ -22,8 +22,8 @@ use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-/// What [`Sink::run_serving`] serves beside the receiver (netlab-os's).
-pub use netlab_os::event_loop::Handler;
+// What `Sink::run_serving` serves beside the receiver (netlab-os's).
+use netlab_os::event_loop::Handler;
 use netlab_os::event_loop::{self, LoopEnd};
 
 use crate::goodput::RecvLog;

@@ -16,15 +16,16 @@
 //!   [`Topology::readback`], torn down by [`Topology::teardown`] or a
 //!   [`TopologyGuard`].
 //!
-//! The cargo feature `io` (on by default) holds everything that enters,
-//! builds or reads a namespace (`netns`, `Topology`, the live readback,
-//! the sysctl writes) and nix. Without it the crate is the records
-//! results.json holds (`TopologySpec`, `TopologyReadback`,
-//! `SysctlReadback`, `FeatureState`, names and roles) and the pure request
-//! building and decoding ([`build`], [`rtnl`], [`ethtool`], [`readback`]).
+//! The cargo feature `net` (docs/architecture.md, "Pure builds") holds
+//! everything that enters, builds or reads a namespace (`netns`,
+//! `Topology`, the live readback, the sysctl writes) and nix. Without it
+//! the crate is the records results.json holds (`TopologySpec`,
+//! `TopologyReadback`, `SysctlReadback`, `FeatureState`, names and roles)
+//! and the pure request building and decoding ([`build`], [`rtnl`],
+//! [`ethtool`], [`readback`]).
 //!
 //! ```no_run
-//! # #[cfg(feature = "io")]
+//! # #[cfg(feature = "net")]
 //! # fn main() -> Result<(), netlab_topology::TopologyError> {
 //! use netlab_topology::netns::Netns;
 //! netlab_topology::privilege::check_capabilities()?;
@@ -40,7 +41,7 @@
 //! ns.delete()?;
 //! # Ok(())
 //! # }
-//! # #[cfg(not(feature = "io"))] // the example needs the sockets
+//! # #[cfg(not(feature = "net"))] // the example needs the sockets
 //! # fn main() {}
 //! ```
 #![forbid(unsafe_code)]
@@ -48,30 +49,30 @@
 pub mod build;
 mod error;
 pub mod ethtool;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 mod mount;
 pub mod naming;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub mod netns;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 mod offloads;
 pub mod privilege;
 pub mod readback;
 pub mod rtnl;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 mod rtnl_socket;
-#[cfg(all(feature = "testing", feature = "io"))]
+#[cfg(all(feature = "testing", feature = "net"))]
 mod scratch;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 mod snapshot;
 pub mod spec;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 mod sysctl;
 #[cfg(feature = "testing")]
 pub mod testing;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 mod topology;
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 mod warm;
 
 pub use error::TopologyError;
@@ -79,7 +80,7 @@ pub use ethtool::FeatureState;
 pub use naming::{OwnedName, Role, RunId};
 pub use readback::{LinkReadback, NamespaceReadback, SysctlReadback, TopologyReadback};
 pub use spec::{Offloads, ReceiveBuffer, TopologySpec};
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use topology::{delete_namespaces_of, NetnsTeardown, Topology, TopologyGuard};
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use warm::warm_neighbours;

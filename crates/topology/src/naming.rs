@@ -6,7 +6,6 @@
 //! names; cleanup uses it so that it never touches a foreign namespace.
 
 use std::fmt;
-use std::io::Read;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -25,16 +24,14 @@ pub const RUN_ID_HEX_LEN: usize = 6;
 pub struct RunId(String);
 
 impl RunId {
-    /// A fresh random run id ([`RUN_ID_HEX_LEN`] hex digits), from
-    /// `/dev/urandom` mixed with the pid and the clock.
+    /// A fresh random run id ([`RUN_ID_HEX_LEN`] hex digits), from the
+    /// kernel's random bytes (getrandom) mixed with the pid and the clock.
     pub fn random() -> RunId {
         let mut bytes = [0u8; 8];
-        let urandom =
-            std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
-        let mut x = u64::from_le_bytes(bytes);
-        if urandom.is_err() {
-            x = 0x9e37_79b9_7f4a_7c15;
-        }
+        let mut x = match getrandom::fill(&mut bytes) {
+            Ok(()) => u64::from_le_bytes(bytes),
+            Err(_) => 0x9e37_79b9_7f4a_7c15,
+        };
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_nanos() as u64)

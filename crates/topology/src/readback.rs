@@ -1,7 +1,7 @@
 //! A namespace as read back: links, addresses, routes and the sysctls
 //! netlab sets, each veth's offloads; the records results.json holds and
 //! their decoding from rtnetlink messages (pure). Reading a live namespace
-//! is [`crate::snapshot`]'s (cargo feature `io`), re-exported here.
+//! is [`crate::snapshot`]'s (cargo feature `net`), re-exported here.
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::ethtool::FeatureState;
 use crate::naming::Role;
 
-#[cfg(feature = "io")]
+#[cfg(feature = "net")]
 pub use crate::snapshot::{readback_netns, snapshot_current_netns};
 
 /// One sysctl written inside a namespace and what was read back.
@@ -164,7 +164,7 @@ pub fn link_readback(m: &LinkMessage) -> LinkReadback {
     for a in &m.attributes {
         match a {
             LinkAttribute::IfName(n) => l.name = n.clone(),
-            LinkAttribute::Address(mac) => l.mac = Some(netlab_os::hex::encode_separated(mac, ':')),
+            LinkAttribute::Address(mac) => l.mac = Some(mac_text(mac)),
             LinkAttribute::Mtu(mtu) => l.mtu = Some(*mtu),
             LinkAttribute::LinkInfo(infos) => {
                 for i in infos {
@@ -196,6 +196,12 @@ pub fn address_readback(m: &AddressMessage) -> Option<AddressReadback> {
         address: addr,
         prefix_len: m.header.prefix_len,
     })
+}
+
+/// A MAC address as `ip link` prints it: lowercase hex pairs joined by `:`.
+fn mac_text(mac: &[u8]) -> String {
+    let pairs: Vec<String> = mac.chunks(1).map(hex::encode).collect();
+    pairs.join(":")
 }
 
 fn route_ip(a: &RouteAddress) -> Option<IpAddr> {

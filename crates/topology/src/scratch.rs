@@ -1,4 +1,4 @@
-//! A throw-away namespace for tests (cargo features `testing` and `io`;
+//! A throw-away namespace for tests (cargo features `testing` and `net`;
 //! exported as `testing::ScratchNetns`).
 
 use crate::naming::{sanitize_label, RunId, PREFIX};

@@ -1,4 +1,4 @@
-//! Reading a live namespace back (cargo feature `io`): rtnetlink dumps of
+//! Reading a live namespace back (cargo feature `net`): rtnetlink dumps of
 //! links, addresses and routes decoded by [`crate::readback`], each veth's
 //! offloads over ethtool's family, the sysctls netlab sets.
 

@@ -36,8 +36,6 @@ pub const R_B_IFINDEX: u32 = 3;
 /// Requested ifindex of `b0` in B.
 pub const B_IFINDEX: u32 = 2;
 
-/// Default TCP load port.
-pub const DEFAULT_TCP_PORT: u16 = 46020;
 /// Default UDP probe port.
 pub const DEFAULT_UDP_PORT: u16 = 46021;
 
@@ -51,6 +49,8 @@ pub use netlab_path_settings::{ReceiveBuffer, TCP_RMEM};
 // The veths' offloads and every link's MTU: one type with the experiment's
 // `[path] offloads` and `[path] mtu` (netlab-path-settings).
 pub use netlab_path_settings::{Offloads, DEFAULT_MTU};
+
+use netlab_path_settings::DEFAULT_TCP_PORT;
 
 fn default_mtu() -> u32 {
     DEFAULT_MTU

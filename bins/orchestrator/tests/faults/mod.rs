@@ -283,7 +283,7 @@ fn state_files_owned_by(pid: i32, start: u64) -> Vec<PathBuf> {
 /// Start time (clock ticks after boot) of a live process.
 pub fn start_time_of(pid: i32) -> Option<u64> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    netlab_receipts::parse_proc_stat(&text)
+    netlab_os::proc::parse_proc_stat(&text)
         .ok()
         .map(|s| s.start_time)
 }
@@ -309,7 +309,7 @@ pub fn processes_mentioning(needle: &str) -> Vec<(i32, String)> {
         if cmd.contains(needle) {
             let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
                 .ok()
-                .and_then(|t| netlab_receipts::parse_proc_stat(&t).ok())
+                .and_then(|t| netlab_os::proc::parse_proc_stat(&t).ok())
                 .is_some_and(|s| s.state == 'Z' || s.state == 'X');
             if !zombie {
                 out.push((pid, truncate(cmd.trim(), 200).to_string()));

@@ -149,11 +149,7 @@ impl Cluster {
         mode(&dir.join("sock"), 0o755);
         let key = dir.join("key/munge.key");
         let mut bytes = vec![0u8; 1024];
-        std::io::Read::read_exact(
-            &mut std::fs::File::open("/dev/urandom").unwrap(),
-            &mut bytes,
-        )
-        .unwrap();
+        getrandom::fill(&mut bytes).unwrap();
         std::fs::write(&key, &bytes).unwrap();
         mode(&key, 0o400);
         let host = nix::unistd::gethostname()

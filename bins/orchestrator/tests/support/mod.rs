@@ -11,23 +11,25 @@ use serde_json::Value;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_orchestrator");
 
-/// A results folder removed on drop.
-pub struct OutDir(pub PathBuf);
+/// A results folder, `.0`, not yet created (the orchestrator creates it),
+/// inside a fresh `tempfile::TempDir` that removes both on drop.
+pub struct OutDir(pub PathBuf, tempfile::TempDir);
 
 impl OutDir {
-    /// A fresh folder for `tag` (removed first if left over).
+    /// A fresh folder for `tag`.
     pub fn new(tag: &str) -> OutDir {
         // Under /tmp on purpose: the guest mounts a tmpfs there, and results
         // must still reach this folder (netlab-guest shares it back).
-        let p = std::env::temp_dir().join(format!("netlab-e2e-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        OutDir(p)
+        let parent = tempfile::Builder::new()
+            .prefix(&format!("netlab-e2e-{tag}-"))
+            .tempdir()
+            .expect("a folder under the temporary directory");
+        OutDir(parent.path().join("out"), parent)
     }
-}
 
-impl Drop for OutDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+    /// The temporary folder that holds `.0`.
+    pub fn parent(&self) -> &Path {
+        self.1.path()
     }
 }
 

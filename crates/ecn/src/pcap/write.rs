@@ -1,4 +1,4 @@
-//! Writing the packet files (cargo feature `io`): the pcapng blocks built
+//! Writing the packet files (cargo feature `net`): the pcapng blocks built
 //! with `pcap-file`, written whole within a byte cap (see [`super`]).
 
 use std::borrow::Cow;
@@ -98,8 +98,9 @@ fn ng_err(e: pcap_file::PcapError) -> String {
 impl<T: PcapTarget> PcapRecorder<T> {
     /// A recorder writing to `target` (empty, positioned at 0): the section
     /// header and interface description are written at once, so the file is
-    /// valid even if nothing else fits (a failure is recorded, not raised). `snap_len` must be at least [`MIN_PCAP_SNAP_LEN`](super::MIN_PCAP_SNAP_LEN) for a
-    /// headers file (checked where the configuration is read).
+    /// valid even if nothing else fits (a failure is recorded, not raised). `snap_len` must be at least
+    /// `netlab_experiment::MIN_PCAP_SNAP_LEN` for a headers file (checked
+    /// where the experiment is read).
     pub fn new(
         target: T,
         header: PcapHeader,
@@ -373,11 +374,10 @@ fn kept_frames(evidence: &EcnEvidence) -> Vec<(&FrameEvidence, String)> {
     out
 }
 
+/// The frame bytes results.json keeps as hex (our own lowercase encoding;
+/// anything else is an empty frame, not a panic).
 fn unhex(s: &str) -> Vec<u8> {
-    s.as_bytes()
-        .chunks_exact(2)
-        .filter_map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok())
-        .collect()
+    hex::decode(s).unwrap_or_default()
 }
 
 /// Writes the evidence file of `evidence` to `target`: its kept frames (the

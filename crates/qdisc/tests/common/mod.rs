@@ -9,7 +9,7 @@ use std::os::fd::AsRawFd;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use netlab_qdisc::{QdiscOptions, QdiscRecord, QdiscXstats, Readback};
+use netlab_qdisc_model::{QdiscOptions, QdiscRecord, QdiscXstats, Readback};
 use netlab_topology::spec::B_ADDR;
 use netlab_topology::Topology;
 use serde_json::Value;
@@ -55,7 +55,7 @@ pub fn udp_burst(topo: &Topology, count: usize, size: usize, ect: bool) {
 pub fn wait_drained(
     sock: &netlab_qdisc::QdiscSocket,
     ifindex: u32,
-    handle: netlab_qdisc::Handle,
+    handle: netlab_qdisc_model::Handle,
     within: Duration,
 ) -> Readback {
     let deadline = Instant::now() + within;
@@ -100,7 +100,7 @@ pub fn assert_record_matches_tc(ours: &QdiscRecord, tc: &Value) {
     let ctx = format!("{} {}", ours.kind, ours.handle);
     assert_eq!(tc["kind"], ours.kind.as_str(), "{ctx}: kind");
     assert_eq!(tc["handle"], ours.handle.to_string(), "{ctx}: handle");
-    if ours.parent == netlab_qdisc::Handle::ROOT {
+    if ours.parent == netlab_qdisc_model::Handle::ROOT {
         assert_eq!(tc["root"], true, "{ctx}: root");
     } else {
         assert_eq!(tc["parent"], ours.parent.to_string(), "{ctx}: parent");

@@ -19,7 +19,7 @@ use netlab_results::fate::{drop_intervals, DropBudget, EchoArrivals, FateInput, 
 use super::error::ScenarioError;
 use super::worker::Worker;
 use crate::b_loop::BLoopOutput;
-use crate::hooks::Measured;
+use crate::hooks::WorkerLogs;
 use crate::scenario::runner::ReadySender;
 use crate::setup::{ScenarioSetup, SERIES_BIN};
 
@@ -80,7 +80,7 @@ impl Workers {
         t0: Instant,
         stop_probes: bool,
         res: &mut ScenarioResult,
-        measured: &mut Measured,
+        measured: &mut WorkerLogs,
     ) -> Result<(), ScenarioError> {
         let joined = self.join(plan, t0, stop_probes);
         let errors = joined.fill(plan, res, measured);
@@ -175,7 +175,10 @@ struct Joined {
     senders: Vec<Option<Result<SenderOutput, ScenarioError>>>,
     ecn: Option<Result<CaptureOutput, ScenarioError>>,
     headers_not_created: Option<PcapFileRecord>,
-    qsamples: Vec<(usize, Result<netlab_qdisc::SampleSeries, ScenarioError>)>,
+    qsamples: Vec<(
+        usize,
+        Result<netlab_qdisc_model::SampleSeries, ScenarioError>,
+    )>,
 }
 
 impl Joined {
@@ -185,7 +188,7 @@ impl Joined {
         self,
         plan: &ScenarioSetup,
         res: &mut ScenarioResult,
-        measured: &mut Measured,
+        measured: &mut WorkerLogs,
     ) -> Vec<ScenarioError> {
         measured.senders = (0..self.senders.len()).map(|_| None).collect();
         let mut errors: Vec<ScenarioError> = Vec::new();
@@ -264,7 +267,7 @@ fn add_fates(
     let mut drops = res
         .qdisc_of("up")
         .filter(|q| !q.samples.is_empty())
-        .map(|q| DropBudget::new(drop_intervals(&q.samples, netlab_qdisc::ARM_HANDLE)));
+        .map(|q| DropBudget::new(drop_intervals(&q.samples, netlab_qdisc_model::ARM_HANDLE)));
     // One drop explains at most one request of either probe: the
     // stop-and-wait probe is matched first.
     if let (Some(p), Some(a)) = (res.probes.first_mut(), echo_arrivals) {
@@ -298,7 +301,7 @@ fn fill_flow(
     rx: Option<Result<ReceiverLog<EchoStats>, ScenarioError>>,
     tx: Option<Result<SenderOutput, ScenarioError>>,
     res: &mut ScenarioResult,
-    measured: &mut Measured,
+    measured: &mut WorkerLogs,
 ) -> Option<ScenarioError> {
     let flow = &mut res.flows[i];
     // Every receiver is timed from t0 itself (`Sink::starting_at`).

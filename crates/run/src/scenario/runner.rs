@@ -33,7 +33,7 @@ use super::collect::Workers;
 use super::cpu::CpuMarks;
 use super::error::ScenarioError;
 use crate::b_loop::{BLoop, BLoopError};
-use crate::hooks::{HookError, Measured, ScenarioEnd, ScenarioHooks, ScenarioView};
+use crate::hooks::{HookError, ScenarioEnd, ScenarioHooks, ScenarioView, WorkerLogs};
 use crate::progress::{Live, Progress};
 use crate::setup::ScenarioSetup;
 
@@ -357,7 +357,7 @@ impl Runner<'_, '_> {
         // whatever happens next, they are told the scenario is over while
         // the namespaces still exist.
         let mut t0 = None;
-        let mut raw = Measured::default();
+        let mut raw = WorkerLogs::default();
         // (The hooks' borrow ends with this statement: `measure` calls them too.)
         let ready = self
             .hooks
@@ -389,7 +389,7 @@ impl Runner<'_, '_> {
         &'s self,
         topology: &'s Topology,
         t0: Option<Instant>,
-        measured: Option<&'s Measured>,
+        measured: Option<&'s WorkerLogs>,
     ) -> ScenarioView<'s> {
         ScenarioView {
             topology,
@@ -411,7 +411,7 @@ impl Runner<'_, '_> {
         qsock: &QdiscSocket,
         res: &mut ScenarioResult,
         t0_out: &mut Option<(Instant, Duration)>,
-        raw: &mut Measured,
+        raw: &mut WorkerLogs,
     ) -> Result<(), ScenarioError> {
         let plan = self.plan;
         // Capture on B, opened before anything connects.
@@ -439,7 +439,7 @@ impl Runner<'_, '_> {
             .map_err(b_loop_step("binding the receiver in B"))?;
         let t0 = clock_sink.t0();
         let now = SystemTime::now();
-        res.t0_utc = Some(netlab_receipts::format_rfc3339(now));
+        res.t0_utc = Some(netlab_utc::format_rfc3339(now));
         let t0_unix = now
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default()

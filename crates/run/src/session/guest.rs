@@ -6,12 +6,13 @@
 
 use std::time::{Duration, SystemTime};
 
-use netlab_receipts::{format_rfc3339, SystemClock};
+use netlab_receipts::SystemClock;
 use netlab_results::{write_json_atomic, Interrupted, KernelInfo, Results, Tool, SCHEMA_VERSION};
 use netlab_topology::RunId;
+use netlab_utc::format_rfc3339;
 
 use super::watch::{forward_interrupt, owned_run, GUEST_GRACE, INTERRUPT_FILE};
-use super::{Outcome, RunError, REASON_ENV};
+use super::{RunError, RunOutcome, REASON_ENV};
 use crate::config::{SessionConfig, GUEST_EXPERIMENT_FILE};
 use crate::hooks::RunHooks;
 use crate::progress::Progress;
@@ -28,7 +29,7 @@ pub fn run_in_guest(
     release: &str,
     modules: &[String],
     because: &str,
-) -> Result<Outcome, RunError> {
+) -> Result<RunOutcome, RunError> {
     // The resolved experiment goes to the guest as a file in --out.
     let file = cfg.out.join(GUEST_EXPERIMENT_FILE);
     std::fs::write(&file, cfg.exp.to_toml())
@@ -89,7 +90,7 @@ pub fn run_in_guest(
             sig,
             outcome.as_ref().err(),
         );
-        return Ok(Outcome::Interrupted { signal: sig });
+        return Ok(RunOutcome::Interrupted { signal: sig });
     }
     Ok(match outcome {
         Ok(out) => {
@@ -110,10 +111,10 @@ pub fn run_in_guest(
                     cfg.out.display(),
                     tail(&out.console_log, 20)
                 );
-                return Ok(Outcome::Failed);
+                return Ok(RunOutcome::Failed);
             }
             match out.status {
-                netlab_guest::GuestStatus::Exited(c) => Outcome::Guest {
+                netlab_guest::GuestStatus::Exited(c) => RunOutcome::Guest {
                     exit: c.clamp(0, 255) as u8,
                 },
                 // Said on stderr even with --quiet: the run inside wrote
@@ -124,13 +125,13 @@ pub fn run_in_guest(
                         log.display(),
                         tail(&out.console_log, 20)
                     );
-                    Outcome::Failed
+                    RunOutcome::Failed
                 }
             }
         }
         Err(e) => {
             eprintln!("{program}: the guest run failed: {e}");
-            Outcome::Failed
+            RunOutcome::Failed
         }
     })
 }

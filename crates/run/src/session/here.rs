@@ -5,12 +5,13 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant, SystemTime};
 
-use netlab_receipts::{format_rfc3339, Registry, SystemClock};
+use netlab_receipts::{Registry, SystemClock};
 use netlab_results::{Interrupted, KernelInfo, Results, ScenarioFiles, Tool, SCHEMA_VERSION};
 use netlab_topology::RunId;
+use netlab_utc::format_rfc3339;
 
 use super::watch::{interrupt_from_host, owned_run, start_watchdog, GRACE};
-use super::{Outcome, RunError};
+use super::{RunError, RunOutcome};
 use crate::config::SessionConfig;
 use crate::hooks::{RunHooks, ScenarioHooks};
 use crate::progress::Progress;
@@ -34,7 +35,7 @@ pub fn run_here(
     kernel: KernelInfo,
     scenario_hooks: &mut dyn ScenarioHooks,
     run_hooks: &mut dyn RunHooks,
-) -> Result<Outcome, RunError> {
+) -> Result<RunOutcome, RunError> {
     netlab_topology::privilege::check_capabilities()
         .map_err(|e| RunError::Privilege(e.to_string()))?;
     let progress = Progress::new(cfg.quiet);
@@ -77,12 +78,12 @@ pub fn run_here(
                 run_hooks.interrupted_banner(i, &files.indices())
             );
         }
-        return Ok(Outcome::Interrupted { signal: sig });
+        return Ok(RunOutcome::Interrupted { signal: sig });
     }
     Ok(if failed {
-        Outcome::Failed
+        RunOutcome::Failed
     } else {
-        Outcome::Complete
+        RunOutcome::Complete
     })
 }
 

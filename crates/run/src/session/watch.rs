@@ -198,8 +198,11 @@ mod tests {
     /// written after the drop is never read.
     #[test]
     fn a_dropped_interrupt_watcher_reads_no_later_request() {
-        let dir = std::env::temp_dir().join(format!("netlab-watch-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::Builder::new()
+            .prefix("netlab-watch-")
+            .tempdir()
+            .unwrap();
+        let dir = tmp.path().to_path_buf();
         let guard = interrupt_from_host("test", &dir);
         drop(guard);
         std::thread::sleep(Duration::from_millis(250));

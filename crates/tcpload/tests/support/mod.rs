@@ -7,12 +7,13 @@ use std::net::SocketAddr;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use netlab_path_settings::DEFAULT_TCP_PORT;
 use netlab_probe::{EchoHandler, EchoResponder, EchoStats};
 use netlab_tcpload::{
     new_sender_socket, DiagSocket, ReceiverLog, SamplerConfig, SamplerLog, Sender, SenderConfig,
     SenderLog, Sink, SinkConfig, TcpSampler,
 };
-use netlab_topology::spec::{B_ADDR, DEFAULT_TCP_PORT, DEFAULT_UDP_PORT};
+use netlab_topology::spec::{B_ADDR, DEFAULT_UDP_PORT};
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
 /// Builds a fresh, guarded A–R–B.

@@ -4,7 +4,8 @@
 //! was built; then, with netem on the path, the neighbours resolved so the
 //! first probe request holds no ARP.
 
-use netlab_qdisc::{ifindex_in, read_psched, Psched, QdiscSocket};
+use netlab_qdisc::{ifindex_in, read_psched, QdiscSocket};
+use netlab_qdisc_model::Psched;
 use netlab_results::{QdiscResult, ReadbackDump, RequestRecord, ScenarioResult, TopologyResult};
 use netlab_topology::Topology;
 

@@ -82,7 +82,7 @@ impl Runner<'_, '_> {
     ) -> Result<(), ScenarioError> {
         let plan = self.plan;
         for e in scene.egresses {
-            let sampling = netlab_qdisc::SamplerConfig::new(
+            let sampling = netlab_qdisc::QdiscSamplerConfig::new(
                 plan.qdisc_sample_interval,
                 scene.t0,
                 scene.t0 + plan.qdisc_sampling_end,
