@@ -437,9 +437,10 @@ impl ScenarioSetup {
         })
     }
 
-    /// The scenario's namespaces (A, R, B).
+    /// The scenario's namespaces (A, R, B, then the sender hosts from 2
+    /// on, method §1.7): what the receipts register and cleanup deletes.
     pub fn namespaces(&self) -> Vec<String> {
-        self.topology.netns_names().to_vec()
+        self.topology.all_netns_names()
     }
 
     /// How long the neighbour warm-up may wait in all: three tries' worth
