@@ -224,6 +224,9 @@ pub struct FlowSpec {
     pub port: u16,
     /// Sender write size.
     pub block_size: u32,
+    /// Index into the experiment's `hosts` of the host at A's end (0: the
+    /// first host, the seed's A).
+    pub host: usize,
 }
 
 impl Default for FlowSpec {
@@ -236,6 +239,7 @@ impl Default for FlowSpec {
             stop: None,
             port: DEFAULT_TCP_PORT,
             block_size: DEFAULT_BLOCK_SIZE,
+            host: 0,
         }
     }
 }
@@ -303,6 +307,9 @@ pub struct ProbeSpec {
     /// [`ProbeSpec::min_size`], at most the MTU less
     /// [`IPV4_UDP_HEADERS`]).
     pub size: u32,
+    /// Index into the experiment's `hosts` of the host it runs from (0:
+    /// the first host, the seed's A).
+    pub host: usize,
 }
 
 impl ProbeSpec {
@@ -315,6 +322,7 @@ impl ProbeSpec {
             timeout: Duration::from_secs(1),
             max_requests: Some(100),
             size: MIN_STOP_AND_WAIT_SIZE,
+            host: 0,
         }
     }
 
@@ -327,6 +335,7 @@ impl ProbeSpec {
             timeout: Duration::from_secs(1),
             max_requests: None,
             size: MIN_ISOCHRONOUS_SIZE,
+            host: 0,
         }
     }
 
@@ -508,6 +517,9 @@ pub struct Experiment {
     pub timeline: Timeline,
     /// Path.
     pub path: PathSpec,
+    /// Sender hosts (`[[hosts]]`, docs/method.md §1.7); empty: the seed's
+    /// one sender A.
+    pub hosts: Vec<crate::hosts::HostSpec>,
     /// Flows as declared (a sweep may copy them).
     pub flows: Vec<FlowSpec>,
     /// Probes.
@@ -539,6 +551,7 @@ impl Default for Experiment {
                 .collect(),
             timeline: Timeline::default(),
             path: PathSpec::default(),
+            hosts: Vec::new(),
             flows: vec![FlowSpec::default()],
             probes: vec![ProbeSpec::stop_and_wait()],
             sample_interval: Duration::from_millis(200),

@@ -118,13 +118,17 @@ impl Experiment {
         };
         let timeline = resolve_timeline(f.timeline.as_ref().unwrap_or(&TimelineFile::default()))?;
         let path = resolve_path(f.path.as_ref().unwrap_or(&PathFile::default()))?;
+        let hosts = match &f.hosts {
+            None => Vec::new(),
+            Some(list) => crate::hosts::resolve_hosts(list)?,
+        };
         let flows = match &f.flows {
             None => d.flows.clone(),
-            Some(list) => resolve_flows(list, &timeline)?,
+            Some(list) => resolve_flows(list, &timeline, &hosts)?,
         };
         let probes = match &f.probes {
             None => d.probes.clone(),
-            Some(list) => resolve_probes(list, &timeline)?,
+            Some(list) => resolve_probes(list, &timeline, &hosts)?,
         };
         check_ports(&flows, &probes)?;
         let sampling = f.sampling.clone().unwrap_or_default();
@@ -160,6 +164,7 @@ impl Experiment {
             arms,
             timeline,
             path,
+            hosts,
             flows,
             probes,
             sample_interval,
@@ -349,6 +354,7 @@ impl Experiment {
                 up: Some(shaper(&self.path.up)),
                 down: Some(shaper(&self.path.down)),
             }),
+            hosts: crate::hosts::hosts_file(&self.hosts),
             flows: Some(
                 self.flows
                     .iter()
@@ -360,6 +366,7 @@ impl Experiment {
                         stop: fl.stop.map(format_duration),
                         port: Some(fl.port),
                         block_size: Some(fl.block_size),
+                        host: crate::hosts::host_name(&self.hosts, fl.host),
                     })
                     .collect(),
             ),
@@ -376,6 +383,7 @@ impl Experiment {
                         // text (and the hash) of a file without it is what
                         // it was before probe sizes existed.
                         size: (p.size != ProbeSpec::min_size(p.kind)).then_some(p.size),
+                        host: crate::hosts::host_name(&self.hosts, p.host),
                     })
                     .collect(),
             ),
@@ -506,7 +514,11 @@ pub(crate) fn check_path_mtu(key: &str, mtu: u32, path: &PathSpec) -> Result<(),
     Ok(())
 }
 
-fn resolve_flows(list: &[FlowFile], timeline: &Timeline) -> Result<Vec<FlowSpec>, ExperimentError> {
+fn resolve_flows(
+    list: &[FlowFile],
+    timeline: &Timeline,
+    hosts: &[crate::hosts::HostSpec],
+) -> Result<Vec<FlowSpec>, ExperimentError> {
     if list.is_empty() {
         return Err(err("flows", "at least one flow is needed"));
     }
@@ -565,6 +577,7 @@ fn resolve_flows(list: &[FlowFile], timeline: &Timeline) -> Result<Vec<FlowSpec>
             stop,
             port: f.port.unwrap_or(0),
             block_size,
+            host: crate::hosts::host_index(&key("host"), f.host.as_deref(), hosts)?,
         });
     }
     // tcp_ecn is a sysctl of the sender's namespace, not of a socket: the
@@ -607,6 +620,7 @@ fn resolve_flows(list: &[FlowFile], timeline: &Timeline) -> Result<Vec<FlowSpec>
 fn resolve_probes(
     list: &[ProbeFile],
     timeline: &Timeline,
+    hosts: &[crate::hosts::HostSpec],
 ) -> Result<Vec<ProbeSpec>, ExperimentError> {
     let mut probes = Vec::with_capacity(list.len());
     for (i, p) in list.iter().enumerate() {
@@ -657,6 +671,7 @@ fn resolve_probes(
             max_requests,
             // Checked with the MTU once the sweep is known.
             size: p.size.unwrap_or(d.size),
+            host: crate::hosts::host_index(&key("host"), p.host.as_deref(), hosts)?,
         });
     }
     Ok(probes)
