@@ -128,6 +128,33 @@ fn check_name(key: &str, name: &str) -> Result<(), ExperimentError> {
     }
 }
 
+/// Refuses a download bottleneck with more than one host: it is TBF on
+/// R's egress toward A, host 1's link only, and the other hosts' links
+/// would pass it by (docs/method.md §1.7).
+pub(crate) fn check_down_bottleneck(
+    hosts: &[HostSpec],
+    path: &crate::PathSpec,
+    sweep: &crate::Sweep,
+) -> Result<(), ExperimentError> {
+    let swept = sweep
+        .axes
+        .iter()
+        .any(|a| matches!(a.first(), Some(crate::AxisValue::DownRate(_))));
+    if hosts.len() > 1 && (path.down.is_some() || swept) {
+        let key = if swept {
+            "sweep.down_rate"
+        } else {
+            "path.down"
+        };
+        return Err(err(
+            key,
+            "a download bottleneck takes one sender host: it shapes R's egress toward \
+             host 1 only, and the other hosts' downloads would pass it by",
+        ));
+    }
+    Ok(())
+}
+
 /// The index into `hosts` of the host a flow or probe names (`None`: the
 /// first). Naming a host without `[[hosts]]`, or one not declared, is
 /// refused at `key`.
@@ -262,6 +289,13 @@ mod tests {
             .map(|i| format!("[[hosts]]\nname = \"h{i}\"\n"))
             .collect();
         assert_eq!(parse(&just).unwrap().hosts.len(), 254);
+    }
+
+    #[test]
+    fn a_download_bottleneck_takes_one_host() {
+        let (key, _) = refusal(&format!("{TWO}[path.down]\nrate = \"5mbit\"\n"));
+        assert_eq!(key, "path.down");
+        assert!(parse("[[hosts]]\nname = \"a\"\n[path.down]\nrate = \"5mbit\"\n").is_ok());
     }
 
     #[test]

@@ -154,6 +154,7 @@ impl Experiment {
             &timeline,
         )?;
         crate::probes::check_sizes(&probes, &sweep, path.mtu)?;
+        crate::hosts::check_down_bottleneck(&hosts, &path, &sweep)?;
         let models = crate::models::resolve_models(f.report.as_ref())?;
         let exp = Experiment {
             name: f.name.clone().unwrap_or(d.name),
