@@ -51,6 +51,7 @@ pub mod queue_seen;
 mod read;
 mod run;
 mod scenario;
+pub mod shares;
 pub mod split;
 pub mod store;
 pub mod stream;
