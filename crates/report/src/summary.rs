@@ -16,6 +16,7 @@ use netlab_qdisc_model::{QdiscRecord, ARM_HANDLE};
 use netlab_results::{DirectionResult, QdiscResult, Results, ScenarioResult};
 
 mod header;
+mod hosts;
 mod notes;
 mod path;
 mod sections;
@@ -362,6 +363,9 @@ pub struct ScenarioFigures {
     pub flows: Vec<FlowFigures>,
     /// Per direction: aggregate goodput and fairness.
     pub directions: Vec<DirectionResult>,
+    /// Per direction: each sender host's goodput and share, Jain over
+    /// flows and hosts (method §1.7); empty without `[[hosts]]`.
+    pub host_shares: Vec<netlab_results::shares::DirectionShares>,
     /// The stop-and-wait probe's loaded phase (the sweep grid).
     pub loaded: Option<PhaseStats>,
     /// The isochronous probe's figures, when one ran.
@@ -480,6 +484,7 @@ impl ScenarioFigures {
                 })
                 .collect(),
             directions: s.directions.clone(),
+            host_shares: hosts::host_shares(s),
             loaded: s.probe().and_then(|p| p.phases.loaded.clone()),
             iso: s.iso_probe.as_ref().map(|iso| IsoFigures {
                 interval_ms: iso.log.config.interval.as_secs_f64() * 1e3,
