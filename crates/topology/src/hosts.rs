@@ -164,12 +164,15 @@ pub fn host_requests(
     vec![
         (
             HostSide::Router,
+            // R's end is the link, the host's the peer, as `r1`/`b0` are:
+            // the guest's 6.1 refuses (EEXIST) a link placed in another
+            // namespace with an ifindex R already uses.
             rtnl::new_veth_pair(
-                &end(A_IF, host_fd, A_IFINDEX),
                 &end(&rif, router_fd, rix),
+                &end(A_IF, host_fd, A_IFINDEX),
                 mtu,
                 format!(
-                    "creating veth {A_IF} (netns {host_ns}) / {rif} (netns {router_ns}) with MTU {mtu}"
+                    "creating veth {rif} (netns {router_ns}) / {A_IF} (netns {host_ns}) with MTU {mtu}"
                 ),
             ),
         ),
@@ -237,7 +240,7 @@ mod tests {
         assert_eq!(
             steps,
             [
-                "creating veth a0 (netns nl-7f3a-1-a3) / r3 (netns nl-7f3a-1-r) with MTU 1500",
+                "creating veth r3 (netns nl-7f3a-1-r) / a0 (netns nl-7f3a-1-a3) with MTU 1500",
                 "adding 10.21.3.1/24 to r3 in netns nl-7f3a-1-r",
                 "setting r3 up in netns nl-7f3a-1-r",
                 "setting lo up in netns nl-7f3a-1-a3",
