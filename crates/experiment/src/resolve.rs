@@ -597,8 +597,13 @@ fn resolve_flows(
             }
         }
     }
-    // Flows without a port: the first gets the method's port if it is free,
-    // the others the next free ones from AUTO_PORT_BASE.
+    assign_ports(&mut flows);
+    Ok(flows)
+}
+
+/// Flows without a port: the first gets the method's port if it is free,
+/// the others the next free ones from AUTO_PORT_BASE.
+fn assign_ports(flows: &mut [FlowSpec]) {
     let mut used: Vec<u16> = flows.iter().map(|f| f.port).filter(|p| *p != 0).collect();
     let mut next = AUTO_PORT_BASE;
     for (i, f) in flows.iter_mut().enumerate() {
@@ -615,7 +620,6 @@ fn resolve_flows(
         }
         used.push(f.port);
     }
-    Ok(flows)
 }
 
 fn resolve_probes(
