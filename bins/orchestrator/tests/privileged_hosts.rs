@@ -107,3 +107,91 @@ fn a_default_compare_prints_no_hosts() {
     assert!(exp.hosts.is_empty());
     assert!(exp.flows.iter().all(|f| f.host == 0));
 }
+
+/// A preset of experiments/ with one round and a short timeline.
+fn quick_preset(name: &str, arms: Option<&[&str]>) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../experiments")
+        .join(format!("{name}.toml"));
+    let mut f = netlab_experiment::parse_file(&std::fs::read_to_string(path).unwrap()).unwrap();
+    f.rounds = Some(1);
+    f.timeline = Some(netlab_experiment::file::TimelineFile {
+        baseline: Some("1s".into()),
+        warmup: Some("3s".into()),
+        measure: Some("8s".into()),
+    });
+    if let Some(arms) = arms {
+        f.arms = Some(arms.iter().map(|a| a.to_string()).collect());
+    }
+    netlab_experiment::Experiment::from_file(&f)
+        .unwrap()
+        .to_toml()
+}
+
+/// Runs `toml` (in the guest: its arms need it) and gives each scenario's
+/// arm words with its per-host shares of the upload.
+fn run_shares(tag: &str, toml: &str) -> Vec<(String, Vec<(String, f64)>)> {
+    let out = OutDir::new(tag);
+    let file = out.0.with_extension("toml");
+    std::fs::write(&file, toml).unwrap();
+    let (code, stdout, stderr) = run_bounded(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--out",
+            out.0.to_str().unwrap(),
+            "--quiet",
+        ],
+        Duration::from_secs(400),
+    );
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    let r = netlab_results::Results::read(&out.0.join("results.json")).unwrap();
+    r.scenarios
+        .iter()
+        .map(|s| {
+            assert_eq!(s.error, None);
+            let d = netlab_results::shares::of_scenario(s).directions;
+            let hosts = d[0]
+                .hosts
+                .iter()
+                .map(|h| (h.host.clone(), h.share.expect("every flow has a goodput")))
+                .collect();
+            (s.arm_words.clone(), hosts)
+        })
+        .collect()
+}
+
+#[test]
+fn guest_hosts_shares_land_where_the_quick_files_measured_them() {
+    if !netlab_guest::guest_or_skip(
+        "guest_hosts_shares_land_where_the_quick_files_measured_them",
+        &["veth", "sch_tbf", "sch_netem", "sch_fq_codel", "sch_cake"],
+    ) {
+        return;
+    }
+    // Host isolation (docs/models.md, model 5): a1 (1 flow) against a2 (8).
+    let iso = run_shares("hosts-iso", &quick_preset("host_isolation_quick", None));
+    let a1 = |arm: &str| {
+        let (_, hosts) = iso.iter().find(|(w, _)| w == arm).unwrap();
+        hosts.iter().find(|(h, _)| h == "a1").unwrap().1
+    };
+    assert!(a1("fq_codel") < 0.2, "{iso:?}");
+    assert!((0.3..=0.6).contains(&a1("cake dual-srchost")), "{iso:?}");
+    assert!(a1("cake triple-isolate") < 0.2, "{iso:?}");
+    // RTT fairness: near (10 ms) beats far (40 ms) under the deep pfifo,
+    // and fq_codel's ratio is nearer 1.
+    let rtt = run_shares(
+        "hosts-rtt",
+        &quick_preset("rtt_fairness_quick", Some(&["pfifo limit 256", "fq_codel"])),
+    );
+    let ratio = |arm: &str| {
+        let (_, hosts) = rtt.iter().find(|(w, _)| w == arm).unwrap();
+        hosts[0].1 / hosts[1].1
+    };
+    assert!(ratio("pfifo limit 256") > 1.0, "{rtt:?}");
+    assert!(
+        (ratio("fq_codel") - 1.0).abs() < (ratio("pfifo limit 256") - 1.0).abs(),
+        "{rtt:?}"
+    );
+}
