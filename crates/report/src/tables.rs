@@ -284,6 +284,7 @@ pub fn flow_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
             direction: &f.direction,
             host: f.host.as_deref().unwrap_or(""),
             goodput_mbps: f.goodput_mbps,
+            rtt_ms: None,
         })
         .collect();
     let shares = netlab_results::shares::of_flows(&inputs);

@@ -8,9 +8,16 @@
 //! absent rather than too large. Without `[[hosts]]` every flow is from the
 //! one sender, which is then the only host.
 //!
+//! Beside each host's measured share, its three models (docs/models.md,
+//! model 5): the per-flow share of per-flow FQ (its flows ÷ the
+//! direction's), the equal host share CAKE's host modes aim at (1 ÷ the
+//! hosts), and Mathis's share with the flows' measured RTTs (each flow's
+//! rate ∝ 1 / RTT at one drop probability: the host's Σ 1/RTT over the
+//! direction's).
+//!
 //! ```
 //! use netlab_results::shares::{of_flows, FlowGoodput};
-//! let f = |host: &'static str, g| FlowGoodput { direction: "up", host, goodput_mbps: Some(g) };
+//! let f = |host: &'static str, g| FlowGoodput { direction: "up", host, goodput_mbps: Some(g), rtt_ms: None };
 //! // Host a with 1 flow, host b with 3, each flow 1 Mbit/s.
 //! let s = of_flows(&[f("a", 1.0), f("b", 1.0), f("b", 1.0), f("b", 1.0)]);
 //! assert_eq!(s.flows[0].share, Some(0.25));
@@ -29,6 +36,8 @@ pub struct FlowGoodput<'a> {
     pub host: &'a str,
     /// Goodput over the measured window, Mbit/s (method §4.3).
     pub goodput_mbps: Option<f64>,
+    /// Its measured RTT over the window, ms ([`window_rtt_ms`]).
+    pub rtt_ms: Option<f64>,
 }
 
 /// One flow's shares.
@@ -53,6 +62,13 @@ pub struct HostShare {
     pub goodput_mbps: Option<f64>,
     /// That ÷ the direction's.
     pub share: Option<f64>,
+    /// Per-flow FQ's share: its flows ÷ the direction's.
+    pub model_per_flow: f64,
+    /// The equal host share: 1 ÷ the direction's hosts.
+    pub model_equal_host: f64,
+    /// Mathis's share with the measured RTTs: Σ 1/RTT of its flows ÷ the
+    /// direction's (`None` when a flow has no RTT).
+    pub model_mathis: Option<f64>,
 }
 
 /// One direction's flows and hosts together.
@@ -130,6 +146,9 @@ fn direction(flows: &[FlowGoodput<'_>], dir: &str) -> DirectionShares {
                 flows: 1,
                 goodput_mbps: f.goodput_mbps,
                 share: None,
+                model_per_flow: 0.0,
+                model_equal_host: 0.0,
+                model_mathis: None,
             }),
         }
     }
@@ -150,8 +169,19 @@ fn direction(flows: &[FlowGoodput<'_>], dir: &str) -> DirectionShares {
         hosts,
     };
     let t = total(&d);
+    let inverse_rtt = |host: Option<&str>| -> Option<f64> {
+        of.iter()
+            .filter(|f| host.map_or(true, |h| f.host == h))
+            .map(|f| f.rtt_ms.filter(|r| *r > 0.0).map(|r| 1.0 / r))
+            .sum()
+    };
+    let all = inverse_rtt(None);
+    let (n, hn) = (of.len() as f64, d.hosts.len() as f64);
     for h in &mut d.hosts {
         h.share = h.goodput_mbps.zip(t).map(|(g, t)| g / t);
+        h.model_per_flow = h.flows as f64 / n;
+        h.model_equal_host = 1.0 / hn;
+        h.model_mathis = inverse_rtt(Some(&h.host)).zip(all).map(|(x, a)| x / a);
     }
     d
 }
@@ -166,9 +196,25 @@ pub fn of_scenario(s: &crate::ScenarioResult) -> Shares {
             direction: &f.direction,
             host: f.host.as_deref().unwrap_or(""),
             goodput_mbps: f.tcp.as_ref().and_then(|t| t.goodput_mbps),
+            rtt_ms: window_rtt_ms(f),
         })
         .collect();
     of_flows(&inputs)
+}
+
+/// A flow's measured RTT, ms: the median of its sender's smoothed RTT
+/// (tcp_info's `rtt_us`) over the samples that end inside its measured
+/// window; `None` without one.
+pub fn window_rtt_ms(f: &crate::FlowResult) -> Option<f64> {
+    let [from, to] = f.tcp.as_ref()?.window_s;
+    let mut rtts: Vec<f64> = f
+        .tcp_info
+        .iter()
+        .filter(|t| (from..=to).contains(&t.end_s))
+        .filter_map(|t| t.info.as_ref())
+        .map(|i| f64::from(i.rtt_us) / 1e3)
+        .collect();
+    netlab_stats::median(&mut rtts)
 }
 
 #[cfg(test)]
@@ -180,7 +226,33 @@ mod tests {
             direction,
             host,
             goodput_mbps: g,
+            rtt_ms: None,
         }
+    }
+
+    #[test]
+    fn the_models_per_host() {
+        // near at 24 ms, far at 49 ms (fq_codel, rtt_fairness_quick):
+        // Mathis gives near 49/(24+49) of the link.
+        let s = of_flows(&[
+            FlowGoodput {
+                rtt_ms: Some(24.0),
+                ..f("up", "near", Some(5.3))
+            },
+            FlowGoodput {
+                rtt_ms: Some(49.0),
+                ..f("up", "far", Some(4.1))
+            },
+        ]);
+        let near = &s.directions[0].hosts[0];
+        assert!((near.model_mathis.unwrap() - 49.0 / 73.0).abs() < 1e-12);
+        assert_eq!((near.model_per_flow, near.model_equal_host), (0.5, 0.5));
+        // 1 flow against 8: per flow 1/9, per host 1/2; no RTT, no Mathis.
+        let mut flows = vec![f("up", "a1", Some(1.0))];
+        flows.extend((0..8).map(|_| f("up", "a2", Some(1.0))));
+        let a1 = of_flows(&flows).directions[0].hosts[0].clone();
+        assert!((a1.model_per_flow - 1.0 / 9.0).abs() < 1e-12);
+        assert_eq!((a1.model_equal_host, a1.model_mathis), (0.5, None));
     }
 
     #[test]

@@ -29,7 +29,7 @@ pub fn hosts_section(scenarios: &[ScenarioFigures]) -> Option<String> {
         return None;
     }
     let mut s = String::from(
-        "Who got the link, per sender host (method §1.7; shares of the direction's window goodput; Jain's index over the flows and over the hosts):\n\n",
+        "Who got the link, per sender host (method §1.7; shares of the direction's window goodput beside the three models of docs/models.md, model 5; Jain's index over the flows and over the hosts):\n\n",
     );
     for sc in scenarios {
         for d in &sc.host_shares {
@@ -38,12 +38,15 @@ pub fn hosts_section(scenarios: &[ScenarioFigures]) -> Option<String> {
                 .iter()
                 .map(|h| {
                     format!(
-                        "{} ({} flow{}) {} Mbit/s, share {}",
+                        "{} ({} flow{}) {} Mbit/s, share {} (models: per flow {}, equal hosts {}, Mathis at the measured RTTs {})",
                         h.host,
                         h.flows,
                         if h.flows == 1 { "" } else { "s" },
                         fmt3(h.goodput_mbps),
-                        fmt3(h.share)
+                        fmt3(h.share),
+                        fmt3(Some(h.model_per_flow)),
+                        fmt3(Some(h.model_equal_host)),
+                        fmt3(h.model_mathis)
                     )
                 })
                 .collect();
@@ -85,13 +88,14 @@ mod tests {
             direction: "up",
             host,
             goodput_mbps: Some(1.0),
+            rtt_ms: None,
         };
         let mut flows = vec![f("a1")];
         flows.extend((0..8).map(|_| f("a2")));
         fig.host_shares = of_flows(&flows).directions;
         let text = hosts_section(&[fig]).unwrap();
         assert!(
-            text.contains("- scenario 1 (round 1, fq_codel) up: a1 (1 flow) 1.000 Mbit/s, share 0.111; a2 (8 flows) 8.000 Mbit/s, share 0.889; Jain over flows 1.000, over hosts 0.623"),
+            text.contains("- scenario 1 (round 1, fq_codel) up: a1 (1 flow) 1.000 Mbit/s, share 0.111 (models: per flow 0.111, equal hosts 0.500, Mathis at the measured RTTs –); a2 (8 flows) 8.000 Mbit/s, share 0.889 (models: per flow 0.889, equal hosts 0.500, Mathis at the measured RTTs –); Jain over flows 1.000, over hosts 0.623"),
             "{text}"
         );
         // A scenario with hosts but no flow result yet: the hosts'
