@@ -105,8 +105,8 @@ pub(super) fn host_links(
 ) -> Result<(), ScenarioError> {
     for h in &plan.hosts {
         let dev = h.router_dev();
-        let configure = |source| ScenarioError::Configure {
-            dev: "a host's link",
+        let configure = |source| ScenarioError::HostLink {
+            dev: dev.clone(),
             netns: topo.r.name().to_string(),
             source: Box::new(source),
         };
