@@ -527,6 +527,7 @@ fn flow_records(s: &ScenarioResult) -> Vec<FlowRecord> {
                 planned_start_s: f.start_s,
                 connect_s: tcp.map(|t| t.connect_s),
                 error: f.error.clone(),
+                host: f.host.clone(),
             }
         })
         .collect()

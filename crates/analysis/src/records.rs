@@ -187,6 +187,9 @@ pub struct FlowRecord {
     pub connect_s: Option<f64>,
     /// Why it failed, if it did.
     pub error: Option<String>,
+    /// Its sender host's `[[hosts]]` name (docs/method.md §1.7); `None`
+    /// without `[[hosts]]`.
+    pub host: Option<String>,
 }
 
 impl FlowRecord {

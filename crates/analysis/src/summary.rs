@@ -95,6 +95,9 @@ pub struct ScenarioFigures {
     pub flows: Vec<FlowFigures>,
     /// Per direction: aggregate goodput and fairness.
     pub directions: Vec<DirectionResult>,
+    /// Per direction: each sender host's goodput and share, Jain over
+    /// flows and hosts (method §1.7); empty without `[[hosts]]`.
+    pub host_shares: Vec<netlab_results::shares::DirectionShares>,
     /// The stop-and-wait probe's loaded phase (the sweep grid).
     pub loaded: Option<PhaseStats>,
     /// The isochronous probe's figures, when one ran.
@@ -213,6 +216,11 @@ impl ScenarioFigures {
                 })
                 .collect(),
             directions: s.directions.clone(),
+            host_shares: if s.hosts.is_empty() {
+                Vec::new()
+            } else {
+                netlab_results::shares::of_scenario(s).directions
+            },
             loaded: s.probe().and_then(|p| p.phases.loaded.clone()),
             iso: s.iso_probe.as_ref().map(|iso| IsoFigures {
                 interval_ms: iso.log.config.interval.as_secs_f64() * 1e3,

@@ -28,6 +28,11 @@ pub struct ExperimentFile {
     pub timeline: Option<TimelineFile>,
     /// The bottleneck(s) and the base RTT.
     pub path: Option<PathFile>,
+    /// Sender hosts behind R (docs/method.md §1.7); absent means the
+    /// seed's one sender A. Left out of results.json and the printed file
+    /// when absent, so the content hash of a file without it is unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosts: Option<Vec<crate::hosts::HostFile>>,
     /// TCP flows; absent means the method's single Reno upload.
     pub flows: Option<Vec<FlowFile>>,
     /// Latency probes; absent means the stop-and-wait probe.
@@ -125,6 +130,10 @@ pub struct FlowFile {
     pub port: Option<u16>,
     /// Sender write size in bytes.
     pub block_size: Option<u32>,
+    /// The `[[hosts]]` name of the host at A's end of this flow (absent:
+    /// the first host).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 /// `[[probes]]`.
@@ -146,6 +155,10 @@ pub struct ProbeFile {
     /// when not the default, so the content hash of a file without it does
     /// not change.
     pub size: Option<u32>,
+    /// The `[[hosts]]` name of the host the probe runs from (absent: the
+    /// first host).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 /// `[sampling]`.

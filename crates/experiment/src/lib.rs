@@ -4,7 +4,8 @@
 //! An experiment (TOML) names the arms, the path (a TBF + arm bottleneck per
 //! direction, a base RTT added by netem off the measured queue), the TCP
 //! flows (direction, congestion control, ECN, start/stop, port), the probes,
-//! the rounds and an optional sweep grid. [`parse`] reads and resolves it
+//! the sender hosts behind R (`[[hosts]]`), the rounds and an optional
+//! sweep grid. [`parse`] reads and resolves it
 //! (defaults filled, every value checked, refusals naming the key, e.g.
 //! `flows[2].cc: unknown congestion control "cubc"`); [`Experiment::plan`]
 //! turns it into the ordered scenarios, a pure function; and
@@ -32,6 +33,7 @@
 
 pub mod file;
 pub mod hash;
+pub mod hosts;
 pub mod listing;
 pub mod model;
 pub mod models;
@@ -44,6 +46,7 @@ pub mod units;
 pub mod warnings;
 
 pub use file::ExperimentFile;
+pub use hosts::{HostSpec, MAX_HOSTS};
 pub use listing::{PlanListing, PlannedLine};
 pub use model::{
     check_mtu, ArmSpec, AxisValue, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice,

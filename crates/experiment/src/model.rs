@@ -255,6 +255,9 @@ pub struct FlowSpec {
     pub port: u16,
     /// Sender write size.
     pub block_size: u32,
+    /// Index into the experiment's `hosts` of the host at A's end (0: the
+    /// first host, the seed's A).
+    pub host: usize,
 }
 
 impl Default for FlowSpec {
@@ -267,6 +270,7 @@ impl Default for FlowSpec {
             stop: None,
             port: DEFAULT_TCP_PORT,
             block_size: DEFAULT_BLOCK_SIZE,
+            host: 0,
         }
     }
 }
@@ -334,6 +338,9 @@ pub struct ProbeSpec {
     /// [`ProbeSpec::min_size`], at most the MTU less
     /// [`IPV4_UDP_HEADERS`]).
     pub size: u32,
+    /// Index into the experiment's `hosts` of the host it runs from (0:
+    /// the first host, the seed's A).
+    pub host: usize,
 }
 
 impl ProbeSpec {
@@ -346,6 +353,7 @@ impl ProbeSpec {
             timeout: Duration::from_secs(1),
             max_requests: Some(100),
             size: MIN_STOP_AND_WAIT_SIZE,
+            host: 0,
         }
     }
 
@@ -358,6 +366,7 @@ impl ProbeSpec {
             timeout: Duration::from_secs(1),
             max_requests: None,
             size: MIN_ISOCHRONOUS_SIZE,
+            host: 0,
         }
     }
 
@@ -538,6 +547,9 @@ pub struct Experiment {
     pub timeline: Timeline,
     /// Path.
     pub path: PathSpec,
+    /// Sender hosts (`[[hosts]]`, docs/method.md §1.7); empty: the seed's
+    /// one sender A.
+    pub hosts: Vec<crate::hosts::HostSpec>,
     /// Flows as declared (a sweep may copy them).
     pub flows: Vec<FlowSpec>,
     /// Probes.
@@ -569,6 +581,7 @@ impl Default for Experiment {
                 .collect(),
             timeline: Timeline::default(),
             path: PathSpec::default(),
+            hosts: Vec::new(),
             flows: vec![FlowSpec::default()],
             probes: vec![ProbeSpec::stop_and_wait()],
             sample_interval: Duration::from_millis(200),

@@ -55,6 +55,8 @@ pub struct ScenarioPlan {
     pub timeline: Timeline,
     /// Path at this point.
     pub path: PathSpec,
+    /// Sender hosts (empty: the seed's one sender A).
+    pub hosts: Vec<crate::hosts::HostSpec>,
     /// Flows at this point (copied, cc set, ports assigned).
     pub flows: Vec<FlowSpec>,
     /// Probes at this point (a swept interval or size set).
@@ -73,7 +75,8 @@ pub struct ScenarioPlan {
 /// What the kernel must offer for a plan to run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Requirements {
-    /// Qdisc kinds (`tbf`, the arms' kinds, `netem` when a delay is set).
+    /// Qdisc kinds (`tbf`, the arms' kinds, `netem` when a delay is set,
+    /// on the path or on a host's link).
     pub qdiscs: BTreeSet<String>,
     /// Congestion controls.
     pub ccs: BTreeSet<String>,
@@ -286,6 +289,7 @@ impl Experiment {
                         arm: arm.clone(),
                         timeline: self.timeline,
                         path: at.path.clone(),
+                        hosts: self.hosts.clone(),
                         flows: at.flows.clone(),
                         probes: at.probes.clone(),
                         sample_interval: self.sample_interval,
@@ -307,7 +311,7 @@ impl Experiment {
                 req.qdiscs.insert("tbf".to_string());
                 req.qdiscs.insert(s.arm.arm.kind().to_string());
             }
-            if s.path.needs_netem() {
+            if s.path.needs_netem() || s.hosts.iter().any(|h| h.needs_netem()) {
                 req.qdiscs.insert("netem".to_string());
             }
             req.ccs.extend(s.flows.iter().map(|f| f.cc.clone()));

@@ -119,13 +119,17 @@ impl Experiment {
         };
         let timeline = resolve_timeline(f.timeline.as_ref().unwrap_or(&TimelineFile::default()))?;
         let path = resolve_path(f.path.as_ref().unwrap_or(&PathFile::default()))?;
+        let hosts = match &f.hosts {
+            None => Vec::new(),
+            Some(list) => crate::hosts::resolve_hosts(list)?,
+        };
         let flows = match &f.flows {
             None => d.flows.clone(),
-            Some(list) => resolve_flows(list, &timeline)?,
+            Some(list) => resolve_flows(list, &timeline, &hosts)?,
         };
         let probes = match &f.probes {
             None => d.probes.clone(),
-            Some(list) => resolve_probes(list, &timeline)?,
+            Some(list) => resolve_probes(list, &timeline, &hosts)?,
         };
         check_ports(&flows, &probes)?;
         let sampling = f.sampling.clone().unwrap_or_default();
@@ -151,6 +155,7 @@ impl Experiment {
             &timeline,
         )?;
         crate::probes::check_sizes(&probes, &sweep, path.mtu)?;
+        crate::hosts::check_down_bottleneck(&hosts, &path, &sweep)?;
         let models = crate::models::resolve_models(f.report.as_ref())?;
         let exp = Experiment {
             name: f.name.clone().unwrap_or(d.name),
@@ -161,6 +166,7 @@ impl Experiment {
             arms,
             timeline,
             path,
+            hosts,
             flows,
             probes,
             sample_interval,
@@ -350,6 +356,7 @@ impl Experiment {
                 up: Some(shaper(&self.path.up)),
                 down: Some(shaper(&self.path.down)),
             }),
+            hosts: crate::hosts::hosts_file(&self.hosts),
             flows: Some(
                 self.flows
                     .iter()
@@ -361,6 +368,7 @@ impl Experiment {
                         stop: fl.stop.map(format_duration),
                         port: Some(fl.port),
                         block_size: Some(fl.block_size),
+                        host: crate::hosts::host_name(&self.hosts, fl.host),
                     })
                     .collect(),
             ),
@@ -377,6 +385,7 @@ impl Experiment {
                         // text (and the hash) of a file without it is what
                         // it was before probe sizes existed.
                         size: (p.size != ProbeSpec::min_size(p.kind)).then_some(p.size),
+                        host: crate::hosts::host_name(&self.hosts, p.host),
                     })
                     .collect(),
             ),
@@ -513,7 +522,11 @@ pub(crate) fn check_path_mtu(key: &str, mtu: u32, path: &PathSpec) -> Result<(),
     Ok(())
 }
 
-fn resolve_flows(list: &[FlowFile], timeline: &Timeline) -> Result<Vec<FlowSpec>, ExperimentError> {
+fn resolve_flows(
+    list: &[FlowFile],
+    timeline: &Timeline,
+    hosts: &[crate::hosts::HostSpec],
+) -> Result<Vec<FlowSpec>, ExperimentError> {
     if list.is_empty() {
         return Err(err("flows", "at least one flow is needed"));
     }
@@ -572,6 +585,7 @@ fn resolve_flows(list: &[FlowFile], timeline: &Timeline) -> Result<Vec<FlowSpec>
             stop,
             port: f.port.unwrap_or(0),
             block_size,
+            host: crate::hosts::host_index(&key("host"), f.host.as_deref(), hosts)?,
         });
     }
     // tcp_ecn is a sysctl of the sender's namespace, not of a socket: the
@@ -590,8 +604,13 @@ fn resolve_flows(list: &[FlowFile], timeline: &Timeline) -> Result<Vec<FlowSpec>
             }
         }
     }
-    // Flows without a port: the first gets the method's port if it is free,
-    // the others the next free ones from AUTO_PORT_BASE.
+    assign_ports(&mut flows);
+    Ok(flows)
+}
+
+/// Flows without a port: the first gets the method's port if it is free,
+/// the others the next free ones from AUTO_PORT_BASE.
+fn assign_ports(flows: &mut [FlowSpec]) {
     let mut used: Vec<u16> = flows.iter().map(|f| f.port).filter(|p| *p != 0).collect();
     let mut next = AUTO_PORT_BASE;
     for (i, f) in flows.iter_mut().enumerate() {
@@ -608,12 +627,12 @@ fn resolve_flows(list: &[FlowFile], timeline: &Timeline) -> Result<Vec<FlowSpec>
         }
         used.push(f.port);
     }
-    Ok(flows)
 }
 
 fn resolve_probes(
     list: &[ProbeFile],
     timeline: &Timeline,
+    hosts: &[crate::hosts::HostSpec],
 ) -> Result<Vec<ProbeSpec>, ExperimentError> {
     let mut probes = Vec::with_capacity(list.len());
     for (i, p) in list.iter().enumerate() {
@@ -664,6 +683,7 @@ fn resolve_probes(
             max_requests,
             // Checked with the MTU once the sweep is known.
             size: p.size.unwrap_or(d.size),
+            host: crate::hosts::host_index(&key("host"), p.host.as_deref(), hosts)?,
         });
     }
     Ok(probes)

@@ -17,6 +17,7 @@ use netlab_analysis::summary::{
 use netlab_results::Results;
 
 mod header;
+mod hosts;
 mod notes;
 mod sections;
 

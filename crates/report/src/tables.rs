@@ -45,8 +45,9 @@ pub(crate) const PROBE_COLUMNS: [&str; 12] = [
     "one_way_down_ms",
 ];
 
-/// flows.csv's columns after the scenario's.
-pub(crate) const FLOW_COLUMNS: [&str; 11] = [
+/// flows.csv's columns after the scenario's; the last five are who got
+/// the link (method §1.7, `netlab_results::shares`).
+pub(crate) const FLOW_COLUMNS: [&str; 16] = [
     "flow",
     "direction",
     "cc",
@@ -58,6 +59,11 @@ pub(crate) const FLOW_COLUMNS: [&str; 11] = [
     "planned_start_s",
     "state",
     "error",
+    "host",
+    "host_goodput_mbps",
+    "host_goodput_share",
+    "jain_flows",
+    "jain_hosts",
 ];
 
 /// A number as written: plain, and an empty cell when absent or not
@@ -269,17 +275,26 @@ pub(crate) fn flow_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
         .map(|st| st.kind.short())
         .unwrap_or_default();
     // Each direction's flows' window goodput together: a flow's share is
-    // of that (empty when a flow of the direction has none).
-    let total = |dir: &str| -> Option<f64> {
-        let mut sum = 0.0;
-        for f in s.flow_records.iter().filter(|f| f.direction == dir) {
-            sum += f.goodput_mbps?;
-        }
-        (sum > 0.0).then_some(sum)
-    };
+    // of that (empty when a flow of the direction has none); its host's
+    // share likewise, and Jain's index over the flows and the hosts.
+    let inputs: Vec<netlab_results::shares::FlowGoodput<'_>> = s
+        .flow_records
+        .iter()
+        .map(|f| netlab_results::shares::FlowGoodput {
+            direction: &f.direction,
+            host: f.host.as_deref().unwrap_or(""),
+            goodput_mbps: f.goodput_mbps,
+            rtt_ms: None,
+        })
+        .collect();
+    let shares = netlab_results::shares::of_flows(&inputs);
     let mut out = String::new();
     for (k, f) in s.flow_records.iter().enumerate() {
-        let share = f.goodput_mbps.zip(total(&f.direction)).map(|(g, t)| g / t);
+        let fs = shares.flows[k];
+        let d = shares
+            .directions
+            .iter()
+            .find(|d| d.direction == f.direction);
         let mut cells = lead.clone();
         cells.extend([
             f.number.to_string(),
@@ -287,12 +302,17 @@ pub(crate) fn flow_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
             f.cc.clone(),
             f.ecn.to_string(),
             num(f.goodput_mbps),
-            num(share),
+            num(fs.share),
             f.retransmits.map_or_else(String::new, |r| r.to_string()),
             num(Some(f.start_s())),
             num(Some(f.planned_start_s)),
             if k == 0 { state.clone() } else { String::new() },
             f.error.clone().unwrap_or_default(),
+            f.host.clone().unwrap_or_default(),
+            num(fs.host_goodput_mbps),
+            num(fs.host_share),
+            num(d.and_then(|d| d.jain_flows)),
+            num(d.and_then(|d| d.jain_hosts)),
         ]);
         out.push_str(&line(&cells));
     }

@@ -205,6 +205,7 @@ impl CompareConfig {
                 stop: None,
                 port: self.tcp_port,
                 block_size: self.block_size as u32,
+                host: 0,
             }],
             probes: std::iter::once(ProbeSpec {
                 port: self.udp_port,

@@ -45,11 +45,13 @@ pub mod bottleneck;
 pub mod compare_flags;
 pub mod fate;
 mod file;
+pub mod hosts;
 pub mod merge;
 pub mod queue_seen;
 mod read;
 mod run;
 mod scenario;
+pub mod shares;
 pub mod split;
 pub mod store;
 pub mod stream;
@@ -60,6 +62,7 @@ pub mod v1;
 
 pub use bottleneck::{Bottleneck, CpuUse, DirectionBottleneck, Verdict};
 pub use file::{read_json, write_json_atomic, ResultsFileError};
+pub use hosts::HostResult;
 pub use queue_seen::{queue_seen, QueueSeen};
 pub use read::{ReadError, SUPPORTED_SCHEMAS};
 pub use run::{

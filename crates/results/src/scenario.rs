@@ -386,6 +386,10 @@ pub struct FlowResult {
     pub tcp_info_sampler: Option<TcpInfoSamplerResult>,
     /// Null, or why this flow failed.
     pub error: Option<String>,
+    /// The `[[hosts]]` name of the host at A's end (docs/method.md §1.7);
+    /// absent without `[[hosts]]` and in results written before hosts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 /// One direction's flows together.
@@ -486,6 +490,11 @@ pub struct ScenarioResult {
     /// written before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bottleneck: Option<crate::Bottleneck>,
+    /// The sender hosts (docs/method.md §1.7): each one's name, address,
+    /// base RTT and the netem on its link as read back. Empty (and not
+    /// written) without `[[hosts]]`; results written before it read empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<crate::HostResult>,
 }
 
 impl ScenarioResult {

@@ -97,6 +97,7 @@ fn convert(s: ScenarioResultV1, cfg: &CompareConfig) -> ScenarioResult {
             tcp_info: s.tcp_info,
             tcp_info_sampler: s.tcp_info_sampler,
             error: None,
+            host: None,
         }]
     } else {
         Vec::new()
@@ -140,6 +141,7 @@ fn convert(s: ScenarioResultV1, cfg: &CompareConfig) -> ScenarioResult {
         open_fds: None,
         ran_on: None,
         bottleneck: None,
+        hosts: Vec::new(),
     }
 }
 

@@ -23,8 +23,8 @@ use netlab_qdisc_model::{
 };
 use netlab_tcpload::sink::SinkConfig;
 use netlab_tcpload::{SamplerConfig as TcpInfoSamplerConfig, SenderConfig};
-use netlab_topology::spec::{A_ADDR, B_ADDR, B_IF, R_A_IF, R_B_IF};
-use netlab_topology::{RunId, TopologySpec};
+use netlab_topology::spec::{B_ADDR, B_IF, R_A_IF, R_B_IF};
+use netlab_topology::{RunId, SenderHost, TopologySpec};
 
 use crate::b_loop::BLoopConfig;
 use crate::scenario::error::ScenarioError;
@@ -122,6 +122,9 @@ pub struct FlowSetup {
     pub start: Duration,
     /// When it stops, from t0 (`None`: with the others, after the end).
     pub stop: Option<Duration>,
+    /// The sender host at A's end (method §1.7): it sends an upload from
+    /// there and receives a download there.
+    pub host: SenderHost,
 }
 
 /// The UDP echo probe from A to B's echo.
@@ -133,6 +136,8 @@ pub struct ProbeSetup {
     pub config: ProbeConfig,
     /// If the probe still runs at this time from t0, it is stopped.
     pub hard_stop: Duration,
+    /// The sender host it runs from (method §1.7).
+    pub host: SenderHost,
 }
 
 /// The isochronous probe from A to B's stamping echo on its own
@@ -145,6 +150,50 @@ pub struct IsoProbeSetup {
     pub config: IsoConfig,
     /// If the probe still runs at this time from t0, it is stopped.
     pub hard_stop: Duration,
+    /// The sender host it runs from (method §1.7).
+    pub host: SenderHost,
+}
+
+/// One sender host of a scenario with `[[hosts]]` (method §1.7).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostSetup {
+    /// Its number in the topology (1: the seed's A).
+    pub host: SenderHost,
+    /// Its `[[hosts]]` name.
+    pub name: String,
+    /// The base RTT asked for on its own link.
+    pub base_rtt: Duration,
+    /// The netem at the root of R's egress toward it, for hosts from 2 on
+    /// when the path or the host has a delay: the path's half RTT (as on
+    /// `r0`) plus the host's whole base RTT. Host 1's link is R's `down`
+    /// egress, whose netem carries its base RTT ([`ScenarioSetup::egresses`]).
+    pub netem: Option<Netem>,
+}
+
+impl HostSetup {
+    /// R's interface toward the host.
+    pub fn router_dev(&self) -> String {
+        self.host.router_if()
+    }
+
+    /// The requests of its link's netem (none without one).
+    pub fn requests(&self, ifindex: u32, psched: &Psched) -> Result<Vec<QdiscRequest>, QdiscError> {
+        let dev = self.router_dev();
+        self.netem
+            .iter()
+            .map(|n| {
+                Ok(netem_request(
+                    &dev,
+                    ifindex,
+                    NETEM_HANDLE,
+                    Handle::ROOT,
+                    n,
+                    psched,
+                    1,
+                )?)
+            })
+            .collect()
+    }
 }
 
 /// Everything one scenario runs with.
@@ -179,6 +228,9 @@ pub struct ScenarioSetup {
     pub capture_flow: Option<(usize, Flow)>,
     /// The headers pcapng file, when the experiment asks for one.
     pub pcap: Option<PcapSetup>,
+    /// The sender hosts, host 1 first; empty without `[[hosts]]` (the
+    /// seed's one A).
+    pub hosts: Vec<HostSetup>,
     /// The flows.
     pub flows: Vec<FlowSetup>,
     /// The stop-and-wait probe.
@@ -200,11 +252,47 @@ pub struct PcapSetup {
     pub max_bytes: u64,
 }
 
-fn receiver_addr(dir: Direction) -> Ipv4Addr {
+fn receiver_addr(dir: Direction, host: SenderHost) -> Ipv4Addr {
     match dir {
         Direction::Up => B_ADDR,
-        Direction::Down => A_ADDR,
+        Direction::Down => host.addr(),
     }
+}
+
+/// Sender host `index` (0-based, as the experiment counts `[[hosts]]`).
+fn host_at(index: usize) -> SenderHost {
+    u16::try_from(index + 1)
+        .ok()
+        .and_then(|n| SenderHost::new(n).ok())
+        .expect("the experiment allows no more hosts than the address plan")
+}
+
+/// The sender hosts of a planned scenario and the netem on each one's
+/// link from host 2 on (method §1.7): the path's half RTT, jitter and
+/// loss as on `r0`, plus the host's whole base RTT, all on R's egress
+/// toward the host. Not on the host's own `a0`: a netem there would hold
+/// the sender's segments inside its own stack, where TCP small queues
+/// (`tcp_small_queue_check`) throttle it to about 1 ms of data.
+fn hosts_of(s: &netlab_experiment::ScenarioPlan) -> Vec<HostSetup> {
+    s.hosts
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let host = host_at(i);
+            let netem = (i > 0 && (s.path.needs_netem() || h.needs_netem())).then(|| Netem {
+                delay: s.path.base_rtt / 2 + h.base_rtt,
+                jitter: s.path.jitter / 2,
+                loss_percent: s.path.loss_percent,
+                ..Netem::delay(Duration::ZERO)
+            });
+            HostSetup {
+                host,
+                name: h.name.clone(),
+                base_rtt: h.base_rtt,
+                netem,
+            }
+        })
+        .collect()
 }
 
 /// The isochronous probe of a planned scenario, if it has one: phases as
@@ -233,6 +321,7 @@ fn iso_probe_setup(
         target: SocketAddr::from((B_ADDR, p.port)),
         hard_stop: tl.end() + p.timeout + Duration::from_secs(2),
         config,
+        host: host_at(p.host),
     }))
 }
 
@@ -268,6 +357,7 @@ fn topology_of(s: &netlab_experiment::ScenarioPlan, run_id: &RunId) -> TopologyS
     topology.receive_buffer = s.path.receive_buffer;
     topology.offloads = s.path.offloads;
     topology.mtu = s.path.mtu;
+    topology.sender_hosts = u16::try_from(s.hosts.len().max(1)).expect("at most 254 hosts");
     if let Some(f) = s.flows.first() {
         topology.tcp_port = f.port;
     }
@@ -285,11 +375,19 @@ fn stop_and_wait_spec(
 }
 
 /// R's egresses that carry something: the path's delay (netem, half the
-/// base RTT each way) and the bottleneck with the arm under it.
+/// base RTT each way) and the bottleneck with the arm under it. R's egress
+/// toward A is also host 1's link: its netem carries host 1's base RTT
+/// too (method §1.7).
 fn egresses_of(s: &netlab_experiment::ScenarioPlan) -> Vec<EgressSetup> {
-    let netem = |_: Direction| {
-        s.path.needs_netem().then(|| Netem {
-            delay: s.path.base_rtt / 2,
+    let host_one = s.hosts.first().map_or(Duration::ZERO, |h| h.base_rtt);
+    let netem = |dir: Direction| {
+        let own = if dir == Direction::Down {
+            host_one
+        } else {
+            Duration::ZERO
+        };
+        (s.path.needs_netem() || !own.is_zero()).then(|| Netem {
+            delay: s.path.base_rtt / 2 + own,
             jitter: s.path.jitter / 2,
             loss_percent: s.path.loss_percent,
             ..Netem::delay(Duration::ZERO)
@@ -315,7 +413,8 @@ fn flows_of(s: &netlab_experiment::ScenarioPlan) -> Vec<FlowSetup> {
     s.flows
         .iter()
         .map(|f| {
-            let listen = SocketAddr::from((receiver_addr(f.direction), f.port));
+            let host = host_at(f.host);
+            let listen = SocketAddr::from((receiver_addr(f.direction, host), f.port));
             let start = load + f.start;
             let stop = f.stop.map(|d| load + d);
             let lifetime = match stop {
@@ -341,6 +440,7 @@ fn flows_of(s: &netlab_experiment::ScenarioPlan) -> Vec<FlowSetup> {
                 },
                 start,
                 stop,
+                host,
             }
         })
         .collect()
@@ -366,6 +466,7 @@ fn probe_setup(s: &netlab_experiment::ScenarioPlan) -> Result<Option<ProbeSetup>
         target: SocketAddr::from((B_ADDR, p.port)),
         hard_stop: tl.end() + p.timeout + Duration::from_secs(2),
         config,
+        host: host_at(p.host),
     }))
 }
 
@@ -389,7 +490,7 @@ impl ScenarioSetup {
                 (
                     i,
                     Flow {
-                        a: SocketAddrV4::new(A_ADDR, 0),
+                        a: SocketAddrV4::new(host_at(s.flows[i].host).addr(), 0),
                         b: SocketAddrV4::new(B_ADDR, s.flows[i].port),
                     },
                 )
@@ -430,6 +531,7 @@ impl ScenarioSetup {
                 max_bytes: s.capture.pcap_max_bytes,
             }),
             capture_flow,
+            hosts: hosts_of(s),
             flows,
             probe,
             iso_probe,
@@ -438,9 +540,10 @@ impl ScenarioSetup {
         })
     }
 
-    /// The scenario's namespaces (A, R, B).
+    /// The scenario's namespaces (A, R, B, then the sender hosts from 2
+    /// on, method §1.7): what the receipts register and cleanup deletes.
     pub fn namespaces(&self) -> Vec<String> {
-        self.topology.netns_names().to_vec()
+        self.topology.all_netns_names()
     }
 
     /// How long the neighbour warm-up may wait in all: three tries' worth
@@ -453,11 +556,18 @@ impl ScenarioSetup {
     /// is sent: two round trips through netem (one for ARP, one for the
     /// datagram) plus 200 ms.
     pub fn warm_up_try(&self) -> Duration {
+        let host_link = self
+            .hosts
+            .iter()
+            .filter_map(|h| h.netem.map(|n| n.delay + n.jitter))
+            .max()
+            .unwrap_or_default();
         let one_way: Duration = self
             .egresses
             .iter()
             .filter_map(|e| e.netem.map(|n| n.delay + n.jitter))
-            .sum();
+            .sum::<Duration>()
+            + host_link;
         one_way * 2 + Duration::from_millis(200)
     }
 
@@ -470,6 +580,7 @@ impl ScenarioSetup {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use netlab_topology::spec::A_ADDR;
 
     fn setup_of(toml: &str, i: usize) -> ScenarioSetup {
         let exp = netlab_experiment::parse(toml).unwrap();
@@ -688,6 +799,99 @@ mod tests {
         assert_eq!(
             netlab_experiment::ProbeSpec::stop_and_wait().size as usize,
             netlab_probe::ProbeConfig::default().size
+        );
+    }
+
+    #[test]
+    fn each_flow_and_probe_runs_from_its_host_with_the_hosts_base_rtt() {
+        let p = setup_of(
+            r#"
+            arms = ["pfifo limit 256"]
+            [path]
+            base_rtt = "20ms"
+            [[hosts]]
+            name = "near"
+            base_rtt = "10ms"
+            [[hosts]]
+            name = "far"
+            base_rtt = "40ms"
+            [[hosts]]
+            name = "idle"
+            [[flows]]
+            host = "far"
+            [[flows]]
+            host = "near"
+            [[flows]]
+            host = "far"
+            direction = "down"
+            [[probes]]
+            host = "idle"
+            "#,
+            0,
+        );
+        let ms = Duration::from_millis;
+        assert_eq!(p.topology.sender_hosts, 3);
+        assert_eq!(p.namespaces().len(), 5);
+        assert_eq!(
+            p.flows.iter().map(|f| f.host.number()).collect::<Vec<_>>(),
+            [2, 1, 2]
+        );
+        // A download's receiver listens on its host's address.
+        assert_eq!(
+            p.flows[2].receiver.unwrap().listen.ip(),
+            std::net::IpAddr::V4(std::net::Ipv4Addr::new(10, 21, 2, 2))
+        );
+        assert_eq!(p.probe.as_ref().unwrap().host.number(), 3);
+        // The capture follows the first upload, from its own host.
+        assert_eq!(
+            p.capture_flow.map(|(i, f)| (i, *f.a.ip())),
+            Some((0, std::net::Ipv4Addr::new(10, 21, 2, 2)))
+        );
+        // Host 1's base RTT rides on r0's netem with the path's half; the
+        // others get their own netem on R's egress toward them.
+        let r0 = p.egresses.iter().find(|e| e.dev == "r0").unwrap();
+        assert_eq!(r0.netem.unwrap().delay, ms(10) + ms(10));
+        let r1 = p.egresses.iter().find(|e| e.dev == "r1").unwrap();
+        assert_eq!(r1.netem.unwrap().delay, ms(10));
+        assert_eq!(p.hosts.len(), 3);
+        assert_eq!(p.hosts[0].netem, None);
+        assert_eq!(p.hosts[1].netem.unwrap().delay, ms(10) + ms(40));
+        assert_eq!(p.hosts[2].netem.unwrap().delay, ms(10));
+        let reqs = p.hosts[1].requests(4, &Psched::MODERN).unwrap();
+        assert_eq!(
+            reqs[0].tc_command(),
+            "tc qdisc add dev r2 root handle 1: netem limit 1000000 delay 50ms"
+        );
+        // The warm-up waits for the longest host link too.
+        assert!(p.warm_up_try() >= (ms(20) + ms(10) + ms(50)) * 2);
+    }
+
+    #[test]
+    fn without_hosts_the_seeds_path_is_unchanged_and_a_host_rtt_alone_adds_netem() {
+        let seed = setup_of("", 0);
+        assert!(seed.hosts.is_empty());
+        assert_eq!(seed.topology.sender_hosts, 1);
+        assert!(seed.flows.iter().all(|f| f.host == SenderHost::FIRST));
+        let p = setup_of(
+            "arms = [\"pfifo\"]\n[[hosts]]\nname = \"a\"\nbase_rtt = \"30ms\"\n\
+             [[hosts]]\nname = \"b\"\n",
+            0,
+        );
+        // No path delay: r0 gets host 1's 30 ms alone, r1 nothing, host 2 none.
+        let r0 = p.egresses.iter().find(|e| e.dev == "r0").unwrap();
+        assert_eq!(r0.netem.unwrap().delay, Duration::from_millis(30));
+        assert!(p
+            .egresses
+            .iter()
+            .all(|e| e.dev != "r1" || e.netem.is_none()));
+        assert_eq!(p.hosts[1].netem, None);
+    }
+
+    #[test]
+    fn the_experiment_allows_the_hosts_the_address_plan_has() {
+        assert_eq!(
+            netlab_experiment::MAX_HOSTS,
+            usize::from(netlab_topology::MAX_SENDER_HOSTS)
         );
     }
 

@@ -41,6 +41,14 @@ pub enum TopologyError {
         /// Why it was rejected.
         reason: &'static str,
     },
+    /// More sender hosts than the address plan of method §1.7 allows.
+    #[error("{hosts} sender hosts asked for: the address plan gives 1 to {max} (hosts 2 on take 10.21.<i>.0/24)")]
+    TooManyHosts {
+        /// How many were asked for.
+        hosts: u16,
+        /// The plan's limit.
+        max: u16,
+    },
     /// The MTU asked for cannot be given to every link.
     #[error("MTU {mtu} for the veths of A–R–B: {reason}")]
     InvalidMtu {

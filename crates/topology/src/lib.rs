@@ -11,6 +11,8 @@
 //!   the build turns the veths' offloads off with them when the spec asks
 //!   (`offloads = "off"`, method §1.6) and the readback records each
 //!   veth's aggregation features.
+//! - [`hosts`]: the sender hosts A1…Ak behind R (method §1.7): the
+//!   address plan and the requests that add a host beyond the seed's A.
 //! - [`Topology`]: A–R–B of method §1 built over rtnetlink from the pure
 //!   request list of [`build`] (messages in [`rtnl`]), read back with
 //!   [`Topology::readback`], torn down by [`Topology::teardown`] or a
@@ -49,6 +51,7 @@
 pub mod build;
 mod error;
 pub mod ethtool;
+pub mod hosts;
 #[cfg(feature = "net")]
 mod mount;
 pub mod naming;
@@ -77,6 +80,7 @@ mod warm;
 
 pub use error::TopologyError;
 pub use ethtool::FeatureState;
+pub use hosts::{SenderHost, MAX_SENDER_HOSTS};
 pub use naming::{OwnedName, Role, RunId};
 pub use readback::{LinkReadback, NamespaceReadback, SysctlReadback, TopologyReadback};
 pub use spec::{Offloads, ReceiveBuffer, TopologySpec};

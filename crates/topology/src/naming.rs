@@ -176,22 +176,31 @@ pub struct OwnedName {
     pub run_id: RunId,
     /// The scenario label (or scratch tag).
     pub label: String,
-    /// The topology role, if the name ends in `-a`, `-r` or `-b`.
+    /// The topology role, if the name ends in `-a`, `-r` or `-b`, or in
+    /// `-a<i>` (sender host `i`, method §1.7: role A).
     pub role: Option<Role>,
+    /// The sender host's number when the name ends in `-a<i>` (2 to
+    /// [`crate::MAX_SENDER_HOSTS`]); `None` for every other name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<u16>,
 }
 
 impl OwnedName {
-    /// Recognises `nl-<runid>-<label>[-<a|r|b>]`; anything else (a foreign
-    /// namespace) gives `None`.
+    /// Recognises `nl-<runid>-<label>[-<a|r|b|a<i>>]`; anything else (a
+    /// foreign namespace) gives `None`.
     pub fn parse(name: &str) -> Option<OwnedName> {
         let rest = name.strip_prefix(PREFIX)?;
         let (run, rest) = rest.split_once('-')?;
         let run_id = RunId::parse(run).ok()?;
+        let mut host = None;
         let (label, role) = match rest.rsplit_once('-') {
             Some((label, "a")) => (label, Some(Role::A)),
             Some((label, "r")) => (label, Some(Role::R)),
             Some((label, "b")) => (label, Some(Role::B)),
-            Some(_) => return None,
+            Some((label, suffix)) => {
+                host = Some(host_number(suffix)?);
+                (label, Some(Role::A))
+            }
             None => (rest, None),
         };
         validate_label(label).ok()?;
@@ -199,6 +208,7 @@ impl OwnedName {
             run_id,
             label: label.to_owned(),
             role,
+            host,
         })
     }
 
@@ -206,6 +216,17 @@ impl OwnedName {
     pub fn belongs_to(name: &str, run: &RunId) -> bool {
         OwnedName::parse(name).is_some_and(|n| &n.run_id == run)
     }
+}
+
+/// The host number of a suffix `a<i>`: decimal without a leading zero,
+/// 2 to [`crate::MAX_SENDER_HOSTS`] (host 1 is plain `a`).
+fn host_number(suffix: &str) -> Option<u16> {
+    let digits = suffix.strip_prefix('a')?;
+    if digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: u16 = digits.parse().ok()?;
+    (2..=crate::MAX_SENDER_HOSTS).contains(&n).then_some(n)
 }
 
 #[cfg(test)]
@@ -262,7 +283,22 @@ mod tests {
         ] {
             assert_eq!(OwnedName::parse(foreign), None, "{foreign}");
         }
+        let n = OwnedName::parse("nl-7f3a-1-a12").unwrap();
+        assert_eq!(
+            (n.role, n.host, n.label.as_str()),
+            (Some(Role::A), Some(12), "1")
+        );
+        for foreign in [
+            "nl-7f3a-1-a1",
+            "nl-7f3a-1-a02",
+            "nl-7f3a-1-a255",
+            "nl-7f3a-1-a2x",
+            "nl-7f3a-1-b2",
+        ] {
+            assert_eq!(OwnedName::parse(foreign), None, "{foreign}");
+        }
         let run = RunId::parse("7f3a").unwrap();
+        assert!(OwnedName::belongs_to("nl-7f3a-1-a2", &run));
         assert!(OwnedName::belongs_to("nl-7f3a-1-r", &run));
         assert!(!OwnedName::belongs_to("nl-7f3b-1-r", &run));
     }

@@ -122,7 +122,8 @@ impl NamespaceReadback {
 /// A readback of the three namespaces of a topology.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TopologyReadback {
-    /// A, R, B in that order.
+    /// A, R, B in that order, then the sender hosts from 2 on (role A,
+    /// method §1.7).
     pub namespaces: Vec<NamespaceReadback>,
 }
 
@@ -132,8 +133,9 @@ impl TopologyReadback {
         self.namespaces.iter().find(|n| n.role == Some(role))
     }
 
-    /// Whether every aggregation feature read back off on all four veth
-    /// ends (`a0`, `r0`, `r1`, `b0`); `None` when not all four were read.
+    /// Whether every aggregation feature read back off on every veth end
+    /// (`a0`, `r0`, `r1`, `b0`, and two more per sender host from 2 on,
+    /// method §1.7); `None` when not all of them were read.
     pub fn veth_offloads_all_off(&self) -> Option<bool> {
         let ends: Vec<Option<bool>> = self
             .namespaces
@@ -142,7 +144,12 @@ impl TopologyReadback {
             .filter(|l| l.kind.as_deref() == Some("veth"))
             .map(LinkReadback::offloads_all_off)
             .collect();
-        if ends.len() != 4 {
+        let hosts = self
+            .namespaces
+            .iter()
+            .filter(|n| n.role == Some(Role::A))
+            .count();
+        if ends.len() != 2 + 2 * hosts.max(1) {
             return None;
         }
         ends.into_iter()

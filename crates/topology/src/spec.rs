@@ -4,7 +4,8 @@ use std::net::Ipv4Addr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::naming::{netns_name, validate_label, Role, RunId};
+use crate::hosts::{SenderHost, MAX_SENDER_HOSTS};
+use crate::naming::{netns_name, validate_label, Role, RunId, PREFIX};
 use crate::TopologyError;
 
 /// A's interface (toward R).
@@ -56,6 +57,14 @@ fn default_mtu() -> u32 {
     DEFAULT_MTU
 }
 
+fn one_host() -> u16 {
+    1
+}
+
+fn is_one_host(n: &u16) -> bool {
+    *n == 1
+}
+
 /// One topology to build: run id, scenario label, ports and the ECN
 /// setting of A and B.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,6 +96,12 @@ pub struct TopologySpec {
     /// field existed ran with 1500.
     #[serde(default = "default_mtu")]
     pub mtu: u32,
+    /// How many sender hosts sit behind R (method §1.7): 1 is the seed's
+    /// A alone; hosts 2 on are added as [`crate::hosts`] plans. A spec
+    /// serialized before this field existed had one, and one is not
+    /// written, so the seed's spec reads as it always did.
+    #[serde(default = "one_host", skip_serializing_if = "is_one_host")]
+    pub sender_hosts: u16,
 }
 
 impl TopologySpec {
@@ -102,12 +117,15 @@ impl TopologySpec {
             receive_buffer: ReceiveBuffer::Kernel,
             offloads: Offloads::Kernel,
             mtu: DEFAULT_MTU,
+            sender_hosts: 1,
         }
     }
 
-    /// Checks the scenario label and the MTU (before anything is built).
+    /// Checks the scenario label, the number of sender hosts and the MTU
+    /// (before anything is built).
     pub fn validate(&self) -> Result<(), TopologyError> {
         validate_label(&self.scenario)?;
+        SenderHost::new(self.sender_hosts)?;
         netlab_path_settings::check_mtu(self.mtu).map_err(|reason| TopologyError::InvalidMtu {
             mtu: self.mtu,
             reason,
@@ -122,6 +140,31 @@ impl TopologySpec {
     /// The three namespace names in build order (A, R, B).
     pub fn netns_names(&self) -> [String; 3] {
         Role::ALL.map(|r| self.netns_name(r))
+    }
+
+    /// The sender hosts, host 1 (the seed's A) first.
+    pub fn hosts(&self) -> impl Iterator<Item = SenderHost> {
+        (1..=self.sender_hosts.clamp(1, MAX_SENDER_HOSTS))
+            .map(|n| SenderHost::new(n).expect("within the plan"))
+    }
+
+    /// Namespace name of sender host `host`: `nl-<runid>-<scenario>-a`
+    /// for host 1 (A), `…-a<i>` for host `i`.
+    pub fn host_netns_name(&self, host: SenderHost) -> String {
+        format!(
+            "{PREFIX}{}-{}-{}",
+            self.run_id,
+            self.scenario,
+            host.suffix()
+        )
+    }
+
+    /// Every namespace of the topology in build order: A, R, B, then the
+    /// hosts from 2 on. For the seed's one host, [`Self::netns_names`].
+    pub fn all_netns_names(&self) -> Vec<String> {
+        let mut names = self.netns_names().to_vec();
+        names.extend(self.hosts().skip(1).map(|h| self.host_netns_name(h)));
+        names
     }
 
     /// Sysctls written in each namespace, in order: (role, key, value).
@@ -194,6 +237,35 @@ mod tests {
         s.mtu = 67;
         let e = s.validate().unwrap_err().to_string();
         assert!(e.contains("MTU 67") && e.contains("IPv4"), "{e}");
+    }
+
+    #[test]
+    fn sender_hosts_add_namespaces_after_the_seeds_three() {
+        let mut s = TopologySpec::new(RunId::parse("7f3a").unwrap(), "1");
+        assert_eq!(s.all_netns_names(), s.netns_names().to_vec());
+        // One host is not written: the seed's spec serializes as before.
+        let j = serde_json::to_value(&s).unwrap();
+        assert!(j.get("sender_hosts").is_none());
+        assert_eq!(serde_json::from_value::<TopologySpec>(j).unwrap(), s);
+        s.sender_hosts = 3;
+        assert_eq!(
+            s.all_netns_names(),
+            [
+                "nl-7f3a-1-a",
+                "nl-7f3a-1-r",
+                "nl-7f3a-1-b",
+                "nl-7f3a-1-a2",
+                "nl-7f3a-1-a3"
+            ]
+        );
+        let j = serde_json::to_string(&s).unwrap();
+        assert_eq!(serde_json::from_str::<TopologySpec>(&j).unwrap(), s);
+        assert!(s.validate().is_ok());
+        s.sender_hosts = MAX_SENDER_HOSTS + 1;
+        let e = s.validate().unwrap_err().to_string();
+        assert!(e.contains("255 sender hosts"), "{e}");
+        s.sender_hosts = 0;
+        assert!(s.validate().is_err());
     }
 
     #[test]

@@ -6,10 +6,11 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::build::{build_requests, NetnsFds};
+use crate::hosts::{host_requests, HostSide, SenderHost};
 use crate::naming::Role;
 use crate::netns::{self, Netns};
 use crate::readback::{readback_netns, SysctlReadback, TopologyReadback};
-use crate::spec::{Offloads, ReceiveBuffer, TopologySpec, A_IF, B_IF, R_A_IF, R_B_IF, TCP_RMEM};
+use crate::spec::{Offloads, ReceiveBuffer, TopologySpec, A_IF, B_IF, R_B_IF, TCP_RMEM};
 use crate::{offloads, privilege, TopologyError};
 use crate::{rtnl_socket, sysctl};
 
@@ -33,6 +34,9 @@ pub struct Topology {
     pub r: Netns,
     /// B, the receiver (`b0`, 10.20.2.2/24).
     pub b: Netns,
+    /// The sender hosts from 2 on (method §1.7), host 2 first; empty for
+    /// the seed's one A.
+    pub hosts: Vec<Netns>,
     /// Every sysctl written, with its readback.
     pub sysctls: Vec<SysctlReadback>,
     /// Wall time the build took.
@@ -47,12 +51,13 @@ impl Topology {
         privilege::check_capabilities()?;
         spec.validate()?;
         let started = Instant::now();
-        let mut made: Vec<Netns> = Vec::with_capacity(3);
+        let names = spec.all_netns_names();
+        let mut made: Vec<Netns> = Vec::with_capacity(names.len());
         let result = (|| {
-            for name in spec.netns_names() {
-                made.push(Netns::create(&name)?);
+            for name in &names {
+                made.push(Netns::create(name)?);
             }
-            configure(spec, &made[0], &made[1], &made[2])
+            configure(spec, &made[0], &made[1], &made[2], &made[3..])
         })();
         match result {
             Ok(sysctls) => {
@@ -63,6 +68,7 @@ impl Topology {
                     a: a.expect("a"),
                     r: r.expect("r"),
                     b: b.expect("b"),
+                    hosts: it.collect(),
                     sysctls,
                     build_time: started.elapsed(),
                 })
@@ -85,20 +91,36 @@ impl Topology {
         }
     }
 
+    /// The namespace of sender host `host` (host 1 is A); `None` beyond
+    /// the hosts built.
+    pub fn host(&self, host: SenderHost) -> Option<&Netns> {
+        match host.number() {
+            1 => Some(&self.a),
+            n => self.hosts.get(usize::from(n) - 2),
+        }
+    }
+
     /// Reads links, addresses, routes and sysctls back from each namespace
-    /// over rtnetlink and `/proc/sys`.
+    /// over rtnetlink and `/proc/sys`: A, R, B, then the hosts from 2 on
+    /// (role A each).
     pub fn readback(&self) -> Result<TopologyReadback, TopologyError> {
-        let mut namespaces = Vec::with_capacity(3);
+        let mut namespaces = Vec::with_capacity(3 + self.hosts.len());
         for role in Role::ALL {
             namespaces.push(readback_netns(self.netns(role), Some(role))?);
+        }
+        for ns in &self.hosts {
+            namespaces.push(readback_netns(ns, Some(Role::A))?);
         }
         Ok(TopologyReadback { namespaces })
     }
 
-    /// Deletes B, R, A (reverse order) and reports each.
+    /// Deletes every namespace, newest first (the hosts from the last
+    /// down to 2, then B, R, A), and reports each.
     pub fn teardown(self) -> Vec<NetnsTeardown> {
-        [self.b, self.r, self.a]
+        self.hosts
             .into_iter()
+            .rev()
+            .chain([self.b, self.r, self.a])
             .map(|ns| {
                 let netns = ns.name().to_owned();
                 let error = ns.delete().err().map(|e| e.to_string());
@@ -109,13 +131,15 @@ impl Topology {
 }
 
 /// Sends the build requests through one rtnetlink socket per namespace,
-/// turns the veths' offloads off when the spec asks (method §1.6), then
-/// writes and reads back the sysctls.
+/// adds the sender hosts from 2 on (method §1.7), turns the veths'
+/// offloads off when the spec asks (method §1.6), then writes and reads
+/// back the sysctls.
 fn configure(
     spec: &TopologySpec,
     a: &Netns,
     r: &Netns,
     b: &Netns,
+    hosts: &[Netns],
 ) -> Result<Vec<SysctlReadback>, TopologyError> {
     let open = |ns: &Netns| ns.run(|| rtnl_socket::open(ns.name()))?;
     let sockets = [open(a)?, open(r)?, open(b)?];
@@ -132,12 +156,32 @@ fn configure(
         };
         rtnl_socket::apply(&sockets[i], &req)?;
     }
+    for (host, ns) in spec.hosts().skip(1).zip(hosts) {
+        let own = open(ns)?;
+        let requests = host_requests(
+            host,
+            ns.name(),
+            ns.file().as_raw_fd(),
+            r.name(),
+            fds.r,
+            spec.mtu,
+        );
+        for (side, req) in requests {
+            let sock = match side {
+                HostSide::Router => &sockets[1],
+                HostSide::Host => &own,
+            };
+            rtnl_socket::apply(sock, &req)?;
+        }
+    }
     if spec.offloads == Offloads::Off {
-        offloads::turn_off_everywhere(&[
-            (a, &[A_IF][..]),
-            (r, &[R_A_IF, R_B_IF][..]),
-            (b, &[B_IF][..]),
-        ])?;
+        let router_ifs: Vec<String> = spec.hosts().map(|h| h.router_if()).collect();
+        let mut router_devs: Vec<&str> = router_ifs.iter().map(String::as_str).collect();
+        router_devs.insert(1, R_B_IF);
+        let mut ends: Vec<(&Netns, &[&str])> =
+            vec![(a, &[A_IF][..]), (r, &router_devs[..]), (b, &[B_IF][..])];
+        ends.extend(hosts.iter().map(|ns| (ns, &[A_IF][..])));
+        offloads::turn_off_everywhere(&ends)?;
     }
     let by_role = |role| match role {
         Role::A => a,
@@ -145,8 +189,11 @@ fn configure(
         Role::B => b,
     };
     let mut readbacks = Vec::new();
-    for role in Role::ALL {
-        let ns = by_role(role);
+    let every = Role::ALL
+        .into_iter()
+        .map(|role| (role, by_role(role)))
+        .chain(hosts.iter().map(|ns| (Role::A, ns)));
+    for (role, ns) in every {
         let writes: Vec<_> = spec
             .sysctl_writes()
             .into_iter()
@@ -257,7 +304,7 @@ impl Drop for TopologyGuard {
 /// Deletes the namespaces of `spec` that exist (for cleanup paths that only
 /// know the spec). Returns one result per name that existed.
 pub fn delete_namespaces_of(spec: &TopologySpec) -> Vec<NetnsTeardown> {
-    let mut names = spec.netns_names();
+    let mut names = spec.all_netns_names();
     names.reverse();
     names
         .into_iter()

@@ -16,6 +16,7 @@ pub fn sections(scenarios: &[ScenarioFigures]) -> Vec<String> {
     if scenarios.iter().any(|s| s.flows.len() > 1) {
         out.push(flows_section(scenarios));
     }
+    out.extend(super::hosts::hosts_section(scenarios));
     if scenarios.iter().any(|s| s.loaded_fates.is_some()) {
         out.push(fates_section(scenarios));
     }

@@ -38,6 +38,19 @@ pub enum ScenarioError {
         /// The cause.
         source: Box<TopologyError>,
     },
+    /// Configuring the netem on R's egress toward a sender host (method
+    /// §1.7).
+    #[error(
+        "configuring the netem on {dev}, R's egress toward a sender host, in {netns}: {source}"
+    )]
+    HostLink {
+        /// R's interface toward the host (`r2`).
+        dev: String,
+        /// R's namespace.
+        netns: String,
+        /// The cause.
+        source: Box<QdiscError>,
+    },
     /// Configuring the bottleneck.
     #[error("configuring the bottleneck on {dev} in {netns}: {source}")]
     Configure {

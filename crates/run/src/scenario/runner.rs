@@ -26,7 +26,7 @@ use netlab_qdisc::QdiscSocket;
 use netlab_receipts::{Registry, Resource, SystemClock};
 use netlab_results::{CleanupResult, FlowResult, PointResult, ReadbackDump, ScenarioResult};
 use netlab_topology::netns::Netns;
-use netlab_topology::{netns, Topology};
+use netlab_topology::{netns, SenderHost, Topology};
 
 use super::clock::{ScenarioClock, Step};
 use super::collect::Workers;
@@ -78,6 +78,7 @@ fn flow_records(s: &netlab_experiment::ScenarioPlan) -> Vec<FlowResult> {
             port: f.port,
             start_s: (load + f.start).as_secs_f64(),
             stop_s: f.stop.map(|d| (load + d).as_secs_f64()),
+            host: s.hosts.get(f.host).map(|h| h.name.clone()),
             ..FlowResult::default()
         })
         .collect()
@@ -121,6 +122,11 @@ fn empty_result_of(s: &ScenarioSetup) -> ScenarioResult {
                 port: f.spec.port,
                 start_s: f.start.as_secs_f64(),
                 stop_s: f.stop.map(|d| d.as_secs_f64()),
+                host: s
+                    .hosts
+                    .iter()
+                    .find(|h| h.host == f.host)
+                    .map(|h| h.name.clone()),
                 ..FlowResult::default()
             })
             .collect(),
@@ -335,12 +341,25 @@ fn enter(
     }
 }
 
-/// The sending and the receiving namespace of a direction, with their names.
-fn ends(topo: &Topology, dir: Direction) -> ((&Netns, &'static str), (&Netns, &'static str)) {
+/// The sending and the receiving namespace of a direction between sender
+/// host `host` (A's end, method §1.7) and B, with their names.
+fn ends(
+    topo: &Topology,
+    dir: Direction,
+    host: SenderHost,
+) -> ((&Netns, &'static str), (&Netns, &'static str)) {
+    let a = host_netns(topo, host);
     match dir {
-        Direction::Up => ((&topo.a, "A"), (&topo.b, "B")),
-        Direction::Down => ((&topo.b, "B"), (&topo.a, "A")),
+        Direction::Up => ((a, "A"), (&topo.b, "B")),
+        Direction::Down => ((&topo.b, "B"), (a, "A")),
     }
+}
+
+/// The namespace of sender host `host` (host 1: A). The topology is built
+/// with every host the setup names, so a missing one is a bug.
+fn host_netns(topo: &Topology, host: SenderHost) -> &Netns {
+    topo.host(host)
+        .expect("the topology has every sender host its setup names")
 }
 
 impl Runner<'_, '_> {
@@ -351,6 +370,7 @@ impl Runner<'_, '_> {
         let topo = build::topology(plan, res)?;
         let qsock = QdiscSocket::open_in(&topo.r).map_err(qdisc_step("qdisc socket in R"))?;
         let egresses = build::egresses(plan, &topo, &qsock, res)?;
+        build::host_links(plan, &topo, &qsock, res)?;
         self.warm_up_neighbours(&topo)?;
 
         // The caller's workers come up on the finished path, before t0;

@@ -6,7 +6,9 @@
 
 use netlab_qdisc::{ifindex_in, read_psched, QdiscSocket};
 use netlab_qdisc_model::Psched;
-use netlab_results::{QdiscResult, ReadbackDump, RequestRecord, ScenarioResult, TopologyResult};
+use netlab_results::{
+    HostResult, QdiscResult, ReadbackDump, RequestRecord, ScenarioResult, TopologyResult,
+};
 use netlab_topology::Topology;
 
 use super::{enter, qdisc_step, topology_step, Runner};
@@ -92,6 +94,64 @@ pub(super) fn egresses(
     Ok(egresses)
 }
 
+/// The sender hosts' links (method §1.7): for each host from 2 on with
+/// a delay, the netem at the root of R's egress toward it, applied and
+/// read back; every host recorded in `res.hosts` (nothing without
+/// `[[hosts]]`). Not sampled: netem only holds packets for their delay.
+pub(super) fn host_links(
+    plan: &ScenarioSetup,
+    topo: &Topology,
+    qsock: &QdiscSocket,
+    res: &mut ScenarioResult,
+) -> Result<(), ScenarioError> {
+    for h in &plan.hosts {
+        let dev = h.router_dev();
+        let configure = |source| ScenarioError::HostLink {
+            dev: dev.clone(),
+            netns: topo.r.name().to_string(),
+            source: Box::new(source),
+        };
+        let mut record = HostResult {
+            name: h.name.clone(),
+            number: h.host.number(),
+            netns: plan.topology.host_netns_name(h.host),
+            address: h.host.addr().to_string(),
+            router_dev: dev.clone(),
+            base_rtt_s: h.base_rtt.as_secs_f64(),
+            link: None,
+        };
+        if h.netem.is_some() {
+            let ifindex = ifindex_in(&topo.r, &dev).map_err(configure)?;
+            let psched = read_psched();
+            let requests = h.requests(ifindex, &psched).map_err(configure)?;
+            let mut q = QdiscResult {
+                direction: "down".to_string(),
+                dev: dev.clone(),
+                ..QdiscResult::default()
+            };
+            q.requests = requests
+                .iter()
+                .map(|r| RequestRecord {
+                    tc_argv: r.tc_argv.clone(),
+                    tc_argv_from_host: r.tc_argv_in_netns(topo.r.name()),
+                    netlink_hex: r.netlink_hex.clone(),
+                })
+                .collect();
+            for r in &requests {
+                qsock.apply(r).map_err(configure)?;
+            }
+            let after = qsock
+                .readback(ifindex, None, &psched)
+                .map_err(qdisc_step("a host link's readback after configuration"))?;
+            q.after_config = after.records.clone();
+            q.after_config_dump = Some(ReadbackDump::of(&after));
+            record.link = Some(q);
+        }
+        res.hosts.push(record);
+    }
+    Ok(())
+}
+
 impl Runner<'_, '_> {
     /// Before t0 every neighbour on the path is resolved, so no probe
     /// request or first segment waits for ARP: with netem the first packet
@@ -102,6 +162,19 @@ impl Runner<'_, '_> {
         let plan = self.plan;
         let netem = plan.egresses.iter().any(|e| e.netem.is_some());
         let (bound, per_try) = (plan.warm_up_bound(), plan.warm_up_try());
+        // Every host from 2 on resolves its own neighbours first (A's
+        // below says how long it took).
+        for ns in &topo.hosts {
+            match ns.run(|| netlab_topology::warm_neighbours(bound, per_try)) {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => self.progress.say(&format!(
+                    "{}: neighbour warm-up from {} got no answer within {bound:?} ({e})",
+                    self.label,
+                    ns.name()
+                )),
+                Err(e) => return Err(enter("A", "the neighbour warm-up")(e)),
+            }
+        }
         match topo.a.run(|| netlab_topology::warm_neighbours(bound, per_try)) {
             Ok(Ok((took, tries))) => {
                 // Said when it is news: netem on the path, or a retry.

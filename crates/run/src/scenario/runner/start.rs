@@ -18,9 +18,10 @@ use netlab_tcpload::{
     new_sender_socket, FlowId, PendingStart, SamplerHandle, Sender, SenderConfig, SenderSocket,
     TcpSampler,
 };
+use netlab_topology::netns::Netns;
 use netlab_topology::Topology;
 
-use super::{ends, enter, hook_step, load_step, qdisc_step, Runner, Scene};
+use super::{ends, enter, hook_step, host_netns, load_step, qdisc_step, Runner, Scene};
 use crate::b_loop::{BLoop, BLoopOutput};
 use crate::progress::Live;
 use crate::scenario::collect::{ReceiverOutput, SenderOutput, Workers};
@@ -120,9 +121,10 @@ impl Runner<'_, '_> {
         let Some(plan) = &self.plan.probe else {
             return Ok(None);
         };
-        let sock = probe_socket(topo, plan.target, "the probe", "probe socket")?;
+        let from = host_netns(topo, plan.host);
+        let sock = probe_socket(from, plan.target, "the probe", "probe socket")?;
         let (config, live) = (plan.config.clone(), live.clone());
-        Ready::spawn(&topo.a, "probe", "a-probe", bound, move |t0, stop| {
+        Ready::spawn(from, "probe", "a-probe", bound, move |t0, stop| {
             run_probe(&sock, t0, &config, Some(stop.flag()), |req| {
                 match req.rtt_ms {
                     Some(ms) => live
@@ -149,15 +151,16 @@ impl Runner<'_, '_> {
         let Some(plan) = &self.plan.iso_probe else {
             return Ok(None);
         };
+        let from = host_netns(topo, plan.host);
         let sock = probe_socket(
-            topo,
+            from,
             plan.target,
             "the isochronous probe",
             "isochronous probe socket",
         )?;
         let config = plan.config.clone();
         Ready::spawn(
-            &topo.a,
+            from,
             "isochronous probe",
             "a-iso-probe",
             bound,
@@ -210,7 +213,7 @@ impl Runner<'_, '_> {
             let receiver = match flow.receiver {
                 None => None,
                 Some(cfg) => {
-                    let (_, (ns, name)) = ends(topo, flow.spec.direction);
+                    let (_, (ns, name)) = ends(topo, flow.spec.direction, flow.host);
                     let sink = ns
                         .run(|| Sink::bind(cfg))
                         .map_err(enter(name, "a flow's receiver"))?
@@ -245,7 +248,7 @@ impl Runner<'_, '_> {
         bound: Duration,
     ) -> Result<ReadySender, ScenarioError> {
         let flow = &self.plan.flows[i];
-        let ((ns, name), _) = ends(topo, flow.spec.direction);
+        let ((ns, name), _) = ends(topo, flow.spec.direction, flow.host);
         let to = flow.sender.to;
         let mut sock = ns
             .run(|| new_sender_socket(&flow.sender.cc, to))
@@ -328,15 +331,15 @@ pub(crate) struct ReadySender {
     worker: Ready<SenderOutput>,
 }
 
-/// A's UDP socket connected to one of B's echoes, made in A.
+/// A sender host's UDP socket connected to one of B's echoes, made in
+/// that host's namespace (`from`: A, or the host the probe names).
 fn probe_socket(
-    topo: &Topology,
+    from: &Netns,
     target: SocketAddr,
     what: &'static str,
     step: &'static str,
 ) -> Result<UdpSocket, ScenarioError> {
-    topo.a
-        .run(|| connect_socket(None, target))
+    from.run(|| connect_socket(None, target))
         .map_err(enter("A", what))?
         .map_err(|source| ScenarioError::Probe {
             step,
