@@ -500,6 +500,7 @@ fn flow_series(s: &ScenarioResult, at: &str) -> Result<Vec<FlowSeries>, InputErr
                 format!("flow {} ({} {})", k + 1, f.direction, f.cc)
             },
             direction: f.direction.clone(),
+            cc: t.cc_readback.clone(),
             bin_s: t.series_bin_s,
             bytes: t.series.clone(),
         });

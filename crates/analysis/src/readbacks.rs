@@ -70,7 +70,43 @@ pub(crate) fn of(s: &ScenarioResult, base_rtt_s: f64) -> ModelReadbacks {
                 _ => None,
             })
             .map(|us| f64::from(us) / 1e3),
+        segment_bytes: window.and_then(|w| segment_bytes(s, w)),
     }
+}
+
+/// `TCPI_OPT_TIMESTAMPS` in `tcpi_options`.
+const TCPI_OPT_TIMESTAMPS: u8 = 1;
+
+/// TCP and IPv4 headers without options, bytes.
+const TCP_IPV4_HEADERS: u64 = 40;
+
+/// The TCP timestamp option as sent (10 bytes padded to 12).
+const TCP_TIMESTAMP_OPTION: u64 = 12;
+
+/// A full upload segment on the link as the senders' tcp_info gives it
+/// over the window `w`: the lower median of every sample's `snd_mss`,
+/// plus the timestamp option if the samples say it is on, TCP/IPv4 and
+/// Ethernet headers. `None` without a sample in the window.
+fn segment_bytes(s: &ScenarioResult, w: [f64; 2]) -> Option<u64> {
+    let infos: Vec<_> = s
+        .flows
+        .iter()
+        .filter(|f| f.direction == "up")
+        .flat_map(|f| f.tcp_info.iter())
+        .filter(|t| t.start_s >= w[0] && t.start_s <= w[1])
+        .filter_map(|t| t.info.as_ref())
+        .filter(|i| i.mss > 0)
+        .collect();
+    let mut mss: Vec<f64> = infos.iter().map(|i| f64::from(i.mss)).collect();
+    let mss = netlab_stats::lower_median(&mut mss)? as u64;
+    let timestamps = infos
+        .iter()
+        .filter(|i| i.options & TCPI_OPT_TIMESTAMPS != 0)
+        .count()
+        * 2
+        > infos.len();
+    let option = if timestamps { TCP_TIMESTAMP_OPTION } else { 0 };
+    Some(mss + option + TCP_IPV4_HEADERS + u64::from(LINK_HEADER))
 }
 
 /// The base RTT as the kernel read it back: the delay of the netem at the
@@ -180,4 +216,43 @@ fn new_flows(q: &QdiscResult, iso: &IsoProbeResult, window: [f64; 2]) -> Option<
         new_flows: c1.checked_sub(c0)?,
         probe_packets: sent as u64,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netlab_results::Results;
+
+    fn fixture(name: &str) -> Results {
+        let path = format!(
+            "{}/../../fixtures/report/{name}/results.json.gz",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let gz = std::fs::read(path).unwrap();
+        let mut json = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut json).unwrap();
+        Results::parse(&json).unwrap()
+    }
+
+    /// The committed aqm_law run's Reno flows read `tcpi_snd_mss` 1448 with
+    /// timestamps on (`tcpi_options` 15): 1448 + 12 + 40 + 14 = 1514, one
+    /// full frame at MTU 1500. Without a sample in the window there is no
+    /// segment, and a flow without timestamps adds no option.
+    #[test]
+    fn a_full_segment_from_the_flows_tcp_info() {
+        let r = fixture("run-uml-aqm-law-quick");
+        let s = &r.scenarios[0];
+        let w = netlab_results::queue_seen::measured_window(s).unwrap();
+        assert_eq!(segment_bytes(s, w), Some(1514));
+        assert_eq!(segment_bytes(s, [1e6, 1e6 + 1.0]), None);
+        let mut plain = s.clone();
+        for f in &mut plain.flows {
+            for t in &mut f.tcp_info {
+                if let Some(i) = t.info.as_mut() {
+                    i.options &= !TCPI_OPT_TIMESTAMPS;
+                }
+            }
+        }
+        assert_eq!(segment_bytes(&plain, w), Some(1448 + 40 + 14));
+    }
 }

@@ -158,6 +158,8 @@ pub struct FlowSeries {
     pub label: String,
     /// `up` (A→B) or `down`.
     pub direction: String,
+    /// Congestion control as read back (as requested when not read back).
+    pub cc: String,
     /// Bin width, s.
     pub bin_s: f64,
     /// Bytes delivered to B's application in each bin.
@@ -415,6 +417,11 @@ pub struct ModelReadbacks {
     /// The arm's delay target read back (codel's, fq_codel's and pie's
     /// `target`), ms.
     pub target_ms: Option<f64>,
+    /// A full segment of the upload flows on the link, bytes, from their
+    /// own tcp_info over the measured window: the median `tcpi_snd_mss`
+    /// plus the TCP timestamp option when `tcpi_options` says it is on
+    /// (12), TCP and IPv4 headers (40) and the Ethernet header (14).
+    pub segment_bytes: Option<u64>,
 }
 
 /// A packet size a model uses, with its source.
@@ -628,6 +635,40 @@ impl Scenario {
             marks,
             packets,
         })
+    }
+
+    /// The BBR upload flows' share of the upload flows' delivered bytes in
+    /// each half of the measured window, from the flows' series (bins
+    /// whose start falls in the half): whether the share had settled
+    /// (docs/models.md, model 4). `None` without both a BBR flow and
+    /// another one, a window, or bytes in either half.
+    pub fn bbr_share_halves(&self) -> Option<[f64; 2]> {
+        let [w0, w1] = self.measured_window?;
+        let mid = (w0 + w1) / 2.0;
+        let up: Vec<&FlowSeries> = self.flows.iter().filter(|f| f.direction == "up").collect();
+        let bbr = up.iter().filter(|f| f.cc == "bbr").count();
+        if bbr == 0 || bbr == up.len() {
+            return None;
+        }
+        let mut halves = [[0u64; 2]; 2]; // [half][bbr?]
+        for f in &up {
+            for (i, b) in f.bytes.iter().enumerate() {
+                let t = i as f64 * f.bin_s;
+                let half = if (w0..mid).contains(&t) {
+                    0
+                } else if (mid..w1).contains(&t) {
+                    1
+                } else {
+                    continue;
+                };
+                halves[half][usize::from(f.cc == "bbr")] += b;
+            }
+        }
+        let share = |h: [u64; 2]| {
+            let total = h[0] + h[1];
+            (total > 0).then(|| h[1] as f64 / total as f64)
+        };
+        Some([share(halves[0])?, share(halves[1])?])
     }
 
     /// The BBR upload flows' share of every upload flow's goodput over the

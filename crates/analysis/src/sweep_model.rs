@@ -100,7 +100,22 @@ pub struct RowModel {
     /// fair share, BBR flows ÷ all flows.
     #[serde(default)]
     pub model_bbr_share: Option<f64>,
+    /// Model 4's range: BBR's share of the upload bytes in the first and
+    /// the second half of the measured window.
+    #[serde(default)]
+    pub bbr_share_halves: Option<[f64; 2]>,
+    /// Model 4's range: whether the share had settled, the halves within
+    /// [`BBR_CONVERGED`] of each other. The model is compared only where
+    /// it had: Ware et al. describe the flows' steady state.
+    #[serde(default)]
+    pub bbr_converged: Option<bool>,
 }
+
+/// BBR's share in the two halves of the window within this of each other:
+/// converged. In the committed quick run (15 s after 15 s of warm-up) the
+/// settled points moved 0.003–0.019 between halves, the FIFO ones still
+/// converging at 2–8 BDPs 0.086–0.16 (docs/models.md).
+pub const BBR_CONVERGED: f64 = 0.05;
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
@@ -170,7 +185,10 @@ pub(crate) fn of(s: &Scenario, models: &[ModelKind]) -> Option<RowModel> {
     }
     if models.contains(&ModelKind::AqmLaw) {
         let rtt_ms = s.flows_queue_delay_ms().map(|q| q + r.base_rtt_s * 1e3);
-        let frame = r.mtu.map(|mtu| u64::from(mtu) + 14);
+        // A full segment as the flows' tcp_info says, else one MTU frame.
+        let frame = r
+            .segment_bytes
+            .or_else(|| r.mtu.map(|mtu| u64::from(mtu) + 14));
         if let (Some(rtt), Some(rate), Some(l), Some(n)) = (rtt_ms, r.rate_bps, frame, r.bulk_flows)
         {
             let law = MathisLaw {
@@ -196,7 +214,8 @@ const FLOW_QUEUEING: [&str; 4] = ["fq_codel", "fq", "cake", "fq_pie"];
 
 /// Model 4's inputs and shares for `s` (docs/models.md): the BBR and
 /// other upload flows by their cc read back; in a FIFO, X from its limit
-/// read back, the rate read back and the base RTT, in frames of MTU + 14.
+/// read back, the rate read back and the base RTT, in full segments as
+/// the flows' tcp_info gives them (MTU + 14 without tcp_info).
 fn bbr_model(s: &Scenario, m: &mut RowModel) {
     let up: Vec<_> = s
         .flow_records
@@ -210,15 +229,21 @@ fn bbr_model(s: &Scenario, m: &mut RowModel) {
     }
     m.bbr_flows = Some(bbr);
     m.loss_based_flows = Some(others);
+    m.bbr_share_halves = s.bbr_share_halves();
+    m.bbr_converged = m
+        .bbr_share_halves
+        .map(|[a, b]| (a - b).abs() <= BBR_CONVERGED);
     if FLOW_QUEUEING.contains(&s.kind.as_str()) {
         m.model_bbr_share = Some(f64::from(bbr) / f64::from(bbr + others));
         return;
     }
     let r = &s.readbacks;
-    let (Some(q), Some(rate), Some(mtu)) = (r.fifo_limit_packets, r.rate_bps, r.mtu) else {
+    let frame = r
+        .segment_bytes
+        .or_else(|| r.mtu.map(|mtu| u64::from(mtu) + 14));
+    let (Some(q), Some(rate), Some(frame)) = (r.fifo_limit_packets, r.rate_bps, frame) else {
         return;
     };
-    let frame = u64::from(mtu) + 14;
     let rate_pps = rate as f64 / (8.0 * frame as f64);
     let bdp = rate_pps * r.base_rtt_s;
     if bdp <= 0.0 {
@@ -259,7 +284,8 @@ pub(crate) fn predicted(m: &RowModel, metric: SweepMetric) -> Option<f64> {
         SweepMetric::NewFlowsPerProbe => m.sparse_new_flows_per_probe_packet,
         SweepMetric::SignalProb => m.law_signal_probability,
         SweepMetric::FlowQueueDelay => m.aqm_target_ms,
-        SweepMetric::BbrShare => m.model_bbr_share,
+        // Not drawn where the flows had not settled (model 4's range).
+        SweepMetric::BbrShare => m.model_bbr_share.filter(|_| m.bbr_converged != Some(false)),
         _ => None,
     }
 }
@@ -386,14 +412,38 @@ fn bbr_sentences(table: &SweepTable, axis: usize) -> Vec<String> {
             let mut agree = Vec::new();
             let mut part = Vec::new();
             let mut none = Vec::new();
+            let mut unsettled = Vec::new();
             let mut model = Vec::new();
             for &(x, _) in &pts {
+                let rows: Vec<&RowModel> = table
+                    .rows
+                    .iter()
+                    .filter(|o| o.arm == arm.arm && o.error.is_none())
+                    .filter(|o| held_of(table, o, axis) == panel.held)
+                    .filter(|o| table.axes[axis].position(&o.axis_values[axis]) == Some(x))
+                    .filter_map(|o| o.model.as_ref())
+                    .collect();
+                if !rows.is_empty() && rows.iter().all(|m| m.bbr_converged == Some(false)) {
+                    let moved: Vec<String> = rows
+                        .iter()
+                        .filter_map(|m| m.bbr_share_halves)
+                        .map(|[a, b]| format!("{} → {}", fmt_num(a), fmt_num(b)))
+                        .collect();
+                    unsettled.push(format!("X = {} ({})", number(x), moved.join(", ")));
+                    model.push(
+                        rows.iter()
+                            .find_map(|m| m.model_bbr_share)
+                            .map_or_else(|| "—".to_string(), fmt_num),
+                    );
+                    continue;
+                }
                 let pairs: Vec<(f64, Option<f64>)> = table
                     .rows
                     .iter()
                     .filter(|o| o.arm == arm.arm && o.error.is_none())
                     .filter(|o| held_of(table, o, axis) == panel.held)
                     .filter(|o| table.axes[axis].position(&o.axis_values[axis]) == Some(x))
+                    .filter(|o| o.model.as_ref().and_then(|m| m.bbr_converged) != Some(false))
                     .filter_map(|o| {
                         let measured = o.metrics.bbr_share?.level();
                         Some((measured, o.model.as_ref()?.model_bbr_share))
@@ -426,6 +476,13 @@ fn bbr_sentences(table: &SweepTable, axis: usize) -> Vec<String> {
             }
             if !none.is_empty() {
                 verdict.push(format!("no model at X = {}", none.join(", ")));
+            }
+            if !unsettled.is_empty() {
+                verdict.push(format!(
+                    "not compared where the share had not settled, its two window halves more than {} apart: {}",
+                    fmt_num(BBR_CONVERGED),
+                    unsettled.join(", ")
+                ));
             }
             out.push(format!(
                 "bbr_share, {}{at}: BBR's share of the upload goodput went from {} at X = {} BDP to {} at X = {}; \
@@ -988,5 +1045,30 @@ mod tests {
         assert!(w.ends_with("inside the sweep)"), "{w}");
         assert_eq!(range_text(&[0.4, -0.2], "ms"), "−0.200 to +0.400 ms");
         assert_eq!(number(10.0), "10");
+    }
+}
+
+#[cfg(test)]
+mod convergence_tests {
+    use super::*;
+
+    /// Model 4 is drawn only where BBR's share had settled: a row whose
+    /// window halves part by more than [`BBR_CONVERGED`] gets no model
+    /// point, one that settled (or has no halves) keeps it.
+    #[test]
+    fn the_bbr_model_is_not_drawn_where_the_share_had_not_settled() {
+        let row = |halves: Option<[f64; 2]>| RowModel {
+            model_bbr_share: Some(0.785),
+            bbr_share_halves: halves,
+            bbr_converged: halves.map(|[a, b]| (a - b).abs() <= BBR_CONVERGED),
+            ..RowModel::default()
+        };
+        let moving = row(Some([0.710, 0.548]));
+        assert_eq!(moving.bbr_converged, Some(false));
+        assert_eq!(predicted(&moving, SweepMetric::BbrShare), None);
+        let settled = row(Some([0.877, 0.881]));
+        assert_eq!(settled.bbr_converged, Some(true));
+        assert_eq!(predicted(&settled, SweepMetric::BbrShare), Some(0.785));
+        assert_eq!(predicted(&row(None), SweepMetric::BbrShare), Some(0.785));
     }
 }

@@ -45,6 +45,7 @@ pub fn scenario(index: u32, round: u32, arm: &str, rtts: &[Option<f64>], drops: 
         flows: vec![FlowSeries {
             label: "flow 1".into(),
             direction: "up".into(),
+            cc: "cubic".into(),
             bin_s: 0.2,
             bytes: vec![125_000; 50],
         }],

@@ -652,6 +652,7 @@ mod tests {
             flows: vec![FlowSeries {
                 label: "flow 1".into(),
                 direction: "up".into(),
+                cc: "cubic".into(),
                 bin_s: 0.2,
                 bytes: vec![125_000; 50],
             }],

@@ -540,6 +540,17 @@ fn legend_of(
         };
         legend.push(text, Mark::Dashed(model_color(arms, &l.arm)));
     }
+    if metric == SweepMetric::SignalProb
+        && models
+            .iter()
+            .flat_map(|m| &m.lines)
+            .any(|l| l.model == ModelKind::AqmLaw && !l.points.is_empty())
+    {
+        legend.push(
+            "slope 2 from each arm's first model point: p ∝ N², the law with that RTT held (a queue held at the target whatever N)",
+            Mark::Dashed(SLOPE_GREY),
+        );
+    }
     if models.iter().any(|m| !m.boundaries.is_empty()) {
         legend.push(
             "model N* = T·R/(8·Q): where the probe stops being sparse",
@@ -663,8 +674,44 @@ fn draw_panel(
         draw_arm(&area, series, arm_color(ci), states, &at)?;
     }
     let at = |x: f64, v: f64| px_in(&chart, &area, (xs.to(x), ys.to(v)));
+    if metric == SweepMetric::SignalProb {
+        draw_slope_two(&area, models, (xs, ys), &at)?;
+    }
     draw_models(&area, models, arms, (xs, ys), &at)
 }
+
+/// Beside model 3's p: a grey line of slope 2 on the log–log axes from
+/// each arm's first model point, p₁ · (N / N₁)², the law with the RTT
+/// held at its value there, which is what an AQM that held its queue at
+/// the target whatever N would give (docs/models.md, model 3). Clipped to
+/// the panel's top.
+fn draw_slope_two(
+    area: &Area<'_>,
+    models: &PanelModels,
+    (xs, ys): (&Scale, &Scale),
+    at: &dyn Fn(f64, f64) -> (i32, i32),
+) -> Result<(), String> {
+    let (x_max, p_max) = (xs.from(xs.range.1), ys.from(ys.range.1));
+    for l in models.lines.iter().filter(|l| l.model == ModelKind::AqmLaw) {
+        let Some(first) = l.points.first() else {
+            continue;
+        };
+        let (x1, p1) = (first.x, first.value);
+        if !(x1 > 0.0 && p1 > 0.0) {
+            continue;
+        }
+        let x_end = x_max.min(x1 * (p_max / p1).sqrt());
+        if x_end <= x1 {
+            continue;
+        }
+        let end = at(x_end, p1 * (x_end / x1).powi(2));
+        dashed(area, at(x1, p1), end, SLOPE_GREY)?;
+    }
+    Ok(())
+}
+
+/// The slope-2 reference line's colour.
+const SLOPE_GREY: RGBColor = RGBColor(150, 150, 150);
 
 /// The models' predictions, dashed in their arm's colour, and model 2's
 /// boundary N* as a grey vertical line, over a drawn panel.

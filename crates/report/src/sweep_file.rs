@@ -93,7 +93,7 @@ pub(crate) fn csv_header(table: &SweepTable) -> Vec<String> {
 /// The models' columns (only when the experiment names a model): each
 /// scenario's inputs as read back, then each prediction
 /// ([`crate::sweep_model::RowModel`]).
-pub const MODEL_COLUMNS: [&str; 27] = [
+pub const MODEL_COLUMNS: [&str; 30] = [
     "model_rate_bps",
     "model_quantum_bytes",
     "model_packet_bytes",
@@ -121,6 +121,9 @@ pub const MODEL_COLUMNS: [&str; 27] = [
     "model_buffer_bdp",
     "model_loss_based_share",
     "model_bbr_share",
+    "model_bbr_share_first_half",
+    "model_bbr_share_second_half",
+    "model_bbr_converged",
 ];
 
 /// A row's model columns, in [`MODEL_COLUMNS`] order.
@@ -156,6 +159,9 @@ fn model_fields(m: Option<&crate::sweep_model::RowModel>) -> Vec<String> {
         opt(m.buffer_bdp.map(num)),
         opt(m.model_loss_based_share.map(num)),
         opt(m.model_bbr_share.map(num)),
+        opt(m.bbr_share_halves.map(|h| num(h[0]))),
+        opt(m.bbr_share_halves.map(|h| num(h[1]))),
+        opt(m.bbr_converged),
     ]
 }
 
