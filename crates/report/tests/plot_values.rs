@@ -134,29 +134,29 @@ fn the_headline_figure_draws_each_arm_s_delays_where_the_headline_puts_them() {
             "{}: marks beyond p50, p95: {marks:?}",
             a.arm
         );
-        // Each round's p50 in its own marker, drawn last in the row, 0.38
-        // of a row below it.
         let rounds: Vec<(f64, bool)> = st
             .figures
             .iter()
             .find(|f| f.arm == a.arm && f.figure == Figure::LoadedP50)
             .map(|f| f.rounds.iter().filter_map(|r| drawn(&r.value)).collect())
             .unwrap_or_default();
-        assert!(!rounds.is_empty(), "{}: no rounds", a.arm);
-        let drawn_rounds = &row[row.len() - rounds.len()..];
-        for (j, ((v, _), m)) in rounds.iter().zip(drawn_rounds).enumerate() {
-            near(
-                &format!("{} r{} p50", a.arm, j + 1),
-                anchor_x(m, 6.0),
-                x.px(*v),
-            );
-            let my = match m.tag.as_str() {
-                "circle" => m.num("cy"),
-                "rect" => m.num("y") + m.num("height") / 2.0,
-                _ => m.points()[0].1 + 6.0,
-            };
-            near(&format!("{} r{} y", a.arm, j + 1), my, y + 0.38 * pitch);
-        }
+        check_rounds(&a.arm, row, &rounds, x, y + 0.38 * pitch);
+    }
+}
+
+/// Each round's p50 in its own marker, drawn last in the arm's row, at
+/// `y` (0.38 of a row below it).
+fn check_rounds(arm: &str, row: &[El], rounds: &[(f64, bool)], x: Axis, y: f64) {
+    assert!(!rounds.is_empty(), "{arm}: no rounds");
+    let drawn_rounds = &row[row.len() - rounds.len()..];
+    for (j, ((v, _), m)) in rounds.iter().zip(drawn_rounds).enumerate() {
+        near(&format!("{arm} r{} p50", j + 1), anchor_x(m, 6.0), x.px(*v));
+        let my = match m.tag.as_str() {
+            "circle" => m.num("cy"),
+            "rect" => m.num("y") + m.num("height") / 2.0,
+            _ => m.points()[0].1 + 6.0,
+        };
+        near(&format!("{arm} r{} y", j + 1), my, y);
     }
 }
 
@@ -202,66 +202,80 @@ fn the_signal_probability_figure_draws_each_point_and_model_where_the_sweep_puts
     assert_eq!(k_ring, rings.len(), "rings beyond the data's points");
     // The model's dashes: each on the line between the predictions it
     // joins, the first from the first prediction.
+    let bottom = y.px(y_min(&ticks(&els, "end", "y")));
     let mut checked = 0;
     for line in &models[0].lines {
         let c = &model_colors.iter().find(|(a, _)| *a == line.arm).unwrap().1;
-        let half = |h: &str| u8::from_str_radix(h, 16).unwrap() / 2;
-        let dark = format!(
-            "#{:02X}{:02X}{:02X}",
-            half(&c[1..3]),
-            half(&c[3..5]),
-            half(&c[5..7])
-        );
-        let dashes: Vec<Vec<(f64, f64)>> = els
-            .iter()
-            .filter(|e| e.tag == "polyline" && e.attr("stroke") == Some(&dark))
-            .map(El::points)
-            .collect();
-        let at = |p: &netlab_report::plot_sweep::ModelPoint| (x.px(p.x), y.px(p.value));
-        let segments: Vec<((f64, f64), (f64, f64))> = line
-            .points
-            .windows(2)
-            .filter(|w| w[0].regime == w[1].regime)
-            .map(|w| (at(&w[0]), at(&w[1])))
-            .collect();
-        assert!(!segments.is_empty(), "{}: no model line", line.arm);
-        assert!(
-            line.points.iter().all(|p| p.upper.is_none()),
-            "the Mathis law gives one level"
-        );
-        for (a, _) in &segments {
-            let first = dashes
-                .iter()
-                .find(|d| (d[0].0 - a.0).hypot(d[0].1 - a.1) <= 1.5);
-            assert!(
-                first.is_some(),
-                "{}: no dash starts at the prediction ({:.1}, {:.1})",
-                line.arm,
-                a.0,
-                a.1
-            );
-        }
-        // Dashes in the legend are left of the plot or below it.
-        let bottom = y.px(y_min(&ticks(&els, "end", "y")));
-        for d in dashes
-            .iter()
-            .filter(|d| d[0].1 <= bottom + 20.0 && d[0].0 > x.px(0.9))
-        {
-            for &p in d {
-                let off = segments
-                    .iter()
-                    .map(|&(a, b)| to_segment(p, a, b))
-                    .fold(f64::INFINITY, f64::min);
-                assert!(
-                    off <= 1.5,
-                    "{}: a dash at {p:?} is {off:.1} px off the model's line",
-                    line.arm
-                );
-            }
-            checked += 1;
-        }
+        checked += check_model(&els, line, c, (x, y), bottom);
     }
     assert!(checked > 20, "only {checked} model dashes checked");
+}
+
+/// Checks the dashes of `line`'s model (drawn in half `c`, the arm's
+/// colour) above `bottom`; how many.
+fn check_model(
+    els: &[El],
+    line: &netlab_report::plot_sweep::ModelLine,
+    c: &str,
+    (x, y): (Axis, Axis),
+    bottom: f64,
+) -> usize {
+    let mut checked = 0;
+    let half = |h: &str| u8::from_str_radix(h, 16).unwrap() / 2;
+    let dark = format!(
+        "#{:02X}{:02X}{:02X}",
+        half(&c[1..3]),
+        half(&c[3..5]),
+        half(&c[5..7])
+    );
+    let dashes: Vec<Vec<(f64, f64)>> = els
+        .iter()
+        .filter(|e| e.tag == "polyline" && e.attr("stroke") == Some(&dark))
+        .map(El::points)
+        .collect();
+    let at = |p: &netlab_report::plot_sweep::ModelPoint| (x.px(p.x), y.px(p.value));
+    let segments: Vec<((f64, f64), (f64, f64))> = line
+        .points
+        .windows(2)
+        .filter(|w| w[0].regime == w[1].regime)
+        .map(|w| (at(&w[0]), at(&w[1])))
+        .collect();
+    assert!(!segments.is_empty(), "{}: no model line", line.arm);
+    assert!(
+        line.points.iter().all(|p| p.upper.is_none()),
+        "the Mathis law gives one level"
+    );
+    for (a, _) in &segments {
+        let first = dashes
+            .iter()
+            .find(|d| (d[0].0 - a.0).hypot(d[0].1 - a.1) <= 1.5);
+        assert!(
+            first.is_some(),
+            "{}: no dash starts at the prediction ({:.1}, {:.1})",
+            line.arm,
+            a.0,
+            a.1
+        );
+    }
+    // Dashes in the legend are left of the plot or below it.
+    for d in dashes
+        .iter()
+        .filter(|d| d[0].1 <= bottom + 20.0 && d[0].0 > x.px(0.9))
+    {
+        for &p in d {
+            let off = segments
+                .iter()
+                .map(|&(a, b)| to_segment(p, a, b))
+                .fold(f64::INFINITY, f64::min);
+            assert!(
+                off <= 1.5,
+                "{}: a dash at {p:?} is {off:.1} px off the model's line",
+                line.arm
+            );
+        }
+        checked += 1;
+    }
+    checked
 }
 
 fn y_min(ticks: &[(f64, f64)]) -> f64 {
