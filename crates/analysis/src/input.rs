@@ -688,18 +688,37 @@ mod tests {
     fn values_the_report_cannot_draw_are_refused_with_the_field() {
         let mut r = golden();
         r.scenarios[1].flows[0].tcp.as_mut().unwrap().series_bin_s = 0.0;
-        let e = input_from(&r).unwrap_err().to_string();
-        assert!(e.contains("scenarios[1].flows[0].tcp.series_bin_s"), "{e}");
+        let refused = |r: &Results| {
+            let e = input_from(r).unwrap_err();
+            (e.path, e.message)
+        };
+        assert_eq!(
+            refused(&r),
+            (
+                "scenarios[1].flows[0].tcp.series_bin_s".to_string(),
+                "bin width must be positive, found 0".to_string()
+            )
+        );
         let mut r = golden();
         let req = &mut r.scenarios[0].probes[0].requests[2];
         req.outcome = RequestOutcome::Reply;
         req.rtt_ms = None;
-        let e = input_from(&r).unwrap_err().to_string();
-        assert!(e.contains("scenarios[0].probe.requests[2].rtt_ms"), "{e}");
+        assert_eq!(
+            refused(&r),
+            (
+                "scenarios[0].probe.requests[2].rtt_ms".to_string(),
+                "a reply without a finite, non-negative RTT".to_string()
+            )
+        );
         let mut r = golden();
         r.scenarios[0].probes[0].config.timeout = std::time::Duration::ZERO;
-        let e = input_from(&r).unwrap_err().to_string();
-        assert!(e.contains("scenarios[0].probe.config.timeout_s"), "{e}");
+        assert_eq!(
+            refused(&r),
+            (
+                "scenarios[0].probe.config.timeout_s".to_string(),
+                "the probe timeout must be positive, found 0".to_string()
+            )
+        );
     }
 
     /// The v1 golden run, migrated: every scenario with its samples, the

@@ -412,12 +412,28 @@ mod tests {
     fn bad_values_are_named() {
         let mut c = CrosscheckConfig::new(1);
         c.arms = vec!["nosuch 1".into()];
-        assert!(c.validate().unwrap_err().to_string().contains("nosuch"));
+        let e = c.validate().unwrap_err();
+        assert!(
+            matches!(&e, CrosscheckError::Config(m) if m.starts_with("arm \"nosuch 1\": ")),
+            "{e:?}"
+        );
         let mut c = CrosscheckConfig::new(0);
-        assert!(c.validate().unwrap_err().to_string().contains("rounds"));
+        let e = c.validate().unwrap_err();
+        assert!(
+            matches!(&e, CrosscheckError::Config(m) if m == "rounds must be 1..=1000"),
+            "{e:?}"
+        );
         c.rounds = 1;
         c.timeline.load_s = 1.0;
-        assert!(c.validate().unwrap_err().to_string().contains("timeline"));
+        let want = format!(
+            "timeline {:?}: need baseline ≥ 0.5 s, load > warm-up + 1 s, end ≤ 120 s",
+            c.timeline
+        );
+        let e = c.validate().unwrap_err();
+        assert!(
+            matches!(&e, CrosscheckError::Config(m) if *m == want),
+            "{e:?}"
+        );
     }
 
     #[test]

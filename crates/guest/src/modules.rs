@@ -228,8 +228,13 @@ kernel/net/ipv4/tcp-bbr.ko:
         let e = idx()
             .resolve(&["sch_cake"], Path::new("/m/6.1"))
             .unwrap_err();
-        let msg = e.to_string();
-        assert!(msg.contains("sch_cake") && msg.contains("/m/6.1"), "{msg}");
+        match e {
+            Error::ModuleNotFound { name, dir } => {
+                assert_eq!(name, "sch_cake");
+                assert_eq!(dir, Path::new("/m/6.1"));
+            }
+            other => panic!("not ModuleNotFound: {other:?}"),
+        }
     }
 
     #[test]

@@ -340,13 +340,23 @@ mod tests {
 
     #[test]
     fn short_or_garbled_stat_is_an_error_naming_the_field() {
-        let e = parse_proc_stat("12 (x) S 1").unwrap_err();
-        assert!(e.to_string().contains("need field 5"), "{e}");
-        assert!(parse_proc_stat("garbage").is_err());
-        assert!(parse_proc_stat("x (a) S 1 2 3").is_err());
-        let e = parse_proc_stat("9 (a) S 1 9 9 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 notanumber")
-            .unwrap_err();
-        assert!(e.to_string().contains("field 22"), "{e}");
+        let reason = |text: &str| match parse_proc_stat(text).unwrap_err() {
+            SysError::Malformed { what, reason } => {
+                assert_eq!(what, "/proc/<pid>/stat");
+                reason
+            }
+            other => panic!("{text:?}: not Malformed: {other:?}"),
+        };
+        assert_eq!(
+            reason("12 (x) S 1"),
+            "2 fields after the command name, need field 5"
+        );
+        assert_eq!(reason("garbage"), "no '(' before the command name");
+        assert_eq!(reason("x (a) S 1 2 3"), "field 1 (pid) is not a number");
+        assert_eq!(
+            reason("9 (a) S 1 9 9 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 notanumber"),
+            "field 22 (starttime) is not a number"
+        );
         // every truncation of a real line is an error, never a panic
         let real = std::fs::read_to_string("/proc/self/stat").unwrap();
         for cut in 0..real.len() {

@@ -463,6 +463,12 @@ mod tests {
         )
         .unwrap();
         let err = decode_dump(&crash, None, &Psched::MODERN).unwrap_err();
-        assert!(err.to_string().contains("errno 2147483647"), "{err}");
+        match err {
+            ModelError::Decode { what, reason } => {
+                assert_eq!(what, "qdisc dump");
+                assert_eq!(reason, "kernel sent an error (errno 2147483647)");
+            }
+            other => panic!("not a decode error: {other:?}"),
+        }
     }
 }

@@ -118,7 +118,26 @@ fn runs_of_every_schema_netlab_reads_are_compared() {
     let a = RunDigest::read(&root.join("schema_v1/results.json")).expect("schema 1");
     let b = RunDigest::read(&root.join("golden/results.json")).expect("golden");
     let d = diff(&a, &b, &[]).expect("both have pfifo and fq_codel");
-    assert!(!d.pairs.is_empty());
+    let pairs: Vec<(&str, &str, &str, (usize, usize))> = d
+        .pairs
+        .iter()
+        .map(|p| {
+            (
+                p.arm_a.as_str(),
+                p.arm_b.as_str(),
+                p.point.as_str(),
+                p.rounds,
+            )
+        })
+        .collect();
+    let fq = "fq_codel limit 256 memory_limit 1048576 target 5ms interval 100ms ecn";
+    assert_eq!(
+        pairs,
+        [
+            ("pfifo limit 256", "pfifo limit 256", "default", (1, 1)),
+            (fq, fq, "default", (1, 1)),
+        ]
+    );
 }
 
 #[test]

@@ -380,14 +380,32 @@ mod tests {
         let text = serde_json::to_vec_pretty(&full).unwrap();
         let path = dir.0.join("results.json");
         std::fs::write(&path, &text[..text.len() / 2]).unwrap();
-        let e = read_split(&path, |_, _, _| Ok(())).unwrap_err().to_string();
-        assert!(e.contains("truncated"), "{e}");
+        match read_split(&path, |_, _, _| Ok(())).unwrap_err() {
+            SplitError::Truncated { path: p, inside } => {
+                assert_eq!(p, path);
+                assert_eq!(inside, "a string");
+            }
+            other => panic!("not Truncated: {other:?}"),
+        }
         // A scenario with a field of the wrong type names it.
         let mut t = String::from_utf8(text.clone()).unwrap();
         t = t.replacen("\"index\": 2,", "\"index\": \"two\",", 1);
         std::fs::write(&path, &t).unwrap();
-        let e = read_split(&path, |_, _, _| Ok(())).unwrap_err().to_string();
-        assert!(e.contains("scenarios[1]: index"), "{e}");
+        match read_split(&path, |_, _, _| Ok(())).unwrap_err() {
+            SplitError::Scenario {
+                path: p,
+                position,
+                field,
+                reason,
+            } => {
+                assert_eq!((p, position, field.as_str()), (path.clone(), 1, "index"));
+                assert_eq!(
+                    reason,
+                    "invalid type: string \"two\", expected u32 at line 2 column 20"
+                );
+            }
+            other => panic!("not Scenario: {other:?}"),
+        }
         // A future version is refused by number.
         let t = String::from_utf8(text).unwrap().replacen(
             "\"schema_version\": 3",
@@ -395,7 +413,9 @@ mod tests {
             1,
         );
         std::fs::write(&path, t).unwrap();
-        let e = read_split(&path, |_, _, _| Ok(())).unwrap_err().to_string();
-        assert!(e.contains("schema_version 7"), "{e}");
+        match read_split(&path, |_, _, _| Ok(())).unwrap_err() {
+            SplitError::Version { path: p, version } => assert_eq!((p, version), (path, 7)),
+            other => panic!("not Version: {other:?}"),
+        }
     }
 }

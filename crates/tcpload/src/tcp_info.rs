@@ -292,10 +292,16 @@ mod tests {
     #[test]
     fn too_short_is_an_error_naming_the_attribute() {
         let err = TcpInfoView::new(&[0u8; 199]).unwrap_err();
-        let msg = err.to_string();
         assert!(
-            msg.contains("tcp_info") && msg.contains("199") && msg.contains("200"),
-            "{msg}"
+            matches!(
+                err,
+                TcpLoadError::Decode {
+                    what: "INET_DIAG_INFO (struct tcp_info)",
+                    len: 199,
+                    need: 200,
+                }
+            ),
+            "{err:?}"
         );
     }
 

@@ -1,6 +1,8 @@
 //! Shared helpers of the report's integration tests.
 #![allow(dead_code)]
 
+pub mod svg;
+
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -189,10 +189,27 @@ fn truncated_and_wrong_answers_are_errors_not_panics() {
     for n in 0..FAMILY.len() {
         let _ = parse_family_id(&FAMILY[..n]);
     }
-    assert!(
-        parse_features_reply(FAMILY).is_err(),
-        "a family answer is not a features reply"
+    let wire = |e: WireError| (e.what, e.reason);
+    // a family answer is not a features reply, nor the reverse
+    assert_eq!(
+        wire(parse_features_reply(FAMILY).unwrap_err()),
+        (
+            "ETHTOOL_MSG_FEATURES_GET_REPLY".to_string(),
+            "command 1, not 11".to_string()
+        )
     );
-    assert!(parse_family_id(KERNEL).is_err());
-    assert!(parse_features_reply(&[]).is_err());
+    assert_eq!(
+        wire(parse_family_id(KERNEL).unwrap_err()),
+        (
+            "CTRL_CMD_NEWFAMILY".to_string(),
+            "command 11, not 1".to_string()
+        )
+    );
+    assert_eq!(
+        wire(parse_features_reply(&[]).unwrap_err()),
+        (
+            "ETHTOOL_MSG_FEATURES_GET_REPLY".to_string(),
+            "no message in the answer".to_string()
+        )
+    );
 }
