@@ -30,7 +30,7 @@ pub fn main(a: &DiffArgs) -> u8 {
         }
     };
     if let Some(out) = &a.out {
-        if let Err(e) = write(out, &d) {
+        if let Err(e) = d.write_to(out) {
             eprintln!("orchestrator diff: writing {}: {e}", out.display());
             return 2;
         }
@@ -57,25 +57,4 @@ pub fn main(a: &DiffArgs) -> u8 {
         }
     }
     u8::from(failed)
-}
-
-/// Writes diff.md, diff.html and diff.json into `out` (created).
-pub(crate) fn write(
-    out: &std::path::Path,
-    d: &netlab_report::diff::RunDiff,
-) -> std::io::Result<()> {
-    std::fs::create_dir_all(out)?;
-    let json = serde_json::to_string_pretty(d).map_err(std::io::Error::other)?;
-    let other = |e: netlab_report::ReportError| std::io::Error::other(e.to_string());
-    let mut files = vec![
-        ("diff.md".to_string(), d.markdown()),
-        ("diff.html".to_string(), d.html().map_err(other)?),
-        ("diff.json".to_string(), json),
-    ];
-    files.extend(d.figures().map_err(other)?);
-    for (name, text) in files {
-        netlab_os::atomic::write(&out.join(name), text.as_bytes())
-            .map_err(|e| std::io::Error::other(e.to_string()))?;
-    }
-    Ok(())
 }

@@ -71,6 +71,6 @@ fn diff_into(original: &Path, new: &Path) -> Result<Vec<String>, String> {
     let a = RunDigest::read(original).map_err(|e| format!("{}: {e}", original.display()))?;
     let b = RunDigest::read(new).map_err(|e| format!("{}: {e}", new.display()))?;
     let d = diff(&a, &b, &[]).map_err(|e| e.to_string())?;
-    crate::diff::write(new, &d).map_err(|e| e.to_string())?;
+    d.write_to(new).map_err(|e| e.to_string())?;
     Ok(d.headline())
 }

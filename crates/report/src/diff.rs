@@ -840,6 +840,25 @@ impl RunDiff {
         Ok(out)
     }
 
+    /// Writes diff.md, diff.html, diff.json and every figure into `out`
+    /// (created), each file replaced atomically.
+    pub fn write_to(&self, out: &std::path::Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(out)?;
+        let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        let other = |e: crate::ReportError| std::io::Error::other(e.to_string());
+        let mut files = vec![
+            ("diff.md".to_string(), self.markdown()),
+            ("diff.html".to_string(), self.html().map_err(other)?),
+            ("diff.json".to_string(), json),
+        ];
+        files.extend(self.figures().map_err(other)?);
+        for (name, text) in files {
+            netlab_os::atomic::write(&out.join(name), text.as_bytes())
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
+        }
+        Ok(())
+    }
+
     /// diff.html: diff.md as one self-contained page, every figure
     /// inline and linked to its SVG file.
     pub fn html(&self) -> Result<String, crate::ReportError> {
