@@ -32,6 +32,7 @@ pub mod arms;
 pub mod compare;
 pub mod delivery;
 pub mod headline;
+pub mod hosts;
 mod input;
 pub mod ladder;
 pub mod path_seen;

@@ -52,6 +52,12 @@ pub fn hosts_section(scenarios: &[ScenarioFigures]) -> Option<String> {
             );
         }
     }
+    // The same shares by arm, each round beside the models (index.html
+    // says them too: it carries this section word for word).
+    s.push_str("\nWhere each arm lands against the models, round by round:\n\n");
+    for sentence in netlab_analysis::hosts::arm_sentences(scenarios) {
+        let _ = writeln!(s, "- {sentence}");
+    }
     Some(s)
 }
 
@@ -85,6 +91,10 @@ mod tests {
         let text = hosts_section(&[fig]).unwrap();
         assert!(
             text.contains("- scenario 1 (round 1, fq_codel) up: a1 (1 flow) 1.000 Mbit/s, share 0.111 (models: per flow 0.111, equal hosts 0.500, Mathis at the measured RTTs –); a2 (8 flows) 8.000 Mbit/s, share 0.889 (models: per flow 0.889, equal hosts 0.500, Mathis at the measured RTTs –); Jain over flows 1.000, over hosts 0.623"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\n\nWhere each arm lands against the models, round by round:\n\n- fq_codel up: host a1 got 0.111 of the link (round 1); the equal host share is 0.500, per-flow FQ would give 0.111, Mathis at the measured RTTs –; host a2 got 0.889 of the link (round 1);"),
             "{text}"
         );
         // A scenario with hosts but no flow result yet: the hosts'
