@@ -387,6 +387,39 @@ pub fn sentences(table: &SweepTable) -> Vec<String> {
 /// measured one are said to agree.
 pub(crate) const BBR_AGREEMENT: f64 = 0.1;
 
+/// Model 4 at one point of `arm`'s panel: when every round there had not
+/// settled (its halves more than [`BBR_CONVERGED`] apart), the words for
+/// it (`X = 2 (0.710 → 0.548)`) and the model's value as text.
+fn unsettled_at(
+    table: &SweepTable,
+    arm: &str,
+    held: &[String],
+    axis: usize,
+    x: f64,
+) -> Option<(String, String)> {
+    let rows: Vec<&RowModel> = table
+        .rows
+        .iter()
+        .filter(|o| o.arm == arm && o.error.is_none())
+        .filter(|o| held_of(table, o, axis) == held)
+        .filter(|o| table.axes[axis].position(&o.axis_values[axis]) == Some(x))
+        .filter_map(|o| o.model.as_ref())
+        .collect();
+    if rows.is_empty() || rows.iter().any(|m| m.bbr_converged != Some(false)) {
+        return None;
+    }
+    let moved: Vec<String> = rows
+        .iter()
+        .filter_map(|m| m.bbr_share_halves)
+        .map(|[a, b]| format!("{} → {}", fmt_num(a), fmt_num(b)))
+        .collect();
+    let model = rows
+        .iter()
+        .find_map(|m| m.model_bbr_share)
+        .map_or_else(|| "—".to_string(), fmt_num);
+    Some((format!("X = {} ({})", number(x), moved.join(", ")), model))
+}
+
 /// Model 4 along the buffer axis, one sentence per arm and held values:
 /// BBR's measured share from the first X to the last, and each round's
 /// difference from the model (Ware et al. in a FIFO, the fair share under
@@ -415,26 +448,9 @@ fn bbr_sentences(table: &SweepTable, axis: usize) -> Vec<String> {
             let mut unsettled = Vec::new();
             let mut model = Vec::new();
             for &(x, _) in &pts {
-                let rows: Vec<&RowModel> = table
-                    .rows
-                    .iter()
-                    .filter(|o| o.arm == arm.arm && o.error.is_none())
-                    .filter(|o| held_of(table, o, axis) == panel.held)
-                    .filter(|o| table.axes[axis].position(&o.axis_values[axis]) == Some(x))
-                    .filter_map(|o| o.model.as_ref())
-                    .collect();
-                if !rows.is_empty() && rows.iter().all(|m| m.bbr_converged == Some(false)) {
-                    let moved: Vec<String> = rows
-                        .iter()
-                        .filter_map(|m| m.bbr_share_halves)
-                        .map(|[a, b]| format!("{} → {}", fmt_num(a), fmt_num(b)))
-                        .collect();
-                    unsettled.push(format!("X = {} ({})", number(x), moved.join(", ")));
-                    model.push(
-                        rows.iter()
-                            .find_map(|m| m.model_bbr_share)
-                            .map_or_else(|| "—".to_string(), fmt_num),
-                    );
+                if let Some((said, m)) = unsettled_at(table, &arm.arm, &panel.held, axis, x) {
+                    unsettled.push(said);
+                    model.push(m);
                     continue;
                 }
                 let pairs: Vec<(f64, Option<f64>)> = table

@@ -481,18 +481,7 @@ fn legend_of(
         let i = arms.iter().position(|x| x == *a).unwrap_or(0);
         legend.push(format!("{a}: {how}"), Mark::Line(arm_color(i), 3));
     }
-    let grey = RGBColor(90, 90, 90);
-    for (k, s) in states.iter().enumerate() {
-        let text = if states.len() == 1 {
-            format!("a round ({s})")
-        } else {
-            format!("a round in state {s}")
-        };
-        legend.push(
-            text,
-            Mark::Marker(STATE_SHAPES[k % STATE_SHAPES.len()], grey),
-        );
-    }
+    state_legend(&mut legend, states);
     legend.push(
         "spread over rounds (min–max)",
         Mark::Line(RGBColor(170, 170, 170), 5),
@@ -540,17 +529,7 @@ fn legend_of(
         };
         legend.push(text, Mark::Dashed(model_color(arms, &l.arm)));
     }
-    if metric == SweepMetric::SignalProb
-        && models
-            .iter()
-            .flat_map(|m| &m.lines)
-            .any(|l| l.model == ModelKind::AqmLaw && !l.points.is_empty())
-    {
-        legend.push(
-            "slope 2 from each arm's first model point: p ∝ N², the law with that RTT held (a queue held at the target whatever N)",
-            Mark::Dashed(SLOPE_GREY),
-        );
-    }
+    slope_two_legend(&mut legend, metric, models);
     if models.iter().any(|m| !m.boundaries.is_empty()) {
         legend.push(
             "model N* = T·R/(8·Q): where the probe stops being sparse",
@@ -569,7 +548,7 @@ fn legend_of(
     if censored && metric.can_be_censored() {
         legend.push(
             "≥: censored, drawn at its bound (a value at least this), never as a value",
-            Mark::Marker(Shape::AtLeastUp, grey),
+            Mark::Marker(Shape::AtLeastUp, RGBColor(90, 90, 90)),
         );
     }
     legend
@@ -708,6 +687,37 @@ fn draw_slope_two(
         dashed(area, at(x1, p1), end, SLOPE_GREY)?;
     }
     Ok(())
+}
+
+/// One legend entry per state a round was in, each its marker's shape.
+fn state_legend(legend: &mut Legend, states: &[String]) {
+    let grey = RGBColor(90, 90, 90);
+    for (k, s) in states.iter().enumerate() {
+        let text = if states.len() == 1 {
+            format!("a round ({s})")
+        } else {
+            format!("a round in state {s}")
+        };
+        legend.push(
+            text,
+            Mark::Marker(STATE_SHAPES[k % STATE_SHAPES.len()], grey),
+        );
+    }
+}
+
+/// The slope-2 line's legend entry, on the p figure beside model 3.
+fn slope_two_legend(legend: &mut Legend, metric: SweepMetric, models: &[PanelModels]) {
+    if metric == SweepMetric::SignalProb
+        && models
+            .iter()
+            .flat_map(|m| &m.lines)
+            .any(|l| l.model == ModelKind::AqmLaw && !l.points.is_empty())
+    {
+        legend.push(
+            "slope 2 from each arm's first model point: p ∝ N², the law with that RTT held (a queue held at the target whatever N)",
+            Mark::Dashed(SLOPE_GREY),
+        );
+    }
 }
 
 /// The slope-2 reference line's colour.
