@@ -233,6 +233,24 @@ fn host_number(suffix: &str) -> Option<u16> {
 mod tests {
     use super::*;
 
+    /// The fuzz smoke's input: a sender host's name is ours, with its
+    /// number, and rebuilds from its parts as the topology names it.
+    #[test]
+    fn a_sender_hosts_name_rebuilds_from_its_parts() {
+        let n = OwnedName::parse("nl-accd-02o-a11").unwrap();
+        assert_eq!(
+            (n.run_id.to_string(), n.label.as_str(), n.role, n.host),
+            ("accd".to_string(), "02o", Some(Role::A), Some(11))
+        );
+        let host = crate::SenderHost::new(11).unwrap();
+        assert_eq!(
+            format!("{PREFIX}{}-{}-{}", n.run_id, n.label, host.suffix()),
+            "nl-accd-02o-a11"
+        );
+        assert_eq!(OwnedName::parse("nl-accd-02o-a011"), None);
+        assert_eq!(OwnedName::parse("nl-accd-02o-a1"), None);
+    }
+
     #[test]
     fn random_run_ids_are_valid_and_differ() {
         let ids: std::collections::HashSet<_> = (0..200).map(|_| RunId::random()).collect();
