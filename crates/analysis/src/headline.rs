@@ -634,14 +634,7 @@ mod tests {
     use super::*;
 
     fn fixture() -> ReportInput {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../fixtures/report/run-uml-3rounds/results.json.gz"
-        );
-        let gz = std::fs::read(path).unwrap();
-        let mut json = Vec::new();
-        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut json).unwrap();
-        crate::input_from(&netlab_results::Results::parse(&json).unwrap()).unwrap()
+        crate::input_from(&crate::testing::fixture_results("run-uml-3rounds")).unwrap()
     }
 
     #[test]

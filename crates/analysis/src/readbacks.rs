@@ -224,14 +224,7 @@ mod tests {
     use netlab_results::Results;
 
     fn fixture(name: &str) -> Results {
-        let path = format!(
-            "{}/../../fixtures/report/{name}/results.json.gz",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let gz = std::fs::read(path).unwrap();
-        let mut json = Vec::new();
-        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut json).unwrap();
-        Results::parse(&json).unwrap()
+        crate::testing::fixture_results(name)
     }
 
     /// The committed aqm_law run's Reno flows read `tcpi_snd_mss` 1448 with

@@ -113,3 +113,17 @@ pub fn input(rounds: u32) -> ReportInput {
         figures: Vec::new(),
     }
 }
+
+/// A committed run of `fixtures/report/<name>/results.json.gz`, parsed
+/// (this crate's unit tests).
+#[cfg(test)]
+pub(crate) fn fixture_results(name: &str) -> netlab_results::Results {
+    let path = format!(
+        "{}/../../fixtures/report/{name}/results.json.gz",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let gz = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut json = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut json).unwrap();
+    netlab_results::Results::parse(&json).unwrap()
+}
