@@ -2,8 +2,8 @@
 //! (`/proc/self/stat` fields 14 and 15, every thread of the process
 //! together) and each CPU's busy and idle time (`/proc/stat`'s `cpuN`
 //! lines), in clock ticks. Two snapshots around a window give the CPU a
-//! run used in it (docs/method.md §14). The parsers are pure; [`snapshot`]
-//! reads the files.
+//! run used in it (docs/method.md §14). The files are read and parsed by
+//! [`crate::proc`]; [`snapshot`] takes one.
 
 use std::time::Instant;
 
@@ -39,76 +39,15 @@ pub struct CpuSnapshot {
     pub ticks_per_s: u64,
 }
 
-/// The per-CPU lines of `/proc/stat` (`cpu0 …`, not the `cpu` total).
-pub fn parse_cpu_lines(text: &str) -> Result<Vec<CpuTicks>, SysError> {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let mut words = line.split_whitespace();
-        let Some(name) = words.next() else { continue };
-        let Some(n) = name.strip_prefix("cpu") else {
-            continue;
-        };
-        if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let v: Vec<u64> = words
-            .map(|w| w.parse::<u64>())
-            .collect::<Result<_, _>>()
-            .map_err(|_| {
-                SysError::malformed("/proc/stat", format!("{name}: a field is not a number"))
-            })?;
-        if v.len() < 7 {
-            return Err(SysError::malformed(
-                "/proc/stat",
-                format!("{name}: {} fields, need at least 7", v.len()),
-            ));
-        }
-        // user nice system idle iowait irq softirq [steal guest guest_nice]
-        let steal = v.get(7).copied().unwrap_or(0);
-        out.push(CpuTicks {
-            busy: v[0] + v[1] + v[2] + v[5] + v[6] + steal,
-            idle: v[3] + v[4],
-        });
-    }
-    if out.is_empty() {
-        return Err(SysError::malformed("/proc/stat", "no cpuN line"));
-    }
-    Ok(out)
-}
-
-/// Fields 14 and 15 (utime, stime) of a `/proc/<pid>/stat` text, clock
-/// ticks. The command name may hold spaces, so fields are counted from the
-/// last `)`.
-pub fn parse_process_times(text: &str) -> Result<(u64, u64), SysError> {
-    let bad = |reason: String| SysError::malformed("/proc/<pid>/stat", reason);
-    let close = text
-        .rfind(')')
-        .ok_or_else(|| bad("no ')' after the command name".into()))?;
-    let fields: Vec<&str> = text[close + 1..].split_whitespace().collect();
-    // fields[0] is field 3
-    let field = |n: usize| -> Result<u64, SysError> {
-        fields
-            .get(n - 3)
-            .ok_or_else(|| bad(format!("{} fields, need field {n}", fields.len())))?
-            .parse()
-            .map_err(|_| bad(format!("field {n} is not a number")))
-    };
-    Ok((field(14)?, field(15)?))
-}
-
 /// Reads this process's and every CPU's time now.
 pub fn snapshot() -> Result<CpuSnapshot, SysError> {
     let at = Instant::now();
-    let me = std::fs::read_to_string("/proc/self/stat")
-        .map_err(|e| SysError::io("reading /proc/self/stat", e))?;
-    let stat =
-        std::fs::read_to_string("/proc/stat").map_err(|e| SysError::io("reading /proc/stat", e))?;
-    let (process_user, process_system) = parse_process_times(&me)?;
+    let me = crate::proc::own_stat()?;
     Ok(CpuSnapshot {
         at,
-        process_user,
-        process_system,
-        cpus: parse_cpu_lines(&stat)?,
+        process_user: me.utime,
+        process_system: me.stime,
+        cpus: crate::proc::cpu_lines()?,
         ticks_per_s: USER_HZ,
     })
 }
@@ -116,6 +55,7 @@ pub fn snapshot() -> Result<CpuSnapshot, SysError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::proc::{parse_cpu_lines, parse_proc_stat};
 
     /// A real /proc/stat of a 2-CPU host (6.18), cut after the cpu lines.
     const STAT: &str = "cpu  1000 20 300 5000 40 0 60 0 0 0\n\
@@ -150,10 +90,10 @@ mod tests {
     fn process_times_are_fields_14_and_15() {
         let text = "4242 (orchestr a)tor) S 1 4242 4242 0 -1 4194560 100 0 0 0 \
                     731 95 0 0 20 0 9 0 555 0 0";
-        assert_eq!(parse_process_times(text).unwrap(), (731, 95));
-        assert!(parse_process_times("4242 (x) S 1").is_err());
-        let own = std::fs::read_to_string("/proc/self/stat").unwrap();
-        parse_process_times(&own).unwrap();
+        let p = parse_proc_stat(text).unwrap();
+        assert_eq!((p.utime, p.stime, p.start_time), (731, 95, 555));
+        assert!(parse_proc_stat("4242 (x) S 1").is_err());
+        crate::proc::own_stat().unwrap();
         let s = snapshot().unwrap();
         assert!(!s.cpus.is_empty() && s.ticks_per_s > 0);
     }

@@ -11,14 +11,6 @@ pub const CAP_SYS_ADMIN: u32 = 21;
 /// Env var that turns a privileged-test skip into a failure (CI sets it to `1`).
 pub const REQUIRE_PRIVILEGED_ENV: &str = "NETLAB_REQUIRE_PRIVILEGED";
 
-/// Extracts the `CapEff` mask from the text of `/proc/<pid>/status`.
-pub fn parse_cap_eff(status: &str) -> Result<u64, SysError> {
-    let v = crate::proc::status_field(status, "CapEff")
-        .ok_or_else(|| SysError::malformed("/proc/self/status", "no CapEff line"))?;
-    u64::from_str_radix(v, 16)
-        .map_err(|_| SysError::malformed("/proc/self/status", format!("CapEff {v:?} is not hex")))
-}
-
 /// The first capability netlab needs that `cap_eff` lacks.
 pub fn missing_capability(cap_eff: u64) -> Option<&'static str> {
     [
@@ -32,9 +24,7 @@ pub fn missing_capability(cap_eff: u64) -> Option<&'static str> {
 
 /// This process's effective capability mask.
 pub fn effective_capabilities() -> Result<u64, SysError> {
-    let status = std::fs::read_to_string("/proc/self/status")
-        .map_err(|e| SysError::io("reading /proc/self/status", e))?;
-    parse_cap_eff(&status)
+    crate::proc::own_cap_eff()
 }
 
 /// Whether `NETLAB_REQUIRE_PRIVILEGED=1` is set (privileged tests must
@@ -46,6 +36,7 @@ pub fn privileged_tests_required() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::proc::parse_cap_eff;
 
     #[test]
     fn cap_eff_parsing_and_checks() {

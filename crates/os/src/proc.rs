@@ -2,8 +2,11 @@
 //! pid together with its start time, so a pid the kernel has since given to
 //! another process is never mistaken for the one recorded); the fields of
 //! `/proc/<pid>/status` (memory, capabilities); open file descriptors; the
-//! CPU model; and the running kernel's release, the one place netlab
-//! reads it. (CPU time from `/proc/stat` is [`crate::cpu`]'s.)
+//! CPU model; each CPU's time in `/proc/stat`; sysctl files under
+//! `/proc/sys`; and the running kernel's release, the one place netlab
+//! reads it. Every parse of a `/proc` file's text is here, pure over the
+//! text, with a thin reader beside it; [`crate::cpu`] and
+//! [`crate::privilege`] compute from what these return.
 
 use std::io;
 
@@ -116,6 +119,10 @@ pub struct ProcStat {
     pub ppid: i32,
     /// Field 5: the process group.
     pub pgrp: i32,
+    /// Field 14: user time of every thread together, clock ticks.
+    pub utime: u64,
+    /// Field 15: system time of every thread together, clock ticks.
+    pub stime: u64,
     /// Field 22: start time, clock ticks after boot.
     pub start_time: u64,
 }
@@ -160,6 +167,13 @@ pub fn parse_proc_stat(text: &str) -> Result<ProcStat, SysError> {
     let state = field(3)?.chars().next().unwrap_or('?');
     let ppid = number(4, "ppid")? as i32;
     let pgrp = number(5, "pgrp")? as i32;
+    let ticks = |n: usize, name: &str| {
+        field(n)?
+            .parse::<u64>()
+            .map_err(|_| bad(&format!("field {n} ({name}) is not a number")))
+    };
+    let utime = ticks(14, "utime")?;
+    let stime = ticks(15, "stime")?;
     let start_time = field(22)?
         .parse()
         .map_err(|_| bad("field 22 (starttime) is not a number"))?;
@@ -168,8 +182,99 @@ pub fn parse_proc_stat(text: &str) -> Result<ProcStat, SysError> {
         state,
         ppid,
         pgrp,
+        utime,
+        stime,
         start_time,
     })
+}
+
+/// The per-CPU lines of `/proc/stat` (`cpu0 …`, not the `cpu` total).
+pub fn parse_cpu_lines(text: &str) -> Result<Vec<crate::cpu::CpuTicks>, SysError> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut words = line.split_whitespace();
+        let Some(name) = words.next() else { continue };
+        let Some(n) = name.strip_prefix("cpu") else {
+            continue;
+        };
+        if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let v: Vec<u64> = words
+            .map(|w| w.parse::<u64>())
+            .collect::<Result<_, _>>()
+            .map_err(|_| {
+                SysError::malformed("/proc/stat", format!("{name}: a field is not a number"))
+            })?;
+        if v.len() < 7 {
+            return Err(SysError::malformed(
+                "/proc/stat",
+                format!("{name}: {} fields, need at least 7", v.len()),
+            ));
+        }
+        // user nice system idle iowait irq softirq [steal guest guest_nice]
+        let steal = v.get(7).copied().unwrap_or(0);
+        out.push(crate::cpu::CpuTicks {
+            busy: v[0] + v[1] + v[2] + v[5] + v[6] + steal,
+            idle: v[3] + v[4],
+        });
+    }
+    if out.is_empty() {
+        return Err(SysError::malformed("/proc/stat", "no cpuN line"));
+    }
+    Ok(out)
+}
+
+/// Reads `/proc/stat`'s per-CPU lines now.
+pub fn cpu_lines() -> Result<Vec<crate::cpu::CpuTicks>, SysError> {
+    let stat =
+        std::fs::read_to_string("/proc/stat").map_err(|e| SysError::io("reading /proc/stat", e))?;
+    parse_cpu_lines(&stat)
+}
+
+/// Reads this process's `/proc/self/stat`.
+pub fn own_stat() -> Result<ProcStat, SysError> {
+    let me = std::fs::read_to_string("/proc/self/stat")
+        .map_err(|e| SysError::io("reading /proc/self/stat", e))?;
+    parse_proc_stat(&me)
+}
+
+/// The `CapEff` mask in the text of `/proc/<pid>/status`.
+pub fn parse_cap_eff(status: &str) -> Result<u64, SysError> {
+    let v = status_field(status, "CapEff")
+        .ok_or_else(|| SysError::malformed("/proc/self/status", "no CapEff line"))?;
+    u64::from_str_radix(v, 16)
+        .map_err(|_| SysError::malformed("/proc/self/status", format!("CapEff {v:?} is not hex")))
+}
+
+/// This process's effective capability mask (`CapEff` of
+/// `/proc/self/status`).
+pub fn own_cap_eff() -> Result<u64, SysError> {
+    let status = std::fs::read_to_string("/proc/self/status")
+        .map_err(|e| SysError::io("reading /proc/self/status", e))?;
+    parse_cap_eff(&status)
+}
+
+/// Path of a sysctl under `/proc/sys` (`net.ipv4.ip_forward` →
+/// `/proc/sys/net/ipv4/ip_forward`).
+pub fn sysctl_path(key: &str) -> String {
+    format!("/proc/sys/{}", key.replace('.', "/"))
+}
+
+/// Reads a sysctl, trimmed, as the calling thread's namespaces see it.
+pub fn read_sysctl(key: &str) -> io::Result<String> {
+    Ok(std::fs::read_to_string(sysctl_path(key))?.trim().to_owned())
+}
+
+/// Writes a sysctl as the calling thread's namespaces see it.
+pub fn write_sysctl(key: &str, value: &str) -> io::Result<()> {
+    std::fs::write(sysctl_path(key), format!("{value}\n"))
+}
+
+/// The text of `/proc/net/psched` (the kernel's packet-scheduler clock
+/// factors, parsed by the TBF model, `netlab_qdisc_model::Psched`).
+pub fn psched_text() -> io::Result<String> {
+    std::fs::read_to_string("/proc/net/psched")
 }
 
 /// `ESRCH`, "no such process" (3 on every Linux architecture): a read of
@@ -326,6 +431,8 @@ mod tests {
                 state: 'S',
                 ppid: 1,
                 pgrp: 4243,
+                utime: 1,
+                stime: 2,
                 start_time: 987_654
             }
         );

@@ -183,9 +183,7 @@ pub fn take_skipped() -> Skipped {
                 .to_string_lossy()
                 .trim_end_matches(".log")
                 .to_string();
-            let alive = pid
-                .parse::<u32>()
-                .is_ok_and(|p| std::path::Path::new(&format!("/proc/{p}")).exists());
+            let alive = pid.parse::<u32>().is_ok_and(crate::proc::pid_exists);
             if !alive {
                 let _ = std::fs::remove_file(e.path());
             }

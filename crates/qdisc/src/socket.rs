@@ -141,7 +141,7 @@ pub(crate) fn release_or_unknown() -> String {
 /// The running kernel's tick factors (`/proc/net/psched`); the modern
 /// constants when the file cannot be read.
 pub fn read_psched() -> Psched {
-    std::fs::read_to_string("/proc/net/psched")
+    netlab_os::proc::psched_text()
         .ok()
         .and_then(|t| Psched::parse(&t).ok())
         .unwrap_or(Psched::MODERN)

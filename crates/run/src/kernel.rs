@@ -19,8 +19,8 @@ pub const BASE_MODULES: [&str; 2] = ["veth", "sch_tbf"];
 /// Qdisc kinds compiled into every kernel's scheduler core.
 pub const BUILTIN_KINDS: [&str; 3] = ["pfifo", "bfifo", "pfifo_fast"];
 
-/// Where the running kernel lists its congestion controls.
-pub const AVAILABLE_CCS: &str = "/proc/sys/net/ipv4/tcp_available_congestion_control";
+/// The sysctl where the running kernel lists its congestion controls.
+pub const AVAILABLE_CCS: &str = "net.ipv4.tcp_available_congestion_control";
 
 /// The decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,7 +131,7 @@ impl KernelFacts for ThisMachine {
     }
 
     fn host_ccs(&self) -> Result<Vec<String>, String> {
-        std::fs::read_to_string(AVAILABLE_CCS)
+        netlab_os::proc::read_sysctl(AVAILABLE_CCS)
             .map(|t| parse_cc_list(&t))
             .map_err(|e| format!("reading {AVAILABLE_CCS}: {e}"))
     }
