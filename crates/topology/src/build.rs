@@ -17,37 +17,47 @@ pub struct NetnsFds {
     pub b: RawFd,
 }
 
+/// Adds `ip`/[`PREFIX_LEN`] to `ifname` (index `ifindex`) in namespace `ns`.
+pub(crate) fn address(ifindex: u32, ip: std::net::Ipv4Addr, ifname: &str, ns: &str) -> Request {
+    rtnl::new_ipv4_address(
+        ifindex,
+        ip,
+        PREFIX_LEN,
+        format!("adding {ip}/{PREFIX_LEN} to {ifname} in netns {ns}"),
+    )
+}
+
+/// Sets `ifname` (index `ifindex`) up in namespace `ns`.
+pub(crate) fn link_up(ifindex: u32, ifname: &str, ns: &str) -> Request {
+    rtnl::set_link_up(ifindex, format!("setting {ifname} up in netns {ns}"))
+}
+
+/// A default route via `gw` in namespace `ns`.
+pub(crate) fn default_route(gw: std::net::Ipv4Addr, ns: &str) -> Request {
+    rtnl::new_default_route(gw, format!("adding default route via {gw} in netns {ns}"))
+}
+
+/// One end of a veth pair: its name, namespace and interface index.
+pub(crate) fn veth_end(name: &str, netns_fd: RawFd, ifindex: u32) -> VethEnd {
+    VethEnd {
+        name: name.to_owned(),
+        netns_fd,
+        ifindex,
+    }
+}
+
 /// The requests that build the topology, each with the namespace whose
 /// rtnetlink socket sends it. Both veth pairs are created from R's socket
 /// with each end placed straight into its namespace; R's links come up
 /// before A's and B's routes are added.
 pub fn build_requests(spec: &TopologySpec, fds: NetnsFds) -> Vec<(Role, Request)> {
     let [na, nr, nb] = spec.netns_names();
-    let addr = |ifindex, ip, ifname: &str, ns: &str| {
-        rtnl::new_ipv4_address(
-            ifindex,
-            ip,
-            PREFIX_LEN,
-            format!("adding {ip}/{PREFIX_LEN} to {ifname} in netns {ns}"),
-        )
-    };
-    let up = |ifindex, ifname: &str, ns: &str| {
-        rtnl::set_link_up(ifindex, format!("setting {ifname} up in netns {ns}"))
-    };
-    let route = |gw, ns: &str| {
-        rtnl::new_default_route(gw, format!("adding default route via {gw} in netns {ns}"))
-    };
-    let end = |name: &str, netns_fd, ifindex| VethEnd {
-        name: name.to_owned(),
-        netns_fd,
-        ifindex,
-    };
     vec![
         (
             Role::R,
             rtnl::new_veth_pair(
-                &end(A_IF, fds.a, A_IFINDEX),
-                &end(R_A_IF, fds.r, R_A_IFINDEX),
+                &veth_end(A_IF, fds.a, A_IFINDEX),
+                &veth_end(R_A_IF, fds.r, R_A_IFINDEX),
                 spec.mtu,
                 format!(
                     "creating veth {A_IF} (netns {na}) / {R_A_IF} (netns {nr}) with MTU {}",
@@ -58,8 +68,8 @@ pub fn build_requests(spec: &TopologySpec, fds: NetnsFds) -> Vec<(Role, Request)
         (
             Role::R,
             rtnl::new_veth_pair(
-                &end(R_B_IF, fds.r, R_B_IFINDEX),
-                &end(B_IF, fds.b, B_IFINDEX),
+                &veth_end(R_B_IF, fds.r, R_B_IFINDEX),
+                &veth_end(B_IF, fds.b, B_IFINDEX),
                 spec.mtu,
                 format!(
                     "creating veth {R_B_IF} (netns {nr}) / {B_IF} (netns {nb}) with MTU {}",
@@ -67,19 +77,19 @@ pub fn build_requests(spec: &TopologySpec, fds: NetnsFds) -> Vec<(Role, Request)
                 ),
             ),
         ),
-        (Role::R, up(LOOPBACK_IFINDEX, "lo", &nr)),
-        (Role::R, addr(R_A_IFINDEX, R_A_ADDR, R_A_IF, &nr)),
-        (Role::R, addr(R_B_IFINDEX, R_B_ADDR, R_B_IF, &nr)),
-        (Role::R, up(R_A_IFINDEX, R_A_IF, &nr)),
-        (Role::R, up(R_B_IFINDEX, R_B_IF, &nr)),
-        (Role::A, up(LOOPBACK_IFINDEX, "lo", &na)),
-        (Role::A, addr(A_IFINDEX, A_ADDR, A_IF, &na)),
-        (Role::A, up(A_IFINDEX, A_IF, &na)),
-        (Role::A, route(R_A_ADDR, &na)),
-        (Role::B, up(LOOPBACK_IFINDEX, "lo", &nb)),
-        (Role::B, addr(B_IFINDEX, B_ADDR, B_IF, &nb)),
-        (Role::B, up(B_IFINDEX, B_IF, &nb)),
-        (Role::B, route(R_B_ADDR, &nb)),
+        (Role::R, link_up(LOOPBACK_IFINDEX, "lo", &nr)),
+        (Role::R, address(R_A_IFINDEX, R_A_ADDR, R_A_IF, &nr)),
+        (Role::R, address(R_B_IFINDEX, R_B_ADDR, R_B_IF, &nr)),
+        (Role::R, link_up(R_A_IFINDEX, R_A_IF, &nr)),
+        (Role::R, link_up(R_B_IFINDEX, R_B_IF, &nr)),
+        (Role::A, link_up(LOOPBACK_IFINDEX, "lo", &na)),
+        (Role::A, address(A_IFINDEX, A_ADDR, A_IF, &na)),
+        (Role::A, link_up(A_IFINDEX, A_IF, &na)),
+        (Role::A, default_route(R_A_ADDR, &na)),
+        (Role::B, link_up(LOOPBACK_IFINDEX, "lo", &nb)),
+        (Role::B, address(B_IFINDEX, B_ADDR, B_IF, &nb)),
+        (Role::B, link_up(B_IFINDEX, B_IF, &nb)),
+        (Role::B, default_route(R_B_ADDR, &nb)),
     ]
 }
 

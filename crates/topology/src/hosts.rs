@@ -22,8 +22,8 @@
 use std::net::Ipv4Addr;
 use std::os::fd::RawFd;
 
-use crate::rtnl::{self, Request, VethEnd, LOOPBACK_IFINDEX};
-use crate::spec::{A_ADDR, A_IF, A_IFINDEX, PREFIX_LEN, R_A_ADDR, R_A_IF, R_A_IFINDEX};
+use crate::rtnl::{self, Request, LOOPBACK_IFINDEX};
+use crate::spec::{A_ADDR, A_IF, A_IFINDEX, R_A_ADDR, R_A_IF, R_A_IFINDEX};
 use crate::TopologyError;
 
 /// The most sender hosts the address plan allows: host 1 is the seed's A,
@@ -145,22 +145,7 @@ pub fn host_requests(
 ) -> Vec<(HostSide, Request)> {
     let (rif, rix) = (host.router_if(), host.router_ifindex());
     let (ip, gw) = (host.addr(), host.router_addr());
-    let end = |name: &str, netns_fd, ifindex| VethEnd {
-        name: name.to_owned(),
-        netns_fd,
-        ifindex,
-    };
-    let addr = |ifindex, ip, ifname: &str, ns: &str| {
-        rtnl::new_ipv4_address(
-            ifindex,
-            ip,
-            PREFIX_LEN,
-            format!("adding {ip}/{PREFIX_LEN} to {ifname} in netns {ns}"),
-        )
-    };
-    let up = |ifindex, ifname: &str, ns: &str| {
-        rtnl::set_link_up(ifindex, format!("setting {ifname} up in netns {ns}"))
-    };
+    use crate::build::{address as addr, default_route, link_up as up, veth_end as end};
     vec![
         (
             HostSide::Router,
@@ -181,13 +166,7 @@ pub fn host_requests(
         (HostSide::Host, up(LOOPBACK_IFINDEX, "lo", host_ns)),
         (HostSide::Host, addr(A_IFINDEX, ip, A_IF, host_ns)),
         (HostSide::Host, up(A_IFINDEX, A_IF, host_ns)),
-        (
-            HostSide::Host,
-            rtnl::new_default_route(
-                gw,
-                format!("adding default route via {gw} in netns {host_ns}"),
-            ),
-        ),
+        (HostSide::Host, default_route(gw, host_ns)),
     ]
 }
 
