@@ -16,6 +16,10 @@ lint:
     cargo fmt --all -- --check
     cargo clippy --workspace --all-targets -- -D warnings
 
+# Public items per crate, from rustdoc's JSON (nightly); the rule is in the script.
+public-items *CRATES:
+    scripts/public-items.sh {{CRATES}}
+
 # Benchmarks print figures and ratios against a baseline measured in the same run.
 bench-topology:
     cargo bench -p netlab-topology --bench build_teardown

@@ -4,10 +4,10 @@
 //! the report shows and groups by: its kind when no other arm of the run
 //! has that kind (`fq_codel`), else its kind and the options that set it
 //! apart from the run's other arms of that kind (`pfifo limit 64`).
-//! [`file_slug`] turns a label into the part of a file name that names it.
+//! [`ArmLabels::file_slug`] turns a label into the part of a file name that names it.
 //!
 //! ```
-//! use netlab_analysis::arms::{file_slug, ArmLabels};
+//! use netlab_analysis::ArmLabels;
 //! let labels = ArmLabels::new([
 //!     ("pfifo", "pfifo limit 256"),
 //!     ("pfifo", "pfifo limit 64"),
@@ -18,7 +18,7 @@
 //!     labels.label("fq_codel", "fq_codel limit 256 target 5ms interval 100ms ecn"),
 //!     "fq_codel"
 //! );
-//! assert_eq!(file_slug("pfifo limit 64"), "pfifo-limit-64");
+//! assert_eq!(ArmLabels::file_slug("pfifo limit 64"), "pfifo-limit-64");
 //! ```
 
 use netlab_experiment::{Experiment, ExperimentFile};
@@ -124,22 +124,24 @@ fn label_among(kind: &str, words: &str, siblings: &[&str]) -> String {
     label
 }
 
-/// A label as it stands in a file name: letters, digits, `_` and `.`
-/// kept, every other run of characters one `-` (`pfifo limit 64` →
-/// `pfifo-limit-64`, `fq_codel (defaults)` → `fq_codel-defaults`).
-pub fn file_slug(label: &str) -> String {
-    let mut out = String::new();
-    for c in label.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' || c == '.' {
-            out.push(c);
-        } else if !out.is_empty() && !out.ends_with('-') {
-            out.push('-');
+impl ArmLabels {
+    /// A label as it stands in a file name: letters, digits, `_` and `.`
+    /// kept, every other run of characters one `-` (`pfifo limit 64` →
+    /// `pfifo-limit-64`, `fq_codel (defaults)` → `fq_codel-defaults`).
+    pub fn file_slug(label: &str) -> String {
+        let mut out = String::new();
+        for c in label.chars() {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '.' {
+                out.push(c);
+            } else if !out.is_empty() && !out.ends_with('-') {
+                out.push('-');
+            }
         }
+        while out.ends_with('-') {
+            out.pop();
+        }
+        out
     }
-    while out.ends_with('-') {
-        out.pop();
-    }
-    out
 }
 
 #[cfg(test)]
@@ -195,12 +197,15 @@ mod tests {
 
     #[test]
     fn slugs_are_file_name_safe() {
-        assert_eq!(file_slug("pfifo limit 256"), "pfifo-limit-256");
+        assert_eq!(ArmLabels::file_slug("pfifo limit 256"), "pfifo-limit-256");
         assert_eq!(
-            file_slug("fq_codel target 2.5ms ecn"),
+            ArmLabels::file_slug("fq_codel target 2.5ms ecn"),
             "fq_codel-target-2.5ms-ecn"
         );
-        assert_eq!(file_slug("pfifo (defaults)"), "pfifo-defaults");
-        assert_eq!(file_slug("cake dual-srchost"), "cake-dual-srchost");
+        assert_eq!(ArmLabels::file_slug("pfifo (defaults)"), "pfifo-defaults");
+        assert_eq!(
+            ArmLabels::file_slug("cake dual-srchost"),
+            "cake-dual-srchost"
+        );
     }
 }

@@ -12,7 +12,7 @@ use crate::stats::{
 };
 
 /// Fewer rounds per arm than this: the interval is printed as not meaningful.
-pub const MIN_ROUNDS: usize = 3;
+pub(crate) const MIN_ROUNDS: usize = 3;
 /// 1 − the wanted confidence of the interval (the level reached is in each
 /// [`Comparison`]: 3 vs 3 rounds allow 90 % at most).
 pub(crate) const ALPHA: f64 = 0.05;
@@ -210,20 +210,28 @@ pub struct Statistics {
     pub delay: DelayBasis,
 }
 
-/// How the intervals are computed, in one paragraph (index.html's
-/// comparison block; method §12.3).
-pub fn method_text() -> String {
-    format!(
-        "Differences are second arm − first arm; the point estimate is the Hodges–Lehmann shift, the median of \
-         the pairwise differences between the two arms' rounds, the estimator the interval is built on. Intervals: exact, distribution-free \
-         intervals for the shift between the arms' per-round values (Mann–Whitney inverted: order statistics \
-         of the pairwise differences between rounds), at the highest level up to {:.0} % that the round counts \
-         allow — 3 rounds against 3 allow 90 % at most, 4 against 4 97 %. A round is the unit: probes and 200 ms \
-         bins inside a round are autocorrelated and are not resampled. A round's quantile on the censored mass \
-         is a bound (≥), and so is every difference and endpoint it touches. A sentence's \"by at least\" is the \
-         interval's endpoint nearest zero. With fewer than {MIN_ROUNDS} rounds per arm the interval is not meaningful.",
-        (1.0 - ALPHA) * 100.0
-    )
+impl Comparison {
+    /// Fewer rounds per arm than this: the interval is printed as not
+    /// meaningful.
+    pub const MIN_ROUNDS: usize = MIN_ROUNDS;
+}
+
+impl Statistics {
+    /// How the intervals are computed, in one paragraph (index.html's
+    /// comparison block; method §12.3).
+    pub fn method_text() -> String {
+        format!(
+            "Differences are second arm − first arm; the point estimate is the Hodges–Lehmann shift, the median of \
+             the pairwise differences between the two arms' rounds, the estimator the interval is built on. Intervals: exact, distribution-free \
+             intervals for the shift between the arms' per-round values (Mann–Whitney inverted: order statistics \
+             of the pairwise differences between rounds), at the highest level up to {:.0} % that the round counts \
+             allow — 3 rounds against 3 allow 90 % at most, 4 against 4 97 %. A round is the unit: probes and 200 ms \
+             bins inside a round are autocorrelated and are not resampled. A round's quantile on the censored mass \
+             is a bound (≥), and so is every difference and endpoint it touches. A sentence's \"by at least\" is the \
+             interval's endpoint nearest zero. With fewer than {MIN_ROUNDS} rounds per arm the interval is not meaningful.",
+            (1.0 - ALPHA) * 100.0
+        )
+    }
 }
 
 /// The loaded delay observations of a round under `basis`: the one-way
@@ -241,49 +249,55 @@ fn probe_obs(s: &Scenario, basis: DelayBasis) -> Vec<Observation> {
     }
 }
 
-/// The run's delay basis: one-way delivered when every scenario that ran
-/// has its stop-and-wait requests' fates with one-way delays.
-pub fn delay_basis(ok: &[&Scenario]) -> DelayBasis {
-    let all = !ok.is_empty()
-        && ok.iter().all(|s| {
-            !s.probes.is_empty()
-                && s.delivered_one_way(crate::records::ProbePhase::Loaded)
-                    .is_some()
-        });
-    if all {
-        DelayBasis::OneWayDelivered
-    } else {
-        DelayBasis::RttCensored
+impl DelayBasis {
+    /// The run's delay basis: one-way delivered when every scenario that ran
+    /// has its stop-and-wait requests' fates with one-way delays.
+    pub fn of(ok: &[&Scenario]) -> DelayBasis {
+        let all = !ok.is_empty()
+            && ok.iter().all(|s| {
+                !s.probes.is_empty()
+                    && s.delivered_one_way(crate::records::ProbePhase::Loaded)
+                        .is_some()
+            });
+        if all {
+            DelayBasis::OneWayDelivered
+        } else {
+            DelayBasis::RttCensored
+        }
     }
 }
 
-/// Goodput of each bin that lies wholly inside the measured window, Mbit/s.
-pub fn goodput_bins(s: &Scenario) -> Vec<f64> {
-    let (Some([w0, w1]), Some(bin)) = (s.measured_window, s.bin_s()) else {
-        return Vec::new();
-    };
-    s.aggregate_bytes()
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| {
-            let t = *i as f64 * bin;
-            t >= w0 - 1e-9 && t + bin <= w1 + 1e-9
-        })
-        .map(|(_, b)| *b as f64 * 8.0 / bin / 1e6)
-        .collect()
-}
-
-/// A round's goodput, Mbit/s: its first direction's aggregate goodput as
-/// results.json gives it (method §4.3: each flow's bytes delivered inside
-/// the measured window over the window, summed over the direction's
-/// flows), the one goodput every output quotes; for input without it, the
-/// mean of the whole 200 ms bins inside the window.
-pub fn window_goodput(s: &Scenario) -> Option<f64> {
-    if let Some(g) = s.directions.first().and_then(|d| d.goodput_mbps) {
-        return Some(g);
+impl Scenario {
+    /// Goodput of each bin that lies wholly inside the measured window, Mbit/s.
+    pub fn goodput_bins(&self) -> Vec<f64> {
+        let s = self;
+        let (Some([w0, w1]), Some(bin)) = (s.measured_window, s.bin_s()) else {
+            return Vec::new();
+        };
+        s.aggregate_bytes()
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| {
+                let t = *i as f64 * bin;
+                t >= w0 - 1e-9 && t + bin <= w1 + 1e-9
+            })
+            .map(|(_, b)| *b as f64 * 8.0 / bin / 1e6)
+            .collect()
     }
-    let b = goodput_bins(s);
-    (!b.is_empty()).then(|| b.iter().sum::<f64>() / b.len() as f64)
+
+    /// A round's goodput, Mbit/s: its first direction's aggregate goodput as
+    /// results.json gives it (method §4.3: each flow's bytes delivered inside
+    /// the measured window over the window, summed over the direction's
+    /// flows), the one goodput every output quotes; for input without it, the
+    /// mean of the whole 200 ms bins inside the window.
+    pub fn window_goodput(&self) -> Option<f64> {
+        let s = self;
+        if let Some(g) = s.directions.first().and_then(|d| d.goodput_mbps) {
+            return Some(g);
+        }
+        let b = s.goodput_bins();
+        (!b.is_empty()).then(|| b.iter().sum::<f64>() / b.len() as f64)
+    }
 }
 
 fn fairness(s: &Scenario) -> Option<f64> {
@@ -319,9 +333,9 @@ fn unit(s: &Scenario, f: Figure, basis: DelayBasis) -> Option<Unit> {
                     samples: sent,
                 })
             }),
-        Figure::Goodput => window_goodput(s).map(|value| Unit::Scalar {
+        Figure::Goodput => s.window_goodput().map(|value| Unit::Scalar {
             value,
-            samples: goodput_bins(s).len(),
+            samples: s.goodput_bins().len(),
         }),
         Figure::Drops => s.window_counts().map(|w| one(w.drops as f64)),
         Figure::Fairness => fairness(s).map(one),
@@ -390,7 +404,7 @@ pub fn analyse(input: &ReportInput) -> Statistics {
         }
     }
     let several_flows = ok.iter().any(|s| s.flows.len() > 1);
-    let delay = delay_basis(&ok);
+    let delay = DelayBasis::of(&ok);
     let mut list = vec![Figure::LoadedP50, Figure::LoadedP95];
     if delay == DelayBasis::OneWayDelivered {
         list.push(Figure::Loss);
@@ -459,7 +473,7 @@ fn not_claimed(
         if s.directions.first().is_some_and(|d| d.direction != "up") {
             continue;
         }
-        let (Some(g), Some(ceiling)) = (window_goodput(s), s.payload_ceiling_mbps()) else {
+        let (Some(g), Some(ceiling)) = (s.window_goodput(), s.payload_ceiling_mbps()) else {
             continue;
         };
         // One segment more or less at the window's edges is the window,
@@ -755,9 +769,9 @@ mod tests {
     #[test]
     fn goodput_uses_bins_inside_the_window() {
         let s = scenario(1, 1, "pfifo", &[], 0);
-        let bins = goodput_bins(&s);
+        let bins = s.goodput_bins();
         assert_eq!(bins.len(), 30);
         assert!(bins.iter().all(|g| (*g - 5.0).abs() < 1e-9));
-        assert!((window_goodput(&s).unwrap() - 5.0).abs() < 1e-9);
+        assert!((s.window_goodput().unwrap() - 5.0).abs() < 1e-9);
     }
 }

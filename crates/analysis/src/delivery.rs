@@ -222,63 +222,10 @@ fn aqm(r: DropReason) -> bool {
 mod tests {
     use super::*;
     use netlab_probe::RequestOutcome;
-    use netlab_results::fate::{
-        DropBudget, DropInterval, EchoArrival, EchoArrivals, FateInput, ProbeFates,
-    };
     use netlab_results::Results;
 
     fn fixture() -> Results {
         crate::testing::fixture_results("run-uml-3rounds")
-    }
-
-    /// The fixture's rounds with the fates the issue found: every fq_codel
-    /// timeout a request B never received, matched to a CoDel drop in its
-    /// sampling interval; every pfifo timeout a request that reached B
-    /// 1100 ms after its send.
-    fn with_fates(mut r: Results) -> Results {
-        for s in &mut r.scenarios {
-            let pfifo = s.arm == "pfifo";
-            let Some(p) = s.probes.first_mut() else {
-                continue;
-            };
-            let mut drops = Vec::new();
-            let arrivals = p
-                .requests
-                .iter()
-                .filter_map(|q| {
-                    let recv_s = match (&q.outcome, q.rtt_ms) {
-                        (RequestOutcome::Reply, Some(rtt)) => q.send_s + rtt / 2e3,
-                        (RequestOutcome::Timeout, _) if pfifo => q.send_s + 1.1,
-                        (RequestOutcome::Timeout, _) => {
-                            drops.push(DropInterval {
-                                start_s: q.send_s - 0.1,
-                                end_s: q.send_s + 0.1,
-                                qdisc: "fq_codel".into(),
-                                drops: 1,
-                                reason: DropReason::CodelDrop,
-                            });
-                            return None;
-                        }
-                        _ => return None,
-                    };
-                    Some(EchoArrival { seq: q.seq, recv_s })
-                })
-                .collect();
-            let arrivals = EchoArrivals {
-                shared_clock: true,
-                arrivals,
-                not_logged: 0,
-                closed_s: None,
-            };
-            let inputs: Vec<FateInput> = p.requests.iter().map(FateInput::of_probe).collect();
-            p.fates = Some(ProbeFates::build(
-                &inputs,
-                &arrivals,
-                p.config.timeout,
-                Some(&mut DropBudget::new(drops)),
-            ));
-        }
-        r
     }
 
     fn loaded_timeouts(r: &Results, arm: &str) -> (usize, usize) {
@@ -298,13 +245,13 @@ mod tests {
 
     #[test]
     fn the_headline_says_fq_codels_losses_as_losses_and_pfifos_delay_as_a_number() {
-        let r = with_fates(fixture());
+        let r = crate::testing::with_fates(fixture());
         let (fq_lost, fq_sent) = loaded_timeouts(&r, "fq_codel");
         let (pf_late, pf_sent) = loaded_timeouts(&r, "pfifo");
         assert!(fq_lost > 0 && pf_late > 0);
         let input = crate::input_from(&r).unwrap();
         let st = crate::compare::analyse(&input);
-        let h = crate::headline::of(&input, &st);
+        let h = crate::headline::Headline::of(&input, &st);
         let fq = h.arms.iter().find(|a| a.arm == "fq_codel").unwrap();
         let d = fq.delivery.as_ref().unwrap();
         assert!(
@@ -339,7 +286,10 @@ mod tests {
         assert!((p95 - 1100.0).abs() < 1e-6, "{p95}");
         // The method's RTT view keeps its own table, censored as before.
         let md = h.markdown();
-        assert!(md.contains(crate::headline::METHOD_RTT_HEADING), "{md}");
+        assert!(
+            md.contains(crate::headline::Headline::METHOD_RTT_HEADING),
+            "{md}"
+        );
         assert!(md.contains("| fq_codel |"), "{md}");
         assert!(md.contains("≥ 1000 ms"), "{md}");
         assert!(!md.contains("loaded probes censored"), "{md}");

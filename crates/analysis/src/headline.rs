@@ -92,7 +92,7 @@ pub struct Headline {
     /// and value of the other axes ([`crate::sweep_headline::along`]).
     pub along: Vec<String>,
     /// A sweep whose experiment names models: where each model and the
-    /// measurement agree and part ([`crate::sweep_model::sentences`]).
+    /// measurement agree and part ([`crate::sweep::SweepTable::model_sentences`]).
     pub models: Vec<String>,
 }
 
@@ -141,35 +141,38 @@ fn range(v: &[u64]) -> String {
     }
 }
 
-/// The headline of a run from its input and its statistics
-/// ([`crate::compare::analyse`]). A sweep's is one headline per point,
-/// each over that point's rounds and statistics alone, and the sentences
-/// of what changes along each axis (`st` is then not read).
-pub fn of(input: &ReportInput, st: &Statistics) -> Headline {
-    if !crate::points::is_sweep(input) {
-        return of_point(input, st);
-    }
-    let points = crate::points::split(input)
-        .map(|p| PointHeadline {
-            index: p.index,
-            label: p.label,
-            headline: of_point(&p.input, &crate::compare::analyse(&p.input)),
-        })
-        .collect();
-    let table = crate::sweep::table(input);
-    Headline {
-        arms: Vec::new(),
-        comparisons: Vec::new(),
-        verdicts: Vec::new(),
-        points,
-        along: table
-            .as_ref()
-            .map(crate::sweep_headline::along)
-            .unwrap_or_default(),
-        models: table
-            .as_ref()
-            .map(crate::sweep_model::sentences)
-            .unwrap_or_default(),
+impl Headline {
+    /// The headline of a run from its input and its statistics
+    /// ([`crate::compare::analyse`]). A sweep's is one headline per point,
+    /// each over that point's rounds and statistics alone, and the sentences
+    /// of what changes along each axis (`st` is then not read).
+    pub fn of(input: &ReportInput, st: &Statistics) -> Headline {
+        if !input.is_sweep() {
+            return of_point(input, st);
+        }
+        let points = input
+            .points()
+            .map(|p| PointHeadline {
+                index: p.index,
+                label: p.label,
+                headline: of_point(&p.input, &crate::compare::analyse(&p.input)),
+            })
+            .collect();
+        let table = crate::sweep::SweepTable::of(input);
+        Headline {
+            arms: Vec::new(),
+            comparisons: Vec::new(),
+            verdicts: Vec::new(),
+            points,
+            along: table
+                .as_ref()
+                .map(crate::sweep_headline::along)
+                .unwrap_or_default(),
+            models: table
+                .as_ref()
+                .map(crate::sweep::SweepTable::model_sentences)
+                .unwrap_or_default(),
+        }
     }
 }
 
@@ -323,7 +326,7 @@ fn by_state(ok: &[&Scenario], states: &ArmStates) -> Vec<StateLatency> {
                 delivery: ArmDelivery::of(&mine),
                 goodputs: mine
                     .iter()
-                    .filter_map(|s| crate::compare::window_goodput(s).map(|g| (s.round, g)))
+                    .filter_map(|s| s.window_goodput().map(|g| (s.round, g)))
                     .collect(),
             }
         })
@@ -333,7 +336,7 @@ fn by_state(ok: &[&Scenario], states: &ArmStates) -> Vec<StateLatency> {
 /// The headline of a run, computing its statistics
 /// ([`crate::compare::analyse`]) on the way.
 pub fn of_input(input: &ReportInput) -> Headline {
-    of(input, &crate::compare::analyse(input))
+    Headline::of(input, &crate::compare::analyse(input))
 }
 
 /// One line: which arm had the lower loaded median and how sure that is,
@@ -509,10 +512,10 @@ fn rounds_list(rounds: &[u32]) -> String {
         .join(" ")
 }
 
-/// The heading of the method's RTT table (method §9).
-pub const METHOD_RTT_HEADING: &str = "The method's probe RTT (docs/method.md §9)";
-
 impl Headline {
+    /// The heading of the method's RTT table (method §9).
+    pub const METHOD_RTT_HEADING: &str = "The method's probe RTT (docs/method.md §9)";
+
     /// The method's RTT view beside the fates (method §9): per arm the
     /// stop-and-wait RTT with a timeout counted as "≥ timeout", so a seed
     /// reader finds its columns. Only when the headline's own lines say
@@ -523,8 +526,9 @@ impl Headline {
             return None;
         }
         let mut t = format!(
-            "{METHOD_RTT_HEADING}: round-trip times with a timeout counted as ≥ the timeout (a lost request and one delayed past the timeout look alike here); quantiles over every loaded request, censoring-aware.\n\n\
-             | arm | baseline p50 | loaded p50 | loaded p95 | loaded requests | timeouts |\n|---|---|---|---|---|---|\n"
+            "{}: round-trip times with a timeout counted as ≥ the timeout (a lost request and one delayed past the timeout look alike here); quantiles over every loaded request, censoring-aware.\n\n\
+             | arm | baseline p50 | loaded p50 | loaded p95 | loaded requests | timeouts |\n|---|---|---|---|---|---|\n",
+            Headline::METHOD_RTT_HEADING
         );
         for a in &self.arms {
             if a.by_state.is_empty() {
@@ -641,7 +645,7 @@ mod tests {
     fn the_fixture_headline_names_each_arm_and_pfifos_split_rounds() {
         let input = fixture();
         let st = crate::compare::analyse(&input);
-        let h = of(&input, &st);
+        let h = Headline::of(&input, &st);
         assert_eq!(h.arms.len(), 2);
         let pfifo = &h.arms[0];
         assert_eq!(pfifo.arm, "pfifo");

@@ -112,7 +112,7 @@ impl ReportBuilder {
     }
 
     /// The input for the run `header` describes (its own `scenarios` are
-    /// not read), with the caveats [`crate::summary::caveats`] finds.
+    /// not read), with the caveats [`ScenarioFigures::caveats`](crate::summary::ScenarioFigures::caveats) finds.
     pub fn finish(self, header: &Results) -> Result<ReportInput, InputError> {
         self.finish_with_figures(header).1
     }
@@ -125,7 +125,7 @@ impl ReportBuilder {
         let input = self.samples.and_then(|samples| {
             let mut input = header_input(header)?;
             input.scenarios = samples.scenarios;
-            input.caveats = crate::summary::caveats(header, &self.figures);
+            input.caveats = crate::summary::ScenarioFigures::caveats(header, &self.figures);
             input.figures = self.figures.clone();
             Ok(input)
         });
@@ -529,6 +529,7 @@ fn flow_records(s: &ScenarioResult) -> Vec<FlowRecord> {
                 connect_s: tcp.map(|t| t.connect_s),
                 error: f.error.clone(),
                 host: f.host.clone(),
+                rtt_ms: netlab_results::shares::window_rtt_ms(f),
             }
         })
         .collect()

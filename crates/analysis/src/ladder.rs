@@ -126,17 +126,19 @@ impl Rung {
     }
 }
 
-/// Every scenario of `runs` as rungs, in run and execution order.
-pub fn rungs(runs: &[Results]) -> Vec<Rung> {
-    runs.iter()
-        .flat_map(|r| {
-            let kernel = format!("{} {}", r.kernel.mode, r.kernel.release);
-            r.scenarios
-                .iter()
-                .map(move |s| Rung::of(&kernel, s))
-                .collect::<Vec<_>>()
-        })
-        .collect()
+impl Rung {
+    /// Every scenario of `runs` as rungs, in run and execution order.
+    pub fn of_runs(runs: &[Results]) -> Vec<Rung> {
+        runs.iter()
+            .flat_map(|r| {
+                let kernel = format!("{} {}", r.kernel.mode, r.kernel.release);
+                r.scenarios
+                    .iter()
+                    .map(move |s| Rung::of(&kernel, s))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
 }
 
 fn rate_words(mbps: f64) -> String {
@@ -191,40 +193,42 @@ pub(crate) fn truthful_up_to(rungs: &[Rung]) -> Vec<String> {
         .collect()
 }
 
-/// The whole table with its verdict lines, markdown.
-pub fn table(rungs: &[Rung]) -> String {
-    let mut s = String::new();
-    s.push_str("| kernel | arm | offloads | rate | goodput Mbit/s | goodput ÷ rate | TBF sent ÷ rate | largest in queue B | verdict | busiest CPU | netlab CPUs |\n");
-    s.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
-    let pct = |v: Option<f64>| v.map_or("–".into(), |x| format!("{:.0} %", x * 100.0));
-    for r in rungs {
-        let verdict = match (&r.error, r.verdict) {
-            (Some(e), _) => format!("failed: {e}"),
-            (None, Some(v)) => v.text().to_string(),
-            (None, None) => "–".into(),
-        };
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.kernel,
-            r.arm,
-            r.offloads,
-            r.rate_mbps.map_or("unshaped".into(), rate_words),
-            r.goodput_mbps.map_or("–".into(), |g| format!("{g:.1}")),
-            pct(r.share()),
-            pct(r.sent_share()),
-            r.largest_bytes
-                .map_or("–".into(), |b| thousands(b.round() as u64)),
-            verdict,
-            pct(r.busiest_cpu),
-            r.netlab_cpus.map_or("–".into(), |c| format!("{c:.2}")),
-        );
+impl Rung {
+    /// The whole table with its verdict lines, markdown.
+    pub fn table(rungs: &[Rung]) -> String {
+        let mut s = String::new();
+        s.push_str("| kernel | arm | offloads | rate | goodput Mbit/s | goodput ÷ rate | TBF sent ÷ rate | largest in queue B | verdict | busiest CPU | netlab CPUs |\n");
+        s.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
+        let pct = |v: Option<f64>| v.map_or("–".into(), |x| format!("{:.0} %", x * 100.0));
+        for r in rungs {
+            let verdict = match (&r.error, r.verdict) {
+                (Some(e), _) => format!("failed: {e}"),
+                (None, Some(v)) => v.text().to_string(),
+                (None, None) => "–".into(),
+            };
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                r.kernel,
+                r.arm,
+                r.offloads,
+                r.rate_mbps.map_or("unshaped".into(), rate_words),
+                r.goodput_mbps.map_or("–".into(), |g| format!("{g:.1}")),
+                pct(r.share()),
+                pct(r.sent_share()),
+                r.largest_bytes
+                    .map_or("–".into(), |b| thousands(b.round() as u64)),
+                verdict,
+                pct(r.busiest_cpu),
+                r.netlab_cpus.map_or("–".into(), |c| format!("{c:.2}")),
+            );
+        }
+        s.push('\n');
+        for line in truthful_up_to(rungs) {
+            let _ = writeln!(s, "- {line}");
+        }
+        s
     }
-    s.push('\n');
-    for line in truthful_up_to(rungs) {
-        let _ = writeln!(s, "- {line}");
-    }
-    s
 }
 
 #[cfg(test)]
@@ -266,7 +270,7 @@ mod tests {
         ];
         assert!(truthful_up_to(&short)[0]
             .contains("up to 1 Mbit/s; at 10 Mbit/s: shaper-bound, goodput 80 %"));
-        let t = table(&rungs);
+        let t = Rung::table(&rungs);
         assert!(t.contains("| host 6.18 | pfifo | kernel | 1 Gbit/s | 610.0 | 61 % | – | 3,028 | limited by something other than the shaper: CPU | 50 % | 0.40 |"), "{t}");
     }
 }

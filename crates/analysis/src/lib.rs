@@ -1,57 +1,78 @@
 //! netlab-analysis: every figure netlab computes from results.json, and
 //! nothing that draws or writes it.
 //!
-//! [`ReportBuilder`] reduces a run's scenarios, one at a time, to the
-//! samples the figures are computed from ([`records::ReportInput`]);
-//! [`input_from`] does it for a run already in memory. From that input come
-//! the comparisons between arms and their verdicts ([`compare`]), the
-//! standing states of the TCP senders ([`state`]), the probes' fates and
-//! deliveries ([`delivery`]), the models' predictions ([`predict`],
-//! [`sweep_model`]), a sweep's table ([`sweep`]) and the headline
-//! ([`headline`]); what summary.md says of each scenario is reduced to
-//! its small figures ([`summary`]). Everything here is a pure function of its
-//! arguments: netlab-report draws, pages and exports these figures, and
-//! netlab-crosscheck reuses them.
+//! The entry point is [`input_from`] (or [`ReportBuilder`], one scenario
+//! at a time): it reduces a run's results to the samples the figures are
+//! computed from, a [`records::ReportInput`]. From that input come
 //!
-//! ```no_run
-//! # fn results() -> netlab_results::Results { unimplemented!() }
-//! let input = netlab_analysis::input_from(&results())?;
-//! let stats = netlab_analysis::compare::analyse(&input);
-//! let headline = netlab_analysis::headline::of(&input, &stats);
-//! println!("{}", headline.markdown());
+//! - the comparisons between arms and their verdicts ([`compare::analyse`]);
+//! - the headline, one line per arm ([`headline::Headline::of`]);
+//! - the standing states of the TCP senders ([`state`]);
+//! - the probes' fates and deliveries ([`ArmDelivery`]);
+//! - the models' predictions ([`fifo_delay_bound`], [`SparseFlow`]) and a
+//!   sweep's table with the models beside it ([`sweep::SweepTable::of`]);
+//! - what summary.md says of each scenario, reduced to its small figures
+//!   ([`summary`]);
+//! - an arm's label, its tc words rather than its kind ([`ArmLabels`]),
+//!   and the rate ladder's table ([`Rung`]).
+//!
+//! Everything here is a pure function of its arguments: netlab-report
+//! draws, pages and exports these figures, and netlab-crosscheck reuses
+//! them.
+//!
+//! ```
+//! use netlab_analysis::{compare, headline::Headline};
+//!
+//! // A real one-round run of the user-mode-linux guest: pfifo against
+//! // fq_codel at 5 Mbit/s (fixtures/orchestrator/golden).
+//! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/orchestrator/golden/results.json");
+//! let results = netlab_results::Results::read(path.as_ref()).unwrap();
+//!
+//! let input = netlab_analysis::input_from(&results)?;
+//! let stats = compare::analyse(&input);
+//! let headline = Headline::of(&input, &stats);
+//! assert_eq!(input.scenarios.len(), 2);
+//! assert!(headline.markdown().contains("goodput 4.24 Mbit/s"));
 //! # Ok::<(), netlab_analysis::InputError>(())
 //! ```
 //!
 //! The statistics underneath (Kaplan–Meier, the rank interval over rounds,
 //! the seeded bootstrap, medians) are netlab-stats'; the method is
-//! described in docs/report.md.
+//! described in docs/report.md. scripts/public-items.sh counts this
+//! crate's public surface.
 
 #![forbid(unsafe_code)]
 
-pub mod arms;
+mod arms;
 pub mod compare;
-pub mod delivery;
+mod delivery;
 pub mod headline;
 pub mod hosts;
 mod input;
-pub mod ladder;
+mod ladder;
 pub mod path_seen;
-pub mod points;
-pub mod predict;
-pub mod readbacks;
+mod points;
+mod predict;
+mod readbacks;
 pub mod records;
 mod sentence;
 pub mod state;
 pub mod summary;
 pub mod sweep;
 mod sweep_headline;
-pub mod sweep_model;
+mod sweep_model;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
 use netlab_stats as stats;
 
+pub use arms::ArmLabels;
+pub use delivery::{ArmDelivery, LossCount};
 pub use input::{input_from, ReportBuilder};
+pub use ladder::Rung;
+pub use points::PointInput;
+pub use predict::{fifo_delay_bound, Regime, SparseFlow, SparsePrediction};
+pub use readbacks::netem_base_rtt_s;
 
 /// A value of results.json the analysis cannot compute from honestly (a
 /// non-positive probe timeout, a reply without a finite RTT, an experiment

@@ -273,17 +273,18 @@ fn opt_bytes(v: Option<f64>) -> String {
     v.map_or("–".into(), |b| thousands(b.round() as u64))
 }
 
-/// summary.md's section: per scenario and direction, what the queue held
-/// and the verdict with its numbers.
-pub fn section(scenarios: &[ScenarioFigures]) -> String {
-    let mut s = String::new();
-    if scenarios
-        .iter()
-        .all(|f| f.path_seen.queue.is_empty() && f.path_seen.bottleneck.is_none())
-    {
-        return s;
-    }
-    let _ = writeln!(
+impl ScenarioFigures {
+    /// summary.md's section: per scenario and direction, what the queue held
+    /// and the verdict with its numbers.
+    pub fn queue_section(scenarios: &[ScenarioFigures]) -> String {
+        let mut s = String::new();
+        if scenarios
+            .iter()
+            .all(|f| f.path_seen.queue.is_empty() && f.path_seen.bottleneck.is_none())
+        {
+            return s;
+        }
+        let _ = writeln!(
         s,
         "### The queue and the bottleneck (docs/method.md §14)\n\n\
          Largest packet: the arm's own `maxpacket` (fq_codel, codel; CAKE's `max_skblen`); aggregate: backlog bytes ÷ skbs \
@@ -296,38 +297,40 @@ pub fn section(scenarios: &[ScenarioFigures]) -> String {
         HELD_QUEUE_MIN_S * 1e3,
         HELD_QUEUE_MIN_SHARE * 100.0
     );
-    s.push_str("| # | arm | dir | largest packet B | aggregate max / median B | goodput ÷ rate | TBF sent ÷ rate | TBF queued samples | verdict | busiest CPU | netlab CPUs |\n");
-    s.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
-    for f in scenarios {
-        let verdicts = f.path_seen.bottleneck.as_ref();
-        for q in &f.path_seen.queue {
-            let d = verdicts.and_then(|b| b.directions.iter().find(|d| d.direction == q.direction));
-            let cpu = verdicts.and_then(|b| b.cpu.as_ref());
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} | {} / {} | {} | {} | {} | {} | {} | {} |",
-                f.index,
-                f.arm,
-                q.direction,
-                q.max_packet_bytes
-                    .map_or("–".into(), |m| thousands(u64::from(m))),
-                opt_bytes(q.aggregate_max_bytes),
-                opt_bytes(q.aggregate_median_bytes),
-                d.and_then(|d| d.goodput_share())
-                    .map_or("–".into(), |x| format!("{:.0} %", x * 100.0)),
-                d.and_then(|d| d.sent_share())
-                    .map_or("–".into(), |x| format!("{:.0} %", x * 100.0)),
-                d.map_or("–".into(), |d| format!(
-                    "{}/{}",
-                    d.tbf_samples_queued, d.tbf_samples
-                )),
-                d.map_or("–", |d| d.verdict.text()),
-                cpu.map_or("–".into(), |c| format!("{:.0} %", c.busiest() * 100.0)),
-                cpu.map_or("–".into(), |c| format!("{:.2}", c.netlab_cpus())),
-            );
+        s.push_str("| # | arm | dir | largest packet B | aggregate max / median B | goodput ÷ rate | TBF sent ÷ rate | TBF queued samples | verdict | busiest CPU | netlab CPUs |\n");
+        s.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for f in scenarios {
+            let verdicts = f.path_seen.bottleneck.as_ref();
+            for q in &f.path_seen.queue {
+                let d =
+                    verdicts.and_then(|b| b.directions.iter().find(|d| d.direction == q.direction));
+                let cpu = verdicts.and_then(|b| b.cpu.as_ref());
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | {} | {} / {} | {} | {} | {} | {} | {} | {} |",
+                    f.index,
+                    f.arm,
+                    q.direction,
+                    q.max_packet_bytes
+                        .map_or("–".into(), |m| thousands(u64::from(m))),
+                    opt_bytes(q.aggregate_max_bytes),
+                    opt_bytes(q.aggregate_median_bytes),
+                    d.and_then(|d| d.goodput_share())
+                        .map_or("–".into(), |x| format!("{:.0} %", x * 100.0)),
+                    d.and_then(|d| d.sent_share())
+                        .map_or("–".into(), |x| format!("{:.0} %", x * 100.0)),
+                    d.map_or("–".into(), |d| format!(
+                        "{}/{}",
+                        d.tbf_samples_queued, d.tbf_samples
+                    )),
+                    d.map_or("–", |d| d.verdict.text()),
+                    cpu.map_or("–".into(), |c| format!("{:.0} %", c.busiest() * 100.0)),
+                    cpu.map_or("–".into(), |c| format!("{:.2}", c.netlab_cpus())),
+                );
+            }
         }
+        s
     }
-    s
 }
 
 #[cfg(test)]

@@ -1,15 +1,10 @@
 //! A sweep's points apart (docs/report.md, "Pooling in a sweep"): the headline, the verdict, the
 //! comparison between arms and the per-arm figures pool the rounds of one
 //! point and never rounds of different points, so a sweep's report is
-//! computed point by point on the scenarios of each ([`split`]).
+//! computed point by point on the scenarios of each
+//! ([`ReportInput::points`]).
 
 use crate::records::{ReportInput, Scenario};
-
-/// Whether the run swept at least one axis (its scenarios carry point
-/// values).
-pub fn is_sweep(input: &ReportInput) -> bool {
-    input.scenarios.iter().any(|s| !s.point.values.is_empty())
-}
 
 /// One point's part of a run: its grid index and label, and the run's
 /// input holding only that point's scenarios.
@@ -23,58 +18,56 @@ pub struct PointInput {
     pub input: ReportInput,
 }
 
-/// The run's points, in order of first appearance (the grid's order):
-/// index and label.
-pub fn labels(input: &ReportInput) -> Vec<(u32, String)> {
-    let mut out: Vec<(u32, String)> = Vec::new();
-    for s in &input.scenarios {
-        if !out.iter().any(|(i, _)| *i == s.point.index) {
-            out.push((s.point.index, s.point.label.clone()));
-        }
-    }
-    out
-}
-
-/// The run's input split by point, points in the order of [`labels`], the
-/// scenarios in their order. Lazy: each point's copy is made when it is
-/// reached, so a sweep holds at most one point's copy beside the run.
-pub fn split(input: &ReportInput) -> impl Iterator<Item = PointInput> + '_ {
-    labels(input).into_iter().map(move |(index, label)| {
-        let scenarios: Vec<_> = input
-            .scenarios
-            .iter()
-            .filter(|s| s.point.index == index)
-            .cloned()
-            .collect();
-        // A rate axis sets this point's bottleneck (the goodput figures
-        // draw it).
-        let rate = scenarios.first().and_then(rate_of);
-        let header = input.clone_header();
-        PointInput {
-            index,
-            input: ReportInput {
-                bottleneck_bps: rate.or(header.bottleneck_bps),
-                scope: Some(format!("point {index} ({label})")),
-                scenarios,
-                ..header
-            },
-            label,
-        }
-    })
-}
-
-/// The bottleneck rate, bit/s, a scenario's point sets (a `rate` axis);
-/// None when no axis sets it (the run's own rate then applies).
-pub fn rate_of(s: &Scenario) -> Option<u64> {
-    s.point
-        .values
-        .iter()
-        .find_map(|v| v.strip_prefix("rate="))
-        .and_then(|r| netlab_qdisc_model::Rate::parse(r).ok())
-        .map(|r| r.bits_per_sec())
-}
-
 impl ReportInput {
+    /// Whether the run swept at least one axis (its scenarios carry point
+    /// values).
+    pub fn is_sweep(&self) -> bool {
+        self.scenarios.iter().any(|s| !s.point.values.is_empty())
+    }
+
+    /// The run's points, in order of first appearance (the grid's order):
+    /// index and label.
+    pub fn point_labels(&self) -> Vec<(u32, String)> {
+        let input = self;
+        let mut out: Vec<(u32, String)> = Vec::new();
+        for s in &input.scenarios {
+            if !out.iter().any(|(i, _)| *i == s.point.index) {
+                out.push((s.point.index, s.point.label.clone()));
+            }
+        }
+        out
+    }
+
+    /// The run's input split by point, points in the order of
+    /// [`ReportInput::point_labels`], the
+    /// scenarios in their order. Lazy: each point's copy is made when it is
+    /// reached, so a sweep holds at most one point's copy beside the run.
+    pub fn points(&self) -> impl Iterator<Item = PointInput> + '_ {
+        let input = self;
+        input.point_labels().into_iter().map(move |(index, label)| {
+            let scenarios: Vec<_> = input
+                .scenarios
+                .iter()
+                .filter(|s| s.point.index == index)
+                .cloned()
+                .collect();
+            // A rate axis sets this point's bottleneck (the goodput figures
+            // draw it).
+            let rate = scenarios.first().and_then(Scenario::point_rate);
+            let header = input.clone_header();
+            PointInput {
+                index,
+                input: ReportInput {
+                    bottleneck_bps: rate.or(header.bottleneck_bps),
+                    scope: Some(format!("point {index} ({label})")),
+                    scenarios,
+                    ..header
+                },
+                label,
+            }
+        })
+    }
+
     /// The input without its scenarios (the run's header).
     pub fn clone_header(&self) -> ReportInput {
         ReportInput {
@@ -93,5 +86,18 @@ impl ReportInput {
             models: self.models.clone(),
             figures: self.figures.clone(),
         }
+    }
+}
+
+impl Scenario {
+    /// The bottleneck rate, bit/s, a scenario's point sets (a `rate` axis);
+    /// None when no axis sets it (the run's own rate then applies).
+    pub fn point_rate(&self) -> Option<u64> {
+        self.point
+            .values
+            .iter()
+            .find_map(|v| v.strip_prefix("rate="))
+            .and_then(|r| netlab_qdisc_model::Rate::parse(r).ok())
+            .map(|r| r.bits_per_sec())
     }
 }

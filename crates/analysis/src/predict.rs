@@ -5,7 +5,7 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use netlab_analysis::predict::{fifo_delay_bound, SparseFlow};
+//! use netlab_analysis::{fifo_delay_bound, SparseFlow};
 //!
 //! // pfifo limit 256 of 1,514-byte packets at 5 Mbit/s: at most 620 ms.
 //! let bound = fifo_delay_bound(256, 1514, 5_000_000);

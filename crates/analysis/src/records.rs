@@ -192,6 +192,10 @@ pub struct FlowRecord {
     /// Its sender host's `[[hosts]]` name (docs/method.md §1.7); `None`
     /// without `[[hosts]]`.
     pub host: Option<String>,
+    /// Its measured RTT over the window, ms: the median of its sender's
+    /// smoothed RTT (`netlab_results::shares::window_rtt_ms`), which
+    /// Mathis's host share is computed with (docs/models.md, model 5).
+    pub rtt_ms: Option<f64>,
 }
 
 impl FlowRecord {
@@ -315,7 +319,7 @@ pub struct Scenario {
     pub round: u32,
     /// The arm's label, its identity in every output: the kind when no
     /// other arm of the run has it (`fq_codel`), else the kind and the
-    /// options that tell it apart (`pfifo limit 64`; [`crate::arms`]).
+    /// options that tell it apart (`pfifo limit 64`; [`crate::ArmLabels`]).
     pub arm: String,
     /// The arm's qdisc kind (`fq_codel`), for what depends on the kind.
     pub kind: String,

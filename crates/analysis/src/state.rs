@@ -6,13 +6,13 @@
 //! window cut, and settles in one of several metastable standing states:
 //! one cut can leave cwnd ≈ 430 segments and ≈ 1040 ms standing, two cuts
 //! cwnd ≈ 216 and ≈ 520 ms. Rounds of one arm can therefore differ by 2×,
-//! and a median pooled over them describes none of them. [`classify`] says
+//! and a median pooled over them describes none of them. [`RoundState::classify`] says
 //! which state a round is in; [`group_rounds`] says whether an arm's
 //! rounds agree.
 //!
 //! ```
 //! use netlab_analysis::records::SenderSample;
-//! use netlab_analysis::state::{classify, StateKind};
+//! use netlab_analysis::state::{RoundState, StateKind};
 //! let s = |t: f64, cwnd: u32, rtt_ms: f64, ssthresh: Option<u32>| SenderSample {
 //!     t_s: t, rtt_ms, rttvar_ms: 0.0, cwnd, ssthresh,
 //!     delivery_rate_bps: None, pacing_rate_bps: None,
@@ -22,7 +22,7 @@
 //!     s(1.2, 400, 1200.0, Some(400)), s(2.0, 400, 1040.0, Some(400)),
 //!     s(3.0, 401, 1040.0, Some(400)), s(4.0, 402, 1041.0, Some(400)),
 //! ];
-//! let st = classify(&samples, [1.5, 4.5]).unwrap();
+//! let st = RoundState::classify(&samples, [1.5, 4.5]).unwrap();
 //! assert_eq!(st.kind, StateKind::Overshoot { cuts: 1 });
 //! assert_eq!(st.standing_rtt_ms, 1040.0);
 //! ```
@@ -183,55 +183,57 @@ pub(crate) fn cuts(samples: &[SenderSample]) -> Vec<Cut> {
     out
 }
 
-/// The state of one round from its sender's tcp_info samples (time order)
-/// and its measured window `[start, end)`, s from t0. `None` when no sample
-/// lies in the window.
-///
-/// Cuts are counted from the slow-start exit (the first cut) to the
-/// window's end. The standing RTT and cwnd are medians over the window's
-/// samples from the last cut's trough on (the state the round settled in);
-/// when fewer than [`MIN_SETTLED_SAMPLES`] remain, or the window is held by
-/// drops or marks, over the whole window.
-pub fn classify(samples: &[SenderSample], window: [f64; 2]) -> Option<RoundState> {
-    let in_window = |t: f64| t >= window[0] && t < window[1];
-    let upto: Vec<SenderSample> = samples
-        .iter()
-        .copied()
-        .filter(|s| s.t_s < window[1])
-        .collect();
-    let window_samples: Vec<&SenderSample> = upto.iter().filter(|s| in_window(s.t_s)).collect();
-    if window_samples.is_empty() {
-        return None;
+impl RoundState {
+    /// The state of one round from its sender's tcp_info samples (time order)
+    /// and its measured window `[start, end)`, s from t0. `None` when no sample
+    /// lies in the window.
+    ///
+    /// Cuts are counted from the slow-start exit (the first cut) to the
+    /// window's end. The standing RTT and cwnd are medians over the window's
+    /// samples from the last cut's trough on (the state the round settled in);
+    /// when fewer than [`MIN_SETTLED_SAMPLES`] remain, or the window is held by
+    /// drops or marks, over the whole window.
+    pub fn classify(samples: &[SenderSample], window: [f64; 2]) -> Option<RoundState> {
+        let in_window = |t: f64| t >= window[0] && t < window[1];
+        let upto: Vec<SenderSample> = samples
+            .iter()
+            .copied()
+            .filter(|s| s.t_s < window[1])
+            .collect();
+        let window_samples: Vec<&SenderSample> = upto.iter().filter(|s| in_window(s.t_s)).collect();
+        if window_samples.is_empty() {
+            return None;
+        }
+        let found = cuts(&upto);
+        let n = found.len() as u32;
+        let kind = match n {
+            0 => StateKind::NoCut,
+            n if n >= REGULATED_CUTS => StateKind::Regulated,
+            cuts => StateKind::Overshoot { cuts },
+        };
+        let from = match (kind, found.last()) {
+            (StateKind::Overshoot { .. }, Some(c)) => c.trough_s.max(window[0]),
+            _ => window[0],
+        };
+        let mut settled: Vec<&&SenderSample> =
+            window_samples.iter().filter(|s| s.t_s >= from).collect();
+        let ok = settled.len() >= MIN_SETTLED_SAMPLES;
+        if !ok {
+            settled = window_samples.iter().collect();
+        }
+        let mut rtts: Vec<f64> = settled.iter().map(|s| s.rtt_ms).collect();
+        let mut cwnds: Vec<f64> = settled.iter().map(|s| f64::from(s.cwnd)).collect();
+        Some(RoundState {
+            kind,
+            cuts: n,
+            cuts_in_window: found.iter().filter(|c| in_window(c.at_s)).count() as u32,
+            standing_rtt_ms: median(&mut rtts)?,
+            cwnd: median(&mut cwnds)?.round() as u32,
+            settled_from_s: if ok { from } else { window[0] },
+            samples: settled.len(),
+            settled: ok,
+        })
     }
-    let found = cuts(&upto);
-    let n = found.len() as u32;
-    let kind = match n {
-        0 => StateKind::NoCut,
-        n if n >= REGULATED_CUTS => StateKind::Regulated,
-        cuts => StateKind::Overshoot { cuts },
-    };
-    let from = match (kind, found.last()) {
-        (StateKind::Overshoot { .. }, Some(c)) => c.trough_s.max(window[0]),
-        _ => window[0],
-    };
-    let mut settled: Vec<&&SenderSample> =
-        window_samples.iter().filter(|s| s.t_s >= from).collect();
-    let ok = settled.len() >= MIN_SETTLED_SAMPLES;
-    if !ok {
-        settled = window_samples.iter().collect();
-    }
-    let mut rtts: Vec<f64> = settled.iter().map(|s| s.rtt_ms).collect();
-    let mut cwnds: Vec<f64> = settled.iter().map(|s| f64::from(s.cwnd)).collect();
-    Some(RoundState {
-        kind,
-        cuts: n,
-        cuts_in_window: found.iter().filter(|c| in_window(c.at_s)).count() as u32,
-        standing_rtt_ms: median(&mut rtts)?,
-        cwnd: median(&mut cwnds)?.round() as u32,
-        settled_from_s: if ok { from } else { window[0] },
-        samples: settled.len(),
-        settled: ok,
-    })
 }
 
 /// Whether a congestion control is loss-based (its state is classified).
@@ -371,21 +373,24 @@ pub(crate) fn silent_for(kind: &str) -> Option<String> {
     })
 }
 
-/// The state of one scenario of a report, or why there is none.
-pub fn of_scenario(s: &crate::records::Scenario) -> Result<RoundState, String> {
-    if let Some(why) = silent_for(&s.kind) {
-        return Err(why);
-    }
-    if let Some(cc) = &s.cc {
-        if !loss_based(cc) {
-            return Err(format!("{cc} is not loss-based"));
+impl RoundState {
+    /// The state of one scenario of a report, or why there is none.
+    pub fn of(s: &crate::records::Scenario) -> Result<RoundState, String> {
+        if let Some(why) = silent_for(&s.kind) {
+            return Err(why);
         }
+        if let Some(cc) = &s.cc {
+            if !loss_based(cc) {
+                return Err(format!("{cc} is not loss-based"));
+            }
+        }
+        if s.error.is_some() {
+            return Err("the scenario failed".into());
+        }
+        let window = s.measured_window.unwrap_or(s.phases.loaded);
+        RoundState::classify(&s.tcp_info, window)
+            .ok_or_else(|| "no tcp_info sample in the window".to_string())
     }
-    if s.error.is_some() {
-        return Err("the scenario failed".into());
-    }
-    let window = s.measured_window.unwrap_or(s.phases.loaded);
-    classify(&s.tcp_info, window).ok_or_else(|| "no tcp_info sample in the window".to_string())
 }
 
 /// Every arm's states, arms in order of first appearance.
@@ -402,7 +407,7 @@ pub fn of_input(input: &crate::records::ReportInput) -> Vec<ArmStates> {
                 .scenarios
                 .iter()
                 .filter(|s| s.arm == *arm)
-                .map(|s| (s.round, of_scenario(s)))
+                .map(|s| (s.round, RoundState::of(s)))
                 .collect();
             group_rounds(arm, &rounds)
         })
@@ -471,7 +476,7 @@ mod tests {
     #[test]
     fn one_cut_and_two_cuts_are_told_apart_with_and_without_ssthresh() {
         for with in [true, false] {
-            let one = classify(&series(860, &[2.0], 18.0, with), [6.0, 18.0]).unwrap();
+            let one = RoundState::classify(&series(860, &[2.0], 18.0, with), [6.0, 18.0]).unwrap();
             assert_eq!(
                 one.kind,
                 StateKind::Overshoot { cuts: 1 },
@@ -482,7 +487,8 @@ mod tests {
             assert!((433..=445).contains(&one.cwnd), "{one:?}");
             assert!((one.standing_rtt_ms - 1010.0).abs() < 15.0, "{one:?}");
             assert!(one.settled);
-            let two = classify(&series(860, &[2.0, 4.0], 18.0, with), [6.0, 18.0]).unwrap();
+            let two =
+                RoundState::classify(&series(860, &[2.0, 4.0], 18.0, with), [6.0, 18.0]).unwrap();
             assert_eq!(
                 two.kind,
                 StateKind::Overshoot { cuts: 2 },
@@ -495,7 +501,7 @@ mod tests {
 
     #[test]
     fn a_cut_inside_the_window_is_counted_there_and_the_state_is_after_it() {
-        let st = classify(&series(860, &[2.0, 10.0], 18.0, true), [6.0, 18.0]).unwrap();
+        let st = RoundState::classify(&series(860, &[2.0, 10.0], 18.0, true), [6.0, 18.0]).unwrap();
         assert_eq!(st.kind, StateKind::Overshoot { cuts: 2 });
         assert_eq!(st.cuts_in_window, 1);
         assert!(st.settled_from_s >= 10.0, "{st:?}");
@@ -505,7 +511,7 @@ mod tests {
 
     #[test]
     fn a_cut_just_before_the_window_end_leaves_the_state_unsettled() {
-        let st = classify(&series(860, &[2.0, 17.7], 18.0, true), [6.0, 18.0]).unwrap();
+        let st = RoundState::classify(&series(860, &[2.0, 17.7], 18.0, true), [6.0, 18.0]).unwrap();
         assert_eq!(st.kind, StateKind::Overshoot { cuts: 2 });
         assert!(!st.settled);
         assert_eq!(st.settled_from_s, 6.0);
@@ -517,7 +523,7 @@ mod tests {
         let flat: Vec<_> = (0..50)
             .map(|i| s(i as f64 * 0.2, 40, 30.0, Some(INFINITE_SSTHRESH)))
             .collect();
-        let st = classify(&flat, [2.0, 10.0]).unwrap();
+        let st = RoundState::classify(&flat, [2.0, 10.0]).unwrap();
         assert_eq!(st.kind, StateKind::NoCut);
         assert_eq!(st.standing_rtt_ms, 30.0);
         // An AQM: a new ssthresh every few samples.
@@ -532,17 +538,17 @@ mod tests {
                 )
             })
             .collect();
-        let st = classify(&aqm, [2.0, 12.0]).unwrap();
+        let st = RoundState::classify(&aqm, [2.0, 12.0]).unwrap();
         assert_eq!(st.kind, StateKind::Regulated);
         assert!(st.cuts >= REGULATED_CUTS);
         assert_eq!(st.settled_from_s, 2.0);
-        assert!(classify(&aqm, [20.0, 30.0]).is_none());
+        assert!(RoundState::classify(&aqm, [20.0, 30.0]).is_none());
     }
 
     #[test]
     fn rounds_in_two_states_disagree_and_say_so() {
-        let one = classify(&series(860, &[2.0], 18.0, true), [6.0, 18.0]).unwrap();
-        let two = classify(&series(860, &[2.0, 4.0], 18.0, true), [6.0, 18.0]).unwrap();
+        let one = RoundState::classify(&series(860, &[2.0], 18.0, true), [6.0, 18.0]).unwrap();
+        let two = RoundState::classify(&series(860, &[2.0, 4.0], 18.0, true), [6.0, 18.0]).unwrap();
         let arm = group_rounds(
             "pfifo",
             &[

@@ -12,15 +12,15 @@ use netlab_results::{DirectionResult, QdiscResult, Results, ScenarioResult};
 mod caveats;
 mod path;
 
-pub use caveats::{caveats, MachineFigures};
-pub use path::{path_note, PathSeen};
+pub use caveats::MachineFigures;
+pub use path::VethsSeen;
 
 /// One row of the summary table: one scenario.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SummaryRow {
     /// Round number (1-based).
     pub round: u32,
-    /// The arm's label ([`crate::arms`]): `fq_codel`, or `pfifo limit 64`
+    /// The arm's label ([`crate::ArmLabels`]): `fq_codel`, or `pfifo limit 64`
     /// beside another pfifo arm.
     pub arm: String,
     /// The arm in tc words (`fq_codel limit 256 …`).
@@ -78,7 +78,7 @@ pub struct ScenarioFigures {
     pub index: u32,
     /// Round.
     pub round: u32,
-    /// The arm's label ([`crate::arms`]; the kind until
+    /// The arm's label ([`crate::ArmLabels`]; the kind until
     /// [`labelled`](Self::labelled)).
     pub arm: String,
     /// The arm's qdisc kind.
@@ -110,7 +110,7 @@ pub struct ScenarioFigures {
     /// How A and B started their receive buffers, as read back.
     pub receive_buffer: Option<ReceiveBufferSeen>,
     /// The veths' offloads and MTU, as read back (method §1.6).
-    pub path: Option<PathSeen>,
+    pub path: Option<VethsSeen>,
     /// The kernel and CPU that ran it, when recorded.
     pub machine: Option<MachineFigures>,
     /// What the queue held and whether the shaper was the bottleneck.
@@ -201,7 +201,7 @@ impl ScenarioFigures {
             arm_words: s.arm_words.clone(),
             point_index: s.point.index,
             point_label: s.point.label.clone(),
-            row: row(s),
+            row: SummaryRow::of(s),
             flows: s
                 .flows
                 .iter()
@@ -238,7 +238,7 @@ impl ScenarioFigures {
                 .and_then(|f| f.phase(netlab_probe::Phase::Loaded).cloned()),
             notes: notes_of(s),
             receive_buffer: ReceiveBufferSeen::of(s),
-            path: PathSeen::of(s),
+            path: VethsSeen::of(s),
             machine: s.ran_on.as_ref().map(|r| MachineFigures {
                 kernel: r.kernel_release.clone(),
                 cpu: r.cpu_model.clone(),
@@ -248,15 +248,17 @@ impl ScenarioFigures {
     }
 }
 
-/// Every scenario's figures, in execution order, each arm labelled as
-/// the run's arms tell it apart ([`crate::arms`]).
-pub fn figures(results: &Results) -> Vec<ScenarioFigures> {
-    let labels = crate::arms::ArmLabels::of_experiment(&results.experiment);
-    results
-        .scenarios
-        .iter()
-        .map(|s| ScenarioFigures::of(s).labelled(labels.label(&s.arm, &s.arm_words)))
-        .collect()
+impl ScenarioFigures {
+    /// Every scenario's figures, in execution order, each arm labelled as
+    /// the run's arms tell it apart ([`crate::ArmLabels`]).
+    pub fn of_run(results: &Results) -> Vec<ScenarioFigures> {
+        let labels = crate::arms::ArmLabels::of_experiment(&results.experiment);
+        results
+            .scenarios
+            .iter()
+            .map(|s| ScenarioFigures::of(s).labelled(labels.label(&s.arm, &s.arm_words)))
+            .collect()
+    }
 }
 
 fn drops_of(records: &[QdiscRecord], handle: netlab_qdisc_model::Handle) -> Option<u64> {
@@ -288,54 +290,56 @@ fn shaped(s: &ScenarioResult) -> Vec<&QdiscResult> {
         .collect()
 }
 
-/// The summary row of one scenario.
-pub fn row(s: &ScenarioResult) -> SummaryRow {
-    let phases = s.probe().map(|p| &p.phases);
-    let bottleneck = shaped(s).first().copied();
-    let loaded: Option<&PhaseStats> = phases.and_then(|p| p.loaded.as_ref());
-    let baseline: Option<&PhaseStats> = phases.and_then(|p| p.baseline.as_ref());
-    let count =
-        |p: Option<&PhaseStats>, f: fn(&PhaseStats) -> u32| p.map_or(0, |p| u64::from(f(p)));
-    let ecn = s.ecn.as_ref().map(|e| &e.evidence);
-    SummaryRow {
-        round: s.round,
-        arm: s.arm.clone(),
-        arm_words: s.arm_words.clone(),
-        point_label: s.point.label.clone(),
-        probe_timeout_ms: s.probe().map(|p| p.config.timeout.as_secs_f64() * 1e3),
-        goodput_mbps: s.directions.first().and_then(|d| d.goodput_mbps),
-        goodput_by_direction: s
-            .directions
-            .iter()
-            .map(|d| (d.direction.clone(), d.goodput_mbps))
-            .collect(),
-        loaded_sent: count(loaded, |p| p.sent),
-        loaded_ok: count(loaded, |p| p.ok),
-        loaded_timeouts: count(loaded, |p| p.timeouts),
-        p50_ms: loaded.and_then(|l| l.p50_ms),
-        p95_ms: loaded.and_then(|l| l.p95_ms),
-        censored: loaded.map(|l| (l.p50_censored, l.p95_censored)),
-        baseline_p50: baseline.and_then(|b| b.p50_censored),
-        child_drops: bottleneck.and_then(|q| drops_of(&q.at_window_end, ARM_HANDLE)),
-        tbf_drops: bottleneck.and_then(|q| tbf_drops_of(&q.at_window_end)),
-        drops_by_direction: shaped(s)
-            .iter()
-            .map(|q| {
-                (
-                    q.direction.clone(),
-                    drops_of(&q.at_window_end, ARM_HANDLE),
-                    tbf_drops_of(&q.at_window_end),
-                )
-            })
-            .collect(),
-        ce_ece_cwr: ecn.map(|e| (e.counts.ce, e.counts.ece, e.counts.cwr)),
-        ecn_negotiated: ecn.map(|e| e.negotiated),
-        baseline: (
-            count(baseline, |p| p.sent),
-            count(baseline, |p| p.ok),
-            baseline.and_then(|b| b.p95_ms),
-        ),
-        error: s.error.clone(),
+impl SummaryRow {
+    /// The summary row of one scenario.
+    pub fn of(s: &ScenarioResult) -> SummaryRow {
+        let phases = s.probe().map(|p| &p.phases);
+        let bottleneck = shaped(s).first().copied();
+        let loaded: Option<&PhaseStats> = phases.and_then(|p| p.loaded.as_ref());
+        let baseline: Option<&PhaseStats> = phases.and_then(|p| p.baseline.as_ref());
+        let count =
+            |p: Option<&PhaseStats>, f: fn(&PhaseStats) -> u32| p.map_or(0, |p| u64::from(f(p)));
+        let ecn = s.ecn.as_ref().map(|e| &e.evidence);
+        SummaryRow {
+            round: s.round,
+            arm: s.arm.clone(),
+            arm_words: s.arm_words.clone(),
+            point_label: s.point.label.clone(),
+            probe_timeout_ms: s.probe().map(|p| p.config.timeout.as_secs_f64() * 1e3),
+            goodput_mbps: s.directions.first().and_then(|d| d.goodput_mbps),
+            goodput_by_direction: s
+                .directions
+                .iter()
+                .map(|d| (d.direction.clone(), d.goodput_mbps))
+                .collect(),
+            loaded_sent: count(loaded, |p| p.sent),
+            loaded_ok: count(loaded, |p| p.ok),
+            loaded_timeouts: count(loaded, |p| p.timeouts),
+            p50_ms: loaded.and_then(|l| l.p50_ms),
+            p95_ms: loaded.and_then(|l| l.p95_ms),
+            censored: loaded.map(|l| (l.p50_censored, l.p95_censored)),
+            baseline_p50: baseline.and_then(|b| b.p50_censored),
+            child_drops: bottleneck.and_then(|q| drops_of(&q.at_window_end, ARM_HANDLE)),
+            tbf_drops: bottleneck.and_then(|q| tbf_drops_of(&q.at_window_end)),
+            drops_by_direction: shaped(s)
+                .iter()
+                .map(|q| {
+                    (
+                        q.direction.clone(),
+                        drops_of(&q.at_window_end, ARM_HANDLE),
+                        tbf_drops_of(&q.at_window_end),
+                    )
+                })
+                .collect(),
+            ce_ece_cwr: ecn.map(|e| (e.counts.ce, e.counts.ece, e.counts.cwr)),
+            ecn_negotiated: ecn.map(|e| e.negotiated),
+            baseline: (
+                count(baseline, |p| p.sent),
+                count(baseline, |p| p.ok),
+                baseline.and_then(|b| b.p95_ms),
+            ),
+            error: s.error.clone(),
+        }
     }
 }
 
@@ -419,12 +423,14 @@ fn notes_of(s: &ScenarioResult) -> Vec<String> {
     notes
 }
 
-/// A flow whose sender connected this much later than its planned start
-/// is named (method §3.3: the senders are made ready before t0, and
-/// connect 3-18 ms after their mark, 24 of them together in the guest).
-pub const LATE_START_S: f64 = 0.5;
+impl ScenarioFigures {
+    /// A flow whose sender connected this much later than its planned start
+    /// is named (method §3.3: the senders are made ready before t0, and
+    /// connect 3-18 ms after their mark, 24 of them together in the guest).
+    pub const LATE_START_S: f64 = 0.5;
+}
 
-/// The flows that connected more than [`LATE_START_S`] after their planned
+/// The flows that connected more than [`ScenarioFigures::LATE_START_S`] after their planned
 /// start: a late flow had a shorter warm-up than planned, and one that
 /// connected after the window opened loaded only part of it.
 fn late_start_note(s: &ScenarioResult) -> Option<String> {
@@ -434,7 +440,12 @@ fn late_start_note(s: &ScenarioResult) -> Option<String> {
         .filter_map(|f| {
             let t = f.tcp.as_ref()?;
             let lag = t.start_s - f.start_s;
-            (lag > LATE_START_S).then_some((f.index, t.start_s, lag, t.window_s[0]))
+            (lag > ScenarioFigures::LATE_START_S).then_some((
+                f.index,
+                t.start_s,
+                lag,
+                t.window_s[0],
+            ))
         })
         .collect();
     let window = late.first()?.3;
@@ -446,11 +457,12 @@ fn late_start_note(s: &ScenarioResult) -> Option<String> {
         .collect();
     let more = late.len().saturating_sub(list.len());
     Some(format!(
-        "scenario {} (round {}, {}): {} flow(s) connected more than {LATE_START_S} s after their planned start ({}{}): their warm-up was shorter than planned{}",
+        "scenario {} (round {}, {}): {} flow(s) connected more than {} s after their planned start ({}{}): their warm-up was shorter than planned{}",
         s.index,
         s.round,
         s.arm,
         late.len(),
+        ScenarioFigures::LATE_START_S,
         list.join("; "),
         if more > 0 { format!("; {more} more") } else { String::new() },
         if inside > 0 {

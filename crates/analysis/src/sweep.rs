@@ -3,11 +3,13 @@
 //! headline metric, censoring kept ([`SweepTable`]); the axes read from the
 //! points results.json records (`rate=5mbit`), each value in its own unit
 //! ([`SweepAxis`]); and the values a sweep figure draws at each point,
-//! rounds pooled within a point and never across points ([`series`]).
+//! rounds pooled within a point and never across points ([`SweepTable::series`]).
 //! Pure: netlab-report's `sweep_file` writes the table as `sweep.csv` and
 //! `sweep.json`, its `plot_sweep` draws it.
 
 use serde::{Deserialize, Serialize};
+
+pub use crate::sweep_model::RowModel;
 
 use crate::records::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
 use crate::stats::{censored_quantile, CensoredQuantile, Observation};
@@ -51,27 +53,29 @@ impl AxisKind {
     }
 }
 
-/// One value as the experiment file writes it, read in its unit by the
-/// parsers the experiment file uses: a duration (ms), a plain number, a
-/// rate (Mbit/s), a size (bytes), else a word.
-pub fn parse_value(text: &str) -> (AxisKind, Option<f64>) {
-    if let Ok(d) = netlab_experiment::units::parse_duration(text, true) {
-        return (AxisKind::Duration, Some(d.as_secs_f64() * 1e3));
-    }
-    if let Ok(v) = text.parse::<f64>() {
-        if v.is_finite() {
-            return (AxisKind::Number, Some(v));
+impl AxisKind {
+    /// One value as the experiment file writes it, read in its unit by the
+    /// parsers the experiment file uses: a duration (ms), a plain number, a
+    /// rate (Mbit/s), a size (bytes), else a word.
+    pub fn parse_value(text: &str) -> (AxisKind, Option<f64>) {
+        if let Ok(d) = netlab_experiment::units::parse_duration(text, true) {
+            return (AxisKind::Duration, Some(d.as_secs_f64() * 1e3));
         }
-    }
-    if text.ends_with("bit") || text.ends_with("bps") {
-        if let Ok(r) = netlab_qdisc_model::Rate::parse(text) {
-            return (AxisKind::Rate, Some(r.bits_per_sec() as f64 / 1e6));
+        if let Ok(v) = text.parse::<f64>() {
+            if v.is_finite() {
+                return (AxisKind::Number, Some(v));
+            }
         }
+        if text.ends_with("bit") || text.ends_with("bps") {
+            if let Ok(r) = netlab_qdisc_model::Rate::parse(text) {
+                return (AxisKind::Rate, Some(r.bits_per_sec() as f64 / 1e6));
+            }
+        }
+        if let Ok(s) = netlab_qdisc_model::Size::parse(text) {
+            return (AxisKind::Size, Some(s.0 as f64));
+        }
+        (AxisKind::Category, None)
     }
-    if let Ok(s) = netlab_qdisc_model::Size::parse(text) {
-        return (AxisKind::Size, Some(s.0 as f64));
-    }
-    (AxisKind::Category, None)
 }
 
 /// One value of an axis.
@@ -127,46 +131,51 @@ fn split_value(v: &str) -> (&str, &str) {
     v.split_once('=').unwrap_or((v, ""))
 }
 
-/// The swept axes of a run, from its scenarios' points (axis order as the
-/// experiment's; empty without a sweep).
-pub fn axes(scenarios: &[Scenario]) -> Vec<SweepAxis> {
-    let mut out: Vec<SweepAxis> = Vec::new();
-    for s in scenarios {
-        for v in &s.point.values {
-            let (name, text) = split_value(v);
-            let i = match out.iter().position(|a| a.name == name) {
-                Some(i) => i,
-                None => {
-                    out.push(SweepAxis {
-                        name: name.to_string(),
-                        kind: AxisKind::Category,
-                        values: Vec::new(),
+impl SweepAxis {
+    /// The swept axes of a run, from its scenarios' points (axis order as the
+    /// experiment's; empty without a sweep).
+    pub fn of_scenarios(scenarios: &[Scenario]) -> Vec<SweepAxis> {
+        let mut out: Vec<SweepAxis> = Vec::new();
+        for s in scenarios {
+            for v in &s.point.values {
+                let (name, text) = split_value(v);
+                let i = match out.iter().position(|a| a.name == name) {
+                    Some(i) => i,
+                    None => {
+                        out.push(SweepAxis {
+                            name: name.to_string(),
+                            kind: AxisKind::Category,
+                            values: Vec::new(),
+                        });
+                        out.len() - 1
+                    }
+                };
+                if !out[i].values.iter().any(|x| x.text == text) {
+                    out[i].values.push(AxisTick {
+                        text: text.to_string(),
+                        x: None,
                     });
-                    out.len() - 1
                 }
-            };
-            if !out[i].values.iter().any(|x| x.text == text) {
-                out[i].values.push(AxisTick {
-                    text: text.to_string(),
-                    x: None,
-                });
             }
         }
-    }
-    for a in &mut out {
-        let parsed: Vec<(AxisKind, Option<f64>)> =
-            a.values.iter().map(|v| parse_value(&v.text)).collect();
-        let kind = parsed[0].0;
-        if parsed.iter().all(|(k, _)| *k == kind) && kind != AxisKind::Category {
-            a.kind = kind;
-            for (v, (_, x)) in a.values.iter_mut().zip(parsed) {
-                v.x = x;
+        for a in &mut out {
+            let parsed: Vec<(AxisKind, Option<f64>)> = a
+                .values
+                .iter()
+                .map(|v| AxisKind::parse_value(&v.text))
+                .collect();
+            let kind = parsed[0].0;
+            if parsed.iter().all(|(k, _)| *k == kind) && kind != AxisKind::Category {
+                a.kind = kind;
+                for (v, (_, x)) in a.values.iter_mut().zip(parsed) {
+                    v.x = x;
+                }
+                a.values
+                    .sort_by(|p, q| p.x.unwrap_or(0.0).total_cmp(&q.x.unwrap_or(0.0)));
             }
-            a.values
-                .sort_by(|p, q| p.x.unwrap_or(0.0).total_cmp(&q.x.unwrap_or(0.0)));
         }
+        out
     }
-    out
 }
 
 /// A measured value: exact, or only a lower bound (censored).
@@ -427,7 +436,7 @@ pub struct SweepRow {
     pub metrics: SweepMetrics,
     /// The models' inputs and predictions (None when the experiment names
     /// no model; docs/models.md).
-    pub model: Option<crate::sweep_model::RowModel>,
+    pub model: Option<RowModel>,
 }
 
 /// The whole table: what sweep.csv and sweep.json hold.
@@ -447,14 +456,18 @@ pub struct SweepTable {
     pub rows: Vec<SweepRow>,
 }
 
-/// sweep.json's `format`.
-pub const FORMAT: &str = "netlab-sweep";
-/// sweep.json's `version`.
-/// Version 2 added the models (`models`, each row's `model`) and the
-/// new-flow share (`new_flows_per_probe_packet`); version 3 the
-/// congestion-signal probability and the flows' queueing delay
-/// (`signal_probability`, `flow_queue_delay_ms`) and model 3's columns.
-pub const VERSION: u32 = 3;
+impl SweepTable {
+    /// sweep.json's `format`.
+    pub const FORMAT: &str = "netlab-sweep";
+}
+impl SweepTable {
+    /// sweep.json's `version`.
+    /// Version 2 added the models (`models`, each row's `model`) and the
+    /// new-flow share (`new_flows_per_probe_packet`); version 3 the
+    /// congestion-signal probability and the flows' queueing delay
+    /// (`signal_probability`, `flow_queue_delay_ms`) and model 3's columns.
+    pub const VERSION: u32 = 3;
+}
 
 /// The stop-and-wait probe's loaded observations: a reply exact, a
 /// timeout at least the timeout.
@@ -512,19 +525,22 @@ fn direction(s: &Scenario, dir: &str) -> (Option<Measured>, Option<Measured>) {
     }
 }
 
-/// Each axis' value at `s`'s point as the file writes it (empty where the
-/// point does not set it), in `axes` order.
-pub fn axis_values(s: &Scenario, axes: &[SweepAxis]) -> Vec<String> {
-    axes.iter()
-        .map(|a| {
-            s.point
-                .values
-                .iter()
-                .map(|v| split_value(v))
-                .find(|(n, _)| *n == a.name)
-                .map_or_else(String::new, |(_, t)| t.to_string())
-        })
-        .collect()
+impl Scenario {
+    /// Each axis' value at `s`'s point as the file writes it (empty where the
+    /// point does not set it), in `axes` order.
+    pub fn axis_values(&self, axes: &[SweepAxis]) -> Vec<String> {
+        let s = self;
+        axes.iter()
+            .map(|a| {
+                s.point
+                    .values
+                    .iter()
+                    .map(|v| split_value(v))
+                    .find(|(n, _)| *n == a.name)
+                    .map_or_else(String::new, |(_, t)| t.to_string())
+            })
+            .collect()
+    }
 }
 
 /// The row of one scenario; `models` are the experiment's.
@@ -533,7 +549,7 @@ pub(crate) fn row(
     axes: &[SweepAxis],
     models: &[netlab_experiment::ModelKind],
 ) -> SweepRow {
-    let axis_values = axis_values(s, axes);
+    let axis_values = s.axis_values(axes);
     let mut r = SweepRow {
         scenario: s.index,
         point: s.point.index,
@@ -542,7 +558,9 @@ pub(crate) fn row(
         arm: s.arm.clone(),
         arm_words: s.arm_words.clone(),
         round: s.round,
-        state: crate::state::of_scenario(s).ok().map(|st| st.kind.short()),
+        state: crate::state::RoundState::of(s)
+            .ok()
+            .map(|st| st.kind.short()),
         error: s.error.clone(),
         rtt_requests: None,
         iso_requests: None,
@@ -586,29 +604,31 @@ pub(crate) fn row(
     r
 }
 
-/// The table of a run with at least one swept axis (None without a sweep).
-pub fn table(input: &ReportInput) -> Option<SweepTable> {
-    let axes = axes(&input.scenarios);
-    if axes.is_empty() {
-        return None;
-    }
-    let rows = input
-        .scenarios
-        .iter()
-        .map(|s| row(s, &axes, &input.models))
-        .collect();
-    Some(SweepTable {
-        format: FORMAT.into(),
-        version: VERSION,
-        run_id: input.run_id.clone(),
-        axes,
-        models: input
-            .models
+impl SweepTable {
+    /// The table of a run with at least one swept axis (None without a sweep).
+    pub fn of(input: &ReportInput) -> Option<SweepTable> {
+        let axes = crate::sweep::SweepAxis::of_scenarios(&input.scenarios);
+        if axes.is_empty() {
+            return None;
+        }
+        let rows = input
+            .scenarios
             .iter()
-            .map(|m| m.as_str().to_string())
-            .collect(),
-        rows,
-    })
+            .map(|s| row(s, &axes, &input.models))
+            .collect();
+        Some(SweepTable {
+            format: SweepTable::FORMAT.into(),
+            version: SweepTable::VERSION,
+            run_id: input.run_id.clone(),
+            axes,
+            models: input
+                .models
+                .iter()
+                .map(|m| m.as_str().to_string())
+                .collect(),
+            rows,
+        })
+    }
 }
 
 /// One round's value at a point, as a figure draws it.
@@ -653,20 +673,22 @@ impl PointValues {
     }
 }
 
-/// How the points of a figure are summarised: `median over rounds`,
-/// `mean of the rounds`, or both when the points' round counts differ.
-pub fn summary_words<'a>(points: impl IntoIterator<Item = &'a PointValues>) -> &'static str {
-    let (mut mean, mut median) = (false, false);
-    for p in points {
-        match p.how() {
-            crate::stats::Summary::Mean => mean = true,
-            crate::stats::Summary::Median => median = true,
+impl PointValues {
+    /// How the points of a figure are summarised: `median over rounds`,
+    /// `mean of the rounds`, or both when the points' round counts differ.
+    pub fn summary_words<'a>(points: impl IntoIterator<Item = &'a PointValues>) -> &'static str {
+        let (mut mean, mut median) = (false, false);
+        for p in points {
+            match p.how() {
+                crate::stats::Summary::Mean => mean = true,
+                crate::stats::Summary::Median => median = true,
+            }
         }
-    }
-    match (mean, median) {
-        (true, true) => "mean of fewer than 3 rounds, else median over rounds",
-        (true, false) => "mean of the rounds (each round a dot)",
-        _ => "median over rounds",
+        match (mean, median) {
+            (true, true) => "mean of fewer than 3 rounds, else median over rounds",
+            (true, false) => "mean of the rounds (each round a dot)",
+            _ => "median over rounds",
+        }
     }
 }
 
@@ -688,88 +710,98 @@ pub struct Panel {
     pub arms: Vec<ArmSeries>,
 }
 
-/// The other axes' values of a row (`base_rtt=20ms`), as a panel holds them.
-pub fn held_of(table: &SweepTable, r: &SweepRow, axis: usize) -> Vec<String> {
-    table
-        .axes
-        .iter()
-        .zip(&r.axis_values)
-        .enumerate()
-        .filter(|(i, _)| *i != axis)
-        .map(|(_, (a, v))| format!("{}={v}", a.name))
-        .collect()
+impl SweepTable {
+    /// The other axes' values of a row (`base_rtt=20ms`), as a panel holds them.
+    pub fn held_of(&self, r: &SweepRow, axis: usize) -> Vec<String> {
+        let table = self;
+        table
+            .axes
+            .iter()
+            .zip(&r.axis_values)
+            .enumerate()
+            .filter(|(i, _)| *i != axis)
+            .map(|(_, (a, v))| format!("{}={v}", a.name))
+            .collect()
+    }
 }
 
-/// What the figure of `metric` against axis `axis` (index into
-/// `table.axes`) draws: one panel per combination of the other axes'
-/// values; in each, per arm and point, the rounds of that point alone.
-pub fn series(table: &SweepTable, metric: SweepMetric, axis: usize) -> Vec<Panel> {
-    let ax = &table.axes[axis];
-    let held_of = |r: &SweepRow| held_of(table, r, axis);
-    let mut panels: Vec<Panel> = Vec::new();
-    for r in table.rows.iter().filter(|r| r.error.is_none()) {
-        let held = held_of(r);
-        let Some(x) = ax.position(&r.axis_values[axis]) else {
-            continue;
-        };
-        let p = match panels.iter().position(|p| p.held == held) {
-            Some(i) => i,
-            None => {
-                panels.push(Panel {
-                    held,
-                    arms: Vec::new(),
+impl SweepTable {
+    /// What the figure of `metric` against axis `axis` (index into
+    /// `table.axes`) draws: one panel per combination of the other axes'
+    /// values; in each, per arm and point, the rounds of that point alone.
+    pub fn series(&self, metric: SweepMetric, axis: usize) -> Vec<Panel> {
+        let table = self;
+        let ax = &table.axes[axis];
+        let held_of = |r: &SweepRow| table.held_of(r, axis);
+        let mut panels: Vec<Panel> = Vec::new();
+        for r in table.rows.iter().filter(|r| r.error.is_none()) {
+            let held = held_of(r);
+            let Some(x) = ax.position(&r.axis_values[axis]) else {
+                continue;
+            };
+            let p = match panels.iter().position(|p| p.held == held) {
+                Some(i) => i,
+                None => {
+                    panels.push(Panel {
+                        held,
+                        arms: Vec::new(),
+                    });
+                    panels.len() - 1
+                }
+            };
+            let arms = &mut panels[p].arms;
+            let a = match arms.iter().position(|a| a.arm == r.arm) {
+                Some(i) => i,
+                None => {
+                    arms.push(ArmSeries {
+                        arm: r.arm.clone(),
+                        points: Vec::new(),
+                    });
+                    arms.len() - 1
+                }
+            };
+            let pts = &mut arms[a].points;
+            let k = match pts.iter().position(|q| q.point == r.point) {
+                Some(k) => k,
+                None => {
+                    pts.push(PointValues {
+                        x,
+                        point: r.point,
+                        rounds: Vec::new(),
+                        summary: None,
+                    });
+                    pts.len() - 1
+                }
+            };
+            if let Some(v) = r.metrics.get(metric) {
+                pts[k].rounds.push(RoundDot {
+                    round: r.round,
+                    value: v,
+                    state: r.state.clone(),
                 });
-                panels.len() - 1
-            }
-        };
-        let arms = &mut panels[p].arms;
-        let a = match arms.iter().position(|a| a.arm == r.arm) {
-            Some(i) => i,
-            None => {
-                arms.push(ArmSeries {
-                    arm: r.arm.clone(),
-                    points: Vec::new(),
-                });
-                arms.len() - 1
-            }
-        };
-        let pts = &mut arms[a].points;
-        let k = match pts.iter().position(|q| q.point == r.point) {
-            Some(k) => k,
-            None => {
-                pts.push(PointValues {
-                    x,
-                    point: r.point,
-                    rounds: Vec::new(),
-                    summary: None,
-                });
-                pts.len() - 1
-            }
-        };
-        if let Some(v) = r.metrics.get(metric) {
-            pts[k].rounds.push(RoundDot {
-                round: r.round,
-                value: v,
-                state: r.state.clone(),
-            });
-        }
-    }
-    for panel in &mut panels {
-        for a in &mut panel.arms {
-            a.points.sort_by(|p, q| p.x.total_cmp(&q.x));
-            for p in &mut a.points {
-                let o: Vec<Observation> = p.rounds.iter().map(|d| d.value.observation()).collect();
-                p.summary = crate::stats::summarise(&o).and_then(|s| Measured::of(s.value));
             }
         }
+        for panel in &mut panels {
+            for a in &mut panel.arms {
+                a.points.sort_by(|p, q| p.x.total_cmp(&q.x));
+                for p in &mut a.points {
+                    let o: Vec<Observation> =
+                        p.rounds.iter().map(|d| d.value.observation()).collect();
+                    p.summary = crate::stats::summarise(&o).and_then(|s| Measured::of(s.value));
+                }
+            }
+        }
+        panels
     }
-    panels
 }
 
-/// The metrics a run has data for (a figure each against each axis).
-pub fn metrics_with_data(table: &SweepTable) -> Vec<SweepMetric> {
-    SweepMetric::ALL
-        .into_iter()
-        .filter(|m| table.rows.iter().any(|r| r.metrics.get(*m).is_some()))
-        .collect()
+impl SweepTable {
+    /// The metrics a run has data for (a figure each against each axis).
+    pub fn metrics_with_data(&self) -> Vec<SweepMetric> {
+        let table = self;
+        SweepMetric::ALL
+            .into_iter()
+            .filter(|m| table.rows.iter().any(|r| r.metrics.get(*m).is_some()))
+            .collect()
+    }
 }

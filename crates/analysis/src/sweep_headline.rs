@@ -25,7 +25,7 @@ fn text(m: SweepMetric, p: &PointValues) -> String {
 /// The metrics a sweep's headline tells: the latency of the probe that
 /// ran (its median and tail), goodput per direction, drops, CE marks.
 pub(crate) fn headline_metrics(table: &SweepTable) -> Vec<SweepMetric> {
-    let has = crate::sweep::metrics_with_data(table);
+    let has = table.metrics_with_data();
     let latency = if has.contains(&SweepMetric::RttP50) {
         [SweepMetric::RttP50, SweepMetric::RttP95]
     } else {
@@ -53,11 +53,9 @@ pub(crate) fn along(table: &SweepTable) -> Vec<String> {
         let Some(first) = metrics.first() else {
             continue;
         };
-        let panels = crate::sweep::series(table, *first, i);
-        let per_metric: Vec<Vec<crate::sweep::Panel>> = metrics
-            .iter()
-            .map(|m| crate::sweep::series(table, *m, i))
-            .collect();
+        let panels = table.series(*first, i);
+        let per_metric: Vec<Vec<crate::sweep::Panel>> =
+            metrics.iter().map(|m| table.series(*m, i)).collect();
         for (k, panel) in panels.iter().enumerate().take(MAX_PANELS) {
             for series in &panel.arms {
                 let values: Vec<String> = series

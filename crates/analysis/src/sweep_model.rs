@@ -105,7 +105,7 @@ pub struct RowModel {
     #[serde(default)]
     pub bbr_share_halves: Option<[f64; 2]>,
     /// Model 4's range: whether the share had settled, the halves within
-    /// [`BBR_CONVERGED`] of each other. The model is compared only where
+    /// `BBR_CONVERGED` of each other. The model is compared only where
     /// it had: Ware et al. describe the flows' steady state.
     #[serde(default)]
     pub bbr_converged: Option<bool>,
@@ -115,7 +115,7 @@ pub struct RowModel {
 /// converged. In the committed quick run (15 s after 15 s of warm-up) the
 /// settled points moved 0.003–0.019 between halves, the FIFO ones still
 /// converging at 2–8 BDPs 0.086–0.16 (docs/models.md).
-pub const BBR_CONVERGED: f64 = 0.05;
+pub(crate) const BBR_CONVERGED: f64 = 0.05;
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
@@ -290,59 +290,61 @@ pub(crate) fn predicted(m: &RowModel, metric: SweepMetric) -> Option<f64> {
     }
 }
 
-/// The model's range for `metric`: (low, high), equal unless the model
-/// gives two levels (model 2's p50 in the alternating regime).
-pub fn predicted_range(m: &RowModel, metric: SweepMetric) -> Option<(f64, f64)> {
-    let v = predicted(m, metric)?;
-    let hi = match metric {
-        SweepMetric::IsoUpP50 => m.sparse_iso_up_p50_upper_ms.unwrap_or(v),
-        _ => v,
-    };
-    Some((v, hi))
-}
-
-/// Which model a row's prediction of `metric` comes from (the figure's
-/// legend names it).
-pub fn which(m: &RowModel, metric: SweepMetric) -> Option<ModelKind> {
-    predicted(m, metric)?;
-    match metric {
-        SweepMetric::RttP50 | SweepMetric::RttP95 => Some(ModelKind::FifoBound),
-        SweepMetric::SignalProb | SweepMetric::FlowQueueDelay => Some(ModelKind::AqmLaw),
-        SweepMetric::BbrShare => Some(ModelKind::BbrShare),
-        _ if m.sparse_boundary_n.is_some() => Some(ModelKind::SparseFlow),
-        _ => Some(ModelKind::FifoBound),
+impl RowModel {
+    /// The model's range for `metric`: (low, high), equal unless the model
+    /// gives two levels (model 2's p50 in the alternating regime).
+    pub fn predicted_range(&self, metric: SweepMetric) -> Option<(f64, f64)> {
+        let m = self;
+        let v = predicted(m, metric)?;
+        let hi = match metric {
+            SweepMetric::IsoUpP50 => m.sparse_iso_up_p50_upper_ms.unwrap_or(v),
+            _ => v,
+        };
+        Some((v, hi))
     }
 }
 
-/// Model 2's N* of a panel's arm, in the flows axis' units (the median
-/// over its rows; None when the axis' value is not the bulk-flow count).
-pub fn boundary_on_axis(
-    table: &SweepTable,
-    axis: usize,
-    held: &[String],
-    arm: &str,
-) -> Option<f64> {
-    let ax = table.axes.get(axis)?;
-    let rows: Vec<_> = table
-        .rows
-        .iter()
-        .filter(|r| r.arm == arm && r.error.is_none() && held_of(table, r, axis) == held)
-        .collect();
-    let same_units = rows.iter().all(|r| {
-        let n = r.model.as_ref().and_then(|m| m.bulk_flows).map(f64::from);
-        n.is_some() && n == ax.position(&r.axis_values[axis])
-    });
-    if ax.name != "flows" || !same_units {
-        return None;
+impl RowModel {
+    /// Which model a row's prediction of `metric` comes from (the figure's
+    /// legend names it).
+    pub fn which(&self, metric: SweepMetric) -> Option<ModelKind> {
+        let m = self;
+        predicted(m, metric)?;
+        match metric {
+            SweepMetric::RttP50 | SweepMetric::RttP95 => Some(ModelKind::FifoBound),
+            SweepMetric::SignalProb | SweepMetric::FlowQueueDelay => Some(ModelKind::AqmLaw),
+            SweepMetric::BbrShare => Some(ModelKind::BbrShare),
+            _ if m.sparse_boundary_n.is_some() => Some(ModelKind::SparseFlow),
+            _ => Some(ModelKind::FifoBound),
+        }
     }
-    let mut n: Vec<f64> = rows
-        .iter()
-        .filter_map(|r| r.model.as_ref()?.sparse_boundary_n)
-        .collect();
-    netlab_stats::lower_median(&mut n)
 }
 
-use crate::sweep::held_of;
+impl SweepTable {
+    /// Model 2's N* of a panel's arm, in the flows axis' units (the median
+    /// over its rows; None when the axis' value is not the bulk-flow count).
+    pub fn boundary_on_axis(&self, axis: usize, held: &[String], arm: &str) -> Option<f64> {
+        let table = self;
+        let ax = table.axes.get(axis)?;
+        let rows: Vec<_> = table
+            .rows
+            .iter()
+            .filter(|r| r.arm == arm && r.error.is_none() && table.held_of(r, axis) == held)
+            .collect();
+        let same_units = rows.iter().all(|r| {
+            let n = r.model.as_ref().and_then(|m| m.bulk_flows).map(f64::from);
+            n.is_some() && n == ax.position(&r.axis_values[axis])
+        });
+        if ax.name != "flows" || !same_units {
+            return None;
+        }
+        let mut n: Vec<f64> = rows
+            .iter()
+            .filter_map(|r| r.model.as_ref()?.sparse_boundary_n)
+            .collect();
+        netlab_stats::lower_median(&mut n)
+    }
+}
 
 /// An axis position as the file writes a count: `8`, `8.5`.
 fn number(x: f64) -> String {
@@ -365,22 +367,25 @@ fn range_text(v: &[f64], unit: &str) -> String {
     }
 }
 
-/// Where the models and the measurement agree and part, one sentence per
-/// model, arm and value of the other axes (empty without a model).
-pub fn sentences(table: &SweepTable) -> Vec<String> {
-    let mut out = Vec::new();
-    if table.rows.iter().all(|r| r.model.is_none()) {
-        return out;
+impl SweepTable {
+    /// Where the models and the measurement agree and part, one sentence per
+    /// model, arm and value of the other axes (empty without a model).
+    pub fn model_sentences(&self) -> Vec<String> {
+        let table = self;
+        let mut out = Vec::new();
+        if table.rows.iter().all(|r| r.model.is_none()) {
+            return out;
+        }
+        if let Some(axis) = table.axes.iter().position(|a| a.name == "flows") {
+            out.extend(sparse_sentences(table, axis));
+            out.extend(law_sentences(table, axis));
+        }
+        if let Some(axis) = table.axes.iter().position(|a| a.name == "buffer_bdp") {
+            out.extend(bbr_sentences(table, axis));
+        }
+        out.extend(fifo_sentences(table));
+        out
     }
-    if let Some(axis) = table.axes.iter().position(|a| a.name == "flows") {
-        out.extend(sparse_sentences(table, axis));
-        out.extend(law_sentences(table, axis));
-    }
-    if let Some(axis) = table.axes.iter().position(|a| a.name == "buffer_bdp") {
-        out.extend(bbr_sentences(table, axis));
-    }
-    out.extend(fifo_sentences(table));
-    out
 }
 
 /// Within this many of the link either way, model 4's share and the
@@ -401,7 +406,7 @@ fn unsettled_at(
         .rows
         .iter()
         .filter(|o| o.arm == arm && o.error.is_none())
-        .filter(|o| held_of(table, o, axis) == held)
+        .filter(|o| table.held_of(o, axis) == held)
         .filter(|o| table.axes[axis].position(&o.axis_values[axis]) == Some(x))
         .filter_map(|o| o.model.as_ref())
         .collect();
@@ -426,7 +431,7 @@ fn unsettled_at(
 /// flow queueing), agreeing within [`BBR_AGREEMENT`] or parting.
 fn bbr_sentences(table: &SweepTable, axis: usize) -> Vec<String> {
     let mut out = Vec::new();
-    let panels = crate::sweep::series(table, SweepMetric::BbrShare, axis);
+    let panels = table.series(SweepMetric::BbrShare, axis);
     for panel in &panels {
         for arm in &panel.arms {
             let at = if panel.held.is_empty() {
@@ -457,7 +462,7 @@ fn bbr_sentences(table: &SweepTable, axis: usize) -> Vec<String> {
                     .rows
                     .iter()
                     .filter(|o| o.arm == arm.arm && o.error.is_none())
-                    .filter(|o| held_of(table, o, axis) == panel.held)
+                    .filter(|o| table.held_of(o, axis) == panel.held)
                     .filter(|o| table.axes[axis].position(&o.axis_values[axis]) == Some(x))
                     .filter(|o| o.model.as_ref().and_then(|m| m.bbr_converged) != Some(false))
                     .filter_map(|o| {
@@ -566,15 +571,15 @@ fn log_log_slope(points: &[(f64, f64)]) -> Option<f64> {
 /// at the measured RTT agrees (within [`LAW_AGREEMENT`]) or parts.
 fn law_sentences(table: &SweepTable, axis: usize) -> Vec<String> {
     let mut out = Vec::new();
-    let p_panels = crate::sweep::series(table, SweepMetric::SignalProb, axis);
-    let q_panels = crate::sweep::series(table, SweepMetric::FlowQueueDelay, axis);
+    let p_panels = table.series(SweepMetric::SignalProb, axis);
+    let q_panels = table.series(SweepMetric::FlowQueueDelay, axis);
     let mut seen: Vec<(Vec<String>, String)> = Vec::new();
     for r in table.rows.iter().filter(|r| {
         r.model
             .as_ref()
             .is_some_and(|m| m.law_window_packets.is_some())
     }) {
-        let held = held_of(table, r, axis);
+        let held = table.held_of(r, axis);
         if seen.contains(&(held.clone(), r.arm.clone())) {
             continue;
         }
@@ -601,7 +606,7 @@ fn law_sentences(table: &SweepTable, axis: usize) -> Vec<String> {
                 .rows
                 .iter()
                 .filter(|o| o.arm == r.arm && o.error.is_none())
-                .filter(|o| held_of(table, o, axis) == held)
+                .filter(|o| table.held_of(o, axis) == held)
                 .filter(|o| table.axes[axis].position(&o.axis_values[axis]) == Some(x))
                 .filter_map(|o| o.model.as_ref())
                 .collect()
@@ -661,7 +666,7 @@ fn law_verdict(
             .rows
             .iter()
             .filter(|o| o.arm == arm && o.error.is_none())
-            .filter(|o| held_of(table, o, axis) == held)
+            .filter(|o| table.held_of(o, axis) == held)
             .filter(|o| table.axes[axis].position(&o.axis_values[axis]) == Some(x))
             .filter_map(|o| {
                 let measured = o.metrics.signal_probability?.level();
@@ -720,9 +725,9 @@ fn law_verdict(
 /// either side of N*.
 fn sparse_sentences(table: &SweepTable, axis: usize) -> Vec<String> {
     let mut out = Vec::new();
-    let panels = crate::sweep::series(table, SweepMetric::NewFlowsPerProbe, axis);
+    let panels = table.series(SweepMetric::NewFlowsPerProbe, axis);
     let delay_panels: Vec<_> = [SweepMetric::IsoUpP50, SweepMetric::IsoUpP99]
-        .map(|m| (m, crate::sweep::series(table, m, axis)))
+        .map(|m| (m, table.series(m, axis)))
         .into_iter()
         .collect();
     let mut seen: Vec<(Vec<String>, String)> = Vec::new();
@@ -731,12 +736,12 @@ fn sparse_sentences(table: &SweepTable, axis: usize) -> Vec<String> {
             .as_ref()
             .is_some_and(|m| m.sparse_boundary_n.is_some())
     }) {
-        let held = held_of(table, r, axis);
+        let held = table.held_of(r, axis);
         if seen.contains(&(held.clone(), r.arm.clone())) {
             continue;
         }
         seen.push((held.clone(), r.arm.clone()));
-        let Some(nstar) = boundary_on_axis(table, axis, &held, &r.arm) else {
+        let Some(nstar) = table.boundary_on_axis(axis, &held, &r.arm) else {
             continue;
         };
         let at = if held.is_empty() {
@@ -799,7 +804,7 @@ fn boundary_words(s: &crate::sweep::ArmSeries, nstar: f64) -> String {
                 "measured boundary between N = {} and N = {} (new flows per probe packet, {}, {} → {}); model N* = {star}: {verdict}",
                 n(lo),
                 n(hi),
-                crate::sweep::summary_words(&s.points),
+                crate::sweep::PointValues::summary_words(&s.points),
                 fmt_num(w[0].1),
                 fmt_num(w[1].1)
             )
@@ -837,9 +842,9 @@ fn delay_words(
         table
             .rows
             .iter()
-            .filter(|r| r.arm == arm && held_of(table, r, axis) == held)
+            .filter(|r| r.arm == arm && table.held_of(r, axis) == held)
             .filter(|r| table.axes[axis].position(&r.axis_values[axis]) == Some(x))
-            .find_map(|r| predicted_range(r.model.as_ref()?, metric))
+            .find_map(|r| r.model.as_ref()?.predicted_range(metric))
     };
     let mut parts = Vec::new();
     for (below, side) in [(true, "sparse"), (false, "beyond N*")] {

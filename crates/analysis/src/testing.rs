@@ -2,6 +2,8 @@
 //! analysis (behind the `testing` feature): two arms over a few rounds
 //! whose comparison is known in advance.
 
+use netlab_results::fate;
+
 use crate::records::{
     BacklogSample, FinalCounters, FlowSeries, KernelText, Logged, Phases, PointText, ProbeOutcome,
     ProbePhase, ProbeSample, ReportInput, Scenario,
@@ -112,6 +114,58 @@ pub fn input(rounds: u32) -> ReportInput {
         models: vec![],
         figures: Vec::new(),
     }
+}
+
+/// A run's rounds with made-up probe fates (method §5.8), as the
+/// committed 3-round guest run's timeouts were found to end: every
+/// fq_codel timeout a request B never received, matched to a CoDel drop
+/// in its sampling interval; every pfifo timeout a request that reached B
+/// 1100 ms after its send.
+pub fn with_fates(mut r: netlab_results::Results) -> netlab_results::Results {
+    for s in &mut r.scenarios {
+        let pfifo = s.arm == "pfifo";
+        let Some(p) = s.probes.first_mut() else {
+            continue;
+        };
+        let mut drops = Vec::new();
+        let arrivals = p
+            .requests
+            .iter()
+            .filter_map(|q| {
+                let recv_s = match (&q.outcome, q.rtt_ms) {
+                    (netlab_probe::RequestOutcome::Reply, Some(rtt)) => q.send_s + rtt / 2e3,
+                    (netlab_probe::RequestOutcome::Timeout, _) if pfifo => q.send_s + 1.1,
+                    (netlab_probe::RequestOutcome::Timeout, _) => {
+                        drops.push(fate::DropInterval {
+                            start_s: q.send_s - 0.1,
+                            end_s: q.send_s + 0.1,
+                            qdisc: "fq_codel".into(),
+                            drops: 1,
+                            reason: fate::DropReason::CodelDrop,
+                        });
+                        return None;
+                    }
+                    _ => return None,
+                };
+                Some(fate::EchoArrival { seq: q.seq, recv_s })
+            })
+            .collect();
+        let arrivals = fate::EchoArrivals {
+            shared_clock: true,
+            arrivals,
+            not_logged: 0,
+            closed_s: None,
+        };
+        let inputs: Vec<fate::FateInput> =
+            p.requests.iter().map(fate::FateInput::of_probe).collect();
+        p.fates = Some(fate::ProbeFates::build(
+            &inputs,
+            &arrivals,
+            p.config.timeout,
+            Some(&mut fate::DropBudget::new(drops)),
+        ));
+    }
+    r
 }
 
 /// A committed run of `fixtures/report/<name>/results.json.gz`, parsed

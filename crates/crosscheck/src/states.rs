@@ -11,7 +11,7 @@
 //! multi-segment skbs) or a *shallow* one. The split is drawn halfway
 //! between the two capacities, at 1.5 × `L × 1514 B / R`.
 
-use netlab_analysis::predict::fifo_delay_bound;
+use netlab_analysis::fifo_delay_bound;
 use serde::{Deserialize, Serialize};
 
 /// Bytes on the wire of a full-sized frame (1448 B payload + TCP/IP with
@@ -31,7 +31,7 @@ pub enum StandingState {
 
 /// The delay a `pfifo` of `limit` skbs holds when every skb is one
 /// full-sized frame, at `rate_bytes_per_s` (ms).
-/// The report's FIFO bound ([`netlab_analysis::predict::fifo_delay_bound`],
+/// The report's FIFO bound ([`netlab_analysis::fifo_delay_bound`],
 /// method §12) of `limit` full-sized frames: one figure, one definition.
 pub fn single_segment_capacity_ms(limit: u32, rate_bytes_per_s: f64) -> f64 {
     let rate_bps = (rate_bytes_per_s * 8.0).round() as u64;

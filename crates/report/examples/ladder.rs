@@ -23,7 +23,7 @@ fn main() -> ExitCode {
             }
         }
     }
-    let rungs = netlab_analysis::ladder::rungs(&runs);
-    print!("{}", netlab_analysis::ladder::table(&rungs));
+    let rungs = netlab_analysis::Rung::of_runs(&runs);
+    print!("{}", netlab_analysis::Rung::table(&rungs));
     ExitCode::SUCCESS
 }

@@ -32,7 +32,7 @@ pub enum DiffMetric {
     DelayP50,
     /// Its p99.
     DelayP99,
-    /// The round's goodput ([`crate::compare::window_goodput`]).
+    /// The round's goodput ([`Scenario::window_goodput`](netlab_analysis::records::Scenario::window_goodput)).
     Goodput,
     /// The share of loaded probes that never reached B, % (fates only).
     Loss,
@@ -184,7 +184,7 @@ fn metrics_of(s: &Scenario, one_way: bool) -> [Option<Measured>; 4] {
     [
         q(0.5),
         q(0.99),
-        crate::compare::window_goodput(s).map(Measured::Value),
+        s.window_goodput().map(Measured::Value),
         delivered
             .and_then(|d| d.lost_share())
             .map(|x| Measured::Value(x * 100.0)),
@@ -199,8 +199,8 @@ fn words(s: &str) -> String {
 /// (`(A words, B words)`, each once); None when neither run swept.
 pub(crate) fn build(a: &RunDigest, b: &RunDigest, pairs: &[(String, String)]) -> Option<DiffSweep> {
     let axes = merge_axes(
-        crate::sweep::axes(&a.input.scenarios),
-        crate::sweep::axes(&b.input.scenarios),
+        crate::sweep::SweepAxis::of_scenarios(&a.input.scenarios),
+        crate::sweep::SweepAxis::of_scenarios(&b.input.scenarios),
     );
     if axes.is_empty() || pairs.is_empty() {
         return None;
@@ -221,7 +221,7 @@ pub(crate) fn build(a: &RunDigest, b: &RunDigest, pairs: &[(String, String)]) ->
     };
     let one_way = (0..2).all(|r| {
         let v: Vec<&Scenario> = ok(r).collect();
-        crate::compare::delay_basis(&v) == crate::compare::DelayBasis::OneWayDelivered
+        crate::compare::DelayBasis::of(&v) == crate::compare::DelayBasis::OneWayDelivered
     });
     let order = crate::plots_run::arms(&a.input);
     let arms = pairs
@@ -254,7 +254,7 @@ pub(crate) fn build(a: &RunDigest, b: &RunDigest, pairs: &[(String, String)]) ->
             rows.push(DiffRow {
                 run,
                 arm: of_pairs(run, s).unwrap_or(0),
-                axis_values: crate::sweep::axis_values(s, &axes),
+                axis_values: s.axis_values(&axes),
                 round: s.round,
                 metrics: metrics_of(s, one_way),
             });

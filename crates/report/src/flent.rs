@@ -33,7 +33,7 @@ pub fn file_name(s: &Scenario) -> String {
         "s{:02}-round{}-{}.flent.gz",
         s.index,
         s.round,
-        crate::arms::file_slug(&s.arm)
+        netlab_analysis::ArmLabels::file_slug(&s.arm)
     )
 }
 
@@ -75,7 +75,7 @@ pub(crate) fn combine_name(input: &ReportInput, s: &Scenario) -> String {
     format!(
         "netlab-{}-{}{point}-r{}.flent.gz",
         sanitize(&input.run_id),
-        crate::arms::file_slug(&s.arm),
+        netlab_analysis::ArmLabels::file_slug(&s.arm),
         s.round
     )
 }

@@ -10,7 +10,7 @@
 //! is rendered from the figures ([`summary::render_figures`]), the report
 //! from the samples ([`crate::render_into`], scenario by scenario); both
 //! carry the caveats
-//! [`netlab_analysis::summary::caveats`] finds ([`finish_from`]).
+//! [`ScenarioFigures::caveats`](netlab_analysis::summary::ScenarioFigures::caveats) finds ([`finish_from`]).
 //!
 //! A run (`compare`, `run`) and a merge hold the scenarios results.json
 //! holds in their scenario files, and read those back one at a time anyway;

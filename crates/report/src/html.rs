@@ -143,7 +143,7 @@ fn method_rtt_table(h: &mut String, hl: &Headline) {
     let _ = writeln!(
         h,
         "<p class=small>{}: round-trip times with a timeout counted as ≥ the timeout (a lost request and one delayed past the timeout look alike here).</p>\n<table><tr><th>arm</th><th>baseline p50</th><th>loaded p50</th><th>loaded p95</th><th>loaded requests</th><th>timeouts</th></tr>",
-        esc(crate::headline::METHOD_RTT_HEADING)
+        esc(crate::headline::Headline::METHOD_RTT_HEADING)
     );
     for a in &hl.arms {
         let _ = writeln!(
@@ -167,7 +167,7 @@ fn is_sweep(p: &&Plot) -> bool {
 
 /// A sweep's figures, right after the headline, with the data behind them.
 fn sweep_block(h: &mut String, plots: &[Plot], input: &ReportInput) {
-    let constant = crate::sweep::table(input)
+    let constant = crate::sweep::SweepTable::of(input)
         .map(|t| crate::plot_sweep::constant_lines(&t))
         .unwrap_or_default();
     if !plots.iter().any(|p| is_sweep(&p)) && constant.is_empty() {
@@ -211,7 +211,7 @@ pub(crate) fn scenario_page_path(s: &Scenario) -> String {
 }
 
 fn scenario_table(h: &mut String, input: &ReportInput) {
-    let sweep = crate::points::is_sweep(input);
+    let sweep = input.is_sweep();
     scenario_table_head(h, sweep);
     for s in &input.scenarios {
         scenario_row(h, s, sweep, Some(&scenario_page_path(s)));
@@ -250,8 +250,9 @@ pub(crate) fn scenario_row(h: &mut String, s: &Scenario, sweep: bool, page: Opti
         );
         return;
     }
-    let g =
-        crate::compare::window_goodput(s).map_or_else(|| "–".to_string(), |g| format!("{g:.3}"));
+    let g = s
+        .window_goodput()
+        .map_or_else(|| "–".to_string(), |g| format!("{g:.3}"));
     let obs = loaded_obs(s);
     let to = obs
         .iter()
@@ -298,7 +299,7 @@ fn comparison_intro(h: &mut String) {
     let _ = writeln!(
         h,
         "<p class=small>{}</p>",
-        esc(&crate::compare::method_text())
+        esc(&crate::compare::Statistics::method_text())
     );
 }
 
@@ -481,8 +482,8 @@ pub(crate) fn page(
     }
     h.push_str("</ul></nav>\n");
     h.push_str("<h2 id=run-plots>Plots of the whole run</h2>\n");
-    let points = if crate::points::is_sweep(input) {
-        crate::points::labels(input)
+    let points = if input.is_sweep() {
+        input.point_labels()
     } else {
         Vec::new()
     };
@@ -526,7 +527,7 @@ pub(crate) fn page(
         let _ = writeln!(h, "<p class=err><strong>Caveat:</strong> {}</p>", esc(c));
     }
     if !points.is_empty() {
-        for p in crate::points::split(input) {
+        for p in input.points() {
             let _ = writeln!(h, "<h3>Point {}: {}</h3>", p.index, esc(&p.label));
             comparison_block(&mut h, &crate::compare::analyse(&p.input));
         }

@@ -517,10 +517,6 @@ fn fate_panel(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use netlab_probe::RequestOutcome;
-    use netlab_results::fate::{
-        DropBudget, DropInterval, DropReason, EchoArrival, EchoArrivals, FateInput, ProbeFates,
-    };
     use netlab_results::Results;
 
     fn fixture() -> Results {
@@ -534,56 +530,6 @@ mod tests {
         Results::parse(&json).unwrap()
     }
 
-    /// The fixture with the fates the issue found (as delivery.rs's tests
-    /// build them): every fq_codel timeout a request B never received,
-    /// matched to a CoDel drop; every pfifo timeout one that reached B
-    /// 1100 ms after its send.
-    fn with_fates(mut r: Results) -> Results {
-        for s in &mut r.scenarios {
-            let pfifo = s.arm == "pfifo";
-            let Some(p) = s.probes.first_mut() else {
-                continue;
-            };
-            let mut drops = Vec::new();
-            let arrivals = p
-                .requests
-                .iter()
-                .filter_map(|q| {
-                    let recv_s = match (&q.outcome, q.rtt_ms) {
-                        (RequestOutcome::Reply, Some(rtt)) => q.send_s + rtt / 2e3,
-                        (RequestOutcome::Timeout, _) if pfifo => q.send_s + 1.1,
-                        (RequestOutcome::Timeout, _) => {
-                            drops.push(DropInterval {
-                                start_s: q.send_s - 0.1,
-                                end_s: q.send_s + 0.1,
-                                qdisc: "fq_codel".into(),
-                                drops: 1,
-                                reason: DropReason::CodelDrop,
-                            });
-                            return None;
-                        }
-                        _ => return None,
-                    };
-                    Some(EchoArrival { seq: q.seq, recv_s })
-                })
-                .collect();
-            let arrivals = EchoArrivals {
-                shared_clock: true,
-                arrivals,
-                not_logged: 0,
-                closed_s: None,
-            };
-            let inputs: Vec<FateInput> = p.requests.iter().map(FateInput::of_probe).collect();
-            p.fates = Some(ProbeFates::build(
-                &inputs,
-                &arrivals,
-                p.config.timeout,
-                Some(&mut DropBudget::new(drops)),
-            ));
-        }
-        r
-    }
-
     fn text_of(svg: &str) -> String {
         crate::plots_run::tests::svg_text(svg)
     }
@@ -591,7 +537,7 @@ mod tests {
     fn figure_of(r: &Results) -> Plot {
         let input = netlab_analysis::input_from(r).unwrap();
         let st = crate::compare::analyse(&input);
-        let hl = crate::headline::of(&input, &st);
+        let hl = crate::headline::Headline::of(&input, &st);
         figure(&input, &st, &hl).unwrap()
     }
 
@@ -615,7 +561,7 @@ mod tests {
 
     #[test]
     fn with_fates_the_figure_draws_one_way_delay_and_each_loss_with_its_cause() {
-        let p = figure_of(&with_fates(fixture()));
+        let p = figure_of(&netlab_analysis::testing::with_fates(fixture()));
         let t = text_of(&p.svg);
         assert!(t.contains("one-way A→B delay (ms, log)"), "{t}");
         // pfifo's delay is a number past the timeout, not a bound

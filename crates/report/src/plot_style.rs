@@ -531,16 +531,27 @@ pub(crate) fn draw_labels(
     Ok(())
 }
 
+/// [`builder`]'s left and right margins and its y label area, px.
+const MARGIN_LEFT: u32 = 4;
+const MARGIN_RIGHT: u32 = 18;
+const Y_LABEL_AREA: u32 = 84;
+
 /// A chart builder on `area` with the report's margins and room for
 /// [`TEXT_PX`] tick labels and axis descriptions.
 pub(crate) fn builder<'a, 'b>(area: &'a Area<'b>) -> ChartBuilder<'a, 'a, SVGBackend<'b>> {
     let mut b = ChartBuilder::on(area);
     b.margin_top(10)
-        .margin_right(18)
-        .margin_left(4)
+        .margin_right(MARGIN_RIGHT)
+        .margin_left(MARGIN_LEFT)
         .x_label_area_size(58)
-        .y_label_area_size(84);
+        .y_label_area_size(Y_LABEL_AREA);
     b
+}
+
+/// The width, px, of the plotting area [`builder`] leaves in an area
+/// `width` px wide.
+pub(crate) fn plot_width(width: u32) -> f64 {
+    f64::from(width.saturating_sub(MARGIN_LEFT + MARGIN_RIGHT + Y_LABEL_AREA))
 }
 
 /// How a chart's axes read: their descriptions (none when empty), the
@@ -619,6 +630,45 @@ where
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
     draw_axes(chart, &Axes::ticks(x_desc, y_desc, n))
+}
+
+/// How many lines the longest of `names` takes when each is wrapped to
+/// a category `band_px` wide ([`draw_categories`]).
+pub(crate) fn category_lines(names: &[String], band_px: f64) -> i32 {
+    names
+        .iter()
+        .map(|n| wrap(n, TEXT_PX, band_px - 8.0).len().max(1) as i32)
+        .max()
+        .unwrap_or(1)
+}
+
+/// Names a categorical x axis: `names[i]` centred under x = i (the chart
+/// spans −0.5 to n − 0.5), each wrapped to its category's width, its
+/// lines under the plot area.
+pub(crate) fn draw_categories<DB: DrawingBackend, Y>(
+    chart: &ChartContext<'_, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, Y>>,
+    area: &Area<'_>,
+    names: &[String],
+) -> Result<(), String>
+where
+    Y: Ranged,
+{
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
+    let base = area.get_base_pixel();
+    let band = f64::from(xr.end - xr.start) / names.len().max(1) as f64;
+    let style = font(TEXT_PX).pos(plotters::style::text_anchor::Pos::new(
+        plotters::style::text_anchor::HPos::Center,
+        plotters::style::text_anchor::VPos::Top,
+    ));
+    for (i, name) in names.iter().enumerate() {
+        let x = xr.start - base.0 + (band * (i as f64 + 0.5)).round() as i32;
+        for (k, line) in wrap(name, TEXT_PX, band - 8.0).iter().enumerate() {
+            let y = yr.end - base.1 + 8 + k as i32 * line_h(TEXT_PX);
+            area.draw(&Text::new(line.clone(), (x, y), style.clone()))
+                .map_err(crate::plots::e)?;
+        }
+    }
+    Ok(())
 }
 
 /// The height, px, of the "at …" caption above a sweep panel.

@@ -6,7 +6,7 @@
 //! censored value a "≥" marker at its bound, never a value, and no line
 //! runs through it; with two or more axes one panel per value of the
 //! others. Rounds are pooled within a point, never across points
-//! ([`crate::sweep::series`]).
+//! ([`crate::sweep::SweepTable::series`]).
 
 use plotters::prelude::*;
 
@@ -16,9 +16,7 @@ use crate::plot_style::{
 };
 use crate::plots::{arm_color, builder, draw_svg, e, tick, Area, Plot};
 use crate::plots_run::px_in;
-use crate::sweep::held_of;
 use crate::sweep::{Measured, Panel, SweepAxis, SweepMetric, SweepTable};
-use crate::sweep_model::{predicted_range, which};
 use crate::ReportError;
 use netlab_experiment::ModelKind;
 
@@ -268,7 +266,8 @@ pub(crate) fn constant_value(table: &SweepTable, m: SweepMetric) -> Option<Measu
 /// figures: `drops in the measured window: 0 packets at every point and
 /// round (not drawn)`.
 pub fn constant_lines(table: &SweepTable) -> Vec<String> {
-    crate::sweep::metrics_with_data(table)
+    table
+        .metrics_with_data()
         .into_iter()
         .filter_map(|m| {
             let v = constant_value(table, m)?;
@@ -300,12 +299,12 @@ pub fn constant_lines(table: &SweepTable) -> Vec<String> {
 pub fn all(table: &SweepTable) -> Result<Vec<Plot>, ReportError> {
     let mut out = Vec::new();
     let arms = arm_order(table);
-    for m in crate::sweep::metrics_with_data(table) {
+    for m in table.metrics_with_data() {
         if constant_value(table, m).is_some() {
             continue;
         }
         for (i, axis) in table.axes.iter().enumerate() {
-            let panels = crate::sweep::series(table, m, i);
+            let panels = table.series(m, i);
             let models = model_lines(table, m, i, &panels);
             out.push(figure(m, axis, &panels, &models, &arms)?);
         }
@@ -366,12 +365,12 @@ pub fn model_lines(
             let mut pm = PanelModels::default();
             for r in table.rows.iter().filter(|r| r.error.is_none()) {
                 let Some(m) = r.model.as_ref() else { continue };
-                if held_of(table, r, axis) != panel.held {
+                if table.held_of(r, axis) != panel.held {
                     continue;
                 }
                 let (Some((v, hi)), Some(kind), Some(x)) = (
-                    predicted_range(m, metric),
-                    which(m, metric),
+                    m.predicted_range(metric),
+                    m.which(metric),
                     ax.position(&r.axis_values[axis]),
                 ) else {
                     continue;
@@ -403,9 +402,7 @@ pub fn model_lines(
             for l in &mut pm.lines {
                 l.points.sort_by(|a, b| a.x.total_cmp(&b.x));
                 if l.model == ModelKind::SparseFlow {
-                    if let Some(n) =
-                        crate::sweep_model::boundary_on_axis(table, axis, &panel.held, &l.arm)
-                    {
+                    if let Some(n) = table.boundary_on_axis(axis, &panel.held, &l.arm) {
                         pm.boundaries.push((l.arm.clone(), n));
                     }
                 }
@@ -475,8 +472,9 @@ fn legend_of(
         .iter()
         .filter(|a| panels.iter().any(|p| p.arms.iter().any(|s| &s.arm == *a)))
         .collect();
-    let how =
-        crate::sweep::summary_words(panels.iter().flat_map(|p| &p.arms).flat_map(|s| &s.points));
+    let how = crate::sweep::PointValues::summary_words(
+        panels.iter().flat_map(|p| &p.arms).flat_map(|s| &s.points),
+    );
     for a in &drawn {
         let i = arms.iter().position(|x| x == *a).unwrap_or(0);
         legend.push(format!("{a}: {how}"), Mark::Line(arm_color(i), 3));
@@ -605,13 +603,7 @@ fn figure(
         }
         legend.draw(&legend_area)
     })?;
-    Ok(Plot {
-        file,
-        title,
-        scenario: None,
-        point: None,
-        svg,
-    })
+    Ok(Plot::of_run(file, title, svg))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -923,8 +915,8 @@ mod tests {
             }
         }
         SweepTable {
-            format: crate::sweep::FORMAT.into(),
-            version: crate::sweep::VERSION,
+            format: crate::sweep::SweepTable::FORMAT.into(),
+            version: crate::sweep::SweepTable::VERSION,
             run_id: "t".into(),
             axes: vec![axis],
             models: Vec::new(),
@@ -949,7 +941,7 @@ mod tests {
         let svg = &all(&t).unwrap()[0].svg;
         assert_eq!(median_lines(svg), 2 + 1, "two segments and the legend's");
         let t = table(Measured::AtLeast(1000.0));
-        let panels = crate::sweep::series(&t, SweepMetric::RttP50, 0);
+        let panels = t.series(SweepMetric::RttP50, 0);
         let mid = &panels[0].arms[0].points[1];
         assert_eq!(mid.summary, Some(Measured::AtLeast(1000.0)));
         let svg = &all(&t).unwrap()[0].svg;

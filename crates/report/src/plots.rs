@@ -25,6 +25,19 @@ pub struct Plot {
     pub svg: String,
 }
 
+impl Plot {
+    /// A figure of the whole run: no scenario's, no sweep point's.
+    pub(crate) fn of_run(file: String, title: String, svg: String) -> Plot {
+        Plot {
+            file,
+            title,
+            scenario: None,
+            point: None,
+            svg,
+        }
+    }
+}
+
 pub(crate) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
 /// A labelled line: label, points, colour.
@@ -120,7 +133,7 @@ pub(crate) fn all(
     st: &crate::compare::Statistics,
     hl: &crate::headline::Headline,
 ) -> Result<Vec<Plot>, ReportError> {
-    if crate::points::is_sweep(input) {
+    if input.is_sweep() {
         return sweep_points(input, hl);
     }
     let mut out = vec![crate::plot_headline::figure(input, st, hl)?];
@@ -130,7 +143,7 @@ pub(crate) fn all(
 
 /// The four plots of one scenario; `bottleneck_bps` is the rate its
 /// goodput plot draws (in a sweep, its point's own rate:
-/// [`crate::points::rate_of`]).
+/// [`Scenario::point_rate`](netlab_analysis::records::Scenario::point_rate)).
 pub(crate) fn scenario(
     s: &Scenario,
     bottleneck_bps: Option<u64>,
@@ -148,7 +161,7 @@ fn sweep_points(
     hl: &crate::headline::Headline,
 ) -> Result<Vec<Plot>, ReportError> {
     let mut out = Vec::new();
-    for (p, ph) in crate::points::split(input).zip(&hl.points) {
+    for (p, ph) in input.points().zip(&hl.points) {
         let st = crate::compare::analyse(&p.input);
         let mut run = vec![crate::plot_headline::figure(&p.input, &st, &ph.headline)?];
         run.extend(crate::plots_run::all(&p.input)?);

@@ -5,7 +5,6 @@
 
 use plotters::prelude::*;
 
-use crate::compare::goodput_bins;
 use crate::plot_style::{
     along, draw_labels, font_c, marker, round_shade, title as draw_title, title_height, Label,
     Legend, Mark, Shape, TEXT_PX, WIDTH,
@@ -58,8 +57,8 @@ fn goodput_line(s: &Scenario) -> Vec<(f64, f64)> {
 pub(crate) fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportError> {
     let file = format!(
         "overview-{}-vs-{}.svg",
-        crate::arms::file_slug(a),
-        crate::arms::file_slug(b)
+        netlab_analysis::ArmLabels::file_slug(a),
+        netlab_analysis::ArmLabels::file_slug(b)
     );
     let title = crate::plots::scoped(
         input,
@@ -191,13 +190,7 @@ pub(crate) fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, Re
         }
         legend.draw(&legend_area)
     })?;
-    Ok(Plot {
-        file,
-        title,
-        scenario: None,
-        point: None,
-        svg,
-    })
+    Ok(Plot::of_run(file, title, svg))
 }
 
 /// One round's point in the scatter.
@@ -214,7 +207,7 @@ struct Pt {
 fn scatter_points(input: &ReportInput, arms: &[String]) -> Vec<Pt> {
     let mut pts = Vec::new();
     for s in input.scenarios.iter().filter(|s| s.error.is_none()) {
-        let bins = goodput_bins(s);
+        let bins = s.goodput_bins();
         if bins.is_empty() {
             continue;
         }
@@ -366,13 +359,7 @@ pub(crate) fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
         draw_labels(&plot, &labels, &avoid, plot_bounds(&chart, &plot))?;
         legend.draw(&legend_area)
     })?;
-    Ok(Plot {
-        file,
-        title,
-        scenario: None,
-        point: None,
-        svg,
-    })
+    Ok(Plot::of_run(file, title, svg))
 }
 
 #[cfg(test)]

@@ -92,7 +92,7 @@ pub(crate) fn csv_header(table: &SweepTable) -> Vec<String> {
 
 /// The models' columns (only when the experiment names a model): each
 /// scenario's inputs as read back, then each prediction
-/// ([`crate::sweep_model::RowModel`]).
+/// ([`crate::sweep::RowModel`]).
 pub const MODEL_COLUMNS: [&str; 30] = [
     "model_rate_bps",
     "model_quantum_bytes",
@@ -127,7 +127,7 @@ pub const MODEL_COLUMNS: [&str; 30] = [
 ];
 
 /// A row's model columns, in [`MODEL_COLUMNS`] order.
-fn model_fields(m: Option<&crate::sweep_model::RowModel>) -> Vec<String> {
+fn model_fields(m: Option<&crate::sweep::RowModel>) -> Vec<String> {
     let Some(m) = m else {
         return vec![String::new(); MODEL_COLUMNS.len()];
     };
@@ -223,13 +223,15 @@ pub fn json(table: &SweepTable) -> String {
 /// Reads sweep.json back (the format and version checked).
 pub fn read_json(text: &str) -> Result<SweepTable, String> {
     let t: SweepTable = serde_json::from_str(text).map_err(|e| format!("sweep.json: {e}"))?;
-    if t.format != crate::sweep::FORMAT || t.version != crate::sweep::VERSION {
+    if t.format != crate::sweep::SweepTable::FORMAT
+        || t.version != crate::sweep::SweepTable::VERSION
+    {
         return Err(format!(
             "sweep.json: format {} version {}, this netlab reads {} version {}",
             t.format,
             t.version,
-            crate::sweep::FORMAT,
-            crate::sweep::VERSION
+            crate::sweep::SweepTable::FORMAT,
+            crate::sweep::SweepTable::VERSION
         ));
     }
     Ok(t)

@@ -45,9 +45,11 @@ pub(crate) const PROBE_COLUMNS: [&str; 12] = [
     "one_way_down_ms",
 ];
 
-/// flows.csv's columns after the scenario's; the last five are who got
-/// the link (method §1.7, `netlab_results::shares`).
-pub(crate) const FLOW_COLUMNS: [&str; 16] = [
+/// flows.csv's columns after the scenario's; the last nine are who got
+/// the link (method §1.7, `netlab_results::shares`): the flow's RTT, its
+/// host's goodput and share, both Jain indices and the host's three
+/// models (docs/models.md, model 5; what `hosts-share-up.svg` draws).
+pub(crate) const FLOW_COLUMNS: [&str; 20] = [
     "flow",
     "direction",
     "cc",
@@ -64,6 +66,10 @@ pub(crate) const FLOW_COLUMNS: [&str; 16] = [
     "host_goodput_share",
     "jain_flows",
     "jain_hosts",
+    "window_rtt_ms",
+    "host_model_per_flow",
+    "host_model_equal_host",
+    "host_model_mathis",
 ];
 
 /// A number as written: plain, and an empty cell when absent or not
@@ -106,13 +112,13 @@ fn lead(s: &Scenario, axes: &[SweepAxis]) -> Vec<String> {
         s.point.index.to_string(),
         s.point.label.clone(),
     ];
-    f.extend(axis_fields(axes, &crate::sweep::axis_values(s, axes)));
+    f.extend(axis_fields(axes, &s.axis_values(axes)));
     f.extend([s.arm.clone(), s.arm_words.clone(), s.round.to_string()]);
     f
 }
 
 /// probes.csv's header line for a run whose sweep has `axes` (none
-/// without a sweep: [`crate::sweep::axes`]).
+/// without a sweep: [`crate::sweep::SweepAxis::of_scenarios`]).
 pub fn probes_header(axes: &[SweepAxis]) -> String {
     let mut h = lead_header(axes);
     h.extend(PROBE_COLUMNS.map(String::from));
@@ -266,11 +272,11 @@ pub(crate) fn probe_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
 }
 
 /// flows.csv's rows of one scenario: every flow, failed ones included.
-/// The round's state (method §12.6, [`crate::state::of_scenario`], as
+/// The round's state (method §12.6, [`RoundState::of`](netlab_analysis::state::RoundState::of), as
 /// sweep.csv gives it) is on the flow it is read from, the first.
 pub(crate) fn flow_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
     let lead = lead(s, axes);
-    let state = crate::state::of_scenario(s)
+    let state = crate::state::RoundState::of(s)
         .ok()
         .map(|st| st.kind.short())
         .unwrap_or_default();
@@ -284,7 +290,7 @@ pub(crate) fn flow_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
             direction: &f.direction,
             host: f.host.as_deref().unwrap_or(""),
             goodput_mbps: f.goodput_mbps,
-            rtt_ms: None,
+            rtt_ms: f.rtt_ms,
         })
         .collect();
     let shares = netlab_results::shares::of_flows(&inputs);
@@ -295,6 +301,8 @@ pub(crate) fn flow_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
             .directions
             .iter()
             .find(|d| d.direction == f.direction);
+        let host = f.host.as_deref().unwrap_or("");
+        let h = d.and_then(|d| d.hosts.iter().find(|h| h.host == host));
         let mut cells = lead.clone();
         cells.extend([
             f.number.to_string(),
@@ -313,6 +321,10 @@ pub(crate) fn flow_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
             num(fs.host_share),
             num(d.and_then(|d| d.jain_flows)),
             num(d.and_then(|d| d.jain_hosts)),
+            num(f.rtt_ms),
+            num(h.map(|h| h.model_per_flow)),
+            num(h.map(|h| h.model_equal_host)),
+            num(h.and_then(|h| h.model_mathis)),
         ]);
         out.push_str(&line(&cells));
     }

@@ -18,7 +18,7 @@ fn the_guest_runs_fq_codel_queue_held_aggregates_and_the_summary_and_report_say_
     let dir = fixture_folder("path-seen");
     let results = Results::read(&dir.path().join("results.json")).expect("fixture reads");
     assert!(results.scenarios.iter().all(|s| s.bottleneck.is_none()));
-    let figures = summary::figures(&results);
+    let figures = summary::ScenarioFigures::of_run(&results);
     // fq_codel's own maxpacket read 15,140 bytes at every window's end in
     // this run (ten 1,514-byte segments in one skb); pfifo reports none.
     let mut maxpackets = Vec::new();
@@ -36,7 +36,7 @@ fn the_guest_runs_fq_codel_queue_held_aggregates_and_the_summary_and_report_say_
     }
     assert_eq!(maxpackets, vec![15_140; 3]);
     // 15,140 B at 5 Mbit/s = 24.224 ms.
-    let caveats = summary::caveats(&results, &figures);
+    let caveats = summary::ScenarioFigures::caveats(&results, &figures);
     let aggregate = caveats
         .iter()
         .find(|c| c.contains("aggregates"))
@@ -104,7 +104,7 @@ fn a_schema_2_run_without_a_verdict_reads_and_is_judged_from_its_counters() {
     std::fs::write(dir.path().join("results.json"), json).unwrap();
     let results = Results::read(&dir.path().join("results.json")).unwrap();
     assert!(results.scenarios.iter().all(|s| s.bottleneck.is_none()));
-    for f in summary::figures(&results) {
+    for f in summary::ScenarioFigures::of_run(&results) {
         let b = f.path_seen.bottleneck.unwrap();
         assert_eq!(b.directions[0].verdict, Verdict::ShaperBound, "{b:?}");
         assert!(b.directions[0].tbf_samples > 0);

@@ -146,7 +146,7 @@ fn sweep_csv_and_json_hold_every_scenario_with_censoring_in_its_own_column() {
     // The JSON twin reads back into the same table the CSV came from.
     let json = std::fs::read_to_string(dir.path().join("sweep.json")).unwrap();
     let t = netlab_report::sweep_file::read_json(&json).unwrap();
-    assert_eq!(Some(&t), sweep::table(&input).as_ref());
+    assert_eq!(Some(&t), sweep::SweepTable::of(&input).as_ref());
     assert_eq!(netlab_report::sweep_file::csv(&t), csv);
     assert_eq!(t.axes.len(), 2);
     assert_eq!(t.axes[0].kind, AxisKind::Rate);
@@ -180,8 +180,8 @@ fn each_metric_has_a_figure_against_each_axis_that_parses_and_keeps_the_print_ru
         SweepMetric::SignalProb,
         SweepMetric::FlowQueueDelay,
     ];
-    let t = sweep::table(&input).unwrap();
-    assert_eq!(sweep::metrics_with_data(&t), want.to_vec());
+    let t = sweep::SweepTable::of(&input).unwrap();
+    assert_eq!(t.metrics_with_data(), want.to_vec());
     for m in want {
         for a in &t.axes {
             let f = netlab_report::plot_sweep::file_name(m, a);
@@ -240,7 +240,7 @@ fn each_metric_has_a_figure_against_each_axis_that_parses_and_keeps_the_print_ru
 #[test]
 fn an_axis_spanning_ten_times_is_logarithmic_and_one_that_does_not_is_linear() {
     let input = netlab_report::read_results(folder("sweep-log").path()).unwrap();
-    let t = sweep::table(&input).unwrap();
+    let t = sweep::SweepTable::of(&input).unwrap();
     let (rate, flows) = (&t.axes[0], &t.axes[1]);
     assert!(rate.is_log(), "2 → 20 Mbit/s spans 10×");
     assert!(!flows.is_log(), "1 → 2 flows does not");
@@ -249,10 +249,16 @@ fn an_axis_spanning_ten_times_is_logarithmic_and_one_that_does_not_is_linear() {
     assert_eq!(xs.ticks, vec![2f64.log10(), 20f64.log10()]);
     assert!(!netlab_report::plot_sweep::x_scale(flows).log);
     // A base RTT axis with 0 cannot be logarithmic; words keep file order.
-    assert_eq!(sweep::parse_value("0ms"), (AxisKind::Duration, Some(0.0)));
-    assert_eq!(sweep::parse_value("1514"), (AxisKind::Number, Some(1514.0)));
-    assert_eq!(sweep::parse_value("64kb").0, AxisKind::Size);
-    assert_eq!(sweep::parse_value("cubic"), (AxisKind::Category, None));
+    assert_eq!(
+        AxisKind::parse_value("0ms"),
+        (AxisKind::Duration, Some(0.0))
+    );
+    assert_eq!(
+        AxisKind::parse_value("1514"),
+        (AxisKind::Number, Some(1514.0))
+    );
+    assert_eq!(AxisKind::parse_value("64kb").0, AxisKind::Size);
+    assert_eq!(AxisKind::parse_value("cubic"), (AxisKind::Category, None));
     // y: values spanning 10× or more are drawn on a log axis, others not.
     assert!(netlab_report::plot_sweep::y_scale(&[105.0, 1000.0, 2400.0]).log);
     assert!(!netlab_report::plot_sweep::y_scale(&[105.0, 211.0]).log);
@@ -305,8 +311,8 @@ fn rounds_are_pooled_within_a_point_never_across_points() {
         "{md}"
     );
     // Each figure's median at a point comes from that point's rounds only.
-    let t = sweep::table(&input).unwrap();
-    for panel in sweep::series(&t, SweepMetric::RttP50, 1) {
+    let t = sweep::SweepTable::of(&input).unwrap();
+    for panel in t.series(SweepMetric::RttP50, 1) {
         for p in &panel.arms[0].points {
             let rows: Vec<_> = t.rows.iter().filter(|r| r.point == p.point).collect();
             assert_eq!(p.rounds.len(), rows.len());
@@ -367,7 +373,7 @@ fn an_isochronous_only_sweep_has_a_latency_in_its_headline() {
 fn a_metric_that_never_changes_is_said_in_one_line_not_drawn() {
     let dir = folder("sweep-constant");
     let input = netlab_report::read_results(dir.path()).unwrap();
-    let mut t = sweep::table(&input).unwrap();
+    let mut t = sweep::SweepTable::of(&input).unwrap();
     assert!(netlab_report::plot_sweep::constant_lines(&t).is_empty());
     // Zero drops at every point and round.
     for r in &mut t.rows {

@@ -10,7 +10,6 @@ mod common;
 
 use common::fixture_json_of;
 use netlab_analysis::sweep::{self, SweepMetric, SweepTable};
-use netlab_analysis::sweep_model;
 use netlab_experiment::file::ReportFile;
 use netlab_qdisc_model::{QdiscXstats, ARM_HANDLE};
 use netlab_report::plot_sweep::{self, model_lines};
@@ -33,7 +32,7 @@ fn results(run: &str, models: &[&str]) -> Results {
 }
 
 fn table(r: &Results) -> SweepTable {
-    sweep::table(&netlab_analysis::input_from(r).unwrap()).expect("a sweep")
+    sweep::SweepTable::of(&netlab_analysis::input_from(r).unwrap()).expect("a sweep")
 }
 
 /// fq_codel's new flows per probe packet over the measured window,
@@ -141,7 +140,7 @@ fn the_figures_draw_the_model_and_its_boundary_beside_the_measurement() {
     let t = table(&results(SPARSE, &["sparse_flow"]));
     let axis = t.axes.iter().position(|a| a.name == "flows").unwrap();
     let line = |m: SweepMetric| {
-        let panels = sweep::series(&t, m, axis);
+        let panels = t.series(m, axis);
         model_lines(&t, m, axis, &panels)
     };
     let share = line(SweepMetric::NewFlowsPerProbe);
@@ -284,7 +283,7 @@ fn the_signal_probability_figure_draws_slope_two_from_each_arms_first_model_poin
 #[test]
 fn the_words_say_where_model_and_measurement_agree_and_part() {
     let r = results(SPARSE, &["sparse_flow"]);
-    let words = sweep_model::sentences(&table(&r));
+    let words = table(&r).model_sentences();
     let boundary = &words[0];
     assert!(
         boundary.contains("measured boundary between N = 8 and N = 10"),
@@ -304,7 +303,7 @@ fn the_words_say_where_model_and_measurement_agree_and_part() {
     for s in &mut input.scenarios {
         s.readbacks.quantum_bytes = Some(3028);
     }
-    let words = sweep_model::sentences(&sweep::table(&input).unwrap());
+    let words = sweep::SweepTable::of(&input).unwrap().model_sentences();
     assert!(
         words[0].contains("model N* = 4.13: below it by 1 step of N: they part"),
         "{}",
@@ -369,7 +368,7 @@ fn the_predictions_are_in_sweep_csv_and_json_and_read_back() {
     let plain = table(&results(SPARSE, &[]));
     assert!(plain.models.is_empty() && plain.rows.iter().all(|r| r.model.is_none()));
     assert!(!sweep_file::csv(&plain).contains("model_"));
-    assert!(sweep_model::sentences(&plain).is_empty());
+    assert!(plain.model_sentences().is_empty());
 }
 
 /// Model 1 on pfifo: limit × L × 8 / R per round, L the largest skb the
@@ -391,7 +390,7 @@ fn the_fifo_bound_is_drawn_on_pfifos_delay_figures() {
         assert_eq!(m.sparse_boundary_n, None, "sparse_flow not named");
     }
     let axis = t.axes.iter().position(|a| a.name == "rate").unwrap();
-    let panels = sweep::series(&t, SweepMetric::RttP95, axis);
+    let panels = t.series(SweepMetric::RttP95, axis);
     let lines = model_lines(&t, SweepMetric::RttP95, axis, &panels);
     assert_eq!(lines.len(), 2, "a panel per flows value");
     for (panel, pm) in panels.iter().zip(&lines) {
@@ -403,14 +402,14 @@ fn the_fifo_bound_is_drawn_on_pfifos_delay_figures() {
             let most = t
                 .rows
                 .iter()
-                .filter(|r| netlab_analysis::sweep::held_of(&t, r, axis) == panel.held)
+                .filter(|r| t.held_of(r, axis) == panel.held)
                 .filter(|r| t.axes[axis].position(&r.axis_values[axis]) == Some(p.x))
                 .filter_map(|r| r.model.as_ref()?.fifo_bound_ms)
                 .fold(0.0f64, f64::max);
             assert_eq!(p.value, most);
         }
     }
-    let words = sweep_model::sentences(&t);
+    let words = t.model_sentences();
     assert_eq!(words.len(), 1, "{words:?}");
     assert!(
         words[0].starts_with("fifo_bound, pfifo: limit 256 packets × L"),
@@ -446,7 +445,7 @@ fn aggregates_and_a_base_rtt_enter_the_predictions() {
         });
         s.readbacks.base_rtt_s = 0.04;
     }
-    let t = sweep::table(&input).unwrap();
+    let t = sweep::SweepTable::of(&input).unwrap();
     let row = t.rows.iter().find(|r| r.axis_values[0] == "10").unwrap();
     let m = row.model.as_ref().unwrap();
     assert!((m.sparse_boundary_n.unwrap() - 100_000.0 / 24_224.0).abs() < 1e-9);
@@ -570,7 +569,7 @@ fn the_aqm_law_run_agrees_at_few_flows_and_parts_where_windows_are_least() {
     // The base RTT as the kernel read it back: each direction's netem
     // delay (10 ms, TCA_NETEM_LATENCY64 in its raw options), summed.
     for s in &r.scenarios {
-        let rtt = netlab_analysis::readbacks::netem_base_rtt_s(s).expect("netem read back");
+        let rtt = netlab_analysis::netem_base_rtt_s(s).expect("netem read back");
         assert!((rtt - 0.020).abs() < 1e-12, "{rtt}");
     }
     // Per arm and N: each round's measured p and the law's.
@@ -633,7 +632,7 @@ fn the_aqm_law_run_agrees_at_few_flows_and_parts_where_windows_are_least() {
     for x in ratios("fq_codel", 16) {
         assert!(x > 2.0, "fq_codel N = 16 marks per packet: {x}");
     }
-    let words = netlab_analysis::sweep_model::sentences(&t);
+    let words = t.model_sentences();
     let fq = words
         .iter()
         .find(|w| w.starts_with("aqm_law, fq_codel: "))
@@ -712,7 +711,7 @@ fn bbr_share_follows_the_buffer_under_pfifo_and_is_fair_under_fq_codel() {
             );
         }
     }
-    let words = netlab_analysis::sweep_model::sentences(&t);
+    let words = t.model_sentences();
     let fq = words
         .iter()
         .find(|w| w.starts_with("bbr_share, fq_codel at cubic_flows=1: "))

@@ -196,7 +196,7 @@ fn fates_and_outcomes_add_up_to_results_json_and_the_summary() {
     for run in RUNS {
         let (r, dir) = finished(run);
         let p = Table::read(&dir.path().join("probes.csv"));
-        let figures = netlab_analysis::summary::figures(&r);
+        let figures = netlab_analysis::summary::ScenarioFigures::of_run(&r);
         for (s, fig) in r.scenarios.iter().zip(&figures) {
             let at = s.index.to_string();
             if let Some(fates) = s.probe().and_then(|p| p.fates.as_ref()) {

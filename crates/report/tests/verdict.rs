@@ -51,7 +51,7 @@ fn the_three_round_guest_run_claims_no_more_than_its_interval() {
     let (lower, by) = p50.supported_shift().expect("the interval excludes 0");
     assert!(lower);
     assert!((by - (1000.0 - worst)).abs() < 1e-9);
-    let h = netlab_analysis::headline::of(&input, &st);
+    let h = netlab_analysis::headline::Headline::of(&input, &st);
     let verdict = &h.verdicts[0];
     assert!(
         verdict.starts_with(

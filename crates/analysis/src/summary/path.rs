@@ -7,7 +7,7 @@ use netlab_topology::FeatureState;
 
 /// What one scenario's veth ends read back.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PathSeen {
+pub struct VethsSeen {
     /// `[path] offloads` as the scenario's topology asked (`kernel`, `off`).
     pub offloads: String,
     /// Each veth end's aggregation state in words (`gso, tso on; gro off`).
@@ -16,10 +16,10 @@ pub struct PathSeen {
     pub mtus: Vec<u32>,
 }
 
-impl PathSeen {
+impl VethsSeen {
     /// From the topology's readback; `None` for scenarios recorded before
     /// netlab read the veths' features back.
-    pub fn of(s: &ScenarioResult) -> Option<PathSeen> {
+    pub fn of(s: &ScenarioResult) -> Option<VethsSeen> {
         let t = s.topology.as_ref()?;
         let mut ends = Vec::new();
         let mut mtus = Vec::new();
@@ -31,7 +31,7 @@ impl PathSeen {
                 }
             }
         }
-        (!ends.is_empty()).then(|| PathSeen {
+        (!ends.is_empty()).then(|| VethsSeen {
             offloads: t.spec.offloads.file_word().to_string(),
             ends,
             mtus,
@@ -106,19 +106,21 @@ fn state_words(features: &[FeatureState]) -> String {
     }
 }
 
-/// summary.md's line on the path's offloads and MTU, one clause per
-/// distinct state over the scenarios; `None` when none was read back.
-pub fn path_note(seen: &[Option<&PathSeen>]) -> Option<String> {
-    let mut clauses: Vec<String> = seen.iter().flatten().map(|p| p.words()).collect();
-    if clauses.is_empty() {
-        return None;
+impl VethsSeen {
+    /// summary.md's line on the path's offloads and MTU, one clause per
+    /// distinct state over the scenarios; `None` when none was read back.
+    pub fn note(seen: &[Option<&VethsSeen>]) -> Option<String> {
+        let mut clauses: Vec<String> = seen.iter().flatten().map(|p| p.words()).collect();
+        if clauses.is_empty() {
+            return None;
+        }
+        clauses.sort_unstable();
+        clauses.dedup();
+        Some(format!(
+            "offloads: {} (read back over ethtool's netlink family; docs/method.md §1.6).",
+            clauses.join("; ")
+        ))
     }
-    clauses.sort_unstable();
-    clauses.dedup();
-    Some(format!(
-        "offloads: {} (read back over ethtool's netlink family; docs/method.md §1.6).",
-        clauses.join("; ")
-    ))
 }
 
 #[cfg(test)]
@@ -133,8 +135,8 @@ mod tests {
         }
     }
 
-    fn seen(offloads: &str, state: &[FeatureState], mtu: u32) -> PathSeen {
-        PathSeen {
+    fn seen(offloads: &str, state: &[FeatureState], mtu: u32) -> VethsSeen {
+        VethsSeen {
             offloads: offloads.into(),
             ends: ["a0", "r0", "r1", "b0"]
                 .iter()
@@ -156,12 +158,12 @@ mod tests {
         let off = [f("tx-tcp-segmentation", false), f("rx-gro", false)];
         let k = seen("kernel", &kernel, 1500);
         assert_eq!(
-            path_note(&[Some(&k), Some(&k), None]).unwrap(),
+            VethsSeen::note(&[Some(&k), Some(&k), None]).unwrap(),
             "offloads: kernel (gso, tso on; gro, lro off at every veth end) · MTU 1500 \
              (read back over ethtool's netlink family; docs/method.md §1.6)."
         );
         let o = seen("off", &off, 9000);
-        let both = path_note(&[Some(&k), Some(&o)]).unwrap();
+        let both = VethsSeen::note(&[Some(&k), Some(&o)]).unwrap();
         assert!(
             both.contains(
                 "kernel (gso, tso on; gro, lro off at every veth end) · MTU 1500; \
@@ -169,7 +171,7 @@ mod tests {
             ),
             "{both}"
         );
-        assert_eq!(path_note(&[None, None]), None);
+        assert_eq!(VethsSeen::note(&[None, None]), None);
         // An end that differs is named.
         let mut mixed = seen("kernel", &kernel, 1500);
         mixed.ends[2].1 = state_words(&off);

@@ -150,7 +150,7 @@ fn a_missing_part_shows_none_not_zero() {
     s.qdiscs[0].at_window_end.clear();
     s.ecn = None;
     s.probes.clear();
-    let r = netlab_analysis::summary::row(s);
+    let r = netlab_analysis::summary::SummaryRow::of(s);
     assert_eq!((r.child_drops, r.tbf_drops), (None, None));
     assert_eq!(r.ce_ece_cwr, None);
     assert_eq!(r.censored, None);
@@ -160,7 +160,7 @@ fn a_missing_part_shows_none_not_zero() {
 #[test]
 fn run_notes_follow_the_data() {
     let (mut results, _) = golden();
-    assert!(extra_notes(&figures(&results), 0)
+    assert!(extra_notes(&ScenarioFigures::of_run(&results), 0)
         .iter()
         .all(|n| !n.contains("failed") && !n.contains("NOT negotiated")));
     let s = &mut results.scenarios[1];
@@ -172,7 +172,7 @@ fn run_notes_follow_the_data() {
         drops: 3,
     });
     s.directions[0].goodput_mbps = Some(5.5);
-    let notes = extra_notes(&figures(&results), 2);
+    let notes = extra_notes(&ScenarioFigures::of_run(&results), 2);
     let has = |needle: &str| notes.iter().any(|n| n.contains(needle));
     assert!(has(
         "scenario 2 (round 1, fq_codel) failed: final qdisc readback: boom"
@@ -188,7 +188,7 @@ fn run_notes_follow_the_data() {
 fn the_receive_buffer_note_follows_what_was_written() {
     let (mut results, _) = golden();
     // Recorded before netlab read tcp_rmem: no note either way.
-    assert!(receive_buffer_note(&figures(&results)).is_none());
+    assert!(receive_buffer_note(&ScenarioFigures::of_run(&results)).is_none());
     // Kept the kernel's: B's readback has the key, nothing was written.
     for s in &mut results.scenarios {
         let t = s.topology.as_mut().unwrap();
@@ -197,7 +197,7 @@ fn the_receive_buffer_note_follows_what_was_written() {
                 .insert("net.ipv4.tcp_rmem".into(), "4096\t131072\t6291456".into());
         }
     }
-    let note = receive_buffer_note(&figures(&results)).unwrap();
+    let note = receive_buffer_note(&ScenarioFigures::of_run(&results)).unwrap();
     assert!(
         note.contains("kept the kernel's tcp_rmem (`4096 131072 6291456`"),
         "{note}"
@@ -211,12 +211,12 @@ fn the_receive_buffer_note_follows_what_was_written() {
             read: "4096\t6291456\t6291456".into(),
         });
     }
-    let note = receive_buffer_note(&figures(&results)).unwrap();
+    let note = receive_buffer_note(&ScenarioFigures::of_run(&results)).unwrap();
     assert!(
         note.contains("read back as `4096 6291456 6291456`"),
         "{note}"
     );
-    assert_eq!(extra_notes(&figures(&results), 0)[0], note);
+    assert_eq!(extra_notes(&ScenarioFigures::of_run(&results), 0)[0], note);
     // Mixed.
     results.scenarios[0]
         .topology
@@ -224,7 +224,7 @@ fn the_receive_buffer_note_follows_what_was_written() {
         .unwrap()
         .sysctls
         .pop();
-    assert!(receive_buffer_note(&figures(&results))
+    assert!(receive_buffer_note(&ScenarioFigures::of_run(&results))
         .unwrap()
         .starts_with("Some scenarios"));
 }
@@ -236,7 +236,7 @@ fn probe_requests_that_never_reached_b_are_counted() {
     let sent = s.probe().unwrap().requests.len() as u64;
     let echo = s.echo.as_mut().unwrap();
     echo.received = sent - 3;
-    let notes = extra_notes(&figures(&results), 0);
+    let notes = extra_notes(&ScenarioFigures::of_run(&results), 0);
     assert!(
         notes.iter().any(
             |n| n.contains(&format!("received {} of the {sent}", sent - 3))
@@ -245,7 +245,7 @@ fn probe_requests_that_never_reached_b_are_counted() {
         "{notes:?}"
     );
     echo_all(&mut results);
-    assert!(extra_notes(&figures(&results), 0)
+    assert!(extra_notes(&ScenarioFigures::of_run(&results), 0)
         .iter()
         .all(|n| !n.contains("never reached B")));
 }
@@ -253,7 +253,7 @@ fn probe_requests_that_never_reached_b_are_counted() {
 #[test]
 fn flows_that_connected_late_are_named() {
     let (mut results, _) = golden();
-    let quiet = extra_notes(&figures(&results), 0);
+    let quiet = extra_notes(&ScenarioFigures::of_run(&results), 0);
     assert!(
         quiet
             .iter()
@@ -266,13 +266,13 @@ fn flows_that_connected_late_are_named() {
     let tcp = f.tcp.as_mut().unwrap();
     let window = tcp.window_s[0];
     // Half a second late is within the bound; past the window's start is not.
-    tcp.start_s = planned + netlab_analysis::summary::LATE_START_S;
-    assert!(extra_notes(&figures(&results), 0)
+    tcp.start_s = planned + netlab_analysis::summary::ScenarioFigures::LATE_START_S;
+    assert!(extra_notes(&ScenarioFigures::of_run(&results), 0)
         .iter()
         .all(|n| !n.contains("after their planned start")));
     let tcp = results.scenarios[0].flows[0].tcp.as_mut().unwrap();
     tcp.start_s = window + 1.0;
-    let notes = extra_notes(&figures(&results), 0);
+    let notes = extra_notes(&ScenarioFigures::of_run(&results), 0);
     let note = notes
         .iter()
         .find(|n| n.contains("after their planned start"))
@@ -370,7 +370,7 @@ fn failed_rows_say_so_and_notes_are_all_there() {
 fn both_directions_show_their_aggregates_and_the_flow_section() {
     let (mut results, _) = golden();
     assert!(
-        sections(&figures(&results)).is_empty(),
+        sections(&ScenarioFigures::of_run(&results)).is_empty(),
         "the method's run has no extra section"
     );
     let s = &mut results.scenarios[1];
@@ -380,13 +380,13 @@ fn both_directions_show_their_aggregates_and_the_flow_section() {
     s.flows.push(down);
     s.directions =
         netlab_results::directions_of(&s.flows, |d| Some(if d == "up" { 5.0 } else { 20.0 }));
-    let r = netlab_analysis::summary::row(s);
+    let r = netlab_analysis::summary::SummaryRow::of(s);
     let t = table(&[r]);
     assert!(
         t.contains("| 1 | fq_codel | up 4.792 / down 4.792 |"),
         "{t}"
     );
-    let sec = sections(&figures(&results));
+    let sec = sections(&ScenarioFigures::of_run(&results));
     assert_eq!(sec.len(), 1);
     assert!(
         sec[0].contains("scenario 2 (round 1, fq_codel) down: aggregate 4.792 of 20 Mbit/s, fairness 1.000 over 1 flow(s): flow 2 reno 4.792"),
@@ -407,7 +407,7 @@ fn a_sweep_gets_a_grid_line_per_point_and_arm() {
         s.point.label = "base_rtt=0ms".into();
     }
     results.scenarios.extend(more);
-    let sec = sections(&figures(&results));
+    let sec = sections(&ScenarioFigures::of_run(&results));
     assert_eq!(sec.len(), 1);
     let lines: Vec<&str> = sec[0]
         .lines()
