@@ -108,6 +108,57 @@ fn a_default_compare_prints_no_hosts() {
     assert!(exp.flows.iter().all(|f| f.host == 0));
 }
 
+/// A default `compare` builds the seed's path (method §1) in every
+/// scenario: the namespaces `nl-<run>-<n>-a`, `-r` and `-b` and no other,
+/// A at 10.20.1.2 behind R's `r0` at 10.20.1.1, B at 10.20.2.2 behind R's
+/// 10.20.2.1, the load to TCP 46020 and the probe to UDP 46021, every
+/// flow and the probe from host 1, the seed's A.
+#[test]
+fn a_default_compare_keeps_the_seeds_names_addresses_and_ports() {
+    use netlab_topology::spec::{B_ADDR, R_B_ADDR};
+    use netlab_topology::{RunId, SenderHost};
+    let (code, text, err) =
+        run_bounded(&["compare", "--print-experiment"], Duration::from_secs(30));
+    assert_eq!(code, 0, "{err}");
+    let exp = netlab_experiment::parse(&text).unwrap();
+    let a = SenderHost::FIRST;
+    assert_eq!(
+        (
+            a.addr().to_string(),
+            a.router_addr().to_string(),
+            a.router_if()
+        ),
+        ("10.20.1.2".into(), "10.20.1.1".into(), "r0".into())
+    );
+    assert_eq!(
+        (B_ADDR.to_string(), R_B_ADDR.to_string()),
+        ("10.20.2.2".into(), "10.20.2.1".into())
+    );
+    let id = RunId::parse("7f3a").unwrap();
+    let plan = exp.plan();
+    assert!(!plan.scenarios.is_empty());
+    for sc in &plan.scenarios {
+        let p = netlab_run::ScenarioSetup::new(sc, &id).unwrap();
+        let n = p.index;
+        assert_eq!(
+            p.namespaces(),
+            ["a", "r", "b"].map(|r| format!("nl-7f3a-{n}-{r}")),
+            "scenario {n}"
+        );
+        assert_eq!((p.topology.tcp_port, p.topology.udp_port), (46020, 46021));
+        assert_eq!(p.topology.sender_hosts, 1);
+        assert!(p.hosts.is_empty(), "scenario {n}: no host beyond A");
+        assert!(!p.flows.is_empty());
+        for f in &p.flows {
+            assert_eq!(f.host, a);
+            assert_eq!(f.sender.to.to_string(), "10.20.2.2:46020");
+        }
+        let probe = p.probe.as_ref().expect("the seed's probe");
+        assert_eq!(probe.host, a);
+        assert_eq!(probe.target.to_string(), "10.20.2.2:46021");
+    }
+}
+
 /// A preset of experiments/ with one round and a short timeline.
 fn quick_preset(name: &str, arms: Option<&[&str]>) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

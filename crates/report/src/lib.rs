@@ -13,10 +13,16 @@
 //! folder and are renamed into place only once everything has rendered
 //! ([`output::Staged`]), so a failure never leaves a half-written report.
 //!
-//! ```no_run
-//! let input = netlab_report::read_results("results/20261130T193513Z".as_ref())?;
-//! let files = netlab_report::render(&input, "results/20261130T193513Z".as_ref())?;
-//! println!("{}", files.html.display());
+//! ```
+//! // A real one-round guest run's folder (fixtures/orchestrator/golden).
+//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/orchestrator/golden");
+//! let input = netlab_report::read_results(dir.as_ref())?;
+//! // Every file in memory; `render(&input, dir)` writes them instead.
+//! let files = netlab_report::render_all(&input)?;
+//! let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+//! assert!(names.contains(&"index.html"));
+//! assert!(names.contains(&"scenarios/s01.html"));
+//! assert!(names.iter().any(|n| n.ends_with(".svg")));
 //! # Ok::<(), netlab_report::ReportError>(())
 //! ```
 //!
@@ -26,7 +32,8 @@
 //! caveats included, in one call: the end of every `orchestrator` command
 //! that writes a report ([`folder`]). [`diff`] sets two runs side by side.
 //! The method is described in docs/report.md and the Flent mapping in
-//! docs/flent.md.
+//! docs/flent.md; scripts/public-items.sh counts this crate's public
+//! surface.
 
 #![forbid(unsafe_code)]
 
@@ -39,6 +46,7 @@ mod html;
 mod markdown;
 pub mod output;
 mod plot_headline;
+pub mod plot_hosts;
 pub mod plot_style;
 pub mod plot_sweep;
 mod plots;
@@ -51,9 +59,7 @@ pub mod tables;
 
 // The figures this crate draws and writes, under the paths its modules
 // name them by (netlab-analysis is their one public path).
-use netlab_analysis::{
-    arms, compare, delivery, headline, points, records, state, sweep, sweep_model,
-};
+use netlab_analysis::{compare, headline, records, state, sweep};
 use netlab_stats as stats;
 
 use std::path::{Path, PathBuf};
@@ -186,7 +192,7 @@ pub fn results_path(path: &Path) -> PathBuf {
 
 /// Reads a results folder or a results.json, of any schema version
 /// netlab-results reads, one scenario at a time, with the caveats
-/// [`netlab_analysis::summary::caveats`] finds. A read error (the field's path named) comes
+/// [`ScenarioFigures::caveats`](netlab_analysis::summary::ScenarioFigures::caveats) finds. A read error (the field's path named) comes
 /// before a value the report cannot draw.
 pub fn read_results(path: &Path) -> Result<ReportInput, ReportError> {
     let file = results_path(path);
@@ -216,11 +222,11 @@ pub fn render_all(input: &ReportInput) -> Result<Vec<Rendered>, ReportError> {
 /// never the scenarios' plots or rows (docs/scale.md §3).
 pub fn render_into(input: &ReportInput, sink: &mut dyn RenderTarget) -> Result<(), ReportError> {
     let stats = compare::analyse(input);
-    let headline = headline::of(input, &stats);
+    let headline = headline::Headline::of(input, &stats);
     let mut plots = plots::all(input, &stats, &headline)?;
     // A sweep's figures and the table behind them (docs/report.md, "Sweep
     // data"), written beside the figures so a reader can redraw them.
-    let table = sweep::table(input);
+    let table = sweep::SweepTable::of(input);
     if let Some(t) = &table {
         plots.extend(plot_sweep::all(t)?);
     }
@@ -242,7 +248,7 @@ pub fn render_into(input: &ReportInput, sink: &mut dyn RenderTarget) -> Result<(
             previous: i.checked_sub(1).map(|j| &input.scenarios[j]),
             next: input.scenarios.get(i + 1),
         };
-        let rate = points::rate_of(s).or(input.bottleneck_bps);
+        let rate = s.point_rate().or(input.bottleneck_bps);
         let own = plots::scenario(s, rate)?;
         for p in &own {
             sink.put(&p.file, p.svg.as_bytes())?;

@@ -163,7 +163,7 @@ pub(crate) fn all(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
         .filter(|s| s.error.is_none())
         .collect();
     let mut out = Vec::new();
-    if crate::compare::delay_basis(&ok) == crate::compare::DelayBasis::OneWayDelivered {
+    if crate::compare::DelayBasis::of(&ok) == crate::compare::DelayBasis::OneWayDelivered {
         out.push(delivered_cdf(input)?);
     } else if input.scenarios.iter().any(|s| !obs(s).is_empty()) {
         out.push(km_cdf(input)?);
@@ -178,6 +178,7 @@ pub(crate) fn all(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
     if input.scenarios.iter().any(|s| s.iso.is_some()) {
         out.push(iso_cdf(input)?);
     }
+    out.extend(crate::plot_hosts::all(input)?);
     Ok(out)
 }
 
@@ -276,7 +277,7 @@ pub(crate) fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
             lost += l;
         }
         let n = v.len() + lost;
-        let causes = crate::delivery::ArmDelivery::of(&rounds)
+        let causes = netlab_analysis::ArmDelivery::of(&rounds)
             .map(|d| d.loss_text())
             .unwrap_or_default();
         let pooled = if split.contains(arm) {
@@ -361,13 +362,7 @@ pub(crate) fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         draw_labels(&plot, &labels, &[], plot_bounds(&chart, &plot))?;
         legend.draw(&legend_area)
     })?;
-    Ok(Plot {
-        file,
-        title,
-        scenario: None,
-        point: None,
-        svg,
-    })
+    Ok(Plot::of_run(file, title, svg))
 }
 
 /// Plot 2: KM CDF of loaded probe RTT per arm; rounds thin, pooled thick.
@@ -467,13 +462,7 @@ pub(crate) fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         draw_labels(&plot, &labels, &[], (band_x + 2, y0, x1, y1))?;
         legend.draw(&legend_area)
     })?;
-    Ok(Plot {
-        file,
-        title,
-        scenario: None,
-        point: None,
-        svg,
-    })
+    Ok(Plot::of_run(file, title, svg))
 }
 
 /// The isochronous probe's loaded-phase slots as observations: a reply in
@@ -621,13 +610,7 @@ pub(crate) fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         }
         legend.draw(&legend_area)
     })?;
-    Ok(Plot {
-        file,
-        title,
-        scenario: None,
-        point: None,
-        svg,
-    })
+    Ok(Plot::of_run(file, title, svg))
 }
 
 /// "round" or "rounds".

@@ -10,10 +10,7 @@
 
 use std::fmt::Write as _;
 
-use netlab_analysis::path_seen;
-use netlab_analysis::summary::{
-    caveats, figures, path_note, PathSeen, ReceiveBufferSeen, ScenarioFigures, SummaryRow,
-};
+use netlab_analysis::summary::{ReceiveBufferSeen, ScenarioFigures, SummaryRow, VethsSeen};
 use netlab_results::Results;
 
 mod header;
@@ -241,7 +238,7 @@ pub(crate) fn markdown(
 pub(crate) fn parts(scenarios: &[ScenarioFigures]) -> SummaryParts {
     let rows: Vec<SummaryRow> = scenarios.iter().map(|f| f.row.clone()).collect();
     let mut sections = sections(scenarios);
-    sections.push(path_seen::section(scenarios));
+    sections.push(ScenarioFigures::queue_section(scenarios));
     sections.push(baseline_list(&rows));
     SummaryParts {
         sections,
@@ -256,7 +253,7 @@ pub fn render(results: &Results, failed_teardown_steps: usize) -> String {
     let headline = headline_of(netlab_analysis::input_from(results).as_ref());
     render_figures(
         results,
-        &figures(results),
+        &ScenarioFigures::of_run(results),
         headline.as_deref(),
         failed_teardown_steps,
     )
@@ -284,12 +281,12 @@ pub fn render_figures(
 ) -> String {
     let rows: Vec<SummaryRow> = scenarios.iter().map(|f| f.row.clone()).collect();
     // Caveats stand right below the table whose figures they qualify.
-    let mut sections_with_caveats: Vec<String> = caveats(results, scenarios)
+    let mut sections_with_caveats: Vec<String> = ScenarioFigures::caveats(results, scenarios)
         .into_iter()
         .map(|c| format!("**Caveat:** {c}\n"))
         .collect();
     sections_with_caveats.extend(sections(scenarios));
-    sections_with_caveats.push(path_seen::section(scenarios));
+    sections_with_caveats.push(ScenarioFigures::queue_section(scenarios));
     markdown(
         &header(
             results,
@@ -307,8 +304,8 @@ pub fn render_figures(
 /// negotiated, failed teardown steps.
 pub fn extra_notes(scenarios: &[ScenarioFigures], failed_teardown_steps: usize) -> Vec<String> {
     let mut notes: Vec<String> = receive_buffer_note(scenarios).into_iter().collect();
-    let paths: Vec<Option<&PathSeen>> = scenarios.iter().map(|f| f.path.as_ref()).collect();
-    notes.extend(path_note(&paths));
+    let paths: Vec<Option<&VethsSeen>> = scenarios.iter().map(|f| f.path.as_ref()).collect();
+    notes.extend(VethsSeen::note(&paths));
     notes.extend(scenarios.iter().flat_map(|f| f.notes.clone()));
     if failed_teardown_steps > 0 {
         notes.push(format!("{failed_teardown_steps} cleanup step(s) failed: see results.json and run `orchestrator cleanup`"));
@@ -351,7 +348,10 @@ pub(crate) fn receive_buffer_note(scenarios: &[ScenarioFigures]) -> Option<Strin
 /// One row per scenario, in execution order ([`figures`]' rows).
 #[cfg(test)]
 fn rows(results: &Results) -> Vec<SummaryRow> {
-    figures(results).into_iter().map(|f| f.row).collect()
+    ScenarioFigures::of_run(results)
+        .into_iter()
+        .map(|f| f.row)
+        .collect()
 }
 
 #[cfg(test)]

@@ -57,7 +57,7 @@ fn the_headline_figure_draws_each_arm_s_delays_where_the_headline_puts_them() {
     let r = Results::parse(&fixture_json_of(RUN)).unwrap();
     let input = netlab_analysis::input_from(&r).unwrap();
     let st = analyse(&input);
-    let hl = netlab_analysis::headline::of(&input, &st);
+    let hl = netlab_analysis::headline::Headline::of(&input, &st);
     // The delay panel: from its axis title to the fate panel's.
     let start = els
         .iter()
@@ -166,9 +166,9 @@ fn the_signal_probability_figure_draws_each_point_and_model_where_the_sweep_puts
     let svg = rendered(RUN, "sweep-signal-probability-vs-flows.svg");
     let els = elements(&svg);
     let r = Results::parse(&fixture_json_of(RUN)).unwrap();
-    let t = sweep::table(&netlab_analysis::input_from(&r).unwrap()).expect("a sweep");
+    let t = sweep::SweepTable::of(&netlab_analysis::input_from(&r).unwrap()).expect("a sweep");
     let m = SweepMetric::SignalProb;
-    let panels = sweep::series(&t, m, 0);
+    let panels = t.series(m, 0);
     let models = model_lines(&t, m, 0, &panels);
     assert_eq!(panels.len(), 1, "one panel: the sweep has one axis");
     let x = Axis::fit(&ticks(&els, "middle", "x"), true);
@@ -292,4 +292,260 @@ fn to_segment(p: (f64, f64), a: (f64, f64), b: (f64, f64)) -> f64 {
         0.0
     };
     (p.0 - a.0 - t * dx).hypot(p.1 - a.1 - t * dy)
+}
+
+/// `#RRGGBB` as plotters' SVG backend writes a colour.
+fn hex(c: plotters::style::RGBColor) -> String {
+    format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
+}
+
+/// One host in one scenario, as flows.csv gives it, with its models.
+#[derive(Debug)]
+struct HostRow {
+    arm: String,
+    round: u32,
+    host: String,
+    share: f64,
+    /// Per-flow FQ, equal host share, Mathis (None without RTTs).
+    models: [Option<f64>; 3],
+}
+
+/// Each scenario's hosts in flows.csv's order (scenario, then each
+/// host's first flow), their shares from its `host_goodput_share`, and
+/// their models worked out here from the flows: flows ÷ flows, 1 ÷ hosts
+/// and Σ 1/RTT ÷ Σ 1/RTT with each flow's window RTT.
+fn host_rows(run: &str, flows_csv: &str) -> Vec<HostRow> {
+    let r = Results::parse(&fixture_json_of(run)).unwrap();
+    let rows = common::parse_csv(flows_csv);
+    let col = |name: &str| rows[0].iter().position(|c| c == name).unwrap();
+    let (sc, arm, round, host, share) = (
+        col("scenario"),
+        col("arm"),
+        col("round"),
+        col("host"),
+        col("host_goodput_share"),
+    );
+    let mut out: Vec<(u32, HostRow)> = Vec::new();
+    for row in &rows[1..] {
+        let index: u32 = row[sc].parse().unwrap();
+        if out.iter().any(|(i, h)| *i == index && h.host == row[host]) {
+            continue;
+        }
+        let s = r.scenarios.iter().find(|s| s.index == index).unwrap();
+        let of = |h: Option<&str>| -> (usize, f64) {
+            let mine: Vec<_> = s
+                .flows
+                .iter()
+                .filter(|f| h.map_or(true, |h| f.host.as_deref() == Some(h)))
+                .collect();
+            let inv = mine
+                .iter()
+                .map(|f| 1.0 / netlab_results::shares::window_rtt_ms(f).unwrap())
+                .sum();
+            (mine.len(), inv)
+        };
+        let (k, inv) = of(Some(&row[host]));
+        let (n, all) = of(None);
+        let hosts = s.hosts.len() as f64;
+        // flows.csv writes the same models beside the share.
+        for (name, want) in [
+            ("host_model_per_flow", k as f64 / n as f64),
+            ("host_model_equal_host", 1.0 / hosts),
+            ("host_model_mathis", inv / all),
+        ] {
+            let got: f64 = row[col(name)].parse().unwrap();
+            assert!(
+                (got - want).abs() < 1e-9,
+                "{run} scenario {index} host {}: {name} {got}, the flows give {want}",
+                row[host]
+            );
+        }
+        out.push((
+            index,
+            HostRow {
+                arm: row[arm].clone(),
+                round: row[round].parse().unwrap(),
+                host: row[host].clone(),
+                share: row[share].parse().unwrap(),
+                models: [
+                    Some(k as f64 / n as f64),
+                    Some(1.0 / hosts),
+                    Some(inv / all),
+                ],
+            },
+        ));
+    }
+    out.into_iter().map(|(_, h)| h).collect()
+}
+
+/// The y a round's marker anchors its value at: a disc's centre, a
+/// square's middle, a triangle's apex plus its radius (6 px).
+fn anchor_y(e: &El) -> f64 {
+    match e.tag.as_str() {
+        "circle" => e.num("cy"),
+        "rect" => e.num("y") + e.num("height") / 2.0,
+        "polygon" => e.points()[0].1 + 6.0,
+        t => panic!("no marker: {t}"),
+    }
+}
+
+fn anchor_x_of(e: &El) -> f64 {
+    match e.tag.as_str() {
+        "circle" => e.num("cx"),
+        "rect" => e.num("x") + e.num("width") / 2.0,
+        _ => e.points()[0].0,
+    }
+}
+
+/// Checks `hosts-share-up.svg` of `run` against flows.csv: every host's
+/// marker per round at its share, in its host's colour and its round's
+/// shape, arm by arm left to right; every dashed model line at a model
+/// value of the host whose markers it stands over; and the `expected`
+/// (model, value) dashes present. Returns how many dashes it checked.
+fn check_hosts_figure(run: &str, expected: &[(usize, f64)]) -> usize {
+    use netlab_report::plot_hosts::{host_color, EQUAL_HOST_COLOR, MATHIS_COLOR, PER_FLOW_COLOR};
+    let r = Results::parse(&fixture_json_of(run)).unwrap();
+    let all = netlab_report::render_all(&netlab_analysis::input_from(&r).unwrap()).unwrap();
+    let file = |name: &str| {
+        let f = all.iter().find(|f| f.name == name);
+        String::from_utf8(
+            f.unwrap_or_else(|| panic!("{run}: no {name}"))
+                .bytes
+                .clone(),
+        )
+        .unwrap()
+    };
+    let svg = file("hosts-share-up.svg");
+    let hosts_rows = host_rows(run, &file("flows.csv"));
+    let els = elements(&svg);
+    let y = Axis::fit(&ticks(&els, "end", "y"), false);
+    let (top, bottom) = (y.px(1.0) - 8.0, y.px(0.0) + 8.0);
+    let in_plot = |e: &&El| {
+        let v = match e.tag.as_str() {
+            "polyline" => e.points()[0].1,
+            "circle" | "rect" | "polygon" => anchor_y(e),
+            _ => return false,
+        };
+        (top..=bottom).contains(&v)
+    };
+    // Hosts in the run's order, arms in the order they ran.
+    let mut hosts: Vec<&str> = Vec::new();
+    let mut arms: Vec<&str> = Vec::new();
+    for h in &hosts_rows {
+        if !hosts.contains(&h.host.as_str()) {
+            hosts.push(&h.host);
+        }
+        if !arms.contains(&h.arm.as_str()) {
+            arms.push(&h.arm);
+        }
+    }
+    let colors: Vec<String> = (0..hosts.len()).map(|j| hex(host_color(j))).collect();
+    let markers: Vec<&El> = els
+        .iter()
+        .filter(in_plot)
+        .filter(|e| e.tag != "polyline")
+        .filter(|e| {
+            e.attr("fill")
+                .is_some_and(|f| colors.iter().any(|c| c == f))
+        })
+        .collect();
+    // The order they are drawn in: arm by arm, host by host, round by round.
+    let mut want: Vec<&HostRow> = Vec::new();
+    for arm in &arms {
+        for host in &hosts {
+            want.extend(
+                hosts_rows
+                    .iter()
+                    .filter(|h| h.arm == *arm && h.host == *host),
+            );
+        }
+    }
+    assert_eq!(
+        markers.len(),
+        want.len(),
+        "{run}: one marker per host and round"
+    );
+    let mut placed: Vec<(f64, &HostRow)> = Vec::new();
+    for (m, h) in markers.iter().zip(&want) {
+        let what = format!("{run}: {} round {} host {}", h.arm, h.round, h.host);
+        let j = hosts.iter().position(|x| *x == h.host).unwrap();
+        assert_eq!(m.attr("fill"), Some(colors[j].as_str()), "{what}: colour");
+        let shape = if h.round == 1 { "circle" } else { "rect" };
+        assert_eq!(m.tag, shape, "{what}: the round's shape");
+        near(
+            &format!("{what}: share {}", h.share),
+            anchor_y(m),
+            y.px(h.share),
+        );
+        placed.push((anchor_x_of(m), h));
+    }
+    // Left to right: arm after arm, and within an arm host after host.
+    for w in placed.windows(2) {
+        let (a, b) = (w[0].1, w[1].1);
+        let order = |h: &HostRow| {
+            (
+                arms.iter().position(|x| *x == h.arm).unwrap(),
+                hosts.iter().position(|x| *x == h.host).unwrap(),
+            )
+        };
+        if order(a) != order(b) {
+            assert!(w[0].0 < w[1].0, "{run}: {a:?} is not left of {b:?}");
+        }
+    }
+    // Each dash: at a value of one of its model's for the host whose
+    // markers are nearest it.
+    let mut checked = 0;
+    let mut seen = vec![false; expected.len()];
+    for (k, c) in [PER_FLOW_COLOR, EQUAL_HOST_COLOR, MATHIS_COLOR]
+        .iter()
+        .enumerate()
+    {
+        let c = hex(*c);
+        for d in els
+            .iter()
+            .filter(in_plot)
+            .filter(|e| e.tag == "polyline" && e.attr("stroke") == Some(&c))
+        {
+            let p = d.points();
+            let mid = (p[0].0 + p[1].0) / 2.0;
+            let (_, owner) = placed
+                .iter()
+                .min_by(|a, b| (a.0 - mid).abs().total_cmp(&(b.0 - mid).abs()))
+                .unwrap();
+            let values: Vec<f64> = hosts_rows
+                .iter()
+                .filter(|h| h.arm == owner.arm && h.host == owner.host)
+                .filter_map(|h| h.models[k])
+                .collect();
+            assert!(
+                values.iter().any(|v| (y.px(*v) - p[0].1).abs() <= 1.5),
+                "{run}: model {k} dash at y {} over {} host {} is at none of {values:?}",
+                p[0].1,
+                owner.arm,
+                owner.host
+            );
+            for (i, (mk, v)) in expected.iter().enumerate() {
+                seen[i] |= *mk == k && (y.px(*v) - p[0].1).abs() <= 1.5;
+            }
+            checked += 1;
+        }
+    }
+    for ((k, v), s) in expected.iter().zip(seen) {
+        assert!(s, "{run}: no dash of model {k} at {v}");
+    }
+    checked
+}
+
+#[test]
+fn the_hosts_figure_draws_each_host_s_share_and_models_where_flows_csv_puts_them() {
+    // host_isolation: a1 with 1 flow, a2 with 8; per flow 1/9 and 8/9,
+    // per host 1/2 (docs/models.md, model 5).
+    let n = check_hosts_figure(
+        "run-uml-host-isolation-quick",
+        &[(0, 1.0 / 9.0), (0, 8.0 / 9.0), (1, 0.5)],
+    );
+    assert!(n > 50, "only {n} dashes checked");
+    // rtt_fairness: one flow a host, so per flow and per host both 1/2.
+    let n = check_hosts_figure("run-uml-rtt-fairness-quick", &[(0, 0.5), (1, 0.5)]);
+    assert!(n > 50, "only {n} dashes checked");
 }

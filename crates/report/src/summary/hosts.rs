@@ -58,7 +58,35 @@ pub fn hosts_section(scenarios: &[ScenarioFigures]) -> Option<String> {
     for sentence in netlab_analysis::hosts::arm_sentences(scenarios) {
         let _ = writeln!(s, "- {sentence}");
     }
+    figure_sentence(&mut s, scenarios);
     Some(s)
+}
+
+/// Names the figure of each direction with several sender hosts
+/// ([`crate::plot_hosts`]) and which dashed line is which model.
+fn figure_sentence(s: &mut String, scenarios: &[ScenarioFigures]) {
+    let directions = crate::plot_hosts::directions(scenarios);
+    if directions.is_empty() {
+        return;
+    }
+    // A sweep draws it point by point (`p01-hosts-share-up.svg`, …).
+    let first = scenarios.first().map(|f| f.point_index);
+    let sweep = scenarios.iter().any(|f| Some(f.point_index) != first);
+    let files: Vec<String> = directions
+        .iter()
+        .map(|d| {
+            let prefix = if sweep { "pNN-" } else { "" };
+            format!("`{prefix}{}`", crate::plot_hosts::file_name(d))
+        })
+        .collect();
+    let _ = writeln!(
+        s,
+        "\n{} draw{} these shares{}, a marker per host and round, beside the models dashed: {}.",
+        files.join(" and "),
+        if files.len() == 1 { "s" } else { "" },
+        if sweep { " (one per sweep point)" } else { "" },
+        crate::plot_hosts::model_key()
+    );
 }
 
 #[cfg(test)]
@@ -95,6 +123,11 @@ mod tests {
         );
         assert!(
             text.contains("\n\nWhere each arm lands against the models, round by round:\n\n- fq_codel up: host a1 got 0.111 of the link (round 1); the equal host share is 0.500, per-flow FQ would give 0.111, Mathis at the measured RTTs –; host a2 got 0.889 of the link (round 1);"),
+            "{text}"
+        );
+        // Two sender hosts up: the figure is named, with its key.
+        assert!(
+            text.ends_with("\n`hosts-share-up.svg` draws these shares, a marker per host and round, beside the models dashed: per-flow FQ dark grey, the equal host share light grey, Mathis at the measured RTTs magenta.\n"),
             "{text}"
         );
         // A scenario with hosts but no flow result yet: the hosts'

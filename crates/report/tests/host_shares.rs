@@ -1,0 +1,157 @@
+//! Who got the link (docs/models.md, model 5; method §1.7), on the
+//! committed quick runs of `experiments/rtt_fairness_quick.toml` and
+//! `experiments/host_isolation_quick.toml` (fixtures/report/README.md):
+//! each host's share read back from results.json through
+//! `netlab_results::shares` (flows.csv's numbers), checked against what
+//! the runs measured; the sentences that say where each arm lands, in
+//! summary.md and index.html alike; the figure named beside them and
+//! drawn within the print rule.
+
+mod common;
+
+use common::fixture_json_of;
+use netlab_results::shares::of_scenario;
+use netlab_results::Results;
+
+const RTT: &str = "run-uml-rtt-fairness-quick";
+const ISOLATION: &str = "run-uml-host-isolation-quick";
+
+/// One host's goodput (Mbit/s) and share in one scenario of `run`.
+#[derive(Debug)]
+struct Host {
+    arm: String,
+    round: u32,
+    host: String,
+    goodput: f64,
+    share: f64,
+}
+
+fn hosts(run: &str) -> Vec<Host> {
+    let r = Results::parse(&fixture_json_of(run)).unwrap();
+    let mut out = Vec::new();
+    for s in &r.scenarios {
+        let shares = of_scenario(s);
+        assert_eq!(shares.directions.len(), 1, "{run}: uploads only");
+        for h in &shares.directions[0].hosts {
+            out.push(Host {
+                // The arm in tc words: the run's two pfifo arms apart.
+                arm: s.arm_words.clone(),
+                round: s.round,
+                host: h.host.clone(),
+                goodput: h.goodput_mbps.unwrap(),
+                share: h.share.unwrap(),
+            });
+        }
+    }
+    out
+}
+
+fn find<'a>(hs: &'a [Host], arm: &str, round: u32, host: &str) -> &'a Host {
+    hs.iter()
+        .find(|h| h.arm == arm && h.round == round && h.host == host)
+        .unwrap_or_else(|| panic!("no {host} in round {round} of {arm}: {hs:?}"))
+}
+
+/// Within the 3 decimals docs/models.md gives.
+#[track_caller]
+fn measured(what: &str, got: f64, want: f64) {
+    assert!(
+        (got - want).abs() < 5e-4,
+        "{what}: {got:.4}, the run measured {want}"
+    );
+}
+
+#[test]
+fn under_the_deep_fifo_the_near_host_outruns_the_far_and_fq_codel_brings_the_ratio_nearer_1() {
+    let hs = hosts(RTT);
+    // (round, pfifo limit 256's near share, fq_codel's), as measured.
+    for (round, pfifo, fq) in [(1, 0.775, 0.562), (2, 0.776, 0.563)] {
+        let ratio = |arm: &str| {
+            let (near, far) = (find(&hs, arm, round, "near"), find(&hs, arm, round, "far"));
+            (near.goodput / far.goodput, near.share)
+        };
+        let (deep, deep_share) = ratio("pfifo limit 256");
+        let (fq_ratio, fq_share) = ratio("fq_codel");
+        measured(
+            &format!("round {round}: pfifo 256 near share"),
+            deep_share,
+            pfifo,
+        );
+        measured(&format!("round {round}: fq_codel near share"), fq_share, fq);
+        assert!(
+            deep > 1.0,
+            "round {round}: the 10 ms host's rate {deep:.2}× the 40 ms host's"
+        );
+        assert!(
+            (fq_ratio - 1.0).abs() < (deep - 1.0).abs(),
+            "round {round}: fq_codel's ratio {fq_ratio:.2} is no nearer 1 than pfifo 256's {deep:.2}"
+        );
+    }
+}
+
+#[test]
+fn cake_dual_srchost_gives_the_one_flow_host_near_half_and_fq_codel_a_ninth() {
+    let hs = hosts(ISOLATION);
+    for (round, dual, fq, triple) in [(1, 0.478, 0.111, 0.108), (2, 0.455, 0.107, 0.110)] {
+        let a1 = |arm: &str| find(&hs, arm, round, "a1").share;
+        let (d, f, t) = (
+            a1("cake dual-srchost"),
+            a1("fq_codel"),
+            a1("cake triple-isolate"),
+        );
+        measured(&format!("round {round}: dual-srchost a1"), d, dual);
+        measured(&format!("round {round}: fq_codel a1"), f, fq);
+        measured(&format!("round {round}: triple-isolate a1"), t, triple);
+        assert!(
+            (0.3..=0.6).contains(&d),
+            "round {round}: dual-srchost a1 {d}"
+        );
+        assert!(f < 0.2, "round {round}: fq_codel a1 {f}");
+    }
+}
+
+#[test]
+fn summary_and_page_say_where_each_arm_lands_and_name_the_figure() {
+    use netlab_report::plot_style::fonts_below_print_rule;
+    for run in [RTT, ISOLATION] {
+        let r = Results::parse(&fixture_json_of(run)).unwrap();
+        let input = netlab_analysis::input_from(&r).unwrap();
+        let sentences = netlab_analysis::hosts::arm_sentences(&input.figures);
+        let mut arms: Vec<&str> = input.figures.iter().map(|f| f.arm.as_str()).collect();
+        arms.dedup();
+        arms.sort_unstable();
+        arms.dedup();
+        assert_eq!(sentences.len(), arms.len(), "{run}: one sentence per arm");
+        let summary = netlab_report::summary::render(&r, 0);
+        let files = netlab_report::render_all(&input).unwrap();
+        let file = |name: &str| {
+            let f = files.iter().find(|f| f.name == name);
+            String::from_utf8(
+                f.unwrap_or_else(|| panic!("{run}: no {name}"))
+                    .bytes
+                    .clone(),
+            )
+            .unwrap()
+        };
+        let html = file("index.html");
+        for s in &sentences {
+            assert!(
+                summary.contains(&format!("- {s}\n")),
+                "{run}: summary.md lacks {s}"
+            );
+            let li = format!("<li>{}</li>", netlab_report::html_text(s));
+            assert!(html.contains(&li), "{run}: index.html lacks {s}");
+        }
+        let named = "`hosts-share-up.svg` draws these shares";
+        assert!(summary.contains(named), "{run}: summary.md names no figure");
+        assert!(
+            html.contains("<figure id=\"hosts-share-up.svg\"><svg"),
+            "{run}: index.html does not inline the figure"
+        );
+        let svg = file("hosts-share-up.svg");
+        for words in ["per-flow FQ", "equal host share", "Mathis"] {
+            assert!(svg.contains(words), "{run}: the legend names no {words}");
+        }
+        assert_eq!(fonts_below_print_rule(&svg), Ok(vec![]), "{run}");
+    }
+}
