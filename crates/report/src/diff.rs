@@ -642,9 +642,9 @@ fn metric_diff(c: &Comparison, st: &crate::compare::Statistics) -> MetricDiff {
             c.interval_rounds.1
         ),
         (None, Some(why)) => format!("{name}: no change claimed: {why}"),
-        (None, None) if c.rounds < crate::compare::MIN_ROUNDS => format!(
+        (None, None) if c.rounds < crate::compare::Comparison::MIN_ROUNDS => format!(
             "{name}: no detectable change: fewer than {} rounds a run (shift estimate {}{u})",
-            crate::compare::MIN_ROUNDS,
+            crate::compare::Comparison::MIN_ROUNDS,
             bounded(c.point)
         ),
         (None, None) => format!(
@@ -669,7 +669,84 @@ fn metric_diff(c: &Comparison, st: &crate::compare::Statistics) -> MetricDiff {
     }
 }
 
+/// `--fail-on-change METRIC[:THRESHOLD]`: a metric the diff compares and
+/// the size of change (in its unit) past which the diff fails.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChangeGate {
+    /// `p50`, `p95`, `loss`, `goodput` or `drops`.
+    pub metric: String,
+    /// The largest change that passes, in the metric's unit (0: any).
+    pub threshold: f64,
+}
+
+impl ChangeGate {
+    /// The metrics a gate can name.
+    pub const METRICS: [&'static str; 5] = ["p50", "p95", "loss", "goodput", "drops"];
+
+    /// Parses `METRIC[:THRESHOLD]`; the reason when it is not one.
+    pub fn parse(text: &str) -> Result<ChangeGate, String> {
+        let (m, t) = match text.split_once(':') {
+            Some((m, t)) => (
+                m,
+                t.trim()
+                    .parse::<f64>()
+                    .map_err(|e| format!("threshold {t:?}: {e}"))?,
+            ),
+            None => (text, 0.0),
+        };
+        let m = m.trim();
+        if !Self::METRICS.contains(&m) {
+            return Err(format!(
+                "unknown metric {m:?}: one of {}",
+                Self::METRICS.join(", ")
+            ));
+        }
+        if !(t.is_finite() && t >= 0.0) {
+            return Err("the threshold must be a finite number ≥ 0".into());
+        }
+        Ok(ChangeGate {
+            metric: m.to_string(),
+            threshold: t,
+        })
+    }
+}
+
+/// The diff of the runs at paths `a` and `b` (results.json or its
+/// folder): [`RunDigest::read`] of each, then [`diff`].
+pub fn diff_paths(
+    a: &std::path::Path,
+    b: &std::path::Path,
+    pairs: &[(String, String)],
+) -> Result<RunDiff, DiffError> {
+    let read = |p: &std::path::Path| {
+        RunDigest::read(p).map_err(|source| DiffError::Read {
+            path: p.display().to_string(),
+            source,
+        })
+    };
+    diff(&read(a)?, &read(b)?, pairs)
+}
+
 impl RunDiff {
+    /// One line per claimed change past its gate's threshold
+    /// (`p95 changed beyond 2.5 in fq_codel (…)`); empty when none is.
+    pub fn beyond(&self, gates: &[ChangeGate]) -> Vec<String> {
+        let mut out = Vec::new();
+        for g in gates {
+            for (p, m) in self.changes(&g.metric) {
+                if let Some((_, by)) = m.change {
+                    if by > g.threshold {
+                        out.push(format!(
+                            "{} changed beyond {} in {} ({})",
+                            g.metric, g.threshold, p.arm_a, m.sentence
+                        ));
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// The claimed changes of `key`, each with its size.
     pub fn changes(&self, key: &str) -> Vec<(&PairDiff, &MetricDiff)> {
         self.pairs

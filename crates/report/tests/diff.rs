@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 
 use common::{fixture_json_of, TempDir};
-use netlab_report::diff::{diff, DiffError, RunDigest};
+use netlab_report::diff::{diff, ChangeGate, DiffError, RunDigest};
 
 fn digest(run: &str) -> (TempDir, RunDigest) {
     let dir = TempDir::new(run);
@@ -63,6 +63,41 @@ fn a_pair_across_arms_gives_the_runs_own_verdict() {
     );
     // fq_codel is also paired with itself (same words in both runs).
     assert!(d.pairs.iter().any(|p| p.arm_a == fq && p.arm_b == fq));
+    // A gate fails past the change's bound only: the p50 claim's bound is
+    // 349–351 ms; no other claim of p50 is made.
+    let gate = |t: &str| vec![ChangeGate::parse(t).unwrap()];
+    let past = d.beyond(&gate("p50:300"));
+    assert_eq!(past.len(), 1, "{past:?}");
+    assert!(
+        past[0].starts_with(&format!(
+            "p50 changed beyond 300 in {pfifo} (loaded one-way delay p50"
+        )) && past[0].contains("B lower than A by at least 350 ms"),
+        "{}",
+        past[0]
+    );
+    assert!(d.beyond(&gate("p50:360")).is_empty());
+    assert_eq!(d.beyond(&gate("p50")).len(), 1, "threshold 0: any claim");
+}
+
+#[test]
+fn a_change_gate_takes_its_words_and_refuses_the_rest() {
+    let g = ChangeGate::parse("p95:2.5").unwrap();
+    assert_eq!((g.metric.as_str(), g.threshold), ("p95", 2.5));
+    let g = ChangeGate::parse("loss").unwrap();
+    assert_eq!((g.metric.as_str(), g.threshold), ("loss", 0.0));
+    for (bad, why) in [
+        (
+            "p99",
+            "unknown metric \"p99\": one of p50, p95, loss, goodput, drops",
+        ),
+        ("p95:-1", "the threshold must be a finite number ≥ 0"),
+        ("drops:inf", "the threshold must be a finite number ≥ 0"),
+    ] {
+        assert_eq!(ChangeGate::parse(bad).unwrap_err(), why, "{bad}");
+    }
+    assert!(ChangeGate::parse("p95:x")
+        .unwrap_err()
+        .starts_with("threshold \"x\": "));
 }
 
 #[test]
