@@ -1,5 +1,5 @@
 //! The command line. Each flag's value is parsed into its type by clap,
-//! through the value parsers of [`crate::args`] or clap's own ranged
+//! through the value parsers of `netlab_experiment::flags`, [`crate::args`] or clap's own ranged
 //! integers, so a bad value is clap's error naming the flag (exit 2); what
 //! depends on several flags at once is checked in [`crate::config`].
 
@@ -10,8 +10,11 @@ use std::time::Duration;
 use clap::{value_parser, Args, Parser, Subcommand, ValueEnum};
 use netlab_experiment::{Offloads, Shard};
 use netlab_qdisc_model::{Rate, Size};
+use netlab_report::diff::ChangeGate;
 
-use crate::args::{self, ArmArg};
+use netlab_experiment::flags::{self as args, ArmArg};
+
+use crate::args::addr;
 
 /// netlab: real, bounded, honest comparisons of Linux queue disciplines at a
 /// shaped bottleneck.
@@ -253,8 +256,8 @@ pub struct DiffArgs {
     #[arg(long, value_parser = args::arm_pair)]
     pub pair: Vec<(String, String)>,
     /// Exit 1 when a change in METRIC (p50, p95, loss, goodput, drops) is claimed beyond THRESHOLD (its unit; default 0).
-    #[arg(long, value_name = "METRIC[:THRESHOLD]", value_parser = args::fail_on_change)]
-    pub fail_on_change: Vec<(String, f64)>,
+    #[arg(long, value_name = "METRIC[:THRESHOLD]", value_parser = ChangeGate::parse)]
+    pub fail_on_change: Vec<ChangeGate>,
 }
 
 /// `orchestrator rerun`.
@@ -311,7 +314,7 @@ pub struct GuestArgs {
 #[derive(Debug, Args)]
 pub struct SinkArgs {
     /// TCP address to listen on.
-    #[arg(long, value_parser = args::addr)]
+    #[arg(long, value_parser = addr)]
     pub listen: SocketAddr,
     /// UDP echo port (same address as --listen).
     #[arg(long, value_parser = value_parser!(u16).range(1..))]
@@ -325,7 +328,7 @@ pub struct SinkArgs {
 #[derive(Debug, Args)]
 pub struct LoadArgs {
     /// Receiver address.
-    #[arg(long, value_parser = args::addr)]
+    #[arg(long, value_parser = addr)]
     pub to: SocketAddr,
     /// Congestion control.
     #[arg(long, default_value = "reno", value_parser = args::cc)]
@@ -339,7 +342,7 @@ pub struct LoadArgs {
 #[derive(Debug, Args)]
 pub struct ProbeArgs {
     /// Echo responder address.
-    #[arg(long, value_parser = args::addr)]
+    #[arg(long, value_parser = addr)]
     pub to: SocketAddr,
     /// End of the probe in seconds from its start (no new request in the last second).
     #[arg(long, value_parser = args::seconds)]

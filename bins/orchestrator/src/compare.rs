@@ -6,20 +6,17 @@
 
 use std::time::SystemTime;
 
-use netlab_run::{RunError, RunOutcome, Session, SessionConfig};
-use netlab_utc::format_rfc3339;
+use netlab_run::{RunOutcome, Session, SessionConfig};
+use netlab_utc::folder_stamp;
 
 use netlab_run::finish::ReportHooks;
 
 use crate::cli::{CompareArgs, RunArgs};
 use crate::config::{compare_config, run_config, UsageError};
 
+/// Now, as the default results folder's stamp.
 pub(crate) fn utc_stamp() -> String {
-    // 2026-11-30T02:48:05Z → 20261130T024805Z (a folder name without colons).
-    format_rfc3339(SystemTime::now())
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .collect()
+    folder_stamp(SystemTime::now())
 }
 
 /// `orchestrator compare`: the method's experiment with the flags applied.
@@ -60,30 +57,17 @@ pub(crate) fn execute(cmd: &str, cfg: SessionConfig) -> u8 {
     // What the scenario's threads freed goes back to the system, so the
     // next scenario starts where this one did.
     let mut finish = ReportHooks::new("orchestrator", cmd).on_scenario_written(|| {
-        let _ = crate::heap::release_free_heap();
+        let _ = netlab_os::heap::release_free_heap();
     });
     let outcome = Session::new(cfg)
         .program("orchestrator")
         .with_run_hooks(&mut finish)
         .run();
-    match outcome {
-        Ok(RunOutcome::Complete) => 0,
-        Ok(RunOutcome::Failed) => 1,
-        Ok(RunOutcome::Interrupted { signal }) => {
-            netlab_receipts::exit_code_for(signal).clamp(0, 255) as u8
-        }
-        Ok(RunOutcome::Guest { exit }) => exit,
-        Err(e) => refused(cmd, &e),
-    }
-}
-
-/// Says why the run was refused, as `orchestrator CMD: …` when it was found
-/// before the kernel was chosen, `orchestrator: …` after.
-fn refused(cmd: &str, e: &RunError) -> u8 {
-    if e.before_kernel() {
-        eprintln!("orchestrator {cmd}: {e}");
-    } else {
-        eprintln!("orchestrator: {e}");
-    }
-    e.exit_code()
+    outcome.map_or_else(
+        |e| {
+            eprintln!("{}", e.line("orchestrator", cmd));
+            e.exit_code()
+        },
+        RunOutcome::exit_code,
+    )
 }

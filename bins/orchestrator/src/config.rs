@@ -2,7 +2,6 @@
 //! Every bad value dies here, before anything touches the network, with a
 //! message naming the flag (exit 2).
 
-use netlab_experiment::PcapMode;
 use netlab_qdisc_model::{Arm, Tbf};
 use netlab_run::SessionConfig;
 use std::path::PathBuf;
@@ -40,20 +39,13 @@ pub(crate) fn kernel_choice(k: KernelFlag) -> netlab_experiment::KernelChoice {
 /// [`CompareConfig::check`] (what depends on several flags at once);
 /// `now_utc_stamp` names the default results folder.
 pub fn compare_config(a: &CompareArgs, now_utc_stamp: &str) -> Result<CompareConfig, UsageError> {
-    let (arm_words, arms): (Vec<String>, Vec<Arm>) = if a.arms.is_empty() {
-        netlab_experiment::DEFAULT_ARMS
-            .iter()
-            .map(|w| crate::args::arm(w).map(|x| (x.words, x.arm)))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| UsageError(format!("the default arms: {e}")))?
-            .into_iter()
-            .unzip()
+    let given = if a.arms.is_empty() {
+        netlab_experiment::flags::default_arms()
     } else {
-        a.arms
-            .iter()
-            .map(|x| (x.words.clone(), x.arm.clone()))
-            .unzip()
+        a.arms.clone()
     };
+    let (arm_words, arms): (Vec<String>, Vec<Arm>) =
+        given.into_iter().map(|x| (x.words, x.arm)).unzip();
     let tbf = Tbf {
         rate: a.rate,
         burst: a.burst,
@@ -100,34 +92,20 @@ pub fn compare_config(a: &CompareArgs, now_utc_stamp: &str) -> Result<CompareCon
 }
 
 /// Validates `orchestrator run` arguments into the run's configuration:
-/// the file is read and resolved (a refusal names its key), `--kernel`
-/// overrides the file's.
+/// the file is read and resolved (a refusal names its key), then
+/// [`SessionConfig::of_file`] applies the flags.
 pub fn run_config(a: &RunArgs, now_utc_stamp: &str) -> Result<SessionConfig, UsageError> {
-    let mut exp = netlab_experiment::load(&a.experiment)
+    let exp = netlab_experiment::load(&a.experiment)
         .map_err(|e| UsageError(format!("{}: {e}", a.experiment.display())))?;
-    if let Some(k) = a.kernel {
-        exp.kernel = kernel_choice(k);
-    }
-    if a.pcap {
-        exp.capture.pcap = PcapMode::Headers;
-    }
-    if a.resume && a.out.is_none() {
-        return Err(UsageError(
-            "--resume needs --out: the results folder to continue".into(),
-        ));
-    }
-    let out = a
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("results").join(format!("{}-{now_utc_stamp}", exp.name)));
+    let kernel = a.kernel.map(kernel_choice);
+    let cfg = SessionConfig::of_file(exp, kernel, a.pcap, a.out.clone(), a.resume, now_utc_stamp)
+        .map_err(UsageError)?;
     Ok(SessionConfig {
-        exp,
         guest_mem: a.guest_mem.clone(),
-        out,
         quiet: a.quiet,
         inside_guest: a.inside_guest,
         shard: a.shard,
-        resume: a.resume,
+        ..cfg
     })
 }
 
@@ -139,7 +117,7 @@ mod tests {
     /// Parses a duration written like `3s`, `500ms`, `1.5s`, `250us` or `2m`
     /// (the experiment files' grammar), naming `flag` when it is refused.
     fn parse_duration(flag: &str, text: &str) -> Result<Duration, UsageError> {
-        crate::args::duration(text)
+        netlab_experiment::flags::duration(text)
             .map_err(|why| UsageError(format!("invalid value '{text}' for {flag}: {why}")))
     }
 
@@ -401,10 +379,13 @@ mod tests {
             "65536",
         ]);
         let e = c.experiment();
-        assert_eq!(e.capture.pcap, PcapMode::Headers);
+        assert_eq!(e.capture.pcap, netlab_experiment::PcapMode::Headers);
         assert_eq!(e.capture.snap_len, 200);
         assert_eq!(e.capture.pcap_max_bytes, 65536);
-        assert_eq!(config_of(&[]).experiment().capture.pcap, PcapMode::Off);
+        assert_eq!(
+            config_of(&[]).experiment().capture.pcap,
+            netlab_experiment::PcapMode::Off
+        );
         for (flag, value) in [
             ("--pcap-snap-len", "93"),
             ("--pcap-snap-len", "70000"),

@@ -6,23 +6,13 @@
 //! Exit codes: 0 done; 1 a change `--fail-on-change` names was claimed
 //! beyond its threshold; 2 unreadable input, or nothing to compare.
 
-use netlab_report::diff::{diff, DiffError, RunDigest};
+use netlab_report::diff::diff_paths;
 
 use crate::cli::DiffArgs;
 
 /// Entry point; returns the exit code.
 pub fn main(a: &DiffArgs) -> u8 {
-    let read = |p: &std::path::Path| {
-        RunDigest::read(p).map_err(|source| DiffError::Read {
-            path: p.display().to_string(),
-            source,
-        })
-    };
-    let result = read(&a.a).and_then(|ra| {
-        let rb = read(&a.b)?;
-        diff(&ra, &rb, &a.pair)
-    });
-    let d = match result {
+    let d = match diff_paths(&a.a, &a.b, &a.pair) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("orchestrator diff: {e}");
@@ -42,19 +32,9 @@ pub fn main(a: &DiffArgs) -> u8 {
     if let Some(out) = &a.out {
         println!("diff: {}", out.join("diff.html").display());
     }
-    let mut failed = false;
-    for (metric, threshold) in &a.fail_on_change {
-        for (p, m) in d.changes(metric) {
-            if let Some((_, by)) = m.change {
-                if by > *threshold {
-                    eprintln!(
-                        "orchestrator diff: {metric} changed beyond {threshold} in {} ({})",
-                        p.arm_a, m.sentence
-                    );
-                    failed = true;
-                }
-            }
-        }
+    let beyond = d.beyond(&a.fail_on_change);
+    for l in &beyond {
+        eprintln!("orchestrator diff: {l}");
     }
-    u8::from(failed)
+    u8::from(!beyond.is_empty())
 }

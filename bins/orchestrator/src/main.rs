@@ -13,7 +13,6 @@ mod cli;
 mod compare;
 mod config;
 mod diff;
-mod heap;
 mod merge;
 mod plan;
 mod report;
@@ -28,7 +27,7 @@ use crate::cli::{Cli, Command};
 
 fn main() -> ExitCode {
     // Before any thread: a long run's heap stays flat.
-    heap::keep_heap_flat();
+    netlab_os::heap::keep_heap_flat();
     // The hidden init subcommand must not go through clap's error paths: the
     // kernel passes it whatever it likes.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();

@@ -1,48 +1,24 @@
-//! `orchestrator report PATH` (what every command that writes a report
-//! says about it is `netlab_run::finish::said`).
-//!
-//! The folder is finished by [`netlab_report::folder::finish_folder`], in the
-//! steps that end `compare`, `run` and `merge`: results.json (any schema version,
-//! the schema version first, then every field with its path named on
-//! error) read one scenario at a time, summary.md re-written from it, the
-//! plots, index.html, one page (`scenarios/sNN.html`) and one
-//! `.flent.gz` per scenario rendered, the caveats beside the figures in
-//! both. Here the folder is rendered again,
-//! so nothing is written before everything has been read, checked and
-//! rendered: a bad results.json leaves the folder as it was. The run's
-//! final teardown steps are not in results.json: a summary re-rendered
-//! here has no note about failed ones.
+//! `orchestrator report PATH`: the folder rendered again by
+//! [`netlab_run::finish::rerender`] (what every command that writes a
+//! report says about it is `netlab_run::finish::said`).
 
 use std::path::Path;
 
-use netlab_report::folder::FinishOptions;
-
-/// Entry point of `orchestrator report PATH`; returns the exit code.
+/// Entry point of `orchestrator report PATH` ([`netlab_run::finish::rerender`]);
+/// returns the exit code.
 pub fn main(path: &Path) -> u8 {
-    let finished =
-        match netlab_report::folder::finish_folder(path, &FinishOptions::rerender(), &mut |_| {}) {
-            Ok(f) => f,
-            Err(e) => {
-                eprintln!("orchestrator report: {e}");
-                return 1;
+    match netlab_run::finish::rerender(path) {
+        Ok(lines) => {
+            for l in lines {
+                println!("{l}");
             }
-        };
-    let files = match finished.summary.and(finished.report) {
-        Ok(files) => files,
+            0
+        }
         Err(e) => {
             eprintln!("orchestrator report: {e}");
-            return 1;
+            1
         }
-    };
-    println!(
-        "report: {} plot(s), {} scenario page(s), {} Flent file(s), {}",
-        files.svgs.len(),
-        files.pages.len(),
-        files.flent.len(),
-        finished.summary_md.display()
-    );
-    println!("{}", files.html.display());
-    0
+    }
 }
 
 #[cfg(test)]

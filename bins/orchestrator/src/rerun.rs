@@ -1,20 +1,11 @@
 //! `orchestrator rerun RESULTS`: the experiment a results folder records,
-//! run again — the resolved experiment with its seeds and order, on the
-//! kernel it ran on — then the diff of the new run against the original,
-//! written into the new folder (docs/usage.md, "Two runs").
-//!
-//! A recorded kernel this machine does not have (another host release, a
-//! guest kernel not installed or of another release) is refused before
-//! anything is touched, saying what to pass; `--kernel` overrides it, and
-//! the diff's setup then names the kernel that differs. A run merged from
-//! shards records the whole experiment and reruns as one; `--shard K/N`
-//! reruns one shard of it, whose rounds the diff compares with all of the
-//! original's at the same arms and points (the others are listed as in
-//! one run only).
+//! run again — with its seeds and order, on the kernel it ran on — then the
+//! diff of the new run against the original, written into the new folder
+//! ([`netlab_run::rerun`] says what is refused and how shards rerun).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use netlab_report::diff::{diff, RunDigest};
+use netlab_run::rerun::diff_into;
 use netlab_run::SessionConfig;
 
 use crate::cli::RerunArgs;
@@ -64,13 +55,4 @@ pub fn main(a: &RerunArgs) -> u8 {
             1
         }
     }
-}
-
-/// The diff of `new` against `original`, written into `new`; its headline.
-fn diff_into(original: &Path, new: &Path) -> Result<Vec<String>, String> {
-    let a = RunDigest::read(original).map_err(|e| format!("{}: {e}", original.display()))?;
-    let b = RunDigest::read(new).map_err(|e| format!("{}: {e}", new.display()))?;
-    let d = diff(&a, &b, &[]).map_err(|e| e.to_string())?;
-    d.write_to(new).map_err(|e| e.to_string())?;
-    Ok(d.headline())
 }

@@ -2,73 +2,63 @@
 //! Each validates its flags (exit 2 with a message naming the flag), then
 //! calls one crate.
 
+use std::fmt::Display;
+use std::io::Write;
+
 use netlab_probe::role::{run_probe_role, ProbeRole};
 use netlab_run::b_loop::run_sink_role;
 use netlab_tcpload::role::{run_load_role, LoadRole, SinkRole};
 
 use crate::cli::{CleanupArgs, GuestArgs, LoadArgs, ProbeArgs, SinkArgs};
-use crate::config::UsageError;
 
-fn usage_exit(e: &UsageError) -> u8 {
+fn usage_exit(e: &dyn Display) -> u8 {
     eprintln!("orchestrator: {e}");
     2
 }
 
-/// `orchestrator sink`.
-pub fn sink(a: &SinkArgs) -> u8 {
-    let role = match SinkRole::new(a.listen, Some(a.udp_echo), a.for_secs)
-        .map_err(|e| UsageError(e.to_string()))
-    {
+/// A role built from its flags (refused: exit 2), run writing its JSON
+/// lines to stdout (failed: exit 1, said as `orchestrator NAME: …`).
+fn role<R, E: Display, F: Display>(
+    name: &str,
+    built: Result<R, E>,
+    run: impl FnOnce(&R, &mut dyn Write) -> Result<(), F>,
+) -> u8 {
+    let role = match built {
         Ok(r) => r,
         Err(e) => return usage_exit(&e),
     };
-    let mut out = std::io::stdout().lock();
-    match run_sink_role(&role, &mut out) {
+    match run(&role, &mut std::io::stdout().lock()) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("orchestrator sink: {e}");
+            eprintln!("orchestrator {name}: {e}");
             1
         }
     }
+}
+
+/// `orchestrator sink`.
+pub fn sink(a: &SinkArgs) -> u8 {
+    let built = SinkRole::new(a.listen, Some(a.udp_echo), a.for_secs);
+    role("sink", built, |r, out| run_sink_role(r, out))
 }
 
 /// `orchestrator load`.
 pub fn load(a: &LoadArgs) -> u8 {
-    let role = match LoadRole::new(a.to, &a.cc, a.for_secs).map_err(|e| UsageError(e.to_string())) {
-        Ok(r) => r,
-        Err(e) => return usage_exit(&e),
-    };
-    let mut out = std::io::stdout().lock();
-    match run_load_role(&role, &mut out) {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("orchestrator load: {e}");
-            1
-        }
-    }
+    let built = LoadRole::new(a.to, &a.cc, a.for_secs);
+    role("load", built, |r, out| run_load_role(r, out))
 }
 
 /// `orchestrator probe`: [`netlab_probe::role`].
 pub fn probe(a: &ProbeArgs) -> u8 {
-    let role = match ProbeRole::new(a.to, a.end) {
-        Ok(r) => r,
-        Err(e) => return usage_exit(&UsageError(e.to_string())),
-    };
-    let mut out = std::io::stdout().lock();
-    match run_probe_role(&role, &mut out) {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("orchestrator probe: {e}");
-            1
-        }
-    }
+    role("probe", ProbeRole::new(a.to, a.end), |r, out| {
+        run_probe_role(r, out)
+    })
 }
 
 /// `orchestrator guest [--module M]… [--mem 1G] [--deadline 60s] -- PROGRAM ARGS…`.
 pub fn guest(a: &GuestArgs) -> u8 {
-    let deadline = a.deadline;
     let Some((program, args)) = a.program.split_first() else {
-        return usage_exit(&UsageError("a PROGRAM is required after --".into()));
+        return usage_exit(&"a PROGRAM is required after --");
     };
     let init = match std::env::current_exe() {
         Ok(p) => p,
@@ -82,7 +72,7 @@ pub fn guest(a: &GuestArgs) -> u8 {
         .args(args.iter().cloned())
         .modules(a.modules.iter().cloned())
         .mem(a.mem.clone())
-        .deadline(deadline)
+        .deadline(a.deadline)
         .init(init, &["guest-init"])
         .inherit_all_env()
         .current_dir(cwd)
@@ -95,10 +85,7 @@ pub fn guest(a: &GuestArgs) -> u8 {
                 out.elapsed.as_secs_f64(),
                 out.status
             );
-            match out.status {
-                netlab_guest::GuestStatus::Exited(c) => c.clamp(0, 255) as u8,
-                netlab_guest::GuestStatus::Signaled(s) => (128 + s).clamp(0, 255) as u8,
-            }
+            out.status.exit_code()
         }
         Err(e) => {
             eprintln!("orchestrator guest: {e}");

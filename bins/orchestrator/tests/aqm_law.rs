@@ -97,7 +97,7 @@ fn run_once(attempt: u32) -> Result<(), String> {
             ));
         }
     }
-    let words = netlab_analysis::sweep_model::sentences(&t);
+    let words = t.model_sentences();
     for arm in ["codel", "fq_codel"] {
         let w = words
             .iter()

@@ -83,7 +83,7 @@ fn run_once(attempt: u32) -> Result<(), String> {
             return Err(format!("fq_codel X = {x}: BBR's share {s:.3}"));
         }
     }
-    let words = netlab_analysis::sweep_model::sentences(&t);
+    let words = t.model_sentences();
     assert!(
         words.iter().any(|w| w.starts_with("bbr_share, fq_codel: ")),
         "{words:?}"

@@ -32,6 +32,7 @@
 #![forbid(unsafe_code)]
 
 pub mod file;
+pub mod flags;
 pub mod hash;
 pub mod hosts;
 pub mod listing;

@@ -93,6 +93,15 @@ impl GuestStatus {
         matches!(self, GuestStatus::Exited(0))
     }
 
+    /// The status as a process exit code, the shell's way: the code
+    /// itself, or 128 + the signal, held to 0..=255.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            GuestStatus::Exited(c) => c.clamp(0, 255) as u8,
+            GuestStatus::Signaled(s) => (128 + s).clamp(0, 255) as u8,
+        }
+    }
+
     /// The exit code, or `128 + signal` like a shell.
     pub fn code(&self) -> i32 {
         match *self {
@@ -277,6 +286,14 @@ impl BootLine<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_status_is_the_shells_exit_code() {
+        assert_eq!(GuestStatus::Exited(3).exit_code(), 3);
+        assert_eq!(GuestStatus::Exited(-1).exit_code(), 0);
+        assert_eq!(GuestStatus::Signaled(9).exit_code(), 137);
+        assert_eq!(GuestStatus::Signaled(200).exit_code(), 255);
+    }
 
     fn os(v: &[&str]) -> Vec<OsString> {
         v.iter().map(OsString::from).collect()

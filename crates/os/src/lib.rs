@@ -22,12 +22,14 @@
 //!   and the file).
 //! - [`pace`]: slots on a fixed grid without catch-up bursts; [`StopFlag`]:
 //!   one stop flag for every worker.
+//! - `heap` (with `net`): a long run's heap kept flat (glibc's mmap and
+//!   trim thresholds fixed, free arenas returned between scenarios).
 //! - [`privilege`]: the capabilities netlab needs; with the `testing`
 //!   feature, `testing::require_privileged` gates privileged tests
 //!   (`NETLAB_REQUIRE_PRIVILEGED=1` turns a skip into a failure).
 //!
 //! The cargo feature `net` (docs/architecture.md, "Pure builds") holds the
-//! socket code (`netlink`, `event_loop`, `ifindex`, `errno_name`) and the
+//! socket code (`netlink`, `event_loop`, `ifindex`, `errno_name`), `heap` and the
 //! crates it needs (nix, netlink-sys). Without it (`default-features =
 //! false`, as netlab-results and netlab-report depend on it) the crate is
 //! `atomic`, `secs`, `cpu`, `proc`, `pace`, `StopFlag`, `privilege` and
@@ -57,7 +59,8 @@
 //! # #[cfg(not(feature = "net"))] // the example needs the sockets
 //! # fn main() {}
 //! ```
-#![forbid(unsafe_code)]
+// `unsafe` is denied (workspace lints) and allowed in the two blocks of
+// `heap` only (glibc's malloc parameters; docs/architecture.md).
 
 pub mod atomic;
 pub mod cpu;
@@ -66,6 +69,8 @@ mod errno;
 mod error;
 #[cfg(feature = "net")]
 pub mod event_loop;
+#[cfg(feature = "net")]
+pub mod heap;
 #[cfg(feature = "net")]
 mod ifindex;
 #[cfg(feature = "net")]

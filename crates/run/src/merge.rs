@@ -213,6 +213,73 @@ impl MergeStep {
     }
 }
 
+impl Merged {
+    /// What the merge prints when it ends (stdout): the count, then, for
+    /// a partial merge, the plan indices missing.
+    pub fn summary_lines(&self, folders: usize) -> Vec<String> {
+        let mut lines = vec![format!(
+            "merged {} scenario(s) from {folders} folder(s) into {}",
+            self.scenarios,
+            self.out.display()
+        )];
+        if !self.missing.is_empty() {
+            let missing: Vec<String> = self.missing.iter().map(u32::to_string).collect();
+            lines.push(format!(
+                "partial: plan indices {} missing (said so in summary.md and the report)",
+                missing.join(", ")
+            ));
+        }
+        lines
+    }
+
+    /// Each step's time since `started` and since the step before, with the
+    /// peak memory then (stderr; docs/scale.md reads them).
+    pub fn step_lines(&self, started: std::time::Instant) -> Vec<String> {
+        let mut last = started;
+        let mut lines = Vec::with_capacity(self.phases.len());
+        for p in &self.phases {
+            let peak = p
+                .peak_kb
+                .map_or_else(|| "?".into(), |kb| format!("{:.1} MB", kb as f64 / 1024.0));
+            lines.push(format!(
+                "merge: {} after {:.2} s (+{:.2} s), peak RSS {peak}",
+                p.what,
+                (p.at - started).as_secs_f64(),
+                (p.at - last).as_secs_f64(),
+            ));
+            last = p.at;
+        }
+        lines
+    }
+}
+
+/// The exit code of a refused merge: usage 2, data 1.
+pub fn exit_code(e: &MergeError) -> u8 {
+    match e {
+        MergeError::Usage(_) => 2,
+        MergeError::Data(_) => 1,
+    }
+}
+
+impl Updated {
+    /// What `merge --update` says about OUT (stdout): that nothing was
+    /// written, or where the former result went; nothing for a new merge.
+    pub fn sentence(&self, out: &Path) -> Option<String> {
+        match self {
+            Updated::New(_) => None,
+            Updated::Same => Some(format!(
+                "{} already holds this merge: the same runs and every scenario's bytes; nothing written",
+                out.display()
+            )),
+            Updated::Replaced { previous, .. } => Some(format!(
+                "the folders changed since {} was merged: merged again, the former result kept in {}",
+                out.display(),
+                previous.display()
+            )),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,6 +291,48 @@ mod tests {
     use std::collections::BTreeSet;
 
     fn quiet(_: String) {}
+
+    #[test]
+    fn a_merge_says_what_it_merged_and_each_step() {
+        let t0 = std::time::Instant::now();
+        let step = |what, ms, peak_kb| MergeStep {
+            what,
+            at: t0 + std::time::Duration::from_millis(ms),
+            peak_kb,
+        };
+        let m = Merged {
+            scenarios: 3,
+            missing: vec![2, 5],
+            out: PathBuf::from("/tmp/x/m"),
+            report: Err(ReportError::Plot {
+                plot: "p.svg".into(),
+                message: "m".into(),
+            }),
+            phases: vec![step("read", 500, Some(2048)), step("written", 1250, None)],
+        };
+        assert_eq!(
+            m.summary_lines(2),
+            [
+                "merged 3 scenario(s) from 2 folder(s) into /tmp/x/m",
+                "partial: plan indices 2, 5 missing (said so in summary.md and the report)"
+            ]
+        );
+        assert_eq!(
+            m.step_lines(t0),
+            [
+                "merge: read after 0.50 s (+0.50 s), peak RSS 2.0 MB",
+                "merge: written after 1.25 s (+0.75 s), peak RSS ?"
+            ]
+        );
+        let out = Path::new("/tmp/x/m");
+        assert_eq!(Updated::New(m).sentence(out), None);
+        assert_eq!(
+            Updated::Same.sentence(out).unwrap(),
+            "/tmp/x/m already holds this merge: the same runs and every scenario's bytes; nothing written"
+        );
+        assert_eq!(exit_code(&MergeError::Usage("u".into())), 2);
+        assert_eq!(exit_code(&MergeError::Data("d".into())), 1);
+    }
 
     #[test]
     fn two_shards_merge_into_the_whole_plan_byte_for_byte() {

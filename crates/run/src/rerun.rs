@@ -2,7 +2,17 @@
 //! resolved experiment its results.json records, with its seeds and
 //! order, on the kernel it ran on ([`crate::kernel::recorded`]) unless
 //! another is chosen; and the folder it may be written to (never one that
-//! holds a result).
+//! holds a result); once it ran, its diff against the original
+//! ([`diff_into`]; docs/usage.md, "Two runs").
+//!
+//! A recorded kernel this machine does not have (another host release, a
+//! guest kernel not installed or of another release) is refused before
+//! anything is touched, saying what to pass; a chosen kernel overrides
+//! it, and the diff's setup then names the kernel that differs. A run
+//! merged from shards records the whole experiment and reruns as one; a
+//! shard K/N of it runs one shard, whose rounds the diff compares with
+//! all of the original's at the same arms and points (the others are
+//! listed as in one run only).
 
 use std::path::Path;
 
@@ -43,9 +53,34 @@ pub fn check_out(out: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The diff of the run in `new` against the one in `original`
+/// (`netlab_report::diff`), written into `new` (diff.md, diff.html,
+/// diff.json); its headline. The refusal names the folder it could not
+/// read.
+pub fn diff_into(original: &Path, new: &Path) -> Result<Vec<String>, String> {
+    use netlab_report::diff::{diff, RunDigest};
+    let a = RunDigest::read(original).map_err(|e| format!("{}: {e}", original.display()))?;
+    let b = RunDigest::read(new).map_err(|e| format!("{}: {e}", new.display()))?;
+    let d = diff(&a, &b, &[]).map_err(|e| e.to_string())?;
+    d.write_to(new).map_err(|e| e.to_string())?;
+    Ok(d.headline())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_diff_of_a_missing_run_names_its_folder_and_writes_nothing() {
+        let dir = netlab_os::testing::Scratch::new("rerun-diff");
+        let missing = dir.0.join("nothing-here");
+        let why = diff_into(&missing, &dir.0).unwrap_err();
+        assert!(
+            why.starts_with(&format!("{}: ", missing.display())),
+            "{why}"
+        );
+        assert!(!dir.0.join("diff.json").exists());
+    }
 
     /// The golden run's experiment comes back with the overrides, and its
     /// folder is refused as a rerun's output.

@@ -93,6 +93,21 @@ pub enum RunError {
     Adopt(String),
 }
 
+impl RunOutcome {
+    /// The exit status the orchestrator gives it: 0 complete, 1 failed,
+    /// 128 + signal when interrupted, the guest run's own after a guest run.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            RunOutcome::Complete => 0,
+            RunOutcome::Failed => 1,
+            RunOutcome::Interrupted { signal } => {
+                netlab_receipts::exit_code_for(signal).clamp(0, 255) as u8
+            }
+            RunOutcome::Guest { exit } => exit,
+        }
+    }
+}
+
 impl RunError {
     /// The exit status the orchestrator gives it: 2 for what the
     /// experiment asks and the runner cannot do, 1 otherwise.
@@ -115,6 +130,16 @@ impl RunError {
                 | RunError::Resume(_)
                 | RunError::Kernel(_)
         )
+    }
+
+    /// The line that says it: `PROGRAM COMMAND: …` when it was found
+    /// before the kernel was chosen, `PROGRAM: …` after.
+    pub fn line(&self, program: &str, command: &str) -> String {
+        if self.before_kernel() {
+            format!("{program} {command}: {self}")
+        } else {
+            format!("{program}: {self}")
+        }
     }
 }
 
@@ -276,6 +301,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn each_outcome_has_its_exit_code() {
+        assert_eq!(RunOutcome::Complete.exit_code(), 0);
+        assert_eq!(RunOutcome::Failed.exit_code(), 1);
+        assert_eq!(RunOutcome::Interrupted { signal: 15 }.exit_code(), 143);
+        assert_eq!(RunOutcome::Guest { exit: 7 }.exit_code(), 7);
+    }
+
+    #[test]
     fn refusals_keep_their_words_and_exit_codes() {
         let e = RunError::ResultsExist(PathBuf::from("/r"));
         assert_eq!(
@@ -295,6 +328,14 @@ mod tests {
         let e = RunError::Adopt("x".into());
         assert_eq!(e.to_string(), "refusing to resume, nothing was run: x");
         assert!(!e.before_kernel());
+        assert_eq!(
+            e.line("orchestrator", "run"),
+            "orchestrator: refusing to resume, nothing was run: x"
+        );
+        assert_eq!(
+            RunError::Unrunnable("no".into()).line("orchestrator", "run"),
+            "orchestrator run: no"
+        );
     }
 
     #[test]

@@ -26,6 +26,15 @@ pub fn format_rfc3339(t: SystemTime) -> String {
     text(d.as_secs() as i64, u64::from(d.subsec_millis()), 3)
 }
 
+/// `t` to the millisecond as a folder name without colons or dots, e.g.
+/// `20261130T024805123Z` (the default results folder's stamp).
+pub fn folder_stamp(t: SystemTime) -> String {
+    format_rfc3339(t)
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect()
+}
+
 /// Formats seconds since the Unix epoch as RFC 3339 UTC with microseconds
 /// (rounded), e.g. `2026-11-30T19:35:34.260000Z` (Flent's time format).
 pub fn format_rfc3339_micros(epoch_s: f64) -> String {
@@ -104,6 +113,13 @@ fn days_from_civil(y: i64, m: i64, day: i64) -> i64 {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn a_folder_stamp_is_the_instant_without_separators() {
+        let t = UNIX_EPOCH + Duration::from_millis(1_764_471_285_123);
+        assert_eq!(format_rfc3339(t), "2025-11-30T02:54:45.123Z");
+        assert_eq!(folder_stamp(t), "20251130T025445123Z");
+    }
 
     #[test]
     fn rfc3339_known_instants() {

@@ -244,7 +244,7 @@ pub fn check_results(out: &Path, expect_arms: &[&str]) -> Value {
         };
         // The row names the arm by its label (the kind, or the kind and
         // the options that tell two arms of it apart).
-        let labels = netlab_analysis::arms::ArmLabels::new(
+        let labels = netlab_analysis::ArmLabels::new(
             scenarios
                 .iter()
                 .map(|s| (s["arm"].as_str().unwrap(), s["arm_words"].as_str().unwrap())),

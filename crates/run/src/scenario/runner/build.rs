@@ -5,7 +5,7 @@
 //! first probe request holds no ARP.
 
 use netlab_qdisc::{ifindex_in, read_psched, QdiscSocket};
-use netlab_qdisc_model::Psched;
+use netlab_qdisc_model::{Psched, QdiscRequest};
 use netlab_results::{
     HostResult, QdiscResult, ReadbackDump, RequestRecord, ScenarioResult, TopologyResult,
 };
@@ -43,6 +43,24 @@ pub struct Egress {
     pub psched: Psched,
 }
 
+/// A qdisc result for R's `dev` holding `requests` as results.json
+/// records them: tc's words, the same from the host, the netlink bytes.
+fn recorded(direction: &str, dev: &str, requests: &[QdiscRequest], topo: &Topology) -> QdiscResult {
+    QdiscResult {
+        direction: direction.to_string(),
+        dev: dev.to_string(),
+        requests: requests
+            .iter()
+            .map(|r| RequestRecord {
+                tc_argv: r.tc_argv.clone(),
+                tc_argv_from_host: r.tc_argv_in_netns(topo.r.name()),
+                netlink_hex: r.netlink_hex.clone(),
+            })
+            .collect(),
+        ..QdiscResult::default()
+    }
+}
+
 /// R's egresses through `qsock`: netem at the root when the path has a
 /// delay, TBF + arm for each shaped direction; each one's requests and
 /// readback after configuration pushed to `res.qdiscs`.
@@ -62,19 +80,7 @@ pub(super) fn egresses(
         let ifindex = ifindex_in(&topo.r, e.dev).map_err(configure)?;
         let psched = read_psched();
         let requests = e.requests(ifindex, &psched).map_err(configure)?;
-        let mut q = QdiscResult {
-            direction: e.direction.as_str().to_string(),
-            dev: e.dev.to_string(),
-            ..QdiscResult::default()
-        };
-        q.requests = requests
-            .iter()
-            .map(|r| RequestRecord {
-                tc_argv: r.tc_argv.clone(),
-                tc_argv_from_host: r.tc_argv_in_netns(topo.r.name()),
-                netlink_hex: r.netlink_hex.clone(),
-            })
-            .collect();
+        let q = recorded(e.direction.as_str(), e.dev, &requests, topo);
         res.qdiscs.push(q);
         for r in &requests {
             qsock.apply(r).map_err(configure)?;
@@ -124,19 +130,7 @@ pub(super) fn host_links(
             let ifindex = ifindex_in(&topo.r, &dev).map_err(configure)?;
             let psched = read_psched();
             let requests = h.requests(ifindex, &psched).map_err(configure)?;
-            let mut q = QdiscResult {
-                direction: "down".to_string(),
-                dev: dev.clone(),
-                ..QdiscResult::default()
-            };
-            q.requests = requests
-                .iter()
-                .map(|r| RequestRecord {
-                    tc_argv: r.tc_argv.clone(),
-                    tc_argv_from_host: r.tc_argv_in_netns(topo.r.name()),
-                    netlink_hex: r.netlink_hex.clone(),
-                })
-                .collect();
+            let mut q = recorded("down", &dev, &requests, topo);
             for r in &requests {
                 qsock.apply(r).map_err(configure)?;
             }

@@ -1,4 +1,5 @@
-//! The heap of a long run stays flat.
+//! The heap of a long run stays flat (glibc's malloc tuned through
+//! `mallopt` and `malloc_trim`; the crate's only `unsafe`, two blocks).
 //!
 //! glibc gives threads their own arenas, raises its mmap and trim
 //! thresholds each time a large block is freed (up to 32 MB and 64 MB), and
@@ -17,7 +18,8 @@
 const THRESHOLD: nix::libc::c_int = 128 * 1024;
 
 /// Fixes glibc's mmap and trim thresholds (call first thing in `main`,
-/// before any thread exists); true if both were set. A no-op off glibc.
+/// before any thread exists; `orchestrator` does); true if both were set.
+/// A no-op off glibc.
 pub fn keep_heap_flat() -> bool {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
@@ -37,8 +39,8 @@ pub fn keep_heap_flat() -> bool {
 }
 
 /// Returns the free memory of every malloc arena to the system
-/// (`malloc_trim(0)`, between scenarios); true if some was released. A
-/// no-op off glibc.
+/// (`malloc_trim(0)`; `orchestrator` calls it after each scenario is
+/// written); true if some was released. A no-op off glibc.
 pub fn release_free_heap() -> bool {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
