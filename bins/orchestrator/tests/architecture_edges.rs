@@ -4,7 +4,8 @@
 //! features they turn on), the external crates per package, and the
 //! crates that forbid `unsafe`, each against every Cargo.toml and lib.rs;
 //! and that the schema and the report build pure, against
-//! `cargo tree`.
+//! `cargo tree`; and that the binary stays a shell around the libraries
+//! (its non-test lines under 1,000).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -434,3 +435,110 @@ fn the_schema_analysis_and_report_link_no_socket_namespace_or_capture_crate() {
 /// The crates that draw or write a report: none may be a normal
 /// dependency of netlab-analysis.
 const DRAWING_CRATES: [&str; 4] = ["plotters", "plotters-backend", "resvg", "flate2"];
+
+/// Lines of a binary source file before its first `#[cfg(test)]`
+/// (comments and clap help included: everything a reader of the binary
+/// reads).
+fn non_test_lines(text: &str) -> usize {
+    text.lines()
+        .take_while(|l| !l.trim_start().starts_with("#[cfg(test)]"))
+        .count()
+}
+
+#[test]
+fn the_binary_holds_flags_a_session_and_an_exit_code() {
+    let src = root().join("bins/orchestrator/src");
+    let mut per_file: Vec<(String, usize)> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, non_test_lines(&text))
+        })
+        .collect();
+    per_file.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+    let total: usize = per_file.iter().map(|(_, n)| n).sum();
+    assert!(
+        total < 1000,
+        "the binary has {total} non-test lines ({per_file:?}); logic an embedder \
+         needs belongs in its library (docs/architecture.md, orchestrator)"
+    );
+    assert_eq!(non_test_lines("a\nb\n#[cfg(test)]\nmod tests {}\n"), 2);
+}
+
+/// Source files (non-test lines) that name a `/proc` path without reading
+/// it through `netlab_os::proc`, each with why (docs/architecture.md,
+/// "/proc in one module").
+const PROC_ELSEWHERE: [(&str, &str); 3] = [
+    (
+        "crates/guest/src/init.rs",
+        "the guest's init mounts /proc and bind-mounts a descriptor's path; it parses nothing",
+    ),
+    (
+        "crates/qdisc-model/src/tbf.rs",
+        "the TBF's tick model parses /proc/net/psched's text (read by os::proc::psched_text); \
+         the pure model links no os",
+    ),
+    (
+        "crates/topology/src/mount.rs",
+        "the calling thread's namespace file, bind-mounted, not parsed",
+    ),
+];
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn proc_is_read_and_parsed_in_os_proc_only() {
+    let mut files = Vec::new();
+    for group in ["crates", "bins"] {
+        for member in std::fs::read_dir(root().join(group)).unwrap() {
+            rust_files(&member.unwrap().path().join("src"), &mut files);
+        }
+    }
+    let mut found = BTreeSet::new();
+    for f in &files {
+        let rel = f
+            .strip_prefix(root())
+            .unwrap()
+            .to_string_lossy()
+            .replace("bins/orchestrator/../../", "");
+        if rel == "crates/os/src/proc.rs" {
+            continue;
+        }
+        let text = std::fs::read_to_string(f).unwrap();
+        let names_proc = text
+            .lines()
+            .take_while(|l| !l.trim_start().starts_with("#[cfg(test)]"))
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .any(|l| l.contains("\"/proc"));
+        if names_proc {
+            found.insert(rel);
+        }
+    }
+    let allowed: BTreeSet<String> = PROC_ELSEWHERE.iter().map(|(f, _)| f.to_string()).collect();
+    let outside: Vec<&String> = found.difference(&allowed).collect();
+    assert!(
+        outside.is_empty(),
+        "these read /proc outside netlab_os::proc: {outside:?}"
+    );
+    let stale: Vec<&String> = allowed.difference(&found).collect();
+    assert!(
+        stale.is_empty(),
+        "listed as reading /proc but no longer do: {stale:?}"
+    );
+}
