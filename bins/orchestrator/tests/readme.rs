@@ -8,9 +8,10 @@
 //!   resolves to a file,
 //!   and its `#anchor` to a heading of that file;
 //! - the schema version the README states is the one the code writes;
-//! - no page cites a tracker number ("issue N") or a numbered rule of a
-//!   style guide outside the repository ("STYLE N"): a reader can open a
-//!   method § or a docs section, not those.
+//! - no page, source, experiment file or script cites a tracker number
+//!   ("issue N") or a numbered rule of a style guide outside the
+//!   repository ("STYLE N"), not even wrapped across a comment's lines: a
+//!   reader can open a method § or a docs section, not those.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -340,14 +341,16 @@ fn the_readme_states_the_schema_version_the_code_writes() {
 }
 
 /// Citations a reader of the repository cannot open: the word "issue" or
-/// "style", any case, then a number, with a space, a dash, " #" or
-/// nothing between.
+/// "style", any case, then a number, with nothing between or spaces,
+/// dashes, " #" or a line break into a comment's next line (`///`, `//!`,
+/// `#`, ` * `).
 fn unopenable_citations(text: &str) -> Vec<String> {
     let lower = text.to_lowercase();
     let mut out = Vec::new();
     for word in ["issue", "style"] {
         for (i, _) in lower.match_indices(word) {
-            let rest = lower[i + word.len()..].trim_start_matches([' ', '-', '#']);
+            let rest = lower[i + word.len()..]
+                .trim_start_matches(|c: char| c.is_whitespace() || "-#/!*".contains(c));
             let glued = lower[..i]
                 .chars()
                 .next_back()
@@ -363,12 +366,60 @@ fn unopenable_citations(text: &str) -> Vec<String> {
     out
 }
 
+/// Every text file the repository holds under the folders a reader
+/// browses (sources, docs, experiments, scripts, fixtures' notes), the
+/// README and the justfile; build output and compressed or binary data
+/// (not UTF-8) are left out.
+fn repository_texts() -> Vec<(PathBuf, String)> {
+    fn walk(dir: &Path, out: &mut Vec<(PathBuf, String)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            if name == "target" || name.to_string_lossy().starts_with('.') {
+                continue;
+            }
+            if path.is_dir() {
+                walk(&path, out);
+            } else if let Ok(text) = std::fs::read_to_string(&path) {
+                out.push((path, text));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for dir in [
+        "bins",
+        "crates",
+        "deploy",
+        "docs",
+        "experiments",
+        "fixtures",
+        "fuzz",
+        "scripts",
+    ] {
+        walk(&root().join(dir), &mut out);
+    }
+    for file in ["README.md", "justfile", "Cargo.toml", ".ci/run"] {
+        let path = root().join(file);
+        let text = read(&path);
+        out.push((path, text));
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
 #[test]
-fn no_page_cites_a_tracker_number_or_a_numbered_style_rule() {
+fn no_file_cites_a_tracker_number_or_a_numbered_style_rule() {
     let mut wrong = Vec::new();
-    let fuzz = root().join("fuzz/README.md");
-    let fuzz_text = read(&fuzz);
-    for (path, text) in pages().into_iter().chain([(fuzz, fuzz_text)]) {
+    let texts = repository_texts();
+    assert!(
+        texts.len() > 300,
+        "{} files read: the walk lost a folder",
+        texts.len()
+    );
+    for (path, text) in texts {
         for hit in unopenable_citations(&text) {
             wrong.push(format!("{}: `{hit}`", path.display()));
         }
@@ -405,14 +456,14 @@ fn the_parsers_find_what_they_should() {
     let (i, st) = ("iss", "STY");
     assert_eq!(
         unopenable_citations(&format!(
-            "see {i}ue 29, {i}ue-3, {i}ue #4, {i}ue11.json and {st}LE 24"
+            "see {i}ue 29, {i}ue-3, {i}ue #4, {i}ue11.json, {i}ue\n    /// 30 and {st}LE 24"
         )),
-        [29, 3, 4, 11, 24]
+        [29, 3, 4, 11, 30, 24]
             .iter()
-            .zip([" ", "-", " #", "", " "])
+            .zip([" ", "-", " #", "", "\n    /// ", " "])
             .enumerate()
             .map(|(k, (n, sep))| {
-                let word = if k == 4 { "style" } else { "issue" };
+                let word = if k == 5 { "style" } else { "issue" };
                 format!("{word}{sep}{n}")
             })
             .collect::<Vec<_>>()

@@ -100,8 +100,8 @@ impl SparseFlow {
     }
 
     /// N* = T·R / (8·Q): the number of bulk flows at which one round of
-    /// quanta lasts T (the probe's own bytes left out, as in the issue's
-    /// statement of the model; `round` keeps them).
+    /// quanta lasts T (the probe's own bytes left out, as docs/models.md
+    /// states the model; `round` keeps them).
     pub fn boundary(&self) -> f64 {
         self.interval.as_secs_f64() * self.rate_bps as f64 / (8.0 * self.quantum as f64)
     }
@@ -273,7 +273,7 @@ mod tests {
         assert_eq!(fifo_delay_bound(1, 1, 0), Duration::MAX);
     }
 
-    /// The numbers: at 5 Mbit/s and T = 20 ms, N* = 0.02 × 5e6 /
+    /// By hand: at 5 Mbit/s and T = 20 ms, N* = 0.02 × 5e6 /
     /// (8 × 1514) = 100,000 / 12,112 = 8.2563.
     #[test]
     fn boundary_by_hand() {
@@ -360,7 +360,7 @@ mod tests {
     /// BBR 1 − (0.04 + 0.2 + 0.04)/10 = 0.972. X = 2: p = 0.25 − 0.06 =
     /// 0.19, BBR 0.81 · 0.968 = 0.78408. X = 64: q = 2133.3, p = 0.5 −
     /// 0.0078125 − 0.001875 = 0.4903125, BBR 0.5096875 · 0.72 = 0.366975.
-    /// The table (0.97, 0.78, …, 0.37) rounds these.
+    /// docs/models.md's table (0.97, 0.78, …, 0.37) rounds these.
     #[test]
     fn bbr_share_by_hand() {
         let at = |x: f64| {

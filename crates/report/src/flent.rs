@@ -338,8 +338,8 @@ pub(crate) struct Unanswered {
     pub reached_b_no_reply: u32,
     /// B never received the request (dropped or lost): a gap.
     pub never_reached_b: u32,
-    /// No reply and no record of B's side (results written before issue
-    /// 30, or unresolved at the end): a gap.
+    /// No reply and no record of B's side (results from before probe fates
+    /// were recorded, or a fate unresolved at the end): a gap.
     pub fate_unknown: u32,
 }
 

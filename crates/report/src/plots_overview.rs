@@ -368,7 +368,7 @@ mod tests {
 
     #[test]
     fn the_goodput_axis_fits_the_rounds_and_the_rate() {
-        // the case: rounds at 4.78–5.12 Mbit/s, rate 5
+        // rounds at 4.78–5.12 Mbit/s against a 5 Mbit/s rate
         let (lo, hi) = fit_y(&[4.78, 5.12, 4.9], Some(5.0));
         assert!(lo > 4.5 && lo < 4.78, "{lo}");
         assert!(hi > 5.12 && hi < 5.4, "{hi}");
