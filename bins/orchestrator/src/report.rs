@@ -52,7 +52,7 @@ mod tests {
             .read_to_end(&mut json)
             .unwrap();
         let input = netlab_analysis::input_from(&Results::parse(&json).unwrap()).unwrap();
-        let states = netlab_analysis::state::of_input(&input);
+        let states = netlab_analysis::state::ArmStates::of_input(&input);
         assert_eq!(states.len(), 1);
         let pfifo = &states[0];
         assert!(pfifo.disagree(), "{}", pfifo.text());
@@ -72,7 +72,7 @@ mod tests {
         assert_eq!(two.rounds, vec![3]);
         assert!((500.0..650.0).contains(&two.standing_rtt_ms), "{two:?}");
         assert!(two.cwnd < one.cwnd * 6 / 10, "{two:?}");
-        let md = netlab_analysis::headline::of_input(&input).markdown();
+        let md = netlab_analysis::headline::Headline::of_input(&input).markdown();
         assert!(md.contains("1 cut (r1 r2 r4 r5 r6): p50 ≥ 1000 ms"), "{md}");
         assert!(md.contains("2 cuts (r3): p50 586 ms"), "{md}");
         assert!(md.contains("rounds disagree; medians not pooled"), "{md}");

@@ -298,7 +298,7 @@ mod tests {
     #[test]
     fn results_without_bs_log_fall_back_to_the_censored_rtt_and_say_so() {
         let input = crate::input_from(&fixture()).unwrap();
-        let h = crate::headline::of_input(&input);
+        let h = crate::headline::Headline::of_input(&input);
         for a in &h.arms {
             assert!(a.delivery.is_none());
             let t = a.probe_text();

@@ -142,6 +142,12 @@ fn range(v: &[u64]) -> String {
 }
 
 impl Headline {
+    /// The headline of a run, computing its statistics
+    /// ([`crate::compare::analyse`]) on the way.
+    pub fn of_input(input: &ReportInput) -> Headline {
+        Headline::of(input, &crate::compare::analyse(input))
+    }
+
     /// The headline of a run from its input and its statistics
     /// ([`crate::compare::analyse`]). A sweep's is one headline per point,
     /// each over that point's rounds and statistics alone, and the sentences
@@ -179,7 +185,7 @@ impl Headline {
 /// The headline of the scenarios of one point (the whole run without a
 /// sweep).
 pub(crate) fn of_point(input: &ReportInput, st: &Statistics) -> Headline {
-    let states = state::of_input(input);
+    let states = state::ArmStates::of_input(input);
     let mut arms = Vec::new();
     for arm in &st.arms {
         let ok: Vec<&Scenario> = input
@@ -331,12 +337,6 @@ fn by_state(ok: &[&Scenario], states: &ArmStates) -> Vec<StateLatency> {
             }
         })
         .collect()
-}
-
-/// The headline of a run, computing its statistics
-/// ([`crate::compare::analyse`]) on the way.
-pub fn of_input(input: &ReportInput) -> Headline {
-    Headline::of(input, &crate::compare::analyse(input))
 }
 
 /// One line: which arm had the lower loaded median and how sure that is,

@@ -269,6 +269,27 @@ pub struct ArmStates {
 }
 
 impl ArmStates {
+    /// Every arm's states, arms in order of first appearance.
+    pub fn of_input(input: &crate::records::ReportInput) -> Vec<ArmStates> {
+        let mut arms: Vec<&str> = Vec::new();
+        for s in &input.scenarios {
+            if !arms.contains(&s.arm.as_str()) {
+                arms.push(&s.arm);
+            }
+        }
+        arms.iter()
+            .map(|arm| {
+                let rounds: Vec<(u32, Result<RoundState, String>)> = input
+                    .scenarios
+                    .iter()
+                    .filter(|s| s.arm == *arm)
+                    .map(|s| (s.round, RoundState::of(s)))
+                    .collect();
+                group_rounds(arm, &rounds)
+            })
+            .collect()
+    }
+
     /// The rounds fall into more than one state.
     pub fn disagree(&self) -> bool {
         self.groups.len() > 1
@@ -391,27 +412,6 @@ impl RoundState {
         RoundState::classify(&s.tcp_info, window)
             .ok_or_else(|| "no tcp_info sample in the window".to_string())
     }
-}
-
-/// Every arm's states, arms in order of first appearance.
-pub fn of_input(input: &crate::records::ReportInput) -> Vec<ArmStates> {
-    let mut arms: Vec<&str> = Vec::new();
-    for s in &input.scenarios {
-        if !arms.contains(&s.arm.as_str()) {
-            arms.push(&s.arm);
-        }
-    }
-    arms.iter()
-        .map(|arm| {
-            let rounds: Vec<(u32, Result<RoundState, String>)> = input
-                .scenarios
-                .iter()
-                .filter(|s| s.arm == *arm)
-                .map(|s| (s.round, RoundState::of(s)))
-                .collect();
-            group_rounds(arm, &rounds)
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -530,7 +530,7 @@ fn pair_diff(
     let states_of = |v: Vec<Scenario>| -> (String, Vec<Scenario>) {
         let mut input = a.input.clone_header();
         input.scenarios = v;
-        let text = crate::state::of_input(&input)
+        let text = crate::state::ArmStates::of_input(&input)
             .first()
             .map_or_else(|| "no round".into(), |s| s.text());
         (text, input.scenarios)

@@ -262,7 +262,7 @@ pub(crate) fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         |arm: &String| -> Vec<&Scenario> { ok.iter().copied().filter(|s| &s.arm == arm).collect() };
     // An arm whose rounds fall into different states gets no pooled
     // curve (method §12.6), its rounds only.
-    let split: Vec<String> = crate::state::of_input(input)
+    let split: Vec<String> = crate::state::ArmStates::of_input(input)
         .into_iter()
         .filter(|a| a.disagree())
         .map(|a| a.arm)

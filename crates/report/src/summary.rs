@@ -267,7 +267,7 @@ pub fn headline_of(
 ) -> Option<String> {
     input
         .ok()
-        .map(|i| netlab_analysis::headline::of_input(i).markdown())
+        .map(|i| netlab_analysis::headline::Headline::of_input(i).markdown())
 }
 
 /// summary.md of a run from its header (`results`, whose own `scenarios`

@@ -271,7 +271,7 @@ fn an_axis_spanning_ten_times_is_logarithmic_and_one_that_does_not_is_linear() {
 #[test]
 fn rounds_are_pooled_within_a_point_never_across_points() {
     let input = netlab_report::read_results(folder("sweep-pool").path()).unwrap();
-    let h = netlab_analysis::headline::of_input(&input);
+    let h = netlab_analysis::headline::Headline::of_input(&input);
     assert!(h.arms.is_empty(), "nothing pooled over the whole sweep");
     assert_eq!(h.points.len(), 4);
     let r = results();
@@ -355,7 +355,7 @@ fn an_isochronous_only_sweep_has_a_latency_in_its_headline() {
         s.probes.clear();
         s.fates = None;
     }
-    let h = netlab_analysis::headline::of_input(&input);
+    let h = netlab_analysis::headline::Headline::of_input(&input);
     let md = h.markdown();
     assert!(md.contains("isochronous probe RTT baseline p50"), "{md}");
     assert!(md.contains("the only probe that ran"), "{md}");
