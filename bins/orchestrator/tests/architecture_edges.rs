@@ -8,12 +8,11 @@
 //! (its non-test lines under 1,000).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod tree;
+use tree::root;
 
 fn doc() -> String {
     std::fs::read_to_string(root().join("docs/architecture.md")).unwrap()
@@ -487,36 +486,13 @@ const PROC_ELSEWHERE: [(&str, &str); 3] = [
     ),
 ];
 
-/// Every `.rs` file under `dir`.
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn proc_is_read_and_parsed_in_os_proc_only() {
-    let mut files = Vec::new();
-    for group in ["crates", "bins"] {
-        for member in std::fs::read_dir(root().join(group)).unwrap() {
-            rust_files(&member.unwrap().path().join("src"), &mut files);
-        }
-    }
+    let files = tree::product_sources();
+    assert!(files.len() > 100, "found only {} source files", files.len());
     let mut found = BTreeSet::new();
     for f in &files {
-        let rel = f
-            .strip_prefix(root())
-            .unwrap()
-            .to_string_lossy()
-            .replace("bins/orchestrator/../../", "");
+        let rel = tree::relative(f);
         if rel == "crates/os/src/proc.rs" {
             continue;
         }

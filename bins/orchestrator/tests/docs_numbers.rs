@@ -7,16 +7,8 @@
 //!   of `[[bin]]` targets in fuzz/Cargo.toml, and of files in
 //!   fuzz/fuzz_targets/.
 
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn read(rel: &str) -> String {
-    let path = root().join(rel);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+mod tree;
+use tree::{read, root};
 
 /// The text with Markdown's emphasis and code marks dropped and every run
 /// of whitespace (line breaks included) made one space, so a number reads

@@ -3,29 +3,13 @@
 //! written beside it: a `// Long: …` comment among the lines just above
 //! its `fn` (doc comments and attributes may sit between).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Longest a function may be without a written reason, in lines from its
 /// `fn` line to its closing brace.
 const MAX_LINES: usize = 100;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
+mod tree;
 
 /// Each line's opening and closing braces, with strings, chars and
 /// comments left out.
@@ -198,8 +182,8 @@ fn unexplained(path: &Path, text: &str) -> Vec<String> {
                 reason |= above.starts_with("// Long:");
             }
             if n > MAX_LINES && !reason {
-                let rel = path.strip_prefix(root()).unwrap_or(path);
-                found.push(format!("{}:{} {name} ({n} lines)", rel.display(), i + 1));
+                let rel = tree::relative(path);
+                found.push(format!("{rel}:{} {name} ({n} lines)", i + 1));
             }
         }
         // Nested functions are inside the item: the scan goes on after it
@@ -211,13 +195,7 @@ fn unexplained(path: &Path, text: &str) -> Vec<String> {
 
 #[test]
 fn every_function_over_100_lines_says_why() {
-    let mut files = Vec::new();
-    for dir in ["crates", "bins"] {
-        for member in std::fs::read_dir(root().join(dir)).unwrap() {
-            rust_files(&member.unwrap().path().join("src"), &mut files);
-        }
-    }
-    files.sort();
+    let files = tree::product_sources();
     assert!(files.len() > 100, "found only {} source files", files.len());
     let found: Vec<String> = files
         .iter()

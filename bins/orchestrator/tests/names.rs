@@ -5,49 +5,24 @@
 //! no longer holds fails too, so the tables only shrink.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod tree;
 
-/// Every `.rs` file under `dir`.
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries {
-        let p = entry.unwrap().path();
-        if p.is_dir() {
-            sources(&p, out);
-        } else if p.extension().is_some_and(|e| e == "rs") {
-            out.push(p);
-        }
-    }
-}
-
-/// Each workspace package folder (`crates/os`, `bins/orchestrator`) with
-/// the text of every file under its `src/`.
+/// Each workspace package folder's name (`os`, `orchestrator`) with the
+/// text of every file under its `src/`.
 fn packages() -> BTreeMap<String, Vec<(PathBuf, String)>> {
     let mut out = BTreeMap::new();
-    for group in ["crates", "bins"] {
-        for entry in std::fs::read_dir(root().join(group)).unwrap() {
-            let dir = entry.unwrap().path();
-            if !dir.join("Cargo.toml").exists() {
-                continue;
-            }
-            let mut files = Vec::new();
-            sources(&dir.join("src"), &mut files);
-            let texts = files
-                .into_iter()
-                .map(|f| {
-                    let t = std::fs::read_to_string(&f).unwrap();
-                    (f, t)
-                })
-                .collect();
-            let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-            out.insert(name, texts);
-        }
+    for dir in tree::packages() {
+        let texts = tree::files_under(&dir.join("src"), Some("rs"))
+            .into_iter()
+            .map(|f| {
+                let t = std::fs::read_to_string(&f).unwrap();
+                (f, t)
+            })
+            .collect();
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        out.insert(name, texts);
     }
     out
 }
@@ -76,7 +51,7 @@ fn defined(text: &str) -> Vec<String> {
 /// The first cell of each row of the architecture.md table under
 /// `header`, with the row's last cell (the reason).
 fn table(header: &str) -> BTreeMap<String, String> {
-    let text = std::fs::read_to_string(root().join("docs/architecture.md")).unwrap();
+    let text = tree::read("docs/architecture.md");
     let start = text
         .find(header)
         .unwrap_or_else(|| panic!("architecture.md has no table {header:?}"));

@@ -14,40 +14,19 @@
 //!   reader can open a method § or a docs section, not those.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_orchestrator");
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// The markdown files of `dir` and of its subfolders.
-fn markdown_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let path = entry.expect("docs entry").path();
-        if path.is_dir() {
-            out.extend(markdown_under(&path));
-        } else if path.extension().is_some_and(|x| x == "md") {
-            out.push(path);
-        }
-    }
-    out
-}
+mod tree;
+use tree::{read, root};
 
 /// README.md and every markdown page of docs/ (subfolders included), with
 /// their paths.
 fn pages() -> Vec<(PathBuf, String)> {
-    let mut out = vec![(root().join("README.md"), read(&root().join("README.md")))];
-    let mut docs = markdown_under(&root().join("docs"));
-    docs.sort();
-    for p in docs {
+    let mut out = vec![(root().join("README.md"), read("README.md"))];
+    for p in tree::files_under(&root().join("docs"), Some("md")) {
         let text = read(&p);
         out.push((p, text));
     }
@@ -185,7 +164,7 @@ fn cli() -> BTreeMap<String, BTreeSet<String>> {
 
 #[test]
 fn readme_is_a_newcomers_page() {
-    let lines = read(&root().join("README.md")).lines().count();
+    let lines = read("README.md").lines().count();
     assert!(
         lines <= 300,
         "README.md has {lines} lines (at most 300: investigations go to docs/)"
@@ -321,7 +300,7 @@ fn every_relative_link_resolves() {
 
 #[test]
 fn the_readme_states_the_schema_version_the_code_writes() {
-    let text = read(&root().join("README.md"));
+    let text = read("README.md");
     let stated: Vec<u32> = text
         .match_indices("schema_version")
         .filter_map(|(i, _)| {
@@ -371,23 +350,6 @@ fn unopenable_citations(text: &str) -> Vec<String> {
 /// README and the justfile; build output and compressed or binary data
 /// (not UTF-8) are left out.
 fn repository_texts() -> Vec<(PathBuf, String)> {
-    fn walk(dir: &Path, out: &mut Vec<(PathBuf, String)>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let name = entry.file_name();
-            if name == "target" || name.to_string_lossy().starts_with('.') {
-                continue;
-            }
-            if path.is_dir() {
-                walk(&path, out);
-            } else if let Ok(text) = std::fs::read_to_string(&path) {
-                out.push((path, text));
-            }
-        }
-    }
     let mut out = Vec::new();
     for dir in [
         "bins",
@@ -399,7 +361,11 @@ fn repository_texts() -> Vec<(PathBuf, String)> {
         "fuzz",
         "scripts",
     ] {
-        walk(&root().join(dir), &mut out);
+        for path in tree::files_under(&root().join(dir), None) {
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                out.push((path, text));
+            }
+        }
     }
     for file in ["README.md", "justfile", "Cargo.toml", ".ci/run"] {
         let path = root().join(file);
