@@ -89,27 +89,10 @@ fn arm_sentence(scenarios: &[ScenarioFigures], arm: &str, direction: &str) -> St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use netlab_results::shares::{of_flows, FlowGoodput};
-    use netlab_results::ScenarioResult;
-
     fn fig(round: u32, arm: &str, a1: f64, a2_each: f64) -> ScenarioFigures {
-        let s = ScenarioResult {
-            index: round,
-            round,
-            arm: arm.into(),
-            ..ScenarioResult::default()
-        };
-        let mut fig = ScenarioFigures::of(&s);
-        let f = |host, g| FlowGoodput {
-            direction: "up",
-            host,
-            goodput_mbps: Some(g),
-            rtt_ms: None,
-        };
-        let mut flows = vec![f("a1", a1)];
-        flows.extend((0..8).map(|_| f("a2", a2_each)));
-        fig.host_shares = of_flows(&flows).directions;
-        fig
+        let mut flows = vec![("a1", a1, None)];
+        flows.extend((0..8).map(|_| ("a2", a2_each, None)));
+        crate::testing::host_figures(round, arm, &flows)
     }
 
     #[test]

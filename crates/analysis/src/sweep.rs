@@ -99,6 +99,18 @@ pub struct SweepAxis {
 }
 
 impl SweepAxis {
+    /// The values a row holds on every axis but `axis` (`base_rtt=20ms`),
+    /// `values` in the order of `axes`: what tells one panel of a figure
+    /// against `axis` from another.
+    pub fn held(axes: &[SweepAxis], values: &[String], axis: usize) -> Vec<String> {
+        axes.iter()
+            .zip(values)
+            .enumerate()
+            .filter(|(i, _)| *i != axis)
+            .map(|(_, (a, v))| format!("{}={v}", a.name))
+            .collect()
+    }
+
     /// `rate (Mbit/s)`, `flows`.
     pub fn title(&self) -> String {
         match self.kind.unit() {
@@ -713,15 +725,7 @@ pub struct Panel {
 impl SweepTable {
     /// The other axes' values of a row (`base_rtt=20ms`), as a panel holds them.
     pub fn held_of(&self, r: &SweepRow, axis: usize) -> Vec<String> {
-        let table = self;
-        table
-            .axes
-            .iter()
-            .zip(&r.axis_values)
-            .enumerate()
-            .filter(|(i, _)| *i != axis)
-            .map(|(_, (a, v))| format!("{}={v}", a.name))
-            .collect()
+        SweepAxis::held(&self.axes, &r.axis_values, axis)
     }
 }
 

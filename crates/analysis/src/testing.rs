@@ -168,6 +168,34 @@ pub fn with_fates(mut r: netlab_results::Results) -> netlab_results::Results {
     r
 }
 
+/// One round's figures with only its uploads' host shares set: each flow
+/// as (host, goodput Mbit/s, measured RTT ms), shares computed as
+/// netlab-results computes them (docs/models.md, model 5).
+pub fn host_figures(
+    round: u32,
+    arm: &str,
+    flows: &[(&'static str, f64, Option<f64>)],
+) -> crate::summary::ScenarioFigures {
+    let s = netlab_results::ScenarioResult {
+        index: round,
+        round,
+        arm: arm.into(),
+        ..netlab_results::ScenarioResult::default()
+    };
+    let mut fig = crate::summary::ScenarioFigures::of(&s);
+    let flows: Vec<netlab_results::shares::FlowGoodput<'_>> = flows
+        .iter()
+        .map(|&(host, g, rtt_ms)| netlab_results::shares::FlowGoodput {
+            direction: "up",
+            host,
+            goodput_mbps: Some(g),
+            rtt_ms,
+        })
+        .collect();
+    fig.host_shares = netlab_results::shares::of_flows(&flows).directions;
+    fig
+}
+
 /// A committed run of `fixtures/report/<name>/results.json.gz`, parsed
 /// (this crate's unit tests).
 #[cfg(test)]

@@ -349,14 +349,7 @@ impl DiffSweep {
             let Some(x) = ax.position(&r.axis_values[axis]) else {
                 continue;
             };
-            let held: Vec<String> = self
-                .axes
-                .iter()
-                .zip(&r.axis_values)
-                .enumerate()
-                .filter(|(i, _)| *i != axis)
-                .map(|(_, (a, v))| format!("{}={v}", a.name))
-                .collect();
+            let held = SweepAxis::held(&self.axes, &r.axis_values, axis);
             let p = match panels.iter().position(|p| p.held == held) {
                 Some(i) => i,
                 None => {

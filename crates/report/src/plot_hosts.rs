@@ -349,28 +349,13 @@ fn dashes<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use netlab_results::shares::{of_flows, FlowGoodput};
-    use netlab_results::ScenarioResult;
-
+    /// A round's figures; near's flows at 20 ms, every other host's at 40.
     fn fig(round: u32, arm: &str, hosts: &[(&'static str, f64)]) -> ScenarioFigures {
-        let s = ScenarioResult {
-            index: round,
-            round,
-            arm: arm.into(),
-            ..ScenarioResult::default()
-        };
-        let mut fig = ScenarioFigures::of(&s);
-        let flows: Vec<FlowGoodput<'_>> = hosts
+        let flows: Vec<_> = hosts
             .iter()
-            .map(|&(host, g)| FlowGoodput {
-                direction: "up",
-                host,
-                goodput_mbps: Some(g),
-                rtt_ms: Some(if host == "near" { 20.0 } else { 40.0 }),
-            })
+            .map(|&(host, g)| (host, g, Some(if host == "near" { 20.0 } else { 40.0 })))
             .collect();
-        fig.host_shares = of_flows(&flows).directions;
-        fig
+        netlab_analysis::testing::host_figures(round, arm, &flows)
     }
 
     #[test]
