@@ -8,6 +8,9 @@
 //!   resolves to a file,
 //!   and its `#anchor` to a heading of that file;
 //! - the schema version the README states is the one the code writes;
+//! - every `netlab_crate::name` a page shows in code names something
+//!   public at that crate's root (a public module, a re-export or an
+//!   item), so a reader can follow the path;
 //! - no page, source, experiment file or script cites a tracker number
 //!   ("issue N") or a numbered rule of a style guide outside the
 //!   repository ("STYLE N"), not even wrapped across a comment's lines: a
@@ -397,6 +400,113 @@ fn no_file_cites_a_tracker_number_or_a_numbered_style_rule() {
     );
 }
 
+/// The identifiers of a Rust text: runs of letters, digits and `_`.
+fn identifiers(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+}
+
+/// The names a `use` tree brings in: each path's last name, or its
+/// alias after `as` (`a::{b::C, d as e}` → `C`, `e`).
+fn imported(tree: &str) -> impl Iterator<Item = &str> {
+    let mut names = Vec::new();
+    let mut rest = tree;
+    while let Some(start) = rest.find(|c: char| c.is_alphanumeric() || c == '_') {
+        let word_len = rest[start..]
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len() - start);
+        let word = &rest[start..start + word_len];
+        rest = &rest[start + word_len..];
+        let next = rest.trim_start();
+        if word != "as" && !next.starts_with("::") && !next.starts_with("as ") {
+            names.push(word);
+        }
+    }
+    names.into_iter()
+}
+
+/// Whether `name` can follow `crate_name::` from outside the crate: a
+/// public module, a name a `pub use` of its lib.rs brings in, or a public
+/// item lib.rs defines.
+fn public_at_root(lib: &str, name: &str) -> bool {
+    let defines = [
+        "mod", "fn", "struct", "enum", "trait", "const", "static", "type",
+    ]
+    .iter()
+    .any(|kind| {
+        let head = format!("pub {kind} {name}");
+        lib.match_indices(&head).any(|(i, _)| {
+            !lib[i + head.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+        })
+    });
+    defines
+        || lib
+            .split("pub use ")
+            .skip(1)
+            .any(|rest| imported(rest.split(';').next().unwrap_or("")).any(|w| w == name))
+}
+
+/// Every `netlab_crate::name…` the docs show in code: the crate's
+/// package name (`netlab_analysis`) and the first name after it.
+fn crate_paths(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for seg in code_segments(text) {
+        for (i, _) in seg.match_indices("netlab_") {
+            if seg[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+                continue;
+            }
+            let mut words = seg[i..].split("::");
+            let krate = words.next().unwrap_or("");
+            let krate: String = identifiers(krate).next().unwrap_or("").into();
+            if seg[i + krate.len()..].starts_with("::") {
+                if let Some(name) = words.next().and_then(|w| identifiers(w).next()) {
+                    out.push((krate, name.to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_crate_path_the_docs_name_is_public() {
+    let mut libs = BTreeMap::new();
+    for dir in tree::packages() {
+        let manifest = read(dir.join("Cargo.toml"));
+        let name = manifest
+            .lines()
+            .find_map(|l| l.strip_prefix("name = \""))
+            .and_then(|l| l.strip_suffix('"'))
+            .expect("a package name")
+            .replace('-', "_");
+        if let Ok(lib) = std::fs::read_to_string(dir.join("src/lib.rs")) {
+            libs.insert(name, lib);
+        }
+    }
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for (path, text) in pages() {
+        for (krate, name) in crate_paths(&text) {
+            let Some(lib) = libs.get(&krate) else {
+                wrong.push(format!(
+                    "{}: `{krate}` is no library of the workspace",
+                    path.display()
+                ));
+                continue;
+            };
+            checked += 1;
+            if !public_at_root(lib, &name) {
+                wrong.push(format!(
+                    "{}: `{krate}::{name}` is not public (a private module, or gone)",
+                    path.display()
+                ));
+            }
+        }
+    }
+    assert!(checked > 30, "only {checked} paths found: the scan broke");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 #[test]
 fn the_parsers_find_what_they_should() {
     let segs = code_segments("a `orchestrator run FILE --shard 1/2` b\n\n```\norchestrator merge OUT [--allow-partial] # x --no\n```\n");
@@ -416,6 +526,29 @@ fn the_parsers_find_what_they_should() {
         )]
     );
     assert!(invocations("cargo build -p orchestrator --bins").is_empty());
+    assert_eq!(
+        crate_paths(
+            "see `netlab_os::proc::read_sysctl` and `use netlab_report::{diff}`; not netlab_x::y"
+        ),
+        [("netlab_os", "proc"), ("netlab_report", "diff")]
+            .map(|(k, n)| (k.to_string(), n.to_string()))
+    );
+    let lib = "pub mod alpha;
+mod beta;
+pub use beta::{Gamma, delta as zeta};
+pub fn epsilon() {}
+pub mod alphabet;";
+    for (name, public) in [
+        ("alpha", true),
+        ("beta", false),
+        ("Gamma", true),
+        ("delta", false),
+        ("zeta", true),
+        ("epsilon", true),
+        ("alph", false),
+    ] {
+        assert_eq!(public_at_root(lib, name), public, "{name}");
+    }
     assert_eq!(anchor("Packet files (pcapng)"), "packet-files-pcapng");
     // Built from parts, so a search of the sources for such citations
     // does not find this test's own examples.
