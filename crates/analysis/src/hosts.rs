@@ -2,8 +2,11 @@
 //! model 5; method §1.7): one sentence per arm and direction, giving each
 //! host's measured share of the link round by round (rounds are not
 //! pooled) beside the equal host share, the per-flow FQ share and the
-//! Mathis ratio at the measured RTTs. summary.md and index.html both say
-//! these sentences.
+//! Mathis ratio at the measured RTTs, and which model each round sits
+//! nearest, by how much. summary.md and index.html both say these
+//! sentences.
+
+use netlab_results::shares::{DirectionShares, HostShare};
 
 use crate::summary::ScenarioFigures;
 
@@ -83,7 +86,89 @@ fn arm_sentence(scenarios: &[ScenarioFigures], arm: &str, direction: &str) -> St
             )
         })
         .collect();
-    format!("{arm} {direction}: {}.", parts.join("; "))
+    format!(
+        "{arm} {direction}: {}. {}",
+        parts.join("; "),
+        nearest_clause(&rounds)
+    )
+}
+
+/// A host's value under one model (`None`: the model has none for it).
+type ModelOf = fn(&HostShare) -> Option<f64>;
+
+/// The three models, by the words a sentence names them with, and each
+/// host's value under it.
+const MODELS: [(&str, ModelOf); 3] = [
+    ("per-flow FQ", |h| Some(h.model_per_flow)),
+    ("the equal host share", |h| Some(h.model_equal_host)),
+    ("Mathis at the measured RTTs", |h| h.model_mathis),
+];
+
+/// How far a round's shares sit from one model: the largest gap of any
+/// host's share to its value under the model (`None` when a host has no
+/// share or no value under it).
+fn gap(d: &DirectionShares, model: ModelOf) -> Option<f64> {
+    d.hosts.iter().try_fold(0.0_f64, |worst, h| {
+        Some(worst.max((h.share? - model(h)?).abs()))
+    })
+}
+
+/// How far the arm's rounds sit from each model, and which is nearest:
+/// "Largest gap of a host's share to each model over the rounds: per-flow
+/// FQ 0.003, the equal host share 0.389, Mathis at the measured RTTs 0.002
+/// (nearest: Mathis at the measured RTTs; why: docs/models.md, model 5)."
+/// A gap is the largest of any host's share to its value under the model,
+/// over every round. No threshold calls a share "on" a model: every gap is
+/// printed. Models whose gaps lie within the measurement's resolution of
+/// the smallest (1 % of the rate, as a share 0.010; method §12.9) are named
+/// nearest together: the measurement cannot rank them.
+fn nearest_clause(rounds: &[(u32, &DirectionShares)]) -> String {
+    let worst: Vec<Option<f64>> = MODELS
+        .iter()
+        .map(|(_, m)| {
+            rounds
+                .iter()
+                .try_fold(0.0_f64, |w, (_, d)| Some(w.max(gap(d, *m)?)))
+        })
+        .collect();
+    let gaps: Vec<String> = MODELS
+        .iter()
+        .zip(&worst)
+        .map(|((name, _), g)| format!("{name} {}", fmt3(*g)))
+        .collect();
+    let best = worst.iter().flatten().copied().reduce(f64::min);
+    // A share is a ratio of two goodputs, each good to the measurement's
+    // resolution (1 % of the rate, method §12.9), so gaps closer than that
+    // cannot rank their models.
+    let resolution = crate::compare::GOODPUT_RESOLUTION;
+    let near: Vec<usize> = (0..MODELS.len())
+        .filter(|&i| matches!((worst[i], best), (Some(g), Some(b)) if g <= b + resolution))
+        .collect();
+    let names: Vec<String> = near.iter().map(|&i| MODELS[i].0.to_string()).collect();
+    // Models that give every host of every round the same value (to the
+    // printed three decimals) are one prediction here.
+    let alike = near.windows(2).all(|w| {
+        rounds.iter().all(|(_, d)| {
+            d.hosts
+                .iter()
+                .all(|h| fmt3((MODELS[w[0]].1)(h)) == fmt3((MODELS[w[1]].1)(h)))
+        })
+    });
+    let nearest = match names.len() {
+        0 => "none: a host has no share".to_string(),
+        1 => names[0].clone(),
+        _ if alike => format!("{} (alike here)", and_list(&names)),
+        _ => format!(
+            "{} (gaps within {resolution:.3} of each other, the measurement's resolution: \
+             method §12.9)",
+            and_list(&names)
+        ),
+    };
+    format!(
+        "Largest gap of a host's share to each model over the rounds: {} \
+         (nearest: {nearest}; why: docs/models.md, model 5).",
+        gaps.join(", ")
+    )
 }
 
 #[cfg(test)]
@@ -109,9 +194,47 @@ mod tests {
         assert_eq!(
             arm_sentences(&figs),
             vec![
-                "cake dual-srchost up: host a1 got 0.478 and 0.455 of the link (rounds 1, 2); the equal host share is 0.500, per-flow FQ would give 0.111, Mathis at the measured RTTs – and –; host a2 got 0.522 and 0.545 of the link (rounds 1, 2); the equal host share is 0.500, per-flow FQ would give 0.889, Mathis at the measured RTTs – and –."
+                "cake dual-srchost up: host a1 got 0.478 and 0.455 of the link (rounds 1, 2); the equal host share is 0.500, per-flow FQ would give 0.111, Mathis at the measured RTTs – and –; host a2 got 0.522 and 0.545 of the link (rounds 1, 2); the equal host share is 0.500, per-flow FQ would give 0.889, Mathis at the measured RTTs – and –. \
+                 Largest gap of a host's share to each model over the rounds: per-flow FQ 0.367, \
+                 the equal host share 0.045, Mathis at the measured RTTs – (nearest: the equal host share; \
+                 why: docs/models.md, model 5)."
                     .to_string()
             ]
+        );
+    }
+
+    #[test]
+    fn every_models_largest_gap_is_said_and_the_nearest_named() {
+        // near at 20 ms, far at 40 ms, one flow each: Mathis gives near
+        // (1/20) / (1/20 + 1/40) = 0.667; per-flow FQ and the equal host
+        // share both give 0.5. Round 1: near 0.778, 0.111 from Mathis,
+        // 0.278 from 0.5. Round 2: near 0.560, 0.060 from 0.5, 0.107 from
+        // Mathis. Over both rounds Mathis's largest gap (0.111) is the
+        // smallest; round 2 alone sits nearer the other two, which print
+        // alike and are named together.
+        let fig = |round, near, far| {
+            crate::testing::host_figures(
+                round,
+                "pfifo",
+                &[("near", near, Some(20.0)), ("far", far, Some(40.0))],
+            )
+        };
+        let tail = |figs: &[ScenarioFigures]| {
+            let s = arm_sentences(figs);
+            assert_eq!(s.len(), 1);
+            s[0].split(". Largest gap").nth(1).unwrap().to_string()
+        };
+        assert_eq!(
+            tail(&[fig(1, 7.78, 2.22), fig(2, 5.6, 4.4)]),
+            " of a host's share to each model over the rounds: per-flow FQ 0.278, the equal \
+             host share 0.278, Mathis at the measured RTTs 0.111 (nearest: Mathis at the \
+             measured RTTs; why: docs/models.md, model 5)."
+        );
+        assert_eq!(
+            tail(&[fig(2, 5.6, 4.4)]),
+            " of a host's share to each model over the rounds: per-flow FQ 0.060, the equal \
+             host share 0.060, Mathis at the measured RTTs 0.107 (nearest: per-flow FQ and \
+             the equal host share (alike here); why: docs/models.md, model 5)."
         );
     }
 }

@@ -155,3 +155,56 @@ fn summary_and_page_say_where_each_arm_lands_and_name_the_figure() {
         assert_eq!(fonts_below_print_rule(&svg), Ok(vec![]), "{run}");
     }
 }
+
+/// The model each arm's rounds sit nearest, as the sentence names it, on
+/// the recorded runs (docs/models.md, model 5, "Measured"): `dual-srchost`
+/// the equal host share; with one flow per host, per-flow FQ and the equal
+/// host share are one prediction; with all flows at one base RTT, Mathis's
+/// share lies within the measurement's resolution of per-flow FQ's, and
+/// fq_codel and `triple-isolate` cannot rank the two.
+#[test]
+fn each_arm_sentence_names_the_model_its_rounds_sit_nearest() {
+    let nearest = |run: &str| -> Vec<(String, String)> {
+        let r = Results::parse(&fixture_json_of(run)).unwrap();
+        let input = netlab_analysis::input_from(&r).unwrap();
+        netlab_analysis::hosts::arm_sentences(&input.figures)
+            .iter()
+            .map(|s| {
+                let arm = s.split(" up: ").next().unwrap().to_string();
+                let clause = s
+                    .split("(nearest: ")
+                    .nth(1)
+                    .unwrap_or_else(|| panic!("{s}"));
+                // The names, without what the parenthesis adds.
+                let model = clause.split([';', '(']).next().unwrap().trim().to_string();
+                (arm, model)
+            })
+            .collect()
+    };
+    let want = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(a, m)| (a.to_string(), m.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        nearest(ISOLATION),
+        want(&[
+            ("fq_codel", "per-flow FQ and Mathis at the measured RTTs"),
+            ("cake dual-srchost", "the equal host share"),
+            (
+                "cake triple-isolate",
+                "per-flow FQ and Mathis at the measured RTTs"
+            ),
+        ])
+    );
+    assert_eq!(
+        nearest(RTT),
+        want(&[
+            ("pfifo limit 256", "Mathis at the measured RTTs"),
+            ("pfifo limit 33", "Mathis at the measured RTTs"),
+            ("fq_codel", "per-flow FQ and the equal host share"),
+            ("cake", "per-flow FQ and the equal host share"),
+        ])
+    );
+}
