@@ -269,9 +269,11 @@ mod tests {
         let mut cfg = SessionConfig::of_compare(&awkward());
         cfg.shard = Some(netlab_experiment::Shard { k: 2, n: 3 });
         cfg.resume = true;
-        let dir = std::env::temp_dir().join(format!("netlab-argv-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join(netlab_run::GUEST_EXPERIMENT_FILE);
+        let dir = tempfile::Builder::new()
+            .prefix("netlab-argv-")
+            .tempdir()
+            .unwrap();
+        let file = dir.path().join(netlab_run::GUEST_EXPERIMENT_FILE);
         std::fs::write(&file, cfg.exp.to_toml()).unwrap();
         let argv = cfg.guest_argv(&file);
         let cli = crate::cli::Cli::try_parse_from(
@@ -282,7 +284,6 @@ mod tests {
             panic!("not run")
         };
         let back = run_config(&a, "never").unwrap();
-        let _ = std::fs::remove_dir_all(&dir);
         assert!(back.inside_guest);
         assert_eq!(
             SessionConfig {

@@ -19,10 +19,13 @@ use netlab_topology::{RunId, Topology, TopologySpec};
 /// Env var that makes this test binary act as a run owner (child mode).
 const CHILD_MODE: &str = "NETLAB_RECEIPTS_TEST_CHILD";
 
-fn test_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("netlab-receipts-{tag}-{}", RunId::random()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh folder for one test, removed on drop even when the test fails
+/// (the tests also remove it themselves, checking that they can).
+fn test_dir(tag: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("netlab-receipts-{tag}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn proc_gone(pid: i32) -> bool {
@@ -157,7 +160,8 @@ fn privileged_sigkilled_owner_then_cleanup_leaves_nothing() {
     if !require_privileged("privileged_sigkilled_owner_then_cleanup_leaves_nothing") {
         return;
     }
-    let dir = test_dir("kill9");
+    let scratch = test_dir("kill9");
+    let dir = scratch.path().to_path_buf();
     let _cleanup = DirCleanup(dir.clone());
     let run = RunId::random();
     let spec = TopologySpec::new(run.clone(), "sigkill");
@@ -212,7 +216,8 @@ fn privileged_sigterm_tears_down_and_exits_143() {
     if !require_privileged("privileged_sigterm_tears_down_and_exits_143") {
         return;
     }
-    let dir = test_dir("term");
+    let scratch = test_dir("term");
+    let dir = scratch.path().to_path_buf();
     let _cleanup = DirCleanup(dir.clone());
     let run = RunId::random();
     let spec = TopologySpec::new(run.clone(), "sigterm");
@@ -248,7 +253,8 @@ fn privileged_registry_teardown_normal_end_gives_receipts() {
     if !require_privileged("privileged_registry_teardown_normal_end_gives_receipts") {
         return;
     }
-    let dir = test_dir("normal");
+    let scratch = test_dir("normal");
+    let dir = scratch.path().to_path_buf();
     let run = RunId::random();
     let reg = Registry::with_state_dir(run.clone(), &dir).unwrap();
     let spec = TopologySpec::new(run, "normal");
@@ -316,7 +322,8 @@ fn privileged_cleanup_spares_live_runs_and_foreign_namespaces() {
     if !require_privileged("privileged_cleanup_spares_live_runs_and_foreign_namespaces") {
         return;
     }
-    let dir = test_dir("spare");
+    let scratch = test_dir("spare");
+    let dir = scratch.path().to_path_buf();
     // a live run (this process) owning a real namespace
     let live_run = RunId::random();
     let live = Registry::with_state_dir(live_run.clone(), &dir).unwrap();

@@ -171,23 +171,7 @@ impl Drop for Staged {
 mod tests {
     use super::*;
 
-    /// A fresh folder of the test's own, removed when dropped.
-    struct Scratch(PathBuf);
-
-    impl Scratch {
-        fn new(name: &str) -> Scratch {
-            let p = std::env::temp_dir().join(format!("netlab-{name}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&p);
-            std::fs::create_dir_all(&p).unwrap();
-            Scratch(p)
-        }
-    }
-
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
+    use netlab_os::testing::Scratch;
 
     fn listing(dir: &Path) -> Vec<String> {
         let mut v: Vec<String> = walk(dir, dir);

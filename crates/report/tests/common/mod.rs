@@ -4,8 +4,7 @@
 pub mod svg;
 
 use std::io::Read as _;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
 
 /// The committed results of a real short guest run (3 rounds, pfifo and
 /// fq_codel; see fixtures/report/README.md).
@@ -34,32 +33,9 @@ pub fn fixture_json_of(run: &str) -> Vec<u8> {
     out
 }
 
-/// A fresh, empty folder for this test (removed by [`TempDir`]'s drop).
-pub struct TempDir(pub PathBuf);
-
-impl TempDir {
-    pub fn new(tag: &str) -> Self {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let p = std::env::temp_dir().join(format!(
-            "netlab-report-test-{}-{tag}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+/// A fresh, empty folder for this test, `<temp>/netlab-<tag>-<random>`,
+/// removed on drop (`tempfile`, through netlab-os' test scratch folder).
+pub type TempDir = netlab_os::testing::Scratch;
 
 /// A results folder holding the fixture's results.json.
 pub fn fixture_folder(tag: &str) -> TempDir {
