@@ -138,6 +138,22 @@ impl SweepAxis {
     }
 }
 
+/// The index of the first element `is` picks, pushing `new()` at the end
+/// when none does: grouping rows in order of first appearance.
+pub(crate) fn index_or_push<T>(
+    v: &mut Vec<T>,
+    is: impl Fn(&T) -> bool,
+    new: impl FnOnce() -> T,
+) -> usize {
+    match v.iter().position(is) {
+        Some(i) => i,
+        None => {
+            v.push(new());
+            v.len() - 1
+        }
+    }
+}
+
 /// `rate=5mbit` → (`rate`, `5mbit`).
 fn split_value(v: &str) -> (&str, &str) {
     v.split_once('=').unwrap_or((v, ""))
@@ -151,17 +167,15 @@ impl SweepAxis {
         for s in scenarios {
             for v in &s.point.values {
                 let (name, text) = split_value(v);
-                let i = match out.iter().position(|a| a.name == name) {
-                    Some(i) => i,
-                    None => {
-                        out.push(SweepAxis {
-                            name: name.to_string(),
-                            kind: AxisKind::Category,
-                            values: Vec::new(),
-                        });
-                        out.len() - 1
-                    }
-                };
+                let i = index_or_push(
+                    &mut out,
+                    |a| a.name == name,
+                    || SweepAxis {
+                        name: name.to_string(),
+                        kind: AxisKind::Category,
+                        values: Vec::new(),
+                    },
+                );
                 if !out[i].values.iter().any(|x| x.text == text) {
                     out[i].values.push(AxisTick {
                         text: text.to_string(),
@@ -743,40 +757,34 @@ impl SweepTable {
             let Some(x) = ax.position(&r.axis_values[axis]) else {
                 continue;
             };
-            let p = match panels.iter().position(|p| p.held == held) {
-                Some(i) => i,
-                None => {
-                    panels.push(Panel {
-                        held,
-                        arms: Vec::new(),
-                    });
-                    panels.len() - 1
-                }
-            };
+            let p = index_or_push(
+                &mut panels,
+                |p| p.held == held,
+                || Panel {
+                    held: held.clone(),
+                    arms: Vec::new(),
+                },
+            );
             let arms = &mut panels[p].arms;
-            let a = match arms.iter().position(|a| a.arm == r.arm) {
-                Some(i) => i,
-                None => {
-                    arms.push(ArmSeries {
-                        arm: r.arm.clone(),
-                        points: Vec::new(),
-                    });
-                    arms.len() - 1
-                }
-            };
+            let a = index_or_push(
+                arms,
+                |a| a.arm == r.arm,
+                || ArmSeries {
+                    arm: r.arm.clone(),
+                    points: Vec::new(),
+                },
+            );
             let pts = &mut arms[a].points;
-            let k = match pts.iter().position(|q| q.point == r.point) {
-                Some(k) => k,
-                None => {
-                    pts.push(PointValues {
-                        x,
-                        point: r.point,
-                        rounds: Vec::new(),
-                        summary: None,
-                    });
-                    pts.len() - 1
-                }
-            };
+            let k = index_or_push(
+                pts,
+                |q| q.point == r.point,
+                || PointValues {
+                    x,
+                    point: r.point,
+                    rounds: Vec::new(),
+                    summary: None,
+                },
+            );
             if let Some(v) = r.metrics.get(metric) {
                 pts[k].rounds.push(RoundDot {
                     round: r.round,
