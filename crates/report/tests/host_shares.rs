@@ -124,15 +124,7 @@ fn summary_and_page_say_where_each_arm_lands_and_name_the_figure() {
         assert_eq!(sentences.len(), arms.len(), "{run}: one sentence per arm");
         let summary = netlab_report::summary::render(&r, 0);
         let files = netlab_report::render_all(&input).unwrap();
-        let file = |name: &str| {
-            let f = files.iter().find(|f| f.name == name);
-            String::from_utf8(
-                f.unwrap_or_else(|| panic!("{run}: no {name}"))
-                    .bytes
-                    .clone(),
-            )
-            .unwrap()
-        };
+        let file = |name: &str| common::rendered_text(&files, name, run);
         let html = file("index.html");
         for s in &sentences {
             assert!(

@@ -19,11 +19,7 @@ fn rendered(run: &str, file: &str) -> String {
     let r = Results::parse(&fixture_json_of(run)).unwrap();
     let input = netlab_analysis::input_from(&r).unwrap();
     let all = netlab_report::render_all(&input).unwrap();
-    let f = all
-        .iter()
-        .find(|f| f.name == file)
-        .unwrap_or_else(|| panic!("{run} renders no {file}"));
-    String::from_utf8(f.bytes.clone()).unwrap()
+    common::rendered_text(&all, file, run)
 }
 
 /// The value drawn and whether it is a bound ("≥" marker).
@@ -406,15 +402,7 @@ fn check_hosts_figure(run: &str, expected: &[(usize, f64)]) -> usize {
     use netlab_report::plot_hosts::{host_color, EQUAL_HOST_COLOR, MATHIS_COLOR, PER_FLOW_COLOR};
     let r = Results::parse(&fixture_json_of(run)).unwrap();
     let all = netlab_report::render_all(&netlab_analysis::input_from(&r).unwrap()).unwrap();
-    let file = |name: &str| {
-        let f = all.iter().find(|f| f.name == name);
-        String::from_utf8(
-            f.unwrap_or_else(|| panic!("{run}: no {name}"))
-                .bytes
-                .clone(),
-        )
-        .unwrap()
-    };
+    let file = |name: &str| common::rendered_text(&all, name, run);
     let svg = file("hosts-share-up.svg");
     let hosts_rows = host_rows(run, &file("flows.csv"));
     let els = elements(&svg);

@@ -37,6 +37,16 @@ pub fn fixture_json_of(run: &str) -> Vec<u8> {
 /// removed on drop (`tempfile`, through netlab-os' test scratch folder).
 pub type TempDir = netlab_os::testing::Scratch;
 
+/// The text of file `name` among a report's rendered files; a missing
+/// file fails the test naming `what` (the run or fixture).
+pub fn rendered_text(files: &[netlab_report::Rendered], name: &str, what: &str) -> String {
+    let f = files
+        .iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("{what} renders no {name}"));
+    String::from_utf8(f.bytes.clone()).unwrap()
+}
+
 /// A results folder holding the fixture's results.json.
 pub fn fixture_folder(tag: &str) -> TempDir {
     let d = TempDir::new(tag);
