@@ -4,6 +4,8 @@
 //!   docs/ shows in code exists in the binary's own `--help`, and every
 //!   inline `--flag` of README.md and docs/usage.md is a flag of some
 //!   subcommand;
+//! - usage.md's command list shows every subcommand and flag the binary
+//!   has, and the README's layout table every workspace package;
 //! - every relative link of README.md and docs/ (subfolders included)
 //!   resolves to a file,
 //!   and its `#anchor` to a heading of that file;
@@ -266,6 +268,58 @@ fn links(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The other way round: usage.md's command list shows every subcommand
+/// the binary has with every flag its help lists, and the README's layout
+/// table every workspace package's folder.
+#[test]
+fn usage_lists_every_command_and_flag_and_the_readme_every_crate() {
+    let usage = read("docs/usage.md");
+    let list = usage
+        .split("## Commands and flags")
+        .nth(1)
+        .and_then(|s| s.split("```").nth(1))
+        .expect("usage.md's command list");
+    let mut shown: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut current = None;
+    for line in list.lines() {
+        let line = line.split(" # ").next().unwrap_or_default();
+        let mut words = line.split_whitespace().peekable();
+        if words.peek() == Some(&"orchestrator") {
+            words.next();
+            current = words.next().map(str::to_string);
+        }
+        if let Some(sub) = &current {
+            let flags = shown.entry(sub.clone()).or_default();
+            flags.extend(words.filter_map(flag_of));
+        }
+    }
+    let mut missing = Vec::new();
+    for (sub, flags) in cli() {
+        match shown.get(&sub) {
+            None => missing.push(format!("orchestrator {sub}")),
+            Some(listed) => missing.extend(
+                flags
+                    .difference(listed)
+                    .filter(|f| *f != "--help")
+                    .map(|f| format!("orchestrator {sub} {f}")),
+            ),
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "usage.md's command list lacks {missing:?}"
+    );
+    let readme = read("README.md");
+    let layout = readme.split("## Layout").nth(1).expect("README's layout");
+    for p in tree::packages() {
+        let folder = tree::relative(&p);
+        assert!(
+            layout.contains(&format!("`{folder}`")),
+            "README's layout table does not name {folder}"
+        );
+    }
 }
 
 #[test]
