@@ -15,6 +15,7 @@ use netlab_report::diff::ChangeGate;
 use netlab_experiment::flags::{self as args, ArmArg};
 
 use crate::args::addr;
+use netlab_path_settings::{DEFAULT_PROBE_PORT, DEFAULT_TCP_PORT};
 
 /// netlab: real, bounded, honest comparisons of Linux queue disciplines at a
 /// shaped bottleneck.
@@ -144,10 +145,10 @@ pub struct CompareArgs {
     )]
     pub pcap_max_bytes: u64,
     /// TCP port of the load flow.
-    #[arg(long, default_value = "46020", value_parser = value_parser!(u16).range(1..))]
+    #[arg(long, default_value_t = DEFAULT_TCP_PORT, value_parser = value_parser!(u16).range(1..))]
     pub tcp_port: u16,
     /// UDP port of the echo probe.
-    #[arg(long, default_value = "46021", value_parser = value_parser!(u16).range(1..))]
+    #[arg(long, default_value_t = DEFAULT_PROBE_PORT, value_parser = value_parser!(u16).range(1..))]
     pub udp_port: u16,
     /// Size of each block the sender writes.
     #[arg(long, default_value = "131072", value_parser = value_parser!(u64).range(1..=16 << 20))]

@@ -524,7 +524,7 @@ fn flow_records(s: &ScenarioResult) -> Vec<FlowRecord> {
                     .tcp_info
                     .iter()
                     .rev()
-                    .find_map(|t| t.info.as_ref().map(|i| i.total_retrans)),
+                    .find_map(|t| t.record.info.as_ref().map(|i| i.total_retrans)),
                 planned_start_s: f.start_s,
                 connect_s: tcp.map(|t| t.connect_s),
                 error: f.error.clone(),
@@ -543,7 +543,7 @@ fn tcp_info_samples(s: &ScenarioResult) -> Vec<SenderSample> {
         .unwrap_or_default()
         .iter()
         .filter_map(|t| {
-            let info = t.info.as_ref()?;
+            let info = t.record.info.as_ref()?;
             Some(SenderSample {
                 t_s: t.end_s,
                 rtt_ms: f64::from(info.rtt_us) / 1000.0,

@@ -94,7 +94,7 @@ fn segment_bytes(s: &ScenarioResult, w: [f64; 2]) -> Option<u64> {
         .filter(|f| f.direction == "up")
         .flat_map(|f| f.tcp_info.iter())
         .filter(|t| t.start_s >= w[0] && t.start_s <= w[1])
-        .filter_map(|t| t.info.as_ref())
+        .filter_map(|t| t.record.info.as_ref())
         .filter(|i| i.mss > 0)
         .collect();
     let mut mss: Vec<f64> = infos.iter().map(|i| f64::from(i.mss)).collect();
@@ -114,20 +114,8 @@ fn segment_bytes(s: &ScenarioResult, w: [f64; 2]) -> Option<u64> {
 /// raw in results.json), summed over both. `None` unless both directions
 /// have one that decodes: the configured base RTT is used then.
 pub fn netem_base_rtt_s(s: &ScenarioResult) -> Option<f64> {
-    let delay = |dir: &str| -> Option<u64> {
-        let q = s.qdisc_of(dir)?;
-        let hex = q.after_config.iter().find_map(|r| match &r.options {
-            QdiscOptions::Raw { hex, .. } if r.kind == "netem" => Some(hex),
-            _ => None,
-        })?;
-        let bytes = (0..hex.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
-            .collect::<Option<Vec<u8>>>()?;
-        netlab_qdisc_model::netem::decode_options(&bytes, &netlab_qdisc_model::Psched::default())
-            .map(|rb| rb.delay_ns)
-    };
-    Some((delay("up")? + delay("down")?) as f64 / 1e9)
+    let delay = |dir: &str| netlab_results::hosts::root_netem_delay_s(s.qdisc_of(dir)?);
+    Some(delay("up")? + delay("down")?)
 }
 
 /// The arm's quantum as read back: fq_codel's and fq's option after
@@ -241,7 +229,7 @@ mod tests {
         let mut plain = s.clone();
         for f in &mut plain.flows {
             for t in &mut f.tcp_info {
-                if let Some(i) = t.info.as_mut() {
+                if let Some(i) = t.record.info.as_mut() {
                     i.options &= !TCPI_OPT_TIMESTAMPS;
                 }
             }

@@ -207,7 +207,7 @@ impl FlowRecord {
 }
 
 /// The first flow's sender state at one tcp_info sample (sock_diag), as
-/// the report draws it: the few fields of netlab-results' `TcpInfoSample`
+/// the report draws it: the few fields of `netlab_tcpload::record::TcpSample`
 /// the state classification and the plots read, in ms and bit/s.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SenderSample {

@@ -31,10 +31,11 @@ use netlab_topology::spec::{A_ADDR, B_ADDR, R_B_IF};
 use crate::config::{CrosscheckConfig, End, Load};
 use crate::record::ReadbackCheck;
 use crate::scenario::Window;
-use crate::setup::{CONNECT_SLACK, ORDINARY_PORT, TCP_PORT};
+use crate::setup::{CONNECT_SLACK, ORDINARY_PORT};
 use crate::tools::{argv, wait_listening, ToolOutput, ToolProcess};
 use crate::watch::{CheckTools, Connect, Watched, Watcher, IPERF_PAST_WINDOW_S};
 use crate::CrosscheckError;
+use netlab_path_settings::DEFAULT_TCP_PORT;
 
 /// iperf3's port in B.
 pub const IPERF_PORT: u16 = 5201;
@@ -491,7 +492,7 @@ impl ScenarioHooks for Beside<'_> {
         if let Load::Ordinary(o) = &self.load {
             if o.sender == End::Ordinary {
                 let to = match o.receiver {
-                    End::Netlab => TCP_PORT,
+                    End::Netlab => DEFAULT_TCP_PORT,
                     End::Ordinary => ORDINARY_PORT,
                 };
                 let secs = tl.end() - tl.load_start() + Duration::from_secs(2);

@@ -448,7 +448,7 @@ mod tests {
                 send_queue: 0,
                 info: Some(info),
                 congestion: None,
-                skmem: None,
+                skmeminfo: None,
             },
         }
     }

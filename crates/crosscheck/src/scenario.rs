@@ -26,7 +26,7 @@ use crate::external::{irtt_requests, Iperf3Report};
 use crate::record::{tcpinfo_goodput, Metrics, QueueSample, ReceiverDigest, ScenarioRecord};
 
 pub use crate::beside::{IPERF_CPORT, IPERF_PORT, IRTT_PORT, ORDINARY_CPORT};
-pub use crate::setup::{CONNECT_SLACK, ISO_PORT, ORDINARY_PORT, TCP_PORT, UDP_PORT};
+pub use crate::setup::{CONNECT_SLACK, ORDINARY_PORT};
 
 /// Where a scenario runs.
 pub struct ScenarioCtx<'a> {

@@ -8,7 +8,7 @@
 //! - iperf3: no netlab flow (B's first receiver still sets t0 and serves
 //!   the probes' echoes);
 //! - the ordinary pair: no netlab flow; with netlab's receiver, B's first
-//!   receiver listens on [`TCP_PORT`] and takes the ordinary sender's
+//!   receiver listens on [`DEFAULT_TCP_PORT`] and takes the ordinary sender's
 //!   connection (its bind is t0, as before); with netlab's sender, one
 //!   flow toward the ordinary receiver's port and no netlab receiver of
 //!   its own; netlab at both ends, one flow as netlab's load with
@@ -30,13 +30,8 @@ use netlab_topology::{RunId, TopologySpec};
 
 use crate::config::{CrosscheckConfig, End, Load, NetlabLoad};
 use crate::CrosscheckError;
+use netlab_path_settings::{DEFAULT_ISO_PROBE_PORT, DEFAULT_PROBE_PORT, DEFAULT_TCP_PORT};
 
-/// netlab's TCP port in B.
-pub const TCP_PORT: u16 = 46020;
-/// netlab's UDP echo port in B.
-pub const UDP_PORT: u16 = 46021;
-/// netlab's isochronous probe echo port in B.
-pub const ISO_PORT: u16 = 46022;
 /// The ordinary receiver's port in B.
 pub const ORDINARY_PORT: u16 = 5301;
 /// Spacing of the arm's samples.
@@ -67,7 +62,7 @@ fn experiment(
     let interval = Duration::from_secs_f64(cfg.probe_interval_s);
     let timeout = Duration::from_secs_f64(cfg.probe_timeout_s);
     let mut probes = vec![ProbeSpec {
-        port: UDP_PORT,
+        port: DEFAULT_PROBE_PORT,
         interval,
         timeout,
         max_requests: Some(10_000),
@@ -75,7 +70,7 @@ fn experiment(
     }];
     if cfg.iso_probe {
         probes.push(ProbeSpec {
-            port: ISO_PORT,
+            port: DEFAULT_ISO_PROBE_PORT,
             interval,
             timeout,
             ..ProbeSpec::isochronous()
@@ -99,7 +94,7 @@ fn experiment(
         flows: vec![FlowSpec {
             direction: Direction::Up,
             cc: cfg.cc.clone(),
-            port: TCP_PORT,
+            port: DEFAULT_TCP_PORT,
             ..FlowSpec::default()
         }],
         probes,
@@ -153,7 +148,7 @@ pub fn scenario_setup(
             .map_err(|e| CrosscheckError::step("isochronous probe config", e))?;
         iso.config = c;
     }
-    let b_tcp = SocketAddr::from((B_ADDR, TCP_PORT));
+    let b_tcp = SocketAddr::from((B_ADDR, DEFAULT_TCP_PORT));
     let sending = match load {
         Load::Netlab(n) => Some((n.clone(), b_tcp, Some(n.recv_buf))),
         Load::Iperf3(_) => None,
@@ -242,11 +237,11 @@ mod tests {
         assert_eq!(s.timeline.window_start(), secs(3));
         assert_eq!(s.timeline.end(), secs(11));
         let p = s.probe.as_ref().unwrap();
-        assert_eq!(p.target, SocketAddr::from((B_ADDR, UDP_PORT)));
+        assert_eq!(p.target, SocketAddr::from((B_ADDR, DEFAULT_PROBE_PORT)));
         assert_eq!(p.config.spacing, Duration::from_millis(200));
         assert_eq!((p.config.max_requests, p.config.end), (10_000, secs(11)));
         let iso = s.iso_probe.as_ref().unwrap();
-        assert_eq!(iso.target.port(), ISO_PORT);
+        assert_eq!(iso.target.port(), DEFAULT_ISO_PROBE_PORT);
         assert_eq!(iso.config.end, secs(11));
         assert_eq!(s.qdisc_sample_interval, QUEUE_SAMPLE);
         assert_eq!(s.capture_flow, None);
@@ -282,7 +277,7 @@ mod tests {
         let s = setup(Load::Netlab(primed));
         assert_eq!(s.flows.len(), 1);
         let f = &s.flows[0];
-        let b_tcp = SocketAddr::from((B_ADDR, TCP_PORT));
+        let b_tcp = SocketAddr::from((B_ADDR, DEFAULT_TCP_PORT));
         assert_eq!(
             f.receiver.map(|r| (r.listen, r.recv_buf)),
             Some((b_tcp, 4096))

@@ -14,17 +14,13 @@ pub use netlab_path_settings::ReceiveBuffer;
 pub use netlab_path_settings::{check_mtu, Offloads, DEFAULT_MTU, LINK_HEADER};
 
 use crate::units::format_duration;
-use netlab_path_settings::DEFAULT_TCP_PORT;
+use netlab_path_settings::{DEFAULT_ISO_PROBE_PORT, DEFAULT_PROBE_PORT, DEFAULT_TCP_PORT};
 
 /// The arms of the method's experiment (docs/method.md §2).
 pub const DEFAULT_ARMS: [&str; 2] = [
     "pfifo limit 256",
     "fq_codel limit 256 memory_limit 1048576 target 5ms interval 100ms ecn",
 ];
-/// Default UDP port of the stop-and-wait probe's echo.
-pub const DEFAULT_PROBE_PORT: u16 = 46021;
-/// Default UDP port of the isochronous probe's echo.
-pub const DEFAULT_ISO_PROBE_PORT: u16 = 46022;
 /// Ports given to flows without one (after the first) start here.
 pub const AUTO_PORT_BASE: u16 = 46100;
 /// Default sender write size.

@@ -107,8 +107,14 @@ pub const MAX_VETH_MTU: u32 = 65535;
 /// VLAN tag): what a qdisc sees is at most MTU + this without aggregation.
 pub const LINK_HEADER: u32 = 14;
 /// The TCP port of the first flow's load (A to B), unless the experiment
-/// file gives one.
+/// file gives one (`compare --tcp-port`).
 pub const DEFAULT_TCP_PORT: u16 = 46020;
+/// The UDP port of the stop-and-wait probe's echo in B, unless the
+/// experiment file gives one (`compare --udp-port`).
+pub const DEFAULT_PROBE_PORT: u16 = 46021;
+/// The UDP port of the isochronous probe's echo in B, unless the
+/// experiment file gives one.
+pub const DEFAULT_ISO_PROBE_PORT: u16 = 46022;
 
 /// Checks an MTU for every link of the path: the reason when it is outside
 /// `MIN_MTU..=MAX_VETH_MTU`.

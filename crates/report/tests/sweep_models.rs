@@ -515,7 +515,7 @@ fn the_aqm_law_predicts_from_the_measured_rtt() {
             .tcp_info
             .iter()
             .filter(|x| x.end_s >= w[0] && x.end_s <= w[1])
-            .filter_map(|x| x.info.as_ref())
+            .filter_map(|x| x.record.info.as_ref())
             .map(|info| f64::from(info.rtt_us) / 1000.0)
             .collect();
         let rtt = rtts.iter().sum::<f64>() / rtts.len() as f64;

@@ -76,4 +76,3 @@ pub use scenario::{
     TopologyResult,
 };
 pub use store::ScenarioFiles;
-pub use tcp_info::TcpInfoSample;

@@ -15,7 +15,8 @@ use netlab_tcpload::{ReceiverLog, Termination};
 use netlab_topology::{SysctlReadback, TopologyReadback, TopologySpec};
 use serde::{Deserialize, Serialize};
 
-use crate::{RanOn, TcpInfoSample};
+use crate::RanOn;
+use netlab_tcpload::record::TcpSample;
 
 /// The topology as built and read back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -381,7 +382,8 @@ pub struct FlowResult {
     /// Goodput, series, both sides' figures.
     pub tcp: Option<TcpResult>,
     /// Sender tcp_info samples (kernel data, flat).
-    pub tcp_info: Vec<TcpInfoSample>,
+    #[serde(with = "crate::tcp_info")]
+    pub tcp_info: Vec<TcpSample>,
     /// tcp_info sampler bookkeeping.
     pub tcp_info_sampler: Option<TcpInfoSamplerResult>,
     /// Null, or why this flow failed.

@@ -211,7 +211,7 @@ pub fn window_rtt_ms(f: &crate::FlowResult) -> Option<f64> {
         .tcp_info
         .iter()
         .filter(|t| (from..=to).contains(&t.end_s))
-        .filter_map(|t| t.info.as_ref())
+        .filter_map(|t| t.record.info.as_ref())
         .map(|i| f64::from(i.rtt_us) / 1e3)
         .collect();
     netlab_stats::median(&mut rtts)

@@ -1,49 +1,15 @@
-//! One tcp_info sample as results.json has always written it: one flat
-//! object with the sample's times and socket fields first, then the
-//! kernel's `tcp_info` fields beside them (its `state` is the socket's).
+//! How results.json writes a flow's tcp_info samples
+//! (`netlab_tcpload::record::TcpSample`, the one type of a sample): each
+//! one flat object with the sample's times and socket fields first, then
+//! the kernel's `tcp_info` fields beside them (its `state` is the
+//! socket's). The socket's inode is not kept: read back, it is 0. Used as
+//! `#[serde(with = "crate::tcp_info")]` on a `Vec<TcpSample>`.
 
-use netlab_tcpload::record::{SkMemInfo, TcpSample};
-use netlab_tcpload::TcpInfo;
+use netlab_tcpload::record::{DiagRecord, TcpSample};
 use serde::de::Error as _;
 use serde::ser::{Error as _, SerializeMap};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
-
-/// One sender tcp_info sample (kernel data), written flat.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TcpInfoSample {
-    /// Query start, s from t0.
-    pub start_s: f64,
-    /// Query end, s from t0.
-    pub end_s: f64,
-    /// Socket state (1 = ESTABLISHED); also `tcp_info`'s own state.
-    pub state: u8,
-    /// Bytes in the receive queue.
-    pub recv_queue: u32,
-    /// Bytes in the send queue.
-    pub send_queue: u32,
-    /// Congestion control in use.
-    pub congestion: Option<String>,
-    /// Socket memory counters.
-    pub skmeminfo: Option<SkMemInfo>,
-    /// The kernel's `struct tcp_info`, when the dump carried one.
-    pub info: Option<TcpInfo>,
-}
-
-impl From<&TcpSample> for TcpInfoSample {
-    fn from(s: &TcpSample) -> TcpInfoSample {
-        TcpInfoSample {
-            start_s: s.start_s,
-            end_s: s.end_s,
-            state: s.record.state,
-            recv_queue: s.record.recv_queue,
-            send_queue: s.record.send_queue,
-            congestion: s.record.congestion.clone(),
-            skmeminfo: s.record.skmem,
-            info: s.record.info.clone(),
-        }
-    }
-}
 
 /// Keys of the sample itself; `tcp_info` fields with these names are not repeated.
 const OWN_KEYS: [&str; 7] = [
@@ -56,11 +22,31 @@ const OWN_KEYS: [&str; 7] = [
     "skmeminfo",
 ];
 
-impl Serialize for TcpInfoSample {
+/// Writes `samples` as results.json's array of flat objects.
+pub fn serialize<S: Serializer>(samples: &[TcpSample], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(samples.iter().map(Flat))
+}
+
+/// Reads results.json's array of flat objects.
+pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<TcpSample>, D::Error> {
+    Ok(Vec::<ReadFlat>::deserialize(d)?
+        .into_iter()
+        .map(|f| f.0)
+        .collect())
+}
+
+/// One sample, written flat.
+struct Flat<'a>(&'a TcpSample);
+
+/// One sample, read flat.
+struct ReadFlat(TcpSample);
+
+impl Serialize for Flat<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (sample, r) = (self.0, &self.0.record);
         // tcp_info's fields are spliced in through its own Serialize, so a
         // field it gains appears here without a change.
-        let info = match &self.info {
+        let info = match &r.info {
             Some(i) => match serde_json::to_value(i).map_err(S::Error::custom)? {
                 Value::Object(m) => m,
                 _ => return Err(S::Error::custom("tcp_info did not serialize as an object")),
@@ -68,13 +54,13 @@ impl Serialize for TcpInfoSample {
             None => Map::new(),
         };
         let mut m = s.serialize_map(None)?;
-        m.serialize_entry("start_s", &self.start_s)?;
-        m.serialize_entry("end_s", &self.end_s)?;
-        m.serialize_entry("state", &self.state)?;
-        m.serialize_entry("recv_queue", &self.recv_queue)?;
-        m.serialize_entry("send_queue", &self.send_queue)?;
-        m.serialize_entry("congestion", &self.congestion)?;
-        m.serialize_entry("skmeminfo", &self.skmeminfo)?;
+        m.serialize_entry("start_s", &sample.start_s)?;
+        m.serialize_entry("end_s", &sample.end_s)?;
+        m.serialize_entry("state", &r.state)?;
+        m.serialize_entry("recv_queue", &r.recv_queue)?;
+        m.serialize_entry("send_queue", &r.send_queue)?;
+        m.serialize_entry("congestion", &r.congestion)?;
+        m.serialize_entry("skmeminfo", &r.skmeminfo)?;
         for (k, v) in &info {
             if !OWN_KEYS.contains(&k.as_str()) {
                 m.serialize_entry(k, v)?;
@@ -84,8 +70,8 @@ impl Serialize for TcpInfoSample {
     }
 }
 
-impl<'de> Deserialize<'de> for TcpInfoSample {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TcpInfoSample, D::Error> {
+impl<'de> Deserialize<'de> for ReadFlat {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ReadFlat, D::Error> {
         let mut m = Map::<String, Value>::deserialize(d)?;
         fn take<T: serde::de::DeserializeOwned, E: serde::de::Error>(
             m: &mut Map<String, Value>,
@@ -110,15 +96,18 @@ impl<'de> Deserialize<'de> for TcpInfoSample {
         } else {
             None
         };
-        Ok(TcpInfoSample {
+        Ok(ReadFlat(TcpSample {
             start_s,
             end_s,
-            state,
-            recv_queue,
-            send_queue,
-            congestion,
-            skmeminfo,
-            info,
-        })
+            record: DiagRecord {
+                state,
+                inode: 0,
+                recv_queue,
+                send_queue,
+                info,
+                congestion,
+                skmeminfo,
+            },
+        }))
     }
 }

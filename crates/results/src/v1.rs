@@ -15,9 +15,9 @@ use serde::{Deserialize, Serialize};
 use crate::compare_flags::CompareConfig;
 use crate::{
     directions_of, CleanupResult, EcnResult, FlowResult, KernelInfo, PointResult, ProbeResult,
-    QdiscResult, Results, ScenarioResult, TcpInfoSample, TcpInfoSamplerResult, TcpResult, Tool,
-    TopologyResult,
+    QdiscResult, Results, ScenarioResult, TcpInfoSamplerResult, TcpResult, Tool, TopologyResult,
 };
+use netlab_tcpload::record::TcpSample;
 
 /// The whole version 1 file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -64,7 +64,8 @@ pub struct ScenarioResultV1 {
     /// The one flow.
     pub tcp: Option<TcpResult>,
     /// Its tcp_info samples.
-    pub tcp_info: Vec<TcpInfoSample>,
+    #[serde(with = "crate::tcp_info")]
+    pub tcp_info: Vec<TcpSample>,
     /// Their sampler.
     pub tcp_info_sampler: Option<TcpInfoSamplerResult>,
     /// The stop-and-wait probe.
@@ -200,7 +201,7 @@ mod tests {
             (f.direction.as_str(), f.cc.as_str(), f.port),
             ("up", "reno", 46020)
         );
-        assert!(!f.tcp_info.is_empty() && f.tcp_info.iter().any(|t| t.info.is_some()));
+        assert!(!f.tcp_info.is_empty() && f.tcp_info.iter().any(|t| t.record.info.is_some()));
         assert!(s.ecn.as_ref().unwrap().evidence.negotiated);
         assert_eq!(s.ecn_flow, Some(0));
         assert!(s.echo.is_some());

@@ -60,8 +60,10 @@ pub struct DiagRecord {
     pub info: Option<TcpInfo>,
     /// `INET_DIAG_CONG`: the congestion control algorithm.
     pub congestion: Option<String>,
-    /// `INET_DIAG_SKMEMINFO`.
-    pub skmem: Option<SkMemInfo>,
+    /// `INET_DIAG_SKMEMINFO` (read as `skmem` too, its name in files
+    /// written before it took the attribute's).
+    #[serde(alias = "skmem")]
+    pub skmeminfo: Option<SkMemInfo>,
 }
 
 /// One TCP state sample with its actual start and end times (seconds since

@@ -135,14 +135,14 @@ fn record_of(resp: &InetResponse) -> Result<DiagRecord, TcpLoadError> {
         send_queue: resp.header.send_queue,
         info: None,
         congestion: None,
-        skmem: None,
+        skmeminfo: None,
     };
     for nla in &resp.nlas {
         match nla {
             Nla::TcpInfo(bytes) => rec.info = Some(TcpInfoView::new(bytes)?.decode()),
             Nla::Congestion(name) => rec.congestion = Some(name.trim_end_matches('\0').to_owned()),
             Nla::MemInfo(m) => {
-                rec.skmem = Some(SkMemInfo {
+                rec.skmeminfo = Some(SkMemInfo {
                     rmem_alloc: m.receive_queue,
                     rcvbuf: m.receive_queue_max,
                     wmem_alloc: m.bottom_send_queues,
@@ -559,7 +559,7 @@ mod tests {
         assert_eq!((rec.recv_queue, rec.send_queue), (0, 3_165_328));
         assert_eq!(rec.congestion.as_deref(), Some("reno"));
         assert_eq!(
-            rec.skmem,
+            rec.skmeminfo,
             Some(SkMemInfo {
                 rmem_alloc: 0,
                 rcvbuf: 131_072,

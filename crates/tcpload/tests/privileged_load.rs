@@ -168,7 +168,7 @@ fn privileged_shaped_reno_load_goodput_validation_probe_samples_and_ss() {
     let last = s.last().unwrap().record.info.as_ref().unwrap();
     assert!(last.bytes_acked > first.bytes_acked + 1_000_000);
     assert_eq!(s[0].record.congestion.as_deref(), Some("reno"));
-    assert!(s.iter().all(|x| x.record.skmem.is_some()));
+    assert!(s.iter().all(|x| x.record.skmeminfo.is_some()));
     assert!(last.mss > 1000 && last.cwnd >= 2);
 
     // Cross-check with ss -tinm (independent reader), bracketed in time.

@@ -37,9 +37,6 @@ pub const R_B_IFINDEX: u32 = 3;
 /// Requested ifindex of `b0` in B.
 pub const B_IFINDEX: u32 = 2;
 
-/// Default UDP probe port.
-pub const DEFAULT_UDP_PORT: u16 = 46021;
-
 /// Sysctl key of IPv4 forwarding.
 pub const IP_FORWARD: &str = "net.ipv4.ip_forward";
 /// Sysctl key of TCP ECN.
@@ -51,7 +48,7 @@ pub use netlab_path_settings::{ReceiveBuffer, TCP_RMEM};
 // `[path] offloads` and `[path] mtu` (netlab-path-settings).
 pub use netlab_path_settings::{Offloads, DEFAULT_MTU};
 
-use netlab_path_settings::DEFAULT_TCP_PORT;
+use netlab_path_settings::{DEFAULT_PROBE_PORT, DEFAULT_TCP_PORT};
 
 fn default_mtu() -> u32 {
     DEFAULT_MTU
@@ -111,7 +108,7 @@ impl TopologySpec {
             run_id,
             scenario: scenario.into(),
             tcp_port: DEFAULT_TCP_PORT,
-            udp_port: DEFAULT_UDP_PORT,
+            udp_port: DEFAULT_PROBE_PORT,
             tcp_ecn_a: 1,
             tcp_ecn_b: 1,
             receive_buffer: ReceiveBuffer::Kernel,

@@ -23,9 +23,9 @@ pub fn check_scenario(s: &ScenarioRecord, goodput: std::ops::Range<f64>, rmem_ma
     assert_eq!(s.error, None, "{what}");
     let first_b = s.tcp_b.iter().find(|x| x.record.info.is_some());
     let rcvbuf = first_b
-        .and_then(|x| x.record.skmem.as_ref())
+        .and_then(|x| x.record.skmeminfo.as_ref())
         .map(|m| m.rcvbuf)
-        .unwrap_or_else(|| panic!("{what}: B's first tcp_info sample has no skmem"));
+        .unwrap_or_else(|| panic!("{what}: B's first tcp_info sample has no skmeminfo"));
     assert!(
         rcvbuf < rmem_max,
         "{what}: B's receive buffer started at {rcvbuf}, tcp_rmem's max is {rmem_max}: the kernel's start was not kept"

@@ -9,7 +9,7 @@ use netlab_probe::{EchoStats, IsoLog, Phase, ProbeLog};
 use netlab_qdisc::Sampler;
 use netlab_results::{
     directions_of, EcnResult, IsoProbeResult, ProbePhases, ProbeResult, QdiscSample,
-    ReceiverSummary, ScenarioResult, SenderSummary, TcpInfoSample, TcpInfoSamplerResult, TcpResult,
+    ReceiverSummary, ScenarioResult, SenderSummary, TcpInfoSamplerResult, TcpResult,
 };
 use netlab_tcpload::sink::ReceiverLog;
 use netlab_tcpload::{delivered_series, goodput, GoodputWindow, SamplerLog, SenderLog};
@@ -358,7 +358,7 @@ fn tcp_info_of(
 ) {
     match tcp_log {
         Ok(log) => {
-            flow.tcp_info = log.samples.iter().map(TcpInfoSample::from).collect();
+            flow.tcp_info = log.samples.clone();
             flow.tcp_info_sampler = Some(TcpInfoSamplerResult {
                 flow: log.flow,
                 interval_s: log.interval_s,

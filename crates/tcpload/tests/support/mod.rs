@@ -7,13 +7,13 @@ use std::net::SocketAddr;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use netlab_path_settings::DEFAULT_TCP_PORT;
+use netlab_path_settings::{DEFAULT_PROBE_PORT, DEFAULT_TCP_PORT};
 use netlab_probe::{EchoHandler, EchoResponder, EchoStats};
 use netlab_tcpload::{
     new_sender_socket, DiagSocket, ReceiverLog, SamplerConfig, SamplerLog, Sender, SenderConfig,
     SenderLog, Sink, SinkConfig, TcpSampler,
 };
-use netlab_topology::spec::{B_ADDR, DEFAULT_UDP_PORT};
+use netlab_topology::spec::B_ADDR;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
 /// Builds a fresh, guarded A–R–B.
@@ -63,7 +63,7 @@ pub fn b_tcp() -> SocketAddr {
 }
 /// B's UDP echo address.
 pub fn b_udp() -> SocketAddr {
-    SocketAddr::from((B_ADDR, DEFAULT_UDP_PORT))
+    SocketAddr::from((B_ADDR, DEFAULT_PROBE_PORT))
 }
 
 /// Timeline of one compressed scenario (seconds since t0).
