@@ -55,7 +55,7 @@ fn main() -> ExitCode {
         Command::Cleanup(a) => roles::cleanup(&a),
         Command::Guest(a) => roles::guest(&a),
         Command::Sink(a) => roles::sink(&a),
-        Command::Load(a) => roles::load(&a),
+        Command::Load(a) => roles::load_role(&a),
         Command::Probe(a) => roles::probe(&a),
         Command::GuestInit(_) => unreachable!("handled before clap"),
     };

@@ -43,7 +43,7 @@ pub fn sink(a: &SinkArgs) -> u8 {
 }
 
 /// `orchestrator load`.
-pub fn load(a: &LoadArgs) -> u8 {
+pub fn load_role(a: &LoadArgs) -> u8 {
     let built = LoadRole::new(a.to, &a.cc, a.for_secs);
     role("load", built, |r, out| run_load_role(r, out))
 }

@@ -1,6 +1,7 @@
 //! One concept, one name; one name, one concept (docs/architecture.md,
-//! "Names"): a public type, trait, const or static name is defined in one
-//! workspace crate, and a type has one path, its defining crate's. Each
+//! "Names"): a public type, trait, const, static or free function name
+//! is defined in one workspace crate, and a type has one path, its
+//! defining crate's. Each
 //! exception is a row of a table there, with its reason, and a row that
 //! no longer holds fails too, so the tables only shrink.
 
@@ -28,10 +29,11 @@ fn packages() -> BTreeMap<String, Vec<(PathBuf, String)>> {
 }
 
 /// The names a file defines at its top level: `pub struct|enum|trait|type|
-/// const|static NAME` at the start of a line (items of test modules and
-/// impl blocks are indented, so they are not counted).
+/// const|static|fn NAME` at the start of a line (items of test modules
+/// and impl blocks are indented, so they are not counted; `pub(crate)`
+/// items are not public).
 fn defined(text: &str) -> Vec<String> {
-    let kinds = ["struct", "enum", "trait", "type", "const", "static"];
+    let kinds = ["struct", "enum", "trait", "type", "const", "static", "fn"];
     text.lines()
         .filter_map(|l| {
             let rest = l.strip_prefix("pub ")?;

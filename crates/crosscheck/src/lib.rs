@@ -28,9 +28,9 @@
 //! plus medians) and `crosscheck.json` (every raw sample).
 //!
 //! ```no_run
-//! use netlab_crosscheck::{run, CrosscheckConfig};
+//! use netlab_crosscheck::{cross_check, CrosscheckConfig};
 //! let cfg = CrosscheckConfig::new(10); // both arms, netlab vs iperf3, method's timeline
-//! let result = run(&cfg, |line| eprintln!("{line}"))?;
+//! let result = cross_check(&cfg, |line| eprintln!("{line}"))?;
 //! let (md, json) = result.write(std::path::Path::new("/tmp/crosscheck"))?;
 //! println!("{} {}", md.display(), json.display());
 //! # Ok::<(), netlab_crosscheck::CrosscheckError>(())
@@ -87,9 +87,9 @@ pub struct CrosscheckRun {
 }
 
 impl CrosscheckRun {
-    /// The cross-check's markdown page ([`markdown::render`]).
+    /// The cross-check's markdown page ([`markdown::page`]).
     pub fn markdown(&self) -> String {
-        markdown::render(self)
+        markdown::page(self)
     }
 
     /// Reads a `crosscheck.json` written by [`CrosscheckRun::write`] (the
@@ -158,14 +158,14 @@ pub fn check_tools(cfg: &CrosscheckConfig) -> Result<(), CrosscheckError> {
 /// Runs the whole cross-check in the current kernel; `progress` gets one
 /// line per scenario. A failing scenario is recorded (its `error`) and the
 /// run goes on; only an unusable configuration or missing tools fail it.
-pub fn run(
+pub fn cross_check(
     cfg: &CrosscheckConfig,
     progress: impl FnMut(&str),
 ) -> Result<CrosscheckRun, CrosscheckError> {
     run_with(cfg, progress, |_| Ok(()))
 }
 
-/// [`run`], rewriting `crosscheck.md` and `crosscheck.json` in `dir` after
+/// [`cross_check`], rewriting `crosscheck.md` and `crosscheck.json` in `dir` after
 /// every scenario, so a run cut short (deadline, signal) keeps what it
 /// measured.
 pub fn run_to_dir(

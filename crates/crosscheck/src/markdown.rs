@@ -306,7 +306,7 @@ fn load_summary(out: &mut String, rows: &[&ScenarioRecord], labels: &[String]) {
 // Long: one section written top to bottom (the per-load table, then the
 // agreement rows and their note).
 fn states_section(out: &mut String, rows: &[&ScenarioRecord], labels: &[String], split: f64) {
-    use crate::states::{classify, fisher_two_sided, StandingState};
+    use crate::states::{fisher_two_sided, standing_state, StandingState};
     let per_load: Vec<(&String, Vec<&&ScenarioRecord>)> = labels
         .iter()
         .map(|l| {
@@ -322,7 +322,8 @@ fn states_section(out: &mut String, rows: &[&ScenarioRecord], labels: &[String],
         let deep = rs
             .iter()
             .filter(|r| {
-                classify(r.metrics.tcp_rtt_median_ms.unwrap_or(0.0), split) == StandingState::Deep
+                standing_state(r.metrics.tcp_rtt_median_ms.unwrap_or(0.0), split)
+                    == StandingState::Deep
             })
             .count() as u32;
         (deep, rs.len() as u32 - deep)
@@ -435,7 +436,7 @@ fn offloads_said(run: &CrosscheckRun) -> String {
 /// Renders the whole page.
 // Long: the page written top to bottom in its printed order; each section is a
 // call or a short table.
-pub fn render(run: &CrosscheckRun) -> String {
+pub fn page(run: &CrosscheckRun) -> String {
     let mut out = String::new();
     let c = &run.config;
     let _ = writeln!(out, "# netlab cross-check\n");

@@ -45,7 +45,7 @@ pub fn split_ms(limit: u32, rate_bytes_per_s: f64) -> f64 {
 
 /// The state of a round whose sender's median tcp_info RTT over the
 /// window was `rtt_median_ms`.
-pub fn classify(rtt_median_ms: f64, split_ms: f64) -> StandingState {
+pub fn standing_state(rtt_median_ms: f64, split_ms: f64) -> StandingState {
     if rtt_median_ms > split_ms {
         StandingState::Deep
     } else {
@@ -100,9 +100,9 @@ mod tests {
         assert!((one - 620.1).abs() < 0.1, "{one}");
         let s = split_ms(256, 625_000.0);
         assert!((s - 930.2).abs() < 0.1, "{s}");
-        assert_eq!(classify(1044.0, s), StandingState::Deep);
-        assert_eq!(classify(516.0, s), StandingState::Shallow);
-        assert_eq!(classify(s, s), StandingState::Shallow);
+        assert_eq!(standing_state(1044.0, s), StandingState::Deep);
+        assert_eq!(standing_state(516.0, s), StandingState::Shallow);
+        assert_eq!(standing_state(s, s), StandingState::Shallow);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 mod common;
 
-use netlab_crosscheck::{run, CrosscheckConfig, CrosscheckTimeline};
+use netlab_crosscheck::{cross_check, CrosscheckConfig, CrosscheckTimeline};
 
 const NAME: &str = "guest_short_crosscheck_runs_every_pairing";
 const MODULES: [&str; 3] = ["veth", "sch_tbf", "sch_fq_codel"];
@@ -74,7 +74,7 @@ fn guest_short_crosscheck_runs_every_pairing() {
         let mut cfg = CrosscheckConfig::new(1);
         cfg.timeline = CrosscheckTimeline::SHORT;
         cfg.iso_probe = true;
-        let result = run(&cfg, |l| println!("{l}")).expect("cross-check runs");
+        let result = cross_check(&cfg, |l| println!("{l}")).expect("cross-check runs");
         let dir = std::env::temp_dir().join("netlab-crosscheck-test");
         let (md, json) = result.write(&dir).expect("markdown and raw data written");
         let text = std::fs::read_to_string(&md).unwrap();

@@ -8,7 +8,7 @@
 
 mod common;
 
-use netlab_crosscheck::{run, CrosscheckConfig, CrosscheckTimeline};
+use netlab_crosscheck::{cross_check, CrosscheckConfig, CrosscheckTimeline};
 
 #[test]
 fn privileged_short_crosscheck_on_the_host_kernel() {
@@ -20,7 +20,7 @@ fn privileged_short_crosscheck_on_the_host_kernel() {
     cfg.timeline = CrosscheckTimeline::SHORT;
     cfg.iso_probe = true;
     // iperf3 and irtt missing is an environment failure, named by the run.
-    let result = run(&cfg, |l| println!("{l}")).expect("cross-check runs on the host");
+    let result = cross_check(&cfg, |l| println!("{l}")).expect("cross-check runs on the host");
     let text = result.markdown();
     println!("{text}");
     assert!(

@@ -61,7 +61,7 @@ pub use availability::{available, available_at, kernel_image_release, Availabili
 pub use error::{Error, Result};
 pub use host::{Guest, GUEST_RUN_DEADLINE};
 pub use init_binary::find_init;
-pub use process_group::live_process_group;
+pub use process_group::live_group_pids;
 pub use running::{GuestOutcome, KillHandle, RunningGuest, KILL_GRACE};
 pub use spec::{
     in_guest, GuestStatus, ModuleLoad, ModuleOutcome, MountStep, DEFAULT_KERNEL,

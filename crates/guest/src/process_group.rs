@@ -48,7 +48,7 @@ pub(crate) fn signal_process(pid: u32, signal: Signal) {
 }
 
 /// Pids of live (non-zombie) processes whose process group is `pgid`.
-pub fn live_process_group(pgid: u32) -> Vec<u32> {
+pub fn live_group_pids(pgid: u32) -> Vec<u32> {
     netlab_os::proc::live_process_group(pgid as i32)
         .into_iter()
         .map(|s| s.pid as u32)
@@ -63,6 +63,6 @@ mod tests {
     fn own_group_is_listed() {
         let me = std::process::id();
         let stat = netlab_os::proc::proc_stat(me as i32).unwrap().unwrap();
-        assert!(live_process_group(stat.pgrp as u32).contains(&me));
+        assert!(live_group_pids(stat.pgrp as u32).contains(&me));
     }
 }

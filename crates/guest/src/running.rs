@@ -275,7 +275,7 @@ fn finish_group(pgid: u32, child: &mut Child) {
         std::thread::sleep(Duration::from_millis(5));
     }
     while start.elapsed() < Duration::from_secs(5)
-        && !process_group::live_process_group(pgid).is_empty()
+        && !process_group::live_group_pids(pgid).is_empty()
     {
         process_group::signal_group(pgid, Signal::SIGKILL);
         std::thread::sleep(Duration::from_millis(5));

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use netlab_guest::{
-    guest_for_test, guest_or_skip, in_guest, live_process_group, test_in_guest, Error, Guest,
+    guest_for_test, guest_or_skip, in_guest, live_group_pids, test_in_guest, Error, Guest,
     GuestStatus,
 };
 
@@ -51,10 +51,10 @@ fn this_test_binary(helper: &str, mode: &str) -> Guest {
 /// Bounded wait until `pgid` has no live process.
 fn group_gone(pgid: u32) -> bool {
     let t = Instant::now();
-    while t.elapsed() < Duration::from_secs(5) && !live_process_group(pgid).is_empty() {
+    while t.elapsed() < Duration::from_secs(5) && !live_group_pids(pgid).is_empty() {
         std::thread::sleep(Duration::from_millis(20));
     }
-    live_process_group(pgid).is_empty()
+    live_group_pids(pgid).is_empty()
 }
 
 /// A folder under the host's /tmp that the test owns; removed on drop, also when the test fails.
@@ -171,14 +171,14 @@ fn guest_deadline_kills_hanging_guest_and_leaves_nothing() {
         other => panic!("expected a deadline error, got {other}"),
     }
     assert!(
-        live_process_group(pid).is_empty(),
+        live_group_pids(pid).is_empty(),
         "left: {:?}",
-        live_process_group(pid)
+        live_group_pids(pid)
     );
     assert!(
         !std::path::Path::new(&format!("/proc/{pid}")).exists() || {
             // The pid may have been reused by an unrelated process; it must not be ours.
-            live_process_group(pid).is_empty()
+            live_group_pids(pid).is_empty()
         }
     );
     assert!(!dir.exists(), "run folder {} left behind", dir.display());
@@ -201,7 +201,7 @@ fn guest_kill_handle_cancels() {
     });
     let err = guest.wait().unwrap_err();
     assert!(matches!(err, Error::Cancelled), "{err}");
-    assert!(live_process_group(pid).is_empty());
+    assert!(live_group_pids(pid).is_empty());
     assert!(!dir.exists());
 }
 
@@ -378,7 +378,7 @@ fn guest_host_sigkill_then_cleanup_leaves_nothing() {
     // UML got SIGTERM (parent death) and kills its ptraced helpers.
     let t = Instant::now();
     let traced = || {
-        live_process_group(kpid)
+        live_group_pids(kpid)
             .into_iter()
             .filter(|p| matches!(process_state(*p), Some('t' | 'T' | 'R')))
             .collect::<Vec<_>>()
@@ -399,13 +399,13 @@ fn guest_host_sigkill_then_cleanup_leaves_nothing() {
     assert!(ours.removed && !dir.exists(), "{ours:?}");
     assert_eq!(ours.kernel_pid, Some(kpid));
     let t = Instant::now();
-    while t.elapsed() < Duration::from_secs(5) && !live_process_group(kpid).is_empty() {
+    while t.elapsed() < Duration::from_secs(5) && !live_group_pids(kpid).is_empty() {
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(
-        live_process_group(kpid).is_empty(),
+        live_group_pids(kpid).is_empty(),
         "left: {:?}",
-        live_process_group(kpid)
+        live_group_pids(kpid)
     );
 }
 
@@ -654,7 +654,7 @@ fn guest_that_never_powers_off_is_bounded_by_its_deadline() {
         took <= deadline + Duration::from_secs(1),
         "deadline {deadline:?} but returned after {took:?}"
     );
-    assert!(group_gone(pid), "left: {:?}", live_process_group(pid));
+    assert!(group_gone(pid), "left: {:?}", live_group_pids(pid));
     assert!(!dir.exists(), "run folder {} left behind", dir.display());
 }
 
@@ -674,7 +674,7 @@ fn guest_killed_during_boot_leaves_nothing() {
     let marker = dir.join("init-started");
     let killer = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(50));
-        let booting = live_process_group(pid).contains(&pid) && !marker.exists();
+        let booting = live_group_pids(pid).contains(&pid) && !marker.exists();
         handle.kill();
         (booting, Instant::now())
     });
@@ -694,7 +694,7 @@ fn guest_killed_during_boot_leaves_nothing() {
         "teardown took {:?}",
         killed_at.elapsed()
     );
-    assert!(group_gone(pid), "left: {:?}", live_process_group(pid));
+    assert!(group_gone(pid), "left: {:?}", live_group_pids(pid));
     assert!(!dir.exists(), "run folder {} left behind", dir.display());
 }
 
@@ -710,9 +710,9 @@ fn guest_dropped_during_boot_leaves_nothing() {
     std::thread::sleep(Duration::from_millis(50));
     drop(guest);
     assert!(
-        live_process_group(pid).is_empty(),
+        live_group_pids(pid).is_empty(),
         "left: {:?}",
-        live_process_group(pid)
+        live_group_pids(pid)
     );
     assert!(!dir.exists(), "run folder {} left behind", dir.display());
 }

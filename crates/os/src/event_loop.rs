@@ -28,7 +28,7 @@
 //!     }
 //! }
 //! let mut c = Counter(std::net::UdpSocket::bind("127.0.0.1:0")?, 0);
-//! let end = event_loop::run(&mut [&mut c], Instant::now() + Duration::from_millis(20), None)?;
+//! let end = event_loop::serve(&mut [&mut c], Instant::now() + Duration::from_millis(20), None)?;
 //! assert!(!end.stopped_early && !end.aborted);
 //! # Ok::<(), std::io::Error>(())
 //! ```
@@ -76,7 +76,7 @@ pub struct LoopEnd {
 /// Serves `handlers` until `end`, until `stop` is set (seen within
 /// [`STOP_CHECK`]) or until a handler breaks. The only error is a failed
 /// `poll` (an interrupted one is retried).
-pub fn run(
+pub fn serve(
     handlers: &mut [&mut dyn Handler],
     end: Instant,
     stop: Option<&AtomicBool>,
@@ -219,7 +219,7 @@ mod tests {
             .unwrap();
         std::thread::sleep(Duration::from_millis(5));
         let start = Instant::now();
-        let end = run(
+        let end = serve(
             &mut [&mut a, &mut b],
             start + Duration::from_millis(120),
             None,
@@ -244,7 +244,7 @@ mod tests {
         }
         std::thread::sleep(Duration::from_millis(5));
         let start = Instant::now();
-        let end = run(&mut [&mut a, &mut b], start + Duration::from_secs(30), None).unwrap();
+        let end = serve(&mut [&mut a, &mut b], start + Duration::from_secs(30), None).unwrap();
         assert!(end.aborted && !end.stopped_early);
         assert_eq!(seen.borrow().as_str(), "a");
         assert!(end.closed < start + Duration::from_secs(1));
@@ -262,7 +262,7 @@ mod tests {
             s2.store(true, Ordering::Relaxed);
         });
         let start = Instant::now();
-        let end = run(&mut [&mut a], start + Duration::from_secs(30), Some(&stop)).unwrap();
+        let end = serve(&mut [&mut a], start + Duration::from_secs(30), Some(&stop)).unwrap();
         setter.join().unwrap();
         assert!(end.stopped_early && !end.aborted);
         let took = end.closed - start;

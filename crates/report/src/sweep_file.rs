@@ -221,7 +221,7 @@ pub fn json(table: &SweepTable) -> String {
 }
 
 /// Reads sweep.json back (the format and version checked).
-pub fn read_json(text: &str) -> Result<SweepTable, String> {
+pub fn parse_table(text: &str) -> Result<SweepTable, String> {
     let t: SweepTable = serde_json::from_str(text).map_err(|e| format!("sweep.json: {e}"))?;
     if t.format != crate::sweep::SweepTable::FORMAT
         || t.version != crate::sweep::SweepTable::VERSION

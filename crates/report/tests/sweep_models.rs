@@ -336,7 +336,7 @@ fn same(a: &serde_json::Value, b: &serde_json::Value) {
 #[test]
 fn the_predictions_are_in_sweep_csv_and_json_and_read_back() {
     let t = table(&results(SPARSE, &["sparse_flow"]));
-    let back = sweep_file::read_json(&sweep_file::json(&t)).unwrap();
+    let back = sweep_file::parse_table(&sweep_file::json(&t)).unwrap();
     // serde_json's default float parser may miss the last bit.
     same(
         &serde_json::to_value(&back).unwrap(),

@@ -217,7 +217,7 @@ impl Bottleneck {
 /// the congestion control's under-use), and something else when it held
 /// none. A saturated CPU beside a delivered rate is flagged by
 /// [`Bottleneck::flags_comparison`], not hidden in the verdict.
-pub fn decide(d: &DirectionBottleneck, cpu: Option<&CpuUse>) -> Verdict {
+pub fn verdict(d: &DirectionBottleneck, cpu: Option<&CpuUse>) -> Verdict {
     if d.rate_mbps.is_none() {
         Verdict::Unshaped
     } else if d.delivered_rate() {
@@ -332,7 +332,7 @@ pub fn judge_in(s: &ScenarioResult, window: Option<[f64; 2]>, cpu: Option<CpuUse
                     arm_signals: None,
                 },
             };
-            e.verdict = decide(&e, cpu.as_ref());
+            e.verdict = verdict(&e, cpu.as_ref());
             e
         })
         .collect();

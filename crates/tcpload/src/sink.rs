@@ -160,7 +160,7 @@ impl Sink {
         }
         handlers.push(&mut receiver);
         let ended =
-            event_loop::run(&mut handlers, end, stop).map_err(|source| TcpLoadError::Io {
+            event_loop::serve(&mut handlers, end, stop).map_err(|source| TcpLoadError::Io {
                 what: "poll in B's event loop",
                 source,
             })?;

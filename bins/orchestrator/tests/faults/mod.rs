@@ -656,7 +656,7 @@ pub fn run_trial(
             }
         }
         if let Some((gpid, _)) = owned.guest {
-            let g = netlab_guest::live_process_group(gpid as u32);
+            let g = netlab_guest::live_group_pids(gpid as u32);
             if !g.is_empty() {
                 left.push(format!("guest process group {gpid}: {g:?}"));
             }

@@ -412,7 +412,7 @@ mod tests {
         c.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
         c.send(&[0, 0, 0, 5]).unwrap();
         let end = std::time::Instant::now() + Duration::from_millis(100);
-        let ended = netlab_os::event_loop::run(&mut [&mut h], end, None).unwrap();
+        let ended = netlab_os::event_loop::serve(&mut [&mut h], end, None).unwrap();
         assert!(!ended.aborted);
         let mut buf = [0u8; 8];
         assert_eq!(c.recv(&mut buf).unwrap(), 4);

@@ -38,49 +38,49 @@ fn the_rule_on_hand_made_evidence() {
     let busy_cpu = cpu(&[0.96, 0.40]);
     // 5 Mbit/s delivered at 4.7 with a standing queue: the shaper.
     let e = evidence(Some(5.0), 4.7, 60, 58);
-    assert_eq!(decide(&e, Some(&idle_cpu)), Verdict::ShaperBound);
+    assert_eq!(verdict(&e, Some(&idle_cpu)), Verdict::ShaperBound);
     // ... on a saturated machine: still the shaper (the rate was
     // delivered), but the comparison is flagged.
-    assert_eq!(decide(&e, Some(&busy_cpu)), Verdict::ShaperBound);
+    assert_eq!(verdict(&e, Some(&busy_cpu)), Verdict::ShaperBound);
     // 10 Gbit/s, 3.1 delivered, the TBF never held 1 ms: not the shaper;
     // which, by the CPU.
     let e = evidence(Some(10_000.0), 3100.0, 60, 0);
-    assert_eq!(decide(&e, Some(&idle_cpu)), Verdict::OtherThanShaper);
-    assert_eq!(decide(&e, Some(&busy_cpu)), Verdict::Cpu);
-    assert_eq!(decide(&e, None), Verdict::OtherThanShaper);
+    assert_eq!(verdict(&e, Some(&idle_cpu)), Verdict::OtherThanShaper);
+    assert_eq!(verdict(&e, Some(&busy_cpu)), Verdict::Cpu);
+    assert_eq!(verdict(&e, None), Verdict::OtherThanShaper);
     // Short of the rate but the shaper queued in 6 of 60 samples (10 %)
     // on an idle machine: the senders answered its queue (a loss-based
     // CC under-filling, an AQM dropping).
     let e = evidence(Some(100.0), 70.0, 60, 6);
-    assert_eq!(decide(&e, Some(&idle_cpu)), Verdict::ShaperBound);
+    assert_eq!(verdict(&e, Some(&idle_cpu)), Verdict::ShaperBound);
     let e = evidence(Some(100.0), 70.0, 60, 5);
-    assert_eq!(decide(&e, Some(&idle_cpu)), Verdict::OtherThanShaper);
+    assert_eq!(verdict(&e, Some(&idle_cpu)), Verdict::OtherThanShaper);
     // ... or its arm dropped or marked in the window.
     let mut e = evidence(Some(100.0), 70.0, 60, 0);
     e.arm_signals = Some(3);
-    assert_eq!(decide(&e, Some(&idle_cpu)), Verdict::ShaperBound);
+    assert_eq!(verdict(&e, Some(&idle_cpu)), Verdict::ShaperBound);
     // Short on a saturated machine although the shaper queued and
     // dropped: the queue is the CPU's (the guest at 1 Gbit/s: 9 % of the
     // rate, its vCPU 100 % busy, fq_codel dropping).
-    assert_eq!(decide(&e, Some(&busy_cpu)), Verdict::Cpu);
+    assert_eq!(verdict(&e, Some(&busy_cpu)), Verdict::Cpu);
     // ... unless the TBF itself sent the rate: a 5 Mbit/s pfifo run
     // beside parallel builds, goodput 57 % in a 3 s window (bytes held
     // in B's out-of-order queue), the wire at 99 %.
     let mut e = evidence(Some(5.0), 2.84, 15, 15);
     e.tbf_sent_mbps = Some(4.95);
-    assert_eq!(decide(&e, Some(&busy_cpu)), Verdict::ShaperBound);
+    assert_eq!(verdict(&e, Some(&busy_cpu)), Verdict::ShaperBound);
     e.tbf_sent_mbps = Some(4.4);
-    assert_eq!(decide(&e, Some(&busy_cpu)), Verdict::Cpu);
+    assert_eq!(verdict(&e, Some(&busy_cpu)), Verdict::Cpu);
     // Exactly 90 % is delivered.
     let e = evidence(Some(10.0), 9.0, 60, 0);
-    assert_eq!(decide(&e, Some(&idle_cpu)), Verdict::ShaperBound);
+    assert_eq!(verdict(&e, Some(&idle_cpu)), Verdict::ShaperBound);
     // No goodput at all counts as short.
     let mut e = evidence(Some(10.0), 0.0, 60, 0);
     e.goodput_mbps = None;
-    assert_eq!(decide(&e, None), Verdict::OtherThanShaper);
+    assert_eq!(verdict(&e, None), Verdict::OtherThanShaper);
     // No shaper.
     assert_eq!(
-        decide(&evidence(None, 900.0, 0, 0), None),
+        verdict(&evidence(None, 900.0, 0, 0), None),
         Verdict::Unshaped
     );
 }

@@ -18,7 +18,7 @@ use crate::setup::ScenarioSetup;
 pub const PCAP_DIR: &str = "pcap";
 
 /// `pcap/s01-round1-fq_codel.evidence.pcapng` (relative to the results folder).
-pub fn file_name(plan: &ScenarioSetup, content: PcapContent) -> String {
+pub fn packet_file_name(plan: &ScenarioSetup, content: PcapContent) -> String {
     let what = match content {
         PcapContent::Evidence => "evidence",
         PcapContent::Headers => "headers",
@@ -36,7 +36,7 @@ fn header(plan: &ScenarioSetup, content: PcapContent, t0_unix: Duration) -> Pcap
         .find(|n| n.ends_with("-b"))
         .unwrap_or_default();
     PcapHeader {
-        file: file_name(plan, content),
+        file: packet_file_name(plan, content),
         ifname: plan.capture_dev.to_string(),
         if_description: format!(
             "B's {} in network namespace {b_ns} (AF_PACKET, every ethertype)",
@@ -129,7 +129,7 @@ mod tests {
     fn names_follow_the_scenario_and_the_plan_asks_for_headers_only_on_request() {
         let p = setup_of("", 1);
         assert_eq!(
-            file_name(&p, PcapContent::Evidence),
+            packet_file_name(&p, PcapContent::Evidence),
             "pcap/s02-round1-fq_codel.evidence.pcapng"
         );
         assert!(p.pcap.is_none());
@@ -140,7 +140,7 @@ mod tests {
             "the capture copies what the file keeps"
         );
         assert_eq!(
-            file_name(&p, PcapContent::Headers),
+            packet_file_name(&p, PcapContent::Headers),
             "pcap/s01-round1-pfifo.headers.pcapng"
         );
     }
