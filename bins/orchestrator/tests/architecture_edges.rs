@@ -518,3 +518,288 @@ fn proc_is_read_and_parsed_in_os_proc_only() {
         "listed as reading /proc but no longer do: {stale:?}"
     );
 }
+
+/// A source file's module path inside its crate: `src/lib.rs` and
+/// `src/main.rs` → `[]`, `src/a/b.rs` and `src/a/b/mod.rs` → `[a, b]`.
+fn module_path(src: &std::path::Path, file: &std::path::Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        parts.pop();
+    }
+    parts
+}
+
+/// The text of a source file before its test module, without comments.
+fn product_code(text: &str) -> String {
+    text.lines()
+        .take_while(|l| !l.trim_start().starts_with("#[cfg(test)]"))
+        .map(|l| match l.find("//") {
+            Some(i) => &l[..i],
+            None => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Every path a file names through `crate::` or `super::`, `use`
+/// groups expanded (`crate::{a::B, c}` → `a::B`, `c`), as absolute
+/// module paths of its crate.
+fn named_paths(code: &str, here: &[String]) -> Vec<Vec<String>> {
+    fn ident(s: &str) -> usize {
+        s.find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(s.len())
+    }
+    // Parses `rest` (after a `::`): a path, or a `{…}` group of paths;
+    // each finished path is pushed onto `out` after `prefix`.
+    fn walk(rest: &str, prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
+        let rest = rest.trim_start();
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 0;
+            let mut start = 0;
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        walk(&group[start..i], prefix.clone(), out);
+                        return;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        walk(&group[start..i], prefix.clone(), out);
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            return;
+        }
+        let n = ident(rest);
+        if n == 0 {
+            out.push(prefix);
+            return;
+        }
+        let mut path = prefix;
+        path.push(rest[..n].to_string());
+        match rest[n..].strip_prefix("::") {
+            Some(more) => walk(more, path, out),
+            None => out.push(path),
+        }
+    }
+    let mut out = Vec::new();
+    for (i, _) in code.match_indices("crate::") {
+        let before = code[..i].chars().last();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$') {
+            continue;
+        }
+        walk(&code[i + "crate::".len()..], Vec::new(), &mut out);
+    }
+    for (i, _) in code.match_indices("super::") {
+        let before = code[..i].chars().last();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        let mut base = here.to_vec();
+        let mut rest = &code[i..];
+        while let Some(more) = rest.strip_prefix("super::") {
+            base.pop();
+            rest = more;
+        }
+        walk(rest, base, &mut out);
+    }
+    out
+}
+
+/// Each crate's source files that import one another: for each package,
+/// the edges file → file its `crate::` and `super::` paths make (an item
+/// re-exported at the crate root counts as its defining module's).
+fn import_edges() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    let mut all = BTreeMap::new();
+    for package in tree::packages() {
+        let src = package.join("src");
+        let files = tree::files_under(&src, Some("rs"));
+        let modules: BTreeMap<Vec<String>, String> = files
+            .iter()
+            .map(|f| (module_path(&src, f), tree::relative(f)))
+            .collect();
+        // Root re-exports: `pub use a::b::{C, D}` → C, D live in a::b.
+        let root_file = files
+            .iter()
+            .find(|f| module_path(&src, f).is_empty())
+            .expect("lib.rs or main.rs");
+        let root_code = product_code(&std::fs::read_to_string(root_file).unwrap());
+        let mut reexported: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for stmt in root_code.split(';') {
+            let Some(body) = stmt.trim_start().strip_prefix("pub use ") else {
+                continue;
+            };
+            if body.starts_with("netlab_") || body.starts_with("crate::") {
+                continue;
+            }
+            for path in named_paths(&format!("crate::{body}"), &[]) {
+                if let Some((item, module)) = path.split_last() {
+                    reexported.insert(item.clone(), module.to_vec());
+                }
+            }
+        }
+        let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for f in &files {
+            let here = module_path(&src, f);
+            let from = tree::relative(f);
+            let code = product_code(&std::fs::read_to_string(f).unwrap());
+            for path in named_paths(&code, &here) {
+                // The longest prefix that is a file; a root item goes to
+                // the module that defines it when the root re-exports it.
+                let mut target = None;
+                for n in (1..=path.len()).rev() {
+                    if let Some(file) = modules.get(&path[..n]) {
+                        target = Some(file.clone());
+                        break;
+                    }
+                }
+                if target.is_none() {
+                    if let Some(module) = path.first().and_then(|p| reexported.get(p)) {
+                        target = modules.get(module).cloned();
+                    }
+                }
+                let Some(to) = target else { continue };
+                // A module's own parent file declares it (`mod x;`): that
+                // is not an import, and neither is a file naming itself.
+                if to != from && !here.starts_with(&module_path(&src, &root().join(&to))) {
+                    edges.entry(from.clone()).or_default().insert(to);
+                }
+            }
+        }
+        let name = package.file_name().unwrap().to_string_lossy().into_owned();
+        all.insert(name, edges);
+    }
+    all
+}
+
+/// The strongly connected sets of more than one file (Tarjan's
+/// algorithm), each sorted.
+fn circles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    struct Walk<'a> {
+        edges: &'a BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        out: Vec<Vec<String>>,
+    }
+    impl<'a> Walk<'a> {
+        fn visit(&mut self, v: &'a str) {
+            let i = self.index.len();
+            self.index.insert(v, i);
+            self.low.insert(v, i);
+            self.stack.push(v);
+            self.on_stack.insert(v);
+            for w in self.edges.get(v).into_iter().flatten() {
+                let w = w.as_str();
+                if !self.index.contains_key(w) {
+                    self.visit(w);
+                    let lw = self.low[w];
+                    let lv = self.low.get_mut(v).unwrap();
+                    *lv = (*lv).min(lw);
+                } else if self.on_stack.contains(w) {
+                    let iw = self.index[w];
+                    let lv = self.low.get_mut(v).unwrap();
+                    *lv = (*lv).min(iw);
+                }
+            }
+            if self.low[v] == self.index[v] {
+                let mut set = Vec::new();
+                while let Some(w) = self.stack.pop() {
+                    self.on_stack.remove(w);
+                    set.push(w.to_string());
+                    if w == v {
+                        break;
+                    }
+                }
+                if set.len() > 1 {
+                    set.sort();
+                    self.out.push(set);
+                }
+            }
+        }
+    }
+    let mut walk = Walk {
+        edges,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        out: Vec::new(),
+    };
+    for v in edges.keys() {
+        if !walk.index.contains_key(v.as_str()) {
+            walk.visit(v);
+        }
+    }
+    walk.out
+}
+
+/// Crates layered bottom-up with no circle at all (docs/architecture.md,
+/// "Files that import one another").
+const NO_CIRCLE: [&str; 2] = ["experiment", "analysis"];
+
+#[test]
+fn no_crate_has_files_importing_one_another_in_a_circle_of_three() {
+    let mut wrong = Vec::new();
+    for (package, edges) in import_edges() {
+        for set in circles(&edges) {
+            if set.len() > 2 || NO_CIRCLE.contains(&package.as_str()) {
+                wrong.push(format!("{package}: {}", set.join(" ↔ ")));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "files that import one another in a circle (a reader cannot start at the \
+         bottom): {wrong:#?}"
+    );
+}
+
+#[test]
+fn the_import_reader_sees_groups_super_and_circles() {
+    let here = vec!["a".to_string(), "b".to_string()];
+    let paths = named_paths(
+        "use crate::{x::Y, z::{self, W}};\nlet v = super::c::D;\nuse super::super::e;",
+        &here,
+    );
+    let paths: Vec<String> = paths.iter().map(|p| p.join("::")).collect();
+    assert_eq!(paths, ["x::Y", "z::self", "z::W", "a::c::D", "e"]);
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (a, b) in [
+        ("1", "2"),
+        ("2", "3"),
+        ("3", "1"),
+        ("3", "4"),
+        ("4", "5"),
+        ("5", "4"),
+    ] {
+        edges.entry(a.into()).or_default().insert(b.into());
+    }
+    let mut found = circles(&edges);
+    found.sort();
+    assert_eq!(found, [vec!["1", "2", "3"], vec!["4", "5"]]);
+}
+#[test]
+fn zz_debug() {
+    let e = import_edges();
+    for (f, t) in &e[&std::env::var("PKG").unwrap()] {
+        eprintln!(
+            "{} -> {:?}",
+            f.rsplit('/').next().unwrap(),
+            t.iter()
+                .map(|x| x.rsplit('/').next().unwrap())
+                .collect::<Vec<_>>()
+        );
+    }
+}

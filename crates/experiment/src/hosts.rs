@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::resolve::err;
+use crate::check::err;
 use crate::units::{format_duration, parse_duration};
 use crate::ExperimentError;
 
@@ -126,33 +126,6 @@ fn check_name(key: &str, name: &str) -> Result<(), ExperimentError> {
             format!("{name:?}: 1 to {MAX_HOST_NAME} characters of a-z, 0-9 and _"),
         ))
     }
-}
-
-/// Refuses a download bottleneck with more than one host: it is TBF on
-/// R's egress toward A, host 1's link only, and the other hosts' links
-/// would pass it by (docs/method.md §1.7).
-pub(crate) fn check_down_bottleneck(
-    hosts: &[HostSpec],
-    path: &crate::PathSpec,
-    sweep: &crate::Sweep,
-) -> Result<(), ExperimentError> {
-    let swept = sweep
-        .axes
-        .iter()
-        .any(|a| matches!(a.first(), Some(crate::AxisValue::DownRate(_))));
-    if hosts.len() > 1 && (path.down.is_some() || swept) {
-        let key = if swept {
-            "sweep.down_rate"
-        } else {
-            "path.down"
-        };
-        return Err(err(
-            key,
-            "a download bottleneck takes one sender host: it shapes R's egress toward \
-             host 1 only, and the other hosts' downloads would pass it by",
-        ));
-    }
-    Ok(())
 }
 
 /// The index into `hosts` of the host a flow or probe names (`None`: the

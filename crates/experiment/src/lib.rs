@@ -31,6 +31,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod check;
 pub mod file;
 pub mod flags;
 pub mod hash;
@@ -46,9 +47,11 @@ mod sweep;
 pub mod units;
 pub mod warnings;
 
+pub use check::{check_cc, KNOWN_CCS};
 pub use file::ExperimentFile;
 pub use hosts::{HostSpec, MAX_HOSTS};
 pub use listing::{PlanListing, PlannedLine};
+pub use model::frame_over_burst;
 pub use model::{
     check_mtu, ArmSpec, AxisValue, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice,
     Offloads, PathSpec, PcapMode, ProbeKind, ProbeSpec, ReceiveBuffer, Sweep, Timeline,
@@ -58,7 +61,6 @@ pub use model::{
 };
 pub use models::ModelKind;
 pub use plan::{Plan, Point, Requirements, ScenarioPlan};
-pub use resolve::{check_cc, frame_over_burst, KNOWN_CCS};
 pub use shard::{unit_of, Shard, ShardError};
 pub use warnings::{warnings, LinkAssumptions, Warning, WarningKind};
 

@@ -595,3 +595,56 @@ impl Experiment {
         Duration::from_secs(25).max(timeline.end() + Duration::from_secs(7))
     }
 }
+
+/// The kinds whose `limit` word `buffer_bdp` sets, in packets (bfifo's
+/// in bytes).
+pub const BUFFER_KINDS: [&str; 5] = ["pfifo", "bfifo", "codel", "fq_codel", "pie"];
+
+/// Sets `word value` in an arm's tc words: replaces the value after an
+/// existing `word`, or appends `word value`.
+pub fn set_arm_word(words: &str, word: &str, value: &str) -> String {
+    let mut w: Vec<&str> = words.split_whitespace().collect();
+    match w.iter().position(|x| *x == word) {
+        Some(i) if i + 1 < w.len() => w[i + 1] = value,
+        Some(_) => w.push(value),
+        None => {
+            w.push(word);
+            w.push(value);
+        }
+    }
+    w.join(" ")
+}
+
+/// The length of a full-size frame (MTU + the 14-byte Ethernet header)
+/// when it exceeds a TBF's `burst`: TBF drops a packet longer than its
+/// burst (`tbf_enqueue`: longer than `max_size` and not a GSO aggregate it
+/// can split), so every such frame would be dropped. `None`: it fits.
+pub fn frame_over_burst(mtu: u32, burst: Size) -> Option<u64> {
+    let frame = u64::from(mtu) + u64::from(netlab_path_settings::LINK_HEADER);
+    (frame > burst.0).then_some(frame)
+}
+
+/// An MTU every veth takes and every shaper of the path can pass
+/// ([`frame_over_burst`]).
+pub(crate) fn check_path_mtu(
+    key: &str,
+    mtu: u32,
+    path: &PathSpec,
+) -> Result<(), crate::ExperimentError> {
+    netlab_path_settings::check_mtu(mtu).map_err(|reason| crate::check::err(key, reason))?;
+    for (dir, tbf) in [("up", &path.up), ("down", &path.down)] {
+        if let Some(t) = tbf {
+            if let Some(frame) = frame_over_burst(mtu, t.burst) {
+                return Err(crate::check::err(
+                    key,
+                    format!(
+                        "a full-size frame of {frame} bytes (MTU {mtu} + 14) exceeds \
+                         path.{dir}.burst ({}): TBF would drop every such packet",
+                        t.burst
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

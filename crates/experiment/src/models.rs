@@ -11,8 +11,8 @@
 //! assert!(exp.to_toml().contains("models = [\"sparse_flow\"]"));
 //! ```
 
+use crate::check::err;
 use crate::file::ReportFile;
-use crate::resolve::err;
 use crate::ExperimentError;
 
 /// A model the report can draw (docs/models.md names each).

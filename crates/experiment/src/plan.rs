@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use crate::model::{
-    ArmSpec, AxisValue, CaptureSpec, Experiment, FlowSpec, PathSpec, ProbeSpec, Sweep, Timeline,
-    AUTO_PORT_BASE,
+    set_arm_word, ArmSpec, AxisValue, CaptureSpec, Experiment, FlowSpec, PathSpec, ProbeSpec,
+    Sweep, Timeline, AUTO_PORT_BASE, BUFFER_KINDS,
 };
 
 /// One point of the sweep grid (the only point when there is no sweep).
@@ -120,21 +120,6 @@ pub fn points(sweep: &Sweep) -> Vec<Point> {
         .collect()
 }
 
-/// Sets `word value` in an arm's tc words: replaces the value after an
-/// existing `word`, or appends `word value`.
-pub fn set_arm_word(words: &str, word: &str, value: &str) -> String {
-    let mut w: Vec<&str> = words.split_whitespace().collect();
-    match w.iter().position(|x| *x == word) {
-        Some(i) if i + 1 < w.len() => w[i + 1] = value,
-        Some(_) => w.push(value),
-        None => {
-            w.push(word);
-            w.push(value);
-        }
-    }
-    w.join(" ")
-}
-
 /// The buffer of `bdp` BDPs of `path`'s upload rate and base RTT, in
 /// frames of MTU + 14 bytes (at least 1), and in bytes.
 pub fn buffer_of(bdp: f64, path: &PathSpec) -> Option<(u64, u64)> {
@@ -147,7 +132,7 @@ pub fn buffer_of(bdp: f64, path: &PathSpec) -> Option<(u64, u64)> {
     ))
 }
 
-/// Sets the `limit` of every arm of a [`crate::sweep::BUFFER_KINDS`] kind
+/// Sets the `limit` of every arm of a [`BUFFER_KINDS`] kind
 /// to `bdp` BDPs of the point's path: packets, or bytes for bfifo.
 fn set_buffer(arms: &mut [ArmSpec], bdp: f64, path: &PathSpec) {
     let Some((packets, bytes)) = buffer_of(bdp, path) else {
@@ -155,7 +140,7 @@ fn set_buffer(arms: &mut [ArmSpec], bdp: f64, path: &PathSpec) {
     };
     for a in arms
         .iter_mut()
-        .filter(|a| crate::sweep::BUFFER_KINDS.contains(&a.arm.kind()))
+        .filter(|a| BUFFER_KINDS.contains(&a.arm.kind()))
     {
         let value = if a.arm.kind() == "bfifo" {
             bytes.to_string()

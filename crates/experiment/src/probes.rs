@@ -8,12 +8,12 @@
 
 use std::time::Duration;
 
+use crate::check::err;
 use crate::file::SweepFile;
 use crate::model::{
     AxisValue, ProbeKind, ProbeSpec, Sweep, Timeline, IPV4_UDP_HEADERS, MAX_ISO_SLOTS,
     MIN_PROBE_INTERVAL,
 };
-use crate::resolve::err;
 use crate::units::{format_duration, parse_duration};
 use crate::ExperimentError;
 

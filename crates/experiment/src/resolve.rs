@@ -4,12 +4,14 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use netlab_qdisc_model::{Rate, Size, Tbf};
+use netlab_qdisc_model::{Size, Tbf};
 
+use crate::check::{check_cc, err, offloads, rate};
 use crate::file::{
     ArmWordSweepFile, CaptureFile, ExperimentFile, FlowFile, PathFile, ProbeFile, SamplingFile,
     ShaperFile, SweepFile, TimelineFile,
 };
+use crate::model::check_path_mtu;
 use crate::model::{
     default_tbf, ArmSpec, AxisValue, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice,
     Offloads, PathSpec, PcapMode, ProbeKind, ProbeSpec, ReceiveBuffer, Timeline, AUTO_PORT_BASE,
@@ -20,40 +22,10 @@ use crate::units::{format_duration, parse_duration};
 use crate::ExperimentError;
 use netlab_path_settings::DEFAULT_TCP_PORT;
 
-/// Congestion controls Linux ships (built in or as `tcp_<name>` modules).
-/// A name outside this list is a typo; a name in it may still be missing
-/// from a given kernel, which the runner checks against the kernel's list.
-pub const KNOWN_CCS: &[&str] = &[
-    "reno",
-    "cubic",
-    "bbr",
-    "bic",
-    "cdg",
-    "dctcp",
-    "highspeed",
-    "htcp",
-    "hybla",
-    "illinois",
-    "lp",
-    "nv",
-    "scalable",
-    "vegas",
-    "veno",
-    "westwood",
-    "yeah",
-];
-
 /// Most rounds an experiment may ask for.
 pub const MAX_ROUNDS: u32 = 1000;
 /// Most scenarios (points × rounds × arms) one experiment may plan.
 pub const MAX_SCENARIOS: usize = 10_000;
-
-pub(crate) fn err(key: impl Into<String>, reason: impl Into<String>) -> ExperimentError {
-    ExperimentError::Key {
-        key: key.into(),
-        reason: reason.into(),
-    }
-}
 
 fn duration(
     key: &str,
@@ -67,27 +39,8 @@ fn duration(
     }
 }
 
-pub(crate) fn rate(key: &str, text: &str) -> Result<Rate, ExperimentError> {
-    Rate::parse(text).map_err(|e| err(key, e.to_string()))
-}
-
 fn size(key: &str, text: &str) -> Result<Size, ExperimentError> {
     Size::parse(text).map_err(|e| err(key, e.to_string()))
-}
-
-/// Checks a congestion control name against [`KNOWN_CCS`].
-pub fn check_cc(key: &str, cc: &str) -> Result<(), ExperimentError> {
-    if KNOWN_CCS.contains(&cc) {
-        Ok(())
-    } else {
-        Err(err(
-            key,
-            format!(
-                "unknown congestion control {cc:?} (known: {})",
-                KNOWN_CCS.join(", ")
-            ),
-        ))
-    }
 }
 
 impl Experiment {
@@ -155,7 +108,7 @@ impl Experiment {
             &timeline,
         )?;
         crate::probes::check_sizes(&probes, &sweep, path.mtu)?;
-        crate::hosts::check_down_bottleneck(&hosts, &path, &sweep)?;
+        check_down_bottleneck(&hosts, &path, &sweep)?;
         let models = crate::models::resolve_models(f.report.as_ref())?;
         let exp = Experiment {
             name: f.name.clone().unwrap_or(d.name),
@@ -487,41 +440,6 @@ fn resolve_path(p: &PathFile) -> Result<PathSpec, ExperimentError> {
     Ok(path)
 }
 
-pub(crate) fn offloads(key: &str, word: &str) -> Result<Offloads, ExperimentError> {
-    Offloads::from_file_word(word)
-        .ok_or_else(|| err(key, format!("{word:?}: expected \"kernel\" or \"off\"")))
-}
-
-/// The length of a full-size frame (MTU + the 14-byte Ethernet header)
-/// when it exceeds a TBF's `burst`: TBF drops a packet longer than its
-/// burst (`tbf_enqueue`: longer than `max_size` and not a GSO aggregate it
-/// can split), so every such frame would be dropped. `None`: it fits.
-pub fn frame_over_burst(mtu: u32, burst: Size) -> Option<u64> {
-    let frame = u64::from(mtu) + u64::from(netlab_path_settings::LINK_HEADER);
-    (frame > burst.0).then_some(frame)
-}
-
-/// An MTU every veth takes and every shaper of the path can pass
-/// ([`frame_over_burst`]).
-pub(crate) fn check_path_mtu(key: &str, mtu: u32, path: &PathSpec) -> Result<(), ExperimentError> {
-    netlab_path_settings::check_mtu(mtu).map_err(|reason| err(key, reason))?;
-    for (dir, tbf) in [("up", &path.up), ("down", &path.down)] {
-        if let Some(t) = tbf {
-            if let Some(frame) = frame_over_burst(mtu, t.burst) {
-                return Err(err(
-                    key,
-                    format!(
-                        "a full-size frame of {frame} bytes (MTU {mtu} + 14) exceeds \
-                         path.{dir}.burst ({}): TBF would drop every such packet",
-                        t.burst
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
 fn resolve_flows(
     list: &[FlowFile],
     timeline: &Timeline,
@@ -765,4 +683,31 @@ fn resolve_capture(c: &CaptureFile, timeline: &Timeline) -> Result<CaptureSpec, 
         snap_len,
         pcap_max_bytes,
     })
+}
+
+/// Refuses a download bottleneck with more than one host: it is TBF on
+/// R's egress toward A, host 1's link only, and the other hosts' links
+/// would pass it by (docs/method.md §1.7).
+fn check_down_bottleneck(
+    hosts: &[crate::hosts::HostSpec],
+    path: &PathSpec,
+    sweep: &crate::model::Sweep,
+) -> Result<(), ExperimentError> {
+    let swept = sweep
+        .axes
+        .iter()
+        .any(|a| matches!(a.first(), Some(AxisValue::DownRate(_))));
+    if hosts.len() > 1 && (path.down.is_some() || swept) {
+        let key = if swept {
+            "sweep.down_rate"
+        } else {
+            "path.down"
+        };
+        return Err(err(
+            key,
+            "a download bottleneck takes one sender host: it shapes R's egress toward \
+             host 1 only, and the other hosts' downloads would pass it by",
+        ));
+    }
+    Ok(())
 }

@@ -3,9 +3,10 @@
 
 use std::time::Duration;
 
+use crate::check::{check_cc, err, offloads, rate};
 use crate::file::SweepFile;
+use crate::model::{check_path_mtu, set_arm_word, BUFFER_KINDS};
 use crate::model::{ArmSpec, AxisValue, FlowSpec, PathSpec, ProbeSpec, Sweep, Timeline};
-use crate::resolve::{check_cc, check_path_mtu, err, offloads, rate};
 use crate::units::parse_duration;
 use crate::ExperimentError;
 
@@ -97,10 +98,6 @@ pub(crate) fn resolve_sweep(
     axes.extend(buffer_axis(s, arms, path)?);
     Ok(Sweep { axes })
 }
-
-/// The kinds whose `limit` word `buffer_bdp` sets, in packets (bfifo's
-/// in bytes).
-pub const BUFFER_KINDS: [&str; 5] = ["pfifo", "bfifo", "codel", "fq_codel", "pie"];
 
 /// `sweep.buffer_bdp`: each depth positive and at most 1,000 BDPs, on a
 /// shaped upload with a base RTT (the BDP needs both) and an arm whose
@@ -198,7 +195,7 @@ fn arm_word_axes(s: &SweepFile, arms: &[ArmSpec]) -> Result<Vec<Vec<AxisValue>>,
             let mut axis = Vec::new();
             for (j, v) in a.values.iter().enumerate() {
                 for arm in &matching {
-                    let words = crate::plan::set_arm_word(&arm.words, &a.word, v);
+                    let words = set_arm_word(&arm.words, &a.word, v);
                     ArmSpec::parse(&words)
                         .map_err(|e| err(format!("{key}.values[{j}]"), e.to_string()))?;
                 }

@@ -1,7 +1,8 @@
 use std::time::Duration;
 
 use super::*;
-use crate::plan::{points, set_arm_word};
+use crate::model::set_arm_word;
+use crate::plan::points;
 use netlab_stats::splitmix64;
 
 fn preset(name: &str) -> String {
