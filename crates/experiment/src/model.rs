@@ -570,7 +570,7 @@ impl Default for Experiment {
         Experiment {
             name: "seed".to_string(),
             description: "pfifo vs fq_codel behind a 5 Mbit/s TBF, one Reno upload, \
-                          stop-and-wait UDP probe (docs/method.md)"
+                          stop-and-wait and isochronous UDP probes (docs/method.md)"
                 .to_string(),
             rounds: 3,
             kernel: KernelChoice::Auto,
@@ -583,7 +583,7 @@ impl Default for Experiment {
             path: PathSpec::default(),
             hosts: Vec::new(),
             flows: vec![FlowSpec::default()],
-            probes: vec![ProbeSpec::stop_and_wait()],
+            probes: vec![ProbeSpec::stop_and_wait(), ProbeSpec::isochronous()],
             sample_interval: Duration::from_millis(200),
             capture: CaptureSpec::method(),
             sweep: Sweep::default(),

@@ -585,13 +585,16 @@ mod tests {
             ]
         );
         let on = warnings(&exp);
+        // One for each probe: both wait 1 s.
         assert_eq!(
             kinds(&on, "pfifo"),
             vec![
                 (WarningKind::ProbeTimeoutBelowFifoDrain, false),
+                (WarningKind::ProbeTimeoutBelowFifoDrain, false),
                 (WarningKind::TbfLimitReplaced, true)
             ]
         );
+        assert!(on[1].text.contains("the isochronous probe's timeout"), "{}", on[1]);
         let t = &on[0];
         assert!(t.text.contains("holds 620 ms at 5mbit"), "{t}");
         // 256 aggregates of TBF's 16 KiB burst: 256 × 16384 × 8 / 5e6 s.
