@@ -594,7 +594,11 @@ mod tests {
                 (WarningKind::TbfLimitReplaced, true)
             ]
         );
-        assert!(on[1].text.contains("the isochronous probe's timeout"), "{}", on[1]);
+        assert!(
+            on[1].text.contains("the isochronous probe's timeout"),
+            "{}",
+            on[1]
+        );
         let t = &on[0];
         assert!(t.text.contains("holds 620 ms at 5mbit"), "{t}");
         // 256 aggregates of TBF's 16 KiB burst: 256 × 16384 × 8 / 5e6 s.

@@ -258,7 +258,10 @@ mod tests {
             assert!((x.cdf - y.cdf).abs() < 1e-12, "{x:?} {y:?}");
         }
         for p in [0.5, 0.95] {
-            assert_eq!(censored_quantile(&obs, p), weighted_censored_quantile(&w, p));
+            assert_eq!(
+                censored_quantile(&obs, p),
+                weighted_censored_quantile(&w, p)
+            );
         }
     }
 
@@ -276,7 +279,10 @@ mod tests {
             (E(100.0), 0.2),
         ];
         let plain: Vec<Observation> = obs.iter().map(|(o, _)| *o).collect();
-        assert_eq!(censored_quantile(&plain, 0.5), CensoredQuantile::Value(100.0));
+        assert_eq!(
+            censored_quantile(&plain, 0.5),
+            CensoredQuantile::Value(100.0)
+        );
         assert_eq!(
             weighted_censored_quantile(&obs, 0.5),
             CensoredQuantile::Value(900.0)
