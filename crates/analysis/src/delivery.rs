@@ -40,6 +40,9 @@ pub struct ArmDelivery {
     pub lost_unknown: u32,
     /// Not seen by B when the run stopped.
     pub unresolved: u32,
+    /// Never sent (a send error, or an isochronous slot A was too late
+    /// for): not among `sent`, and no sample of its time.
+    pub not_sent: u32,
     /// One-way A→B delay of every loaded request that reached B (absent
     /// when none did or the clock was not shared).
     pub one_way: Option<OneWayQuantiles>,
@@ -94,6 +97,7 @@ impl ArmDelivery {
             dropped: Vec::new(),
             lost_unknown: 0,
             unresolved: 0,
+            not_sent: 0,
             one_way: None,
             past_timeout: 0,
             timeout_ms,
@@ -121,6 +125,7 @@ impl ArmDelivery {
         }
         self.lost_unknown += o.lost_unknown;
         self.unresolved += o.unresolved;
+        self.not_sent += o.not_sent;
         self.past_timeout += o.past_timeout;
         self.not_ect_beside_ecn |= o.not_ect_beside_ecn;
     }
@@ -158,7 +163,10 @@ impl ArmDelivery {
             },
             Fate::NeverReachedB { .. } => self.lost_unknown += 1,
             Fate::Unresolved => self.unresolved += 1,
-            Fate::NotSent { .. } => return,
+            Fate::NotSent { .. } => {
+                self.not_sent += 1;
+                return;
+            }
         }
         self.sent += 1;
     }
@@ -210,6 +218,12 @@ impl ArmDelivery {
             t.push_str(&format!(
                 " ({} unresolved: B stopped listening before they could arrive)",
                 self.unresolved
+            ));
+        }
+        if self.not_sent > 0 {
+            t.push_str(&format!(
+                "; {} more never sent (A missed them: no sample of their time)",
+                self.not_sent
             ));
         }
         t
@@ -378,6 +392,7 @@ mod tests {
             }],
             lost_unknown: 0,
             unresolved: 0,
+            not_sent: 0,
             one_way: Some(OneWayQuantiles {
                 n: 98,
                 p50_ms: 4.8,

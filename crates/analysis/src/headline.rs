@@ -367,10 +367,13 @@ fn verdict(c: &Comparison, arms: &[ArmHeadline]) -> String {
     let split: Vec<String> = mine()
         .filter(|a| a.states.disagree())
         .map(|a| {
+            let mut kinds: Vec<state::StateKind> = a.states.groups.iter().map(|g| g.kind).collect();
+            kinds.sort();
+            kinds.dedup();
             format!(
                 "{}'s rounds fall into {} states ({})",
                 a.arm,
-                a.states.groups.len(),
+                kinds.len(),
                 a.states
                     .groups
                     .iter()

@@ -462,9 +462,11 @@ impl ArmStates {
             .collect()
     }
 
-    /// The rounds fall into more than one state.
+    /// The rounds fall into more than one state (rounds that changed
+    /// inside the window are groups of their own, but count by the state
+    /// they reached: [`ArmStates::changed`] says they changed).
     pub fn disagree(&self) -> bool {
-        self.groups.len() > 1
+        self.groups.iter().any(|g| g.kind != self.groups[0].kind)
     }
 
     /// A round's state changed inside the window.

@@ -91,7 +91,8 @@ impl Sampling {
         match self {
             Sampling::Isochronous { interval_ms } => format!(
                 "the isochronous probe, a slot every {} ms whatever is outstanding (time-uniform)",
-                fmt_num(*interval_ms)
+                // 20, not 20.0: the interval as it was asked for.
+                (interval_ms * 1e3).round() / 1e3
             ),
             Sampling::StopAndWaitTimeWeighted => {
                 "the stop-and-wait probe, each request weighted by the time until the next one left A (these results have no isochronous probe)".into()
