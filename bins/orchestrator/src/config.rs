@@ -78,7 +78,7 @@ pub fn compare_config(a: &CompareArgs, now_utc_stamp: &str) -> Result<CompareCon
         tcp_port: a.tcp_port,
         udp_port: a.udp_port,
         block_size: a.block_size as usize,
-        iso_probe: a.iso_probe,
+        iso_probe: a.iso_probe.0,
         offloads: a.offloads,
         mtu: a.mtu,
         kernel: kernel_choice(a.kernel),
@@ -305,7 +305,12 @@ mod tests {
             };
             compare_config(&a, "never")
         };
-        assert_eq!(parse(&[]).unwrap().iso_probe, None);
+        // On by default, at the interval of the experiments' default.
+        assert_eq!(
+            parse(&[]).unwrap().iso_probe,
+            Some(netlab_experiment::ProbeSpec::isochronous().interval)
+        );
+        assert_eq!(parse(&["--iso-probe", "off"]).unwrap().iso_probe, None);
         assert_eq!(
             parse(&["--iso-probe", "1ms"]).unwrap().iso_probe,
             Some(Duration::from_millis(1))
@@ -321,7 +326,7 @@ mod tests {
         let json = serde_json::to_string(&cfg).unwrap();
         assert!(json.contains("\"iso_probe\":0.02"), "{json}");
         assert_eq!(serde_json::from_str::<CompareConfig>(&json).unwrap(), cfg);
-        let plain = serde_json::to_string(&parse(&[]).unwrap()).unwrap();
+        let plain = serde_json::to_string(&parse(&["--iso-probe", "off"]).unwrap()).unwrap();
         assert!(!plain.contains("iso_probe"), "{plain}");
     }
 
