@@ -30,7 +30,7 @@ use netlab_topology::spec::{A_ADDR, B_ADDR, R_B_IF};
 
 use crate::config::{CrosscheckConfig, End, Load};
 use crate::record::ReadbackCheck;
-use crate::scenario::Window;
+use crate::setup::Window;
 use crate::setup::{CONNECT_SLACK, ORDINARY_PORT};
 use crate::tools::{argv, wait_listening, ToolOutput, ToolProcess};
 use crate::watch::{CheckTools, Connect, Watched, Watcher, IPERF_PAST_WINDOW_S};
@@ -70,20 +70,6 @@ fn wall_ns() -> i64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos() as i64)
         .unwrap_or(0)
-}
-
-/// Sleeps until `t` in steps of at most 20 ms; `false` if `stop` was set.
-pub(crate) fn sleep_until(t: Instant, stop: &AtomicBool) -> bool {
-    loop {
-        if stop.load(Ordering::SeqCst) {
-            return false;
-        }
-        let left = t.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return true;
-        }
-        std::thread::sleep(left.min(Duration::from_millis(20)));
-    }
 }
 
 fn diag_in(ns: &Netns, name: &str) -> Result<DiagSocket, HookError> {

@@ -24,6 +24,7 @@ use crate::beside::{first_line, Beside, BesideOut};
 use crate::config::{CrosscheckConfig, End, Load};
 use crate::external::{irtt_requests, Iperf3Report};
 use crate::record::{tcpinfo_goodput, Metrics, QueueSample, ReceiverDigest, ScenarioRecord};
+use crate::setup::Window;
 
 pub use crate::beside::{IPERF_CPORT, IPERF_PORT, IRTT_PORT, ORDINARY_CPORT};
 pub use crate::setup::{CONNECT_SLACK, ORDINARY_PORT};
@@ -344,47 +345,6 @@ pub fn iso_requests(
             })
         })
         .collect()
-}
-
-/// A scenario's phases, from the load's actual connect `c` (s since t0):
-/// window `[c + warmup, c + load)`, as method §3's 6–18 s for a connect at
-/// 3 s; the probe's loaded phase ends 1 s before the window does (method §5:
-/// no new request in the last second), the readback check is 2/3 in.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Window {
-    /// Start of the measured window.
-    pub start: Duration,
-    /// End of the window = the scenario's end.
-    pub end: Duration,
-    /// When the tc/ss check is taken.
-    pub readback: Duration,
-}
-
-impl Window {
-    /// From the timeline and the actual connect.
-    pub fn from_connect(tl: &crate::CrosscheckTimeline, c: Duration) -> Window {
-        let start = c + Duration::from_secs_f64(tl.warmup_s);
-        let end = c + Duration::from_secs_f64(tl.load_s);
-        Window {
-            start,
-            end,
-            readback: start + (end - start) * 2 / 3,
-        }
-    }
-
-    /// Probe phases: baseline before the load's start, loaded in the window
-    /// up to 1 s before its end.
-    pub fn phases(&self, tl: &crate::CrosscheckTimeline) -> PhaseBounds {
-        PhaseBounds {
-            baseline_start: Duration::ZERO,
-            baseline_end: tl.load_start(),
-            loaded_start: self.start,
-            loaded_end: self
-                .end
-                .saturating_sub(Duration::from_secs(1))
-                .max(self.start),
-        }
-    }
 }
 
 #[cfg(test)]

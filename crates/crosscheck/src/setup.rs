@@ -16,7 +16,7 @@
 //!
 //! The runner's timeline ends [`CONNECT_SLACK`] after the cross-check's,
 //! as a bound: the scenario ends where the window from the load's actual
-//! connect ends ([`crate::scenario::Window`]), asked for by the hooks.
+//! connect ends ([`Window`]), asked for by the hooks.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -38,7 +38,7 @@ pub const ORDINARY_PORT: u16 = 5301;
 pub const QUEUE_SAMPLE: Duration = Duration::from_millis(200);
 /// Longest wait for the load's data connection after its start; the
 /// scenario's phases are taken from the actual connect (see
-/// [`crate::scenario::Window`]).
+/// [`Window`]).
 pub const CONNECT_SLACK: Duration = Duration::from_secs(4);
 
 /// The runner's timeline: the cross-check's baseline and warm-up, its end
@@ -198,6 +198,47 @@ pub fn scenario_setup(
         }
     }
     Ok(setup)
+}
+
+/// A scenario's phases, from the load's actual connect `c` (s since t0):
+/// window `[c + warmup, c + load)`, as method §3's 6–18 s for a connect at
+/// 3 s; the probe's loaded phase ends 1 s before the window does (method §5:
+/// no new request in the last second), the readback check is 2/3 in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Window {
+    /// Start of the measured window.
+    pub start: Duration,
+    /// End of the window = the scenario's end.
+    pub end: Duration,
+    /// When the tc/ss check is taken.
+    pub readback: Duration,
+}
+
+impl Window {
+    /// From the timeline and the actual connect.
+    pub fn from_connect(tl: &crate::CrosscheckTimeline, c: Duration) -> Window {
+        let start = c + Duration::from_secs_f64(tl.warmup_s);
+        let end = c + Duration::from_secs_f64(tl.load_s);
+        Window {
+            start,
+            end,
+            readback: start + (end - start) * 2 / 3,
+        }
+    }
+
+    /// Probe phases: baseline before the load's start, loaded in the window
+    /// up to 1 s before its end.
+    pub fn phases(&self, tl: &crate::CrosscheckTimeline) -> netlab_probe::PhaseBounds {
+        netlab_probe::PhaseBounds {
+            baseline_start: Duration::ZERO,
+            baseline_end: tl.load_start(),
+            loaded_start: self.start,
+            loaded_end: self
+                .end
+                .saturating_sub(Duration::from_secs(1))
+                .max(self.start),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -14,13 +14,26 @@ use netlab_tcpload::sampler::DiagSocket;
 use netlab_tcpload::FlowId;
 use netlab_topology::spec::R_B_IF;
 
-use crate::beside::sleep_until;
 use crate::external::{parse_tc_json, SsLine};
 use crate::record::{QueueSample, ReadbackCheck};
-use crate::scenario::Window;
+use crate::setup::Window;
 use crate::setup::CONNECT_SLACK;
 use crate::tools::{argv, run_in, ToolOutput, ToolProcess};
 use crate::CrosscheckError;
+
+/// Sleeps until `t` in steps of at most 20 ms; `false` if `stop` was set.
+pub(crate) fn sleep_until(t: Instant, stop: &AtomicBool) -> bool {
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            return false;
+        }
+        let left = t.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return true;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(20)));
+    }
+}
 
 /// How the watcher learns the load's connect.
 pub(crate) enum Connect {

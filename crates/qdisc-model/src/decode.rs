@@ -27,6 +27,7 @@ use netlab_netlink_views::{Attr, Attrs, ErrorMessage, Message, Messages, NLMSG_D
 use netlink_packet_route::tc::TcHeader;
 
 use crate::error::Named;
+use crate::raw::{raw_attr, RawAttr};
 use crate::stats::{decode_stats2, decode_tc_stats, QdiscStats};
 use crate::tbf::{TbfQopt, TCA_TBF_PARMS, TCA_TBF_PRATE64, TCA_TBF_RATE64};
 use crate::units::Rate;
@@ -43,23 +44,6 @@ const TCA_XSTATS: u16 = 4;
 const TCA_STATS2: u16 = 7;
 /// `struct tcmsg`'s length: the attributes start after it.
 const TCMSG_LEN: usize = 20;
-
-/// An attribute kept as bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RawAttr {
-    /// Attribute type.
-    pub kind: u16,
-    /// Value, hex.
-    pub hex: String,
-}
-
-/// `a` kept as bytes.
-pub(crate) fn raw_attr(a: &Attr<'_>) -> RawAttr {
-    RawAttr {
-        kind: a.kind(),
-        hex: hex::encode(a.value()),
-    }
-}
 
 /// One qdisc as the kernel reported it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

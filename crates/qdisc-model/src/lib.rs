@@ -39,6 +39,7 @@ mod decode;
 mod error;
 mod handle;
 pub mod netem;
+mod raw;
 mod readback;
 mod request;
 mod show;
@@ -56,11 +57,10 @@ pub use arm::{
     absent_from_pinned_guest, module_for_kind, Arm, Bfifo, Cake, Codel, Fq, FqCodel, FqPie, Pfifo,
     Pie, KNOWN_KINDS,
 };
-pub use decode::{
-    decode_dump, decode_qdisc, QdiscOptions, QdiscRecord, QdiscXstats, RawAttr, TbfReadback,
-};
+pub use decode::{decode_dump, decode_qdisc, QdiscOptions, QdiscRecord, QdiscXstats, TbfReadback};
 pub use error::ModelError;
 pub use handle::Handle;
+pub use raw::RawAttr;
 pub use readback::{Readback, SampleFailure, SampleSeries, SamplerStop};
 pub use request::{
     arm_request, bare_request, delete_request_bytes, dump_request_bytes, tbf_request,

@@ -5,8 +5,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::{nonzero, to_us, Nest, OptionsPayload, Word};
-use crate::decode::{raw_attr, RawAttr};
 use crate::error::Named;
+use crate::raw::{raw_attr, RawAttr};
 use crate::ModelError;
 use netlab_netlink_views::{Attrs, Fields};
 

@@ -9,7 +9,7 @@ use netlink_packet_route::tc::{TcFqCodelXstats, TcOption, TcQdiscFqCodelOption a
 use serde::{Deserialize, Serialize};
 
 use super::{nonzero, to_us, word, OptionsPayload, Shown, Word};
-use crate::decode::{raw_attr, RawAttr};
+use crate::raw::{raw_attr, RawAttr};
 use crate::units::Size;
 use crate::ModelError;
 use netlab_netlink_views::Attrs;

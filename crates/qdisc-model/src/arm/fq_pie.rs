@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use super::pie::factor;
 use super::{nonzero, to_us, word, Nest, OptionsPayload, Shown, Word};
-use crate::decode::{raw_attr, RawAttr};
 use crate::error::Named;
+use crate::raw::{raw_attr, RawAttr};
 use crate::units::Size;
 use crate::ModelError;
 use netlab_netlink_views::{Attrs, Fields};

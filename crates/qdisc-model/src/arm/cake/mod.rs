@@ -8,8 +8,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::{to_us, us, word, Nest, OptionsPayload, Shown, Word, Words};
-use crate::decode::{raw_attr, RawAttr};
 use crate::error::Named;
+use crate::raw::{raw_attr, RawAttr};
 use crate::units::{Rate, Size};
 use netlab_netlink_views::Attrs;
 

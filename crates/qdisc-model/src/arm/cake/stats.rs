@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::decode::{raw_attr, RawAttr};
 use crate::error::Named;
+use crate::raw::{raw_attr, RawAttr};
 use crate::ModelError;
 use netlab_netlink_views::Attrs;
 
