@@ -43,7 +43,7 @@ fn messages(range: &str) -> Vec<(String, String, bool)> {
             let (hash, body) = m.trim_start().split_once('\0').expect("hash");
             let mut lines = body.lines();
             let subject = lines.next().unwrap_or("").to_owned();
-            let blank_after = lines.next().map_or(true, |l| l.trim().is_empty());
+            let blank_after = lines.next().is_none_or(|l| l.trim().is_empty());
             (hash.to_owned(), subject, blank_after)
         })
         .collect()

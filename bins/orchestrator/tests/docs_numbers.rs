@@ -82,7 +82,7 @@ fn split_versions(text: &str) -> Vec<Vec<u32>> {
             let before_ok = text[..i]
                 .chars()
                 .next_back()
-                .map_or(true, |c| !c.is_alphanumeric() && c != '_');
+                .is_none_or(|c| !c.is_alphanumeric() && c != '_');
             if !before_ok {
                 continue;
             }

@@ -60,7 +60,7 @@ fn brace_deltas(text: &str) -> Vec<(i32, i32)> {
             }
             if b.get(j) == Some(&b'"') {
                 let mut close = vec![b'"'];
-                close.extend(std::iter::repeat(b'#').take(hashes));
+                close.extend(std::iter::repeat_n(b'#', hashes));
                 j += 1;
                 while j < b.len() && !b[j..].starts_with(&close) {
                     if b[j] == b'\n' {

@@ -129,7 +129,7 @@ fn point(s: &Value) -> Result<(usize, f64, f64), String> {
     // A packet that never arrived waited too (none did in any run here).
     let waited = in_window
         .iter()
-        .filter(|q| q["up_ms"].as_f64().map_or(true, |d| d > WAITED_MS))
+        .filter(|q| q["up_ms"].as_f64().is_none_or(|d| d > WAITED_MS))
         .count();
     let per_packet = (n_b - n_a) as f64 / sent as f64;
     // A sparse probe is listed only for the instant its packet waits, so

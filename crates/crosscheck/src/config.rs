@@ -370,7 +370,7 @@ impl CrosscheckConfig {
         for round in 1..=self.rounds {
             for arm in 0..self.arms.len() {
                 let mut loads: Vec<usize> = (0..self.loads.len()).collect();
-                if (round + arm as u32) % 2 == 0 {
+                if (round + arm as u32).is_multiple_of(2) {
                     loads.reverse();
                 }
                 out.extend(loads.into_iter().map(|l| (round, arm, l)));

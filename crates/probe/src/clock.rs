@@ -37,7 +37,7 @@ pub fn instant_as_monotonic_ns(t0: Instant) -> u64 {
             Some(past) => mid.saturating_sub(past.as_nanos() as u64),
             None => mid.saturating_add(t0.duration_since(now).as_nanos() as u64),
         };
-        if best.map_or(true, |(w, _)| width < w) {
+        if best.is_none_or(|(w, _)| width < w) {
             best = Some((width, t0_ns));
         }
         if width <= TIGHT_NS {

@@ -225,7 +225,7 @@ pub fn decode_dump(
             }
             RTM_NEWQDISC => {
                 let rec = decode_message(&msg, psched)?;
-                if ifindex.map_or(true, |i| i == rec.ifindex) {
+                if ifindex.is_none_or(|i| i == rec.ifindex) {
                     out.push(rec);
                 }
             }

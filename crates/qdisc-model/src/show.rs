@@ -56,7 +56,7 @@ pub(crate) fn rate(bytes_per_sec: u64) -> String {
     let units = ["", "K", "M", "G", "T"];
     let mut i = 0;
     while i < units.len() - 1 {
-        if r < 1000 || (r % 1000 != 0 && r < 1000 * 1000) {
+        if r < 1000 || (!r.is_multiple_of(1000) && r < 1000 * 1000) {
             break;
         }
         r /= 1000;

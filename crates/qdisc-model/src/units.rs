@@ -69,7 +69,7 @@ impl fmt::Display for Rate {
             ("mbit", 1_000_000),
             ("kbit", 1000),
         ] {
-            if v >= scale && v % scale == 0 {
+            if v >= scale && v.is_multiple_of(scale) {
                 return write!(f, "{}{unit}", v / scale);
             }
         }
@@ -132,7 +132,7 @@ impl fmt::Display for Size {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let v = self.0;
         for (unit, scale) in [("gb", 1u64 << 30), ("mb", 1 << 20), ("kb", 1 << 10)] {
-            if v >= scale && v % scale == 0 {
+            if v >= scale && v.is_multiple_of(scale) {
                 return write!(f, "{}{unit}", v / scale);
             }
         }
@@ -180,11 +180,11 @@ pub fn parse_time(what: &str, text: &str) -> Result<Duration, ModelError> {
 /// Writes a time the way a person types it for tc: `5ms`, `100ms`, `1s`, `500us`.
 pub fn format_time(d: Duration) -> String {
     let ns = d.as_nanos();
-    if ns != 0 && ns % 1_000_000_000 == 0 {
+    if ns != 0 && ns.is_multiple_of(1_000_000_000) {
         format!("{}s", ns / 1_000_000_000)
-    } else if ns != 0 && ns % 1_000_000 == 0 {
+    } else if ns != 0 && ns.is_multiple_of(1_000_000) {
         format!("{}ms", ns / 1_000_000)
-    } else if ns % 1000 == 0 {
+    } else if ns.is_multiple_of(1000) {
         format!("{}us", ns / 1000)
     } else {
         format!("{ns}ns")

@@ -44,7 +44,7 @@ pub fn files_under(dir: &Path, ext: Option<&str>) -> Vec<PathBuf> {
             let path = entry.path();
             if path.is_dir() {
                 walk(&path, ext, out);
-            } else if ext.map_or(true, |x| path.extension().is_some_and(|e| e == x)) {
+            } else if ext.is_none_or(|x| path.extension().is_some_and(|e| e == x)) {
                 out.push(path);
             }
         }

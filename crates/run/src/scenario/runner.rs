@@ -544,7 +544,7 @@ impl Runner<'_, '_> {
                             at_s: now.as_secs_f64(),
                         });
                     }
-                    if ticked.map_or(true, |t| t.elapsed() >= Duration::from_secs(1)) {
+                    if ticked.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
                         ticked = Some(Instant::now());
                         self.progress.tick(
                             self.label,
