@@ -1,29 +1,23 @@
-//! `orchestrator`: the thin binary of netlab: flags → a `netlab_run::Session`
-//! (or another library call) → an exit code. It parses flags into typed
-//! arguments ([`cli`], [`args`]) and maps them to the libraries'
-//! configurations ([`config`]), which check themselves; every
-//! measurement, the run and its end (`netlab_run::finish`), the merge, the
-//! plan listing and the roles live in the crates.
+//! `orchestrator`: netlab's commands. Each command is one module of
+//! [`commands`], holding its flags (a clap `Args`, their values parsed by
+//! [`flags`]), its configuration and its steps; [`cli`] lists the
+//! subcommands. Every measurement, the run and its end
+//! (`netlab_run::Session`, `netlab_run::finish`), the results format and
+//! the report live in the crates the commands call.
 //!
 //! Exit codes: 0 success; 1 run failure or refused environment (refused
 //! before any network change); 2 bad usage (`--help` is 0).
 
-mod args;
 mod cli;
-mod compare;
-mod config;
-mod diff;
-mod merge;
-mod plan;
-mod report;
-mod rerun;
-mod roles;
+mod commands;
+mod flags;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
 use crate::cli::{Cli, Command};
+use crate::commands::{cleanup, compare, diff, merge, plan, report, rerun, roles, run};
 
 fn main() -> ExitCode {
     // Before any thread: a long run's heap stays flat.
@@ -46,13 +40,13 @@ fn main() -> ExitCode {
     };
     let code = match cli.command {
         Command::Compare(a) => compare::main(&a),
-        Command::Run(a) => compare::run_main(&a),
+        Command::Run(a) => run::main(&a),
         Command::Plan(a) => plan::main(&a),
         Command::Merge(a) => merge::main(&a),
         Command::Report(a) => report::main(&a.path),
         Command::Diff(a) => diff::main(&a),
         Command::Rerun(a) => rerun::main(&a),
-        Command::Cleanup(a) => roles::cleanup(&a),
+        Command::Cleanup(a) => cleanup::main(&a),
         Command::Guest(a) => roles::guest(&a),
         Command::Sink(a) => roles::sink(&a),
         Command::Load(a) => roles::load_role(&a),

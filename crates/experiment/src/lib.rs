@@ -33,7 +33,6 @@
 
 mod check;
 pub mod file;
-pub mod flags;
 pub mod hash;
 pub mod hosts;
 pub mod listing;

@@ -58,17 +58,7 @@ impl Experiment {
         };
         let arms = match &f.arms {
             None => d.arms.clone(),
-            Some(list) => {
-                if list.is_empty() {
-                    return Err(err("arms", "at least one arm is needed"));
-                }
-                list.iter()
-                    .enumerate()
-                    .map(|(i, w)| {
-                        ArmSpec::parse(w).map_err(|e| err(format!("arms[{i}]"), e.to_string()))
-                    })
-                    .collect::<Result<Vec<_>, _>>()?
-            }
+            Some(list) => resolve_arms(list)?,
         };
         let timeline = resolve_timeline(f.timeline.as_ref().unwrap_or(&TimelineFile::default()))?;
         let path = resolve_path(f.path.as_ref().unwrap_or(&PathFile::default()))?;
@@ -360,6 +350,17 @@ impl Experiment {
             report: crate::models::report_file(&self.models),
         }
     }
+}
+
+/// `arms`: at least one, each a qdisc's tc words netlab knows.
+fn resolve_arms(list: &[String]) -> Result<Vec<ArmSpec>, ExperimentError> {
+    if list.is_empty() {
+        return Err(err("arms", "at least one arm is needed"));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, w)| ArmSpec::parse(w).map_err(|e| err(format!("arms[{i}]"), e.to_string())))
+        .collect()
 }
 
 fn resolve_timeline(t: &TimelineFile) -> Result<Timeline, ExperimentError> {

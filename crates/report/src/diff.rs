@@ -231,7 +231,7 @@ pub enum DiffError {
         b: String,
     },
     /// A `--pair` names an arm a run does not have.
-    #[error("--pair {0}: {1}")]
+    #[error("arm pair {0}: {1}")]
     BadPair(String, String),
 }
 

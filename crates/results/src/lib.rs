@@ -42,7 +42,6 @@
 #![forbid(unsafe_code)]
 
 pub mod bottleneck;
-pub mod compare_flags;
 pub mod fate;
 mod file;
 pub mod hosts;
@@ -59,6 +58,7 @@ mod tcp_info;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod v1;
+mod v1_config;
 
 pub use bottleneck::{Bottleneck, CpuUse, DirectionBottleneck, Verdict};
 pub use file::{read_json, write_json_atomic, ResultsFileError};

@@ -379,13 +379,26 @@ mod tests {
         let full = golden();
         let text = serde_json::to_vec_pretty(&full).unwrap();
         let path = dir.0.join("results.json");
-        std::fs::write(&path, &text[..text.len() / 2]).unwrap();
-        match read_split(&path, |_, _, _| Ok(())).unwrap_err() {
-            SplitError::Truncated { path: p, inside } => {
-                assert_eq!(p, path);
-                assert_eq!(inside, "a string");
+        // Cut inside a string of the second scenario, then between its
+        // elements: each cut is named by where the text ended.
+        let second = text
+            .windows(b"\"index\": 2".len())
+            .position(|w| w == b"\"index\": 2")
+            .unwrap();
+        let arm = second
+            + text[second..]
+                .windows(b"\"arm\": \"".len())
+                .position(|w| w == b"\"arm\": \"")
+                .unwrap();
+        for (cut, where_) in [(arm + 9, "a string"), (second, "the scenarios array")] {
+            std::fs::write(&path, &text[..cut]).unwrap();
+            match read_split(&path, |_, _, _| Ok(())).unwrap_err() {
+                SplitError::Truncated { path: p, inside } => {
+                    assert_eq!(p, path);
+                    assert_eq!(inside, where_);
+                }
+                other => panic!("not Truncated: {other:?}"),
             }
-            other => panic!("not Truncated: {other:?}"),
         }
         // A scenario with a field of the wrong type names it.
         let mut t = String::from_utf8(text.clone()).unwrap();

@@ -5,14 +5,13 @@
 //! bottleneck becomes the upload's qdiscs, and B's echo counters move out
 //! of the flow's receiver log.
 //!
-//! The configuration block is [`CompareConfig`] (in
-//! [`crate::compare_flags`]): version 1 recorded the validated flags of
-//! `orchestrator compare` whole, and the migration turns them into the
-//! experiment they describe as `compare` does today.
+//! The configuration block is [`ConfigV1`] (in `v1_config.rs`): version
+//! 1 recorded the validated flags of `orchestrator compare` whole, and
+//! the migration turns them into the experiment they described then.
 
 use serde::{Deserialize, Serialize};
 
-use crate::compare_flags::CompareConfig;
+pub use crate::v1_config::ConfigV1;
 use crate::{
     directions_of, CleanupResult, EcnResult, FlowResult, KernelInfo, PointResult, ProbeResult,
     QdiscResult, Results, ScenarioResult, TcpInfoSamplerResult, TcpResult, Tool, TopologyResult,
@@ -29,7 +28,7 @@ pub struct ResultsV1 {
     /// The kernel that ran it.
     pub kernel: KernelInfo,
     /// The compare flags, validated.
-    pub config: CompareConfig,
+    pub config: ConfigV1,
     /// Run id.
     pub run_id: String,
     /// Start, UTC.
@@ -80,7 +79,7 @@ pub struct ScenarioResultV1 {
     pub error: Option<String>,
 }
 
-fn convert(s: ScenarioResultV1, cfg: &CompareConfig) -> ScenarioResult {
+fn convert(s: ScenarioResultV1, cfg: &ConfigV1) -> ScenarioResult {
     let has_flow = s.tcp.is_some() || !s.tcp_info.is_empty() || s.error.is_none();
     let echo = s.tcp.as_ref().and_then(|t| t.receiver_log.echo);
     let tl = cfg.timeline;

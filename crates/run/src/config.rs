@@ -5,8 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use netlab_experiment::{Experiment, KernelChoice, PcapMode, Shard};
-use netlab_results::compare_flags::CompareConfig;
+use netlab_experiment::{Experiment, Shard};
 use netlab_results::ShardRecord;
 
 /// Name of the resolved experiment the host writes for the guest.
@@ -44,49 +43,6 @@ impl SessionConfig {
             out,
             quiet: false,
             inside_guest: false,
-            shard: None,
-            resume: false,
-        }
-    }
-
-    /// A run of the experiment file's `exp` with a command line's
-    /// overrides: `kernel` replaces the file's choice, `pcap` asks for the
-    /// headers' pcapng files (`[capture] pcap = "headers"`), and `out`
-    /// defaults to `results/<name>-<stamp>`; `resume` needs `out` (the
-    /// folder to continue), refused otherwise.
-    pub fn of_file(
-        mut exp: Experiment,
-        kernel: Option<KernelChoice>,
-        pcap: bool,
-        out: Option<PathBuf>,
-        resume: bool,
-        stamp: &str,
-    ) -> Result<SessionConfig, String> {
-        if let Some(k) = kernel {
-            exp.kernel = k;
-        }
-        if pcap {
-            exp.capture.pcap = PcapMode::Headers;
-        }
-        if resume && out.is_none() {
-            return Err("--resume needs --out: the results folder to continue".into());
-        }
-        let out =
-            out.unwrap_or_else(|| PathBuf::from("results").join(format!("{}-{stamp}", exp.name)));
-        Ok(SessionConfig {
-            resume,
-            ..SessionConfig::new(exp, out)
-        })
-    }
-
-    /// The run configuration of `compare`'s flags.
-    pub fn of_compare(c: &CompareConfig) -> SessionConfig {
-        SessionConfig {
-            exp: c.experiment(),
-            guest_mem: c.guest_mem.clone(),
-            out: c.out.clone(),
-            quiet: c.quiet,
-            inside_guest: c.inside_guest,
             shard: None,
             resume: false,
         }
@@ -211,33 +167,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_files_run_takes_the_overrides_and_names_its_folder() {
-        let exp = netlab_experiment::parse("name = \"seed\"\nrounds = 1\n").unwrap();
-        let cfg = SessionConfig::of_file(exp.clone(), None, false, None, false, "T1Z").unwrap();
-        assert_eq!(cfg.out, Path::new("results/seed-T1Z"));
-        assert_eq!(cfg.exp, exp);
-        assert!(!cfg.resume && cfg.shard.is_none());
-        let out = Some(PathBuf::from("/tmp/x/r"));
-        let cfg =
-            SessionConfig::of_file(exp.clone(), Some(KernelChoice::Uml), true, out, true, "T")
-                .unwrap();
-        assert_eq!(cfg.exp.kernel, KernelChoice::Uml);
-        assert_eq!(cfg.exp.capture.pcap, PcapMode::Headers);
-        assert!(cfg.resume);
-        assert_eq!(cfg.out, Path::new("/tmp/x/r"));
-        assert_eq!(
-            SessionConfig::of_file(exp, None, false, None, true, "T").unwrap_err(),
-            "--resume needs --out: the results folder to continue"
-        );
-    }
-
-    #[test]
     fn two_probes_of_one_kind_are_not_runnable() {
         let mut cfg = SessionConfig::new(Experiment::default(), "o".into());
         assert!(cfg.check_runnable().is_ok());
+        // A second probe of the first one's kind, after the method's probes.
+        let second = cfg.exp.probes.len();
         cfg.exp.probes.push(cfg.exp.probes[0]);
         let e = cfg.check_runnable().unwrap_err();
-        assert!(e.starts_with("probes[1]: the runner runs one"), "{e}");
+        assert!(
+            e.starts_with(&format!("probes[{second}]: the runner runs one")),
+            "{e}"
+        );
     }
 
     #[test]

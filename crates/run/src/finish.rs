@@ -4,8 +4,7 @@
 //! back fed to a [`ReportBuilder`], the folder finished from it by
 //! [`netlab_report::folder::finish_from`] (summary.md, then the report),
 //! and the table printed at the end. [`said`] is what every command that
-//! writes a report says about it; [`rerender`] renders a finished folder
-//! again (`orchestrator report PATH`).
+//! writes a report says about it.
 //!
 //! [`Session`]: crate::Session
 
@@ -144,57 +143,9 @@ pub fn said(who: &str, report: &Result<ReportFiles, ReportError>) -> bool {
     }
 }
 
-/// Renders the results folder at `path` (or the folder of the
-/// results.json `path` names) again, by
-/// [`folder::finish_folder`] with [`FinishOptions::rerender`]: summary.md,
-/// the plots, index.html, the scenario pages and the Flent files, nothing
-/// written before everything was read, checked and rendered (a bad
-/// results.json leaves the folder as it was): results.json of any schema
-/// version, read one scenario at a time, as the steps that end `compare`,
-/// `run` and `merge` read it. The run's final teardown steps are not in
-/// results.json: a summary rendered again has no note about failed ones.
-/// Gives what `orchestrator
-/// report` prints: the files' counts with summary.md's path, then
-/// index.html's path.
-pub fn rerender(path: &Path) -> Result<[String; 2], ReportError> {
-    let finished = folder::finish_folder(path, &FinishOptions::rerender(), &mut |_| {})?;
-    let files = finished.summary.and(finished.report)?;
-    Ok([
-        format!(
-            "report: {} plot(s), {} scenario page(s), {} Flent file(s), {}",
-            files.svgs.len(),
-            files.pages.len(),
-            files.flent.len(),
-            finished.summary_md.display()
-        ),
-        files.html.display().to_string(),
-    ])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_rerendered_folder_says_its_files_and_a_bad_one_is_left_as_it_was() {
-        let dir = netlab_os::testing::Scratch::new("rerender");
-        let (header, sc) = netlab_results::testing::golden_study(2);
-        let folder = netlab_results::testing::shard_folder(&dir.0, "run", &header, &sc, 1);
-        let [counts, html] = rerender(&folder).unwrap();
-        let summary_md = folder.join("summary.md");
-        assert!(summary_md.exists());
-        assert!(
-            counts.starts_with("report: ")
-                && counts.ends_with(&format!("Flent file(s), {}", summary_md.display())),
-            "{counts}"
-        );
-        assert_eq!(html, folder.join("index.html").display().to_string());
-        let bad = dir.0.join("bad");
-        std::fs::create_dir_all(&bad).unwrap();
-        std::fs::write(bad.join("results.json"), "{").unwrap();
-        assert!(rerender(&bad).is_err());
-        assert_eq!(std::fs::read_dir(&bad).unwrap().count(), 1);
-    }
 
     /// results.json's notes follow summary.md's rule: the
     /// fq_codel note only where an fq_codel arm runs.

@@ -53,26 +53,20 @@
 //!   echoes), also the `sink` role's;
 //! - [`kernel`]: host or guest, decided from the experiment's requirements;
 //! - [`resume`]: continuing an interrupted folder (`--resume`);
-//! - [`rerun`]: the experiment a results folder records, to run again;
 //! - [`hooks`]: [`ScenarioHooks`] and [`RunHooks`];
 //! - [`finish`]: the [`RunHooks`] that write summary.md and the report
 //!   (`finish::ReportHooks`), and what a command says about its report;
-//! - [`merge`]: one results folder from a sharded run's folders;
-//! - [`cleanup`]: what dead runs still own, removed (`orchestrator cleanup`);
 //! - [`progress`], [`machine`]: the progress lines, the `ran_on` record.
 
 #![forbid(unsafe_code)]
 
 pub mod b_loop;
-pub mod cleanup;
 pub mod config;
 pub mod finish;
 pub mod hooks;
 pub mod kernel;
 pub mod machine;
-pub mod merge;
 pub mod progress;
-pub mod rerun;
 pub mod resume;
 pub mod scenario;
 pub mod session;
