@@ -15,9 +15,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::compare::{Comparison, Figure};
-use crate::records::{ReportInput, Scenario};
-use crate::stats::Bounded;
+use netlab_analysis::compare::{Comparison, Figure};
+use netlab_analysis::records::{ReportInput, Scenario};
+use netlab_stats::Bounded;
 use netlab_analysis::summary::ScenarioFigures;
 use netlab_results::Results;
 
@@ -138,9 +138,9 @@ impl Delays {
     /// one-way delay and how many never reached B where every round has
     /// fates; else the replies' RTT and the requests without a reply.
     fn of(scenarios: &[Scenario]) -> Delays {
-        use crate::records::ProbePhase;
+        use netlab_analysis::records::ProbePhase;
         let ok: Vec<&Scenario> = scenarios.iter().filter(|s| s.error.is_none()).collect();
-        let fates: Option<Vec<crate::records::Delivered>> = ok
+        let fates: Option<Vec<netlab_analysis::records::Delivered>> = ok
             .iter()
             .map(|s| s.delivered_one_way(ProbePhase::Loaded))
             .collect();
@@ -156,7 +156,7 @@ impl Delays {
                 axis: "one-way A→B delay",
             },
             _ => {
-                let obs: Vec<crate::stats::Observation> = ok
+                let obs: Vec<netlab_stats::Observation> = ok
                     .iter()
                     .flat_map(|s| s.rtt_observations(ProbePhase::Loaded))
                     .collect();
@@ -164,13 +164,13 @@ impl Delays {
                     values: obs
                         .iter()
                         .filter_map(|o| match o {
-                            crate::stats::Observation::Exact(v) => Some(*v),
-                            crate::stats::Observation::AtLeast(_) => None,
+                            netlab_stats::Observation::Exact(v) => Some(*v),
+                            netlab_stats::Observation::AtLeast(_) => None,
                         })
                         .collect(),
                     missing: obs
                         .iter()
-                        .filter(|o| matches!(o, crate::stats::Observation::AtLeast(_)))
+                        .filter(|o| matches!(o, netlab_stats::Observation::AtLeast(_)))
                         .count(),
                     what: "RTT of the replies",
                     missing_words:
@@ -530,7 +530,7 @@ fn pair_diff(
     let states_of = |v: Vec<Scenario>| -> (String, Vec<Scenario>) {
         let mut input = a.input.clone_header();
         input.scenarios = v;
-        let text = crate::state::ArmStates::of_input(&input)
+        let text = netlab_analysis::state::ArmStates::of_input(&input)
             .first()
             .map_or_else(|| "no round".into(), |s| s.text());
         (text, input.scenarios)
@@ -552,7 +552,7 @@ fn pair_diff(
         .unwrap_or(0);
     let mut input = a.input.clone_header();
     input.scenarios = sa.into_iter().chain(sb).collect();
-    let st = crate::compare::analyse(&input);
+    let st = netlab_analysis::compare::analyse(&input);
     let goodput_of = |arm: &str| -> Vec<(u32, f64)> {
         st.figures
             .iter()
@@ -561,7 +561,7 @@ fn pair_diff(
                 f.rounds
                     .iter()
                     .filter_map(|v| match v.value {
-                        crate::stats::CensoredQuantile::Value(x) => Some((v.round, x)),
+                        netlab_stats::CensoredQuantile::Value(x) => Some((v.round, x)),
                         _ => None,
                     })
                     .collect()
@@ -590,9 +590,9 @@ fn pair_diff(
 
 fn bounded(b: Bounded) -> String {
     match b {
-        Bounded::Value(v) => crate::stats::fmt_num(v),
-        Bounded::AtMost(v) => format!("≤ {}", crate::stats::fmt_num(v)),
-        Bounded::AtLeast(v) => format!("≥ {}", crate::stats::fmt_num(v)),
+        Bounded::Value(v) => netlab_stats::fmt_num(v),
+        Bounded::AtMost(v) => format!("≤ {}", netlab_stats::fmt_num(v)),
+        Bounded::AtLeast(v) => format!("≥ {}", netlab_stats::fmt_num(v)),
         Bounded::Unknown => "unknown".into(),
     }
 }
@@ -609,7 +609,7 @@ pub(crate) fn metric_key(f: Figure) -> &'static str {
     }
 }
 
-fn metric_diff(c: &Comparison, st: &crate::compare::Statistics) -> MetricDiff {
+fn metric_diff(c: &Comparison, st: &netlab_analysis::compare::Statistics) -> MetricDiff {
     let rounds_of = |arm: &str| -> Vec<String> {
         st.figures
             .iter()
@@ -635,16 +635,16 @@ fn metric_diff(c: &Comparison, st: &crate::compare::Statistics) -> MetricDiff {
         (Some((higher, by)), _) => format!(
             "{name}: B {} than A by at least {}{u} (shift estimate {}{u}; {:.0} % interval [{lo}, {hi}] over {} vs {} rounds)",
             if higher { "higher" } else { "lower" },
-            crate::stats::fmt_num(by),
+            netlab_stats::fmt_num(by),
             bounded(c.point),
             c.level * 100.0,
             c.interval_rounds.0,
             c.interval_rounds.1
         ),
         (None, Some(why)) => format!("{name}: no change claimed: {why}"),
-        (None, None) if c.rounds < crate::compare::Comparison::MIN_ROUNDS => format!(
+        (None, None) if c.rounds < netlab_analysis::compare::Comparison::MIN_ROUNDS => format!(
             "{name}: no detectable change: fewer than {} rounds a run (shift estimate {}{u})",
-            crate::compare::Comparison::MIN_ROUNDS,
+            netlab_analysis::compare::Comparison::MIN_ROUNDS,
             bounded(c.point)
         ),
         (None, None) => format!(

@@ -12,8 +12,8 @@ use crate::plot_style::{
     draw_axes, marker, title as draw_title, title_height, Axes, Legend, Mark, Shape, WIDTH,
 };
 use crate::plots::{arm_color, builder, draw_svg, e, mesh};
-use crate::stats::rounds::summarise;
-use crate::stats::{CensoredQuantile, Observation};
+use netlab_stats::rounds::summarise;
+use netlab_stats::{CensoredQuantile, Observation};
 use crate::ReportError;
 
 /// `diff-01-cdf.svg`: the `k`-th pair's figure (1-based).
@@ -125,7 +125,7 @@ fn summary_text(rounds: &[(u32, f64)]) -> String {
     let o: Vec<Observation> = rounds.iter().map(|r| Observation::Exact(r.1)).collect();
     summarise(&o).map_or_else(
         || "no round".into(),
-        |s| format!("{} Mbit/s", s.text(crate::stats::fmt_num)),
+        |s| format!("{} Mbit/s", s.text(netlab_stats::fmt_num)),
     )
 }
 

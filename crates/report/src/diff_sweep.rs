@@ -18,10 +18,10 @@ use crate::plot_style::{
 use crate::plot_sweep::{x_scale, y_scale, Scale};
 use crate::plots::{arm_color, builder, draw_svg, e, Area};
 use crate::plots_run::px_in;
-use crate::records::{ProbePhase, Scenario};
-use crate::stats::rounds::{summarise, RoundsSummary, Summary};
-use crate::stats::{censored_quantile, CensoredQuantile, Observation};
-use crate::sweep::{Measured, SweepAxis};
+use netlab_analysis::records::{ProbePhase, Scenario};
+use netlab_stats::rounds::{summarise, RoundsSummary, Summary};
+use netlab_stats::{censored_quantile, CensoredQuantile, Observation};
+use netlab_analysis::sweep::{Measured, SweepAxis};
 use crate::ReportError;
 
 /// A headline metric of the diff's sweep figures.
@@ -143,7 +143,7 @@ fn merge_axes(mut a: Vec<SweepAxis>, b: Vec<SweepAxis>) -> Vec<SweepAxis> {
                     }
                 }
                 if x.kind != axis.kind {
-                    x.kind = crate::sweep::AxisKind::Category;
+                    x.kind = netlab_analysis::sweep::AxisKind::Category;
                     for v in &mut x.values {
                         v.x = None;
                     }
@@ -199,8 +199,8 @@ fn words(s: &str) -> String {
 /// (`(A words, B words)`, each once); None when neither run swept.
 pub(crate) fn build(a: &RunDigest, b: &RunDigest, pairs: &[(String, String)]) -> Option<DiffSweep> {
     let axes = merge_axes(
-        crate::sweep::SweepAxis::of_scenarios(&a.input.scenarios),
-        crate::sweep::SweepAxis::of_scenarios(&b.input.scenarios),
+        netlab_analysis::sweep::SweepAxis::of_scenarios(&a.input.scenarios),
+        netlab_analysis::sweep::SweepAxis::of_scenarios(&b.input.scenarios),
     );
     if axes.is_empty() || pairs.is_empty() {
         return None;
@@ -221,7 +221,7 @@ pub(crate) fn build(a: &RunDigest, b: &RunDigest, pairs: &[(String, String)]) ->
     };
     let one_way = (0..2).all(|r| {
         let v: Vec<&Scenario> = ok(r).collect();
-        crate::compare::DelayBasis::of(&v) == crate::compare::DelayBasis::OneWayDelivered
+        netlab_analysis::compare::DelayBasis::of(&v) == netlab_analysis::compare::DelayBasis::OneWayDelivered
     });
     let order = crate::plots_run::arms(&a.input);
     let arms = pairs

@@ -19,7 +19,7 @@ use std::io::Write as _;
 use netlab_utc::{format_rfc3339_micros, parse_rfc3339};
 use serde_json::{json, Map, Value};
 
-use crate::records::{ProbeOutcome, ReportInput, Scenario};
+use netlab_analysis::records::{ProbeOutcome, ReportInput, Scenario};
 use crate::ReportError;
 
 /// Flent test whose series netlab fills.
@@ -631,7 +631,7 @@ pub(crate) fn export_gz(input: &ReportInput, s: &Scenario) -> Result<Vec<u8>, Re
 mod tests {
     use super::*;
 
-    use crate::records::*;
+    use netlab_analysis::records::*;
 
     fn input(probes: Vec<ProbeSample>) -> (ReportInput, Scenario) {
         let s = Scenario {
@@ -704,9 +704,9 @@ mod tests {
             phase: ProbePhase::Loaded,
             outcome,
             logged: match outcome {
-                ProbeOutcome::Reply { .. } => crate::records::Logged::Reply,
-                ProbeOutcome::Timeout => crate::records::Logged::Timeout,
-                ProbeOutcome::NoInformation => crate::records::Logged::Abandoned,
+                ProbeOutcome::Reply { .. } => netlab_analysis::records::Logged::Reply,
+                ProbeOutcome::Timeout => netlab_analysis::records::Logged::Timeout,
+                ProbeOutcome::NoInformation => netlab_analysis::records::Logged::Abandoned,
             },
             late_rtt_ms: None,
         }

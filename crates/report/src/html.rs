@@ -7,11 +7,11 @@
 
 use std::fmt::Write as _;
 
-use crate::compare::Statistics;
-use crate::headline::Headline;
+use netlab_analysis::compare::Statistics;
+use netlab_analysis::headline::Headline;
 use crate::plots::Plot;
-use crate::records::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
-use crate::stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
+use netlab_analysis::records::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
+use netlab_stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
 
 pub(crate) const CSS: &str = "body{font-family:sans-serif;margin:0 auto;max-width:1240px;padding:0 16px 40px;color:#222;line-height:1.4}\
 h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;padding-bottom:2px;margin-top:1.8em}\
@@ -150,7 +150,7 @@ fn method_rtt_table(h: &mut String, hl: &Headline) {
     let _ = writeln!(
         h,
         "<p class=small>{}: round-trip times with a timeout counted as ≥ the timeout (a lost request and one delayed past the timeout look alike here).</p>\n<table><tr><th>arm</th><th>baseline p50</th><th>loaded p50</th><th>loaded p95</th><th>loaded requests</th><th>timeouts</th></tr>",
-        esc(crate::headline::Headline::METHOD_RTT_HEADING)
+        esc(netlab_analysis::headline::Headline::METHOD_RTT_HEADING)
     );
     for a in &hl.arms {
         let _ = writeln!(
@@ -174,7 +174,7 @@ fn is_sweep(p: &&Plot) -> bool {
 
 /// A sweep's figures, right after the headline, with the data behind them.
 fn sweep_block(h: &mut String, plots: &[Plot], input: &ReportInput) {
-    let constant = crate::sweep::SweepTable::of(input)
+    let constant = netlab_analysis::sweep::SweepTable::of(input)
         .map(|t| crate::plot_sweep::constant_lines(&t))
         .unwrap_or_default();
     if !plots.iter().any(|p| is_sweep(&p)) && constant.is_empty() {
@@ -306,7 +306,7 @@ fn comparison_intro(h: &mut String) {
     let _ = writeln!(
         h,
         "<p class=small>{}</p>",
-        esc(&crate::compare::Statistics::method_text())
+        esc(&netlab_analysis::compare::Statistics::method_text())
     );
 }
 
@@ -536,7 +536,7 @@ pub(crate) fn page(
     if !points.is_empty() {
         for p in input.points() {
             let _ = writeln!(h, "<h3>Point {}: {}</h3>", p.index, esc(&p.label));
-            comparison_block(&mut h, &crate::compare::analyse(&p.input));
+            comparison_block(&mut h, &netlab_analysis::compare::analyse(&p.input));
         }
     } else {
         comparison_block(&mut h, st);
@@ -612,14 +612,14 @@ mod tests {
         packet_files(&mut h, &input.scenarios[1], "../");
         assert!(h.is_empty(), "no list without packet files");
         input.scenarios[1].packet_files = vec![
-            crate::records::PacketFile {
+            netlab_analysis::records::PacketFile {
                 file: "pcap/s02-round1-fq_codel.evidence.pcapng".into(),
                 content: "evidence".into(),
                 frames: 5,
                 partial: None,
                 present: true,
             },
-            crate::records::PacketFile {
+            netlab_analysis::records::PacketFile {
                 file: "pcap/s02-round1-fq_codel.headers.pcapng".into(),
                 content: "headers".into(),
                 frames: 447,

@@ -57,10 +57,6 @@ pub mod summary;
 pub mod sweep_file;
 pub mod tables;
 
-// The figures this crate draws and writes, under the paths its modules
-// name them by (netlab-analysis is their one public path).
-use netlab_analysis::{compare, headline, records, state, sweep};
-use netlab_stats as stats;
 
 use std::path::{Path, PathBuf};
 
@@ -221,12 +217,12 @@ pub fn render_all(input: &ReportInput) -> Result<Vec<Rendered>, ReportError> {
 /// across scenarios is the input, the statistics and the run's plots,
 /// never the scenarios' plots or rows (docs/scale.md §3).
 pub fn render_into(input: &ReportInput, sink: &mut dyn RenderTarget) -> Result<(), ReportError> {
-    let stats = compare::analyse(input);
-    let headline = headline::Headline::of(input, &stats);
+    let stats = netlab_analysis::compare::analyse(input);
+    let headline = netlab_analysis::headline::Headline::of(input, &stats);
     let mut plots = plots::all(input, &stats, &headline)?;
     // A sweep's figures and the table behind them (docs/report.md, "Sweep
     // data"), written beside the figures so a reader can redraw them.
-    let table = sweep::SweepTable::of(input);
+    let table = netlab_analysis::sweep::SweepTable::of(input);
     if let Some(t) = &table {
         plots.extend(plot_sweep::all(t)?);
     }
@@ -292,7 +288,7 @@ pub fn render_into(input: &ReportInput, sink: &mut dyn RenderTarget) -> Result<(
 /// (created if missing), file by file; [`Staged::commit`] puts it in place.
 pub fn render_staged(input: &ReportInput, out_dir: &Path) -> Result<Staged, ReportError> {
     let mut staged = Staged::new(out_dir)?;
-    let missing = |f: &records::PacketFile| !out_dir.join(&f.file).exists();
+    let missing = |f: &netlab_analysis::records::PacketFile| !out_dir.join(&f.file).exists();
     if input
         .scenarios
         .iter()

@@ -7,16 +7,16 @@
 
 use plotters::prelude::*;
 
-use crate::compare::{Figure, Statistics};
-use crate::headline::{ArmHeadline, Headline};
+use netlab_analysis::compare::{Figure, Statistics};
+use netlab_analysis::headline::{ArmHeadline, Headline};
 use crate::plot_style::{
     along, draw_axes, draw_labels, font_c, marker, round_shade, title as draw_title, title_height,
     Axes, Label, Legend, Mark, Shape, TEXT_PX, WIDTH,
 };
 use crate::plots::{arm_color, draw_svg, e, tick, Plot, TIMEOUT_FILL};
 use crate::plots_run::{plot_bounds, px_in};
-use crate::records::ReportInput;
-use crate::stats::CensoredQuantile;
+use netlab_analysis::records::ReportInput;
+use netlab_stats::CensoredQuantile;
 use crate::ReportError;
 use netlab_results::fate::{one_way_quantiles, Fate};
 
@@ -569,8 +569,8 @@ mod tests {
 
     fn figure_of(r: &Results) -> Plot {
         let input = netlab_analysis::input_from(r).unwrap();
-        let st = crate::compare::analyse(&input);
-        let hl = crate::headline::Headline::of(&input, &st);
+        let st = netlab_analysis::compare::analyse(&input);
+        let hl = netlab_analysis::headline::Headline::of(&input, &st);
         figure(&input, &st, &hl).unwrap()
     }
 

@@ -25,7 +25,7 @@ use crate::plot_style::{
     title_height, Axes, Legend, Mark, Shape, TEXT_PX, WIDTH,
 };
 use crate::plots::{arm_color, builder, draw_svg, e, tick, Area, Plot};
-use crate::records::ReportInput;
+use netlab_analysis::records::ReportInput;
 use crate::ReportError;
 
 /// The figure's file for `direction` (`up`, `down`).

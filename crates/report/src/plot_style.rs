@@ -12,7 +12,7 @@ use plotters::coord::ranged1d::ValueFormatter;
 
 use crate::plot_sweep::{tick_label, Scale};
 use crate::plots::{tick, Area, FONT, TIMEOUT_FILL};
-use crate::sweep::SweepAxis;
+use netlab_analysis::sweep::SweepAxis;
 
 /// Every figure's width, px (SVG user units).
 pub(crate) const WIDTH: u32 = 600;

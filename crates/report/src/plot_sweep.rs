@@ -6,7 +6,7 @@
 //! censored value a "≥" marker at its bound, never a value, and no line
 //! runs through it; with two or more axes one panel per value of the
 //! others. Rounds are pooled within a point, never across points
-//! ([`crate::sweep::SweepTable::series`]).
+//! ([`netlab_analysis::sweep::SweepTable::series`]).
 
 use plotters::prelude::*;
 
@@ -16,7 +16,7 @@ use crate::plot_style::{
 };
 use crate::plots::{arm_color, builder, draw_svg, e, tick, Area, Plot};
 use crate::plots_run::px_in;
-use crate::sweep::{Measured, Panel, SweepAxis, SweepMetric, SweepTable};
+use netlab_analysis::sweep::{Measured, Panel, SweepAxis, SweepMetric, SweepTable};
 use crate::ReportError;
 use netlab_experiment::ModelKind;
 
@@ -275,7 +275,7 @@ pub fn constant_lines(table: &SweepTable) -> Vec<String> {
                 if m.unit() == "packets" {
                     format!("{x:.0}")
                 } else {
-                    crate::stats::fmt_num(x)
+                    netlab_stats::fmt_num(x)
                 }
             };
             let value = match v {
@@ -472,7 +472,7 @@ fn legend_of(
         .iter()
         .filter(|a| panels.iter().any(|p| p.arms.iter().any(|s| &s.arm == *a)))
         .collect();
-    let how = crate::sweep::PointValues::summary_words(
+    let how = netlab_analysis::sweep::PointValues::summary_words(
         panels.iter().flat_map(|p| &p.arms).flat_map(|s| &s.points),
     );
     for a in &drawn {
@@ -758,7 +758,7 @@ fn draw_models(
         let bottom = at(*n, ys.from(ys.range.0));
         dashed(area, bottom, top, MODEL_GREY)?;
         area.draw(&Text::new(
-            format!("model N* = {}", crate::stats::fmt_num(*n)),
+            format!("model N* = {}", netlab_stats::fmt_num(*n)),
             (top.0 + 4, top.1 + 2),
             font(TEXT_PX),
         ))
@@ -808,7 +808,7 @@ fn dashed(area: &Area<'_>, a: (i32, i32), b: (i32, i32), c: RGBColor) -> Result<
 /// `at` maps (axis value, metric value) to the panel's pixels.
 fn draw_arm(
     area: &Area<'_>,
-    series: &crate::sweep::ArmSeries,
+    series: &netlab_analysis::sweep::ArmSeries,
     c: RGBColor,
     states: &[String],
     at: &dyn Fn(f64, f64) -> (i32, i32),
@@ -869,7 +869,7 @@ fn draw_arm(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sweep::{AxisKind, AxisTick, SweepMetrics, SweepRow};
+    use netlab_analysis::sweep::{AxisKind, AxisTick, SweepMetrics, SweepRow};
 
     /// One arm at three base RTTs, two rounds each; `mid` is the middle
     /// point's p50 in both rounds.
@@ -915,8 +915,8 @@ mod tests {
             }
         }
         SweepTable {
-            format: crate::sweep::SweepTable::FORMAT.into(),
-            version: crate::sweep::SweepTable::VERSION,
+            format: netlab_analysis::sweep::SweepTable::FORMAT.into(),
+            version: netlab_analysis::sweep::SweepTable::VERSION,
             run_id: "t".into(),
             axes: vec![axis],
             models: Vec::new(),

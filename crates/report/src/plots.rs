@@ -7,7 +7,7 @@ use plotters::prelude::*;
 
 pub(crate) use crate::plot_style::{builder, mesh};
 use crate::plot_style::{title as draw_title, title_height, Legend, Mark, WIDTH};
-use crate::records::{ProbeOutcome, ReportInput, Scenario};
+use netlab_analysis::records::{ProbeOutcome, ReportInput, Scenario};
 use crate::ReportError;
 
 /// One drawn plot.
@@ -130,8 +130,8 @@ pub(crate) fn x_end(s: &Scenario) -> f64 {
 /// by [`scenario`], one scenario at a time, for its page.
 pub(crate) fn all(
     input: &ReportInput,
-    st: &crate::compare::Statistics,
-    hl: &crate::headline::Headline,
+    st: &netlab_analysis::compare::Statistics,
+    hl: &netlab_analysis::headline::Headline,
 ) -> Result<Vec<Plot>, ReportError> {
     if input.is_sweep() {
         return sweep_points(input, hl);
@@ -158,11 +158,11 @@ pub(crate) fn scenario(
 /// the page's caption).
 fn sweep_points(
     input: &ReportInput,
-    hl: &crate::headline::Headline,
+    hl: &netlab_analysis::headline::Headline,
 ) -> Result<Vec<Plot>, ReportError> {
     let mut out = Vec::new();
     for (p, ph) in input.points().zip(&hl.points) {
-        let st = crate::compare::analyse(&p.input);
+        let st = netlab_analysis::compare::analyse(&p.input);
         let mut run = vec![crate::plot_headline::figure(&p.input, &st, &ph.headline)?];
         run.extend(crate::plots_run::all(&p.input)?);
         for plot in &mut run {

@@ -16,8 +16,8 @@ use crate::plots_run::{
     arms, baseline_legend, baseline_markers, baseline_p50, obs, plot_bounds, px_in, rounds_word,
     timeout_ms,
 };
-use crate::records::{ReportInput, Scenario};
-use crate::stats::{kaplan_meier, km_quantile, CensoredQuantile};
+use netlab_analysis::records::{ReportInput, Scenario};
+use netlab_stats::{kaplan_meier, km_quantile, CensoredQuantile};
 use crate::ReportError;
 
 /// The goodput axis' top for `bins` (Mbit/s): twice the shaped rate or the

@@ -9,8 +9,8 @@ use crate::plot_style::{
     draw_labels, title as draw_title, title_height, Label, Legend, Mark, WIDTH,
 };
 use crate::plots::{arm_color, builder, draw_svg, e, mesh, Area, Plot, TIMEOUT_FILL};
-use crate::records::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
-use crate::stats::{kaplan_meier, km_quantile, CensoredQuantile, KaplanMeier, Observation};
+use netlab_analysis::records::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
+use netlab_stats::{kaplan_meier, km_quantile, CensoredQuantile, KaplanMeier, Observation};
 use crate::ReportError;
 
 pub(crate) fn arms(input: &ReportInput) -> Vec<String> {
@@ -163,7 +163,7 @@ pub(crate) fn all(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
         .filter(|s| s.error.is_none())
         .collect();
     let mut out = Vec::new();
-    if crate::compare::DelayBasis::of(&ok) == crate::compare::DelayBasis::OneWayDelivered {
+    if netlab_analysis::compare::DelayBasis::of(&ok) == netlab_analysis::compare::DelayBasis::OneWayDelivered {
         out.push(delivered_cdf(input)?);
     } else if input.scenarios.iter().any(|s| !obs(s).is_empty()) {
         out.push(km_cdf(input)?);
@@ -263,7 +263,7 @@ pub(crate) fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
     // An arm whose rounds fall into different states, or whose state
     // changed inside a round's window, gets no pooled curve (method
     // §12.6), its rounds only.
-    let split: Vec<String> = crate::state::ArmStates::of_input(input)
+    let split: Vec<String> = netlab_analysis::state::ArmStates::of_input(input)
         .into_iter()
         .filter(|a| a.split())
         .map(|a| a.arm)
@@ -626,7 +626,7 @@ pub(crate) fn rounds_word(n: usize) -> &'static str {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::records::{IsoProbe, IsoSample, ProbeSample};
+    use netlab_analysis::records::{IsoProbe, IsoSample, ProbeSample};
 
     /// pfifo's isochronous slots: 6 replies, 3 timeouts of which 2 had a
     /// late reply; fq_codel's: 10 replies.
@@ -663,9 +663,9 @@ pub(crate) mod tests {
                         seq: i,
                         send_s: Some(4.0 + f64::from(i) * 0.02),
                         logged: match outcome {
-                            ProbeOutcome::Reply { .. } => crate::records::Logged::Reply,
-                            ProbeOutcome::Timeout => crate::records::Logged::Timeout,
-                            ProbeOutcome::NoInformation => crate::records::Logged::Missed,
+                            ProbeOutcome::Reply { .. } => netlab_analysis::records::Logged::Reply,
+                            ProbeOutcome::Timeout => netlab_analysis::records::Logged::Timeout,
+                            ProbeOutcome::NoInformation => netlab_analysis::records::Logged::Missed,
                         },
                     }
                 })
@@ -734,7 +734,7 @@ pub(crate) mod tests {
                     outcome: ProbeOutcome::Reply {
                         rtt_ms: base + 0.01 * f64::from(k),
                     },
-                    logged: crate::records::Logged::Reply,
+                    logged: netlab_analysis::records::Logged::Reply,
                     late_rtt_ms: None,
                 });
             }

@@ -25,8 +25,8 @@ use std::collections::HashMap;
 
 use netlab_results::fate::{Fate, LossCause, ProbeFates, RequestFate};
 
-use crate::records::{Logged, ProbeOutcome, ProbePhase, Scenario};
-use crate::sweep::SweepAxis;
+use netlab_analysis::records::{Logged, ProbeOutcome, ProbePhase, Scenario};
+use netlab_analysis::sweep::SweepAxis;
 use crate::sweep_file::{axis_fields, axis_header, field};
 
 /// probes.csv's columns after the scenario's.
@@ -118,7 +118,7 @@ fn lead(s: &Scenario, axes: &[SweepAxis]) -> Vec<String> {
 }
 
 /// probes.csv's header line for a run whose sweep has `axes` (none
-/// without a sweep: [`crate::sweep::SweepAxis::of_scenarios`]).
+/// without a sweep: [`netlab_analysis::sweep::SweepAxis::of_scenarios`]).
 pub fn probes_header(axes: &[SweepAxis]) -> String {
     let mut h = lead_header(axes);
     h.extend(PROBE_COLUMNS.map(String::from));
@@ -276,7 +276,7 @@ pub(crate) fn probe_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
 /// sweep.csv gives it) is on the flow it is read from, the first.
 pub(crate) fn flow_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
     let lead = lead(s, axes);
-    let state = crate::state::RoundState::of(s)
+    let state = netlab_analysis::state::RoundState::of(s)
         .ok()
         .map(|st| st.kind.short())
         .unwrap_or_default();

@@ -59,9 +59,9 @@ pub fn fates_section(scenarios: &[ScenarioFigures]) -> String {
         let one_way = f.one_way.map_or("–".into(), |q| {
             format!(
                 "{}/{}/{} ({})",
-                crate::stats::fmt_num(q.p50_ms),
-                crate::stats::fmt_num(q.p95_ms),
-                crate::stats::fmt_num(q.max_ms),
+                netlab_stats::fmt_num(q.p50_ms),
+                netlab_stats::fmt_num(q.p95_ms),
+                netlab_stats::fmt_num(q.max_ms),
                 q.n
             )
         });
@@ -207,7 +207,7 @@ pub fn grid(scenarios: &[ScenarioFigures]) -> String {
             keys.push(k);
         }
     }
-    let median = |mut v: Vec<f64>| crate::stats::median(&mut v);
+    let median = |mut v: Vec<f64>| netlab_stats::median(&mut v);
     for (index, label, words) in keys {
         let of: Vec<&ScenarioFigures> = scenarios
             .iter()
