@@ -47,6 +47,8 @@ pub enum Command {
     Cleanup(CleanupArgs),
     /// Run one program inside a pinned user-mode-linux kernel and return its exit status.
     Guest(GuestArgs),
+    /// Build (`kernel build uml-6.12`) or list the guest kernels netlab builds from Debian's source packages.
+    Kernel(crate::kernel_build::KernelArgs),
     /// Standalone receiver: TCP sink with pattern validation plus the UDP echo, one poll loop.
     Sink(SinkArgs),
     /// Standalone TCP load sender.
@@ -305,6 +307,9 @@ pub struct GuestArgs {
     /// Hard deadline for the whole guest.
     #[arg(long, default_value = "60s", value_parser = args::duration)]
     pub deadline: Duration,
+    /// The guest kernel: uml (Debian's user-mode-linux) or uml-6.12 (`orchestrator kernel build uml-6.12`).
+    #[arg(long, default_value = "uml")]
+    pub kernel: String,
     /// The program and its arguments.
     #[arg(last = true, required = true)]
     pub program: Vec<String>,

@@ -55,7 +55,7 @@ pub fn probe(a: &ProbeArgs) -> u8 {
     })
 }
 
-/// `orchestrator guest [--module M]… [--mem 1G] [--deadline 60s] -- PROGRAM ARGS…`.
+/// `orchestrator guest [--kernel uml|uml-6.12] [--module M]… [--mem 1G] [--deadline 60s] -- PROGRAM ARGS…`.
 pub fn guest(a: &GuestArgs) -> u8 {
     let Some((program, args)) = a.program.split_first() else {
         return usage_exit(&"a PROGRAM is required after --");
@@ -67,8 +67,16 @@ pub fn guest(a: &GuestArgs) -> u8 {
             return 1;
         }
     };
+    let kernel = match netlab_guest::kernels::locate(&a.kernel) {
+        Ok(k) => k,
+        Err(e) => {
+            eprintln!("orchestrator guest: {e}");
+            return 2;
+        }
+    };
     let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
     let guest = netlab_guest::Guest::new(program)
+        .guest_kernel(&kernel)
         .args(args.iter().cloned())
         .modules(a.modules.iter().cloned())
         .mem(a.mem.clone())

@@ -648,6 +648,28 @@ pub fn bounded_output(cmd: &mut Command, within: Duration) -> Result<Vec<u8>, St
     }
 }
 
+/// A stop flag the first SIGINT or SIGTERM to this process sets, and the
+/// signal's number once one came (a thread waits for them; the process no
+/// longer dies of them, so the build can clean up).
+pub fn stop_on_signals() -> std::io::Result<(StopFlag, std::sync::Arc<std::sync::atomic::AtomicI32>)>
+{
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    use std::sync::atomic::{AtomicI32, Ordering};
+    let stop = StopFlag::new();
+    let signal = std::sync::Arc::new(AtomicI32::new(0));
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+    let (flag, seen) = (stop.clone(), signal.clone());
+    std::thread::Builder::new()
+        .name("kernel-build-signals".into())
+        .spawn(move || {
+            if let Some(sig) = signals.forever().next() {
+                seen.store(sig, Ordering::SeqCst);
+                flag.stop();
+            }
+        })?;
+    Ok((stop, signal))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
