@@ -70,6 +70,9 @@ pub enum KernelFlag {
     Host,
     /// The Debian user-mode-linux kernel, booted for this run.
     Uml,
+    /// The user-mode-linux 6.12 kernel netlab builds (`orchestrator kernel build uml-6.12`), booted for this run.
+    #[value(name = "uml-6.12")]
+    Uml612,
 }
 
 /// `orchestrator compare`.

@@ -32,6 +32,7 @@ pub(crate) fn kernel_choice(k: KernelFlag) -> netlab_experiment::KernelChoice {
         KernelFlag::Auto => netlab_experiment::KernelChoice::Auto,
         KernelFlag::Host => netlab_experiment::KernelChoice::Host,
         KernelFlag::Uml => netlab_experiment::KernelChoice::Uml,
+        KernelFlag::Uml612 => netlab_experiment::KernelChoice::Uml612,
     }
 }
 

@@ -174,6 +174,7 @@ fn header_input(results: &Results) -> Result<ReportInput, InputError> {
             mode: results.kernel.mode.clone(),
             release: results.kernel.release.clone(),
             chosen_because: results.kernel.chosen_because.clone(),
+            described: results.kernel.describe(),
         },
         config: {
             let mut c = config_lines(&exp);

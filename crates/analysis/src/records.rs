@@ -52,6 +52,10 @@ pub struct KernelText {
     pub release: String,
     /// Why it was chosen.
     pub chosen_because: String,
+    /// The kernel in one line: name, release and, where recorded, its
+    /// source, configuration hash and compiler
+    /// (`netlab_results::KernelInfo::describe`).
+    pub described: String,
 }
 
 /// Phase boundaries of one scenario, s from t0.

@@ -18,7 +18,7 @@ pub struct ExperimentFile {
     pub description: Option<String>,
     /// Rounds: every sweep point runs every arm this many times.
     pub rounds: Option<u32>,
-    /// `auto`, `host` or `uml`.
+    /// `auto`, `host`, `uml` or `uml-6.12`.
     pub kernel: Option<String>,
     /// Seed of everything random in the run (netem jitter/loss, bootstrap).
     pub seed: Option<u64>,

@@ -38,8 +38,11 @@ pub enum KernelChoice {
     Auto,
     /// The running kernel; refused when it lacks something.
     Host,
-    /// Always the pinned user-mode-linux guest.
+    /// Always the pinned user-mode-linux guest (Debian's package).
     Uml,
+    /// The user-mode-linux 6.12 guest netlab builds from Debian's
+    /// `linux-source-6.12` (`orchestrator kernel build uml-6.12`).
+    Uml612,
 }
 
 impl KernelChoice {
@@ -49,15 +52,26 @@ impl KernelChoice {
             KernelChoice::Auto => "auto",
             KernelChoice::Host => "host",
             KernelChoice::Uml => "uml",
+            KernelChoice::Uml612 => "uml-6.12",
         }
     }
 
-    /// Reads `auto`, `host` or `uml`.
+    /// The guest kernel it names (`uml`, `uml-6.12`); `None` for `auto`
+    /// and `host`.
+    pub fn guest_name(self) -> Option<&'static str> {
+        match self {
+            KernelChoice::Auto | KernelChoice::Host => None,
+            KernelChoice::Uml | KernelChoice::Uml612 => Some(self.as_str()),
+        }
+    }
+
+    /// Reads `auto`, `host`, `uml` or `uml-6.12`.
     pub fn parse(text: &str) -> Option<KernelChoice> {
         match text {
             "auto" => Some(KernelChoice::Auto),
             "host" => Some(KernelChoice::Host),
             "uml" => Some(KernelChoice::Uml),
+            "uml-6.12" => Some(KernelChoice::Uml612),
             _ => None,
         }
     }

@@ -100,8 +100,12 @@ impl Experiment {
         }
         let kernel = match &f.kernel {
             None => d.kernel,
-            Some(k) => KernelChoice::parse(k)
-                .ok_or_else(|| err("kernel", format!("{k:?}: expected auto, host or uml")))?,
+            Some(k) => KernelChoice::parse(k).ok_or_else(|| {
+                err(
+                    "kernel",
+                    format!("{k:?}: expected auto, host, uml or uml-6.12"),
+                )
+            })?,
         };
         let arms = match &f.arms {
             None => d.arms.clone(),

@@ -241,14 +241,18 @@ fn words(s: &str) -> String {
 }
 
 /// The setup items of a run: its experiment key by key, the kernel, the
-/// build, the machines, the path and arms as read back.
+/// build, the machines, the path and arms as read back. The kernel is one
+/// item (`kernel`: name, release, source, configuration hash, compiler),
+/// so another kernel is one row; the experiment's `kernel` choice and the
+/// scenarios' own kernel release are left out where they only repeat it.
 fn setup_items(r: &RunDigest) -> BTreeMap<String, String> {
     let mut m = BTreeMap::new();
     if let Ok(v) = serde_json::to_value(&r.header.experiment) {
         flatten("experiment", &v, &mut m);
     }
-    m.insert("kernel.mode".into(), r.header.kernel.mode.clone());
-    m.insert("kernel.release".into(), r.header.kernel.release.clone());
+    m.remove("experiment.kernel");
+    m.insert("kernel".into(), r.header.kernel.describe());
+    let release = r.header.kernel.release.clone();
     m.insert(
         "netlab".into(),
         format!("{} {}", r.header.tool.name, r.header.tool.version),
@@ -273,6 +277,7 @@ fn setup_items(r: &RunDigest) -> BTreeMap<String, String> {
         r.figures
             .iter()
             .filter_map(|f| f.machine.as_ref().map(|x| x.kernel.clone()))
+            .filter(|k| *k != release)
             .collect(),
     );
     set(
@@ -342,7 +347,7 @@ fn explains(key: &str) -> Option<String> {
         Some("the MTU sets the frame the queue and the shaper count (method §1.6)".into())
     } else if k.contains("tcp_rmem") {
         Some("the receive buffer bounds the flow's window, hence a deep FIFO's standing queue (method §1.3)".into())
-    } else if k.starts_with("kernel.") || k.starts_with("machine.kernel") {
+    } else if k == "kernel" || k.starts_with("kernel.") || k.starts_with("machine.kernel") {
         Some("another kernel: the qdisc's and TCP's code (method §9.2)".into())
     } else {
         None

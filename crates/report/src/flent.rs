@@ -563,12 +563,11 @@ fn note(input: &ReportInput, s: &Scenario, step: f64, window: [f64; 2], u: Unans
         ));
     }
     t.push_str(&format!(
-        "No ICMP ping ran. DELAY and TOTAL_LENGTH are set so that Flent's cutoff (DELAY, -DELAY) is netlab's measured window {:.1}–{:.1} s after T0 (the data ends at {:.1} s: TOTAL_LENGTH runs past it by the window's start, so a time-series axis does too). Kernel {} {}.",
+        "No ICMP ping ran. DELAY and TOTAL_LENGTH are set so that Flent's cutoff (DELAY, -DELAY) is netlab's measured window {:.1}–{:.1} s after T0 (the data ends at {:.1} s: TOTAL_LENGTH runs past it by the window's start, so a time-series axis does too). Kernel {}.",
         window[0],
         window[1],
         s.phases.end_s,
-        input.kernel.mode,
-        input.kernel.release,
+        input.kernel.described,
     ));
     t
 }

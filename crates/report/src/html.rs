@@ -428,7 +428,7 @@ pub(crate) fn page(
     let arms = st.arms.len();
     let _ = writeln!(
         h,
-        "<p>{} ran {} scenario{} ({} arm{}) from {} to {} on the {} kernel {} ({}). \
+        "<p>{} ran {} scenario{} ({} arm{}) from {} to {} on the kernel {} ({}). \
          Every figure below is recomputed from the raw samples in results.json (schema_version {}).</p>",
         esc(&input.tool),
         input.scenarios.len(),
@@ -437,8 +437,7 @@ pub(crate) fn page(
         if arms == 1 { "" } else { "s" },
         esc(&input.started_utc),
         esc(&input.finished_utc),
-        esc(&input.kernel.mode),
-        esc(&input.kernel.release),
+        esc(&input.kernel.described),
         esc(&input.kernel.chosen_because),
         input.schema_version
     );

@@ -255,6 +255,8 @@ fn check(
 /// The merged run's header (no scenarios).
 fn merged_header(sources: &[SourceFolder], c: &Checked) -> Results {
     let first = &sources[0].header;
+    // Two folders ran on one kernel when everything recorded of it agrees.
+    let described: BTreeSet<String> = sources.iter().map(|s| s.header.kernel.describe()).collect();
     let kernels: BTreeSet<(&str, &str)> = sources
         .iter()
         .map(|s| {
@@ -264,7 +266,7 @@ fn merged_header(sources: &[SourceFolder], c: &Checked) -> Results {
             )
         })
         .collect();
-    let kernel = if kernels.len() == 1 {
+    let kernel = if described.len() == 1 {
         first.kernel.clone()
     } else {
         KernelInfo {
@@ -281,6 +283,7 @@ fn merged_header(sources: &[SourceFolder], c: &Checked) -> Results {
                 .collect::<Vec<_>>()
                 .join(", "),
             chosen_because: "merged from folders that ran on different kernels; each scenario's ran_on names its own".into(),
+            ..KernelInfo::default()
         }
     };
     let mut notes = first.notes.clone();

@@ -13,7 +13,7 @@ use crate::{Results, SCHEMA_VERSION};
 
 /// The schema versions this netlab reads (every one but the last is
 /// migrated on read).
-pub const SUPPORTED_SCHEMAS: &[u32] = &[1, 2, SCHEMA_VERSION];
+pub const SUPPORTED_SCHEMAS: &[u32] = &[1, 2, 3, SCHEMA_VERSION];
 
 /// Why a results.json could not be read.
 #[derive(Debug, thiserror::Error)]

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::ScenarioResult;
 
 /// Version of the results.json shape; a change of shape bumps it.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// The whole results file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -165,7 +165,7 @@ impl Tool {
 }
 
 /// Which kernel ran, and how.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct KernelInfo {
     /// `host` or `uml`.
     pub mode: String,
@@ -173,4 +173,42 @@ pub struct KernelInfo {
     pub release: String,
     /// Why this kernel was chosen (auto mode explains itself).
     pub chosen_because: String,
+    /// The guest kernel's name (`uml`, `uml-6.12`); absent on the host and
+    /// in files before schema 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Where the kernel came from (`user-mode-linux 6.1um4+b13`,
+    /// `linux-source-6.12 6.12.118-1~deb12u1`), where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// SHA-256 of the kernel's whole configuration file, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_sha256: Option<String>,
+    /// The compiler that built it, as its configuration names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compiler: Option<String>,
+}
+
+impl KernelInfo {
+    /// The kernel in one line: `uml-6.12 6.12.118 (linux-source-6.12
+    /// 6.12.118-1~deb12u1; config sha256 1a2b3c4d5e6f; gcc …)`, what of it
+    /// is known.
+    pub fn describe(&self) -> String {
+        let name = self.name.as_deref().unwrap_or(&self.mode);
+        let mut facts = Vec::new();
+        if let Some(s) = &self.source {
+            facts.push(s.clone());
+        }
+        if let Some(h) = &self.config_sha256 {
+            facts.push(format!("config sha256 {}", &h[..h.len().min(12)]));
+        }
+        if let Some(c) = &self.compiler {
+            facts.push(c.clone());
+        }
+        if facts.is_empty() {
+            format!("{name} {}", self.release)
+        } else {
+            format!("{name} {} ({})", self.release, facts.join("; "))
+        }
+    }
 }

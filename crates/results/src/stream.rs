@@ -38,8 +38,11 @@ pub fn read_each(
         .take(4096)
         .read_to_end(&mut head)
         .map_err(ReadError::io(file))?;
-    // Versions 2 and 3 share one shape (3 only adds optional fields).
-    if matches!(sniff_version(&head), Some(2) | Some(SCHEMA_VERSION)) {
+    // Versions 2 to 4 share one shape (3 and 4 only add optional fields).
+    if matches!(
+        sniff_version(&head),
+        Some(2) | Some(3) | Some(SCHEMA_VERSION)
+    ) {
         let f = std::fs::File::open(file).map_err(ReadError::io(file))?;
         match stream(BufReader::new(f), &mut each) {
             Err(Streamed::OutOfOrder) => {}

@@ -36,7 +36,11 @@ pub fn recorded_experiment(
     }
     exp.kernel = match kernel {
         Some(k) => k,
-        None => crate::kernel::recorded(&header.kernel.mode, &header.kernel.release)?,
+        None => crate::kernel::recorded(
+            &header.kernel.mode,
+            header.kernel.name.as_deref(),
+            &header.kernel.release,
+        )?,
     };
     Ok(exp)
 }

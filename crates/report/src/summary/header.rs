@@ -92,10 +92,9 @@ pub fn header(results: &Results, listed: &[u32]) -> String {
         );
     }
     format!(
-        "# netlab comparison {}\n\n{banner}Kernel: {} {} ({}). Rounds: {}. Arms: {}. TBF {}.{extra}\nResults: results.json (every raw sample).",
+        "# netlab comparison {}\n\n{banner}Kernel: {} ({}). Rounds: {}. Arms: {}. TBF {}.{extra}\nResults: results.json (every raw sample).",
         results.run_id,
-        results.kernel.mode,
-        results.kernel.release,
+        results.kernel.describe(),
         results.kernel.chosen_because,
         exp.rounds.unwrap_or(1),
         arms.join(" | "),
