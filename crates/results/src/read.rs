@@ -147,7 +147,7 @@ mod tests {
         let e = Results::parse(br#"{"schema_version": 99, "whatever": true}"#).unwrap_err();
         assert!(matches!(e, ReadError::UnsupportedSchema { found: 99, .. }));
         assert!(e.to_string().contains("schema_version 99"), "{e}");
-        assert!(e.to_string().contains("[1, 2, 3]"), "{e}");
+        assert!(e.to_string().contains("[1, 2, 3, 4]"), "{e}");
         let e = Results::parse(br#"{"tool": {}}"#).unwrap_err();
         assert!(
             e.to_string().contains("field schema_version: missing"),

@@ -212,3 +212,36 @@ impl KernelInfo {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kernel_record_says_what_it_knows_and_older_ones_read() {
+        // Schema 3 recorded mode, release and reason only.
+        let old: KernelInfo = serde_json::from_str(
+            r#"{"mode": "uml", "release": "6.1.176", "chosen_because": "--kernel uml"}"#,
+        )
+        .unwrap();
+        assert_eq!(old.name, None);
+        assert_eq!(old.describe(), "uml 6.1.176");
+        let built = KernelInfo {
+            mode: "uml".into(),
+            release: "6.12.118".into(),
+            chosen_because: "--kernel uml-6.12".into(),
+            name: Some("uml-6.12".into()),
+            source: Some("linux-source-6.12 6.12.118-1~deb12u1".into()),
+            config_sha256: Some("f".repeat(64)),
+            compiler: Some("gcc 12.2.0".into()),
+        };
+        assert_eq!(
+            built.describe(),
+            "uml-6.12 6.12.118 (linux-source-6.12 6.12.118-1~deb12u1; config sha256 ffffffffffff; gcc 12.2.0)"
+        );
+        let json = serde_json::to_string(&built).unwrap();
+        assert_eq!(serde_json::from_str::<KernelInfo>(&json).unwrap(), built);
+        // An unknown field stays out of the file.
+        assert!(!serde_json::to_string(&old).unwrap().contains("compiler"));
+    }
+}

@@ -271,7 +271,7 @@ mod tests {
             e.contains("results.json: field scenarios[") && e.contains("EOF"),
             "{e}"
         );
-        let future = text.replacen("\"schema_version\": 3,", "\"schema_version\": 99,", 1);
+        let future = text.replacen("\"schema_version\": 4,", "\"schema_version\": 99,", 1);
         std::fs::write(&path, future).unwrap();
         let e = read_all(&path).err().unwrap();
         assert!(

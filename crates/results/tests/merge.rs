@@ -74,8 +74,8 @@ fn a_missing_or_repeated_share_is_refused_before_anything_is_written() {
     merged.files.remove_files().unwrap();
 }
 
-/// Version 2 folders (same shape, 3 only adds optional fields) merge into a
-/// version 2 result; a version 2 and a version 3 folder do not merge.
+/// Version 2 folders (same shape, 3 and 4 only add optional fields) merge
+/// into a version 2 result; a version 2 and a current folder do not merge.
 #[test]
 fn folders_of_one_older_version_merge_as_that_version_and_mixed_ones_are_refused() {
     let dir = Scratch::new("results-merge-v2");
@@ -97,9 +97,12 @@ fn folders_of_one_older_version_merge_as_that_version_and_mixed_ones_are_refused
     let out = dir.0.join("mixed");
     let e = check_folders(&out, &[a, b3], false, &mut quiet).unwrap_err();
     assert!(
-        e.to_string().contains("is results.json version 3, but")
-            && e.to_string()
-                .contains("is version 2: only folders of one version merge"),
+        e.to_string().contains(&format!(
+            "is results.json version {}, but",
+            netlab_results::SCHEMA_VERSION
+        )) && e
+            .to_string()
+            .contains("is version 2: only folders of one version merge"),
         "{e}"
     );
     assert!(!out.exists());

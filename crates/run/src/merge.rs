@@ -496,7 +496,10 @@ mod tests {
         let old = shard_folder(&dir.0, "v2", &header, &sc[..2], 1);
         let e = crate::resume::check(&old, &exp, Some(one)).unwrap_err();
         assert!(
-            e.contains("is results.json version 2; this netlab writes version 3"),
+            e.contains(&format!(
+                "is results.json version 2; this netlab writes version {}",
+                netlab_results::SCHEMA_VERSION
+            )),
             "{e}"
         );
     }
