@@ -494,17 +494,6 @@ fn tshark_agrees_with_the_capture(out: &std::path::Path, s: &Value) {
     );
 }
 
-fn find_u64(v: &Value, key: &str) -> Option<u64> {
-    match v {
-        Value::Object(m) => m
-            .get(key)
-            .and_then(Value::as_u64)
-            .or_else(|| m.values().find_map(|x| find_u64(x, key))),
-        Value::Array(a) => a.iter().find_map(|x| find_u64(x, key)),
-        _ => None,
-    }
-}
-
 /// A host run of one long pfifo scenario, read until it is under load.
 struct UnderLoad {
     child: std::process::Child,
