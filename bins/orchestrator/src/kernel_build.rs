@@ -104,12 +104,14 @@ fn build_main(a: &BuildArgs) -> u8 {
             if let Some(c) = checked {
                 eprintln!("kernel {}: {c}", kernel.name);
             }
+            let cpu = kernels::read_manifest(&dir).map_or(0.0, |m| m.cpu_seconds);
             println!(
-                "kernel {} {} built in {:.0} s ({} job(s)): {} (log: {})",
+                "kernel {} {} built in {:.0} s ({} job(s), {:.0} s of CPU): {} (log: {})",
                 kernel.name,
                 kernel.release.as_deref().unwrap_or("?"),
                 seconds,
                 jobs,
+                cpu,
                 dir.display(),
                 log.display()
             );

@@ -145,6 +145,7 @@ pub fn build(
     opts: &BuildOptions<'_>,
 ) -> Result<BuildOutcome, BuildError> {
     let t0 = Instant::now();
+    let cpu0 = children_cpu_seconds();
     let until = t0 + opts.deadline;
     let logs = root.join("logs");
     std::fs::create_dir_all(&logs)
@@ -259,6 +260,7 @@ pub fn build(
         built_utc: netlab_utc::format_rfc3339(SystemTime::now()),
         build_seconds: t0.elapsed().as_secs_f64(),
         jobs: opts.jobs,
+        cpu_seconds: children_cpu_seconds() - cpu0,
     };
     std::fs::write(
         staged.join(MANIFEST),
@@ -298,6 +300,16 @@ pub fn build(
         seconds: t0.elapsed().as_secs_f64(),
         log,
         checked,
+    })
+}
+
+/// User and system CPU time of every child this process waited for (and
+/// theirs), s.
+fn children_cpu_seconds() -> f64 {
+    use nix::sys::resource::{getrusage, UsageWho};
+    getrusage(UsageWho::RUSAGE_CHILDREN).map_or(0.0, |u| {
+        let t = |tv: nix::sys::time::TimeVal| tv.tv_sec() as f64 + tv.tv_usec() as f64 / 1e6;
+        t(u.user_time()) + t(u.system_time())
     })
 }
 

@@ -162,6 +162,10 @@ pub struct Manifest {
     pub build_seconds: f64,
     /// Parallel make jobs.
     pub jobs: usize,
+    /// CPU time of the build's steps (user + system, every process), s:
+    /// on an idle machine the build takes about this over the cores used.
+    #[serde(default)]
+    pub cpu_seconds: f64,
 }
 
 /// A guest kernel ready to boot, and what describes it.
@@ -239,11 +243,7 @@ pub fn locate_in(name: &str, root: &Path) -> Result<GuestKernel, LocateError> {
 /// The kernel of a cache entry, if it is whole: its manifest, binary and
 /// modules directory.
 pub fn entry(dir: &Path) -> Result<GuestKernel, String> {
-    let manifest_path = dir.join(MANIFEST);
-    let text = std::fs::read_to_string(&manifest_path)
-        .map_err(|e| format!("no {}: {e}", manifest_path.display()))?;
-    let m: Manifest = serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not a manifest: {e}", manifest_path.display()))?;
+    let m = read_manifest(dir)?;
     let kernel = dir.join("linux");
     let modules_root = dir.join("modules");
     if !kernel.is_file() {
@@ -264,6 +264,13 @@ pub fn entry(dir: &Path) -> Result<GuestKernel, String> {
         config_sha256: Some(m.config_sha256),
         compiler: Some(m.compiler),
     })
+}
+
+/// The manifest of the cache entry `dir`.
+pub fn read_manifest(dir: &Path) -> Result<Manifest, String> {
+    let path = dir.join(MANIFEST);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("no {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{} is not a manifest: {e}", path.display()))
 }
 
 /// Debian's user-mode-linux package: its binary and modules where the
@@ -367,6 +374,7 @@ mod tests {
             built_utc: "2026-12-07T13:00:00Z".into(),
             build_seconds: 1.0,
             jobs: 2,
+            cpu_seconds: 2.0,
         };
         std::fs::write(
             dir.path().join(MANIFEST),
