@@ -48,7 +48,7 @@ pub enum Command {
     /// Run one program inside a pinned user-mode-linux kernel and return its exit status.
     Guest(GuestArgs),
     /// Build (`kernel build uml-6.12`) or list the guest kernels netlab builds from Debian's source packages.
-    Kernel(crate::kernel_build::KernelArgs),
+    Kernel(KernelArgs),
     /// Standalone receiver: TCP sink with pattern validation plus the UDP echo, one poll loop.
     Sink(SinkArgs),
     /// Standalone TCP load sender.
@@ -316,6 +316,34 @@ pub struct GuestArgs {
     /// The program and its arguments.
     #[arg(last = true, required = true)]
     pub program: Vec<String>,
+}
+
+/// `orchestrator kernel build NAME` or `orchestrator kernel list` (netlab_guest::kernels::command).
+#[derive(Debug, Args)]
+pub struct KernelArgs {
+    /// build: build the kernel NAME from its Debian source into the cache, then boot it once (nothing to do when it is there); list: the guest kernels, whether each is there, and where.
+    pub action: KernelAction,
+    /// The kernel to build: uml-6.12 (or 6.12).
+    #[arg(required_if_eq("action", "build"))]
+    pub name: Option<String>,
+    /// Parallel make jobs (default: every CPU).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Bound of the whole build (default 90m).
+    #[arg(long, value_parser = args::duration)]
+    pub timeout: Option<Duration>,
+    /// The cache (default $NETLAB_KERNEL_CACHE, else /var/cache/netlab/kernels as root).
+    #[arg(long)]
+    pub cache: Option<PathBuf>,
+}
+
+/// What `orchestrator kernel` does.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum KernelAction {
+    /// Build a kernel.
+    Build,
+    /// List the kernels.
+    List,
 }
 
 /// `orchestrator sink`.

@@ -13,7 +13,6 @@ mod cli;
 mod compare;
 mod config;
 mod diff;
-mod kernel_build;
 mod merge;
 mod plan;
 mod report;
@@ -55,7 +54,7 @@ fn main() -> ExitCode {
         Command::Rerun(a) => rerun::main(&a),
         Command::Cleanup(a) => roles::cleanup(&a),
         Command::Guest(a) => roles::guest(&a),
-        Command::Kernel(a) => kernel_build::main(&a),
+        Command::Kernel(a) => roles::kernel(a),
         Command::Sink(a) => roles::sink(&a),
         Command::Load(a) => roles::load(&a),
         Command::Probe(a) => roles::probe(&a),

@@ -9,7 +9,7 @@ use netlab_probe::role::{run_probe_role, ProbeRole};
 use netlab_run::b_loop::run_sink_role;
 use netlab_tcpload::role::{run_load_role, LoadRole, SinkRole};
 
-use crate::cli::{CleanupArgs, GuestArgs, LoadArgs, ProbeArgs, SinkArgs};
+use crate::cli::{CleanupArgs, GuestArgs, KernelAction, KernelArgs, LoadArgs, ProbeArgs, SinkArgs};
 
 fn usage_exit(e: &dyn Display) -> u8 {
     eprintln!("orchestrator: {e}");
@@ -99,6 +99,18 @@ pub fn guest(a: &GuestArgs) -> u8 {
             eprintln!("orchestrator guest: {e}");
             1
         }
+    }
+}
+
+/// `orchestrator kernel build NAME | list` ([`netlab_guest::kernels::command`]).
+pub fn kernel(a: KernelArgs) -> u8 {
+    use netlab_guest::kernels::command;
+    match (a.action, a.name) {
+        (KernelAction::Build, Some(name)) => command::build_command(&command::BuildRequest::new(
+            name, a.jobs, a.timeout, a.cache,
+        )),
+        (KernelAction::Build, None) => usage_exit(&"kernel build needs a NAME (uml-6.12)"),
+        (KernelAction::List, _) => command::list_command(),
     }
 }
 

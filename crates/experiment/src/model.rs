@@ -46,6 +46,9 @@ pub enum KernelChoice {
 }
 
 impl KernelChoice {
+    /// The words [`KernelChoice::parse`] reads, as a refusal lists them.
+    pub const WORDS: &'static str = "auto, host, uml or uml-6.12";
+
     /// The word used in files and flags.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -100,12 +100,8 @@ impl Experiment {
         }
         let kernel = match &f.kernel {
             None => d.kernel,
-            Some(k) => KernelChoice::parse(k).ok_or_else(|| {
-                err(
-                    "kernel",
-                    format!("{k:?}: expected auto, host, uml or uml-6.12"),
-                )
-            })?,
+            Some(k) => KernelChoice::parse(k)
+                .ok_or_else(|| err("kernel", format!("{k:?}: expected {}", KernelChoice::WORDS)))?,
         };
         let arms = match &f.arms {
             None => d.arms.clone(),

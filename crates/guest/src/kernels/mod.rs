@@ -13,6 +13,7 @@
 //! folder and renamed into place only when it is whole.
 
 pub mod build;
+pub mod command;
 pub mod config;
 
 use std::path::{Path, PathBuf};

@@ -48,16 +48,13 @@ pub fn check_built(choice: KernelChoice) -> Result<(), String> {
 }
 
 /// The kernel record of a run on the host: its release and, where the
-/// host keeps its configuration (`/boot/config-RELEASE`, `/proc/config.gz`),
+/// host keeps its configuration (`/boot/config-RELEASE`, as Debian does),
 /// that configuration's hash and compiler.
 pub fn host_kernel_info(release: String, because: String) -> KernelInfo {
-    let facts = [
-        std::path::PathBuf::from(format!("/boot/config-{release}")),
-        std::path::PathBuf::from("/proc/config.gz"),
-    ]
-    .iter()
-    .find_map(|p| kernels::config::read_config(p).ok())
-    .map(|t| kernels::config::ConfigFacts::of(&t));
+    let facts =
+        kernels::config::read_config(std::path::Path::new(&format!("/boot/config-{release}")))
+            .ok()
+            .map(|t| kernels::config::ConfigFacts::of(&t));
     KernelInfo {
         mode: "host".into(),
         release,
