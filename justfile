@@ -27,6 +27,9 @@ bench-topology:
 bench-guest:
     cargo bench -p netlab-guest --bench overhead
 
+bench-kernels:
+    cargo bench -p netlab-guest --bench kernels
+
 bench-tcpload:
     cargo bench -p netlab-tcpload --bench throughput
 
