@@ -768,7 +768,13 @@ mod tests {
             t.contains("round 2 changed inside the window (2 cuts): ≈ "),
             "{t}"
         );
-        assert!(t.ends_with("rounds disagree; medians not pooled"), "{t}");
+        // All three reached 2 cuts: they agree on the state, but two
+        // changed inside the window, so nothing is pooled.
+        assert!(!arm.disagree());
+        assert!(
+            t.ends_with("not one state over the window; nothing pooled"),
+            "{t}"
+        );
         // One round alone that changed: nothing to pool, still split.
         let alone = group_rounds(
             "pfifo",
