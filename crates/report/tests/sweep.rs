@@ -362,7 +362,10 @@ fn an_isochronous_only_sweep_has_a_latency_in_its_headline() {
         md.contains("from the isochronous probe, a slot every 20 ms whatever is outstanding"),
         "{md}"
     );
-    assert!(md.contains("loaded slots tail-dropped (queue full)"), "{md}");
+    assert!(
+        md.contains("loaded slots tail-dropped (queue full)"),
+        "{md}"
+    );
     assert!(md.contains("one-way A→B over the window p50 "), "{md}");
     assert!(!md.contains("no data"), "{md}");
     assert!(!md.contains("no B receive log"), "{md}");
