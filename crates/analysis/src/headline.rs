@@ -462,6 +462,20 @@ impl ArmHeadline {
     /// delay of the stop-and-wait probe's requests (method §5.8), or its
     /// RTT with censoring, saying why.
     pub fn probe_text(&self) -> String {
+        // The RTT view (results without B's receive log) keeps the
+        // baseline beside the loaded figures, as the method's table does.
+        let baseline = match &self.window {
+            Some(w) if w.measure == Measure::RttCensored => format!(
+                "probe RTT baseline p50 {} → loaded ",
+                q(&self.baseline_p50, "ms")
+            ),
+            _ => String::new(),
+        };
+        format!("{baseline}{}", self.probe_figures())
+    }
+
+    /// [`ArmHeadline::probe_text`] without the baseline.
+    fn probe_figures(&self) -> String {
         if !self.by_state.is_empty() {
             let parts: Vec<String> = self
                 .by_state
@@ -764,7 +778,7 @@ mod tests {
             "{md}"
         );
         assert!(
-            md.contains("- **pfifo** (3 rounds): by state, not pooled: 1 cut (r2): RTT over the window p50 ≥ 1000 ms"),
+            md.contains("- **pfifo** (3 rounds): probe RTT baseline p50 0.490 ms → loaded by state, not pooled: 1 cut (r2): RTT over the window p50 ≥ 1000 ms"),
             "{md}"
         );
         assert!(md.contains("rounds disagree; medians not pooled"), "{md}");
@@ -772,7 +786,7 @@ mod tests {
             md.contains("**Verdict:** fq_codel has the lower loaded median than pfifo"),
             "{md}"
         );
-        assert!(md.contains("pfifo's rounds fall into 3 states"), "{md}");
+        assert!(md.contains("pfifo's rounds fall into 2 states"), "{md}");
         assert!(
             md.contains("It rests on rounds whose state changed inside the measured window — pfifo r1 (at 4.6 s), pfifo r3 (at 4.7 and 11.7 s)"),
             "{md}"
