@@ -508,9 +508,12 @@ impl Steps<'_> {
             }
             if said.elapsed() >= PROGRESS_EVERY {
                 said = Instant::now();
+                let done = match count_steps(self.log) {
+                    0 => String::new(),
+                    n => format!("{n} files compiled or linked, "),
+                };
                 (self.opts.progress)(&format!(
-                    "  {step}: {} compiled or linked, {:.0} s",
-                    count_steps(self.log),
+                    "  {step}: {done}{:.0} s",
                     started.elapsed().as_secs_f64()
                 ));
             }
