@@ -329,7 +329,7 @@ pub struct KernelArgs {
     /// Parallel make jobs (default: every CPU).
     #[arg(long)]
     pub jobs: Option<usize>,
-    /// Bound of the whole build (default 90m).
+    /// Bound of the whole build (default 180m).
     #[arg(long, value_parser = args::duration)]
     pub timeout: Option<Duration>,
     /// The cache (default $NETLAB_KERNEL_CACHE, else /var/cache/netlab/kernels as root).

