@@ -102,6 +102,21 @@ fn a_change_gate_takes_its_words_and_refuses_the_rest() {
 }
 
 #[test]
+fn the_kernel_ab_runs_differ_in_the_kernel_alone() {
+    // experiments/kernel_ab_quick.toml in the 6.1 guest, rerun in the 6.12
+    // guest (fixtures/report/README.md, run-uml-kernel-ab-*).
+    let (_a, a) = digest("run-uml-kernel-ab-6.1");
+    let (_b, b) = digest("run-uml-kernel-ab-6.12");
+    let d = diff(&a, &b, &[]).unwrap();
+    let keys: Vec<&str> = d.setup_differs.iter().map(|s| s.key.as_str()).collect();
+    assert_eq!(keys, ["kernel"], "{:?}", d.setup_differs);
+    assert!(d.setup_differs[0].a.starts_with("uml 6.1.176 (user-mode-linux "));
+    assert!(d.setup_differs[0].b.starts_with("uml-6.12 6.12.118 (linux-source-6.12 "));
+    assert_eq!(d.same_experiment, Some(true));
+    assert_eq!(d.pairs.len(), 2, "pfifo and fq_codel on both kernels");
+}
+
+#[test]
 fn another_kernel_is_one_setup_row() {
     // The same run as if B had run in the 6.12 guest: its results.json
     // names the kernel, its source, configuration and compiler, and each
