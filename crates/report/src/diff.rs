@@ -66,6 +66,53 @@ pub struct SetupItem {
     pub explains: Option<String>,
 }
 
+/// What a number in diff.json is of the value it stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BoundKind {
+    /// The value itself.
+    Exact,
+    /// The value is at least this (a quantile on the censored mass).
+    AtLeast,
+    /// The value is at most this.
+    AtMost,
+    /// Unknown (both sides on the censored mass, or no data): `value` is
+    /// null.
+    Unknown,
+}
+
+/// A number of diff.json: the number and what it is of the value (never
+/// a string such as "≥ 1000").
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DiffNumber {
+    /// The number (null when unknown).
+    pub value: Option<f64>,
+    /// Exact, or a bound.
+    pub bound: BoundKind,
+}
+
+impl DiffNumber {
+    fn of_bounded(b: Bounded) -> DiffNumber {
+        let (value, bound) = match b {
+            Bounded::Value(v) => (Some(v), BoundKind::Exact),
+            Bounded::AtLeast(v) => (Some(v), BoundKind::AtLeast),
+            Bounded::AtMost(v) => (Some(v), BoundKind::AtMost),
+            Bounded::Unknown => (None, BoundKind::Unknown),
+        };
+        DiffNumber { value, bound }
+    }
+
+    fn of_quantile(q: crate::stats::CensoredQuantile) -> DiffNumber {
+        use crate::stats::CensoredQuantile as Q;
+        let (value, bound) = match q {
+            Q::Value(v) => (Some(v), BoundKind::Exact),
+            Q::AtLeast(v) => (Some(v), BoundKind::AtLeast),
+            Q::NoData => (None, BoundKind::Unknown),
+        };
+        DiffNumber { value, bound }
+    }
+}
+
 /// One metric of one pair, A's rounds against B's.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MetricDiff {
@@ -75,20 +122,37 @@ pub struct MetricDiff {
     pub key: String,
     /// Unit.
     pub unit: String,
-    /// Each run's rounds (`≥ x` for a bound).
-    pub a_rounds: Vec<String>,
+    /// Each run's rounds, A's: numbers with their bound flag.
+    pub a_rounds: Vec<DiffNumber>,
     /// B's.
-    pub b_rounds: Vec<String>,
-    /// The Hodges–Lehmann shift B − A, in words (`-3.2`, `≥ 12`, `unknown`).
-    pub shift: String,
-    /// The interval's endpoints in words, and its level.
-    pub interval: (String, String),
+    pub b_rounds: Vec<DiffNumber>,
+    /// The Hodges–Lehmann shift B − A.
+    pub shift: DiffNumber,
+    /// The interval's endpoints.
+    pub interval: (DiffNumber, DiffNumber),
+    /// The same in words for diff.md and diff.html (`≥ 1000`), not in
+    /// diff.json.
+    #[serde(skip)]
+    pub text: MetricText,
     /// Its confidence level (0.9 for 3 vs 3 rounds).
     pub level: f64,
     /// A change claimed: `Some((higher, at least))` in B against A.
     pub change: Option<(bool, f64)>,
     /// The sentence.
     pub sentence: String,
+}
+
+/// A metric's numbers in words, as diff.md and diff.html print them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MetricText {
+    /// A's rounds (`≥ x` for a bound).
+    pub a_rounds: Vec<String>,
+    /// B's.
+    pub b_rounds: Vec<String>,
+    /// The shift (`-3.2`, `≥ 12`, `unknown`).
+    pub shift: String,
+    /// The interval's endpoints.
+    pub interval: (String, String),
 }
 
 /// One arm at one point, in both runs.
@@ -134,10 +198,11 @@ pub struct Delays {
 }
 
 impl Delays {
-    /// The loaded delays of a run's scenarios: every delivered probe's
-    /// one-way delay and how many never reached B where every round has
-    /// fates; else the replies' RTT and the requests without a reply.
-    fn of(scenarios: &[Scenario]) -> Delays {
+    /// The loaded delays of a run's scenarios: with `one_way` (every
+    /// round of both runs has fates), every delivered probe's one-way
+    /// delay and how many never reached B; else the replies' RTT and the
+    /// requests without a reply, so the two runs are drawn alike.
+    fn of(scenarios: &[Scenario], one_way: bool) -> Delays {
         use crate::records::ProbePhase;
         let ok: Vec<&Scenario> = scenarios.iter().filter(|s| s.error.is_none()).collect();
         let fates: Option<Vec<crate::records::Delivered>> = ok
@@ -145,7 +210,7 @@ impl Delays {
             .map(|s| s.delivered_one_way(ProbePhase::Loaded))
             .collect();
         let mut d = match fates {
-            Some(f) if !f.is_empty() => Delays {
+            Some(f) if one_way && !f.is_empty() => Delays {
                 values: f
                     .iter()
                     .flat_map(|x| x.one_way_ms.iter().copied())
@@ -174,7 +239,7 @@ impl Delays {
                         .count(),
                     what: "RTT of the replies",
                     missing_words:
-                        "without a reply within the timeout (lost or late: no receive log)",
+                        "without a reply within the timeout (lost or late: a round trip cannot tell them apart)",
                     axis: "probe RTT",
                 }
             }
@@ -187,6 +252,10 @@ impl Delays {
 /// Two runs side by side.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunDiff {
+    /// diff.json's format, [`RunDiff::FORMAT`].
+    pub format: &'static str,
+    /// Its version, [`RunDiff::VERSION`]; a change of shape bumps it.
+    pub version: u32,
     /// Run A (the reference).
     pub a: String,
     /// Run B.
@@ -197,6 +266,12 @@ pub struct RunDiff {
     pub setup_same: usize,
     /// The same experiment (content hash), when both record it.
     pub same_experiment: Option<bool>,
+    /// A and B are one run (the same run id): what is compared is its
+    /// arms with each other (`--pair`), not two runs.
+    pub same_run: bool,
+    /// Whether every scenario of each run carries its probe fates (B's
+    /// receive log): the loss and the one-way delays need both.
+    pub fates: [bool; 2],
     /// Each pair of arm and point both runs have.
     pub pairs: Vec<PairDiff>,
     /// Arms or points only A has (`pfifo limit 64 at rate=5mbit`).
@@ -455,7 +530,18 @@ pub fn diff(
         }
     }
     let sweep = crate::diff_sweep::build(a, b, &arm_pairs);
+    let fates = |r: &RunDigest| {
+        r.input
+            .scenarios
+            .iter()
+            .filter(|s| s.error.is_none())
+            .all(|s| s.fates.is_some())
+    };
     Ok(RunDiff {
+        format: RunDiff::FORMAT,
+        version: RunDiff::VERSION,
+        same_run: a.header.run_id == b.header.run_id,
+        fates: [fates(a), fates(b)],
         a: a.source.clone(),
         b: b.source.clone(),
         setup_differs,
@@ -530,15 +616,31 @@ fn pair_diff(
     let states_of = |v: Vec<Scenario>| -> (String, Vec<Scenario>) {
         let mut input = a.input.clone_header();
         input.scenarios = v;
+        // The states' text names its arm (`A: …`); the line names the run.
         let text = crate::state::ArmStates::of_input(&input)
             .first()
-            .map_or_else(|| "no round".into(), |s| s.text());
+            .map_or_else(
+                || "no round".into(),
+                |s| {
+                    let t = s.text();
+                    t.strip_prefix(&format!("{}: ", s.arm))
+                        .map_or_else(|| t.clone(), str::to_string)
+                },
+            );
         (text, input.scenarios)
     };
     let (state_a, sa) = states_of(sa);
     let (state_b, sb) = states_of(sb);
     let states = (state_a, state_b);
-    let delays = [Delays::of(&sa), Delays::of(&sb)];
+    // Both runs' delays of one kind (method §5.8): one-way only where
+    // every round of both has its fates, else both runs' RTT.
+    let one_way = [&sa, &sb].iter().all(|v| {
+        v.iter().filter(|s| s.error.is_none()).all(|s| {
+            s.delivered_one_way(crate::records::ProbePhase::Loaded)
+                .is_some()
+        })
+    });
+    let delays = [Delays::of(&sa, one_way), Delays::of(&sb, one_way)];
     let color = a
         .input
         .scenarios
@@ -610,17 +712,18 @@ pub(crate) fn metric_key(f: Figure) -> &'static str {
 }
 
 fn metric_diff(c: &Comparison, st: &crate::compare::Statistics) -> MetricDiff {
-    let rounds_of = |arm: &str| -> Vec<String> {
+    let values_of = |arm: &str| -> Vec<crate::stats::CensoredQuantile> {
         st.figures
             .iter()
             .find(|f| f.arm == arm && f.figure == c.figure)
-            .map(|f| {
-                f.rounds
-                    .iter()
-                    .map(|v| v.value.text("").trim().to_string())
-                    .collect()
-            })
+            .map(|f| f.rounds.iter().map(|v| v.value).collect())
             .unwrap_or_default()
+    };
+    let words = |v: Vec<crate::stats::CensoredQuantile>| -> Vec<String> {
+        v.iter().map(|q| q.text("").trim().to_string()).collect()
+    };
+    let numbers = |v: Vec<crate::stats::CensoredQuantile>| -> Vec<DiffNumber> {
+        v.into_iter().map(DiffNumber::of_quantile).collect()
     };
     let change = c.supported_shift().map(|(lower, by)| (!lower, by));
     let name = c.delay.name(c.figure);
@@ -659,10 +762,19 @@ fn metric_diff(c: &Comparison, st: &crate::compare::Statistics) -> MetricDiff {
         metric: name.to_string(),
         key: metric_key(c.figure).to_string(),
         unit: unit.to_string(),
-        a_rounds: rounds_of("A"),
-        b_rounds: rounds_of("B"),
-        shift: bounded(c.point),
-        interval: (lo, hi),
+        a_rounds: numbers(values_of("A")),
+        b_rounds: numbers(values_of("B")),
+        shift: DiffNumber::of_bounded(c.point),
+        interval: (
+            DiffNumber::of_bounded(c.interval.0),
+            DiffNumber::of_bounded(c.interval.1),
+        ),
+        text: MetricText {
+            a_rounds: words(values_of("A")),
+            b_rounds: words(values_of("B")),
+            shift: bounded(c.point),
+            interval: (lo, hi),
+        },
         level: c.level,
         change,
         sentence,
@@ -728,6 +840,67 @@ pub fn diff_paths(
 }
 
 impl RunDiff {
+    /// diff.json's `format`.
+    pub const FORMAT: &'static str = "netlab-diff";
+    /// diff.json's `version`: 2 since its numbers are numbers with a bound
+    /// flag (`{"value": 1000.0, "bound": "at_least"}`, not `"≥ 1000"`),
+    /// with `format`, `same_run` and `fates` (1: no `version` field).
+    pub const VERSION: u32 = 2;
+
+    /// Why a gate cannot be checked, one line per gate and pair: its
+    /// metric was not computed for a pair (the loss without both runs'
+    /// fates), or no change could be claimed whatever the runs did (fewer
+    /// than 3 rounds a run, or both sides on the censored mass). A gate
+    /// that cannot be checked fails (`orchestrator diff` exits 2): it
+    /// never passes by accident.
+    pub fn unchecked(&self, gates: &[ChangeGate]) -> Vec<String> {
+        let mut out = Vec::new();
+        let min = crate::compare::Comparison::MIN_ROUNDS;
+        for g in gates {
+            for p in &self.pairs {
+                let why = match p.metrics.iter().find(|m| m.key == g.metric) {
+                    None => self.missing_why(&g.metric),
+                    Some(_) if p.rounds.0 < min || p.rounds.1 < min => format!(
+                        "{} vs {} rounds: with fewer than {min} a run no change can be claimed",
+                        p.rounds.0, p.rounds.1
+                    ),
+                    Some(m)
+                        if m.change.is_none()
+                            && (m.interval.0.bound == BoundKind::Unknown
+                                || m.interval.1.bound == BoundKind::Unknown) =>
+                    {
+                        "the interval reaches the censored mass (an endpoint is unknown), so no change can be claimed".to_string()
+                    }
+                    Some(_) => continue,
+                };
+                out.push(format!(
+                    "--fail-on-change {} cannot be checked for {}: {why}",
+                    g.metric,
+                    pair_title(p)
+                ));
+            }
+        }
+        out
+    }
+
+    /// Why a metric a gate names was not computed.
+    fn missing_why(&self, metric: &str) -> String {
+        let lacking: Vec<&str> = ["A", "B"]
+            .into_iter()
+            .zip(self.fates)
+            .filter(|(_, f)| !f)
+            .map(|(r, _)| r)
+            .collect();
+        match metric {
+            "loss" if !lacking.is_empty() => format!(
+                "the loss needs every round's probe fates (B's receive log, method §5.8) in both runs, and run {} has none",
+                lacking.join(" and run ")
+            ),
+            "drops" => "the arm's drops in the measured window were not read in a run".into(),
+            _ => "the runs do not give it".into(),
+        }
+    }
+
     /// One line per claimed change past its gate's threshold
     /// (`p95 changed beyond 2.5 in fq_codel (…)`); empty when none is.
     pub fn beyond(&self, gates: &[ChangeGate]) -> Vec<String> {
@@ -759,6 +932,12 @@ impl RunDiff {
     /// The headline: one line per claimed change, or that none was found.
     pub fn headline(&self) -> Vec<String> {
         let mut out = Vec::new();
+        if self.same_run {
+            out.push(format!(
+                "A and B are one run ({}): what follows compares its arms with each other (--pair), not two runs",
+                self.runs[0]
+            ));
+        }
         match self.same_experiment {
             Some(true) => out.push("the same experiment (content hash)".into()),
             Some(false) => out.push("different experiments (content hash)".into()),
@@ -848,11 +1027,11 @@ impl RunDiff {
                     "| {} ({}) | {} | {} | {} | [{}, {}] at {:.0} % |",
                     m.metric,
                     if m.unit.is_empty() { "–" } else { &m.unit },
-                    m.a_rounds.join(" / "),
-                    m.b_rounds.join(" / "),
-                    m.shift,
-                    m.interval.0,
-                    m.interval.1,
+                    m.text.a_rounds.join(" / "),
+                    m.text.b_rounds.join(" / "),
+                    m.text.shift,
+                    m.text.interval.0,
+                    m.text.interval.1,
                     m.level * 100.0
                 );
             }
