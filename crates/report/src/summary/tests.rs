@@ -91,14 +91,14 @@ fn the_iso_probe_adds_its_own_table_and_keeps_the_spec_one() {
     // 220 censored of which 110 late; p50 over all sent is rank 276 ≤
     // 331 → a value, p95 rank 524 > 331 → a bound
     let row = format!(
-        "| {} | {} | {} | loaded | 20 | 551 | 331 | 110 | 220 | 300.00/300.00/300.00 (n=331) | 300.00/",
+        "| {} | {} | {} | loaded | 20 | 551 | 331 | 110 | 220: lost or late, not told apart here (censoring-aware RTT p50/p95/p99 300.00/≥ 1000 ms (censored)/≥ 1000 ms (censored) of 551) | 300.00/300.00/300.00 (n=331) | – |",
         sc.index, sc.round, sc.arm
     );
     assert!(out.contains(&row), "{out}");
     assert!(out.contains("≥ 1000"), "{out}");
     assert!(out.contains("| 299.50/0.49 |"), "{out}");
     let base = format!(
-        "| {} | {} | {} | baseline | 20 | 150 | 150 | 0 | 0 | 2.00/2.00/2.00 (n=150) | 2.00/2.00/2.00 (of 150) | 1.50/0.49 |",
+        "| {} | {} | {} | baseline | 20 | 150 | 150 | 0 | 0: lost or late, not told apart here (censoring-aware RTT p50/p95/p99 2.00/2.00/2.00 of 150) | 2.00/2.00/2.00 (n=150) | – | 1.50/0.49 |",
         sc.index, sc.round, sc.arm
     );
     assert!(out.contains(&base), "{out}");
