@@ -519,6 +519,7 @@ pub(crate) fn page(
         comparison_block(&mut h, st);
     }
     h.push_str("<h2 id=notes>Notes</h2><ul>\n");
+    let fates = crate::summary::every_round_has_fates(&input.figures);
     let timeout_ms = input
         .scenarios
         .iter()
@@ -528,7 +529,8 @@ pub(crate) fn page(
         .notes
         .iter()
         .filter(|n| applies(n, input))
-        .filter_map(|n| crate::summary::note_for_probe(n, timeout_ms))
+        .map(|n| crate::summary::note_for_fates(n, fates))
+        .filter_map(|n| crate::summary::note_for_probe(&n, timeout_ms))
     {
         let _ = writeln!(h, "<li>{}</li>", crate::markdown::inline(&n));
     }

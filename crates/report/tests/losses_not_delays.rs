@@ -71,20 +71,6 @@ fn words() -> String {
     )
 }
 
-/// An SVG's text, its lines joined (a legend wraps an entry over lines).
-fn svg_text(svg: &str) -> String {
-    let mut out = String::new();
-    for part in svg.split("<text").skip(1) {
-        let body = part.split_once('>').map_or("", |x| x.1);
-        let body = body.split("</text>").next().unwrap_or("");
-        out.push_str(body.trim());
-        out.push(' ');
-    }
-    out.replace("&gt;", ">")
-        .replace("&lt;", "<")
-        .replace("&amp;", "&")
-}
-
 #[test]
 fn the_fixture_s_point_one_is_141_delivered_67_dropped_94_censored() {
     let (delivered, _, bounds) = point_one();
@@ -183,10 +169,10 @@ fn the_figures_say_what_became_of_the_slots_and_the_cdf_stops_below_one() {
         "sweep-iso-up-p99-ms-vs-rate.svg",
         "sweep-iso-up-p99-ms-vs-flows.svg",
     ] {
-        let t = svg_text(&read(&d, f));
+        let t = common::svg_words(&read(&d, f));
         assert!(t.contains(&want), "{f}: {t}");
     }
-    let t = svg_text(&read(&d, "p01-iso-cdf-loaded.svg"));
+    let t = common::svg_words(&read(&d, "p01-iso-cdf-loaded.svg"));
     assert!(t.contains("one-way A→B delay"), "{t}");
     assert!(
         t.contains("of 302 loaded isochronous slots: 141 delivered (one-way p50 1836 ms"),
