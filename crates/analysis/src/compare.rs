@@ -7,9 +7,10 @@
 
 use crate::records::{ReportInput, Scenario};
 use crate::stats::{
-    censored_quantile, hodges_lehmann, jain_index, quantile_difference, shift_interval, Bounded,
-    CensoredQuantile, Observation,
+    hodges_lehmann, jain_index, quantile_difference, shift_interval, weighted_censored_quantile,
+    Bounded, CensoredQuantile, Observation,
 };
+use crate::window::{Measure, Sampling, WindowDelay};
 
 /// Fewer rounds per arm than this: the interval is printed as not meaningful.
 pub(crate) const MIN_ROUNDS: usize = 3;
@@ -95,11 +96,12 @@ impl DelayBasis {
 /// The data one round contributes to a figure.
 #[derive(Debug, Clone, PartialEq)]
 enum Unit {
-    /// Probe observations; the statistic is a censored quantile. The last
-    /// field counts the round's loaded requests without a reply within
-    /// the timeout (delivered late, lost or unresolved), whatever the
-    /// delay basis.
-    Probes(Vec<Observation>, f64, usize),
+    /// Probe observations with the time each stands for (the window's
+    /// sampling, method §12.11); the statistic is a weighted censored
+    /// quantile. The last field counts the round's loaded requests without
+    /// a reply within the timeout (delivered late, lost or unresolved),
+    /// whatever the delay basis.
+    Probes(Vec<(Observation, f64)>, f64, usize),
     /// A share of counts, %: pooled, the ratio of the summed counts (never
     /// a mean of the rounds' shares).
     Share {
@@ -188,6 +190,9 @@ pub struct Comparison {
     pub rounds_compared: usize,
     /// The sentence.
     pub sentence: String,
+    /// The probe and weights the delay figures come from (`None` when the
+    /// rounds share none).
+    pub sampling: Option<Sampling>,
 }
 
 impl Comparison {
@@ -224,9 +229,39 @@ pub struct Statistics {
     /// §12.6), each with its states (`1 cut: r2; 2 cuts: r3`): no pooled
     /// value is given for them.
     pub split: Vec<(String, String)>,
+    /// The probe and weights the delay figures come from.
+    pub sampling: Option<Sampling>,
+}
+
+/// A figure's name with, for a delay, the sampling it comes from: one
+/// name for the comparisons and the figures table.
+fn figure_name(delay: DelayBasis, figure: Figure, sampling: Option<Sampling>) -> String {
+    let name = delay.name(figure);
+    match (figure, sampling) {
+        (Figure::LoadedP50 | Figure::LoadedP95, Some(s)) => {
+            let how = match s {
+                Sampling::Isochronous { .. } => "isochronous probe, time-uniform",
+                Sampling::StopAndWaitTimeWeighted => "stop-and-wait probe, time-weighted",
+                // The method's own figure, unchanged (method §12.11).
+                Sampling::StopAndWaitPerRequest => return name.to_string(),
+            };
+            match name.strip_suffix(')') {
+                Some(open) => format!("{open}; {how})"),
+                None => format!("{name} ({how})"),
+            }
+        }
+        (Figure::Loss, Some(Sampling::Isochronous { .. })) => "loaded isochronous slot loss".into(),
+        _ => name.to_string(),
+    }
 }
 
 impl Comparison {
+    /// The figure's name with, for a delay, the sampling it comes from:
+    /// `loaded one-way delay p50 (delivered; isochronous probe, time-uniform)`.
+    pub fn figure_name(&self) -> String {
+        figure_name(self.delay, self.figure, self.sampling)
+    }
+
     /// Fewer rounds per arm than this: the interval is printed as not
     /// meaningful.
     pub const MIN_ROUNDS: usize = MIN_ROUNDS;
@@ -250,24 +285,30 @@ impl Statistics {
     }
 }
 
-/// The loaded delay observations of a round under `basis`: the one-way
-/// delay of each request that reached B, or the RTT of the probe that ran
-/// ([`Scenario::rtt_probe`]) with timeouts censored.
-fn probe_obs(s: &Scenario, basis: DelayBasis) -> Vec<Observation> {
-    match (
-        basis,
-        s.delivered_one_way(crate::records::ProbePhase::Loaded),
-    ) {
-        (DelayBasis::OneWayDelivered, Some(d)) => {
-            d.one_way_ms.into_iter().map(Observation::Exact).collect()
-        }
-        _ => s.rtt_observations(crate::records::ProbePhase::Loaded),
-    }
+/// The window delay of a round with `sampling` (method §12.11): its
+/// weighted samples, or none when the round lacks that probe.
+fn window_of(s: &Scenario, sampling: Option<Sampling>) -> Option<WindowDelay> {
+    WindowDelay::of_round(s, sampling?, s.window())
 }
 
 impl DelayBasis {
-    /// The run's delay basis: one-way delivered when every scenario that ran
-    /// has its stop-and-wait requests' fates with one-way delays.
+    /// The delay basis of the window delays (method §12.11) of `ok` with
+    /// `sampling`: one-way delivered when every round's window is.
+    pub fn of_window(ok: &[&Scenario], sampling: Option<Sampling>) -> DelayBasis {
+        let all = !ok.is_empty()
+            && ok
+                .iter()
+                .all(|s| window_of(s, sampling).is_some_and(|w| w.measure == Measure::OneWay));
+        if all {
+            DelayBasis::OneWayDelivered
+        } else {
+            DelayBasis::RttCensored
+        }
+    }
+
+    /// The stop-and-wait probe's basis (its own figures and CDF): one-way
+    /// delivered when every scenario that ran has its stop-and-wait
+    /// requests' fates with one-way delays.
     pub fn of(ok: &[&Scenario]) -> DelayBasis {
         let all = !ok.is_empty()
             && ok.iter().all(|s| {
@@ -335,17 +376,20 @@ fn fairness(s: &Scenario) -> Option<f64> {
     jain_index(&per_flow)
 }
 
-fn unit(s: &Scenario, f: Figure, basis: DelayBasis) -> Option<Unit> {
+fn unit(s: &Scenario, f: Figure, sampling: Option<Sampling>) -> Option<Unit> {
     let one = |value: f64| Unit::Scalar { value, samples: 1 };
     match f {
-        Figure::LoadedP50 => Some(Unit::Probes(probe_obs(s, basis), 0.5, round_timeouts(s))),
-        Figure::LoadedP95 => Some(Unit::Probes(probe_obs(s, basis), 0.95, round_timeouts(s))),
-        Figure::Loss => s
-            .delivered_one_way(crate::records::ProbePhase::Loaded)
-            .filter(|d| d.lost + d.one_way_ms.len() > 0)
-            .map(|d| Unit::Share {
-                part: d.lost,
-                of: d.lost + d.one_way_ms.len(),
+        Figure::LoadedP50 | Figure::LoadedP95 => {
+            let w = window_of(s, sampling)?;
+            let p = if f == Figure::LoadedP50 { 0.5 } else { 0.95 };
+            let timeouts = window_timeouts(&w);
+            Some(Unit::Probes(w.samples, p, timeouts))
+        }
+        Figure::Loss => window_of(s, sampling)
+            .filter(|w| w.measure == Measure::OneWay && w.sent() > 0)
+            .map(|w| Unit::Share {
+                part: w.fates.lost() as usize,
+                of: w.sent() as usize,
             }),
         Figure::Goodput => s.window_goodput().map(|value| Unit::Scalar {
             value,
@@ -356,13 +400,14 @@ fn unit(s: &Scenario, f: Figure, basis: DelayBasis) -> Option<Unit> {
     }
 }
 
-/// A round's loaded requests of the probe the figures read without a
-/// reply within the timeout.
-fn round_timeouts(s: &Scenario) -> usize {
-    s.rtt_observations(crate::records::ProbePhase::Loaded)
-        .iter()
-        .filter(|o| matches!(o, Observation::AtLeast(_)))
-        .count()
+/// A round's window requests without a reply within the timeout: with
+/// fates, those that reached B late or never, lost or unresolved; without,
+/// the RTT's censored ones.
+fn window_timeouts(w: &WindowDelay) -> usize {
+    match w.measure {
+        Measure::OneWay => (w.fates.reached_late + w.fates.lost() + w.fates.unresolved) as usize,
+        Measure::RttCensored => w.timeouts as usize,
+    }
 }
 
 /// The statistic over pooled units: a censored quantile over every round's
@@ -371,14 +416,14 @@ fn statistic(units: &[&Unit]) -> CensoredQuantile {
     match units.first() {
         None => CensoredQuantile::NoData,
         Some(Unit::Probes(_, p, _)) => {
-            let all: Vec<Observation> = units
+            let all: Vec<(Observation, f64)> = units
                 .iter()
                 .flat_map(|u| match u {
                     Unit::Probes(o, ..) => o.clone(),
                     _ => Vec::new(),
                 })
                 .collect();
-            censored_quantile(&all, *p)
+            weighted_censored_quantile(&all, *p)
         }
         Some(Unit::Share { .. }) => {
             let (part, of) = units.iter().fold((0, 0), |(p, n), u| match u {
@@ -435,7 +480,8 @@ pub fn analyse(input: &ReportInput) -> Statistics {
         }
     }
     let several_flows = ok.iter().any(|s| s.flows.len() > 1);
-    let delay = DelayBasis::of(&ok);
+    let sampling = Sampling::of(&ok);
+    let delay = DelayBasis::of_window(&ok, sampling);
     let mut list = vec![Figure::LoadedP50, Figure::LoadedP95];
     if delay == DelayBasis::OneWayDelivered {
         list.push(Figure::Loss);
@@ -447,7 +493,7 @@ pub fn analyse(input: &ReportInput) -> Statistics {
     let units_of = |arm: &str, f: Figure| -> Vec<(u32, Unit)> {
         ok.iter()
             .filter(|s| s.arm == arm)
-            .filter_map(|s| unit(s, f, delay).map(|u| (s.round, u)))
+            .filter_map(|s| unit(s, f, sampling).map(|u| (s.round, u)))
             .collect()
     };
     let mut figures = Vec::new();
@@ -463,22 +509,25 @@ pub fn analyse(input: &ReportInput) -> Statistics {
                 let ua = units_of(&arms[i], f);
                 let ub = units_of(&arms[j], f);
                 let mut c = compare(&arms[i], &arms[j], f, delay, &ua, &ub);
+                c.sampling = sampling;
                 c.not_claimed = not_claimed(&c, &ok, &arms[i], &arms[j], &ua, &ub);
                 c.sentence = crate::sentence::sentence(&c);
                 comparisons.push(c);
             }
         }
     }
+    // Nothing pooled where the rounds disagree or a round's window held
+    // more than one state (method §12.6).
     let split = crate::state::ArmStates::of_input(input)
         .into_iter()
-        .filter(|a| a.disagree())
+        .filter(|a| a.split())
         .map(|a| {
             let groups: Vec<String> = a
                 .groups
                 .iter()
                 .map(|g| {
                     let r: Vec<String> = g.rounds.iter().map(|r| format!("r{r}")).collect();
-                    format!("{}: {}", g.kind.short(), r.join(" "))
+                    format!("{}: {}", g.label(), r.join(" "))
                 })
                 .collect();
             (a.arm, groups.join("; "))
@@ -491,6 +540,7 @@ pub fn analyse(input: &ReportInput) -> Statistics {
         failed_scenarios,
         delay,
         split,
+        sampling,
     }
 }
 
@@ -519,7 +569,7 @@ impl Statistics {
             };
             let split = self.split.iter().find(|(a, _)| *a == f.arm);
             let pooled = match split {
-                Some((_, states)) => format!("not pooled: rounds disagree ({states})"),
+                Some((_, states)) => format!("not pooled: not one state ({states})"),
                 None => value(&f.pooled),
             };
             let rounds: Vec<String> = f
@@ -547,7 +597,7 @@ impl Statistics {
                 _ => f.pooled.samples.to_string(),
             };
             rows.push(vec![
-                self.delay.name(f.figure).to_string(),
+                figure_name(self.delay, f.figure, self.sampling),
                 f.arm.clone(),
                 pooled,
                 n,
@@ -571,7 +621,7 @@ impl Statistics {
                 .to_vec(),
             rows,
             note: format!(
-                "n: the samples behind a value ({delay_n}; a loss's, the requests sent; a goodput's, its 200 ms bins); timeouts, beside a delay's n: the loaded requests without a reply within the timeout, delivered late or not at all. A pooled delay is a quantile over every round's samples and a pooled loss the ratio of the summed counts; an arm whose rounds fall into different states has none."
+                "n: the samples behind a value ({delay_n}; a loss's, the requests sent; a goodput's, its 200 ms bins); timeouts, beside a delay's n: the loaded requests without a reply within the timeout, delivered late or not at all. A pooled delay is a quantile over every round's samples and a pooled loss the ratio of the summed counts; an arm not in one state over the window (rounds that disagree, or a round whose state changed inside it) has none."
             ),
         }
     }
@@ -731,6 +781,7 @@ fn compare(
         b_higher: higher,
         rounds_compared: compared,
         sentence: String::new(),
+        sampling: None,
     };
     c.sentence = crate::sentence::sentence(&c);
     c

@@ -111,19 +111,18 @@ fn points_block(h: &mut String, hl: &Headline) {
 
 /// One point's (or a run's) arms, verdicts and comparisons.
 fn arms_block(h: &mut String, hl: &Headline) {
+    if let Some(n) = hl.delay_note() {
+        let _ = writeln!(h, "<p class=small>{}</p>", esc(&n));
+    }
     h.push_str("<ul>\n");
     for a in &hl.arms {
-        // The isochronous probe's line, as summary.md gives it.
-        let iso = a.iso_beside.as_ref().map_or_else(String::new, |iso| {
-            format!(
-                "<br><span class=small>{}{}.</span>",
-                esc(&iso[..1].to_uppercase()),
-                esc(&iso[1..])
-            )
-        });
+        let sw = a
+            .stop_and_wait_text()
+            .map(|t| format!("<br><span class=small>{}.</span>", esc(&t)))
+            .unwrap_or_default();
         let _ = writeln!(
             h,
-            "<li class=arm><b>{}</b> ({} round{}): {}; {}.{iso}<br><span class=small>State per round (sender tcp_info):</span> {}</li>",
+            "<li class=arm><b>{}</b> ({} round{}): {}; {}.{sw}<br><span class=small>State per round (sender tcp_info):</span> {}</li>",
             esc(&a.arm),
             a.rounds,
             if a.rounds == 1 { "" } else { "s" },

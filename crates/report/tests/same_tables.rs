@@ -67,8 +67,8 @@ fn the_rtt_table_is_per_state_with_each_state_s_counts() {
         arms,
         [
             "pfifo (1 cut: r2)",
-            "pfifo (2 cuts: r3)",
-            "pfifo (3 cuts: r1)",
+            "pfifo (2 cuts, changed inside the window: r3)",
+            "pfifo (3 cuts, changed inside the window: r1)",
             "fq_codel"
         ]
     );
@@ -114,9 +114,12 @@ fn the_figures_table_labels_one_way_pools_only_where_rounds_agree_and_counts() {
             "{name}"
         );
     }
-    let p50 = row("loaded one-way delay p50 (delivered probes)", "pfifo");
+    let delay = |p: &str| {
+        format!("loaded one-way delay {p} (delivered probes; stop-and-wait probe, time-weighted)")
+    };
+    let p50 = row(&delay("p50"), "pfifo");
     assert!(
-        p50[2].starts_with("not pooled: rounds disagree (1 cut: r2; 2 cuts: r3; 3 cuts: r1)"),
+        p50[2].starts_with("not pooled: not one state (1 cut: r2; 2 cuts, changed inside the window: r3; 3 cuts, changed inside the window: r1)"),
         "{p50:?}"
     );
     assert_eq!(
@@ -138,7 +141,7 @@ fn the_figures_table_labels_one_way_pools_only_where_rounds_agree_and_counts() {
     assert_eq!(fq[3], "107 sent, 14 lost");
     let pf = row("loaded probe loss", "pfifo");
     assert_eq!(pf[3], "44 sent, 5 lost");
-    let fq50 = row("loaded one-way delay p50 (delivered probes)", "fq_codel");
+    let fq50 = row(&delay("p50"), "fq_codel");
     assert_eq!(fq50[2], "4.14 ms");
     assert_eq!(fq50[3], "93 (14)");
 }

@@ -347,7 +347,7 @@ fn table_shows_counts_and_none() {
 
 #[test]
 fn a_note_about_an_arm_the_run_did_not_have_is_left_out() {
-    let md = markdown("# x", None, &[row(1, "pfifo")], &[], &[]);
+    let md = markdown("# x", None, &[row(1, "pfifo")], &[], &[], false);
     let fq_note = NOTES.iter().find(|n| n.contains("fq_codel")).unwrap();
     assert!(!md.contains(fq_note), "{md}");
     assert!(md.contains(NOTES[0]));
@@ -357,7 +357,14 @@ fn a_note_about_an_arm_the_run_did_not_have_is_left_out() {
 fn failed_rows_say_so_and_notes_are_all_there() {
     let mut r = row(2, "fq_codel");
     r.error = Some("building topology: boom".into());
-    let md = markdown("# x", None, &[row(1, "pfifo"), r], &[], &["extra".into()]);
+    let md = markdown(
+        "# x",
+        None,
+        &[row(1, "pfifo"), r],
+        &[],
+        &["extra".into()],
+        false,
+    );
     assert!(md.contains("| 2 | fq_codel | failed: building topology: boom |"));
     assert!(md.contains("1. round 1 pfifo: 0.20 ms (ok 15/15 sent)"));
     for n in NOTES {
@@ -531,7 +538,7 @@ fn the_probe_notes_follow_the_probe_that_ran() {
     assert_eq!(note_for_probe(NOTES[0], None).as_deref(), Some(NOTES[0]));
     let mut r = row(1, "pfifo");
     r.probe_timeout_ms = None;
-    let md = markdown("# x", None, &[r], &[], &[]);
+    let md = markdown("# x", None, &[r], &[], &[], false);
     assert!(!md.contains("Probe timeouts are not loss"), "{md}");
     assert!(!md.contains("Loaded probe sends"), "{md}");
 }
@@ -576,7 +583,7 @@ fn the_limit_note_appears_only_where_the_arms_have_those_limits() {
     ));
     let mut r = row(1, "fq_codel");
     r.arm_words = "fq_codel limit 10240".into();
-    let md = markdown("# x", None, &[r], &[], &[]);
+    let md = markdown("# x", None, &[r], &[], &[], false);
     assert!(!md.contains(note), "{md}");
 }
 
