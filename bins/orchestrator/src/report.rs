@@ -1,16 +1,14 @@
 //! `orchestrator report PATH [--models MODEL]…`: the folder rendered
 //! again by [`netlab_run::finish::rerender`] (what every command that
-//! writes a report says about it is `netlab_run::finish::said`). With
-//! `--models`, a run whose results.json records no models (one written
-//! before `[report] models` existed) first records them there, so this
-//! report and every later one draw what the run would have drawn.
-//!
-//! Exit codes: 0 done; 1 the folder cannot be rendered; 2 `--models`
-//! names an unknown model, or models other than those the run records.
+//! writes a report says about it is `netlab_run::finish::said`), after
+//! `--models` recorded a run's models where it names none
+//! ([`netlab_results::models_record`]). Exit codes: 0 done; 1 the folder
+//! cannot be rendered; 2 an unknown model, or a run's own models differ.
 
 use std::path::Path;
 
 use netlab_experiment::ModelKind;
+use netlab_results::models_record::Recorded;
 
 /// Entry point of `orchestrator report PATH` ([`netlab_run::finish::rerender`]);
 /// returns the exit code.
@@ -39,107 +37,33 @@ pub fn main(path: &Path, models: &[String]) -> u8 {
     }
 }
 
-/// Records `words` as the models of the run at `path` when its
-/// results.json names none: `"report": {"models": [...]}` goes in at the
-/// head of its `experiment` object, and every other byte is kept (no
-/// number is parsed and written again). The experiment's hash leaves the
-/// models out, so the run stays the same experiment. `Ok(None)`: it
-/// records exactly these already.
+/// Records the models `words` name in the run at `path` when its
+/// results.json names none ([`netlab_results::models_record`]); what to
+/// print, or why not.
 fn record_models(path: &Path, words: &[String]) -> Result<Option<String>, String> {
-    let mut kinds: Vec<&str> = Vec::new();
+    let mut kinds: Vec<ModelKind> = Vec::new();
     for w in words {
         let m = ModelKind::parse(w).ok_or_else(|| {
             let known: Vec<&str> = ModelKind::ALL.iter().map(|m| m.as_str()).collect();
             format!("unknown model {w:?} (known: {})", known.join(", "))
         })?;
-        if !kinds.contains(&m.as_str()) {
-            kinds.push(m.as_str());
+        if !kinds.contains(&m) {
+            kinds.push(m);
         }
     }
     let file = netlab_report::results_path(path);
-    let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let header = netlab_results::Results::parse(text.as_bytes())
-        .map_err(|e| format!("{}: {e}", file.display()))?;
-    let recorded: Vec<String> = header
-        .experiment
-        .report
-        .as_ref()
-        .and_then(|r| r.models.clone())
-        .unwrap_or_default();
-    if recorded == kinds {
-        return Ok(None);
-    }
-    if header.experiment.report.is_some() {
-        return Err(format!(
-            "{} records the models [{}]: a run keeps its own",
-            file.display(),
-            recorded.join(", ")
-        ));
-    }
-    let at = experiment_body(&text)
-        .ok_or_else(|| format!("{}: no experiment object found", file.display()))?;
-    let list: Vec<String> = kinds.iter().map(|k| format!("\"{k}\"")).collect();
-    let empty = text[at..].trim_start().starts_with('}');
-    let insert = format!(
-        "\"report\":{{\"models\":[{}]}}{}",
-        list.join(","),
-        if empty { "" } else { "," }
-    );
-    let new = format!("{}{insert}{}", &text[..at], &text[at..]);
-    // The file must read back as the same run with these models.
-    let back = netlab_results::Results::parse(new.as_bytes())
-        .map_err(|e| format!("recording the models would break {}: {e}", file.display()))?;
-    let got = back
-        .experiment
-        .report
-        .and_then(|r| r.models)
-        .unwrap_or_default();
-    if got != kinds || back.scenarios.len() != header.scenarios.len() {
-        return Err(format!("{}: the models did not read back", file.display()));
-    }
-    netlab_os::atomic::write(&file, new.as_bytes()).map_err(|e| e.to_string())?;
-    Ok(Some(format!(
-        "report: recorded the models {} in {} (it named none)",
-        kinds.join(", "),
-        file.display()
-    )))
-}
-
-/// The byte offset just inside the `{` of the top-level `experiment`
-/// object of a results.json text: a scan that tracks strings and depth,
-/// and takes a string at depth 1 followed by `:` as a key.
-fn experiment_body(text: &str) -> Option<usize> {
-    let b = text.as_bytes();
-    let (mut depth, mut i, mut in_str, mut start) = (0i32, 0usize, false, 0usize);
-    while i < b.len() {
-        let c = b[i];
-        if in_str {
-            match c {
-                b'\\' => i += 1,
-                b'"' => {
-                    in_str = false;
-                    let rest = text[i + 1..].trim_start();
-                    if depth == 1 && &text[start..i] == "experiment" && rest.starts_with(':') {
-                        let value = rest[1..].trim_start();
-                        return value.starts_with('{').then(|| text.len() - value.len() + 1);
-                    }
-                }
-                _ => {}
-            }
-        } else {
-            match c {
-                b'"' => {
-                    in_str = true;
-                    start = i + 1;
-                }
-                b'{' | b'[' => depth += 1,
-                b'}' | b']' => depth -= 1,
-                _ => {}
-            }
+    match netlab_results::models_record::record_models(&file, &kinds) {
+        Ok(Recorded::Already) => Ok(None),
+        Ok(Recorded::Now) => {
+            let names: Vec<&str> = kinds.iter().map(|m| m.as_str()).collect();
+            Ok(Some(format!(
+                "report: recorded the models {} in {} (it named none)",
+                names.join(", "),
+                file.display()
+            )))
         }
-        i += 1;
+        Err(e) => Err(e.to_string()),
     }
-    None
 }
 
 #[cfg(test)]

@@ -451,28 +451,7 @@ pub fn diff(
     b: &RunDigest,
     pairs: &[(String, String)],
 ) -> Result<RunDiff, DiffError> {
-    let sa = setup_items(a);
-    let sb = setup_items(b);
-    let mut setup_differs = Vec::new();
-    let mut setup_same = 0;
-    let all: std::collections::BTreeSet<&String> = sa.keys().chain(sb.keys()).collect();
-    for k in all {
-        let (va, vb) = (sa.get(k), sb.get(k));
-        if va == vb {
-            setup_same += 1;
-            continue;
-        }
-        // The hash follows the experiment: said once, as same_experiment.
-        if k == "experiment_hash" {
-            continue;
-        }
-        setup_differs.push(SetupItem {
-            key: k.clone(),
-            a: va.cloned().unwrap_or_else(|| "–".into()),
-            b: vb.cloned().unwrap_or_else(|| "–".into()),
-            explains: explains(k),
-        });
-    }
+    let (setup_differs, setup_same) = setup_diff(a, b);
     let same_experiment = match (&a.header.experiment_hash, &b.header.experiment_hash) {
         (Some(x), Some(y)) => Some(x == y),
         _ => None,
@@ -553,6 +532,34 @@ pub fn diff(
         runs: [run_line(&a.header), run_line(&b.header)],
         sweep,
     })
+}
+
+/// The setup items that differ between `a` and `b`, and how many are the
+/// same (the experiment's hash aside: it is said as `same_experiment`).
+fn setup_diff(a: &RunDigest, b: &RunDigest) -> (Vec<SetupItem>, usize) {
+    let sa = setup_items(a);
+    let sb = setup_items(b);
+    let mut differs = Vec::new();
+    let mut same = 0;
+    let all: std::collections::BTreeSet<&String> = sa.keys().chain(sb.keys()).collect();
+    for k in all {
+        let (va, vb) = (sa.get(k), sb.get(k));
+        if va == vb {
+            same += 1;
+            continue;
+        }
+        // The hash follows the experiment: said once, as same_experiment.
+        if k == "experiment_hash" {
+            continue;
+        }
+        differs.push(SetupItem {
+            key: k.clone(),
+            a: va.cloned().unwrap_or_else(|| "–".into()),
+            b: vb.cloned().unwrap_or_else(|| "–".into()),
+            explains: explains(k),
+        });
+    }
+    (differs, same)
 }
 
 /// A run in one line: `run 7d6d8c, 2026-12-03T07:16:01.896Z – …`, and
