@@ -148,23 +148,7 @@ impl ArmDelivery {
         timeout_ms: f64,
         not_ect_beside_ecn: bool,
     ) -> ArmDelivery {
-        let mut d = ArmDelivery {
-            sent: 0,
-            replied: 0,
-            reached_late: 0,
-            late_replies: 0,
-            dropped: Vec::new(),
-            lost_unknown: 0,
-            unresolved: 0,
-            not_sent: 0,
-            censored_ms: Vec::new(),
-            delivered_ms: Vec::new(),
-            one_way: None,
-            past_timeout: 0,
-            timeout_ms,
-            not_ect_beside_ecn,
-            noun: probe.noun(),
-        };
+        let mut d = ArmDelivery::blank(timeout_ms, not_ect_beside_ecn, probe.noun());
         let mut one_way = Vec::new();
         for (f, closed_s) in rounds {
             let loaded = f
@@ -189,6 +173,13 @@ impl ArmDelivery {
     /// No request yet, of a probe with this timeout in round `s` (whose
     /// arm marked beside an ECN flow, or not), its samples called `noun`.
     pub(crate) fn empty(s: &Scenario, timeout_ms: f64, noun: &'static str) -> ArmDelivery {
+        let marked = s.final_counters.ecn_marks.is_some_and(|m| m > 0) && s.ecn_flow;
+        ArmDelivery::blank(timeout_ms, marked, noun)
+    }
+
+    /// No request yet, of a probe with this timeout, its samples called
+    /// `noun`.
+    fn blank(timeout_ms: f64, not_ect_beside_ecn: bool, noun: &'static str) -> ArmDelivery {
         ArmDelivery {
             sent: 0,
             replied: 0,
@@ -203,7 +194,7 @@ impl ArmDelivery {
             one_way: None,
             past_timeout: 0,
             timeout_ms,
-            not_ect_beside_ecn: s.final_counters.ecn_marks.is_some_and(|m| m > 0) && s.ecn_flow,
+            not_ect_beside_ecn,
             noun,
         }
     }

@@ -47,16 +47,7 @@ fn curves(input: &ReportInput) -> Option<Vec<ArmCurves>> {
 
 /// The step line of `d`'s CDF over every request sent, from `x0` to `x1`.
 fn step_line(d: &ArmDelivery, x0: f64, x1: f64) -> Vec<(f64, f64)> {
-    let mut pts = vec![(x0, 0.0)];
-    let mut prev = 0.0;
-    for (x, y) in d.cdf() {
-        let t = x.max(x0);
-        pts.push((t, prev));
-        pts.push((t, y));
-        prev = y;
-    }
-    pts.push((x1, prev));
-    pts
+    crate::plots_run::ecdf_line(&d.delivered_ms, d.sent as usize, x0, x1)
 }
 
 /// The figure, when every arm's rounds carry the isochronous probe's

@@ -226,7 +226,7 @@ fn delivered(s: &Scenario) -> (Vec<f64>, usize) {
 
 /// The ordinary CDF of delivered values over every sent request (`n`):
 /// it ends below 1 by the share that never arrived.
-fn ecdf_line(v: &[f64], n: usize, x0: f64, x1: f64) -> Vec<(f64, f64)> {
+pub(crate) fn ecdf_line(v: &[f64], n: usize, x0: f64, x1: f64) -> Vec<(f64, f64)> {
     let mut pts = vec![(x0, 0.0)];
     let mut prev = 0.0;
     for (i, x) in v.iter().enumerate() {
