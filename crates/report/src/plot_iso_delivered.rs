@@ -12,7 +12,7 @@ use plotters::prelude::*;
 use netlab_analysis::ArmDelivery;
 
 use crate::plot_style::{marker, title as draw_title, title_height, Legend, Mark, Shape, WIDTH};
-use crate::plots::{arm_color, builder, draw_svg, e, mesh, Plot};
+use crate::plots::{arm_color, draw_svg, e, Plot};
 use crate::plots_run::arms;
 use crate::records::{ReportInput, Scenario};
 use crate::ReportError;
@@ -94,15 +94,7 @@ pub(crate) fn iso_delivered_cdf(input: &ReportInput) -> Option<Result<Plot, Repo
     let svg = draw_svg(&file, (WIDTH, h), |root| {
         let body = draw_title(root, &title)?;
         let (plot, legend_area) = legend.split(&body);
-        let mut chart = builder(&plot)
-            .build_cartesian_2d((x0..x1).log_scale(), 0f64..1.05)
-            .map_err(e)?;
-        mesh(
-            &mut chart,
-            "one-way A→B delay (ms, log)",
-            "share of loaded requests sent",
-            (6, 6),
-        )?;
+        let mut chart = crate::plots_run::one_way_axes(&plot, (x0, x1))?;
         for (i, (_, saw, iso)) in curves.iter().enumerate() {
             let c = arm_color(i);
             if let Some(d) = saw {

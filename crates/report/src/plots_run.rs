@@ -152,6 +152,31 @@ fn cdf_axes<'a, 'b>(
     Ok(chart)
 }
 
+/// A one-way CDF's axes over every request sent: the delay (log) against
+/// the share of the loaded requests sent.
+pub(crate) fn one_way_axes<'a, 'b>(
+    area: &'b Area<'a>,
+    (x0, x1): (f64, f64),
+) -> Result<
+    ChartContext<
+        'b,
+        SVGBackend<'a>,
+        Cartesian2d<LogCoord<f64>, plotters::coord::types::RangedCoordf64>,
+    >,
+    String,
+> {
+    let mut chart = builder(area)
+        .build_cartesian_2d((x0..x1).log_scale(), 0f64..1.05)
+        .map_err(e)?;
+    mesh(
+        &mut chart,
+        "one-way A→B delay (ms, log)",
+        "share of loaded requests sent",
+        (6, 6),
+    )?;
+    Ok(chart)
+}
+
 /// Every run-level plot, in a fixed order. The loaded delay's CDF is the
 /// delivered probes' one-way delay where every round has its fates
 /// (losses a mass apart, never at the timeout), else the Kaplan–Meier CDF
@@ -319,15 +344,7 @@ pub(crate) fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
     let svg = draw_svg(&file, (WIDTH, h), |root| {
         let body = draw_title(root, &title)?;
         let (plot, legend_area) = legend.split(&body);
-        let mut chart = builder(&plot)
-            .build_cartesian_2d((x0..x1).log_scale(), 0f64..1.05)
-            .map_err(e)?;
-        mesh(
-            &mut chart,
-            "one-way A→B delay (ms, log)",
-            "share of loaded requests sent",
-            (6, 6),
-        )?;
+        let mut chart = one_way_axes(&plot, (x0, x1))?;
         let t = timeout_ms(input);
         chart
             .draw_series(std::iter::once(plotters::element::DashedPathElement::new(
