@@ -316,9 +316,10 @@ pub(crate) fn of_point(input: &ReportInput, st: &Statistics) -> Headline {
         .iter()
         .filter(|c| c.figure == Figure::LoadedP50)
     {
+        // A reading says what a verdict would qualify, the same way.
         match crate::sentence::reading_clause(c) {
-            Some(r) => readings.push(r),
-            None => verdicts.push(verdict(c, &arms)),
+            Some(r) => readings.push(qualified(r, c, &arms)),
+            None => verdicts.push(qualified(crate::sentence::verdict_clause(c), c, &arms)),
         }
     }
     Headline {
@@ -384,10 +385,10 @@ fn by_state(ok: &[&Scenario], states: &ArmStates) -> Vec<StateLatency> {
         .collect()
 }
 
-/// One line: which arm had the lower loaded median and how sure that is,
-/// and which arms' rounds fall into different states.
-fn verdict(c: &Comparison, arms: &[ArmHeadline]) -> String {
-    let mut v = crate::sentence::verdict_clause(c);
+/// A verdict's or a reading's line `v` with what qualifies it: which
+/// arms' rounds fall into different states, and which rounds changed
+/// state inside the window.
+fn qualified(mut v: String, c: &Comparison, arms: &[ArmHeadline]) -> String {
     let mine = || arms.iter().filter(|a| a.arm == c.a || a.arm == c.b);
     let split: Vec<String> = mine()
         .filter(|a| a.states.disagree())
@@ -487,6 +488,20 @@ impl ArmHeadline {
     /// delay of the stop-and-wait probe's requests (method §5.8), or its
     /// RTT with censoring, saying why.
     pub fn probe_text(&self) -> String {
+        // The RTT view (results without B's receive log) keeps the
+        // baseline beside the loaded figures, as the method's table does.
+        let baseline = match &self.window {
+            Some(w) if w.measure == Measure::RttCensored => format!(
+                "probe RTT baseline p50 {} → loaded ",
+                q(&self.baseline_p50, "ms")
+            ),
+            _ => String::new(),
+        };
+        format!("{baseline}{}", self.probe_figures())
+    }
+
+    /// [`ArmHeadline::probe_text`] without the baseline.
+    fn probe_figures(&self) -> String {
         if !self.by_state.is_empty() {
             let parts: Vec<String> = self
                 .by_state
@@ -813,7 +828,7 @@ mod tests {
             "{md}"
         );
         assert!(
-            md.contains("- **pfifo** (3 rounds): by state, not pooled: 1 cut (r2): RTT over the window p50 ≥ 1000 ms"),
+            md.contains("- **pfifo** (3 rounds): probe RTT baseline p50 0.490 ms → loaded by state, not pooled: 1 cut (r2): RTT over the window p50 ≥ 1000 ms"),
             "{md}"
         );
         assert!(md.contains("rounds disagree; medians not pooled"), "{md}");
@@ -821,7 +836,7 @@ mod tests {
             md.contains("**Verdict:** fq_codel has the lower loaded median than pfifo"),
             "{md}"
         );
-        assert!(md.contains("pfifo's rounds fall into 3 states"), "{md}");
+        assert!(md.contains("pfifo's rounds fall into 2 states"), "{md}");
         assert!(
             md.contains("It rests on rounds whose state changed inside the measured window — pfifo r1 (at 4.6 s), pfifo r3 (at 4.7 and 11.7 s)"),
             "{md}"

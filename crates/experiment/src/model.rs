@@ -583,9 +583,7 @@ impl Default for Experiment {
     fn default() -> Self {
         Experiment {
             name: "seed".to_string(),
-            description: "pfifo vs fq_codel behind a 5 Mbit/s TBF, one Reno upload, \
-                          stop-and-wait and isochronous UDP probes (docs/method.md)"
-                .to_string(),
+            description: Experiment::seed_description(true),
             rounds: 3,
             kernel: KernelChoice::Auto,
             seed: 1,
@@ -607,6 +605,19 @@ impl Default for Experiment {
 }
 
 impl Experiment {
+    /// The method's experiment's description, with or without the
+    /// isochronous probe (`compare --iso-probe off`).
+    pub fn seed_description(isochronous: bool) -> String {
+        format!(
+            "pfifo vs fq_codel behind a 5 Mbit/s TBF, one Reno upload, {} (docs/method.md)",
+            if isochronous {
+                "stop-and-wait and isochronous UDP probes"
+            } else {
+                "stop-and-wait UDP probe"
+            }
+        )
+    }
+
     /// The default capture deadline for a timeline: 25 s, or the end of the
     /// scenario plus 7 s when that is later.
     pub fn default_capture_deadline(timeline: &Timeline) -> Duration {

@@ -91,7 +91,11 @@ pub fn check_cc(key: &str, cc: &str) -> Result<(), ExperimentError> {
 }
 
 impl Experiment {
-    /// Resolves a parsed file: defaults filled in, every value checked.
+    /// Resolves a parsed file: defaults filled in, every value checked. A
+    /// file without `[[probes]]` runs the stop-and-wait probe alone, as it
+    /// always has, so its content hash (and its shard folders) stay what
+    /// they were; the presets and `compare` name the isochronous probe
+    /// beside it (method §10).
     pub fn from_file(f: &ExperimentFile) -> Result<Experiment, ExperimentError> {
         let d = Experiment::default();
         let rounds = f.rounds.unwrap_or(d.rounds);
@@ -128,10 +132,6 @@ impl Experiment {
             Some(list) => resolve_flows(list, &timeline, &hosts)?,
         };
         let probes = match &f.probes {
-            // A file without `[[probes]]` runs the stop-and-wait probe
-            // alone, as it always has (its content hash, and so its shard
-            // folders, stay what they were); the presets and `compare` name
-            // the isochronous probe beside it (method §10).
             None => vec![ProbeSpec::stop_and_wait()],
             Some(list) => resolve_probes(list, &timeline, &hosts)?,
         };

@@ -291,7 +291,7 @@ fn legend_of(hl: &Headline, bound: f64, rounds: u32, one_way: bool) -> Legend {
     }
     if hl.arms.iter().any(|a| !a.by_state.is_empty()) {
         l.push(
-            "no pooled figure for an arm whose rounds fall into different states: its rounds only",
+            "no pooled figure for an arm whose rounds fall into different states, or whose state changed inside a window: its rounds only",
             Mark::Marker(Shape::Bar, RGBColor(200, 200, 200)),
         );
     }
@@ -328,10 +328,10 @@ pub(crate) fn figure(
     let one_way = window || one_way_mode(hl);
     let title = match hl.arms.first().and_then(window_of).map(|w| w.sampling) {
         Some(netlab_analysis::window::Sampling::Isochronous { .. }) if window => {
-            "Headline: one-way delay over the measured window per arm (isochronous probe, delivered slots; median and p95), and what became of the other slots"
+            "Headline: window one-way delay per arm (isochronous probe; median, p95) and what became of the other slots"
         }
         Some(_) if window => {
-            "Headline: one-way delay over the measured window per arm (stop-and-wait probe, time-weighted; median and p95), and what became of the other requests"
+            "Headline: window one-way delay per arm (stop-and-wait, time-weighted; median, p95) and the other requests"
         }
         _ if one_way => {
             "Headline: one-way delay of the delivered probes per arm, and what became of the rest"
@@ -518,11 +518,17 @@ fn fate_panel(
         .y_label_area_size(8)
         .build_cartesian_2d(0f64..100.0, -0.7f64..(n as f64 - 0.4))
         .map_err(e)?;
+    // The bars count the window's samples when the headline quotes them.
+    let noun = arms
+        .first()
+        .and_then(|a| window_of(a))
+        .map_or("probes", |w| w.sampling.noun());
+    let x_label = format!("% of loaded {noun}");
     draw_axes(
         &mut chart,
         &Axes {
             y_label: &|_| String::new(),
-            ..Axes::ticks("% of loaded probes", "", (3, 0))
+            ..Axes::ticks(&x_label, "", (3, 0))
         },
     )?;
     for (i, a) in arms.iter().enumerate() {
