@@ -240,6 +240,9 @@ pub struct MergeArgs {
 pub struct ReportArgs {
     /// A results folder, or its results.json.
     pub path: PathBuf,
+    /// A model to draw beside the measurement (`fifo_bound`, `sparse_flow`, `aqm_law`, `bbr_share`; repeat for more) for a run whose results.json records none (written before `[report] models` existed): results.json records it (`experiment.report.models`, every other byte kept), so the next `report` draws it too. A run that records models keeps its own.
+    #[arg(long = "models", value_name = "MODEL")]
+    pub models: Vec<String>,
 }
 
 /// `orchestrator diff`.

@@ -334,6 +334,20 @@ fn shaper_lines(exp: &Experiment) -> Vec<(String, String)> {
     out
 }
 
+/// The arm's drops and ECN marks inside a scenario's measured window, as
+/// [`Scenario::window_counts`] counts them (`None` when they cannot be
+/// read), straight from its results.
+pub(crate) fn window_signals(s: &ScenarioResult) -> Option<u64> {
+    let q = s.qdisc_of("up").or_else(|| s.qdiscs.first());
+    let window = s
+        .flows
+        .iter()
+        .find_map(|f| f.tcp.as_ref().map(|t| t.window_s));
+    let samples = q.map(qdisc_samples).unwrap_or_default();
+    crate::records::window_counts(window, &samples, &final_counters(s, q))
+        .map(|w| w.drops + w.marks.unwrap_or(0))
+}
+
 fn scenario_from(
     s: &ScenarioResult,
     i: usize,
@@ -382,6 +396,10 @@ fn scenario_from(
         packet_files: packet_files(s),
         iso: s.iso_probe.as_ref().map(iso_samples),
         fates: s.probe().and_then(|p| p.fates.clone()),
+        echo_closed_s: s
+            .probe()
+            .and_then(|p| p.echo_arrivals.as_ref())
+            .and_then(|a| a.closed_s),
         ecn_flow: s.ecn.as_ref().is_some_and(|e| e.evidence.negotiated),
         point: PointText {
             index: s.point.index,
@@ -447,6 +465,7 @@ fn iso_samples(iso: &IsoProbeResult) -> IsoProbe {
         timeout_s: iso.log.config.timeout.as_secs_f64(),
         requests,
         fates: iso.fates.clone(),
+        closed_s: iso.echo_arrivals.as_ref().and_then(|a| a.closed_s),
     }
 }
 

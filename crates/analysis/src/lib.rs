@@ -63,6 +63,7 @@ pub mod summary;
 pub mod sweep;
 mod sweep_headline;
 mod sweep_model;
+mod table;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod window;
@@ -70,12 +71,13 @@ pub mod window;
 use netlab_stats as stats;
 
 pub use arms::ArmLabels;
-pub use delivery::{ArmDelivery, LossCount};
+pub use delivery::{iso_slots, own_bound_ms, ArmDelivery, LossCount, SlotCounts, WhichProbe};
 pub use input::{input_from, ReportBuilder};
 pub use ladder::Rung;
 pub use points::PointInput;
 pub use predict::{fifo_delay_bound, Regime, SparseFlow, SparsePrediction};
 pub use readbacks::netem_base_rtt_s;
+pub use table::Table;
 
 /// A value of results.json the analysis cannot compute from honestly (a
 /// non-positive probe timeout, a reply without a finite RTT, an experiment

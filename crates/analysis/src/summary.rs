@@ -98,6 +98,9 @@ pub struct ScenarioFigures {
     /// Per direction: each sender host's goodput and share, Jain over
     /// flows and hosts (method §1.7); empty without `[[hosts]]`.
     pub host_shares: Vec<netlab_results::shares::DirectionShares>,
+    /// Whether the host-share models apply to the round (docs/models.md,
+    /// model 5).
+    pub host_conditions: crate::hosts::HostConditions,
     /// The stop-and-wait probe's loaded phase (the sweep grid).
     pub loaded: Option<PhaseStats>,
     /// The isochronous probe's figures, when one ran.
@@ -175,6 +178,10 @@ pub struct IsoFigures {
     pub stopped_early: bool,
     /// How its one-way delays were measured.
     pub one_way_note: String,
+    /// The loaded slots by fate (method §5.8), when B's receive log is in
+    /// the results: delivered slots are delays, dropped ones losses,
+    /// unresolved ones censored at their own bounds.
+    pub loaded_slots: Option<crate::ArmDelivery>,
 }
 
 impl ScenarioFigures {
@@ -221,6 +228,7 @@ impl ScenarioFigures {
             } else {
                 netlab_results::shares::of_scenario(s).directions
             },
+            host_conditions: crate::hosts::HostConditions::of(s),
             loaded: s.probe().and_then(|p| p.phases.loaded.clone()),
             iso: s.iso_probe.as_ref().map(|iso| IsoFigures {
                 interval_ms: iso.log.config.interval.as_secs_f64() * 1e3,
@@ -231,6 +239,15 @@ impl ScenarioFigures {
                 malformed: iso.log.replies.malformed,
                 stopped_early: iso.log.stopped_early,
                 one_way_note: iso.log.one_way_note.clone(),
+                loaded_slots: iso.fates.as_ref().map(|f| {
+                    let closed = iso.echo_arrivals.as_ref().and_then(|a| a.closed_s);
+                    crate::ArmDelivery::of_fates(
+                        crate::WhichProbe::Isochronous,
+                        &[(f, closed)],
+                        iso.log.config.timeout.as_secs_f64() * 1e3,
+                        false,
+                    )
+                }),
             }),
             loaded_fates: s
                 .probe()

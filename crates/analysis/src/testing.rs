@@ -71,6 +71,7 @@ pub fn scenario(index: u32, round: u32, arm: &str, rtts: &[Option<f64>], drops: 
         error: None,
         packet_files: Vec::new(),
         fates: None,
+        echo_closed_s: None,
         ecn_flow: false,
         point: PointText::default(),
         directions: Vec::new(),
@@ -193,6 +194,9 @@ pub fn host_figures(
         })
         .collect();
     fig.host_shares = netlab_results::shares::of_flows(&flows).directions;
+    // A made-up round with drops in its window and no series to split
+    // (so settled): every host-share model applies (docs/models.md, model 5).
+    fig.host_conditions.window_signals = Some(10);
     fig
 }
 

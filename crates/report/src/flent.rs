@@ -672,6 +672,7 @@ mod tests {
             error: None,
             packet_files: Vec::new(),
             fates: None,
+            echo_closed_s: None,
             ecn_flow: false,
             point: PointText::default(),
             directions: Vec::new(),

@@ -11,7 +11,7 @@ use crate::compare::Statistics;
 use crate::headline::Headline;
 use crate::plots::Plot;
 use crate::records::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
-use crate::stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
+use crate::stats::{censored_quantile, Observation};
 
 pub(crate) const CSS: &str = "body{font-family:sans-serif;margin:0 auto;max-width:1240px;padding:0 16px 40px;color:#222;line-height:1.4}\
 h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;padding-bottom:2px;margin-top:1.8em}\
@@ -136,35 +136,46 @@ fn arms_block(h: &mut String, hl: &Headline) {
     for v in &hl.verdicts {
         let _ = writeln!(h, "<p class=verdict>Verdict: {}.</p>", esc(v));
     }
+    for r in &hl.readings {
+        let _ = writeln!(
+            h,
+            "<p class=sentence>{}.</p>",
+            esc(&Headline::reading_text(r))
+        );
+    }
     for c in &hl.comparisons {
         let _ = writeln!(h, "<p class=sentence>{}</p>", esc(c));
     }
 }
 
 /// The method's RTT view (method §9) as its own table, when the arms'
-/// lines say delay and loss apart ([`Headline::method_rtt_table`]).
+/// lines say delay and loss apart ([`Headline::method_rtt_table`], the
+/// table summary.md prints).
 fn method_rtt_table(h: &mut String, hl: &Headline) {
-    if hl.method_rtt_table().is_none() {
-        return;
+    if let Some(t) = hl.method_rtt_table() {
+        table(h, &t);
     }
-    let _ = writeln!(
-        h,
-        "<p class=small>{}: round-trip times with a timeout counted as ≥ the timeout (a lost request and one delayed past the timeout look alike here).</p>\n<table><tr><th>arm</th><th>baseline p50</th><th>loaded p50</th><th>loaded p95</th><th>loaded requests</th><th>timeouts</th></tr>",
-        esc(crate::headline::Headline::METHOD_RTT_HEADING)
-    );
-    for a in &hl.arms {
-        let _ = writeln!(
-            h,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(&a.arm),
-            esc(&a.baseline_p50.text("ms")),
-            esc(&a.loaded_p50.text("ms")),
-            esc(&a.loaded_p95.text("ms")),
-            a.loaded_requests,
-            a.loaded_timeouts
-        );
+}
+
+/// A table summary.md prints too ([`netlab_analysis::Table`]), as HTML: the
+/// same cells, so the two files never carry different numbers.
+pub(crate) fn table(h: &mut String, t: &netlab_analysis::Table) {
+    let _ = writeln!(h, "<p class=small>{}</p>\n<table><tr>", esc(&t.intro));
+    for c in &t.header {
+        let _ = write!(h, "<th class=l>{}</th>", esc(c));
+    }
+    h.push_str("</tr>\n");
+    for r in &t.rows {
+        h.push_str("<tr>");
+        for c in r {
+            let _ = write!(h, "<td class=l>{}</td>", esc(c));
+        }
+        h.push_str("</tr>\n");
     }
     h.push_str("</table>\n");
+    if !t.note.is_empty() {
+        let _ = writeln!(h, "<p class=small>{}</p>", esc(&t.note));
+    }
 }
 
 /// A sweep figure ([`crate::plot_sweep`]).
@@ -285,14 +296,6 @@ pub(crate) fn scenario_row(h: &mut String, s: &Scenario, sweep: bool, page: Opti
     );
 }
 
-fn value_text(v: &CensoredQuantile, unit: &str) -> String {
-    match v {
-        CensoredQuantile::Value(x) if unit.is_empty() => format!("{x:.3}"),
-        CensoredQuantile::Value(x) => format!("{} {unit}", fmt_num(*x)),
-        other => other.text(unit),
-    }
-}
-
 fn comparison_block(h: &mut String, st: &Statistics) {
     if st.arms.len() < 2 {
         h.push_str("<p class=small>One arm: no difference between arms to compute. Each figure per round and pooled over rounds, with its sample and timeout counts; a quantile on the censored mass is a bound (≥).</p>\n");
@@ -321,34 +324,7 @@ fn comparison_rest(h: &mut String, st: &Statistics) {
             st.failed_scenarios
         );
     }
-    h.push_str("<table><tr><th class=l>figure</th><th class=l>arm</th><th>pooled</th><th>n (timeouts)</th><th class=l>per round: value (n, timeouts)</th></tr>\n");
-    for f in &st.figures {
-        let unit = f.figure.unit();
-        let rounds: Vec<String> = f
-            .rounds
-            .iter()
-            .map(|r| {
-                format!(
-                    "r{}: {} ({}, {})",
-                    r.round,
-                    value_text(&r.value, unit),
-                    r.samples,
-                    r.timeouts
-                )
-            })
-            .collect();
-        let _ = writeln!(
-            h,
-            "<tr><td class=l>{}</td><td class=l>{}</td><td>{}</td><td>{} ({})</td><td class=l>{}</td></tr>",
-            esc(f.figure.name()),
-            esc(&f.arm),
-            esc(&value_text(&f.pooled.value, unit)),
-            f.pooled.samples,
-            f.pooled.timeouts,
-            esc(&rounds.join("; "))
-        );
-    }
-    h.push_str("</table>\n");
+    table(h, &st.figures_table());
 }
 
 pub(crate) fn figure(h: &mut String, p: &Plot) {
@@ -542,6 +518,7 @@ pub(crate) fn page(
         comparison_block(&mut h, st);
     }
     h.push_str("<h2 id=notes>Notes</h2><ul>\n");
+    let fates = crate::summary::every_round_has_fates(&input.figures);
     let timeout_ms = input
         .scenarios
         .iter()
@@ -551,7 +528,8 @@ pub(crate) fn page(
         .notes
         .iter()
         .filter(|n| applies(n, input))
-        .filter_map(|n| crate::summary::note_for_probe(n, timeout_ms))
+        .map(|n| crate::summary::note_for_fates(n, fates))
+        .filter_map(|n| crate::summary::note_for_probe(&n, timeout_ms))
     {
         let _ = writeln!(h, "<li>{}</li>", crate::markdown::inline(&n));
     }

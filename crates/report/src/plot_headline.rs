@@ -116,8 +116,18 @@ pub(crate) fn loaded_fates(a: &ArmHeadline) -> LoadedFates {
         count: d.lost_unknown as usize,
         color: LOST_UNKNOWN,
     });
+    // An unresolved request is censored at its own bound (method §5.8):
+    // the legend gives the bounds where results.json kept B's close.
+    let bounds = match (d.censored_ms.first(), d.censored_ms.last()) {
+        (Some(lo), Some(hi)) if d.censored_ms.len() == d.unresolved as usize => format!(
+            ": censored at their own bounds, ≥ {} to ≥ {} ms",
+            crate::stats::fmt_num(*lo),
+            crate::stats::fmt_num(*hi)
+        ),
+        _ => String::new(),
+    };
     segments.push(FateSegment {
-        what: "unresolved (B stopped listening first)".into(),
+        what: format!("unresolved (B stopped listening first){bounds}"),
         count: d.unresolved as usize,
         color: UNRESOLVED,
     });

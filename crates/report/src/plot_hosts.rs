@@ -85,6 +85,11 @@ const ROUND_DASH: (f64, f64) = (4.0, 7.0);
 struct Round<'a> {
     round: u32,
     host: &'a HostShare,
+    /// Whether the models apply to the round (docs/models.md, model 5).
+    cond: &'a netlab_analysis::hosts::HostConditions,
+    /// The round's shares in this direction had not settled: no model is
+    /// drawn for it.
+    unsettled: bool,
 }
 
 /// One arm's rounds, host by host (hosts in the run's order).
@@ -137,6 +142,8 @@ fn arms_of<'a>(
                 arms[k].hosts[j].push(Round {
                     round: s.round,
                     host: h,
+                    cond: &s.host_conditions,
+                    unsettled: s.host_conditions.unsettled(direction).is_some(),
                 });
             }
         }
@@ -218,7 +225,10 @@ fn figure(
     let mut rounds: Vec<u32> = figs.iter().map(|s| s.round).collect();
     rounds.sort_unstable();
     rounds.dedup();
-    let legend = legend_of(&hosts, &rounds);
+    let mut legend = legend_of(&hosts, &rounds);
+    for note in missing_models(&arms, direction) {
+        legend.push(note, Mark::Note);
+    }
     let names: Vec<String> = arms.iter().map(|a| a.arm.clone()).collect();
     let h = title_height(&title, WIDTH) + 400 + legend.height(WIDTH);
     let svg = draw_svg(&file, (WIDTH, h), |root| {
@@ -228,6 +238,45 @@ fn figure(
         legend.draw(&legend_area)
     })?;
     Ok(Plot::of_run(file, title, svg))
+}
+
+/// Why a model line is missing over an arm's rounds: a share that had not
+/// settled (no model), or no drop or mark in the window (no Mathis).
+fn missing_models(arms: &[ArmHosts<'_>], direction: &str) -> Vec<String> {
+    let mut notes = Vec::new();
+    for a in arms {
+        let Some(rounds) = a.hosts.first() else {
+            continue;
+        };
+        let list = |f: &dyn Fn(&Round<'_>) -> Option<String>| -> Vec<String> {
+            rounds
+                .iter()
+                .filter_map(|r| f(r).map(|w| format!("r{} {w}", r.round)))
+                .collect()
+        };
+        let unsettled = list(&|r| r.cond.unsettled(direction));
+        if !unsettled.is_empty() {
+            notes.push(format!(
+                "{}: no model line where the share had not settled (moved more than {:.2} between the window's halves: {})",
+                a.arm,
+                netlab_analysis::hosts::SETTLED_WITHIN,
+                unsettled.join("; ")
+            ));
+        }
+        let no_mathis = list(&|r| {
+            (!r.unsettled)
+                .then(|| r.cond.no_mathis().map(str::to_string))
+                .flatten()
+        });
+        if !no_mathis.is_empty() {
+            notes.push(format!(
+                "{}: no Mathis line: not applicable without a loss rate ({})",
+                a.arm,
+                no_mathis.join("; ")
+            ));
+        }
+    }
+    notes
 }
 
 /// The chart: axes, the arms' names, each host's models and markers.
@@ -292,7 +341,9 @@ fn models<DB: DrawingBackend>(
     at: &dyn Fn(usize) -> f64,
     unit: f64,
 ) -> Result<(), String> {
-    let Some(first) = rounds.first() else {
+    // A model is drawn only where its conditions hold: no model for a
+    // round whose share had not settled, no Mathis without drops.
+    let Some(first) = rounds.iter().find(|r| !r.unsettled) else {
         return Ok(());
     };
     let interleaved = |k: f64| (DASH, PERIOD, k * DASH);
@@ -300,7 +351,14 @@ fn models<DB: DrawingBackend>(
     dashes(chart, span, c, interleaved(0.0), unit)?;
     let c = (first.host.model_equal_host, EQUAL_HOST_COLOR);
     dashes(chart, span, c, interleaved(1.0), unit)?;
-    let mathis: Vec<Option<f64>> = rounds.iter().map(|r| r.host.model_mathis).collect();
+    let mathis: Vec<Option<f64>> = rounds
+        .iter()
+        .map(|r| {
+            r.host
+                .model_mathis
+                .filter(|_| !r.unsettled && r.cond.no_mathis().is_none())
+        })
+        .collect();
     let same = mathis.iter().all(|m| match (m, mathis[0]) {
         (Some(a), Some(b)) => (a - b).abs() < 5e-4,
         (a, b) => a.is_none() && b.is_none(),

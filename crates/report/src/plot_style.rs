@@ -300,6 +300,8 @@ pub(crate) enum Mark {
     Dotted(RGBColor),
     /// A marker.
     Marker(Shape, RGBColor),
+    /// No mark: a note that qualifies the figure.
+    Note,
 }
 
 /// A figure's one legend: entries flowed into rows below the plot area,
@@ -428,6 +430,7 @@ fn draw_mark(
             Ok(())
         }
         Mark::Marker(s, c) => area.draw(&marker(s, (x + 11, y), 7, c)),
+        Mark::Note => Ok(()),
     }
 }
 

@@ -306,7 +306,8 @@ pub fn all(table: &SweepTable) -> Result<Vec<Plot>, ReportError> {
         for (i, axis) in table.axes.iter().enumerate() {
             let panels = table.series(m, i);
             let models = model_lines(table, m, i, &panels);
-            out.push(figure(m, axis, &panels, &models, &arms)?);
+            let notes = crate::plot_sweep_notes::notes(table, m);
+            out.push(figure(m, axis, &panels, &models, &arms, &notes)?);
         }
     }
     Ok(out)
@@ -558,11 +559,15 @@ fn figure(
     panels: &[Panel],
     models: &[PanelModels],
     arms: &[String],
+    notes: &[String],
 ) -> Result<Plot, ReportError> {
     let file = file_name(metric, axis);
     let title = title_of(metric, axis);
     let states = states(panels);
-    let legend = legend_of(metric, panels, models, arms, &states);
+    let mut legend = legend_of(metric, panels, models, arms, &states);
+    for n in notes {
+        legend.push(n.clone(), Mark::Note);
+    }
     let levels: Vec<f64> = panels
         .iter()
         .flat_map(|p| &p.arms)
@@ -905,7 +910,7 @@ mod tests {
                     state: Some("≥ 5 cuts".into()),
                     error: None,
                     rtt_requests: Some([10, 0]),
-                    iso_requests: None,
+                    iso_slots: None,
                     metrics: SweepMetrics {
                         rtt_p50_ms: Some(v),
                         ..SweepMetrics::default()

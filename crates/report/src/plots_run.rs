@@ -152,6 +152,31 @@ fn cdf_axes<'a, 'b>(
     Ok(chart)
 }
 
+/// A one-way CDF's axes over every request sent: the delay (log) against
+/// the share of the loaded requests sent.
+pub(crate) fn one_way_axes<'a, 'b>(
+    area: &'b Area<'a>,
+    (x0, x1): (f64, f64),
+) -> Result<
+    ChartContext<
+        'b,
+        SVGBackend<'a>,
+        Cartesian2d<LogCoord<f64>, plotters::coord::types::RangedCoordf64>,
+    >,
+    String,
+> {
+    let mut chart = builder(area)
+        .build_cartesian_2d((x0..x1).log_scale(), 0f64..1.05)
+        .map_err(e)?;
+    mesh(
+        &mut chart,
+        "one-way A→B delay (ms, log)",
+        "share of loaded requests sent",
+        (6, 6),
+    )?;
+    Ok(chart)
+}
+
 /// Every run-level plot, in a fixed order. The loaded delay's CDF is the
 /// delivered probes' one-way delay where every round has its fates
 /// (losses a mass apart, never at the timeout), else the Kaplan–Meier CDF
@@ -212,17 +237,21 @@ where
 }
 
 /// Each round's delivered loaded one-way delays (ascending) and how many
-/// requests of it never reached B.
+/// requests of it left A without a delay: lost, or unresolved (censored
+/// at their own bounds, method §5.8), never a delay.
 fn delivered(s: &Scenario) -> (Vec<f64>, usize) {
-    let d = s.delivered_one_way(ProbePhase::Loaded).unwrap_or_default();
-    let mut v = d.one_way_ms;
-    v.sort_by(f64::total_cmp);
-    (v, d.lost)
+    match netlab_analysis::ArmDelivery::of(&[s]) {
+        Some(d) => {
+            let rest = d.sent as usize - d.delivered_ms.len();
+            (d.delivered_ms, rest)
+        }
+        None => (Vec::new(), 0),
+    }
 }
 
 /// The ordinary CDF of delivered values over every sent request (`n`):
 /// it ends below 1 by the share that never arrived.
-fn ecdf_line(v: &[f64], n: usize, x0: f64, x1: f64) -> Vec<(f64, f64)> {
+pub(crate) fn ecdf_line(v: &[f64], n: usize, x0: f64, x1: f64) -> Vec<(f64, f64)> {
     let mut pts = vec![(x0, 0.0)];
     let mut prev = 0.0;
     for (i, x) in v.iter().enumerate() {
@@ -271,15 +300,24 @@ pub(crate) fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
     let mut legend = Legend::new();
     for (i, arm) in arms.iter().enumerate() {
         let rounds = mine(arm);
-        let (mut v, mut lost) = (Vec::new(), 0);
-        for s in &rounds {
-            let (d, l) = delivered(s);
-            v.extend(d);
-            lost += l;
-        }
-        let n = v.len() + lost;
-        let causes = netlab_analysis::ArmDelivery::of(&rounds)
-            .map(|d| d.loss_text())
+        let fates = netlab_analysis::ArmDelivery::of(&rounds);
+        let lost = fates.as_ref().map_or(0, |d| d.lost());
+        let sent = fates.as_ref().map_or(0, |d| d.sent);
+        let what = fates
+            .as_ref()
+            .map(|d| {
+                let causes: Vec<&str> = d.dropped.iter().map(|l| l.reason.as_words()).collect();
+                format!(
+                    "{}; lost {:.0} %{}",
+                    d.slots_text(),
+                    100.0 * f64::from(lost) / f64::from(sent.max(1)),
+                    if causes.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", causes.join(", "))
+                    }
+                )
+            })
             .unwrap_or_default();
         let pooled = if split.contains(arm) {
             "rounds in different states (or changing inside the window), so no pooled curve"
@@ -288,11 +326,9 @@ pub(crate) fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         };
         legend.push(
             format!(
-                "{arm}: {pooled}, {} round{} (thin, rN); {} delivered of {n} sent; lost {:.0} %: {causes}",
+                "{arm}: {pooled}, {} round{} (thin, rN); {what}",
                 rounds.len(),
                 if rounds.len() == 1 { "" } else { "s" },
-                v.len(),
-                100.0 * lost as f64 / n.max(1) as f64,
             ),
             Mark::Line(arm_color(i), 3),
         );
@@ -308,15 +344,7 @@ pub(crate) fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
     let svg = draw_svg(&file, (WIDTH, h), |root| {
         let body = draw_title(root, &title)?;
         let (plot, legend_area) = legend.split(&body);
-        let mut chart = builder(&plot)
-            .build_cartesian_2d((x0..x1).log_scale(), 0f64..1.05)
-            .map_err(e)?;
-        mesh(
-            &mut chart,
-            "one-way A→B delay (ms, log)",
-            "share of loaded requests sent",
-            (6, 6),
-        )?;
+        let mut chart = one_way_axes(&plot, (x0, x1))?;
         let t = timeout_ms(input);
         chart
             .draw_series(std::iter::once(plotters::element::DashedPathElement::new(
@@ -492,6 +520,9 @@ pub(crate) fn iso_obs(s: &Scenario, late_as_exact: bool) -> Vec<Observation> {
 // Long: one figure drawn in order (title, legend, axes, the curves per arm
 // and probe, the late-reply curve); the steps share the chart context.
 pub(crate) fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
+    if let Some(by_fate) = crate::plot_iso_delivered::iso_delivered_cdf(input) {
+        return by_fate;
+    }
     let file = "iso-cdf-loaded.svg".to_string();
     let title = crate::plots::scoped(
         input,
@@ -675,6 +706,7 @@ pub(crate) mod tests {
                 timeout_s: 1.0,
                 requests,
                 fates: None,
+                closed_s: None,
             });
         }
         input

@@ -20,7 +20,7 @@ mod sections;
 
 use header::header;
 pub use header::interrupted_banner;
-pub use notes::{note_fits_arms, note_for_probe, notes_for, NOTES};
+pub use notes::{note_fits_arms, note_for_fates, note_for_probe, notes_for, NOTES};
 pub(crate) use sections::sections;
 
 /// What summary.md says below its table that index.html says too: the
@@ -197,6 +197,7 @@ pub(crate) fn markdown(
     rows: &[SummaryRow],
     sections: &[String],
     extra_notes: &[String],
+    fates: bool,
 ) -> String {
     let mut s = String::new();
     s.push_str(header);
@@ -221,7 +222,7 @@ pub(crate) fn markdown(
     )
     .into_iter()
     .filter(|n| note_fits_arms(n, rows.iter().map(|r| r.arm_words.as_str())))
-    .filter_map(|n| note_for_probe(n, timeout_ms))
+    .filter_map(|n| note_for_probe(&note_for_fates(n, fates), timeout_ms))
     {
         let _ = writeln!(s, "- {n}");
     }
@@ -296,7 +297,15 @@ pub fn render_figures(
         &rows,
         &sections_with_caveats,
         &extra_notes(scenarios, failed_teardown_steps),
+        every_round_has_fates(scenarios),
     )
+}
+
+/// Whether every scenario that ran the stop-and-wait probe records its
+/// loaded requests' fates (B's receive log, method §5.8), and one did.
+pub fn every_round_has_fates(scenarios: &[ScenarioFigures]) -> bool {
+    let probed: Vec<&ScenarioFigures> = scenarios.iter().filter(|f| f.loaded.is_some()).collect();
+    !probed.is_empty() && probed.iter().all(|f| f.loaded_fates.is_some())
 }
 
 /// The notes particular to this run: failures, capture drops, probe

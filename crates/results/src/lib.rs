@@ -47,6 +47,7 @@ pub mod fate;
 mod file;
 pub mod hosts;
 pub mod merge;
+pub mod models_record;
 pub mod queue_seen;
 mod read;
 mod run;

@@ -126,3 +126,17 @@ pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
         })
         .collect()
 }
+
+/// An SVG's text, its `<text>` elements joined by spaces (a legend wraps
+/// an entry over several), with XML's escapes undone.
+pub fn svg_words(svg: &str) -> String {
+    let mut out = String::new();
+    for part in svg.split("<text").skip(1) {
+        let body = part.split_once('>').map_or("", |x| x.1);
+        out.push_str(body.split("</text>").next().unwrap_or("").trim());
+        out.push(' ');
+    }
+    out.replace("&gt;", ">")
+        .replace("&lt;", "<")
+        .replace("&amp;", "&")
+}
