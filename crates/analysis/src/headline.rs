@@ -595,6 +595,9 @@ impl Headline {
     /// The heading of the method's RTT table (method §9).
     pub const METHOD_RTT_HEADING: &str = "The method's probe RTT (docs/method.md §9)";
 
+    /// How the method's RTT table samples the window (method §12.11).
+    pub const METHOD_RTT_SAMPLING: &str = "the stop-and-wait probe, each request counted once (one request outstanding: it samples a long queue less often than a short one, so these quantiles over-weight low delay)";
+
     /// The method's RTT view beside the fates (method §9): per arm the
     /// stop-and-wait RTT with a timeout counted as "≥ timeout", so a seed
     /// reader finds its columns. Only when the headline's own lines say
@@ -605,9 +608,10 @@ impl Headline {
             return None;
         }
         let mut t = format!(
-            "{}: round-trip times with a timeout counted as ≥ the timeout (a lost request and one delayed past the timeout look alike here); quantiles over every loaded request, censoring-aware.\n\n\
+            "{}: {}; round-trip times with a timeout counted as ≥ the timeout (a lost request and one delayed past the timeout look alike here); quantiles over every loaded request, censoring-aware.\n\n\
              | arm | baseline p50 | loaded p50 | loaded p95 | loaded requests | timeouts |\n|---|---|---|---|---|---|\n",
-            Headline::METHOD_RTT_HEADING
+            Headline::METHOD_RTT_HEADING,
+            Headline::METHOD_RTT_SAMPLING
         );
         for a in &self.arms {
             if a.by_state.is_empty() {

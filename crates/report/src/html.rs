@@ -149,8 +149,9 @@ fn method_rtt_table(h: &mut String, hl: &Headline) {
     }
     let _ = writeln!(
         h,
-        "<p class=small>{}: round-trip times with a timeout counted as ≥ the timeout (a lost request and one delayed past the timeout look alike here).</p>\n<table><tr><th>arm</th><th>baseline p50</th><th>loaded p50</th><th>loaded p95</th><th>loaded requests</th><th>timeouts</th></tr>",
-        esc(crate::headline::Headline::METHOD_RTT_HEADING)
+        "<p class=small>{}: {}; round-trip times with a timeout counted as ≥ the timeout (a lost request and one delayed past the timeout look alike here).</p>\n<table><tr><th>arm</th><th>baseline p50</th><th>loaded p50</th><th>loaded p95</th><th>loaded requests</th><th>timeouts</th></tr>",
+        esc(crate::headline::Headline::METHOD_RTT_HEADING),
+        esc(crate::headline::Headline::METHOD_RTT_SAMPLING)
     );
     for a in &hl.arms {
         let _ = writeln!(
