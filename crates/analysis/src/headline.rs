@@ -627,6 +627,9 @@ impl Headline {
     /// The heading of the method's RTT table (method §9).
     pub const METHOD_RTT_HEADING: &str = "The method's probe RTT (docs/method.md §9)";
 
+    /// How the method's RTT table samples the window (method §12.11).
+    pub const METHOD_RTT_SAMPLING: &str = "the stop-and-wait probe, each request counted once (one request outstanding: it samples a long queue less often than a short one, so these quantiles over-weight low delay)";
+
     /// The method's RTT view beside the fates (method §9): per arm the
     /// stop-and-wait RTT with a timeout counted as "≥ timeout", so a seed
     /// reader finds its columns. Only when the headline's own lines say
@@ -671,8 +674,9 @@ impl Headline {
         }
         Some(crate::Table {
             intro: format!(
-                "{}: round-trip times with a timeout counted as ≥ the timeout (a lost request and one delayed past the timeout look alike here); quantiles over every loaded request, censoring-aware; an arm whose rounds fall into different states has a row per state, none pooled.",
-                Headline::METHOD_RTT_HEADING
+                "{}: {}; round-trip times with a timeout counted as ≥ the timeout (a lost request and one delayed past the timeout look alike here); quantiles over every loaded request, censoring-aware; an arm whose rounds fall into different states has a row per state, none pooled.",
+                Headline::METHOD_RTT_HEADING,
+                Headline::METHOD_RTT_SAMPLING
             ),
             header: [
                 "arm",
