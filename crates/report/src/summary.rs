@@ -19,7 +19,7 @@ mod notes;
 mod sections;
 
 use header::header;
-pub use header::interrupted_banner;
+pub use header::{interrupted_banner, kernel_line};
 pub use notes::{note_fits_arms, note_for_probe, notes_for, NOTES};
 pub(crate) use sections::sections;
 
