@@ -831,7 +831,10 @@ mod tests {
             .unwrap();
         assert_eq!(tbf.arms.len(), 2);
         let text = tbf.to_string();
-        assert!(text.starts_with("warning: 2 arms: pfifo limit 256 | fq_codel"), "{text}");
+        assert!(
+            text.starts_with("warning: 2 arms: pfifo limit 256 | fq_codel"),
+            "{text}"
+        );
         assert!(text.contains("\n  fix: none needed: "), "{text}");
         // A cause of one arm reads as its warning.
         let drain = groups

@@ -162,7 +162,8 @@ fn method_rtt_table(h: &mut String, hl: &Headline) {
 
 /// A sweep figure ([`crate::plot_sweep`]).
 fn is_sweep(p: &&Plot) -> bool {
-    p.file.starts_with("sweep-")
+    p.file.starts_with(crate::layout::SWEEP_DIR)
+        && p.file[crate::layout::SWEEP_DIR.len()..].starts_with('/')
 }
 
 /// A sweep's figures, right after the headline, with the data behind them.
@@ -186,6 +187,33 @@ fn sweep_block(h: &mut String, plots: &[Plot], input: &ReportInput) {
     }
 }
 
+/// The run's figures beside the headline's (`point` None), or a sweep
+/// point's: a run's inline; a point's headline figure inline and its
+/// other figures linked, so index.html stays light however many points
+/// and arms a sweep has (docs/report.md, "The results folder").
+fn run_plots(h: &mut String, plots: &[Plot], point: Option<u32>) {
+    let own: Vec<&Plot> = plots
+        .iter()
+        .filter(|p| {
+            p.scenario.is_none()
+                && p.point == point
+                && p.file != crate::plot_headline::FILE
+                && !is_sweep(p)
+        })
+        .collect();
+    let inline = |p: &Plot| point.is_none() || p.file.ends_with(crate::plot_headline::FILE);
+    h.push_str("<div class=figs>\n");
+    for p in own.iter().filter(|p| inline(p)) {
+        figure(h, p);
+    }
+    h.push_str("</div>\n");
+    if own.iter().any(|p| !inline(p)) {
+        h.push_str("<p class=small>This point's other figures, each a file of its own:</p><ul>\n");
+        plot_files(h, own.iter().copied().filter(|p| !inline(p)), "");
+        h.push_str("</ul>\n");
+    }
+}
+
 /// Whether a note applies to this run: notes about an arm kind the run
 /// did not have, or limits its arms did not have, are left out (the rule
 /// of [`crate::summary::note_fits_arms`]).
@@ -204,17 +232,11 @@ fn inline_svg(svg: &str) -> &str {
     }
 }
 
-/// Where a scenario's own page is, from the results folder
-/// (`scenarios/s03.html`).
-pub(crate) fn scenario_page_path(s: &Scenario) -> String {
-    format!("scenarios/s{:02}.html", s.index)
-}
-
 fn scenario_table(h: &mut String, input: &ReportInput) {
     let sweep = input.is_sweep();
     scenario_table_head(h, sweep);
     for s in &input.scenarios {
-        scenario_row(h, s, sweep, Some(&scenario_page_path(s)));
+        scenario_row(h, s, sweep, Some(&crate::layout::scenario_page(s.index)));
     }
     h.push_str("</table>\n");
 }
@@ -344,11 +366,13 @@ fn comparison_rest(h: &mut String, st: &Statistics) {
     h.push_str("</table>\n");
 }
 
+/// A figure inline, its id its file's own name
+/// ([`crate::layout::base_name`]), its caption its title and path.
 pub(crate) fn figure(h: &mut String, p: &Plot) {
     let _ = writeln!(
         h,
         "<figure id=\"{}\">{}<figcaption>{} — <code>{}</code></figcaption></figure>",
-        esc(&p.file),
+        esc(crate::layout::base_name(&p.file)),
         inline_svg(&p.svg),
         esc(&p.title),
         esc(&p.file)
@@ -361,9 +385,9 @@ pub(crate) const PACKET_FILES_TEXT: &str = "Packet files (pcapng): Open them in 
     <em>headers</em>: every frame B's capture read, cut to the snap length (no payload beyond it), with the capture socket's kernel drops in the statistics block (docs/method.md §7.7).";
 
 /// Plot files, linked from a page `up` folders below the results folder
-/// (`""` from index.html, `../` from a scenario's page), one `<li>` each:
-/// the file name and the plot's title.
-pub(crate) fn plot_files(h: &mut String, plots: &[Plot], up: &str) {
+/// (`""` from index.html, `../../` from a scenario's page), one `<li>`
+/// each: the file's path and the plot's title.
+pub(crate) fn plot_files<'a>(h: &mut String, plots: impl IntoIterator<Item = &'a Plot>, up: &str) {
     for p in plots {
         let _ = writeln!(
             h,
@@ -428,7 +452,7 @@ pub(crate) fn page(
     let arms = st.arms.len();
     let _ = writeln!(
         h,
-        "<p>{} ran {} scenario{} ({} arm{}) from {} to {} on the {} kernel {} ({}). \
+        "<p>{} ran {} scenario{} ({} arm{}) from {} to {}. Kernel: {}. \
          Every figure below is recomputed from the raw samples in results.json (schema_version {}).</p>",
         esc(&input.tool),
         input.scenarios.len(),
@@ -437,9 +461,11 @@ pub(crate) fn page(
         if arms == 1 { "" } else { "s" },
         esc(&input.started_utc),
         esc(&input.finished_utc),
-        esc(&input.kernel.mode),
-        esc(&input.kernel.release),
-        esc(&input.kernel.chosen_because),
+        esc(&crate::summary::kernel_line(
+            &input.kernel.mode,
+            &input.kernel.release,
+            &input.kernel.chosen_because
+        )),
         input.schema_version
     );
     // The answer first: the headline and its figure side by side, on the
@@ -501,20 +527,11 @@ pub(crate) fn page(
         if !heading.is_empty() {
             let _ = writeln!(h, "<h3>{}</h3>", esc(heading));
         }
-        h.push_str("<div class=figs>\n");
-        for p in plots.iter().filter(|p| {
-            p.scenario.is_none()
-                && p.point == *point
-                && p.file != crate::plot_headline::FILE
-                && !is_sweep(p)
-        }) {
-            figure(&mut h, p);
-        }
-        h.push_str("</div>\n");
+        run_plots(&mut h, plots, *point);
     }
     h.push_str("<h2 id=scenarios>Scenarios</h2>\n<p class=small>Goodput: each direction's flows' bytes delivered inside the measured window over the window (method §4.3), the goodput summary.md and every other output give. \
         Probe: UDP echo; a timeout is censored at the timeout (“≥”), never counted as loss; quantiles are Kaplan–Meier over every request of the phase (the headline figures everywhere in this report and in summary.md). \
-        Each scenario's number links to its own page (<code>scenarios/sNN.html</code>): its four plots (probe RTT, goodput, tcp_info, qdisc), its Flent file and its packet files.</p>\n");
+        Each scenario's number links to its own page (<code>scenarios/sNN/index.html</code>): its four plots (probe RTT, goodput, tcp_info, qdisc), its Flent file and its packet files.</p>\n");
     scenario_table(&mut h, input);
     // summary.md's sections below its table, word for word.
     let _ = writeln!(h, "<h2 id=details>{DETAILS_TITLE}</h2>");
@@ -556,13 +573,13 @@ pub(crate) fn page(
     h.push_str("<li><a href=\"probes.csv\">probes.csv</a> (one row per probe request, both probes, with its fate) and <a href=\"flows.csv\">flows.csv</a> (one row per flow), for pandas and R (columns: docs/usage.md, \"Flat tables\")</li>\n");
     let _ = writeln!(
         h,
-        "<li>{} page{} of a scenario each, <code>scenarios/sNN.html</code>, linked from the scenarios table</li>",
+        "<li>{} page{} of a scenario each, <code>scenarios/sNN/index.html</code> beside its four plots, linked from the scenarios table</li>",
         input.scenarios.len(),
         if input.scenarios.len() == 1 { "" } else { "s" }
     );
     let _ = writeln!(
         h,
-        "<li>{flent_written} Flent data file{}, one per scenario (<code>sNN-roundR-ARM.flent.gz</code>, linked from its page), for Flent's own plots \
+        "<li>{flent_written} Flent data file{}, one per scenario (<code>flent/sNN-roundR-ARM.flent.gz</code>, linked from its page), for Flent's own plots \
          (<code>flent -i FILE -p ping_cdf -o out.svg</code>; the probe is UDP echo, never ICMP; docs/flent.md)</li>",
         if flent_written == 1 { "" } else { "s" }
     );
@@ -577,7 +594,7 @@ pub(crate) fn page(
             if pcaps == 1 { "" } else { "s" }
         );
     }
-    h.push_str("</ul>\n<p class=small>Plots of the run (each scenario's own four, <code>sNN-*.svg</code>, are on its page):</p><ul>\n");
+    h.push_str("</ul>\n<p class=small>Plots of the run (each scenario's own four, <code>scenarios/sNN/sNN-*.svg</code>, are on its page):</p><ul>\n");
     plot_files(&mut h, plots, "");
     h.push_str("</ul>\n");
     h.push_str("<h2 id=configuration>Configuration</h2><table>");
@@ -650,7 +667,7 @@ mod tests {
         scenario_table(&mut h, &input);
         for s in &input.scenarios {
             let link = format!(
-                "<td><a href=\"scenarios/s{:02}.html\">{}</a></td>",
+                "<td><a href=\"scenarios/s{:02}/index.html\">{}</a></td>",
                 s.index, s.index
             );
             assert!(h.contains(&link), "no {link} in {h}");

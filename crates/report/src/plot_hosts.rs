@@ -28,9 +28,12 @@ use crate::plots::{arm_color, builder, draw_svg, e, tick, Area, Plot};
 use crate::records::ReportInput;
 use crate::ReportError;
 
+/// How the figures' files start.
+pub(crate) const FILE_PREFIX: &str = "hosts-share-";
+
 /// The figure's file for `direction` (`up`, `down`).
 pub(crate) fn file_name(direction: &str) -> String {
-    format!("hosts-share-{direction}.svg")
+    format!("{FILE_PREFIX}{direction}.svg")
 }
 
 /// The directions that get a figure: those in which some scenario has
