@@ -22,7 +22,7 @@ figure{margin:14px 0}figure svg{max-width:100%;height:auto;border:1px solid #ddd
 .figs{display:grid;grid-template-columns:repeat(auto-fill,minmax(540px,1fr));gap:14px}.figs figure{margin:0}\
 .err{color:#a00}.small{font-size:0.85em;color:#555}code{font-family:monospace,monospace;font-size:1em}\
 #headline{background:#fbfbf3;border:1px solid #d8d3a8;padding:0 14px 6px;margin:10px 0}#headline h2{margin-top:0.6em}#headline li{margin:6px 0}\
-.verdict{font-weight:bold;margin:8px 0}nav ul{columns:2;font-size:0.95em}details{margin:8px 0}summary{cursor:pointer;font-weight:bold;font-size:1.05em}";
+.verdict{font-weight:bold;margin:8px 0}table.headline{font-size:0.85em;margin:6px 0 10px}table.headline caption{text-align:left;font-weight:bold;padding:4px 0}.armline{margin:4px 0}nav ul{columns:2;font-size:0.95em}details{margin:8px 0}summary{cursor:pointer;font-weight:bold;font-size:1.05em}";
 
 /// The heading of summary.md's sections below its table on the page.
 pub(crate) const DETAILS_TITLE: &str =
@@ -65,13 +65,87 @@ fn baseline_obs(s: &Scenario) -> Vec<Observation> {
 }
 
 /// The headline block: one item per arm, the verdicts, the comparisons.
-fn headline_block(h: &mut String, hl: &Headline) {
+/// The headline (docs/report.md, "The headline"): a table first, one per
+/// metric for a sweep; at most one short sentence per arm; the verdicts.
+/// Every arm's full sentences follow the first screen
+/// ([`in_full_block`]).
+fn headline_block(h: &mut String, input: &ReportInput, hl: &Headline) {
+    use netlab_analysis::headline_table::{HeadlineTable, Metric, SweepTables};
     h.push_str("<section id=headline><h2>Headline</h2>\n");
+    let note = format!(
+        "<p class=small>{}</p>\n",
+        esc(crate::summary::HEADLINE_TABLE_NOTE)
+    );
     if hl.points.is_empty() {
-        arms_block(h, hl);
+        let t = HeadlineTable::of(input, hl);
+        h.push_str("<table class=headline><tr><th class=l>arm</th>");
+        for m in Metric::ALL {
+            let _ = write!(h, "<th>{}</th>", esc(&m.heading(&t.delay)));
+        }
+        h.push_str("</tr>\n");
+        for r in &t.rows {
+            let flag = if r.flags.is_empty() { "" } else { " ⚠" };
+            let _ = write!(h, "<tr><th class=l>{}{flag}</th>", esc(&r.arm));
+            for c in &r.cells {
+                let _ = write!(h, "<td>{}</td>", esc(c));
+            }
+            h.push_str("</tr>\n");
+        }
+        h.push_str("</table>\n");
+        h.push_str(&note);
+        for line in t.sentences(hl) {
+            let _ = writeln!(h, "<p class=armline>{}</p>", esc(&line));
+        }
+        for v in &hl.verdicts {
+            let _ = writeln!(h, "<p class=verdict>Verdict: {}.</p>", esc(v));
+        }
+        h.push_str(
+            "<p class=small>Each arm in full: <a href=\"#in-full\">below the figure</a>.</p>\n",
+        );
     } else {
-        // A sweep: what changes along each axis, then each point's own
-        // headline over its own rounds.
+        let t = SweepTables::of(input, hl);
+        for (m, rows) in &t.tables {
+            let _ = write!(
+                h,
+                "<table class=headline><caption>{}</caption><tr><th class=l>arm</th>",
+                esc(&m.heading(&t.delay))
+            );
+            for p in &t.points {
+                let _ = write!(h, "<th>{}</th>", esc(p));
+            }
+            h.push_str("</tr>\n");
+            for (arm, cells) in rows {
+                let _ = write!(h, "<tr><th class=l>{}</th>", esc(arm));
+                for c in cells {
+                    let _ = write!(h, "<td>{}</td>", esc(c));
+                }
+                h.push_str("</tr>\n");
+            }
+            h.push_str("</table>\n");
+        }
+        h.push_str(&note);
+        for f in &t.flags {
+            let _ = writeln!(h, "<p class=armline>⚠ {}.</p>", esc(f));
+        }
+        h.push_str("<p class=small>What changes along each axis, the models and each point's own headline: <a href=\"#points\">below the sweep figures</a>.</p>\n");
+    }
+    h.push_str("</section>\n");
+}
+
+/// Every arm's full sentences, unchanged (a run's; a sweep's are with
+/// each point's headline, [`points_block`]).
+fn in_full_block(h: &mut String, hl: &Headline) {
+    if !hl.points.is_empty() {
+        return;
+    }
+    h.push_str("<section id=in-full><h2>Each arm in full</h2>\n");
+    arms_block(h, hl);
+    h.push_str("</section>\n");
+}
+
+/// A sweep's sentences along each axis and its models.
+fn along_block(h: &mut String, hl: &Headline) {
+    {
         h.push_str("<p class=small>Along each swept axis, each point's own rounds: every round and their mean below 3 rounds, the median and range from 3 on (rounds are never pooled across points; sweep.csv has every round).</p><ul>\n");
         for a in &hl.along {
             let _ = writeln!(h, "<li>{}</li>", esc(a));
@@ -84,9 +158,7 @@ fn headline_block(h: &mut String, hl: &Headline) {
             }
             h.push_str("</ul>\n");
         }
-        h.push_str("<p class=small>Each point's own headline, over its own rounds: <a href=\"#points\">below the sweep figures</a>.</p>\n");
     }
-    h.push_str("</section>\n");
 }
 
 /// A sweep's per-point headlines (after its figures): each point's arms,
@@ -96,6 +168,7 @@ fn points_block(h: &mut String, hl: &Headline) {
         return;
     }
     h.push_str("<section id=points><h2>Each point's headline</h2>\n");
+    along_block(h, hl);
     for p in &hl.points {
         let _ = writeln!(
             h,
@@ -478,7 +551,7 @@ pub(crate) fn page(
     // The answer first: the headline and its figure side by side, on the
     // first screen.
     h.push_str("<div class=top>\n");
-    headline_block(&mut h, hl);
+    headline_block(&mut h, input, hl);
     for p in plots
         .iter()
         .filter(|p| p.file == crate::plot_headline::FILE)
@@ -486,6 +559,7 @@ pub(crate) fn page(
         figure(&mut h, p);
     }
     h.push_str("</div>\n");
+    in_full_block(&mut h, hl);
     sweep_block(&mut h, plots, input);
     points_block(&mut h, hl);
     let figures_title = if arms > 1 {
@@ -495,6 +569,9 @@ pub(crate) fn page(
     };
     h.push_str("<nav id=toc><h2>Contents</h2><ul>");
     let mut toc = vec![("headline".to_string(), "Headline".to_string())];
+    if hl.points.is_empty() {
+        toc.push(("in-full".into(), "Each arm in full".into()));
+    }
     if plots.iter().any(|p| is_sweep(&p)) {
         toc.push(("sweep".into(), "Sweep figures".into()));
     }

@@ -548,7 +548,7 @@ fn fate_panel(
         &mut chart,
         &Axes {
             y_label: &|_| String::new(),
-            ..Axes::ticks("% of loaded probes", "", (3, 0))
+            ..Axes::ticks("% of probes", "", (3, 0))
         },
     )?;
     for (i, a) in arms.iter().enumerate() {

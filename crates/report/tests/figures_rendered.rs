@@ -110,6 +110,62 @@ fn check(run: &str) {
         faults.len(),
         faults.join("\n")
     );
+    headline_reads_in_30_seconds(run, dir.path());
+}
+
+/// The headline of summary.md and of index.html opens with a table, and
+/// none of its sentences runs past 60 words (docs/report.md, "The
+/// headline"); the full sentences are below it.
+fn headline_reads_in_30_seconds(run: &str, dir: &Path) {
+    let md = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    let at = md.find("## Headline\n\n").expect("a headline") + "## Headline\n\n".len();
+    let block = &md[at..];
+    assert!(
+        block.starts_with("| "),
+        "{run}: summary.md's headline opens with {:?}",
+        &block[..80.min(block.len())]
+    );
+    let end = block.find("\n### ").unwrap_or(block.len());
+    for sentence in sentences(&block[..end]) {
+        let words = sentence.split_whitespace().count();
+        assert!(
+            words <= 60,
+            "{run}: a headline sentence of {words} words: {sentence}"
+        );
+    }
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    let at = html
+        .find("<section id=headline><h2>Headline</h2>\n")
+        .expect("a headline")
+        + "<section id=headline><h2>Headline</h2>\n".len();
+    assert!(
+        html[at..].starts_with("<table"),
+        "{run}: index.html's headline opens with {:?}",
+        &html[at..at + 80]
+    );
+}
+
+/// The sentences of a Markdown block outside its tables: split after a
+/// full stop that ends a word (`4.14` is no end).
+fn sentences(block: &str) -> Vec<String> {
+    let text: String = block
+        .lines()
+        .filter(|l| !l.starts_with('|'))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for w in text.split_whitespace() {
+        cur.push_str(w);
+        cur.push(' ');
+        if w.ends_with('.') || w.ends_with(".**") {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur);
+    }
+    out
 }
 
 #[test]
@@ -155,6 +211,11 @@ fn run_uml_rtt_fairness_quick() {
 #[test]
 fn run_uml_sparse_flows() {
     check("run-uml-sparse-flows");
+}
+
+#[test]
+fn run_uml_window() {
+    check("run-uml-window");
 }
 
 /// The checks fail on figures drawn before they held: a legend off the
