@@ -289,6 +289,9 @@ impl HeadlineTable {
     }
 }
 
+/// One arm's cells across a sweep's points: its label, a cell per point.
+pub type ArmCells = (String, Vec<String>);
+
 /// A sweep's headline: one table per metric, arms as rows and points as
 /// columns, each cell the point's figure with its rounds.
 #[derive(Debug, Clone, PartialEq)]
@@ -299,7 +302,7 @@ pub struct SweepTables {
     pub points: Vec<String>,
     /// Per metric: per arm, its cell at each point (`–` where it did not
     /// run).
-    pub tables: Vec<(Metric, Vec<(String, Vec<String>)>)>,
+    pub tables: Vec<(Metric, Vec<ArmCells>)>,
     /// Each point's flagged rounds: `point 2, codel r1: probe missed …`.
     pub flags: Vec<String>,
 }

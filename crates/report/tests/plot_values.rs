@@ -329,7 +329,7 @@ fn host_rows(run: &str, flows_csv: &str) -> Vec<HostRow> {
             let mine: Vec<_> = s
                 .flows
                 .iter()
-                .filter(|f| h.map_or(true, |h| f.host.as_deref() == Some(h)))
+                .filter(|f| h.is_none_or(|h| f.host.as_deref() == Some(h)))
                 .collect();
             let inv = mine
                 .iter()
