@@ -93,19 +93,25 @@ impl Results {
 
 /// The bytes of the results.json at `path`, unpacked as they are read
 /// when the file is gzipped (its first bytes are gzip's magic, 1f 8b), as
-/// committed results are (`results.json.gz`): every reader of the format
-/// goes through it, so none has to unpack a file first.
+/// committed results are (`results.json.gz`), with the `gzip` feature;
+/// without it a gzipped file is refused, saying so. Every reader of the
+/// format goes through it, so none has to unpack a file first.
 pub fn open(path: &Path) -> Result<Box<dyn Read>, ReadError> {
     let mut f = std::fs::File::open(path).map_err(ReadError::io(path))?;
     let mut magic = [0u8; 2];
     let n = f.read(&mut magic).map_err(ReadError::io(path))?;
     f.seek(SeekFrom::Start(0)).map_err(ReadError::io(path))?;
     let f = BufReader::new(f);
-    Ok(if n == 2 && magic == [0x1f, 0x8b] {
-        Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(f)))
-    } else {
-        Box::new(f)
-    })
+    if n == 2 && magic == [0x1f, 0x8b] {
+        #[cfg(feature = "gzip")]
+        return Ok(Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(f))));
+        #[cfg(not(feature = "gzip"))]
+        return Err(ReadError::field(
+            "(top level)",
+            "the file is gzipped: read it with netlab-results' `gzip` feature (netlab-report has it), or gunzip it first",
+        ));
+    }
+    Ok(Box::new(f))
 }
 
 /// The results file of the folder `dir`: its `results.json`, else its
