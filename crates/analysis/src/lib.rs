@@ -49,6 +49,7 @@ mod arms;
 pub mod compare;
 mod delivery;
 pub mod headline;
+pub mod headline_table;
 pub mod hosts;
 mod input;
 mod ladder;

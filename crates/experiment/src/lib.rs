@@ -60,7 +60,7 @@ pub use models::ModelKind;
 pub use plan::{Plan, Point, Requirements, ScenarioPlan};
 pub use resolve::{check_cc, frame_over_burst, KNOWN_CCS};
 pub use shard::{unit_of, Shard, ShardError};
-pub use warnings::{warnings, LinkAssumptions, Warning, WarningKind};
+pub use warnings::{grouped, warnings, LinkAssumptions, Warning, WarningGroup, WarningKind};
 
 /// Why an experiment was refused. Every variant is a usage error (the
 /// binary exits 2): nothing has been touched yet.

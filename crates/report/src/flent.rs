@@ -37,6 +37,11 @@ pub fn file_name(s: &Scenario) -> String {
     )
 }
 
+/// Where the file is in the results folder: `flent/s01-round1-pfifo.flent.gz`.
+pub fn path(s: &Scenario) -> String {
+    crate::layout::flent_file(&file_name(s))
+}
+
 fn sanitize(s: &str) -> String {
     s.chars()
         .map(|c| {

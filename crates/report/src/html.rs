@@ -22,7 +22,7 @@ figure{margin:14px 0}figure svg{max-width:100%;height:auto;border:1px solid #ddd
 .figs{display:grid;grid-template-columns:repeat(auto-fill,minmax(540px,1fr));gap:14px}.figs figure{margin:0}\
 .err{color:#a00}.small{font-size:0.85em;color:#555}code{font-family:monospace,monospace;font-size:1em}\
 #headline{background:#fbfbf3;border:1px solid #d8d3a8;padding:0 14px 6px;margin:10px 0}#headline h2{margin-top:0.6em}#headline li{margin:6px 0}\
-.verdict{font-weight:bold;margin:8px 0}nav ul{columns:2;font-size:0.95em}details{margin:8px 0}summary{cursor:pointer;font-weight:bold;font-size:1.05em}";
+.verdict{font-weight:bold;margin:8px 0}table.headline{font-size:0.85em;margin:6px 0 10px}table.headline caption{text-align:left;font-weight:bold;padding:4px 0}.armline{margin:4px 0}nav ul{columns:2;font-size:0.95em}details{margin:8px 0}summary{cursor:pointer;font-weight:bold;font-size:1.05em}";
 
 /// The heading of summary.md's sections below its table on the page.
 pub(crate) const DETAILS_TITLE: &str =
@@ -65,13 +65,87 @@ fn baseline_obs(s: &Scenario) -> Vec<Observation> {
 }
 
 /// The headline block: one item per arm, the verdicts, the comparisons.
-fn headline_block(h: &mut String, hl: &Headline) {
+/// The headline (docs/report.md, "The headline"): a table first, one per
+/// metric for a sweep; at most one short sentence per arm; the verdicts.
+/// Every arm's full sentences follow the first screen
+/// ([`in_full_block`]).
+fn headline_block(h: &mut String, input: &ReportInput, hl: &Headline) {
+    use netlab_analysis::headline_table::{HeadlineTable, Metric, SweepTables};
     h.push_str("<section id=headline><h2>Headline</h2>\n");
+    let note = format!(
+        "<p class=small>{}</p>\n",
+        esc(crate::summary::HEADLINE_TABLE_NOTE)
+    );
     if hl.points.is_empty() {
-        arms_block(h, hl);
+        let t = HeadlineTable::of(input, hl);
+        h.push_str("<table class=headline><tr><th class=l>arm</th>");
+        for m in Metric::ALL {
+            let _ = write!(h, "<th>{}</th>", esc(&m.heading(&t.delay)));
+        }
+        h.push_str("</tr>\n");
+        for r in &t.rows {
+            let flag = if r.flags.is_empty() { "" } else { " ⚠" };
+            let _ = write!(h, "<tr><th class=l>{}{flag}</th>", esc(&r.arm));
+            for c in &r.cells {
+                let _ = write!(h, "<td>{}</td>", esc(c));
+            }
+            h.push_str("</tr>\n");
+        }
+        h.push_str("</table>\n");
+        h.push_str(&note);
+        for line in t.sentences(hl) {
+            let _ = writeln!(h, "<p class=armline>{}</p>", esc(&line));
+        }
+        for v in &hl.verdicts {
+            let _ = writeln!(h, "<p class=verdict>Verdict: {}.</p>", esc(v));
+        }
+        h.push_str(
+            "<p class=small>Each arm in full: <a href=\"#in-full\">below the figure</a>.</p>\n",
+        );
     } else {
-        // A sweep: what changes along each axis, then each point's own
-        // headline over its own rounds.
+        let t = SweepTables::of(input, hl);
+        for (m, rows) in &t.tables {
+            let _ = write!(
+                h,
+                "<table class=headline><caption>{}</caption><tr><th class=l>arm</th>",
+                esc(&m.heading(&t.delay))
+            );
+            for p in &t.points {
+                let _ = write!(h, "<th>{}</th>", esc(p));
+            }
+            h.push_str("</tr>\n");
+            for (arm, cells) in rows {
+                let _ = write!(h, "<tr><th class=l>{}</th>", esc(arm));
+                for c in cells {
+                    let _ = write!(h, "<td>{}</td>", esc(c));
+                }
+                h.push_str("</tr>\n");
+            }
+            h.push_str("</table>\n");
+        }
+        h.push_str(&note);
+        for f in &t.flags {
+            let _ = writeln!(h, "<p class=armline>⚠ {}.</p>", esc(f));
+        }
+        h.push_str("<p class=small>What changes along each axis, the models and each point's own headline: <a href=\"#points\">below the sweep figures</a>.</p>\n");
+    }
+    h.push_str("</section>\n");
+}
+
+/// Every arm's full sentences, unchanged (a run's; a sweep's are with
+/// each point's headline, [`points_block`]).
+fn in_full_block(h: &mut String, hl: &Headline) {
+    if !hl.points.is_empty() {
+        return;
+    }
+    h.push_str("<section id=in-full><h2>Each arm in full</h2>\n");
+    arms_block(h, hl);
+    h.push_str("</section>\n");
+}
+
+/// A sweep's sentences along each axis and its models.
+fn along_block(h: &mut String, hl: &Headline) {
+    {
         h.push_str("<p class=small>Along each swept axis, each point's own rounds: every round and their mean below 3 rounds, the median and range from 3 on (rounds are never pooled across points; sweep.csv has every round).</p><ul>\n");
         for a in &hl.along {
             let _ = writeln!(h, "<li>{}</li>", esc(a));
@@ -84,9 +158,7 @@ fn headline_block(h: &mut String, hl: &Headline) {
             }
             h.push_str("</ul>\n");
         }
-        h.push_str("<p class=small>Each point's own headline, over its own rounds: <a href=\"#points\">below the sweep figures</a>.</p>\n");
     }
-    h.push_str("</section>\n");
 }
 
 /// A sweep's per-point headlines (after its figures): each point's arms,
@@ -96,6 +168,7 @@ fn points_block(h: &mut String, hl: &Headline) {
         return;
     }
     h.push_str("<section id=points><h2>Each point's headline</h2>\n");
+    along_block(h, hl);
     for p in &hl.points {
         let _ = writeln!(
             h,
@@ -180,7 +253,8 @@ pub(crate) fn table(h: &mut String, t: &netlab_analysis::Table) {
 
 /// A sweep figure ([`crate::plot_sweep`]).
 fn is_sweep(p: &&Plot) -> bool {
-    p.file.starts_with("sweep-")
+    p.file.starts_with(crate::layout::SWEEP_DIR)
+        && p.file[crate::layout::SWEEP_DIR.len()..].starts_with('/')
 }
 
 /// A sweep's figures, right after the headline, with the data behind them.
@@ -204,6 +278,33 @@ fn sweep_block(h: &mut String, plots: &[Plot], input: &ReportInput) {
     }
 }
 
+/// The run's figures beside the headline's (`point` None), or a sweep
+/// point's: a run's inline; a point's headline figure inline and its
+/// other figures linked, so index.html stays light however many points
+/// and arms a sweep has (docs/report.md, "The results folder").
+fn run_plots(h: &mut String, plots: &[Plot], point: Option<u32>) {
+    let own: Vec<&Plot> = plots
+        .iter()
+        .filter(|p| {
+            p.scenario.is_none()
+                && p.point == point
+                && p.file != crate::plot_headline::FILE
+                && !is_sweep(p)
+        })
+        .collect();
+    let inline = |p: &Plot| point.is_none() || p.file.ends_with(crate::plot_headline::FILE);
+    h.push_str("<div class=figs>\n");
+    for p in own.iter().filter(|p| inline(p)) {
+        figure(h, p);
+    }
+    h.push_str("</div>\n");
+    if own.iter().any(|p| !inline(p)) {
+        h.push_str("<p class=small>This point's other figures, each a file of its own:</p><ul>\n");
+        plot_files(h, own.iter().copied().filter(|p| !inline(p)), "");
+        h.push_str("</ul>\n");
+    }
+}
+
 /// Whether a note applies to this run: notes about an arm kind the run
 /// did not have, or limits its arms did not have, are left out (the rule
 /// of [`crate::summary::note_fits_arms`]).
@@ -222,17 +323,11 @@ fn inline_svg(svg: &str) -> &str {
     }
 }
 
-/// Where a scenario's own page is, from the results folder
-/// (`scenarios/s03.html`).
-pub(crate) fn scenario_page_path(s: &Scenario) -> String {
-    format!("scenarios/s{:02}.html", s.index)
-}
-
 fn scenario_table(h: &mut String, input: &ReportInput) {
     let sweep = input.is_sweep();
     scenario_table_head(h, sweep);
     for s in &input.scenarios {
-        scenario_row(h, s, sweep, Some(&scenario_page_path(s)));
+        scenario_row(h, s, sweep, Some(&crate::layout::scenario_page(s.index)));
     }
     h.push_str("</table>\n");
 }
@@ -327,11 +422,13 @@ fn comparison_rest(h: &mut String, st: &Statistics) {
     table(h, &st.figures_table());
 }
 
+/// A figure inline, its id its file's own name
+/// ([`crate::layout::base_name`]), its caption its title and path.
 pub(crate) fn figure(h: &mut String, p: &Plot) {
     let _ = writeln!(
         h,
         "<figure id=\"{}\">{}<figcaption>{} — <code>{}</code></figcaption></figure>",
-        esc(&p.file),
+        esc(crate::layout::base_name(&p.file)),
         inline_svg(&p.svg),
         esc(&p.title),
         esc(&p.file)
@@ -344,9 +441,9 @@ pub(crate) const PACKET_FILES_TEXT: &str = "Packet files (pcapng): Open them in 
     <em>headers</em>: every frame B's capture read, cut to the snap length (no payload beyond it), with the capture socket's kernel drops in the statistics block (docs/method.md §7.7).";
 
 /// Plot files, linked from a page `up` folders below the results folder
-/// (`""` from index.html, `../` from a scenario's page), one `<li>` each:
-/// the file name and the plot's title.
-pub(crate) fn plot_files(h: &mut String, plots: &[Plot], up: &str) {
+/// (`""` from index.html, `../../` from a scenario's page), one `<li>`
+/// each: the file's path and the plot's title.
+pub(crate) fn plot_files<'a>(h: &mut String, plots: impl IntoIterator<Item = &'a Plot>, up: &str) {
     for p in plots {
         let _ = writeln!(
             h,
@@ -411,7 +508,7 @@ pub(crate) fn page(
     let arms = st.arms.len();
     let _ = writeln!(
         h,
-        "<p>{} ran {} scenario{} ({} arm{}) from {} to {} on the {} kernel {} ({}). \
+        "<p>{} ran {} scenario{} ({} arm{}) from {} to {}. Kernel: {}. \
          Every figure below is recomputed from the raw samples in results.json (schema_version {}).</p>",
         esc(&input.tool),
         input.scenarios.len(),
@@ -420,15 +517,17 @@ pub(crate) fn page(
         if arms == 1 { "" } else { "s" },
         esc(&input.started_utc),
         esc(&input.finished_utc),
-        esc(&input.kernel.mode),
-        esc(&input.kernel.release),
-        esc(&input.kernel.chosen_because),
+        esc(&crate::summary::kernel_line(
+            &input.kernel.mode,
+            &input.kernel.release,
+            &input.kernel.chosen_because
+        )),
         input.schema_version
     );
     // The answer first: the headline and its figure side by side, on the
     // first screen.
     h.push_str("<div class=top>\n");
-    headline_block(&mut h, hl);
+    headline_block(&mut h, input, hl);
     for p in plots
         .iter()
         .filter(|p| p.file == crate::plot_headline::FILE)
@@ -436,6 +535,7 @@ pub(crate) fn page(
         figure(&mut h, p);
     }
     h.push_str("</div>\n");
+    in_full_block(&mut h, hl);
     sweep_block(&mut h, plots, input);
     points_block(&mut h, hl);
     let figures_title = if arms > 1 {
@@ -445,6 +545,9 @@ pub(crate) fn page(
     };
     h.push_str("<nav id=toc><h2>Contents</h2><ul>");
     let mut toc = vec![("headline".to_string(), "Headline".to_string())];
+    if hl.points.is_empty() {
+        toc.push(("in-full".into(), "Each arm in full".into()));
+    }
     if plots.iter().any(|p| is_sweep(&p)) {
         toc.push(("sweep".into(), "Sweep figures".into()));
     }
@@ -484,20 +587,11 @@ pub(crate) fn page(
         if !heading.is_empty() {
             let _ = writeln!(h, "<h3>{}</h3>", esc(heading));
         }
-        h.push_str("<div class=figs>\n");
-        for p in plots.iter().filter(|p| {
-            p.scenario.is_none()
-                && p.point == *point
-                && p.file != crate::plot_headline::FILE
-                && !is_sweep(p)
-        }) {
-            figure(&mut h, p);
-        }
-        h.push_str("</div>\n");
+        run_plots(&mut h, plots, *point);
     }
     h.push_str("<h2 id=scenarios>Scenarios</h2>\n<p class=small>Goodput: each direction's flows' bytes delivered inside the measured window over the window (method §4.3), the goodput summary.md and every other output give. \
         Probe: UDP echo; a timeout is censored at the timeout (“≥”), never counted as loss; quantiles are Kaplan–Meier over every request of the phase (the headline figures everywhere in this report and in summary.md). \
-        Each scenario's number links to its own page (<code>scenarios/sNN.html</code>): its four plots (probe RTT, goodput, tcp_info, qdisc), its Flent file and its packet files.</p>\n");
+        Each scenario's number links to its own page (<code>scenarios/sNN/index.html</code>): its four plots (probe RTT, goodput, tcp_info, qdisc), its Flent file and its packet files.</p>\n");
     scenario_table(&mut h, input);
     // summary.md's sections below its table, word for word.
     let _ = writeln!(h, "<h2 id=details>{DETAILS_TITLE}</h2>");
@@ -541,13 +635,13 @@ pub(crate) fn page(
     h.push_str("<li><a href=\"probes.csv\">probes.csv</a> (one row per probe request, both probes, with its fate) and <a href=\"flows.csv\">flows.csv</a> (one row per flow), for pandas and R (columns: docs/usage.md, \"Flat tables\")</li>\n");
     let _ = writeln!(
         h,
-        "<li>{} page{} of a scenario each, <code>scenarios/sNN.html</code>, linked from the scenarios table</li>",
+        "<li>{} page{} of a scenario each, <code>scenarios/sNN/index.html</code> beside its four plots, linked from the scenarios table</li>",
         input.scenarios.len(),
         if input.scenarios.len() == 1 { "" } else { "s" }
     );
     let _ = writeln!(
         h,
-        "<li>{flent_written} Flent data file{}, one per scenario (<code>sNN-roundR-ARM.flent.gz</code>, linked from its page), for Flent's own plots \
+        "<li>{flent_written} Flent data file{}, one per scenario (<code>flent/sNN-roundR-ARM.flent.gz</code>, linked from its page), for Flent's own plots \
          (<code>flent -i FILE -p ping_cdf -o out.svg</code>; the probe is UDP echo, never ICMP; docs/flent.md)</li>",
         if flent_written == 1 { "" } else { "s" }
     );
@@ -562,7 +656,7 @@ pub(crate) fn page(
             if pcaps == 1 { "" } else { "s" }
         );
     }
-    h.push_str("</ul>\n<p class=small>Plots of the run (each scenario's own four, <code>sNN-*.svg</code>, are on its page):</p><ul>\n");
+    h.push_str("</ul>\n<p class=small>Plots of the run (each scenario's own four, <code>scenarios/sNN/sNN-*.svg</code>, are on its page):</p><ul>\n");
     plot_files(&mut h, plots, "");
     h.push_str("</ul>\n");
     h.push_str("<h2 id=configuration>Configuration</h2><table>");
@@ -635,7 +729,7 @@ mod tests {
         scenario_table(&mut h, &input);
         for s in &input.scenarios {
             let link = format!(
-                "<td><a href=\"scenarios/s{:02}.html\">{}</a></td>",
+                "<td><a href=\"scenarios/s{:02}/index.html\">{}</a></td>",
                 s.index, s.index
             );
             assert!(h.contains(&link), "no {link} in {h}");

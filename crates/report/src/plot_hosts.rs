@@ -28,9 +28,12 @@ use crate::plots::{arm_color, builder, draw_svg, e, tick, Area, Plot};
 use crate::records::ReportInput;
 use crate::ReportError;
 
+/// How the figures' files start.
+pub(crate) const FILE_PREFIX: &str = "hosts-share-";
+
 /// The figure's file for `direction` (`up`, `down`).
 pub(crate) fn file_name(direction: &str) -> String {
-    format!("hosts-share-{direction}.svg")
+    format!("{FILE_PREFIX}{direction}.svg")
 }
 
 /// The directions that get a figure: those in which some scenario has
@@ -192,17 +195,11 @@ fn legend_of(hosts: &[&HostShare], rounds: &[u32]) -> Legend {
         );
     }
     for (text, c) in [
-        ("per-flow FQ, the host's flows ÷ all flows", PER_FLOW_COLOR),
-        (
-            "the equal host share, 1 ÷ the hosts (CAKE's host modes)",
-            EQUAL_HOST_COLOR,
-        ),
-        (
-            "Mathis at the round's measured RTTs, Σ 1/RTT of the host's flows ÷ all flows'",
-            MATHIS_COLOR,
-        ),
+        ("per-flow FQ: its flows ÷ all flows", PER_FLOW_COLOR),
+        ("equal host share: 1 ÷ hosts (CAKE)", EQUAL_HOST_COLOR),
+        ("Mathis: its Σ 1/RTT ÷ all flows'", MATHIS_COLOR),
     ] {
-        legend.push(format!("dashed {}: {text}", color_word(c)), Mark::Dashed(c));
+        legend.push(format!("{}: {text}", color_word(c)), Mark::Dashed(c));
     }
     legend
 }
@@ -230,7 +227,7 @@ fn figure(
         legend.push(note, Mark::Note);
     }
     let names: Vec<String> = arms.iter().map(|a| a.arm.clone()).collect();
-    let h = title_height(&title, WIDTH) + 400 + legend.height(WIDTH);
+    let h = title_height(&title, WIDTH) + 440 + legend.height(WIDTH);
     let svg = draw_svg(&file, (WIDTH, h), |root| {
         let body = draw_title(root, &title)?;
         let (plot, legend_area) = legend.split(&body);
@@ -248,31 +245,29 @@ fn missing_models(arms: &[ArmHosts<'_>], direction: &str) -> Vec<String> {
         let Some(rounds) = a.hosts.first() else {
             continue;
         };
-        let list = |f: &dyn Fn(&Round<'_>) -> Option<String>| -> Vec<String> {
-            rounds
+        // The rounds by label only: summary.md's host section gives each
+        // round's shares and why (docs/models.md, model 5).
+        let list = |f: &dyn Fn(&Round<'_>) -> bool| -> String {
+            let v: Vec<String> = rounds
                 .iter()
-                .filter_map(|r| f(r).map(|w| format!("r{} {w}", r.round)))
-                .collect()
+                .filter(|r| f(r))
+                .map(|r| format!("r{}", r.round))
+                .collect();
+            v.join(", ")
         };
-        let unsettled = list(&|r| r.cond.unsettled(direction));
+        let unsettled = list(&|r| r.cond.unsettled(direction).is_some());
         if !unsettled.is_empty() {
             notes.push(format!(
-                "{}: no model line where the share had not settled (moved more than {:.2} between the window's halves: {})",
+                "{}: no model, share moved > {:.2} in the window ({unsettled})",
                 a.arm,
                 netlab_analysis::hosts::SETTLED_WITHIN,
-                unsettled.join("; ")
             ));
         }
-        let no_mathis = list(&|r| {
-            (!r.unsettled)
-                .then(|| r.cond.no_mathis().map(str::to_string))
-                .flatten()
-        });
+        let no_mathis = list(&|r| !r.unsettled && r.cond.no_mathis().is_some());
         if !no_mathis.is_empty() {
             notes.push(format!(
-                "{}: no Mathis line: not applicable without a loss rate ({})",
-                a.arm,
-                no_mathis.join("; ")
+                "{}: no Mathis line without a loss rate ({no_mathis})",
+                a.arm
             ));
         }
     }

@@ -77,17 +77,17 @@ pub(crate) fn iso_delivered_cdf(input: &ReportInput) -> Option<Result<Plot, Repo
         let c = arm_color(i);
         if let Some(d) = saw {
             legend.push(
-                format!("{arm}, stop-and-wait: {}", d.slots_text()),
+                format!("{arm}, stop-and-wait: {}", short(d)),
                 Mark::Line(c, 3),
             );
         }
         legend.push(
-            format!("{arm}, isochronous: {}", iso.slots_text()),
+            format!("{arm}, isochronous: {}", short(iso)),
             Mark::Dashed(c),
         );
     }
     legend.push(
-        "≥: unresolved, at its own bound (B's close less its send); dropped: a loss, not a delay",
+        "≥ unresolved, at its own bound; a drop is a loss, not a delay",
         Mark::Marker(Shape::AtLeast, RGBColor(90, 90, 90)),
     );
     let h = title_height(&title, WIDTH) + 480 + legend.height(WIDTH);
@@ -116,6 +116,24 @@ pub(crate) fn iso_delivered_cdf(input: &ReportInput) -> Option<Result<Plot, Repo
         legend.draw(&legend_area)
     });
     Some(svg.map(|svg| Plot::of_run(file, title, svg)))
+}
+
+/// `d`'s fates in a legend's few words (summary.md's fate table has them
+/// all): delivered of sent with the one-way p50, dropped, unresolved.
+fn short(d: &ArmDelivery) -> String {
+    let p50 = d
+        .one_way
+        .map(|q| format!(", p50 {:.0} ms", q.p50_ms))
+        .unwrap_or_default();
+    let dropped: u32 = d.dropped.iter().map(|l| l.count).sum::<u32>() + d.lost_unknown;
+    let mut t = format!("{} of {} delivered{p50}", d.delivered(), d.sent);
+    if dropped > 0 {
+        t.push_str(&format!(", {dropped} lost"));
+    }
+    if d.unresolved > 0 {
+        t.push_str(&format!(", {} ≥", d.unresolved));
+    }
+    t
 }
 
 /// `d`'s unresolved requests as "≥" markers at their own bounds, at the

@@ -19,7 +19,7 @@ mod notes;
 mod sections;
 
 use header::header;
-pub use header::interrupted_banner;
+pub use header::{interrupted_banner, kernel_line};
 pub use notes::{note_fits_arms, note_for_fates, note_for_probe, notes_for, NOTES};
 pub(crate) use sections::sections;
 
@@ -266,10 +266,50 @@ pub fn render(results: &Results, failed_teardown_steps: usize) -> String {
 pub fn headline_of(
     input: Result<&netlab_analysis::records::ReportInput, &netlab_analysis::InputError>,
 ) -> Option<String> {
-    input
-        .ok()
-        .map(|i| netlab_analysis::headline::Headline::of_input(i).markdown())
+    input.ok().map(|i| {
+        let hl = netlab_analysis::headline::Headline::of_input(i);
+        headline_markdown(i, &hl)
+    })
 }
+
+/// The headline as summary.md says it (docs/report.md, "The headline"): a
+/// table first (a sweep's, one per metric), at most one short sentence
+/// per arm and the verdicts; then every arm's full sentences, unchanged,
+/// under "Each arm in full" (a sweep's: what changes along each axis, the
+/// models, and each point's own headline).
+pub fn headline_markdown(
+    input: &netlab_analysis::records::ReportInput,
+    hl: &netlab_analysis::headline::Headline,
+) -> String {
+    use netlab_analysis::headline_table::{HeadlineTable, SweepTables};
+    let full = hl.markdown();
+    let full = full.strip_prefix("## Headline\n\n").unwrap_or(&full);
+    let mut s = String::from("## Headline\n\n");
+    if hl.points.is_empty() {
+        let t = HeadlineTable::of(input, hl);
+        s.push_str(&t.markdown());
+        s.push('\n');
+        s.push_str(HEADLINE_TABLE_NOTE);
+        s.push_str("\n\n");
+        for line in t.sentences(hl) {
+            s.push_str(&format!("- {line}\n"));
+        }
+        for v in &hl.verdicts {
+            s.push_str(&format!("\n**Verdict:** {v}.\n"));
+        }
+        s.push_str("\n### Each arm in full\n\n");
+    } else {
+        s.push_str(&SweepTables::of(input, hl).markdown());
+        s.push_str(HEADLINE_TABLE_NOTE);
+        s.push_str(" One table per metric: arms as rows, sweep points as columns.\n");
+        s.push_str("\n### Along each axis, and each point in full\n\n");
+    }
+    s.push_str(full);
+    s
+}
+
+/// What the headline's tables hold, said once above them.
+pub const HEADLINE_TABLE_NOTE: &str = "Each cell: the arm's figure, then each round's in brackets (a delay pooled over the rounds' measured windows; goodput the mean of fewer than 3 rounds, else the median with the range; drops and marks per round). ⚠ marks an arm with a round to look at, said below the table.";
 
 /// summary.md of a run from its header (`results`, whose own `scenarios`
 /// are not read), its headline ([`headline_of`]) and its scenarios'

@@ -59,10 +59,7 @@ fn the_headline_figure_draws_each_arm_s_delays_where_the_headline_puts_them() {
         .iter()
         .position(|e| e.is_text("probe RTT (ms, log)"))
         .unwrap();
-    let end = els
-        .iter()
-        .position(|e| e.is_text("% of loaded probes"))
-        .unwrap();
+    let end = els.iter().position(|e| e.is_text("% of probes")).unwrap();
     let panel = &els[start..end];
     let x = Axis::fit(&ticks(panel, "middle", "x"), true);
     // Each arm's row: from its name (drawn at the row's y) to the next.
@@ -332,7 +329,7 @@ fn host_rows(run: &str, flows_csv: &str) -> Vec<HostRow> {
             let mine: Vec<_> = s
                 .flows
                 .iter()
-                .filter(|f| h.map_or(true, |h| f.host.as_deref() == Some(h)))
+                .filter(|f| h.is_none_or(|h| f.host.as_deref() == Some(h)))
                 .collect();
             let inv = mine
                 .iter()

@@ -195,7 +195,8 @@ fn each_metric_has_a_figure_against_each_axis_that_parses_and_keeps_the_print_ru
         for a in &t.axes {
             let f = netlab_report::plot_sweep::file_name(m, a);
             assert!(names.contains(&f), "missing {f} in {names:?}");
-            let svg = std::fs::read(dir.path().join(&f)).unwrap();
+            let svg =
+                std::fs::read(dir.path().join(netlab_report::layout::sweep_figure(&f))).unwrap();
             let ink = rasterize(&svg).unwrap_or_else(|e| panic!("{f}: {e}"));
             // Sparse by nature (a few points per panel; text is not
             // rasterized here): ink above a blank page's axes alone.
@@ -224,7 +225,11 @@ fn each_metric_has_a_figure_against_each_axis_that_parses_and_keeps_the_print_ru
                 "{kind} of point {p}"
             );
         }
-        let svg = std::fs::read_to_string(dir.path().join(format!("p03-{kind}.svg"))).unwrap();
+        let svg = std::fs::read_to_string(dir.path().join(netlab_report::layout::point_figure(
+            3,
+            &format!("{kind}.svg"),
+        )))
+        .unwrap();
         assert!(
             svg.contains("(rate=20mbit"),
             "{kind}: its title names the point"
@@ -404,9 +409,15 @@ fn a_metric_that_never_changes_is_said_in_one_line_not_drawn() {
     );
     let plots = netlab_report::plot_sweep::all(&t).unwrap();
     for a in &t.axes {
-        let f = netlab_report::plot_sweep::file_name(SweepMetric::Drops, a);
+        let f = netlab_report::layout::sweep_figure(&netlab_report::plot_sweep::file_name(
+            SweepMetric::Drops,
+            a,
+        ));
         assert!(plots.iter().all(|p| p.file != f), "{f} drawn");
-        let g = netlab_report::plot_sweep::file_name(SweepMetric::GoodputUp, a);
+        let g = netlab_report::layout::sweep_figure(&netlab_report::plot_sweep::file_name(
+            SweepMetric::GoodputUp,
+            a,
+        ));
         assert!(plots.iter().any(|p| p.file == g), "{g} not drawn");
     }
 }

@@ -65,7 +65,7 @@ pub use bottleneck::{Bottleneck, CpuUse, DirectionBottleneck, Verdict};
 pub use file::{read_json, write_json_atomic, ResultsFileError};
 pub use hosts::HostResult;
 pub use queue_seen::{queue_seen, QueueSeen};
-pub use read::{ReadError, SUPPORTED_SCHEMAS};
+pub use read::{file_in, open, ReadError, SUPPORTED_SCHEMAS};
 pub use run::{
     Interrupted, KernelInfo, MergeRecord, MergeSource, RanOn, Results, ShardRecord, Tool,
     SCHEMA_VERSION,

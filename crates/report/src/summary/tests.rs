@@ -695,3 +695,34 @@ fn the_fates_section_counts_each_loaded_requests_fate() {
         "pfifo has no fates: no row"
     );
 }
+
+/// The header's kernel line is one line, whatever the run recorded: the
+/// lacking kinds named, the modules and flags left to results.json.
+#[test]
+fn the_kernel_line_says_the_kernel_and_why_in_one_line() {
+    let because = "auto: qdisc codel is not available in this kernel (6.18.44-fc-v1147): load sch_codel or use --kernel uml\n\
+        qdisc fq_codel is not available in this kernel (6.18.44-fc-v1147): load sch_fq_codel or use --kernel uml\n\
+        qdisc netem is not available in this kernel (6.18.44-fc-v1147): load sch_netem or use --kernel uml\n\
+        qdisc pie is not available in this kernel (6.18.44-fc-v1147): load sch_pie or use --kernel uml";
+    assert_eq!(
+        super::kernel_line("uml", "6.1.176", because),
+        "uml 6.1.176: the host kernel (6.18.44-fc-v1147) lacks codel, fq_codel, netem, pie"
+    );
+    let cc = "auto: congestion control vegas is not available in this kernel (6.18.44; it offers reno cubic bbr): load tcp_vegas or use --kernel uml";
+    assert_eq!(
+        super::kernel_line("uml", "6.1.176", cc),
+        "uml 6.1.176: the host kernel (6.18.44) lacks cc vegas"
+    );
+    assert_eq!(
+        super::kernel_line(
+            "host",
+            "6.18.44",
+            "auto: the host kernel has pfifo and reno"
+        ),
+        "host 6.18.44: the host kernel has pfifo and reno"
+    );
+    assert_eq!(
+        super::kernel_line("uml", "6.1.176", "--kernel uml"),
+        "uml 6.1.176 (--kernel uml)"
+    );
+}
