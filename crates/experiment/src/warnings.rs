@@ -104,6 +104,10 @@ pub enum WarningKind {
     /// before its schedule ends at this point's spacing: the loaded phase
     /// gets fewer requests, or none (a short swept interval does this).
     ProbeCapBeforeScheduleEnd,
+    /// A moving rate's changes each refill TBF's bucket to its burst: a
+    /// backlogged bottleneck passes up to a burst more than the schedule
+    /// offers at every change (docs/method.md §15.3).
+    RateChangeRefillsBucket,
 }
 
 /// One warning: what, with numbers, and the fix.
@@ -183,6 +187,12 @@ pub fn scenario_warnings(s: &ScenarioPlan, link: &LinkAssumptions) -> Vec<Warnin
         let Some(tbf) = s.path.shaper(dir) else {
             continue;
         };
+        // A moving rate drains the queue slowest at its lowest rate.
+        let slowest = s.path.schedule(dir).and_then(|x| x.slowest());
+        let tbf = &Tbf {
+            rate: slowest.map_or(tbf.rate, |r| r.min(tbf.rate)),
+            ..*tbf
+        };
         let mut push = |kind, certain, text: String, fix: String| {
             out.push(Warning {
                 kind,
@@ -210,6 +220,13 @@ pub fn scenario_warnings(s: &ScenarioPlan, link: &LinkAssumptions) -> Vec<Warnin
         }
         let (text, fix) = tbf_limit_replaced(&s.arm.arm, tbf);
         push(WarningKind::TbfLimitReplaced, true, text, fix);
+        if let Some((text, fix)) = s
+            .path
+            .schedule(dir)
+            .and_then(|x| crate::link::refill_warning(x, tbf, s.timeline.end()))
+        {
+            push(WarningKind::RateChangeRefillsBucket, true, text, fix);
+        }
         let ecn_flows: Vec<&FlowSpec> = s.flows.iter().filter(|f| f.ecn).collect();
         if !ecn_flows.is_empty() && !s.probes.is_empty() && marks(&s.arm.arm) {
             let (text, fix) = not_ect_probe(&s.arm.arm, ecn_flows.len(), &s.probes);
