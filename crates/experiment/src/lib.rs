@@ -51,7 +51,6 @@ pub mod warnings;
 pub use file::ExperimentFile;
 pub use hosts::{HostSpec, MAX_HOSTS};
 pub use link::{RateSchedule, RateStep, TraceOrigin, HOLD_RATE};
-pub use trace::{Trace, TraceError};
 pub use listing::{PlanListing, PlannedLine};
 pub use model::{
     check_mtu, ArmSpec, AxisValue, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice,
@@ -64,6 +63,7 @@ pub use models::ModelKind;
 pub use plan::{Plan, Point, Requirements, ScenarioPlan};
 pub use resolve::{check_cc, frame_over_burst, KNOWN_CCS};
 pub use shard::{unit_of, Shard, ShardError};
+pub use trace::{Trace, TraceError};
 pub use warnings::{warnings, LinkAssumptions, Warning, WarningKind};
 
 /// Why an experiment was refused. Every variant is a usage error (the

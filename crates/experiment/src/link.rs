@@ -341,7 +341,9 @@ fn parse_rate(key: &str, text: &str) -> Result<Option<Rate>, ExperimentError> {
     if r.bytes_per_sec() == 0 {
         return Err(err(
             key,
-            format!("{text:?}: TBF takes no rate under 8bit (whole bytes per second); 0 is an outage"),
+            format!(
+                "{text:?}: TBF takes no rate under 8bit (whole bytes per second); 0 is an outage"
+            ),
         ));
     }
     Ok(Some(r))
@@ -358,11 +360,17 @@ pub(crate) fn check_against(
 ) -> Result<(), ExperimentError> {
     let end = timeline.end();
     for (dir, schedule, swept) in [
-        ("up", &path.up_schedule, sweep.and_then(|s| s.rate.as_ref()).map(|_| "sweep.rate")),
+        (
+            "up",
+            &path.up_schedule,
+            sweep.and_then(|s| s.rate.as_ref()).map(|_| "sweep.rate"),
+        ),
         (
             "down",
             &path.down_schedule,
-            sweep.and_then(|s| s.down_rate.as_ref()).map(|_| "sweep.down_rate"),
+            sweep
+                .and_then(|s| s.down_rate.as_ref())
+                .map(|_| "sweep.down_rate"),
         ),
     ] {
         let Some(s) = schedule else { continue };
@@ -401,8 +409,8 @@ fn read_trace(
         Some(b) if Path::new(path).is_relative() => b.join(path),
         _ => PathBuf::from(path),
     };
-    let bytes = std::fs::read(&full)
-        .map_err(|e| err(&k, format!("reading {}: {e}", full.display())))?;
+    let bytes =
+        std::fs::read(&full).map_err(|e| err(&k, format!("reading {}: {e}", full.display())))?;
     let sha256 = hex::encode(Sha256::digest(&bytes));
     if let Some(want) = &s.trace_sha256 {
         if *want != sha256 {
@@ -507,7 +515,10 @@ mod tests {
         .unwrap();
         assert_eq!(s.initial(), step(0, Some(10_000_000)));
         let c = s.changes(Duration::from_secs(20));
-        assert_eq!(c, vec![step(8000, Some(2_000_000)), step(14000, Some(10_000_000))]);
+        assert_eq!(
+            c,
+            vec![step(8000, Some(2_000_000)), step(14000, Some(10_000_000))]
+        );
         // A scenario that ends before the second change makes only the first.
         assert_eq!(s.changes(Duration::from_secs(14)).len(), 1);
         assert_eq!(s.at(ms(9000)).rate, Some(Rate(2_000_000)));
@@ -545,9 +556,21 @@ mod tests {
     fn schedules_the_path_cannot_take_are_refused_naming_the_step() {
         let cases: &[(&[(&str, &str)], &str, &str)] = &[
             (&[("1s", "10mbit")], "rate_schedule[0]", "first step"),
-            (&[("0s", "10mbit"), ("0s", "2mbit")], "rate_schedule[1]", "not after"),
-            (&[("0s", "10mbit"), ("2s", "1bit")], "rate_schedule[1]", "under 8bit"),
-            (&[("0s", "10mbit"), ("2s", "fast")], "rate_schedule[1]", "rate"),
+            (
+                &[("0s", "10mbit"), ("0s", "2mbit")],
+                "rate_schedule[1]",
+                "not after",
+            ),
+            (
+                &[("0s", "10mbit"), ("2s", "1bit")],
+                "rate_schedule[1]",
+                "under 8bit",
+            ),
+            (
+                &[("0s", "10mbit"), ("2s", "fast")],
+                "rate_schedule[1]",
+                "rate",
+            ),
             (&[("0s", "-1mbit")], "rate_schedule[0]", ""),
             (&[("soon", "10mbit")], "rate_schedule[0]", "not a number"),
             (&[], "rate_schedule", "at least one"),
@@ -583,7 +606,9 @@ mod tests {
             trace: Some("t.trace".into()),
             ..ShaperFile::default()
         };
-        let s = resolve_schedule("path.up", &f, Some(&dir)).unwrap().unwrap();
+        let s = resolve_schedule("path.up", &f, Some(&dir))
+            .unwrap()
+            .unwrap();
         // 0 and 200 (the next period's 0) and 40: 3 × 1514 B in 100 ms.
         assert_eq!(s.steps, vec![step(0, Some(363_360)), step(100, None)]);
         assert_eq!(s.repeat_every, Some(ms(200)));
@@ -594,7 +619,12 @@ mod tests {
         let mut printed = ShaperFile::default();
         print_schedule(&s, &mut printed);
         std::fs::remove_dir_all(&dir).unwrap();
-        assert_eq!(resolve_schedule("path.up", &printed, None).unwrap().unwrap(), s);
+        assert_eq!(
+            resolve_schedule("path.up", &printed, None)
+                .unwrap()
+                .unwrap(),
+            s
+        );
         // A malformed trace is refused naming the file and the line.
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("bad.trace"), "0\n10\nten\n").unwrap();
@@ -624,7 +654,9 @@ mod tests {
         assert_eq!(crate::parse(&exp.to_toml()).unwrap(), exp);
         // The content hash of a file without a schedule is unchanged: the
         // keys are not printed.
-        assert!(!crate::Experiment::default().to_toml().contains("rate_schedule"));
+        assert!(!crate::Experiment::default()
+            .to_toml()
+            .contains("rate_schedule"));
         let refused = |extra: &str, key: &str| {
             let e = crate::parse(&format!("{text}{extra}")).unwrap_err();
             assert_eq!(e.key(), key, "{e}");
@@ -656,6 +688,10 @@ mod tests {
             .iter()
             .find(|w| w.kind == crate::WarningKind::RateChangeRefillsBucket)
             .expect("a change every 100 ms with a 16kb burst");
-        assert!(refill.text.contains("an outage is held at 8 bit/s"), "{}", refill.text);
+        assert!(
+            refill.text.contains("an outage is held at 8 bit/s"),
+            "{}",
+            refill.text
+        );
     }
 }

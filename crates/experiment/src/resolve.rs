@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use netlab_qdisc_model::{Rate, Size, Tbf};
 
-use crate::link::RateSchedule;
 use crate::file::{
     ArmWordSweepFile, CaptureFile, ExperimentFile, FlowFile, PathFile, ProbeFile, SamplingFile,
     ShaperFile, SweepFile, TimelineFile,
 };
+use crate::link::RateSchedule;
 use crate::model::{
     default_tbf, ArmSpec, AxisValue, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice,
     Offloads, PathSpec, PcapMode, ProbeKind, ProbeSpec, ReceiveBuffer, Timeline, AUTO_PORT_BASE,
@@ -492,10 +492,7 @@ fn resolve_shaper(
     Ok((Some(tbf), schedule))
 }
 
-fn resolve_path(
-    p: &PathFile,
-    base: Option<&std::path::Path>,
-) -> Result<PathSpec, ExperimentError> {
+fn resolve_path(p: &PathFile, base: Option<&std::path::Path>) -> Result<PathSpec, ExperimentError> {
     let d = PathSpec::default();
     let base_rtt = duration("path.base_rtt", &p.base_rtt, d.base_rtt, true)?;
     if base_rtt > Duration::from_secs(10) {

@@ -155,7 +155,10 @@ mod tests {
         assert_eq!(t.opportunities_ms, vec![0, 5, 5, 5, 120]);
         assert_eq!(t.period(), Duration::from_millis(120));
         // Windows line ends and spaces around a number are read too.
-        assert_eq!(Trace::parse("3\r\n 7 \r\n").unwrap().opportunities_ms, [3, 7]);
+        assert_eq!(
+            Trace::parse("3\r\n 7 \r\n").unwrap().opportunities_ms,
+            [3, 7]
+        );
     }
 
     #[test]
@@ -168,14 +171,20 @@ mod tests {
         );
         let e = Trace::parse("0\n1.5\n").unwrap_err();
         assert_eq!(e.line, 2);
-        assert!(e.to_string().contains("\"1.5\" is not a whole number"), "{e}");
+        assert!(
+            e.to_string().contains("\"1.5\" is not a whole number"),
+            "{e}"
+        );
         for bad in ["-3\n", "abc\n", "1 2\n", "1e3\n"] {
             assert_eq!(Trace::parse(bad).unwrap_err().line, 1, "{bad:?}");
         }
         // An empty line inside the file is not a timestamp.
         assert_eq!(Trace::parse("1\n\n2\n").unwrap_err().line, 2);
         let e = Trace::parse("").unwrap_err();
-        assert_eq!((e.line, e.to_string().starts_with("the trace is empty")), (0, true));
+        assert_eq!(
+            (e.line, e.to_string().starts_with("the trace is empty")),
+            (0, true)
+        );
         assert_eq!(Trace::parse("\n").unwrap_err().line, 1);
         let e = Trace::parse("0\n0\n").unwrap_err();
         assert!(e.to_string().contains("period"), "{e}");
@@ -210,7 +219,9 @@ mod tests {
         let b = t.bins(Duration::from_millis(100));
         assert_eq!(b.len(), 12);
         assert!(b[0].rate.is_some());
-        assert!(b[1..11].iter().all(|x| x.rate.is_none() && x.opportunities == 0));
+        assert!(b[1..11]
+            .iter()
+            .all(|x| x.rate.is_none() && x.opportunities == 0));
         assert!(b[11].rate.is_some());
     }
 }

@@ -212,8 +212,43 @@ pub fn dump_request_bytes() -> Vec<u8> {
     )
 }
 
+/// What an RTM_NEWQDISC request asks: a new qdisc (`tc qdisc add`:
+/// `NLM_F_CREATE | NLM_F_EXCL`) or new options for the one at that handle
+/// (`tc qdisc change`: neither flag, so the kernel calls the kind's
+/// `change` and creates nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verb {
+    Add,
+    Change,
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn build(
+    dev: &str,
+    ifindex: u32,
+    handle: Handle,
+    parent: Handle,
+    kind: &str,
+    payload: OptionsPayload,
+    words: Vec<String>,
+    seq: u32,
+) -> Result<QdiscRequest, ModelError> {
+    build_as(
+        Verb::Add,
+        dev,
+        ifindex,
+        handle,
+        parent,
+        kind,
+        payload,
+        words,
+        seq,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn build_as(
+    verb: Verb,
     dev: &str,
     ifindex: u32,
     handle: Handle,
@@ -248,12 +283,16 @@ pub(crate) fn build(
             )));
         }
     }
+    let (flags, word) = match verb {
+        Verb::Add => (NLM_F_REQUEST | NLM_F_ACK | NLM_F_EXCL | NLM_F_CREATE, "add"),
+        Verb::Change => (NLM_F_REQUEST | NLM_F_ACK, "change"),
+    };
     let bytes = serialize(
         RouteNetlinkMessage::NewQueueDiscipline(TcMessage::from_parts(header, attrs)),
-        NLM_F_REQUEST | NLM_F_ACK | NLM_F_EXCL | NLM_F_CREATE,
+        flags,
         seq,
     );
-    let mut tc_argv: Vec<String> = ["tc", "qdisc", "add", "dev", dev]
+    let mut tc_argv: Vec<String> = ["tc", "qdisc", word, "dev", dev]
         .iter()
         .map(|s| s.to_string())
         .collect();
