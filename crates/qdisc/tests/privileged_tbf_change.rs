@@ -8,7 +8,8 @@
 //! schedule offered within 5 % over each backlogged stretch (plus the
 //! burst each change refills), and an outage held the queue.
 
-use std::net::{SocketAddr, UdpSocket};
+mod common;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -18,7 +19,7 @@ use netlab_qdisc_model::{
     fifo_child_limit, lateness_ms, Arm, BottleneckSpec, Handle, QdiscOptions, Rate, Tbf,
     ARM_HANDLE, TBF_HANDLE,
 };
-use netlab_topology::spec::{B_ADDR, R_B_IF};
+use netlab_topology::spec::R_B_IF;
 use netlab_topology::testing::require_privileged;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
@@ -62,15 +63,11 @@ fn privileged_tbf_change_follows_a_schedule_and_leaves_the_arm_alone() {
         psched: done.psched,
     };
     // A floods B at 30 Mbit/s (1472-byte datagrams: 1514-byte frames).
-    let flood = topo
-        .a
-        .run(|| UdpSocket::bind("0.0.0.0:0"))
-        .unwrap()
-        .expect("a UDP socket in A");
+    let flood = common::flood::socket_in_a(&topo);
     let stop = AtomicBool::new(false);
     let origin = Instant::now() + Duration::from_millis(300);
     let log = std::thread::scope(|s| {
-        s.spawn(|| flood_until(&flood, &stop, origin + Duration::from_millis(4600)));
+        s.spawn(|| common::flood::flood_until(&flood, &stop, origin + Duration::from_millis(4600)));
         let driver = RateDriver::start(
             &topo.r,
             target,
@@ -129,8 +126,8 @@ fn privileged_tbf_change_follows_a_schedule_and_leaves_the_arm_alone() {
         (1.7, 3.0, 2 * MBIT),
         (3.7, 4.4, 10 * MBIT),
     ] {
-        let (t0, b0) = reading_at(&log.readings, from);
-        let (t1, b1) = reading_at(&log.readings, to);
+        let (t0, b0) = common::flood::reading_at(&log.readings, from);
+        let (t1, b1) = common::flood::reading_at(&log.readings, to);
         let offered = rate as f64 / 8.0 * (t1 - t0);
         let sent = (b1 - b0) as f64;
         println!(
@@ -143,8 +140,8 @@ fn privileged_tbf_change_follows_a_schedule_and_leaves_the_arm_alone() {
         );
     }
     // The outage held the queue: at most the refilled burst left.
-    let (t0, b0) = reading_at(&log.readings, 3.0);
-    let (t1, b1) = reading_at(&log.readings, 3.45);
+    let (t0, b0) = common::flood::reading_at(&log.readings, 3.0);
+    let (t1, b1) = common::flood::reading_at(&log.readings, 3.45);
     let sent = b1 - b0;
     println!("outage {t0:.3}–{t1:.3} s: sent {sent} B");
     assert!(
@@ -209,29 +206,5 @@ fn change(at_ms: u64, bits: u64, outage: bool) -> PlannedChange {
         at: Duration::from_millis(at_ms),
         rate: Rate(bits),
         outage,
-    }
-}
-
-/// The first reading at or after `s`: its time and the TBF's bytes.
-fn reading_at(readings: &[netlab_qdisc_model::TbfReading], s: f64) -> (f64, u64) {
-    let r = readings
-        .iter()
-        .find(|r| r.at_s >= s)
-        .unwrap_or_else(|| panic!("a reading after {s} s"));
-    (r.at_s, r.bytes)
-}
-
-/// Sends 1472-byte datagrams to B's discard port at 30 Mbit/s until `end`.
-fn flood_until(sock: &UdpSocket, stop: &AtomicBool, end: Instant) {
-    let to = SocketAddr::from((B_ADDR, 9));
-    let payload = [0u8; 1472];
-    // 25 datagrams every 10 ms: 2,500 frames/s of 1,514 bytes.
-    let mut next = Instant::now();
-    while !stop.load(Ordering::SeqCst) && Instant::now() < end {
-        for _ in 0..25 {
-            let _ = sock.send_to(&payload, to);
-        }
-        next += Duration::from_millis(10);
-        std::thread::sleep(next.saturating_duration_since(Instant::now()));
     }
 }
