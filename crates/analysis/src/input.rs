@@ -399,6 +399,11 @@ fn scenario_from(
             })
             .collect(),
         readbacks: crate::readbacks::of(s, configured_base_rtt_s),
+        link: s
+            .links
+            .iter()
+            .find(|l| l.direction == "up")
+            .map(crate::link::LinkSeries::of),
     })
 }
 

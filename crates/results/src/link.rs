@@ -24,7 +24,7 @@ pub const LINK_BIN: Duration = Duration::from_secs(1);
 pub const TRACKING_TOLERANCE: f64 = 0.05;
 
 /// One direction whose rate followed a schedule.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LinkResult {
     /// `up` or `down`.
     pub direction: String,
@@ -32,6 +32,11 @@ pub struct LinkResult {
     pub dev: String,
     /// TBF's burst, bytes: what each change may let through at once.
     pub burst_bytes: u64,
+    /// The rate the TBF was made with (the schedule's at t0).
+    pub rate_at_t0: netlab_qdisc_model::Rate,
+    /// The schedule starts with an outage (held at the hold rate).
+    #[serde(default)]
+    pub outage_at_t0: bool,
     /// The FIFO child's limit every change carried (absent: the arm is
     /// no FIFO, and TBF's own limit was sent).
     #[serde(default, skip_serializing_if = "Option::is_none")]

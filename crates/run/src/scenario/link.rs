@@ -80,8 +80,11 @@ impl LinkDrivers {
                 direction: setup.direction.as_str().to_string(),
                 dev: setup.dev.to_string(),
                 burst_bytes: tbf.burst.0,
+                rate_at_t0: schedule.initial().tbf_rate(),
+                outage_at_t0: schedule.initial().rate.is_none(),
                 fifo_limit_carried: fifo_limit,
-                ..LinkResult::default()
+                log: netlab_qdisc_model::RateLog::default(),
+                bins: Vec::new(),
             };
             running.push((i, record, driver));
         }
