@@ -36,6 +36,8 @@ pub struct LinkSeries {
     pub bins: Vec<netlab_results::LinkBin>,
     /// The arm is a FIFO with this limit (the one its changes carried).
     pub fifo_limit: Option<u32>,
+    /// Change lateness (ACK − plan), ms: p50, p99, max, applied.
+    pub lateness_ms: Option<(f64, f64, f64, usize)>,
 }
 
 impl LinkSeries {
@@ -59,6 +61,7 @@ impl LinkSeries {
             readings: l.log.readings.iter().map(|r| (r.at_s, r.bytes)).collect(),
             bins: l.bins.clone(),
             fifo_limit: l.fifo_limit_carried,
+            lateness_ms: netlab_qdisc_model::lateness_ms(&l.log.changes),
         }
     }
 
@@ -211,6 +214,12 @@ pub fn aqm_target_ms(arm: &Arm) -> Option<f64> {
     }
 }
 
+/// [`aqm_target_ms`] of an arm given in tc words (`None` when the words do
+/// not parse or the arm has no target).
+pub fn target_ms_of_words(arm_words: &str) -> Option<f64> {
+    Arm::parse(arm_words).ok().as_ref().and_then(aqm_target_ms)
+}
+
 /// How long an AQM took to bring the delay back after a drop.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Recovery {
@@ -275,9 +284,13 @@ pub struct FifoAfterDrop {
     pub drop: Drop,
     /// limit × 1,514 B ÷ the new rate, ms: the queue's delay when full.
     pub bound_ms: f64,
-    /// The median one-way delay over the step's second half, less the
-    /// base, ms; `None` when a request there timed out or none reached B.
+    /// The median one-way delay of the requests that reached B in time
+    /// over the step's second half, less the base, ms; `None` when none
+    /// did.
     pub measured_ms: Option<f64>,
+    /// Requests of the second half with no reply in time: below a bound
+    /// shorter than the timeout, tail drops, not delays.
+    pub no_reply: usize,
 }
 
 impl FifoAfterDrop {
@@ -304,8 +317,16 @@ pub fn fifo_after_drops(
                 * 1e3;
             let until = d.until_s.unwrap_or(end_s).min(end_s);
             let half = d.at_s + (until - d.at_s) / 2.0;
-            let bins = delay_bins(s, half, until);
-            let censored = bins.iter().any(|b| b.sent > 0 && b.median_ms.is_none());
+            let no_reply = delay_bins(s, half, until)
+                .iter()
+                .map(|b| b.sent)
+                .sum::<usize>()
+                .saturating_sub(
+                    one_way(s)
+                        .iter()
+                        .filter(|(t, _)| *t >= half && *t < until)
+                        .count(),
+                );
             let mut v: Vec<f64> = one_way(s)
                 .into_iter()
                 .filter(|(t, _)| *t >= half && *t < until)
@@ -314,11 +335,8 @@ pub fn fifo_after_drops(
             Some(FifoAfterDrop {
                 drop: d,
                 bound_ms: bound,
-                measured_ms: if censored {
-                    None
-                } else {
-                    netlab_stats::describe::median(&mut v)
-                },
+                measured_ms: netlab_stats::describe::median(&mut v),
+                no_reply,
             })
         })
         .collect()
@@ -396,6 +414,86 @@ pub fn trace_point(s: &Scenario, link: &LinkSeries) -> Option<TracePoint> {
     })
 }
 
+/// What summary.md and the report say of one scenario's moving rate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkFigures {
+    /// Each drop, with a FIFO's delay beside its bound or an AQM's
+    /// recovery.
+    pub drops: Vec<DropFigures>,
+    /// Backlogged 1 s bins, and of them those whose sent bytes tracked the
+    /// schedule (method §15.5).
+    pub bins_backlogged: usize,
+    /// Of the backlogged bins, those that tracked.
+    pub bins_tracking: usize,
+    /// The largest |sent − offered| ÷ offered over the backlogged bins.
+    pub worst_deviation: Option<f64>,
+    /// Change lateness, ms: p50, p99, max, and how many were applied.
+    pub lateness_ms: Option<(f64, f64, f64, usize)>,
+    /// Changes that failed or were never sent.
+    pub changes_not_applied: usize,
+    /// Over a trace: the round's point on the throughput–delay plane.
+    pub trace: Option<TracePoint>,
+}
+
+/// One drop's figures.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DropFigures {
+    /// The drop.
+    pub drop: Drop,
+    /// A FIFO arm's delay beside its bound at the new rate.
+    pub fifo: Option<FifoAfterDrop>,
+    /// An AQM's recovery.
+    pub aqm: Option<Recovery>,
+}
+
+impl LinkFigures {
+    /// The figures of `s` (its arm in tc words: `arm_words`); `None`
+    /// without a moving rate. `is_trace`: the rate came from a trace, so
+    /// the round is a point on the throughput–delay plane.
+    pub fn of(s: &Scenario, is_trace: bool) -> Option<LinkFigures> {
+        let link = s.link.as_ref()?;
+        let arm = Arm::parse(&s.arm_words).ok();
+        let end_s = s
+            .iso
+            .as_ref()
+            .and_then(|i| i.requests.iter().filter_map(|r| r.send_s).reduce(f64::max))
+            .unwrap_or(s.phases.end_s);
+        let fifo = link.fifo_limit.map(|l| fifo_after_drops(s, link, l, end_s));
+        let aqm = arm
+            .as_ref()
+            .and_then(aqm_target_ms)
+            .map(|t| recoveries(s, link, t, end_s));
+        let drops = link
+            .drops()
+            .into_iter()
+            .map(|d| DropFigures {
+                drop: d,
+                fifo: fifo
+                    .as_ref()
+                    .and_then(|v| v.iter().find(|f| f.drop == d).copied()),
+                aqm: aqm
+                    .as_ref()
+                    .and_then(|v| v.iter().find(|r| r.drop == d).copied()),
+            })
+            .collect();
+        let backlogged: Vec<&netlab_results::LinkBin> =
+            link.bins.iter().filter(|b| b.backlogged).collect();
+        Some(LinkFigures {
+            drops,
+            bins_backlogged: backlogged.len(),
+            bins_tracking: backlogged.iter().filter(|b| b.tracks == Some(true)).count(),
+            worst_deviation: backlogged
+                .iter()
+                .filter_map(|b| b.deviation())
+                .map(f64::abs)
+                .reduce(f64::max),
+            lateness_ms: link.lateness_ms,
+            changes_not_applied: link.changes.iter().filter(|c| c.1.is_none()).count(),
+            trace: is_trace.then(|| trace_point(s, link)).flatten(),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -454,6 +552,7 @@ mod tests {
             readings: vec![(0.0, 0), (1.0, 1_250_000), (2.0, 2_500_000)],
             bins: Vec::new(),
             fifo_limit: None,
+            lateness_ms: None,
         }
     }
 
@@ -514,16 +613,15 @@ mod tests {
         assert!((f[0].bound_ms - 775.168).abs() < 1e-3, "{}", f[0].bound_ms);
         assert_eq!(f[0].measured_ms, Some(760.0));
         assert!((f[0].ratio().unwrap() - 0.98).abs() < 0.01);
-        let censored = scenario(|t| {
-            if t >= 8.0 && t < 8.1 {
+        // A request without a reply is counted apart, not as a delay.
+        let dropped = scenario(|t| {
+            if (8.0..8.1).contains(&t) {
                 None
             } else {
                 Some(10.0)
             }
         });
-        assert_eq!(
-            fifo_after_drops(&censored, &link, 128, 12.0)[0].measured_ms,
-            None
-        );
+        let f = fifo_after_drops(&dropped, &link, 128, 12.0);
+        assert_eq!((f[0].measured_ms, f[0].no_reply), (Some(0.0), 5));
     }
 }

@@ -115,6 +115,9 @@ pub struct ScenarioFigures {
     pub machine: Option<MachineFigures>,
     /// What the queue held and whether the shaper was the bottleneck.
     pub path_seen: crate::path_seen::PathSeen,
+    /// What the queue did when the bottleneck's rate moved (method §15);
+    /// set by [`crate::ReportBuilder`] from the scenario's probe samples.
+    pub link: Option<crate::link::LinkFigures>,
 }
 
 /// A scenario's `net.ipv4.tcp_rmem` in A and B (method §1.3), as read back.
@@ -244,6 +247,7 @@ impl ScenarioFigures {
                 cpu: r.cpu_model.clone(),
             }),
             path_seen: crate::path_seen::PathSeen::of(s),
+            link: None,
         }
     }
 }

@@ -47,6 +47,7 @@ mod markdown;
 pub mod output;
 mod plot_headline;
 pub mod plot_hosts;
+mod plot_link;
 pub mod plot_style;
 pub mod plot_sweep;
 mod plots;

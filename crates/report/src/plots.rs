@@ -133,11 +133,14 @@ pub(crate) fn all(
     st: &crate::compare::Statistics,
     hl: &crate::headline::Headline,
 ) -> Result<Vec<Plot>, ReportError> {
-    if input.is_sweep() {
-        return sweep_points(input, hl);
-    }
-    let mut out = vec![crate::plot_headline::figure(input, st, hl)?];
-    out.extend(crate::plots_run::all(input)?);
+    let mut out = if input.is_sweep() {
+        sweep_points(input, hl)?
+    } else {
+        let mut out = vec![crate::plot_headline::figure(input, st, hl)?];
+        out.extend(crate::plots_run::all(input)?);
+        out
+    };
+    out.extend(crate::plot_link::plane(input)?);
     Ok(out)
 }
 
@@ -150,6 +153,7 @@ pub(crate) fn scenario(
 ) -> Result<Vec<Plot>, ReportError> {
     let mut out: Vec<Plot> = probe_rtt(s)?.into_iter().collect();
     out.extend([goodput(s, bottleneck_bps)?, tcp_info(s)?, qdisc(s)?]);
+    out.extend(crate::plot_link::scenario(s)?);
     Ok(out)
 }
 

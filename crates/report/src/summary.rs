@@ -15,6 +15,7 @@ use netlab_results::Results;
 
 mod header;
 mod hosts;
+pub mod link;
 mod notes;
 mod sections;
 

@@ -1,0 +1,176 @@
+//! summary.md's section on a moving bottleneck (method §15.5–§15.6,
+//! docs/models.md model 6): per scenario, each drop with a FIFO's delay
+//! beside its bound at the new rate or an AQM's recovery time, the TBF's
+//! sent bytes against the schedule, and the changes' lateness; over a
+//! trace, each round's use of the link and its p95 one-way delay.
+
+use std::fmt::Write as _;
+
+use netlab_analysis::link::{DropFigures, LinkFigures};
+use netlab_analysis::summary::ScenarioFigures;
+
+/// A FIFO's delay after a drop is read as at its bound within this share.
+pub const FIFO_BOUND_TOLERANCE: f64 = 0.2;
+
+fn rate(bps: Option<u64>) -> String {
+    match bps {
+        None => "an outage".to_string(),
+        Some(b) => format!("{} Mbit/s", netlab_stats::describe::fmt_num(b as f64 / 1e6)),
+    }
+}
+
+fn no_reply(n: usize) -> String {
+    if n == 0 {
+        String::new()
+    } else {
+        format!(
+            "; {n} request(s) without a reply (tail drops below a bound shorter than the timeout)"
+        )
+    }
+}
+
+/// What happened after one drop, in words.
+pub fn after_drop(d: &DropFigures) -> String {
+    if let Some(f) = d.fifo {
+        return match (f.measured_ms, f.ratio()) {
+            (Some(m), Some(r)) => {
+                let verdict = if (r - 1.0).abs() <= FIFO_BOUND_TOLERANCE {
+                    "within 20 % of".to_string()
+                } else if r < 1.0 {
+                    format!("{:.0} % below", 100.0 * (1.0 - r))
+                } else {
+                    format!("{:.0} % above", 100.0 * (r - 1.0))
+                };
+                format!(
+                    "FIFO queueing delay {m:.0} ms (median over the step's second half), {verdict} \
+                     its bound {:.0} ms at the new rate{}",
+                    f.bound_ms,
+                    no_reply(f.no_reply)
+                )
+            }
+            _ => format!(
+                "FIFO bound {:.0} ms at the new rate; no probe request of the step's second half \
+                 reached B in time{}",
+                f.bound_ms,
+                no_reply(f.no_reply)
+            ),
+        };
+    }
+    if let Some(r) = d.aqm {
+        return match r.recovered_after_s {
+            Some(t) => format!(
+                "peak {:.0} ms; back under {:.1} ms (base + target + one frame) after {t:.1} s",
+                r.peak_ms, r.threshold_ms
+            ),
+            None => format!(
+                "peak {:.0} ms; not back under {:.1} ms (base + target + one frame) within the \
+                 step's {:.1} s: ≥ {:.1} s",
+                r.peak_ms, r.threshold_ms, r.observed_s, r.observed_s
+            ),
+        };
+    }
+    "–".to_string()
+}
+
+fn tracking(l: &LinkFigures) -> String {
+    if l.bins_backlogged == 0 {
+        return "no backlogged 1 s bin".to_string();
+    }
+    format!(
+        "{}/{} backlogged 1 s bins within 5 %{}",
+        l.bins_tracking,
+        l.bins_backlogged,
+        l.worst_deviation
+            .map(|w| format!(" (largest gap {:.1} %)", 100.0 * w))
+            .unwrap_or_default()
+    )
+}
+
+/// The section, when a scenario's rate moved.
+pub fn link_section(scenarios: &[ScenarioFigures]) -> Option<String> {
+    let with: Vec<(&ScenarioFigures, &LinkFigures)> = scenarios
+        .iter()
+        .filter_map(|s| s.link.as_ref().map(|l| (s, l)))
+        .collect();
+    if with.is_empty() {
+        return None;
+    }
+    let mut out = String::from(
+        "When the rate moved (method §15; docs/models.md, model 6). After each drop: a FIFO's \
+         one-way queueing delay beside its bound at the new rate (limit × 1,514 B ÷ rate), or an \
+         AQM's peak and recovery time (until the probe's one-way delay, in 100 ms bins, stays \
+         under the baseline's one-way delay + the arm's target + one frame's time at the new rate \
+         for one 100 ms interval). The TBF's sent bytes are held against what the schedule \
+         offered per 1 s bin (+ the burst each change refills); lateness is each change's ACK \
+         time − its planned time.\n\n",
+    );
+    out.push_str("| Scenario | round | arm | point | drop at | to | after the drop | TBF sent vs schedule | lateness p50/p99/max ms |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|\n");
+    for (s, l) in &with {
+        let late = l.lateness_ms.map_or("–".to_string(), |(a, b, c, n)| {
+            format!("{a:.2} / {b:.2} / {c:.2} ({n})")
+        });
+        let not_applied = if l.changes_not_applied > 0 {
+            format!(", {} not applied", l.changes_not_applied)
+        } else {
+            String::new()
+        };
+        if l.drops.is_empty() {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | – | – | – | {} | {late}{not_applied} |",
+                s.index,
+                s.round,
+                s.arm,
+                s.point_label,
+                tracking(l)
+            );
+        }
+        // A trace has hundreds of drops: its table rows are its rounds.
+        for d in l
+            .drops
+            .iter()
+            .take(if l.trace.is_some() { 0 } else { usize::MAX })
+        {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {:.2} s | {} | {} | {} | {late}{not_applied} |",
+                s.index,
+                s.round,
+                s.arm,
+                s.point_label,
+                d.drop.at_s,
+                rate(d.drop.to_bps),
+                after_drop(d),
+                tracking(l)
+            );
+        }
+    }
+    let traced: Vec<_> = with
+        .iter()
+        .filter_map(|(s, l)| l.trace.map(|t| (s, l, t)))
+        .collect();
+    if !traced.is_empty() {
+        out.push_str(
+            "\nOver the trace, per round (the throughput–delay plane): the link's use (bytes \
+             delivered to the receivers over the measured window ÷ the bytes the trace offered \
+             at the TBF in it; payload against frames, so 100 % is out of reach by the headers, \
+             1448 of 1514 B) and the probe's one-way p95 (\"≥\": it falls on a request that \
+             timed out).\n\n| Scenario | round | arm | use | one-way p95 ms | TBF sent vs schedule |\n|---|---|---|---|---|---|\n",
+        );
+        for (s, l, t) in traced {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {:.1} % | {}{:.1} | {} |",
+                s.index,
+                s.round,
+                s.arm,
+                100.0 * t.utilisation,
+                if t.p95_censored { "≥ " } else { "" },
+                t.p95_ms,
+                tracking(l)
+            );
+        }
+    }
+    Some(out)
+}
