@@ -157,6 +157,12 @@ pub struct FlowFigures {
     pub cc: String,
     /// Goodput over the measured window, Mbit/s.
     pub goodput_mbps: Option<f64>,
+    /// The congestion control as requested.
+    pub cc_requested: String,
+    /// The congestion control the kernel reported for the socket in
+    /// sock_diag's `INET_DIAG_CONG`, in every tcp_info sample that carried
+    /// it (several names: it changed; empty: no sample carried it).
+    pub cc_diag: Vec<String>,
 }
 
 /// What the isochronous probe's section shows of one scenario.
@@ -216,6 +222,16 @@ impl ScenarioFigures {
                         .as_ref()
                         .map_or_else(|| f.cc.clone(), |t| t.cc_readback.clone()),
                     goodput_mbps: f.tcp.as_ref().and_then(|t| t.goodput_mbps),
+                    cc_requested: f.cc.clone(),
+                    cc_diag: f.tcp_info.iter().filter_map(|t| t.congestion.clone()).fold(
+                        Vec::new(),
+                        |mut v, c| {
+                            if !v.contains(&c) {
+                                v.push(c);
+                            }
+                            v
+                        },
+                    ),
                 })
                 .collect(),
             directions: s.directions.clone(),

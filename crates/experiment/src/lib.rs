@@ -31,6 +31,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod dctcp;
 pub mod file;
 pub mod flags;
 pub mod hash;

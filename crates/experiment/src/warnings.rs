@@ -108,6 +108,9 @@ pub enum WarningKind {
     /// backlogged bottleneck passes up to a burst more than the schedule
     /// offers at every change (docs/method.md §15.3).
     RateChangeRefillsBucket,
+    /// DCTCP flows behind an arm that does not mark CE above a fixed
+    /// threshold (docs/method.md §16.2).
+    DctcpWithoutEcnThreshold,
 }
 
 /// One warning: what, with numbers, and the fix.
@@ -226,6 +229,14 @@ pub fn scenario_warnings(s: &ScenarioPlan, link: &LinkAssumptions) -> Vec<Warnin
             .and_then(|x| crate::link::refill_warning(x, tbf, s.timeline.end()))
         {
             push(WarningKind::RateChangeRefillsBucket, true, text, fix);
+        }
+        let dctcp = s
+            .flows
+            .iter()
+            .filter(|f| f.direction == dir && f.cc == "dctcp")
+            .count();
+        if let Some((text, fix)) = crate::dctcp::dctcp_warning(&s.arm.arm, dctcp) {
+            push(WarningKind::DctcpWithoutEcnThreshold, true, text, fix);
         }
         let ecn_flows: Vec<&FlowSpec> = s.flows.iter().filter(|f| f.ecn).collect();
         if !ecn_flows.is_empty() && !s.probes.is_empty() && marks(&s.arm.arm) {

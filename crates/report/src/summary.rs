@@ -13,6 +13,7 @@ use std::fmt::Write as _;
 use netlab_analysis::summary::{ReceiveBufferSeen, ScenarioFigures, SummaryRow, VethsSeen};
 use netlab_results::Results;
 
+mod cc;
 mod header;
 mod hosts;
 pub mod link;

@@ -1,0 +1,81 @@
+//! summary.md's table of congestion controls (method §16): when a run
+//! has more than two of them (a zoo) or a DCTCP flow, each flow's
+//! congestion control as asked, as the socket reported it
+//! (`TCP_CONGESTION`) and as sock_diag's `INET_DIAG_CONG` reported it in
+//! its tcp_info samples, beside its goodput and the probe's loaded
+//! one-way delay.
+
+use std::fmt::Write as _;
+
+use netlab_analysis::summary::ScenarioFigures;
+
+/// The section, when the run has more than two congestion controls or a
+/// DCTCP flow.
+pub fn cc_section(scenarios: &[ScenarioFigures]) -> Option<String> {
+    let mut ccs: Vec<&str> = Vec::new();
+    for f in scenarios.iter().flat_map(|s| &s.flows) {
+        if !ccs.contains(&f.cc_requested.as_str()) {
+            ccs.push(&f.cc_requested);
+        }
+    }
+    if ccs.len() <= 2 && !ccs.contains(&"dctcp") {
+        return None;
+    }
+    let mut out = format!(
+        "Congestion controls ({} of them; method §16): each flow's as asked, as its socket \
+         reported it (TCP_CONGESTION) and as sock_diag reported it in every tcp_info sample \
+         (INET_DIAG_CONG), beside its goodput and the isochronous probe's loaded one-way delay \
+         A→B.\n\n",
+        ccs.len()
+    );
+    out.push_str("| Scenario | round | arm | point | flow | asked | TCP_CONGESTION | INET_DIAG_CONG | goodput Mbit/s | one-way p50/p95 ms (loaded) |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
+    let mut mismatched = 0;
+    for s in scenarios {
+        let one_way = s
+            .iso
+            .as_ref()
+            .and_then(|i| i.loaded.as_ref())
+            .and_then(|p| p.stats.up)
+            .map_or("–".to_string(), |q| {
+                format!("{} / {}", ms(q.p50_ms), ms(q.p95_ms))
+            });
+        for f in &s.flows {
+            let diag = if f.cc_diag.is_empty() {
+                "–".to_string()
+            } else {
+                f.cc_diag.join(", ")
+            };
+            if f.cc != f.cc_requested || f.cc_diag.iter().any(|d| *d != f.cc_requested) {
+                mismatched += 1;
+            }
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} | {diag} | {} | {one_way} |",
+                s.index,
+                s.round,
+                s.arm,
+                s.point_label,
+                f.index + 1,
+                f.cc_requested,
+                f.cc,
+                f.goodput_mbps
+                    .map_or("–".to_string(), |g| format!("{g:.2}")),
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\n{}",
+        if mismatched == 0 {
+            "Every flow's congestion control read back as asked, from both.".to_string()
+        } else {
+            format!("{mismatched} flow(s) read back otherwise than asked: see the table.")
+        }
+    );
+    Some(out)
+}
+
+fn ms(v: Option<f64>) -> String {
+    v.map_or("–".to_string(), |m| format!("{m:.1}"))
+}
