@@ -75,7 +75,7 @@ impl LinkSeries {
 
     /// The drops: changes to a lower rate (or an outage), with the rate
     /// before and after and the time the next change ends the step.
-    pub fn drops(&self) -> Vec<Drop> {
+    pub fn drops(&self) -> Vec<RateDrop> {
         let steps = self.steps();
         steps
             .windows(2)
@@ -87,7 +87,7 @@ impl LinkSeries {
                     (Some(_), None) => true,
                     _ => false,
                 };
-                lower.then(|| Drop {
+                lower.then(|| RateDrop {
                     at_s,
                     from_bps: before,
                     to_bps: after,
@@ -113,7 +113,7 @@ impl LinkSeries {
 
 /// A change to a lower rate.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Drop {
+pub struct RateDrop {
     /// When it was applied, s from t0.
     pub at_s: f64,
     /// The rate before, bit/s.
@@ -224,7 +224,7 @@ pub fn target_ms_of_words(arm_words: &str) -> Option<f64> {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Recovery {
     /// The drop.
-    pub drop: Drop,
+    pub drop: RateDrop,
     /// The threshold: base one-way delay + target + one full frame's time
     /// at the new rate (the frame ahead of the probe holds the link that
     /// long whatever the AQM does), ms.
@@ -281,7 +281,7 @@ pub fn recoveries(s: &Scenario, link: &LinkSeries, target_ms: f64, end_s: f64) -
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FifoAfterDrop {
     /// The drop.
-    pub drop: Drop,
+    pub drop: RateDrop,
     /// limit × 1,514 B ÷ the new rate, ms: the queue's delay when full.
     pub bound_ms: f64,
     /// The median one-way delay of the requests that reached B in time
@@ -439,7 +439,7 @@ pub struct LinkFigures {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DropFigures {
     /// The drop.
-    pub drop: Drop,
+    pub drop: RateDrop,
     /// A FIFO arm's delay beside its bound at the new rate.
     pub fifo: Option<FifoAfterDrop>,
     /// An AQM's recovery.
@@ -607,7 +607,7 @@ mod tests {
     fn a_fifo_is_set_beside_its_bound_at_the_new_rate() {
         let link = step();
         // 128 × 1514 B at 2 Mbit/s = 775 ms; the probe sees 10 + 760 ms.
-        let s = scenario(|t| Some(if t >= 6.0 && t < 9.0 { 770.0 } else { 10.0 }));
+        let s = scenario(|t| Some(if (6.0..9.0).contains(&t) { 770.0 } else { 10.0 }));
         let f = fifo_after_drops(&s, &link, 128, 12.0);
         assert_eq!(f.len(), 1);
         assert!((f[0].bound_ms - 775.168).abs() < 1e-3, "{}", f[0].bound_ms);

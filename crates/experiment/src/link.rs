@@ -554,7 +554,8 @@ mod tests {
 
     #[test]
     fn schedules_the_path_cannot_take_are_refused_naming_the_step() {
-        let cases: &[(&[(&str, &str)], &str, &str)] = &[
+        type Case<'a> = (&'a [(&'a str, &'a str)], &'a str, &'a str);
+        let cases: &[Case<'_>] = &[
             (&[("1s", "10mbit")], "rate_schedule[0]", "first step"),
             (
                 &[("0s", "10mbit"), ("0s", "2mbit")],

@@ -33,6 +33,7 @@ pub fn fifo_child_limit(child: &QdiscRecord) -> Option<u32> {
 /// limit ..`: `tbf` at its new rate. `fifo_limit` is the FIFO child's
 /// limit ([`fifo_child_limit`]), sent in TBF's `limit` so the child keeps
 /// it; `None` sends TBF's own.
+#[allow(clippy::too_many_arguments)]
 pub fn tbf_change_request(
     dev: &str,
     ifindex: u32,

@@ -79,3 +79,43 @@ pub fn cc_section(scenarios: &[ScenarioFigures]) -> Option<String> {
 fn ms(v: Option<f64>) -> String {
     v.map_or("–".to_string(), |m| format!("{m:.1}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netlab_analysis::summary::FlowFigures;
+
+    fn with(cc: &str, read: &str, diag: &[&str]) -> ScenarioFigures {
+        let mut f = ScenarioFigures::of(&Default::default());
+        f.flows = vec![FlowFigures {
+            index: 0,
+            direction: "up".into(),
+            cc: read.into(),
+            goodput_mbps: Some(4.5),
+            cc_requested: cc.into(),
+            cc_diag: diag.iter().map(|d| d.to_string()).collect(),
+        }];
+        f
+    }
+
+    #[test]
+    fn a_zoo_gets_its_table_and_a_mismatch_is_counted() {
+        assert!(
+            cc_section(&[with("reno", "reno", &["reno"]), with("cubic", "cubic", &[])]).is_none()
+        );
+        let zoo = [
+            with("reno", "reno", &["reno"]),
+            with("cubic", "cubic", &["cubic"]),
+            with("vegas", "vegas", &["vegas"]),
+        ];
+        let s = cc_section(&zoo).unwrap();
+        assert!(s.contains("3 of them"), "{s}");
+        assert!(s.contains("| vegas | vegas | vegas | 4.50 |"), "{s}");
+        assert!(
+            s.contains("Every flow's congestion control read back as asked"),
+            "{s}"
+        );
+        let s = cc_section(&[with("dctcp", "dctcp", &["reno"])]).unwrap();
+        assert!(s.contains("1 flow(s) read back otherwise"), "{s}");
+    }
+}

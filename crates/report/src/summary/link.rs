@@ -174,3 +174,78 @@ pub fn link_section(scenarios: &[ScenarioFigures]) -> Option<String> {
     }
     Some(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netlab_analysis::link::{FifoAfterDrop, RateDrop, Recovery};
+
+    fn figures(arm: &str, drops: Vec<DropFigures>) -> ScenarioFigures {
+        let mut f = ScenarioFigures::of(&netlab_results::ScenarioResult {
+            index: 1,
+            round: 2,
+            arm: arm.into(),
+            ..Default::default()
+        });
+        f.link = Some(LinkFigures {
+            drops,
+            bins_backlogged: 10,
+            bins_tracking: 9,
+            worst_deviation: Some(0.065),
+            lateness_ms: Some((0.3, 1.2, 1.2, 2)),
+            changes_not_applied: 0,
+            trace: None,
+        });
+        f
+    }
+
+    const DROP: RateDrop = RateDrop {
+        at_s: 5.0,
+        from_bps: Some(10_000_000),
+        to_bps: Some(2_000_000),
+        until_s: Some(9.0),
+    };
+
+    #[test]
+    fn a_fifo_and_an_aqm_are_said_each_in_its_terms() {
+        let fifo = figures(
+            "pfifo",
+            vec![DropFigures {
+                drop: DROP,
+                fifo: Some(FifoAfterDrop {
+                    drop: DROP,
+                    bound_ms: 775.0,
+                    measured_ms: Some(508.0),
+                    no_reply: 3,
+                }),
+                aqm: None,
+            }],
+        );
+        let aqm = figures(
+            "codel",
+            vec![DropFigures {
+                drop: DROP,
+                fifo: None,
+                aqm: Some(Recovery {
+                    drop: DROP,
+                    threshold_ms: 21.1,
+                    peak_ms: 80.0,
+                    recovered_after_s: None,
+                    observed_s: 4.0,
+                }),
+            }],
+        );
+        let s = link_section(&[fifo, aqm]).unwrap();
+        assert!(s.contains("FIFO queueing delay 508 ms"), "{s}");
+        assert!(s.contains("34 % below its bound 775 ms"), "{s}");
+        assert!(s.contains("3 request(s) without a reply"), "{s}");
+        assert!(s.contains("not back under 21.1 ms"), "{s}");
+        assert!(s.contains("≥ 4.0 s"), "{s}");
+        assert!(
+            s.contains("9/10 backlogged 1 s bins within 5 % (largest gap 6.5 %)"),
+            "{s}"
+        );
+        assert!(s.contains("0.30 / 1.20 / 1.20 (2)"), "{s}");
+        assert!(link_section(&[ScenarioFigures::of(&Default::default())]).is_none());
+    }
+}
