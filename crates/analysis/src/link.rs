@@ -125,17 +125,20 @@ pub struct RateDrop {
 }
 
 /// The one-way delay of the probe in one bin: the median of the requests
-/// sent in it that reached B in time, or `None` when one of them did not
-/// (timed out or lost: at least its timeout).
+/// sent in it that reached B and were answered in time, and how many got
+/// no reply in time (below a timeout longer than any delay the queue can
+/// hold, drops: counted apart, never as delays).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DelayBin {
     /// Bin start, s from t0.
     pub start_s: f64,
-    /// Median one-way delay, ms; `None`: a request in it timed out or was
-    /// lost, or none was sent.
+    /// Median one-way delay, ms; `None`: no request of the bin was
+    /// answered in time.
     pub median_ms: Option<f64>,
     /// Requests sent in it.
     pub sent: usize,
+    /// Requests of it with no reply in time.
+    pub no_reply: usize,
 }
 
 /// The isochronous probe's one-way delays (A→B, ms) with their send times,
@@ -181,18 +184,17 @@ pub fn delay_bins(s: &Scenario, from_s: f64, to_s: f64) -> Vec<DelayBin> {
                 .iter()
                 .filter(|r| r.send_s.is_some_and(|t| t >= start_s && t < end_s))
                 .collect();
-            let all_in_time = inside
+            let mut v: Vec<f64> = inside
                 .iter()
-                .all(|r| matches!(r.outcome, ProbeOutcome::Reply { .. }) && r.up_ms.is_some());
-            let mut v: Vec<f64> = inside.iter().filter_map(|r| r.up_ms).collect();
+                .filter(|r| matches!(r.outcome, ProbeOutcome::Reply { .. }))
+                .filter_map(|r| r.up_ms)
+                .collect();
+            let answered = v.len();
             DelayBin {
                 start_s,
-                median_ms: if all_in_time {
-                    netlab_stats::describe::median(&mut v)
-                } else {
-                    None
-                },
+                median_ms: netlab_stats::describe::median(&mut v),
                 sent: inside.len(),
+                no_reply: inside.len() - answered,
             }
         })
         .collect()
@@ -229,9 +231,14 @@ pub struct Recovery {
     /// at the new rate (the frame ahead of the probe holds the link that
     /// long whatever the AQM does), ms.
     pub threshold_ms: f64,
-    /// The highest bin median after the drop, ms (a bin with a request
-    /// that timed out counts as its timeout).
+    /// The highest bin median after the drop, ms, and when (s after the
+    /// drop).
     pub peak_ms: f64,
+    /// When the peak bin started, s after the drop.
+    pub peak_after_s: f64,
+    /// Requests of the step with no reply in time (the AQM's drops of the
+    /// probe, most likely; never counted as delays).
+    pub no_reply: usize,
     /// Seconds from the drop to the start of the first bin whose delay
     /// stayed under the threshold for one interval; `None`: not before
     /// the step ended (censored at [`Recovery::observed_s`]).
@@ -246,7 +253,6 @@ pub fn recoveries(s: &Scenario, link: &LinkSeries, target_ms: f64, end_s: f64) -
     let Some(base) = base_one_way_ms(s) else {
         return Vec::new();
     };
-    let timeout_ms = s.iso.as_ref().map_or(1e3, |i| i.timeout_s * 1e3);
     link.drops()
         .into_iter()
         .filter_map(|d| {
@@ -256,20 +262,21 @@ pub fn recoveries(s: &Scenario, link: &LinkSeries, target_ms: f64, end_s: f64) -
             let threshold_ms = base + target_ms + frame_ms;
             let bins = delay_bins(s, d.at_s, until);
             let need = (RECOVERY_INTERVAL_S / DELAY_BIN_S).round().max(1.0) as usize;
-            let under = |b: &DelayBin| b.sent > 0 && b.median_ms.is_some_and(|m| m < threshold_ms);
+            let under = |b: &DelayBin| b.median_ms.is_some_and(|m| m < threshold_ms);
             let recovered = bins
                 .windows(need)
                 .find(|w| w.iter().all(under))
                 .map(|w| w[0].start_s - d.at_s);
-            let peak_ms = bins
+            let (peak_ms, peak_after_s) = bins
                 .iter()
-                .filter(|b| b.sent > 0)
-                .map(|b| b.median_ms.unwrap_or(timeout_ms))
-                .fold(0.0, f64::max);
+                .filter_map(|b| b.median_ms.map(|m| (m, b.start_s - d.at_s)))
+                .fold((0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a });
             Some(Recovery {
                 drop: d,
                 threshold_ms,
                 peak_ms,
+                peak_after_s,
+                no_reply: bins.iter().map(|b| b.no_reply).sum(),
                 recovered_after_s: recovered,
                 observed_s: until - d.at_s,
             })
@@ -317,16 +324,7 @@ pub fn fifo_after_drops(
                 * 1e3;
             let until = d.until_s.unwrap_or(end_s).min(end_s);
             let half = d.at_s + (until - d.at_s) / 2.0;
-            let no_reply = delay_bins(s, half, until)
-                .iter()
-                .map(|b| b.sent)
-                .sum::<usize>()
-                .saturating_sub(
-                    one_way(s)
-                        .iter()
-                        .filter(|(t, _)| *t >= half && *t < until)
-                        .count(),
-                );
+            let no_reply = delay_bins(s, half, until).iter().map(|b| b.no_reply).sum();
             let mut v: Vec<f64> = one_way(s)
                 .into_iter()
                 .filter(|(t, _)| *t >= half && *t < until)
@@ -427,6 +425,9 @@ pub struct LinkFigures {
     pub bins_tracking: usize,
     /// The largest |sent − offered| ÷ offered over the backlogged bins.
     pub worst_deviation: Option<f64>,
+    /// Backlogged bins that did not track, and of them those with a gap
+    /// of over 150 ms between the driver's readings (the machine late).
+    pub untracked_late: (usize, usize),
     /// Change lateness, ms: p50, p99, max, and how many were applied.
     pub lateness_ms: Option<(f64, f64, f64, usize)>,
     /// Changes that failed or were never sent.
@@ -482,6 +483,16 @@ impl LinkFigures {
             drops,
             bins_backlogged: backlogged.len(),
             bins_tracking: backlogged.iter().filter(|b| b.tracks == Some(true)).count(),
+            untracked_late: (
+                backlogged
+                    .iter()
+                    .filter(|b| b.tracks == Some(false))
+                    .count(),
+                backlogged
+                    .iter()
+                    .filter(|b| b.tracks == Some(false) && b.max_reading_gap_s > 0.15)
+                    .count(),
+            ),
             worst_deviation: backlogged
                 .iter()
                 .filter_map(|b| b.deviation())
@@ -590,7 +601,7 @@ mod tests {
         let r = recoveries(&stuck, &link, 5.0, 12.0);
         assert_eq!(r[0].recovered_after_s, None);
         assert!((r[0].observed_s - 4.0).abs() < 1e-9);
-        // A timed-out request keeps its bin from counting as recovered.
+        // A request without a reply is counted apart, not as a delay.
         let lossy = scenario(|t| {
             if (6.3..6.4).contains(&t) {
                 None
@@ -600,7 +611,7 @@ mod tests {
         });
         let r = recoveries(&lossy, &link, 5.0, 12.0);
         assert_eq!(r[0].recovered_after_s, Some(0.0));
-        assert_eq!(r[0].peak_ms, 2000.0);
+        assert_eq!((r[0].peak_ms, r[0].no_reply), (10.0, 5));
     }
 
     #[test]

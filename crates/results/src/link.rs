@@ -73,6 +73,11 @@ pub struct LinkBin {
     /// For a backlogged bin: sent within [`TRACKING_TOLERANCE`] of the
     /// offer (below), of the offer plus the refills (above).
     pub tracks: Option<bool>,
+    /// The longest gap between two readings in the bin, s: the driver
+    /// reads every 100 ms, so a longer gap means the machine was late
+    /// (a CPU-starved guest delays the TBF's own timer too).
+    #[serde(default)]
+    pub max_reading_gap_s: f64,
 }
 
 impl LinkBin {
@@ -127,6 +132,13 @@ pub fn link_bins(
             .iter()
             .filter(|r| r.at_s >= a.at_s && r.at_s <= b.at_s)
             .all(|r| r.arm_qlen > 0);
+        let inside: Vec<f64> = log
+            .readings
+            .iter()
+            .filter(|r| r.at_s >= a.at_s && r.at_s <= b.at_s)
+            .map(|r| r.at_s)
+            .collect();
+        let max_reading_gap_s = inside.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max);
         let sent_bytes = b.bytes.saturating_sub(a.bytes);
         let refill_bound_bytes = u64::from(changes) * burst_bytes;
         let tracks = backlogged.then(|| {
@@ -145,6 +157,7 @@ pub fn link_bins(
             refill_bound_bytes,
             backlogged,
             tracks,
+            max_reading_gap_s,
         });
     }
     out
@@ -215,6 +228,7 @@ mod tests {
         assert_eq!(bins[1].tracks, Some(true));
         // The queue read empty at 2.51 s: not backlogged, no verdict.
         assert_eq!((bins[2].backlogged, bins[2].tracks), (false, None));
+        assert!((bins[2].max_reading_gap_s - 0.5).abs() < 1e-9);
         // A driver that ended early leaves its last bins out.
         let short = RateLog {
             readings: log.readings[..3].to_vec(),

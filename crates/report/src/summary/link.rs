@@ -57,15 +57,24 @@ pub fn after_drop(d: &DropFigures) -> String {
         };
     }
     if let Some(r) = d.aqm {
+        let drops = if r.no_reply > 0 {
+            format!(
+                "; {} request(s) of the step without a reply (drops, not delays)",
+                r.no_reply
+            )
+        } else {
+            String::new()
+        };
         return match r.recovered_after_s {
             Some(t) => format!(
-                "peak {:.0} ms; back under {:.1} ms (base + target + one frame) after {t:.1} s",
-                r.peak_ms, r.threshold_ms
+                "peak {:.0} ms at +{:.1} s; back under {:.1} ms (base + target + one frame) after \
+                 {t:.1} s{drops}",
+                r.peak_ms, r.peak_after_s, r.threshold_ms
             ),
             None => format!(
-                "peak {:.0} ms; not back under {:.1} ms (base + target + one frame) within the \
-                 step's {:.1} s: ≥ {:.1} s",
-                r.peak_ms, r.threshold_ms, r.observed_s, r.observed_s
+                "peak {:.0} ms at +{:.1} s; not back under {:.1} ms (base + target + one frame) \
+                 within the step's {:.1} s: ≥ {:.1} s{drops}",
+                r.peak_ms, r.peak_after_s, r.threshold_ms, r.observed_s, r.observed_s
             ),
         };
     }
@@ -76,8 +85,14 @@ fn tracking(l: &LinkFigures) -> String {
     if l.bins_backlogged == 0 {
         return "no backlogged 1 s bin".to_string();
     }
+    let (off, late) = l.untracked_late;
+    let late = if late > 0 {
+        format!("; {late} of the {off} off had the driver's readings over 150 ms apart (the machine late)")
+    } else {
+        String::new()
+    };
     format!(
-        "{}/{} backlogged 1 s bins within 5 %{}",
+        "{}/{} backlogged 1 s bins within 5 %{}{late}",
         l.bins_tracking,
         l.bins_backlogged,
         l.worst_deviation
@@ -192,6 +207,7 @@ mod tests {
             bins_backlogged: 10,
             bins_tracking: 9,
             worst_deviation: Some(0.065),
+            untracked_late: (1, 1),
             lateness_ms: Some((0.3, 1.2, 1.2, 2)),
             changes_not_applied: 0,
             trace: None,
@@ -230,6 +246,8 @@ mod tests {
                     drop: DROP,
                     threshold_ms: 21.1,
                     peak_ms: 80.0,
+                    peak_after_s: 0.3,
+                    no_reply: 4,
                     recovered_after_s: None,
                     observed_s: 4.0,
                 }),
@@ -240,7 +258,11 @@ mod tests {
         assert!(s.contains("34 % below its bound 775 ms"), "{s}");
         assert!(s.contains("3 request(s) without a reply"), "{s}");
         assert!(s.contains("not back under 21.1 ms"), "{s}");
-        assert!(s.contains("≥ 4.0 s"), "{s}");
+        assert!(
+            s.contains("≥ 4.0 s; 4 request(s) of the step without a reply"),
+            "{s}"
+        );
+        assert!(s.contains("peak 80 ms at +0.3 s"), "{s}");
         assert!(
             s.contains("9/10 backlogged 1 s bins within 5 % (largest gap 6.5 %)"),
             "{s}"
