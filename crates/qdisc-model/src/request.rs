@@ -5,7 +5,7 @@ use netlink_packet_core::{
     DefaultNla, Emitable, NetlinkHeader, NetlinkMessage, NetlinkPayload, NLA_F_NESTED, NLM_F_ACK,
     NLM_F_CREATE, NLM_F_DUMP, NLM_F_EXCL, NLM_F_REQUEST,
 };
-use netlink_packet_route::tc::{TcAttribute, TcHandle, TcHeader, TcMessage, TcOption};
+use netlink_packet_route::tc::{TcAttribute, TcHandle, TcHeader, TcMessage};
 use netlink_packet_route::RouteNetlinkMessage;
 use serde::{Deserialize, Serialize};
 
@@ -126,18 +126,13 @@ pub fn tbf_request(
     psched: &Psched,
     seq: u32,
 ) -> Result<QdiscRequest, ModelError> {
-    let nested = tbf
-        .options(psched)?
-        .into_iter()
-        .map(|(k, v)| TcOption::Other(DefaultNla::new(k, v)))
-        .collect();
     build(
         dev,
         ifindex,
         handle,
         parent,
         "tbf",
-        OptionsPayload::Nested(nested),
+        OptionsPayload::Nested(tbf.nested_options(psched)?),
         tbf.tc_words(),
         seq,
     )

@@ -9,9 +9,6 @@
 //! the kernel writes back the value the arm already has; any other child
 //! is left alone by the kernel and the field carries TBF's own limit.
 
-use netlink_packet_core::DefaultNla;
-use netlink_packet_route::tc::TcOption;
-
 use crate::arm::OptionsPayload;
 use crate::request::{build_as, Verb};
 use crate::QdiscOptions;
@@ -48,11 +45,6 @@ pub fn tbf_change_request(
         limit: fifo_limit.map_or(tbf.limit, |l| Size(u64::from(l))),
         ..*tbf
     };
-    let nested = sent
-        .options(psched)?
-        .into_iter()
-        .map(|(k, v)| TcOption::Other(DefaultNla::new(k, v)))
-        .collect();
     build_as(
         Verb::Change,
         dev,
@@ -60,7 +52,7 @@ pub fn tbf_change_request(
         handle,
         parent,
         "tbf",
-        OptionsPayload::Nested(nested),
+        OptionsPayload::Nested(sent.nested_options(psched)?),
         sent.tc_words(),
         seq,
     )

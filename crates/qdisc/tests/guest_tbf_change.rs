@@ -7,10 +7,9 @@
 
 mod common;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use netlab_qdisc::rate_driver::{PlannedChange, RateDriver, RateDriverConfig, TbfTarget};
+use netlab_qdisc::rate_driver::{PlannedChange, TbfTarget};
 use netlab_qdisc::{configure, QdiscSocket};
 use netlab_qdisc_model::{
     fifo_child_limit, lateness_ms, Arm, BottleneckSpec, Handle, Rate, Tbf, ARM_HANDLE, TBF_HANDLE,
@@ -62,27 +61,8 @@ fn guest_tbf_change_follows_a_schedule_over_fq_codel() {
                 fifo_limit: None,
                 psched: done.psched,
             };
-            let flood = common::flood::socket_in_a(&topo);
-            let stop = AtomicBool::new(false);
-            let origin = Instant::now() + Duration::from_millis(300);
-            let log = std::thread::scope(|s| {
-                s.spawn(|| {
-                    common::flood::flood_until(&flood, &stop, origin + Duration::from_secs(4))
-                });
-                let config = RateDriverConfig {
-                    origin,
-                    deadline: origin + Duration::from_millis(3400),
-                    reading_every: Duration::from_millis(100),
-                };
-                let driver = RateDriver::start(&topo.r, target, plan, config).expect("driver");
-                let give_up = Instant::now() + Duration::from_secs(20);
-                while !driver.is_finished() && Instant::now() < give_up {
-                    std::thread::sleep(Duration::from_millis(20));
-                }
-                let log = driver.stop().expect("driver thread");
-                stop.store(true, Ordering::SeqCst);
-                log
-            });
+            let log =
+                common::flood::drive_under_flood(&topo, target, plan, Duration::from_millis(3400));
             let after = sock.readback(done.ifindex, None, &done.psched).unwrap();
             drop(sock);
             drop(topo);

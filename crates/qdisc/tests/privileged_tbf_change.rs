@@ -10,10 +10,9 @@
 
 mod common;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use netlab_qdisc::rate_driver::{PlannedChange, RateDriver, RateDriverConfig, TbfTarget};
+use netlab_qdisc::rate_driver::{PlannedChange, TbfTarget};
 use netlab_qdisc::{configure, QdiscSocket};
 use netlab_qdisc_model::{
     fifo_child_limit, lateness_ms, Arm, BottleneckSpec, Handle, QdiscOptions, Rate, Tbf,
@@ -63,30 +62,7 @@ fn privileged_tbf_change_follows_a_schedule_and_leaves_the_arm_alone() {
         psched: done.psched,
     };
     // A floods B at 30 Mbit/s (1472-byte datagrams: 1514-byte frames).
-    let flood = common::flood::socket_in_a(&topo);
-    let stop = AtomicBool::new(false);
-    let origin = Instant::now() + Duration::from_millis(300);
-    let log = std::thread::scope(|s| {
-        s.spawn(|| common::flood::flood_until(&flood, &stop, origin + Duration::from_millis(4600)));
-        let driver = RateDriver::start(
-            &topo.r,
-            target,
-            plan,
-            RateDriverConfig {
-                origin,
-                deadline: origin + Duration::from_millis(4500),
-                reading_every: Duration::from_millis(100),
-            },
-        )
-        .expect("start the driver");
-        let give_up = Instant::now() + Duration::from_secs(15);
-        while !driver.is_finished() && Instant::now() < give_up {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let log = driver.stop().expect("driver thread");
-        stop.store(true, Ordering::SeqCst);
-        log
-    });
+    let log = common::flood::drive_under_flood(&topo, target, plan, Duration::from_millis(4500));
     let after = sock.readback(done.ifindex, None, &done.psched).unwrap();
     drop(sock);
     drop(topo);

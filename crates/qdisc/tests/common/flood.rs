@@ -6,7 +6,8 @@ use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use netlab_qdisc_model::TbfReading;
+use netlab_qdisc::rate_driver::{PlannedChange, RateDriver, RateDriverConfig, TbfTarget};
+use netlab_qdisc_model::{RateLog, TbfReading};
 use netlab_topology::spec::B_ADDR;
 use netlab_topology::Topology;
 
@@ -40,4 +41,34 @@ pub fn reading_at(readings: &[TbfReading], s: f64) -> (f64, u64) {
         .find(|r| r.at_s >= s)
         .unwrap_or_else(|| panic!("a reading after {s} s"));
     (r.at_s, r.bytes)
+}
+
+/// Runs `plan` on `target` in R from 300 ms from now until `run_for`
+/// later, A flooding B all along; returns what the driver did (bounded:
+/// 20 s past the deadline at most).
+pub fn drive_under_flood(
+    topo: &Topology,
+    target: TbfTarget,
+    plan: Vec<PlannedChange>,
+    run_for: Duration,
+) -> RateLog {
+    let flood = socket_in_a(topo);
+    let stop = AtomicBool::new(false);
+    let origin = Instant::now() + Duration::from_millis(300);
+    std::thread::scope(|s| {
+        s.spawn(|| flood_until(&flood, &stop, origin + run_for + Duration::from_millis(200)));
+        let config = RateDriverConfig {
+            origin,
+            deadline: origin + run_for,
+            reading_every: Duration::from_millis(100),
+        };
+        let driver = RateDriver::start(&topo.r, target, plan, config).expect("start the driver");
+        let give_up = Instant::now() + run_for + Duration::from_secs(20);
+        while !driver.is_finished() && Instant::now() < give_up {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let log = driver.stop().expect("driver thread");
+        stop.store(true, Ordering::SeqCst);
+        log
+    })
 }
