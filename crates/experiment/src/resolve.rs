@@ -92,7 +92,11 @@ pub fn check_cc(key: &str, cc: &str) -> Result<(), ExperimentError> {
 }
 
 impl Experiment {
-    /// Resolves a parsed file: defaults filled in, every value checked.
+    /// Resolves a parsed file: defaults filled in, every value checked. A
+    /// file without `[[probes]]` runs the stop-and-wait probe alone, as it
+    /// always has, so its content hash (and its shard folders) stay what
+    /// they were; the presets and `compare` name the isochronous probe
+    /// beside it (method §10).
     pub fn from_file(f: &ExperimentFile) -> Result<Experiment, ExperimentError> {
         Experiment::from_file_in(f, None)
     }
@@ -141,7 +145,7 @@ impl Experiment {
             Some(list) => resolve_flows(list, &timeline, &hosts)?,
         };
         let probes = match &f.probes {
-            None => d.probes.clone(),
+            None => vec![ProbeSpec::stop_and_wait()],
             Some(list) => resolve_probes(list, &timeline, &hosts)?,
         };
         check_ports(&flows, &probes)?;

@@ -39,7 +39,8 @@ fn a_run_against_itself_changes_nothing() {
 
 /// Paired across arms, the diff of a run with itself is the run's own
 /// verdict: fq_codel (B) against pfifo (A), worked out in the run's
-/// summary.md (fq_codel lower by at least 350 ms, 90 % over 3 vs 3).
+/// summary.md (fq_codel lower by at least 435 ms over the window, its
+/// requests weighted by time, method §12.11; 90 % over 3 vs 3).
 #[test]
 fn a_pair_across_arms_gives_the_runs_own_verdict() {
     let (_a, a) = digest("run-uml-3rounds-fates");
@@ -52,9 +53,9 @@ fn a_pair_across_arms_gives_the_runs_own_verdict() {
     let p50 = p.metrics.iter().find(|m| m.key == "p50").unwrap();
     let (higher, by) = p50.change.expect("the interval excludes 0");
     assert!(!higher, "{}", p50.sentence);
-    // The run's verdict: "by at least 350 ms"; the diff's bound is the
+    // The run's verdict: "by at least 435 ms"; the diff's bound is the
     // interval's endpoint nearest zero, inside the interval.
-    assert!((349.0..351.0).contains(&by), "{}", p50.sentence);
+    assert!((434.0..436.0).contains(&by), "{}", p50.sentence);
     assert!((p50.level - 0.9).abs() < 1e-9);
     assert!(
         p50.sentence.contains("B lower than A by at least"),
@@ -64,18 +65,18 @@ fn a_pair_across_arms_gives_the_runs_own_verdict() {
     // fq_codel is also paired with itself (same words in both runs).
     assert!(d.pairs.iter().any(|p| p.arm_a == fq && p.arm_b == fq));
     // A gate fails past the change's bound only: the p50 claim's bound is
-    // 349–351 ms; no other claim of p50 is made.
+    // 434–436 ms; no other claim of p50 is made.
     let gate = |t: &str| vec![ChangeGate::parse(t).unwrap()];
     let past = d.beyond(&gate("p50:300"));
     assert_eq!(past.len(), 1, "{past:?}");
     assert!(
         past[0].starts_with(&format!(
             "p50 changed beyond 300 in {pfifo} (loaded one-way delay p50"
-        )) && past[0].contains("B lower than A by at least 350 ms"),
+        )) && past[0].contains("B lower than A by at least 435 ms"),
         "{}",
         past[0]
     );
-    assert!(d.beyond(&gate("p50:360")).is_empty());
+    assert!(d.beyond(&gate("p50:440")).is_empty());
     assert_eq!(d.beyond(&gate("p50")).len(), 1, "threshold 0: any claim");
 }
 
@@ -308,19 +309,41 @@ fn a_sweep_diff_draws_each_metric_against_each_axis_with_both_runs() {
     }
 }
 
+/// The sweep fixture with its second round's scenarios left out.
+fn sweep_round_one_only() -> (TempDir, RunDigest) {
+    let mut run: serde_json::Value =
+        serde_json::from_slice(&fixture_json_of("run-host-pfifo-sweep")).unwrap();
+    let scenarios = run["scenarios"].as_array_mut().unwrap();
+    scenarios.retain(|s| s["round"] == 1);
+    assert_eq!(scenarios.len(), 4, "one scenario per point");
+    let dir = TempDir::new("sweep-round-1");
+    std::fs::write(
+        dir.path().join("results.json"),
+        serde_json::to_vec(&run).unwrap(),
+    )
+    .unwrap();
+    let d = RunDigest::read(dir.path()).unwrap();
+    (dir, d)
+}
+
 #[test]
-fn a_sweep_diffed_with_itself_draws_two_identical_series() {
+fn a_sweep_diff_draws_each_runs_own_rounds_per_point() {
     let (_a, a) = digest("run-host-pfifo-sweep");
-    let (_b, b) = digest("run-host-pfifo-sweep");
+    let (_b, b) = sweep_round_one_only();
     let d = diff(&a, &b, &[]).unwrap();
     let sw = d.sweep.as_ref().unwrap();
     let p = sw.panels(netlab_report::diff::DiffMetric::Goodput, 0);
     assert_eq!(p.len(), 2, "one panel per flows value");
     for panel in &p {
         assert_eq!(panel.series.len(), 2, "A and B");
-        assert_eq!(panel.series[0].points, panel.series[1].points);
-        for pt in &panel.series[0].points {
-            assert_eq!(pt.summary.rounds.len(), 2, "this point's 2 rounds only");
+        let (sa, sb) = (&panel.series[0], &panel.series[1]);
+        assert_eq!((sa.run, sb.run), (0, 1));
+        assert_eq!(sa.points.len(), sb.points.len(), "the same points");
+        for (pa, pb) in sa.points.iter().zip(&sb.points) {
+            assert_eq!(pa.x, pb.x);
+            // A: this point's 2 rounds; B: round 1 alone, A's first.
+            assert_eq!(pa.summary.rounds.len(), 2, "A's 2 rounds");
+            assert_eq!(pb.summary.rounds, pa.summary.rounds[..1], "B: round 1");
         }
     }
     // A run without a sweep has no sweep figures.

@@ -346,8 +346,9 @@ fn rounds_are_pooled_within_a_point_never_across_points() {
 }
 
 /// Whichever probe ran feeds the headline: with the stop-and-wait probe
-/// taken out, the isochronous probe's RTT is the headline's latency (it
-/// once said "no data").
+/// taken out, the isochronous probe's one-way delay over the window is
+/// the headline's latency (it once said "no data"), every slot's fate
+/// apart (method §12.11).
 #[test]
 fn an_isochronous_only_sweep_has_a_latency_in_its_headline() {
     let mut input = netlab_report::read_results(folder("sweep-iso").path()).unwrap();
@@ -357,8 +358,16 @@ fn an_isochronous_only_sweep_has_a_latency_in_its_headline() {
     }
     let h = netlab_analysis::headline::Headline::of_input(&input);
     let md = h.markdown();
-    assert!(md.contains("isochronous probe RTT baseline p50"), "{md}");
-    assert!(md.contains("the only probe that ran"), "{md}");
+    assert!(
+        md.contains("from the isochronous probe, a slot every 20 ms whatever is outstanding"),
+        "{md}"
+    );
+    assert!(
+        md.contains("loaded slots tail-dropped (queue full)"),
+        "{md}"
+    );
+    assert!(md.contains("one-way A→B over the window p50 "), "{md}");
+    assert!(!md.contains("no data"), "{md}");
     assert!(!md.contains("no B receive log"), "{md}");
     let p3 = &h.points[2].headline.arms[0];
     assert!(matches!(p3.loaded_p50, CensoredQuantile::Value(v) if v > 50.0));
