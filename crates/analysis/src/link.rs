@@ -239,9 +239,10 @@ pub struct Recovery {
     /// Requests of the step with no reply in time (the AQM's drops of the
     /// probe, most likely; never counted as delays).
     pub no_reply: usize,
-    /// Seconds from the drop to the start of the first bin whose delay
-    /// stayed under the threshold for one interval; `None`: not before
-    /// the step ended (censored at [`Recovery::observed_s`]).
+    /// Seconds from the drop to the start of the first bin after the
+    /// peak from which the delay stayed under the threshold for one
+    /// interval (0 when the peak itself was under it); `None`: not
+    /// before the step ended (censored at [`Recovery::observed_s`]).
     pub recovered_after_s: Option<f64>,
     /// How long after the drop the delay was watched.
     pub observed_s: f64,
@@ -263,14 +264,21 @@ pub fn recoveries(s: &Scenario, link: &LinkSeries, target_ms: f64, end_s: f64) -
             let bins = delay_bins(s, d.at_s, until);
             let need = (RECOVERY_INTERVAL_S / DELAY_BIN_S).round().max(1.0) as usize;
             let under = |b: &DelayBin| b.median_ms.is_some_and(|m| m < threshold_ms);
-            let recovered = bins
-                .windows(need)
-                .find(|w| w.iter().all(under))
-                .map(|w| w[0].start_s - d.at_s);
             let (peak_ms, peak_after_s) = bins
                 .iter()
                 .filter_map(|b| b.median_ms.map(|m| (m, b.start_s - d.at_s)))
                 .fold((0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a });
+            // Recovered: under the threshold for one interval after the
+            // highest bin (at once when even that bin was under it).
+            let from = if peak_ms < threshold_ms {
+                0
+            } else {
+                ((peak_after_s / DELAY_BIN_S).round() as usize).min(bins.len())
+            };
+            let recovered = bins[from..]
+                .windows(need)
+                .find(|w| w.iter().all(under))
+                .map(|w| w[0].start_s - d.at_s);
             Some(Recovery {
                 drop: d,
                 threshold_ms,
@@ -295,6 +303,9 @@ pub struct FifoAfterDrop {
     /// over the step's second half, less the base, ms; `None` when none
     /// did.
     pub measured_ms: Option<f64>,
+    /// The 95th percentile of the same delays, ms: how near the top of
+    /// each window cycle comes to the bound.
+    pub p95_ms: Option<f64>,
     /// Requests of the second half with no reply in time: below a bound
     /// shorter than the timeout, tail drops, not delays.
     pub no_reply: usize,
@@ -330,10 +341,14 @@ pub fn fifo_after_drops(
                 .filter(|(t, _)| *t >= half && *t < until)
                 .map(|(_, ms)| ms - base)
                 .collect();
+            v.sort_by(f64::total_cmp);
+            let p95_ms = (!v.is_empty())
+                .then(|| v[((0.95 * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1]);
             Some(FifoAfterDrop {
                 drop: d,
                 bound_ms: bound,
                 measured_ms: netlab_stats::describe::median(&mut v),
+                p95_ms,
                 no_reply,
             })
         })
@@ -596,6 +611,11 @@ mod tests {
         assert_eq!(r[0].peak_ms, 80.0);
         let after = r[0].recovered_after_s.unwrap();
         assert!((after - 1.3).abs() < 0.11, "{after}");
+        // Under at first, then a spike: recovered only after the spike.
+        let late = scenario(|t| Some(if (7.0..7.5).contains(&t) { 60.0 } else { 10.0 }));
+        let r = recoveries(&late, &link, 5.0, 12.0);
+        let after = r[0].recovered_after_s.unwrap();
+        assert!((after - 2.5).abs() < 0.11, "{after}");
         // Never under the threshold: censored at the step's length.
         let stuck = scenario(|t| Some(if t >= 5.0 { 50.0 } else { 10.0 }));
         let r = recoveries(&stuck, &link, 5.0, 12.0);

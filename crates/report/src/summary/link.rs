@@ -41,9 +41,13 @@ pub fn after_drop(d: &DropFigures) -> String {
                 } else {
                     format!("{:.0} % above", 100.0 * (r - 1.0))
                 };
+                let p95 = f
+                    .p95_ms
+                    .map(|p| format!(" (p95 {p:.0} ms, {:.0} % of it)", 100.0 * p / f.bound_ms))
+                    .unwrap_or_default();
                 format!(
                     "FIFO queueing delay {m:.0} ms (median over the step's second half), {verdict} \
-                     its bound {:.0} ms at the new rate{}",
+                     its bound {:.0} ms at the new rate{p95}{}",
                     f.bound_ms,
                     no_reply(f.no_reply)
                 )
@@ -113,9 +117,11 @@ pub fn link_section(scenarios: &[ScenarioFigures]) -> Option<String> {
     let mut out = String::from(
         "When the rate moved (method §15; docs/models.md, model 6). After each drop: a FIFO's \
          one-way queueing delay beside its bound at the new rate (limit × 1,514 B ÷ rate), or an \
-         AQM's peak and recovery time (until the probe's one-way delay, in 100 ms bins, stays \
-         under the baseline's one-way delay + the arm's target + one frame's time at the new rate \
-         for one 100 ms interval). The TBF's sent bytes are held against what the schedule \
+         AQM's peak and recovery time (until, after its highest bin, the probe's one-way delay in \
+         100 ms bins stays under the baseline's one-way delay + the arm's target + one frame's \
+         time at the new rate for one 100 ms interval). A FIFO's median sits below its bound \
+         when the flow's window cuts drain the queue between losses (a loss-based sawtooth spans \
+         the buffer); its p95 says how near the top of each cycle comes to the limit. The TBF's sent bytes are held against what the schedule \
          offered per 1 s bin (+ the burst each change refills); lateness is each change's ACK \
          time − its planned time.\n\n",
     );
@@ -232,6 +238,7 @@ mod tests {
                     drop: DROP,
                     bound_ms: 775.0,
                     measured_ms: Some(508.0),
+                    p95_ms: Some(700.0),
                     no_reply: 3,
                 }),
                 aqm: None,
@@ -255,7 +262,10 @@ mod tests {
         );
         let s = link_section(&[fifo, aqm]).unwrap();
         assert!(s.contains("FIFO queueing delay 508 ms"), "{s}");
-        assert!(s.contains("34 % below its bound 775 ms"), "{s}");
+        assert!(
+            s.contains("34 % below its bound 775 ms at the new rate (p95 700 ms, 90 % of it)"),
+            "{s}"
+        );
         assert!(s.contains("3 request(s) without a reply"), "{s}");
         assert!(s.contains("not back under 21.1 ms"), "{s}");
         assert!(
