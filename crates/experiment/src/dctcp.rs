@@ -11,6 +11,15 @@
 
 use netlab_qdisc_model::Arm;
 
+/// The congestion control the receiver's listener of a flow of `cc` must
+/// run, when the namespace's default will not do: DCTCP sends its SYN
+/// ECT (`tcp_ca_needs_ecn`), and `tcp_ecn_create_request` grants ECN to an
+/// ECT SYN only when the listener's congestion control needs ECN too, so a
+/// DCTCP flow to an ordinary listener falls back to `dctcp-reno`.
+pub fn listener_cc(cc: &str) -> Option<&'static str> {
+    (cc == "dctcp").then_some("dctcp")
+}
+
 /// The arm's CE threshold, if it marks on a fixed step.
 pub fn ce_threshold(arm: &Arm) -> Option<std::time::Duration> {
     match arm {

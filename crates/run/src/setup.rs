@@ -438,6 +438,9 @@ fn flows_of(s: &netlab_experiment::ScenarioPlan) -> Vec<FlowSetup> {
                 spec: f.clone(),
                 receiver: Some(SinkConfig {
                     duration: tl.end() + RECEIVER_SLACK,
+                    // DCTCP's ECT SYN gets ECN only from a listener that
+                    // needs ECN too (method §16.2).
+                    cc: netlab_experiment::dctcp::listener_cc(&f.cc),
                     ..SinkConfig::new(listen)
                 }),
                 sender: SenderConfig {
