@@ -159,6 +159,9 @@ pub struct FlowFigures {
     pub goodput_mbps: Option<f64>,
     /// The congestion control as requested.
     pub cc_requested: String,
+    /// The socket's `TCP_CONGESTION` after the connect (`None`: the flow
+    /// never got that far, and its error says why).
+    pub cc_socket: Option<String>,
     /// The congestion control the kernel reported for the socket in
     /// sock_diag's `INET_DIAG_CONG`, in every tcp_info sample that carried
     /// it (several names: it changed; empty: no sample carried it).
@@ -223,6 +226,7 @@ impl ScenarioFigures {
                         .map_or_else(|| f.cc.clone(), |t| t.cc_readback.clone()),
                     goodput_mbps: f.tcp.as_ref().and_then(|t| t.goodput_mbps),
                     cc_requested: f.cc.clone(),
+                    cc_socket: f.tcp.as_ref().map(|t| t.cc_readback.clone()),
                     cc_diag: f.tcp_info.iter().filter_map(|t| t.congestion.clone()).fold(
                         Vec::new(),
                         |mut v, c| {

@@ -46,19 +46,24 @@ pub fn cc_section(scenarios: &[ScenarioFigures]) -> Option<String> {
             } else {
                 f.cc_diag.join(", ")
             };
-            if f.cc != f.cc_requested || f.cc_diag.iter().any(|d| *d != f.cc_requested) {
+            let socket = f
+                .cc_socket
+                .clone()
+                .unwrap_or_else(|| "– (flow failed)".to_string());
+            if f.cc_socket.as_deref() != Some(f.cc_requested.as_str())
+                || f.cc_diag.iter().any(|d| *d != f.cc_requested)
+            {
                 mismatched += 1;
             }
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} | {} | {diag} | {} | {one_way} |",
+                "| {} | {} | {} | {} | {} | {} | {socket} | {diag} | {} | {one_way} |",
                 s.index,
                 s.round,
                 s.arm,
                 s.point_label,
                 f.index + 1,
                 f.cc_requested,
-                f.cc,
                 f.goodput_mbps
                     .map_or("–".to_string(), |g| format!("{g:.2}")),
             );
@@ -70,7 +75,10 @@ pub fn cc_section(scenarios: &[ScenarioFigures]) -> Option<String> {
         if mismatched == 0 {
             "Every flow's congestion control read back as asked, from both.".to_string()
         } else {
-            format!("{mismatched} flow(s) read back otherwise than asked: see the table.")
+            format!(
+                "{mismatched} flow(s) did not read back as asked (or failed before their socket \
+                 could say): see the table and the scenario's error."
+            )
         }
     );
     Some(out)
@@ -93,6 +101,7 @@ mod tests {
             cc: read.into(),
             goodput_mbps: Some(4.5),
             cc_requested: cc.into(),
+            cc_socket: Some(read.into()),
             cc_diag: diag.iter().map(|d| d.to_string()).collect(),
         }];
         f
@@ -116,6 +125,11 @@ mod tests {
             "{s}"
         );
         let s = cc_section(&[with("dctcp", "dctcp", &["reno"])]).unwrap();
-        assert!(s.contains("1 flow(s) read back otherwise"), "{s}");
+        assert!(s.contains("1 flow(s) did not read back as asked"), "{s}");
+        let mut failed = with("dctcp", "dctcp", &[]);
+        failed.flows[0].cc_socket = None;
+        let s = cc_section(&[failed]).unwrap();
+        assert!(s.contains("| dctcp | – (flow failed) | – |"), "{s}");
+        assert!(s.contains("1 flow(s) did not read back"), "{s}");
     }
 }
