@@ -191,22 +191,28 @@ impl Experiment {
             sweep,
             models,
         };
-        if exp.name.is_empty()
-            || !exp
+        exp.check_name_and_size()?;
+        Ok(exp)
+    }
+
+    /// The name is a folder-safe word and the plan not too large.
+    fn check_name_and_size(&self) -> Result<(), ExperimentError> {
+        if self.name.is_empty()
+            || !self
                 .name
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
         {
             return Err(err("name", "use letters, digits, '-', '_' or '.'"));
         }
-        let n = crate::plan::point_count(&exp.sweep) * exp.rounds as usize * exp.arms.len();
+        let n = crate::plan::point_count(&self.sweep) * self.rounds as usize * self.arms.len();
         if n > MAX_SCENARIOS {
             return Err(err(
                 "sweep",
                 format!("{n} scenarios planned; at most {MAX_SCENARIOS}"),
             ));
         }
-        Ok(exp)
+        Ok(())
     }
 
     /// The file form with every default spelled out (what `--print-experiment`
