@@ -64,6 +64,8 @@ struct Samples {
     timeout_s: f64,
     /// The configured base RTT, s (a sweep's point may set another).
     base_rtt_s: f64,
+    /// The upload's rate follows a recorded trace (method §15.2).
+    trace: bool,
 }
 
 impl ReportBuilder {
@@ -79,6 +81,11 @@ impl ReportBuilder {
                 configured: timeline_phases(&exp),
                 timeout_s: exp.probes.first().map_or(1.0, |p| p.timeout.as_secs_f64()),
                 base_rtt_s: exp.path.base_rtt.as_secs_f64(),
+                trace: exp
+                    .path
+                    .up_schedule
+                    .as_ref()
+                    .is_some_and(|s| s.trace.is_some()),
             }),
         }
     }
@@ -97,10 +104,15 @@ impl ReportBuilder {
                 samples.timeout_s,
                 samples.base_rtt_s,
             ) {
-                Ok(scenario) => samples.scenarios.push(Scenario {
-                    arm: label,
-                    ..scenario
-                }),
+                Ok(scenario) => {
+                    if let Some(f) = self.figures.last_mut() {
+                        f.link = crate::link::LinkFigures::of(&scenario, samples.trace);
+                    }
+                    samples.scenarios.push(Scenario {
+                        arm: label,
+                        ..scenario
+                    })
+                }
                 Err(e) => self.samples = Err(e),
             }
         }
@@ -417,6 +429,11 @@ fn scenario_from(
             })
             .collect(),
         readbacks: crate::readbacks::of(s, configured_base_rtt_s),
+        link: s
+            .links
+            .iter()
+            .find(|l| l.direction == "up")
+            .map(crate::link::LinkSeries::of),
     })
 }
 

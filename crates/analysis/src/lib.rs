@@ -15,6 +15,7 @@
 //!   sweep's table with the models beside it ([`sweep::SweepTable::of`]);
 //! - what summary.md says of each scenario, reduced to its small figures
 //!   ([`summary`]);
+//! - what the queue did when the bottleneck's rate moved ([`link`]);
 //! - an arm's label, its tc words rather than its kind ([`ArmLabels`]),
 //!   and the rate ladder's table ([`Rung`]).
 //!
@@ -53,6 +54,7 @@ pub mod headline_table;
 pub mod hosts;
 mod input;
 mod ladder;
+pub mod link;
 pub mod path_seen;
 mod points;
 mod predict;

@@ -372,6 +372,9 @@ pub struct Scenario {
     /// What the models of docs/models.md take from this scenario, as read
     /// back.
     pub readbacks: ModelReadbacks,
+    /// The upload bottleneck's moving rate, when it followed a schedule
+    /// (method §15).
+    pub link: Option<crate::link::LinkSeries>,
 }
 
 /// A probe's requests of one phase by whether they reached B

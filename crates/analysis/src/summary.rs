@@ -118,6 +118,9 @@ pub struct ScenarioFigures {
     pub machine: Option<MachineFigures>,
     /// What the queue held and whether the shaper was the bottleneck.
     pub path_seen: crate::path_seen::PathSeen,
+    /// What the queue did when the bottleneck's rate moved (method §15);
+    /// set by [`crate::ReportBuilder`] from the scenario's probe samples.
+    pub link: Option<crate::link::LinkFigures>,
 }
 
 /// A scenario's `net.ipv4.tcp_rmem` in A and B (method §1.3), as read back.
@@ -157,6 +160,15 @@ pub struct FlowFigures {
     pub cc: String,
     /// Goodput over the measured window, Mbit/s.
     pub goodput_mbps: Option<f64>,
+    /// The congestion control as requested.
+    pub cc_requested: String,
+    /// The socket's `TCP_CONGESTION` after the connect (`None`: the flow
+    /// never got that far, and its error says why).
+    pub cc_socket: Option<String>,
+    /// The congestion control the kernel reported for the socket in
+    /// sock_diag's `INET_DIAG_CONG`, in every tcp_info sample that carried
+    /// it (several names: it changed; empty: no sample carried it).
+    pub cc_diag: Vec<String>,
 }
 
 /// What the isochronous probe's section shows of one scenario.
@@ -220,6 +232,17 @@ impl ScenarioFigures {
                         .as_ref()
                         .map_or_else(|| f.cc.clone(), |t| t.cc_readback.clone()),
                     goodput_mbps: f.tcp.as_ref().and_then(|t| t.goodput_mbps),
+                    cc_requested: f.cc.clone(),
+                    cc_socket: f.tcp.as_ref().map(|t| t.cc_readback.clone()),
+                    cc_diag: f.tcp_info.iter().filter_map(|t| t.congestion.clone()).fold(
+                        Vec::new(),
+                        |mut v, c| {
+                            if !v.contains(&c) {
+                                v.push(c);
+                            }
+                            v
+                        },
+                    ),
                 })
                 .collect(),
             directions: s.directions.clone(),
@@ -261,6 +284,7 @@ impl ScenarioFigures {
                 cpu: r.cpu_model.clone(),
             }),
             path_seen: crate::path_seen::PathSeen::of(s),
+            link: None,
         }
     }
 }

@@ -77,6 +77,7 @@ pub fn scenario(index: u32, round: u32, arm: &str, rtts: &[Option<f64>], drops: 
         directions: Vec::new(),
         iso: None,
         readbacks: Default::default(),
+        link: None,
     }
 }
 

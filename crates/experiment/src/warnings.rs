@@ -104,6 +104,13 @@ pub enum WarningKind {
     /// before its schedule ends at this point's spacing: the loaded phase
     /// gets fewer requests, or none (a short swept interval does this).
     ProbeCapBeforeScheduleEnd,
+    /// A moving rate's changes each refill TBF's bucket to its burst: a
+    /// backlogged bottleneck passes up to a burst more than the schedule
+    /// offers at every change (docs/method.md §15.3).
+    RateChangeRefillsBucket,
+    /// DCTCP flows behind an arm that does not mark CE above a fixed
+    /// threshold (docs/method.md §16.2).
+    DctcpWithoutEcnThreshold,
     /// The probes take more than [`PROBE_SHARE_LIMIT`] of the upload
     /// shaper's rate: they load the queue they measure.
     ProbeShareOfRate,
@@ -276,6 +283,12 @@ pub fn scenario_warnings(s: &ScenarioPlan, link: &LinkAssumptions) -> Vec<Warnin
         let Some(tbf) = s.path.shaper(dir) else {
             continue;
         };
+        // A moving rate drains the queue slowest at its lowest rate.
+        let slowest = s.path.schedule(dir).and_then(|x| x.slowest());
+        let tbf = &Tbf {
+            rate: slowest.map_or(tbf.rate, |r| r.min(tbf.rate)),
+            ..*tbf
+        };
         let mut push = |kind, certain, text: String, fix: String| {
             out.push(Warning {
                 kind,
@@ -303,6 +316,21 @@ pub fn scenario_warnings(s: &ScenarioPlan, link: &LinkAssumptions) -> Vec<Warnin
         }
         let (text, fix) = tbf_limit_replaced(&s.arm.arm, tbf);
         push(WarningKind::TbfLimitReplaced, true, text, fix);
+        if let Some((text, fix)) = s
+            .path
+            .schedule(dir)
+            .and_then(|x| crate::link::refill_warning(x, tbf, s.timeline.end()))
+        {
+            push(WarningKind::RateChangeRefillsBucket, true, text, fix);
+        }
+        let dctcp = s
+            .flows
+            .iter()
+            .filter(|f| f.direction == dir && f.cc == "dctcp")
+            .count();
+        if let Some((text, fix)) = crate::dctcp::dctcp_warning(&s.arm.arm, dctcp) {
+            push(WarningKind::DctcpWithoutEcnThreshold, true, text, fix);
+        }
         if dir == Direction::Up {
             if let Some((text, fix)) = probe_share(&s.probes, tbf) {
                 push(WarningKind::ProbeShareOfRate, true, text, fix);

@@ -683,6 +683,7 @@ mod tests {
             directions: Vec::new(),
             iso: None,
             readbacks: Default::default(),
+            link: None,
         };
         let i = ReportInput {
             schema_version: 1,

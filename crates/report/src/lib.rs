@@ -49,6 +49,7 @@ pub mod output;
 mod plot_headline;
 pub mod plot_hosts;
 mod plot_iso_delivered;
+mod plot_link;
 pub mod plot_style;
 pub mod plot_sweep;
 mod plot_sweep_notes;

@@ -119,19 +119,23 @@ pub(crate) fn iso_delivered_cdf(input: &ReportInput) -> Option<Result<Plot, Repo
 }
 
 /// `d`'s fates in a legend's few words (summary.md's fate table has them
-/// all): delivered of sent with the one-way p50, dropped, unresolved.
+/// all, with their bounds): delivered of sent with the one-way p50,
+/// dropped, lost without a cause, unresolved.
 fn short(d: &ArmDelivery) -> String {
     let p50 = d
         .one_way
-        .map(|q| format!(", p50 {:.0} ms", q.p50_ms))
+        .map(|q| format!(", p50 {} ms", netlab_stats::fmt_num(q.p50_ms)))
         .unwrap_or_default();
-    let dropped: u32 = d.dropped.iter().map(|l| l.count).sum::<u32>() + d.lost_unknown;
+    let dropped: u32 = d.dropped.iter().map(|l| l.count).sum();
     let mut t = format!("{} of {} delivered{p50}", d.delivered(), d.sent);
     if dropped > 0 {
-        t.push_str(&format!(", {dropped} lost"));
+        t.push_str(&format!("; {dropped} dropped"));
+    }
+    if d.lost_unknown > 0 {
+        t.push_str(&format!("; {} lost, cause unknown", d.lost_unknown));
     }
     if d.unresolved > 0 {
-        t.push_str(&format!(", {} ≥", d.unresolved));
+        t.push_str(&format!("; {} unresolved (≥)", d.unresolved));
     }
     t
 }

@@ -134,18 +134,21 @@ pub(crate) fn all(
     st: &crate::compare::Statistics,
     hl: &crate::headline::Headline,
 ) -> Result<Vec<Plot>, ReportError> {
-    if input.is_sweep() {
-        return sweep_points(input, hl);
-    }
-    let mut out = vec![crate::plot_headline::figure(input, st, hl)?];
-    out.extend(crate::plots_run::all(input)?.into_iter().map(|mut p| {
-        // Who got the link answers a host experiment's question: it
-        // stays at the top beside the headline's figure.
-        if !p.file.starts_with(crate::plot_hosts::FILE_PREFIX) {
-            p.file = crate::layout::run_figure(&p.file);
-        }
-        p
-    }));
+    let mut out = if input.is_sweep() {
+        sweep_points(input, hl)?
+    } else {
+        let mut out = vec![crate::plot_headline::figure(input, st, hl)?];
+        out.extend(crate::plots_run::all(input)?.into_iter().map(|mut p| {
+            // Who got the link answers a host experiment's question: it
+            // stays at the top beside the headline's figure.
+            if !p.file.starts_with(crate::plot_hosts::FILE_PREFIX) {
+                p.file = crate::layout::run_figure(&p.file);
+            }
+            p
+        }));
+        out
+    };
+    out.extend(crate::plot_link::plane(input)?);
     Ok(out)
 }
 
@@ -158,6 +161,7 @@ pub(crate) fn scenario(
 ) -> Result<Vec<Plot>, ReportError> {
     let mut out: Vec<Plot> = probe_rtt(s)?.into_iter().collect();
     out.extend([goodput(s, bottleneck_bps)?, tcp_info(s)?, qdisc(s)?]);
+    out.extend(crate::plot_link::scenario(s)?);
     Ok(out)
 }
 

@@ -13,8 +13,10 @@ use std::fmt::Write as _;
 use netlab_analysis::summary::{ReceiveBufferSeen, ScenarioFigures, SummaryRow, VethsSeen};
 use netlab_results::Results;
 
+mod cc;
 mod header;
 mod hosts;
+pub mod link;
 mod notes;
 mod sections;
 

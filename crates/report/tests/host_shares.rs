@@ -263,7 +263,7 @@ fn a_model_is_compared_only_where_its_conditions_hold() {
     let files = netlab_report::render_all(&input).unwrap();
     let svg = common::rendered_text(&files, "hosts-share-up.svg", RTT);
     assert!(
-        svg.contains("pfifo limit 256: no model line where the share"),
+        svg.contains("pfifo limit 256: no model, share moved &gt; 0.05"),
         "legend"
     );
     let models = ["#282828", "#828282", "#C80078"];

@@ -59,7 +59,14 @@ fn the_headline_figure_draws_each_arm_s_delays_where_the_headline_puts_them() {
         .iter()
         .position(|e| e.is_text("probe RTT (ms, log)"))
         .unwrap();
-    let end = els.iter().position(|e| e.is_text("% of probes")).unwrap();
+    let end = els
+        .iter()
+        .position(|e| {
+            ["probes", "requests", "slots"]
+                .iter()
+                .any(|n| e.is_text(&format!("% of loaded {n}")))
+        })
+        .unwrap();
     let panel = &els[start..end];
     let x = Axis::fit(&ticks(panel, "middle", "x"), true);
     // Each arm's row: from its name (drawn at the row's y) to the next.

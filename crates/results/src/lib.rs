@@ -46,6 +46,7 @@ pub mod compare_flags;
 pub mod fate;
 mod file;
 pub mod hosts;
+pub mod link;
 pub mod merge;
 pub mod models_record;
 pub mod queue_seen;
@@ -64,6 +65,7 @@ pub mod v1;
 pub use bottleneck::{Bottleneck, CpuUse, DirectionBottleneck, Verdict};
 pub use file::{read_json, write_json_atomic, ResultsFileError};
 pub use hosts::HostResult;
+pub use link::{link_bins, LinkBin, LinkResult};
 pub use queue_seen::{queue_seen, QueueSeen};
 pub use read::{file_in, open, ReadError, SUPPORTED_SCHEMAS};
 pub use run::{

@@ -495,6 +495,12 @@ pub struct ScenarioResult {
     /// written) without `[[hosts]]`; results written before it read empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosts: Vec<crate::HostResult>,
+    /// Each direction whose rate followed a schedule (docs/method.md
+    /// §15): its changes, the TBF's counters and sent bytes beside the
+    /// schedule per bin. Empty (and not written) without a schedule;
+    /// results written before it read empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<crate::LinkResult>,
 }
 
 impl ScenarioResult {

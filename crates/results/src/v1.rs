@@ -142,6 +142,7 @@ fn convert(s: ScenarioResultV1, cfg: &CompareConfig) -> ScenarioResult {
         ran_on: None,
         bottleneck: None,
         hosts: Vec::new(),
+        links: Vec::new(),
     }
 }
 

@@ -17,6 +17,8 @@ pub fn sections(scenarios: &[ScenarioFigures]) -> Vec<String> {
         out.push(flows_section(scenarios));
     }
     out.extend(super::hosts::hosts_section(scenarios));
+    out.extend(super::link::link_section(scenarios));
+    out.extend(super::cc::cc_section(scenarios));
     if scenarios.iter().any(|s| s.loaded_fates.is_some()) {
         out.push(fates_section(scenarios));
     }

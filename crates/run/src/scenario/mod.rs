@@ -6,6 +6,7 @@
 //! - [`runner`]: builds the topology, starts the workers, walks the clock,
 //!   calls the caller's [`ScenarioHooks`](crate::ScenarioHooks);
 //! - [`collect`]: joins the workers in a fixed order into the typed result;
+//! - [`link`]: the rate drivers of a moving bottleneck (method §15.4);
 //! - [`cpu`]: the CPU the measured window used (the bottleneck verdict's);
 //! - [`pcap`]: the packet files (evidence always, headers on request);
 //! - [`error`]: what can fail, naming the step.
@@ -16,6 +17,7 @@ pub mod clock;
 pub mod collect;
 pub mod cpu;
 pub mod error;
+pub mod link;
 pub mod pcap;
 pub mod runner;
 pub mod worker;

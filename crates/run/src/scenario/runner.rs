@@ -477,7 +477,16 @@ impl Runner<'_, '_> {
         };
         let mut workers = Workers::new(plan.flows.len());
         workers.ready_senders = std::mem::take(&mut ready.senders);
-        let outcome = self.drive(&scene, clock_sink, ready, capture, res, &mut workers);
+        // A moving bottleneck's drivers run on the same clock (method §15.4).
+        let links = super::link::LinkDrivers::start(plan, topo, egresses, res, t0);
+        let outcome = match &links {
+            Ok(_) => self.drive(&scene, clock_sink, ready, capture, res, &mut workers),
+            Err(_) => Ok(()),
+        };
+        let outcome = match links {
+            Ok(l) => outcome.and(l.finish(plan, res)),
+            Err(e) => Err(e),
+        };
         let early = self.end.get().is_some_and(|e| e < plan.timeline.end());
         let joined = workers.finish(plan, t0, outcome.is_err() || early, res, raw);
         outcome.and(joined)
