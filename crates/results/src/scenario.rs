@@ -495,6 +495,10 @@ pub struct ScenarioResult {
     /// written) without `[[hosts]]`; results written before it read empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosts: Vec<crate::HostResult>,
+    /// How long each step before t0 and after the timeline took
+    /// (docs/method.md §3.5; absent in files written before schema 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<crate::ScenarioSteps>,
 }
 
 impl ScenarioResult {

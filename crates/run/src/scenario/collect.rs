@@ -73,17 +73,21 @@ impl Workers {
     /// Stops and joins every worker in a fixed order and fills `res`.
     /// `stop_probes`: the timeline did not complete, or a hook ended it
     /// early, so the probes are stopped at once instead of being let
-    /// finish their schedule. The senders' own logs go to `measured`.
+    /// finish their schedule. `joined` is told when the last worker was
+    /// joined, before the outputs are filled in. The senders' own logs go
+    /// to `measured`.
     pub fn finish(
         self,
         plan: &ScenarioSetup,
         t0: Instant,
         stop_probes: bool,
+        joined: impl FnOnce(),
         res: &mut ScenarioResult,
         measured: &mut WorkerLogs,
     ) -> Result<(), ScenarioError> {
-        let joined = self.join(plan, t0, stop_probes);
-        let errors = joined.fill(plan, res, measured);
+        let outputs = self.join(plan, t0, stop_probes);
+        joined();
+        let errors = outputs.fill(plan, res, measured);
         ScenarioError::from_all(errors).map_or(Ok(()), Err)
     }
 

@@ -8,6 +8,7 @@
 //! - [`collect`]: joins the workers in a fixed order into the typed result;
 //! - [`cpu`]: the CPU the measured window used (the bottleneck verdict's);
 //! - [`pcap`]: the packet files (evidence always, headers on request);
+//! - [`steps`]: where the scenario's time goes, step by step;
 //! - [`error`]: what can fail, naming the step.
 //!
 //! The setup itself is [`crate::setup`] (pure) and B's loop [`crate::b_loop`].
@@ -18,6 +19,7 @@ pub mod cpu;
 pub mod error;
 pub mod pcap;
 pub mod runner;
+pub mod steps;
 pub mod worker;
 
 pub use error::ScenarioError;

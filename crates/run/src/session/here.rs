@@ -6,7 +6,9 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant, SystemTime};
 
 use netlab_receipts::{Registry, SystemClock};
-use netlab_results::{Interrupted, KernelInfo, Results, ScenarioFiles, Tool, SCHEMA_VERSION};
+use netlab_results::{
+    Interrupted, KernelInfo, Results, RunSteps, ScenarioFiles, Tool, SCHEMA_VERSION,
+};
 use netlab_topology::RunId;
 use netlab_utc::format_rfc3339;
 
@@ -61,16 +63,16 @@ pub fn run_here(
     })?;
     // --resume: the folder's complete scenarios are kept as they are.
     let done = here.adopt(&mut results, &mut files)?;
-    let started = Instant::now();
+    let mut outside = Outside::new(Instant::now());
     let mut failed = here.scenarios(
         &done,
         &mut results,
         &mut files,
-        started,
+        &mut outside,
         scenario_hooks,
         run_hooks,
     );
-    failed |= here.finish(&mut results, &files, started, run_hooks);
+    failed |= here.finish(&mut results, &files, &mut outside, run_hooks);
     if let Some(sig) = netlab_receipts::interrupted() {
         if let Some(i) = &results.interrupted {
             eprintln!(
@@ -85,6 +87,63 @@ pub fn run_here(
     } else {
         RunOutcome::Complete
     })
+}
+
+/// The run's time outside its scenarios (docs/method.md §3.5): the run's
+/// start, each scenario's start and end, and the writes between them.
+struct Outside {
+    started: Instant,
+    /// When the last scenario ended (the run's start before the first).
+    left: Instant,
+    between: Duration,
+    write: Duration,
+}
+
+impl Outside {
+    fn new(now: Instant) -> Outside {
+        Outside {
+            started: now,
+            left: now,
+            between: Duration::ZERO,
+            write: Duration::ZERO,
+        }
+    }
+
+    /// A scenario starts at `now`.
+    fn entering(&mut self, now: Instant) {
+        self.between += now.saturating_duration_since(self.left);
+    }
+
+    /// The scenario that started last ended at `now`.
+    fn left(&mut self, now: Instant) {
+        self.left = now;
+    }
+
+    /// `took` went to writing the scenario's file or results.json.
+    fn wrote(&mut self, took: Duration) {
+        self.write += took;
+    }
+
+    /// The run's wall time and its steps outside scenarios, up to `now`
+    /// (after the last scenario's end).
+    fn at(&self, now: Instant) -> (f64, RunSteps) {
+        let between = self.between + now.saturating_duration_since(self.left);
+        (
+            now.saturating_duration_since(self.started).as_secs_f64(),
+            RunSteps {
+                between_s: between.as_secs_f64(),
+                write_s: self.write.as_secs_f64(),
+            },
+        )
+    }
+
+    /// Sets `results`' wall time and steps to `now`.
+    fn stamp(&self, results: &mut Results, now: Instant) {
+        let (wall_s, steps) = self.at(now);
+        results.finished_utc = format_rfc3339(SystemTime::now());
+        results.wall_s = wall_s;
+        results.steps = Some(steps);
+    }
 }
 
 impl Here<'_> {
@@ -139,6 +198,7 @@ impl Here<'_> {
             shard: cfg.shard_record(),
             resumed_from: Vec::new(),
             merged: None,
+            steps: None,
         }
     }
 
@@ -179,7 +239,7 @@ impl Here<'_> {
         done: &BTreeSet<u32>,
         results: &mut Results,
         files: &mut ScenarioFiles,
-        started: Instant,
+        outside: &mut Outside,
         scenario_hooks: &mut dyn ScenarioHooks,
         run_hooks: &mut dyn RunHooks,
     ) -> bool {
@@ -208,10 +268,12 @@ impl Here<'_> {
             }
             let fds_before = netlab_os::proc::own_open_fds();
             let ran_on = crate::machine::ran_on(format_rfc3339(SystemTime::now()));
+            outside.entering(Instant::now());
             let (mut r, stopped) = match ScenarioSetup::new(planned, &self.run_id) {
                 Ok(setup) => scenario::run(&ctx, &setup, scenario_hooks),
                 Err(e) => (scenario::not_started(planned, &e), None),
             };
+            outside.left(Instant::now());
             r.open_fds = fds_before
                 .zip(netlab_os::proc::own_open_fds())
                 .map(|(b, a)| [b, a]);
@@ -233,16 +295,19 @@ impl Here<'_> {
             }
             let stop = results.interrupted.is_some();
             // Written to its own file and dropped: the run holds no scenario.
+            let writing = Instant::now();
             if let Err(e) = files.push(r) {
                 eprintln!("{program}: {e} (the scenario is kept in memory for results.json)");
                 failed = true;
             }
             // Written after every scenario, so an interrupted run keeps what it measured.
-            results.finished_utc = format_rfc3339(SystemTime::now());
-            results.wall_s = started.elapsed().as_secs_f64();
+            let now = Instant::now();
+            outside.wrote(now - writing);
+            outside.stamp(results, now);
             if let Err(e) = files.write_results(results, &results_json) {
                 eprintln!("{program}: {e}");
             }
+            outside.wrote(now.elapsed());
             run_hooks.scenario_written();
             if stop {
                 break;
@@ -258,13 +323,12 @@ impl Here<'_> {
         &self,
         results: &mut Results,
         files: &ScenarioFiles,
-        started: Instant,
+        outside: &mut Outside,
         run_hooks: &mut dyn RunHooks,
     ) -> bool {
         let (out, program) = (&self.cfg.out, self.program);
         let receipts = self.registry.teardown(&SystemClock);
-        results.finished_utc = format_rfc3339(SystemTime::now());
-        results.wall_s = started.elapsed().as_secs_f64();
+        outside.stamp(results, Instant::now());
         let mut failed = false;
         let written = files.write_results(results, &out.join("results.json"));
         if let Err(e) = &written {
