@@ -39,7 +39,10 @@ pub fn read_each(
         .read_to_end(&mut head)
         .map_err(ReadError::io(file))?;
     // Versions 2, 3 and 4 share one shape (3 and 4 only add optional fields).
-    if matches!(sniff_version(&head), Some(2) | Some(3) | Some(SCHEMA_VERSION)) {
+    if matches!(
+        sniff_version(&head),
+        Some(2) | Some(3) | Some(SCHEMA_VERSION)
+    ) {
         let f = std::fs::File::open(file).map_err(ReadError::io(file))?;
         match stream(BufReader::new(f), &mut each) {
             Err(Streamed::OutOfOrder) => {}

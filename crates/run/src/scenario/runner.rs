@@ -200,7 +200,9 @@ pub fn run(
         }
         res.error = Some(e.to_string());
     }
-    steps.borrow_mut().enter(ScenarioStep::Teardown, Instant::now());
+    steps
+        .borrow_mut()
+        .enter(ScenarioStep::Teardown, Instant::now());
     res.cleanup = cleanup(ctx.registry, &res.namespaces);
     let ended = Instant::now();
     res.elapsed_s = ended.saturating_duration_since(started).as_secs_f64();
