@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use netlab_ecn::Capture;
+use netlab_os::event_loop::Handler;
 use netlab_probe::{connect_socket, run_iso_probe, run_probe, IsoLog, ProbeLog};
 use netlab_qdisc::Sampler;
 use netlab_tcpload::sampler::DiagSocket;
@@ -197,8 +198,9 @@ impl Runner<'_, '_> {
             "b-receiver",
             bound,
             |clock_sink: BLoop, stop| {
+                let mut wake = stop.wake();
                 clock_sink
-                    .run_logged(Some(stop.flag()))
+                    .run_logged(Some(stop.flag()), wake.as_mut())
                     .map_err(|e| e.to_string())
             },
         )?;
@@ -224,8 +226,11 @@ impl Runner<'_, '_> {
                         "flow-receiver",
                         bound,
                         move |t0, stop| {
+                            let mut wake = stop.wake();
+                            let mut first: Vec<&mut dyn Handler> =
+                                wake.iter_mut().map(|w| w as &mut dyn Handler).collect();
                             sink.starting_at(t0)
-                                .run_with_stop(stop.flag())
+                                .run_serving(&mut first, Some(stop.flag()))
                                 .map_err(|e| e.to_string())
                         },
                     )?)
