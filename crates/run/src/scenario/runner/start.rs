@@ -211,15 +211,15 @@ impl Runner<'_, '_> {
             receivers: Vec::new(),
             senders: Vec::new(),
         };
+        // Every flow's sockets first, each namespace entered once for all
+        // of them: an entry is a thread of its own, 10-40 ms under
+        // user-mode Linux (method §3.5).
+        let (mut sinks, mut sockets) = self.flow_sockets(topo)?;
         for (i, flow) in plan.flows.iter().enumerate() {
-            let receiver = match flow.receiver {
+            let receiver = match sinks[i].take() {
                 None => None,
-                Some(cfg) => {
-                    let (_, (ns, name)) = ends(topo, flow.spec.direction, flow.host);
-                    let sink = ns
-                        .run(|| Sink::bind(cfg))
-                        .map_err(enter(name, "a flow's receiver"))?
-                        .map_err(load_step("binding a flow's receiver"))?;
+                Some(sink) => {
+                    let (_, (ns, _)) = ends(topo, flow.spec.direction, flow.host);
                     Some(Ready::spawn(
                         ns,
                         "flow receiver",
@@ -237,33 +237,65 @@ impl Runner<'_, '_> {
                 }
             };
             ready.receivers.push(receiver);
+            let (sock, diag) = sockets[i]
+                .take()
+                .expect("flow_sockets made every flow's sender sockets");
             ready
                 .senders
-                .push(Some(self.ready_sender(topo, live, i, bound)?));
+                .push(Some(self.ready_sender(topo, live, i, bound, sock, diag)?));
         }
         Ok(ready)
     }
 
-    /// Flow `i`'s sender, ready (see [`Runner::ready_workers`]).
+    /// Every flow's sockets, made inside their namespaces with one entry
+    /// per namespace: the receiver's listener bound (none where the caller
+    /// receives the flow), the sender's socket bound and its sock_diag
+    /// socket opened; by flow.
+    #[allow(clippy::type_complexity)]
+    fn flow_sockets(
+        &self,
+        topo: &Topology,
+    ) -> Result<(Vec<Option<Sink>>, Vec<Option<(SenderSocket, DiagSocket)>>), ScenarioError> {
+        let flows = &self.plan.flows;
+        let receiving: Vec<_> = flows
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.receiver.is_some())
+            .map(|(i, f)| (i, ends(topo, f.spec.direction, f.host).1))
+            .collect();
+        let sinks = per_netns(&receiving, "a flow's receiver", |i| {
+            let cfg = flows[i].receiver.expect("only flows with a receiver");
+            Sink::bind(cfg).map_err(load_step("binding a flow's receiver"))
+        })?;
+        let sending: Vec<_> = flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (i, ends(topo, f.spec.direction, f.host).0))
+            .collect();
+        let sockets = per_netns(&sending, "a sender", |i| {
+            let flow = &flows[i];
+            let sock = new_sender_socket(&flow.sender.cc, flow.sender.to)
+                .map_err(load_step("sender socket"))?;
+            let diag = DiagSocket::open().map_err(load_step("sock_diag socket"))?;
+            Ok((sock, diag))
+        })?;
+        Ok((by_flow(flows.len(), sinks), by_flow(flows.len(), sockets)))
+    }
+
+    /// Flow `i`'s sender, ready (see [`Runner::ready_workers`]) from its
+    /// bound socket and its sock_diag socket.
     fn ready_sender(
         &self,
         topo: &Topology,
         live: &Arc<Live>,
         i: usize,
         bound: Duration,
+        mut sock: SenderSocket,
+        diag: DiagSocket,
     ) -> Result<ReadySender, ScenarioError> {
         let flow = &self.plan.flows[i];
-        let ((ns, name), _) = ends(topo, flow.spec.direction, flow.host);
-        let to = flow.sender.to;
-        let mut sock = ns
-            .run(|| new_sender_socket(&flow.sender.cc, to))
-            .map_err(enter(name, "a sender"))?
-            .map_err(load_step("sender socket"))?;
+        let ((ns, _), _) = ends(topo, flow.spec.direction, flow.host);
         sock.prepare_pattern(flow.sender.block_size);
-        let diag = ns
-            .run(DiagSocket::open)
-            .map_err(enter(name, "sock_diag"))?
-            .map_err(load_step("sock_diag socket"))?;
         // The tcp_info sampler's thread too, waiting for its flow.
         let live = live.clone();
         let (pending, sampler) = TcpSampler::spawn_waiting(diag, flow.tcp_info, bound, move |s| {
@@ -334,6 +366,47 @@ pub(crate) struct ReadyWorkers {
 pub(crate) struct ReadySender {
     flow: FlowId,
     worker: Ready<SenderOutput>,
+}
+
+/// `make(i)` for each `(i, (netns, its name))` of `wanted`, run inside
+/// that namespace, each namespace entered once (in the order first seen);
+/// the values with their `i`. `what` names the entry in its error.
+fn per_netns<T: Send>(
+    wanted: &[(usize, (&Netns, &'static str))],
+    what: &'static str,
+    make: impl Fn(usize) -> Result<T, ScenarioError> + Sync,
+) -> Result<Vec<(usize, T)>, ScenarioError> {
+    let mut out = Vec::with_capacity(wanted.len());
+    let mut done: Vec<&str> = Vec::new();
+    for (_, (ns, name)) in wanted {
+        if done.contains(&ns.name()) {
+            continue;
+        }
+        done.push(ns.name());
+        let mine: Vec<usize> = wanted
+            .iter()
+            .filter(|(_, (n, _))| n.name() == ns.name())
+            .map(|(i, _)| *i)
+            .collect();
+        let made = ns
+            .run(|| {
+                mine.iter()
+                    .map(|&i| make(i).map(|v| (i, v)))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .map_err(enter(name, what))??;
+        out.extend(made);
+    }
+    Ok(out)
+}
+
+/// Values by flow index, `None` where none was made.
+fn by_flow<T>(flows: usize, made: Vec<(usize, T)>) -> Vec<Option<T>> {
+    let mut v: Vec<Option<T>> = (0..flows).map(|_| None).collect();
+    for (i, t) in made {
+        v[i] = Some(t);
+    }
+    v
 }
 
 /// A sender host's UDP socket connected to one of B's echoes, made in
