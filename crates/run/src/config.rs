@@ -188,7 +188,7 @@ impl SessionConfig {
     }
 
     /// Space the results folder needs: a scenario's raw samples take about
-    /// 0.2 MB in results.json (written again after each scenario, through a
+    /// 0.2 MB in results.json (written again now and then, through a
     /// temporary file) and as much again in its own file under `scenarios/`
     /// until the run ends, and its plots and Flent file about 0.3 MB; 8 MB
     /// per scenario and 32 MB besides leave room for dense probes and many
