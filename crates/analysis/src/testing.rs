@@ -113,6 +113,7 @@ pub fn input(rounds: u32) -> ReportInput {
         scope: None,
         models: vec![],
         figures: Vec::new(),
+        steps: Default::default(),
     }
 }
 

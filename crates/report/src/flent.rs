@@ -693,6 +693,7 @@ mod tests {
             scope: None,
             models: vec![],
             figures: Vec::new(),
+            steps: Default::default(),
         };
         (i, s)
     }
