@@ -152,9 +152,9 @@ pub struct CompareArgs {
     /// Size of each block the sender writes.
     #[arg(long, default_value = "131072", value_parser = value_parser!(u64).range(1..=16 << 20))]
     pub block_size: u64,
-    /// Also run the isochronous probe at this interval (>= 1ms, e.g. 20ms) on UDP port 46022: dense latency with exact one-way delays, in its own summary table.
-    #[arg(long, value_name = "INTERVAL", value_parser = args::iso_interval)]
-    pub iso_probe: Option<Duration>,
+    /// The isochronous probe beside the stop-and-wait one, on its own UDP port: a request every INTERVAL (>= 1ms) whatever is outstanding, so its one-way delays sample the window uniformly in time and give the headline's delay (method §10); `off` leaves it out.
+    #[arg(long, value_name = "INTERVAL|off", default_value = "20ms", value_parser = args::iso_probe)]
+    pub iso_probe: args::IsoProbeArg,
     /// Which kernel runs the experiment.
     #[arg(long, value_enum, default_value = "auto")]
     pub kernel: KernelFlag,

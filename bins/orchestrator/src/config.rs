@@ -78,7 +78,7 @@ pub fn compare_config(a: &CompareArgs, now_utc_stamp: &str) -> Result<CompareCon
         tcp_port: a.tcp_port,
         udp_port: a.udp_port,
         block_size: a.block_size as usize,
-        iso_probe: a.iso_probe,
+        iso_probe: a.iso_probe.0,
         offloads: a.offloads,
         mtu: a.mtu,
         kernel: kernel_choice(a.kernel),
@@ -305,7 +305,12 @@ mod tests {
             };
             compare_config(&a, "never")
         };
-        assert_eq!(parse(&[]).unwrap().iso_probe, None);
+        // On by default, at the interval of the experiments' default.
+        assert_eq!(
+            parse(&[]).unwrap().iso_probe,
+            Some(netlab_experiment::ProbeSpec::isochronous().interval)
+        );
+        assert_eq!(parse(&["--iso-probe", "off"]).unwrap().iso_probe, None);
         assert_eq!(
             parse(&["--iso-probe", "1ms"]).unwrap().iso_probe,
             Some(Duration::from_millis(1))
@@ -321,7 +326,7 @@ mod tests {
         let json = serde_json::to_string(&cfg).unwrap();
         assert!(json.contains("\"iso_probe\":0.02"), "{json}");
         assert_eq!(serde_json::from_str::<CompareConfig>(&json).unwrap(), cfg);
-        let plain = serde_json::to_string(&parse(&[]).unwrap()).unwrap();
+        let plain = serde_json::to_string(&parse(&["--iso-probe", "off"]).unwrap()).unwrap();
         assert!(!plain.contains("iso_probe"), "{plain}");
     }
 
@@ -443,33 +448,42 @@ mod tests {
         }
     }
 
-    /// Every flag's bad value is refused with its name in the message;
-    /// what passes clap but not its neighbours is refused by the
-    /// configuration, naming the flag too.
+    /// Every flag's bad value is refused by netlab's own parser, whose
+    /// reason is what the message ends with (clap only frames it with the
+    /// flag's name); what passes clap but not its neighbours is refused by
+    /// the configuration, naming the flag too.
     #[test]
     fn bad_values_name_their_flag() {
-        for args in [
-            &["--rounds", "0"][..],
-            &["--rounds", "1001"],
-            &["--rounds", "three"],
-            &["--arm", "sfq perturb 10"],
-            &["--arm", "fq_codel target"],
-            &["--rate", "fast"],
-            &["--burst", "lots"],
-            &["--limit", "1x"],
-            &["--cc", "new-reno"],
-            &["--baseline", "0s"],
-            &["--warmup", "3"],
-            &["--probe-max", "0"],
-            &["--sample-interval", "5ms"],
-            &["--capture-frames", "0"],
-            &["--tcp-port", "0"],
-            &["--tcp-port", "65536"],
-            &["--block-size", "0"],
-            &["--guest-mem", "1T"],
+        for (args, reason) in [
+            (&["--rounds", "0"][..], "0 is not in 1..=1000"),
+            (&["--rounds", "1001"], "1001 is not in 1..=1000"),
+            (&["--rounds", "three"], "invalid digit"),
+            (&["--arm", "sfq perturb 10"], "unknown qdisc kind \"sfq\""),
+            (
+                &["--arm", "fq_codel target"],
+                "option \"target\" needs a value",
+            ),
+            (&["--rate", "fast"], "bad rate \"fast\""),
+            (&["--burst", "lots"], "bad size \"lots\""),
+            (&["--limit", "1x"], "unknown unit \"x\""),
+            (&["--cc", "new-reno"], "not a congestion control name"),
+            (&["--baseline", "0s"], "must be positive"),
+            (&["--warmup", "3"], "a unit is required"),
+            (&["--probe-max", "0"], "0 is not in 1..=100000"),
+            (&["--sample-interval", "5ms"], "must be at least 10ms"),
+            (&["--capture-frames", "0"], "0 is not in 1..=10000000"),
+            (&["--tcp-port", "0"], "0 is not in 1..=65535"),
+            (&["--tcp-port", "65536"], "65536 is not in 1..=65535"),
+            (&["--block-size", "0"], "0 is not in 1..=16777216"),
+            (&["--guest-mem", "1T"], "expected e.g. 512M or 1G"),
         ] {
             let e = compare_err(args);
-            assert!(e.contains(args[0]), "{args:?}: {e}");
+            let framed = format!("invalid value '{}' for '{} ", args[1], args[0]);
+            let (_, ours) = e
+                .split_once(&framed)
+                .unwrap_or_else(|| panic!("{args:?}: not refused as {framed:?}: {e}"));
+            let ours = ours.split_once(">': ").map_or(ours, |(_, r)| r);
+            assert!(ours.contains(reason), "{args:?}: netlab's reason {ours:?}");
         }
         let e = compare_err(&["--tcp-port", "46021"]);
         assert!(e.contains("--udp-port") && e.contains("--tcp-port"), "{e}");

@@ -4,10 +4,15 @@
 //!   docs/ shows in code exists in the binary's own `--help`, and every
 //!   inline `--flag` of README.md and docs/usage.md is a flag of some
 //!   subcommand;
+//! - usage.md's command list shows every subcommand and flag the binary
+//!   has, and the README's layout table every workspace package;
 //! - every relative link of README.md and docs/ (subfolders included)
 //!   resolves to a file,
 //!   and its `#anchor` to a heading of that file;
 //! - the schema version the README states is the one the code writes;
+//! - the workspace's `rust-version` is the highest `rust-version` of any
+//!   dependency Cargo.lock pins for this machine (tests' included), and
+//!   the README's "Rust ≥" says the same;
 //! - every `netlab_crate::name` a page shows in code names something
 //!   public at that crate's root (a public module, a re-export or an
 //!   item), so a reader can follow the path;
@@ -265,6 +270,58 @@ fn links(text: &str) -> Vec<String> {
     out
 }
 
+/// The other way round: usage.md's command list shows every subcommand
+/// the binary has with every flag its help lists, and the README's layout
+/// table every workspace package's folder.
+#[test]
+fn usage_lists_every_command_and_flag_and_the_readme_every_crate() {
+    let usage = read("docs/usage.md");
+    let list = usage
+        .split("## Commands and flags")
+        .nth(1)
+        .and_then(|s| s.split("```").nth(1))
+        .expect("usage.md's command list");
+    let mut shown: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut current = None;
+    for line in list.lines() {
+        let line = line.split(" # ").next().unwrap_or_default();
+        let mut words = line.split_whitespace().peekable();
+        if words.peek() == Some(&"orchestrator") {
+            words.next();
+            current = words.next().map(str::to_string);
+        }
+        if let Some(sub) = &current {
+            let flags = shown.entry(sub.clone()).or_default();
+            flags.extend(words.filter_map(flag_of));
+        }
+    }
+    let mut missing = Vec::new();
+    for (sub, flags) in cli() {
+        match shown.get(&sub) {
+            None => missing.push(format!("orchestrator {sub}")),
+            Some(listed) => missing.extend(
+                flags
+                    .difference(listed)
+                    .filter(|f| *f != "--help")
+                    .map(|f| format!("orchestrator {sub} {f}")),
+            ),
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "usage.md's command list lacks {missing:?}"
+    );
+    let readme = read("README.md");
+    let layout = readme.split("## Layout").nth(1).expect("README's layout");
+    for p in tree::packages() {
+        let folder = tree::relative(&p);
+        assert!(
+            layout.contains(&format!("`{folder}`")),
+            "README's layout table does not name {folder}"
+        );
+    }
+}
+
 #[test]
 fn every_relative_link_resolves() {
     let mut wrong = Vec::new();
@@ -320,6 +377,163 @@ fn the_readme_states_the_schema_version_the_code_writes() {
             "README.md states schema_version {v}"
         );
     }
+}
+
+/// A `rust-version` as numbers (`1.85.0` → `[1, 85, 0]`), missing parts
+/// as 0, so `1.85` and `1.85.0` compare equal.
+fn version(text: &str) -> Vec<u64> {
+    let mut v: Vec<u64> = text
+        .split('.')
+        .map(|p| {
+            p.parse()
+                .unwrap_or_else(|_| panic!("rust-version {text:?}"))
+        })
+        .collect();
+    v.resize(3, 0);
+    v
+}
+
+/// The highest `rust-version` among the packages of a `cargo metadata`
+/// answer that are in its resolve and are not workspace members, with the
+/// packages that state it; `None` when none states one.
+fn highest_dependency_minimum(metadata: &serde_json::Value) -> Option<(Vec<u64>, Vec<String>)> {
+    let ids = |v: &serde_json::Value| -> BTreeSet<String> {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x.as_str().map(str::to_string))
+            .collect()
+    };
+    let members = ids(&metadata["workspace_members"]);
+    let resolved: BTreeSet<String> = metadata["resolve"]["nodes"]
+        .as_array()
+        .expect("cargo metadata has a resolve")
+        .iter()
+        .filter_map(|n| n["id"].as_str().map(str::to_string))
+        .collect();
+    let mut best: Option<(Vec<u64>, Vec<String>)> = None;
+    for p in metadata["packages"].as_array().expect("packages") {
+        let id = p["id"].as_str().unwrap_or_default();
+        if members.contains(id) || !resolved.contains(id) {
+            continue;
+        }
+        let Some(rv) = p["rust_version"].as_str() else {
+            continue;
+        };
+        let name = format!(
+            "{} {} ({rv})",
+            p["name"].as_str().unwrap_or("?"),
+            p["version"].as_str().unwrap_or("?")
+        );
+        let rv = version(rv);
+        match &mut best {
+            Some((v, names)) if *v == rv => names.push(name),
+            Some((v, _)) if *v > rv => {}
+            _ => best = Some((rv, vec![name])),
+        }
+    }
+    best
+}
+
+/// The workspace's `rust-version` from the root Cargo.toml.
+fn workspace_rust_version() -> String {
+    let manifest = read("Cargo.toml");
+    let line = manifest
+        .lines()
+        .find(|l| l.trim_start().starts_with("rust-version"))
+        .expect("the root Cargo.toml states a rust-version");
+    line.split('"')
+        .nth(1)
+        .expect("rust-version = \"X.Y\"")
+        .to_string()
+}
+
+/// Where the stated minimum and the dependencies' part, in words; empty
+/// when they agree.
+fn rust_version_mismatch(stated: &str, metadata: &serde_json::Value) -> Option<String> {
+    let (highest, names) = highest_dependency_minimum(metadata)?;
+    let stated_v = version(stated);
+    if stated_v < highest {
+        Some(format!(
+            "rust-version {stated} is below what Cargo.lock's dependencies ask for: {}",
+            names.join(", ")
+        ))
+    } else if stated_v > highest {
+        Some(format!(
+            "rust-version {stated} is above every locked dependency's minimum (highest: {}): state the real minimum",
+            names.join(", ")
+        ))
+    } else {
+        None
+    }
+}
+
+#[test]
+fn rust_version_is_the_highest_locked_dependency_minimum() {
+    let host = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
+        .arg("-vV")
+        .output()
+        .expect("rustc -vV");
+    let host = String::from_utf8_lossy(&host.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
+        .expect("rustc -vV names the host");
+    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .current_dir(root())
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--locked",
+            "--filter-platform",
+        ])
+        .arg(&host)
+        .output()
+        .expect("cargo metadata");
+    assert!(
+        out.status.success(),
+        "cargo metadata: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let metadata: serde_json::Value = serde_json::from_slice(&out.stdout).expect("metadata JSON");
+    let stated = workspace_rust_version();
+    if let Some(why) = rust_version_mismatch(&stated, &metadata) {
+        panic!("{why}");
+    }
+    let readme = read("README.md").replace('\n', " ");
+    let said = readme
+        .split("Rust ≥")
+        .nth(1)
+        .and_then(|after| after.split_whitespace().next())
+        .map(|v| v.trim_end_matches(['.', ',', ';', ')']).to_string());
+    assert_eq!(
+        said.as_deref(),
+        Some(stated.as_str()),
+        "README.md's \"Rust ≥\""
+    );
+}
+
+#[test]
+fn the_rust_version_check_fails_when_a_dependency_asks_for_more() {
+    let metadata = |rv: &str| {
+        serde_json::json!({
+            "workspace_members": ["ws"],
+            "resolve": {"nodes": [{"id": "ws"}, {"id": "a"}, {"id": "b"}]},
+            "packages": [
+                {"id": "ws", "name": "orchestrator", "version": "0.1.0", "rust_version": "1.10"},
+                {"id": "a", "name": "a", "version": "1.0.0", "rust_version": "1.85"},
+                {"id": "b", "name": "b", "version": "2.0.0", "rust_version": rv},
+                {"id": "c", "name": "c", "version": "1.0.0", "rust_version": "1.99"},
+            ],
+        })
+    };
+    // A dependency in the resolve raises its minimum: the stated one is low.
+    let why = rust_version_mismatch("1.85", &metadata("1.88.0")).expect("1.88 > 1.85");
+    assert!(why.contains("b 2.0.0 (1.88.0)"), "{why}");
+    // Equal (1.88 = 1.88.0) holds; a package outside the resolve (c) counts not.
+    assert_eq!(rust_version_mismatch("1.88", &metadata("1.88.0")), None);
+    // Stating more than any dependency asks is not the real minimum.
+    assert!(rust_version_mismatch("1.90", &metadata("1.88")).is_some());
 }
 
 /// Citations a reader of the repository cannot open: the word "issue" or

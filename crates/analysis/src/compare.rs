@@ -7,9 +7,10 @@
 
 use crate::records::{ReportInput, Scenario};
 use crate::stats::{
-    censored_quantile, hodges_lehmann, jain_index, quantile_difference, shift_interval, Bounded,
-    CensoredQuantile, Observation,
+    hodges_lehmann, jain_index, quantile_difference, shift_interval, weighted_censored_quantile,
+    Bounded, CensoredQuantile, Observation,
 };
+use crate::window::{Measure, Sampling, WindowDelay};
 
 /// Fewer rounds per arm than this: the interval is printed as not meaningful.
 pub(crate) const MIN_ROUNDS: usize = 3;
@@ -95,8 +96,10 @@ impl DelayBasis {
 /// The data one round contributes to a figure.
 #[derive(Debug, Clone, PartialEq)]
 enum Unit {
-    /// Probe observations; the statistic is a censored quantile.
-    Probes(Vec<Observation>, f64),
+    /// Probe observations with the time each stands for (the window's
+    /// sampling, method §12.11); the statistic is a weighted censored
+    /// quantile.
+    Probes(Vec<(Observation, f64)>, f64),
     /// One value per round (window goodput, a counter, an index), with the
     /// samples behind it (goodput: its 200 ms bins).
     Scalar { value: f64, samples: usize },
@@ -176,6 +179,9 @@ pub struct Comparison {
     pub rounds_compared: usize,
     /// The sentence.
     pub sentence: String,
+    /// The probe and weights the delay figures come from (`None` when the
+    /// rounds share none).
+    pub sampling: Option<Sampling>,
 }
 
 impl Comparison {
@@ -208,9 +214,35 @@ pub struct Statistics {
     pub failed_scenarios: Vec<u32>,
     /// What the delay figures measure.
     pub delay: DelayBasis,
+    /// The probe and weights the delay figures come from.
+    pub sampling: Option<Sampling>,
 }
 
 impl Comparison {
+    /// The figure's name with, for a delay, the sampling it comes from:
+    /// `loaded one-way delay p50 (delivered; isochronous probe, time-uniform)`.
+    pub fn figure_name(&self) -> String {
+        let name = self.delay.name(self.figure);
+        match (self.figure, self.sampling) {
+            (Figure::LoadedP50 | Figure::LoadedP95, Some(s)) => {
+                let how = match s {
+                    Sampling::Isochronous { .. } => "isochronous probe, time-uniform",
+                    Sampling::StopAndWaitTimeWeighted => "stop-and-wait probe, time-weighted",
+                    // The method's own figure, unchanged (method §12.11).
+                    Sampling::StopAndWaitPerRequest => return name.to_string(),
+                };
+                match name.strip_suffix(')') {
+                    Some(open) => format!("{open}; {how})"),
+                    None => format!("{name} ({how})"),
+                }
+            }
+            (Figure::Loss, Some(Sampling::Isochronous { .. })) => {
+                "loaded isochronous slot loss".into()
+            }
+            _ => name.to_string(),
+        }
+    }
+
     /// Fewer rounds per arm than this: the interval is printed as not
     /// meaningful.
     pub const MIN_ROUNDS: usize = MIN_ROUNDS;
@@ -234,24 +266,30 @@ impl Statistics {
     }
 }
 
-/// The loaded delay observations of a round under `basis`: the one-way
-/// delay of each request that reached B, or the RTT of the probe that ran
-/// ([`Scenario::rtt_probe`]) with timeouts censored.
-fn probe_obs(s: &Scenario, basis: DelayBasis) -> Vec<Observation> {
-    match (
-        basis,
-        s.delivered_one_way(crate::records::ProbePhase::Loaded),
-    ) {
-        (DelayBasis::OneWayDelivered, Some(d)) => {
-            d.one_way_ms.into_iter().map(Observation::Exact).collect()
-        }
-        _ => s.rtt_observations(crate::records::ProbePhase::Loaded),
-    }
+/// The window delay of a round with `sampling` (method §12.11): its
+/// weighted samples, or none when the round lacks that probe.
+fn window_of(s: &Scenario, sampling: Option<Sampling>) -> Option<WindowDelay> {
+    WindowDelay::of_round(s, sampling?, s.window())
 }
 
 impl DelayBasis {
-    /// The run's delay basis: one-way delivered when every scenario that ran
-    /// has its stop-and-wait requests' fates with one-way delays.
+    /// The delay basis of the window delays (method §12.11) of `ok` with
+    /// `sampling`: one-way delivered when every round's window is.
+    pub fn of_window(ok: &[&Scenario], sampling: Option<Sampling>) -> DelayBasis {
+        let all = !ok.is_empty()
+            && ok
+                .iter()
+                .all(|s| window_of(s, sampling).is_some_and(|w| w.measure == Measure::OneWay));
+        if all {
+            DelayBasis::OneWayDelivered
+        } else {
+            DelayBasis::RttCensored
+        }
+    }
+
+    /// The stop-and-wait probe's basis (its own figures and CDF): one-way
+    /// delivered when every scenario that ran has its stop-and-wait
+    /// requests' fates with one-way delays.
     pub fn of(ok: &[&Scenario]) -> DelayBasis {
         let all = !ok.is_empty()
             && ok.iter().all(|s| {
@@ -319,19 +357,16 @@ fn fairness(s: &Scenario) -> Option<f64> {
     jain_index(&per_flow)
 }
 
-fn unit(s: &Scenario, f: Figure, basis: DelayBasis) -> Option<Unit> {
+fn unit(s: &Scenario, f: Figure, sampling: Option<Sampling>) -> Option<Unit> {
     let one = |value: f64| Unit::Scalar { value, samples: 1 };
     match f {
-        Figure::LoadedP50 => Some(Unit::Probes(probe_obs(s, basis), 0.5)),
-        Figure::LoadedP95 => Some(Unit::Probes(probe_obs(s, basis), 0.95)),
-        Figure::Loss => s
-            .delivered_one_way(crate::records::ProbePhase::Loaded)
-            .and_then(|d| {
-                let sent = d.lost + d.one_way_ms.len();
-                d.lost_share().map(|x| Unit::Scalar {
-                    value: x * 100.0,
-                    samples: sent,
-                })
+        Figure::LoadedP50 => Some(Unit::Probes(window_of(s, sampling)?.samples, 0.5)),
+        Figure::LoadedP95 => Some(Unit::Probes(window_of(s, sampling)?.samples, 0.95)),
+        Figure::Loss => window_of(s, sampling)
+            .filter(|w| w.measure == Measure::OneWay && w.sent() > 0)
+            .map(|w| Unit::Scalar {
+                value: f64::from(w.fates.lost()) / f64::from(w.sent()) * 100.0,
+                samples: w.sent() as usize,
             }),
         Figure::Goodput => s.window_goodput().map(|value| Unit::Scalar {
             value,
@@ -348,14 +383,14 @@ fn statistic(units: &[&Unit]) -> CensoredQuantile {
     match units.first() {
         None => CensoredQuantile::NoData,
         Some(Unit::Probes(_, p)) => {
-            let all: Vec<Observation> = units
+            let all: Vec<(Observation, f64)> = units
                 .iter()
                 .flat_map(|u| match u {
                     Unit::Probes(o, _) => o.clone(),
                     _ => Vec::new(),
                 })
                 .collect();
-            censored_quantile(&all, *p)
+            weighted_censored_quantile(&all, *p)
         }
         Some(Unit::Scalar { .. }) => {
             let all: Vec<f64> = units
@@ -378,7 +413,7 @@ fn timeouts(u: &Unit) -> usize {
     match u {
         Unit::Probes(o, _) => o
             .iter()
-            .filter(|x| matches!(x, Observation::AtLeast(_)))
+            .filter(|(x, _)| matches!(x, Observation::AtLeast(_)))
             .count(),
         _ => 0,
     }
@@ -404,7 +439,8 @@ pub fn analyse(input: &ReportInput) -> Statistics {
         }
     }
     let several_flows = ok.iter().any(|s| s.flows.len() > 1);
-    let delay = DelayBasis::of(&ok);
+    let sampling = Sampling::of(&ok);
+    let delay = DelayBasis::of_window(&ok, sampling);
     let mut list = vec![Figure::LoadedP50, Figure::LoadedP95];
     if delay == DelayBasis::OneWayDelivered {
         list.push(Figure::Loss);
@@ -416,7 +452,7 @@ pub fn analyse(input: &ReportInput) -> Statistics {
     let units_of = |arm: &str, f: Figure| -> Vec<(u32, Unit)> {
         ok.iter()
             .filter(|s| s.arm == arm)
-            .filter_map(|s| unit(s, f, delay).map(|u| (s.round, u)))
+            .filter_map(|s| unit(s, f, sampling).map(|u| (s.round, u)))
             .collect()
     };
     let mut figures = Vec::new();
@@ -432,6 +468,7 @@ pub fn analyse(input: &ReportInput) -> Statistics {
                 let ua = units_of(&arms[i], f);
                 let ub = units_of(&arms[j], f);
                 let mut c = compare(&arms[i], &arms[j], f, delay, &ua, &ub);
+                c.sampling = sampling;
                 c.not_claimed = not_claimed(&c, &ok, &arms[i], &arms[j], &ua, &ub);
                 c.sentence = crate::sentence::sentence(&c);
                 comparisons.push(c);
@@ -444,6 +481,7 @@ pub fn analyse(input: &ReportInput) -> Statistics {
         comparisons,
         failed_scenarios,
         delay,
+        sampling,
     }
 }
 
@@ -591,6 +629,7 @@ fn compare(
         b_higher: higher,
         rounds_compared: compared,
         sentence: String::new(),
+        sampling: None,
     };
     c.sentence = crate::sentence::sentence(&c);
     c

@@ -40,6 +40,9 @@ pub struct ArmDelivery {
     pub lost_unknown: u32,
     /// Not seen by B when the run stopped.
     pub unresolved: u32,
+    /// Never sent (a send error, or an isochronous slot A was too late
+    /// for): not among `sent`, and no sample of its time.
+    pub not_sent: u32,
     /// One-way A→B delay of every loaded request that reached B (absent
     /// when none did or the clock was not shared).
     pub one_way: Option<OneWayQuantiles>,
@@ -50,6 +53,9 @@ pub struct ArmDelivery {
     /// The probe (always Not-ECT) shared the bottleneck with an ECN flow
     /// and the arm marked: its drops are where the flow's packets are marked.
     pub not_ect_beside_ecn: bool,
+    /// What one sample is called in sentences: `probes` (the stop-and-wait
+    /// probe's requests) or `slots` (the isochronous probe's).
+    pub noun: &'static str,
 }
 
 impl ArmDelivery {
@@ -63,17 +69,8 @@ impl ArmDelivery {
             .iter()
             .any(|s| s.final_counters.ecn_marks.is_some_and(|m| m > 0));
         let mut d = ArmDelivery {
-            sent: 0,
-            replied: 0,
-            reached_late: 0,
-            late_replies: 0,
-            dropped: Vec::new(),
-            lost_unknown: 0,
-            unresolved: 0,
-            one_way: None,
-            past_timeout: 0,
-            timeout_ms: rounds[0].probe_timeout_s * 1000.0,
             not_ect_beside_ecn: marks && rounds.iter().any(|s| s.ecn_flow),
+            ..ArmDelivery::empty(rounds[0], rounds[0].probe_timeout_s * 1000.0, "probes")
         };
         let mut one_way = Vec::new();
         let loaded = rounds
@@ -89,7 +86,53 @@ impl ArmDelivery {
         Some(d)
     }
 
-    fn count(&mut self, fate: &Fate, one_way: &mut Vec<f64>) {
+    /// No request yet, of a probe with this timeout in round `s` (whose
+    /// arm marked beside an ECN flow, or not), its samples called `noun`.
+    pub(crate) fn empty(s: &Scenario, timeout_ms: f64, noun: &'static str) -> ArmDelivery {
+        ArmDelivery {
+            sent: 0,
+            replied: 0,
+            reached_late: 0,
+            late_replies: 0,
+            dropped: Vec::new(),
+            lost_unknown: 0,
+            unresolved: 0,
+            not_sent: 0,
+            one_way: None,
+            past_timeout: 0,
+            timeout_ms,
+            not_ect_beside_ecn: s.final_counters.ecn_marks.is_some_and(|m| m > 0) && s.ecn_flow,
+            noun,
+        }
+    }
+
+    /// Adds another round's counts (the one-way quantiles are not pooled:
+    /// they are left as they were).
+    pub(crate) fn add(&mut self, o: &ArmDelivery) {
+        self.sent += o.sent;
+        self.replied += o.replied;
+        self.reached_late += o.reached_late;
+        self.late_replies += o.late_replies;
+        for l in &o.dropped {
+            match self
+                .dropped
+                .iter_mut()
+                .find(|m| m.qdisc == l.qdisc && m.reason == l.reason)
+            {
+                Some(m) => m.count += l.count,
+                None => self.dropped.push(l.clone()),
+            }
+        }
+        self.lost_unknown += o.lost_unknown;
+        self.unresolved += o.unresolved;
+        self.not_sent += o.not_sent;
+        self.past_timeout += o.past_timeout;
+        self.not_ect_beside_ecn |= o.not_ect_beside_ecn;
+    }
+
+    /// Counts one request's fate, pushing its one-way delay (when it
+    /// reached B and has one) to `one_way`.
+    pub(crate) fn count(&mut self, fate: &Fate, one_way: &mut Vec<f64>) {
         use netlab_results::fate::LossCause;
         match fate {
             Fate::Replied { one_way_ms, .. } => {
@@ -120,7 +163,10 @@ impl ArmDelivery {
             },
             Fate::NeverReachedB { .. } => self.lost_unknown += 1,
             Fate::Unresolved => self.unresolved += 1,
-            Fate::NotSent { .. } => return,
+            Fate::NotSent { .. } => {
+                self.not_sent += 1;
+                return;
+            }
         }
         self.sent += 1;
     }
@@ -149,20 +195,22 @@ impl ArmDelivery {
             parts.push(format!("{} lost, cause unknown", self.lost_unknown));
         }
         let mut t = match parts.len() {
-            0 => format!("0 of {} loaded probes lost", self.sent),
+            0 => format!("0 of {} loaded {} lost", self.sent, self.noun),
             1 if self.lost_unknown == 0 => {
                 let l = &self.dropped[0];
                 format!(
-                    "{} of {} loaded probes {}",
+                    "{} of {} loaded {} {}",
                     l.count,
                     self.sent,
+                    self.noun,
                     &parts[0][l.count.to_string().len() + 1..]
                 )
             }
             _ => format!(
-                "{} of {} loaded probes never reached B: {}",
+                "{} of {} loaded {} never reached B: {}",
                 self.lost(),
                 self.sent,
+                self.noun,
                 parts.join(", ")
             ),
         };
@@ -170,6 +218,12 @@ impl ArmDelivery {
             t.push_str(&format!(
                 " ({} unresolved: B stopped listening before they could arrive)",
                 self.unresolved
+            ));
+        }
+        if self.not_sent > 0 {
+            t.push_str(&format!(
+                "; {} more never sent (A missed them: no sample of their time)",
+                self.not_sent
             ));
         }
         t
@@ -261,19 +315,28 @@ mod tests {
         let text = fq.probe_text();
         assert!(
             text.starts_with(&format!(
-                "{fq_lost} of {fq_sent} loaded probes dropped by CoDel (Not-ECT beside an ECN flow); delivered probes one-way A→B p50 "
+                "{fq_lost} of {fq_sent} loaded requests dropped by CoDel (Not-ECT beside an ECN flow); one-way A→B over the window p50 "
             )),
             "{text}"
         );
         assert!(!text.contains("≥"), "{text}");
         let pf = h.arms.iter().find(|a| a.arm == "pfifo").unwrap();
         let text = pf.probe_text();
-        // pfifo's rounds fall into two states: each said apart, none pooled.
+        // pfifo's rounds fall into three groups: round 2 one state, rounds
+        // 1 and 3 each cut inside the window (method §12.6): each said
+        // apart, none pooled.
         assert!(
-            text.starts_with("by state, not pooled: 1 cut (r1 r2): 0 of "),
+            text.starts_with("by state, not pooled: 1 cut (r2): 0 of "),
             "{text}"
         );
-        assert!(text.contains("; 2 cuts (r3): 0 of "), "{text}");
+        assert!(
+            text.contains("; 1 cut, changed inside the window (r1): 0 of "),
+            "{text}"
+        );
+        assert!(
+            text.contains("; 2 cuts, changed inside the window (r3): 0 of "),
+            "{text}"
+        );
         let by_state = |f: fn(&ArmDelivery) -> u32| -> u32 {
             pf.by_state
                 .iter()
@@ -301,10 +364,18 @@ mod tests {
         let h = crate::headline::Headline::of_input(&input);
         for a in &h.arms {
             assert!(a.delivery.is_none());
+            // Each request counted once, as the method's view: without B's
+            // log a timeout's second cannot be weighted (method §12.11).
+            let w = a.window.as_ref().unwrap();
+            assert_eq!(w.sampling, crate::window::Sampling::StopAndWaitPerRequest);
             let t = a.probe_text();
-            assert!(t.starts_with("probe RTT baseline p50 "), "{t}");
+            assert!(t.contains("RTT over the window p50 "), "{t}");
             assert!(t.contains("no B receive log in these results"), "{t}");
         }
+        assert!(h
+            .delay_note()
+            .unwrap()
+            .contains("these quantiles over-weight low delay"));
         assert!(h.method_rtt_table().is_none());
     }
 
@@ -321,6 +392,7 @@ mod tests {
             }],
             lost_unknown: 0,
             unresolved: 0,
+            not_sent: 0,
             one_way: Some(OneWayQuantiles {
                 n: 98,
                 p50_ms: 4.8,
@@ -331,6 +403,7 @@ mod tests {
             past_timeout: 0,
             timeout_ms: 1000.0,
             not_ect_beside_ecn: true,
+            noun: "probes",
         }
     }
 

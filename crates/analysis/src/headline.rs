@@ -8,8 +8,9 @@
 use crate::compare::{Comparison, Figure, Statistics};
 use crate::delivery::ArmDelivery;
 use crate::records::{ProbePhase, ReportInput, Scenario};
-use crate::state::{self, ArmStates};
+use crate::state::{self, ArmStates, WindowPart};
 use crate::stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
+use crate::window::{Measure, Sampling, WindowDelay};
 
 /// The loaded probe latency of the rounds of one state.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +27,53 @@ pub struct StateLatency {
     pub delivery: Option<ArmDelivery>,
     /// Each of those rounds' goodput, Mbit/s.
     pub goodputs: Vec<(u32, f64)>,
+    /// The delay over those rounds' measured windows (method §12.11).
+    pub window: Option<WindowDelay>,
+    /// A round whose state changed inside the window: each part of its
+    /// window with the probe's delay over it (empty otherwise).
+    pub parts: Vec<(WindowPart, Option<WindowDelay>)>,
+}
+
+impl StateLatency {
+    /// `3 cuts (r1)`, or `3 cuts, changed inside the window (r1)`.
+    fn label(&self) -> String {
+        format!("{} ({})", self.state, rounds_list(&self.rounds))
+    }
+
+    /// The delay part of its line: the window's delay, and for a round
+    /// whose state changed inside the window, each part's median with its
+    /// share of the window (never one figure for the whole window first).
+    fn window_text(&self) -> Option<String> {
+        let w = self.window.as_ref()?;
+        if self.parts.is_empty() {
+            return Some(w.text());
+        }
+        let what = match w.measure {
+            Measure::OneWay => "one-way A→B p50",
+            Measure::RttCensored => "RTT p50",
+        };
+        let values: Vec<(f64, String)> = self
+            .parts
+            .iter()
+            .map(|(p, d)| {
+                let v = match d.as_ref().map(|d| d.quantile(0.5)) {
+                    None | Some(CensoredQuantile::NoData) => "no sample".to_string(),
+                    Some(q) => q.text("ms"),
+                };
+                (p.to_s, v)
+            })
+            .collect();
+        let shares: Vec<f64> = self.parts.iter().map(|(p, _)| p.share).collect();
+        let loss = match w.measure {
+            Measure::OneWay => format!("{}; ", w.fates.loss_text()),
+            Measure::RttCensored => String::new(),
+        };
+        Some(format!(
+            "{loss}not one state: {what} {} ({} of the window, split at the sender's window cuts)",
+            state::parts_text(&values),
+            state::shares_text(&shares),
+        ))
+    }
 }
 
 /// One arm's headline.
@@ -69,10 +117,10 @@ pub struct ArmHeadline {
     /// Delay and loss apart (method §5.8): every round's request fates,
     /// when B's receive log is in the results.
     pub delivery: Option<ArmDelivery>,
-    /// Where the isochronous probe ran beside the stop-and-wait probe the
-    /// headline quotes: its own loaded one-way figures, and which probe is
-    /// quoted and why.
-    pub iso_beside: Option<String>,
+    /// The delay over the measured window, pooled over the rounds (method
+    /// §12.11): the isochronous probe's when every round ran it, else the
+    /// stop-and-wait probe's, time-weighted. The headline's delay.
+    pub window: Option<WindowDelay>,
 }
 
 /// The headline of a run.
@@ -235,7 +283,7 @@ pub(crate) fn of_point(input: &ReportInput, st: &Statistics) -> Headline {
             states: arm_states,
             by_state,
             delivery: ArmDelivery::of(&ok),
-            iso_beside: iso_beside(&ok),
+            window: WindowDelay::of_rounds(&ok),
         });
     }
     let wanted = [
@@ -266,51 +314,13 @@ pub(crate) fn of_point(input: &ReportInput, st: &Statistics) -> Headline {
     }
 }
 
-/// The isochronous probe's loaded one-way delay beside the stop-and-wait
-/// probe the headline quotes, when both ran (method §10.3): which one is
-/// quoted and why, and the other's own figures.
-fn iso_beside(ok: &[&Scenario]) -> Option<String> {
-    if ok.is_empty() || ok.iter().any(|s| s.probes.is_empty() || s.iso.is_none()) {
-        return None;
-    }
-    let mut obs = Vec::new();
-    let mut unanswered = 0;
-    for s in ok {
-        let (o, u) = crate::sweep::iso_up_obs(s)?;
-        obs.extend(o);
-        unanswered += u;
-    }
-    let requests: usize = ok.iter().map(|s| obs_len(s)).sum();
-    let why = if obs.len() > requests {
-        format!(
-            "the headline quotes the stop-and-wait probe, the method's, though the isochronous probe has more samples ({} loaded slots against {requests} requests)",
-            obs.len()
-        )
-    } else {
-        format!(
-            "the headline quotes the stop-and-wait probe, the method's ({requests} loaded requests against {} isochronous slots)",
-            obs.len()
-        )
-    };
-    Some(format!(
-        "isochronous probe beside it: one-way A→B p50 {}, p99 {} (n = {}; {unanswered} without a reply, counted at least the largest delay seen); {why}",
-        q(&censored_quantile(&obs, 0.5), "ms"),
-        q(&censored_quantile(&obs, 0.99), "ms"),
-        obs.len()
-    ))
-}
-
-/// The stop-and-wait probe's loaded requests with RTT information.
-fn obs_len(s: &Scenario) -> usize {
-    s.rtt_observations(ProbePhase::Loaded).len()
-}
-
 /// Each state's figures over its own rounds, when an arm's rounds fall
 /// into several (method §12.6: no pooled figure then).
 fn by_state(ok: &[&Scenario], states: &ArmStates) -> Vec<StateLatency> {
-    if !states.disagree() {
+    if !states.split() {
         return Vec::new();
     }
+    let sampling = Sampling::of(ok);
     states
         .groups
         .iter()
@@ -324,9 +334,19 @@ fn by_state(ok: &[&Scenario], states: &ArmStates) -> Vec<StateLatency> {
                 .iter()
                 .flat_map(|s| obs(s, ProbePhase::Loaded))
                 .collect();
+            let parts = match (sampling, mine.first()) {
+                (Some(sampling), Some(s)) if g.changed() => g
+                    .parts
+                    .iter()
+                    .map(|p| (*p, WindowDelay::of_round(s, sampling, [p.from_s, p.to_s])))
+                    .collect(),
+                _ => Vec::new(),
+            };
             StateLatency {
-                state: g.kind.short(),
+                state: g.label(),
                 rounds: g.rounds.clone(),
+                window: sampling.and_then(|_| WindowDelay::of_rounds(&mine)),
+                parts,
                 p50: censored_quantile(&o, 0.5),
                 p95: censored_quantile(&o, 0.95),
                 delivery: ArmDelivery::of(&mine),
@@ -343,26 +363,21 @@ fn by_state(ok: &[&Scenario], states: &ArmStates) -> Vec<StateLatency> {
 /// and which arms' rounds fall into different states.
 fn verdict(c: &Comparison, arms: &[ArmHeadline]) -> String {
     let mut v = crate::sentence::verdict_clause(c);
-    let split: Vec<String> = arms
-        .iter()
-        .filter(|a| (a.arm == c.a || a.arm == c.b) && a.states.disagree())
+    let mine = || arms.iter().filter(|a| a.arm == c.a || a.arm == c.b);
+    let split: Vec<String> = mine()
+        .filter(|a| a.states.disagree())
         .map(|a| {
+            let mut kinds: Vec<state::StateKind> = a.states.groups.iter().map(|g| g.kind).collect();
+            kinds.sort();
+            kinds.dedup();
             format!(
                 "{}'s rounds fall into {} states ({})",
                 a.arm,
-                a.states.groups.len(),
+                kinds.len(),
                 a.states
                     .groups
                     .iter()
-                    .map(|g| format!(
-                        "{}: {}",
-                        g.kind.short(),
-                        g.rounds
-                            .iter()
-                            .map(|r| format!("r{r}"))
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    ))
+                    .map(|g| format!("{}: {}", g.label(), rounds_list(&g.rounds)))
                     .collect::<Vec<_>>()
                     .join("; ")
             )
@@ -372,6 +387,30 @@ fn verdict(c: &Comparison, arms: &[ArmHeadline]) -> String {
         v.push_str(&format!(
             ". Rounds disagree: {}, so a pooled median describes none of them",
             split.join(", ")
+        ));
+    }
+    // A round whose state changed inside the window enters the interval
+    // with its whole window's median: the verdict rests on it, and says so.
+    let changed: Vec<String> = mine()
+        .flat_map(|a| {
+            a.states
+                .groups
+                .iter()
+                .filter(|g| g.changed())
+                .map(move |g| {
+                    format!(
+                        "{} {} (at {})",
+                        a.arm,
+                        rounds_list(&g.rounds),
+                        g.change_times()
+                    )
+                })
+        })
+        .collect();
+    if !changed.is_empty() {
+        v.push_str(&format!(
+            ". It rests on rounds whose state changed inside the measured window — {} — each counted with its whole window's median, which describes neither part (their parts are in the lines above)",
+            changed.join(", ")
         ));
     }
     v
@@ -414,27 +453,33 @@ impl ArmHeadline {
         }
     }
 
-    /// The arm's probe figures for the headline: loss with its count and
-    /// cause and the delivered requests' one-way delay, when B's receive
-    /// log is there (method §5.8); otherwise the RTT with censoring, saying
-    /// why.
+    /// The arm's probe figures for the headline: the delay over the
+    /// measured window as its time saw it (method §12.11) — the
+    /// isochronous probe's, or the stop-and-wait probe's time-weighted —
+    /// with every sample's fate apart; by state when the rounds disagree,
+    /// and by part for a round whose state changed inside the window.
+    /// Without either probe's window (no common sampling), the loss and
+    /// delay of the stop-and-wait probe's requests (method §5.8), or its
+    /// RTT with censoring, saying why.
     pub fn probe_text(&self) -> String {
-        if !self.by_state.is_empty() && self.by_state.iter().all(|s| s.delivery.is_some()) {
-            // Rounds in different states: each state apart, nothing pooled.
+        if !self.by_state.is_empty() {
             let parts: Vec<String> = self
                 .by_state
                 .iter()
                 .filter_map(|s| {
-                    let d = s.delivery.as_ref()?;
-                    Some(format!(
-                        "{} ({}): {}",
-                        s.state,
-                        rounds_list(&s.rounds),
-                        d.text()
-                    ))
+                    let text = match s.window_text() {
+                        Some(t) => t,
+                        None => s.delivery.as_ref()?.text(),
+                    };
+                    Some(format!("{}: {text}", s.label()))
                 })
                 .collect();
-            return format!("by state, not pooled: {}", parts.join("; "));
+            if parts.len() == self.by_state.len() {
+                return format!("by state, not pooled: {}", parts.join("; "));
+            }
+        }
+        if let Some(w) = &self.window {
+            return w.text();
         }
         match &self.delivery {
             Some(d) => d.text(),
@@ -451,10 +496,36 @@ impl ArmHeadline {
         }
     }
 
+    /// The stop-and-wait probe's own figures, labelled with their sampling,
+    /// when the headline's delay is another view of the window: its
+    /// requests counted as they came (the seed's way, which over-weights
+    /// the moments of low delay).
+    pub fn stop_and_wait_text(&self) -> Option<String> {
+        let w = self.window.as_ref()?;
+        let d = self.delivery.as_ref()?;
+        let why = match w.sampling {
+            Sampling::Isochronous { .. } => "the headline's delay is the isochronous probe's",
+            Sampling::StopAndWaitTimeWeighted => {
+                "the headline's delay weights these requests by time"
+            }
+            // The headline's delay is these requests, counted once.
+            Sampling::StopAndWaitPerRequest => return None,
+        };
+        Some(format!(
+            "Stop-and-wait probe, each loaded request counted once (one request outstanding: it samples less often while the queue is long, so these figures over-weight low delay; {why}): {}",
+            d.text()
+        ))
+    }
+
     /// The rest: goodput, censored/total (only without fates: with them
     /// the loss is said in [`ArmHeadline::probe_text`]), drops or marks.
     pub fn load_text(&self) -> String {
-        let censored = if self.delivery.is_some() {
+        let loss_said = self.delivery.is_some()
+            || self
+                .window
+                .as_ref()
+                .is_some_and(|w| w.measure == Measure::OneWay);
+        let censored = if loss_said {
             String::new()
         } else {
             format!(
@@ -470,23 +541,17 @@ impl ArmHeadline {
                 |g| format!("{} Mbit/s", g.text(fmt_num)),
             )
         } else {
-            // Rounds in different states: each round's goodput, by state.
-            self.by_state
+            // Rounds in different states: each round's goodput, with its state.
+            let rounds: Vec<String> = self
+                .by_state
                 .iter()
-                .map(|s| {
-                    format!(
-                        "{} {}",
-                        s.state,
-                        s.goodputs
-                            .iter()
-                            .map(|(r, g)| format!("r{r} {}", fmt_num(*g)))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
+                .flat_map(|s| {
+                    s.goodputs
+                        .iter()
+                        .map(|(r, g)| format!("r{r} {} Mbit/s ({})", fmt_num(*g), s.state))
                 })
-                .collect::<Vec<_>>()
-                .join("; ")
-                + " Mbit/s"
+                .collect();
+            rounds.join(", ")
         };
         let mut t = format!(
             "goodput {goodput}; {censored}drops {} per round in the measured window (whole run {})",
@@ -596,9 +661,35 @@ impl Headline {
         s
     }
 
+    /// Which probe the arms' delays come from and over what, said once
+    /// above them (method §12.11): `Delay over each round's measured window
+    /// (6–18 s): the isochronous probe, …`.
+    pub fn delay_note(&self) -> Option<String> {
+        let w = self.arms.iter().find_map(|a| {
+            a.window
+                .as_ref()
+                .or_else(|| a.by_state.iter().find_map(|s| s.window.as_ref()))
+        })?;
+        let span = w.spans.first()?;
+        let what = match w.measure {
+            Measure::OneWay => "one-way A→B delay of every delivered sample; losses and unresolved samples counted apart",
+            Measure::RttCensored => "round-trip time, a timeout censored at the timeout",
+        };
+        let secs = |t: f64| format!("{}", (t * 100.0).round() / 100.0);
+        Some(format!(
+            "Delay over each round's measured window ({}–{} s), from {}: the {what} (docs/method.md §12.11).",
+            secs(span[0]),
+            secs(span[1]),
+            w.sampling.words()
+        ))
+    }
+
     /// The arms' lines, the method's RTT table and the verdicts.
     fn arms_markdown(&self) -> String {
         let mut s = String::new();
+        if let Some(n) = self.delay_note() {
+            s.push_str(&format!("{n}\n\n"));
+        }
         for a in &self.arms {
             s.push_str(&format!(
                 "- **{}** ({} round{}): {}; {}.\n",
@@ -608,8 +699,8 @@ impl Headline {
                 a.probe_text(),
                 a.load_text(),
             ));
-            if let Some(iso) = &a.iso_beside {
-                s.push_str(&format!("  {}{}.\n", iso[..1].to_uppercase(), &iso[1..]));
+            if let Some(sw) = a.stop_and_wait_text() {
+                s.push_str(&format!("  {sw}.\n"));
             }
             s.push_str(&format!(
                 "  State per round (sender tcp_info): {}\n",
@@ -649,11 +740,14 @@ mod tests {
         assert_eq!(h.arms.len(), 2);
         let pfifo = &h.arms[0];
         assert_eq!(pfifo.arm, "pfifo");
-        // Rounds 1 and 2 settle after one cut (cwnd 482 and 431); round 3
-        // is cut a second time inside the window (cwnd 508 → 255).
+        // Round 2 settles after one cut before the window; round 1's one
+        // cut falls 0.6 s into its window (the 2 s warm-up was short), and
+        // round 3 is cut again inside the window (cwnd 508 → 255): each of
+        // those is a group of its own, with its parts (method §12.6).
         assert!(pfifo.states.disagree(), "{}", pfifo.states.text());
-        assert_eq!(pfifo.states.groups[0].rounds, vec![1, 2]);
-        assert_eq!(pfifo.by_state.len(), 2);
+        assert_eq!(pfifo.states.groups[0].rounds, vec![2]);
+        assert!(pfifo.states.groups[1..].iter().all(|g| g.changed()));
+        assert_eq!(pfifo.by_state.len(), 3);
         let fq = &h.arms[1];
         // fq_codel is no FIFO: the classifier is silent and says why.
         assert!(fq.states.groups.is_empty(), "{}", fq.states.text());
@@ -665,13 +759,24 @@ mod tests {
             fq.states.text()
         );
         let md = h.markdown();
-        assert!(md.starts_with("## Headline\n\n- **pfifo** (3 rounds): probe RTT baseline p50 "));
+        assert!(
+            md.starts_with("## Headline\n\nDelay over each round's measured window (4–14 s), from the stop-and-wait probe, each request counted once"),
+            "{md}"
+        );
+        assert!(
+            md.contains("- **pfifo** (3 rounds): by state, not pooled: 1 cut (r2): RTT over the window p50 ≥ 1000 ms"),
+            "{md}"
+        );
         assert!(md.contains("rounds disagree; medians not pooled"), "{md}");
         assert!(
             md.contains("**Verdict:** fq_codel has the lower loaded median than pfifo"),
             "{md}"
         );
-        assert!(md.contains("pfifo's rounds fall into 2 states"), "{md}");
+        assert!(md.contains("pfifo's rounds fall into 3 states"), "{md}");
+        assert!(
+            md.contains("It rests on rounds whose state changed inside the measured window — pfifo r1 (at 4.6 s), pfifo r3 (at 4.7 and 11.7 s)"),
+            "{md}"
+        );
         assert_eq!(h.comparisons.len(), 3);
     }
 }

@@ -7,6 +7,8 @@
 //!
 //! - the comparisons between arms and their verdicts ([`compare::analyse`]);
 //! - the headline, one line per arm ([`headline::Headline::of`]);
+//! - the delay over the measured window as its time saw it, every
+//!   sample's fate apart ([`window::WindowDelay`]);
 //! - the standing states of the TCP senders ([`state`]);
 //! - the probes' fates and deliveries ([`ArmDelivery`]);
 //! - the models' predictions ([`fifo_delay_bound`], [`SparseFlow`]) and a
@@ -32,7 +34,7 @@
 //! let stats = compare::analyse(&input);
 //! let headline = Headline::of(&input, &stats);
 //! assert_eq!(input.scenarios.len(), 2);
-//! assert!(headline.markdown().contains("goodput 4.24 Mbit/s"));
+//! assert!(headline.markdown().contains("goodput r1 4.24 Mbit/s (1 cut, changed inside the window)"));
 //! # Ok::<(), netlab_analysis::InputError>(())
 //! ```
 //!
@@ -63,6 +65,7 @@ mod sweep_headline;
 mod sweep_model;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
+pub mod window;
 
 use netlab_stats as stats;
 

@@ -137,7 +137,7 @@ pub(crate) fn sentence(c: &Comparison) -> String {
     } else {
         format!(" {unit}")
     };
-    let what = format!("{} ({} − {})", c.delay.name(c.figure), c.b, c.a);
+    let what = format!("{} ({} − {})", c.figure_name(), c.b, c.a);
     let rounds = rounds_text(c);
     if matches!(c.point, Bounded::Unknown) {
         return format!(
@@ -189,9 +189,35 @@ pub(crate) fn sentence(c: &Comparison) -> String {
 /// how much the interval allows.
 pub(crate) fn verdict_clause(c: &Comparison) -> String {
     let rounds = rounds_text(c);
-    let median = match c.delay {
-        crate::compare::DelayBasis::OneWayDelivered => "loaded one-way median (delivered probes)",
-        crate::compare::DelayBasis::RttCensored => "loaded median",
+    let median = match (c.delay, c.sampling) {
+        (
+            crate::compare::DelayBasis::OneWayDelivered,
+            Some(crate::window::Sampling::Isochronous { .. }),
+        ) => "window one-way median (isochronous probe, delivered slots)",
+        (
+            crate::compare::DelayBasis::OneWayDelivered,
+            Some(crate::window::Sampling::StopAndWaitTimeWeighted),
+        ) => "window one-way median (stop-and-wait probe, delivered requests, time-weighted)",
+        (crate::compare::DelayBasis::OneWayDelivered, None) => {
+            "loaded one-way median (delivered probes)"
+        }
+        (
+            crate::compare::DelayBasis::RttCensored,
+            Some(crate::window::Sampling::Isochronous { .. }),
+        ) => "window RTT median (isochronous probe)",
+        (
+            crate::compare::DelayBasis::RttCensored,
+            Some(crate::window::Sampling::StopAndWaitTimeWeighted),
+        ) => "window RTT median (stop-and-wait probe, time-weighted)",
+        (
+            crate::compare::DelayBasis::RttCensored,
+            Some(crate::window::Sampling::StopAndWaitPerRequest),
+        ) => "loaded median",
+        (
+            crate::compare::DelayBasis::OneWayDelivered,
+            Some(crate::window::Sampling::StopAndWaitPerRequest),
+        ) => "loaded one-way median (delivered probes)",
+        (crate::compare::DelayBasis::RttCensored, None) => "loaded median",
     };
     if matches!(c.point, Bounded::Unknown) {
         return format!(
@@ -241,6 +267,7 @@ mod tests {
             a: "pfifo".into(),
             b: "fq_codel".into(),
             delay: crate::compare::DelayBasis::RttCensored,
+            sampling: None,
             point: Bounded::AtMost(-995.0),
             not_claimed: None,
             interval: (Bounded::AtMost(-993.0), Bounded::Value(-384.0)),

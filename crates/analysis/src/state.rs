@@ -74,7 +74,7 @@ impl StateKind {
 }
 
 /// One round's state.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RoundState {
     /// The state.
     pub kind: StateKind,
@@ -94,6 +94,100 @@ pub struct RoundState {
     /// False when the last cut left too few samples in the window, so the
     /// figures are over the whole window.
     pub settled: bool,
+    /// The window's stretches between the cuts inside it, in time order:
+    /// empty when no cut falls inside the window (one state throughout),
+    /// else one more than those cuts (method §12.6: a round whose state
+    /// changes inside the window is not one state).
+    pub parts: Vec<WindowPart>,
+}
+
+/// A stretch of a round's measured window between window cuts (or the
+/// window's edges), with its own tcp_info level.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WindowPart {
+    /// Start, s from t0 (the window's start or a cut's first sample).
+    pub from_s: f64,
+    /// End, s from t0 (the next cut's first sample or the window's end).
+    pub to_s: f64,
+    /// Its share of the window's time.
+    pub share: f64,
+    /// Median tcp_info RTT over its samples, ms.
+    pub rtt_ms: f64,
+    /// Median cwnd over the same samples, segments.
+    pub cwnd: u32,
+    /// Samples in it.
+    pub samples: usize,
+}
+
+/// `52 % / 7 % / 41 %`: each part's share of the window, whole percent.
+pub fn shares_text(shares: &[f64]) -> String {
+    shares
+        .iter()
+        .map(|x| format!("{:.0} %", x * 100.0))
+        .collect::<Vec<_>>()
+        .join(" / ")
+}
+
+/// `≈ 1140 ms until 12.2 s, ≈ 437 ms until 13.0 s, then ≈ 356 ms`: each
+/// part's value and where it ended, from `(to_s, text)` in time order.
+pub fn parts_text(parts: &[(f64, String)]) -> String {
+    let n = parts.len();
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, (to, v))| {
+            if i + 1 == n {
+                if n == 1 {
+                    v.clone()
+                } else {
+                    format!("then {v}")
+                }
+            } else {
+                format!("{v} until {to:.1} s")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl WindowPart {
+    /// The parts of `window` split at `cuts` (their first samples, inside
+    /// the window), each with the medians of `samples` in it; a stretch
+    /// without a sample joins the next.
+    fn split(window: [f64; 2], cuts: &[f64], samples: &[&SenderSample]) -> Vec<WindowPart> {
+        let mut edges = vec![window[0]];
+        edges.extend(cuts.iter().copied());
+        edges.push(window[1]);
+        let span = (window[1] - window[0]).max(f64::MIN_POSITIVE);
+        let mut out: Vec<WindowPart> = Vec::new();
+        let mut from = window[0];
+        for to in edges.into_iter().skip(1) {
+            let inside: Vec<&&SenderSample> = samples
+                .iter()
+                .filter(|x| x.t_s >= from && x.t_s < to)
+                .collect();
+            let mut rtts: Vec<f64> = inside.iter().map(|x| x.rtt_ms).collect();
+            let mut cwnds: Vec<f64> = inside.iter().map(|x| f64::from(x.cwnd)).collect();
+            let (Some(rtt_ms), Some(cwnd)) = (median(&mut rtts), median(&mut cwnds)) else {
+                continue; // no sample: the stretch joins the next part
+            };
+            out.push(WindowPart {
+                from_s: from,
+                to_s: to,
+                share: (to - from) / span,
+                rtt_ms,
+                cwnd: cwnd.round() as u32,
+                samples: inside.len(),
+            });
+            from = to;
+        }
+        if let Some(last) = out.last_mut() {
+            // A trailing stretch without a sample belongs to the last part.
+            last.to_s = window[1];
+            last.share = (last.to_s - last.from_s) / span;
+        }
+        out
+    }
 }
 
 impl RoundState {
@@ -114,12 +208,41 @@ impl RoundState {
                 self.cuts
             ),
         };
+        if self.changed_in_window() {
+            return format!(
+                "{}, changed inside the window: {}",
+                self.kind.short(),
+                self.parts_text()
+            );
+        }
         if !self.settled {
             t.push_str(", not settled in the window");
         } else if self.cuts_in_window > 0 && matches!(self.kind, StateKind::Overshoot { .. }) {
             t.push_str(&format!(", {} inside the window", self.cuts_in_window));
         }
         t
+    }
+
+    /// The window holds more than one state: a cut of the overshoot's
+    /// aftermath falls inside it (method §12.6).
+    pub fn changed_in_window(&self) -> bool {
+        self.parts.len() > 1
+    }
+
+    /// `≈ 1140 ms until 12.2 s, then ≈ 356 ms (52 % / 48 % of the
+    /// window)`, from the tcp_info RTT of each part.
+    pub fn parts_text(&self) -> String {
+        let values: Vec<(f64, String)> = self
+            .parts
+            .iter()
+            .map(|p| (p.to_s, format!("≈ {} ms", crate::stats::fmt_num(p.rtt_ms))))
+            .collect();
+        let shares: Vec<f64> = self.parts.iter().map(|p| p.share).collect();
+        format!(
+            "{} ({} of the window)",
+            parts_text(&values),
+            shares_text(&shares)
+        )
     }
 }
 
@@ -223,6 +346,19 @@ impl RoundState {
         }
         let mut rtts: Vec<f64> = settled.iter().map(|s| s.rtt_ms).collect();
         let mut cwnds: Vec<f64> = settled.iter().map(|s| f64::from(s.cwnd)).collect();
+        // Under an AQM's regime a cut is the window's ordinary life, not a
+        // change of state: only the overshoot's cuts split the window.
+        let inside: Vec<f64> = found
+            .iter()
+            .map(|c| c.at_s)
+            .filter(|t| in_window(*t) && *t > window[0])
+            .collect();
+        let parts = match kind {
+            StateKind::Overshoot { .. } if !inside.is_empty() => {
+                WindowPart::split(window, &inside, &window_samples)
+            }
+            _ => Vec::new(),
+        };
         Some(RoundState {
             kind,
             cuts: n,
@@ -232,6 +368,7 @@ impl RoundState {
             settled_from_s: if ok { from } else { window[0] },
             samples: settled.len(),
             settled: ok,
+            parts,
         })
     }
 }
@@ -255,6 +392,41 @@ pub struct StateGroup {
     pub standing_rtt_ms: f64,
     /// Median of the rounds' cwnd levels, segments.
     pub cwnd: u32,
+    /// The round's parts when its state changed inside the window (a group
+    /// of that one round: such a round is never pooled with another);
+    /// empty otherwise.
+    pub parts: Vec<WindowPart>,
+}
+
+impl StateGroup {
+    /// Its one round's state changed inside the window.
+    pub fn changed(&self) -> bool {
+        self.parts.len() > 1
+    }
+
+    /// `3 cuts`, or `3 cuts, changed inside the window`.
+    pub fn label(&self) -> String {
+        if self.changed() {
+            format!("{}, changed inside the window", self.kind.short())
+        } else {
+            self.kind.short()
+        }
+    }
+
+    /// Where the window changed: `12.2 and 13.0 s`.
+    pub fn change_times(&self) -> String {
+        let t: Vec<String> = self
+            .parts
+            .iter()
+            .skip(1)
+            .map(|p| format!("{:.1}", p.from_s))
+            .collect();
+        match t.len() {
+            0 => String::new(),
+            1 => format!("{} s", t[0]),
+            n => format!("{} and {} s", t[..n - 1].join(", "), t[n - 1]),
+        }
+    }
 }
 
 /// How one arm's rounds fall into states.
@@ -290,9 +462,22 @@ impl ArmStates {
             .collect()
     }
 
-    /// The rounds fall into more than one state.
+    /// The rounds fall into more than one state (rounds that changed
+    /// inside the window are groups of their own, but count by the state
+    /// they reached: [`ArmStates::changed`] says they changed).
     pub fn disagree(&self) -> bool {
-        self.groups.len() > 1
+        self.groups.iter().any(|g| g.kind != self.groups[0].kind)
+    }
+
+    /// A round's state changed inside the window.
+    pub fn changed(&self) -> bool {
+        self.groups.iter().any(StateGroup::changed)
+    }
+
+    /// Each figure is given by state (nothing pooled): the rounds disagree,
+    /// or a round's window holds more than one state.
+    pub fn split(&self) -> bool {
+        self.disagree() || self.changed()
     }
 
     /// `pfifo: 2 rounds ≈ 1045 ms (1 cut), 1 round ≈ 660 ms (2 cuts) —
@@ -303,6 +488,21 @@ impl ArmStates {
             .iter()
             .map(|g| {
                 let n = g.rounds.len();
+                if g.changed() {
+                    let rtt: Vec<(f64, String)> = g
+                        .parts
+                        .iter()
+                        .map(|p| (p.to_s, format!("≈ {} ms", crate::stats::fmt_num(p.rtt_ms))))
+                        .collect();
+                    let shares: Vec<f64> = g.parts.iter().map(|p| p.share).collect();
+                    return format!(
+                        "round {} changed inside the window ({}): {} ({} of the window)",
+                        g.rounds.first().copied().unwrap_or(0),
+                        g.kind.short(),
+                        parts_text(&rtt),
+                        shares_text(&shares)
+                    );
+                }
                 format!(
                     "{n} round{} ≈ {} ms ({}{})",
                     if n == 1 { "" } else { "s" },
@@ -330,6 +530,8 @@ impl ArmStates {
         let mut t = format!("{}: {}", self.arm, parts.join(", "));
         if self.disagree() {
             t.push_str(" — rounds disagree; medians not pooled");
+        } else if self.changed() {
+            t.push_str(" — not one state over the window; nothing pooled");
         } else if self.groups.len() == 1 && self.groups[0].rounds.len() > 1 {
             t.push_str(" — rounds agree");
         }
@@ -339,20 +541,27 @@ impl ArmStates {
 
 /// Groups one arm's per-round states (`(round, state or why not)`).
 pub(crate) fn group_rounds(arm: &str, rounds: &[(u32, Result<RoundState, String>)]) -> ArmStates {
-    let mut groups: Vec<(StateKind, Vec<(u32, RoundState)>)> = Vec::new();
+    // A round whose state changed inside the window is a group of its own
+    // (keyed by its round): it is never pooled, with one-state rounds or
+    // with another changed round.
+    type Key = (StateKind, Option<u32>);
+    let mut groups: Vec<(Key, Vec<(u32, RoundState)>)> = Vec::new();
     let mut unclassified = Vec::new();
     for (r, st) in rounds {
         match st {
-            Ok(st) => match groups.iter_mut().find(|(k, _)| *k == st.kind) {
-                Some((_, v)) => v.push((*r, *st)),
-                None => groups.push((st.kind, vec![(*r, *st)])),
-            },
+            Ok(st) => {
+                let key = (st.kind, st.changed_in_window().then_some(*r));
+                match groups.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, v)) => v.push((*r, st.clone())),
+                    None => groups.push((key, vec![(*r, st.clone())])),
+                }
+            }
             Err(why) => unclassified.push((*r, why.clone())),
         }
     }
     let mut groups: Vec<StateGroup> = groups
         .into_iter()
-        .map(|(kind, v)| {
+        .map(|((kind, changed), v)| {
             let mut rounds: Vec<u32> = v.iter().map(|(r, _)| *r).collect();
             rounds.sort_unstable();
             let mut rtts: Vec<f64> = v.iter().map(|(_, s)| s.standing_rtt_ms).collect();
@@ -362,14 +571,22 @@ pub(crate) fn group_rounds(arm: &str, rounds: &[(u32, Result<RoundState, String>
                 rounds,
                 standing_rtt_ms: median(&mut rtts).unwrap_or(f64::NAN),
                 cwnd: median(&mut cwnds).unwrap_or(0.0).round() as u32,
+                parts: match changed {
+                    Some(_) => v[0].1.parts.clone(),
+                    None => Vec::new(),
+                },
             }
         })
         .collect();
+    // Most rounds first, then one-state groups before changed ones, then
+    // fewer cuts first.
     groups.sort_by(|a, b| {
         b.rounds
             .len()
             .cmp(&a.rounds.len())
+            .then(a.changed().cmp(&b.changed()))
             .then(a.kind.cmp(&b.kind))
+            .then(a.rounds.cmp(&b.rounds))
     });
     ArmStates {
         arm: arm.to_string(),
@@ -500,13 +717,71 @@ mod tests {
     }
 
     #[test]
-    fn a_cut_inside_the_window_is_counted_there_and_the_state_is_after_it() {
+    fn a_cut_inside_the_window_splits_it_into_parts_with_their_shares() {
         let st = RoundState::classify(&series(860, &[2.0, 10.0], 18.0, true), [6.0, 18.0]).unwrap();
         assert_eq!(st.kind, StateKind::Overshoot { cuts: 2 });
         assert_eq!(st.cuts_in_window, 1);
         assert!(st.settled_from_s >= 10.0, "{st:?}");
         assert!(st.cwnd < 230, "{st:?}");
-        assert!(st.text().contains("1 inside the window"), "{}", st.text());
+        // Two states in one window: each part apart, with its share.
+        assert!(st.changed_in_window());
+        let [a, b] = st.parts[..] else {
+            panic!("{:?}", st.parts)
+        };
+        assert_eq!((a.from_s, b.to_s), (6.0, 18.0));
+        assert!(
+            (a.to_s - 10.0).abs() < 1e-9 && a.to_s == b.from_s,
+            "{a:?} {b:?}"
+        );
+        assert!((a.share - 4.0 / 12.0).abs() < 1e-9 && (b.share - 8.0 / 12.0).abs() < 1e-9);
+        assert!(a.rtt_ms > 900.0 && b.rtt_ms < 600.0, "{a:?} {b:?}");
+        let t = st.text();
+        assert!(
+            t.starts_with("2 cuts, changed inside the window: ≈ 1"),
+            "{t}"
+        );
+        assert!(t.contains(" ms until 10.0 s, then ≈ "), "{t}");
+        assert!(t.ends_with("(33 % / 67 % of the window)"), "{t}");
+        // Cuts before the window leave it one state.
+        let before =
+            RoundState::classify(&series(860, &[2.0, 4.0], 18.0, true), [6.0, 18.0]).unwrap();
+        assert!(!before.changed_in_window() && before.parts.is_empty());
+    }
+
+    #[test]
+    fn a_round_that_changed_is_never_pooled() {
+        let one = RoundState::classify(&series(860, &[2.0, 4.0], 18.0, true), [6.0, 18.0]).unwrap();
+        let changed =
+            RoundState::classify(&series(860, &[2.0, 10.0], 18.0, true), [6.0, 18.0]).unwrap();
+        let again =
+            RoundState::classify(&series(860, &[2.0, 12.0], 18.0, true), [6.0, 18.0]).unwrap();
+        // All three have 2 cuts; only the first is one state over its window.
+        let arm = group_rounds("pfifo", &[(1, Ok(one)), (2, Ok(changed)), (3, Ok(again))]);
+        assert_eq!(arm.groups.len(), 3, "{}", arm.text());
+        assert_eq!(arm.groups[0].rounds, vec![1]);
+        assert!(!arm.groups[0].changed());
+        assert!(arm.groups[1].changed() && arm.groups[2].changed());
+        assert_eq!(arm.groups[1].change_times(), "10.0 s");
+        assert!(arm.split());
+        let t = arm.text();
+        assert!(
+            t.contains("round 2 changed inside the window (2 cuts): ≈ "),
+            "{t}"
+        );
+        assert!(t.ends_with("rounds disagree; medians not pooled"), "{t}");
+        // One round alone that changed: nothing to pool, still split.
+        let alone = group_rounds(
+            "pfifo",
+            &[(
+                1,
+                RoundState::classify(&series(860, &[2.0, 10.0], 18.0, true), [6.0, 18.0])
+                    .ok_or_else(String::new),
+            )],
+        );
+        assert!(!alone.disagree() && alone.changed() && alone.split());
+        assert!(alone
+            .text()
+            .ends_with("not one state over the window; nothing pooled"));
     }
 
     #[test]
@@ -515,7 +790,16 @@ mod tests {
         assert_eq!(st.kind, StateKind::Overshoot { cuts: 2 });
         assert!(!st.settled);
         assert_eq!(st.settled_from_s, 6.0);
-        assert!(st.text().ends_with("not settled in the window"));
+        // The cut is inside the window (its first sample at 17.8 s): the
+        // last 0.2 s are a part of their
+        // own, said with its share rather than folded into one state.
+        assert!(st.changed_in_window());
+        let t = st.text();
+        assert!(t.contains(" ms until 17.8 s, then ≈ "), "{t}");
+        // Without the late cut the same round is one state throughout.
+        let early =
+            RoundState::classify(&series(860, &[2.0, 17.7], 18.0, true), [6.0, 17.6]).unwrap();
+        assert!(!early.changed_in_window() && early.settled);
     }
 
     #[test]
@@ -552,9 +836,9 @@ mod tests {
         let arm = group_rounds(
             "pfifo",
             &[
-                (1, Ok(one)),
+                (1, Ok(one.clone())),
                 (2, Ok(two)),
-                (3, Ok(one)),
+                (3, Ok(one.clone())),
                 (4, Err("no tcp_info sample in the window".into())),
             ],
         );
@@ -572,7 +856,7 @@ mod tests {
             "{t}"
         );
         assert!(t.ends_with("rounds disagree; medians not pooled"), "{t}");
-        let agree = group_rounds("pfifo", &[(1, Ok(one)), (2, Ok(one))]);
+        let agree = group_rounds("pfifo", &[(1, Ok(one.clone())), (2, Ok(one))]);
         assert!(!agree.disagree());
         assert!(agree.text().ends_with("rounds agree"));
     }

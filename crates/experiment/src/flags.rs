@@ -85,6 +85,21 @@ pub fn iso_interval(text: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
+/// Whether the isochronous probe runs, and at which interval: `off`, or
+/// an interval ([`iso_interval`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IsoProbeArg(pub Option<Duration>);
+
+/// `--iso-probe`: `off`, or the isochronous probe's interval.
+pub fn iso_probe(text: &str) -> Result<IsoProbeArg, String> {
+    if text.trim() == "off" {
+        return Ok(IsoProbeArg(None));
+    }
+    iso_interval(text)
+        .map(|d| IsoProbeArg(Some(d)))
+        .map_err(|why| format!("{why} (or off)"))
+}
+
 /// A rate as tc writes it (`5mbit`, `100kbit`, `1.5gbit`, `625000bps`).
 pub fn rate(text: &str) -> Result<Rate, String> {
     Rate::parse(text).map_err(|e| e.to_string())
@@ -176,6 +191,12 @@ mod tests {
         assert_eq!(sample_interval("10ms"), Ok(Duration::from_millis(10)));
         assert!(iso_interval("500us").is_err());
         assert_eq!(iso_interval("1ms"), Ok(Duration::from_millis(1)));
+        assert_eq!(iso_probe("off"), Ok(IsoProbeArg(None)));
+        assert_eq!(
+            iso_probe("20ms"),
+            Ok(IsoProbeArg(Some(Duration::from_millis(20))))
+        );
+        assert!(iso_probe("500us").unwrap_err().contains("or off"));
         assert_eq!(rate("5mbit").map(Rate::bits_per_sec), Ok(5_000_000));
         assert!(rate("fast").is_err());
         assert_eq!(size("16kb").map(|s| s.0), Ok(16_384));

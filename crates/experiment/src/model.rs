@@ -370,6 +370,20 @@ impl ProbeSpec {
         }
     }
 
+    /// One request as the bottleneck counts it, bytes: its UDP payload,
+    /// the UDP and IPv4 headers ([`IPV4_UDP_HEADERS`]) and the Ethernet
+    /// header ([`LINK_HEADER`]); 82 for the isochronous probe's default.
+    pub fn frame_bytes(&self) -> u32 {
+        self.size + IPV4_UDP_HEADERS + LINK_HEADER
+    }
+
+    /// The most its requests take of the A→B link, bit/s: one frame every
+    /// interval (the stop-and-wait probe never sends more often; the
+    /// isochronous probe sends exactly that).
+    pub fn max_rate_bps(&self) -> f64 {
+        f64::from(self.frame_bytes()) * 8.0 / self.interval.as_secs_f64().max(1e-9)
+    }
+
     /// The smallest request of this kind: its own fields (the default).
     pub fn min_size(kind: ProbeKind) -> u32 {
         match kind {
@@ -570,7 +584,7 @@ impl Default for Experiment {
         Experiment {
             name: "seed".to_string(),
             description: "pfifo vs fq_codel behind a 5 Mbit/s TBF, one Reno upload, \
-                          stop-and-wait UDP probe (docs/method.md)"
+                          stop-and-wait and isochronous UDP probes (docs/method.md)"
                 .to_string(),
             rounds: 3,
             kernel: KernelChoice::Auto,
@@ -583,7 +597,7 @@ impl Default for Experiment {
             path: PathSpec::default(),
             hosts: Vec::new(),
             flows: vec![FlowSpec::default()],
-            probes: vec![ProbeSpec::stop_and_wait()],
+            probes: vec![ProbeSpec::stop_and_wait(), ProbeSpec::isochronous()],
             sample_interval: Duration::from_millis(200),
             capture: CaptureSpec::method(),
             sweep: Sweep::default(),

@@ -105,7 +105,8 @@ mod tests {
         let e = parse("[report]\nmodels = [\"fifo_bound\", \"fifo_bound\"]\n").unwrap_err();
         assert_eq!(e.key(), "report.models[1]");
         let e = parse("[report]\nmodel = [\"fifo_bound\"]\n").unwrap_err();
-        assert!(e.to_string().contains("model"), "{e}");
+        assert_eq!(e.key(), "report.model");
+        assert!(e.to_string().contains("expected `models`"), "{e}");
         let exp = parse("[report]\nmodels = [\"sparse_flow\", \"fifo_bound\"]\n").unwrap();
         assert_eq!(exp.models, [ModelKind::SparseFlow, ModelKind::FifoBound]);
     }

@@ -128,7 +128,11 @@ impl Experiment {
             Some(list) => resolve_flows(list, &timeline, &hosts)?,
         };
         let probes = match &f.probes {
-            None => d.probes.clone(),
+            // A file without `[[probes]]` runs the stop-and-wait probe
+            // alone, as it always has (its content hash, and so its shard
+            // folders, stay what they were); the presets and `compare` name
+            // the isochronous probe beside it (method §10).
+            None => vec![ProbeSpec::stop_and_wait()],
             Some(list) => resolve_probes(list, &timeline, &hosts)?,
         };
         check_ports(&flows, &probes)?;

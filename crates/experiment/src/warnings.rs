@@ -104,7 +104,14 @@ pub enum WarningKind {
     /// before its schedule ends at this point's spacing: the loaded phase
     /// gets fewer requests, or none (a short swept interval does this).
     ProbeCapBeforeScheduleEnd,
+    /// The probes take more than [`PROBE_SHARE_LIMIT`] of the upload
+    /// shaper's rate: they load the queue they measure.
+    ProbeShareOfRate,
 }
+
+/// The share of the upload rate the probes may take before a warning
+/// (docs/method.md §10: the seed's take 0.7 %).
+pub const PROBE_SHARE_LIMIT: f64 = 0.01;
 
 /// One warning: what, with numbers, and the fix.
 #[derive(Debug, Clone, PartialEq)]
@@ -210,6 +217,11 @@ pub fn scenario_warnings(s: &ScenarioPlan, link: &LinkAssumptions) -> Vec<Warnin
         }
         let (text, fix) = tbf_limit_replaced(&s.arm.arm, tbf);
         push(WarningKind::TbfLimitReplaced, true, text, fix);
+        if dir == Direction::Up {
+            if let Some((text, fix)) = probe_share(&s.probes, tbf) {
+                push(WarningKind::ProbeShareOfRate, true, text, fix);
+            }
+        }
         let ecn_flows: Vec<&FlowSpec> = s.flows.iter().filter(|f| f.ecn).collect();
         if !ecn_flows.is_empty() && !s.probes.is_empty() && marks(&s.arm.arm) {
             let (text, fix) = not_ect_probe(&s.arm.arm, ecn_flows.len(), &s.probes);
@@ -239,6 +251,52 @@ pub fn scenario_warnings(s: &ScenarioPlan, link: &LinkAssumptions) -> Vec<Warnin
         keep
     });
     out
+}
+
+/// The probes' share of the upload shaper's rate, when it is above
+/// [`PROBE_SHARE_LIMIT`]: each probe at its most, one frame per interval.
+fn probe_share(probes: &[ProbeSpec], tbf: &Tbf) -> Option<(String, String)> {
+    let rate = tbf.rate.bits_per_sec() as f64;
+    let bps: f64 = probes.iter().map(ProbeSpec::max_rate_bps).sum();
+    let share = bps / rate.max(1.0);
+    if share <= PROBE_SHARE_LIMIT {
+        return None;
+    }
+    let each: Vec<String> = probes
+        .iter()
+        .map(|p| {
+            format!(
+                "the {} probe's {} B frames every {}",
+                p.kind.as_str(),
+                p.frame_bytes(),
+                crate::units::format_duration(p.interval)
+            )
+        })
+        .collect();
+    // An isochronous interval that keeps the probes under half the limit.
+    let interval = probes
+        .iter()
+        .find(|p| p.kind == crate::ProbeKind::Isochronous)
+        .map_or_else(
+            || "1s".to_string(),
+            |p| {
+                let need = f64::from(p.frame_bytes()) * 8.0 / (0.5 * PROBE_SHARE_LIMIT * rate);
+                format!("{:.0}ms", (need * 1e3).ceil())
+            },
+        );
+    Some((
+        format!(
+            "{} take up to {:.1} kbit/s, {:.1} % of {}: the probes load the queue they measure",
+            each.join(" and "),
+            bps / 1e3,
+            share * 100.0,
+            tbf.rate
+        ),
+        format!(
+            "keep them under {:.0} % of the rate ([[probes]] interval, e.g. \"{interval}\" for the isochronous probe here)",
+            PROBE_SHARE_LIMIT * 100.0,
+        ),
+    ))
 }
 
 /// FIFO queue capacity in skbs (pfifo) or bytes (bfifo); `None` for
@@ -585,13 +643,22 @@ mod tests {
             ]
         );
         let on = warnings(&exp);
+        // One for each probe: both wait 1 s.
         assert_eq!(
             kinds(&on, "pfifo"),
             vec![
                 (WarningKind::ProbeTimeoutBelowFifoDrain, false),
+                (WarningKind::ProbeTimeoutBelowFifoDrain, false),
                 (WarningKind::TbfLimitReplaced, true)
             ]
         );
+        assert!(
+            on[1].text.contains("the isochronous probe's timeout"),
+            "{}",
+            on[1]
+        );
+        // The seed's probes take 0.7 % of 5 Mbit/s: no share warning.
+        assert!(!on.iter().any(|w| w.kind == WarningKind::ProbeShareOfRate));
         let t = &on[0];
         assert!(t.text.contains("holds 620 ms at 5mbit"), "{t}");
         // 256 aggregates of TBF's 16 KiB burst: 256 × 16384 × 8 / 5e6 s.
@@ -727,5 +794,26 @@ mod tests {
         assert!(warnings(&off(e.clone()))
             .iter()
             .all(|w| w.kind != WarningKind::NotEctProbeBesideEcnFlows));
+    }
+
+    #[test]
+    fn probes_above_one_percent_of_the_rate_are_said() {
+        let iso = ProbeSpec::isochronous();
+        // 40 B + 28 + 14 = 82 B every 20 ms: 32.8 kbit/s.
+        assert_eq!(iso.frame_bytes(), 82);
+        assert!((iso.max_rate_bps() - 32_800.0).abs() < 1e-6);
+        let at = |rate: &str| Tbf {
+            rate: netlab_qdisc_model::Rate::parse(rate).unwrap(),
+            ..crate::model::default_tbf()
+        };
+        let probes = [ProbeSpec::stop_and_wait(), iso];
+        assert!(probe_share(&probes, &at("5mbit")).is_none());
+        let (text, fix) = probe_share(&probes, &at("1mbit")).unwrap();
+        assert!(text.contains("3.5 % of 1mbit"), "{text}");
+        assert!(
+            text.contains("the isochronous probe's 82 B frames every 20ms"),
+            "{text}"
+        );
+        assert!(fix.contains("\"132ms\""), "{fix}");
     }
 }

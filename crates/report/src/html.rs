@@ -111,11 +111,18 @@ fn points_block(h: &mut String, hl: &Headline) {
 
 /// One point's (or a run's) arms, verdicts and comparisons.
 fn arms_block(h: &mut String, hl: &Headline) {
+    if let Some(n) = hl.delay_note() {
+        let _ = writeln!(h, "<p class=small>{}</p>", esc(&n));
+    }
     h.push_str("<ul>\n");
     for a in &hl.arms {
+        let sw = a
+            .stop_and_wait_text()
+            .map(|t| format!("<br><span class=small>{}.</span>", esc(&t)))
+            .unwrap_or_default();
         let _ = writeln!(
             h,
-            "<li class=arm><b>{}</b> ({} round{}): {}; {}.<br><span class=small>State per round (sender tcp_info):</span> {}</li>",
+            "<li class=arm><b>{}</b> ({} round{}): {}; {}.{sw}<br><span class=small>State per round (sender tcp_info):</span> {}</li>",
             esc(&a.arm),
             a.rounds,
             if a.rounds == 1 { "" } else { "s" },

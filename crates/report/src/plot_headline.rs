@@ -76,7 +76,14 @@ const UNRESOLVED: RGBColor = RGBColor(200, 200, 200);
 /// thing known is that no reply came within the timeout, and the bar says
 /// exactly that.
 pub(crate) fn loaded_fates(a: &ArmHeadline) -> LoadedFates {
-    let Some(d) = &a.delivery else {
+    // The headline's delay is the window's (method §12.11): its samples'
+    // fates, when it knows them.
+    let window = a
+        .window
+        .as_ref()
+        .filter(|w| w.measure == netlab_analysis::window::Measure::OneWay)
+        .map(|w| &w.fates);
+    let Some(d) = window.or(a.delivery.as_ref()) else {
         return LoadedFates {
             requests: a.loaded_requests,
             segments: vec![FateSegment {
@@ -132,6 +139,14 @@ fn one_way_mode(hl: &Headline) -> bool {
             .all(|a| a.delivery.as_ref().is_some_and(|d| d.one_way.is_some()))
 }
 
+/// The one-way delay over the measured window of every arm (method
+/// §12.11), when the headline quotes it for each.
+fn window_of(a: &ArmHeadline) -> Option<&netlab_analysis::window::WindowDelay> {
+    a.window
+        .as_ref()
+        .filter(|w| w.measure == netlab_analysis::window::Measure::OneWay && !w.samples.is_empty())
+}
+
 /// One arm's row of the delay panel: the values the headline gives, each
 /// with whether it is a bound.
 struct Row<'h> {
@@ -183,6 +198,16 @@ fn rows<'h>(input: &ReportInput, st: &Statistics, hl: &'h Headline, one_way: boo
 }
 
 fn rows_of<'h>(input: &ReportInput, st: &Statistics, a: &'h ArmHeadline, one_way: bool) -> Row<'h> {
+    if let (Some(w), true) = (window_of(a), one_way) {
+        // Each round's point is its window p50, the value the verdict uses.
+        return Row {
+            arm: a,
+            baseline: None,
+            p50: point(&w.quantile(0.5)),
+            p95: point(&w.quantile(0.95)),
+            rounds: round_p50s(st, &a.arm),
+        };
+    }
     {
         match (&a.delivery, one_way) {
             (Some(d), true) => {
@@ -289,11 +314,19 @@ pub(crate) fn figure(
     st: &Statistics,
     hl: &Headline,
 ) -> Result<Plot, ReportError> {
-    let one_way = one_way_mode(hl);
-    let title = if one_way {
-        "Headline: one-way delay of the delivered probes per arm, and what became of the rest"
-    } else {
-        "Headline: loaded probe delay per arm, and probes without a timely reply"
+    let window = !hl.arms.is_empty() && hl.arms.iter().all(|a| window_of(a).is_some());
+    let one_way = window || one_way_mode(hl);
+    let title = match hl.arms.first().and_then(window_of).map(|w| w.sampling) {
+        Some(netlab_analysis::window::Sampling::Isochronous { .. }) if window => {
+            "Headline: one-way delay over the measured window per arm (isochronous probe, delivered slots; median and p95), and what became of the other slots"
+        }
+        Some(_) if window => {
+            "Headline: one-way delay over the measured window per arm (stop-and-wait probe, time-weighted; median and p95), and what became of the other requests"
+        }
+        _ if one_way => {
+            "Headline: one-way delay of the delivered probes per arm, and what became of the rest"
+        }
+        _ => "Headline: loaded probe delay per arm, and probes without a timely reply",
     };
     let title = crate::plots::scoped(input, title);
     let bound = hl.arms.iter().map(|a| a.timeout_ms).fold(1.0, f64::max);

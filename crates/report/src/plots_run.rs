@@ -260,11 +260,12 @@ pub(crate) fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
     let x1 = all.iter().copied().fold(timeout_ms(input), f64::max) * 1.3;
     let mine =
         |arm: &String| -> Vec<&Scenario> { ok.iter().copied().filter(|s| &s.arm == arm).collect() };
-    // An arm whose rounds fall into different states gets no pooled
-    // curve (method §12.6), its rounds only.
+    // An arm whose rounds fall into different states, or whose state
+    // changed inside a round's window, gets no pooled curve (method
+    // §12.6), its rounds only.
     let split: Vec<String> = crate::state::ArmStates::of_input(input)
         .into_iter()
-        .filter(|a| a.disagree())
+        .filter(|a| a.split())
         .map(|a| a.arm)
         .collect();
     let mut legend = Legend::new();
@@ -281,7 +282,7 @@ pub(crate) fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
             .map(|d| d.loss_text())
             .unwrap_or_default();
         let pooled = if split.contains(arm) {
-            "rounds in different states, so no pooled curve"
+            "rounds in different states (or changing inside the window), so no pooled curve"
         } else {
             "pooled (thick)"
         };

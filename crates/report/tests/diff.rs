@@ -308,19 +308,41 @@ fn a_sweep_diff_draws_each_metric_against_each_axis_with_both_runs() {
     }
 }
 
+/// The sweep fixture with its second round's scenarios left out.
+fn sweep_round_one_only() -> (TempDir, RunDigest) {
+    let mut run: serde_json::Value =
+        serde_json::from_slice(&fixture_json_of("run-host-pfifo-sweep")).unwrap();
+    let scenarios = run["scenarios"].as_array_mut().unwrap();
+    scenarios.retain(|s| s["round"] == 1);
+    assert_eq!(scenarios.len(), 4, "one scenario per point");
+    let dir = TempDir::new("sweep-round-1");
+    std::fs::write(
+        dir.path().join("results.json"),
+        serde_json::to_vec(&run).unwrap(),
+    )
+    .unwrap();
+    let d = RunDigest::read(dir.path()).unwrap();
+    (dir, d)
+}
+
 #[test]
-fn a_sweep_diffed_with_itself_draws_two_identical_series() {
+fn a_sweep_diff_draws_each_runs_own_rounds_per_point() {
     let (_a, a) = digest("run-host-pfifo-sweep");
-    let (_b, b) = digest("run-host-pfifo-sweep");
+    let (_b, b) = sweep_round_one_only();
     let d = diff(&a, &b, &[]).unwrap();
     let sw = d.sweep.as_ref().unwrap();
     let p = sw.panels(netlab_report::diff::DiffMetric::Goodput, 0);
     assert_eq!(p.len(), 2, "one panel per flows value");
     for panel in &p {
         assert_eq!(panel.series.len(), 2, "A and B");
-        assert_eq!(panel.series[0].points, panel.series[1].points);
-        for pt in &panel.series[0].points {
-            assert_eq!(pt.summary.rounds.len(), 2, "this point's 2 rounds only");
+        let (sa, sb) = (&panel.series[0], &panel.series[1]);
+        assert_eq!((sa.run, sb.run), (0, 1));
+        assert_eq!(sa.points.len(), sb.points.len(), "the same points");
+        for (pa, pb) in sa.points.iter().zip(&sb.points) {
+            assert_eq!(pa.x, pb.x);
+            // A: this point's 2 rounds; B: round 1 alone, A's first.
+            assert_eq!(pa.summary.rounds.len(), 2, "A's 2 rounds");
+            assert_eq!(pb.summary.rounds, pa.summary.rounds[..1], "B: round 1");
         }
     }
     // A run without a sweep has no sweep figures.

@@ -96,7 +96,15 @@ mod tests {
         let e = check_out(&folder).unwrap_err();
         assert!(e.ends_with("already holds a results.json; a rerun never writes over a result (choose a new --out)"), "{e}");
         assert!(check_out(&dir.0.join("new")).is_ok());
-        let e = recorded_experiment(&dir.0.join("none"), None, None).unwrap_err();
-        assert!(e.contains("none"), "{e}");
+        // A path that does not exist: named first, then the OS's reason.
+        let missing = dir.0.join("none");
+        let e = recorded_experiment(&missing, None, None).unwrap_err();
+        let why = e
+            .strip_prefix(&format!("{}: ", missing.display()))
+            .unwrap_or_else(|| panic!("names not {}: {e}", missing.display()));
+        assert!(
+            why.ends_with("No such file or directory (os error 2)"),
+            "{e}"
+        );
     }
 }

@@ -65,13 +65,25 @@ impl KaplanMeier {
 /// value equal to an event time is still at risk there). Non-finite values
 /// are ignored.
 pub fn kaplan_meier(obs: &[Observation]) -> KaplanMeier {
-    let mut v: Vec<Observation> = obs
+    let weighted: Vec<(Observation, f64)> = obs.iter().map(|o| (*o, 1.0)).collect();
+    weighted_kaplan_meier(&weighted)
+}
+
+/// Kaplan–Meier with a weight per observation: `d` and `n` are the summed
+/// weights of the events at `t` and of the observations still at risk.
+/// With every weight 1 it is [`kaplan_meier`]; with each observation
+/// weighted by the time it stands for (a probe reply by the time until the
+/// next request), its quantiles are over time rather than over samples.
+/// Non-finite values and weights that are not positive and finite are
+/// ignored (`n` and `censored` count the observations kept).
+pub fn weighted_kaplan_meier(obs: &[(Observation, f64)]) -> KaplanMeier {
+    let mut v: Vec<(Observation, f64)> = obs
         .iter()
         .copied()
-        .filter(|o| o.value().is_finite())
+        .filter(|(o, w)| o.value().is_finite() && w.is_finite() && *w > 0.0)
         .collect();
     // Events before censorings at equal values.
-    v.sort_by(|a, b| {
+    v.sort_by(|(a, _), (b, _)| {
         a.value().total_cmp(&b.value()).then_with(|| {
             matches!(a, Observation::AtLeast(_)).cmp(&matches!(b, Observation::AtLeast(_)))
         })
@@ -79,31 +91,39 @@ pub fn kaplan_meier(obs: &[Observation]) -> KaplanMeier {
     let n = v.len();
     let censored = v
         .iter()
-        .filter(|o| matches!(o, Observation::AtLeast(_)))
+        .filter(|(o, _)| matches!(o, Observation::AtLeast(_)))
         .count();
     let max_censor = v
         .iter()
-        .filter_map(|o| match o {
+        .filter_map(|(o, _)| match o {
             Observation::AtLeast(c) => Some(*c),
             Observation::Exact(_) => None,
         })
         .reduce(f64::max);
+    // Weight still at risk from index i on, summed from the end so that
+    // equal weights give exactly the counts of the unweighted estimator.
+    let mut at_risk_from = vec![0.0f64; n + 1];
+    for i in (0..n).rev() {
+        at_risk_from[i] = at_risk_from[i + 1] + v[i].1;
+    }
     let mut steps = Vec::new();
     let mut surv = 1.0f64;
     let mut i = 0;
     while i < n {
-        let t = v[i].value();
-        let at_risk = n - i;
-        let mut d = 0;
+        let t = v[i].0.value();
+        let at_risk = at_risk_from[i];
+        let mut d = 0.0;
+        let mut events = false;
         let mut j = i;
-        while j < n && v[j].value() == t {
-            if matches!(v[j], Observation::Exact(_)) {
-                d += 1;
+        while j < n && v[j].0.value() == t {
+            if matches!(v[j].0, Observation::Exact(_)) {
+                d += v[j].1;
+                events = true;
             }
             j += 1;
         }
-        if d > 0 {
-            surv *= 1.0 - d as f64 / at_risk as f64;
+        if events {
+            surv *= 1.0 - d / at_risk;
             steps.push(KmStep { t, cdf: 1.0 - surv });
         }
         i = j;
@@ -167,6 +187,12 @@ pub fn censored_quantile(obs: &[Observation], p: f64) -> CensoredQuantile {
     km_quantile(&kaplan_meier(obs), p)
 }
 
+/// The quantile of a set of weighted observations
+/// ([`weighted_kaplan_meier`], then [`km_quantile`]).
+pub fn weighted_censored_quantile(obs: &[(Observation, f64)], p: f64) -> CensoredQuantile {
+    km_quantile(&weighted_kaplan_meier(obs), p)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,5 +245,61 @@ mod tests {
         assert_eq!(km.final_cdf(), 1.0);
         assert_eq!(censored_quantile(&obs, 0.5), CensoredQuantile::Value(10.0));
         assert_eq!(censored_quantile(&obs, 0.95), CensoredQuantile::Value(19.0));
+    }
+
+    #[test]
+    fn equal_weights_give_the_unweighted_estimate() {
+        let obs = [E(2.0), C(3.0), E(1.0), E(4.0), E(2.0), C(5.0)];
+        let w: Vec<(Observation, f64)> = obs.iter().map(|o| (*o, 0.2)).collect();
+        let (a, b) = (kaplan_meier(&obs), weighted_kaplan_meier(&w));
+        assert_eq!(a.steps.len(), b.steps.len());
+        for (x, y) in a.steps.iter().zip(&b.steps) {
+            assert_eq!(x.t, y.t);
+            assert!((x.cdf - y.cdf).abs() < 1e-12, "{x:?} {y:?}");
+        }
+        for p in [0.5, 0.95] {
+            assert_eq!(
+                censored_quantile(&obs, p),
+                weighted_censored_quantile(&w, p)
+            );
+        }
+    }
+
+    #[test]
+    fn weights_move_the_quantile_to_where_the_time_was() {
+        // A probe that sends again right after a quick reply and waits out a
+        // slow one: 4 replies of 100 ms each standing for 0.2 s, one of
+        // 900 ms standing for 1 s. Half the samples are quick, but 1 s of
+        // the 1.8 s was slow.
+        let obs = [
+            (E(100.0), 0.2),
+            (E(100.0), 0.2),
+            (E(900.0), 1.0),
+            (E(100.0), 0.2),
+            (E(100.0), 0.2),
+        ];
+        let plain: Vec<Observation> = obs.iter().map(|(o, _)| *o).collect();
+        assert_eq!(
+            censored_quantile(&plain, 0.5),
+            CensoredQuantile::Value(100.0)
+        );
+        assert_eq!(
+            weighted_censored_quantile(&obs, 0.5),
+            CensoredQuantile::Value(900.0)
+        );
+        // 0.8 s of 1.8 s quick: the 0.44-quantile is still 100 ms.
+        assert_eq!(
+            weighted_censored_quantile(&obs, 0.44),
+            CensoredQuantile::Value(100.0)
+        );
+        // A censored stretch at the top stays a bound.
+        let with_timeout = [(E(100.0), 0.2), (C(1000.0), 1.0)];
+        assert_eq!(
+            weighted_censored_quantile(&with_timeout, 0.5),
+            CensoredQuantile::AtLeast(1000.0)
+        );
+        // Zero or non-finite weights are left out.
+        let odd = [(E(5.0), 0.0), (E(7.0), f64::NAN), (E(9.0), 1.0)];
+        assert_eq!(weighted_kaplan_meier(&odd).n, 1);
     }
 }

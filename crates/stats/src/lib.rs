@@ -2,8 +2,10 @@
 //! as pure functions of numbers (no I/O, no dependency).
 //!
 //! - [`km`]: the Kaplan–Meier estimator with right-censoring (a probe
-//!   timeout is "≥ the timeout", not a loss) and [`CensoredQuantile`]s that
-//!   say when they fall on the censored mass;
+//!   timeout is "≥ the timeout", not a loss), with a weight per
+//!   observation when samples stand for unequal stretches of time
+//!   ([`weighted_kaplan_meier`]), and [`CensoredQuantile`]s that say when
+//!   they fall on the censored mass;
 //! - [`bootstrap`]: [`SplitMix64`], a small seeded generator (the same seed
 //!   gives the same resamples on every machine), its resamples, differences
 //!   of censored quantiles ([`Bounded`]) and [`percentile_interval`];
@@ -46,8 +48,8 @@ pub mod rounds;
 pub use bootstrap::{percentile_interval, quantile_difference, splitmix64, Bounded, SplitMix64};
 pub use describe::{fmt_num, jain_index, lower_median, median};
 pub use km::{
-    censored_quantile, kaplan_meier, km_quantile, CensoredQuantile, KaplanMeier, KmStep,
-    Observation,
+    censored_quantile, kaplan_meier, km_quantile, weighted_censored_quantile,
+    weighted_kaplan_meier, CensoredQuantile, KaplanMeier, KmStep, Observation,
 };
 pub use rank::{mann_whitney_cdf, shift_interval, ShiftInterval};
 pub use rounds::{hodges_lehmann, summarise, RoundsSummary, Summary};
