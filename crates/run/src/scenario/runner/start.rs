@@ -13,6 +13,7 @@ use netlab_ecn::Capture;
 use netlab_os::event_loop::Handler;
 use netlab_probe::{connect_socket, run_iso_probe, run_probe, IsoLog, ProbeLog};
 use netlab_qdisc::Sampler;
+use netlab_tcpload::pattern::PatternSource;
 use netlab_tcpload::sampler::DiagSocket;
 use netlab_tcpload::sink::Sink;
 use netlab_tcpload::{
@@ -215,6 +216,8 @@ impl Runner<'_, '_> {
         // of them: an entry is a thread of its own, 10-40 ms under
         // user-mode Linux (method §3.5).
         let (mut sinks, mut sockets) = self.flow_sockets(topo)?;
+        // One pattern lap per block size, shared by the senders (§4.1).
+        let mut patterns: Vec<PatternSource> = Vec::new();
         for (i, flow) in plan.flows.iter().enumerate() {
             let receiver = match sinks[i].take() {
                 None => None,
@@ -237,12 +240,20 @@ impl Runner<'_, '_> {
                 }
             };
             ready.receivers.push(receiver);
-            let (sock, diag) = sockets[i]
+            let sockets = sockets[i]
                 .take()
                 .expect("flow_sockets made every flow's sender sockets");
-            ready
-                .senders
-                .push(Some(self.ready_sender(topo, live, i, bound, sock, diag)?));
+            let block = flow.sender.block_size.max(1);
+            let pattern = match patterns.iter().find(|p| p.block() == block) {
+                Some(p) => p.clone(),
+                None => {
+                    patterns.push(PatternSource::prepared(block));
+                    patterns[patterns.len() - 1].clone()
+                }
+            };
+            ready.senders.push(Some(
+                self.ready_sender(topo, live, i, bound, sockets, &pattern)?,
+            ));
         }
         Ok(ready)
     }
@@ -290,12 +301,12 @@ impl Runner<'_, '_> {
         live: &Arc<Live>,
         i: usize,
         bound: Duration,
-        mut sock: SenderSocket,
-        diag: DiagSocket,
+        (mut sock, diag): (SenderSocket, DiagSocket),
+        pattern: &PatternSource,
     ) -> Result<ReadySender, ScenarioError> {
         let flow = &self.plan.flows[i];
         let ((ns, _), _) = ends(topo, flow.spec.direction, flow.host);
-        sock.prepare_pattern(flow.sender.block_size);
+        sock.share_pattern(pattern);
         // The tcp_info sampler's thread too, waiting for its flow.
         let live = live.clone();
         let (pending, sampler) = TcpSampler::spawn_waiting(diag, flow.tcp_info, bound, move |s| {
