@@ -52,6 +52,8 @@ pub struct ReportBuilder {
     labels: ArmLabels,
     /// The report's samples so far, or the first value it cannot draw.
     samples: Result<Samples, InputError>,
+    /// The scenarios' steps, added up so far (method §3.5).
+    steps: netlab_results::StepSums,
 }
 
 /// The report's scenarios and what a scenario without a probe falls back on.
@@ -74,6 +76,7 @@ impl ReportBuilder {
     /// figures are still collected).
     pub fn new(experiment: &ExperimentFile) -> ReportBuilder {
         ReportBuilder {
+            steps: netlab_results::StepSums::default(),
             figures: Vec::new(),
             labels: ArmLabels::of_experiment(experiment),
             samples: resolve(experiment).map(|exp| Samples {
@@ -93,6 +96,7 @@ impl ReportBuilder {
     /// Adds the next scenario, in execution order.
     pub fn push(&mut self, s: &ScenarioResult) {
         let label = self.labels.label(&s.arm, &s.arm_words);
+        self.steps.add(s);
         self.figures
             .push(ScenarioFigures::of(s).labelled(label.clone()));
         if let Ok(samples) = &mut self.samples {
@@ -136,6 +140,8 @@ impl ReportBuilder {
     ) -> (Vec<ScenarioFigures>, Result<ReportInput, InputError>) {
         let input = self.samples.and_then(|samples| {
             let mut input = header_input(header)?;
+            input.steps.scenarios = self.steps.scenarios;
+            input.steps.counted = self.steps.counted;
             input.scenarios = samples.scenarios;
             input.caveats = crate::summary::ScenarioFigures::caveats(header, &self.figures);
             input.figures = self.figures.clone();
@@ -212,6 +218,7 @@ fn header_input(results: &Results) -> Result<ReportInput, InputError> {
         scope: None,
         models: exp.models.clone(),
         figures: Vec::new(),
+        steps: netlab_results::StepSums::of_header(results),
     })
 }
 

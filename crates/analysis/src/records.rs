@@ -41,6 +41,9 @@ pub struct ReportInput {
     /// summary.md says below its table, and index.html says too, is
     /// rendered from them.
     pub figures: Vec<crate::summary::ScenarioFigures>,
+    /// What the run cost beside its timelines, added up step by step
+    /// (docs/method.md §3.5; no steps in files before schema 4).
+    pub steps: netlab_results::StepSums,
 }
 
 /// Which kernel ran, in words.

@@ -115,6 +115,7 @@ pub fn input(rounds: u32) -> ReportInput {
         scope: None,
         models: vec![],
         figures: Vec::new(),
+        steps: Default::default(),
     }
 }
 

@@ -700,6 +700,7 @@ mod tests {
             scope: None,
             models: vec![],
             figures: Vec::new(),
+            steps: Default::default(),
         };
         (i, s)
     }

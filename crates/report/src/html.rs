@@ -486,6 +486,56 @@ pub(crate) fn packet_files(h: &mut String, s: &Scenario, up: &str) {
     }
 }
 
+/// The title of the run's cost section.
+const COST_TITLE: &str = "What the run cost beside its timelines";
+
+/// The run's wall time against its timelines, and the scenarios' steps
+/// beside them added up (docs/method.md §3.5).
+fn cost_block(h: &mut String, steps: &netlab_results::StepSums) {
+    let _ = writeln!(h, "<h2 id=cost>{COST_TITLE}</h2>");
+    let _ = writeln!(
+        h,
+        "<p>Wall time {:.1} s for {:.1} s of planned scenario timelines: {:.3}× (results.json's <code>wall_s</code>, \
+         from the run's start to its last teardown, without a guest kernel's boot or this report).</p>",
+        steps.wall_s,
+        steps.timelines_s,
+        steps.ratio()
+    );
+    if steps.counted == 0 {
+        h.push_str("<p class=small>Its scenarios record no steps (results.json written before schema_version 4).</p>\n");
+        return;
+    }
+    let per = |s: f64| s * 1e3 / steps.counted as f64;
+    h.push_str("<table><tr><th class=l>step (method §3.5)</th><th>s, all scenarios</th><th>ms per scenario</th></tr>\n");
+    for (name, s) in steps.scenarios.named() {
+        let _ = writeln!(
+            h,
+            "<tr><td class=l>{name}</td><td>{s:.3}</td><td>{:.1}</td></tr>",
+            per(s)
+        );
+    }
+    if let Some(run) = steps.run {
+        let _ = writeln!(
+            h,
+            "<tr><td class=l>between scenarios</td><td>{:.3}</td><td>{:.1}</td></tr>\n\
+             <tr><td class=l>of it, writing files</td><td>{:.3}</td><td>{:.1}</td></tr>",
+            run.between_s,
+            per(run.between_s),
+            run.write_s,
+            per(run.write_s)
+        );
+    }
+    h.push_str("</table>\n");
+    let _ = writeln!(
+        h,
+        "<p class=small>{} scenario{} spent {:.3} s beside {:.3} s of timelines walked (each <code>timeline</code> step runs from t0 until the walk reached the timeline's end).</p>",
+        steps.counted,
+        if steps.counted == 1 { "" } else { "s" },
+        steps.scenarios.beyond_timeline_s(),
+        steps.scenarios.timeline_s
+    );
+}
+
 /// The whole page.
 // Long: the page written top to bottom in its printed order (head, summary,
 // each figure with its caveats, the files).
@@ -561,6 +611,7 @@ pub(crate) fn page(
         ("figures".into(), figures_title.to_string()),
         ("notes".into(), "Notes".into()),
         ("files".into(), "Files".into()),
+        ("cost".into(), COST_TITLE.into()),
         ("configuration".into(), "Configuration".into()),
     ]);
     for (id, title) in &toc {
@@ -659,6 +710,7 @@ pub(crate) fn page(
     h.push_str("</ul>\n<p class=small>Plots of the run (each scenario's own four, <code>scenarios/sNN/sNN-*.svg</code>, are on its page):</p><ul>\n");
     plot_files(&mut h, plots, "");
     h.push_str("</ul>\n");
+    cost_block(&mut h, &input.steps);
     h.push_str("<h2 id=configuration>Configuration</h2><table>");
     for (k, v) in &input.config {
         let _ = write!(
@@ -735,6 +787,68 @@ mod tests {
             assert!(h.contains(&link), "no {link} in {h}");
         }
         assert_eq!(h.matches("<tr>").count(), input.scenarios.len() + 1);
+    }
+
+    #[test]
+    fn the_cost_section_states_the_steps_sums_per_scenario_and_the_ratio() {
+        use netlab_results::{RunSteps, ScenarioSteps, StepSums};
+        let one = ScenarioSteps {
+            setup_s: 0.1,
+            start_s: 0.05,
+            timeline_s: 12.0,
+            end_s: 0.02,
+            collect_s: 0.01,
+            teardown_s: 0.004,
+        };
+        let steps = StepSums {
+            timelines_s: 24.0,
+            wall_s: 24.5,
+            scenarios: ScenarioSteps::sum([&one, &one]),
+            counted: 2,
+            run: Some(RunSteps {
+                between_s: 0.132,
+                write_s: 0.1,
+            }),
+        };
+        let mut h = String::new();
+        cost_block(&mut h, &steps);
+        assert!(
+            h.contains("Wall time 24.5 s for 24.0 s of planned scenario timelines: 1.021×"),
+            "{h}"
+        );
+        assert!(
+            h.contains("<td class=l>setup</td><td>0.200</td><td>100.0</td>"),
+            "{h}"
+        );
+        assert!(
+            h.contains("<td class=l>timeline</td><td>24.000</td><td>12000.0</td>"),
+            "{h}"
+        );
+        assert!(
+            h.contains("<td class=l>teardown</td><td>0.008</td><td>4.0</td>"),
+            "{h}"
+        );
+        assert!(
+            h.contains("<td class=l>between scenarios</td><td>0.132</td><td>66.0</td>"),
+            "{h}"
+        );
+        assert!(
+            h.contains("2 scenarios spent 0.368 s beside 24.000 s"),
+            "{h}"
+        );
+        // A file without steps says so instead of a table of zeros.
+        let mut h = String::new();
+        cost_block(
+            &mut h,
+            &StepSums {
+                counted: 0,
+                ..steps
+            },
+        );
+        assert!(
+            h.contains("record no steps") && !h.contains("<table>"),
+            "{h}"
+        );
     }
 
     #[test]

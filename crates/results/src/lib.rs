@@ -1,6 +1,6 @@
 //! netlab-results: results.json, owned in one place. Its shape as typed
-//! values ([`Results`], schema_version 3; version 2 has the same shape
-//! without its optional fields), one reader for every version
+//! values ([`Results`], schema_version 4; versions 2 and 3 have the same
+//! shape without its newer optional fields), one reader for every version
 //! this netlab knows ([`Results::read`]; version 1 is read in its own shape
 //! and migrated, [`v1`]), a reader that hands over one scenario at a time
 //! ([`stream::read_each`]), the byte-exact splitter that merge and resume
@@ -55,6 +55,7 @@ mod run;
 mod scenario;
 pub mod shares;
 pub mod split;
+mod steps;
 pub mod store;
 pub mod stream;
 mod tcp_info;
@@ -78,5 +79,6 @@ pub use scenario::{
     RequestRecord, SampledQdisc, ScenarioResult, SenderSummary, TcpInfoSamplerResult, TcpResult,
     TopologyResult,
 };
+pub use steps::{RunSteps, ScenarioSteps, StepSums};
 pub use store::ScenarioFiles;
 pub use tcp_info::TcpInfoSample;

@@ -1,6 +1,6 @@
 //! Reading a results.json of any version this netlab knows into
-//! [`Results`] (the shape of [`SCHEMA_VERSION`], which version 2 has
-//! without the newer optional fields): the version is judged first (a
+//! [`Results`] (the shape of [`SCHEMA_VERSION`], which versions 2 and 3
+//! have without the newer optional fields): the version is judged first (a
 //! future file is refused before its shape), then every field, an error
 //! naming the field's path (`scenarios[1].probe.requests[3].rtt_ms`).
 //! Version 1 is read in its own shape and migrated ([`crate::v1`]).
@@ -14,7 +14,7 @@ use crate::{Results, SCHEMA_VERSION};
 
 /// The schema versions this netlab reads (every one but the last is
 /// migrated on read).
-pub const SUPPORTED_SCHEMAS: &[u32] = &[1, 2, SCHEMA_VERSION];
+pub const SUPPORTED_SCHEMAS: &[u32] = &[1, 2, 3, SCHEMA_VERSION];
 
 /// Why a results.json could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -215,7 +215,7 @@ mod tests {
         let e = Results::parse(br#"{"schema_version": 99, "whatever": true}"#).unwrap_err();
         assert!(matches!(e, ReadError::UnsupportedSchema { found: 99, .. }));
         assert!(e.to_string().contains("schema_version 99"), "{e}");
-        assert!(e.to_string().contains("[1, 2, 3]"), "{e}");
+        assert!(e.to_string().contains("[1, 2, 3, 4]"), "{e}");
         let e = Results::parse(br#"{"tool": {}}"#).unwrap_err();
         assert!(
             e.to_string().contains("field schema_version: missing"),

@@ -501,6 +501,10 @@ pub struct ScenarioResult {
     /// results written before it read empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<crate::LinkResult>,
+    /// How long each step before t0 and after the timeline took
+    /// (docs/method.md §3.5; absent in files written before schema 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<crate::ScenarioSteps>,
 }
 
 impl ScenarioResult {

@@ -40,8 +40,11 @@ pub fn read_each(
         .read_to_end(&mut head)
         .map_err(ReadError::io(file))?;
     drop(f);
-    // Versions 2 and 3 share one shape (3 only adds optional fields).
-    if matches!(sniff_version(&head), Some(2) | Some(SCHEMA_VERSION)) {
+    // Versions 2, 3 and 4 share one shape (3 and 4 only add optional fields).
+    if matches!(
+        sniff_version(&head),
+        Some(2) | Some(3) | Some(SCHEMA_VERSION)
+    ) {
         match stream(crate::read::open(file)?, &mut each) {
             Err(Streamed::OutOfOrder) => {}
             Err(Streamed::Failed(e)) => return Err(e),
@@ -269,7 +272,11 @@ mod tests {
             e.contains("results.json: field scenarios[") && e.contains("EOF"),
             "{e}"
         );
-        let future = text.replacen("\"schema_version\": 3,", "\"schema_version\": 99,", 1);
+        let future = text.replacen(
+            &format!("\"schema_version\": {SCHEMA_VERSION},"),
+            "\"schema_version\": 99,",
+            1,
+        );
         std::fs::write(&path, future).unwrap();
         let e = read_all(&path).err().unwrap();
         assert!(

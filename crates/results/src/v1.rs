@@ -143,6 +143,7 @@ fn convert(s: ScenarioResultV1, cfg: &CompareConfig) -> ScenarioResult {
         bottleneck: None,
         hosts: Vec::new(),
         links: Vec::new(),
+        steps: None,
     }
 }
 
@@ -169,6 +170,7 @@ impl From<ResultsV1> for Results {
             shard: None,
             resumed_from: Vec::new(),
             merged: None,
+            steps: None,
         }
     }
 }

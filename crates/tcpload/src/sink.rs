@@ -300,7 +300,12 @@ impl TcpReceiver {
             .closed
             .saturating_duration_since(self.t0)
             .as_secs_f64();
-        if self.conn.take().is_some() {
+        if let Some(conn) = self.conn.take() {
+            // An abortive close (RST): the sender learns of the end one
+            // reverse-path delay later, not when its next segment, queued
+            // behind R's standing queue, reaches B (method §4.4).
+            let _ = socket2::SockRef::from(&conn).set_linger(Some(Duration::ZERO));
+            drop(conn);
             self.tcp_end = TcpEnd::ClosedAtEnd;
             self.tcp_end_s = Some(closed);
         }

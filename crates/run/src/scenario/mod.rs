@@ -9,6 +9,7 @@
 //! - [`link`]: the rate drivers of a moving bottleneck (method §15.4);
 //! - [`cpu`]: the CPU the measured window used (the bottleneck verdict's);
 //! - [`pcap`]: the packet files (evidence always, headers on request);
+//! - [`steps`]: where the scenario's time goes, step by step;
 //! - [`error`]: what can fail, naming the step.
 //!
 //! The setup itself is [`crate::setup`] (pure) and B's loop [`crate::b_loop`].
@@ -20,6 +21,7 @@ pub mod error;
 pub mod link;
 pub mod pcap;
 pub mod runner;
+pub mod steps;
 pub mod worker;
 
 pub use error::ScenarioError;
