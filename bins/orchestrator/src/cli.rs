@@ -158,7 +158,7 @@ pub struct CompareArgs {
     #[arg(long, default_value = "131072", value_parser = value_parser!(u64).range(1..=16 << 20))]
     pub block_size: u64,
     /// The isochronous probe beside the stop-and-wait one, on its own UDP port: a request every INTERVAL (>= 1ms) whatever is outstanding, so its one-way delays sample the window uniformly in time and give the headline's delay (method §10); `off` leaves it out.
-    #[arg(long, value_name = "INTERVAL|off", default_value = "20ms", value_parser = args::iso_probe)]
+    #[arg(long, value_name = "INTERVAL|off", default_value_t = args::IsoProbeArg::method(), value_parser = args::iso_probe)]
     pub iso_probe: args::IsoProbeArg,
     /// Which kernel runs the experiment.
     #[arg(long, value_enum, default_value = "auto")]
@@ -245,6 +245,9 @@ pub struct MergeArgs {
 pub struct ReportArgs {
     /// A results folder, or its results.json.
     pub path: PathBuf,
+    /// A model to draw beside the measurement (`fifo_bound`, `sparse_flow`, `aqm_law`, `bbr_share`; repeat for more) for a run whose results.json records none (written before `[report] models` existed): results.json records it (`experiment.report.models`, every other byte kept), so the next `report` draws it too. A run that records models keeps its own.
+    #[arg(long = "models", value_name = "MODEL")]
+    pub models: Vec<String>,
 }
 
 /// `orchestrator diff`.

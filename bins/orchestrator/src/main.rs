@@ -49,7 +49,7 @@ fn main() -> ExitCode {
         Command::Run(a) => compare::run_main(&a),
         Command::Plan(a) => plan::main(&a),
         Command::Merge(a) => merge::main(&a),
-        Command::Report(a) => report::main(&a.path),
+        Command::Report(a) => report::main(&a.path, &a.models),
         Command::Diff(a) => diff::main(&a),
         Command::Rerun(a) => rerun::main(&a),
         Command::Cleanup(a) => roles::cleanup(&a),

@@ -1,12 +1,28 @@
-//! `orchestrator report PATH`: the folder rendered again by
-//! [`netlab_run::finish::rerender`] (what every command that writes a
-//! report says about it is `netlab_run::finish::said`).
+//! `orchestrator report PATH [--models MODEL]…`: the folder rendered
+//! again by [`netlab_run::finish::rerender`] (what every command that
+//! writes a report says about it is `netlab_run::finish::said`), after
+//! `--models` recorded a run's models where it names none
+//! ([`netlab_results::models_record`]). Exit codes: 0 done; 1 the folder
+//! cannot be rendered; 2 an unknown model, or a run's own models differ.
 
 use std::path::Path;
 
+use netlab_experiment::ModelKind;
+use netlab_results::models_record::Recorded;
+
 /// Entry point of `orchestrator report PATH` ([`netlab_run::finish::rerender`]);
 /// returns the exit code.
-pub fn main(path: &Path) -> u8 {
+pub fn main(path: &Path, models: &[String]) -> u8 {
+    if !models.is_empty() {
+        match record_models(path, models) {
+            Ok(Some(said)) => println!("{said}"),
+            Ok(None) => {}
+            Err(e) => {
+                eprintln!("orchestrator report: --models: {e}");
+                return 2;
+            }
+        }
+    }
     match netlab_run::finish::rerender(path) {
         Ok(lines) => {
             for l in lines {
@@ -18,6 +34,35 @@ pub fn main(path: &Path) -> u8 {
             eprintln!("orchestrator report: {e}");
             1
         }
+    }
+}
+
+/// Records the models `words` name in the run at `path` when its
+/// results.json names none ([`netlab_results::models_record`]); what to
+/// print, or why not.
+fn record_models(path: &Path, words: &[String]) -> Result<Option<String>, String> {
+    let mut kinds: Vec<ModelKind> = Vec::new();
+    for w in words {
+        let m = ModelKind::parse(w).ok_or_else(|| {
+            let known: Vec<&str> = ModelKind::ALL.iter().map(|m| m.as_str()).collect();
+            format!("unknown model {w:?} (known: {})", known.join(", "))
+        })?;
+        if !kinds.contains(&m) {
+            kinds.push(m);
+        }
+    }
+    let file = netlab_report::results_path(path);
+    match netlab_results::models_record::record_models(&file, &kinds) {
+        Ok(Recorded::Already) => Ok(None),
+        Ok(Recorded::Now) => {
+            let names: Vec<&str> = kinds.iter().map(|m| m.as_str()).collect();
+            Ok(Some(format!(
+                "report: recorded the models {} in {} (it named none)",
+                names.join(", "),
+                file.display()
+            )))
+        }
+        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -97,7 +142,7 @@ mod tests {
             } else {
                 netlab_results::write_json_atomic(&folder.join("results.json"), &results).unwrap();
             }
-            assert_eq!(main(&folder), 0);
+            assert_eq!(main(&folder, &[]), 0);
             assert_eq!(
                 std::fs::read_to_string(folder.join("summary.md")).unwrap(),
                 summary::render(&results, 0)

@@ -191,7 +191,10 @@ fn method_states_the_isochronous_probes_share_of_the_link() {
     let kbit = format!("{} kbit/s", iso.max_rate_bps() / 1e3);
     let share = format!("{:.2} %", iso.max_rate_bps() / rate * 100.0);
     for stated in [&frame, &kbit, &share] {
-        assert!(text.contains(stated.as_str()), "method.md §10 lacks {stated:?}");
+        assert!(
+            text.contains(stated.as_str()),
+            "method.md §10 lacks {stated:?}"
+        );
     }
     // Both probes of the seed stay under the warning's limit.
     let seed = Experiment::default();

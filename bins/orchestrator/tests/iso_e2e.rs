@@ -259,7 +259,8 @@ fn check_fates(sc: &Value, reasons: &[&str]) -> (usize, usize) {
 /// The report draws the isochronous probe's loaded distribution beside the
 /// stop-and-wait one and the page shows that figure.
 fn check_iso_plot(dir: &std::path::Path) {
-    let svg = std::fs::read_to_string(dir.join("iso-cdf-loaded.svg")).expect("iso-cdf-loaded.svg");
+    let svg = std::fs::read_to_string(dir.join("figures/iso-cdf-loaded.svg"))
+        .expect("figures/iso-cdf-loaded.svg");
     // The text as a reader reads it: tags dropped, a legend entry wrapped
     // over two lines joined by one space.
     let mut text = String::new();

@@ -69,7 +69,7 @@ pub(crate) fn thousands(v: u64) -> String {
     let s = v.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -126,7 +126,7 @@ pub(crate) fn aggregate_caveat(scenarios: &[ScenarioFigures]) -> Option<String> 
                 (x, y) => x.or(y),
             };
             let largest = q.largest_bytes().unwrap_or(0.0);
-            if worst.map_or(true, |(w, _, _)| largest > w) {
+            if worst.is_none_or(|(w, _, _)| largest > w) {
                 worst = Some((largest, q, f));
             }
         }

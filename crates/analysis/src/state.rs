@@ -120,7 +120,7 @@ pub struct WindowPart {
 }
 
 /// `52 % / 7 % / 41 %`: each part's share of the window, whole percent.
-pub fn shares_text(shares: &[f64]) -> String {
+pub(crate) fn shares_text(shares: &[f64]) -> String {
     shares
         .iter()
         .map(|x| format!("{:.0} %", x * 100.0))
@@ -130,7 +130,7 @@ pub fn shares_text(shares: &[f64]) -> String {
 
 /// `≈ 1140 ms until 12.2 s, ≈ 437 ms until 13.0 s, then ≈ 356 ms`: each
 /// part's value and where it ended, from `(to_s, text)` in time order.
-pub fn parts_text(parts: &[(f64, String)]) -> String {
+pub(crate) fn parts_text(parts: &[(f64, String)]) -> String {
     let n = parts.len();
     parts
         .iter()

@@ -194,6 +194,11 @@ pub struct PathSpec {
     pub up: Option<Tbf>,
     /// Download bottleneck (R's egress toward A); `None` = unshaped.
     pub down: Option<Tbf>,
+    /// The upload bottleneck's rate over time, when it moves
+    /// (docs/method.md §15); `up`'s rate is its rate at t0.
+    pub up_schedule: Option<crate::link::RateSchedule>,
+    /// The download bottleneck's rate over time, when it moves.
+    pub down_schedule: Option<crate::link::RateSchedule>,
 }
 
 impl Default for PathSpec {
@@ -207,6 +212,8 @@ impl Default for PathSpec {
             mtu: DEFAULT_MTU,
             up: Some(default_tbf()),
             down: None,
+            up_schedule: None,
+            down_schedule: None,
         }
     }
 }
@@ -222,6 +229,14 @@ impl PathSpec {
         match dir {
             Direction::Up => self.up.as_ref(),
             Direction::Down => self.down.as_ref(),
+        }
+    }
+
+    /// The rate schedule of one direction, when its rate moves.
+    pub fn schedule(&self, dir: Direction) -> Option<&crate::link::RateSchedule> {
+        match dir {
+            Direction::Up => self.up_schedule.as_ref(),
+            Direction::Down => self.down_schedule.as_ref(),
         }
     }
 }

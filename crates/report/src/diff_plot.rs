@@ -81,12 +81,8 @@ pub(crate) fn figure(k: usize, p: &PairDiff) -> Result<(String, String), ReportE
         let mut chart = builder(&plot)
             .build_cartesian_2d((x0..x1).log_scale(), 0.0..1.0)
             .map_err(e)?;
-        let xdesc = if a.axis == b.axis {
-            format!("{} (ms, log)", a.axis)
-        } else {
-            // One run has the receive log, the other not: say both.
-            format!("A: {}, B: {} (ms, log)", a.axis, b.axis)
-        };
+        // Both runs' delays are of one kind (`Delays::of`): like with like.
+        let xdesc = format!("{} (ms, log)", a.axis);
         mesh(&mut chart, &xdesc, "share of loaded requests", (6, 6))?;
         let clamp = |v: &[f64], n| -> Vec<(f64, f64)> {
             steps(v, n)

@@ -37,6 +37,11 @@ pub fn file_name(s: &Scenario) -> String {
     )
 }
 
+/// Where the file is in the results folder: `flent/s01-round1-pfifo.flent.gz`.
+pub fn path(s: &Scenario) -> String {
+    crate::layout::flent_file(&file_name(s))
+}
+
 fn sanitize(s: &str) -> String {
     s.chars()
         .map(|c| {
@@ -671,11 +676,13 @@ mod tests {
             error: None,
             packet_files: Vec::new(),
             fates: None,
+            echo_closed_s: None,
             ecn_flow: false,
             point: PointText::default(),
             directions: Vec::new(),
             iso: None,
             readbacks: Default::default(),
+            link: None,
         };
         let i = ReportInput {
             schema_version: 1,
@@ -692,6 +699,7 @@ mod tests {
             scope: None,
             models: vec![],
             figures: Vec::new(),
+            steps: Default::default(),
         };
         (i, s)
     }

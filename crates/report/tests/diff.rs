@@ -110,8 +110,12 @@ fn the_kernel_ab_runs_differ_in_the_kernel_alone() {
     let d = diff(&a, &b, &[]).unwrap();
     let keys: Vec<&str> = d.setup_differs.iter().map(|s| s.key.as_str()).collect();
     assert_eq!(keys, ["kernel"], "{:?}", d.setup_differs);
-    assert!(d.setup_differs[0].a.starts_with("uml 6.1.176 (user-mode-linux "));
-    assert!(d.setup_differs[0].b.starts_with("uml-6.12 6.12.118 (linux-source-6.12 "));
+    assert!(d.setup_differs[0]
+        .a
+        .starts_with("uml 6.1.176 (user-mode-linux "));
+    assert!(d.setup_differs[0]
+        .b
+        .starts_with("uml-6.12 6.12.118 (linux-source-6.12 "));
     assert_eq!(d.same_experiment, Some(true));
     assert_eq!(d.pairs.len(), 2, "pfifo and fq_codel on both kernels");
 }
@@ -532,4 +536,101 @@ fn a_merged_run_is_the_same_experiment_as_the_one_run_apart_from_machine_and_tim
         .headline()
         .iter()
         .any(|l| l == "no detectable change in any metric of any arm both runs have"));
+}
+
+/// A gate cannot pass by accident: a metric `--fail-on-change` names that
+/// the diff could not compute (the loss, when run A has no fates) or that
+/// no round could move (fewer than 3 rounds a run) is named as unchecked,
+/// with why, and `orchestrator diff` exits 2 on it.
+#[test]
+fn a_gate_on_a_metric_that_cannot_be_computed_is_unchecked_and_says_why() {
+    let (_a, a) = digest("run-uml-3rounds");
+    let (_b, b) = digest("run-uml-3rounds-fates");
+    let d = diff(&a, &b, &[]).unwrap();
+    assert_eq!(d.fates, [false, true]);
+    let loss = ChangeGate::parse("loss").unwrap();
+    assert!(d.beyond(std::slice::from_ref(&loss)).is_empty());
+    let why = d.unchecked(&[loss]);
+    assert_eq!(why.len(), 2, "one line per arm: {why:?}");
+    for w in &why {
+        assert!(
+            w.starts_with("--fail-on-change loss cannot be checked for "),
+            "{w}"
+        );
+        assert!(w.contains("run A has none"), "{w}");
+    }
+    // Goodput is computed in both and 3 rounds a run can move it: checked.
+    assert!(d
+        .unchecked(&[ChangeGate::parse("goodput").unwrap()])
+        .is_empty());
+    // Two rounds a run: no change can ever be claimed, so the gate is
+    // unchecked, never passed.
+    let (_g, g) = digest("run-uml-rtt-fairness-quick");
+    let two = diff(&g, &g, &[]).unwrap();
+    let why = two.unchecked(&[ChangeGate::parse("goodput").unwrap()]);
+    assert!(!why.is_empty());
+    assert!(
+        why.iter()
+            .all(|w| w.contains("2 vs 2 rounds: with fewer than 3 a run no change can be claimed")),
+        "{why:?}"
+    );
+}
+
+/// diff-01-cdf.svg compares like with like: run A without fates and run B
+/// with them are both drawn as round trips (never A's RTT against B's
+/// one-way delay on one axis).
+#[test]
+fn the_cdf_draws_one_quantity_for_both_runs() {
+    let (_a, a) = digest("run-uml-3rounds");
+    let (_b, b) = digest("run-uml-3rounds-fates");
+    let d = diff(&a, &b, &[]).unwrap();
+    for p in &d.pairs {
+        assert_eq!(p.delays[0].axis, p.delays[1].axis, "{}", p.arm_a);
+        assert_eq!(p.delays[0].axis, "probe RTT");
+    }
+    let (_c, c) = digest("run-uml-3rounds-fates");
+    let same = diff(&b, &c, &[]).unwrap();
+    assert!(same
+        .pairs
+        .iter()
+        .all(|p| p.delays[0].axis == "one-way A→B delay"));
+}
+
+/// A run diffed against itself is named as one run; each pair's states
+/// are said once per run (not "A — A: …"); diff.json's numbers are
+/// numbers with a bound flag, in a versioned shape.
+#[test]
+fn a_run_against_itself_is_named_and_diff_json_holds_numbers() {
+    let (_a, a) = digest("run-uml-3rounds");
+    let (_b, b) = digest("run-uml-3rounds-fates");
+    let d = diff(&a, &a, &[]).unwrap();
+    assert!(d.same_run);
+    assert!(
+        d.headline()[0].starts_with("A and B are one run (run "),
+        "{:?}",
+        d.headline()
+    );
+    let md = d.markdown();
+    assert!(!md.contains("A — A:") && !md.contains("B — B:"), "{md}");
+    assert!(md.contains("States: A — 1 round ≈ "), "{md}");
+    let other = diff(&a, &b, &[]).unwrap();
+    assert!(!other.same_run);
+    assert!(!other.headline()[0].starts_with("A and B are one run"));
+    let json: serde_json::Value = serde_json::to_value(&other).unwrap();
+    assert_eq!(json["format"], "netlab-diff");
+    assert_eq!(json["version"], 2);
+    let m = &json["pairs"][0]["metrics"][0];
+    assert_eq!(m["key"], "p50");
+    // pfifo's RTT p50 in run A: every round at the timeout, a bound.
+    assert_eq!(m["a_rounds"][0]["value"], 1000.0);
+    assert_eq!(m["a_rounds"][0]["bound"], "at_least");
+    assert!(m["shift"]["value"].is_number(), "{m}");
+    assert!(m["shift"]["bound"].is_string(), "{m}");
+    for v in json["pairs"][0]["metrics"].as_array().unwrap() {
+        for k in ["a_rounds", "b_rounds"] {
+            for x in v[k].as_array().unwrap() {
+                assert!(x["value"].is_number() || x["bound"] == "unknown", "{x}");
+            }
+        }
+    }
 }

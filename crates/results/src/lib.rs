@@ -46,13 +46,16 @@ pub mod compare_flags;
 pub mod fate;
 mod file;
 pub mod hosts;
+pub mod link;
 pub mod merge;
+pub mod models_record;
 pub mod queue_seen;
 mod read;
 mod run;
 mod scenario;
 pub mod shares;
 pub mod split;
+mod steps;
 pub mod store;
 pub mod stream;
 mod tcp_info;
@@ -63,8 +66,9 @@ pub mod v1;
 pub use bottleneck::{Bottleneck, CpuUse, DirectionBottleneck, Verdict};
 pub use file::{read_json, write_json_atomic, ResultsFileError};
 pub use hosts::HostResult;
+pub use link::{link_bins, LinkBin, LinkResult};
 pub use queue_seen::{queue_seen, QueueSeen};
-pub use read::{ReadError, SUPPORTED_SCHEMAS};
+pub use read::{file_in, open, ReadError, SUPPORTED_SCHEMAS};
 pub use run::{
     Interrupted, KernelInfo, MergeRecord, MergeSource, RanOn, Results, ShardRecord, Tool,
     SCHEMA_VERSION,
@@ -75,5 +79,6 @@ pub use scenario::{
     RequestRecord, SampledQdisc, ScenarioResult, SenderSummary, TcpInfoSamplerResult, TcpResult,
     TopologyResult,
 };
+pub use steps::{RunSteps, ScenarioSteps, StepSums};
 pub use store::ScenarioFiles;
 pub use tcp_info::TcpInfoSample;

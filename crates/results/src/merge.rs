@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 
 use crate::split::{read_scenario_file, read_split, SplitError};
 use crate::store::scenario_files;
-use crate::{KernelInfo, MergeRecord, MergeSource, Results, ScenarioFiles, ScenarioResult, Tool};
+use crate::{
+    KernelInfo, MergeRecord, MergeSource, Results, RunSteps, ScenarioFiles, ScenarioResult, Tool,
+};
 
 /// Why a merge was refused.
 #[derive(Debug, thiserror::Error)]
@@ -315,6 +317,11 @@ fn merged_header(sources: &[SourceFolder], c: &Checked) -> Results {
             .unwrap_or_default(),
         timeline_total_s: sources.iter().map(|s| s.header.timeline_total_s).sum(),
         wall_s: sources.iter().map(|s| s.header.wall_s).sum(),
+        // Added up as the wall times are (when every source recorded them).
+        steps: sources
+            .iter()
+            .map(|s| s.header.steps)
+            .sum::<Option<RunSteps>>(),
         scenarios: Vec::new(),
         notes,
         interrupted: None,

@@ -53,6 +53,10 @@ pub struct Results {
     /// Set when `orchestrator merge` made this file from shard folders.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged: Option<MergeRecord>,
+    /// The run's time outside its scenarios (docs/method.md §3.5; absent
+    /// in files written before schema 4, and in a merged file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<crate::RunSteps>,
 }
 
 /// The share of the plan one run ran.

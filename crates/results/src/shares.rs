@@ -171,7 +171,7 @@ fn direction(flows: &[FlowGoodput<'_>], dir: &str) -> DirectionShares {
     let t = total(&d);
     let inverse_rtt = |host: Option<&str>| -> Option<f64> {
         of.iter()
-            .filter(|f| host.map_or(true, |h| f.host == h))
+            .filter(|f| host.is_none_or(|h| f.host == h))
             .map(|f| f.rtt_ms.filter(|r| *r > 0.0).map(|r| 1.0 / r))
             .sum()
     };

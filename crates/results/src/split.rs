@@ -201,7 +201,7 @@ impl Splitter {
     }
 }
 
-/// The results.json versions [`read_split`] reads: 2 and the one this
+/// The results.json versions [`read_split`] reads: 2, 3 and the one this
 /// netlab writes (3 and 4 only add optional fields to 2's shape). The header it
 /// returns keeps the file's own `schema_version`: a merge keeps it, a
 /// resume asks for the current one.
@@ -408,7 +408,7 @@ mod tests {
         }
         // A future version is refused by number.
         let t = String::from_utf8(text).unwrap().replacen(
-            "\"schema_version\": 4",
+            &format!("\"schema_version\": {SCHEMA_VERSION}"),
             "\"schema_version\": 7",
             1,
         );

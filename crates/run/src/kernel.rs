@@ -221,11 +221,17 @@ impl KernelFacts for ThisMachine {
         if missing.is_empty() {
             Ok(modules)
         } else {
+            let dep = avail
+                .modules_dir
+                .as_ref()
+                .and_then(|d| std::fs::read_to_string(d.join("modules.dep")).ok())
+                .unwrap_or_default();
+            let offered = guest_offered_ccs(&builtin, &dep).join(" ");
             Err(missing
                 .iter()
                 .map(|cc| {
                     format!(
-                        "congestion control {cc} is not in the guest kernel {} (no built-in tcp_{cc}, no tcp_{cc}.ko)",
+                        "congestion control {cc} is not in the guest kernel {} (no built-in tcp_{cc}, no tcp_{cc}.ko; it offers {offered})",
                         avail.release.clone().unwrap_or_default()
                     )
                 })
@@ -233,6 +239,28 @@ impl KernelFacts for ThisMachine {
                 .join("\n"))
         }
     }
+}
+
+/// The congestion controls a guest kernel offers: reno, every built-in
+/// `net/ipv4/tcp_<name>.ko` and every module of that name in
+/// `modules.dep` (`tcp_diag` is sock_diag's, not a congestion control).
+fn guest_offered_ccs(builtin: &str, modules_dep: &str) -> Vec<String> {
+    let mut out = vec!["reno".to_string()];
+    for line in builtin.lines().chain(modules_dep.lines()) {
+        let path = line.split(':').next().unwrap_or("");
+        let Some(name) = path
+            .rsplit('/')
+            .next()
+            .and_then(|f| f.strip_prefix("tcp_"))
+            .and_then(|f| f.strip_suffix(".ko"))
+        else {
+            continue;
+        };
+        if path.contains("net/ipv4/") && name != "diag" && !out.iter().any(|o| o == name) {
+            out.push(name.to_string());
+        }
+    }
+    out
 }
 
 /// Congestion controls of `req` missing from `offered`.
@@ -664,5 +692,16 @@ mod tests {
     #[test]
     fn the_kernel_list_is_read_word_by_word() {
         assert_eq!(parse_cc_list("reno bbr cubic\n"), ["reno", "bbr", "cubic"]);
+    }
+
+    #[test]
+    fn the_guest_offers_reno_and_its_tcp_modules() {
+        let builtin =
+            "kernel/net/ipv4/tcp_diag.ko\nkernel/net/ipv4/tcp_cubic.ko\nkernel/fs/ext4.ko\n";
+        let dep = "kernel/net/ipv4/tcp_bbr.ko:\nkernel/net/ipv4/tcp_dctcp.ko:\nkernel/net/sched/sch_tbf.ko:\n";
+        assert_eq!(
+            guest_offered_ccs(builtin, dep),
+            ["reno", "cubic", "bbr", "dctcp"]
+        );
     }
 }

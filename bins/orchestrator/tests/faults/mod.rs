@@ -792,9 +792,8 @@ pub fn run_plan(plan: &Plan) -> Vec<Trial> {
     );
     let mut rng = SplitMix64::new(plan.seed);
     let mut trials = Vec::new();
-    let kernels = std::iter::repeat(Kernel::Host)
-        .take(plan.host as usize)
-        .chain(std::iter::repeat(Kernel::Uml).take(plan.guest as usize));
+    let kernels = std::iter::repeat_n(Kernel::Host, plan.host as usize)
+        .chain(std::iter::repeat_n(Kernel::Uml, plan.guest as usize));
     for (i, k) in kernels.enumerate() {
         let t = run_drawn_trial(&plan.bin, &plan.work, k, i as u32 + 1, &mut rng);
         println!("{t}");

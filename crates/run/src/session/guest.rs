@@ -280,6 +280,7 @@ fn guest_interrupted(
         shard: cfg.shard_record(),
         resumed_from: Vec::new(),
         merged: None,
+        steps: None,
     };
     if let Err(e) = write_json_atomic(&path, &results) {
         eprintln!("{program}: {e}");
