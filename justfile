@@ -27,6 +27,9 @@ bench-topology:
 bench-guest:
     cargo bench -p netlab-guest --bench overhead
 
+bench-kernels:
+    cargo bench -p netlab-guest --bench kernels
+
 bench-tcpload:
     cargo bench -p netlab-tcpload --bench throughput
 
@@ -36,7 +39,10 @@ bench-probe:
 bench-ecn:
     cargo bench -p netlab-ecn --bench capture
 
-bench: bench-topology bench-guest bench-tcpload bench-probe bench-ecn bench-iso
+bench: bench-topology bench-guest bench-tcpload bench-probe bench-ecn bench-iso bench-rate-change
+
+bench-rate-change:
+    cargo bench -p netlab-qdisc --bench rate_change
 
 bench-iso:
     cargo bench -p netlab-probe --bench iso

@@ -116,7 +116,13 @@ fn sizes(dir: &Path, ext: &str) -> (u64, u64, usize) {
     let mut n = 0;
     if let Ok(d) = std::fs::read_dir(dir) {
         for e in d.flatten() {
-            if e.file_name().to_string_lossy().ends_with(ext) {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                // The report's folders (docs/report.md, "The results folder").
+                let (t, l, k) = sizes(&e.path(), ext);
+                total += t;
+                largest = largest.max(l);
+                n += k;
+            } else if e.file_name().to_string_lossy().ends_with(ext) {
                 let len = e.metadata().map_or(0, |m| m.len());
                 total += len;
                 largest = largest.max(len);

@@ -40,6 +40,8 @@ pub enum Command {
     Cleanup(commands::cleanup::CleanupArgs),
     /// Run one program inside a pinned user-mode-linux kernel and return its exit status.
     Guest(commands::roles::GuestArgs),
+    /// Build (`kernel build uml-6.12`) or list the guest kernels netlab builds from Debian's source packages.
+    Kernel(commands::kernel::KernelArgs),
     /// Standalone receiver: TCP sink with pattern validation plus the UDP echo, one poll loop.
     Sink(commands::roles::SinkArgs),
     /// Standalone TCP load sender.
@@ -61,6 +63,9 @@ pub enum KernelFlag {
     Host,
     /// The Debian user-mode-linux kernel, booted for this run.
     Uml,
+    /// The user-mode-linux 6.12 kernel netlab builds (`orchestrator kernel build uml-6.12`), booted for this run.
+    #[value(name = "uml-6.12")]
+    Uml612,
 }
 
 /// `orchestrator guest-init` (hidden).

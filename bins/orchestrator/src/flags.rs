@@ -83,6 +83,23 @@ pub fn iso_interval(text: &str) -> Result<Duration, String> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IsoProbeArg(pub Option<Duration>);
 
+impl IsoProbeArg {
+    /// The method's: on, at the isochronous probe's default interval.
+    pub fn method() -> IsoProbeArg {
+        IsoProbeArg(Some(netlab_experiment::ProbeSpec::isochronous().interval))
+    }
+}
+
+/// `20ms` or `off`, as [`iso_probe`] reads it back.
+impl std::fmt::Display for IsoProbeArg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(d) => f.write_str(&netlab_experiment::units::format_duration(d)),
+            None => f.write_str("off"),
+        }
+    }
+}
+
 /// `--iso-probe`: `off`, or the isochronous probe's interval.
 pub fn iso_probe(text: &str) -> Result<IsoProbeArg, String> {
     if text.trim() == "off" {
@@ -197,6 +214,10 @@ mod tests {
             Ok(IsoProbeArg(Some(Duration::from_millis(20))))
         );
         assert!(iso_probe("500us").unwrap_err().contains("or off"));
+        for arg in [IsoProbeArg::method(), IsoProbeArg(None)] {
+            assert_eq!(iso_probe(&arg.to_string()), Ok(arg));
+        }
+        assert_eq!(IsoProbeArg::method().to_string(), "20ms");
         assert_eq!(rate("5mbit").map(Rate::bits_per_sec), Ok(5_000_000));
         assert!(rate("fast").is_err());
         assert_eq!(size("16kb").map(|s| s.0), Ok(16_384));

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::cli::{Cli, Command};
-use crate::commands::{cleanup, compare, diff, merge, plan, report, rerun, roles, run};
+use crate::commands::{cleanup, compare, diff, kernel, merge, plan, report, rerun, roles, run};
 
 fn main() -> ExitCode {
     // Before any thread: a long run's heap stays flat.
@@ -43,11 +43,12 @@ fn main() -> ExitCode {
         Command::Run(a) => run::main(&a),
         Command::Plan(a) => plan::main(&a),
         Command::Merge(a) => merge::main(&a),
-        Command::Report(a) => report::main(&a.path),
+        Command::Report(a) => report::main(&a.path, &a.models),
         Command::Diff(a) => diff::main(&a),
         Command::Rerun(a) => rerun::main(&a),
         Command::Cleanup(a) => cleanup::main(&a),
         Command::Guest(a) => roles::guest(&a),
+        Command::Kernel(a) => kernel::main(a),
         Command::Sink(a) => roles::sink(&a),
         Command::Load(a) => roles::load_role(&a),
         Command::Probe(a) => roles::probe(&a),

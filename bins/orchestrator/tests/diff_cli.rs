@@ -144,3 +144,24 @@ fn rerun_of_a_shard_past_the_plans_units_is_refused_before_anything() {
         assert!(!out.0.exists(), "--shard {shard}: --out was made");
     }
 }
+
+/// `--fail-on-change loss` on a run without fates cannot be checked: exit
+/// 2, naming why, never a silent 0.
+#[test]
+fn a_gate_on_a_metric_that_cannot_be_computed_exits_2_and_names_why() {
+    let a = run_folder("run-uml-3rounds");
+    let b = run_folder("run-uml-3rounds-fates");
+    let (code, _, err) = run_bounded(
+        &[
+            "diff",
+            a.0.to_str().unwrap(),
+            b.0.to_str().unwrap(),
+            "--fail-on-change",
+            "loss",
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--fail-on-change loss cannot be checked for pfifo limit 256: the loss needs every round's probe fates"), "{err}");
+    assert!(err.contains("run A has none"), "{err}");
+}

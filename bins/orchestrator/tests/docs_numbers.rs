@@ -5,7 +5,10 @@
 //!   is `SPLIT_VERSIONS`;
 //! - the target count fuzz/README.md states ("There are N") is the number
 //!   of `[[bin]]` targets in fuzz/Cargo.toml, and of files in
-//!   fuzz/fuzz_targets/.
+//!   fuzz/fuzz_targets/;
+//! - the isochronous probe's frame and its share of the seed's rate that
+//!   docs/method.md §10 states are the default probe's
+//!   (`ProbeSpec::frame_bytes`, `ProbeSpec::max_rate_bps`).
 
 mod tree;
 use tree::{read, root};
@@ -176,6 +179,28 @@ fn fuzz_readme_counts_the_targets_fuzz_builds() {
             "fuzz/README.md states {n} targets; fuzz/Cargo.toml has {bins} [[bin]]s"
         );
     }
+}
+
+#[test]
+fn method_states_the_isochronous_probes_share_of_the_link() {
+    use netlab_experiment::{Experiment, ProbeKind, ProbeSpec};
+    let text = plain(&read("docs/method.md"));
+    let iso = ProbeSpec::isochronous();
+    let rate = Experiment::default().path.up.unwrap().rate.bits_per_sec() as f64;
+    let frame = format!("{} bytes on the wire", iso.frame_bytes());
+    let kbit = format!("{} kbit/s", iso.max_rate_bps() / 1e3);
+    let share = format!("{:.2} %", iso.max_rate_bps() / rate * 100.0);
+    for stated in [&frame, &kbit, &share] {
+        assert!(
+            text.contains(stated.as_str()),
+            "method.md §10 lacks {stated:?}"
+        );
+    }
+    // Both probes of the seed stay under the warning's limit.
+    let seed = Experiment::default();
+    assert!(seed.probes.iter().any(|p| p.kind == ProbeKind::Isochronous));
+    let all: f64 = seed.probes.iter().map(ProbeSpec::max_rate_bps).sum();
+    assert!(all / rate < netlab_experiment::warnings::PROBE_SHARE_LIMIT);
 }
 
 #[test]

@@ -196,6 +196,50 @@ fn bad_experiment_files_exit_2_naming_the_key() {
     assert!(err.contains("missing.toml"), "{err}");
 }
 
+/// A malformed trace or a schedule the path cannot take: exit 2 naming the
+/// file's line (or the step), before a results folder or a namespace
+/// exists (method §15.2).
+#[test]
+fn malformed_traces_exit_2_naming_the_line_before_anything_exists() {
+    let out = OutDir::new("bad-traces");
+    std::fs::create_dir_all(&out.0).unwrap();
+    let trace = || "[path.up]\ntrace = \"t.trace\"\n".to_string();
+    let cases: &[(&str, String, &str)] = &[
+        (
+            "0\n10\n9\n",
+            trace(),
+            "line 3: timestamp 9 goes backwards (line 2 was 10)",
+        ),
+        ("0\n1.5\n", trace(), "line 2: \"1.5\" is not a whole number"),
+        ("", trace(), "the trace is empty"),
+        (
+            "0\n",
+            "[path.up]\nrate_schedule = [[\"0s\", \"10mbit\"], [\"5s\", \"1bit\"]]\n".to_string(),
+            "path.up.rate_schedule[1]",
+        ),
+    ];
+    for (i, (body, text, says)) in cases.iter().enumerate() {
+        let dir = out.0.join(format!("case{i}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("t.trace"), body).unwrap();
+        let file = dir.join("exp.toml");
+        std::fs::write(&file, text).unwrap();
+        let res = dir.join("res");
+        let (code, _o, err) = run_bounded(
+            &[
+                "run",
+                file.to_str().unwrap(),
+                "--out",
+                res.to_str().unwrap(),
+            ],
+            Duration::from_secs(30),
+        );
+        assert_eq!(code, 2, "{body:?}: {err}");
+        assert!(err.contains(says), "{body:?} should say {says:?}: {err}");
+        assert!(!res.exists(), "{body:?}: a results folder was made");
+    }
+}
+
 #[test]
 fn print_experiment_round_trips_and_every_preset_parses() {
     let (code, printed, err) = run_bounded(

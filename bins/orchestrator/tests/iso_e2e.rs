@@ -1,6 +1,7 @@
 //! End-to-end tests of the isochronous probe in `orchestrator compare`:
-//! `--iso-probe` validation, and full runs on the host kernel
-//! and in the guest with the probe beside the stop-and-wait one.
+//! `--iso-probe` validation, and full runs on the host kernel and in the
+//! guest, where a plain `compare` runs the probe beside the stop-and-wait
+//! one.
 
 use std::time::Duration;
 
@@ -37,7 +38,16 @@ fn print_experiment_shows_the_iso_probe() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("kind = \"isochronous\""), "{out}");
     assert!(out.contains("interval = \"5ms\""), "{out}");
+    // The method's experiment runs it by default, every 20 ms (method
+    // §10), and `off` leaves it out.
     let (code, out, _) = run_bounded(&["compare", "--print-experiment"], Duration::from_secs(20));
+    assert_eq!(code, 0);
+    assert!(out.contains("kind = \"isochronous\""), "{out}");
+    assert!(out.contains("interval = \"20ms\""), "{out}");
+    let (code, out, _) = run_bounded(
+        &["compare", "--iso-probe", "off", "--print-experiment"],
+        Duration::from_secs(20),
+    );
     assert_eq!(code, 0);
     assert!(!out.contains("isochronous"), "{out}");
 }
@@ -139,8 +149,6 @@ fn privileged_compare_with_the_iso_probe_on_the_host_kernel() {
             "pfifo limit 256",
             "--rate",
             "20mbit",
-            "--iso-probe",
-            "20ms",
         ],
     );
     let (code, stdout, err) = run_bounded(&args, Duration::from_secs(120));
@@ -157,6 +165,13 @@ fn privileged_compare_with_the_iso_probe_on_the_host_kernel() {
         "{summary}"
     );
     assert!(summary.contains("Isochronous probe"), "{summary}");
+    // A plain compare runs it, and the headline's delay is its window's
+    // (method §12.11; crates/report/tests/window_delay.rs recomputes one
+    // from results.json).
+    assert!(
+        summary.contains("from the isochronous probe, a slot every 20 ms whatever is outstanding"),
+        "{summary}"
+    );
     assert!(
         summary.contains("| 1 | 1 | pfifo | loaded | 20 |"),
         "{summary}"
@@ -175,7 +190,7 @@ fn guest_compare_both_arms_with_the_iso_probe() {
         return;
     }
     let out = OutDir::new("iso-uml");
-    let args = short_compare(&out, &["--kernel", "uml", "--iso-probe", "20ms"]);
+    let args = short_compare(&out, &["--kernel", "uml"]);
     let (code, stdout, err) = run_bounded(&args, Duration::from_secs(240));
     assert_eq!(code, 0, "stdout:\n{stdout}\nstderr:\n{err}");
     let r = check_results(&out.0, &["pfifo", "fq_codel"]);
@@ -244,7 +259,8 @@ fn check_fates(sc: &Value, reasons: &[&str]) -> (usize, usize) {
 /// The report draws the isochronous probe's loaded distribution beside the
 /// stop-and-wait one and the page shows that figure.
 fn check_iso_plot(dir: &std::path::Path) {
-    let svg = std::fs::read_to_string(dir.join("iso-cdf-loaded.svg")).expect("iso-cdf-loaded.svg");
+    let svg = std::fs::read_to_string(dir.join("figures/iso-cdf-loaded.svg"))
+        .expect("figures/iso-cdf-loaded.svg");
     // The text as a reader reads it: tags dropped, a legend entry wrapped
     // over two lines joined by one space.
     let mut text = String::new();

@@ -198,3 +198,66 @@ fn a_missing_results_json_exits_1_naming_the_file() {
     );
     assert!(names_in(&out.0).is_empty());
 }
+
+/// A run written before `[report] models` existed
+/// (fixtures/report/run-uml-sparse-flows) records no models, so its report
+/// drew no N* = 8.26. `report --models sparse_flow` records the model in
+/// its results.json (every other byte kept) and draws it; a plain
+/// `report` afterwards draws it again; a run that records models keeps
+/// its own (exit 2).
+#[test]
+fn report_models_records_them_so_every_later_report_redraws_them() {
+    use std::io::Read as _;
+    let gz = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/report/run-uml-sparse-flows/results.json.gz");
+    let mut json = Vec::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(gz).unwrap())
+        .read_to_end(&mut json)
+        .unwrap();
+    let out = folder_with("report-models", &json);
+    let n_star = "model N* = 8.26";
+    let (code, _, err) = report(&out.0);
+    assert_eq!(code, 0, "{err}");
+    let md = std::fs::read_to_string(out.0.join("summary.md")).unwrap();
+    assert!(!md.contains(n_star), "no model recorded, none drawn");
+    let (code, stdout, err) = run_bounded(
+        &["report", out.0.to_str().unwrap(), "--models", "sparse_flow"],
+        Duration::from_secs(120),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        stdout.contains("recorded the models sparse_flow"),
+        "{stdout}"
+    );
+    let after = std::fs::read(out.0.join("results.json")).unwrap();
+    let inserted = br#""report":{"models":["sparse_flow"]},"#;
+    assert_eq!(after.len(), json.len() + inserted.len());
+    let at = after
+        .windows(inserted.len())
+        .position(|w| w == inserted)
+        .expect("the models' record");
+    assert_eq!(
+        [&after[..at], &after[at + inserted.len()..]].concat(),
+        json,
+        "every other byte kept"
+    );
+    // Every later report draws the model, without the flag.
+    for _ in 0..2 {
+        let md = std::fs::read_to_string(out.0.join("summary.md")).unwrap();
+        assert!(md.contains(n_star), "{md}");
+        let (code, _, err) = report(&out.0);
+        assert_eq!(code, 0, "{err}");
+    }
+    let (code, _, err) = run_bounded(
+        &["report", out.0.to_str().unwrap(), "--models", "aqm_law"],
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("a run keeps its own"), "{err}");
+    let (code, _, err) = run_bounded(
+        &["report", out.0.to_str().unwrap(), "--models", "nonsense"],
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown model"), "{err}");
+}

@@ -98,8 +98,18 @@ impl DelayBasis {
 enum Unit {
     /// Probe observations with the time each stands for (the window's
     /// sampling, method §12.11); the statistic is a weighted censored
-    /// quantile.
-    Probes(Vec<(Observation, f64)>, f64),
+    /// quantile. The last field counts the round's loaded requests without
+    /// a reply within the timeout (delivered late, lost or unresolved),
+    /// whatever the delay basis.
+    Probes(Vec<(Observation, f64)>, f64, usize),
+    /// A share of counts, %: pooled, the ratio of the summed counts (never
+    /// a mean of the rounds' shares).
+    Share {
+        /// Requests counted (lost).
+        part: usize,
+        /// Of these many (sent).
+        of: usize,
+    },
     /// One value per round (window goodput, a counter, an index), with the
     /// samples behind it (goodput: its 200 ms bins).
     Scalar { value: f64, samples: usize },
@@ -108,7 +118,8 @@ enum Unit {
 impl Unit {
     fn len(&self) -> usize {
         match self {
-            Unit::Probes(o, _) => o.len(),
+            Unit::Probes(o, ..) => o.len(),
+            Unit::Share { of, .. } => *of,
             Unit::Scalar { samples, .. } => *samples,
         }
     }
@@ -214,33 +225,41 @@ pub struct Statistics {
     pub failed_scenarios: Vec<u32>,
     /// What the delay figures measure.
     pub delay: DelayBasis,
+    /// Arms whose rounds fall into different standing states (method
+    /// §12.6), each with its states (`1 cut: r2; 2 cuts: r3`): no pooled
+    /// value is given for them.
+    pub split: Vec<(String, String)>,
     /// The probe and weights the delay figures come from.
     pub sampling: Option<Sampling>,
+}
+
+/// A figure's name with, for a delay, the sampling it comes from: one
+/// name for the comparisons and the figures table.
+fn figure_name(delay: DelayBasis, figure: Figure, sampling: Option<Sampling>) -> String {
+    let name = delay.name(figure);
+    match (figure, sampling) {
+        (Figure::LoadedP50 | Figure::LoadedP95, Some(s)) => {
+            let how = match s {
+                Sampling::Isochronous { .. } => "isochronous probe, time-uniform",
+                Sampling::StopAndWaitTimeWeighted => "stop-and-wait probe, time-weighted",
+                // The method's own figure, unchanged (method §12.11).
+                Sampling::StopAndWaitPerRequest => return name.to_string(),
+            };
+            match name.strip_suffix(')') {
+                Some(open) => format!("{open}; {how})"),
+                None => format!("{name} ({how})"),
+            }
+        }
+        (Figure::Loss, Some(Sampling::Isochronous { .. })) => "loaded isochronous slot loss".into(),
+        _ => name.to_string(),
+    }
 }
 
 impl Comparison {
     /// The figure's name with, for a delay, the sampling it comes from:
     /// `loaded one-way delay p50 (delivered; isochronous probe, time-uniform)`.
     pub fn figure_name(&self) -> String {
-        let name = self.delay.name(self.figure);
-        match (self.figure, self.sampling) {
-            (Figure::LoadedP50 | Figure::LoadedP95, Some(s)) => {
-                let how = match s {
-                    Sampling::Isochronous { .. } => "isochronous probe, time-uniform",
-                    Sampling::StopAndWaitTimeWeighted => "stop-and-wait probe, time-weighted",
-                    // The method's own figure, unchanged (method §12.11).
-                    Sampling::StopAndWaitPerRequest => return name.to_string(),
-                };
-                match name.strip_suffix(')') {
-                    Some(open) => format!("{open}; {how})"),
-                    None => format!("{name} ({how})"),
-                }
-            }
-            (Figure::Loss, Some(Sampling::Isochronous { .. })) => {
-                "loaded isochronous slot loss".into()
-            }
-            _ => name.to_string(),
-        }
+        figure_name(self.delay, self.figure, self.sampling)
     }
 
     /// Fewer rounds per arm than this: the interval is printed as not
@@ -360,13 +379,17 @@ fn fairness(s: &Scenario) -> Option<f64> {
 fn unit(s: &Scenario, f: Figure, sampling: Option<Sampling>) -> Option<Unit> {
     let one = |value: f64| Unit::Scalar { value, samples: 1 };
     match f {
-        Figure::LoadedP50 => Some(Unit::Probes(window_of(s, sampling)?.samples, 0.5)),
-        Figure::LoadedP95 => Some(Unit::Probes(window_of(s, sampling)?.samples, 0.95)),
+        Figure::LoadedP50 | Figure::LoadedP95 => {
+            let w = window_of(s, sampling)?;
+            let p = if f == Figure::LoadedP50 { 0.5 } else { 0.95 };
+            let timeouts = window_timeouts(&w);
+            Some(Unit::Probes(w.samples, p, timeouts))
+        }
         Figure::Loss => window_of(s, sampling)
             .filter(|w| w.measure == Measure::OneWay && w.sent() > 0)
-            .map(|w| Unit::Scalar {
-                value: f64::from(w.fates.lost()) / f64::from(w.sent()) * 100.0,
-                samples: w.sent() as usize,
+            .map(|w| Unit::Share {
+                part: w.fates.lost() as usize,
+                of: w.sent() as usize,
             }),
         Figure::Goodput => s.window_goodput().map(|value| Unit::Scalar {
             value,
@@ -377,20 +400,41 @@ fn unit(s: &Scenario, f: Figure, sampling: Option<Sampling>) -> Option<Unit> {
     }
 }
 
+/// A round's window requests without a reply within the timeout: with
+/// fates, those that reached B late or never, lost or unresolved; without,
+/// the RTT's censored ones.
+fn window_timeouts(w: &WindowDelay) -> usize {
+    match w.measure {
+        Measure::OneWay => (w.fates.reached_late + w.fates.lost() + w.fates.unresolved) as usize,
+        Measure::RttCensored => w.timeouts as usize,
+    }
+}
+
 /// The statistic over pooled units: a censored quantile over every round's
-/// probes, or the mean of the rounds' values.
+/// probes, a share of the summed counts, or the mean of the rounds' values.
 fn statistic(units: &[&Unit]) -> CensoredQuantile {
     match units.first() {
         None => CensoredQuantile::NoData,
-        Some(Unit::Probes(_, p)) => {
+        Some(Unit::Probes(_, p, _)) => {
             let all: Vec<(Observation, f64)> = units
                 .iter()
                 .flat_map(|u| match u {
-                    Unit::Probes(o, _) => o.clone(),
+                    Unit::Probes(o, ..) => o.clone(),
                     _ => Vec::new(),
                 })
                 .collect();
             weighted_censored_quantile(&all, *p)
+        }
+        Some(Unit::Share { .. }) => {
+            let (part, of) = units.iter().fold((0, 0), |(p, n), u| match u {
+                Unit::Share { part, of } => (p + part, n + of),
+                _ => (p, n),
+            });
+            if of == 0 {
+                CensoredQuantile::NoData
+            } else {
+                CensoredQuantile::Value(100.0 * part as f64 / of as f64)
+            }
         }
         Some(Unit::Scalar { .. }) => {
             let all: Vec<f64> = units
@@ -411,10 +455,7 @@ fn statistic(units: &[&Unit]) -> CensoredQuantile {
 
 fn timeouts(u: &Unit) -> usize {
     match u {
-        Unit::Probes(o, _) => o
-            .iter()
-            .filter(|(x, _)| matches!(x, Observation::AtLeast(_)))
-            .count(),
+        Unit::Probes(_, _, t) => *t,
         _ => 0,
     }
 }
@@ -475,13 +516,124 @@ pub fn analyse(input: &ReportInput) -> Statistics {
             }
         }
     }
+    // Nothing pooled where the rounds disagree or a round's window held
+    // more than one state (method §12.6).
+    let split = crate::state::ArmStates::of_input(input)
+        .into_iter()
+        .filter(|a| a.split())
+        .map(|a| {
+            let groups: Vec<String> = a
+                .groups
+                .iter()
+                .map(|g| {
+                    let r: Vec<String> = g.rounds.iter().map(|r| format!("r{r}")).collect();
+                    format!("{}: {}", g.label(), r.join(" "))
+                })
+                .collect();
+            (a.arm, groups.join("; "))
+        })
+        .collect();
     Statistics {
         arms,
         figures,
         comparisons,
         failed_scenarios,
         delay,
+        split,
         sampling,
+    }
+}
+
+impl Statistics {
+    /// The figures per arm, pooled and per round, with their counts: one
+    /// table index.html and summary.md both print. A delay figure says
+    /// what it measures (one-way or round trip); an arm whose rounds
+    /// disagree gets no pooled value (method §12.6); a pooled share is the
+    /// ratio of the counts.
+    pub fn figures_table(&self) -> crate::Table {
+        let mut rows = Vec::new();
+        for f in &self.figures {
+            let unit = f.figure.unit();
+            let share = f.figure == Figure::Loss;
+            let value = |v: &Value| -> String {
+                if share {
+                    let lost = (v.value_of_share() * v.samples as f64 / 100.0).round();
+                    format!("{lost:.0}/{} = {}", v.samples, v.value.text(unit))
+                } else {
+                    match v.value {
+                        // An index (Jain's) to three decimals.
+                        CensoredQuantile::Value(x) if unit.is_empty() => format!("{x:.3}"),
+                        other => other.text(unit),
+                    }
+                }
+            };
+            let split = self.split.iter().find(|(a, _)| *a == f.arm);
+            let pooled = match split {
+                Some((_, states)) => format!("not pooled: not one state ({states})"),
+                None => value(&f.pooled),
+            };
+            let rounds: Vec<String> = f
+                .rounds
+                .iter()
+                .map(|r| {
+                    if share {
+                        format!("r{}: {}", r.round, value(r))
+                    } else if !matches!(f.figure, Figure::LoadedP50 | Figure::LoadedP95) {
+                        format!("r{}: {} ({})", r.round, value(r), r.samples)
+                    } else {
+                        format!("r{}: {} ({}, {})", r.round, value(r), r.samples, r.timeouts)
+                    }
+                })
+                .collect();
+            let n = match f.figure {
+                Figure::LoadedP50 | Figure::LoadedP95 => {
+                    format!("{} ({})", f.pooled.samples, f.pooled.timeouts)
+                }
+                Figure::Loss => format!(
+                    "{} sent, {:.0} lost",
+                    f.pooled.samples,
+                    (f.pooled.value_of_share() * f.pooled.samples as f64 / 100.0).round()
+                ),
+                _ => f.pooled.samples.to_string(),
+            };
+            rows.push(vec![
+                figure_name(self.delay, f.figure, self.sampling),
+                f.arm.clone(),
+                pooled,
+                n,
+                rounds.join("; "),
+            ]);
+        }
+        let (delay_n, intro) = match self.delay {
+            DelayBasis::OneWayDelivered => (
+                "a one-way delay's n counts the delivered requests",
+                "Each figure per arm, pooled over its rounds and per round, with its counts. The delays are one-way A→B over the delivered requests (method §5.8), not round trips.",
+            ),
+            DelayBasis::RttCensored => (
+                "a delay's n counts every loaded request with RTT information",
+                "Each figure per arm, pooled over its rounds and per round, with its counts; the delays are round trips with a timeout censored at the timeout (method §5.6).",
+            ),
+        };
+        crate::Table {
+            intro: intro.into(),
+            header: ["figure", "arm", "pooled", "n (timeouts)", "per round: value (n, timeouts)"]
+                .map(String::from)
+                .to_vec(),
+            rows,
+            note: format!(
+                "n: the samples behind a value ({delay_n}; a loss's, the requests sent; a goodput's, its 200 ms bins); timeouts, beside a delay's n: the loaded requests without a reply within the timeout, delivered late or not at all. A pooled delay is a quantile over every round's samples and a pooled loss the ratio of the summed counts; an arm not in one state over the window (rounds that disagree, or a round whose state changed inside it) has none."
+            ),
+        }
+    }
+}
+
+impl Value {
+    /// The value of a share, %, or 0.
+    fn value_of_share(&self) -> f64 {
+        match self.value {
+            CensoredQuantile::Value(v) => v,
+            _ => 0.0,
+        }
     }
 }
 
@@ -545,7 +697,7 @@ fn not_claimed(
         .chain(ub)
         .filter_map(|(_, u)| match u {
             Unit::Scalar { value, .. } => Some(*value),
-            Unit::Probes(..) => None,
+            Unit::Probes(..) | Unit::Share { .. } => None,
         })
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
             (lo.min(v), hi.max(v))

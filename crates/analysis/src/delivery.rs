@@ -7,7 +7,7 @@
 //! log); otherwise the headline falls back to the RTT with censoring and
 //! says why.
 
-use netlab_results::fate::{one_way_quantiles, DropReason, Fate, OneWayQuantiles};
+use netlab_results::fate::{one_way_quantiles, DropReason, Fate, OneWayQuantiles, ProbeFates};
 
 use crate::records::Scenario;
 use crate::stats::fmt_num;
@@ -23,7 +23,49 @@ pub struct LossCount {
     pub count: u32,
 }
 
+/// Which of a scenario's probes a delivery counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhichProbe {
+    /// The method's stop-and-wait probe (one request outstanding).
+    StopAndWait,
+    /// The isochronous probe (a request every interval on a fixed grid).
+    Isochronous,
+}
+
+impl WhichProbe {
+    /// What a sentence calls its requests: `probes`, `isochronous slots`.
+    pub fn noun(self) -> &'static str {
+        match self {
+            WhichProbe::StopAndWait => "probes",
+            WhichProbe::Isochronous => "isochronous slots",
+        }
+    }
+
+    /// Its fates, when B's receive log is in the results, with when B's
+    /// echo closed (an unresolved request's bound) and its timeout, ms.
+    fn fates(self, s: &Scenario) -> Option<(&ProbeFates, Option<f64>, f64)> {
+        match self {
+            WhichProbe::StopAndWait => s
+                .fates
+                .as_ref()
+                .map(|f| (f, s.echo_closed_s, s.probe_timeout_s * 1e3)),
+            WhichProbe::Isochronous => {
+                let iso = s.iso.as_ref()?;
+                iso.fates
+                    .as_ref()
+                    .map(|f| (f, iso.closed_s, iso.timeout_s * 1e3))
+            }
+        }
+    }
+}
+
 /// One arm's loaded probe requests, by fate, over its rounds.
+///
+/// One rule for every output (method §5.8): a request that reached B is a
+/// delay (its exact one-way time, late or not); one that never reached B
+/// is a loss; one B had not received when it stopped listening is
+/// censored at its own bound, B's close less its send time — never at
+/// another request's delay.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArmDelivery {
     /// Loaded requests that left A.
@@ -40,11 +82,17 @@ pub struct ArmDelivery {
     pub lost_unknown: u32,
     /// Not seen by B when the run stopped.
     pub unresolved: u32,
+    /// Each unresolved request's own bound, ms ascending: B's close less
+    /// its send time (only those whose bound is known; results written
+    /// before B's close was kept have none).
+    pub censored_ms: Vec<f64>,
+    /// The one-way A→B delay of every loaded request that reached B, ms
+    /// ascending (empty when none did or the clock was not shared).
+    pub delivered_ms: Vec<f64>,
     /// Never sent (a send error, or an isochronous slot A was too late
     /// for): not among `sent`, and no sample of its time.
     pub not_sent: u32,
-    /// One-way A→B delay of every loaded request that reached B (absent
-    /// when none did or the clock was not shared).
+    /// Their quantiles (absent when none did or the clock was not shared).
     pub one_way: Option<OneWayQuantiles>,
     /// Of those, past the probe's timeout.
     pub past_timeout: u32,
@@ -59,36 +107,79 @@ pub struct ArmDelivery {
 }
 
 impl ArmDelivery {
-    /// The arm's delivery over `rounds` (its scenarios without error);
-    /// None unless every one carries fates.
+    /// The stop-and-wait probe's delivery over `rounds` (the arm's
+    /// scenarios without error); None unless every one carries fates.
     pub fn of(rounds: &[&Scenario]) -> Option<ArmDelivery> {
-        if rounds.is_empty() || rounds.iter().any(|s| s.fates.is_none()) {
-            return None;
-        }
+        ArmDelivery::of_probe(rounds, WhichProbe::StopAndWait)
+    }
+
+    /// The isochronous probe's delivery over `rounds`, by the same rule;
+    /// None unless every one ran it with fates.
+    pub fn of_iso(rounds: &[&Scenario]) -> Option<ArmDelivery> {
+        ArmDelivery::of_probe(rounds, WhichProbe::Isochronous)
+    }
+
+    /// `probe`'s delivery over `rounds`; None unless every one carries
+    /// that probe's fates.
+    pub fn of_probe(rounds: &[&Scenario], probe: WhichProbe) -> Option<ArmDelivery> {
+        let fates: Vec<_> = rounds
+            .iter()
+            .map(|s| probe.fates(s))
+            .collect::<Option<_>>()?;
+        let timeout_ms = fates.first()?.2;
         let marks = rounds
             .iter()
             .any(|s| s.final_counters.ecn_marks.is_some_and(|m| m > 0));
-        let mut d = ArmDelivery {
-            not_ect_beside_ecn: marks && rounds.iter().any(|s| s.ecn_flow),
-            ..ArmDelivery::empty(rounds[0], rounds[0].probe_timeout_s * 1000.0, "probes")
-        };
+        let logs: Vec<_> = fates.iter().map(|(f, c, _)| (*f, *c)).collect();
+        Some(ArmDelivery::of_fates(
+            probe,
+            &logs,
+            timeout_ms,
+            marks && rounds.iter().any(|s| s.ecn_flow),
+        ))
+    }
+
+    /// The delivery of `probe`'s loaded requests over `rounds`' fates,
+    /// each with when B's echo closed (None: not recorded); `timeout_ms`
+    /// is the probe's; `not_ect_beside_ecn` as the field says.
+    pub fn of_fates(
+        probe: WhichProbe,
+        rounds: &[(&ProbeFates, Option<f64>)],
+        timeout_ms: f64,
+        not_ect_beside_ecn: bool,
+    ) -> ArmDelivery {
+        let mut d = ArmDelivery::blank(timeout_ms, not_ect_beside_ecn, probe.noun());
         let mut one_way = Vec::new();
-        let loaded = rounds
-            .iter()
-            .filter_map(|s| s.fates.as_ref())
-            .flat_map(|f| &f.requests)
-            .filter(|r| r.phase == netlab_probe::Phase::Loaded);
-        for r in loaded {
-            d.count(&r.fate, &mut one_way);
+        for (f, closed_s) in rounds {
+            let loaded = f
+                .requests
+                .iter()
+                .filter(|r| r.phase == netlab_probe::Phase::Loaded);
+            for r in loaded {
+                d.count(&r.fate, &mut one_way);
+                if let (Fate::Unresolved, Some(c), Some(t)) = (&r.fate, closed_s, r.send_s) {
+                    d.censored_ms.push(own_bound_ms(*c, t));
+                }
+            }
         }
+        d.censored_ms.sort_by(f64::total_cmp);
         d.past_timeout = one_way.iter().filter(|v| **v >= d.timeout_ms).count() as u32;
+        one_way.sort_by(f64::total_cmp);
+        d.delivered_ms = one_way.clone();
         d.one_way = one_way_quantiles(one_way);
-        Some(d)
+        d
     }
 
     /// No request yet, of a probe with this timeout in round `s` (whose
     /// arm marked beside an ECN flow, or not), its samples called `noun`.
     pub(crate) fn empty(s: &Scenario, timeout_ms: f64, noun: &'static str) -> ArmDelivery {
+        let marked = s.final_counters.ecn_marks.is_some_and(|m| m > 0) && s.ecn_flow;
+        ArmDelivery::blank(timeout_ms, marked, noun)
+    }
+
+    /// No request yet, of a probe with this timeout, its samples called
+    /// `noun`.
+    fn blank(timeout_ms: f64, not_ect_beside_ecn: bool, noun: &'static str) -> ArmDelivery {
         ArmDelivery {
             sent: 0,
             replied: 0,
@@ -98,17 +189,22 @@ impl ArmDelivery {
             lost_unknown: 0,
             unresolved: 0,
             not_sent: 0,
+            censored_ms: Vec::new(),
+            delivered_ms: Vec::new(),
             one_way: None,
             past_timeout: 0,
             timeout_ms,
-            not_ect_beside_ecn: s.final_counters.ecn_marks.is_some_and(|m| m > 0) && s.ecn_flow,
+            not_ect_beside_ecn,
             noun,
         }
     }
 
-    /// Adds another round's counts (the one-way quantiles are not pooled:
-    /// they are left as they were).
+    /// Adds another round's counts and censored bounds (the one-way
+    /// quantiles and delivered delays are not pooled: they are left as
+    /// they were).
     pub(crate) fn add(&mut self, o: &ArmDelivery) {
+        self.censored_ms.extend(&o.censored_ms);
+        self.censored_ms.sort_by(f64::total_cmp);
         self.sent += o.sent;
         self.replied += o.replied;
         self.reached_late += o.reached_late;
@@ -177,7 +273,8 @@ impl ArmDelivery {
     }
 
     /// The loss as a rate with its count and cause: `13 of 111 loaded
-    /// probes dropped by CoDel (Not-ECT beside an ECN flow)`.
+    /// probes dropped by CoDel (Not-ECT beside an ECN flow)`, then the
+    /// unresolved requests, censored at their own bounds.
     pub fn loss_text(&self) -> String {
         let mut parts: Vec<String> = self
             .dropped
@@ -215,8 +312,71 @@ impl ArmDelivery {
             ),
         };
         if self.unresolved > 0 {
+            t.push_str(&format!(" ({})", self.censored_text()));
+        }
+        t
+    }
+
+    /// The unresolved requests: `94 unresolved, censored at their own
+    /// bounds (B's close less each send): ≥ 1018 to ≥ 2398 ms`; where a
+    /// bound was not recorded, only why they are unresolved.
+    pub fn censored_text(&self) -> String {
+        let n = self.unresolved;
+        match (self.censored_ms.first(), self.censored_ms.last()) {
+            (Some(lo), Some(hi)) if self.censored_ms.len() == n as usize => {
+                let (its, range) = if n == 1 {
+                    (
+                        "its own bound (B's close less its send)",
+                        format!("≥ {} ms", fmt_num(*lo)),
+                    )
+                } else {
+                    (
+                        "their own bounds (B's close less each send)",
+                        format!("≥ {} to ≥ {} ms", fmt_num(*lo), fmt_num(*hi)),
+                    )
+                };
+                format!("{n} unresolved, censored at {its}: {range}")
+            }
+            _ => format!("{n} unresolved: B stopped listening before they could arrive"),
+        }
+    }
+
+    /// The whole fate in one line, as every table, figure and file says it:
+    /// `of 302 loaded isochronous slots: 141 delivered (one-way p50
+    /// 1836 ms, p99 2416 ms), 67 dropped, 94 censored at their own bounds
+    /// (≥ 1018 to ≥ 2398 ms)`.
+    pub fn slots_text(&self) -> String {
+        let delivered = match self.one_way {
+            Some(q) => format!(
+                "{} delivered (one-way p50 {} ms, p99 {} ms)",
+                q.n,
+                fmt_num(q.p50_ms),
+                fmt_num(q.p99_ms)
+            ),
+            None => format!("{} delivered", self.delivered()),
+        };
+        let mut t = format!(
+            "of {} loaded {}: {delivered}, {} dropped",
+            self.sent,
+            self.noun,
+            self.dropped.iter().map(|l| l.count).sum::<u32>()
+        );
+        if self.lost_unknown > 0 {
+            t.push_str(&format!(", {} lost (cause unknown)", self.lost_unknown));
+        }
+        if self.unresolved > 0 {
+            let bounds = match (self.censored_ms.first(), self.censored_ms.last()) {
+                (Some(lo), Some(hi)) if self.censored_ms.len() == self.unresolved as usize => {
+                    if lo == hi {
+                        format!(" (≥ {} ms)", fmt_num(*lo))
+                    } else {
+                        format!(" (≥ {} to ≥ {} ms)", fmt_num(*lo), fmt_num(*hi))
+                    }
+                }
+                _ => " (bounds not recorded)".into(),
+            };
             t.push_str(&format!(
-                " ({} unresolved: B stopped listening before they could arrive)",
+                ", {} censored at their own bounds{bounds}",
                 self.unresolved
             ));
         }
@@ -229,15 +389,39 @@ impl ArmDelivery {
         t
     }
 
+    /// Requests that reached B (replied in time or not).
+    pub fn delivered(&self) -> u32 {
+        self.replied + self.reached_late
+    }
+
+    /// Requests dropped at the bottleneck (matched to the arm's counter).
+    pub fn dropped_count(&self) -> u32 {
+        self.dropped.iter().map(|l| l.count).sum()
+    }
+
+    /// The empirical CDF of the one-way delay over every loaded request
+    /// that left A: at each delivered delay (ms, ascending), the share of
+    /// the sent requests delivered within it. It stops at the delivered
+    /// share; lost and censored requests are the rest, never a delay.
+    pub fn cdf(&self) -> Vec<(f64, f64)> {
+        let sent = f64::from(self.sent.max(1));
+        self.delivered_ms
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (*v, (i + 1) as f64 / sent))
+            .collect()
+    }
+
     /// The delay of the delivered requests: `delivered probes one-way A→B
     /// p50 4.8 ms, p95 10.2 ms (n = 98)`, with how many were past the
     /// timeout.
     pub fn delay_text(&self) -> String {
         let Some(q) = self.one_way else {
-            return "no delivered probe with a one-way delay".into();
+            return format!("no delivered {} with a one-way delay", self.noun);
         };
         let mut t = format!(
-            "delivered probes one-way A→B p50 {} ms, p95 {} ms (n = {}",
+            "delivered {} one-way A→B p50 {} ms, p95 {} ms (n = {}",
+            self.noun,
             fmt_num(q.p50_ms),
             fmt_num(q.p95_ms),
             q.n
@@ -257,6 +441,139 @@ impl ArmDelivery {
     /// probes one-way A→B p50 4.8 ms, p95 10.2 ms (n = 98)`.
     pub fn text(&self) -> String {
         format!("{}; {}", self.loss_text(), self.delay_text())
+    }
+}
+
+/// An unresolved request's own bound, ms: B's close less its send, to
+/// the nanosecond the clock gives (so it reads back from a file exactly).
+pub fn own_bound_ms(closed_s: f64, send_s: f64) -> f64 {
+    ((closed_s - send_s) * 1e9).round().max(0.0) / 1e6
+}
+
+/// A probe's loaded requests by fate, counted, as sweep.csv, sweep.json
+/// and diff.json carry them: the numbers behind [`ArmDelivery::slots_text`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SlotCounts {
+    /// Requests that left A.
+    pub sent: u32,
+    /// Reached B: a delay, exact (replied in time or not).
+    pub delivered: u32,
+    /// Never reached B, matched to the arm's drops: a loss.
+    pub dropped: u32,
+    /// Never reached B, no cause: a loss.
+    pub lost_unknown: u32,
+    /// B had not received it when it stopped listening: censored at its
+    /// own bound.
+    pub censored: u32,
+    /// The smallest and largest of those bounds, ms (B's close less the
+    /// send; absent when none is censored or the bounds were not kept).
+    pub censored_bounds_ms: Option<[f64; 2]>,
+    /// No reply and no record of what became of it (results without B's
+    /// receive log): neither a delay nor a loss is claimed.
+    pub no_record: u32,
+}
+
+impl ArmDelivery {
+    /// Its counts.
+    pub fn counts(&self) -> SlotCounts {
+        let bounds = match (self.censored_ms.first(), self.censored_ms.last()) {
+            (Some(lo), Some(hi)) if self.censored_ms.len() == self.unresolved as usize => {
+                Some([*lo, *hi])
+            }
+            _ => None,
+        };
+        SlotCounts {
+            sent: self.sent,
+            delivered: self.delivered(),
+            dropped: self.dropped_count(),
+            lost_unknown: self.lost_unknown,
+            censored: self.unresolved,
+            censored_bounds_ms: bounds,
+            no_record: 0,
+        }
+    }
+}
+
+/// One scenario's loaded isochronous slots as delays and counts: with
+/// fates, [`ArmDelivery::of_iso`]; without B's receive log, the slots some
+/// reply answered are delays and the rest are counted as having no
+/// record, never ranked as delays. None when the probe did not run, or
+/// replies came without a one-way delay (no shared clock).
+pub fn iso_slots(s: &Scenario) -> Option<(Vec<f64>, SlotCounts)> {
+    if let Some(d) = ArmDelivery::of_iso(&[s]) {
+        if d.delivered() as usize != d.delivered_ms.len() {
+            return None;
+        }
+        let c = d.counts();
+        return Some((d.delivered_ms, c));
+    }
+    let iso = s.iso.as_ref()?;
+    let sent: Vec<_> = iso
+        .requests
+        .iter()
+        .filter(|r| r.phase == crate::records::ProbePhase::Loaded)
+        .filter(|r| !matches!(r.outcome, crate::records::ProbeOutcome::NoInformation))
+        .collect();
+    let answered = |r: &&&crate::records::IsoSample| {
+        matches!(r.outcome, crate::records::ProbeOutcome::Reply { .. }) || r.late_rtt_ms.is_some()
+    };
+    if sent.iter().any(|r| answered(&r) && r.up_ms.is_none()) {
+        return None;
+    }
+    let mut delays: Vec<f64> = sent.iter().filter_map(|r| r.up_ms).collect();
+    delays.sort_by(f64::total_cmp);
+    let c = SlotCounts {
+        sent: sent.len() as u32,
+        delivered: delays.len() as u32,
+        no_record: (sent.len() - delays.len()) as u32,
+        ..SlotCounts::default()
+    };
+    Some((delays, c))
+}
+
+impl SlotCounts {
+    /// Adds another round's counts (bounds widened to hold both).
+    pub fn add(&mut self, o: &SlotCounts) {
+        self.sent += o.sent;
+        self.delivered += o.delivered;
+        self.dropped += o.dropped;
+        self.lost_unknown += o.lost_unknown;
+        self.censored += o.censored;
+        self.no_record += o.no_record;
+        self.censored_bounds_ms = match (self.censored_bounds_ms, o.censored_bounds_ms) {
+            (Some([a, b]), Some([c, d])) => Some([a.min(c), b.max(d)]),
+            (x, None) if o.censored == 0 => x,
+            (None, y) if self.censored == o.censored => y,
+            _ => None,
+        };
+    }
+
+    /// `141 delivered, 67 dropped, 94 censored at their own bounds (≥ 1018
+    /// to ≥ 2398 ms) of 302`: what became of the slots, without the delays.
+    pub fn text(&self) -> String {
+        let mut t = format!("{} delivered, {} dropped", self.delivered, self.dropped);
+        if self.lost_unknown > 0 {
+            t.push_str(&format!(", {} lost (cause unknown)", self.lost_unknown));
+        }
+        if self.censored > 0 {
+            let bounds = match self.censored_bounds_ms {
+                Some([lo, hi]) if lo == hi => format!(" (≥ {} ms)", fmt_num(lo)),
+                Some([lo, hi]) => format!(" (≥ {} to ≥ {} ms)", fmt_num(lo), fmt_num(hi)),
+                None => " (bounds not recorded)".into(),
+            };
+            t.push_str(&format!(
+                ", {} censored at their own bounds{bounds}",
+                self.censored
+            ));
+        }
+        if self.no_record > 0 {
+            t.push_str(&format!(
+                ", {} without a reply and no record of their fate (no B receive log)",
+                self.no_record
+            ));
+        }
+        t.push_str(&format!(" of {}", self.sent));
+        t
     }
 }
 
@@ -392,6 +709,8 @@ mod tests {
             }],
             lost_unknown: 0,
             unresolved: 0,
+            censored_ms: Vec::new(),
+            delivered_ms: Vec::new(),
             not_sent: 0,
             one_way: Some(OneWayQuantiles {
                 n: 98,

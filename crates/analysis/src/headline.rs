@@ -23,6 +23,9 @@ pub struct StateLatency {
     pub p50: CensoredQuantile,
     /// Loaded p95.
     pub p95: CensoredQuantile,
+    /// Loaded requests with RTT information over those rounds, and how
+    /// many got no reply within the timeout.
+    pub requests: [usize; 2],
     /// Delay and loss apart over those rounds, when they carry fates.
     pub delivery: Option<ArmDelivery>,
     /// Each of those rounds' goodput, Mbit/s.
@@ -131,8 +134,12 @@ pub struct Headline {
     /// The comparisons of loaded p50, p95 and goodput between each pair
     /// of arms (their sentences).
     pub comparisons: Vec<String>,
-    /// One line per pair of arms.
+    /// One line per pair of arms whose rounds give a verdict (method
+    /// §12.5: at least 3 rounds per arm, none going the other way).
     pub verdicts: Vec<String>,
+    /// What the rounds show for each pair of arms that gets no verdict
+    /// (fewer than 3 rounds, or rounds that go both ways): never bold.
+    pub readings: Vec<String>,
     /// A sweep's points, each with its own headline over its own rounds
     /// (the fields above are then empty: nothing is pooled across points).
     pub points: Vec<PointHeadline>,
@@ -142,6 +149,9 @@ pub struct Headline {
     /// A sweep whose experiment names models: where each model and the
     /// measurement agree and part ([`crate::sweep::SweepTable::model_sentences`]).
     pub models: Vec<String>,
+    /// The figures per arm, pooled and per round
+    /// ([`Statistics::figures_table`]), when the arms have any.
+    pub figures: Option<crate::Table>,
 }
 
 /// One point of a sweep and its headline.
@@ -217,6 +227,7 @@ impl Headline {
             arms: Vec::new(),
             comparisons: Vec::new(),
             verdicts: Vec::new(),
+            readings: Vec::new(),
             points,
             along: table
                 .as_ref()
@@ -226,6 +237,7 @@ impl Headline {
                 .as_ref()
                 .map(crate::sweep::SweepTable::model_sentences)
                 .unwrap_or_default(),
+            figures: None,
         }
     }
 }
@@ -298,19 +310,27 @@ pub(crate) fn of_point(input: &ReportInput, st: &Statistics) -> Headline {
         .filter(|c| wanted.contains(&c.figure))
         .map(|c| c.sentence.clone())
         .collect();
-    let verdicts = st
+    let (mut verdicts, mut readings) = (Vec::new(), Vec::new());
+    for c in st
         .comparisons
         .iter()
         .filter(|c| c.figure == Figure::LoadedP50)
-        .map(|c| verdict(c, &arms))
-        .collect();
+    {
+        // A reading says what a verdict would qualify, the same way.
+        match crate::sentence::reading_clause(c) {
+            Some(r) => readings.push(qualified(r, c, &arms)),
+            None => verdicts.push(qualified(crate::sentence::verdict_clause(c), c, &arms)),
+        }
+    }
     Headline {
         arms,
         comparisons,
         verdicts,
+        readings,
         points: Vec::new(),
         along: Vec::new(),
         models: Vec::new(),
+        figures: (!st.figures.is_empty()).then(|| st.figures_table()),
     }
 }
 
@@ -349,6 +369,12 @@ fn by_state(ok: &[&Scenario], states: &ArmStates) -> Vec<StateLatency> {
                 parts,
                 p50: censored_quantile(&o, 0.5),
                 p95: censored_quantile(&o, 0.95),
+                requests: [
+                    o.len(),
+                    o.iter()
+                        .filter(|x| matches!(x, Observation::AtLeast(_)))
+                        .count(),
+                ],
                 delivery: ArmDelivery::of(&mine),
                 goodputs: mine
                     .iter()
@@ -359,10 +385,10 @@ fn by_state(ok: &[&Scenario], states: &ArmStates) -> Vec<StateLatency> {
         .collect()
 }
 
-/// One line: which arm had the lower loaded median and how sure that is,
-/// and which arms' rounds fall into different states.
-fn verdict(c: &Comparison, arms: &[ArmHeadline]) -> String {
-    let mut v = crate::sentence::verdict_clause(c);
+/// A verdict's or a reading's line `v` with what qualifies it: which
+/// arms' rounds fall into different states, and which rounds changed
+/// state inside the window.
+fn qualified(mut v: String, c: &Comparison, arms: &[ArmHeadline]) -> String {
     let mine = || arms.iter().filter(|a| a.arm == c.a || a.arm == c.b);
     let split: Vec<String> = mine()
         .filter(|a| a.states.disagree())
@@ -462,6 +488,20 @@ impl ArmHeadline {
     /// delay of the stop-and-wait probe's requests (method §5.8), or its
     /// RTT with censoring, saying why.
     pub fn probe_text(&self) -> String {
+        // The RTT view (results without B's receive log) keeps the
+        // baseline beside the loaded figures, as the method's table does.
+        let baseline = match &self.window {
+            Some(w) if w.measure == Measure::RttCensored => format!(
+                "probe RTT baseline p50 {} → loaded ",
+                q(&self.baseline_p50, "ms")
+            ),
+            _ => String::new(),
+        };
+        format!("{baseline}{}", self.probe_figures())
+    }
+
+    /// [`ArmHeadline::probe_text`] without the baseline.
+    fn probe_figures(&self) -> String {
         if !self.by_state.is_empty() {
             let parts: Vec<String> = self
                 .by_state
@@ -578,58 +618,79 @@ fn rounds_list(rounds: &[u32]) -> String {
 }
 
 impl Headline {
+    /// A reading's sentence as both outputs print it: `What the rounds
+    /// show (no verdict): …`.
+    pub fn reading_text(r: &str) -> String {
+        format!("What the rounds show: {r}")
+    }
+
     /// The heading of the method's RTT table (method §9).
     pub const METHOD_RTT_HEADING: &str = "The method's probe RTT (docs/method.md §9)";
+
+    /// How the method's RTT table samples the window (method §12.11).
+    pub const METHOD_RTT_SAMPLING: &str = "the stop-and-wait probe, each request counted once (one request outstanding: it samples a long queue less often than a short one, so these quantiles over-weight low delay)";
 
     /// The method's RTT view beside the fates (method §9): per arm the
     /// stop-and-wait RTT with a timeout counted as "≥ timeout", so a seed
     /// reader finds its columns. Only when the headline's own lines say
     /// delay and loss apart (every arm has fates); otherwise those lines
     /// are this view already.
-    pub fn method_rtt_table(&self) -> Option<String> {
+    pub fn method_rtt_table(&self) -> Option<crate::Table> {
         if self.arms.is_empty() || self.arms.iter().any(|a| a.delivery.is_none()) {
             return None;
         }
-        let mut t = format!(
-            "{}: round-trip times with a timeout counted as ≥ the timeout (a lost request and one delayed past the timeout look alike here); quantiles over every loaded request, censoring-aware.\n\n\
-             | arm | baseline p50 | loaded p50 | loaded p95 | loaded requests | timeouts |\n|---|---|---|---|---|---|\n",
-            Headline::METHOD_RTT_HEADING
-        );
+        // Where a timeout was a loss, the table says so beside it.
+        let timeouts = |n: usize, d: Option<&ArmDelivery>| match d {
+            Some(d) if d.lost() > 0 => format!(
+                "{n} ({} of them never reached B: losses, not delays)",
+                d.lost()
+            ),
+            _ => n.to_string(),
+        };
+        let mut rows = Vec::new();
         for a in &self.arms {
             if a.by_state.is_empty() {
-                // Where a timeout was a loss, the table says so beside it.
-                let timeouts = match &a.delivery {
-                    Some(d) if d.lost() > 0 => format!(
-                        "{} ({} of them never reached B: losses, not delays)",
-                        a.loaded_timeouts,
-                        d.lost()
-                    ),
-                    _ => a.loaded_timeouts.to_string(),
-                };
-                t.push_str(&format!(
-                    "| {} | {} | {} | {} | {} | {timeouts} |\n",
-                    a.arm,
+                rows.push(vec![
+                    a.arm.clone(),
                     q(&a.baseline_p50, "ms"),
                     q(&a.loaded_p50, "ms"),
                     q(&a.loaded_p95, "ms"),
-                    a.loaded_requests,
-                ));
+                    a.loaded_requests.to_string(),
+                    timeouts(a.loaded_timeouts, a.delivery.as_ref()),
+                ]);
                 continue;
             }
             // Rounds in different states: a row per state, none pooled.
             for st in &a.by_state {
-                t.push_str(&format!(
-                    "| {} ({}: {}) | {} | {} | {} | – | – |\n",
-                    a.arm,
-                    st.state,
-                    rounds_list(&st.rounds),
+                rows.push(vec![
+                    format!("{} ({}: {})", a.arm, st.state, rounds_list(&st.rounds)),
                     q(&a.baseline_p50, "ms"),
                     q(&st.p50, "ms"),
                     q(&st.p95, "ms"),
-                ));
+                    st.requests[0].to_string(),
+                    timeouts(st.requests[1], st.delivery.as_ref()),
+                ]);
             }
         }
-        Some(t)
+        Some(crate::Table {
+            intro: format!(
+                "{}: {}; round-trip times with a timeout counted as ≥ the timeout (a lost request and one delayed past the timeout look alike here); quantiles over every loaded request, censoring-aware; an arm whose rounds fall into different states has a row per state, none pooled.",
+                Headline::METHOD_RTT_HEADING,
+                Headline::METHOD_RTT_SAMPLING
+            ),
+            header: [
+                "arm",
+                "baseline p50",
+                "loaded p50",
+                "loaded p95",
+                "loaded requests",
+                "timeouts",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows,
+            note: String::new(),
+        })
     }
 
     /// The headline as Markdown (summary.md's first section); a sweep's
@@ -709,16 +770,23 @@ impl Headline {
         }
         if let Some(t) = self.method_rtt_table() {
             s.push('\n');
-            s.push_str(&t);
+            s.push_str(&t.markdown());
         }
-        if !self.verdicts.is_empty() {
+        if !self.verdicts.is_empty() || !self.readings.is_empty() {
             s.push('\n');
             for v in &self.verdicts {
                 s.push_str(&format!("**Verdict:** {v}.\n\n"));
             }
+            for r in &self.readings {
+                s.push_str(&format!("{}.\n\n", Headline::reading_text(r)));
+            }
             for c in &self.comparisons {
                 s.push_str(&format!("- {c}\n"));
             }
+        }
+        if let Some(t) = &self.figures {
+            s.push('\n');
+            s.push_str(&t.markdown());
         }
         s
     }
@@ -764,7 +832,7 @@ mod tests {
             "{md}"
         );
         assert!(
-            md.contains("- **pfifo** (3 rounds): by state, not pooled: 1 cut (r2): RTT over the window p50 ≥ 1000 ms"),
+            md.contains("- **pfifo** (3 rounds): probe RTT baseline p50 0.490 ms → loaded by state, not pooled: 1 cut (r2): RTT over the window p50 ≥ 1000 ms"),
             "{md}"
         );
         assert!(md.contains("rounds disagree; medians not pooled"), "{md}");
@@ -772,7 +840,7 @@ mod tests {
             md.contains("**Verdict:** fq_codel has the lower loaded median than pfifo"),
             "{md}"
         );
-        assert!(md.contains("pfifo's rounds fall into 3 states"), "{md}");
+        assert!(md.contains("pfifo's rounds fall into 2 states"), "{md}");
         assert!(
             md.contains("It rests on rounds whose state changed inside the measured window — pfifo r1 (at 4.6 s), pfifo r3 (at 4.7 and 11.7 s)"),
             "{md}"

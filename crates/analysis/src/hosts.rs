@@ -10,6 +10,103 @@ use netlab_results::shares::{DirectionShares, HostShare};
 
 use crate::summary::ScenarioFigures;
 
+/// How far a host's share may move between the measured window's two
+/// halves for the share to count as settled, the bound docs/models.md's
+/// model 4 uses for BBR's share: outside it no equilibrium model is
+/// compared with the round.
+pub const SETTLED_WITHIN: f64 = 0.05;
+
+/// What the host-share models need of a round to apply (docs/models.md,
+/// model 5): a settled share (each host's share of its direction's bytes
+/// in the window's two halves within [`SETTLED_WITHIN`]) for any of them,
+/// and drops or marks in the window for Mathis's, whose rates come from a
+/// loss rate.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HostConditions {
+    /// The arm's drops and ECN marks inside the measured window (`None`:
+    /// not read: no sample of the arm at the window's start).
+    pub window_signals: Option<u64>,
+    /// Per direction and host, its share of the direction's delivered
+    /// bytes in each half of the measured window.
+    pub halves: Vec<(String, String, [f64; 2])>,
+}
+
+impl HostConditions {
+    /// The halves of a scenario with `[[hosts]]` (none without), from its
+    /// flows' 200 ms series, and the arm's drops and marks in its window.
+    pub fn of(s: &netlab_results::ScenarioResult) -> HostConditions {
+        let mut bytes: Vec<(String, String, [u64; 2])> = Vec::new();
+        for f in &s.flows {
+            let (Some(host), Some(t)) = (&f.host, &f.tcp) else {
+                continue;
+            };
+            let [w0, w1] = t.window_s;
+            let mid = (w0 + w1) / 2.0;
+            let mut b = [0u64; 2];
+            for (i, x) in t.series.iter().enumerate() {
+                let at = i as f64 * t.series_bin_s;
+                if (w0..mid).contains(&at) {
+                    b[0] += x;
+                } else if (mid..w1).contains(&at) {
+                    b[1] += x;
+                }
+            }
+            match bytes
+                .iter_mut()
+                .find(|(d, h, _)| *d == f.direction && h == host)
+            {
+                Some(e) => {
+                    e.2[0] += b[0];
+                    e.2[1] += b[1];
+                }
+                None => bytes.push((f.direction.clone(), host.clone(), b)),
+            }
+        }
+        let total = |dir: &str, k: usize| -> u64 {
+            bytes
+                .iter()
+                .filter(|(d, ..)| d == dir)
+                .map(|e| e.2[k])
+                .sum()
+        };
+        let halves = bytes
+            .iter()
+            .filter(|(d, ..)| total(d, 0) > 0 && total(d, 1) > 0)
+            .map(|(d, h, b)| {
+                let share = |k: usize| b[k] as f64 / total(d, k) as f64;
+                (d.clone(), h.clone(), [share(0), share(1)])
+            })
+            .collect();
+        HostConditions {
+            window_signals: crate::input::window_signals(s),
+            halves,
+        }
+    }
+
+    /// Why the round's shares in `direction` had not settled (a host whose
+    /// share moved more than [`SETTLED_WITHIN`] between the halves), or
+    /// `None` when they had.
+    pub fn unsettled(&self, direction: &str) -> Option<String> {
+        let moved: Vec<String> = self
+            .halves
+            .iter()
+            .filter(|(d, _, [a, b])| d == direction && (a - b).abs() > SETTLED_WITHIN)
+            .map(|(_, h, [a, b])| format!("{h} {a:.3} → {b:.3}"))
+            .collect();
+        (!moved.is_empty()).then(|| moved.join(", "))
+    }
+
+    /// Why Mathis's share does not apply to the round, or `None` when it
+    /// does: it needs a loss rate, so drops or marks in the window.
+    pub fn no_mathis(&self) -> Option<&'static str> {
+        match self.window_signals {
+            Some(0) => Some("no drop or mark in the window"),
+            None => Some("the window's drops were not read"),
+            Some(_) => None,
+        }
+    }
+}
+
 fn fmt3(v: Option<f64>) -> String {
     v.map_or_else(|| "–".into(), |v| format!("{v:.3}"))
 }
@@ -40,21 +137,25 @@ pub fn arm_sentences(scenarios: &[ScenarioFigures]) -> Vec<String> {
         .collect()
 }
 
+/// One round of an arm in one direction: its shares and whether the
+/// models apply to it.
+type RoundShares<'a> = (u32, &'a DirectionShares, &'a HostConditions);
+
 /// The sentence for one arm and direction.
 fn arm_sentence(scenarios: &[ScenarioFigures], arm: &str, direction: &str) -> String {
-    // (round, host share) per scenario of this arm, in run order.
-    let rounds: Vec<(u32, &netlab_results::shares::DirectionShares)> = scenarios
+    // (round, host share, conditions) per scenario of this arm, in run order.
+    let rounds: Vec<RoundShares<'_>> = scenarios
         .iter()
         .filter(|sc| sc.arm == arm)
         .flat_map(|sc| {
             sc.host_shares
                 .iter()
                 .filter(|d| d.direction == direction)
-                .map(move |d| (sc.round, d))
+                .map(move |d| (sc.round, d, &sc.host_conditions))
         })
         .collect();
     let mut hosts: Vec<&str> = Vec::new();
-    for (_, d) in &rounds {
+    for (_, d, _) in &rounds {
         for h in &d.hosts {
             if !hosts.contains(&h.host.as_str()) {
                 hosts.push(&h.host);
@@ -66,15 +167,27 @@ fn arm_sentence(scenarios: &[ScenarioFigures], arm: &str, direction: &str) -> St
         .map(|host| {
             let per_round: Vec<_> = rounds
                 .iter()
-                .filter_map(|(r, d)| d.hosts.iter().find(|h| h.host == *host).map(|h| (*r, h)))
+                .filter_map(|(r, d, c)| {
+                    d.hosts.iter().find(|h| h.host == *host).map(|h| (*r, h, *c))
+                })
                 .collect();
-            let shares: Vec<String> = per_round.iter().map(|(_, h)| fmt3(h.share)).collect();
-            let mathis: Vec<String> = per_round
-                .iter()
-                .map(|(_, h)| fmt3(h.model_mathis))
-                .collect();
-            let numbers: Vec<String> = per_round.iter().map(|(r, _)| r.to_string()).collect();
-            let first = per_round.first().map(|(_, h)| *h);
+            let shares: Vec<String> = per_round.iter().map(|(_, h, _)| fmt3(h.share)).collect();
+            let why: Vec<Option<&str>> = per_round.iter().map(|(_, _, c)| c.no_mathis()).collect();
+            let mathis: Vec<String> = match why.first() {
+                // Not applicable in every round, for one reason: said once.
+                Some(Some(w)) if why.iter().all(|x| x == &Some(*w)) => {
+                    vec![format!("not applicable ({w})")]
+                }
+                _ => per_round
+                    .iter()
+                    .map(|(_, h, c)| match c.no_mathis() {
+                        Some(w) => format!("not applicable ({w})"),
+                        None => fmt3(h.model_mathis),
+                    })
+                    .collect(),
+            };
+            let numbers: Vec<String> = per_round.iter().map(|(r, ..)| r.to_string()).collect();
+            let first = per_round.first().map(|(_, h, _)| *h);
             format!(
                 "host {host} got {} of the link (round{} {}); the equal host share is {}, per-flow FQ would give {}, Mathis at the measured RTTs {}",
                 and_list(&shares),
@@ -89,19 +202,31 @@ fn arm_sentence(scenarios: &[ScenarioFigures], arm: &str, direction: &str) -> St
     format!(
         "{arm} {direction}: {}. {}",
         parts.join("; "),
-        nearest_clause(&rounds)
+        nearest_clause(&rounds, direction)
     )
 }
 
 /// A host's value under one model (`None`: the model has none for it).
 type ModelOf = fn(&HostShare) -> Option<f64>;
 
-/// The three models, by the words a sentence names them with, and each
-/// host's value under it.
-const MODELS: [(&str, ModelOf); 3] = [
-    ("per-flow FQ", |h| Some(h.model_per_flow)),
-    ("the equal host share", |h| Some(h.model_equal_host)),
-    ("Mathis at the measured RTTs", |h| h.model_mathis),
+/// Why a model does not apply to a round (`None`: it does).
+type ModelCondition = fn(&HostConditions) -> Option<&'static str>;
+
+/// The three models, by the words a sentence names them with, each
+/// host's value under it, and why it does not apply to a round (`None`:
+/// it does).
+const MODELS: [(&str, ModelOf, ModelCondition); 3] = [
+    ("per-flow FQ", |h| Some(h.model_per_flow), |_| None),
+    (
+        "the equal host share",
+        |h| Some(h.model_equal_host),
+        |_| None,
+    ),
+    (
+        "Mathis at the measured RTTs",
+        |h| h.model_mathis,
+        HostConditions::no_mathis,
+    ),
 ];
 
 /// How far a round's shares sit from one model: the largest gap of any
@@ -118,23 +243,67 @@ fn gap(d: &DirectionShares, model: ModelOf) -> Option<f64> {
 /// FQ 0.003, the equal host share 0.389, Mathis at the measured RTTs 0.002
 /// (nearest: Mathis at the measured RTTs; why: docs/models.md, model 5)."
 /// A gap is the largest of any host's share to its value under the model,
-/// over every round. No threshold calls a share "on" a model: every gap is
-/// printed. Models whose gaps lie within the measurement's resolution of
-/// the smallest (1 % of the rate, as a share 0.010; method §12.9) are named
-/// nearest together: the measurement cannot rank them.
-fn nearest_clause(rounds: &[(u32, &DirectionShares)]) -> String {
+/// over every round it applies to. No threshold calls a share "on" a
+/// model: every gap is printed. Models whose gaps lie within the
+/// measurement's resolution of the smallest (1 % of the rate, as a share
+/// 0.010; method §12.9) are named nearest together: the measurement
+/// cannot rank them. A round whose shares had not settled (a host's share
+/// moved more than [`SETTLED_WITHIN`] between the window's halves) is
+/// compared with no model, and a model whose conditions fail in a settled
+/// round (Mathis's without drops) is not compared: the clause says why.
+fn nearest_clause(all: &[RoundShares<'_>], direction: &str) -> String {
+    let unsettled: Vec<String> = all
+        .iter()
+        .filter_map(|(r, _, c)| {
+            c.unsettled(direction)
+                .map(|why| format!("round {r}: {why}"))
+        })
+        .collect();
+    let rounds: Vec<&RoundShares<'_>> = all
+        .iter()
+        .filter(|(_, _, c)| c.unsettled(direction).is_none())
+        .collect();
+    let settled_words = format!(
+        "a share that moved more than {SETTLED_WITHIN:.2} between the measured window's halves had not settled"
+    );
+    if rounds.is_empty() {
+        return format!(
+            "No model is compared: not applicable, no round's share had settled ({}; {settled_words}; docs/models.md, model 5).",
+            unsettled.join("; ")
+        );
+    }
+    let applies: Vec<Result<(), String>> = MODELS
+        .iter()
+        .map(|(_, _, cond)| {
+            let why: Vec<String> = rounds
+                .iter()
+                .filter_map(|(r, _, c)| cond(c).map(|w| format!("round {r}: {w}")))
+                .collect();
+            if why.is_empty() {
+                Ok(())
+            } else {
+                Err(why.join("; "))
+            }
+        })
+        .collect();
     let worst: Vec<Option<f64>> = MODELS
         .iter()
-        .map(|(_, m)| {
+        .zip(&applies)
+        .map(|((_, m, _), ok)| {
+            ok.as_ref().ok()?;
             rounds
                 .iter()
-                .try_fold(0.0_f64, |w, (_, d)| Some(w.max(gap(d, *m)?)))
+                .try_fold(0.0_f64, |w, (_, d, _)| Some(w.max(gap(d, *m)?)))
         })
         .collect();
     let gaps: Vec<String> = MODELS
         .iter()
         .zip(&worst)
-        .map(|((name, _), g)| format!("{name} {}", fmt3(*g)))
+        .zip(&applies)
+        .map(|(((name, ..), g), ok)| match ok {
+            Ok(()) => format!("{name} {}", fmt3(*g)),
+            Err(why) => format!("{name} not applicable ({why})"),
+        })
         .collect();
     let best = worst.iter().flatten().copied().reduce(f64::min);
     // A share is a ratio of two goodputs, each good to the measurement's
@@ -148,7 +317,7 @@ fn nearest_clause(rounds: &[(u32, &DirectionShares)]) -> String {
     // Models that give every host of every round the same value (to the
     // printed three decimals) are one prediction here.
     let alike = near.windows(2).all(|w| {
-        rounds.iter().all(|(_, d)| {
+        rounds.iter().all(|(_, d, _)| {
             d.hosts
                 .iter()
                 .all(|h| fmt3((MODELS[w[0]].1)(h)) == fmt3((MODELS[w[1]].1)(h)))
@@ -164,8 +333,16 @@ fn nearest_clause(rounds: &[(u32, &DirectionShares)]) -> String {
             and_list(&names)
         ),
     };
+    let over = if unsettled.is_empty() {
+        "the rounds".to_string()
+    } else {
+        format!(
+            "the settled rounds (not applicable to {}: {settled_words})",
+            unsettled.join("; ")
+        )
+    };
     format!(
-        "Largest gap of a host's share to each model over the rounds: {} \
+        "Largest gap of a host's share to each model over {over}: {} \
          (nearest: {nearest}; why: docs/models.md, model 5).",
         gaps.join(", ")
     )

@@ -52,6 +52,8 @@ pub struct ReportBuilder {
     labels: ArmLabels,
     /// The report's samples so far, or the first value it cannot draw.
     samples: Result<Samples, InputError>,
+    /// The scenarios' steps, added up so far (method §3.5).
+    steps: netlab_results::StepSums,
 }
 
 /// The report's scenarios and what a scenario without a probe falls back on.
@@ -64,6 +66,8 @@ struct Samples {
     timeout_s: f64,
     /// The configured base RTT, s (a sweep's point may set another).
     base_rtt_s: f64,
+    /// The upload's rate follows a recorded trace (method §15.2).
+    trace: bool,
 }
 
 impl ReportBuilder {
@@ -72,6 +76,7 @@ impl ReportBuilder {
     /// figures are still collected).
     pub fn new(experiment: &ExperimentFile) -> ReportBuilder {
         ReportBuilder {
+            steps: netlab_results::StepSums::default(),
             figures: Vec::new(),
             labels: ArmLabels::of_experiment(experiment),
             samples: resolve(experiment).map(|exp| Samples {
@@ -79,6 +84,11 @@ impl ReportBuilder {
                 configured: timeline_phases(&exp),
                 timeout_s: exp.probes.first().map_or(1.0, |p| p.timeout.as_secs_f64()),
                 base_rtt_s: exp.path.base_rtt.as_secs_f64(),
+                trace: exp
+                    .path
+                    .up_schedule
+                    .as_ref()
+                    .is_some_and(|s| s.trace.is_some()),
             }),
         }
     }
@@ -86,6 +96,7 @@ impl ReportBuilder {
     /// Adds the next scenario, in execution order.
     pub fn push(&mut self, s: &ScenarioResult) {
         let label = self.labels.label(&s.arm, &s.arm_words);
+        self.steps.add(s);
         self.figures
             .push(ScenarioFigures::of(s).labelled(label.clone()));
         if let Ok(samples) = &mut self.samples {
@@ -97,10 +108,15 @@ impl ReportBuilder {
                 samples.timeout_s,
                 samples.base_rtt_s,
             ) {
-                Ok(scenario) => samples.scenarios.push(Scenario {
-                    arm: label,
-                    ..scenario
-                }),
+                Ok(scenario) => {
+                    if let Some(f) = self.figures.last_mut() {
+                        f.link = crate::link::LinkFigures::of(&scenario, samples.trace);
+                    }
+                    samples.scenarios.push(Scenario {
+                        arm: label,
+                        ..scenario
+                    })
+                }
                 Err(e) => self.samples = Err(e),
             }
         }
@@ -124,6 +140,8 @@ impl ReportBuilder {
     ) -> (Vec<ScenarioFigures>, Result<ReportInput, InputError>) {
         let input = self.samples.and_then(|samples| {
             let mut input = header_input(header)?;
+            input.steps.scenarios = self.steps.scenarios;
+            input.steps.counted = self.steps.counted;
             input.scenarios = samples.scenarios;
             input.caveats = crate::summary::ScenarioFigures::caveats(header, &self.figures);
             input.figures = self.figures.clone();
@@ -174,6 +192,7 @@ fn header_input(results: &Results) -> Result<ReportInput, InputError> {
             mode: results.kernel.mode.clone(),
             release: results.kernel.release.clone(),
             chosen_because: results.kernel.chosen_because.clone(),
+            described: results.kernel.describe(),
         },
         config: {
             let mut c = config_lines(&exp);
@@ -200,6 +219,7 @@ fn header_input(results: &Results) -> Result<ReportInput, InputError> {
         scope: None,
         models: exp.models.clone(),
         figures: Vec::new(),
+        steps: netlab_results::StepSums::of_header(results),
     })
 }
 
@@ -334,6 +354,20 @@ fn shaper_lines(exp: &Experiment) -> Vec<(String, String)> {
     out
 }
 
+/// The arm's drops and ECN marks inside a scenario's measured window, as
+/// [`Scenario::window_counts`] counts them (`None` when they cannot be
+/// read), straight from its results.
+pub(crate) fn window_signals(s: &ScenarioResult) -> Option<u64> {
+    let q = s.qdisc_of("up").or_else(|| s.qdiscs.first());
+    let window = s
+        .flows
+        .iter()
+        .find_map(|f| f.tcp.as_ref().map(|t| t.window_s));
+    let samples = q.map(qdisc_samples).unwrap_or_default();
+    crate::records::window_counts(window, &samples, &final_counters(s, q))
+        .map(|w| w.drops + w.marks.unwrap_or(0))
+}
+
 fn scenario_from(
     s: &ScenarioResult,
     i: usize,
@@ -382,6 +416,10 @@ fn scenario_from(
         packet_files: packet_files(s),
         iso: s.iso_probe.as_ref().map(iso_samples),
         fates: s.probe().and_then(|p| p.fates.clone()),
+        echo_closed_s: s
+            .probe()
+            .and_then(|p| p.echo_arrivals.as_ref())
+            .and_then(|a| a.closed_s),
         ecn_flow: s.ecn.as_ref().is_some_and(|e| e.evidence.negotiated),
         point: PointText {
             index: s.point.index,
@@ -399,6 +437,11 @@ fn scenario_from(
             })
             .collect(),
         readbacks: crate::readbacks::of(s, configured_base_rtt_s),
+        link: s
+            .links
+            .iter()
+            .find(|l| l.direction == "up")
+            .map(crate::link::LinkSeries::of),
     })
 }
 
@@ -447,6 +490,7 @@ fn iso_samples(iso: &IsoProbeResult) -> IsoProbe {
         timeout_s: iso.log.config.timeout.as_secs_f64(),
         requests,
         fates: iso.fates.clone(),
+        closed_s: iso.echo_arrivals.as_ref().and_then(|a| a.closed_s),
     }
 }
 

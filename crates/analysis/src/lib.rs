@@ -15,6 +15,7 @@
 //!   sweep's table with the models beside it ([`sweep::SweepTable::of`]);
 //! - what summary.md says of each scenario, reduced to its small figures
 //!   ([`summary`]);
+//! - what the queue did when the bottleneck's rate moved ([`link`]);
 //! - an arm's label, its tc words rather than its kind ([`ArmLabels`]),
 //!   and the rate ladder's table ([`Rung`]).
 //!
@@ -49,9 +50,11 @@ mod arms;
 pub mod compare;
 mod delivery;
 pub mod headline;
+pub mod headline_table;
 pub mod hosts;
 mod input;
 mod ladder;
+pub mod link;
 pub mod path_seen;
 mod points;
 mod predict;
@@ -63,6 +66,7 @@ pub mod summary;
 pub mod sweep;
 mod sweep_headline;
 mod sweep_model;
+mod table;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod window;
@@ -70,12 +74,13 @@ pub mod window;
 use netlab_stats as stats;
 
 pub use arms::ArmLabels;
-pub use delivery::{ArmDelivery, LossCount};
+pub use delivery::{iso_slots, own_bound_ms, ArmDelivery, LossCount, SlotCounts, WhichProbe};
 pub use input::{input_from, ReportBuilder};
 pub use ladder::Rung;
 pub use points::PointInput;
 pub use predict::{fifo_delay_bound, Regime, SparseFlow, SparsePrediction};
 pub use readbacks::netem_base_rtt_s;
+pub use table::Table;
 
 /// A value of results.json the analysis cannot compute from honestly (a
 /// non-positive probe timeout, a reply without a finite RTT, an experiment

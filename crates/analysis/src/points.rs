@@ -85,6 +85,7 @@ impl ReportInput {
             scope: self.scope.clone(),
             models: self.models.clone(),
             figures: self.figures.clone(),
+            steps: self.steps,
         }
     }
 }

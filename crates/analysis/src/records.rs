@@ -41,6 +41,9 @@ pub struct ReportInput {
     /// summary.md says below its table, and index.html says too, is
     /// rendered from them.
     pub figures: Vec<crate::summary::ScenarioFigures>,
+    /// What the run cost beside its timelines, added up step by step
+    /// (docs/method.md §3.5; no steps in files before schema 4).
+    pub steps: netlab_results::StepSums,
 }
 
 /// Which kernel ran, in words.
@@ -52,6 +55,10 @@ pub struct KernelText {
     pub release: String,
     /// Why it was chosen.
     pub chosen_because: String,
+    /// The kernel in one line: name, release and, where recorded, its
+    /// source, configuration hash and compiler
+    /// (`netlab_results::KernelInfo::describe`).
+    pub described: String,
 }
 
 /// Phase boundaries of one scenario, s from t0.
@@ -357,6 +364,10 @@ pub struct Scenario {
     /// Every stop-and-wait request's fate (method §5.8), when B's receive
     /// log is in the results (absent in results written before B's receive log was kept, method §5.8).
     pub fates: Option<netlab_results::fate::ProbeFates>,
+    /// When B's echo of the stop-and-wait probe stopped receiving, s since
+    /// t0 (absent in results written before it was kept): an unresolved
+    /// request's delay is at least this less its send time (method §5.8).
+    pub echo_closed_s: Option<f64>,
     /// ECN was negotiated on the flow the capture followed (an ECN flow
     /// shares the bottleneck with the probe, which is always Not-ECT).
     pub ecn_flow: bool,
@@ -368,6 +379,9 @@ pub struct Scenario {
     /// What the models of docs/models.md take from this scenario, as read
     /// back.
     pub readbacks: ModelReadbacks,
+    /// The upload bottleneck's moving rate, when it followed a schedule
+    /// (method §15).
+    pub link: Option<crate::link::LinkSeries>,
 }
 
 /// A probe's requests of one phase by whether they reached B
@@ -521,6 +535,10 @@ pub struct IsoProbe {
     /// Every slot's fate (method §5.8), when B's receive log is in the
     /// results.
     pub fates: Option<netlab_results::fate::ProbeFates>,
+    /// When B's stamping echo stopped receiving, s since t0, when
+    /// recorded: an unresolved slot's delay is at least this less its send
+    /// time.
+    pub closed_s: Option<f64>,
 }
 
 /// One slot of the isochronous probe.
@@ -621,24 +639,7 @@ impl Scenario {
     /// taken at or before its start (at most one sampling interval early).
     /// `None` without a window, a sample before it or a final readback.
     pub fn window_counts(&self) -> Option<WindowCounts> {
-        let [w0, _] = self.measured_window?;
-        let start = self.qdisc.iter().rev().find(|q| q.t_s <= w0 + 1e-9)?;
-        let drops = self.final_counters.arm_drops?.checked_sub(start.drops)?;
-        let marks = match (self.final_counters.ecn_marks, start.ecn_marks) {
-            (Some(end), Some(from)) => end.checked_sub(from),
-            _ => None,
-        };
-        let packets = self
-            .final_counters
-            .arm_packets
-            .and_then(|end| end.checked_sub(start.packets));
-        Some(WindowCounts {
-            from_s: start.t_s,
-            to_s: self.final_counters.taken_s,
-            drops,
-            marks,
-            packets,
-        })
+        window_counts(self.measured_window, &self.qdisc, &self.final_counters)
     }
 
     /// The BBR upload flows' share of the upload flows' delivered bytes in
@@ -762,4 +763,30 @@ impl Scenario {
     pub fn bin_s(&self) -> Option<f64> {
         self.flows.first().map(|f| f.bin_s)
     }
+}
+
+/// [`Scenario::window_counts`] of a window, the arm's samples and its
+/// readback at the window's end.
+pub(crate) fn window_counts(
+    window: Option<[f64; 2]>,
+    qdisc: &[BacklogSample],
+    final_counters: &FinalCounters,
+) -> Option<WindowCounts> {
+    let [w0, _] = window?;
+    let start = qdisc.iter().rev().find(|q| q.t_s <= w0 + 1e-9)?;
+    let drops = final_counters.arm_drops?.checked_sub(start.drops)?;
+    let marks = match (final_counters.ecn_marks, start.ecn_marks) {
+        (Some(end), Some(from)) => end.checked_sub(from),
+        _ => None,
+    };
+    let packets = final_counters
+        .arm_packets
+        .and_then(|end| end.checked_sub(start.packets));
+    Some(WindowCounts {
+        from_s: start.t_s,
+        to_s: final_counters.taken_s,
+        drops,
+        marks,
+        packets,
+    })
 }

@@ -187,6 +187,53 @@ pub(crate) fn sentence(c: &Comparison) -> String {
 /// The headline's verdict on the loaded median (without the rounds'
 /// states, which the headline adds): which arm is lower and by at least
 /// how much the interval allows.
+/// What the rounds show where they give no verdict (method §12.5): fewer
+/// than [`MIN_ROUNDS`] rounds per arm, or rounds that go both ways. `None`
+/// when a verdict may be given ([`verdict_clause`]).
+pub(crate) fn reading_clause(c: &Comparison) -> Option<String> {
+    let both_ways = c.b_lower > 0 && c.b_higher > 0;
+    if c.rounds >= MIN_ROUNDS && !both_ways {
+        return None;
+    }
+    let median = match c.delay {
+        crate::compare::DelayBasis::OneWayDelivered => "loaded one-way median (delivered probes)",
+        crate::compare::DelayBasis::RttCensored => "loaded median",
+    };
+    let why = match (c.rounds < MIN_ROUNDS, both_ways) {
+        (true, true) => format!(
+            "{} round{} per arm (fewer than {MIN_ROUNDS} give no interval), and the rounds go both ways",
+            c.rounds,
+            if c.rounds == 1 { "" } else { "s" }
+        ),
+        (true, false) => format!(
+            "{} round{} per arm (fewer than {MIN_ROUNDS} give no interval)",
+            c.rounds,
+            if c.rounds == 1 { "" } else { "s" }
+        ),
+        _ => "the rounds go both ways".to_string(),
+    };
+    let point = match c.point {
+        Bounded::Unknown => String::new(),
+        p => format!("; shift estimate {} ms", signed(p)),
+    };
+    Some(format!(
+        "{} vs {}, {median}: no verdict, {why}: {}{point}",
+        c.b,
+        c.a,
+        rounds_text(c)
+    ))
+}
+
+/// A shift as a signed number, a bound with its sign (`≤ -995`).
+fn signed(b: Bounded) -> String {
+    match b {
+        Bounded::Value(v) => fmt_num(v),
+        Bounded::AtMost(v) => format!("≤ {}", fmt_num(v)),
+        Bounded::AtLeast(v) => format!("≥ {}", fmt_num(v)),
+        Bounded::Unknown => "?".into(),
+    }
+}
+
 pub(crate) fn verdict_clause(c: &Comparison) -> String {
     let rounds = rounds_text(c);
     let median = match (c.delay, c.sampling) {

@@ -120,7 +120,7 @@ pub struct WindowPart {
 }
 
 /// `52 % / 7 % / 41 %`: each part's share of the window, whole percent.
-pub fn shares_text(shares: &[f64]) -> String {
+pub(crate) fn shares_text(shares: &[f64]) -> String {
     shares
         .iter()
         .map(|x| format!("{:.0} %", x * 100.0))
@@ -130,7 +130,7 @@ pub fn shares_text(shares: &[f64]) -> String {
 
 /// `≈ 1140 ms until 12.2 s, ≈ 437 ms until 13.0 s, then ≈ 356 ms`: each
 /// part's value and where it ended, from `(to_s, text)` in time order.
-pub fn parts_text(parts: &[(f64, String)]) -> String {
+pub(crate) fn parts_text(parts: &[(f64, String)]) -> String {
     let n = parts.len();
     parts
         .iter()
@@ -151,6 +151,21 @@ pub fn parts_text(parts: &[(f64, String)]) -> String {
 }
 
 impl WindowPart {
+    /// `≈ 1140 ms until 12.2 s, then ≈ 356 ms (52 % / 48 % of the
+    /// window)`: each part's tcp_info RTT and share.
+    pub fn rtt_text(parts: &[WindowPart]) -> String {
+        let values: Vec<(f64, String)> = parts
+            .iter()
+            .map(|p| (p.to_s, format!("≈ {} ms", crate::stats::fmt_num(p.rtt_ms))))
+            .collect();
+        let shares: Vec<f64> = parts.iter().map(|p| p.share).collect();
+        format!(
+            "{} ({} of the window)",
+            parts_text(&values),
+            shares_text(&shares)
+        )
+    }
+
     /// The parts of `window` split at `cuts` (their first samples, inside
     /// the window), each with the medians of `samples` in it; a stretch
     /// without a sample joins the next.
@@ -232,17 +247,7 @@ impl RoundState {
     /// `≈ 1140 ms until 12.2 s, then ≈ 356 ms (52 % / 48 % of the
     /// window)`, from the tcp_info RTT of each part.
     pub fn parts_text(&self) -> String {
-        let values: Vec<(f64, String)> = self
-            .parts
-            .iter()
-            .map(|p| (p.to_s, format!("≈ {} ms", crate::stats::fmt_num(p.rtt_ms))))
-            .collect();
-        let shares: Vec<f64> = self.parts.iter().map(|p| p.share).collect();
-        format!(
-            "{} ({} of the window)",
-            parts_text(&values),
-            shares_text(&shares)
-        )
+        WindowPart::rtt_text(&self.parts)
     }
 }
 
@@ -489,18 +494,11 @@ impl ArmStates {
             .map(|g| {
                 let n = g.rounds.len();
                 if g.changed() {
-                    let rtt: Vec<(f64, String)> = g
-                        .parts
-                        .iter()
-                        .map(|p| (p.to_s, format!("≈ {} ms", crate::stats::fmt_num(p.rtt_ms))))
-                        .collect();
-                    let shares: Vec<f64> = g.parts.iter().map(|p| p.share).collect();
                     return format!(
-                        "round {} changed inside the window ({}): {} ({} of the window)",
+                        "round {} changed inside the window ({}): {}",
                         g.rounds.first().copied().unwrap_or(0),
                         g.kind.short(),
-                        parts_text(&rtt),
-                        shares_text(&shares)
+                        WindowPart::rtt_text(&g.parts)
                     );
                 }
                 format!(
@@ -768,7 +766,13 @@ mod tests {
             t.contains("round 2 changed inside the window (2 cuts): ≈ "),
             "{t}"
         );
-        assert!(t.ends_with("rounds disagree; medians not pooled"), "{t}");
+        // All three reached 2 cuts: they agree on the state, but two
+        // changed inside the window, so nothing is pooled.
+        assert!(!arm.disagree());
+        assert!(
+            t.ends_with("not one state over the window; nothing pooled"),
+            "{t}"
+        );
         // One round alone that changed: nothing to pool, still split.
         let alone = group_rounds(
             "pfifo",

@@ -98,6 +98,9 @@ pub struct ScenarioFigures {
     /// Per direction: each sender host's goodput and share, Jain over
     /// flows and hosts (method §1.7); empty without `[[hosts]]`.
     pub host_shares: Vec<netlab_results::shares::DirectionShares>,
+    /// Whether the host-share models apply to the round (docs/models.md,
+    /// model 5).
+    pub host_conditions: crate::hosts::HostConditions,
     /// The stop-and-wait probe's loaded phase (the sweep grid).
     pub loaded: Option<PhaseStats>,
     /// The isochronous probe's figures, when one ran.
@@ -115,6 +118,9 @@ pub struct ScenarioFigures {
     pub machine: Option<MachineFigures>,
     /// What the queue held and whether the shaper was the bottleneck.
     pub path_seen: crate::path_seen::PathSeen,
+    /// What the queue did when the bottleneck's rate moved (method §15);
+    /// set by [`crate::ReportBuilder`] from the scenario's probe samples.
+    pub link: Option<crate::link::LinkFigures>,
 }
 
 /// A scenario's `net.ipv4.tcp_rmem` in A and B (method §1.3), as read back.
@@ -154,6 +160,15 @@ pub struct FlowFigures {
     pub cc: String,
     /// Goodput over the measured window, Mbit/s.
     pub goodput_mbps: Option<f64>,
+    /// The congestion control as requested.
+    pub cc_requested: String,
+    /// The socket's `TCP_CONGESTION` after the connect (`None`: the flow
+    /// never got that far, and its error says why).
+    pub cc_socket: Option<String>,
+    /// The congestion control the kernel reported for the socket in
+    /// sock_diag's `INET_DIAG_CONG`, in every tcp_info sample that carried
+    /// it (several names: it changed; empty: no sample carried it).
+    pub cc_diag: Vec<String>,
 }
 
 /// What the isochronous probe's section shows of one scenario.
@@ -175,6 +190,10 @@ pub struct IsoFigures {
     pub stopped_early: bool,
     /// How its one-way delays were measured.
     pub one_way_note: String,
+    /// The loaded slots by fate (method §5.8), when B's receive log is in
+    /// the results: delivered slots are delays, dropped ones losses,
+    /// unresolved ones censored at their own bounds.
+    pub loaded_slots: Option<crate::ArmDelivery>,
 }
 
 impl ScenarioFigures {
@@ -213,6 +232,18 @@ impl ScenarioFigures {
                         .as_ref()
                         .map_or_else(|| f.cc.clone(), |t| t.cc_readback.clone()),
                     goodput_mbps: f.tcp.as_ref().and_then(|t| t.goodput_mbps),
+                    cc_requested: f.cc.clone(),
+                    cc_socket: f.tcp.as_ref().map(|t| t.cc_readback.clone()),
+                    cc_diag: f
+                        .tcp_info
+                        .iter()
+                        .filter_map(|t| t.record.congestion.clone())
+                        .fold(Vec::new(), |mut v, c| {
+                            if !v.contains(&c) {
+                                v.push(c);
+                            }
+                            v
+                        }),
                 })
                 .collect(),
             directions: s.directions.clone(),
@@ -221,6 +252,7 @@ impl ScenarioFigures {
             } else {
                 netlab_results::shares::of_scenario(s).directions
             },
+            host_conditions: crate::hosts::HostConditions::of(s),
             loaded: s.probe().and_then(|p| p.phases.loaded.clone()),
             iso: s.iso_probe.as_ref().map(|iso| IsoFigures {
                 interval_ms: iso.log.config.interval.as_secs_f64() * 1e3,
@@ -231,6 +263,15 @@ impl ScenarioFigures {
                 malformed: iso.log.replies.malformed,
                 stopped_early: iso.log.stopped_early,
                 one_way_note: iso.log.one_way_note.clone(),
+                loaded_slots: iso.fates.as_ref().map(|f| {
+                    let closed = iso.echo_arrivals.as_ref().and_then(|a| a.closed_s);
+                    crate::ArmDelivery::of_fates(
+                        crate::WhichProbe::Isochronous,
+                        &[(f, closed)],
+                        iso.log.config.timeout.as_secs_f64() * 1e3,
+                        false,
+                    )
+                }),
             }),
             loaded_fates: s
                 .probe()
@@ -244,6 +285,7 @@ impl ScenarioFigures {
                 cpu: r.cpu_model.clone(),
             }),
             path_seen: crate::path_seen::PathSeen::of(s),
+            link: None,
         }
     }
 }

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::sweep_model::RowModel;
 
-use crate::records::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
+use crate::records::{ProbeOutcome, ReportInput, Scenario};
 use crate::stats::{censored_quantile, CensoredQuantile, Observation};
 
 /// What an axis' values are, so each is drawn in its own unit.
@@ -455,9 +455,11 @@ pub struct SweepRow {
     /// Loaded stop-and-wait requests with RTT information, and how many
     /// timed out (None when the probe did not run).
     pub rtt_requests: Option<[usize; 2]>,
-    /// Loaded isochronous requests sent, and how many got no reply at all
-    /// (None when the probe did not run).
-    pub iso_requests: Option<[usize; 2]>,
+    /// Loaded isochronous slots by fate (None when the probe did not
+    /// run): delivered slots are the delays of `iso_up_*`; dropped ones
+    /// are losses; unresolved ones are censored at their own bounds
+    /// (method §5.8).
+    pub iso_slots: Option<crate::SlotCounts>,
     /// The metrics.
     pub metrics: SweepMetrics,
     /// The models' inputs and predictions (None when the experiment names
@@ -491,8 +493,12 @@ impl SweepTable {
     /// Version 2 added the models (`models`, each row's `model`) and the
     /// new-flow share (`new_flows_per_probe_packet`); version 3 the
     /// congestion-signal probability and the flows' queueing delay
-    /// (`signal_probability`, `flow_queue_delay_ms`) and model 3's columns.
-    pub const VERSION: u32 = 3;
+    /// (`signal_probability`, `flow_queue_delay_ms`) and model 3's columns;
+    /// version 4 the isochronous slots by fate (`iso_slots` for
+    /// `iso_requests`) and `iso_up_*` over delivered slots only (method
+    /// §5.8: a lost slot is not a delay, an unresolved one is censored at
+    /// its own bound).
+    pub const VERSION: u32 = 4;
 }
 
 /// The stop-and-wait probe's loaded observations: a reply exact, a
@@ -504,40 +510,6 @@ fn rtt_obs(s: &Scenario) -> Vec<Observation> {
             _ => Observation::AtLeast(s.probe_timeout_s * 1e3),
         })
         .collect()
-}
-
-/// The isochronous probe's loaded one-way A→B delays: every sent request
-/// that any reply (in time or late) answered is exact; a request no reply
-/// ever answered is ranked after every measured delay (lost on the way to
-/// B, or its reply lost), so it is censored at the largest measured one.
-/// None when the probe did not run or A and B did not share a clock.
-pub(crate) fn iso_up_obs(s: &Scenario) -> Option<(Vec<Observation>, usize)> {
-    let iso = s.iso.as_ref()?;
-    let sent: Vec<_> = iso
-        .requests
-        .iter()
-        .filter(|r| r.phase == ProbePhase::Loaded)
-        .filter(|r| !matches!(r.outcome, ProbeOutcome::NoInformation))
-        .collect();
-    let answered = |r: &&crate::records::IsoSample| {
-        matches!(r.outcome, ProbeOutcome::Reply { .. }) || r.late_rtt_ms.is_some()
-    };
-    if sent.iter().any(answered) && !sent.iter().any(|r| r.up_ms.is_some()) {
-        return None;
-    }
-    let max = sent.iter().filter_map(|r| r.up_ms).fold(0.0f64, f64::max);
-    let mut unanswered = 0;
-    let obs = sent
-        .iter()
-        .map(|r| match r.up_ms {
-            Some(v) => Observation::Exact(v),
-            None => {
-                unanswered += 1;
-                Observation::AtLeast(max)
-            }
-        })
-        .collect();
-    Some((obs, unanswered))
 }
 
 /// One direction's aggregate goodput and, with several flows, Jain's index.
@@ -589,7 +561,7 @@ pub(crate) fn row(
             .map(|st| st.kind.short()),
         error: s.error.clone(),
         rtt_requests: None,
-        iso_requests: None,
+        iso_slots: None,
         metrics: SweepMetrics::default(),
         model: crate::sweep_model::of(s, models),
     };
@@ -607,10 +579,11 @@ pub(crate) fn row(
         m.rtt_p50_ms = Measured::of(censored_quantile(&o, 0.5));
         m.rtt_p95_ms = Measured::of(censored_quantile(&o, 0.95));
     }
-    if let Some((o, unanswered)) = iso_up_obs(s) {
-        r.iso_requests = Some([o.len(), unanswered]);
-        m.iso_up_p50_ms = Measured::of(censored_quantile(&o, 0.5));
-        m.iso_up_p99_ms = Measured::of(censored_quantile(&o, 0.99));
+    if let Some((delays, counts)) = crate::iso_slots(s) {
+        r.iso_slots = Some(counts);
+        let q = netlab_results::fate::one_way_quantiles(delays);
+        m.iso_up_p50_ms = q.map(|q| Measured::Value(q.p50_ms));
+        m.iso_up_p99_ms = q.map(|q| Measured::Value(q.p99_ms));
     }
     (m.goodput_up_mbit_s, m.jain_up) = direction(s, "up");
     (m.goodput_down_mbit_s, m.jain_down) = direction(s, "down");

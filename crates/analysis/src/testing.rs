@@ -71,11 +71,13 @@ pub fn scenario(index: u32, round: u32, arm: &str, rtts: &[Option<f64>], drops: 
         error: None,
         packet_files: Vec::new(),
         fates: None,
+        echo_closed_s: None,
         ecn_flow: false,
         point: PointText::default(),
         directions: Vec::new(),
         iso: None,
         readbacks: Default::default(),
+        link: None,
     }
 }
 
@@ -113,6 +115,7 @@ pub fn input(rounds: u32) -> ReportInput {
         scope: None,
         models: vec![],
         figures: Vec::new(),
+        steps: Default::default(),
     }
 }
 
@@ -193,6 +196,9 @@ pub fn host_figures(
         })
         .collect();
     fig.host_shares = netlab_results::shares::of_flows(&flows).directions;
+    // A made-up round with drops in its window and no series to split
+    // (so settled): every host-share model applies (docs/models.md, model 5).
+    fig.host_conditions.window_signals = Some(10);
     fig
 }
 

@@ -29,7 +29,7 @@
 //! assert!(w.sent() > 0);
 //! ```
 
-use netlab_results::fate::RequestFate;
+use netlab_results::fate::{Fate, RequestFate};
 
 use crate::delivery::ArmDelivery;
 use crate::records::{ProbeOutcome, Scenario};
@@ -166,6 +166,10 @@ impl WindowDelay {
             Sampling::StopAndWaitTimeWeighted => s.fates.as_ref(),
             Sampling::StopAndWaitPerRequest => None,
         };
+        let closed_s = match sampling {
+            Sampling::Isochronous { .. } => s.iso.as_ref()?.closed_s,
+            _ => s.echo_closed_s,
+        };
         let measure = match fates {
             Some(f) if f.shared_clock => Measure::OneWay,
             _ => Measure::RttCensored,
@@ -191,6 +195,11 @@ impl WindowDelay {
                     let mut one_way = Vec::new();
                     let lost = w.fates.lost();
                     w.fates.count(&r.fate, &mut one_way);
+                    // An unresolved request is censored at its own bound,
+                    // B's close less its send (method §5.8).
+                    if let (Fate::Unresolved, Some(c), Some(t)) = (&r.fate, closed_s, r.send_s) {
+                        w.fates.censored_ms.push(crate::own_bound_ms(c, t));
+                    }
                     if w.fates.lost() > lost {
                         w.lost_s += weight;
                     }
@@ -200,6 +209,7 @@ impl WindowDelay {
                 _ => w.count_rtt(outcome, timeout_ms, weight),
             }
         }
+        w.fates.censored_ms.sort_by(f64::total_cmp);
         w.fates.past_timeout = w
             .samples
             .iter()

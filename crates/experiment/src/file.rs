@@ -18,7 +18,7 @@ pub struct ExperimentFile {
     pub description: Option<String>,
     /// Rounds: every sweep point runs every arm this many times.
     pub rounds: Option<u32>,
-    /// `auto`, `host` or `uml`.
+    /// `auto`, `host`, `uml` or `uml-6.12`.
     pub kernel: Option<String>,
     /// Seed of everything random in the run (netem jitter/loss, bootstrap).
     pub seed: Option<u64>,
@@ -110,6 +110,26 @@ pub struct ShaperFile {
     pub burst: Option<String>,
     /// TBF limit, e.g. `"64kb"`.
     pub limit: Option<String>,
+    /// The rate over time: `[["0s", "10mbit"], ["8s", "2mbit"]]`, times
+    /// from t0, `"0"` an outage (docs/method.md §15). Left out when absent,
+    /// as are the four keys below, so the content hash of a file without
+    /// them does not change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_schedule: Option<Vec<[String; 2]>>,
+    /// The schedule repeats with this period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat_every: Option<String>,
+    /// A recorded trace (one millisecond timestamp per delivery
+    /// opportunity), read relative to the experiment file's folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    /// The bin a trace is turned into rates over (default 100ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_bin: Option<String>,
+    /// SHA-256 of the trace file; netlab prints it with the trace's rates
+    /// so the printed form reads back without the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_sha256: Option<String>,
 }
 
 /// `[[flows]]`.

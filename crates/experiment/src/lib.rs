@@ -32,9 +32,11 @@
 #![forbid(unsafe_code)]
 
 mod check;
+pub mod dctcp;
 pub mod file;
 pub mod hash;
 pub mod hosts;
+pub mod link;
 pub mod listing;
 pub mod model;
 pub mod models;
@@ -43,12 +45,14 @@ pub mod probes;
 mod resolve;
 pub mod shard;
 mod sweep;
+pub mod trace;
 pub mod units;
 pub mod warnings;
 
 pub use check::{check_cc, KNOWN_CCS};
 pub use file::ExperimentFile;
 pub use hosts::{HostSpec, MAX_HOSTS};
+pub use link::{RateSchedule, RateStep, TraceOrigin, HOLD_RATE};
 pub use listing::{PlanListing, PlannedLine};
 pub use model::frame_over_burst;
 pub use model::{
@@ -61,7 +65,8 @@ pub use model::{
 pub use models::ModelKind;
 pub use plan::{Plan, Point, Requirements, ScenarioPlan};
 pub use shard::{unit_of, Shard, ShardError};
-pub use warnings::{warnings, LinkAssumptions, Warning, WarningKind};
+pub use trace::{Trace, TraceError};
+pub use warnings::{grouped, warnings, LinkAssumptions, Warning, WarningGroup, WarningKind};
 
 /// Why an experiment was refused. Every variant is a usage error (the
 /// binary exits 2): nothing has been touched yet.
@@ -143,18 +148,20 @@ fn one_line(s: &str) -> String {
     }
 }
 
-/// Parses and resolves an experiment.
+/// Parses and resolves an experiment (a relative `trace` path is read
+/// from the current folder).
 pub fn parse(text: &str) -> Result<Experiment, ExperimentError> {
     Experiment::from_file(&parse_file(text)?)
 }
 
-/// Reads, parses and resolves an experiment file.
+/// Reads, parses and resolves an experiment file; a relative `trace` path
+/// is read from the file's folder.
 pub fn load(path: &std::path::Path) -> Result<Experiment, ExperimentError> {
     let text = std::fs::read_to_string(path).map_err(|e| ExperimentError::Read {
         path: path.display().to_string(),
         reason: e.to_string(),
     })?;
-    parse(&text)
+    Experiment::from_file_in(&parse_file(&text)?, path.parent())
 }
 
 impl Experiment {

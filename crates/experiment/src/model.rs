@@ -34,26 +34,43 @@ pub enum KernelChoice {
     Auto,
     /// The running kernel; refused when it lacks something.
     Host,
-    /// Always the pinned user-mode-linux guest.
+    /// Always the pinned user-mode-linux guest (Debian's package).
     Uml,
+    /// The user-mode-linux 6.12 guest netlab builds from Debian's
+    /// `linux-source-6.12` (`orchestrator kernel build uml-6.12`).
+    Uml612,
 }
 
 impl KernelChoice {
+    /// The words [`KernelChoice::parse`] reads, as a refusal lists them.
+    pub const WORDS: &'static str = "auto, host, uml or uml-6.12";
+
     /// The word used in files and flags.
     pub fn as_str(self) -> &'static str {
         match self {
             KernelChoice::Auto => "auto",
             KernelChoice::Host => "host",
             KernelChoice::Uml => "uml",
+            KernelChoice::Uml612 => "uml-6.12",
         }
     }
 
-    /// Reads `auto`, `host` or `uml`.
+    /// The guest kernel it names (`uml`, `uml-6.12`); `None` for `auto`
+    /// and `host`.
+    pub fn guest_name(self) -> Option<&'static str> {
+        match self {
+            KernelChoice::Auto | KernelChoice::Host => None,
+            KernelChoice::Uml | KernelChoice::Uml612 => Some(self.as_str()),
+        }
+    }
+
+    /// Reads `auto`, `host`, `uml` or `uml-6.12`.
     pub fn parse(text: &str) -> Option<KernelChoice> {
         match text {
             "auto" => Some(KernelChoice::Auto),
             "host" => Some(KernelChoice::Host),
             "uml" => Some(KernelChoice::Uml),
+            "uml-6.12" => Some(KernelChoice::Uml612),
             _ => None,
         }
     }
@@ -173,6 +190,11 @@ pub struct PathSpec {
     pub up: Option<Tbf>,
     /// Download bottleneck (R's egress toward A); `None` = unshaped.
     pub down: Option<Tbf>,
+    /// The upload bottleneck's rate over time, when it moves
+    /// (docs/method.md §15); `up`'s rate is its rate at t0.
+    pub up_schedule: Option<crate::link::RateSchedule>,
+    /// The download bottleneck's rate over time, when it moves.
+    pub down_schedule: Option<crate::link::RateSchedule>,
 }
 
 impl Default for PathSpec {
@@ -186,6 +208,8 @@ impl Default for PathSpec {
             mtu: DEFAULT_MTU,
             up: Some(default_tbf()),
             down: None,
+            up_schedule: None,
+            down_schedule: None,
         }
     }
 }
@@ -201,6 +225,14 @@ impl PathSpec {
         match dir {
             Direction::Up => self.up.as_ref(),
             Direction::Down => self.down.as_ref(),
+        }
+    }
+
+    /// The rate schedule of one direction, when its rate moves.
+    pub fn schedule(&self, dir: Direction) -> Option<&crate::link::RateSchedule> {
+        match dir {
+            Direction::Up => self.up_schedule.as_ref(),
+            Direction::Down => self.down_schedule.as_ref(),
         }
     }
 }
@@ -579,9 +611,7 @@ impl Default for Experiment {
     fn default() -> Self {
         Experiment {
             name: "seed".to_string(),
-            description: "pfifo vs fq_codel behind a 5 Mbit/s TBF, one Reno upload, \
-                          stop-and-wait and isochronous UDP probes (docs/method.md)"
-                .to_string(),
+            description: Experiment::seed_description(true),
             rounds: 3,
             kernel: KernelChoice::Auto,
             seed: 1,
@@ -603,6 +633,19 @@ impl Default for Experiment {
 }
 
 impl Experiment {
+    /// The method's experiment's description, with or without the
+    /// isochronous probe (`compare --iso-probe off`).
+    pub fn seed_description(isochronous: bool) -> String {
+        format!(
+            "pfifo vs fq_codel behind a 5 Mbit/s TBF, one Reno upload, {} (docs/method.md)",
+            if isochronous {
+                "stop-and-wait and isochronous UDP probes"
+            } else {
+                "stop-and-wait UDP probe"
+            }
+        )
+    }
+
     /// The default capture deadline for a timeline: 25 s, or the end of the
     /// scenario plus 7 s when that is later.
     pub fn default_capture_deadline(timeline: &Timeline) -> Duration {

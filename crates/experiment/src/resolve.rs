@@ -11,6 +11,7 @@ use crate::file::{
     ArmWordSweepFile, CaptureFile, ExperimentFile, FlowFile, PathFile, ProbeFile, SamplingFile,
     ShaperFile, SweepFile, TimelineFile,
 };
+use crate::link::RateSchedule;
 use crate::model::check_path_mtu;
 use crate::model::{
     default_tbf, ArmSpec, AxisValue, CaptureSpec, Direction, Experiment, FlowSpec, KernelChoice,
@@ -44,8 +45,23 @@ fn size(key: &str, text: &str) -> Result<Size, ExperimentError> {
 }
 
 impl Experiment {
-    /// Resolves a parsed file: defaults filled in, every value checked.
+    /// Resolves a parsed file: defaults filled in, every value checked. A
+    /// file without `[[probes]]` runs the stop-and-wait probe alone, as it
+    /// always has, so its content hash (and its shard folders) stay what
+    /// they were; the presets and `compare` name the isochronous probe
+    /// beside it (method §10).
     pub fn from_file(f: &ExperimentFile) -> Result<Experiment, ExperimentError> {
+        Experiment::from_file_in(f, None)
+    }
+
+    /// [`Experiment::from_file`], a relative `trace` path read from `base`
+    /// (the experiment file's folder; `None`: the current folder). A trace
+    /// file is the one file resolving reads, and only when the file form
+    /// does not already hold its rates (netlab's printed form does).
+    pub fn from_file_in(
+        f: &ExperimentFile,
+        base: Option<&std::path::Path>,
+    ) -> Result<Experiment, ExperimentError> {
         let d = Experiment::default();
         let rounds = f.rounds.unwrap_or(d.rounds);
         if rounds == 0 || rounds > MAX_ROUNDS {
@@ -54,14 +70,15 @@ impl Experiment {
         let kernel = match &f.kernel {
             None => d.kernel,
             Some(k) => KernelChoice::parse(k)
-                .ok_or_else(|| err("kernel", format!("{k:?}: expected auto, host or uml")))?,
+                .ok_or_else(|| err("kernel", format!("{k:?}: expected {}", KernelChoice::WORDS)))?,
         };
         let arms = match &f.arms {
             None => d.arms.clone(),
             Some(list) => resolve_arms(list)?,
         };
         let timeline = resolve_timeline(f.timeline.as_ref().unwrap_or(&TimelineFile::default()))?;
-        let path = resolve_path(f.path.as_ref().unwrap_or(&PathFile::default()))?;
+        let path = resolve_path(f.path.as_ref().unwrap_or(&PathFile::default()), base)?;
+        crate::link::check_against(&path, &timeline, f.sweep.as_ref())?;
         let hosts = match &f.hosts {
             None => Vec::new(),
             Some(list) => crate::hosts::resolve_hosts(list)?,
@@ -71,10 +88,6 @@ impl Experiment {
             Some(list) => resolve_flows(list, &timeline, &hosts)?,
         };
         let probes = match &f.probes {
-            // A file without `[[probes]]` runs the stop-and-wait probe
-            // alone, as it always has (its content hash, and so its shard
-            // folders, stay what they were); the presets and `compare` name
-            // the isochronous probe beside it (method §10).
             None => vec![ProbeSpec::stop_and_wait()],
             Some(list) => resolve_probes(list, &timeline, &hosts)?,
         };
@@ -121,22 +134,28 @@ impl Experiment {
             sweep,
             models,
         };
-        if exp.name.is_empty()
-            || !exp
+        exp.check_name_and_size()?;
+        Ok(exp)
+    }
+
+    /// The name is a folder-safe word and the plan not too large.
+    fn check_name_and_size(&self) -> Result<(), ExperimentError> {
+        if self.name.is_empty()
+            || !self
                 .name
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
         {
             return Err(err("name", "use letters, digits, '-', '_' or '.'"));
         }
-        let n = crate::plan::point_count(&exp.sweep) * exp.rounds as usize * exp.arms.len();
+        let n = crate::plan::point_count(&self.sweep) * self.rounds as usize * self.arms.len();
         if n > MAX_SCENARIOS {
             return Err(err(
                 "sweep",
                 format!("{n} scenarios planned; at most {MAX_SCENARIOS}"),
             ));
         }
-        Ok(exp)
+        Ok(())
     }
 
     /// The file form with every default spelled out (what `--print-experiment`
@@ -144,17 +163,24 @@ impl Experiment {
     // Long: every field of the file form spelled out, one after another, so
     // that reading it back gives the same experiment.
     pub fn to_file(&self) -> ExperimentFile {
-        let shaper = |t: &Option<Tbf>| match t {
+        let shaper = |t: &Option<Tbf>, schedule: &Option<RateSchedule>| match t {
             None => ShaperFile {
                 shaped: Some(false),
                 ..ShaperFile::default()
             },
-            Some(t) => ShaperFile {
-                shaped: Some(true),
-                rate: Some(t.rate.to_string()),
-                burst: Some(t.burst.to_string()),
-                limit: Some(t.limit.to_string()),
-            },
+            Some(t) => {
+                let mut f = ShaperFile {
+                    shaped: Some(true),
+                    rate: Some(t.rate.to_string()),
+                    burst: Some(t.burst.to_string()),
+                    limit: Some(t.limit.to_string()),
+                    ..ShaperFile::default()
+                };
+                if let Some(s) = schedule {
+                    crate::link::print_schedule(s, &mut f);
+                }
+                f
+            }
         };
         let mut sweep = SweepFile::default();
         for axis in &self.sweep.axes {
@@ -300,8 +326,8 @@ impl Experiment {
                 offloads: (self.path.offloads != Offloads::Kernel)
                     .then(|| self.path.offloads.file_word().to_string()),
                 mtu: (self.path.mtu != netlab_path_settings::DEFAULT_MTU).then_some(self.path.mtu),
-                up: Some(shaper(&self.path.up)),
-                down: Some(shaper(&self.path.down)),
+                up: Some(shaper(&self.path.up, &self.path.up_schedule)),
+                down: Some(shaper(&self.path.down, &self.path.down_schedule)),
             }),
             hosts: crate::hosts::hosts_file(&self.hosts),
             flows: Some(
@@ -376,34 +402,61 @@ fn resolve_shaper(
     key: &str,
     s: Option<&ShaperFile>,
     default: Option<Tbf>,
-) -> Result<Option<Tbf>, ExperimentError> {
-    let Some(s) = s else { return Ok(default) };
+    base: Option<&std::path::Path>,
+) -> Result<(Option<Tbf>, Option<RateSchedule>), ExperimentError> {
+    let Some(s) = s else {
+        return Ok((default, None));
+    };
     if s.shaped == Some(false) {
         if s.rate.is_some() || s.burst.is_some() || s.limit.is_some() {
             return Err(err(key, "shaped = false takes no rate, burst or limit"));
         }
-        return Ok(None);
+        if s.rate_schedule.is_some() || s.trace.is_some() {
+            return Err(err(key, "shaped = false takes no rate_schedule or trace"));
+        }
+        return Ok((None, None));
     }
-    let base = default.unwrap_or_else(default_tbf);
+    let schedule = crate::link::resolve_schedule(key, s, base)?;
+    let base_tbf = default.unwrap_or_else(default_tbf);
+    let given_rate = match &s.rate {
+        Some(r) => Some(rate(&format!("{key}.rate"), r)?),
+        None => None,
+    };
+    let tbf_rate = match (&schedule, given_rate) {
+        (None, r) => r.unwrap_or(base_tbf.rate),
+        // With a schedule the TBF starts at the schedule's rate at t0.
+        (Some(sch), r) => {
+            let at_t0 = sch.initial().tbf_rate();
+            if r.is_some_and(|r| r != at_t0) {
+                return Err(err(
+                    format!("{key}.rate"),
+                    format!(
+                        "the rate_schedule starts at {}; leave rate out or give that",
+                        sch.initial()
+                            .rate
+                            .map_or_else(|| "an outage (0)".to_string(), |r| r.to_string())
+                    ),
+                ));
+            }
+            at_t0
+        }
+    };
     let tbf = Tbf {
-        rate: match &s.rate {
-            Some(r) => rate(&format!("{key}.rate"), r)?,
-            None => base.rate,
-        },
+        rate: tbf_rate,
         burst: match &s.burst {
             Some(b) => size(&format!("{key}.burst"), b)?,
-            None => base.burst,
+            None => base_tbf.burst,
         },
         limit: match &s.limit {
             Some(l) => size(&format!("{key}.limit"), l)?,
-            None => base.limit,
+            None => base_tbf.limit,
         },
     };
     tbf.validate().map_err(|e| err(key, e.to_string()))?;
-    Ok(Some(tbf))
+    Ok((Some(tbf), schedule))
 }
 
-fn resolve_path(p: &PathFile) -> Result<PathSpec, ExperimentError> {
+fn resolve_path(p: &PathFile, base: Option<&std::path::Path>) -> Result<PathSpec, ExperimentError> {
     let d = PathSpec::default();
     let base_rtt = duration("path.base_rtt", &p.base_rtt, d.base_rtt, true)?;
     if base_rtt > Duration::from_secs(10) {
@@ -431,6 +484,8 @@ fn resolve_path(p: &PathFile) -> Result<PathSpec, ExperimentError> {
         Some(word) => offloads("path.offloads", word)?,
     };
     let mtu = p.mtu.unwrap_or(d.mtu);
+    let (up, up_schedule) = resolve_shaper("path.up", p.up.as_ref(), d.up, base)?;
+    let (down, down_schedule) = resolve_shaper("path.down", p.down.as_ref(), d.down, base)?;
     let path = PathSpec {
         base_rtt,
         jitter,
@@ -438,8 +493,10 @@ fn resolve_path(p: &PathFile) -> Result<PathSpec, ExperimentError> {
         receive_buffer,
         offloads,
         mtu,
-        up: resolve_shaper("path.up", p.up.as_ref(), d.up)?,
-        down: resolve_shaper("path.down", p.down.as_ref(), d.down)?,
+        up,
+        down,
+        up_schedule,
+        down_schedule,
     };
     check_path_mtu("path.mtu", mtu, &path)?;
     Ok(path)

@@ -153,7 +153,7 @@ fn bad_files_name_the_key() {
             "sweep.arm[0].values[1]",
             "soon",
         ),
-        ("kernel = \"qemu\"", "kernel", "auto, host or uml"),
+        ("kernel = \"qemu\"", "kernel", "auto, host, uml or uml-6.12"),
         ("[capture]\ndeadline = \"10s\"", "capture.deadline", "shorter than the scenario"),
         ("[capture]\npcap = \"full\"", "capture.pcap", "unknown value"),
         ("[capture]\nsnap_len = 64", "capture.snap_len", "need 94 bytes"),

@@ -104,6 +104,13 @@ pub enum WarningKind {
     /// before its schedule ends at this point's spacing: the loaded phase
     /// gets fewer requests, or none (a short swept interval does this).
     ProbeCapBeforeScheduleEnd,
+    /// A moving rate's changes each refill TBF's bucket to its burst: a
+    /// backlogged bottleneck passes up to a burst more than the schedule
+    /// offers at every change (docs/method.md §15.3).
+    RateChangeRefillsBucket,
+    /// DCTCP flows behind an arm that does not mark CE above a fixed
+    /// threshold (docs/method.md §16.2).
+    DctcpWithoutEcnThreshold,
     /// The probes take more than [`PROBE_SHARE_LIMIT`] of the upload
     /// shaper's rate: they load the queue they measure.
     ProbeShareOfRate,
@@ -151,6 +158,92 @@ impl fmt::Display for Warning {
     }
 }
 
+/// Warnings of one cause said once ([`grouped`]): which arms (and sweep
+/// points) it concerns, one of them in words as the example, and its fix,
+/// or that none is needed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WarningGroup {
+    /// The check.
+    pub kind: WarningKind,
+    /// The arms it concerns, in tc words, in plan order (empty: no arm's).
+    pub arms: Vec<String>,
+    /// The sweep points it concerns (empty without a sweep).
+    pub points: Vec<String>,
+    /// Whether it holds for full-sized packets at every arm it concerns.
+    pub certain: bool,
+    /// The first warning of the cause, whose numbers the others share in
+    /// kind (their own in `warnings`).
+    pub example: Warning,
+    /// Every warning of the cause.
+    pub warnings: Vec<Warning>,
+}
+
+/// The warnings grouped by cause, in the order their causes first appear:
+/// `plan` says each cause once, not once per arm and point.
+pub fn grouped(ws: &[Warning]) -> Vec<WarningGroup> {
+    let mut out: Vec<WarningGroup> = Vec::new();
+    for w in ws {
+        let g = match out.iter_mut().find(|g| g.kind == w.kind) {
+            Some(g) => g,
+            None => {
+                out.push(WarningGroup {
+                    kind: w.kind,
+                    arms: Vec::new(),
+                    points: Vec::new(),
+                    certain: true,
+                    example: w.clone(),
+                    warnings: Vec::new(),
+                });
+                out.last_mut().expect("just pushed")
+            }
+        };
+        if !w.arm.is_empty() && !g.arms.contains(&w.arm) {
+            g.arms.push(w.arm.clone());
+        }
+        if !w.point.is_empty() && !g.points.contains(&w.point) {
+            g.points.push(w.point.clone());
+        }
+        g.certain &= w.certain;
+        g.warnings.push(w.clone());
+    }
+    out
+}
+
+impl fmt::Display for WarningGroup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut about = Vec::new();
+        if self.arms.len() > 1 {
+            about.push(format!(
+                "{} arms: {}",
+                self.arms.len(),
+                self.arms.join(" | ")
+            ));
+        }
+        if self.points.len() > 1 {
+            about.push(format!(
+                "{} points: {}",
+                self.points.len(),
+                self.points.join(", ")
+            ));
+        }
+        if self.arms.len() <= 1 && self.points.len() <= 1 {
+            return write!(f, "{}", self.example);
+        }
+        let example = self.example.to_string();
+        let example = example
+            .trim_start_matches("warning: ")
+            .split("\n  fix: ")
+            .next()
+            .unwrap_or("");
+        write!(
+            f,
+            "warning: {}; for {example}\n  fix: {}",
+            about.join("; "),
+            self.example.fix
+        )
+    }
+}
+
 fn ms(d: f64) -> String {
     if d >= 10.0 {
         format!("{d:.0} ms")
@@ -190,6 +283,12 @@ pub fn scenario_warnings(s: &ScenarioPlan, link: &LinkAssumptions) -> Vec<Warnin
         let Some(tbf) = s.path.shaper(dir) else {
             continue;
         };
+        // A moving rate drains the queue slowest at its lowest rate.
+        let slowest = s.path.schedule(dir).and_then(|x| x.slowest());
+        let tbf = &Tbf {
+            rate: slowest.map_or(tbf.rate, |r| r.min(tbf.rate)),
+            ..*tbf
+        };
         let mut push = |kind, certain, text: String, fix: String| {
             out.push(Warning {
                 kind,
@@ -217,6 +316,21 @@ pub fn scenario_warnings(s: &ScenarioPlan, link: &LinkAssumptions) -> Vec<Warnin
         }
         let (text, fix) = tbf_limit_replaced(&s.arm.arm, tbf);
         push(WarningKind::TbfLimitReplaced, true, text, fix);
+        if let Some((text, fix)) = s
+            .path
+            .schedule(dir)
+            .and_then(|x| crate::link::refill_warning(x, tbf, s.timeline.end()))
+        {
+            push(WarningKind::RateChangeRefillsBucket, true, text, fix);
+        }
+        let dctcp = s
+            .flows
+            .iter()
+            .filter(|f| f.direction == dir && f.cc == "dctcp")
+            .count();
+        if let Some((text, fix)) = crate::dctcp::dctcp_warning(&s.arm.arm, dctcp) {
+            push(WarningKind::DctcpWithoutEcnThreshold, true, text, fix);
+        }
         if dir == Direction::Up {
             if let Some((text, fix)) = probe_share(&s.probes, tbf) {
                 push(WarningKind::ProbeShareOfRate, true, text, fix);
@@ -472,8 +586,8 @@ fn tbf_limit_replaced(arm: &Arm, tbf: &Tbf) -> (String, String) {
              an skb longer than its burst {}); {bound} bounds the queue",
             tbf.limit, tbf.burst
         ),
-        "bound the queue with the arm's own limit; read TBF's limit (and the latency tc derives \
-         from it) as unused"
+        "none needed: the arm's own limit bounds the queue; read TBF's limit (and the latency \
+         tc derives from it) as unused"
             .into(),
     )
 }
@@ -794,6 +908,35 @@ mod tests {
         assert!(warnings(&off(e.clone()))
             .iter()
             .all(|w| w.kind != WarningKind::NotEctProbeBesideEcnFlows));
+    }
+
+    /// `plan` says each cause once: the seed's TBF limit, replaced under
+    /// both arms, is one warning naming both, and says no fix is needed.
+    #[test]
+    fn one_warning_per_cause_names_its_arms_and_its_fix() {
+        let exp = Experiment::default();
+        let groups = grouped(&warnings(&exp));
+        let kinds: Vec<WarningKind> = groups.iter().map(|g| g.kind).collect();
+        let mut unique = kinds.clone();
+        unique.dedup();
+        assert_eq!(kinds, unique, "one group per cause");
+        let tbf = groups
+            .iter()
+            .find(|g| g.kind == WarningKind::TbfLimitReplaced)
+            .unwrap();
+        assert_eq!(tbf.arms.len(), 2);
+        let text = tbf.to_string();
+        assert!(
+            text.starts_with("warning: 2 arms: pfifo limit 256 | fq_codel"),
+            "{text}"
+        );
+        assert!(text.contains("\n  fix: none needed: "), "{text}");
+        // A cause of one arm reads as its warning.
+        let drain = groups
+            .iter()
+            .find(|g| g.kind == WarningKind::ProbeTimeoutBelowFifoDrain)
+            .unwrap();
+        assert_eq!(drain.to_string(), drain.example.to_string());
     }
 
     #[test]

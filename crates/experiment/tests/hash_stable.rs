@@ -78,9 +78,7 @@ fn without_the_isochronous_probe_the_presets_hash_as_before() {
         exp.probes
             .retain(|p| p.kind != netlab_experiment::ProbeKind::Isochronous);
         if exp.name == "seed" {
-            exp.description = "pfifo vs fq_codel behind a 5 Mbit/s TBF, one Reno upload, \
-                               stop-and-wait UDP probe (docs/method.md)"
-                .into();
+            exp.description = netlab_experiment::Experiment::seed_description(false);
         }
         assert_eq!(&exp.content_hash(), hash, "{file}");
     }

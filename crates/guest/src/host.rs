@@ -92,6 +92,13 @@ impl Guest {
         self
     }
 
+    /// A guest kernel of [`crate::kernels`]: its binary and modules root.
+    pub fn guest_kernel(mut self, k: &crate::kernels::GuestKernel) -> Self {
+        self.kernel = k.kernel.clone();
+        self.modules_root = k.modules_root.clone();
+        self
+    }
+
     /// The modules directory (default: `/usr/lib/uml/modules/<release>`).
     pub fn modules_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.modules_dir = Some(dir.into());

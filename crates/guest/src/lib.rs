@@ -46,6 +46,7 @@ mod error;
 mod host;
 pub mod init;
 mod init_binary;
+pub mod kernels;
 pub mod modules;
 mod process_group;
 mod rundir;

@@ -6,7 +6,8 @@
 //! rounded up to the next millisecond so it does not spin just before the
 //! end, and never longer than [`STOP_CHECK`] when a stop flag is watched),
 //! then tells each handler, in the order given, which of its descriptors are
-//! ready. What a handler does with a ready descriptor (echo a datagram,
+//! ready. A [`Wake`] served beside them ends a wait as soon as a stop flag
+//! is set. What a handler does with a ready descriptor (echo a datagram,
 //! accept, receive) is its own business; the order of the handlers is the
 //! caller's priority (B puts the probe's echoes before the TCP receiver, so
 //! a busy flow delays an echo by at most one receiver turn).
@@ -33,10 +34,12 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
-use std::io;
+use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
-use std::os::fd::BorrowedFd;
+use std::os::fd::{AsFd, BorrowedFd};
+use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
@@ -44,6 +47,50 @@ use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 /// Longest single `poll` wait when a stop flag is watched: the loop sees a
 /// set flag within this.
 pub const STOP_CHECK: Duration = Duration::from_millis(50);
+
+/// A handler that ends the loop's wait at once when its [`Waker`] is
+/// woken, so a stop flag set just before is seen now rather than within
+/// [`STOP_CHECK`]: the stopper sets the flag, then wakes; the loop looks
+/// at the flag before every wait. Serving it only empties its socket.
+#[derive(Debug)]
+pub struct Wake(UnixStream);
+
+/// The other end of a [`Wake`]: cheap to clone, usable from any thread.
+#[derive(Debug, Clone)]
+pub struct Waker(Arc<UnixStream>);
+
+impl Wake {
+    /// A connected pair: the handler for the loop, the waker for the stopper.
+    pub fn pair() -> io::Result<(Wake, Waker)> {
+        let (rx, tx) = UnixStream::pair()?;
+        rx.set_nonblocking(true)?;
+        tx.set_nonblocking(true)?;
+        Ok((Wake(rx), Waker(Arc::new(tx))))
+    }
+}
+
+impl Waker {
+    /// Makes the loop's [`Wake`] readable. A full socket is already
+    /// readable, and a loop that has ended has nobody to wake: neither is
+    /// an error.
+    pub fn wake(&self) {
+        let _ = (&*self.0).write(&[1]);
+    }
+}
+
+impl Handler for Wake {
+    fn fds<'a>(&'a self, fds: &mut Vec<BorrowedFd<'a>>) {
+        fds.push(self.0.as_fd());
+    }
+
+    fn ready(&mut self, readable: &[bool]) -> ControlFlow<()> {
+        if readable.first() == Some(&true) {
+            let mut b = [0u8; 64];
+            while matches!((&self.0).read(&mut b), Ok(n) if n > 0) {}
+        }
+        ControlFlow::Continue(())
+    }
+}
 
 /// Something the loop serves: a few descriptors waited on for reading, and
 /// what to do when they are ready.
@@ -248,6 +295,32 @@ mod tests {
         assert!(end.aborted && !end.stopped_early);
         assert_eq!(seen.borrow().as_str(), "a");
         assert!(end.closed < start + Duration::from_secs(1));
+    }
+
+    #[test]
+    fn a_wake_ends_the_wait_at_once_and_is_emptied_by_serving_it() {
+        let (mut wake, waker) = Wake::pair().unwrap();
+        waker.clone().wake();
+        waker.wake();
+        // Woken, the wait returns at once however long it may be.
+        let r = wait_once(&[&mut wake], Duration::from_secs(600))
+            .unwrap()
+            .unwrap();
+        assert_eq!((r.counts, r.flags), (vec![1], vec![true]));
+        assert!(wake.ready(&[true]).is_continue());
+        // Served, it is quiet again.
+        let r = wait_once(&[&mut wake], Duration::ZERO).unwrap().unwrap();
+        assert_eq!(r.flags, vec![false]);
+        // A stopper sets the flag, then wakes: the loop ends on it.
+        let stop = AtomicBool::new(true);
+        waker.wake();
+        let end = serve(
+            &mut [&mut wake],
+            Instant::now() + Duration::from_secs(600),
+            Some(&stop),
+        )
+        .unwrap();
+        assert!(end.stopped_early && end.wakeups == 0);
     }
 
     #[test]

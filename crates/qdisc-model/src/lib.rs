@@ -39,12 +39,14 @@ mod decode;
 mod error;
 mod handle;
 pub mod netem;
+mod rate_log;
 mod raw;
 mod readback;
 mod request;
 mod show;
 mod stats;
 mod tbf;
+mod tbf_change;
 mod units;
 
 pub use arm::cake::{CakeReadback, CakeTinStats, CakeXstats};
@@ -60,6 +62,7 @@ pub use arm::{
 pub use decode::{decode_dump, decode_qdisc, QdiscOptions, QdiscRecord, QdiscXstats, TbfReadback};
 pub use error::ModelError;
 pub use handle::Handle;
+pub use rate_log::{lateness_ms, RateChange, RateLog, TbfReading};
 pub use raw::RawAttr;
 pub use readback::{Readback, SampleFailure, SampleSeries, SamplerStop};
 pub use request::{
@@ -68,5 +71,6 @@ pub use request::{
 };
 pub use stats::QdiscStats;
 pub use tbf::{Psched, RateSpec, Tbf, TbfQopt};
+pub use tbf_change::{fifo_child_limit, tbf_change_request};
 pub use units::{format_time, parse_time, Rate, Size};
 pub use units::{tc_rate32, tc_rate64, tc_size, tc_time64_ns, tc_time_us, tc_unsigned};

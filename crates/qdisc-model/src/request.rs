@@ -5,7 +5,7 @@ use netlink_packet_core::{
     DefaultNla, Emitable, NetlinkHeader, NetlinkMessage, NetlinkPayload, NLA_F_NESTED, NLM_F_ACK,
     NLM_F_CREATE, NLM_F_DUMP, NLM_F_EXCL, NLM_F_REQUEST,
 };
-use netlink_packet_route::tc::{TcAttribute, TcHandle, TcHeader, TcMessage, TcOption};
+use netlink_packet_route::tc::{TcAttribute, TcHandle, TcHeader, TcMessage};
 use netlink_packet_route::RouteNetlinkMessage;
 use serde::{Deserialize, Serialize};
 
@@ -126,18 +126,13 @@ pub fn tbf_request(
     psched: &Psched,
     seq: u32,
 ) -> Result<QdiscRequest, ModelError> {
-    let nested = tbf
-        .options(psched)?
-        .into_iter()
-        .map(|(k, v)| TcOption::Other(DefaultNla::new(k, v)))
-        .collect();
     build(
         dev,
         ifindex,
         handle,
         parent,
         "tbf",
-        OptionsPayload::Nested(nested),
+        OptionsPayload::Nested(tbf.nested_options(psched)?),
         tbf.tc_words(),
         seq,
     )
@@ -212,8 +207,43 @@ pub fn dump_request_bytes() -> Vec<u8> {
     )
 }
 
+/// What an RTM_NEWQDISC request asks: a new qdisc (`tc qdisc add`:
+/// `NLM_F_CREATE | NLM_F_EXCL`) or new options for the one at that handle
+/// (`tc qdisc change`: neither flag, so the kernel calls the kind's
+/// `change` and creates nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verb {
+    Add,
+    Change,
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn build(
+    dev: &str,
+    ifindex: u32,
+    handle: Handle,
+    parent: Handle,
+    kind: &str,
+    payload: OptionsPayload,
+    words: Vec<String>,
+    seq: u32,
+) -> Result<QdiscRequest, ModelError> {
+    build_as(
+        Verb::Add,
+        dev,
+        ifindex,
+        handle,
+        parent,
+        kind,
+        payload,
+        words,
+        seq,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn build_as(
+    verb: Verb,
     dev: &str,
     ifindex: u32,
     handle: Handle,
@@ -248,12 +278,16 @@ pub(crate) fn build(
             )));
         }
     }
+    let (flags, word) = match verb {
+        Verb::Add => (NLM_F_REQUEST | NLM_F_ACK | NLM_F_EXCL | NLM_F_CREATE, "add"),
+        Verb::Change => (NLM_F_REQUEST | NLM_F_ACK, "change"),
+    };
     let bytes = serialize(
         RouteNetlinkMessage::NewQueueDiscipline(TcMessage::from_parts(header, attrs)),
-        NLM_F_REQUEST | NLM_F_ACK | NLM_F_EXCL | NLM_F_CREATE,
+        flags,
         seq,
     );
-    let mut tc_argv: Vec<String> = ["tc", "qdisc", "add", "dev", dev]
+    let mut tc_argv: Vec<String> = ["tc", "qdisc", word, "dev", dev]
         .iter()
         .map(|s| s.to_string())
         .collect();

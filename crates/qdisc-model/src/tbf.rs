@@ -124,6 +124,24 @@ impl Tbf {
     }
 }
 
+impl Tbf {
+    /// [`Tbf::options`] as the nested `TCA_OPTIONS` of a request.
+    pub(crate) fn nested_options(
+        &self,
+        psched: &Psched,
+    ) -> Result<Vec<netlink_packet_route::tc::TcOption>, ModelError> {
+        Ok(self
+            .options(psched)?
+            .into_iter()
+            .map(|(k, v)| {
+                netlink_packet_route::tc::TcOption::Other(netlink_packet_core::DefaultNla::new(
+                    k, v,
+                ))
+            })
+            .collect())
+    }
+}
+
 impl fmt::Display for Tbf {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "tbf {}", self.tc_words().join(" "))

@@ -78,6 +78,9 @@ pub enum QdiscError {
     /// The sampler thread panicked.
     #[error("qdisc sampler thread panicked")]
     SamplerPanicked,
+    /// The rate driver's thread panicked.
+    #[error("the rate driver thread panicked")]
+    DriverPanicked,
     /// Any other failure of the shared low-level layer.
     #[error(transparent)]
     Sys(netlab_os::SysError),

@@ -15,6 +15,8 @@
 //!   options, counters and fq_codel xstats, plus the raw dump), any time,
 //!   or every N ms with a bounded [`Sampler`].
 //! * Print a decoded qdisc the way `tc qdisc show` does: [`QdiscRecord::tc_show`].
+//! * Change a TBF's rate on a schedule, reading its counters between
+//!   changes, without touching the arm beneath it: [`rate_driver`].
 //! * Ask the kernel which kinds it lacks before a run, in a namespace the
 //!   caller owns: [`support::missing_kinds`].
 //!
@@ -45,6 +47,7 @@
 #![forbid(unsafe_code)]
 
 mod error;
+pub mod rate_driver;
 mod sampler;
 mod socket;
 pub mod support;

@@ -17,9 +17,17 @@ use serde::Serialize;
 
 use netlab_analysis::compare::{Comparison, Figure};
 use netlab_analysis::records::{ReportInput, Scenario};
-use netlab_stats::Bounded;
 use netlab_analysis::summary::ScenarioFigures;
 use netlab_results::Results;
+use netlab_stats::Bounded;
+
+mod delays;
+mod gate;
+mod text;
+
+pub use delays::Delays;
+pub use gate::ChangeGate;
+pub(crate) use text::pair_title;
 
 /// The metrics a sweep diff draws ([`RunDiff::sweep`]).
 pub use crate::diff_sweep::DiffMetric;
@@ -66,6 +74,53 @@ pub struct SetupItem {
     pub explains: Option<String>,
 }
 
+/// What a number in diff.json is of the value it stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BoundKind {
+    /// The value itself.
+    Exact,
+    /// The value is at least this (a quantile on the censored mass).
+    AtLeast,
+    /// The value is at most this.
+    AtMost,
+    /// Unknown (both sides on the censored mass, or no data): `value` is
+    /// null.
+    Unknown,
+}
+
+/// A number of diff.json: the number and what it is of the value (never
+/// a string such as "≥ 1000").
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DiffNumber {
+    /// The number (null when unknown).
+    pub value: Option<f64>,
+    /// Exact, or a bound.
+    pub bound: BoundKind,
+}
+
+impl DiffNumber {
+    fn of_bounded(b: Bounded) -> DiffNumber {
+        let (value, bound) = match b {
+            Bounded::Value(v) => (Some(v), BoundKind::Exact),
+            Bounded::AtLeast(v) => (Some(v), BoundKind::AtLeast),
+            Bounded::AtMost(v) => (Some(v), BoundKind::AtMost),
+            Bounded::Unknown => (None, BoundKind::Unknown),
+        };
+        DiffNumber { value, bound }
+    }
+
+    fn of_quantile(q: netlab_stats::CensoredQuantile) -> DiffNumber {
+        use netlab_stats::CensoredQuantile as Q;
+        let (value, bound) = match q {
+            Q::Value(v) => (Some(v), BoundKind::Exact),
+            Q::AtLeast(v) => (Some(v), BoundKind::AtLeast),
+            Q::NoData => (None, BoundKind::Unknown),
+        };
+        DiffNumber { value, bound }
+    }
+}
+
 /// One metric of one pair, A's rounds against B's.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MetricDiff {
@@ -75,20 +130,37 @@ pub struct MetricDiff {
     pub key: String,
     /// Unit.
     pub unit: String,
-    /// Each run's rounds (`≥ x` for a bound).
-    pub a_rounds: Vec<String>,
+    /// Each run's rounds, A's: numbers with their bound flag.
+    pub a_rounds: Vec<DiffNumber>,
     /// B's.
-    pub b_rounds: Vec<String>,
-    /// The Hodges–Lehmann shift B − A, in words (`-3.2`, `≥ 12`, `unknown`).
-    pub shift: String,
-    /// The interval's endpoints in words, and its level.
-    pub interval: (String, String),
+    pub b_rounds: Vec<DiffNumber>,
+    /// The Hodges–Lehmann shift B − A.
+    pub shift: DiffNumber,
+    /// The interval's endpoints.
+    pub interval: (DiffNumber, DiffNumber),
+    /// The same in words for diff.md and diff.html (`≥ 1000`), not in
+    /// diff.json.
+    #[serde(skip)]
+    pub text: MetricText,
     /// Its confidence level (0.9 for 3 vs 3 rounds).
     pub level: f64,
     /// A change claimed: `Some((higher, at least))` in B against A.
     pub change: Option<(bool, f64)>,
     /// The sentence.
     pub sentence: String,
+}
+
+/// A metric's numbers in words, as diff.md and diff.html print them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MetricText {
+    /// A's rounds (`≥ x` for a bound).
+    pub a_rounds: Vec<String>,
+    /// B's.
+    pub b_rounds: Vec<String>,
+    /// The shift (`-3.2`, `≥ 12`, `unknown`).
+    pub shift: String,
+    /// The interval's endpoints.
+    pub interval: (String, String),
 }
 
 /// One arm at one point, in both runs.
@@ -118,75 +190,13 @@ pub struct PairDiff {
     pub color: usize,
 }
 
-/// One run's loaded probe delays at one pair, as its figure draws them.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Delays {
-    /// The delays that were measured, ascending, ms.
-    pub values: Vec<f64>,
-    /// Requests with no delay to draw.
-    pub missing: usize,
-    /// What the values are (`one-way delay of delivered probes`).
-    pub what: &'static str,
-    /// What the missing ones are (`never reached B`).
-    pub missing_words: &'static str,
-    /// The axis' words (`one-way A→B delay`).
-    pub axis: &'static str,
-}
-
-impl Delays {
-    /// The loaded delays of a run's scenarios: every delivered probe's
-    /// one-way delay and how many never reached B where every round has
-    /// fates; else the replies' RTT and the requests without a reply.
-    fn of(scenarios: &[Scenario]) -> Delays {
-        use netlab_analysis::records::ProbePhase;
-        let ok: Vec<&Scenario> = scenarios.iter().filter(|s| s.error.is_none()).collect();
-        let fates: Option<Vec<netlab_analysis::records::Delivered>> = ok
-            .iter()
-            .map(|s| s.delivered_one_way(ProbePhase::Loaded))
-            .collect();
-        let mut d = match fates {
-            Some(f) if !f.is_empty() => Delays {
-                values: f
-                    .iter()
-                    .flat_map(|x| x.one_way_ms.iter().copied())
-                    .collect(),
-                missing: f.iter().map(|x| x.lost).sum(),
-                what: "one-way delay of the delivered probes",
-                missing_words: "never reached B",
-                axis: "one-way A→B delay",
-            },
-            _ => {
-                let obs: Vec<netlab_stats::Observation> = ok
-                    .iter()
-                    .flat_map(|s| s.rtt_observations(ProbePhase::Loaded))
-                    .collect();
-                Delays {
-                    values: obs
-                        .iter()
-                        .filter_map(|o| match o {
-                            netlab_stats::Observation::Exact(v) => Some(*v),
-                            netlab_stats::Observation::AtLeast(_) => None,
-                        })
-                        .collect(),
-                    missing: obs
-                        .iter()
-                        .filter(|o| matches!(o, netlab_stats::Observation::AtLeast(_)))
-                        .count(),
-                    what: "RTT of the replies",
-                    missing_words:
-                        "without a reply within the timeout (lost or late: no receive log)",
-                    axis: "probe RTT",
-                }
-            }
-        };
-        d.values.sort_by(f64::total_cmp);
-        d
-    }
-}
-
 /// Two runs side by side.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunDiff {
+    /// diff.json's format, [`RunDiff::FORMAT`].
+    pub format: &'static str,
+    /// Its version, [`RunDiff::VERSION`]; a change of shape bumps it.
+    pub version: u32,
     /// Run A (the reference).
     pub a: String,
     /// Run B.
@@ -197,6 +207,12 @@ pub struct RunDiff {
     pub setup_same: usize,
     /// The same experiment (content hash), when both record it.
     pub same_experiment: Option<bool>,
+    /// A and B are one run (the same run id): what is compared is its
+    /// arms with each other (`--pair`), not two runs.
+    pub same_run: bool,
+    /// Whether every scenario of each run carries its probe fates (B's
+    /// receive log): the loss and the one-way delays need both.
+    pub fates: [bool; 2],
     /// Each pair of arm and point both runs have.
     pub pairs: Vec<PairDiff>,
     /// Arms or points only A has (`pfifo limit 64 at rate=5mbit`).
@@ -241,14 +257,18 @@ fn words(s: &str) -> String {
 }
 
 /// The setup items of a run: its experiment key by key, the kernel, the
-/// build, the machines, the path and arms as read back.
+/// build, the machines, the path and arms as read back. The kernel is one
+/// item (`kernel`: name, release, source, configuration hash, compiler),
+/// so another kernel is one row; the experiment's `kernel` choice and the
+/// scenarios' own kernel release are left out where they only repeat it.
 fn setup_items(r: &RunDigest) -> BTreeMap<String, String> {
     let mut m = BTreeMap::new();
     if let Ok(v) = serde_json::to_value(&r.header.experiment) {
         flatten("experiment", &v, &mut m);
     }
-    m.insert("kernel.mode".into(), r.header.kernel.mode.clone());
-    m.insert("kernel.release".into(), r.header.kernel.release.clone());
+    m.remove("experiment.kernel");
+    m.insert("kernel".into(), r.header.kernel.describe());
+    let release = r.header.kernel.release.clone();
     m.insert(
         "netlab".into(),
         format!("{} {}", r.header.tool.name, r.header.tool.version),
@@ -273,6 +293,7 @@ fn setup_items(r: &RunDigest) -> BTreeMap<String, String> {
         r.figures
             .iter()
             .filter_map(|f| f.machine.as_ref().map(|x| x.kernel.clone()))
+            .filter(|k| *k != release)
             .collect(),
     );
     set(
@@ -342,7 +363,7 @@ fn explains(key: &str) -> Option<String> {
         Some("the MTU sets the frame the queue and the shaper count (method §1.6)".into())
     } else if k.contains("tcp_rmem") {
         Some("the receive buffer bounds the flow's window, hence a deep FIFO's standing queue (method §1.3)".into())
-    } else if k.starts_with("kernel.") || k.starts_with("machine.kernel") {
+    } else if k == "kernel" || k.starts_with("kernel.") || k.starts_with("machine.kernel") {
         Some("another kernel: the qdisc's and TCP's code (method §9.2)".into())
     } else {
         None
@@ -376,28 +397,7 @@ pub fn diff(
     b: &RunDigest,
     pairs: &[(String, String)],
 ) -> Result<RunDiff, DiffError> {
-    let sa = setup_items(a);
-    let sb = setup_items(b);
-    let mut setup_differs = Vec::new();
-    let mut setup_same = 0;
-    let all: std::collections::BTreeSet<&String> = sa.keys().chain(sb.keys()).collect();
-    for k in all {
-        let (va, vb) = (sa.get(k), sb.get(k));
-        if va == vb {
-            setup_same += 1;
-            continue;
-        }
-        // The hash follows the experiment: said once, as same_experiment.
-        if k == "experiment_hash" {
-            continue;
-        }
-        setup_differs.push(SetupItem {
-            key: k.clone(),
-            a: va.cloned().unwrap_or_else(|| "–".into()),
-            b: vb.cloned().unwrap_or_else(|| "–".into()),
-            explains: explains(k),
-        });
-    }
+    let (setup_differs, setup_same) = setup_diff(a, b);
     let same_experiment = match (&a.header.experiment_hash, &b.header.experiment_hash) {
         (Some(x), Some(y)) => Some(x == y),
         _ => None,
@@ -455,7 +455,18 @@ pub fn diff(
         }
     }
     let sweep = crate::diff_sweep::build(a, b, &arm_pairs);
+    let fates = |r: &RunDigest| {
+        r.input
+            .scenarios
+            .iter()
+            .filter(|s| s.error.is_none())
+            .all(|s| s.fates.is_some())
+    };
     Ok(RunDiff {
+        format: RunDiff::FORMAT,
+        version: RunDiff::VERSION,
+        same_run: a.header.run_id == b.header.run_id,
+        fates: [fates(a), fates(b)],
         a: a.source.clone(),
         b: b.source.clone(),
         setup_differs,
@@ -467,6 +478,34 @@ pub fn diff(
         runs: [run_line(&a.header), run_line(&b.header)],
         sweep,
     })
+}
+
+/// The setup items that differ between `a` and `b`, and how many are the
+/// same (the experiment's hash aside: it is said as `same_experiment`).
+fn setup_diff(a: &RunDigest, b: &RunDigest) -> (Vec<SetupItem>, usize) {
+    let sa = setup_items(a);
+    let sb = setup_items(b);
+    let mut differs = Vec::new();
+    let mut same = 0;
+    let all: std::collections::BTreeSet<&String> = sa.keys().chain(sb.keys()).collect();
+    for k in all {
+        let (va, vb) = (sa.get(k), sb.get(k));
+        if va == vb {
+            same += 1;
+            continue;
+        }
+        // The hash follows the experiment: said once, as same_experiment.
+        if k == "experiment_hash" {
+            continue;
+        }
+        differs.push(SetupItem {
+            key: k.clone(),
+            a: va.cloned().unwrap_or_else(|| "–".into()),
+            b: vb.cloned().unwrap_or_else(|| "–".into()),
+            explains: explains(k),
+        });
+    }
+    (differs, same)
 }
 
 /// A run in one line: `run 7d6d8c, 2026-12-03T07:16:01.896Z – …`, and
@@ -530,15 +569,31 @@ fn pair_diff(
     let states_of = |v: Vec<Scenario>| -> (String, Vec<Scenario>) {
         let mut input = a.input.clone_header();
         input.scenarios = v;
+        // The states' text names its arm (`A: …`); the line names the run.
         let text = netlab_analysis::state::ArmStates::of_input(&input)
             .first()
-            .map_or_else(|| "no round".into(), |s| s.text());
+            .map_or_else(
+                || "no round".into(),
+                |s| {
+                    let t = s.text();
+                    t.strip_prefix(&format!("{}: ", s.arm))
+                        .map_or_else(|| t.clone(), str::to_string)
+                },
+            );
         (text, input.scenarios)
     };
     let (state_a, sa) = states_of(sa);
     let (state_b, sb) = states_of(sb);
     let states = (state_a, state_b);
-    let delays = [Delays::of(&sa), Delays::of(&sb)];
+    // Both runs' delays of one kind (method §5.8): one-way only where
+    // every round of both has its fates, else both runs' RTT.
+    let one_way = [&sa, &sb].iter().all(|v| {
+        v.iter().filter(|s| s.error.is_none()).all(|s| {
+            s.delivered_one_way(netlab_analysis::records::ProbePhase::Loaded)
+                .is_some()
+        })
+    });
+    let delays = [Delays::of(&sa, one_way), Delays::of(&sb, one_way)];
     let color = a
         .input
         .scenarios
@@ -610,17 +665,18 @@ pub(crate) fn metric_key(f: Figure) -> &'static str {
 }
 
 fn metric_diff(c: &Comparison, st: &netlab_analysis::compare::Statistics) -> MetricDiff {
-    let rounds_of = |arm: &str| -> Vec<String> {
+    let values_of = |arm: &str| -> Vec<netlab_stats::CensoredQuantile> {
         st.figures
             .iter()
             .find(|f| f.arm == arm && f.figure == c.figure)
-            .map(|f| {
-                f.rounds
-                    .iter()
-                    .map(|v| v.value.text("").trim().to_string())
-                    .collect()
-            })
+            .map(|f| f.rounds.iter().map(|v| v.value).collect())
             .unwrap_or_default()
+    };
+    let words = |v: Vec<netlab_stats::CensoredQuantile>| -> Vec<String> {
+        v.iter().map(|q| q.text("").trim().to_string()).collect()
+    };
+    let numbers = |v: Vec<netlab_stats::CensoredQuantile>| -> Vec<DiffNumber> {
+        v.into_iter().map(DiffNumber::of_quantile).collect()
     };
     let change = c.supported_shift().map(|(lower, by)| (!lower, by));
     let name = c.delay.name(c.figure);
@@ -659,55 +715,22 @@ fn metric_diff(c: &Comparison, st: &netlab_analysis::compare::Statistics) -> Met
         metric: name.to_string(),
         key: metric_key(c.figure).to_string(),
         unit: unit.to_string(),
-        a_rounds: rounds_of("A"),
-        b_rounds: rounds_of("B"),
-        shift: bounded(c.point),
-        interval: (lo, hi),
+        a_rounds: numbers(values_of("A")),
+        b_rounds: numbers(values_of("B")),
+        shift: DiffNumber::of_bounded(c.point),
+        interval: (
+            DiffNumber::of_bounded(c.interval.0),
+            DiffNumber::of_bounded(c.interval.1),
+        ),
+        text: MetricText {
+            a_rounds: words(values_of("A")),
+            b_rounds: words(values_of("B")),
+            shift: bounded(c.point),
+            interval: (lo, hi),
+        },
         level: c.level,
         change,
         sentence,
-    }
-}
-
-/// `--fail-on-change METRIC[:THRESHOLD]`: a metric the diff compares and
-/// the size of change (in its unit) past which the diff fails.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ChangeGate {
-    /// `p50`, `p95`, `loss`, `goodput` or `drops`.
-    pub metric: String,
-    /// The largest change that passes, in the metric's unit (0: any).
-    pub threshold: f64,
-}
-
-impl ChangeGate {
-    /// The metrics a gate can name.
-    pub const METRICS: [&'static str; 5] = ["p50", "p95", "loss", "goodput", "drops"];
-
-    /// Parses `METRIC[:THRESHOLD]`; the reason when it is not one.
-    pub fn parse(text: &str) -> Result<ChangeGate, String> {
-        let (m, t) = match text.split_once(':') {
-            Some((m, t)) => (
-                m,
-                t.trim()
-                    .parse::<f64>()
-                    .map_err(|e| format!("threshold {t:?}: {e}"))?,
-            ),
-            None => (text, 0.0),
-        };
-        let m = m.trim();
-        if !Self::METRICS.contains(&m) {
-            return Err(format!(
-                "unknown metric {m:?}: one of {}",
-                Self::METRICS.join(", ")
-            ));
-        }
-        if !(t.is_finite() && t >= 0.0) {
-            return Err("the threshold must be a finite number ≥ 0".into());
-        }
-        Ok(ChangeGate {
-            metric: m.to_string(),
-            threshold: t,
-        })
     }
 }
 
@@ -728,269 +751,10 @@ pub fn diff_paths(
 }
 
 impl RunDiff {
-    /// One line per claimed change past its gate's threshold
-    /// (`p95 changed beyond 2.5 in fq_codel (…)`); empty when none is.
-    pub fn beyond(&self, gates: &[ChangeGate]) -> Vec<String> {
-        let mut out = Vec::new();
-        for g in gates {
-            for (p, m) in self.changes(&g.metric) {
-                if let Some((_, by)) = m.change {
-                    if by > g.threshold {
-                        out.push(format!(
-                            "{} changed beyond {} in {} ({})",
-                            g.metric, g.threshold, p.arm_a, m.sentence
-                        ));
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    /// The claimed changes of `key`, each with its size.
-    pub fn changes(&self, key: &str) -> Vec<(&PairDiff, &MetricDiff)> {
-        self.pairs
-            .iter()
-            .flat_map(|p| p.metrics.iter().map(move |m| (p, m)))
-            .filter(|(_, m)| m.key == key && m.change.is_some())
-            .collect()
-    }
-
-    /// The headline: one line per claimed change, or that none was found.
-    pub fn headline(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        match self.same_experiment {
-            Some(true) => out.push("the same experiment (content hash)".into()),
-            Some(false) => out.push("different experiments (content hash)".into()),
-            None => {}
-        }
-        if !self.setup_differs.is_empty() {
-            out.push(format!(
-                "setup differs in {}: {}",
-                self.setup_differs.len(),
-                self.setup_differs
-                    .iter()
-                    .map(|s| s.key.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-        let mut any = false;
-        for p in &self.pairs {
-            for m in p.metrics.iter().filter(|m| m.change.is_some()) {
-                any = true;
-                out.push(format!("{}: {}", pair_title(p), m.sentence));
-            }
-        }
-        if !any {
-            out.push("no detectable change in any metric of any arm both runs have".into());
-        }
-        out
-    }
-
-    /// diff.md: [`RunDiff::body`] and a list linking every figure.
-    pub fn markdown(&self) -> String {
-        use std::fmt::Write as _;
-        let mut s = self.body();
-        s.push_str("\n## Figures\n\n");
-        for (file, title) in self.figure_files() {
-            let _ = writeln!(s, "- [{title}]({file})");
-        }
-        s
-    }
-
-    /// The headline, the setup and what moved, as Markdown (diff.md
-    /// without its list of figures).
-    pub fn body(&self) -> String {
-        use std::fmt::Write as _;
-        let mut s = format!(
-            "# netlab diff\n\nA: `{}` ({})\n\nB: `{}` ({})\n\n## Headline\n\n",
-            self.a, self.runs[0], self.b, self.runs[1]
-        );
-        for l in self.headline() {
-            let _ = writeln!(s, "- {l}");
-        }
-        s.push_str("\n## Setup\n\n");
-        if self.setup_differs.is_empty() {
-            let _ = writeln!(s, "All {} setup items are the same.\n", self.setup_same);
-        } else {
-            let _ = writeln!(
-                s,
-                "{} setup items are the same; these differ:\n\n| item | A | B | can explain |\n|---|---|---|---|",
-                self.setup_same
-            );
-            for d in &self.setup_differs {
-                let _ = writeln!(
-                    s,
-                    "| {} | {} | {} | {} |",
-                    d.key,
-                    cell(&d.a),
-                    cell(&d.b),
-                    d.explains.as_deref().unwrap_or("–")
-                );
-            }
-            s.push('\n');
-        }
-        s.push_str("## What moved\n\nEach metric over the rounds of A against those of B (method §12.3: Hodges–Lehmann shift B − A, exact interval over rounds; a change is claimed only where the interval excludes 0).\n");
-        for p in &self.pairs {
-            let _ = writeln!(
-                s,
-                "\n### {}\n\nRounds: A {}, B {}. States: A — {}; B — {}.\n\n| metric | A rounds | B rounds | shift B − A | interval |\n|---|---|---|---|---|",
-                pair_title(p),
-                p.rounds.0,
-                p.rounds.1,
-                p.states.0,
-                p.states.1
-            );
-            for m in &p.metrics {
-                let _ = writeln!(
-                    s,
-                    "| {} ({}) | {} | {} | {} | [{}, {}] at {:.0} % |",
-                    m.metric,
-                    if m.unit.is_empty() { "–" } else { &m.unit },
-                    m.a_rounds.join(" / "),
-                    m.b_rounds.join(" / "),
-                    m.shift,
-                    m.interval.0,
-                    m.interval.1,
-                    m.level * 100.0
-                );
-            }
-            s.push('\n');
-            for m in &p.metrics {
-                let _ = writeln!(s, "- {}", m.sentence);
-            }
-        }
-        if !self.only_a.is_empty() || !self.only_b.is_empty() {
-            s.push_str("\n## Only in one run\n\n");
-            for x in &self.only_a {
-                let _ = writeln!(s, "- only in A: {x}");
-            }
-            for x in &self.only_b {
-                let _ = writeln!(s, "- only in B: {x}");
-            }
-        }
-        s
-    }
-
-    /// Every figure's file name and what it shows, without drawing it:
-    /// per pair its delay CDF (`diff-NN-cdf.svg`) and its goodput per
-    /// round (`diff-NN-goodput.svg`), then with a sweep each metric
-    /// against each axis (`diff-sweep-METRIC-vs-AXIS.svg`).
-    pub fn figure_files(&self) -> Vec<(String, String)> {
-        let mut out = Vec::new();
-        for (k, p) in self.pairs.iter().enumerate() {
-            out.push((
-                crate::diff_plot::file_name(k + 1),
-                format!(
-                    "{}: loaded probe delay (CDF), run A solid, run B dashed",
-                    pair_title(p)
-                ),
-            ));
-            if p.goodput.iter().any(|g| !g.is_empty()) {
-                out.push((
-                    crate::diff_plot::goodput_file_name(k + 1),
-                    format!(
-                        "{}: goodput per round, run A solid, run B dashed",
-                        pair_title(p)
-                    ),
-                ));
-            }
-        }
-        if let Some(sw) = &self.sweep {
-            out.extend(sw.files());
-        }
-        out
-    }
-
-    /// Every figure ([`RunDiff::figure_files`]' order): its file name and
-    /// SVG text.
-    pub fn figures(&self) -> Result<Vec<(String, String)>, crate::ReportError> {
-        let mut out = Vec::new();
-        for (k, p) in self.pairs.iter().enumerate() {
-            out.push(crate::diff_plot::figure(k + 1, p)?);
-            out.extend(crate::diff_plot::goodput_figure(k + 1, p)?);
-        }
-        if let Some(sw) = &self.sweep {
-            out.extend(sw.figures()?);
-        }
-        Ok(out)
-    }
-
-    /// Writes diff.md, diff.html, diff.json and every figure into `out`
-    /// (created), each file replaced atomically.
-    pub fn write_to(&self, out: &std::path::Path) -> std::io::Result<()> {
-        std::fs::create_dir_all(out)?;
-        let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        let other = |e: crate::ReportError| std::io::Error::other(e.to_string());
-        let mut files = vec![
-            ("diff.md".to_string(), self.markdown()),
-            ("diff.html".to_string(), self.html().map_err(other)?),
-            ("diff.json".to_string(), json),
-        ];
-        files.extend(self.figures().map_err(other)?);
-        for (name, text) in files {
-            netlab_os::atomic::write(&out.join(name), text.as_bytes())
-                .map_err(|e| std::io::Error::other(e.to_string()))?;
-        }
-        Ok(())
-    }
-
-    /// diff.html: diff.md as one self-contained page, every figure
-    /// inline and linked to its SVG file.
-    pub fn html(&self) -> Result<String, crate::ReportError> {
-        use crate::html::esc;
-        let titles = self.figure_files();
-        let mut list = String::from("<ul>\n");
-        for (file, title) in &titles {
-            list.push_str(&format!(
-                "<li><a href=\"{}\">{}</a></li>\n",
-                esc(file),
-                esc(title)
-            ));
-        }
-        list.push_str("</ul>\n");
-        let mut figs = String::new();
-        for (name, svg) in self.figures()? {
-            let svg = svg.find("<svg").map_or(svg.as_str(), |i| &svg[i..]);
-            let title = titles
-                .iter()
-                .find(|(f, _)| *f == name)
-                .map_or(name.as_str(), |(_, t)| t.as_str());
-            figs.push_str(&format!(
-                "<figure id=\"{n}\">{svg}<figcaption><a href=\"{n}\">{n}</a>: {}</figcaption></figure>\n",
-                esc(title),
-                n = esc(&name)
-            ));
-        }
-        Ok(format!(
-            "<!doctype html><html><head><meta charset=utf-8><title>netlab diff</title><style>{}</style></head><body>\n{}<h2>Figures</h2>\n{list}<div class=figs>\n{figs}</div>\n</body></html>\n",
-            crate::html::CSS,
-            crate::markdown::to_html(&self.body())
-        ))
-    }
-}
-
-/// `pfifo limit 256 at rate=5mbit`, `A-WORDS → B-WORDS` when paired.
-pub(crate) fn pair_title(p: &PairDiff) -> String {
-    let arm = if p.arm_a == p.arm_b {
-        p.arm_a.clone()
-    } else {
-        format!("{} → {}", p.arm_a, p.arm_b)
-    };
-    if p.point == "default" || p.point.is_empty() {
-        arm
-    } else {
-        format!("{arm} at {}", p.point)
-    }
-}
-
-/// A value in a table cell (no pipe, not too long).
-fn cell(s: &str) -> String {
-    let s = s.replace('|', "/");
-    if s.chars().count() > 80 {
-        format!("{}…", s.chars().take(80).collect::<String>())
-    } else {
-        s
-    }
+    /// diff.json's `format`.
+    pub const FORMAT: &'static str = "netlab-diff";
+    /// diff.json's `version`: 2 since its numbers are numbers with a bound
+    /// flag (`{"value": 1000.0, "bound": "at_least"}`, not `"≥ 1000"`),
+    /// with `format`, `same_run` and `fates` (1: no `version` field).
+    pub const VERSION: u32 = 2;
 }

@@ -12,9 +12,9 @@ use crate::plot_style::{
     draw_axes, marker, title as draw_title, title_height, Axes, Legend, Mark, Shape, WIDTH,
 };
 use crate::plots::{arm_color, builder, draw_svg, e, mesh};
+use crate::ReportError;
 use netlab_stats::rounds::summarise;
 use netlab_stats::{CensoredQuantile, Observation};
-use crate::ReportError;
 
 /// `diff-01-cdf.svg`: the `k`-th pair's figure (1-based).
 pub(crate) fn file_name(k: usize) -> String {
@@ -81,12 +81,8 @@ pub(crate) fn figure(k: usize, p: &PairDiff) -> Result<(String, String), ReportE
         let mut chart = builder(&plot)
             .build_cartesian_2d((x0..x1).log_scale(), 0.0..1.0)
             .map_err(e)?;
-        let xdesc = if a.axis == b.axis {
-            format!("{} (ms, log)", a.axis)
-        } else {
-            // One run has the receive log, the other not: say both.
-            format!("A: {}, B: {} (ms, log)", a.axis, b.axis)
-        };
+        // Both runs' delays are of one kind (`Delays::of`): like with like.
+        let xdesc = format!("{} (ms, log)", a.axis);
         mesh(&mut chart, &xdesc, "share of loaded requests", (6, 6))?;
         let clamp = |v: &[f64], n| -> Vec<(f64, f64)> {
             steps(v, n)

@@ -18,11 +18,11 @@ use crate::plot_style::{
 use crate::plot_sweep::{x_scale, y_scale, Scale};
 use crate::plots::{arm_color, builder, draw_svg, e, Area};
 use crate::plots_run::px_in;
+use crate::ReportError;
 use netlab_analysis::records::{ProbePhase, Scenario};
+use netlab_analysis::sweep::{Measured, SweepAxis};
 use netlab_stats::rounds::{summarise, RoundsSummary, Summary};
 use netlab_stats::{censored_quantile, CensoredQuantile, Observation};
-use netlab_analysis::sweep::{Measured, SweepAxis};
-use crate::ReportError;
 
 /// A headline metric of the diff's sweep figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,7 +221,8 @@ pub(crate) fn build(a: &RunDigest, b: &RunDigest, pairs: &[(String, String)]) ->
     };
     let one_way = (0..2).all(|r| {
         let v: Vec<&Scenario> = ok(r).collect();
-        netlab_analysis::compare::DelayBasis::of(&v) == netlab_analysis::compare::DelayBasis::OneWayDelivered
+        netlab_analysis::compare::DelayBasis::of(&v)
+            == netlab_analysis::compare::DelayBasis::OneWayDelivered
     });
     let order = crate::plots_run::arms(&a.input);
     let arms = pairs

@@ -19,8 +19,8 @@ use std::io::Write as _;
 use netlab_utc::{format_rfc3339_micros, parse_rfc3339};
 use serde_json::{json, Map, Value};
 
-use netlab_analysis::records::{ProbeOutcome, ReportInput, Scenario};
 use crate::ReportError;
+use netlab_analysis::records::{ProbeOutcome, ReportInput, Scenario};
 
 /// Flent test whose series netlab fills.
 pub(crate) const TEST_NAME: &str = "rrul_var";
@@ -35,6 +35,11 @@ pub fn file_name(s: &Scenario) -> String {
         s.round,
         netlab_analysis::ArmLabels::file_slug(&s.arm)
     )
+}
+
+/// Where the file is in the results folder: `flent/s01-round1-pfifo.flent.gz`.
+pub fn path(s: &Scenario) -> String {
+    crate::layout::flent_file(&file_name(s))
 }
 
 fn sanitize(s: &str) -> String {
@@ -563,12 +568,11 @@ fn note(input: &ReportInput, s: &Scenario, step: f64, window: [f64; 2], u: Unans
         ));
     }
     t.push_str(&format!(
-        "No ICMP ping ran. DELAY and TOTAL_LENGTH are set so that Flent's cutoff (DELAY, -DELAY) is netlab's measured window {:.1}–{:.1} s after T0 (the data ends at {:.1} s: TOTAL_LENGTH runs past it by the window's start, so a time-series axis does too). Kernel {} {}.",
+        "No ICMP ping ran. DELAY and TOTAL_LENGTH are set so that Flent's cutoff (DELAY, -DELAY) is netlab's measured window {:.1}–{:.1} s after T0 (the data ends at {:.1} s: TOTAL_LENGTH runs past it by the window's start, so a time-series axis does too). Kernel {}.",
         window[0],
         window[1],
         s.phases.end_s,
-        input.kernel.mode,
-        input.kernel.release,
+        input.kernel.described,
     ));
     t
 }
@@ -672,11 +676,13 @@ mod tests {
             error: None,
             packet_files: Vec::new(),
             fates: None,
+            echo_closed_s: None,
             ecn_flow: false,
             point: PointText::default(),
             directions: Vec::new(),
             iso: None,
             readbacks: Default::default(),
+            link: None,
         };
         let i = ReportInput {
             schema_version: 1,
@@ -693,6 +699,7 @@ mod tests {
             scope: None,
             models: vec![],
             figures: Vec::new(),
+            steps: Default::default(),
         };
         (i, s)
     }

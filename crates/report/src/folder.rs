@@ -1,5 +1,5 @@
 //! One way to finish a results folder (docs/architecture.md, the report crate): from its results.json to
-//! summary.md, the SVG figures, index.html, one page (`scenarios/sNN.html`)
+//! summary.md, the SVG figures, index.html, one page (`scenarios/sNN/index.html`)
 //! and one `.flent.gz` per scenario, with the caveats beside the figures they qualify in both
 //! summary.md and the page. `orchestrator report PATH` is [`finish_folder`];
 //! a program that embeds this crate gets the same files from the same call.

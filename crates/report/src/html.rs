@@ -7,11 +7,11 @@
 
 use std::fmt::Write as _;
 
+use crate::plots::Plot;
 use netlab_analysis::compare::Statistics;
 use netlab_analysis::headline::Headline;
-use crate::plots::Plot;
 use netlab_analysis::records::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
-use netlab_stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
+use netlab_stats::{censored_quantile, Observation};
 
 pub(crate) const CSS: &str = "body{font-family:sans-serif;margin:0 auto;max-width:1240px;padding:0 16px 40px;color:#222;line-height:1.4}\
 h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;padding-bottom:2px;margin-top:1.8em}\
@@ -22,7 +22,7 @@ figure{margin:14px 0}figure svg{max-width:100%;height:auto;border:1px solid #ddd
 .figs{display:grid;grid-template-columns:repeat(auto-fill,minmax(540px,1fr));gap:14px}.figs figure{margin:0}\
 .err{color:#a00}.small{font-size:0.85em;color:#555}code{font-family:monospace,monospace;font-size:1em}\
 #headline{background:#fbfbf3;border:1px solid #d8d3a8;padding:0 14px 6px;margin:10px 0}#headline h2{margin-top:0.6em}#headline li{margin:6px 0}\
-.verdict{font-weight:bold;margin:8px 0}nav ul{columns:2;font-size:0.95em}details{margin:8px 0}summary{cursor:pointer;font-weight:bold;font-size:1.05em}";
+.verdict{font-weight:bold;margin:8px 0}table.headline{font-size:0.85em;margin:6px 0 10px}table.headline caption{text-align:left;font-weight:bold;padding:4px 0}.armline{margin:4px 0}nav ul{columns:2;font-size:0.95em}details{margin:8px 0}summary{cursor:pointer;font-weight:bold;font-size:1.05em}";
 
 /// The heading of summary.md's sections below its table on the page.
 pub(crate) const DETAILS_TITLE: &str =
@@ -65,13 +65,87 @@ fn baseline_obs(s: &Scenario) -> Vec<Observation> {
 }
 
 /// The headline block: one item per arm, the verdicts, the comparisons.
-fn headline_block(h: &mut String, hl: &Headline) {
+/// The headline (docs/report.md, "The headline"): a table first, one per
+/// metric for a sweep; at most one short sentence per arm; the verdicts.
+/// Every arm's full sentences follow the first screen
+/// ([`in_full_block`]).
+fn headline_block(h: &mut String, input: &ReportInput, hl: &Headline) {
+    use netlab_analysis::headline_table::{HeadlineTable, Metric, SweepTables};
     h.push_str("<section id=headline><h2>Headline</h2>\n");
+    let note = format!(
+        "<p class=small>{}</p>\n",
+        esc(crate::summary::HEADLINE_TABLE_NOTE)
+    );
     if hl.points.is_empty() {
-        arms_block(h, hl);
+        let t = HeadlineTable::of(input, hl);
+        h.push_str("<table class=headline><tr><th class=l>arm</th>");
+        for m in Metric::ALL {
+            let _ = write!(h, "<th>{}</th>", esc(&m.heading(&t.delay)));
+        }
+        h.push_str("</tr>\n");
+        for r in &t.rows {
+            let flag = if r.flags.is_empty() { "" } else { " ⚠" };
+            let _ = write!(h, "<tr><th class=l>{}{flag}</th>", esc(&r.arm));
+            for c in &r.cells {
+                let _ = write!(h, "<td>{}</td>", esc(c));
+            }
+            h.push_str("</tr>\n");
+        }
+        h.push_str("</table>\n");
+        h.push_str(&note);
+        for line in t.sentences(hl) {
+            let _ = writeln!(h, "<p class=armline>{}</p>", esc(&line));
+        }
+        for v in &hl.verdicts {
+            let _ = writeln!(h, "<p class=verdict>Verdict: {}.</p>", esc(v));
+        }
+        h.push_str(
+            "<p class=small>Each arm in full: <a href=\"#in-full\">below the figure</a>.</p>\n",
+        );
     } else {
-        // A sweep: what changes along each axis, then each point's own
-        // headline over its own rounds.
+        let t = SweepTables::of(input, hl);
+        for (m, rows) in &t.tables {
+            let _ = write!(
+                h,
+                "<table class=headline><caption>{}</caption><tr><th class=l>arm</th>",
+                esc(&m.heading(&t.delay))
+            );
+            for p in &t.points {
+                let _ = write!(h, "<th>{}</th>", esc(p));
+            }
+            h.push_str("</tr>\n");
+            for (arm, cells) in rows {
+                let _ = write!(h, "<tr><th class=l>{}</th>", esc(arm));
+                for c in cells {
+                    let _ = write!(h, "<td>{}</td>", esc(c));
+                }
+                h.push_str("</tr>\n");
+            }
+            h.push_str("</table>\n");
+        }
+        h.push_str(&note);
+        for f in &t.flags {
+            let _ = writeln!(h, "<p class=armline>⚠ {}.</p>", esc(f));
+        }
+        h.push_str("<p class=small>What changes along each axis, the models and each point's own headline: <a href=\"#points\">below the sweep figures</a>.</p>\n");
+    }
+    h.push_str("</section>\n");
+}
+
+/// Every arm's full sentences, unchanged (a run's; a sweep's are with
+/// each point's headline, [`points_block`]).
+fn in_full_block(h: &mut String, hl: &Headline) {
+    if !hl.points.is_empty() {
+        return;
+    }
+    h.push_str("<section id=in-full><h2>Each arm in full</h2>\n");
+    arms_block(h, hl);
+    h.push_str("</section>\n");
+}
+
+/// A sweep's sentences along each axis and its models.
+fn along_block(h: &mut String, hl: &Headline) {
+    {
         h.push_str("<p class=small>Along each swept axis, each point's own rounds: every round and their mean below 3 rounds, the median and range from 3 on (rounds are never pooled across points; sweep.csv has every round).</p><ul>\n");
         for a in &hl.along {
             let _ = writeln!(h, "<li>{}</li>", esc(a));
@@ -84,9 +158,7 @@ fn headline_block(h: &mut String, hl: &Headline) {
             }
             h.push_str("</ul>\n");
         }
-        h.push_str("<p class=small>Each point's own headline, over its own rounds: <a href=\"#points\">below the sweep figures</a>.</p>\n");
     }
-    h.push_str("</section>\n");
 }
 
 /// A sweep's per-point headlines (after its figures): each point's arms,
@@ -96,6 +168,7 @@ fn points_block(h: &mut String, hl: &Headline) {
         return;
     }
     h.push_str("<section id=points><h2>Each point's headline</h2>\n");
+    along_block(h, hl);
     for p in &hl.points {
         let _ = writeln!(
             h,
@@ -136,40 +209,52 @@ fn arms_block(h: &mut String, hl: &Headline) {
     for v in &hl.verdicts {
         let _ = writeln!(h, "<p class=verdict>Verdict: {}.</p>", esc(v));
     }
+    for r in &hl.readings {
+        let _ = writeln!(
+            h,
+            "<p class=sentence>{}.</p>",
+            esc(&Headline::reading_text(r))
+        );
+    }
     for c in &hl.comparisons {
         let _ = writeln!(h, "<p class=sentence>{}</p>", esc(c));
     }
 }
 
 /// The method's RTT view (method §9) as its own table, when the arms'
-/// lines say delay and loss apart ([`Headline::method_rtt_table`]).
+/// lines say delay and loss apart ([`Headline::method_rtt_table`], the
+/// table summary.md prints).
 fn method_rtt_table(h: &mut String, hl: &Headline) {
-    if hl.method_rtt_table().is_none() {
-        return;
+    if let Some(t) = hl.method_rtt_table() {
+        table(h, &t);
     }
-    let _ = writeln!(
-        h,
-        "<p class=small>{}: round-trip times with a timeout counted as ≥ the timeout (a lost request and one delayed past the timeout look alike here).</p>\n<table><tr><th>arm</th><th>baseline p50</th><th>loaded p50</th><th>loaded p95</th><th>loaded requests</th><th>timeouts</th></tr>",
-        esc(netlab_analysis::headline::Headline::METHOD_RTT_HEADING)
-    );
-    for a in &hl.arms {
-        let _ = writeln!(
-            h,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(&a.arm),
-            esc(&a.baseline_p50.text("ms")),
-            esc(&a.loaded_p50.text("ms")),
-            esc(&a.loaded_p95.text("ms")),
-            a.loaded_requests,
-            a.loaded_timeouts
-        );
+}
+
+/// A table summary.md prints too ([`netlab_analysis::Table`]), as HTML: the
+/// same cells, so the two files never carry different numbers.
+pub(crate) fn table(h: &mut String, t: &netlab_analysis::Table) {
+    let _ = writeln!(h, "<p class=small>{}</p>\n<table><tr>", esc(&t.intro));
+    for c in &t.header {
+        let _ = write!(h, "<th class=l>{}</th>", esc(c));
+    }
+    h.push_str("</tr>\n");
+    for r in &t.rows {
+        h.push_str("<tr>");
+        for c in r {
+            let _ = write!(h, "<td class=l>{}</td>", esc(c));
+        }
+        h.push_str("</tr>\n");
     }
     h.push_str("</table>\n");
+    if !t.note.is_empty() {
+        let _ = writeln!(h, "<p class=small>{}</p>", esc(&t.note));
+    }
 }
 
 /// A sweep figure ([`crate::plot_sweep`]).
 fn is_sweep(p: &&Plot) -> bool {
-    p.file.starts_with("sweep-")
+    p.file.starts_with(crate::layout::SWEEP_DIR)
+        && p.file[crate::layout::SWEEP_DIR.len()..].starts_with('/')
 }
 
 /// A sweep's figures, right after the headline, with the data behind them.
@@ -193,6 +278,33 @@ fn sweep_block(h: &mut String, plots: &[Plot], input: &ReportInput) {
     }
 }
 
+/// The run's figures beside the headline's (`point` None), or a sweep
+/// point's: a run's inline; a point's headline figure inline and its
+/// other figures linked, so index.html stays light however many points
+/// and arms a sweep has (docs/report.md, "The results folder").
+fn run_plots(h: &mut String, plots: &[Plot], point: Option<u32>) {
+    let own: Vec<&Plot> = plots
+        .iter()
+        .filter(|p| {
+            p.scenario.is_none()
+                && p.point == point
+                && p.file != crate::plot_headline::FILE
+                && !is_sweep(p)
+        })
+        .collect();
+    let inline = |p: &Plot| point.is_none() || p.file.ends_with(crate::plot_headline::FILE);
+    h.push_str("<div class=figs>\n");
+    for p in own.iter().filter(|p| inline(p)) {
+        figure(h, p);
+    }
+    h.push_str("</div>\n");
+    if own.iter().any(|p| !inline(p)) {
+        h.push_str("<p class=small>This point's other figures, each a file of its own:</p><ul>\n");
+        plot_files(h, own.iter().copied().filter(|p| !inline(p)), "");
+        h.push_str("</ul>\n");
+    }
+}
+
 /// Whether a note applies to this run: notes about an arm kind the run
 /// did not have, or limits its arms did not have, are left out (the rule
 /// of [`crate::summary::note_fits_arms`]).
@@ -211,17 +323,11 @@ fn inline_svg(svg: &str) -> &str {
     }
 }
 
-/// Where a scenario's own page is, from the results folder
-/// (`scenarios/s03.html`).
-pub(crate) fn scenario_page_path(s: &Scenario) -> String {
-    format!("scenarios/s{:02}.html", s.index)
-}
-
 fn scenario_table(h: &mut String, input: &ReportInput) {
     let sweep = input.is_sweep();
     scenario_table_head(h, sweep);
     for s in &input.scenarios {
-        scenario_row(h, s, sweep, Some(&scenario_page_path(s)));
+        scenario_row(h, s, sweep, Some(&crate::layout::scenario_page(s.index)));
     }
     h.push_str("</table>\n");
 }
@@ -285,14 +391,6 @@ pub(crate) fn scenario_row(h: &mut String, s: &Scenario, sweep: bool, page: Opti
     );
 }
 
-fn value_text(v: &CensoredQuantile, unit: &str) -> String {
-    match v {
-        CensoredQuantile::Value(x) if unit.is_empty() => format!("{x:.3}"),
-        CensoredQuantile::Value(x) => format!("{} {unit}", fmt_num(*x)),
-        other => other.text(unit),
-    }
-}
-
 fn comparison_block(h: &mut String, st: &Statistics) {
     if st.arms.len() < 2 {
         h.push_str("<p class=small>One arm: no difference between arms to compute. Each figure per round and pooled over rounds, with its sample and timeout counts; a quantile on the censored mass is a bound (≥).</p>\n");
@@ -321,41 +419,16 @@ fn comparison_rest(h: &mut String, st: &Statistics) {
             st.failed_scenarios
         );
     }
-    h.push_str("<table><tr><th class=l>figure</th><th class=l>arm</th><th>pooled</th><th>n (timeouts)</th><th class=l>per round: value (n, timeouts)</th></tr>\n");
-    for f in &st.figures {
-        let unit = f.figure.unit();
-        let rounds: Vec<String> = f
-            .rounds
-            .iter()
-            .map(|r| {
-                format!(
-                    "r{}: {} ({}, {})",
-                    r.round,
-                    value_text(&r.value, unit),
-                    r.samples,
-                    r.timeouts
-                )
-            })
-            .collect();
-        let _ = writeln!(
-            h,
-            "<tr><td class=l>{}</td><td class=l>{}</td><td>{}</td><td>{} ({})</td><td class=l>{}</td></tr>",
-            esc(f.figure.name()),
-            esc(&f.arm),
-            esc(&value_text(&f.pooled.value, unit)),
-            f.pooled.samples,
-            f.pooled.timeouts,
-            esc(&rounds.join("; "))
-        );
-    }
-    h.push_str("</table>\n");
+    table(h, &st.figures_table());
 }
 
+/// A figure inline, its id its file's own name
+/// ([`crate::layout::base_name`]), its caption its title and path.
 pub(crate) fn figure(h: &mut String, p: &Plot) {
     let _ = writeln!(
         h,
         "<figure id=\"{}\">{}<figcaption>{} — <code>{}</code></figcaption></figure>",
-        esc(&p.file),
+        esc(crate::layout::base_name(&p.file)),
         inline_svg(&p.svg),
         esc(&p.title),
         esc(&p.file)
@@ -368,9 +441,9 @@ pub(crate) const PACKET_FILES_TEXT: &str = "Packet files (pcapng): Open them in 
     <em>headers</em>: every frame B's capture read, cut to the snap length (no payload beyond it), with the capture socket's kernel drops in the statistics block (docs/method.md §7.7).";
 
 /// Plot files, linked from a page `up` folders below the results folder
-/// (`""` from index.html, `../` from a scenario's page), one `<li>` each:
-/// the file name and the plot's title.
-pub(crate) fn plot_files(h: &mut String, plots: &[Plot], up: &str) {
+/// (`""` from index.html, `../../` from a scenario's page), one `<li>`
+/// each: the file's path and the plot's title.
+pub(crate) fn plot_files<'a>(h: &mut String, plots: impl IntoIterator<Item = &'a Plot>, up: &str) {
     for p in plots {
         let _ = writeln!(
             h,
@@ -413,6 +486,56 @@ pub(crate) fn packet_files(h: &mut String, s: &Scenario, up: &str) {
     }
 }
 
+/// The title of the run's cost section.
+const COST_TITLE: &str = "What the run cost beside its timelines";
+
+/// The run's wall time against its timelines, and the scenarios' steps
+/// beside them added up (docs/method.md §3.5).
+fn cost_block(h: &mut String, steps: &netlab_results::StepSums) {
+    let _ = writeln!(h, "<h2 id=cost>{COST_TITLE}</h2>");
+    let _ = writeln!(
+        h,
+        "<p>Wall time {:.1} s for {:.1} s of planned scenario timelines: {:.3}× (results.json's <code>wall_s</code>, \
+         from the run's start to its last teardown, without a guest kernel's boot or this report).</p>",
+        steps.wall_s,
+        steps.timelines_s,
+        steps.ratio()
+    );
+    if steps.counted == 0 {
+        h.push_str("<p class=small>Its scenarios record no steps (results.json written before schema_version 4).</p>\n");
+        return;
+    }
+    let per = |s: f64| s * 1e3 / steps.counted as f64;
+    h.push_str("<table><tr><th class=l>step (method §3.5)</th><th>s, all scenarios</th><th>ms per scenario</th></tr>\n");
+    for (name, s) in steps.scenarios.named() {
+        let _ = writeln!(
+            h,
+            "<tr><td class=l>{name}</td><td>{s:.3}</td><td>{:.1}</td></tr>",
+            per(s)
+        );
+    }
+    if let Some(run) = steps.run {
+        let _ = writeln!(
+            h,
+            "<tr><td class=l>between scenarios</td><td>{:.3}</td><td>{:.1}</td></tr>\n\
+             <tr><td class=l>of it, writing files</td><td>{:.3}</td><td>{:.1}</td></tr>",
+            run.between_s,
+            per(run.between_s),
+            run.write_s,
+            per(run.write_s)
+        );
+    }
+    h.push_str("</table>\n");
+    let _ = writeln!(
+        h,
+        "<p class=small>{} scenario{} spent {:.3} s beside {:.3} s of timelines walked (each <code>timeline</code> step runs from t0 until the walk reached the timeline's end).</p>",
+        steps.counted,
+        if steps.counted == 1 { "" } else { "s" },
+        steps.scenarios.beyond_timeline_s(),
+        steps.scenarios.timeline_s
+    );
+}
+
 /// The whole page.
 // Long: the page written top to bottom in its printed order (head, summary,
 // each figure with its caveats, the files).
@@ -435,7 +558,7 @@ pub(crate) fn page(
     let arms = st.arms.len();
     let _ = writeln!(
         h,
-        "<p>{} ran {} scenario{} ({} arm{}) from {} to {} on the {} kernel {} ({}). \
+        "<p>{} ran {} scenario{} ({} arm{}) from {} to {}. Kernel: {}. \
          Every figure below is recomputed from the raw samples in results.json (schema_version {}).</p>",
         esc(&input.tool),
         input.scenarios.len(),
@@ -444,15 +567,16 @@ pub(crate) fn page(
         if arms == 1 { "" } else { "s" },
         esc(&input.started_utc),
         esc(&input.finished_utc),
-        esc(&input.kernel.mode),
-        esc(&input.kernel.release),
-        esc(&input.kernel.chosen_because),
+        esc(&crate::summary::kernel_line(
+            &input.kernel.described,
+            &input.kernel.chosen_because
+        )),
         input.schema_version
     );
     // The answer first: the headline and its figure side by side, on the
     // first screen.
     h.push_str("<div class=top>\n");
-    headline_block(&mut h, hl);
+    headline_block(&mut h, input, hl);
     for p in plots
         .iter()
         .filter(|p| p.file == crate::plot_headline::FILE)
@@ -460,6 +584,7 @@ pub(crate) fn page(
         figure(&mut h, p);
     }
     h.push_str("</div>\n");
+    in_full_block(&mut h, hl);
     sweep_block(&mut h, plots, input);
     points_block(&mut h, hl);
     let figures_title = if arms > 1 {
@@ -469,6 +594,9 @@ pub(crate) fn page(
     };
     h.push_str("<nav id=toc><h2>Contents</h2><ul>");
     let mut toc = vec![("headline".to_string(), "Headline".to_string())];
+    if hl.points.is_empty() {
+        toc.push(("in-full".into(), "Each arm in full".into()));
+    }
     if plots.iter().any(|p| is_sweep(&p)) {
         toc.push(("sweep".into(), "Sweep figures".into()));
     }
@@ -482,6 +610,7 @@ pub(crate) fn page(
         ("figures".into(), figures_title.to_string()),
         ("notes".into(), "Notes".into()),
         ("files".into(), "Files".into()),
+        ("cost".into(), COST_TITLE.into()),
         ("configuration".into(), "Configuration".into()),
     ]);
     for (id, title) in &toc {
@@ -508,20 +637,11 @@ pub(crate) fn page(
         if !heading.is_empty() {
             let _ = writeln!(h, "<h3>{}</h3>", esc(heading));
         }
-        h.push_str("<div class=figs>\n");
-        for p in plots.iter().filter(|p| {
-            p.scenario.is_none()
-                && p.point == *point
-                && p.file != crate::plot_headline::FILE
-                && !is_sweep(p)
-        }) {
-            figure(&mut h, p);
-        }
-        h.push_str("</div>\n");
+        run_plots(&mut h, plots, *point);
     }
     h.push_str("<h2 id=scenarios>Scenarios</h2>\n<p class=small>Goodput: each direction's flows' bytes delivered inside the measured window over the window (method §4.3), the goodput summary.md and every other output give. \
         Probe: UDP echo; a timeout is censored at the timeout (“≥”), never counted as loss; quantiles are Kaplan–Meier over every request of the phase (the headline figures everywhere in this report and in summary.md). \
-        Each scenario's number links to its own page (<code>scenarios/sNN.html</code>): its four plots (probe RTT, goodput, tcp_info, qdisc), its Flent file and its packet files.</p>\n");
+        Each scenario's number links to its own page (<code>scenarios/sNN/index.html</code>): its four plots (probe RTT, goodput, tcp_info, qdisc), its Flent file and its packet files.</p>\n");
     scenario_table(&mut h, input);
     // summary.md's sections below its table, word for word.
     let _ = writeln!(h, "<h2 id=details>{DETAILS_TITLE}</h2>");
@@ -542,6 +662,7 @@ pub(crate) fn page(
         comparison_block(&mut h, st);
     }
     h.push_str("<h2 id=notes>Notes</h2><ul>\n");
+    let fates = crate::summary::every_round_has_fates(&input.figures);
     let timeout_ms = input
         .scenarios
         .iter()
@@ -551,7 +672,8 @@ pub(crate) fn page(
         .notes
         .iter()
         .filter(|n| applies(n, input))
-        .filter_map(|n| crate::summary::note_for_probe(n, timeout_ms))
+        .map(|n| crate::summary::note_for_fates(n, fates))
+        .filter_map(|n| crate::summary::note_for_probe(&n, timeout_ms))
     {
         let _ = writeln!(h, "<li>{}</li>", crate::markdown::inline(&n));
     }
@@ -563,13 +685,13 @@ pub(crate) fn page(
     h.push_str("<li><a href=\"probes.csv\">probes.csv</a> (one row per probe request, both probes, with its fate) and <a href=\"flows.csv\">flows.csv</a> (one row per flow), for pandas and R (columns: docs/usage.md, \"Flat tables\")</li>\n");
     let _ = writeln!(
         h,
-        "<li>{} page{} of a scenario each, <code>scenarios/sNN.html</code>, linked from the scenarios table</li>",
+        "<li>{} page{} of a scenario each, <code>scenarios/sNN/index.html</code> beside its four plots, linked from the scenarios table</li>",
         input.scenarios.len(),
         if input.scenarios.len() == 1 { "" } else { "s" }
     );
     let _ = writeln!(
         h,
-        "<li>{flent_written} Flent data file{}, one per scenario (<code>sNN-roundR-ARM.flent.gz</code>, linked from its page), for Flent's own plots \
+        "<li>{flent_written} Flent data file{}, one per scenario (<code>flent/sNN-roundR-ARM.flent.gz</code>, linked from its page), for Flent's own plots \
          (<code>flent -i FILE -p ping_cdf -o out.svg</code>; the probe is UDP echo, never ICMP; docs/flent.md)</li>",
         if flent_written == 1 { "" } else { "s" }
     );
@@ -584,9 +706,10 @@ pub(crate) fn page(
             if pcaps == 1 { "" } else { "s" }
         );
     }
-    h.push_str("</ul>\n<p class=small>Plots of the run (each scenario's own four, <code>sNN-*.svg</code>, are on its page):</p><ul>\n");
+    h.push_str("</ul>\n<p class=small>Plots of the run (each scenario's own four, <code>scenarios/sNN/sNN-*.svg</code>, are on its page):</p><ul>\n");
     plot_files(&mut h, plots, "");
     h.push_str("</ul>\n");
+    cost_block(&mut h, &input.steps);
     h.push_str("<h2 id=configuration>Configuration</h2><table>");
     for (k, v) in &input.config {
         let _ = write!(
@@ -657,12 +780,74 @@ mod tests {
         scenario_table(&mut h, &input);
         for s in &input.scenarios {
             let link = format!(
-                "<td><a href=\"scenarios/s{:02}.html\">{}</a></td>",
+                "<td><a href=\"scenarios/s{:02}/index.html\">{}</a></td>",
                 s.index, s.index
             );
             assert!(h.contains(&link), "no {link} in {h}");
         }
         assert_eq!(h.matches("<tr>").count(), input.scenarios.len() + 1);
+    }
+
+    #[test]
+    fn the_cost_section_states_the_steps_sums_per_scenario_and_the_ratio() {
+        use netlab_results::{RunSteps, ScenarioSteps, StepSums};
+        let one = ScenarioSteps {
+            setup_s: 0.1,
+            start_s: 0.05,
+            timeline_s: 12.0,
+            end_s: 0.02,
+            collect_s: 0.01,
+            teardown_s: 0.004,
+        };
+        let steps = StepSums {
+            timelines_s: 24.0,
+            wall_s: 24.5,
+            scenarios: ScenarioSteps::sum([&one, &one]),
+            counted: 2,
+            run: Some(RunSteps {
+                between_s: 0.132,
+                write_s: 0.1,
+            }),
+        };
+        let mut h = String::new();
+        cost_block(&mut h, &steps);
+        assert!(
+            h.contains("Wall time 24.5 s for 24.0 s of planned scenario timelines: 1.021×"),
+            "{h}"
+        );
+        assert!(
+            h.contains("<td class=l>setup</td><td>0.200</td><td>100.0</td>"),
+            "{h}"
+        );
+        assert!(
+            h.contains("<td class=l>timeline</td><td>24.000</td><td>12000.0</td>"),
+            "{h}"
+        );
+        assert!(
+            h.contains("<td class=l>teardown</td><td>0.008</td><td>4.0</td>"),
+            "{h}"
+        );
+        assert!(
+            h.contains("<td class=l>between scenarios</td><td>0.132</td><td>66.0</td>"),
+            "{h}"
+        );
+        assert!(
+            h.contains("2 scenarios spent 0.368 s beside 24.000 s"),
+            "{h}"
+        );
+        // A file without steps says so instead of a table of zeros.
+        let mut h = String::new();
+        cost_block(
+            &mut h,
+            &StepSums {
+                counted: 0,
+                ..steps
+            },
+        );
+        assert!(
+            h.contains("record no steps") && !h.contains("<table>"),
+            "{h}"
+        );
     }
 
     #[test]

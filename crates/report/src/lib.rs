@@ -5,8 +5,8 @@
 //! schema version through netlab-results, one scenario at a time, into
 //! netlab-analysis' `ReportInput`; [`render`] draws and writes it: the
 //! SVG plots (one style, [`plot_style`]), `index.html`, one page per
-//! scenario (`scenarios/sNN.html`), one `.flent.gz` per scenario
-//! ([`flent`]) and the flat tables `probes.csv` and `flows.csv`
+//! scenario (`scenarios/sNN/index.html`), one `.flent.gz` per scenario
+//! (`flent/`, [`flent`]), where [`layout`] puts each, and the flat tables `probes.csv` and `flows.csv`
 //! ([`tables`]). Each scenario's plots are rendered, written and dropped
 //! before the next scenario's ([`render_into`]), so the report's memory
 //! does not grow with its scenarios' plots; the files go to a staging
@@ -21,7 +21,7 @@
 //! let files = netlab_report::render_all(&input)?;
 //! let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
 //! assert!(names.contains(&"index.html"));
-//! assert!(names.contains(&"scenarios/s01.html"));
+//! assert!(names.contains(&"scenarios/s01/index.html"));
 //! assert!(names.iter().any(|n| n.ends_with(".svg")));
 //! # Ok::<(), netlab_report::ReportError>(())
 //! ```
@@ -43,12 +43,16 @@ mod diff_sweep;
 pub mod flent;
 pub mod folder;
 mod html;
+pub mod layout;
 mod markdown;
 pub mod output;
 mod plot_headline;
 pub mod plot_hosts;
+mod plot_iso_delivered;
+mod plot_link;
 pub mod plot_style;
 pub mod plot_sweep;
+mod plot_sweep_notes;
 mod plots;
 mod plots_overview;
 mod plots_run;
@@ -56,7 +60,6 @@ mod scenario_page;
 pub mod summary;
 pub mod sweep_file;
 pub mod tables;
-
 
 use std::path::{Path, PathBuf};
 
@@ -159,7 +162,7 @@ pub struct ReportFiles {
     pub svgs: Vec<PathBuf>,
     /// The page.
     pub html: PathBuf,
-    /// One page per scenario (`scenarios/sNN.html`), in execution order.
+    /// One page per scenario (`scenarios/sNN/index.html`), in execution order.
     pub pages: Vec<PathBuf>,
     /// One Flent data file per scenario.
     pub flent: Vec<PathBuf>,
@@ -177,10 +180,12 @@ pub struct Rendered {
     pub bytes: Vec<u8>,
 }
 
-/// The results.json of a results folder, or the path itself if it is a file.
+/// The results.json of a results folder (its `results.json.gz` when only
+/// that is there: [`netlab_results::file_in`]), or the path itself if it
+/// is a file.
 pub fn results_path(path: &Path) -> PathBuf {
     if path.is_dir() {
-        path.join("results.json")
+        netlab_results::file_in(path)
     } else {
         path.to_path_buf()
     }
@@ -211,7 +216,7 @@ pub fn render_all(input: &ReportInput) -> Result<Vec<Rendered>, ReportError> {
 /// as it is rendered, in a fixed order: the run's plots (a sweep's figures
 /// among them), the headers of probes.csv and flows.csv, then scenario by
 /// scenario its four plots, its Flent file, its page
-/// (`scenarios/sNN.html`) and its rows of probes.csv and flows.csv
+/// (`scenarios/sNN/index.html`) and its rows of probes.csv and flows.csv
 /// ([`RenderTarget::append`]), then index.html and a sweep's data files. A
 /// scenario's plots and rows are dropped once written: what is held
 /// across scenarios is the input, the statistics and the run's plots,
@@ -249,7 +254,7 @@ pub fn render_into(input: &ReportInput, sink: &mut dyn RenderTarget) -> Result<(
         for p in &own {
             sink.put(&p.file, p.svg.as_bytes())?;
         }
-        let name = flent::file_name(s);
+        let name = flent::path(s);
         let flent = match flent::export_gz(input, s) {
             Ok(bytes) => {
                 sink.put(&name, &bytes)?;
@@ -264,7 +269,7 @@ pub fn render_into(input: &ReportInput, sink: &mut dyn RenderTarget) -> Result<(
         };
         let flent = flent.as_deref().map_err(String::as_str);
         let page = scenario_page::page(input, s, &own, flent, around);
-        sink.put(&html::scenario_page_path(s), page.as_bytes())?;
+        sink.put(&layout::scenario_page(s.index), page.as_bytes())?;
         sink.append("probes.csv", tables::probe_rows(s, axes).as_bytes())?;
         sink.append("flows.csv", tables::flow_rows(s, axes).as_bytes())?;
     }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::{Rendered, ReportError, ReportFiles};
 
 /// Takes each rendered file as soon as it is rendered; `name` is a path
-/// relative to the results folder (`index.html`, `scenarios/s03.html`).
+/// relative to the results folder (`index.html`, `scenarios/s03/index.html`).
 pub trait RenderTarget {
     /// Keeps one file.
     fn put(&mut self, name: &str, bytes: &[u8]) -> Result<(), ReportError>;
@@ -197,8 +197,8 @@ mod tests {
         let dir = Scratch::new("sink-commit");
         std::fs::write(dir.0.join("results.json"), b"{}").unwrap();
         let mut s = Staged::new(&dir.0).unwrap();
-        s.put("s01-goodput.svg", b"<svg/>").unwrap();
-        s.put("scenarios/s01.html", b"page").unwrap();
+        s.put("scenarios/s01/s01-goodput.svg", b"<svg/>").unwrap();
+        s.put("scenarios/s01/index.html", b"page").unwrap();
         s.put("index.html", b"index").unwrap();
         assert_eq!(
             listing(&dir.0)
@@ -214,12 +214,15 @@ mod tests {
             [
                 "index.html",
                 "results.json",
-                "s01-goodput.svg",
-                "scenarios/s01.html"
+                "scenarios/s01/index.html",
+                "scenarios/s01/s01-goodput.svg",
             ]
         );
-        assert_eq!(files.pages, vec![dir.0.join("scenarios/s01.html")]);
-        assert_eq!(files.svgs, vec![dir.0.join("s01-goodput.svg")]);
+        assert_eq!(files.pages, vec![dir.0.join("scenarios/s01/index.html")]);
+        assert_eq!(
+            files.svgs,
+            vec![dir.0.join("scenarios/s01/s01-goodput.svg")]
+        );
         assert_eq!(std::fs::read(&files.html).unwrap(), b"index");
     }
 
@@ -236,19 +239,27 @@ mod tests {
         let index = names.iter().position(|n| *n == "index.html").unwrap();
         let mut last_page = 0;
         for s in &input.scenarios {
-            let page = format!("scenarios/s{:02}.html", s.index);
+            let page = crate::layout::scenario_page(s.index);
             let at = names.iter().position(|n| *n == page).unwrap();
-            let own = format!("s{:02}-", s.index);
-            let first = names.iter().position(|n| n.starts_with(&own)).unwrap();
+            let own = format!("{}/", crate::layout::scenario_dir(s.index));
+            let flent = format!("flent/s{:02}-", s.index);
+            let first = names
+                .iter()
+                .position(|n| n.starts_with(&own) || n.starts_with(&flent))
+                .unwrap();
             let mine: Vec<&str> = names[first..at].to_vec();
             // Its four plots, and its Flent file when one could be made.
             let svgs = mine.iter().filter(|n| n.ends_with(".svg")).count();
-            let flent = mine.iter().filter(|n| n.ends_with(".flent.gz")).count();
+            let flents = mine.iter().filter(|n| n.ends_with(".flent.gz")).count();
             assert!(
-                svgs == 4 && flent <= 1 && mine.len() == svgs + flent,
+                svgs == 4 && flents <= 1 && mine.len() == svgs + flents,
                 "{mine:?}"
             );
-            assert!(mine.iter().all(|n| n.starts_with(&own)), "{mine:?}");
+            assert!(
+                mine.iter()
+                    .all(|n| n.starts_with(&own) || n.starts_with(&flent)),
+                "{mine:?}"
+            );
             assert!(first > last_page && at < index, "{names:?}");
             last_page = at;
         }
@@ -259,7 +270,7 @@ mod tests {
         let dir = Scratch::new("sink-drop");
         std::fs::write(dir.0.join("results.json"), b"{}").unwrap();
         let mut s = Staged::new(&dir.0).unwrap();
-        s.put("scenarios/s01.html", b"page").unwrap();
+        s.put("scenarios/s01/index.html", b"page").unwrap();
         assert!(s.put("../escape.html", b"x").is_err());
         assert!(s.put("/abs.html", b"x").is_err());
         drop(s);

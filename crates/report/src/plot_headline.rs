@@ -7,18 +7,19 @@
 
 use plotters::prelude::*;
 
-use netlab_analysis::compare::{Figure, Statistics};
-use netlab_analysis::headline::{ArmHeadline, Headline};
 use crate::plot_style::{
-    along, draw_axes, draw_labels, font_c, marker, round_shade, title as draw_title, title_height,
-    Axes, Label, Legend, Mark, Shape, TEXT_PX, WIDTH,
+    along, draw_axes, draw_labels, font_c, line_h, marker, round_shade, text_width,
+    title as draw_title, title_height, wrap, Axes, Label, Legend, Mark, Shape, TEXT_PX, WIDTH,
+    X_LABEL_AREA,
 };
 use crate::plots::{arm_color, draw_svg, e, tick, Plot, TIMEOUT_FILL};
 use crate::plots_run::{plot_bounds, px_in};
-use netlab_analysis::records::ReportInput;
-use netlab_stats::CensoredQuantile;
 use crate::ReportError;
+use netlab_analysis::compare::{Figure, Statistics};
+use netlab_analysis::headline::{ArmHeadline, Headline};
+use netlab_analysis::records::ReportInput;
 use netlab_results::fate::{one_way_quantiles, Fate};
+use netlab_stats::CensoredQuantile;
 
 /// The headline figure's file.
 pub(crate) const FILE: &str = "headline-delay-loss.svg";
@@ -116,8 +117,18 @@ pub(crate) fn loaded_fates(a: &ArmHeadline) -> LoadedFates {
         count: d.lost_unknown as usize,
         color: LOST_UNKNOWN,
     });
+    // An unresolved request is censored at its own bound (method §5.8):
+    // the legend gives the bounds where results.json kept B's close.
+    let bounds = match (d.censored_ms.first(), d.censored_ms.last()) {
+        (Some(lo), Some(hi)) if d.censored_ms.len() == d.unresolved as usize => format!(
+            ": censored at their own bounds, ≥ {} to ≥ {} ms",
+            netlab_stats::fmt_num(*lo),
+            netlab_stats::fmt_num(*hi)
+        ),
+        _ => String::new(),
+    };
     segments.push(FateSegment {
-        what: "unresolved (B stopped listening first)".into(),
+        what: format!("unresolved (B stopped listening first){bounds}"),
         count: d.unresolved as usize,
         color: UNRESOLVED,
     });
@@ -255,43 +266,59 @@ fn round_p50s(st: &Statistics, arm: &str) -> Vec<(u32, f64, bool)> {
 }
 
 /// The rows' height, px.
+/// The width of the arms' names left of the delay panel, px: room for
+/// the longest word of any name (names wrap at their spaces), at least
+/// 96 px and at most 170, so the panel keeps most of its width.
+fn name_area(names: &[String]) -> u32 {
+    let word = names
+        .iter()
+        .flat_map(|n| n.split_whitespace())
+        .map(|w| text_width(w, TEXT_PX))
+        .fold(0.0f64, f64::max);
+    ((word + 20.0).ceil() as u32).clamp(96, 170)
+}
+
 const ROW_H: u32 = 78;
 /// The delay panel's share of the width, px.
 const DELAY_W: u32 = 390;
 
 /// The figure's legend.
-fn legend_of(hl: &Headline, bound: f64, rounds: u32, one_way: bool) -> Legend {
+fn legend_of(hl: &Headline, bound: f64, rounds: u32, one_way: bool, censored: bool) -> Legend {
     let grey = RGBColor(90, 90, 90);
     let mut l = Legend::new();
     if one_way {
-        l.push("delivered p50, pooled", Mark::Marker(Shape::Bar, grey));
-        l.push("delivered p95, pooled", Mark::Marker(Shape::ThinBar, grey));
+        l.push("p50, pooled", Mark::Marker(Shape::Bar, grey));
+        l.push("p95, pooled", Mark::Marker(Shape::ThinBar, grey));
         l.push(
-            format!("probe timeout {bound:.0} ms (delays past it are exact, from B's log)"),
+            format!("timeout {bound:.0} ms (later deliveries exact)"),
             Mark::Dashed(grey),
         );
     } else {
-        l.push("baseline p50 (probe only)", Mark::Marker(Shape::Ring, grey));
+        l.push("baseline p50", Mark::Marker(Shape::Ring, grey));
         l.push("loaded p50, pooled", Mark::Marker(Shape::Bar, grey));
         l.push("loaded p95, pooled", Mark::Marker(Shape::ThinBar, grey));
-        l.push(
-            format!("≥: on the censored mass (no reply within {bound:.0} ms), drawn at the bound"),
-            Mark::Marker(Shape::AtLeast, grey),
-        );
+        if censored {
+            l.push(
+                format!("≥ censored at {bound:.0} ms"),
+                Mark::Marker(Shape::AtLeast, grey),
+            );
+        }
     }
     if hl.arms.iter().any(|a| !a.by_state.is_empty()) {
         l.push(
-            "no pooled figure for an arm whose rounds fall into different states: its rounds only",
+            "states differ: not pooled",
             Mark::Marker(Shape::Bar, RGBColor(200, 200, 200)),
         );
     }
-    for r in 1..=rounds {
-        let text = if r == 1 {
-            "p50 of r1 (under its arm)".to_string()
+    // The rounds' p50s under each arm: one entry, r1's shape (each
+    // round's shape is `Shape::of_round`, as in every figure).
+    if rounds > 0 {
+        let text = if rounds == 1 {
+            "the round's p50 (under its arm)".to_string()
         } else {
-            format!("r{r}")
+            format!("each round's p50 (r1 to r{rounds})")
         };
-        l.push(text, Mark::Marker(Shape::of_round(r), grey));
+        l.push(text, Mark::Marker(Shape::of_round(1), grey));
     }
     let mut seen: Vec<String> = Vec::new();
     for a in &hl.arms {
@@ -318,22 +345,25 @@ pub(crate) fn figure(
     let one_way = window || one_way_mode(hl);
     let title = match hl.arms.first().and_then(window_of).map(|w| w.sampling) {
         Some(netlab_analysis::window::Sampling::Isochronous { .. }) if window => {
-            "Headline: one-way delay over the measured window per arm (isochronous probe, delivered slots; median and p95), and what became of the other slots"
+            "Headline: window one-way delay per arm (isochronous probe; median, p95) and what became of the other slots"
         }
         Some(_) if window => {
-            "Headline: one-way delay over the measured window per arm (stop-and-wait probe, time-weighted; median and p95), and what became of the other requests"
+            "Headline: window one-way delay per arm (stop-and-wait, time-weighted; median, p95) and the other requests"
         }
         _ if one_way => {
-            "Headline: one-way delay of the delivered probes per arm, and what became of the rest"
+            "Headline: one-way delay of each arm's delivered probes (p50, p95 over its rounds), and what became of the rest"
         }
-        _ => "Headline: loaded probe delay per arm, and probes without a timely reply",
+        _ => "Headline: each arm's loaded probe RTT (p50, p95 over its rounds), and probes without a timely reply",
     };
     let title = crate::plots::scoped(input, title);
     let bound = hl.arms.iter().map(|a| a.timeout_ms).fold(1.0, f64::max);
     let rounds = hl.arms.iter().map(|a| a.rounds as u32).max().unwrap_or(0);
-    let legend = legend_of(hl, bound, rounds, one_way);
     let n = hl.arms.len().max(1);
     let rows = rows(input, st, hl, one_way);
+    let censored = rows
+        .iter()
+        .any(|r| [r.p50, r.p95].iter().flatten().any(|q| q.1));
+    let legend = legend_of(hl, bound, rounds, one_way, censored);
     let values = rows.iter().flat_map(|r| {
         [r.baseline, r.p50, r.p95]
             .into_iter()
@@ -349,7 +379,18 @@ pub(crate) fn figure(
     } else {
         (bound * 2.2).max(hi * 1.5)
     };
-    let h = title_height(&title, WIDTH) + 80 + ROW_H * n as u32 + legend.height(WIDTH);
+    // The arms' names left of their rows, each wrapped to the name area,
+    // which is as wide as the longest word needs (`cake dual-srchost`),
+    // so no name is cut at the figure's edge.
+    let names: Vec<String> = hl.arms.iter().map(|a| a.arm.clone()).collect();
+    let name_w = name_area(&names);
+    // Rows tall enough that the two panels together are never smaller
+    // than the legend (as wide as the figure; the panels lose the names'
+    // area and the fate panel's margins, about 60 px).
+    let lh = legend.height(WIDTH);
+    let plots_w = (WIDTH - name_w - 60).max(1);
+    let row_h = ROW_H.max((lh * WIDTH).div_ceil(plots_w).div_ceil(n as u32));
+    let h = title_height(&title, WIDTH) + 80 + row_h * n as u32 + lh;
     let svg = draw_svg(FILE, (WIDTH, h), |root| {
         let body = draw_title(root, &title)?;
         let (plots, legend_area) = legend.split(&body);
@@ -358,12 +399,12 @@ pub(crate) fn figure(
         let mut chart = ChartBuilder::on(&left)
             .margin_top(6)
             .margin_right(12)
-            .x_label_area_size(58)
-            .y_label_area_size(96)
+            .x_label_area_size(X_LABEL_AREA)
+            .y_label_area_size(name_w)
             .build_cartesian_2d((x0..x1).log_scale(), y_range.clone())
             .map_err(e)?;
         let x_desc = if one_way {
-            "one-way A→B delay (ms, log)"
+            "one-way delay (ms, log)"
         } else {
             "probe RTT (ms, log)"
         };
@@ -398,15 +439,20 @@ pub(crate) fn figure(
             let c = arm_color(i);
             let y = (n - 1 - i) as f64;
             let name_at = px_in(&chart, &left, (x0, y));
-            left.draw(&Text::new(
-                row.arm.arm.clone(),
-                (name_at.0 - 8, name_at.1),
-                font_c(TEXT_PX, c).pos(plotters::style::text_anchor::Pos::new(
-                    plotters::style::text_anchor::HPos::Right,
-                    plotters::style::text_anchor::VPos::Center,
-                )),
-            ))
-            .map_err(e)?;
+            let lines = wrap(&row.arm.arm, TEXT_PX, f64::from(name_w) - 12.0);
+            let lh = line_h(TEXT_PX);
+            let top = name_at.1 - lh * (lines.len() as i32 - 1) / 2;
+            for (k, line) in lines.iter().enumerate() {
+                left.draw(&Text::new(
+                    line.clone(),
+                    (name_at.0 - 8, top + k as i32 * lh),
+                    font_c(TEXT_PX, c).pos(plotters::style::text_anchor::Pos::new(
+                        plotters::style::text_anchor::HPos::Right,
+                        plotters::style::text_anchor::VPos::Center,
+                    )),
+                ))
+                .map_err(e)?;
+            }
             let ends: Vec<f64> = [row.baseline, row.p50, row.p95]
                 .iter()
                 .flatten()
@@ -504,15 +550,21 @@ fn fate_panel(
     let mut chart = ChartBuilder::on(area)
         .margin_top(6)
         .margin_right(22)
-        .x_label_area_size(58)
+        .x_label_area_size(X_LABEL_AREA)
         .y_label_area_size(8)
         .build_cartesian_2d(0f64..100.0, -0.7f64..(n as f64 - 0.4))
         .map_err(e)?;
+    // The bars count the window's samples when the headline quotes them.
+    let noun = arms
+        .first()
+        .and_then(|a| window_of(a))
+        .map_or("probes", |w| w.sampling.noun());
+    let x_label = format!("% of loaded {noun}");
     draw_axes(
         &mut chart,
         &Axes {
             y_label: &|_| String::new(),
-            ..Axes::ticks("% of loaded probes", "", (3, 0))
+            ..Axes::ticks(&x_label, "", (3, 0))
         },
     )?;
     for (i, a) in arms.iter().enumerate() {
@@ -583,10 +635,7 @@ mod tests {
         // its rounds only, and the legend says why; fq_codel's is pooled.
         assert!(!t.contains("p50, p95 ≥ 1000"), "pfifo pooled: {t}");
         assert!(t.contains("p50 6.84 p95 ≥ 1000"), "fq_codel's: {t}");
-        assert!(
-            t.contains("no pooled figure for an arm whose rounds fall into different states"),
-            "{t}"
-        );
+        assert!(t.contains("states differ: not pooled"), "{t}");
         assert!(t.contains("24 of 27"), "{t}");
         assert!(t.contains("reached B late or lost: not recorded"), "{t}");
         assert!(!t.contains("never reached B"), "{t}");
@@ -596,7 +645,7 @@ mod tests {
     fn with_fates_the_figure_draws_one_way_delay_and_each_loss_with_its_cause() {
         let p = figure_of(&netlab_analysis::testing::with_fates(fixture()));
         let t = text_of(&p.svg);
-        assert!(t.contains("one-way A→B delay (ms, log)"), "{t}");
+        assert!(t.contains("one-way delay (ms, log)"), "{t}");
         // pfifo's delay is a number past the timeout, not a bound
         assert!(!t.contains("≥ 1000"), "{t}");
         assert!(

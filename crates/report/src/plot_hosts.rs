@@ -25,12 +25,15 @@ use crate::plot_style::{
     title_height, Axes, Legend, Mark, Shape, TEXT_PX, WIDTH,
 };
 use crate::plots::{arm_color, builder, draw_svg, e, tick, Area, Plot};
-use netlab_analysis::records::ReportInput;
 use crate::ReportError;
+use netlab_analysis::records::ReportInput;
+
+/// How the figures' files start.
+pub(crate) const FILE_PREFIX: &str = "hosts-share-";
 
 /// The figure's file for `direction` (`up`, `down`).
 pub(crate) fn file_name(direction: &str) -> String {
-    format!("hosts-share-{direction}.svg")
+    format!("{FILE_PREFIX}{direction}.svg")
 }
 
 /// The directions that get a figure: those in which some scenario has
@@ -85,6 +88,11 @@ const ROUND_DASH: (f64, f64) = (4.0, 7.0);
 struct Round<'a> {
     round: u32,
     host: &'a HostShare,
+    /// Whether the models apply to the round (docs/models.md, model 5).
+    cond: &'a netlab_analysis::hosts::HostConditions,
+    /// The round's shares in this direction had not settled: no model is
+    /// drawn for it.
+    unsettled: bool,
 }
 
 /// One arm's rounds, host by host (hosts in the run's order).
@@ -137,6 +145,8 @@ fn arms_of<'a>(
                 arms[k].hosts[j].push(Round {
                     round: s.round,
                     host: h,
+                    cond: &s.host_conditions,
+                    unsettled: s.host_conditions.unsettled(direction).is_some(),
                 });
             }
         }
@@ -185,17 +195,11 @@ fn legend_of(hosts: &[&HostShare], rounds: &[u32]) -> Legend {
         );
     }
     for (text, c) in [
-        ("per-flow FQ, the host's flows ÷ all flows", PER_FLOW_COLOR),
-        (
-            "the equal host share, 1 ÷ the hosts (CAKE's host modes)",
-            EQUAL_HOST_COLOR,
-        ),
-        (
-            "Mathis at the round's measured RTTs, Σ 1/RTT of the host's flows ÷ all flows'",
-            MATHIS_COLOR,
-        ),
+        ("per-flow FQ: its flows ÷ all flows", PER_FLOW_COLOR),
+        ("equal host share: 1 ÷ hosts (CAKE)", EQUAL_HOST_COLOR),
+        ("Mathis: its Σ 1/RTT ÷ all flows'", MATHIS_COLOR),
     ] {
-        legend.push(format!("dashed {}: {text}", color_word(c)), Mark::Dashed(c));
+        legend.push(format!("{}: {text}", color_word(c)), Mark::Dashed(c));
     }
     legend
 }
@@ -218,9 +222,12 @@ fn figure(
     let mut rounds: Vec<u32> = figs.iter().map(|s| s.round).collect();
     rounds.sort_unstable();
     rounds.dedup();
-    let legend = legend_of(&hosts, &rounds);
+    let mut legend = legend_of(&hosts, &rounds);
+    for note in missing_models(&arms, direction) {
+        legend.push(note, Mark::Note);
+    }
     let names: Vec<String> = arms.iter().map(|a| a.arm.clone()).collect();
-    let h = title_height(&title, WIDTH) + 400 + legend.height(WIDTH);
+    let h = title_height(&title, WIDTH) + 440 + legend.height(WIDTH);
     let svg = draw_svg(&file, (WIDTH, h), |root| {
         let body = draw_title(root, &title)?;
         let (plot, legend_area) = legend.split(&body);
@@ -228,6 +235,43 @@ fn figure(
         legend.draw(&legend_area)
     })?;
     Ok(Plot::of_run(file, title, svg))
+}
+
+/// Why a model line is missing over an arm's rounds: a share that had not
+/// settled (no model), or no drop or mark in the window (no Mathis).
+fn missing_models(arms: &[ArmHosts<'_>], direction: &str) -> Vec<String> {
+    let mut notes = Vec::new();
+    for a in arms {
+        let Some(rounds) = a.hosts.first() else {
+            continue;
+        };
+        // The rounds by label only: summary.md's host section gives each
+        // round's shares and why (docs/models.md, model 5).
+        let list = |f: &dyn Fn(&Round<'_>) -> bool| -> String {
+            let v: Vec<String> = rounds
+                .iter()
+                .filter(|r| f(r))
+                .map(|r| format!("r{}", r.round))
+                .collect();
+            v.join(", ")
+        };
+        let unsettled = list(&|r| r.cond.unsettled(direction).is_some());
+        if !unsettled.is_empty() {
+            notes.push(format!(
+                "{}: no model, share moved > {:.2} in the window ({unsettled})",
+                a.arm,
+                netlab_analysis::hosts::SETTLED_WITHIN,
+            ));
+        }
+        let no_mathis = list(&|r| !r.unsettled && r.cond.no_mathis().is_some());
+        if !no_mathis.is_empty() {
+            notes.push(format!(
+                "{}: no Mathis line without a loss rate ({no_mathis})",
+                a.arm
+            ));
+        }
+    }
+    notes
 }
 
 /// The chart: axes, the arms' names, each host's models and markers.
@@ -292,7 +336,9 @@ fn models<DB: DrawingBackend>(
     at: &dyn Fn(usize) -> f64,
     unit: f64,
 ) -> Result<(), String> {
-    let Some(first) = rounds.first() else {
+    // A model is drawn only where its conditions hold: no model for a
+    // round whose share had not settled, no Mathis without drops.
+    let Some(first) = rounds.iter().find(|r| !r.unsettled) else {
         return Ok(());
     };
     let interleaved = |k: f64| (DASH, PERIOD, k * DASH);
@@ -300,7 +346,14 @@ fn models<DB: DrawingBackend>(
     dashes(chart, span, c, interleaved(0.0), unit)?;
     let c = (first.host.model_equal_host, EQUAL_HOST_COLOR);
     dashes(chart, span, c, interleaved(1.0), unit)?;
-    let mathis: Vec<Option<f64>> = rounds.iter().map(|r| r.host.model_mathis).collect();
+    let mathis: Vec<Option<f64>> = rounds
+        .iter()
+        .map(|r| {
+            r.host
+                .model_mathis
+                .filter(|_| !r.unsettled && r.cond.no_mathis().is_none())
+        })
+        .collect();
     let same = mathis.iter().all(|m| match (m, mathis[0]) {
         (Some(a), Some(b)) => (a - b).abs() < 5e-4,
         (a, b) => a.is_none() && b.is_none(),

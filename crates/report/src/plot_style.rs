@@ -300,6 +300,8 @@ pub(crate) enum Mark {
     Dotted(RGBColor),
     /// A marker.
     Marker(Shape, RGBColor),
+    /// No mark: a note that qualifies the figure.
+    Note,
 }
 
 /// A figure's one legend: entries flowed into rows below the plot area,
@@ -308,6 +310,11 @@ pub(crate) enum Mark {
 pub(crate) struct Legend {
     entries: Vec<(String, Mark)>,
 }
+
+/// The colour of the legend's frame: a thin grey box around its entries,
+/// so it reads as the key and not as data (the figure tests find the
+/// legend by it).
+pub const LEGEND_FRAME: RGBColor = RGBColor(160, 160, 160);
 
 /// Width of an entry's mark and the gap after it, px.
 const MARK_W: i32 = 30;
@@ -374,7 +381,14 @@ impl Legend {
     /// Draws the legend in `area` (from [`Legend::split`]).
     pub fn draw(&self, area: &Area<'_>) -> Result<(), String> {
         let (w, _) = area.dim_in_pixel();
-        let (places, _) = self.layout(w);
+        let (places, height) = self.layout(w);
+        if height > 0 {
+            area.draw(&Rectangle::new(
+                [(2, 1), (w as i32 - 3, height as i32 - 2)],
+                LEGEND_FRAME.stroke_width(1),
+            ))
+            .map_err(crate::plots::e)?;
+        }
         let lh = line_h(TEXT_PX);
         for ((_, mark), (x, y, lines)) in self.entries.iter().zip(places) {
             let my = y + lh / 2;
@@ -428,6 +442,7 @@ fn draw_mark(
             Ok(())
         }
         Mark::Marker(s, c) => area.draw(&marker(s, (x + 11, y), 7, c)),
+        Mark::Note => Ok(()),
     }
 }
 
@@ -451,10 +466,23 @@ fn overlaps(a: (i32, i32, i32, i32), b: (i32, i32, i32, i32)) -> bool {
 /// covers a point of `avoid` (markers, px) or leaves `bounds` (x0, y0, x1,
 /// y1): right, left, above, below, then further out; returns each label's
 /// top-left corner.
+#[cfg(test)]
 pub(crate) fn place_labels(
     labels: &[Label],
     avoid: &[(i32, i32)],
     bounds: (i32, i32, i32, i32),
+) -> Vec<(i32, i32)> {
+    place_labels_within(labels, avoid, bounds, bounds)
+}
+
+/// [`place_labels`], with `outer` (the drawing area) as the room a label
+/// may take when no place inside `bounds` is free: a label beside its
+/// curve's end outside the band is read; one over another is not.
+pub(crate) fn place_labels_within(
+    labels: &[Label],
+    avoid: &[(i32, i32)],
+    bounds: (i32, i32, i32, i32),
+    outer: (i32, i32, i32, i32),
 ) -> Vec<(i32, i32)> {
     let lh = line_h(TEXT_PX);
     let mut taken: Vec<(i32, i32, i32, i32)> = avoid
@@ -466,9 +494,12 @@ pub(crate) fn place_labels(
         let w = text_width(&l.text, TEXT_PX).ceil() as i32;
         let (px, py) = l.at;
         let mut cands = Vec::new();
-        for k in 0..8 {
+        for k in 0..16 {
             let d = 10 + k * lh;
             cands.extend([
+                // A column right of the point, for a narrow band.
+                (px + 10, py - lh / 2 - k * lh),
+                (px + 10, py - lh / 2 + k * lh),
                 (px + 10 + k * 6, py - lh / 2 - k * lh),
                 (px + 10 + k * 6, py - lh / 2 + k * lh),
                 (px - 10 - w - k * 6, py - lh / 2 - k * lh),
@@ -477,21 +508,45 @@ pub(crate) fn place_labels(
                 (px - w / 2, py + d),
             ]);
         }
-        let fits = |&(x, y): &(i32, i32)| {
-            let b = (x, y, x + w, y + lh);
-            b.0 >= bounds.0
-                && b.1 >= bounds.1
-                && b.2 <= bounds.2
-                && b.3 <= bounds.3
-                && !taken.iter().any(|t| overlaps(*t, b))
+        let fits = |bounds: (i32, i32, i32, i32)| {
+            let taken = &taken;
+            move |&(x, y): &(i32, i32)| {
+                let b = (x, y, x + w, y + lh);
+                b.0 >= bounds.0
+                    && b.1 >= bounds.1
+                    && b.2 <= bounds.2
+                    && b.3 <= bounds.3
+                    && !taken.iter().any(|t| overlaps(*t, b))
+            }
         };
         let pos = cands
             .iter()
             .copied()
-            .find(fits)
+            .find(fits(bounds))
+            .or_else(|| cands.iter().copied().find(fits(outer)))
             .unwrap_or((px + 10, py - lh / 2));
         taken.push((pos.0, pos.1, pos.0 + w, pos.1 + lh));
         out.push(pos);
+    }
+    out
+}
+
+/// Labels of one colour naming (nearly) the same point said once
+/// (`r1 r2 r4`): rounds whose curves end together would otherwise need
+/// more room around that point than there is.
+pub(crate) fn merge_labels(labels: &[Label]) -> Vec<Label> {
+    let mut out: Vec<Label> = Vec::with_capacity(labels.len());
+    for l in labels {
+        let same = out.iter_mut().find(|o| {
+            o.color == l.color && (o.at.0 - l.at.0).abs() <= 4 && (o.at.1 - l.at.1).abs() <= 4
+        });
+        match same {
+            Some(o) if !o.text.split(' ').any(|w| w == l.text) => {
+                o.text = format!("{} {}", o.text, l.text);
+            }
+            Some(_) => {}
+            None => out.push(l.clone()),
+        }
     }
     out
 }
@@ -516,7 +571,29 @@ pub(crate) fn draw_labels(
     avoid: &[(i32, i32)],
     bounds: (i32, i32, i32, i32),
 ) -> Result<(), String> {
-    let at = place_labels(labels, avoid, bounds);
+    let (w, h) = area.dim_in_pixel();
+    // Outside the plot only to its right, above or below: left of it
+    // are the axis' own labels.
+    draw_labels_in(
+        area,
+        labels,
+        avoid,
+        bounds,
+        (bounds.0, 2, w as i32 - 2, h as i32 - 2),
+    )
+}
+
+/// [`draw_labels`] with `outer` the room a label may take when `bounds`
+/// has none free ([`place_labels_within`]).
+pub(crate) fn draw_labels_in(
+    area: &Area<'_>,
+    labels: &[Label],
+    avoid: &[(i32, i32)],
+    bounds: (i32, i32, i32, i32),
+    outer: (i32, i32, i32, i32),
+) -> Result<(), String> {
+    let labels = merge_labels(labels);
+    let at = place_labels_within(&labels, avoid, bounds, outer);
     for (l, (x, y)) in labels.iter().zip(at) {
         area.draw(&Text::new(
             l.text.clone(),
@@ -534,7 +611,9 @@ pub(crate) fn draw_labels(
 /// [`builder`]'s left and right margins and its y label area, px.
 const MARGIN_LEFT: u32 = 4;
 const MARGIN_RIGHT: u32 = 18;
-const Y_LABEL_AREA: u32 = 84;
+const Y_LABEL_AREA: u32 = 90;
+/// The height under a plot for its x tick labels and description, px.
+pub(crate) const X_LABEL_AREA: u32 = 64;
 
 /// A chart builder on `area` with the report's margins and room for
 /// [`TEXT_PX`] tick labels and axis descriptions.
@@ -543,7 +622,7 @@ pub(crate) fn builder<'a, 'b>(area: &'a Area<'b>) -> ChartBuilder<'a, 'a, SVGBac
     b.margin_top(10)
         .margin_right(MARGIN_RIGHT)
         .margin_left(MARGIN_LEFT)
-        .x_label_area_size(58)
+        .x_label_area_size(X_LABEL_AREA)
         .y_label_area_size(Y_LABEL_AREA);
     b
 }
@@ -601,7 +680,10 @@ where
         .axis_desc_style(font(TEXT_PX))
         .x_label_formatter(axes.x_label)
         .y_label_formatter(axes.y_label)
-        .light_line_style(WHITE.mix(0.0));
+        .light_line_style(WHITE.mix(0.0))
+        // The x labels a little lower than plotters puts them, so the
+        // lowest y label (centred on the x axis) never touches the first.
+        .set_tick_mark_size(plotters::chart::LabelAreaPosition::Bottom, 7);
     if let Some((x, y)) = axes.labels {
         m.x_labels(x).y_labels(y);
     }
@@ -690,6 +772,29 @@ pub(crate) fn captioned<'b>(area: &Area<'b>, held: Option<&[String]>) -> Result<
     Ok(rest)
 }
 
+/// A swept axis as its x axis names it, with its unit: a rate, duration
+/// or size in its own (`rate (Mbit/s)`), a plain number in what it
+/// counts (`flows (count)`, `buffer_bdp (BDPs)`, `mtu (bytes)`); words
+/// need none.
+pub(crate) fn axis_desc(axis: &SweepAxis) -> String {
+    if axis.kind != netlab_analysis::sweep::AxisKind::Number {
+        return axis.title();
+    }
+    let n = axis.name.as_str();
+    let unit = if n == "flows" || n.ends_with("_flows") {
+        "count"
+    } else if n == "buffer_bdp" {
+        "BDPs"
+    } else if n == "mtu" || n.ends_with("_size") || n.ends_with(".quantum") {
+        "bytes"
+    } else if n.ends_with(".limit") {
+        "packets"
+    } else {
+        "a plain number"
+    };
+    format!("{n} ({unit})")
+}
+
 /// The axes of a sweep panel: the swept axis along x (its values' own
 /// words when they are not numbers), `y_desc` up the side, both marked
 /// ", log" when logarithmic, on a light grid.
@@ -699,7 +804,7 @@ pub(crate) fn draw_sweep_axes<DB: DrawingBackend>(
     (xs, ys): (&Scale, &Scale),
     y_desc: &str,
 ) -> Result<(), String> {
-    let x_desc = format!("{}{}", axis.title(), if xs.log { ", log" } else { "" });
+    let x_desc = format!("{}{}", axis_desc(axis), if xs.log { ", log" } else { "" });
     let y_desc = if ys.log {
         format!("{y_desc}, log")
     } else {

@@ -16,8 +16,8 @@ use crate::plot_style::{
 };
 use crate::plots::{arm_color, builder, draw_svg, e, tick, Area, Plot};
 use crate::plots_run::px_in;
-use netlab_analysis::sweep::{Measured, Panel, SweepAxis, SweepMetric, SweepTable};
 use crate::ReportError;
+use netlab_analysis::sweep::{Measured, Panel, SweepAxis, SweepMetric, SweepTable};
 use netlab_experiment::ModelKind;
 
 /// Height of one panel, px.
@@ -33,7 +33,7 @@ const STATE_SHAPES: [Shape; 7] = [
     Shape::Plus,
 ];
 /// The word of a round whose state was not classified.
-const NO_STATE: &str = "state not classified";
+const NO_STATE: &str = "not classified";
 
 /// A value axis: logarithmic or linear, its range (drawn units) and ticks.
 #[derive(Debug, Clone, PartialEq)]
@@ -306,7 +306,8 @@ pub fn all(table: &SweepTable) -> Result<Vec<Plot>, ReportError> {
         for (i, axis) in table.axes.iter().enumerate() {
             let panels = table.series(m, i);
             let models = model_lines(table, m, i, &panels);
-            out.push(figure(m, axis, &panels, &models, &arms)?);
+            let notes = crate::plot_sweep_notes::notes(table, m);
+            out.push(figure(m, axis, &panels, &models, &arms, &notes)?);
         }
     }
     Ok(out)
@@ -447,17 +448,25 @@ fn state_shape(states: &[String], s: &Option<String>) -> Shape {
     STATE_SHAPES[i % STATE_SHAPES.len()]
 }
 
-/// The figure's title: the question it answers.
-fn title_of(metric: SweepMetric, axis: &SweepAxis) -> String {
-    let article = match metric {
-        SweepMetric::JainUp | SweepMetric::JainDown => "",
-        _ => "the ",
+/// The figure's title: what is drawn against what, and which summary of
+/// the rounds each line is (the mean of fewer than 3, else the median:
+/// `PointValues::summary_words`).
+fn title_of(metric: SweepMetric, axis: &SweepAxis, panels: &[Panel]) -> String {
+    let how = netlab_analysis::sweep::PointValues::summary_words(
+        panels.iter().flat_map(|p| &p.arms).flat_map(|s| &s.points),
+    );
+    let how = match how {
+        "median over rounds" => "median of each point's rounds",
+        "mean of the rounds (each round a dot)" => "mean of each point's rounds",
+        _ => "mean of each point's rounds below 3, else median",
     };
-    format!(
-        "How does {article}{} change with {}? Median over rounds per arm; each round a dot",
-        metric.name(),
-        axis.name
-    )
+    let name = metric.name();
+    let mut first = name.chars();
+    let name = match first.next() {
+        Some(c) => c.to_uppercase().chain(first).collect::<String>(),
+        None => String::new(),
+    };
+    format!("{name} vs {}: {how} per arm, each round a dot", axis.name)
 }
 
 fn legend_of(
@@ -472,65 +481,56 @@ fn legend_of(
         .iter()
         .filter(|a| panels.iter().any(|p| p.arms.iter().any(|s| &s.arm == *a)))
         .collect();
-    let how = netlab_analysis::sweep::PointValues::summary_words(
-        panels.iter().flat_map(|p| &p.arms).flat_map(|s| &s.points),
-    );
+    // One entry per arm; what its line summarises is the title's.
     for a in &drawn {
         let i = arms.iter().position(|x| x == *a).unwrap_or(0);
-        legend.push(format!("{a}: {how}"), Mark::Line(arm_color(i), 3));
+        legend.push(a.to_string(), Mark::Line(arm_color(i), 3));
     }
     state_legend(&mut legend, states);
     legend.push(
         "spread over rounds (min–max)",
         Mark::Line(RGBColor(170, 170, 170), 5),
     );
-    let mut told: Vec<(String, ModelKind)> = Vec::new();
+    // One entry per model, whatever the arms it is drawn for: dashed in
+    // a dark shade of each arm's colour.
+    let mut told: Vec<ModelKind> = Vec::new();
     for l in models.iter().flat_map(|m| &m.lines) {
-        if told.contains(&(l.arm.clone(), l.model)) {
+        if told.contains(&l.model) {
             continue;
         }
-        told.push((l.arm.clone(), l.model));
+        told.push(l.model);
         let text = match l.model {
             ModelKind::FifoBound => format!(
-                "{}: FIFO bound, model (limit·L·8/R{}; docs/models.md)",
-                l.arm,
+                "model, dashed: FIFO bound limit·L·8/R{}",
                 if matches!(metric, SweepMetric::RttP50 | SweepMetric::RttP95) {
                     " + base RTT"
                 } else {
                     " + half the base RTT"
                 }
             ),
-            ModelKind::SparseFlow if metric == SweepMetric::IsoUpP50 => format!(
-                "{}: model (sparse_flow: sparse below N*; beyond, half the packets wait W − T, so the median is either level; docs/models.md)",
-                l.arm
-            ),
-            ModelKind::SparseFlow if metric == SweepMetric::NewFlowsPerProbe => format!(
-                "{}: model (sparse_flow: 1 below N*, ½ up to 2N*, then 0; docs/models.md)",
-                l.arm
-            ),
-            ModelKind::SparseFlow => format!(
-                "{}: model (sparse_flow: sparse below N*, waits W − T beyond; docs/models.md)",
-                l.arm
-            ),
-            ModelKind::AqmLaw if metric == SweepMetric::FlowQueueDelay => format!(
-                "{}: its target, read back (the usual reading: the queue held there whatever N)",
-                l.arm
-            ),
-            ModelKind::BbrShare => format!(
-                "{}: model (bbr_share: Ware et al. 2019 in a FIFO X BDPs deep, the fair share under flow queueing; none below 1 BDP; docs/models.md)",
-                l.arm
-            ),
-            ModelKind::AqmLaw => format!(
-                "{}: model (aqm_law: Mathis, p = 1.5·(8·N·L/(R·RTT))² at the flows' measured RTT; none where W < 2; docs/models.md)",
-                l.arm
-            ),
+            ModelKind::SparseFlow if metric == SweepMetric::IsoUpP50 => {
+                "model, dashed: sparse_flow (beyond N* the median takes either level)".to_string()
+            }
+            ModelKind::SparseFlow => "model, dashed: sparse_flow".to_string(),
+            ModelKind::AqmLaw if metric == SweepMetric::FlowQueueDelay => {
+                "dashed: the arm's target, read back".to_string()
+            }
+            ModelKind::BbrShare => "model, dashed: bbr_share (Ware et al. 2019)".to_string(),
+            ModelKind::AqmLaw => {
+                "model, dashed: aqm_law (Mathis at the flows' measured RTT)".to_string()
+            }
         };
-        legend.push(text, Mark::Dashed(model_color(arms, &l.arm)));
+        let c = if drawn.len() == 1 {
+            model_color(arms, &l.arm)
+        } else {
+            MODEL_GREY
+        };
+        legend.push(text, Mark::Dashed(c));
     }
     slope_two_legend(&mut legend, metric, models);
     if models.iter().any(|m| !m.boundaries.is_empty()) {
         legend.push(
-            "model N* = T·R/(8·Q): where the probe stops being sparse",
+            "model N*: the probe stops being sparse",
             Mark::Dashed(MODEL_GREY),
         );
     }
@@ -545,7 +545,7 @@ fn legend_of(
         });
     if censored && metric.can_be_censored() {
         legend.push(
-            "≥: censored, drawn at its bound (a value at least this), never as a value",
+            "≥ censored: at least this",
             Mark::Marker(Shape::AtLeastUp, RGBColor(90, 90, 90)),
         );
     }
@@ -558,11 +558,15 @@ fn figure(
     panels: &[Panel],
     models: &[PanelModels],
     arms: &[String],
+    notes: &[String],
 ) -> Result<Plot, ReportError> {
-    let file = file_name(metric, axis);
-    let title = title_of(metric, axis);
+    let file = crate::layout::sweep_figure(&file_name(metric, axis));
+    let title = title_of(metric, axis, panels);
     let states = states(panels);
-    let legend = legend_of(metric, panels, models, arms, &states);
+    let mut legend = legend_of(metric, panels, models, arms, &states);
+    for n in notes {
+        legend.push(n.clone(), Mark::Note);
+    }
     let levels: Vec<f64> = panels
         .iter()
         .flat_map(|p| &p.arms)
@@ -580,8 +584,10 @@ fn figure(
     let ys = y_scale(&levels);
     let xs = x_scale(axis);
     let captions = panels.iter().any(|p| !p.held.is_empty());
-    let panel_h = PANEL_H + if captions { CAPTION_H } else { 0 };
     let n = panels.len().max(1) as u32;
+    // Panels tall enough that the plot is never smaller than its legend.
+    let panel_h =
+        PANEL_H.max((legend.height(WIDTH) * 2).div_ceil(n)) + if captions { CAPTION_H } else { 0 };
     let height = title_height(&title, WIDTH) + n * panel_h + legend.height(WIDTH);
     let svg = draw_svg(&file, (WIDTH, height), |root| {
         let body = draw_title(root, &title)?;
@@ -682,13 +688,15 @@ fn draw_slope_two(
 }
 
 /// One legend entry per state a round was in, each its marker's shape.
+/// The rounds' dots: one entry, or one per state where the rounds fall
+/// into more than one.
 fn state_legend(legend: &mut Legend, states: &[String]) {
     let grey = RGBColor(90, 90, 90);
     for (k, s) in states.iter().enumerate() {
         let text = if states.len() == 1 {
-            format!("a round ({s})")
+            "rounds (dots)".to_string()
         } else {
-            format!("a round in state {s}")
+            format!("a round, state {s}")
         };
         legend.push(
             text,
@@ -705,10 +713,7 @@ fn slope_two_legend(legend: &mut Legend, metric: SweepMetric, models: &[PanelMod
             .flat_map(|m| &m.lines)
             .any(|l| l.model == ModelKind::AqmLaw && !l.points.is_empty())
     {
-        legend.push(
-            "slope 2 from each arm's first model point: p ∝ N², the law with that RTT held (a queue held at the target whatever N)",
-            Mark::Dashed(SLOPE_GREY),
-        );
+        legend.push("slope 2: p ∝ N² at a fixed RTT", Mark::Dashed(SLOPE_GREY));
     }
 }
 
@@ -905,7 +910,7 @@ mod tests {
                     state: Some("≥ 5 cuts".into()),
                     error: None,
                     rtt_requests: Some([10, 0]),
-                    iso_requests: None,
+                    iso_slots: None,
                     metrics: SweepMetrics {
                         rtt_p50_ms: Some(v),
                         ..SweepMetrics::default()
@@ -950,7 +955,7 @@ mod tests {
             1,
             "only the legend's: both segments end on a bound"
         );
-        assert!(svg.contains("≥: censored"), "the legend says what ≥ is");
+        assert!(svg.contains("≥ censored"), "the legend says what ≥ is");
     }
 
     #[test]

@@ -7,13 +7,14 @@ use plotters::prelude::*;
 
 pub(crate) use crate::plot_style::{builder, mesh};
 use crate::plot_style::{title as draw_title, title_height, Legend, Mark, WIDTH};
-use netlab_analysis::records::{ProbeOutcome, ReportInput, Scenario};
 use crate::ReportError;
+use netlab_analysis::records::{ProbeOutcome, ReportInput, Scenario};
 
 /// One drawn plot.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plot {
-    /// File name (`s03-probe-rtt.svg`).
+    /// Its path in the results folder ([`crate::layout`]:
+    /// `scenarios/s03/s03-probe-rtt.svg`, `figures/km-cdf-loaded.svg`).
     pub file: String,
     /// What it shows, one line.
     pub title: String,
@@ -133,11 +134,21 @@ pub(crate) fn all(
     st: &netlab_analysis::compare::Statistics,
     hl: &netlab_analysis::headline::Headline,
 ) -> Result<Vec<Plot>, ReportError> {
-    if input.is_sweep() {
-        return sweep_points(input, hl);
-    }
-    let mut out = vec![crate::plot_headline::figure(input, st, hl)?];
-    out.extend(crate::plots_run::all(input)?);
+    let mut out = if input.is_sweep() {
+        sweep_points(input, hl)?
+    } else {
+        let mut out = vec![crate::plot_headline::figure(input, st, hl)?];
+        out.extend(crate::plots_run::all(input)?.into_iter().map(|mut p| {
+            // Who got the link answers a host experiment's question: it
+            // stays at the top beside the headline's figure.
+            if !p.file.starts_with(crate::plot_hosts::FILE_PREFIX) {
+                p.file = crate::layout::run_figure(&p.file);
+            }
+            p
+        }));
+        out
+    };
+    out.extend(crate::plot_link::plane(input)?);
     Ok(out)
 }
 
@@ -150,6 +161,7 @@ pub(crate) fn scenario(
 ) -> Result<Vec<Plot>, ReportError> {
     let mut out: Vec<Plot> = probe_rtt(s)?.into_iter().collect();
     out.extend([goodput(s, bottleneck_bps)?, tcp_info(s)?, qdisc(s)?]);
+    out.extend(crate::plot_link::scenario(s)?);
     Ok(out)
 }
 
@@ -166,16 +178,12 @@ fn sweep_points(
         let mut run = vec![crate::plot_headline::figure(&p.input, &st, &ph.headline)?];
         run.extend(crate::plots_run::all(&p.input)?);
         for plot in &mut run {
-            plot.file = format!("p{:02}-{}", p.index, plot.file);
+            plot.file = crate::layout::point_figure(p.index, &plot.file);
             plot.point = Some(p.index);
         }
         out.extend(run);
     }
     Ok(out)
-}
-
-fn prefix(s: &Scenario) -> String {
-    format!("s{:02}", s.index)
 }
 
 /// The phase bands' legend entries (those the scenario has).
@@ -303,7 +311,7 @@ pub(crate) fn probe_rtt(s: &Scenario) -> Result<Option<Plot>, ReportError> {
     if points.is_empty() {
         return Ok(None);
     }
-    let file = format!("{}-probe-rtt.svg", prefix(s));
+    let file = crate::layout::scenario_plot(s.index, "probe-rtt");
     let iso = s.probes.is_empty();
     let timeout_ms = match (&s.iso, iso) {
         (Some(i), true) => i.timeout_s * 1000.0,
@@ -388,12 +396,40 @@ pub(crate) fn probe_rtt(s: &Scenario) -> Result<Option<Plot>, ReportError> {
         let mut chart = builder(&plot)
             .build_cartesian_2d(0f64..xe, (y0..band.1).log_scale())
             .map_err(e)?;
-        mesh(
+        // No RTT tick in or at the lost strip: a cross there is a loss,
+        // and a number beside it would read as its RTT; the strip says
+        // "lost" instead.
+        // (twice the strip's top leaves a label's height between them)
+        let strip_top = if reasons.is_empty() { 0.0 } else { ymin * 2.0 };
+        let y_label = |v: &f64| {
+            if *v < strip_top {
+                String::new()
+            } else {
+                tick(v)
+            }
+        };
+        crate::plot_style::draw_axes(
             &mut chart,
-            "time since t0 (s)",
-            "probe RTT (ms, log)",
-            (6, 6),
+            &crate::plot_style::Axes {
+                y_label: &y_label,
+                ..crate::plot_style::Axes::ticks("time since t0 (s)", "probe RTT (ms, log)", (6, 6))
+            },
         )?;
+        if !reasons.is_empty() {
+            let at = chart.backend_coord(&(0.0, lost_mid));
+            let base = plot.get_base_pixel();
+            plot.draw(&Text::new(
+                "lost",
+                (at.0 - base.0 - 8, at.1 - base.1),
+                crate::plot_style::font(crate::plot_style::TEXT_PX).pos(
+                    plotters::style::text_anchor::Pos::new(
+                        plotters::style::text_anchor::HPos::Right,
+                        plotters::style::text_anchor::VPos::Center,
+                    ),
+                ),
+            ))
+            .map_err(e)?;
+        }
         shade_phases(&mut chart, s, ymin, top)?;
         if no_reply > 0 {
             chart
@@ -496,7 +532,7 @@ pub(crate) const RATE_COLOR: RGBColor = RGBColor(230, 120, 0);
 // aggregate series, the window marked, clipped bins, the rate); the steps
 // share the chart context.
 pub(crate) fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, ReportError> {
-    let file = format!("{}-goodput.svg", prefix(s));
+    let file = crate::layout::scenario_plot(s.index, "goodput");
     let title = format!(
         "Scenario {} ({}): goodput per {:.0} ms (bytes delivered to B's application)",
         s.index,
@@ -547,7 +583,14 @@ pub(crate) fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot,
             Mark::Line(BLACK, 2),
         );
     }
-    if s.flows.len() > 1 {
+    // Up to 4 flows each named; more are one entry (flows.csv names
+    // each), so the legend stays smaller than the plot.
+    if s.flows.len() > 4 {
+        legend.push(
+            format!("each of the {} flows (thin)", s.flows.len()),
+            Mark::Line(arm_color(2), 1),
+        );
+    } else if s.flows.len() > 1 {
         for (i, f) in s.flows.iter().enumerate() {
             legend.push(f.label.clone(), Mark::Line(arm_color(i + 2), 1));
         }
@@ -665,7 +708,7 @@ fn two_panels(s: &Scenario, panels: [Panel<'_, '_>; 2], dots: bool) -> Result<()
 
 /// Plot 4: the sender's TCP RTT and cwnd from tcp_info (never the probe).
 pub(crate) fn tcp_info(s: &Scenario) -> Result<Plot, ReportError> {
-    let file = format!("{}-tcp-info.svg", prefix(s));
+    let file = crate::layout::scenario_plot(s.index, "tcp-info");
     let title = format!(
         "Scenario {} ({}): TCP RTT (tcp_info) and cwnd of the sender",
         s.index,
@@ -718,7 +761,7 @@ pub(crate) fn tcp_info(s: &Scenario) -> Result<Plot, ReportError> {
 /// Plot 5: the arm's backlog (packets and bytes) and its cumulative drops
 /// and ECN marks, from the periodic qdisc readbacks.
 pub(crate) fn qdisc(s: &Scenario) -> Result<Plot, ReportError> {
-    let file = format!("{}-qdisc.svg", prefix(s));
+    let file = crate::layout::scenario_plot(s.index, "qdisc");
     let title = format!(
         "Scenario {} ({}): arm qdisc backlog and cumulative drops / ECN marks",
         s.index,

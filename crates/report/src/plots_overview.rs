@@ -16,9 +16,9 @@ use crate::plots_run::{
     arms, baseline_legend, baseline_markers, baseline_p50, obs, plot_bounds, px_in, rounds_word,
     timeout_ms,
 };
+use crate::ReportError;
 use netlab_analysis::records::{ReportInput, Scenario};
 use netlab_stats::{kaplan_meier, km_quantile, CensoredQuantile};
-use crate::ReportError;
 
 /// The goodput axis' top for `bins` (Mbit/s): twice the shaped rate or the
 /// bins' p95, whichever is higher; the bins above it, and their maximum.
@@ -102,8 +102,16 @@ pub(crate) fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, Re
         rate,
     );
     let mut legend = Legend::new();
+    // With B's receive log every timeout's fate is known: the band holds
+    // the requests B received whose reply never came back and those still
+    // unresolved when B stopped listening, never "no record of why".
+    let fates = picked().all(|s| s.fates.is_some());
     legend.push(
-        format!("no reply within the timeout (≥ {bound:.0} ms), no record of why"),
+        if fates {
+            format!("no reply within the timeout (≥ {bound:.0} ms): reached B, reply never came back, or unresolved when B stopped listening (B's receive log)")
+        } else {
+            format!("no reply within the timeout (≥ {bound:.0} ms), no record of why")
+        },
         Mark::TimeoutBand,
     );
     if lost > 0 {

@@ -9,9 +9,9 @@ use crate::plot_style::{
     draw_labels, title as draw_title, title_height, Label, Legend, Mark, WIDTH,
 };
 use crate::plots::{arm_color, builder, draw_svg, e, mesh, Area, Plot, TIMEOUT_FILL};
+use crate::ReportError;
 use netlab_analysis::records::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
 use netlab_stats::{kaplan_meier, km_quantile, CensoredQuantile, KaplanMeier, Observation};
-use crate::ReportError;
 
 pub(crate) fn arms(input: &ReportInput) -> Vec<String> {
     let mut v: Vec<String> = Vec::new();
@@ -152,6 +152,31 @@ fn cdf_axes<'a, 'b>(
     Ok(chart)
 }
 
+/// A one-way CDF's axes over every request sent: the delay (log) against
+/// the share of the loaded requests sent.
+pub(crate) fn one_way_axes<'a, 'b>(
+    area: &'b Area<'a>,
+    (x0, x1): (f64, f64),
+) -> Result<
+    ChartContext<
+        'b,
+        SVGBackend<'a>,
+        Cartesian2d<LogCoord<f64>, plotters::coord::types::RangedCoordf64>,
+    >,
+    String,
+> {
+    let mut chart = builder(area)
+        .build_cartesian_2d((x0..x1).log_scale(), 0f64..1.05)
+        .map_err(e)?;
+    mesh(
+        &mut chart,
+        "one-way A→B delay (ms, log)",
+        "share of loaded requests sent",
+        (6, 6),
+    )?;
+    Ok(chart)
+}
+
 /// Every run-level plot, in a fixed order. The loaded delay's CDF is the
 /// delivered probes' one-way delay where every round has its fates
 /// (losses a mass apart, never at the timeout), else the Kaplan–Meier CDF
@@ -163,7 +188,9 @@ pub(crate) fn all(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
         .filter(|s| s.error.is_none())
         .collect();
     let mut out = Vec::new();
-    if netlab_analysis::compare::DelayBasis::of(&ok) == netlab_analysis::compare::DelayBasis::OneWayDelivered {
+    if netlab_analysis::compare::DelayBasis::of(&ok)
+        == netlab_analysis::compare::DelayBasis::OneWayDelivered
+    {
         out.push(delivered_cdf(input)?);
     } else if input.scenarios.iter().any(|s| !obs(s).is_empty()) {
         out.push(km_cdf(input)?);
@@ -212,17 +239,21 @@ where
 }
 
 /// Each round's delivered loaded one-way delays (ascending) and how many
-/// requests of it never reached B.
+/// requests of it left A without a delay: lost, or unresolved (censored
+/// at their own bounds, method §5.8), never a delay.
 fn delivered(s: &Scenario) -> (Vec<f64>, usize) {
-    let d = s.delivered_one_way(ProbePhase::Loaded).unwrap_or_default();
-    let mut v = d.one_way_ms;
-    v.sort_by(f64::total_cmp);
-    (v, d.lost)
+    match netlab_analysis::ArmDelivery::of(&[s]) {
+        Some(d) => {
+            let rest = d.sent as usize - d.delivered_ms.len();
+            (d.delivered_ms, rest)
+        }
+        None => (Vec::new(), 0),
+    }
 }
 
 /// The ordinary CDF of delivered values over every sent request (`n`):
 /// it ends below 1 by the share that never arrived.
-fn ecdf_line(v: &[f64], n: usize, x0: f64, x1: f64) -> Vec<(f64, f64)> {
+pub(crate) fn ecdf_line(v: &[f64], n: usize, x0: f64, x1: f64) -> Vec<(f64, f64)> {
     let mut pts = vec![(x0, 0.0)];
     let mut prev = 0.0;
     for (i, x) in v.iter().enumerate() {
@@ -268,38 +299,40 @@ pub(crate) fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         .filter(|a| a.split())
         .map(|a| a.arm)
         .collect();
+    // One entry per arm (its losses by cause are in summary.md's fate
+    // table), and one for how the curves are drawn.
     let mut legend = Legend::new();
     for (i, arm) in arms.iter().enumerate() {
         let rounds = mine(arm);
-        let (mut v, mut lost) = (Vec::new(), 0);
-        for s in &rounds {
-            let (d, l) = delivered(s);
-            v.extend(d);
-            lost += l;
-        }
-        let n = v.len() + lost;
-        let causes = netlab_analysis::ArmDelivery::of(&rounds)
-            .map(|d| d.loss_text())
+        let fates = netlab_analysis::ArmDelivery::of(&rounds);
+        let what = fates
+            .as_ref()
+            .map(|d| {
+                format!(
+                    "{} of {} delivered, {:.0} % lost",
+                    d.delivered_ms.len(),
+                    d.sent,
+                    100.0 * f64::from(d.lost()) / f64::from(d.sent.max(1)),
+                )
+            })
             .unwrap_or_default();
         let pooled = if split.contains(arm) {
-            "rounds in different states (or changing inside the window), so no pooled curve"
+            "; states differ: not pooled"
         } else {
-            "pooled (thick)"
+            ""
         };
         legend.push(
-            format!(
-                "{arm}: {pooled}, {} round{} (thin, rN); {} delivered of {n} sent; lost {:.0} %: {causes}",
-                rounds.len(),
-                if rounds.len() == 1 { "" } else { "s" },
-                v.len(),
-                100.0 * lost as f64 / n.max(1) as f64,
-            ),
+            format!("{arm}: {what}{pooled}",),
             Mark::Line(arm_color(i), 3),
         );
     }
     legend.push(
+        "pooled (thick); each round thin, rN",
+        Mark::Line(RGBColor(90, 90, 90), 1),
+    );
+    legend.push(
         format!(
-            "probe timeout {:.0} ms: delays past it are exact, from B's log",
+            "timeout {:.0} ms (later deliveries exact)",
             timeout_ms(input)
         ),
         Mark::Dashed(RGBColor(90, 90, 90)),
@@ -308,15 +341,7 @@ pub(crate) fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
     let svg = draw_svg(&file, (WIDTH, h), |root| {
         let body = draw_title(root, &title)?;
         let (plot, legend_area) = legend.split(&body);
-        let mut chart = builder(&plot)
-            .build_cartesian_2d((x0..x1).log_scale(), 0f64..1.05)
-            .map_err(e)?;
-        mesh(
-            &mut chart,
-            "one-way A→B delay (ms, log)",
-            "share of loaded requests sent",
-            (6, 6),
-        )?;
+        let mut chart = one_way_axes(&plot, (x0, x1))?;
         let t = timeout_ms(input);
         chart
             .draw_series(std::iter::once(plotters::element::DashedPathElement::new(
@@ -403,7 +428,7 @@ pub(crate) fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
     };
     let mut legend = Legend::new();
     legend.push(
-        format!("no reply within {bound:.0} ms: censored mass (a curve stops below 1)"),
+        format!("no reply within {bound:.0} ms: censored"),
         Mark::TimeoutBand,
     );
     baseline_legend(input, &arms, &mut legend);
@@ -413,16 +438,18 @@ pub(crate) fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         let km = kaplan_meier(&pooled);
         legend.push(
             format!(
-                "{arm}: pooled (thick), {} rounds (thin, rN); n={}, timeouts {}, reaches {:.2}, p95 {}",
-                rounds.len(),
+                "{arm}: n={}, {} timeouts, p95 {}",
                 km.n,
                 km.censored,
-                km.final_cdf(),
                 km_quantile(&km, 0.95).text("ms")
             ),
             Mark::Line(arm_color(i), 3),
         );
     }
+    legend.push(
+        "pooled (thick); each round thin, rN",
+        Mark::Line(RGBColor(90, 90, 90), 1),
+    );
     let h = title_height(&title, WIDTH) + 420 + legend.height(WIDTH);
     let svg = draw_svg(&file, (WIDTH, h), |root| {
         let body = draw_title(root, &title)?;
@@ -457,10 +484,18 @@ pub(crate) fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
                 .draw_series(LineSeries::new(km_line(&km, x0, bound), c.stroke_width(3)))
                 .map_err(e)?;
         }
-        // The labels stay in the censored band, right of every curve's end.
-        let (_, y0, x1, y1) = plot_bounds(&chart, &plot);
+        // The labels stay in the censored band, right of every curve's
+        // end, or where it is full, anywhere in the plot.
+        let (px0, y0, x1, y1) = plot_bounds(&chart, &plot);
         let band_x = px_in(&chart, &plot, (bound, 0.0)).0;
-        draw_labels(&plot, &labels, &[], (band_x + 2, y0, x1, y1))?;
+        let (w, _) = plot.dim_in_pixel();
+        crate::plot_style::draw_labels_in(
+            &plot,
+            &labels,
+            &[],
+            (band_x + 2, y0, x1, y1),
+            (px0, y0, w as i32 - 2, y1),
+        )?;
         legend.draw(&legend_area)
     })?;
     Ok(Plot::of_run(file, title, svg))
@@ -492,6 +527,9 @@ pub(crate) fn iso_obs(s: &Scenario, late_as_exact: bool) -> Vec<Observation> {
 // Long: one figure drawn in order (title, legend, axes, the curves per arm
 // and probe, the late-reply curve); the steps share the chart context.
 pub(crate) fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
+    if let Some(by_fate) = crate::plot_iso_delivered::iso_delivered_cdf(input) {
+        return by_fate;
+    }
     let file = "iso-cdf-loaded.svg".to_string();
     let title = crate::plots::scoped(
         input,
@@ -521,15 +559,6 @@ pub(crate) fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         .fold(1.0, f64::min)
         .max(0.01)
         * 0.8;
-    let describe = |km: &KaplanMeier| {
-        format!(
-            "n={}, timeouts {}, p50 {}, p95 {}",
-            km.n,
-            km.censored,
-            km_quantile(km, 0.5).text("ms"),
-            km_quantile(km, 0.95).text("ms")
-        )
-    };
     // Per arm: (stop-and-wait, isochronous, late at their RTT, late count).
     type Curves = (
         KaplanMeier,
@@ -554,29 +583,28 @@ pub(crate) fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         let late: Vec<Observation> = mine.iter().flat_map(|s| iso_obs(s, true)).collect();
         let late_n = late.iter().filter(|o| all_exact(o).is_some()).count()
             - iso.iter().filter(|o| all_exact(o).is_some()).count();
+        // One entry per arm; how each probe is drawn is said once below
+        // (each probe's n, timeouts and quantiles: summary.md's tables).
         let km = kaplan_meier(&saw);
-        legend.push(
-            format!("{arm} stop-and-wait: {}", describe(&km)),
-            Mark::Line(c, 3),
-        );
         let iso_km = (!iso.is_empty()).then(|| kaplan_meier(&iso));
-        if let Some(k) = &iso_km {
-            legend.push(
-                format!("{arm} isochronous: {}", describe(k)),
-                Mark::Dashed(c),
-            );
-        }
         let late_km = (!iso.is_empty() && late_n > 0).then(|| (kaplan_meier(&late), late_n));
-        if let Some((k, n)) = &late_km {
-            legend.push(
-                format!(
-                    "{arm} isochronous, {n} late replies at their RTT: {}",
-                    describe(k)
-                ),
-                Mark::Dotted(c),
-            );
-        }
+        let text = match &late_km {
+            Some((_, n)) => format!("{arm}: {n} late isochronous replies"),
+            None => arm.to_string(),
+        };
+        legend.push(text, Mark::Line(c, 3));
         curves.push((km, iso_km, late_km));
+    }
+    let grey = RGBColor(90, 90, 90);
+    legend.push("stop-and-wait probe (solid)", Mark::Line(grey, 3));
+    if curves.iter().any(|c| c.1.is_some()) {
+        legend.push("isochronous probe (dashed)", Mark::Dashed(grey));
+    }
+    if curves.iter().any(|c| c.2.is_some()) {
+        legend.push(
+            "isochronous, late replies at their RTT (dotted)",
+            Mark::Dotted(grey),
+        );
     }
     let h = title_height(&title, WIDTH) + 420 + legend.height(WIDTH);
     let svg = draw_svg(&file, (WIDTH, h), |root| {
@@ -675,6 +703,7 @@ pub(crate) mod tests {
                 timeout_s: 1.0,
                 requests,
                 fates: None,
+                closed_s: None,
             });
         }
         input
@@ -775,15 +804,17 @@ pub(crate) mod tests {
             .iter()
             .find(|p| p.file == "iso-cdf-loaded.svg")
             .expect("the iso plot");
+        // One entry per arm, and one per way a probe is drawn.
         for text in [
-            "pfifo stop-and-wait",
-            "pfifo isochronous: n=9, timeouts 3",
-            "pfifo isochronous, 2 late replies at their RTT",
-            "fq_codel isochronous: n=10, timeouts 0",
+            "pfifo: 2 late isochronous replies",
+            "fq_codel",
+            "stop-and-wait probe (solid)",
+            "isochronous probe (dashed)",
+            "isochronous, late replies at their RTT (dotted)",
         ] {
             assert!(svg_text(&p.svg).contains(text), "{text} missing");
         }
         // fq_codel had no late reply: no third curve for it
-        assert!(!svg_text(&p.svg).contains("fq_codel isochronous, "));
+        assert!(!svg_text(&p.svg).contains("fq_codel:"));
     }
 }

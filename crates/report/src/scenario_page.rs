@@ -1,4 +1,4 @@
-//! A scenario's own page, `scenarios/sNN.html`: its
+//! A scenario's own page, `scenarios/sNN/index.html`, beside its plots: its
 //! row of the scenarios table, its four plots inline (probe RTT, goodput,
 //! tcp_info, qdisc), and its files (the plots' SVGs, its Flent file, its
 //! packet files), with a link back to index.html. Self-contained like
@@ -36,6 +36,7 @@ pub(crate) fn page(
     flent: FlentFile<'_>,
     around: Neighbours<'_>,
 ) -> String {
+    let up = crate::layout::up_from(&crate::layout::scenario_page(s.index));
     let mut h = String::new();
     let _ = writeln!(
         h,
@@ -46,14 +47,14 @@ pub(crate) fn page(
     );
     let _ = write!(
         h,
-        "<p><a href=\"../index.html\">← the run's report (index.html)</a>: its headline, figures, comparison and notes."
+        "<p><a href=\"{up}index.html\">← the run's report (index.html)</a>: its headline, figures, comparison and notes."
     );
     for (word, n) in [("previous", around.previous), ("next", around.next)] {
         if let Some(n) = n {
             let _ = write!(
                 h,
-                " · {word}: <a href=\"../{}\">scenario {} ({})</a>",
-                crate::html::scenario_page_path(n),
+                " · {word}: <a href=\"{up}{}\">scenario {} ({})</a>",
+                crate::layout::scenario_page(n.index),
                 n.index,
                 esc(&n.label())
             );
@@ -63,7 +64,7 @@ pub(crate) fn page(
     let _ = writeln!(
         h,
         "<h1>Scenario {}: {}</h1>\n<p>Run {}, arm <code>{}</code>{}. Every figure is recomputed from the raw samples in \
-         <a href=\"../results.json\">results.json</a>.</p>",
+         <a href=\"{up}results.json\">results.json</a>.</p>",
         s.index,
         esc(&s.label()),
         esc(&input.run_id),
@@ -72,7 +73,7 @@ pub(crate) fn page(
             String::new()
         } else {
             format!(
-                ", <a href=\"../index.html#point{0}\">point {0}</a> ({1})",
+                ", <a href=\"{up}index.html#point{0}\">point {0}</a> ({1})",
                 s.point.index,
                 esc(&s.point.label)
             )
@@ -90,12 +91,12 @@ pub(crate) fn page(
         h.push_str("<p class=small>No probe plot: this scenario recorded no probe request.</p>\n");
     }
     h.push_str("</div>\n<h2 id=files>Files</h2>\n<ul>\n");
-    plot_files(&mut h, plots, "../");
+    plot_files(&mut h, plots, &up);
     match flent {
         Ok(name) => {
             let _ = writeln!(
                 h,
-                "<li><a href=\"../{0}\"><code>{0}</code></a> — Flent data file (<code>flent -i FILE -p ping_cdf -o out.svg</code>; docs/flent.md)</li>",
+                "<li><a href=\"{up}{0}\"><code>{0}</code></a> — Flent data file (<code>flent -i FILE -p ping_cdf -o out.svg</code>; docs/flent.md)</li>",
                 esc(name)
             );
         }
@@ -103,7 +104,7 @@ pub(crate) fn page(
             let _ = writeln!(h, "<li class=err>Flent file not written: {}</li>", esc(why));
         }
     }
-    packet_files(&mut h, s, "../");
+    packet_files(&mut h, s, &up);
     h.push_str("</ul>\n");
     if !s.packet_files.is_empty() {
         let _ = writeln!(h, "<p class=small>{}</p>", crate::html::PACKET_FILES_TEXT);
@@ -125,17 +126,26 @@ mod tests {
             previous: None,
             next: Some(&input.scenarios[1]),
         };
-        let h = page(&input, s, &plots, Ok("s01-round1-pfifo.flent.gz"), around);
+        let h = page(
+            &input,
+            s,
+            &plots,
+            Ok("flent/s01-round1-pfifo.flent.gz"),
+            around,
+        );
         assert!(h.contains(&format!(
-            "next: <a href=\"../scenarios/s02.html\">scenario 2 ({})</a>",
+            "next: <a href=\"../../scenarios/s02/index.html\">scenario 2 ({})</a>",
             input.scenarios[1].label()
         )));
         assert!(!h.contains("previous:"));
         assert_eq!(h.matches("<svg").count(), 4, "its four plots inline");
-        assert!(h.contains("<a href=\"../index.html\">"));
-        assert!(h.contains("<a href=\"../s01-round1-pfifo.flent.gz\">"));
+        assert!(h.contains("<a href=\"../../index.html\">"));
+        assert!(h.contains("<a href=\"../../flent/s01-round1-pfifo.flent.gz\">"));
         for p in &plots {
-            assert!(h.contains(&format!("<a href=\"../{0}\"><code>{0}</code></a>", p.file)));
+            assert!(h.contains(&format!(
+                "<a href=\"../../{0}\"><code>{0}</code></a>",
+                p.file
+            )));
         }
         assert_eq!(h.matches("<tr>").count(), 2, "its own row of the table");
         for bad in ["<script", "src=", "<link", "@import", "url("] {

@@ -13,14 +13,16 @@ use std::fmt::Write as _;
 use netlab_analysis::summary::{ReceiveBufferSeen, ScenarioFigures, SummaryRow, VethsSeen};
 use netlab_results::Results;
 
+mod cc;
 mod header;
 mod hosts;
+pub mod link;
 mod notes;
 mod sections;
 
 use header::header;
-pub use header::interrupted_banner;
-pub use notes::{note_fits_arms, note_for_probe, notes_for, NOTES};
+pub use header::{interrupted_banner, kernel_line};
+pub use notes::{note_fits_arms, note_for_fates, note_for_probe, notes_for, NOTES};
 pub(crate) use sections::sections;
 
 /// What summary.md says below its table that index.html says too: the
@@ -197,6 +199,7 @@ pub(crate) fn markdown(
     rows: &[SummaryRow],
     sections: &[String],
     extra_notes: &[String],
+    fates: bool,
 ) -> String {
     let mut s = String::new();
     s.push_str(header);
@@ -221,7 +224,7 @@ pub(crate) fn markdown(
     )
     .into_iter()
     .filter(|n| note_fits_arms(n, rows.iter().map(|r| r.arm_words.as_str())))
-    .filter_map(|n| note_for_probe(n, timeout_ms))
+    .filter_map(|n| note_for_probe(&note_for_fates(n, fates), timeout_ms))
     {
         let _ = writeln!(s, "- {n}");
     }
@@ -265,10 +268,50 @@ pub fn render(results: &Results, failed_teardown_steps: usize) -> String {
 pub fn headline_of(
     input: Result<&netlab_analysis::records::ReportInput, &netlab_analysis::InputError>,
 ) -> Option<String> {
-    input
-        .ok()
-        .map(|i| netlab_analysis::headline::Headline::of_input(i).markdown())
+    input.ok().map(|i| {
+        let hl = netlab_analysis::headline::Headline::of_input(i);
+        headline_markdown(i, &hl)
+    })
 }
+
+/// The headline as summary.md says it (docs/report.md, "The headline"): a
+/// table first (a sweep's, one per metric), at most one short sentence
+/// per arm and the verdicts; then every arm's full sentences, unchanged,
+/// under "Each arm in full" (a sweep's: what changes along each axis, the
+/// models, and each point's own headline).
+pub fn headline_markdown(
+    input: &netlab_analysis::records::ReportInput,
+    hl: &netlab_analysis::headline::Headline,
+) -> String {
+    use netlab_analysis::headline_table::{HeadlineTable, SweepTables};
+    let full = hl.markdown();
+    let full = full.strip_prefix("## Headline\n\n").unwrap_or(&full);
+    let mut s = String::from("## Headline\n\n");
+    if hl.points.is_empty() {
+        let t = HeadlineTable::of(input, hl);
+        s.push_str(&t.markdown());
+        s.push('\n');
+        s.push_str(HEADLINE_TABLE_NOTE);
+        s.push_str("\n\n");
+        for line in t.sentences(hl) {
+            s.push_str(&format!("- {line}\n"));
+        }
+        for v in &hl.verdicts {
+            s.push_str(&format!("\n**Verdict:** {v}.\n"));
+        }
+        s.push_str("\n### Each arm in full\n\n");
+    } else {
+        s.push_str(&SweepTables::of(input, hl).markdown());
+        s.push_str(HEADLINE_TABLE_NOTE);
+        s.push_str(" One table per metric: arms as rows, sweep points as columns.\n");
+        s.push_str("\n### Along each axis, and each point in full\n\n");
+    }
+    s.push_str(full);
+    s
+}
+
+/// What the headline's tables hold, said once above them.
+pub const HEADLINE_TABLE_NOTE: &str = "Each cell: the arm's figure, then each round's in brackets (a delay pooled over the rounds' measured windows; goodput the mean of fewer than 3 rounds, else the median with the range; drops and marks per round). ⚠ marks an arm with a round to look at, said below the table.";
 
 /// summary.md of a run from its header (`results`, whose own `scenarios`
 /// are not read), its headline ([`headline_of`]) and its scenarios'
@@ -296,7 +339,15 @@ pub fn render_figures(
         &rows,
         &sections_with_caveats,
         &extra_notes(scenarios, failed_teardown_steps),
+        every_round_has_fates(scenarios),
     )
+}
+
+/// Whether every scenario that ran the stop-and-wait probe records its
+/// loaded requests' fates (B's receive log, method §5.8), and one did.
+pub fn every_round_has_fates(scenarios: &[ScenarioFigures]) -> bool {
+    let probed: Vec<&ScenarioFigures> = scenarios.iter().filter(|f| f.loaded.is_some()).collect();
+    !probed.is_empty() && probed.iter().all(|f| f.loaded_fates.is_some())
 }
 
 /// The notes particular to this run: failures, capture drops, probe

@@ -73,8 +73,14 @@ pub(crate) fn csv_header(table: &SweepTable) -> Vec<String> {
             "error",
             "rtt_requests",
             "rtt_timeouts",
-            "iso_requests",
-            "iso_unanswered",
+            "iso_sent",
+            "iso_delivered",
+            "iso_dropped",
+            "iso_lost_unknown",
+            "iso_censored",
+            "iso_censored_bound_min_ms",
+            "iso_censored_bound_max_ms",
+            "iso_no_record",
         ]
         .map(String::from),
     );
@@ -188,8 +194,20 @@ pub fn csv(table: &SweepTable) -> String {
             opt(r.error.clone()),
             opt(r.rtt_requests.map(|c| c[0])),
             opt(r.rtt_requests.map(|c| c[1])),
-            opt(r.iso_requests.map(|c| c[0])),
-            opt(r.iso_requests.map(|c| c[1])),
+            opt(r.iso_slots.map(|c| c.sent)),
+            opt(r.iso_slots.map(|c| c.delivered)),
+            opt(r.iso_slots.map(|c| c.dropped)),
+            opt(r.iso_slots.map(|c| c.lost_unknown)),
+            opt(r.iso_slots.map(|c| c.censored)),
+            opt(r
+                .iso_slots
+                .and_then(|c| c.censored_bounds_ms)
+                .map(|b| num(b[0]))),
+            opt(r
+                .iso_slots
+                .and_then(|c| c.censored_bounds_ms)
+                .map(|b| num(b[1]))),
+            opt(r.iso_slots.map(|c| c.no_record)),
         ]);
         for m in SweepMetric::ALL {
             let v = r.metrics.get(m);

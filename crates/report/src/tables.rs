@@ -25,12 +25,12 @@ use std::collections::HashMap;
 
 use netlab_results::fate::{Fate, LossCause, ProbeFates, RequestFate};
 
+use crate::sweep_file::{axis_fields, axis_header, field};
 use netlab_analysis::records::{Logged, ProbeOutcome, ProbePhase, Scenario};
 use netlab_analysis::sweep::SweepAxis;
-use crate::sweep_file::{axis_fields, axis_header, field};
 
 /// probes.csv's columns after the scenario's.
-pub(crate) const PROBE_COLUMNS: [&str; 12] = [
+pub(crate) const PROBE_COLUMNS: [&str; 13] = [
     "probe",
     "seq",
     "phase",
@@ -42,6 +42,7 @@ pub(crate) const PROBE_COLUMNS: [&str; 12] = [
     "rtt_ms_at_least",
     "late_rtt_ms",
     "one_way_up_ms",
+    "one_way_up_ms_at_least",
     "one_way_down_ms",
 ];
 
@@ -196,12 +197,21 @@ struct Request<'a> {
     up_ms: Option<f64>,
     down_ms: Option<f64>,
     fate: Option<&'a RequestFate>,
+    /// When B's echo of this probe closed, s since t0 (an unresolved
+    /// request's bound), when recorded.
+    closed_s: Option<f64>,
 }
 
 impl Request<'_> {
     fn cells(&self) -> Vec<String> {
         let fate = self.fate.map(|r| &r.fate);
         let (fate_up, fate_late) = fate.map_or((None, None), fate_delays);
+        // An unresolved request is censored at its own bound, B's close
+        // less its send (method §5.8), never at another's delay.
+        let up_at_least = match (fate, self.closed_s, self.fate.and_then(|r| r.send_s)) {
+            (Some(Fate::Unresolved), Some(c), Some(t)) => Some(netlab_analysis::own_bound_ms(c, t)),
+            _ => None,
+        };
         let (rtt, at_least) = match self.outcome {
             ProbeOutcome::Reply { rtt_ms } => (Some(rtt_ms), None),
             ProbeOutcome::Timeout => (None, Some(self.timeout_ms)),
@@ -219,6 +229,7 @@ impl Request<'_> {
             num(at_least),
             num(self.late_rtt_ms.or(fate_late)),
             num(self.up_ms.or(fate_up)),
+            num(up_at_least),
             num(self.down_ms),
         ]
     }
@@ -248,6 +259,7 @@ pub(crate) fn probe_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
             up_ms: None,
             down_ms: None,
             fate: fates.get(&p.seq).copied(),
+            closed_s: s.echo_closed_s,
         });
     }
     if let Some(iso) = &s.iso {
@@ -265,6 +277,7 @@ pub(crate) fn probe_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
                 up_ms: r.up_ms,
                 down_ms: r.down_ms,
                 fate: fates.get(&r.seq).copied(),
+                closed_s: iso.closed_s,
             });
         }
     }

@@ -82,7 +82,7 @@ fn chromium(url: &str, args: &[String], dir: &Path) -> (String, String) {
 const CHECK_SCRIPT: &str = r#"<script>
 const out = {headline: '', svgs: [], small: [], texts: 0, first: null, back: []};
 for (const a of document.querySelectorAll('a')) {
-  if (a.getAttribute('href') === '../index.html') out.back.push(a.href);
+  if (a.getAttribute('href') === '../../index.html') out.back.push(a.href);
 }
 const h = document.getElementById('headline');
 out.headline = h ? h.innerText : '';
@@ -159,29 +159,34 @@ fn the_page_renders_in_headless_chromium_with_its_headline_and_readable_type() {
     // 2. What the browser computed, through a checking copy of the page.
     let v = computed(&files.html, dir.path());
     let headline = v["headline"].as_str().unwrap();
+    // A table first: its heading names each figure, a row per arm holds
+    // them all (docs/report.md, "The headline").
+    let heading = headline
+        .lines()
+        .find(|l| l.starts_with("arm\t"))
+        .unwrap_or_else(|| panic!("no table in the headline: {headline}"));
+    for figure in [
+        "p50",
+        "p95",
+        "goodput, Mbit/s",
+        "drops in window",
+        "marks in window",
+    ] {
+        assert!(
+            heading.contains(figure),
+            "the table lacks {figure:?}: {heading}"
+        );
+    }
     for arm in ["pfifo", "fq_codel"] {
-        let line = headline
+        let row = headline
             .lines()
-            .find(|l| l.starts_with(&format!("{arm} (")))
-            .unwrap_or_else(|| panic!("no headline for {arm}: {headline}"));
-        for figure in [
-            "baseline p50",
-            "loaded",
-            "p95",
-            "goodput",
-            "Mbit/s",
-            "loaded probes censored",
-            "drops",
-        ] {
-            assert!(
-                line.contains(figure),
-                "{arm}'s headline lacks {figure:?}: {line}"
-            );
-        }
+            .find(|l| l.split('\t').next().map(|c| c.trim_end_matches(" ⚠")) == Some(arm))
+            .unwrap_or_else(|| panic!("no row for {arm}: {headline}"));
+        assert_eq!(row.split('\t').count(), 7, "{arm}'s row: {row}");
     }
     assert!(headline.contains("Verdict: fq_codel"), "{headline}");
     assert!(
-        headline.contains("rounds disagree; medians not pooled"),
+        headline.contains("pfifo: rounds in different states, so no pooled delay"),
         "{headline}"
     );
 
@@ -210,13 +215,7 @@ fn the_page_renders_in_headless_chromium_with_its_headline_and_readable_type() {
 
     // Every plot of the run is on index.html once; each scenario's own
     // four are on its page, not here.
-    let own = |p: &&std::path::PathBuf| {
-        let n = p.file_name().unwrap().to_string_lossy();
-        n.len() > 4
-            && n.starts_with('s')
-            && n[1..3].bytes().all(|b| b.is_ascii_digit())
-            && &n[3..4] == "-"
-    };
+    let own = |p: &&std::path::PathBuf| p.starts_with(dir.path().join("scenarios"));
     let run_plots = files.svgs.iter().filter(|p| !own(p)).count();
     assert_eq!(files.svgs.len() - run_plots, 4 * input.scenarios.len());
     drawn_and_readable(&v, run_plots, 100);
@@ -225,12 +224,14 @@ fn the_page_renders_in_headless_chromium_with_its_headline_and_readable_type() {
     // link back resolving to index.html.
     assert_eq!(files.pages.len(), input.scenarios.len());
     let s = &input.scenarios[1];
-    let detail = dir.path().join(format!("scenarios/s{:02}.html", s.index));
+    let detail = dir
+        .path()
+        .join(netlab_report::layout::scenario_page(s.index));
     assert!(files.pages.contains(&detail), "{:?}", files.pages);
     let index = std::fs::read_to_string(&files.html).unwrap();
     assert!(
         index.contains(&format!(
-            "<a href=\"scenarios/s{:02}.html\">{}</a>",
+            "<a href=\"scenarios/s{:02}/index.html\">{}</a>",
             s.index, s.index
         )),
         "index.html does not link scenario {}'s page",

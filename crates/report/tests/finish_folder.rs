@@ -117,7 +117,10 @@ fn a_folder_finished_from_its_scenarios_is_the_one_finished_from_results_json() 
     let names = names_in(read.path());
     assert_eq!(names, names_in(fed.path()));
     assert!(names.len() > 10, "{names:?}");
-    assert!(names.iter().any(|n| n == "scenarios/s06.html"), "{names:?}");
+    assert!(
+        names.iter().any(|n| n == "scenarios/s06/index.html"),
+        "{names:?}"
+    );
     for n in &names {
         assert!(
             std::fs::read(read.path().join(n)).unwrap()

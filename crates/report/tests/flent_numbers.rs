@@ -116,7 +116,7 @@ fn flents_own_numbers_agree_with_ours_and_rank_the_arms_as_netlab_does() {
     let mut latency: Vec<(String, String, f64, f64)> = Vec::new();
     let mut censored = 0;
     for s in &input.scenarios {
-        let file = dir.path().join(netlab_report::flent::file_name(s));
+        let file = dir.path().join(netlab_report::flent::path(s));
         assert!(files.flent.contains(&file), "{} written", file.display());
         let meta = metadata(&file);
         let delay = meta["DELAY"].as_f64().unwrap();

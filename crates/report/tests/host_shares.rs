@@ -153,7 +153,10 @@ fn summary_and_page_say_where_each_arm_lands_and_name_the_figure() {
 /// the equal host share; with one flow per host, per-flow FQ and the equal
 /// host share are one prediction; with all flows at one base RTT, Mathis's
 /// share lies within the measurement's resolution of per-flow FQ's, and
-/// fq_codel and `triple-isolate` cannot rank the two.
+/// fq_codel and `triple-isolate` cannot rank the two. pfifo limit 256 had
+/// no drop in either round's window and a near/far share that moved by
+/// 0.05 between the window's halves: no model applies, and the sentence
+/// says so instead of naming one.
 #[test]
 fn each_arm_sentence_names_the_model_its_rounds_sit_nearest() {
     let nearest = |run: &str| -> Vec<(String, String)> {
@@ -163,10 +166,14 @@ fn each_arm_sentence_names_the_model_its_rounds_sit_nearest() {
             .iter()
             .map(|s| {
                 let arm = s.split(" up: ").next().unwrap().to_string();
-                let clause = s
-                    .split("(nearest: ")
-                    .nth(1)
-                    .unwrap_or_else(|| panic!("{s}"));
+                let Some(clause) = s.split("(nearest: ").nth(1) else {
+                    let none = s.split(". ").last().unwrap();
+                    assert!(
+                        none.starts_with("No model is compared: not applicable"),
+                        "{s}"
+                    );
+                    return (arm, "none".to_string());
+                };
                 // The names, without what the parenthesis adds.
                 let model = clause.split([';', '(']).next().unwrap().trim().to_string();
                 (arm, model)
@@ -193,10 +200,99 @@ fn each_arm_sentence_names_the_model_its_rounds_sit_nearest() {
     assert_eq!(
         nearest(RTT),
         want(&[
-            ("pfifo limit 256", "Mathis at the measured RTTs"),
+            ("pfifo limit 256", "none"),
             ("pfifo limit 33", "Mathis at the measured RTTs"),
             ("fq_codel", "per-flow FQ and the equal host share"),
             ("cake", "per-flow FQ and the equal host share"),
         ])
+    );
+}
+
+/// A model is compared only where its conditions hold (docs/models.md,
+/// model 5): on run-uml-rtt-fairness-quick, pfifo limit 256 dropped
+/// nothing inside either round's window, so Mathis's law (rates from a
+/// loss rate) does not apply, and its shares moved by more than 0.05
+/// between the window's halves (near 0.802 → 0.747, 0.804 → 0.750), so
+/// no equilibrium model does. Neither sentence nor figure compares it
+/// with one; pfifo limit 33, which dropped, keeps its nearest model.
+#[test]
+fn a_model_is_compared_only_where_its_conditions_hold() {
+    let r = Results::parse(&fixture_json_of(RTT)).unwrap();
+    let input = netlab_analysis::input_from(&r).unwrap();
+    let deep: Vec<_> = input
+        .figures
+        .iter()
+        .filter(|f| f.arm == "pfifo limit 256")
+        .collect();
+    assert_eq!(deep.len(), 2);
+    for f in &deep {
+        assert_eq!(
+            f.host_conditions.window_signals,
+            Some(0),
+            "round {}",
+            f.round
+        );
+        assert!(
+            f.host_conditions.unsettled("up").is_some(),
+            "round {}",
+            f.round
+        );
+    }
+    let sentences = netlab_analysis::hosts::arm_sentences(&input.figures);
+    let s = sentences
+        .iter()
+        .find(|s| s.starts_with("pfifo limit 256 up:"))
+        .unwrap();
+    assert!(!s.contains("nearest"), "{s}");
+    assert!(!s.contains("Mathis at the measured RTTs 0.5"), "{s}");
+    assert!(
+        s.contains("Mathis at the measured RTTs not applicable (no drop or mark in the window)"),
+        "{s}"
+    );
+    assert!(s.contains("near 0.802 → 0.747"), "{s}");
+    let shallow = sentences
+        .iter()
+        .find(|s| s.starts_with("pfifo limit 33 up:"))
+        .unwrap();
+    assert!(
+        shallow.contains("(nearest: Mathis at the measured RTTs;"),
+        "{shallow}"
+    );
+    // The figure draws no model line over pfifo limit 256's slot, and its
+    // legend says why.
+    let files = netlab_report::render_all(&input).unwrap();
+    let svg = common::rendered_text(&files, "hosts-share-up.svg", RTT);
+    assert!(
+        svg.contains("pfifo limit 256: no model, share moved &gt; 0.05"),
+        "legend"
+    );
+    let models = ["#282828", "#828282", "#C80078"];
+    let els = common::svg::elements(&svg);
+    // The plot's x extent: its black axis lines; four arms, four bands.
+    let axes: Vec<f64> = els
+        .iter()
+        .filter(|e| e.tag == "polyline" && e.attr("stroke") == Some("#000000"))
+        .flat_map(|e| e.points())
+        .map(|(x, _)| x)
+        .collect();
+    let (left, right) = axes
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(a, b), x| (a.min(*x), b.max(*x)));
+    let band = (right - left) / 4.0;
+    // Every model dash inside the plot (the legend's marks sit left of it).
+    let xs: Vec<f64> = els
+        .iter()
+        .filter(|e| e.tag == "polyline" || e.tag == "line")
+        .filter(|e| e.attr("stroke").is_some_and(|c| models.contains(&c)))
+        .flat_map(|e| e.points())
+        .map(|(x, _)| x)
+        .filter(|x| *x > left)
+        .collect();
+    assert!(!xs.is_empty(), "the other arms' models are drawn");
+    let x0 = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(
+        x0 > left + band - 1.0,
+        "a model is drawn over pfifo limit 256 ({x0} in [{left}, {}])",
+        left + band
     );
 }

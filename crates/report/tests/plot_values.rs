@@ -61,7 +61,11 @@ fn the_headline_figure_draws_each_arm_s_delays_where_the_headline_puts_them() {
         .unwrap();
     let end = els
         .iter()
-        .position(|e| e.is_text("% of loaded probes"))
+        .position(|e| {
+            ["probes", "requests", "slots"]
+                .iter()
+                .any(|n| e.is_text(&format!("% of loaded {n}")))
+        })
         .unwrap();
     let panel = &els[start..end];
     let x = Axis::fit(&ticks(panel, "middle", "x"), true);

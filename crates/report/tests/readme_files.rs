@@ -19,18 +19,12 @@ fn readme() -> String {
 }
 
 /// `s02-round1-fq_codel.headers.pcapng` → `sNN-roundR-ARM.headers.pcapng`,
-/// `overview-pfifo-vs-fq_codel.svg` → `overview-A-vs-B.svg`,
-/// `scenarios/s03.html` → `sNN.html`.
+/// `overview-pfifo-vs-fq_codel.svg` → `overview-A-vs-B.svg`; a path's
+/// folders are left out (`scenarios/s03/s03-goodput.svg` →
+/// `sNN-goodput.svg`, a scenario's page `scenarios/s03/index.html` →
+/// `index.html`).
 fn pattern(name: &str) -> String {
-    // A scenario's page: `scenarios/s03.html` → `sNN.html`.
-    let name = name.strip_prefix("scenarios/").unwrap_or(name);
-    if name.len() >= 8
-        && name.starts_with('s')
-        && name.ends_with(".html")
-        && name[1..name.len() - 5].bytes().all(|b| b.is_ascii_digit())
-    {
-        return "sNN.html".into();
-    }
+    let name = name.rsplit('/').next().unwrap_or(name);
     if let Some(rest) = name.strip_prefix("overview-") {
         if rest.contains("-vs-") && rest.ends_with(".svg") {
             return "overview-A-vs-B.svg".into();

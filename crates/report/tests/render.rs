@@ -50,7 +50,7 @@ fn every_plot_is_produced_parses_and_is_not_blank() {
     assert_eq!(html.matches("<svg").count(), 4, "the run's plots inline");
     assert_eq!(files.pages.len(), 6);
     for s in &input.scenarios {
-        let name = format!("scenarios/s{:02}.html", s.index);
+        let name = netlab_report::layout::scenario_page(s.index);
         assert!(
             html.contains(&format!("<a href=\"{name}\">")),
             "index.html does not link {name}"
@@ -59,7 +59,7 @@ fn every_plot_is_produced_parses_and_is_not_blank() {
         assert_eq!(files.pages[s.index as usize - 1], path);
         let page = std::fs::read_to_string(&path).unwrap();
         assert!(
-            page.contains("<a href=\"../index.html\">"),
+            page.contains("<a href=\"../../index.html\">"),
             "{name} does not link back"
         );
         for kind in ["probe-rtt", "goodput", "tcp-info", "qdisc"] {
@@ -84,7 +84,7 @@ fn every_plot_is_produced_parses_and_is_not_blank() {
             .to_string_lossy()
             .into_owned();
         assert!(
-            page.contains(&format!("<a href=\"../{flent}\">")),
+            page.contains(&format!("<a href=\"../../flent/{flent}\">")),
             "{name} does not link {flent}"
         );
         self_contained(&name, &page);
@@ -130,7 +130,8 @@ fn timeouts_show_in_the_band_and_the_km_curve_stops_below_one() {
     let km = kaplan_meier(&loaded);
     assert!(km.final_cdf() < 1.0, "KM stops below 1: {}", km.final_cdf());
 
-    let probe_svg = std::fs::read_to_string(dir.path().join("s01-probe-rtt.svg")).unwrap();
+    let probe_svg =
+        std::fs::read_to_string(dir.path().join("scenarios/s01/s01-probe-rtt.svg")).unwrap();
     // Without B's receive log a timeout cannot be told a loss or a delay:
     // it stays in the band, said so.
     assert!(
@@ -155,12 +156,18 @@ fn timeouts_show_in_the_band_and_the_km_curve_stops_below_one() {
         .collect();
     let pk = kaplan_meier(&pooled);
     assert!(pk.final_cdf() < 1.0);
-    let km_svg = std::fs::read_to_string(dir.path().join("km-cdf-loaded.svg")).unwrap();
+    let km_svg = std::fs::read_to_string(dir.path().join("figures/km-cdf-loaded.svg")).unwrap();
+    let fq = input
+        .scenarios
+        .iter()
+        .filter(|s| s.arm == "fq_codel")
+        .map(|s| s.loaded_probes().count())
+        .sum::<usize>();
     assert!(
-        km_svg.contains(&format!("reaches {:.2}", pk.final_cdf())),
-        "legend states where the curve stops"
+        km_svg.contains(&format!("fq_codel: n={fq}")),
+        "the legend gives each arm's requests"
     );
-    assert!(km_svg.contains("censored mass"));
+    assert!(km_svg.contains("no reply within 1000 ms: censored"));
     assert!(files.svgs.len() > 3);
 }
 
@@ -304,7 +311,7 @@ fn a_sweep_s_scenario_pages_name_their_point_and_draw_its_rate() {
     for (i, s) in input.scenarios.iter().enumerate() {
         let page = std::fs::read_to_string(&files.pages[i]).unwrap();
         let point = format!(
-            "<a href=\"../index.html#point{0}\">point {0}</a> ({1})",
+            "<a href=\"../../index.html#point{0}\">point {0}</a> ({1})",
             s.point.index, s.point.label
         );
         assert!(page.contains(&point), "scenario {} lacks {point}", s.index);
@@ -316,9 +323,11 @@ fn a_sweep_s_scenario_pages_name_their_point_and_draw_its_rate() {
         } else {
             "2"
         };
-        let goodput =
-            std::fs::read_to_string(dir.path().join(format!("s{:02}-goodput.svg", s.index)))
-                .unwrap();
+        let goodput = std::fs::read_to_string(
+            dir.path()
+                .join(netlab_report::layout::scenario_plot(s.index, "goodput")),
+        )
+        .unwrap();
         let text = goodput.replace('\n', " ");
         assert!(
             text.contains(&format!("rate {rate} Mbit/s")),

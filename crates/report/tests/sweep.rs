@@ -6,7 +6,8 @@ mod common;
 
 use common::{fixture_json_of, parse_csv, rasterize, TempDir};
 use netlab_analysis::sweep::{self, AxisKind, Measured, SweepMetric};
-use netlab_probe::{IsoOutcome, Phase, RequestOutcome};
+use netlab_probe::{Phase, RequestOutcome};
+use netlab_results::fate::Fate;
 use netlab_results::Results;
 use netlab_stats::{censored_quantile, CensoredQuantile, Observation};
 
@@ -42,26 +43,34 @@ fn rtt_quantile(r: &Results, scenario: usize, p: f64) -> CensoredQuantile {
 }
 
 /// The isochronous probe's loaded one-way A→B quantile, recomputed from
-/// the raw slots: any reply's A→B delay exact, a request never answered
-/// ranked after every measured delay (censored at the largest).
+/// the raw fates: over the delivered slots only (replied or reached B),
+/// the lower median and the nearest rank (method §5.8); a dropped or
+/// unresolved slot is never a delay.
 fn iso_up_quantile(r: &Results, scenario: usize, p: f64) -> CensoredQuantile {
     let iso = r.scenarios[scenario].iso_probe.as_ref().unwrap();
-    let sent: Vec<_> = iso
-        .log
+    let mut v: Vec<f64> = iso
+        .fates
+        .as_ref()
+        .unwrap()
         .requests
         .iter()
         .filter(|q| q.phase == Phase::Loaded)
-        .filter(|q| matches!(q.outcome, IsoOutcome::Reply | IsoOutcome::Timeout))
-        .collect();
-    let max = sent.iter().filter_map(|q| q.up_ms).fold(0.0, f64::max);
-    let obs: Vec<Observation> = sent
-        .iter()
-        .map(|q| {
-            q.up_ms
-                .map_or(Observation::AtLeast(max), Observation::Exact)
+        .filter_map(|q| match q.fate {
+            Fate::Replied { one_way_ms, .. } | Fate::ReachedB { one_way_ms, .. } => one_way_ms,
+            _ => None,
         })
         .collect();
-    censored_quantile(&obs, p)
+    if v.is_empty() {
+        return CensoredQuantile::NoData;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let i = if p == 0.5 {
+        (n - 1) / 2
+    } else {
+        ((p * n as f64).ceil() as usize).clamp(1, n) - 1
+    };
+    CensoredQuantile::Value(v[i])
 }
 
 fn as_csv_pair(q: CensoredQuantile) -> (String, String) {
@@ -186,7 +195,8 @@ fn each_metric_has_a_figure_against_each_axis_that_parses_and_keeps_the_print_ru
         for a in &t.axes {
             let f = netlab_report::plot_sweep::file_name(m, a);
             assert!(names.contains(&f), "missing {f} in {names:?}");
-            let svg = std::fs::read(dir.path().join(&f)).unwrap();
+            let svg =
+                std::fs::read(dir.path().join(netlab_report::layout::sweep_figure(&f))).unwrap();
             let ink = rasterize(&svg).unwrap_or_else(|e| panic!("{f}: {e}"));
             // Sparse by nature (a few points per panel; text is not
             // rasterized here): ink above a blank page's axes alone.
@@ -215,7 +225,11 @@ fn each_metric_has_a_figure_against_each_axis_that_parses_and_keeps_the_print_ru
                 "{kind} of point {p}"
             );
         }
-        let svg = std::fs::read_to_string(dir.path().join(format!("p03-{kind}.svg"))).unwrap();
+        let svg = std::fs::read_to_string(dir.path().join(netlab_report::layout::point_figure(
+            3,
+            &format!("{kind}.svg"),
+        )))
+        .unwrap();
         assert!(
             svg.contains("(rate=20mbit"),
             "{kind}: its title names the point"
@@ -346,8 +360,9 @@ fn rounds_are_pooled_within_a_point_never_across_points() {
 }
 
 /// Whichever probe ran feeds the headline: with the stop-and-wait probe
-/// taken out, the isochronous probe's RTT is the headline's latency (it
-/// once said "no data").
+/// taken out, the isochronous probe's one-way delay over the window is
+/// the headline's latency (it once said "no data"), every slot's fate
+/// apart (method §12.11).
 #[test]
 fn an_isochronous_only_sweep_has_a_latency_in_its_headline() {
     let mut input = netlab_report::read_results(folder("sweep-iso").path()).unwrap();
@@ -357,8 +372,16 @@ fn an_isochronous_only_sweep_has_a_latency_in_its_headline() {
     }
     let h = netlab_analysis::headline::Headline::of_input(&input);
     let md = h.markdown();
-    assert!(md.contains("isochronous probe RTT baseline p50"), "{md}");
-    assert!(md.contains("the only probe that ran"), "{md}");
+    assert!(
+        md.contains("from the isochronous probe, a slot every 20 ms whatever is outstanding"),
+        "{md}"
+    );
+    assert!(
+        md.contains("loaded slots tail-dropped (queue full)"),
+        "{md}"
+    );
+    assert!(md.contains("one-way A→B over the window p50 "), "{md}");
+    assert!(!md.contains("no data"), "{md}");
     assert!(!md.contains("no B receive log"), "{md}");
     let p3 = &h.points[2].headline.arms[0];
     assert!(matches!(p3.loaded_p50, CensoredQuantile::Value(v) if v > 50.0));
@@ -386,9 +409,15 @@ fn a_metric_that_never_changes_is_said_in_one_line_not_drawn() {
     );
     let plots = netlab_report::plot_sweep::all(&t).unwrap();
     for a in &t.axes {
-        let f = netlab_report::plot_sweep::file_name(SweepMetric::Drops, a);
+        let f = netlab_report::layout::sweep_figure(&netlab_report::plot_sweep::file_name(
+            SweepMetric::Drops,
+            a,
+        ));
         assert!(plots.iter().all(|p| p.file != f), "{f} drawn");
-        let g = netlab_report::plot_sweep::file_name(SweepMetric::GoodputUp, a);
+        let g = netlab_report::layout::sweep_figure(&netlab_report::plot_sweep::file_name(
+            SweepMetric::GoodputUp,
+            a,
+        ));
         assert!(plots.iter().any(|p| p.file == g), "{g} not drawn");
     }
 }

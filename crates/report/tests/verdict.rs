@@ -136,3 +136,57 @@ fn the_host_runs_goodput_per_round_is_its_window_goodput() {
     let mean = vals.iter().sum::<f64>() / vals.len() as f64;
     assert!((value(g.pooled.value) - mean).abs() < 1e-9);
 }
+
+/// A verdict only where the rounds give one (method §12.5): the 2-round
+/// run-uml-rtt-fairness-quick gives no bold verdict for any pair, and for
+/// cake against fq_codel, whose rounds go both ways, says what the rounds
+/// show; the 3-round run with fates keeps its verdict. summary.md and
+/// index.html say the same.
+#[test]
+fn fewer_than_three_rounds_or_rounds_both_ways_give_no_bold_verdict() {
+    let dir = TempDir::new("verdict-two-rounds");
+    std::fs::write(
+        dir.path().join("results.json"),
+        common::fixture_json_of("run-uml-rtt-fairness-quick"),
+    )
+    .unwrap();
+    let input = netlab_report::read_results(dir.path()).unwrap();
+    let h = netlab_analysis::headline::Headline::of_input(&input);
+    assert!(h.verdicts.is_empty(), "{:?}", h.verdicts);
+    assert_eq!(h.readings.len(), 6, "one per pair of the four arms");
+    let both = h
+        .readings
+        .iter()
+        .find(|r| r.starts_with("cake vs fq_codel"))
+        .unwrap();
+    assert!(
+        both.contains("no verdict, 2 rounds per arm (fewer than 3 give no interval), and the rounds go both ways: cake lower in 1 of 2 rounds, higher in 1"),
+        "{both}"
+    );
+    let md = h.markdown();
+    assert!(!md.contains("**Verdict:**"), "{md}");
+    assert!(
+        md.contains(&format!("What the rounds show: {both}.")),
+        "{md}"
+    );
+    let files = netlab_report::render_all(&input).unwrap();
+    let html = common::rendered_text(&files, "index.html", "rtt-fairness");
+    assert!(
+        !html.contains("class=verdict"),
+        "index.html gives a bold verdict"
+    );
+    assert!(html.contains(&netlab_report::html_text(&format!(
+        "What the rounds show: {both}."
+    ))));
+    // Three rounds a side, every round one way: the verdict stands.
+    let dir = TempDir::new("verdict-three-rounds");
+    std::fs::write(
+        dir.path().join("results.json"),
+        common::fixture_json_of("run-uml-3rounds-fates"),
+    )
+    .unwrap();
+    let input = netlab_report::read_results(dir.path()).unwrap();
+    let h = netlab_analysis::headline::Headline::of_input(&input);
+    assert_eq!(h.verdicts.len(), 1);
+    assert!(h.readings.is_empty());
+}

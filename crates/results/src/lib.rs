@@ -1,6 +1,6 @@
 //! netlab-results: results.json, owned in one place. Its shape as typed
-//! values ([`Results`], schema_version 3; version 2 has the same shape
-//! without its optional fields), one reader for every version
+//! values ([`Results`], schema_version 4; versions 2 and 3 have the same
+//! shape without its newer optional fields), one reader for every version
 //! this netlab knows ([`Results::read`]; version 1 is read in its own shape
 //! and migrated, [`v1`]), a reader that hands over one scenario at a time
 //! ([`stream::read_each`]), the byte-exact splitter that merge and resume
@@ -45,13 +45,16 @@ pub mod bottleneck;
 pub mod fate;
 mod file;
 pub mod hosts;
+pub mod link;
 pub mod merge;
+pub mod models_record;
 pub mod queue_seen;
 mod read;
 mod run;
 mod scenario;
 pub mod shares;
 pub mod split;
+mod steps;
 pub mod store;
 pub mod stream;
 mod tcp_info;
@@ -63,8 +66,9 @@ mod v1_config;
 pub use bottleneck::{Bottleneck, CpuUse, DirectionBottleneck, Verdict};
 pub use file::{read_json, write_json_atomic, ResultsFileError};
 pub use hosts::HostResult;
+pub use link::{link_bins, LinkBin, LinkResult};
 pub use queue_seen::{queue_seen, QueueSeen};
-pub use read::{ReadError, SUPPORTED_SCHEMAS};
+pub use read::{file_in, open, ReadError, SUPPORTED_SCHEMAS};
 pub use run::{
     Interrupted, KernelInfo, MergeRecord, MergeSource, RanOn, Results, ShardRecord, Tool,
     SCHEMA_VERSION,
@@ -75,4 +79,5 @@ pub use scenario::{
     RequestRecord, SampledQdisc, ScenarioResult, SenderSummary, TcpInfoSamplerResult, TcpResult,
     TopologyResult,
 };
+pub use steps::{RunSteps, ScenarioSteps, StepSums};
 pub use store::ScenarioFiles;

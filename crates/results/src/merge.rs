@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 
 use crate::split::{read_scenario_file, read_split, SplitError};
 use crate::store::scenario_files;
-use crate::{KernelInfo, MergeRecord, MergeSource, Results, ScenarioFiles, ScenarioResult, Tool};
+use crate::{
+    KernelInfo, MergeRecord, MergeSource, Results, RunSteps, ScenarioFiles, ScenarioResult, Tool,
+};
 
 /// Why a merge was refused.
 #[derive(Debug, thiserror::Error)]
@@ -255,6 +257,8 @@ fn check(
 /// The merged run's header (no scenarios).
 fn merged_header(sources: &[SourceFolder], c: &Checked) -> Results {
     let first = &sources[0].header;
+    // Two folders ran on one kernel when everything recorded of it agrees.
+    let described: BTreeSet<String> = sources.iter().map(|s| s.header.kernel.describe()).collect();
     let kernels: BTreeSet<(&str, &str)> = sources
         .iter()
         .map(|s| {
@@ -264,7 +268,7 @@ fn merged_header(sources: &[SourceFolder], c: &Checked) -> Results {
             )
         })
         .collect();
-    let kernel = if kernels.len() == 1 {
+    let kernel = if described.len() == 1 {
         first.kernel.clone()
     } else {
         KernelInfo {
@@ -281,6 +285,7 @@ fn merged_header(sources: &[SourceFolder], c: &Checked) -> Results {
                 .collect::<Vec<_>>()
                 .join(", "),
             chosen_because: "merged from folders that ran on different kernels; each scenario's ran_on names its own".into(),
+            ..KernelInfo::default()
         }
     };
     let mut notes = first.notes.clone();
@@ -312,6 +317,11 @@ fn merged_header(sources: &[SourceFolder], c: &Checked) -> Results {
             .unwrap_or_default(),
         timeline_total_s: sources.iter().map(|s| s.header.timeline_total_s).sum(),
         wall_s: sources.iter().map(|s| s.header.wall_s).sum(),
+        // Added up as the wall times are (when every source recorded them).
+        steps: sources
+            .iter()
+            .map(|s| s.header.steps)
+            .sum::<Option<RunSteps>>(),
         scenarios: Vec::new(),
         notes,
         interrupted: None,

@@ -1,10 +1,11 @@
 //! Reading a results.json of any version this netlab knows into
-//! [`Results`] (the shape of [`SCHEMA_VERSION`], which version 2 has
-//! without the newer optional fields): the version is judged first (a
+//! [`Results`] (the shape of [`SCHEMA_VERSION`], which versions 2 and 3
+//! have without the newer optional fields): the version is judged first (a
 //! future file is refused before its shape), then every field, an error
 //! naming the field's path (`scenarios[1].probe.requests[3].rtt_ms`).
 //! Version 1 is read in its own shape and migrated ([`crate::v1`]).
 
+use std::io::{BufReader, Read, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -13,7 +14,7 @@ use crate::{Results, SCHEMA_VERSION};
 
 /// The schema versions this netlab reads (every one but the last is
 /// migrated on read).
-pub const SUPPORTED_SCHEMAS: &[u32] = &[1, 2, SCHEMA_VERSION];
+pub const SUPPORTED_SCHEMAS: &[u32] = &[1, 2, 3, SCHEMA_VERSION];
 
 /// Why a results.json could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -71,9 +72,14 @@ impl ReadError {
 }
 
 impl Results {
-    /// Reads the results.json at `path` (any version; version 1 migrated).
+    /// Reads the results.json at `path` (any version; version 1 migrated),
+    /// gzipped or not ([`open`]).
     pub fn read(path: &Path) -> Result<Results, ReadError> {
-        Results::parse(&std::fs::read(path).map_err(ReadError::io(path))?)
+        let mut bytes = Vec::new();
+        open(path)?
+            .read_to_end(&mut bytes)
+            .map_err(ReadError::io(path))?;
+        Results::parse(&bytes)
     }
 
     /// [`Results::read`] on the file's bytes.
@@ -82,6 +88,44 @@ impl Results {
             1 => deserialize::<crate::v1::ResultsV1>(bytes).map(Results::from),
             _ => deserialize(bytes),
         }
+    }
+}
+
+/// The bytes of the results.json at `path`, unpacked as they are read
+/// when the file is gzipped (its first bytes are gzip's magic, 1f 8b), as
+/// committed results are (`results.json.gz`), with the `gzip` feature;
+/// without it a gzipped file is refused, saying so. Every reader of the
+/// format goes through it, so none has to unpack a file first.
+pub fn open(path: &Path) -> Result<Box<dyn Read>, ReadError> {
+    let mut f = std::fs::File::open(path).map_err(ReadError::io(path))?;
+    let mut magic = [0u8; 2];
+    let n = f.read(&mut magic).map_err(ReadError::io(path))?;
+    f.seek(SeekFrom::Start(0)).map_err(ReadError::io(path))?;
+    let f = BufReader::new(f);
+    if n == 2 && magic == [0x1f, 0x8b] {
+        #[cfg(feature = "gzip")]
+        return Ok(Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(
+            f,
+        ))));
+        #[cfg(not(feature = "gzip"))]
+        return Err(ReadError::field(
+            "(top level)",
+            "the file is gzipped: read it with netlab-results' `gzip` feature (netlab-report has it), or gunzip it first",
+        ));
+    }
+    Ok(Box::new(f))
+}
+
+/// The results file of the folder `dir`: its `results.json`, else its
+/// gzipped `results.json.gz` (a committed or archived run), else the
+/// `results.json` a reader then fails to find, naming it.
+pub fn file_in(dir: &Path) -> PathBuf {
+    let plain = dir.join("results.json");
+    let gz = dir.join("results.json.gz");
+    if !plain.exists() && gz.is_file() {
+        gz
+    } else {
+        plain
     }
 }
 
@@ -142,12 +186,36 @@ mod tests {
             .join("../../fixtures/orchestrator/golden/results.json")
     }
 
+    /// A gzipped results.json (as committed runs keep it) reads as the
+    /// plain one, whole and streamed, and a folder holding only it is
+    /// found by [`file_in`].
+    #[test]
+    fn a_gzipped_results_json_reads_as_the_plain_one() {
+        use std::io::Write as _;
+        let dir = netlab_os::testing::Scratch::new("read-gz");
+        let plain = std::fs::read(golden()).unwrap();
+        let gz = dir.0.join("results.json.gz");
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(&plain).unwrap();
+        std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+        assert_eq!(file_in(&dir.0), gz);
+        let want = Results::parse(&plain).unwrap();
+        assert_eq!(Results::read(&gz).unwrap(), want);
+        let mut streamed = Vec::new();
+        let header = crate::stream::read_each(&gz, |_, s| streamed.push(s.clone())).unwrap();
+        assert_eq!(streamed, want.scenarios);
+        assert_eq!(header.run_id, want.run_id);
+        // The plain file wins where both are.
+        std::fs::write(dir.0.join("results.json"), &plain).unwrap();
+        assert_eq!(file_in(&dir.0), dir.0.join("results.json"));
+    }
+
     #[test]
     fn a_future_or_missing_schema_is_refused_before_its_shape() {
         let e = Results::parse(br#"{"schema_version": 99, "whatever": true}"#).unwrap_err();
         assert!(matches!(e, ReadError::UnsupportedSchema { found: 99, .. }));
         assert!(e.to_string().contains("schema_version 99"), "{e}");
-        assert!(e.to_string().contains("[1, 2, 3]"), "{e}");
+        assert!(e.to_string().contains("[1, 2, 3, 4]"), "{e}");
         let e = Results::parse(br#"{"tool": {}}"#).unwrap_err();
         assert!(
             e.to_string().contains("field schema_version: missing"),

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::ScenarioResult;
 
 /// Version of the results.json shape; a change of shape bumps it.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// The whole results file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,6 +53,10 @@ pub struct Results {
     /// Set when `orchestrator merge` made this file from shard folders.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged: Option<MergeRecord>,
+    /// The run's time outside its scenarios (docs/method.md §3.5; absent
+    /// in files written before schema 4, and in a merged file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<crate::RunSteps>,
 }
 
 /// The share of the plan one run ran.
@@ -165,7 +169,7 @@ impl Tool {
 }
 
 /// Which kernel ran, and how.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct KernelInfo {
     /// `host` or `uml`.
     pub mode: String,
@@ -173,4 +177,75 @@ pub struct KernelInfo {
     pub release: String,
     /// Why this kernel was chosen (auto mode explains itself).
     pub chosen_because: String,
+    /// The guest kernel's name (`uml`, `uml-6.12`); absent on the host and
+    /// in files before schema 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Where the kernel came from (`user-mode-linux 6.1um4+b13`,
+    /// `linux-source-6.12 6.12.118-1~deb12u1`), where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// SHA-256 of the kernel's whole configuration file, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_sha256: Option<String>,
+    /// The compiler that built it, as its configuration names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compiler: Option<String>,
+}
+
+impl KernelInfo {
+    /// The kernel in one line: `uml-6.12 6.12.118 (linux-source-6.12
+    /// 6.12.118-1~deb12u1; config sha256 1a2b3c4d5e6f; gcc …)`, what of it
+    /// is known.
+    pub fn describe(&self) -> String {
+        let name = self.name.as_deref().unwrap_or(&self.mode);
+        let mut facts = Vec::new();
+        if let Some(s) = &self.source {
+            facts.push(s.clone());
+        }
+        if let Some(h) = &self.config_sha256 {
+            facts.push(format!("config sha256 {}", &h[..h.len().min(12)]));
+        }
+        if let Some(c) = &self.compiler {
+            facts.push(c.clone());
+        }
+        if facts.is_empty() {
+            format!("{name} {}", self.release)
+        } else {
+            format!("{name} {} ({})", self.release, facts.join("; "))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kernel_record_says_what_it_knows_and_older_ones_read() {
+        // Schema 3 recorded mode, release and reason only.
+        let old: KernelInfo = serde_json::from_str(
+            r#"{"mode": "uml", "release": "6.1.176", "chosen_because": "--kernel uml"}"#,
+        )
+        .unwrap();
+        assert_eq!(old.name, None);
+        assert_eq!(old.describe(), "uml 6.1.176");
+        let built = KernelInfo {
+            mode: "uml".into(),
+            release: "6.12.118".into(),
+            chosen_because: "--kernel uml-6.12".into(),
+            name: Some("uml-6.12".into()),
+            source: Some("linux-source-6.12 6.12.118-1~deb12u1".into()),
+            config_sha256: Some("f".repeat(64)),
+            compiler: Some("gcc 12.2.0".into()),
+        };
+        assert_eq!(
+            built.describe(),
+            "uml-6.12 6.12.118 (linux-source-6.12 6.12.118-1~deb12u1; config sha256 ffffffffffff; gcc 12.2.0)"
+        );
+        let json = serde_json::to_string(&built).unwrap();
+        assert_eq!(serde_json::from_str::<KernelInfo>(&json).unwrap(), built);
+        // An unknown field stays out of the file.
+        assert!(!serde_json::to_string(&old).unwrap().contains("compiler"));
+    }
 }

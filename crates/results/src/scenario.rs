@@ -497,6 +497,16 @@ pub struct ScenarioResult {
     /// written) without `[[hosts]]`; results written before it read empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosts: Vec<crate::HostResult>,
+    /// Each direction whose rate followed a schedule (docs/method.md
+    /// §15): its changes, the TBF's counters and sent bytes beside the
+    /// schedule per bin. Empty (and not written) without a schedule;
+    /// results written before it read empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<crate::LinkResult>,
+    /// How long each step before t0 and after the timeline took
+    /// (docs/method.md §3.5; absent in files written before schema 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<crate::ScenarioSteps>,
 }
 
 impl ScenarioResult {

@@ -201,11 +201,11 @@ impl Splitter {
     }
 }
 
-/// The results.json versions [`read_split`] reads: 2 and the one this
-/// netlab writes (3 only adds optional fields to 2's shape). The header it
+/// The results.json versions [`read_split`] reads: 2, 3 and the one this
+/// netlab writes (3 and 4 only add optional fields to 2's shape). The header it
 /// returns keeps the file's own `schema_version`: a merge keeps it, a
 /// resume asks for the current one.
-pub const SPLIT_VERSIONS: [u32; 2] = [2, SCHEMA_VERSION];
+pub const SPLIT_VERSIONS: [u32; 3] = [2, 3, SCHEMA_VERSION];
 
 /// Reads `path`: calls `each(position, element_bytes, scenario)` for every
 /// scenario in file order (bytes from the element's `{` to its `}`), then
@@ -421,7 +421,7 @@ mod tests {
         }
         // A future version is refused by number.
         let t = String::from_utf8(text).unwrap().replacen(
-            "\"schema_version\": 3",
+            &format!("\"schema_version\": {SCHEMA_VERSION}"),
             "\"schema_version\": 7",
             1,
         );

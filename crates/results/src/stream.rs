@@ -10,7 +10,7 @@
 //! ([`Results::read`]) and handed over the same way.
 
 use std::fmt;
-use std::io::{BufReader, Read as _};
+use std::io::Read as _;
 use std::path::Path;
 
 use netlab_experiment::ExperimentFile;
@@ -24,24 +24,28 @@ use crate::{Results, ScenarioResult, SCHEMA_VERSION};
 /// `experiment` (the file is then read whole).
 const OUT_OF_ORDER: &str = "netlab-stream: scenarios before experiment";
 
-/// Reads the results.json at `file` (any version): calls
+/// Reads the results.json at `file` (any version, gzipped or not:
+/// [`crate::open`]): calls
 /// `each(experiment, scenario)` for every scenario in order, then returns
 /// the header (the run with no scenarios).
 pub fn read_each(
     file: &Path,
     mut each: impl FnMut(&ExperimentFile, &ScenarioResult),
 ) -> Result<Results, ReadError> {
-    let mut f = std::fs::File::open(file).map_err(ReadError::io(file))?;
+    let mut f = crate::read::open(file)?;
     // netlab writes schema_version first: its value is in the first bytes.
     let mut head = Vec::new();
     (&mut f)
         .take(4096)
         .read_to_end(&mut head)
         .map_err(ReadError::io(file))?;
-    // Versions 2 and 3 share one shape (3 only adds optional fields).
-    if matches!(sniff_version(&head), Some(2) | Some(SCHEMA_VERSION)) {
-        let f = std::fs::File::open(file).map_err(ReadError::io(file))?;
-        match stream(BufReader::new(f), &mut each) {
+    drop(f);
+    // Versions 2, 3 and 4 share one shape (3 and 4 only add optional fields).
+    if matches!(
+        sniff_version(&head),
+        Some(2) | Some(3) | Some(SCHEMA_VERSION)
+    ) {
+        match stream(crate::read::open(file)?, &mut each) {
             Err(Streamed::OutOfOrder) => {}
             Err(Streamed::Failed(e)) => return Err(e),
             Ok(header) => return Ok(header),
@@ -268,7 +272,11 @@ mod tests {
             e.contains("results.json: field scenarios[") && e.contains("EOF"),
             "{e}"
         );
-        let future = text.replacen("\"schema_version\": 3,", "\"schema_version\": 99,", 1);
+        let future = text.replacen(
+            &format!("\"schema_version\": {SCHEMA_VERSION},"),
+            "\"schema_version\": 99,",
+            1,
+        );
         std::fs::write(&path, future).unwrap();
         let e = read_all(&path).err().unwrap();
         assert!(

@@ -142,6 +142,8 @@ fn convert(s: ScenarioResultV1, cfg: &ConfigV1) -> ScenarioResult {
         ran_on: None,
         bottleneck: None,
         hosts: Vec::new(),
+        links: Vec::new(),
+        steps: None,
     }
 }
 
@@ -168,6 +170,7 @@ impl From<ResultsV1> for Results {
             shard: None,
             resumed_from: Vec::new(),
             merged: None,
+            steps: None,
         }
     }
 }

@@ -6,7 +6,7 @@
 use netlab_os::testing::Scratch;
 use netlab_results::merge::{check_folders, read_source, MergeError};
 use netlab_results::testing::{elements, golden_study, shard_folder};
-use netlab_results::Results;
+use netlab_results::{Results, SCHEMA_VERSION};
 
 #[test]
 fn two_shards_become_one_results_folder_byte_for_byte() {
@@ -74,8 +74,9 @@ fn a_missing_or_repeated_share_is_refused_before_anything_is_written() {
     merged.files.remove_files().unwrap();
 }
 
-/// Version 2 folders (same shape, 3 only adds optional fields) merge into a
-/// version 2 result; a version 2 and a version 3 folder do not merge.
+/// Version 2 folders (same shape, later versions only add optional
+/// fields) merge into a version 2 result; a version 2 and a current
+/// version folder do not merge.
 #[test]
 fn folders_of_one_older_version_merge_as_that_version_and_mixed_ones_are_refused() {
     let dir = Scratch::new("results-merge-v2");
@@ -97,7 +98,8 @@ fn folders_of_one_older_version_merge_as_that_version_and_mixed_ones_are_refused
     let out = dir.0.join("mixed");
     let e = check_folders(&out, &[a, b3], false, &mut quiet).unwrap_err();
     assert!(
-        e.to_string().contains("is results.json version 3, but")
+        e.to_string()
+            .contains(&format!("is results.json version {SCHEMA_VERSION}, but"))
             && e.to_string()
                 .contains("is version 2: only folders of one version merge"),
         "{e}"

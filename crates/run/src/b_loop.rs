@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use netlab_os::event_loop::Handler;
+use netlab_os::event_loop::{Handler, Wake};
 use netlab_probe::{EchoHandler, EchoOutcome, EchoResponder, EchoStats, ProbeError};
 use netlab_results::fate::{EchoArrival, EchoArrivals};
 use netlab_tcpload::role::{json_line, SinkRole};
@@ -79,15 +79,20 @@ impl BLoop {
     /// Serves everything until the receiver's hard end or `stop`; the log
     /// carries what each echo served.
     pub fn run(self, stop: Option<&AtomicBool>) -> Result<ReceiverLog<EchoStats>, TcpLoadError> {
-        self.run_logged(stop).map(|out| out.receiver)
+        self.run_logged(stop, None).map(|out| out.receiver)
     }
 
     /// [`BLoop::run`], keeping each echo's receive log too (method §5.8):
     /// every probe request B received, with its receive time on the
     /// timeline of the probes' send times (s since t0). Call it only where
     /// A and B share one kernel's CLOCK_MONOTONIC (the scenario runner):
-    /// the arrivals say `shared_clock: true`.
-    pub fn run_logged(self, stop: Option<&AtomicBool>) -> Result<BLoopOutput, TcpLoadError> {
+    /// the arrivals say `shared_clock: true`. `wake`, served after the
+    /// echoes, ends a wait as soon as `stop` is set.
+    pub fn run_logged(
+        self,
+        stop: Option<&AtomicBool>,
+        wake: Option<&mut Wake>,
+    ) -> Result<BLoopOutput, TcpLoadError> {
         let BLoop {
             sink,
             mut echo,
@@ -97,6 +102,7 @@ impl BLoop {
         let mut first: Vec<&mut dyn Handler> = Vec::with_capacity(2);
         first.extend(echo.as_mut().map(|h| h as &mut dyn Handler));
         first.extend(iso_echo.as_mut().map(|h| h as &mut dyn Handler));
+        first.extend(wake.map(|h| h as &mut dyn Handler));
         let mut log = sink.run_serving(&mut first, stop)?;
         drop(first);
         let t0_ns = netlab_probe::clock::instant_as_monotonic_ns(t0);

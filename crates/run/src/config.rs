@@ -144,7 +144,7 @@ impl SessionConfig {
     }
 
     /// Space the results folder needs: a scenario's raw samples take about
-    /// 0.2 MB in results.json (written again after each scenario, through a
+    /// 0.2 MB in results.json (written again now and then, through a
     /// temporary file) and as much again in its own file under `scenarios/`
     /// until the run ends, and its plots and Flent file about 0.3 MB; 8 MB
     /// per scenario and 32 MB besides leave room for dense probes and many
@@ -171,13 +171,10 @@ mod tests {
         let mut cfg = SessionConfig::new(Experiment::default(), "o".into());
         assert!(cfg.check_runnable().is_ok());
         // A second probe of the first one's kind, after the method's probes.
-        let second = cfg.exp.probes.len();
         cfg.exp.probes.push(cfg.exp.probes[0]);
         let e = cfg.check_runnable().unwrap_err();
-        assert!(
-            e.starts_with(&format!("probes[{second}]: the runner runs one")),
-            "{e}"
-        );
+        let second = format!("probes[{}]: the runner runs one", cfg.exp.probes.len() - 1);
+        assert!(e.starts_with(&second), "{e}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Which kernel runs the experiment (method §9): the host's, or the Debian
-//! user-mode-linux kernel booted for this run. Decided from the
+//! Which kernel runs the experiment (method §9): the host's, or a
+//! user-mode-linux guest booted for this run (Debian's package, `uml`, or
+//! the 6.12 kernel netlab builds, `uml-6.12`). Decided from the
 //! experiment's [`Requirements`] (qdisc kinds, netem, congestion controls)
 //! before any change to the network; a refusal names what is missing and
 //! how to get it. Inside the guest the congestion controls are checked
@@ -34,6 +35,8 @@ pub enum KernelPlan {
     },
     /// Boot the guest and run the comparison inside it.
     Uml {
+        /// The guest kernel's name (`uml`, `uml-6.12`).
+        guest: String,
         /// The guest's release.
         release: String,
         /// Modules to load in the guest (dependencies are resolved by netlab-guest).
@@ -85,10 +88,36 @@ pub trait KernelFacts {
     /// The modules the guest loads for `ccs` (none for built-in ones);
     /// `Err` names the congestion controls the guest kernel does not have.
     fn guest_cc_modules(&self, ccs: &[String]) -> Result<Vec<String>, String>;
+    /// The guest kernel's name (`uml`, `uml-6.12`).
+    fn guest_name(&self) -> String {
+        netlab_guest::kernels::DEBIAN_UML.into()
+    }
 }
 
-/// The real machine: uname, a scratch owned namespace, the installed guest.
-pub struct ThisMachine;
+/// The real machine: uname, a scratch owned namespace, and the guest
+/// kernel named (`uml`, Debian's, unless an experiment chose another).
+pub struct ThisMachine {
+    /// The guest kernel's name.
+    pub guest: &'static str,
+}
+
+impl ThisMachine {
+    /// The machine with the guest `choice` names (Debian's for `auto`
+    /// and `host`).
+    pub fn for_choice(choice: KernelChoice) -> ThisMachine {
+        ThisMachine {
+            guest: choice
+                .guest_name()
+                .unwrap_or(netlab_guest::kernels::DEBIAN_UML),
+        }
+    }
+
+    /// What the guest kernel has: its binary, release and modules.
+    fn guest_availability(&self) -> Result<netlab_guest::Availability, String> {
+        let k = netlab_guest::kernels::locate(self.guest).map_err(|e| e.to_string())?;
+        Ok(netlab_guest::available_at(&k.kernel, &k.modules_root))
+    }
+}
 
 /// Reads a `tcp_available_congestion_control`-style list.
 pub fn parse_cc_list(text: &str) -> Vec<String> {
@@ -137,11 +166,13 @@ impl KernelFacts for ThisMachine {
     }
 
     fn guest_release(&self, modules: &[String]) -> Result<String, String> {
-        let avail = netlab_guest::available();
+        let avail = self.guest_availability()?;
         if let Some(problem) = &avail.problem {
-            return Err(format!(
-                "{problem}\n(user-mode-linux provides the pinned guest kernel: apt-get install -y user-mode-linux)"
-            ));
+            return Err(if self.guest == netlab_guest::kernels::DEBIAN_UML {
+                format!("{problem}\n(user-mode-linux provides the pinned guest kernel: apt-get install -y user-mode-linux)")
+            } else {
+                format!("the guest kernel {}: {problem}", self.guest)
+            });
         }
         let refs: Vec<&str> = modules.iter().map(String::as_str).collect();
         let check = avail.check_modules(&refs);
@@ -159,8 +190,12 @@ impl KernelFacts for ThisMachine {
         Ok(avail.release.unwrap_or_else(|| "unknown".into()))
     }
 
+    fn guest_name(&self) -> String {
+        self.guest.into()
+    }
+
     fn guest_cc_modules(&self, ccs: &[String]) -> Result<Vec<String>, String> {
-        let avail = netlab_guest::available();
+        let avail = self.guest_availability()?;
         let builtin = avail
             .modules_dir
             .as_ref()
@@ -186,11 +221,17 @@ impl KernelFacts for ThisMachine {
         if missing.is_empty() {
             Ok(modules)
         } else {
+            let dep = avail
+                .modules_dir
+                .as_ref()
+                .and_then(|d| std::fs::read_to_string(d.join("modules.dep")).ok())
+                .unwrap_or_default();
+            let offered = guest_offered_ccs(&builtin, &dep).join(" ");
             Err(missing
                 .iter()
                 .map(|cc| {
                     format!(
-                        "congestion control {cc} is not in the guest kernel {} (no built-in tcp_{cc}, no tcp_{cc}.ko)",
+                        "congestion control {cc} is not in the guest kernel {} (no built-in tcp_{cc}, no tcp_{cc}.ko; it offers {offered})",
                         avail.release.clone().unwrap_or_default()
                     )
                 })
@@ -198,6 +239,28 @@ impl KernelFacts for ThisMachine {
                 .join("\n"))
         }
     }
+}
+
+/// The congestion controls a guest kernel offers: reno, every built-in
+/// `net/ipv4/tcp_<name>.ko` and every module of that name in
+/// `modules.dep` (`tcp_diag` is sock_diag's, not a congestion control).
+fn guest_offered_ccs(builtin: &str, modules_dep: &str) -> Vec<String> {
+    let mut out = vec!["reno".to_string()];
+    for line in builtin.lines().chain(modules_dep.lines()) {
+        let path = line.split(':').next().unwrap_or("");
+        let Some(name) = path
+            .rsplit('/')
+            .next()
+            .and_then(|f| f.strip_prefix("tcp_"))
+            .and_then(|f| f.strip_suffix(".ko"))
+        else {
+            continue;
+        };
+        if path.contains("net/ipv4/") && name != "diag" && !out.iter().any(|o| o == name) {
+            out.push(name.to_string());
+        }
+    }
+    out
 }
 
 /// Congestion controls of `req` missing from `offered`.
@@ -232,6 +295,7 @@ fn uml_plan(
     modules.extend(facts.guest_cc_modules(&ccs)?);
     let release = facts.guest_release(&modules)?;
     Ok(KernelPlan::Uml {
+        guest: facts.guest_name(),
         release,
         modules,
         because,
@@ -265,7 +329,7 @@ pub fn decide(
     choice: KernelChoice,
     inside_guest: bool,
 ) -> Result<KernelPlan, String> {
-    decide_with(req, choice, inside_guest, &ThisMachine)
+    decide_with(req, choice, inside_guest, &ThisMachine::for_choice(choice))
 }
 
 /// [`decide`] over given facts.
@@ -294,7 +358,9 @@ pub fn decide_with(
                 because: "--kernel host".into(),
             })
         }
-        KernelChoice::Uml => uml_plan(req, facts, "--kernel uml".into()),
+        KernelChoice::Uml | KernelChoice::Uml612 => {
+            uml_plan(req, facts, format!("--kernel {}", choice.as_str()))
+        }
         KernelChoice::Auto => match host_lacks(req, facts) {
             Ok(()) => Ok(KernelPlan::Host {
                 release: facts.host_release(),
@@ -323,11 +389,23 @@ fn missing_message(missing: &[String], release: &str) -> String {
         .join("\n")
 }
 
-/// The kernel a recorded run ran on (results.json's `kernel.mode` and
-/// `release`), if this machine has it: the running kernel of the same
-/// release, or the guest kernel of the same release (`rerun`). The
-/// refusal says which `--kernel` to pass instead.
-pub fn recorded(mode: &str, release: &str) -> Result<KernelChoice, String> {
+/// The kernel a recorded run ran on (results.json's `kernel.mode`,
+/// `name` and `release`), if this machine has it: the running kernel of
+/// the same release, or the guest kernel of that name and release
+/// (`rerun`). The refusal says which `--kernel` to pass instead.
+pub fn recorded(mode: &str, name: Option<&str>, release: &str) -> Result<KernelChoice, String> {
+    if let Some(built) = name.filter(|n| *n != netlab_guest::kernels::DEBIAN_UML) {
+        let choice = KernelChoice::parse(built)
+            .ok_or_else(|| format!("results.json records guest kernel {built:?}, which this netlab does not know: pass --kernel uml or --kernel host"))?;
+        return match netlab_guest::kernels::locate(built) {
+            Ok(k) if k.release.as_deref() == Some(release) => Ok(choice),
+            Ok(k) => Err(format!(
+                "the run was in guest kernel {built} {release}, the one built here is {}: pass --kernel {built} to rerun in it anyway (the diff will name the kernel)",
+                k.release.as_deref().unwrap_or("?")
+            )),
+            Err(e) => Err(format!("the run was in guest kernel {built} {release}: {e}")),
+        };
+    }
     match mode {
         "host" => {
             let here = netlab_os::proc::kernel_release().unwrap_or_default();
@@ -369,15 +447,15 @@ mod tests {
     #[test]
     fn an_unknown_recorded_mode_asks_for_a_kernel() {
         assert_eq!(
-            recorded("bare-metal", "6.1.0"),
+            recorded("bare-metal", None, "6.1.0"),
             Err(
                 "results.json records kernel mode \"bare-metal\": pass --kernel host or --kernel uml"
                     .into()
             )
         );
         let here = netlab_os::proc::kernel_release().unwrap_or_default();
-        assert_eq!(recorded("host", &here), Ok(KernelChoice::Host));
-        let e = recorded("host", "0.0.0-never").unwrap_err();
+        assert_eq!(recorded("host", None, &here), Ok(KernelChoice::Host));
+        let e = recorded("host", None, "0.0.0-never").unwrap_err();
         assert!(
             e.starts_with("the run was on host kernel 0.0.0-never, this machine runs "),
             "{e}"
@@ -501,6 +579,7 @@ mod tests {
             release,
             modules,
             because,
+            ..
         } = plan
         else {
             panic!("{plan:?}")
@@ -581,12 +660,19 @@ mod tests {
         assert_eq!(
             plan,
             KernelPlan::Uml {
+                guest: "uml".into(),
                 release: "6.1.176".into(),
                 modules: vec!["veth".into(), "sch_tbf".into()],
                 because: "--kernel uml".into()
             }
         );
         assert_eq!(*f.asked.borrow(), ["guest veth,sch_tbf"]);
+        let plan = decide_with(&req(&["fq_pie"], &[]), KernelChoice::Uml612, false, &f).unwrap();
+        assert!(
+            matches!(plan, KernelPlan::Uml { ref because, ref modules, .. }
+                if because == "--kernel uml-6.12" && modules.contains(&"sch_fq_pie".to_string())),
+            "{plan:?}"
+        );
     }
 
     #[test]
@@ -606,5 +692,16 @@ mod tests {
     #[test]
     fn the_kernel_list_is_read_word_by_word() {
         assert_eq!(parse_cc_list("reno bbr cubic\n"), ["reno", "bbr", "cubic"]);
+    }
+
+    #[test]
+    fn the_guest_offers_reno_and_its_tcp_modules() {
+        let builtin =
+            "kernel/net/ipv4/tcp_diag.ko\nkernel/net/ipv4/tcp_cubic.ko\nkernel/fs/ext4.ko\n";
+        let dep = "kernel/net/ipv4/tcp_bbr.ko:\nkernel/net/ipv4/tcp_dctcp.ko:\nkernel/net/sched/sch_tbf.ko:\n";
+        assert_eq!(
+            guest_offered_ccs(builtin, dep),
+            ["reno", "cubic", "bbr", "dctcp"]
+        );
     }
 }

@@ -20,8 +20,6 @@ mod watch;
 
 use std::path::{Path, PathBuf};
 
-use netlab_results::KernelInfo;
-
 use crate::config::SessionConfig;
 use crate::hooks::{NoHooks, RunHooks, ScenarioHooks};
 use crate::kernel::{decide, KernelPlan};
@@ -78,6 +76,10 @@ pub enum RunError {
     /// Neither kernel can run the experiment (each missing thing named).
     #[error("refusing to run, nothing was changed:\n{0}")]
     Kernel(String),
+    /// The guest kernel the experiment names is not built (the message
+    /// gives the command that builds it).
+    #[error("refusing to run, nothing was changed: {0}")]
+    KernelNotBuilt(String),
     /// The capabilities are missing.
     #[error("refusing to run, nothing was changed: {0}")]
     Privilege(String),
@@ -113,7 +115,7 @@ impl RunError {
     /// experiment asks and the runner cannot do, 1 otherwise.
     pub fn exit_code(&self) -> u8 {
         match self {
-            RunError::Unrunnable(_) => 2,
+            RunError::Unrunnable(_) | RunError::KernelNotBuilt(_) => 2,
             _ => 1,
         }
     }
@@ -124,6 +126,7 @@ impl RunError {
         matches!(
             self,
             RunError::Unrunnable(_)
+                | RunError::KernelNotBuilt(_)
                 | RunError::NotLinux
                 | RunError::ResultsExist(_)
                 | RunError::ResultsFolder(_)
@@ -189,6 +192,11 @@ impl<'h> Session<'h> {
     /// Checks, chooses the kernel and runs the experiment (here, or in the
     /// guest). `Err`: refused before anything was measured.
     pub fn run(&mut self) -> Result<RunOutcome, RunError> {
+        // A guest kernel netlab builds must be built: said before the
+        // results folder is made.
+        if !self.config.inside_guest {
+            guest::check_built(self.config.exp.kernel).map_err(RunError::KernelNotBuilt)?;
+        }
         let cfg = prepare(&self.config)?;
         if cfg.resume {
             let share = cfg.planned().iter().map(|s| s.index).collect();
@@ -214,30 +222,30 @@ impl<'h> Session<'h> {
         let program = self.program.as_str();
         match plan {
             KernelPlan::Uml {
+                guest,
                 release,
                 modules,
                 because,
-            } => guest::run_in_guest(&cfg, program, run_hooks, &release, &modules, &because),
+            } => {
+                let plan = guest::GuestPlan {
+                    guest: &guest,
+                    release: &release,
+                    modules: &modules,
+                    because: &because,
+                };
+                guest::run_in_guest(&cfg, program, run_hooks, &plan)
+            }
             KernelPlan::Host { release, because } => here::run_here(
                 &cfg,
                 program,
-                KernelInfo {
-                    mode: "host".into(),
-                    release,
-                    chosen_because: because,
-                },
+                guest::host_kernel_info(release, because),
                 scenario_hooks,
                 run_hooks,
             ),
             KernelPlan::InsideGuest { release } => here::run_here(
                 &cfg,
                 program,
-                KernelInfo {
-                    mode: "uml".into(),
-                    release,
-                    chosen_because: std::env::var(REASON_ENV)
-                        .unwrap_or_else(|_| "--kernel uml".into()),
-                },
+                guest::inside_kernel_info(release),
                 scenario_hooks,
                 run_hooks,
             ),

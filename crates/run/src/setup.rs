@@ -52,6 +52,9 @@ pub struct EgressSetup {
     pub netem: Option<Netem>,
     /// TBF and the arm under it (`None`: this direction is unshaped).
     pub bottleneck: Option<(Tbf, Arm)>,
+    /// TBF's rate over time, when it moves (method §15); the TBF is made
+    /// at its rate at t0.
+    pub schedule: Option<netlab_experiment::RateSchedule>,
 }
 
 impl EgressSetup {
@@ -61,6 +64,15 @@ impl EgressSetup {
             TBF_BELOW_NETEM
         } else {
             Handle::new(1, 0)
+        }
+    }
+
+    /// TBF's parent: the root, or netem's class `1:1`.
+    pub fn tbf_parent(&self) -> Handle {
+        if self.netem.is_some() {
+            Handle::new(NETEM_HANDLE.major(), 1)
+        } else {
+            Handle::ROOT
         }
     }
 
@@ -400,6 +412,7 @@ fn egresses_of(s: &netlab_experiment::ScenarioPlan) -> Vec<EgressSetup> {
             dev,
             netem: netem(direction),
             bottleneck: s.path.shaper(direction).map(|t| (*t, s.arm.arm.clone())),
+            schedule: s.path.schedule(direction).cloned(),
         })
         .filter(|e| e.netem.is_some() || e.bottleneck.is_some())
         .collect()
@@ -425,6 +438,9 @@ fn flows_of(s: &netlab_experiment::ScenarioPlan) -> Vec<FlowSetup> {
                 spec: f.clone(),
                 receiver: Some(SinkConfig {
                     duration: tl.end() + RECEIVER_SLACK,
+                    // DCTCP's ECT SYN gets ECN only from a listener that
+                    // needs ECN too (method §16.2).
+                    cc: netlab_experiment::dctcp::listener_cc(&f.cc),
                     ..SinkConfig::new(listen)
                 }),
                 sender: SenderConfig {

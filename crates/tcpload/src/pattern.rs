@@ -13,7 +13,7 @@
 //! with iperf3 on an unshaped path. The odd period never lines up with
 //! power-of-two block, buffer or segment sizes.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -90,11 +90,13 @@ fn xor_key(buf: &mut [u8], key: u8) {
 
 /// Hands out pattern blocks without computing them per write: keeps the
 /// stream bytes of one lap plus one block of the next, recomputed only when
-/// the lap keys change (twice per [`LAPS_PER_KEY`] laps).
+/// the lap keys change (twice per [`LAPS_PER_KEY`] laps). A clone shares
+/// those bytes until one of them moves to other keys, so the senders of
+/// one scenario hold one lap, computed once, between them.
 #[derive(Clone)]
 pub struct PatternSource {
     block: usize,
-    ext: Vec<u8>,
+    ext: Arc<Vec<u8>>,
     keys: Option<(u8, u8)>,
 }
 
@@ -114,9 +116,16 @@ impl PatternSource {
         let block = block.max(1);
         Self {
             block,
-            ext: vec![0; PERIOD as usize + block],
+            ext: Arc::new(vec![0; PERIOD as usize + block]),
             keys: None,
         }
+    }
+
+    /// A source of `block`-byte blocks with its first lap computed now.
+    pub fn prepared(block: usize) -> Self {
+        let mut source = Self::new(block);
+        source.block_at(0);
+        source
     }
 
     /// The block size it serves.
@@ -129,7 +138,9 @@ impl PatternSource {
         let lap = offset / PERIOD;
         let keys = (lap_key(lap), lap_key(lap + 1));
         if self.keys != Some(keys) {
-            fill(lap * PERIOD, &mut self.ext);
+            // Shared with a clone: this one takes a copy of its own first.
+            let ext: &mut Vec<u8> = Arc::make_mut(&mut self.ext);
+            fill(lap * PERIOD, ext);
             self.keys = Some(keys);
         }
         let at = (offset % PERIOD) as usize;
@@ -343,6 +354,24 @@ mod tests {
             fill(start, &mut want);
             assert_eq!(src.block_at(start), &want[..], "start {start}");
         }
+    }
+
+    /// Clones share one lap until one moves to other keys; each still
+    /// hands out the stream's own bytes, and the others' lap is untouched.
+    #[test]
+    fn clones_share_a_lap_until_one_moves_on() {
+        let block = 4096;
+        let first = PatternSource::prepared(block);
+        let (mut a, mut b) = (first.clone(), first.clone());
+        assert!(Arc::ptr_eq(&a.ext, &b.ext));
+        let far = LAPS_PER_KEY * PERIOD + 3;
+        let mut want = vec![0u8; block];
+        fill(far, &mut want);
+        assert_eq!(a.block_at(far), &want[..]);
+        assert!(!Arc::ptr_eq(&a.ext, &b.ext));
+        fill(5, &mut want);
+        assert_eq!(b.block_at(5), &want[..]);
+        assert!(Arc::ptr_eq(&first.ext, &b.ext));
     }
 
     proptest! {

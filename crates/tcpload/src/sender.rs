@@ -115,9 +115,17 @@ impl SenderSocket {
     /// ~90 ms a lap, and 24 senders released together computed theirs one
     /// after another on the guest's one CPU, the last 2.2 s after the mark.
     pub fn prepare_pattern(&mut self, block_size: usize) {
-        let mut source = pattern::PatternSource::new(block_size);
-        source.block_at(0);
-        self.source = Some(source);
+        self.source = Some(pattern::PatternSource::prepared(block_size));
+    }
+
+    /// Takes `source` (computed once, e.g. by [`PatternSource::prepared`],
+    /// and cloned for every sender of a scenario) as its pattern: the
+    /// senders then share one lap instead of computing and holding one
+    /// each (1 MiB of page faults a flow under user-mode Linux).
+    ///
+    /// [`PatternSource::prepared`]: pattern::PatternSource::prepared
+    pub fn share_pattern(&mut self, source: &pattern::PatternSource) {
+        self.source = Some(source.clone());
     }
 }
 

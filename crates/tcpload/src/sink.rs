@@ -41,6 +41,13 @@ pub struct SinkConfig {
     pub duration: Duration,
     /// Bytes per TCP recv call (256 KiB).
     pub recv_buf: usize,
+    /// The listener's congestion control (`None`: the namespace's
+    /// default). A sender whose congestion control needs ECN (DCTCP) sends
+    /// its SYN ECT, and Linux answers such a SYN with ECN only when the
+    /// listener's congestion control needs ECN too
+    /// (`tcp_ecn_create_request`); without it the sender falls back to
+    /// `dctcp-reno` (docs/method.md §16.2).
+    pub cc: Option<&'static str>,
 }
 
 impl SinkConfig {
@@ -50,6 +57,7 @@ impl SinkConfig {
             listen,
             duration: Duration::from_secs(18),
             recv_buf: 256 * 1024,
+            cc: None,
         }
     }
 }
@@ -87,6 +95,14 @@ impl Sink {
             return Err(TcpLoadError::Config(
                 "sink duration and recv_buf must be > 0".into(),
             ));
+        }
+        if let Some(cc) = &cfg.cc {
+            socket2::SockRef::from(&listener)
+                .set_tcp_congestion(cc.as_bytes())
+                .map_err(|source| TcpLoadError::Congestion {
+                    cc: cc.to_string(),
+                    source,
+                })?;
         }
         listener
             .set_nonblocking(true)
@@ -284,7 +300,12 @@ impl TcpReceiver {
             .closed
             .saturating_duration_since(self.t0)
             .as_secs_f64();
-        if self.conn.take().is_some() {
+        if let Some(conn) = self.conn.take() {
+            // An abortive close (RST): the sender learns of the end one
+            // reverse-path delay later, not when its next segment, queued
+            // behind R's standing queue, reaches B (method §4.4).
+            let _ = socket2::SockRef::from(&conn).set_linger(Some(Duration::ZERO));
+            drop(conn);
             self.tcp_end = TcpEnd::ClosedAtEnd;
             self.tcp_end_s = Some(closed);
         }

@@ -105,7 +105,7 @@ pub struct CompareArgs {
     #[arg(long, default_value = "131072", value_parser = value_parser!(u64).range(1..=16 << 20))]
     pub block_size: u64,
     /// The isochronous probe beside the stop-and-wait one, on its own UDP port: a request every INTERVAL (>= 1ms) whatever is outstanding, so its one-way delays sample the window uniformly in time and give the headline's delay (method §10); `off` leaves it out.
-    #[arg(long, value_name = "INTERVAL|off", default_value = "20ms", value_parser = flags::iso_probe)]
+    #[arg(long, value_name = "INTERVAL|off", default_value_t = flags::IsoProbeArg::method(), value_parser = flags::iso_probe)]
     pub iso_probe: flags::IsoProbeArg,
     /// Which kernel runs the experiment.
     #[arg(long, value_enum, default_value = "auto")]

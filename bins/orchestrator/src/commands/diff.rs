@@ -4,7 +4,10 @@
 //! diff.md, diff.html and diff.json, and prints the headline.
 //!
 //! Exit codes: 0 done; 1 a change `--fail-on-change` names was claimed
-//! beyond its threshold; 2 unreadable input, or nothing to compare.
+//! beyond its threshold; 2 unreadable input, nothing to compare, or a
+//! `--fail-on-change` metric that cannot be checked (not computed for a
+//! pair, or no change claimable from its rounds): a gate never passes by
+//! accident.
 
 use std::path::PathBuf;
 
@@ -53,9 +56,16 @@ pub fn main(a: &DiffArgs) -> u8 {
     if let Some(out) = &a.out {
         println!("diff: {}", out.join("diff.html").display());
     }
+    let unchecked = d.unchecked(&a.fail_on_change);
+    for l in &unchecked {
+        eprintln!("orchestrator diff: {l}");
+    }
     let beyond = d.beyond(&a.fail_on_change);
     for l in &beyond {
         eprintln!("orchestrator diff: {l}");
+    }
+    if !unchecked.is_empty() {
+        return 2;
     }
     u8::from(!beyond.is_empty())
 }

@@ -416,14 +416,14 @@ mod tests {
         assert_eq!(rec.sources[0].plan_indices, [3, 4]);
         assert_eq!(rec.sources[0].shard.as_deref(), Some("2/2"));
         // The working copies are gone; `scenarios/` holds the report's
-        // pages, one per scenario, and nothing else.
+        // folders, one per scenario (its page and plots), and nothing else.
         assert!(netlab_results::store::scenario_files(&out).is_empty());
         let mut left: Vec<String> = std::fs::read_dir(out.join(SCENARIO_DIR))
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         left.sort();
-        assert_eq!(left, ["s01.html", "s02.html", "s03.html", "s04.html"]);
+        assert_eq!(left, ["s01", "s02", "s03", "s04"]);
         let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
         assert!(
             md.contains("Merged by `orchestrator merge` from 2 folder(s): 4 of 4"),
@@ -554,10 +554,11 @@ mod tests {
         header.schema_version = 2;
         let old = shard_folder(&dir.0, "v2", &header, &sc[..2], 1);
         let e = netlab_run::resume::check(&old, &exp, Some(one)).unwrap_err();
-        assert!(
-            e.contains("is results.json version 2; this netlab writes version 3"),
-            "{e}"
+        let writes = format!(
+            "is results.json version 2; this netlab writes version {}",
+            netlab_results::SCHEMA_VERSION
         );
+        assert!(e.contains(&writes), "{e}");
     }
 
     /// The committed real shard (fixtures/orchestrator/shard) reads back

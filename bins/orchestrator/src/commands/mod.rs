@@ -7,6 +7,7 @@
 pub mod cleanup;
 pub mod compare;
 pub mod diff;
+pub mod kernel;
 pub mod merge;
 pub mod plan;
 pub mod report;
@@ -40,6 +41,7 @@ pub(crate) fn kernel_choice(k: KernelFlag) -> netlab_experiment::KernelChoice {
         KernelFlag::Auto => netlab_experiment::KernelChoice::Auto,
         KernelFlag::Host => netlab_experiment::KernelChoice::Host,
         KernelFlag::Uml => netlab_experiment::KernelChoice::Uml,
+        KernelFlag::Uml612 => netlab_experiment::KernelChoice::Uml612,
     }
 }
 

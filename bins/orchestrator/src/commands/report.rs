@@ -1,22 +1,40 @@
-//! `orchestrator report PATH`, whole: its argument ([`ReportArgs`]), then
-//! the folder rendered again ([`rerender`], through
-//! `netlab_report::folder::finish_folder`), and what it wrote said.
+//! `orchestrator report PATH [--models MODEL]…`, whole: its arguments
+//! ([`ReportArgs`]), the models `--models` records in a run that names
+//! none ([`netlab_results::models_record`]), then the folder rendered
+//! again ([`rerender`], through `netlab_report::folder::finish_folder`),
+//! and what it wrote said. Exit codes: 0 done; 1 the folder cannot be
+//! rendered; 2 an unknown model, or a run's own models differ.
 
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use netlab_experiment::ModelKind;
 use netlab_report::folder::{self, FinishOptions};
 use netlab_report::ReportError;
+use netlab_results::models_record::Recorded;
 
 /// `orchestrator report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// A results folder, or its results.json.
     pub path: PathBuf,
+    /// A model to draw beside the measurement (`fifo_bound`, `sparse_flow`, `aqm_law`, `bbr_share`; repeat for more) for a run whose results.json records none (written before `[report] models` existed): results.json records it (`experiment.report.models`, every other byte kept), so the next `report` draws it too. A run that records models keeps its own.
+    #[arg(long = "models", value_name = "MODEL")]
+    pub models: Vec<String>,
 }
 
 /// Entry point of `orchestrator report PATH`; returns the exit code.
-pub fn main(path: &Path) -> u8 {
+pub fn main(path: &Path, models: &[String]) -> u8 {
+    if !models.is_empty() {
+        match record_models(path, models) {
+            Ok(Some(said)) => println!("{said}"),
+            Ok(None) => {}
+            Err(e) => {
+                eprintln!("orchestrator report: --models: {e}");
+                return 2;
+            }
+        }
+    }
     match rerender(path) {
         Ok(lines) => {
             for l in lines {
@@ -56,6 +74,35 @@ pub fn rerender(path: &Path) -> Result<[String; 2], ReportError> {
         ),
         files.html.display().to_string(),
     ])
+}
+
+/// Records the models `words` name in the run at `path` when its
+/// results.json names none ([`netlab_results::models_record`]); what to
+/// print, or why not.
+fn record_models(path: &Path, words: &[String]) -> Result<Option<String>, String> {
+    let mut kinds: Vec<ModelKind> = Vec::new();
+    for w in words {
+        let m = ModelKind::parse(w).ok_or_else(|| {
+            let known: Vec<&str> = ModelKind::ALL.iter().map(|m| m.as_str()).collect();
+            format!("unknown model {w:?} (known: {})", known.join(", "))
+        })?;
+        if !kinds.contains(&m) {
+            kinds.push(m);
+        }
+    }
+    let file = netlab_report::results_path(path);
+    match netlab_results::models_record::record_models(&file, &kinds) {
+        Ok(Recorded::Already) => Ok(None),
+        Ok(Recorded::Now) => {
+            let names: Vec<&str> = kinds.iter().map(|m| m.as_str()).collect();
+            Ok(Some(format!(
+                "report: recorded the models {} in {} (it named none)",
+                names.join(", "),
+                file.display()
+            )))
+        }
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 #[cfg(test)]
@@ -142,7 +189,7 @@ mod tests {
             } else {
                 netlab_results::write_json_atomic(&folder.join("results.json"), &results).unwrap();
             }
-            assert_eq!(main(&folder), 0);
+            assert_eq!(main(&folder, &[]), 0);
             assert_eq!(
                 std::fs::read_to_string(folder.join("summary.md")).unwrap(),
                 summary::render(&results, 0)

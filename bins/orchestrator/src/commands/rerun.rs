@@ -113,7 +113,11 @@ pub fn recorded_experiment(
     }
     exp.kernel = match kernel {
         Some(k) => k,
-        None => netlab_run::kernel::recorded(&header.kernel.mode, &header.kernel.release)?,
+        None => netlab_run::kernel::recorded(
+            &header.kernel.mode,
+            header.kernel.name.as_deref(),
+            &header.kernel.release,
+        )?,
     };
     Ok(exp)
 }

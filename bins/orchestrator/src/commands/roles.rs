@@ -28,6 +28,9 @@ pub struct GuestArgs {
     /// Hard deadline for the whole guest.
     #[arg(long, default_value = "60s", value_parser = flags::duration)]
     pub deadline: Duration,
+    /// The guest kernel: uml (Debian's user-mode-linux) or uml-6.12 (`orchestrator kernel build uml-6.12`).
+    #[arg(long, default_value = "uml")]
+    pub kernel: String,
     /// The program and its arguments.
     #[arg(last = true, required = true)]
     pub program: Vec<String>,
@@ -116,7 +119,7 @@ pub fn probe(a: &ProbeArgs) -> u8 {
     })
 }
 
-/// `orchestrator guest [--module M]… [--mem 1G] [--deadline 60s] -- PROGRAM ARGS…`.
+/// `orchestrator guest [--kernel uml|uml-6.12] [--module M]… [--mem 1G] [--deadline 60s] -- PROGRAM ARGS…`.
 pub fn guest(a: &GuestArgs) -> u8 {
     let Some((program, args)) = a.program.split_first() else {
         return usage_exit(&"a PROGRAM is required after --");
@@ -128,8 +131,16 @@ pub fn guest(a: &GuestArgs) -> u8 {
             return 1;
         }
     };
+    let kernel = match netlab_guest::kernels::locate(&a.kernel) {
+        Ok(k) => k,
+        Err(e) => {
+            eprintln!("orchestrator guest: {e}");
+            return 2;
+        }
+    };
     let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
     let guest = netlab_guest::Guest::new(program)
+        .guest_kernel(&kernel)
         .args(args.iter().cloned())
         .modules(a.modules.iter().cloned())
         .mem(a.mem.clone())

@@ -66,9 +66,31 @@ pub fn short_compare<'a>(out: &'a OutDir, extra: &[&'a str]) -> Vec<&'a str> {
     compare_args(out, "1", "1s", "4s", extra)
 }
 
+/// The first `key` with an unsigned value anywhere in `v`, depth first.
+pub fn find_u64(v: &Value, key: &str) -> Option<u64> {
+    match v {
+        Value::Object(m) => m
+            .get(key)
+            .and_then(Value::as_u64)
+            .or_else(|| m.values().find_map(|x| find_u64(x, key))),
+        Value::Array(a) => a.iter().find_map(|x| find_u64(x, key)),
+        _ => None,
+    }
+}
+
 pub fn run_bounded(args: &[&str], limit: Duration) -> (i32, String, String) {
+    run_bounded_env(args, &[], limit)
+}
+
+/// [`run_bounded`] with `env` added to the binary's environment.
+pub fn run_bounded_env(
+    args: &[&str],
+    env: &[(&str, &Path)],
+    limit: Duration,
+) -> (i32, String, String) {
     let mut child = Command::new(BIN)
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -279,7 +279,8 @@ pub fn module_for_kind(kind: &str) -> String {
 pub fn absent_from_pinned_guest(kind: &str) -> Option<&'static str> {
     match kind {
         fq_pie::KIND => Some(
-            "Debian's user-mode-linux 6.1 guest kernel is built without sch_fq_pie: no such module under /usr/lib/uml/modules",
+            "Debian's user-mode-linux 6.1 guest kernel is built without sch_fq_pie: no such module under /usr/lib/uml/modules; \
+             the 6.12 guest netlab builds has it (orchestrator kernel build uml-6.12, then --kernel uml-6.12)",
         ),
         _ => None,
     }

@@ -9,6 +9,8 @@ use std::os::fd::AsRawFd;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+pub mod flood;
+
 use netlab_qdisc_model::{QdiscOptions, QdiscRecord, QdiscXstats, Readback};
 use netlab_topology::spec::B_ADDR;
 use netlab_topology::Topology;

@@ -92,15 +92,48 @@ pub fn header(results: &Results, listed: &[u32]) -> String {
         );
     }
     format!(
-        "# netlab comparison {}\n\n{banner}Kernel: {} {} ({}). Rounds: {}. Arms: {}. TBF {}.{extra}\nResults: results.json (every raw sample).",
+        "# netlab comparison {}\n\n{banner}Kernel: {}. Rounds: {}. Arms: {}. TBF {}.{extra}\nResults: results.json (every raw sample).",
         results.run_id,
-        results.kernel.mode,
-        results.kernel.release,
-        results.kernel.chosen_because,
+        kernel_line(&results.kernel.describe(), &results.kernel.chosen_because),
         exp.rounds.unwrap_or(1),
         arms.join(" | "),
         tbf,
     )
+}
+
+/// The kernel a run ran on (`kernel`: its record's one line, as
+/// `KernelRecord::describe` gives it) and why, in one line: `uml 6.1.176: the host
+/// kernel (6.18.44) lacks codel, fq_codel, netem, pie`, from the reason
+/// the run recorded (results.json's `kernel.chosen_because`, which keeps
+/// every line of it: which module to load, which flag to pass).
+pub fn kernel_line(kernel: &str, because: &str) -> String {
+    let why = because.strip_prefix("auto: ").unwrap_or(because);
+    let mut lacks: Vec<String> = Vec::new();
+    let mut host = None;
+    for line in why.lines() {
+        for (prefix, what) in [("qdisc ", ""), ("congestion control ", "cc ")] {
+            let Some(rest) = line.strip_prefix(prefix) else {
+                continue;
+            };
+            let Some((name, tail)) = rest.split_once(" is not available in this kernel (") else {
+                continue;
+            };
+            lacks.push(format!("{what}{name}"));
+            host = tail.split([')', ';']).next().map(str::to_string);
+        }
+    }
+    if !lacks.is_empty() {
+        let host = host.map(|h| format!(" ({h})")).unwrap_or_default();
+        return format!("{kernel}: the host kernel{host} lacks {}", lacks.join(", "));
+    }
+    if let Some(has) = why.strip_prefix("the host kernel has ") {
+        return format!("{kernel}: the host kernel has {has}");
+    }
+    // A flag (`--kernel uml`) or anything else: its first line.
+    match why.lines().next().unwrap_or("") {
+        "" => kernel.to_string(),
+        first => format!("{kernel} ({first})"),
+    }
 }
 
 /// The first thing an interrupted run's summary says: which signal, where,

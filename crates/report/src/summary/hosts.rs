@@ -122,7 +122,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("\n\nWhere each arm lands against the models, round by round:\n\n- fq_codel up: host a1 got 0.111 of the link (round 1); the equal host share is 0.500, per-flow FQ would give 0.111, Mathis at the measured RTTs –; host a2 got 0.889 of the link (round 1);"),
+            text.contains("\n\nWhere each arm lands against the models, round by round:\n\n- fq_codel up: host a1 got 0.111 of the link (round 1); the equal host share is 0.500, per-flow FQ would give 0.111, Mathis at the measured RTTs not applicable (the window's drops were not read); host a2 got 0.889 of the link (round 1);"),
             "{text}"
         );
         // Two sender hosts up: the figure is named, with its key.

@@ -59,6 +59,20 @@ pub fn note_fits_arms<'a>(note: &str, arm_words: impl IntoIterator<Item = &'a st
             }))
 }
 
+/// The timeout note as it holds for a run whose every round records its
+/// probe's fates (B's receive log, method §5.8): a timeout is then told
+/// apart (a delay that reached B, a loss that never did, or unresolved),
+/// so the note that "a timeout cannot tell a lost packet from queueing"
+/// is false there and gives way to this one. Other notes, and any note of
+/// a run without fates, are kept as they are.
+pub fn note_for_fates(note: &str, every_round_has_fates: bool) -> String {
+    if every_round_has_fates && note.starts_with("Probe timeouts are not loss") {
+        "Probe timeouts are told apart by B's receive log (method §5.8): a request that reached B is a delay, at its exact one-way time even past the timeout; one that never did is a loss, with its cause; one B had not received when it stopped listening is unresolved, censored at its own bound. Only the method's RTT table counts a timeout as '≥ 1000 ms' (censoring-aware); replies-only quantiles leave timeouts out and always travel with their counts.".to_string()
+    } else {
+        note.to_string()
+    }
+}
+
 /// A general note as it holds for the run's stop-and-wait probe
 /// (`timeout_ms`: its timeout, None when it did not run): the notes about
 /// its timeouts and its sends are left out when it did not run, and the

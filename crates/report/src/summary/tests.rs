@@ -91,14 +91,14 @@ fn the_iso_probe_adds_its_own_table_and_keeps_the_spec_one() {
     // 220 censored of which 110 late; p50 over all sent is rank 276 ≤
     // 331 → a value, p95 rank 524 > 331 → a bound
     let row = format!(
-        "| {} | {} | {} | loaded | 20 | 551 | 331 | 110 | 220 | 300.00/300.00/300.00 (n=331) | 300.00/",
+        "| {} | {} | {} | loaded | 20 | 551 | 331 | 110 | 220: lost or late, not told apart here (censoring-aware RTT p50/p95/p99 300.00/≥ 1000 ms (censored)/≥ 1000 ms (censored) of 551) | 300.00/300.00/300.00 (n=331) | – |",
         sc.index, sc.round, sc.arm
     );
     assert!(out.contains(&row), "{out}");
     assert!(out.contains("≥ 1000"), "{out}");
     assert!(out.contains("| 299.50/0.49 |"), "{out}");
     let base = format!(
-        "| {} | {} | {} | baseline | 20 | 150 | 150 | 0 | 0 | 2.00/2.00/2.00 (n=150) | 2.00/2.00/2.00 (of 150) | 1.50/0.49 |",
+        "| {} | {} | {} | baseline | 20 | 150 | 150 | 0 | 0: lost or late, not told apart here (censoring-aware RTT p50/p95/p99 2.00/2.00/2.00 of 150) | 2.00/2.00/2.00 (n=150) | – | 1.50/0.49 |",
         sc.index, sc.round, sc.arm
     );
     assert!(out.contains(&base), "{out}");
@@ -347,7 +347,7 @@ fn table_shows_counts_and_none() {
 
 #[test]
 fn a_note_about_an_arm_the_run_did_not_have_is_left_out() {
-    let md = markdown("# x", None, &[row(1, "pfifo")], &[], &[]);
+    let md = markdown("# x", None, &[row(1, "pfifo")], &[], &[], false);
     let fq_note = NOTES.iter().find(|n| n.contains("fq_codel")).unwrap();
     assert!(!md.contains(fq_note), "{md}");
     assert!(md.contains(NOTES[0]));
@@ -357,7 +357,14 @@ fn a_note_about_an_arm_the_run_did_not_have_is_left_out() {
 fn failed_rows_say_so_and_notes_are_all_there() {
     let mut r = row(2, "fq_codel");
     r.error = Some("building topology: boom".into());
-    let md = markdown("# x", None, &[row(1, "pfifo"), r], &[], &["extra".into()]);
+    let md = markdown(
+        "# x",
+        None,
+        &[row(1, "pfifo"), r],
+        &[],
+        &["extra".into()],
+        false,
+    );
     assert!(md.contains("| 2 | fq_codel | failed: building topology: boom |"));
     assert!(md.contains("1. round 1 pfifo: 0.20 ms (ok 15/15 sent)"));
     for n in NOTES {
@@ -531,7 +538,7 @@ fn the_probe_notes_follow_the_probe_that_ran() {
     assert_eq!(note_for_probe(NOTES[0], None).as_deref(), Some(NOTES[0]));
     let mut r = row(1, "pfifo");
     r.probe_timeout_ms = None;
-    let md = markdown("# x", None, &[r], &[], &[]);
+    let md = markdown("# x", None, &[r], &[], &[], false);
     assert!(!md.contains("Probe timeouts are not loss"), "{md}");
     assert!(!md.contains("Loaded probe sends"), "{md}");
 }
@@ -576,7 +583,7 @@ fn the_limit_note_appears_only_where_the_arms_have_those_limits() {
     ));
     let mut r = row(1, "fq_codel");
     r.arm_words = "fq_codel limit 10240".into();
-    let md = markdown("# x", None, &[r], &[], &[]);
+    let md = markdown("# x", None, &[r], &[], &[], false);
     assert!(!md.contains(note), "{md}");
 }
 
@@ -686,5 +693,32 @@ fn the_fates_section_counts_each_loaded_requests_fate() {
     assert!(
         !out.contains("| 1 | 1 | pfifo | 2 |"),
         "pfifo has no fates: no row"
+    );
+}
+
+/// The header's kernel line is one line, whatever the run recorded: the
+/// lacking kinds named, the modules and flags left to results.json.
+#[test]
+fn the_kernel_line_says_the_kernel_and_why_in_one_line() {
+    let because = "auto: qdisc codel is not available in this kernel (6.18.44-fc-v1147): load sch_codel or use --kernel uml\n\
+        qdisc fq_codel is not available in this kernel (6.18.44-fc-v1147): load sch_fq_codel or use --kernel uml\n\
+        qdisc netem is not available in this kernel (6.18.44-fc-v1147): load sch_netem or use --kernel uml\n\
+        qdisc pie is not available in this kernel (6.18.44-fc-v1147): load sch_pie or use --kernel uml";
+    assert_eq!(
+        super::kernel_line("uml 6.1.176", because),
+        "uml 6.1.176: the host kernel (6.18.44-fc-v1147) lacks codel, fq_codel, netem, pie"
+    );
+    let cc = "auto: congestion control vegas is not available in this kernel (6.18.44; it offers reno cubic bbr): load tcp_vegas or use --kernel uml";
+    assert_eq!(
+        super::kernel_line("uml 6.1.176", cc),
+        "uml 6.1.176: the host kernel (6.18.44) lacks cc vegas"
+    );
+    assert_eq!(
+        super::kernel_line("host 6.18.44", "auto: the host kernel has pfifo and reno"),
+        "host 6.18.44: the host kernel has pfifo and reno"
+    );
+    assert_eq!(
+        super::kernel_line("uml 6.1.176", "--kernel uml"),
+        "uml 6.1.176 (--kernel uml)"
     );
 }

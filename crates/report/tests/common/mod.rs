@@ -1,6 +1,7 @@
 //! Shared helpers of the report's integration tests.
 #![allow(dead_code)]
 
+pub mod figure;
 pub mod svg;
 
 use std::io::Read as _;
@@ -37,13 +38,20 @@ pub fn fixture_json_of(run: &str) -> Vec<u8> {
 /// removed on drop (`tempfile`, through netlab-os' test scratch folder).
 pub type TempDir = netlab_os::testing::Scratch;
 
-/// The text of file `name` among a report's rendered files; a missing
-/// file fails the test naming `what` (the run or fixture).
+/// The text of file `name` among a report's rendered files: its path in
+/// the results folder, or its own name when one file alone has it
+/// (`km-cdf-loaded.svg` for `figures/km-cdf-loaded.svg`); a missing file
+/// fails the test naming `what` (the run or fixture).
 pub fn rendered_text(files: &[netlab_report::Rendered], name: &str, what: &str) -> String {
-    let f = files
-        .iter()
-        .find(|f| f.name == name)
-        .unwrap_or_else(|| panic!("{what} renders no {name}"));
+    let f = files.iter().find(|f| f.name == name).or_else(|| {
+        let mut own = files
+            .iter()
+            .filter(|f| netlab_report::layout::base_name(&f.name) == name);
+        let f = own.next();
+        assert!(own.next().is_none(), "{what}: more than one file is {name}");
+        f
+    });
+    let f = f.unwrap_or_else(|| panic!("{what} renders no {name}"));
     String::from_utf8(f.bytes.clone()).unwrap()
 }
 
@@ -125,4 +133,18 @@ pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
             out
         })
         .collect()
+}
+
+/// An SVG's text, its `<text>` elements joined by spaces (a legend wraps
+/// an entry over several), with XML's escapes undone.
+pub fn svg_words(svg: &str) -> String {
+    let mut out = String::new();
+    for part in svg.split("<text").skip(1) {
+        let body = part.split_once('>').map_or("", |x| x.1);
+        out.push_str(body.split("</text>").next().unwrap_or("").trim());
+        out.push(' ');
+    }
+    out.replace("&gt;", ">")
+        .replace("&lt;", "<")
+        .replace("&amp;", "&")
 }

@@ -73,36 +73,59 @@ impl Workers {
     /// Stops and joins every worker in a fixed order and fills `res`.
     /// `stop_probes`: the timeline did not complete, or a hook ended it
     /// early, so the probes are stopped at once instead of being let
-    /// finish their schedule. The senders' own logs go to `measured`.
+    /// finish their schedule. `joined` is told when the last worker was
+    /// joined, before the outputs are filled in. The senders' own logs go
+    /// to `measured`.
     pub fn finish(
         self,
         plan: &ScenarioSetup,
         t0: Instant,
         stop_probes: bool,
+        joined: impl FnOnce(),
         res: &mut ScenarioResult,
         measured: &mut WorkerLogs,
     ) -> Result<(), ScenarioError> {
-        let joined = self.join(plan, t0, stop_probes);
-        let errors = joined.fill(plan, res, measured);
+        let outputs = self.join(plan, t0, stop_probes);
+        joined();
+        let errors = outputs.fill(plan, res, measured);
         ScenarioError::from_all(errors).map_or(Ok(()), Err)
     }
 
     /// The fixed order: the receivers close (the common end), the probes
     /// end on their own schedule or are stopped, the senders are joined,
-    /// then the capture (after it saw the close) and the qdisc samplers.
+    /// the capture drains once its flow's close has passed `b0`, the qdisc
+    /// samplers stop. Whatever can stop at once is told to together, and
+    /// nothing waits for a fixed time (method §3.5).
     fn join(self, plan: &ScenarioSetup, t0: Instant, stop_probes: bool) -> Joined {
         // Senders never released (the scenario ended before their mark)
         // end now, having connected nothing.
         drop(self.ready_senders);
+        // Every receiver and B's loop stop together.
         for w in self.receivers.iter().flatten() {
             w.stop();
         }
-        let clock = self.clock_receiver.map(Worker::stop_and_join);
-        let receivers = self
+        if let Some(w) = &self.clock_receiver {
+            w.stop();
+        }
+        let receivers: Vec<_> = self
             .receivers
             .into_iter()
             .map(|w| w.map(Worker::join))
             .collect();
+        // A receiver's close sends its FIN or RST from `close()` itself, so
+        // once the captured flow's own receiver is joined its close is
+        // queued on the capture's socket: the capture drains and ends
+        // while the rest are joined. (A flow received by the caller has
+        // closed once its sender has ended, below.)
+        let capture_flow = plan.capture_flow.map(|(i, _)| i);
+        let closed_by_us =
+            capture_flow.is_some_and(|i| plan.flows.get(i).is_some_and(|f| f.receiver.is_some()));
+        if closed_by_us {
+            if let Some(w) = &self.capture {
+                w.stop();
+            }
+        }
+        let clock = self.clock_receiver.map(Worker::join);
         // The probe ends on its own schedule (no new request in the last
         // second); past its hard stop, or at once after a failure, it is stopped.
         let probe = self.probe.map(|w| {
@@ -127,10 +150,6 @@ impl Workers {
             .into_iter()
             .map(|w| w.map(Worker::join))
             .collect();
-        // Let the capture see the close, then stop it.
-        if self.capture.is_some() {
-            std::thread::sleep(Duration::from_millis(200));
-        }
         let ecn = self.capture.map(Worker::stop_and_join);
         let qsamples = self
             .qdisc_samplers

@@ -6,8 +6,10 @@
 //! - [`runner`]: builds the topology, starts the workers, walks the clock,
 //!   calls the caller's [`ScenarioHooks`](crate::ScenarioHooks);
 //! - [`collect`]: joins the workers in a fixed order into the typed result;
+//! - [`link`]: the rate drivers of a moving bottleneck (method §15.4);
 //! - [`cpu`]: the CPU the measured window used (the bottleneck verdict's);
 //! - [`pcap`]: the packet files (evidence always, headers on request);
+//! - [`steps`]: where the scenario's time goes, step by step;
 //! - [`error`]: what can fail, naming the step.
 //!
 //! The setup itself is [`crate::setup`] (pure) and B's loop [`crate::b_loop`].
@@ -16,8 +18,10 @@ pub mod clock;
 pub mod collect;
 pub mod cpu;
 pub mod error;
+pub mod link;
 pub mod pcap;
 pub mod runner;
+pub mod steps;
 pub mod worker;
 
 pub use error::ScenarioError;

@@ -32,6 +32,7 @@ use super::clock::{ScenarioClock, Step};
 use super::collect::Workers;
 use super::cpu::CpuMarks;
 use super::error::ScenarioError;
+use super::steps::{ScenarioStep, StepTimer};
 use crate::b_loop::{BLoop, BLoopError};
 use crate::hooks::{HookError, ScenarioEnd, ScenarioHooks, ScenarioView, WorkerLogs};
 use crate::progress::{Live, Progress};
@@ -149,6 +150,7 @@ pub fn run(
     hooks: &mut dyn ScenarioHooks,
 ) -> (ScenarioResult, Option<StoppedAt>) {
     let started = Instant::now();
+    let steps = RefCell::new(StepTimer::new(started));
     let mut res = ScenarioResult {
         namespaces: plan.namespaces(),
         ..empty_result_of(plan)
@@ -175,6 +177,7 @@ pub fn run(
             hooks: RefCell::new(hooks),
             end: ScenarioEnd::new(),
             cpu: RefCell::new(CpuMarks::default()),
+            steps: &steps,
         };
         let executed = runner.execute(&mut res);
         // Was the shaper the bottleneck? From what was recorded, failed or
@@ -197,8 +200,13 @@ pub fn run(
         }
         res.error = Some(e.to_string());
     }
+    steps
+        .borrow_mut()
+        .enter(ScenarioStep::Teardown, Instant::now());
     res.cleanup = cleanup(ctx.registry, &res.namespaces);
-    res.elapsed_s = started.elapsed().as_secs_f64();
+    let ended = Instant::now();
+    res.elapsed_s = ended.saturating_duration_since(started).as_secs_f64();
+    res.steps = Some(steps.borrow().steps(ended));
     match &res.error {
         None => ctx
             .progress
@@ -277,6 +285,8 @@ struct Runner<'a, 'h> {
     end: ScenarioEnd,
     /// The CPU at the measured window's start and end.
     cpu: RefCell<CpuMarks>,
+    /// Where the scenario's time goes.
+    steps: &'a RefCell<StepTimer>,
 }
 
 /// What is set up once t0 is known.
@@ -383,9 +393,14 @@ impl Runner<'_, '_> {
             .hooks
             .borrow_mut()
             .path_ready(&self.view(&topo, None, None));
-        let measured = ready
-            .map_err(hook_step("path ready"))
-            .and_then(|()| self.measure(&topo, &egresses, &qsock, res, &mut t0, &mut raw));
+        let measured = ready.map_err(hook_step("path ready")).and_then(|()| {
+            self.enter(ScenarioStep::Start);
+            self.measure(&topo, &egresses, &qsock, res, &mut t0, &mut raw)
+        });
+        if self.steps.borrow().current() != ScenarioStep::Collect {
+            // The scenario failed before its workers were joined.
+            self.enter(ScenarioStep::Collect);
+        }
         let finished = self
             .hooks
             .borrow_mut()
@@ -402,6 +417,11 @@ impl Runner<'_, '_> {
             ));
         }
         measured.and(finished)
+    }
+
+    /// `step` begins now.
+    fn enter(&self, step: ScenarioStep) {
+        self.steps.borrow_mut().enter(step, Instant::now());
     }
 
     /// The scenario as the hooks see it.
@@ -458,6 +478,7 @@ impl Runner<'_, '_> {
             .map_err(enter("B", "the receiver"))?
             .map_err(b_loop_step("binding the receiver in B"))?;
         let t0 = clock_sink.t0();
+        self.steps.borrow_mut().enter(ScenarioStep::Timeline, t0);
         let now = SystemTime::now();
         res.t0_utc = Some(netlab_utc::format_rfc3339(now));
         let t0_unix = now
@@ -477,9 +498,24 @@ impl Runner<'_, '_> {
         };
         let mut workers = Workers::new(plan.flows.len());
         workers.ready_senders = std::mem::take(&mut ready.senders);
-        let outcome = self.drive(&scene, clock_sink, ready, capture, res, &mut workers);
+        // A moving bottleneck's drivers run on the same clock (method §15.4).
+        let links = super::link::LinkDrivers::start(plan, topo, egresses, res, t0);
+        let outcome = match &links {
+            Ok(_) => self.drive(&scene, clock_sink, ready, capture, res, &mut workers),
+            Err(_) => Ok(()),
+        };
+        let outcome = match links {
+            Ok(l) => outcome.and(l.finish(plan, res)),
+            Err(e) => Err(e),
+        };
+        if self.steps.borrow().current() == ScenarioStep::Timeline {
+            // The walk failed, or was stopped, before the timeline's end.
+            self.enter(ScenarioStep::End);
+        }
         let early = self.end.get().is_some_and(|e| e < plan.timeline.end());
-        let joined = workers.finish(plan, t0, outcome.is_err() || early, res, raw);
+        let stop_probes = outcome.is_err() || early;
+        let joined = || self.enter(ScenarioStep::Collect);
+        let joined = workers.finish(plan, t0, stop_probes, joined, res, raw);
         outcome.and(joined)
     }
 
@@ -564,6 +600,7 @@ impl Runner<'_, '_> {
                 }
                 Step::StartFlow(i) => self.release_sender(scene, i, workers)?,
                 Step::ReadFinal => {
+                    self.enter(ScenarioStep::End);
                     self.cpu.borrow_mut().window_ended();
                     self.read_final(scene, res)?
                 }

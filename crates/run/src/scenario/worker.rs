@@ -4,17 +4,22 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use netlab_os::event_loop::{Wake, Waker};
 use netlab_topology::netns::Netns;
 
 use super::error::ScenarioError;
 
-/// A request to stop, shared between the runner and one worker.
+/// A request to stop, shared between the runner and one worker: a flag,
+/// and the wakes of the worker's event loops, woken once it is set.
 #[derive(Debug, Clone, Default)]
-pub struct Stop(Arc<AtomicBool>);
+pub struct Stop {
+    flag: Arc<AtomicBool>,
+    wakers: Arc<Mutex<Vec<Waker>>>,
+}
 
 impl Stop {
     /// A stop not yet requested.
@@ -22,14 +27,29 @@ impl Stop {
         Stop::default()
     }
 
-    /// Asks the worker to stop (it ends at its next check).
+    /// Asks the worker to stop: it ends at its next check, or at once
+    /// where it waits in an event loop that serves one of its [`Stop::wake`]s.
     pub fn request(&self) {
-        self.0.store(true, Ordering::SeqCst);
+        self.flag.store(true, Ordering::SeqCst);
+        let wakers = self.wakers.lock().unwrap_or_else(|p| p.into_inner());
+        for w in wakers.iter() {
+            w.wake();
+        }
     }
 
     /// The flag itself, for the crates' loops that take `&AtomicBool`.
     pub fn flag(&self) -> &AtomicBool {
-        &self.0
+        &self.flag
+    }
+
+    /// A handler for the worker's event loop that ends its wait as soon
+    /// as the stop is requested (method §3.5). `None` when no socket pair
+    /// could be made: the loop then sees the flag within its stop check.
+    pub fn wake(&self) -> Option<Wake> {
+        let (wake, waker) = Wake::pair().ok()?;
+        let mut wakers = self.wakers.lock().unwrap_or_else(|p| p.into_inner());
+        wakers.push(waker);
+        Some(wake)
     }
 }
 

@@ -6,6 +6,8 @@
 
 use std::time::{Duration, SystemTime};
 
+use netlab_experiment::KernelChoice;
+use netlab_guest::kernels;
 use netlab_receipts::SystemClock;
 use netlab_results::{write_json_atomic, Interrupted, KernelInfo, Results, Tool, SCHEMA_VERSION};
 use netlab_topology::RunId;
@@ -17,6 +19,87 @@ use crate::config::{SessionConfig, GUEST_EXPERIMENT_FILE};
 use crate::hooks::RunHooks;
 use crate::progress::Progress;
 
+/// Environment variable carrying what the host knows of the guest kernel
+/// (its name, source, configuration hash and compiler, as JSON) to the run
+/// inside, which records it in results.json.
+pub const GUEST_KERNEL_ENV: &str = "NETLAB_GUEST_KERNEL";
+
+/// The guest run the kernel decision chose.
+pub struct GuestPlan<'a> {
+    /// The guest kernel's name (`uml`, `uml-6.12`).
+    pub guest: &'a str,
+    /// Its release.
+    pub release: &'a str,
+    /// Modules to load.
+    pub modules: &'a [String],
+    /// Why the guest.
+    pub because: &'a str,
+}
+
+/// `Err` with the build command when `choice` names a guest kernel netlab
+/// builds and it is not built.
+pub fn check_built(choice: KernelChoice) -> Result<(), String> {
+    match choice.guest_name() {
+        Some(name) if name != kernels::DEBIAN_UML => {
+            kernels::locate(name).map(|_| ()).map_err(|e| e.to_string())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The kernel record of a run on the host: its release and, where the
+/// host keeps its configuration (`/boot/config-RELEASE`, as Debian does),
+/// that configuration's hash and compiler.
+pub fn host_kernel_info(release: String, because: String) -> KernelInfo {
+    let facts =
+        kernels::config::read_config(std::path::Path::new(&format!("/boot/config-{release}")))
+            .ok()
+            .map(|t| kernels::config::ConfigFacts::of(&t));
+    KernelInfo {
+        mode: "host".into(),
+        release,
+        chosen_because: because,
+        config_sha256: facts.as_ref().map(|f| f.sha256.clone()),
+        compiler: facts.and_then(|f| f.compiler),
+        ..KernelInfo::default()
+    }
+}
+
+/// The kernel record of the run inside the guest: its release (`uname
+/// -r`), the host's reason and what the host knew of the kernel.
+pub fn inside_kernel_info(release: String) -> KernelInfo {
+    let known: Option<kernels::GuestKernel> = std::env::var(GUEST_KERNEL_ENV)
+        .ok()
+        .and_then(|j| serde_json::from_str(&j).ok());
+    let name = known
+        .as_ref()
+        .map_or(kernels::DEBIAN_UML, |k| k.name.as_str());
+    let because = std::env::var(REASON_ENV).unwrap_or_else(|_| format!("--kernel {name}"));
+    match &known {
+        Some(k) => guest_kernel_info(k, release, because),
+        None => KernelInfo {
+            mode: "uml".into(),
+            release,
+            chosen_because: because,
+            name: Some(name.to_owned()),
+            ..KernelInfo::default()
+        },
+    }
+}
+
+/// The kernel record of a guest kernel.
+fn guest_kernel_info(k: &kernels::GuestKernel, release: String, because: String) -> KernelInfo {
+    KernelInfo {
+        mode: "uml".into(),
+        release,
+        chosen_because: because,
+        name: Some(k.name.clone()),
+        source: k.source.clone(),
+        config_sha256: k.config_sha256.clone(),
+        compiler: k.compiler.clone(),
+    }
+}
+
 /// Boots the guest kernel and runs the experiment inside it; results are
 /// written straight into `--out` through hostfs.
 // Long: the guest run's steps in order (the experiment file, the interrupt
@@ -26,10 +109,15 @@ pub fn run_in_guest(
     cfg: &SessionConfig,
     program: &str,
     run_hooks: &mut dyn RunHooks,
-    release: &str,
-    modules: &[String],
-    because: &str,
+    plan: &GuestPlan<'_>,
 ) -> Result<RunOutcome, RunError> {
+    let GuestPlan {
+        guest: name,
+        release,
+        modules,
+        because,
+    } = *plan;
+    let kernel = kernels::locate(name).map_err(|e| RunError::KernelNotBuilt(e.to_string()))?;
     // The resolved experiment goes to the guest as a file in --out.
     let file = cfg.out.join(GUEST_EXPERIMENT_FILE);
     std::fs::write(&file, cfg.exp.to_toml())
@@ -41,11 +129,12 @@ pub fn run_in_guest(
     let interrupt_file = cfg.out.join(INTERRUPT_FILE);
     let _ = std::fs::remove_file(&interrupt_file);
     progress.say(&format!(
-        "booting the user-mode-linux kernel {release} ({because}); modules {}",
+        "booting the user-mode-linux kernel {name} {release} ({because}); modules {}",
         modules.join(", ")
     ));
     let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
     let guest = netlab_guest::Guest::new(&me)
+        .guest_kernel(&kernel)
         .args(cfg.guest_argv(&file))
         .modules(modules.iter().cloned())
         .mem(cfg.guest_mem.clone())
@@ -53,6 +142,10 @@ pub fn run_in_guest(
         .init(me.clone(), &["guest-init"])
         .inherit_all_env()
         .env(REASON_ENV, because)
+        .env(
+            GUEST_KERNEL_ENV,
+            serde_json::to_string(&kernel).expect("a guest kernel serializes"),
+        )
         .env(crate::machine::HOST_MACHINE_ENV, {
             let (host, cpu) = crate::machine::machine();
             format!("{host}\t{cpu}")
@@ -81,12 +174,17 @@ pub fn run_in_guest(
     }
     let _ = registry.teardown(&SystemClock);
     if let Some(sig) = netlab_receipts::interrupted() {
+        let kernel_info = guest_kernel_info(
+            &kernel,
+            release.to_owned(),
+            "the run was interrupted before the guest started it".into(),
+        );
         guest_interrupted(
             cfg,
             program,
             run_hooks,
             &run_id,
-            release,
+            kernel_info,
             sig,
             outcome.as_ref().err(),
         );
@@ -144,7 +242,7 @@ fn guest_interrupted(
     program: &str,
     run_hooks: &mut dyn RunHooks,
     run_id: &RunId,
-    release: &str,
+    kernel: KernelInfo,
     sig: i32,
     error: Option<&netlab_guest::Error>,
 ) {
@@ -158,11 +256,7 @@ fn guest_interrupted(
     let results = Results {
         schema_version: SCHEMA_VERSION,
         tool: Tool::this(),
-        kernel: KernelInfo {
-            mode: "uml".into(),
-            release: release.into(),
-            chosen_because: "the run was interrupted before the guest started it".into(),
-        },
+        kernel,
         experiment: cfg.exp.to_file(),
         run_id: run_id.as_str().to_string(),
         started_utc: format_rfc3339(SystemTime::now()),
@@ -186,6 +280,7 @@ fn guest_interrupted(
         shard: cfg.shard_record(),
         resumed_from: Vec::new(),
         merged: None,
+        steps: None,
     };
     if let Err(e) = write_json_atomic(&path, &results) {
         eprintln!("{program}: {e}");

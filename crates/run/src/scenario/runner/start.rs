@@ -10,8 +10,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use netlab_ecn::Capture;
+use netlab_os::event_loop::Handler;
 use netlab_probe::{connect_socket, run_iso_probe, run_probe, IsoLog, ProbeLog};
 use netlab_qdisc::Sampler;
+use netlab_tcpload::pattern::PatternSource;
 use netlab_tcpload::sampler::DiagSocket;
 use netlab_tcpload::sink::Sink;
 use netlab_tcpload::{
@@ -197,8 +199,9 @@ impl Runner<'_, '_> {
             "b-receiver",
             bound,
             |clock_sink: BLoop, stop| {
+                let mut wake = stop.wake();
                 clock_sink
-                    .run_logged(Some(stop.flag()))
+                    .run_logged(Some(stop.flag()), wake.as_mut())
                     .map_err(|e| e.to_string())
             },
         )?;
@@ -209,56 +212,101 @@ impl Runner<'_, '_> {
             receivers: Vec::new(),
             senders: Vec::new(),
         };
+        // Every flow's sockets first, each namespace entered once for all
+        // of them: an entry is a thread of its own, 10-40 ms under
+        // user-mode Linux (method §3.5).
+        let (mut sinks, mut sockets) = self.flow_sockets(topo)?;
+        // One pattern lap per block size, shared by the senders (§4.1).
+        let mut patterns: Vec<PatternSource> = Vec::new();
         for (i, flow) in plan.flows.iter().enumerate() {
-            let receiver = match flow.receiver {
+            let receiver = match sinks[i].take() {
                 None => None,
-                Some(cfg) => {
-                    let (_, (ns, name)) = ends(topo, flow.spec.direction, flow.host);
-                    let sink = ns
-                        .run(|| Sink::bind(cfg))
-                        .map_err(enter(name, "a flow's receiver"))?
-                        .map_err(load_step("binding a flow's receiver"))?;
+                Some(sink) => {
+                    let (_, (ns, _)) = ends(topo, flow.spec.direction, flow.host);
                     Some(Ready::spawn(
                         ns,
                         "flow receiver",
                         "flow-receiver",
                         bound,
                         move |t0, stop| {
+                            let mut wake = stop.wake();
+                            let mut first: Vec<&mut dyn Handler> =
+                                wake.iter_mut().map(|w| w as &mut dyn Handler).collect();
                             sink.starting_at(t0)
-                                .run_with_stop(stop.flag())
+                                .run_serving(&mut first, Some(stop.flag()))
                                 .map_err(|e| e.to_string())
                         },
                     )?)
                 }
             };
             ready.receivers.push(receiver);
-            ready
-                .senders
-                .push(Some(self.ready_sender(topo, live, i, bound)?));
+            let sockets = sockets[i]
+                .take()
+                .expect("flow_sockets made every flow's sender sockets");
+            let block = flow.sender.block_size.max(1);
+            let pattern = match patterns.iter().find(|p| p.block() == block) {
+                Some(p) => p.clone(),
+                None => {
+                    patterns.push(PatternSource::prepared(block));
+                    patterns[patterns.len() - 1].clone()
+                }
+            };
+            ready.senders.push(Some(
+                self.ready_sender(topo, live, i, bound, sockets, &pattern)?,
+            ));
         }
         Ok(ready)
     }
 
-    /// Flow `i`'s sender, ready (see [`Runner::ready_workers`]).
+    /// Every flow's sockets, made inside their namespaces with one entry
+    /// per namespace: the receiver's listener bound (none where the caller
+    /// receives the flow), the sender's socket bound and its sock_diag
+    /// socket opened; by flow.
+    #[allow(clippy::type_complexity)]
+    fn flow_sockets(
+        &self,
+        topo: &Topology,
+    ) -> Result<(Vec<Option<Sink>>, Vec<Option<(SenderSocket, DiagSocket)>>), ScenarioError> {
+        let flows = &self.plan.flows;
+        let receiving: Vec<_> = flows
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.receiver.is_some())
+            .map(|(i, f)| (i, ends(topo, f.spec.direction, f.host).1))
+            .collect();
+        let sinks = per_netns(&receiving, "a flow's receiver", |i| {
+            let cfg = flows[i].receiver.expect("only flows with a receiver");
+            Sink::bind(cfg).map_err(load_step("binding a flow's receiver"))
+        })?;
+        let sending: Vec<_> = flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (i, ends(topo, f.spec.direction, f.host).0))
+            .collect();
+        let sockets = per_netns(&sending, "a sender", |i| {
+            let flow = &flows[i];
+            let sock = new_sender_socket(&flow.sender.cc, flow.sender.to)
+                .map_err(load_step("sender socket"))?;
+            let diag = DiagSocket::open().map_err(load_step("sock_diag socket"))?;
+            Ok((sock, diag))
+        })?;
+        Ok((by_flow(flows.len(), sinks), by_flow(flows.len(), sockets)))
+    }
+
+    /// Flow `i`'s sender, ready (see [`Runner::ready_workers`]) from its
+    /// bound socket and its sock_diag socket.
     fn ready_sender(
         &self,
         topo: &Topology,
         live: &Arc<Live>,
         i: usize,
         bound: Duration,
+        (mut sock, diag): (SenderSocket, DiagSocket),
+        pattern: &PatternSource,
     ) -> Result<ReadySender, ScenarioError> {
         let flow = &self.plan.flows[i];
-        let ((ns, name), _) = ends(topo, flow.spec.direction, flow.host);
-        let to = flow.sender.to;
-        let mut sock = ns
-            .run(|| new_sender_socket(&flow.sender.cc, to))
-            .map_err(enter(name, "a sender"))?
-            .map_err(load_step("sender socket"))?;
-        sock.prepare_pattern(flow.sender.block_size);
-        let diag = ns
-            .run(DiagSocket::open)
-            .map_err(enter(name, "sock_diag"))?
-            .map_err(load_step("sock_diag socket"))?;
+        let ((ns, _), _) = ends(topo, flow.spec.direction, flow.host);
+        sock.share_pattern(pattern);
         // The tcp_info sampler's thread too, waiting for its flow.
         let live = live.clone();
         let (pending, sampler) = TcpSampler::spawn_waiting(diag, flow.tcp_info, bound, move |s| {
@@ -329,6 +377,47 @@ pub(crate) struct ReadyWorkers {
 pub(crate) struct ReadySender {
     flow: FlowId,
     worker: Ready<SenderOutput>,
+}
+
+/// `make(i)` for each `(i, (netns, its name))` of `wanted`, run inside
+/// that namespace, each namespace entered once (in the order first seen);
+/// the values with their `i`. `what` names the entry in its error.
+fn per_netns<T: Send>(
+    wanted: &[(usize, (&Netns, &'static str))],
+    what: &'static str,
+    make: impl Fn(usize) -> Result<T, ScenarioError> + Sync,
+) -> Result<Vec<(usize, T)>, ScenarioError> {
+    let mut out = Vec::with_capacity(wanted.len());
+    let mut done: Vec<&str> = Vec::new();
+    for (_, (ns, name)) in wanted {
+        if done.contains(&ns.name()) {
+            continue;
+        }
+        done.push(ns.name());
+        let mine: Vec<usize> = wanted
+            .iter()
+            .filter(|(_, (n, _))| n.name() == ns.name())
+            .map(|(i, _)| *i)
+            .collect();
+        let made = ns
+            .run(|| {
+                mine.iter()
+                    .map(|&i| make(i).map(|v| (i, v)))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .map_err(enter(name, what))??;
+        out.extend(made);
+    }
+    Ok(out)
+}
+
+/// Values by flow index, `None` where none was made.
+fn by_flow<T>(flows: usize, made: Vec<(usize, T)>) -> Vec<Option<T>> {
+    let mut v: Vec<Option<T>> = (0..flows).map(|_| None).collect();
+    for (i, t) in made {
+        v[i] = Some(t);
+    }
+    v
 }
 
 /// A sender host's UDP socket connected to one of B's echoes, made in
