@@ -439,7 +439,23 @@ const DRAWING_CRATES: [&str; 4] = ["plotters", "plotters-backend", "resvg", "fla
 /// command line of another program the library builds, never one of
 /// netlab's own flags parsed (docs/architecture.md, "Commands: one module
 /// each").
-const FLAG_WORDS_ELSEWHERE: [(&str, &str); 7] = [
+const FLAG_WORDS_ELSEWHERE: [(&str, &str); 10] = [
+    (
+        "crates/guest/src/kernels/build.rs",
+        "tar's `--strip-components=1`: the kernel's source unpacked",
+    ),
+    (
+        "crates/report/src/diff/gate.rs",
+        "not cut yet: the gate's refusal names `--fail-on-change`",
+    ),
+    (
+        "crates/report/src/summary/tests.rs",
+        "summary.md's unit tests (a test module in a file of its own): a recorded `--kernel uml` reason",
+    ),
+    (
+        "crates/run/src/session/guest.rs",
+        "the guest's recorded reason when the host passed none: `--kernel NAME`",
+    ),
     (
         "crates/crosscheck/src/beside.rs",
         "iperf3's, irtt's and the ordinary pair's command lines, which the cross-check starts",
@@ -463,10 +479,6 @@ const FLAG_WORDS_ELSEWHERE: [(&str, &str); 7] = [
     (
         "crates/run/src/kernel.rs",
         "not cut yet: the kernel decision's refusal says which `--kernel` to pass",
-    ),
-    (
-        "crates/run/src/session.rs",
-        "not cut yet: a refusal says which `--kernel` to pass",
     ),
 ];
 

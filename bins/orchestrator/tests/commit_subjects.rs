@@ -16,7 +16,7 @@ use std::path::Path;
 use std::process::Command;
 
 /// The newest commit with a subject over 72 characters.
-const LAST_LONG_SUBJECT: &str = "136fda88";
+const LAST_LONG_SUBJECT: &str = "a5afe199";
 
 /// Longest subject git's own tools show without folding.
 const MAX_SUBJECT: usize = 72;

@@ -499,7 +499,7 @@ impl ArmDelivery {
 /// reply answered are delays and the rest are counted as having no
 /// record, never ranked as delays. None when the probe did not run, or
 /// replies came without a one-way delay (no shared clock).
-pub fn iso_slots(s: &Scenario) -> Option<(Vec<f64>, SlotCounts)> {
+pub fn iso_slot_delays(s: &Scenario) -> Option<(Vec<f64>, SlotCounts)> {
     if let Some(d) = ArmDelivery::of_iso(&[s]) {
         if d.delivered() as usize != d.delivered_ms.len() {
             return None;

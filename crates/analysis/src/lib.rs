@@ -74,7 +74,7 @@ pub mod window;
 use netlab_stats as stats;
 
 pub use arms::ArmLabels;
-pub use delivery::{iso_slots, own_bound_ms, ArmDelivery, LossCount, SlotCounts, WhichProbe};
+pub use delivery::{iso_slot_delays, own_bound_ms, ArmDelivery, LossCount, SlotCounts, WhichProbe};
 pub use input::{input_from, ReportBuilder};
 pub use ladder::Rung;
 pub use points::PointInput;

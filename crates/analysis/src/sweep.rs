@@ -579,7 +579,7 @@ pub(crate) fn row(
         m.rtt_p50_ms = Measured::of(censored_quantile(&o, 0.5));
         m.rtt_p95_ms = Measured::of(censored_quantile(&o, 0.95));
     }
-    if let Some((delays, counts)) = crate::iso_slots(s) {
+    if let Some((delays, counts)) = crate::iso_slot_delays(s) {
         r.iso_slots = Some(counts);
         let q = netlab_results::fate::one_way_quantiles(delays);
         m.iso_up_p50_ms = q.map(|q| Measured::Value(q.p50_ms));

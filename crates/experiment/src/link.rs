@@ -353,21 +353,21 @@ fn parse_rate(key: &str, text: &str) -> Result<Option<Rate>, ExperimentError> {
 /// scenario's end would never run (refused; a repeating schedule is cut
 /// at the end instead), and a swept rate of the same direction would set
 /// the rate the schedule sets.
+/// `up` and `down` are the path's schedules, `end` the scenario's end.
 pub(crate) fn check_against(
-    path: &crate::PathSpec,
-    timeline: &crate::Timeline,
+    [up, down]: [&Option<RateSchedule>; 2],
+    end: Duration,
     sweep: Option<&crate::file::SweepFile>,
 ) -> Result<(), ExperimentError> {
-    let end = timeline.end();
     for (dir, schedule, swept) in [
         (
             "up",
-            &path.up_schedule,
+            up,
             sweep.and_then(|s| s.rate.as_ref()).map(|_| "sweep.rate"),
         ),
         (
             "down",
-            &path.down_schedule,
+            down,
             sweep
                 .and_then(|s| s.down_rate.as_ref())
                 .map(|_| "sweep.down_rate"),

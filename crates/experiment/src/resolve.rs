@@ -78,7 +78,11 @@ impl Experiment {
         };
         let timeline = resolve_timeline(f.timeline.as_ref().unwrap_or(&TimelineFile::default()))?;
         let path = resolve_path(f.path.as_ref().unwrap_or(&PathFile::default()), base)?;
-        crate::link::check_against(&path, &timeline, f.sweep.as_ref())?;
+        crate::link::check_against(
+            [&path.up_schedule, &path.down_schedule],
+            timeline.end(),
+            f.sweep.as_ref(),
+        )?;
         let hosts = match &f.hosts {
             None => Vec::new(),
             Some(list) => crate::hosts::resolve_hosts(list)?,

@@ -214,6 +214,16 @@ fn run_uml_sparse_flows() {
 }
 
 #[test]
+fn run_uml_kernel_ab_6_1() {
+    check("run-uml-kernel-ab-6.1");
+}
+
+#[test]
+fn run_uml_kernel_ab_6_12() {
+    check("run-uml-kernel-ab-6.12");
+}
+
+#[test]
 fn run_uml_window() {
     check("run-uml-window");
 }

@@ -64,9 +64,9 @@ impl KernelsSeen {
             },
             (None, None) => Err("its release is unknown".into()),
         };
-        let ccs = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
+        let ccs = netlab_os::proc::read_sysctl(netlab_run::kernel::AVAILABLE_CCS)
             .ok()
-            .map(|t| t.split_whitespace().map(str::to_string).collect());
+            .map(|t| netlab_run::kernel::parse_cc_list(&t));
         KernelsSeen {
             host_release: netlab_os::kernel_release().unwrap_or_else(|| "unknown".into()),
             host_ccs: ccs,

@@ -41,6 +41,9 @@ const PROGRESS_EVERY: Duration = Duration::from_secs(30);
 /// Prefix of the temporary folders builds work in, beside the entries.
 pub const TEMP_PREFIX: &str = ".build-";
 
+/// A check of the staged kernel: what it found, or why it failed.
+pub type KernelCheck<'a> = &'a dyn Fn(&GuestKernel) -> Result<String, String>;
+
 /// How a build is run.
 pub struct BuildOptions<'a> {
     /// Parallel make jobs.
@@ -55,7 +58,7 @@ pub struct BuildOptions<'a> {
     pub progress: &'a dyn Fn(&str),
     /// Run on the staged kernel before it is renamed into place (the
     /// orchestrator boots it); an error fails the build.
-    pub check: Option<&'a dyn Fn(&GuestKernel) -> Result<String, String>>,
+    pub check: Option<KernelCheck<'a>>,
 }
 
 /// What [`build`] did.
