@@ -277,8 +277,15 @@ fn check_iso_plot(dir: &std::path::Path) {
         }
     }
     let svg = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(svg.contains("isochronous: n="), "no iso curve in the plot");
-    assert!(svg.contains("stop-and-wait: n="), "no stop-and-wait curve");
+    // Each probe's legend entry gives its fates (plot_iso_delivered.rs):
+    // "ARM, isochronous: D of N delivered, p50 X ms; …".
+    let entry = |probe: &str| {
+        svg.split(&format!(", {probe}: "))
+            .skip(1)
+            .any(|rest| rest.split_whitespace().nth(3) == Some("delivered,"))
+    };
+    assert!(entry("isochronous"), "no iso curve in the plot: {svg}");
+    assert!(entry("stop-and-wait"), "no stop-and-wait curve: {svg}");
     let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
     assert!(
         html.contains("iso-cdf-loaded.svg"),

@@ -257,6 +257,7 @@ impl CompareConfig {
     pub fn experiment(&self) -> Experiment {
         let d = Experiment::default();
         Experiment {
+            description: Experiment::seed_description(self.iso_probe.is_some()),
             rounds: self.rounds,
             kernel: self.kernel,
             arms: self
