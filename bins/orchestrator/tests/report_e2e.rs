@@ -182,7 +182,7 @@ fn an_unknown_schema_version_is_refused_with_a_clear_message() {
         &out,
         code,
         &err,
-        &["schema_version 99", "cannot read", "[1, 2, 3]"],
+        &["schema_version 99", "cannot read", "[1, 2, 3, 4]"],
     );
 }
 
