@@ -356,11 +356,12 @@ pub fn fifo_after_drops(
 }
 
 /// One round over a trace on the throughput–delay plane: the link's use
-/// (bytes delivered to the receivers over the measured window ÷ the bytes
-/// the schedule offered in it, at the TBF) and the probe's one-way p95.
+/// (the rate delivered to the receivers over the measured window ÷ the
+/// rate the schedule offered in it, at the TBF, each over the span its
+/// bins cover) and the probe's one-way p95.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TracePoint {
-    /// Delivered ÷ offered.
+    /// Delivered ÷ offered, as rates.
     pub utilisation: f64,
     /// The probe's one-way p95 over the window, ms (a request that timed
     /// out counts as its timeout, so the p95 may be a bound).
@@ -384,23 +385,27 @@ pub fn trace_point(s: &Scenario, link: &LinkSeries) -> Option<TracePoint> {
         .filter(|b| b.start_s >= from && b.end_s <= to)
         .map(|b| b.end_s - b.start_s)
         .sum();
-    let delivered: u64 = s
-        .flows
-        .iter()
-        .filter(|f| f.direction == link.direction)
-        .map(|f| {
-            f.bytes
-                .iter()
-                .enumerate()
-                .filter(|(k, _)| {
-                    let t = *k as f64 * f.bin_s;
-                    t >= from && t + f.bin_s <= to
-                })
-                .map(|(_, b)| *b)
-                .sum::<u64>()
-        })
-        .sum();
-    if offered <= 0.0 || covered <= 0.0 {
+    // The flows' bins and the link's bins inside the window need not
+    // cover the same span (the link's last bin may end past the window's
+    // end, the rate driver having read past it): each side is a rate over
+    // its own span, so the ratio is of rates, not of byte totals.
+    let mut delivered: u64 = 0;
+    let mut delivered_s: f64 = 0.0;
+    for f in s.flows.iter().filter(|f| f.direction == link.direction) {
+        let inside: Vec<u64> = f
+            .bytes
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| {
+                let t = *k as f64 * f.bin_s;
+                t >= from && t + f.bin_s <= to
+            })
+            .map(|(_, b)| *b)
+            .collect();
+        delivered += inside.iter().sum::<u64>();
+        delivered_s = delivered_s.max(inside.len() as f64 * f.bin_s);
+    }
+    if offered <= 0.0 || covered <= 0.0 || delivered_s <= 0.0 {
         return None;
     }
     // Payload bytes against frame bytes: the TCP/IP and Ethernet headers
@@ -421,7 +426,7 @@ pub fn trace_point(s: &Scenario, link: &LinkSeries) -> Option<TracePoint> {
     v.sort_by(|a, b| a.0.total_cmp(&b.0));
     let k = ((0.95 * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1;
     Some(TracePoint {
-        utilisation: delivered as f64 / offered,
+        utilisation: (delivered as f64 / delivered_s) / (offered / covered),
         p95_ms: v[k].0,
         p95_censored: v[k].1,
     })
@@ -523,7 +528,7 @@ impl LinkFigures {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::records::{IsoProbe, IsoSample, Logged};
+    use crate::records::{FlowSeries, IsoProbe, IsoSample, Logged};
 
     /// A probe every 20 ms for 12 s whose one-way delay is `delay(t)`.
     fn scenario(delay: impl Fn(f64) -> Option<f64>) -> Scenario {
@@ -565,6 +570,41 @@ mod tests {
             }),
             ..crate::testing::scenario(1, 1, "codel", &[], 0)
         }
+    }
+
+    /// The link's use is a ratio of rates: 11 link bins inside a 12 s
+    /// window (the 12th ends past it) beside 60 flow bins of 200 ms read
+    /// as the rate they are, not 12/11 of it.
+    #[test]
+    fn a_trace_round_s_use_is_delivered_rate_over_offered_rate() {
+        let mut s = scenario(|_| Some(10.0));
+        s.measured_window = Some([0.0, 12.0]);
+        s.flows = vec![FlowSeries {
+            label: "flow 1".into(),
+            direction: "up".into(),
+            cc: "cubic".into(),
+            bin_s: 0.2,
+            // 95 kB per 200 ms: 475 kB/s.
+            bytes: vec![95_000; 60],
+        }];
+        let bin = |k: usize| netlab_results::LinkBin {
+            start_s: k as f64,
+            end_s: k as f64 + 1.0,
+            from_s: k as f64,
+            to_s: k as f64 + 1.0,
+            // 500 kB/s offered.
+            offered_bytes: 500_000.0,
+            sent_bytes: 500_000,
+            changes: 0,
+            refill_bound_bytes: 0,
+            backlogged: true,
+            tracks: Some(true),
+            max_reading_gap_s: 0.1,
+        };
+        let mut link = step();
+        link.bins = (0..11).map(bin).collect();
+        let t = trace_point(&s, &link).unwrap();
+        assert!((t.utilisation - 0.95).abs() < 1e-9, "{t:?}");
     }
 
     /// 10 → 2 Mbit/s at 5 s, back at 9 s.
