@@ -11,7 +11,7 @@
 //! for the traffic), sends, and waits for the ACK; lateness is the ACK's
 //! time minus the plan. A late change is sent at once, never skipped.
 
-use std::thread::JoinHandle;
+use netlab_os::threads::{spawn_pooled, Pooled};
 use std::time::{Duration, Instant};
 
 use netlab_os::StopFlag;
@@ -71,7 +71,7 @@ pub struct RateDriverConfig {
 #[derive(Debug)]
 pub struct RateDriver {
     stop: StopFlag,
-    thread: JoinHandle<RateLog>,
+    thread: Pooled<RateLog>,
 }
 
 impl RateDriver {
@@ -86,10 +86,10 @@ impl RateDriver {
         let sock = QdiscSocket::open_in(ns)?;
         let stop = StopFlag::new();
         let flag = stop.clone();
-        let thread = std::thread::Builder::new()
-            .name("rate-driver".into())
-            .spawn(move || drive(&sock, &target, &plan, config, &flag))
-            .map_err(|e| QdiscError::io("spawning the rate driver thread", e))?;
+        let thread = spawn_pooled("rate-driver", None, move || {
+            drive(&sock, &target, &plan, config, &flag)
+        })
+        .map_err(|e| QdiscError::io("spawning the rate driver thread", e))?;
         Ok(RateDriver { stop, thread })
     }
 

@@ -3,7 +3,7 @@
 //! ([`Pacer`]: a late sample skips the missed slots, never bursts) and
 //! stopped by a [`StopFlag`].
 
-use std::thread::JoinHandle;
+use netlab_os::threads::{spawn_pooled, Pooled};
 use std::time::{Duration, Instant};
 
 use netlab_os::{Pacer, StopFlag};
@@ -47,7 +47,7 @@ impl QdiscSamplerConfig {
 #[derive(Debug)]
 pub struct Sampler {
     stop: StopFlag,
-    thread: JoinHandle<SampleSeries>,
+    thread: Pooled<SampleSeries>,
 }
 
 impl Sampler {
@@ -62,10 +62,10 @@ impl Sampler {
         let sock = QdiscSocket::open_in(ns)?;
         let stop = StopFlag::new();
         let flag = stop.clone();
-        let thread = std::thread::Builder::new()
-            .name("qdisc-sampler".into())
-            .spawn(move || run(sock, ifindex, psched, config, &flag))
-            .map_err(|e| QdiscError::io("spawning the qdisc sampler thread", e))?;
+        let thread = spawn_pooled("qdisc-sampler", None, move || {
+            run(sock, ifindex, psched, config, &flag)
+        })
+        .map_err(|e| QdiscError::io("spawning the qdisc sampler thread", e))?;
         Ok(Sampler { stop, thread })
     }
 

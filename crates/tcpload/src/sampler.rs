@@ -9,8 +9,8 @@
 //! the namespace the netlink socket lives in) and [`TcpSampler`], a
 //! bounded, stoppable thread.
 
+use netlab_os::threads::{spawn_pooled, Pooled};
 use std::net::SocketAddr;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use netlab_os::wire::{ErrorMessage, Messages, NLMSG_DONE, NLMSG_ERROR};
@@ -301,7 +301,7 @@ pub fn sample_loop(
 pub struct SamplerHandle {
     stop: StopFlag,
     /// Taken by [`SamplerHandle::stop`]; still here when it is dropped.
-    thread: Option<JoinHandle<SamplerLog>>,
+    thread: Option<Pooled<SamplerLog>>,
 }
 
 /// Starts sampling `flow` on a new thread (the netlink socket already
@@ -330,13 +330,13 @@ impl TcpSampler {
     ) -> Result<SamplerHandle, TcpLoadError> {
         let stop = StopFlag::new();
         let flag = stop.clone();
-        let thread = std::thread::Builder::new()
-            .name("tcp-sampler".into())
-            .spawn(move || sample_loop(sock, flow, t0, cfg, &flag, &mut on_sample))
-            .map_err(|source| TcpLoadError::Io {
-                what: "spawn sampler thread",
-                source,
-            })?;
+        let thread = spawn_pooled("tcp-sampler", None, move || {
+            sample_loop(sock, flow, t0, cfg, &flag, &mut on_sample)
+        })
+        .map_err(|source| TcpLoadError::Io {
+            what: "spawn sampler thread",
+            source,
+        })?;
         Ok(SamplerHandle {
             stop,
             thread: Some(thread),
@@ -418,15 +418,12 @@ impl TcpSampler {
         let (tx, rx) = std::sync::mpsc::sync_channel::<(FlowId, Instant)>(1);
         let stop = StopFlag::new();
         let flag = stop.clone();
-        let thread = std::thread::Builder::new()
-            .name("tcp-sampler".into())
-            .spawn(move || {
-                let waited = Instant::now() + wait;
-                loop {
-                    let now = Instant::now();
-                    let (flow, t0) = match rx
-                        .recv_timeout(waited.saturating_duration_since(now).min(WAIT_POLL))
-                    {
+        let thread = spawn_pooled("tcp-sampler", None, move || {
+            let waited = Instant::now() + wait;
+            loop {
+                let now = Instant::now();
+                let (flow, t0) =
+                    match rx.recv_timeout(waited.saturating_duration_since(now).min(WAIT_POLL)) {
                         Ok(handed) => handed,
                         Err(std::sync::mpsc::RecvTimeoutError::Timeout)
                             if now < waited && !flag.is_stopped() =>
@@ -436,22 +433,22 @@ impl TcpSampler {
                         // Never connected: an empty log, ended as asked.
                         Err(_) => return SamplerLog::empty(&cfg, &flag),
                     };
-                    // The sender connects and writes now: the first dump
-                    // waits one interval (a stop ends the wait, and the
-                    // loop then takes its one last sample).
-                    let deadline = Instant::now() + cfg.max_duration;
-                    let _ = flag.sleep_until((Instant::now() + cfg.interval).min(deadline));
-                    let left = SamplerConfig {
-                        max_duration: deadline.saturating_duration_since(Instant::now()),
-                        ..cfg
-                    };
-                    return sample_loop(sock, flow, t0, left, &flag, &mut on_sample);
-                }
-            })
-            .map_err(|source| TcpLoadError::Io {
-                what: "spawn sampler thread",
-                source,
-            })?;
+                // The sender connects and writes now: the first dump
+                // waits one interval (a stop ends the wait, and the
+                // loop then takes its one last sample).
+                let deadline = Instant::now() + cfg.max_duration;
+                let _ = flag.sleep_until((Instant::now() + cfg.interval).min(deadline));
+                let left = SamplerConfig {
+                    max_duration: deadline.saturating_duration_since(Instant::now()),
+                    ..cfg
+                };
+                return sample_loop(sock, flow, t0, left, &flag, &mut on_sample);
+            }
+        })
+        .map_err(|source| TcpLoadError::Io {
+            what: "spawn sampler thread",
+            source,
+        })?;
         Ok((
             PendingStart(tx),
             SamplerHandle {

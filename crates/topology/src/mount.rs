@@ -1,15 +1,14 @@
 //! The namespace files: `/run/netns` as a shared mount, a new network
-//! namespace bind-mounted onto its file, entering one (`setns`) and the lazy
+//! namespace bind-mounted onto its file and the lazy
 //! unmount (all via nix's safe wrappers; nothing here needs `unsafe`).
 
-use std::fs::File;
 use std::io;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::sync::Mutex;
 
 use nix::mount::{mount, umount2, MntFlags, MsFlags};
-use nix::sched::{setns, unshare, CloneFlags};
+use nix::sched::{unshare, CloneFlags};
 
 use crate::TopologyError;
 
@@ -89,11 +88,6 @@ fn thread_ns_path() -> String {
     } else {
         format!("/proc/self/task/{}/ns/net", nix::unistd::gettid())
     }
-}
-
-/// Moves the calling thread into the namespace open as `file`.
-pub(crate) fn enter(file: &File) -> io::Result<()> {
-    setns(file, CloneFlags::CLONE_NEWNET).map_err(io::Error::from)
 }
 
 /// Lazily unmounts `path`.

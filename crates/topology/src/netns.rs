@@ -1,11 +1,13 @@
 //! Named, owned network namespaces, visible to `ip netns`.
 //!
 //! Created the way iproute2 does it: `/run/netns` is made a shared mount,
-//! `/run/netns/NAME` is created exclusively, and a dedicated thread
-//! `unshare(CLONE_NEWNET)`s and bind-mounts its own namespace file
-//! (`/proc/thread-self/ns/net`) onto it. Code runs inside a namespace on a
-//! thread that `setns()`'d into it; sockets made there stay in that
-//! namespace for their whole life, whatever thread uses them later.
+//! `/run/netns/NAME` is created exclusively, and the calling thread
+//! `unshare(CLONE_NEWNET)`s, bind-mounts its own namespace file
+//! (`/proc/thread-self/ns/net`) onto it and goes back. Code runs inside a
+//! namespace on a thread that `setns()`'d into it (the caller's own for
+//! [`Netns::run`], a pooled one for [`Netns::spawn`]); sockets made there
+//! stay in that namespace for their whole life, whatever thread uses them
+//! later.
 //!
 //! ```no_run
 //! use netlab_topology::netns::Netns;
@@ -17,9 +19,9 @@
 //! # Ok(()) }
 //! ```
 
+use netlab_os::threads::{spawn_pooled, Pooled};
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::thread::JoinHandle;
 
 use crate::{mount, TopologyError};
 
@@ -77,15 +79,10 @@ impl Netns {
         mount::prepare_run_dir(Path::new(NETNS_RUN_DIR))?;
         mount::create_mount_point(&path)
             .map_err(|e| TopologyError::io(format!("creating {}", path.display()), e))?;
-        let made = std::thread::scope(|s| {
-            s.spawn(|| mount::unshare_and_bind(&path))
-                .join()
-                .unwrap_or_else(|_| {
-                    Err(TopologyError::ThreadPanicked {
-                        step: format!("creating netns {name}"),
-                    })
-                })
-        });
+        // The calling thread makes it and goes back (netlab_os::threads).
+        let made = netlab_os::threads::keeping_netns(|| mount::unshare_and_bind(&path))
+            .map_err(|e| TopologyError::io(format!("creating netns {name}"), e))
+            .and_then(|made| made);
         if let Err(e) = made {
             let _ = std::fs::remove_file(&path);
             return Err(match e {
@@ -127,68 +124,31 @@ impl Netns {
         &self.file
     }
 
-    /// Runs `f` on a fresh thread that has entered this namespace, waits for
-    /// it and returns its value. `f` may borrow from the caller. A panic in
-    /// `f` is resumed in the caller.
+    /// Runs `f` inside this namespace on the calling thread, which goes
+    /// back to its own namespace when `f` returns or panics
+    /// (`netlab_os::threads::in_netns`: no thread is started). `f` may
+    /// borrow from the caller; sockets it makes stay in this namespace.
     pub fn run<F, T>(&self, f: F) -> Result<T, TopologyError>
     where
-        F: FnOnce() -> T + Send,
-        T: Send,
+        F: FnOnce() -> T,
     {
-        let joined = std::thread::scope(|s| {
-            s.spawn(|| {
-                mount::enter(&self.file)
-                    .map_err(|e| TopologyError::io(format!("entering netns {}", self.name), e))?;
-                Ok(f())
-            })
-            .join()
-        });
-        match joined {
-            Ok(r) => r,
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
+        netlab_os::threads::in_netns(&self.file, f)
+            .map_err(|e| TopologyError::io(format!("entering netns {}", self.name), e))
     }
 
-    /// Starts a long-lived named thread inside this namespace. Returns once
-    /// the thread has entered the namespace (or failed to).
-    pub fn spawn<F, T>(&self, thread_name: &str, f: F) -> Result<JoinHandle<T>, TopologyError>
+    /// Runs `f` on a long-lived thread named `thread_name` inside this
+    /// namespace: a parked thread of the process's pool when there is one
+    /// (`netlab_os::threads`: a thread start cost 2-15 ms under user-mode
+    /// Linux), a new one otherwise. Returns once the thread has entered
+    /// the namespace (or failed to; `f` then never runs). The thread goes
+    /// back to the process's namespace when `f` returns.
+    pub fn spawn<F, T>(&self, thread_name: &str, f: F) -> Result<Pooled<T>, TopologyError>
     where
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
-        let file = self
-            .file
-            .try_clone()
-            .map_err(|e| TopologyError::io(format!("duplicating fd of netns {}", self.name), e))?;
-        let (tx, rx) = std::sync::mpsc::sync_channel::<std::io::Result<()>>(1);
-        let handle = std::thread::Builder::new()
-            .name(thread_name.to_owned())
-            .spawn(move || {
-                let entered = mount::enter(&file);
-                drop(file);
-                let ok = entered.is_ok();
-                let _ = tx.send(entered);
-                if !ok {
-                    // The caller gets the error; this thread must not run `f`
-                    // in the wrong namespace.
-                    std::panic::resume_unwind(Box::new("setns failed"));
-                }
-                f()
-            })
-            .map_err(|e| TopologyError::io(format!("spawning thread {thread_name}"), e))?;
-        match rx.recv() {
-            Ok(Ok(())) => Ok(handle),
-            Ok(Err(e)) => {
-                let _ = handle.join();
-                Err(TopologyError::io(
-                    format!("entering netns {}", self.name),
-                    e,
-                ))
-            }
-            Err(_) => Err(TopologyError::ThreadPanicked {
-                step: format!("entering netns {}", self.name),
-            }),
-        }
+        spawn_pooled(thread_name, Some(&self.file), f)
+            .map_err(|e| TopologyError::io(format!("entering netns {} on a thread", self.name), e))
     }
 
     /// Deletes the namespace (unmount + unlink) and confirms it is gone.

@@ -25,4 +25,4 @@ pub mod steps;
 pub mod worker;
 
 pub use error::ScenarioError;
-pub use runner::{not_started, run, RunContext, StoppedAt};
+pub use runner::{not_started, run, threads_at_once, RunContext, StoppedAt};

@@ -42,6 +42,7 @@ mod build;
 mod start;
 
 pub use build::Egress;
+pub use start::threads_at_once;
 pub(crate) use start::{ReadySender, ReadyWorkers};
 
 /// What every scenario of a run shares.

@@ -5,10 +5,10 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use netlab_os::event_loop::{Wake, Waker};
+use netlab_os::threads::Pooled;
 use netlab_topology::netns::Netns;
 
 use super::error::ScenarioError;
@@ -58,7 +58,7 @@ impl Stop {
 pub struct Worker<T> {
     name: &'static str,
     stop: Stop,
-    thread: JoinHandle<T>,
+    thread: Pooled<T>,
 }
 
 impl<T, E: std::fmt::Display> Worker<Result<T, E>> {
@@ -116,11 +116,11 @@ where
     Ok(Worker { name, stop, thread })
 }
 
-/// A worker started before t0, inside its namespace, and waiting for it:
-/// starting threads and entering namespaces cost 10-40 ms each under
-/// user-mode Linux (more on a busy host), so a scenario starts them
-/// before its clock does and only wakes them at their mark (method
-/// §3.3). Its release hands it `P`: t0 for most, B's bound loop (which
+/// A worker made ready before t0, inside its namespace, and waiting for
+/// it: handing a job to a thread and entering a namespace take time (a
+/// pooled thread about 0.3 ms under user-mode Linux, a new one 2-18 ms),
+/// so a scenario readies them before its clock starts and only wakes
+/// them at their mark (method §3.3, §3.5). Its release hands it `P`: t0 for most, B's bound loop (which
 /// sets t0) for B's. Dropped unreleased (the scenario ended or failed
 /// first), it tells its thread, which ends at once having done nothing,
 /// and joins it.
@@ -204,14 +204,15 @@ mod tests {
         assert!(t.join().unwrap());
     }
 
-    /// A worker on a plain thread (spawn_in needs a namespace, so root).
+    /// A worker on a pooled thread in the process's own namespace
+    /// (spawn_in needs a namespace, so root).
     fn local<T: Send + 'static>(
         name: &'static str,
         work: impl FnOnce(&Stop) -> Result<T, String> + Send + 'static,
     ) -> Worker<Result<T, String>> {
         let stop = Stop::new();
         let theirs = stop.clone();
-        let thread = std::thread::spawn(move || work(&theirs));
+        let thread = netlab_os::threads::spawn_pooled(name, None, move || work(&theirs)).unwrap();
         Worker { name, stop, thread }
     }
 

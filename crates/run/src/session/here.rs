@@ -267,6 +267,16 @@ impl Here<'_> {
             .iter()
             .filter(|s| !done.contains(&s.index))
             .collect();
+        // Every thread the largest scenario runs at once, started here
+        // rather than in each scenario's start (method §3.5). A pool that
+        // cannot start them leaves each scenario to start its own.
+        let most = to_run
+            .iter()
+            .filter_map(|p| ScenarioSetup::new(p, &self.run_id).ok())
+            .map(|s| scenario::threads_at_once(&s))
+            .max()
+            .unwrap_or(0);
+        let _kept = netlab_os::threads::reserve(most);
         for (k, planned) in to_run.iter().enumerate() {
             if let Some(sig) = netlab_receipts::interrupted() {
                 results.interrupted = Some(Interrupted {

@@ -29,6 +29,7 @@ use crate::progress::Live;
 use crate::scenario::collect::{ReceiverOutput, SenderOutput, Workers};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::worker::{spawn_in, Ready};
+use crate::setup::ScenarioSetup;
 
 impl Runner<'_, '_> {
     /// Each flow's own receiver, ready since before t0, released with it
@@ -213,11 +214,10 @@ impl Runner<'_, '_> {
             senders: Vec::new(),
         };
         // Every flow's sockets first, each namespace entered once for all
-        // of them: an entry is a thread of its own, 10-40 ms under
-        // user-mode Linux (method §3.5).
+        // of them (method §3.5).
         let (mut sinks, mut sockets) = self.flow_sockets(topo)?;
-        // One pattern lap per block size, shared by the senders (§4.1).
-        let mut patterns: Vec<PatternSource> = Vec::new();
+        // One pattern lap per block size, shared by the senders (§4.1)
+        // and computed once per run.
         for (i, flow) in plan.flows.iter().enumerate() {
             let receiver = match sinks[i].take() {
                 None => None,
@@ -244,13 +244,7 @@ impl Runner<'_, '_> {
                 .take()
                 .expect("flow_sockets made every flow's sender sockets");
             let block = flow.sender.block_size.max(1);
-            let pattern = match patterns.iter().find(|p| p.block() == block) {
-                Some(p) => p.clone(),
-                None => {
-                    patterns.push(PatternSource::prepared(block));
-                    patterns[patterns.len() - 1].clone()
-                }
-            };
+            let pattern = PatternSource::shared(block);
             ready.senders.push(Some(
                 self.ready_sender(topo, live, i, bound, sockets, &pattern)?,
             ));
@@ -351,6 +345,24 @@ impl Runner<'_, '_> {
         workers.senders[i] = ready.worker.release(scene.t0);
         Ok(())
     }
+}
+
+/// The threads of the pool (`netlab_os::threads`) a scenario of `plan`
+/// runs at once: B's loop, the probes' clients, the capture, each flow's
+/// receiver, sender and tcp_info sampler, a qdisc sampler and a rate
+/// driver per egress. A run reserves the most of its scenarios before
+/// the first, so no scenario starts a thread (method §3.5).
+pub fn threads_at_once(plan: &ScenarioSetup) -> usize {
+    let flows: usize = plan
+        .flows
+        .iter()
+        .map(|f| 2 + usize::from(f.receiver.is_some()))
+        .sum();
+    1 + usize::from(plan.probe.is_some())
+        + usize::from(plan.iso_probe.is_some())
+        + usize::from(plan.capture_flow.is_some())
+        + 2 * plan.egresses.len()
+        + flows
 }
 
 /// How long past the timeline's end a ready worker waits for its release
