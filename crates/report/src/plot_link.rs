@@ -288,7 +288,7 @@ pub(crate) fn plane(input: &ReportInput) -> Result<Option<Plot>, ReportError> {
             .map_err(e)?;
         mesh(
             &mut c,
-            "probe one-way delay A→B, p95 over the measured window (ms, log)",
+            "probe one-way delay A→B, window p95 (ms, log)",
             "use of the link (delivered ÷ offered)",
             (6, 6),
         )?;

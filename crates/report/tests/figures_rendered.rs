@@ -89,9 +89,9 @@ fn faults_in(dir: &Path) -> Vec<String> {
     out
 }
 
-fn check(run: &str) {
+fn check(run: &str) -> Option<common::TempDir> {
     if !have_font(run) {
-        return;
+        return None;
     }
     let dir = render(run);
     let top: Vec<_> = std::fs::read_dir(dir.path())
@@ -111,6 +111,7 @@ fn check(run: &str) {
         faults.join("\n")
     );
     headline_reads_in_30_seconds(run, dir.path());
+    Some(dir)
 }
 
 /// The headline of summary.md and of index.html opens with a table, and
@@ -226,6 +227,22 @@ fn run_uml_kernel_ab_6_12() {
 #[test]
 fn run_uml_window() {
     check("run-uml-window");
+}
+
+#[test]
+fn run_uml_trace_link() {
+    // The moving rate's figures: delay, rates and schedule over time per
+    // scenario, and the trace's use against delay plane.
+    let Some(dir) = check("run-uml-trace-link") else {
+        return;
+    };
+    for fig in [
+        "figures/link-plane.svg",
+        "scenarios/s01/s01-link.svg",
+        "scenarios/s02/s02-link.svg",
+    ] {
+        assert!(dir.path().join(fig).is_file(), "no {fig}");
+    }
 }
 
 /// The checks fail on figures drawn before they held: a legend off the
