@@ -9,7 +9,8 @@
 //! rate in turn (changes per second) for `NETLAB_RATE_BENCH_CHANGES`
 //! changes (default 200, at least 2 s); lateness is each change's ACK
 //! time minus its planned time. Printed per change rate: p50, p99 and max
-//! lateness, and the highest change rate whose p99 stays within 2 ms. The
+//! lateness, and the highest change rate whose p99 (and every slower
+//! rate's) stays within 2 ms. The
 //! baseline in the same run is one change every second (the rate a step
 //! schedule makes): the other rates' p99 are given as ratios to it.
 //!
@@ -34,6 +35,7 @@ use netlab_topology::spec::R_B_IF;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
 const INSIDE: &str = "NETLAB_RATE_BENCH_INSIDE";
+const CHANGES: &str = "NETLAB_RATE_BENCH_CHANGES";
 const RATES_PER_S: &[f64] = &[1.0, 10.0, 50.0, 100.0, 200.0, 500.0, 1000.0];
 
 fn main() {
@@ -52,9 +54,13 @@ fn in_guest() {
     }
     let exe = std::env::current_exe().expect("this bench's path");
     let cwd = std::env::current_dir().expect("current folder");
-    let outcome = netlab_guest::guest_for_test(exe, &cwd)
+    let mut guest = netlab_guest::guest_for_test(exe, &cwd)
         .modules(["veth", "sch_tbf"])
-        .env(INSIDE, "1")
+        .env(INSIDE, "1");
+    if let Ok(n) = std::env::var(CHANGES) {
+        guest = guest.env(CHANGES, n);
+    }
+    let outcome = guest
         .deadline(Duration::from_secs(600))
         .run()
         .expect("the guest run");
@@ -65,7 +71,7 @@ fn in_guest() {
 }
 
 fn measure(kernel: &str) {
-    let per_rate: usize = std::env::var("NETLAB_RATE_BENCH_CHANGES")
+    let per_rate: usize = std::env::var(CHANGES)
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(200);
@@ -98,6 +104,7 @@ fn measure(kernel: &str) {
     let stop = AtomicBool::new(false);
     let mut baseline_p99 = None;
     let mut within = None;
+    let mut broken = false;
     std::thread::scope(|s| {
         s.spawn(|| flood::flood_until(&sender, &stop, Instant::now() + Duration::from_secs(600)));
         for &per_s in RATES_PER_S {
@@ -127,14 +134,20 @@ fn measure(kernel: &str) {
                 "  {per_s:>6} changes/s: {applied} applied, {failed} failed; lateness p50 {p50:.3} ms  p99 {p99:.3} ms  max {max:.3} ms; p99 {:.2}× the 1/s baseline",
                 p99 / base
             );
-            if p99 <= 2.0 {
+            // The highest rate below which every rate held: one rate
+            // past 2 ms ends the run of rates that did.
+            if p99 <= 2.0 && !broken {
                 within = Some(per_s);
+            } else {
+                broken = true;
             }
         }
         stop.store(true, Ordering::SeqCst);
     });
     match within {
-        Some(r) => println!("  highest change rate with p99 within 2 ms: {r} changes/s"),
+        Some(r) => println!(
+            "  highest change rate with p99 within 2 ms at it and every slower rate: {r} changes/s"
+        ),
         None => println!("  no change rate kept p99 within 2 ms"),
     }
 }
