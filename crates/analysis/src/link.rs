@@ -309,6 +309,14 @@ pub struct FifoAfterDrop {
     /// Requests of the second half with no reply in time: below a bound
     /// shorter than the timeout, tail drops, not delays.
     pub no_reply: usize,
+    /// The queue's delay when full with the isochronous probe's requests
+    /// in it, ms (method §15.6): a packet-counted FIFO gives a request a
+    /// place as it gives a frame one, and a full queue holds the requests
+    /// of its own delay, one an interval, so it delays `bound ÷ (1 +
+    /// (frame − request) time ÷ interval)`. `None` without the probe.
+    pub full_with_probe_ms: Option<f64>,
+    /// The requests a full queue then holds (its delay ÷ the interval).
+    pub probe_places: Option<f64>,
 }
 
 impl FifoAfterDrop {
@@ -317,6 +325,11 @@ impl FifoAfterDrop {
         self.measured_ms.map(|m| m / self.bound_ms)
     }
 }
+
+/// An isochronous request on the wire: its 40-byte header and the UDP,
+/// IPv4 and Ethernet headers (an experiment that pads its requests makes
+/// them larger; the figure keeps the default).
+pub const PROBE_FRAME_BYTES: u64 = 40 + 8 + 20 + 14;
 
 /// Each drop of a FIFO arm with `limit` packets (method §15.6).
 pub fn fifo_after_drops(
@@ -344,12 +357,21 @@ pub fn fifo_after_drops(
             v.sort_by(f64::total_cmp);
             let p95_ms = (!v.is_empty())
                 .then(|| v[((0.95 * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1]);
+            let with_probe = s.iso.as_ref().filter(|i| i.interval_ms > 0.0).map(|i| {
+                let frame_ms = bound / f64::from(limit.max(1));
+                let request_ms =
+                    crate::predict::link_time(PROBE_FRAME_BYTES, rate).as_secs_f64() * 1e3;
+                let full = bound / (1.0 + (frame_ms - request_ms) / i.interval_ms);
+                (full, full / i.interval_ms)
+            });
             Some(FifoAfterDrop {
                 drop: d,
                 bound_ms: bound,
                 measured_ms: netlab_stats::describe::median(&mut v),
                 p95_ms,
                 no_reply,
+                full_with_probe_ms: with_probe.map(|w| w.0),
+                probe_places: with_probe.map(|w| w.1),
             })
         })
         .collect()
@@ -685,6 +707,15 @@ mod tests {
         assert!((f[0].bound_ms - 775.168).abs() < 1e-3, "{}", f[0].bound_ms);
         assert_eq!(f[0].measured_ms, Some(760.0));
         assert!((f[0].ratio().unwrap() - 0.98).abs() < 0.01);
+        // One request every 20 ms, a frame 6.056 ms and a request 0.328 ms
+        // at 2 Mbit/s: full, the queue delays 775 / (1 + 5.728 / 20) ms
+        // and holds about 30 requests.
+        let full = f[0].full_with_probe_ms.unwrap();
+        assert!(
+            (full - 775.168 / (1.0 + (6.056 - 0.328) / 20.0)).abs() < 0.5,
+            "{full}"
+        );
+        assert!((f[0].probe_places.unwrap() - full / 20.0).abs() < 1e-9);
         // A request without a reply is counted apart, not as a delay.
         let dropped = scenario(|t| {
             if (8.0..8.1).contains(&t) {

@@ -29,6 +29,34 @@ fn no_reply(n: usize) -> String {
     }
 }
 
+/// Why a FIFO's delay stayed below its bound, when it did and the
+/// isochronous probe ran: its requests hold places in the packet-counted
+/// queue, so a full queue delays less (method §15.6); the median beside
+/// that figure. Empty otherwise.
+fn why_below(f: &netlab_analysis::link::FifoAfterDrop) -> String {
+    let (Some(m), Some(full), Some(places)) = (f.measured_ms, f.full_with_probe_ms, f.probe_places)
+    else {
+        return String::new();
+    };
+    if m >= (1.0 - FIFO_BOUND_TOLERANCE) * f.bound_ms {
+        return String::new();
+    }
+    let r = m / full;
+    let verdict = if (r - 1.0).abs() <= FIFO_BOUND_TOLERANCE {
+        "within 20 % of it".to_string()
+    } else if r < 1.0 {
+        format!("{:.0} % below it", 100.0 * (1.0 - r))
+    } else {
+        format!("{:.0} % above it", 100.0 * (r - 1.0))
+    };
+    format!(
+        ". Why below: the isochronous probe's requests hold places in this packet-counted \
+         queue as frames do, so when full it holds about {places:.0} requests and delays \
+         {full:.0} ms, not {:.0} ms (method §15.6); the median is {verdict}",
+        f.bound_ms
+    )
+}
+
 /// What happened after one drop, in words.
 pub fn after_drop(d: &DropFigures) -> String {
     if let Some(f) = d.fifo {
@@ -47,9 +75,10 @@ pub fn after_drop(d: &DropFigures) -> String {
                     .unwrap_or_default();
                 format!(
                     "FIFO queueing delay {m:.0} ms (median over the step's second half), {verdict} \
-                     its bound {:.0} ms at the new rate{p95}{}",
+                     its bound {:.0} ms at the new rate{p95}{}{}",
                     f.bound_ms,
-                    no_reply(f.no_reply)
+                    no_reply(f.no_reply),
+                    why_below(&f)
                 )
             }
             _ => format!(
@@ -231,6 +260,44 @@ mod tests {
         until_s: Some(9.0),
     };
 
+    fn fifo_below(measured_ms: f64, full_with_probe_ms: Option<f64>) -> FifoAfterDrop {
+        FifoAfterDrop {
+            drop: DROP,
+            bound_ms: 775.0,
+            measured_ms: Some(measured_ms),
+            p95_ms: Some(600.0),
+            no_reply: 0,
+            full_with_probe_ms,
+            probe_places: full_with_probe_ms.map(|f| f / 20.0),
+        }
+    }
+
+    #[test]
+    fn a_fifo_below_its_bound_is_set_beside_the_queue_the_probe_shares() {
+        let said = |f| {
+            after_drop(&DropFigures {
+                drop: DROP,
+                fifo: Some(f),
+                aqm: None,
+            })
+        };
+        let shared = said(fifo_below(501.0, Some(603.0)));
+        assert!(shared.contains("35 % below its bound 775 ms"), "{shared}");
+        assert!(
+            shared.contains("holds about 30 requests and delays 603 ms, not 775 ms"),
+            "{shared}"
+        );
+        assert!(
+            shared.contains("the median is within 20 % of it"),
+            "{shared}"
+        );
+        let far = said(fifo_below(300.0, Some(603.0)));
+        assert!(far.contains("the median is 50 % below it"), "{far}");
+        // Without the probe, or at the bound, there is nothing to add.
+        assert!(!said(fifo_below(501.0, None)).contains("Why below"));
+        assert!(!said(fifo_below(700.0, Some(603.0))).contains("Why below"));
+    }
+
     #[test]
     fn a_fifo_and_an_aqm_are_said_each_in_its_terms() {
         let fifo = figures(
@@ -243,6 +310,8 @@ mod tests {
                     measured_ms: Some(508.0),
                     p95_ms: Some(700.0),
                     no_reply: 3,
+                    full_with_probe_ms: None,
+                    probe_places: None,
                 }),
                 aqm: None,
             }],
@@ -270,6 +339,8 @@ mod tests {
             "{s}"
         );
         assert!(s.contains("3 request(s) without a reply"), "{s}");
+        // Without the probe's figure no reason is given.
+        assert!(!s.contains("Why below"), "{s}");
         assert!(s.contains("not back under 21.1 ms"), "{s}");
         assert!(
             s.contains("≥ 4.0 s; 4 request(s) of the step without a reply"),
