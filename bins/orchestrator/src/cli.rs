@@ -5,7 +5,7 @@
 //! clap's error naming the flag (exit 2); what depends on several flags at
 //! once is checked by the command's configuration.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 
 use crate::commands;
 
@@ -51,21 +51,6 @@ pub enum Command {
     /// Internal: init process inside the user-mode-linux guest.
     #[command(hide = true)]
     GuestInit(GuestInitArgs),
-}
-
-/// Which kernel runs the experiment.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
-pub enum KernelFlag {
-    /// The host kernel if it has every requested qdisc, else the guest if installed.
-    #[default]
-    Auto,
-    /// The running kernel.
-    Host,
-    /// The Debian user-mode-linux kernel, booted for this run.
-    Uml,
-    /// The user-mode-linux 6.12 kernel netlab builds (`orchestrator kernel build uml-6.12`), booted for this run.
-    #[value(name = "uml-6.12")]
-    Uml612,
 }
 
 /// `orchestrator guest-init` (hidden).

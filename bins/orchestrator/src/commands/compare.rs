@@ -18,8 +18,8 @@ use netlab_path_settings::{DEFAULT_PROBE_PORT, DEFAULT_TCP_PORT};
 use netlab_qdisc_model::{Arm, Rate, Size, Tbf};
 use netlab_run::SessionConfig;
 
-use super::{execute, kernel_choice, utc_stamp, UsageError};
-use crate::cli::KernelFlag;
+use super::kernel_flag::{kernel_choice, KernelFlag};
+use super::{execute, utc_stamp, UsageError};
 use crate::flags::{self, ArmArg};
 
 /// `orchestrator compare`.

@@ -8,6 +8,7 @@ pub mod cleanup;
 pub mod compare;
 pub mod diff;
 pub mod kernel;
+pub mod kernel_flag;
 pub mod merge;
 pub mod plan;
 pub mod report;
@@ -21,8 +22,6 @@ use netlab_run::finish::ReportHooks;
 use netlab_run::{RunOutcome, Session, SessionConfig};
 use netlab_utc::folder_stamp;
 
-use crate::cli::KernelFlag;
-
 /// A usage error: the flag and what is wrong with its value (exit 2).
 #[derive(Debug)]
 pub struct UsageError(pub String);
@@ -34,16 +33,6 @@ impl std::fmt::Display for UsageError {
 }
 
 impl std::error::Error for UsageError {}
-
-/// The experiment file's word for a `--kernel` choice.
-pub(crate) fn kernel_choice(k: KernelFlag) -> netlab_experiment::KernelChoice {
-    match k {
-        KernelFlag::Auto => netlab_experiment::KernelChoice::Auto,
-        KernelFlag::Host => netlab_experiment::KernelChoice::Host,
-        KernelFlag::Uml => netlab_experiment::KernelChoice::Uml,
-        KernelFlag::Uml612 => netlab_experiment::KernelChoice::Uml612,
-    }
-}
 
 /// Now, as the default results folder's stamp.
 pub(crate) fn utc_stamp() -> String {

@@ -21,8 +21,8 @@ use netlab_run::SessionConfig;
 use clap::{value_parser, Args};
 use netlab_experiment::Shard;
 
-use super::{execute, kernel_choice, utc_stamp};
-use crate::cli::KernelFlag;
+use super::kernel_flag::{kernel_choice, KernelFlag};
+use super::{execute, utc_stamp};
 use crate::flags;
 
 use netlab_experiment::{Experiment, KernelChoice};

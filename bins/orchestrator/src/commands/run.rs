@@ -8,8 +8,8 @@ use clap::Args;
 use netlab_experiment::{PcapMode, Shard};
 use netlab_run::SessionConfig;
 
-use super::{execute, kernel_choice, utc_stamp, UsageError};
-use crate::cli::KernelFlag;
+use super::kernel_flag::{kernel_choice, KernelFlag};
+use super::{execute, utc_stamp, UsageError};
 use crate::flags;
 
 /// `orchestrator run`.
