@@ -60,6 +60,7 @@ mod points;
 mod predict;
 mod readbacks;
 pub mod records;
+mod row_model;
 mod sentence;
 pub mod state;
 pub mod summary;

@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::sweep_model::RowModel;
+pub use crate::row_model::RowModel;
 
 use crate::records::{ProbeOutcome, ReportInput, Scenario};
 use crate::stats::{censored_quantile, CensoredQuantile, Observation};
@@ -563,7 +563,7 @@ pub(crate) fn row(
         rtt_requests: None,
         iso_slots: None,
         metrics: SweepMetrics::default(),
-        model: crate::sweep_model::of(s, models),
+        model: crate::row_model::of(s, models),
     };
     if s.error.is_some() {
         return r;
