@@ -309,7 +309,7 @@ fn nearest_clause(all: &[RoundShares<'_>], direction: &str) -> String {
     // A share is a ratio of two goodputs, each good to the measurement's
     // resolution (1 % of the rate, method §12.9), so gaps closer than that
     // cannot rank their models.
-    let resolution = crate::compare::GOODPUT_RESOLUTION;
+    let resolution = crate::records::GOODPUT_RESOLUTION;
     let near: Vec<usize> = (0..MODELS.len())
         .filter(|&i| matches!((worst[i], best), (Some(g), Some(b)) if g <= b + resolution))
         .collect();

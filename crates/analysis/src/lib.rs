@@ -48,6 +48,7 @@
 
 mod arms;
 pub mod compare;
+mod comparison;
 mod delivery;
 pub mod headline;
 pub mod headline_table;

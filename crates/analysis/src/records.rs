@@ -3,6 +3,11 @@
 //! the schema: one probe outcome per request, one series per flow, the
 //! arm's counters, the page's configuration lines).
 
+/// The resolution of a goodput difference: 1 % of the shaped rate (the
+/// window's edges and the bins' rounding move a round's goodput by about
+/// that much; method §12.9).
+pub(crate) const GOODPUT_RESOLUTION: f64 = 0.01;
+
 /// Everything a report is computed from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReportInput {

@@ -6,7 +6,7 @@
 //! fewer than three rounds make the interval "not meaningful"; a bound
 //! stays a bound.
 
-use crate::compare::{Comparison, ALPHA, MIN_ROUNDS};
+use crate::comparison::{Comparison, ALPHA, MIN_ROUNDS};
 use crate::stats::{fmt_num, Bounded};
 
 fn num(b: Bounded) -> String {
@@ -196,8 +196,10 @@ pub(crate) fn reading_clause(c: &Comparison) -> Option<String> {
         return None;
     }
     let median = match c.delay {
-        crate::compare::DelayBasis::OneWayDelivered => "loaded one-way median (delivered probes)",
-        crate::compare::DelayBasis::RttCensored => "loaded median",
+        crate::comparison::DelayBasis::OneWayDelivered => {
+            "loaded one-way median (delivered probes)"
+        }
+        crate::comparison::DelayBasis::RttCensored => "loaded median",
     };
     let why = match (c.rounds < MIN_ROUNDS, both_ways) {
         (true, true) => format!(
@@ -238,33 +240,33 @@ pub(crate) fn verdict_clause(c: &Comparison) -> String {
     let rounds = rounds_text(c);
     let median = match (c.delay, c.sampling) {
         (
-            crate::compare::DelayBasis::OneWayDelivered,
+            crate::comparison::DelayBasis::OneWayDelivered,
             Some(crate::window::Sampling::Isochronous { .. }),
         ) => "window one-way median (isochronous probe, delivered slots)",
         (
-            crate::compare::DelayBasis::OneWayDelivered,
+            crate::comparison::DelayBasis::OneWayDelivered,
             Some(crate::window::Sampling::StopAndWaitTimeWeighted),
         ) => "window one-way median (stop-and-wait probe, delivered requests, time-weighted)",
-        (crate::compare::DelayBasis::OneWayDelivered, None) => {
+        (crate::comparison::DelayBasis::OneWayDelivered, None) => {
             "loaded one-way median (delivered probes)"
         }
         (
-            crate::compare::DelayBasis::RttCensored,
+            crate::comparison::DelayBasis::RttCensored,
             Some(crate::window::Sampling::Isochronous { .. }),
         ) => "window RTT median (isochronous probe)",
         (
-            crate::compare::DelayBasis::RttCensored,
+            crate::comparison::DelayBasis::RttCensored,
             Some(crate::window::Sampling::StopAndWaitTimeWeighted),
         ) => "window RTT median (stop-and-wait probe, time-weighted)",
         (
-            crate::compare::DelayBasis::RttCensored,
+            crate::comparison::DelayBasis::RttCensored,
             Some(crate::window::Sampling::StopAndWaitPerRequest),
         ) => "loaded median",
         (
-            crate::compare::DelayBasis::OneWayDelivered,
+            crate::comparison::DelayBasis::OneWayDelivered,
             Some(crate::window::Sampling::StopAndWaitPerRequest),
         ) => "loaded one-way median (delivered probes)",
-        (crate::compare::DelayBasis::RttCensored, None) => "loaded median",
+        (crate::comparison::DelayBasis::RttCensored, None) => "loaded median",
     };
     if matches!(c.point, Bounded::Unknown) {
         return format!(
@@ -313,7 +315,7 @@ mod tests {
             figure: Figure::LoadedP50,
             a: "pfifo".into(),
             b: "fq_codel".into(),
-            delay: crate::compare::DelayBasis::RttCensored,
+            delay: crate::comparison::DelayBasis::RttCensored,
             sampling: None,
             point: Bounded::AtMost(-995.0),
             not_claimed: None,
