@@ -158,7 +158,7 @@ pub(crate) fn goodput_figure(
     );
     let last = a.iter().chain(b).map(|r| r.0).max().unwrap_or(1).max(1);
     let levels: Vec<f64> = a.iter().chain(b).map(|r| r.1).collect();
-    let ys = crate::plot_sweep::y_scale(&levels);
+    let ys = crate::plot_scale::y_scale(&levels);
     let lo = if ys.log {
         ys.from(ys.range.0)
     } else {

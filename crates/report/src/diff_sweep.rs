@@ -11,11 +11,11 @@
 use plotters::prelude::*;
 
 use crate::diff::RunDigest;
+use crate::plot_scale::{x_scale, y_scale, Scale};
 use crate::plot_style::{
     captioned, draw_sweep_axes, marker, round_shade, title as draw_title, title_height, Legend,
     Mark, Shape, CAPTION_H, WIDTH,
 };
-use crate::plot_sweep::{x_scale, y_scale, Scale};
 use crate::plots::{arm_color, builder, draw_svg, e, Area};
 use crate::plots_run::px_in;
 use crate::ReportError;

@@ -40,6 +40,7 @@
 pub mod diff;
 mod diff_plot;
 mod diff_sweep;
+mod drawn;
 pub mod flent;
 pub mod folder;
 mod html;
@@ -50,6 +51,7 @@ mod plot_headline;
 pub mod plot_hosts;
 mod plot_iso_delivered;
 mod plot_link;
+pub mod plot_scale;
 pub mod plot_style;
 pub mod plot_sweep;
 mod plot_sweep_notes;
@@ -224,7 +226,7 @@ pub fn render_all(input: &ReportInput) -> Result<Vec<Rendered>, ReportError> {
 pub fn render_into(input: &ReportInput, sink: &mut dyn RenderTarget) -> Result<(), ReportError> {
     let stats = netlab_analysis::compare::analyse(input);
     let headline = netlab_analysis::headline::Headline::of(input, &stats);
-    let mut plots = plots::all(input, &stats, &headline)?;
+    let mut plots = drawn::all(input, &stats, &headline)?;
     // A sweep's figures and the table behind them (docs/report.md, "Sweep
     // data"), written beside the figures so a reader can redraw them.
     let table = netlab_analysis::sweep::SweepTable::of(input);
@@ -250,7 +252,7 @@ pub fn render_into(input: &ReportInput, sink: &mut dyn RenderTarget) -> Result<(
             next: input.scenarios.get(i + 1),
         };
         let rate = s.point_rate().or(input.bottleneck_bps);
-        let own = plots::scenario(s, rate)?;
+        let own = drawn::scenario(s, rate)?;
         for p in &own {
             sink.put(&p.file, p.svg.as_bytes())?;
         }

@@ -12,7 +12,7 @@ use crate::plot_style::{
     title as draw_title, title_height, wrap, Axes, Label, Legend, Mark, Shape, TEXT_PX, WIDTH,
     X_LABEL_AREA,
 };
-use crate::plots::{arm_color, draw_svg, e, tick, Plot, TIMEOUT_FILL};
+use crate::plots::{arm_color, draw_svg, dropped_color, e, tick, Plot, TIMEOUT_FILL};
 use crate::plots_run::{plot_bounds, px_in};
 use crate::ReportError;
 use netlab_analysis::compare::{Figure, Statistics};
@@ -53,20 +53,6 @@ const NO_REPLY: RGBColor = RGBColor(150, 150, 150);
 /// Colours of the fates: reached B late, dropped (by reason, in order),
 /// lost without a cause, unresolved.
 const LATE: RGBColor = RGBColor(230, 150, 40);
-/// A drop's colour by its reason, so each fate has its own colour in every
-/// arm: a FIFO's tail drop red, CoDel's purple, over the limit brown, …
-pub(crate) fn dropped_color(r: netlab_results::fate::DropReason) -> RGBColor {
-    use netlab_results::fate::DropReason as R;
-    match r {
-        R::TailDrop => RGBColor(200, 40, 40),
-        R::CodelDrop => RGBColor(120, 50, 170),
-        R::CodelDropOrOverlimit => RGBColor(170, 90, 200),
-        R::Overlimit => RGBColor(140, 80, 30),
-        R::CakeDrop => RGBColor(30, 120, 130),
-        R::PieDrop => RGBColor(200, 60, 140),
-        R::Other => RGBColor(110, 110, 110),
-    }
-}
 const LOST_UNKNOWN: RGBColor = RGBColor(70, 70, 70);
 const UNRESOLVED: RGBColor = RGBColor(200, 200, 200);
 

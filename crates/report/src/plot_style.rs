@@ -10,8 +10,7 @@ use plotters_backend::{BackendCoord, DrawingErrorKind};
 
 use plotters::coord::ranged1d::ValueFormatter;
 
-use crate::plot_sweep::{tick_label, Scale};
-use crate::plots::{tick, Area, FONT, TIMEOUT_FILL};
+use crate::plot_scale::{tick, tick_label, Scale};
 use netlab_analysis::sweep::SweepAxis;
 
 /// Every figure's width, px (SVG user units).
@@ -143,7 +142,7 @@ pub(crate) fn title<'a>(root: &Area<'a>, text: &str) -> Result<Area<'a>, String>
             (w as i32 / 2, 6 + i as i32 * line_h(TITLE_PX)),
             style.clone(),
         ))
-        .map_err(crate::plots::e)?;
+        .map_err(e)?;
     }
     Ok(rest)
 }
@@ -387,12 +386,12 @@ impl Legend {
                 [(2, 1), (w as i32 - 3, height as i32 - 2)],
                 LEGEND_FRAME.stroke_width(1),
             ))
-            .map_err(crate::plots::e)?;
+            .map_err(e)?;
         }
         let lh = line_h(TEXT_PX);
         for ((_, mark), (x, y, lines)) in self.entries.iter().zip(places) {
             let my = y + lh / 2;
-            draw_mark(area, *mark, x, my).map_err(crate::plots::e)?;
+            draw_mark(area, *mark, x, my).map_err(e)?;
             for (i, l) in lines.iter().enumerate() {
                 area.draw(&Text::new(
                     l.clone(),
@@ -402,7 +401,7 @@ impl Legend {
                         plotters::style::text_anchor::VPos::Top,
                     )),
                 ))
-                .map_err(crate::plots::e)?;
+                .map_err(e)?;
             }
         }
         Ok(())
@@ -603,7 +602,7 @@ pub(crate) fn draw_labels_in(
                 plotters::style::text_anchor::VPos::Top,
             )),
         ))
-        .map_err(crate::plots::e)?;
+        .map_err(e)?;
     }
     Ok(())
 }
@@ -747,7 +746,7 @@ where
         for (k, line) in wrap(name, TEXT_PX, band - 8.0).iter().enumerate() {
             let y = yr.end - base.1 + 8 + k as i32 * line_h(TEXT_PX);
             area.draw(&Text::new(line.clone(), (x, y), style.clone()))
-                .map_err(crate::plots::e)?;
+                .map_err(e)?;
         }
     }
     Ok(())
@@ -831,6 +830,19 @@ pub(crate) fn draw_sweep_axes<DB: DrawingBackend>(
             grid: Some(RGBColor(235, 235, 235)),
         },
     )
+}
+
+/// A figure's drawing area: an SVG canvas, or a part of one.
+pub(crate) type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+
+/// The figures' face.
+pub(crate) const FONT: &str = "sans-serif";
+/// The band behind a timeout's region.
+pub(crate) const TIMEOUT_FILL: RGBColor = RGBColor(235, 235, 235);
+
+/// Maps a drawing error to text.
+pub(crate) fn e<E: std::fmt::Debug>(err: E) -> String {
+    format!("{err:?}")
 }
 
 #[cfg(test)]

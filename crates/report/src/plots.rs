@@ -2,10 +2,10 @@
 //! time, goodput per bin, TCP RTT and cwnd from tcp_info, qdisc backlog and
 //! cumulative drops/marks. Output is a pure function of the input.
 
-use plotters::coord::Shift;
 use plotters::prelude::*;
 
-pub(crate) use crate::plot_style::{builder, mesh};
+pub(crate) use crate::plot_scale::tick;
+pub(crate) use crate::plot_style::{builder, e, mesh, Area, TIMEOUT_FILL};
 use crate::plot_style::{title as draw_title, title_height, Legend, Mark, WIDTH};
 use crate::ReportError;
 use netlab_analysis::records::{ProbeOutcome, ReportInput, Scenario};
@@ -39,8 +39,6 @@ impl Plot {
     }
 }
 
-pub(crate) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
-
 /// A labelled line: label, points, colour.
 type Line<'a> = (&'a str, &'a Vec<(f64, f64)>, RGBColor);
 
@@ -60,23 +58,6 @@ pub(crate) fn arm_color(i: usize) -> RGBColor {
 pub(crate) const BASELINE_FILL: RGBColor = RGBColor(225, 240, 225);
 pub(crate) const WARMUP_FILL: RGBColor = RGBColor(250, 240, 215);
 pub(crate) const LOADED_FILL: RGBColor = RGBColor(250, 225, 225);
-pub(crate) const TIMEOUT_FILL: RGBColor = RGBColor(235, 235, 235);
-pub(crate) const FONT: &str = "sans-serif";
-/// A tick label: whole numbers without decimals (`1000`, not `1000.0`),
-/// others with the fewest decimals that show them (`0.5`, `0.05`).
-pub(crate) fn tick(v: &f64) -> String {
-    let v = *v;
-    if (v - v.round()).abs() < 1e-9 {
-        format!("{v:.0}")
-    } else if (v * 10.0 - (v * 10.0).round()).abs() < 1e-6 {
-        format!("{v:.1}")
-    } else if (v * 100.0 - (v * 100.0).round()).abs() < 1e-6 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.3}")
-    }
-}
-
 /// Runs a drawing closure on a fresh SVG and returns its text.
 pub(crate) fn draw_svg(
     file: &str,
@@ -103,11 +84,6 @@ fn plot_err(file: &str, e: impl std::fmt::Display) -> ReportError {
     }
 }
 
-/// Maps a drawing error to text.
-pub(crate) fn e<E: std::fmt::Debug>(err: E) -> String {
-    format!("{err:?}")
-}
-
 /// A run-level figure's title, with the part of the run it covers when
 /// that is not all of it (a sweep's point).
 pub(crate) fn scoped(input: &ReportInput, title: &str) -> String {
@@ -126,66 +102,20 @@ pub(crate) fn x_end(s: &Scenario) -> f64 {
     (end + 0.5).ceil()
 }
 
-/// Every run-level plot, in a fixed order: the headline figure, then the
-/// run's (a sweep's point by point). Each scenario's own plots are drawn
-/// by [`scenario`], one scenario at a time, for its page.
-pub(crate) fn all(
-    input: &ReportInput,
-    st: &netlab_analysis::compare::Statistics,
-    hl: &netlab_analysis::headline::Headline,
-) -> Result<Vec<Plot>, ReportError> {
-    let mut out = if input.is_sweep() {
-        sweep_points(input, hl)?
-    } else {
-        let mut out = vec![crate::plot_headline::figure(input, st, hl)?];
-        out.extend(crate::plots_run::all(input)?.into_iter().map(|mut p| {
-            // Who got the link answers a host experiment's question: it
-            // stays at the top beside the headline's figure.
-            if !p.file.starts_with(crate::plot_hosts::FILE_PREFIX) {
-                p.file = crate::layout::run_figure(&p.file);
-            }
-            p
-        }));
-        out
-    };
-    out.extend(crate::plot_link::plane(input)?);
-    Ok(out)
-}
-
-/// The four plots of one scenario; `bottleneck_bps` is the rate its
-/// goodput plot draws (in a sweep, its point's own rate:
-/// [`Scenario::point_rate`](netlab_analysis::records::Scenario::point_rate)).
-pub(crate) fn scenario(
-    s: &Scenario,
-    bottleneck_bps: Option<u64>,
-) -> Result<Vec<Plot>, ReportError> {
-    let mut out: Vec<Plot> = probe_rtt(s)?.into_iter().collect();
-    out.extend([goodput(s, bottleneck_bps)?, tcp_info(s)?, qdisc(s)?]);
-    out.extend(crate::plot_link::scenario(s)?);
-    Ok(out)
-}
-
-/// A sweep's run-level plots point by point: each point's headline figure
-/// and per-arm figures over its own rounds alone (`pNN-…`, its label in
-/// the page's caption).
-fn sweep_points(
-    input: &ReportInput,
-    hl: &netlab_analysis::headline::Headline,
-) -> Result<Vec<Plot>, ReportError> {
-    let mut out = Vec::new();
-    for (p, ph) in input.points().zip(&hl.points) {
-        let st = netlab_analysis::compare::analyse(&p.input);
-        let mut run = vec![crate::plot_headline::figure(&p.input, &st, &ph.headline)?];
-        run.extend(crate::plots_run::all(&p.input)?);
-        for plot in &mut run {
-            plot.file = crate::layout::point_figure(p.index, &plot.file);
-            plot.point = Some(p.index);
-        }
-        out.extend(run);
+/// A drop's colour by its reason, so each fate has its own colour in every
+/// arm: a FIFO's tail drop red, CoDel's purple, over the limit brown, …
+pub(crate) fn dropped_color(r: netlab_results::fate::DropReason) -> RGBColor {
+    use netlab_results::fate::DropReason as R;
+    match r {
+        R::TailDrop => RGBColor(200, 40, 40),
+        R::CodelDrop => RGBColor(120, 50, 170),
+        R::CodelDropOrOverlimit => RGBColor(170, 90, 200),
+        R::Overlimit => RGBColor(140, 80, 30),
+        R::CakeDrop => RGBColor(30, 120, 130),
+        R::PieDrop => RGBColor(200, 60, 140),
+        R::Other => RGBColor(110, 110, 110),
     }
-    Ok(out)
 }
-
 /// The phase bands' legend entries (those the scenario has).
 pub(crate) fn phase_legend(s: &Scenario, legend: &mut Legend) {
     let w = s.phases.warmup();
@@ -295,7 +225,7 @@ pub(crate) fn probe_points(s: &Scenario) -> Vec<(f64, ProbePoint)> {
 
 /// A lost request's colour, by its drop reason (the headline figure's).
 fn lost_color(r: Option<netlab_results::fate::DropReason>) -> RGBColor {
-    r.map_or(RGBColor(70, 70, 70), crate::plot_headline::dropped_color)
+    r.map_or(RGBColor(70, 70, 70), dropped_color)
 }
 
 /// Plot 1: the probe's RTT over time, log scale, phases shaded: replies;

@@ -177,38 +177,6 @@ pub(crate) fn one_way_axes<'a, 'b>(
     Ok(chart)
 }
 
-/// Every run-level plot, in a fixed order. The loaded delay's CDF is the
-/// delivered probes' one-way delay where every round has its fates
-/// (losses a mass apart, never at the timeout), else the Kaplan–Meier CDF
-/// of the probe that ran; a run without any probe sample gets neither.
-pub(crate) fn all(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
-    let ok: Vec<&Scenario> = input
-        .scenarios
-        .iter()
-        .filter(|s| s.error.is_none())
-        .collect();
-    let mut out = Vec::new();
-    if netlab_analysis::compare::DelayBasis::of(&ok)
-        == netlab_analysis::compare::DelayBasis::OneWayDelivered
-    {
-        out.push(delivered_cdf(input)?);
-    } else if input.scenarios.iter().any(|s| !obs(s).is_empty()) {
-        out.push(km_cdf(input)?);
-    }
-    let a = arms(input);
-    for i in 0..a.len() {
-        for j in i + 1..a.len() {
-            out.push(crate::plots_overview::overview(input, &a[i], &a[j])?);
-        }
-    }
-    out.push(crate::plots_overview::scatter(input)?);
-    if input.scenarios.iter().any(|s| s.iso.is_some()) {
-        out.push(iso_cdf(input)?);
-    }
-    out.extend(crate::plot_hosts::all(input)?);
-    Ok(out)
-}
-
 /// The pixel of a chart's point in `area`'s own coordinates.
 pub(crate) fn px_in<X, Y>(
     chart: &ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
@@ -527,9 +495,6 @@ pub(crate) fn iso_obs(s: &Scenario, late_as_exact: bool) -> Vec<Observation> {
 // Long: one figure drawn in order (title, legend, axes, the curves per arm
 // and probe, the late-reply curve); the steps share the chart context.
 pub(crate) fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
-    if let Some(by_fate) = crate::plot_iso_delivered::iso_delivered_cdf(input) {
-        return by_fate;
-    }
     let file = "iso-cdf-loaded.svg".to_string();
     let title = crate::plots::scoped(
         input,
@@ -658,7 +623,7 @@ pub(crate) mod tests {
 
     /// pfifo's isochronous slots: 6 replies, 3 timeouts of which 2 had a
     /// late reply; fq_codel's: 10 replies.
-    fn with_iso() -> ReportInput {
+    pub(crate) fn with_iso() -> ReportInput {
         let mut input = netlab_analysis::testing::input(1);
         for s in &mut input.scenarios {
             let pfifo = s.arm == "pfifo";
@@ -790,31 +755,5 @@ pub(crate) mod tests {
                 svg_text(&svg)
             );
         }
-    }
-
-    #[test]
-    fn the_iso_plot_is_drawn_only_when_an_iso_probe_ran_and_names_both_probes() {
-        let plain = netlab_analysis::testing::input(1);
-        assert!(!all(&plain)
-            .unwrap()
-            .iter()
-            .any(|p| p.file == "iso-cdf-loaded.svg"));
-        let plots = all(&with_iso()).unwrap();
-        let p = plots
-            .iter()
-            .find(|p| p.file == "iso-cdf-loaded.svg")
-            .expect("the iso plot");
-        // One entry per arm, and one per way a probe is drawn.
-        for text in [
-            "pfifo: 2 late isochronous replies",
-            "fq_codel",
-            "stop-and-wait probe (solid)",
-            "isochronous probe (dashed)",
-            "isochronous, late replies at their RTT (dotted)",
-        ] {
-            assert!(svg_text(&p.svg).contains(text), "{text} missing");
-        }
-        // fq_codel had no late reply: no third curve for it
-        assert!(!svg_text(&p.svg).contains("fq_codel:"));
     }
 }

@@ -27,7 +27,7 @@ pub(crate) struct Neighbours<'a> {
 }
 
 /// The page of scenario `s` of the run `input`, with its `plots` (drawn
-/// by [`crate::plots::scenario`]), its Flent file and links to its
+/// by [`crate::drawn::scenario`]), its Flent file and links to its
 /// neighbours.
 pub(crate) fn page(
     input: &ReportInput,
@@ -121,7 +121,7 @@ mod tests {
     fn the_page_holds_the_scenario_s_plots_and_links_back_and_to_its_files() {
         let input = netlab_analysis::testing::input(1);
         let s = &input.scenarios[0];
-        let plots = crate::plots::scenario(s, input.bottleneck_bps).unwrap();
+        let plots = crate::drawn::scenario(s, input.bottleneck_bps).unwrap();
         let around = Neighbours {
             previous: None,
             next: Some(&input.scenarios[1]),

@@ -258,10 +258,10 @@ fn an_axis_spanning_ten_times_is_logarithmic_and_one_that_does_not_is_linear() {
     let (rate, flows) = (&t.axes[0], &t.axes[1]);
     assert!(rate.is_log(), "2 → 20 Mbit/s spans 10×");
     assert!(!flows.is_log(), "1 → 2 flows does not");
-    let xs = netlab_report::plot_sweep::x_scale(rate);
+    let xs = netlab_report::plot_scale::x_scale(rate);
     assert!(xs.log);
     assert_eq!(xs.ticks, vec![2f64.log10(), 20f64.log10()]);
-    assert!(!netlab_report::plot_sweep::x_scale(flows).log);
+    assert!(!netlab_report::plot_scale::x_scale(flows).log);
     // A base RTT axis with 0 cannot be logarithmic; words keep file order.
     assert_eq!(
         AxisKind::parse_value("0ms"),
@@ -274,9 +274,9 @@ fn an_axis_spanning_ten_times_is_logarithmic_and_one_that_does_not_is_linear() {
     assert_eq!(AxisKind::parse_value("64kb").0, AxisKind::Size);
     assert_eq!(AxisKind::parse_value("cubic"), (AxisKind::Category, None));
     // y: values spanning 10× or more are drawn on a log axis, others not.
-    assert!(netlab_report::plot_sweep::y_scale(&[105.0, 1000.0, 2400.0]).log);
-    assert!(!netlab_report::plot_sweep::y_scale(&[105.0, 211.0]).log);
-    assert!(!netlab_report::plot_sweep::y_scale(&[0.0, 427.0]).log);
+    assert!(netlab_report::plot_scale::y_scale(&[105.0, 1000.0, 2400.0]).log);
+    assert!(!netlab_report::plot_scale::y_scale(&[105.0, 211.0]).log);
+    assert!(!netlab_report::plot_scale::y_scale(&[0.0, 427.0]).log);
 }
 
 /// Rounds are pooled within a point and never across points: each point's
