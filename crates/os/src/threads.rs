@@ -1,12 +1,13 @@
 //! Threads started once and reused (docs/method.md §3.5): a worker that
 //! ends parks its thread, and the next worker takes it instead of
-//! starting one. Under user-mode Linux a thread start cost 2-15 ms (its
-//! stack mapped and faulted in through the host), three of them a flow,
-//! so a 16-flow scenario spent half a second starting threads before t0;
-//! handing a job to a parked thread costs about 0.3 ms there.
+//! starting one. Under user-mode Linux a thread start cost 2-18 ms, more
+//! the more threads the process had, three of them a flow, so a 16-flow
+//! scenario spent half a second starting threads before t0; handing a
+//! job to a parked thread costs about 0.3 ms there.
 //!
 //! A job runs in the network namespace it names, or in the process's own
-//! one (its main thread's when the pool first started). Each job enters
+//! one (the one it was in before any of its threads entered another,
+//! opened at the first entry). Each job enters
 //! its namespace on its own, and its thread goes back to the process's
 //! namespace as soon as the job ends, so a parked thread holds no
 //! scenario's namespace alive (a namespace whose last thread left is
