@@ -5,12 +5,13 @@
 //! resampled), censoring kept, plus a plain sentence that never claims
 //! more than that interval.
 
-use crate::records::{ReportInput, Scenario};
+use crate::records::Scenario;
 use crate::stats::{
     hodges_lehmann, jain_index, quantile_difference, shift_interval, weighted_censored_quantile,
     Bounded, CensoredQuantile, Observation,
 };
 use crate::window::{Measure, Sampling, WindowDelay};
+use crate::ReportInput;
 
 use crate::comparison::{figure_name, ALPHA};
 pub use crate::comparison::{ArmFigure, Comparison, DelayBasis, Figure, Statistics, Value};

@@ -7,10 +7,11 @@
 
 use crate::compare::{Comparison, Figure, Statistics};
 use crate::delivery::ArmDelivery;
-use crate::records::{ProbePhase, ReportInput, Scenario};
+use crate::records::{ProbePhase, Scenario};
 use crate::state::{self, ArmStates, WindowPart};
 use crate::stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
 use crate::window::{Measure, Sampling, WindowDelay};
+use crate::ReportInput;
 
 /// The loaded probe latency of the rounds of one state.
 #[derive(Debug, Clone, PartialEq)]

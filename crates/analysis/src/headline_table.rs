@@ -15,9 +15,10 @@
 use std::fmt::Write as _;
 
 use crate::headline::{ArmHeadline, Headline};
-use crate::records::{ReportInput, Scenario};
+use crate::records::Scenario;
 use crate::stats::{fmt_num, CensoredQuantile};
 use crate::window::{Measure, WindowDelay};
+use crate::ReportInput;
 
 /// A column of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,14 +12,13 @@
 use netlab_ecn::pcap::PcapContent;
 use netlab_experiment::{Experiment, ExperimentFile};
 use netlab_probe::{IsoOutcome, Phase, RequestOutcome};
-use netlab_qdisc_model::{QdiscRecord, QdiscXstats, ARM_HANDLE};
-use netlab_results::{IsoProbeResult, ProbeResult, QdiscResult, Results, ScenarioResult};
+use netlab_results::{IsoProbeResult, ProbeResult, Results, ScenarioResult};
 
 use crate::arms::ArmLabels;
+use crate::queue_counts::{final_counters, qdisc_samples};
 use crate::records::{
-    BacklogSample, DirectionFigures, FinalCounters, FlowRecord, FlowSeries, IsoProbe, IsoSample,
-    KernelText, Logged, PacketFile, Phases, PointText, ProbeOutcome, ProbePhase, ProbeSample,
-    ReportInput, Scenario, SenderSample,
+    DirectionFigures, FlowRecord, FlowSeries, IsoProbe, IsoSample, KernelText, Logged, PacketFile,
+    Phases, PointText, ProbeOutcome, ProbePhase, ProbeSample, Scenario, SenderSample,
 };
 use crate::summary::ScenarioFigures;
 use crate::InputError;
@@ -31,6 +30,49 @@ pub fn input_from(results: &Results) -> Result<ReportInput, InputError> {
         input.push(s);
     }
     input.finish(results)
+}
+
+/// Everything a report is computed from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportInput {
+    /// The results.json schema version this came from.
+    pub schema_version: u32,
+    /// Tool and version that wrote the results (`netlab 0.1.0`).
+    pub tool: String,
+    /// Run id.
+    pub run_id: String,
+    /// Start and end of the run, UTC (RFC 3339).
+    pub started_utc: String,
+    /// End of the run, UTC.
+    pub finished_utc: String,
+    /// The kernel that ran the experiment.
+    pub kernel: KernelText,
+    /// The configuration as `key = value` lines, in the file's order.
+    pub config: Vec<(String, String)>,
+    /// Bottleneck rate, bit/s, when known.
+    pub bottleneck_bps: Option<u64>,
+    /// Scenarios in execution order.
+    pub scenarios: Vec<Scenario>,
+    /// Notes that qualify the figures.
+    pub notes: Vec<String>,
+    /// Caveats printed beside the comparison between arms: scenarios that
+    /// ran on different kernels or CPU models, plan indices missing from a
+    /// partial merge (method §11.9). Empty for a run on one machine.
+    pub caveats: Vec<String>,
+    /// The part of the run these scenarios are, when not all of it (a
+    /// sweep's point: `point 3 (rate=20mbit flows=1)`): the figures drawn
+    /// from it say so in their titles.
+    pub scope: Option<String>,
+    /// Models the experiment asks to be drawn beside the measurement
+    /// (`[report] models`; docs/models.md).
+    pub models: Vec<netlab_experiment::ModelKind>,
+    /// Each scenario's summary figures, in execution order: what
+    /// summary.md says below its table, and index.html says too, is
+    /// rendered from them.
+    pub figures: Vec<ScenarioFigures>,
+    /// What the run cost beside its timelines, added up step by step
+    /// (docs/method.md §3.5; no steps in files before schema 4).
+    pub steps: netlab_results::StepSums,
 }
 
 /// A run's scenarios digested one at a time, in execution order: each
@@ -354,20 +396,6 @@ fn shaper_lines(exp: &Experiment) -> Vec<(String, String)> {
     out
 }
 
-/// The arm's drops and ECN marks inside a scenario's measured window, as
-/// [`Scenario::window_counts`] counts them (`None` when they cannot be
-/// read), straight from its results.
-pub(crate) fn window_signals(s: &ScenarioResult) -> Option<u64> {
-    let q = s.qdisc_of("up").or_else(|| s.qdiscs.first());
-    let window = s
-        .flows
-        .iter()
-        .find_map(|f| f.tcp.as_ref().map(|t| t.window_s));
-    let samples = q.map(qdisc_samples).unwrap_or_default();
-    crate::records::window_counts(window, &samples, &final_counters(s, q))
-        .map(|w| w.drops + w.marks.unwrap_or(0))
-}
-
 fn scenario_from(
     s: &ScenarioResult,
     i: usize,
@@ -441,7 +469,7 @@ fn scenario_from(
             .links
             .iter()
             .find(|l| l.direction == "up")
-            .map(crate::link::LinkSeries::of),
+            .map(crate::link_series::LinkSeries::of),
     })
 }
 
@@ -603,51 +631,6 @@ fn tcp_info_samples(s: &ScenarioResult) -> Vec<SenderSample> {
         .collect()
 }
 
-/// The arm's backlog and counters over time.
-fn qdisc_samples(q: &QdiscResult) -> Vec<BacklogSample> {
-    q.samples
-        .iter()
-        .filter_map(|q| {
-            let r = q.records.iter().find(|r| r.handle == ARM_HANDLE)?;
-            let st = r.stats?;
-            Some(BacklogSample {
-                t_s: q.t_s?,
-                backlog_bytes: u64::from(st.backlog_bytes),
-                backlog_packets: u64::from(st.backlog_packets),
-                drops: u64::from(st.drops),
-                ecn_marks: r.xstats.as_ref().and_then(ecn_marks),
-                packets: st.packets,
-            })
-        })
-        .collect()
-}
-
-/// Counters at the end of the measured window: `q`'s final readback and
-/// the marks seen on the wire.
-fn final_counters(s: &ScenarioResult, q: Option<&QdiscResult>) -> FinalCounters {
-    let fin = q.map(|q| q.at_window_end.as_slice()).unwrap_or_default();
-    let arm_final = arm_record(fin);
-    FinalCounters {
-        taken_s: q.and_then(|q| q.final_taken_s),
-        arm_drops: arm_final
-            .and_then(|r| r.stats)
-            .map(|st| u64::from(st.drops)),
-        tbf_drops: fin
-            .iter()
-            .find(|r| r.kind == "tbf")
-            .and_then(|r| r.stats)
-            .map(|st| u64::from(st.drops)),
-        ecn_marks: arm_final
-            .and_then(|r| r.xstats.as_ref())
-            .and_then(ecn_marks),
-        arm_packets: arm_final.and_then(|r| r.stats).map(|st| st.packets),
-        wire_ce_ece_cwr: s.ecn.as_ref().map(|e| {
-            let c = &e.evidence.counts;
-            (c.ce, c.ece, c.cwr)
-        }),
-    }
-}
-
 /// The scenario's packet files that hold anything.
 fn packet_files(s: &ScenarioResult) -> Vec<PacketFile> {
     s.ecn
@@ -695,24 +678,6 @@ fn outcome(
             _,
         ) => ProbeOutcome::NoInformation,
     })
-}
-
-/// The arm's record: the qdisc at the arm's handle (`10:`), whether TBF is
-/// the root or hangs below a netem delay.
-fn arm_record(records: &[QdiscRecord]) -> Option<&QdiscRecord> {
-    records.iter().find(|r| r.handle == ARM_HANDLE)
-}
-
-/// The arm's cumulative ECN marks, for the kinds that count them under that
-/// name (the same kinds results.json's `ecn_mark` key carries).
-fn ecn_marks(x: &QdiscXstats) -> Option<u64> {
-    match x {
-        QdiscXstats::FqCodel(x) => Some(u64::from(x.ecn_mark)),
-        QdiscXstats::Codel(x) => Some(u64::from(x.ecn_mark)),
-        QdiscXstats::Pie(x) => Some(u64::from(x.ecn_mark)),
-        QdiscXstats::FqPie(x) => Some(u64::from(x.ecn_mark)),
-        QdiscXstats::Fq(_) | QdiscXstats::Cake(_) | QdiscXstats::Raw { .. } => None,
-    }
 }
 
 #[cfg(test)]

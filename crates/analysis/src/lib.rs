@@ -3,7 +3,7 @@
 //!
 //! The entry point is [`input_from`] (or [`ReportBuilder`], one scenario
 //! at a time): it reduces a run's results to the samples the figures are
-//! computed from, a [`records::ReportInput`]. From that input come
+//! computed from, a [`ReportInput`]. From that input come
 //!
 //! - the comparisons between arms and their verdicts ([`compare::analyse`]);
 //! - the headline, one line per arm ([`headline::Headline::of`]);
@@ -52,13 +52,16 @@ mod comparison;
 mod delivery;
 pub mod headline;
 pub mod headline_table;
+pub mod host_conditions;
 pub mod hosts;
 mod input;
 mod ladder;
 pub mod link;
+pub mod link_series;
 pub mod path_seen;
 mod points;
 mod predict;
+mod queue_counts;
 mod readbacks;
 pub mod records;
 mod row_model;
@@ -77,7 +80,7 @@ use netlab_stats as stats;
 
 pub use arms::ArmLabels;
 pub use delivery::{iso_slot_delays, own_bound_ms, ArmDelivery, LossCount, SlotCounts, WhichProbe};
-pub use input::{input_from, ReportBuilder};
+pub use input::{input_from, ReportBuilder, ReportInput};
 pub use ladder::Rung;
 pub use points::PointInput;
 pub use predict::{fifo_delay_bound, Regime, SparseFlow, SparsePrediction};

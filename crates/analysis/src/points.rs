@@ -4,7 +4,8 @@
 //! computed point by point on the scenarios of each
 //! ([`ReportInput::points`]).
 
-use crate::records::{ReportInput, Scenario};
+use crate::records::Scenario;
+use crate::ReportInput;
 
 /// One point's part of a run: its grid index and label, and the run's
 /// input holding only that point's scenarios.

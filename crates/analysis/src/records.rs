@@ -8,49 +8,6 @@
 /// that much; method §12.9).
 pub(crate) const GOODPUT_RESOLUTION: f64 = 0.01;
 
-/// Everything a report is computed from.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReportInput {
-    /// The results.json schema version this came from.
-    pub schema_version: u32,
-    /// Tool and version that wrote the results (`netlab 0.1.0`).
-    pub tool: String,
-    /// Run id.
-    pub run_id: String,
-    /// Start and end of the run, UTC (RFC 3339).
-    pub started_utc: String,
-    /// End of the run, UTC.
-    pub finished_utc: String,
-    /// The kernel that ran the experiment.
-    pub kernel: KernelText,
-    /// The configuration as `key = value` lines, in the file's order.
-    pub config: Vec<(String, String)>,
-    /// Bottleneck rate, bit/s, when known.
-    pub bottleneck_bps: Option<u64>,
-    /// Scenarios in execution order.
-    pub scenarios: Vec<Scenario>,
-    /// Notes that qualify the figures.
-    pub notes: Vec<String>,
-    /// Caveats printed beside the comparison between arms: scenarios that
-    /// ran on different kernels or CPU models, plan indices missing from a
-    /// partial merge (method §11.9). Empty for a run on one machine.
-    pub caveats: Vec<String>,
-    /// The part of the run these scenarios are, when not all of it (a
-    /// sweep's point: `point 3 (rate=20mbit flows=1)`): the figures drawn
-    /// from it say so in their titles.
-    pub scope: Option<String>,
-    /// Models the experiment asks to be drawn beside the measurement
-    /// (`[report] models`; docs/models.md).
-    pub models: Vec<netlab_experiment::ModelKind>,
-    /// Each scenario's summary figures, in execution order: what
-    /// summary.md says below its table, and index.html says too, is
-    /// rendered from them.
-    pub figures: Vec<crate::summary::ScenarioFigures>,
-    /// What the run cost beside its timelines, added up step by step
-    /// (docs/method.md §3.5; no steps in files before schema 4).
-    pub steps: netlab_results::StepSums,
-}
-
 /// Which kernel ran, in words.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct KernelText {
@@ -386,7 +343,7 @@ pub struct Scenario {
     pub readbacks: ModelReadbacks,
     /// The upload bottleneck's moving rate, when it followed a schedule
     /// (method §15).
-    pub link: Option<crate::link::LinkSeries>,
+    pub link: Option<crate::link_series::LinkSeries>,
 }
 
 /// A probe's requests of one phase by whether they reached B

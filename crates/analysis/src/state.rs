@@ -447,7 +447,7 @@ pub struct ArmStates {
 
 impl ArmStates {
     /// Every arm's states, arms in order of first appearance.
-    pub fn of_input(input: &crate::records::ReportInput) -> Vec<ArmStates> {
+    pub fn of_input(input: &crate::ReportInput) -> Vec<ArmStates> {
         let mut arms: Vec<&str> = Vec::new();
         for s in &input.scenarios {
             if !arms.contains(&s.arm.as_str()) {

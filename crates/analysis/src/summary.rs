@@ -11,6 +11,7 @@ use netlab_results::{DirectionResult, QdiscResult, Results, ScenarioResult};
 
 mod caveats;
 mod path;
+mod queue;
 
 pub use caveats::MachineFigures;
 pub use path::VethsSeen;
@@ -100,7 +101,7 @@ pub struct ScenarioFigures {
     pub host_shares: Vec<netlab_results::shares::DirectionShares>,
     /// Whether the host-share models apply to the round (docs/models.md,
     /// model 5).
-    pub host_conditions: crate::hosts::HostConditions,
+    pub host_conditions: crate::host_conditions::HostConditions,
     /// The stop-and-wait probe's loaded phase (the sweep grid).
     pub loaded: Option<PhaseStats>,
     /// The isochronous probe's figures, when one ran.
@@ -252,7 +253,7 @@ impl ScenarioFigures {
             } else {
                 netlab_results::shares::of_scenario(s).directions
             },
-            host_conditions: crate::hosts::HostConditions::of(s),
+            host_conditions: crate::host_conditions::HostConditions::of(s),
             loaded: s.probe().and_then(|p| p.phases.loaded.clone()),
             iso: s.iso_probe.as_ref().map(|iso| IsoFigures {
                 interval_ms: iso.log.config.interval.as_secs_f64() * 1e3,

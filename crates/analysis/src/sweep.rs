@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::row_model::RowModel;
 
-use crate::records::{ProbeOutcome, ReportInput, Scenario};
+use crate::records::{ProbeOutcome, Scenario};
 use crate::stats::{censored_quantile, CensoredQuantile, Observation};
+use crate::ReportInput;
 
 /// What an axis' values are, so each is drawn in its own unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

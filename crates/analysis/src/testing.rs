@@ -6,8 +6,9 @@ use netlab_results::fate;
 
 use crate::records::{
     BacklogSample, FinalCounters, FlowSeries, KernelText, Logged, Phases, PointText, ProbeOutcome,
-    ProbePhase, ProbeSample, ReportInput, Scenario,
+    ProbePhase, ProbeSample, Scenario,
 };
+use crate::ReportInput;
 
 /// One scenario of [`input`]: its loaded probes' RTTs (None a timeout) and
 /// the arm's drops.

@@ -16,8 +16,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use netlab_analysis::compare::{Comparison, Figure};
-use netlab_analysis::records::{ReportInput, Scenario};
+use netlab_analysis::records::Scenario;
 use netlab_analysis::summary::ScenarioFigures;
+use netlab_analysis::ReportInput;
 use netlab_results::Results;
 use netlab_stats::Bounded;
 

@@ -4,7 +4,8 @@
 //! scenario's. The top of the figures' modules: each figure is drawn in
 //! its own module, which this one only calls.
 
-use netlab_analysis::records::{ReportInput, Scenario};
+use netlab_analysis::records::Scenario;
+use netlab_analysis::ReportInput;
 
 use crate::plots::Plot;
 use crate::ReportError;

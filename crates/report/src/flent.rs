@@ -20,7 +20,8 @@ use netlab_utc::{format_rfc3339_micros, parse_rfc3339};
 use serde_json::{json, Map, Value};
 
 use crate::ReportError;
-use netlab_analysis::records::{ProbeOutcome, ReportInput, Scenario};
+use netlab_analysis::records::{ProbeOutcome, Scenario};
+use netlab_analysis::ReportInput;
 
 /// Flent test whose series netlab fills.
 pub(crate) const TEST_NAME: &str = "rrul_var";

@@ -10,7 +10,8 @@ use std::fmt::Write as _;
 use crate::plots::Plot;
 use netlab_analysis::compare::Statistics;
 use netlab_analysis::headline::Headline;
-use netlab_analysis::records::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
+use netlab_analysis::records::{ProbeOutcome, ProbePhase, Scenario};
+use netlab_analysis::ReportInput;
 use netlab_stats::{censored_quantile, Observation};
 
 pub(crate) const CSS: &str = "body{font-family:sans-serif;margin:0 auto;max-width:1240px;padding:0 16px 40px;color:#222;line-height:1.4}\

@@ -75,8 +75,8 @@ pub fn html_text(s: &str) -> String {
     html::esc(s)
 }
 
-use netlab_analysis::records::ReportInput;
 use netlab_analysis::ReportBuilder;
+use netlab_analysis::ReportInput;
 
 /// Everything that can go wrong while reading results or writing a report.
 #[derive(Debug, thiserror::Error)]

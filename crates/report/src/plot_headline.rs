@@ -17,7 +17,7 @@ use crate::plots_run::{plot_bounds, px_in};
 use crate::ReportError;
 use netlab_analysis::compare::{Figure, Statistics};
 use netlab_analysis::headline::{ArmHeadline, Headline};
-use netlab_analysis::records::ReportInput;
+use netlab_analysis::ReportInput;
 use netlab_results::fate::{one_way_quantiles, Fate};
 use netlab_stats::CensoredQuantile;
 

@@ -26,7 +26,7 @@ use crate::plot_style::{
 };
 use crate::plots::{arm_color, builder, draw_svg, e, tick, Area, Plot};
 use crate::ReportError;
-use netlab_analysis::records::ReportInput;
+use netlab_analysis::ReportInput;
 
 /// How the figures' files start.
 pub(crate) const FILE_PREFIX: &str = "hosts-share-";
@@ -89,7 +89,7 @@ struct Round<'a> {
     round: u32,
     host: &'a HostShare,
     /// Whether the models apply to the round (docs/models.md, model 5).
-    cond: &'a netlab_analysis::hosts::HostConditions,
+    cond: &'a netlab_analysis::host_conditions::HostConditions,
     /// The round's shares in this direction had not settled: no model is
     /// drawn for it.
     unsettled: bool,
@@ -260,7 +260,7 @@ fn missing_models(arms: &[ArmHosts<'_>], direction: &str) -> Vec<String> {
             notes.push(format!(
                 "{}: no model, share moved > {:.2} in the window ({unsettled})",
                 a.arm,
-                netlab_analysis::hosts::SETTLED_WITHIN,
+                netlab_analysis::host_conditions::SETTLED_WITHIN,
             ));
         }
         let no_mathis = list(&|r| !r.unsettled && r.cond.no_mathis().is_some());

@@ -15,7 +15,8 @@ use crate::plot_style::{marker, title as draw_title, title_height, Legend, Mark,
 use crate::plots::{arm_color, draw_svg, e, Plot};
 use crate::plots_run::arms;
 use crate::ReportError;
-use netlab_analysis::records::{ReportInput, Scenario};
+use netlab_analysis::records::Scenario;
+use netlab_analysis::ReportInput;
 
 /// Each arm's deliveries of both probes, pooled over its rounds without
 /// error: (arm, stop-and-wait when its fates are there, isochronous).

@@ -17,7 +17,8 @@ use crate::plots::{
     arm_color, builder, draw_svg, e, mesh, phase_legend, shade_phases, x_end, Plot,
 };
 use crate::ReportError;
-use netlab_analysis::records::{ReportInput, Scenario};
+use netlab_analysis::records::Scenario;
+use netlab_analysis::ReportInput;
 
 const CAPACITY: RGBColor = RGBColor(0, 0, 0);
 const SENT: RGBColor = RGBColor(220, 140, 20);

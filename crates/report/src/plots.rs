@@ -8,7 +8,8 @@ pub(crate) use crate::plot_scale::tick;
 pub(crate) use crate::plot_style::{builder, e, mesh, Area, TIMEOUT_FILL};
 use crate::plot_style::{title as draw_title, title_height, Legend, Mark, WIDTH};
 use crate::ReportError;
-use netlab_analysis::records::{ProbeOutcome, ReportInput, Scenario};
+use netlab_analysis::records::{ProbeOutcome, Scenario};
+use netlab_analysis::ReportInput;
 
 /// One drawn plot.
 #[derive(Debug, Clone, PartialEq)]

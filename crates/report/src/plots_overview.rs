@@ -17,7 +17,8 @@ use crate::plots_run::{
     timeout_ms,
 };
 use crate::ReportError;
-use netlab_analysis::records::{ReportInput, Scenario};
+use netlab_analysis::records::Scenario;
+use netlab_analysis::ReportInput;
 use netlab_stats::{kaplan_meier, km_quantile, CensoredQuantile};
 
 /// The goodput axis' top for `bins` (Mbit/s): twice the shaped rate or the

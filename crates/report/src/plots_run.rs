@@ -10,7 +10,8 @@ use crate::plot_style::{
 };
 use crate::plots::{arm_color, builder, draw_svg, e, mesh, Area, Plot, TIMEOUT_FILL};
 use crate::ReportError;
-use netlab_analysis::records::{ProbeOutcome, ProbePhase, ReportInput, Scenario};
+use netlab_analysis::records::{ProbeOutcome, ProbePhase, Scenario};
+use netlab_analysis::ReportInput;
 use netlab_stats::{kaplan_meier, km_quantile, CensoredQuantile, KaplanMeier, Observation};
 
 pub(crate) fn arms(input: &ReportInput) -> Vec<String> {

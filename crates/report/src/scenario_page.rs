@@ -11,7 +11,8 @@ use std::fmt::Write as _;
 
 use crate::html::{esc, figure, packet_files, plot_files, scenario_row, scenario_table_head, CSS};
 use crate::plots::Plot;
-use netlab_analysis::records::{ReportInput, Scenario};
+use netlab_analysis::records::Scenario;
+use netlab_analysis::ReportInput;
 
 /// The page's Flent file: written (its name) or why not.
 pub(crate) type FlentFile<'a> = Result<&'a str, &'a str>;

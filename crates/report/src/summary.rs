@@ -266,7 +266,7 @@ pub fn render(results: &Results, failed_teardown_steps: usize) -> String {
 /// run whose input cannot be built (a value the report cannot draw) has
 /// none, and its report says why.
 pub fn headline_of(
-    input: Result<&netlab_analysis::records::ReportInput, &netlab_analysis::InputError>,
+    input: Result<&netlab_analysis::ReportInput, &netlab_analysis::InputError>,
 ) -> Option<String> {
     input.ok().map(|i| {
         let hl = netlab_analysis::headline::Headline::of_input(i);
@@ -280,7 +280,7 @@ pub fn headline_of(
 /// under "Each arm in full" (a sweep's: what changes along each axis, the
 /// models, and each point's own headline).
 pub fn headline_markdown(
-    input: &netlab_analysis::records::ReportInput,
+    input: &netlab_analysis::ReportInput,
     hl: &netlab_analysis::headline::Headline,
 ) -> String {
     use netlab_analysis::headline_table::{HeadlineTable, SweepTables};

@@ -78,7 +78,7 @@ impl ScenarioFigures {
             }
         ));
         }
-        out.extend(crate::path_seen::caveats(scenarios));
+        out.extend(super::queue::caveats(scenarios));
         out
     }
 }

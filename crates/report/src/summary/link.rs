@@ -231,7 +231,8 @@ pub fn link_section(scenarios: &[ScenarioFigures]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use netlab_analysis::link::{FifoAfterDrop, RateDrop, Recovery};
+    use netlab_analysis::link::{FifoAfterDrop, Recovery};
+    use netlab_analysis::link_series::RateDrop;
 
     fn figures(arm: &str, drops: Vec<DropFigures>) -> ScenarioFigures {
         let mut f = ScenarioFigures::of(&netlab_results::ScenarioResult {
