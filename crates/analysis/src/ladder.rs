@@ -9,7 +9,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use netlab_results::bottleneck::{judge, GOODPUT_SHARE_MIN};
+use netlab_results::bottleneck::GOODPUT_SHARE_MIN;
+use netlab_results::judge::judge;
 use netlab_results::queue_seen::queue_seen;
 use netlab_results::{Results, ScenarioResult, Verdict};
 

@@ -5,7 +5,7 @@
 //! printed beside the figures they qualify are said from these by the
 //! summary's queue module.
 
-use netlab_results::bottleneck::judge;
+use netlab_results::judge::judge;
 use netlab_results::queue_seen::{queue_seen, DEFAULT_MTU};
 use netlab_results::{Bottleneck, QueueSeen, ScenarioResult};
 

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{QdiscResult, ScenarioResult};
+use crate::qdiscs::QdiscResult;
 
 /// One sender host of a scenario.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -32,12 +32,13 @@ pub struct HostResult {
 
 impl HostResult {
     /// The delay of the netem at the root of R's egress toward this host
-    /// as read back, s: its own `link`, or for host 1 the `down` egress of
-    /// `s`. `None` when there is none or it does not decode.
-    pub fn link_delay_read_s(&self, s: &ScenarioResult) -> Option<f64> {
+    /// as read back, s: its own `link`, or for host 1 the `down` egress
+    /// among the scenario's `qdiscs`. `None` when there is none or it does
+    /// not decode.
+    pub fn link_delay_read_s(&self, qdiscs: &[QdiscResult]) -> Option<f64> {
         let q = match &self.link {
             Some(q) => q,
-            None => s.qdiscs.iter().find(|q| q.dev == self.router_dev)?,
+            None => qdiscs.iter().find(|q| q.dev == self.router_dev)?,
         };
         root_netem_delay_s(q)
     }
@@ -46,13 +47,14 @@ impl HostResult {
     /// toward B (R's `up` egress, the path's half) plus the netem toward
     /// the host (the path's other half and the host's own). `None` when
     /// either is missing or does not decode; 0 each where no netem is.
-    pub fn base_rtt_read_s(&self, s: &ScenarioResult) -> Option<f64> {
-        let up = match s.qdisc_of("up") {
+    /// `qdiscs` are the scenario's.
+    pub fn base_rtt_read_s(&self, qdiscs: &[QdiscResult]) -> Option<f64> {
+        let up = match qdiscs.iter().find(|q| q.direction == "up") {
             Some(q) if q.after_config.iter().any(|r| r.kind == "netem") => root_netem_delay_s(q)?,
             _ => 0.0,
         };
         let back = if self.base_rtt_s > 0.0 || up > 0.0 {
-            self.link_delay_read_s(s)?
+            self.link_delay_read_s(qdiscs)?
         } else {
             0.0
         };
@@ -78,6 +80,7 @@ pub fn root_netem_delay_s(q: &QdiscResult) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ScenarioResult;
 
     #[test]
     fn results_without_hosts_read_as_before_and_hosts_round_trip() {
@@ -109,8 +112,8 @@ mod tests {
             base_rtt_s: 0.0,
             ..h.clone()
         };
-        assert_eq!(none.base_rtt_read_s(&with), Some(0.0));
+        assert_eq!(none.base_rtt_read_s(&with.qdiscs), Some(0.0));
         // Asked for but not read back: unknown, not zero.
-        assert_eq!(h.base_rtt_read_s(&with), None);
+        assert_eq!(h.base_rtt_read_s(&with.qdiscs), None);
     }
 }

@@ -45,15 +45,18 @@ pub mod bottleneck;
 pub mod fate;
 mod file;
 pub mod hosts;
+pub mod judge;
 pub mod link;
 pub mod merge;
 pub mod models_record;
+mod qdiscs;
 pub mod queue_seen;
 mod read;
 mod run;
 mod scenario;
 pub mod shares;
 pub mod split;
+mod step_sums;
 mod steps;
 pub mod store;
 pub mod stream;
@@ -67,17 +70,17 @@ pub use bottleneck::{Bottleneck, CpuUse, DirectionBottleneck, Verdict};
 pub use file::{read_json, write_json_atomic, ResultsFileError};
 pub use hosts::HostResult;
 pub use link::{link_bins, LinkBin, LinkResult};
+pub use qdiscs::{QdiscResult, QdiscSample, ReadbackDump, RequestRecord, SampledQdisc};
 pub use queue_seen::{queue_seen, QueueSeen};
 pub use read::{file_in, open, ReadError, SUPPORTED_SCHEMAS};
 pub use run::{
-    Interrupted, KernelInfo, MergeRecord, MergeSource, RanOn, Results, ShardRecord, Tool,
-    SCHEMA_VERSION,
+    Interrupted, KernelInfo, MergeRecord, MergeSource, Results, ShardRecord, Tool, SCHEMA_VERSION,
 };
 pub use scenario::{
     directions_of, CleanupResult, DirectionResult, EcnResult, FlowResult, IsoProbeResult,
-    PointResult, ProbePhases, ProbeResult, QdiscResult, QdiscSample, ReadbackDump, ReceiverSummary,
-    RequestRecord, SampledQdisc, ScenarioResult, SenderSummary, TcpInfoSamplerResult, TcpResult,
-    TopologyResult,
+    PointResult, ProbePhases, ProbeResult, RanOn, ReceiverSummary, ScenarioResult, SenderSummary,
+    TcpInfoSamplerResult, TcpResult, TopologyResult,
 };
-pub use steps::{RunSteps, ScenarioSteps, StepSums};
+pub use step_sums::StepSums;
+pub use steps::{RunSteps, ScenarioSteps};
 pub use store::ScenarioFiles;

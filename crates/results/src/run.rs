@@ -96,22 +96,6 @@ pub struct MergeSource {
     pub plan_indices: Vec<u32>,
 }
 
-/// Where and when one scenario ran: a merged result keeps it for
-/// every scenario, so figures never pool machines silently.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RanOn {
-    /// The machine's hostname.
-    pub hostname: String,
-    /// `uname -r` of the kernel that ran the scenario.
-    pub kernel_release: String,
-    /// The CPU's model name (`/proc/cpuinfo`), or `unknown`.
-    pub cpu_model: String,
-    /// The netlab version that ran it.
-    pub netlab_version: String,
-    /// When the scenario started, UTC (RFC 3339).
-    pub started_utc: String,
-}
-
 /// Where a signal stopped the run. The scenarios before `scenario` are
 /// complete; `scenario` keeps its samples up to the stop, its error and its
 /// cleanup receipts; none after it ran.

@@ -8,15 +8,30 @@ use netlab_ecn::EcnEvidence;
 use netlab_probe::{
     EchoStats, IsoLog, IsoPhaseStats, IsoWindowStats, PhaseStats, ProbeConfig, ProbeRequest,
 };
-use netlab_qdisc_model::{Psched, QdiscRecord, QdiscStats, QdiscXstats};
 use netlab_receipts::CleanupReceipt;
 use netlab_tcpload::record::{FlowId, SamplerEnd};
 use netlab_tcpload::{ReceiverLog, Termination};
 use netlab_topology::{SysctlReadback, TopologyReadback, TopologySpec};
 use serde::{Deserialize, Serialize};
 
-use crate::RanOn;
+use crate::qdiscs::QdiscResult;
 use netlab_tcpload::record::TcpSample;
+
+/// Where and when one scenario ran: a merged result keeps it for
+/// every scenario, so figures never pool machines silently.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RanOn {
+    /// The machine's hostname.
+    pub hostname: String,
+    /// `uname -r` of the kernel that ran the scenario.
+    pub kernel_release: String,
+    /// The CPU's model name (`/proc/cpuinfo`), or `unknown`.
+    pub cpu_model: String,
+    /// The netlab version that ran it.
+    pub netlab_version: String,
+    /// When the scenario started, UTC (RFC 3339).
+    pub started_utc: String,
+}
 
 /// The topology as built and read back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -29,112 +44,6 @@ pub struct TopologyResult {
     pub sysctls: Vec<SysctlReadback>,
     /// Links, addresses and routes of the three namespaces.
     pub readback: TopologyReadback,
-}
-
-/// A netlink request as sent, with the equivalent tc command line.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RequestRecord {
-    /// A command line a person can paste (inside R's namespace).
-    pub tc_argv: Vec<String>,
-    /// The same, prefixed to run from the host (`ip netns exec <R> tc …`).
-    pub tc_argv_from_host: Vec<String>,
-    /// The raw netlink request, hex.
-    pub netlink_hex: String,
-}
-
-/// The whole dump behind a readback, to decode again later
-/// (`netlab_qdisc_model::Readback::from_dump`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ReadbackDump {
-    /// Interface the records were filtered by.
-    pub ifindex: u32,
-    /// When it was taken (s from t0), if the caller gave a time.
-    pub taken_at_s: Option<f64>,
-    /// The tick factors used to decode TBF's buffer.
-    pub psched: Psched,
-    /// Every message of the dump, hex.
-    pub raw_hex: String,
-}
-
-impl ReadbackDump {
-    /// The dump part of a readback (its records are kept apart).
-    pub fn of(rb: &netlab_qdisc_model::Readback) -> ReadbackDump {
-        ReadbackDump {
-            ifindex: rb.ifindex,
-            taken_at_s: rb.taken_at_s,
-            psched: rb.psched,
-            raw_hex: rb.raw_hex.clone(),
-        }
-    }
-}
-
-/// One qdisc's counters in a periodic sample.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SampledQdisc {
-    /// Kind, e.g. `tbf`.
-    pub kind: String,
-    /// Handle as tc prints it.
-    pub handle: netlab_qdisc_model::Handle,
-    /// Parent as tc prints it.
-    pub parent: netlab_qdisc_model::Handle,
-    /// Counters.
-    pub stats: Option<QdiscStats>,
-    /// Kind-specific statistics.
-    pub xstats: Option<QdiscXstats>,
-}
-
-/// One periodic qdisc readback: backlog over time.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct QdiscSample {
-    /// When it was taken (s from t0).
-    pub t_s: Option<f64>,
-    /// The interface's qdiscs.
-    pub records: Vec<SampledQdisc>,
-}
-
-impl QdiscSample {
-    /// The counters of a readback (options and bytes are in the full readbacks).
-    pub fn of(rb: &netlab_qdisc_model::Readback) -> QdiscSample {
-        QdiscSample {
-            t_s: rb.taken_at_s,
-            records: rb
-                .records
-                .iter()
-                .map(|r| SampledQdisc {
-                    kind: r.kind.clone(),
-                    handle: r.handle,
-                    parent: r.parent,
-                    stats: r.stats,
-                    xstats: r.xstats.clone(),
-                })
-                .collect(),
-        }
-    }
-}
-
-/// Qdisc configuration and readbacks of one scenario.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct QdiscResult {
-    /// `up` (R's egress toward B) or `down` (toward A).
-    #[serde(default)]
-    pub direction: String,
-    /// Interface (in R) that carries the bottleneck.
-    pub dev: String,
-    /// Requests, in order.
-    pub requests: Vec<RequestRecord>,
-    /// Readback right after configuration.
-    pub after_config: Vec<QdiscRecord>,
-    /// The whole dump behind `after_config` (raw hex, tick factors), to re-decode later.
-    pub after_config_dump: Option<ReadbackDump>,
-    /// Readback at the end of the measured window, before any socket closed.
-    #[serde(rename = "final")]
-    pub at_window_end: Vec<QdiscRecord>,
-    /// The whole dump behind `final`.
-    pub final_dump: Option<ReadbackDump>,
-    /// When the final readback was taken (s from t0).
-    pub final_taken_s: Option<f64>,
-    /// Periodic readbacks: backlog over time.
-    pub samples: Vec<QdiscSample>,
 }
 
 /// TCP load results.

@@ -64,7 +64,10 @@ fn privileged_hosts_three_hosts_share_the_bottleneck_and_leave_nothing() {
     assert_eq!(addrs, ["10.20.1.2", "10.21.2.2", "10.21.3.2"]);
     // No delay anywhere: no netem, a zero base RTT read.
     assert!(s.hosts.iter().all(|h| h.link.is_none()));
-    assert!(s.hosts.iter().all(|h| h.base_rtt_read_s(s) == Some(0.0)));
+    assert!(s
+        .hosts
+        .iter()
+        .all(|h| h.base_rtt_read_s(&s.qdiscs) == Some(0.0)));
     let flow_hosts: Vec<Option<&str>> = s.flows.iter().map(|f| f.host.as_deref()).collect();
     assert_eq!(
         flow_hosts,

@@ -4,7 +4,8 @@ use netlab_os::cpu::{CpuTicks, USER_HZ};
 use netlab_qdisc_model::{FqCodelXstats, Handle, QdiscXstats, ARM_HANDLE};
 
 use super::*;
-use crate::{DirectionResult, QdiscSample, SampledQdisc};
+use crate::judge::judge_in;
+use crate::{DirectionResult, QdiscResult, QdiscSample, SampledQdisc, ScenarioResult};
 
 fn evidence(rate: Option<f64>, goodput: f64, samples: usize, queued: usize) -> DirectionBottleneck {
     DirectionBottleneck {

@@ -184,7 +184,7 @@ pub fn run(
         // Was the shaper the bottleneck? From what was recorded, failed or
         // not (docs/method.md §14.2).
         if !res.directions.is_empty() {
-            res.bottleneck = Some(netlab_results::bottleneck::judge(
+            res.bottleneck = Some(netlab_results::judge::judge(
                 &res,
                 runner.cpu.borrow().used(),
             ));
