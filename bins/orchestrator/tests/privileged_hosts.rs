@@ -115,7 +115,7 @@ fn a_default_compare_prints_no_hosts() {
 /// flow and the probe from host 1, the seed's A.
 #[test]
 fn a_default_compare_keeps_the_seeds_names_addresses_and_ports() {
-    use netlab_topology::spec::{B_ADDR, R_B_ADDR};
+    use netlab_topology::addresses::{B_ADDR, R_B_ADDR};
     use netlab_topology::{RunId, SenderHost};
     let (code, text, err) =
         run_bounded(&["compare", "--print-experiment"], Duration::from_secs(30));

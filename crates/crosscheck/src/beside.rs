@@ -25,8 +25,8 @@ use netlab_run::{HookError, ScenarioHooks, ScenarioView};
 use netlab_tcpload::sampler::{DiagSocket, SamplerConfig, SamplerHandle};
 use netlab_tcpload::sink::ReceiverLog;
 use netlab_tcpload::{FlowId, SamplerLog, SenderLog, TcpSampler};
+use netlab_topology::addresses::{A_ADDR, B_ADDR, R_B_IF};
 use netlab_topology::netns::Netns;
-use netlab_topology::spec::{A_ADDR, B_ADDR, R_B_IF};
 
 use crate::config::{CrosscheckConfig, End, Load};
 use crate::record::ReadbackCheck;

@@ -25,7 +25,7 @@ use netlab_experiment::{ArmSpec, Direction, Experiment, FlowSpec, PathSpec, Prob
 use netlab_qdisc_model::BottleneckSpec;
 use netlab_run::ScenarioSetup;
 use netlab_tcpload::{SamplerConfig, SenderConfig, SinkConfig};
-use netlab_topology::spec::B_ADDR;
+use netlab_topology::addresses::B_ADDR;
 use netlab_topology::{RunId, TopologySpec};
 
 use crate::config::{CrosscheckConfig, End, Load, NetlabLoad};

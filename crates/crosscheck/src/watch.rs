@@ -12,7 +12,7 @@ use netlab_qdisc_model::Psched;
 use netlab_run::ScenarioEnd;
 use netlab_tcpload::sampler::DiagSocket;
 use netlab_tcpload::FlowId;
-use netlab_topology::spec::R_B_IF;
+use netlab_topology::addresses::R_B_IF;
 
 use crate::external::{parse_tc_json, SsLine};
 use crate::record::{QueueSample, ReadbackCheck};

@@ -8,7 +8,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use netlab_ecn::CaptureConfig;
-use netlab_topology::spec::R_B_IF;
+use netlab_topology::addresses::R_B_IF;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
 fn tc(netns: &str, args: &[&str]) -> String {

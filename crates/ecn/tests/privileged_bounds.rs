@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use netlab_ecn::{Capture, CaptureConfig, Flow, StopReason};
-use netlab_topology::spec::{A_ADDR, B_ADDR, B_IF};
+use netlab_topology::addresses::{A_ADDR, B_ADDR, B_IF};
 use netlab_topology::testing::require_privileged;
 use netlab_topology::testing::ScratchNetns;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use netlab_ecn::pcap::{PcapContent, PcapCut, PcapRecorder};
 use netlab_ecn::{Capture, CaptureConfig, Flow, StopReason};
-use netlab_topology::spec::{A_ADDR, B_ADDR, B_IF};
+use netlab_topology::addresses::{A_ADDR, B_ADDR, B_IF};
 use netlab_topology::testing::require_privileged;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
@@ -272,7 +272,7 @@ fn privileged_tshark_counts_equal_the_captures_on_a_tail_drop_path() {
             "qdisc",
             "add",
             "dev",
-            netlab_topology::spec::R_B_IF,
+            netlab_topology::addresses::R_B_IF,
             "root",
             "tbf",
             "rate",

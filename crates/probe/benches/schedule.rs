@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use netlab_probe::{connect_socket, run_probe, EchoResponder, ProbeConfig, ProbeLog};
-use netlab_topology::spec::B_ADDR;
+use netlab_topology::addresses::B_ADDR;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 

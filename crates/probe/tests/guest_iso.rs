@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use netlab_probe::{IsoConfig, IsoOutcome};
-use netlab_topology::spec::{R_A_IF, R_B_IF};
+use netlab_topology::addresses::{R_A_IF, R_B_IF};
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
 /// What a UML guest adds to a one-way delay on a busy 2-core machine:

@@ -112,7 +112,7 @@ fn privileged_iso_without_responder_is_all_censored_never_success() {
         .run(|| {
             netlab_probe::connect_socket(
                 None,
-                std::net::SocketAddr::from((netlab_topology::spec::B_ADDR, spec.udp_port)),
+                std::net::SocketAddr::from((netlab_topology::addresses::B_ADDR, spec.udp_port)),
             )
         })
         .unwrap()

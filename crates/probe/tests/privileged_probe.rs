@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use netlab_probe::{
     connect_socket, run_probe, EchoResponder, Phase, ProbeConfig, ProbeLog, RequestOutcome,
 };
-use netlab_topology::spec::B_ADDR;
+use netlab_topology::addresses::B_ADDR;
 use netlab_topology::testing::require_privileged;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};

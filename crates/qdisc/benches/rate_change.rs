@@ -31,7 +31,7 @@ use netlab_qdisc::{configure, QdiscSocket};
 use netlab_qdisc_model::{
     fifo_child_limit, lateness_ms, Arm, BottleneckSpec, Handle, Rate, Tbf, ARM_HANDLE, TBF_HANDLE,
 };
-use netlab_topology::spec::R_B_IF;
+use netlab_topology::addresses::R_B_IF;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
 const INSIDE: &str = "NETLAB_RATE_BENCH_INSIDE";

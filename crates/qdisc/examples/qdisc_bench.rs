@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use netlab_qdisc::{configure, read_psched, QdiscSocket};
 use netlab_qdisc_model::{decode_dump, Arm, BottleneckSpec, Psched};
-use netlab_topology::spec::R_B_IF;
+use netlab_topology::addresses::R_B_IF;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
 fn per_op(label: &str, n: u32, f: impl FnMut()) -> Duration {

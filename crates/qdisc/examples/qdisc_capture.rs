@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use netlab_qdisc::{configure, read_psched, QdiscSocket};
 use netlab_qdisc_model::{Arm, BottleneckSpec};
-use netlab_topology::spec::{B_ADDR, R_B_IF};
+use netlab_topology::addresses::{B_ADDR, R_B_IF};
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
 fn main() {

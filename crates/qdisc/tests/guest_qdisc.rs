@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use netlab_qdisc::{configure, read_psched, support, QdiscSocket};
 use netlab_qdisc_model::{Arm, BottleneckSpec, QdiscOptions, QdiscXstats, ARM_HANDLE};
-use netlab_topology::spec::R_B_IF;
+use netlab_topology::addresses::R_B_IF;
 use netlab_topology::testing::ScratchNetns;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 

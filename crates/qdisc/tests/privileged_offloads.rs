@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use netlab_qdisc::{configure, read_psched, QdiscSocket};
 use netlab_qdisc_model::{Arm, BottleneckSpec, QdiscXstats, ARM_HANDLE};
-use netlab_topology::spec::{B_ADDR, R_B_IF};
+use netlab_topology::addresses::{B_ADDR, R_B_IF};
 use netlab_topology::testing::require_privileged;
 use netlab_topology::{Offloads, RunId, Topology, TopologyGuard, TopologySpec};
 

@@ -12,7 +12,7 @@ use netlab_qdisc::{
 use netlab_qdisc_model::{
     Arm, BottleneckSpec, QdiscOptions, SamplerStop, ARM_HANDLE, ARM_PARENT, TBF_HANDLE,
 };
-use netlab_topology::spec::R_B_IF;
+use netlab_topology::addresses::R_B_IF;
 use netlab_topology::testing::{require_privileged, ScratchNetns};
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 

@@ -18,7 +18,7 @@ use netlab_qdisc_model::{
     fifo_child_limit, lateness_ms, Arm, BottleneckSpec, Handle, QdiscOptions, Rate, Tbf,
     ARM_HANDLE, TBF_HANDLE,
 };
-use netlab_topology::spec::R_B_IF;
+use netlab_topology::addresses::R_B_IF;
 use netlab_topology::testing::require_privileged;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 

@@ -23,7 +23,7 @@ use netlab_qdisc_model::{
 };
 use netlab_tcpload::sink::SinkConfig;
 use netlab_tcpload::{SamplerConfig as TcpInfoSamplerConfig, SenderConfig};
-use netlab_topology::spec::{B_ADDR, B_IF, R_A_IF, R_B_IF};
+use netlab_topology::addresses::{B_ADDR, B_IF, R_A_IF, R_B_IF};
 use netlab_topology::{RunId, SenderHost, TopologySpec};
 
 use crate::b_loop::BLoopConfig;
@@ -596,7 +596,7 @@ impl ScenarioSetup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use netlab_topology::spec::A_ADDR;
+    use netlab_topology::addresses::A_ADDR;
 
     fn setup_of(toml: &str, i: usize) -> ScenarioSetup {
         let exp = netlab_experiment::parse(toml).unwrap();

@@ -15,7 +15,7 @@ use netlab_run::progress::Progress;
 use netlab_run::scenario::{run, RunContext};
 use netlab_run::{HookError, ScenarioEnd, ScenarioHooks, ScenarioSetup, ScenarioView};
 use netlab_tcpload::FlowId;
-use netlab_topology::spec::A_ADDR;
+use netlab_topology::addresses::A_ADDR;
 use netlab_topology::{netns, RunId};
 
 /// Ends the scenario `after` past the moment it learns of (the first
@@ -235,7 +235,7 @@ fn privileged_a_flow_without_netlab_s_receiver_goes_where_its_caller_says() {
     setup.pcap = None;
     // No receiver of the flow's own: its sender connects to B's first
     // receiver, which listens on a port the caller chose.
-    let at = std::net::SocketAddr::from((netlab_topology::spec::B_ADDR, 46030));
+    let at = std::net::SocketAddr::from((netlab_topology::addresses::B_ADDR, 46030));
     setup.clock_sink.receiver.listen = at;
     setup.flows[0].receiver = None;
     setup.flows[0].sender.to = at;

@@ -2,9 +2,10 @@
 
 use std::os::fd::RawFd;
 
+use crate::addresses::*;
 use crate::naming::Role;
-use crate::rtnl::{self, Request, VethEnd, LOOPBACK_IFINDEX};
-use crate::spec::*;
+use crate::rtnl::{self, address, default_route, link_up, veth_end, Request, LOOPBACK_IFINDEX};
+use crate::spec::TopologySpec;
 
 /// Fds of the open namespace files of A, R and B.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,35 +16,6 @@ pub struct NetnsFds {
     pub r: RawFd,
     /// B's namespace file.
     pub b: RawFd,
-}
-
-/// Adds `ip`/[`PREFIX_LEN`] to `ifname` (index `ifindex`) in namespace `ns`.
-pub(crate) fn address(ifindex: u32, ip: std::net::Ipv4Addr, ifname: &str, ns: &str) -> Request {
-    rtnl::new_ipv4_address(
-        ifindex,
-        ip,
-        PREFIX_LEN,
-        format!("adding {ip}/{PREFIX_LEN} to {ifname} in netns {ns}"),
-    )
-}
-
-/// Sets `ifname` (index `ifindex`) up in namespace `ns`.
-pub(crate) fn link_up(ifindex: u32, ifname: &str, ns: &str) -> Request {
-    rtnl::set_link_up(ifindex, format!("setting {ifname} up in netns {ns}"))
-}
-
-/// A default route via `gw` in namespace `ns`.
-pub(crate) fn default_route(gw: std::net::Ipv4Addr, ns: &str) -> Request {
-    rtnl::new_default_route(gw, format!("adding default route via {gw} in netns {ns}"))
-}
-
-/// One end of a veth pair: its name, namespace and interface index.
-pub(crate) fn veth_end(name: &str, netns_fd: RawFd, ifindex: u32) -> VethEnd {
-    VethEnd {
-        name: name.to_owned(),
-        netns_fd,
-        ifindex,
-    }
 }
 
 /// The requests that build the topology, each with the namespace whose

@@ -22,8 +22,8 @@
 use std::net::Ipv4Addr;
 use std::os::fd::RawFd;
 
+use crate::addresses::{A_ADDR, A_IF, A_IFINDEX, R_A_ADDR, R_A_IF, R_A_IFINDEX};
 use crate::rtnl::{self, Request, LOOPBACK_IFINDEX};
-use crate::spec::{A_ADDR, A_IF, A_IFINDEX, R_A_ADDR, R_A_IF, R_A_IFINDEX};
 use crate::TopologyError;
 
 /// The most sender hosts the address plan allows: host 1 is the seed's A,
@@ -145,7 +145,7 @@ pub fn host_requests(
 ) -> Vec<(HostSide, Request)> {
     let (rif, rix) = (host.router_if(), host.router_ifindex());
     let (ip, gw) = (host.addr(), host.router_addr());
-    use crate::build::{address as addr, default_route, link_up as up, veth_end as end};
+    use crate::rtnl::{address as addr, default_route, link_up as up, veth_end as end};
     vec![
         (
             HostSide::Router,

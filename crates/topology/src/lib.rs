@@ -48,6 +48,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod addresses;
 pub mod build;
 mod error;
 pub mod ethtool;

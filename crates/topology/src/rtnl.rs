@@ -8,6 +8,8 @@
 use std::net::Ipv4Addr;
 use std::os::fd::RawFd;
 
+use crate::addresses::PREFIX_LEN;
+
 use netlab_os::wire::{ErrorMessage, Messages, NLMSG_DONE, NLMSG_ERROR};
 use netlink_packet_core::{
     NetlinkHeader, NetlinkMessage, NetlinkPayload, NLM_F_ACK, NLM_F_CREATE, NLM_F_DUMP, NLM_F_EXCL,
@@ -222,6 +224,35 @@ pub fn decode_datagram(buf: &[u8]) -> Result<Vec<(u32, Answer)>, String> {
         out.push((msg.seq(), answer));
     }
     Ok(out)
+}
+
+/// Adds `ip`/[`PREFIX_LEN`](crate::addresses::PREFIX_LEN) to `ifname` (index `ifindex`) in namespace `ns`.
+pub(crate) fn address(ifindex: u32, ip: std::net::Ipv4Addr, ifname: &str, ns: &str) -> Request {
+    new_ipv4_address(
+        ifindex,
+        ip,
+        PREFIX_LEN,
+        format!("adding {ip}/{PREFIX_LEN} to {ifname} in netns {ns}"),
+    )
+}
+
+/// Sets `ifname` (index `ifindex`) up in namespace `ns`.
+pub(crate) fn link_up(ifindex: u32, ifname: &str, ns: &str) -> Request {
+    set_link_up(ifindex, format!("setting {ifname} up in netns {ns}"))
+}
+
+/// A default route via `gw` in namespace `ns`.
+pub(crate) fn default_route(gw: std::net::Ipv4Addr, ns: &str) -> Request {
+    new_default_route(gw, format!("adding default route via {gw} in netns {ns}"))
+}
+
+/// One end of a veth pair: its name, namespace and interface index.
+pub(crate) fn veth_end(name: &str, netns_fd: RawFd, ifindex: u32) -> VethEnd {
+    VethEnd {
+        name: name.to_owned(),
+        netns_fd,
+        ifindex,
+    }
 }
 
 #[cfg(test)]

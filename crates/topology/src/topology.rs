@@ -5,12 +5,13 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::addresses::{A_IF, B_IF, R_B_IF};
 use crate::build::{build_requests, NetnsFds};
 use crate::hosts::{host_requests, HostSide, SenderHost};
 use crate::naming::Role;
 use crate::netns::{self, Netns};
 use crate::readback::{readback_netns, SysctlReadback, TopologyReadback};
-use crate::spec::{Offloads, ReceiveBuffer, TopologySpec, A_IF, B_IF, R_B_IF, TCP_RMEM};
+use crate::spec::{Offloads, ReceiveBuffer, TopologySpec, TCP_RMEM};
 use crate::{offloads, privilege, TopologyError};
 use crate::{rtnl_socket, sysctl};
 

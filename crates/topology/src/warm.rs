@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::spec::{A_ADDR, B_ADDR};
+use crate::addresses::{A_ADDR, B_ADDR};
 
 /// Sends a UDP datagram from A (call inside A) to a port nothing listens
 /// on in B, again every `per_try` until B's ICMP port unreachable comes

@@ -6,7 +6,7 @@
 use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
 use std::time::Duration;
 
-use netlab_topology::spec::B_ADDR;
+use netlab_topology::addresses::B_ADDR;
 use netlab_topology::testing::require_privileged;
 use netlab_topology::{netns, Offloads, Role, RunId, SenderHost, TopologyGuard, TopologySpec};
 

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use netlab_ecn::pcap::{PcapFileRecord, PcapHeader, PcapRecorder, PcapTarget};
 use netlab_ecn::{Capture, CaptureConfig, EcnEvidence, Flow};
-use netlab_topology::spec::{A_ADDR, B_ADDR, B_IF};
+use netlab_topology::addresses::{A_ADDR, B_ADDR, B_IF};
 use netlab_topology::Topology;
 
 /// What one bulk run moved and saw.

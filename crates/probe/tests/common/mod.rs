@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use netlab_probe::{connect_socket, run_iso_probe, EchoResponder, EchoStats, IsoConfig, IsoLog};
-use netlab_topology::spec::B_ADDR;
+use netlab_topology::addresses::B_ADDR;
 use netlab_topology::{TopologyGuard, TopologySpec};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use netlab_qdisc::rate_driver::{PlannedChange, RateDriver, RateDriverConfig, TbfTarget};
 use netlab_qdisc_model::{RateLog, TbfReading};
-use netlab_topology::spec::B_ADDR;
+use netlab_topology::addresses::B_ADDR;
 use netlab_topology::Topology;
 
 /// A UDP socket made in A.

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 pub mod flood;
 
 use netlab_qdisc_model::{QdiscOptions, QdiscRecord, QdiscXstats, Readback};
-use netlab_topology::spec::B_ADDR;
+use netlab_topology::addresses::B_ADDR;
 use netlab_topology::Topology;
 use serde_json::Value;
 

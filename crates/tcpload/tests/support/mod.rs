@@ -13,7 +13,7 @@ use netlab_tcpload::{
     new_sender_socket, DiagSocket, ReceiverLog, SamplerConfig, SamplerLog, Sender, SenderConfig,
     SenderLog, Sink, SinkConfig, TcpSampler,
 };
-use netlab_topology::spec::B_ADDR;
+use netlab_topology::addresses::B_ADDR;
 use netlab_topology::{RunId, TopologyGuard, TopologySpec};
 
 /// Builds a fresh, guarded A–R–B.
