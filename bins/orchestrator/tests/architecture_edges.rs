@@ -827,58 +827,23 @@ fn circles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
 
 /// Crates layered bottom-up with no circle at all (docs/architecture.md,
 /// "Files that import one another").
-const NO_CIRCLE: [&str; 2] = ["experiment", "analysis"];
-
-/// The circles architecture.md lists as not cut yet: each row's files
-/// (its second cell, paths under the crate's `src/`, comma-separated),
-/// keyed by crate.
-fn listed_circles() -> BTreeSet<String> {
-    let text = doc();
-    let start = text
-        .find("| crate | files in one circle | why |")
-        .expect("architecture.md's table of circles not cut yet");
-    text[start..]
-        .lines()
-        .skip(2)
-        .take_while(|l| l.starts_with('|'))
-        .map(|l| {
-            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
-            let mut files: Vec<&str> = cells[2]
-                .split(',')
-                .map(|f| f.trim().trim_matches('`'))
-                .collect();
-            files.sort();
-            format!("{}: {}", cells[1].trim_matches('`'), files.join(" ↔ "))
-        })
-        .collect()
-}
-
 #[test]
-fn no_crate_has_files_importing_one_another_in_a_circle_of_three() {
+fn no_crate_has_files_importing_one_another_in_a_circle() {
     let mut found = BTreeSet::new();
     for (package, edges) in import_edges() {
         for set in circles(&edges) {
-            if set.len() > 2 || NO_CIRCLE.contains(&package.as_str()) {
-                let prefix = format!("crates/{package}/src/");
-                let short: Vec<String> = set
-                    .iter()
-                    .map(|f| f.trim_start_matches(&prefix).to_string())
-                    .collect();
-                found.insert(format!("{package}: {}", short.join(" ↔ ")));
-            }
+            let prefix = format!("crates/{package}/src/");
+            let short: Vec<String> = set
+                .iter()
+                .map(|f| f.trim_start_matches(&prefix).to_string())
+                .collect();
+            found.insert(format!("{package}: {}", short.join(" ↔ ")));
         }
     }
-    let listed = listed_circles();
-    let new: Vec<&String> = found.difference(&listed).collect();
     assert!(
-        new.is_empty(),
+        found.is_empty(),
         "files that import one another in a circle (a reader cannot start at the \
-         bottom): {new:#?}; layer them (docs/architecture.md, \"Files that import one another\")"
-    );
-    let stale: Vec<&String> = listed.difference(&found).collect();
-    assert!(
-        stale.is_empty(),
-        "docs/architecture.md lists circles that no longer stand: {stale:#?}; remove the rows"
+         bottom): {found:#?}; layer them (docs/architecture.md, \"Files that import one another\")"
     );
 }
 

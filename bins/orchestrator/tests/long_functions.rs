@@ -1,13 +1,17 @@
 //! No function of the product's code (every `src/` of `crates/` and
 //! `bins/`, test modules aside) is over 100 lines without its reason
 //! written beside it: a `// Long: …` comment among the lines just above
-//! its `fn` (doc comments and attributes may sit between).
+//! its `fn` (doc comments and attributes may sit between). No source file
+//! is over 800 lines before its test module.
 
 use std::path::Path;
 
 /// Longest a function may be without a written reason, in lines from its
 /// `fn` line to its closing brace.
 const MAX_LINES: usize = 100;
+
+/// Longest a source file may be before its test module, in lines.
+const MAX_FILE_LINES: usize = 800;
 
 mod tree;
 
@@ -206,6 +210,55 @@ fn every_function_over_100_lines_says_why() {
         "functions over {MAX_LINES} lines without a `// Long: <why>` above them:\n{}",
         found.join("\n")
     );
+}
+
+/// A file's lines before its test module (`#[cfg(test)]` over a `mod`);
+/// a file that is a test module itself (`tests.rs`) has none.
+fn lines_before_tests(path: &Path, text: &str) -> usize {
+    if path.file_name().is_some_and(|n| n == "tests.rs") {
+        return 0;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    lines
+        .iter()
+        .enumerate()
+        .position(|(i, l)| {
+            l.trim() == "#[cfg(test)]"
+                && lines
+                    .get(i + 1)
+                    .is_some_and(|n| n.trim_start().starts_with("mod "))
+        })
+        .unwrap_or(lines.len())
+}
+
+#[test]
+fn every_file_is_at_most_800_lines_before_its_tests() {
+    let files = tree::product_sources();
+    let over: Vec<String> = files
+        .iter()
+        .map(|f| {
+            (
+                f,
+                lines_before_tests(f, &std::fs::read_to_string(f).unwrap()),
+            )
+        })
+        .filter(|(_, n)| *n > MAX_FILE_LINES)
+        .map(|(f, n)| format!("{} ({n} lines)", tree::relative(f)))
+        .collect();
+    assert!(
+        over.is_empty(),
+        "source files over {MAX_FILE_LINES} lines before their tests (split them by what \
+         they do):\n{}",
+        over.join("\n")
+    );
+}
+
+#[test]
+fn a_file_is_counted_up_to_its_test_module() {
+    let text = "fn a() {}\n#[cfg(test)]\nfn helper() {}\nfn b() {}\n#[cfg(test)]\nmod tests {\n}\n";
+    assert_eq!(lines_before_tests(Path::new("src/x.rs"), text), 4);
+    assert_eq!(lines_before_tests(Path::new("src/x.rs"), "fn a() {}\n"), 1);
+    assert_eq!(lines_before_tests(Path::new("src/x/tests.rs"), text), 0);
 }
 
 #[test]

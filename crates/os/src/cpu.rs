@@ -7,22 +7,13 @@
 
 use std::time::Instant;
 
+use crate::proc::CpuTicks;
 use crate::SysError;
 
 /// The tick `/proc/stat` and `/proc/<pid>/stat` count in: `USER_HZ`,
 /// 100 per second on every architecture netlab runs on (x86-64, arm64 and
 /// user-mode-linux; what `sysconf(_SC_CLK_TCK)` returns there).
 pub const USER_HZ: u64 = 100;
-
-/// One CPU's time since boot, clock ticks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct CpuTicks {
-    /// user + nice + system + irq + softirq + steal: time the CPU was not
-    /// free for anything else (`guest` time is already inside `user`).
-    pub busy: u64,
-    /// idle + iowait.
-    pub idle: u64,
-}
 
 /// CPU time at one moment.
 #[derive(Debug, Clone, PartialEq)]

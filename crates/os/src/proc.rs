@@ -188,8 +188,18 @@ pub fn parse_proc_stat(text: &str) -> Result<ProcStat, SysError> {
     })
 }
 
+/// One CPU's time since boot, clock ticks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CpuTicks {
+    /// user + nice + system + irq + softirq + steal: time the CPU was not
+    /// free for anything else (`guest` time is already inside `user`).
+    pub busy: u64,
+    /// idle + iowait.
+    pub idle: u64,
+}
+
 /// The per-CPU lines of `/proc/stat` (`cpu0 …`, not the `cpu` total).
-pub fn parse_cpu_lines(text: &str) -> Result<Vec<crate::cpu::CpuTicks>, SysError> {
+pub fn parse_cpu_lines(text: &str) -> Result<Vec<CpuTicks>, SysError> {
     let mut out = Vec::new();
     for line in text.lines() {
         let mut words = line.split_whitespace();
@@ -214,7 +224,7 @@ pub fn parse_cpu_lines(text: &str) -> Result<Vec<crate::cpu::CpuTicks>, SysError
         }
         // user nice system idle iowait irq softirq [steal guest guest_nice]
         let steal = v.get(7).copied().unwrap_or(0);
-        out.push(crate::cpu::CpuTicks {
+        out.push(CpuTicks {
             busy: v[0] + v[1] + v[2] + v[5] + v[6] + steal,
             idle: v[3] + v[4],
         });
@@ -226,7 +236,7 @@ pub fn parse_cpu_lines(text: &str) -> Result<Vec<crate::cpu::CpuTicks>, SysError
 }
 
 /// Reads `/proc/stat`'s per-CPU lines now.
-pub fn cpu_lines() -> Result<Vec<crate::cpu::CpuTicks>, SysError> {
+pub fn cpu_lines() -> Result<Vec<CpuTicks>, SysError> {
     let stat =
         std::fs::read_to_string("/proc/stat").map_err(|e| SysError::io("reading /proc/stat", e))?;
     parse_cpu_lines(&stat)

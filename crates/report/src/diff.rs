@@ -455,7 +455,7 @@ pub fn diff(
             arm_pairs.push(k);
         }
     }
-    let sweep = crate::diff_sweep::build(a, b, &arm_pairs);
+    let sweep = crate::diff_sweep::build(&a.input, &b.input, &arm_pairs);
     let fates = |r: &RunDigest| {
         r.input
             .scenarios

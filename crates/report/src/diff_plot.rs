@@ -8,9 +8,8 @@
 use plotters::prelude::*;
 
 use crate::diff::{Delays, PairDiff};
-use crate::plot_style::{
-    draw_axes, marker, title as draw_title, title_height, Axes, Legend, Mark, Shape, WIDTH,
-};
+use crate::plot_legend::{Legend, Mark};
+use crate::plot_style::{draw_axes, marker, title as draw_title, title_height, Axes, Shape, WIDTH};
 use crate::plots::{arm_color, builder, draw_svg, e, mesh};
 use crate::ReportError;
 use netlab_stats::rounds::summarise;

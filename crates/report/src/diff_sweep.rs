@@ -10,17 +10,18 @@
 
 use plotters::prelude::*;
 
-use crate::diff::RunDigest;
+use crate::plot_legend::{Legend, Mark};
 use crate::plot_scale::{x_scale, y_scale, Scale};
 use crate::plot_style::{
-    captioned, draw_sweep_axes, marker, round_shade, title as draw_title, title_height, Legend,
-    Mark, Shape, CAPTION_H, WIDTH,
+    captioned, draw_sweep_axes, marker, round_shade, title as draw_title, title_height, Shape,
+    CAPTION_H, WIDTH,
 };
 use crate::plots::{arm_color, builder, draw_svg, e, Area};
 use crate::plots_run::px_in;
 use crate::ReportError;
 use netlab_analysis::records::{ProbePhase, Scenario};
 use netlab_analysis::sweep::{Measured, SweepAxis};
+use netlab_analysis::ReportInput;
 use netlab_stats::rounds::{summarise, RoundsSummary, Summary};
 use netlab_stats::{censored_quantile, CensoredQuantile, Observation};
 
@@ -195,12 +196,17 @@ fn words(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The sweep figures' data of runs `a` and `b` over the arms both have
+/// The sweep figures' data of runs `a` and `b` (their report inputs)
+/// over the arms both have
 /// (`(A words, B words)`, each once); None when neither run swept.
-pub(crate) fn build(a: &RunDigest, b: &RunDigest, pairs: &[(String, String)]) -> Option<DiffSweep> {
+pub(crate) fn build(
+    a: &ReportInput,
+    b: &ReportInput,
+    pairs: &[(String, String)],
+) -> Option<DiffSweep> {
     let axes = merge_axes(
-        netlab_analysis::sweep::SweepAxis::of_scenarios(&a.input.scenarios),
-        netlab_analysis::sweep::SweepAxis::of_scenarios(&b.input.scenarios),
+        netlab_analysis::sweep::SweepAxis::of_scenarios(&a.scenarios),
+        netlab_analysis::sweep::SweepAxis::of_scenarios(&b.scenarios),
     );
     if axes.is_empty() || pairs.is_empty() {
         return None;
@@ -214,7 +220,6 @@ pub(crate) fn build(a: &RunDigest, b: &RunDigest, pairs: &[(String, String)]) ->
     };
     let ok = |run: usize| {
         runs[run]
-            .input
             .scenarios
             .iter()
             .filter(move |s| s.error.is_none() && of_pairs(run, s).is_some())
@@ -224,13 +229,12 @@ pub(crate) fn build(a: &RunDigest, b: &RunDigest, pairs: &[(String, String)]) ->
         netlab_analysis::compare::DelayBasis::of(&v)
             == netlab_analysis::compare::DelayBasis::OneWayDelivered
     });
-    let order = crate::plots_run::arms(&a.input);
+    let order = crate::plots_run::arms(a);
     let arms = pairs
         .iter()
         .map(|(wa, wb)| {
-            let label_of = |r: &RunDigest, w: &str| {
-                r.input
-                    .scenarios
+            let label_of = |r: &ReportInput, w: &str| {
+                r.scenarios
                     .iter()
                     .find(|s| words(&s.arm_words) == w)
                     .map_or_else(|| w.to_string(), |s| s.arm.clone())

@@ -7,6 +7,7 @@
 
 use std::fmt::Write as _;
 
+use crate::markdown::esc;
 use crate::plots::Plot;
 use netlab_analysis::compare::Statistics;
 use netlab_analysis::headline::Headline;
@@ -28,21 +29,6 @@ figure{margin:14px 0}figure svg{max-width:100%;height:auto;border:1px solid #ddd
 /// The heading of summary.md's sections below its table on the page.
 pub(crate) const DETAILS_TITLE: &str =
     "Probe fates, flows and the bottleneck (summary.md's sections)";
-
-/// HTML-escapes text.
-pub(crate) fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            _ => o.push(c),
-        }
-    }
-    o
-}
 
 fn loaded_obs(s: &Scenario) -> Vec<Observation> {
     s.loaded_probes()

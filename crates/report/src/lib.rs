@@ -50,6 +50,7 @@ pub mod output;
 mod plot_headline;
 pub mod plot_hosts;
 mod plot_iso_delivered;
+mod plot_legend;
 mod plot_link;
 pub mod plot_scale;
 pub mod plot_style;
@@ -69,10 +70,10 @@ use netlab_os::atomic::FileError;
 
 use output::{RenderTarget, Staged};
 
-/// Text as index.html escapes it ([`html`]'s escaping, for tests that
+/// Text as index.html escapes it ([`markdown`]'s escaping, for tests that
 /// look for summary.md's words on the page).
 pub fn html_text(s: &str) -> String {
-    html::esc(s)
+    markdown::esc(s)
 }
 
 use netlab_analysis::ReportBuilder;

@@ -5,8 +5,6 @@
 //! inline `**bold**` and `` `code` ``. Everything else is text, escaped.
 //! (`a_caveat_and_a_table` below shows both.)
 
-use crate::html::esc;
-
 /// A Markdown block of summary.md as HTML.
 pub(crate) fn to_html(md: &str) -> String {
     let mut out = String::new();
@@ -117,6 +115,21 @@ fn table_html(rows: &[&str]) -> String {
     }
     out.push_str("</table>\n");
     out
+}
+
+/// HTML-escapes text.
+pub(crate) fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            _ => o.push(c),
+        }
+    }
+    o
 }
 
 /// Inline `**bold**` and `` `code` ``, the rest escaped.

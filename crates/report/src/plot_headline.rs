@@ -7,10 +7,10 @@
 
 use plotters::prelude::*;
 
+use crate::plot_legend::{along, draw_labels, Label, Legend, Mark};
 use crate::plot_style::{
-    along, draw_axes, draw_labels, font_c, line_h, marker, round_shade, text_width,
-    title as draw_title, title_height, wrap, Axes, Label, Legend, Mark, Shape, TEXT_PX, WIDTH,
-    X_LABEL_AREA,
+    draw_axes, font_c, line_h, marker, round_shade, text_width, title as draw_title, title_height,
+    wrap, Axes, Shape, TEXT_PX, WIDTH, X_LABEL_AREA,
 };
 use crate::plots::{arm_color, draw_svg, dropped_color, e, tick, Plot, TIMEOUT_FILL};
 use crate::plots_run::{plot_bounds, px_in};

@@ -20,9 +20,10 @@ use plotters::prelude::*;
 use netlab_analysis::summary::ScenarioFigures;
 use netlab_results::shares::HostShare;
 
+use crate::plot_legend::{Legend, Mark};
 use crate::plot_style::{
     category_lines, draw_axes, draw_categories, line_h, marker, plot_width, title as draw_title,
-    title_height, Axes, Legend, Mark, Shape, TEXT_PX, WIDTH,
+    title_height, Axes, Shape, TEXT_PX, WIDTH,
 };
 use crate::plots::{arm_color, builder, draw_svg, e, tick, Area, Plot};
 use crate::ReportError;

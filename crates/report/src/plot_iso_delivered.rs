@@ -11,7 +11,8 @@ use plotters::prelude::*;
 
 use netlab_analysis::ArmDelivery;
 
-use crate::plot_style::{marker, title as draw_title, title_height, Legend, Mark, Shape, WIDTH};
+use crate::plot_legend::{Legend, Mark};
+use crate::plot_style::{marker, title as draw_title, title_height, Shape, WIDTH};
 use crate::plots::{arm_color, draw_svg, e, Plot};
 use crate::plots_run::arms;
 use crate::ReportError;

@@ -12,7 +12,8 @@ use netlab_analysis::link::{
     base_one_way_ms, one_way, target_ms_of_words, LinkFigures, FRAME_BYTES,
 };
 
-use crate::plot_style::{marker, title as draw_title, title_height, Legend, Mark, Shape, WIDTH};
+use crate::plot_legend::{Legend, Mark};
+use crate::plot_style::{marker, title as draw_title, title_height, Shape, WIDTH};
 use crate::plots::{
     arm_color, builder, draw_svg, e, mesh, phase_legend, shade_phases, x_end, Plot,
 };

@@ -10,10 +10,11 @@
 
 use plotters::prelude::*;
 
+use crate::plot_legend::{Legend, Mark};
 use crate::plot_scale::{x_scale, y_scale, Scale};
 use crate::plot_style::{
     captioned, draw_sweep_axes, font, marker, round_shade, title as draw_title, title_height,
-    Legend, Mark, Shape, CAPTION_H, TEXT_PX, WIDTH,
+    Shape, CAPTION_H, TEXT_PX, WIDTH,
 };
 use crate::plots::{arm_color, builder, draw_svg, e, Area, Plot};
 use crate::plots_run::px_in;

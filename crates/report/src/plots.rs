@@ -4,9 +4,10 @@
 
 use plotters::prelude::*;
 
+use crate::plot_legend::{Legend, Mark};
 pub(crate) use crate::plot_scale::tick;
 pub(crate) use crate::plot_style::{builder, e, mesh, Area, TIMEOUT_FILL};
-use crate::plot_style::{title as draw_title, title_height, Legend, Mark, WIDTH};
+use crate::plot_style::{title as draw_title, title_height, WIDTH};
 use crate::ReportError;
 use netlab_analysis::records::{ProbeOutcome, Scenario};
 use netlab_analysis::ReportInput;

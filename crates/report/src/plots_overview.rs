@@ -5,9 +5,9 @@
 
 use plotters::prelude::*;
 
+use crate::plot_legend::{along, draw_labels, Label, Legend, Mark};
 use crate::plot_style::{
-    along, draw_labels, font_c, marker, round_shade, title as draw_title, title_height, Label,
-    Legend, Mark, Shape, TEXT_PX, WIDTH,
+    font_c, marker, round_shade, title as draw_title, title_height, Shape, TEXT_PX, WIDTH,
 };
 use crate::plots::{
     arm_color, builder, draw_svg, e, mesh, tick, x_end, Plot, RATE_COLOR, TIMEOUT_FILL,

@@ -5,9 +5,8 @@
 
 use plotters::prelude::*;
 
-use crate::plot_style::{
-    draw_labels, title as draw_title, title_height, Label, Legend, Mark, WIDTH,
-};
+use crate::plot_legend::{draw_labels, Label, Legend, Mark};
+use crate::plot_style::{title as draw_title, title_height, WIDTH};
 use crate::plots::{arm_color, builder, draw_svg, e, mesh, Area, Plot, TIMEOUT_FILL};
 use crate::ReportError;
 use netlab_analysis::records::{ProbeOutcome, ProbePhase, Scenario};
@@ -458,7 +457,7 @@ pub(crate) fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
         let (px0, y0, x1, y1) = plot_bounds(&chart, &plot);
         let band_x = px_in(&chart, &plot, (bound, 0.0)).0;
         let (w, _) = plot.dim_in_pixel();
-        crate::plot_style::draw_labels_in(
+        crate::plot_legend::draw_labels_in(
             &plot,
             &labels,
             &[],

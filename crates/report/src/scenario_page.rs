@@ -9,7 +9,8 @@
 
 use std::fmt::Write as _;
 
-use crate::html::{esc, figure, packet_files, plot_files, scenario_row, scenario_table_head, CSS};
+use crate::html::{figure, packet_files, plot_files, scenario_row, scenario_table_head, CSS};
+use crate::markdown::esc;
 use crate::plots::Plot;
 use netlab_analysis::records::Scenario;
 use netlab_analysis::ReportInput;

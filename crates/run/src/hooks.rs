@@ -93,11 +93,10 @@ use netlab_experiment::Timeline;
 use netlab_probe::EchoStats;
 use netlab_results::{Interrupted, Results, ScenarioResult};
 use netlab_tcpload::sink::ReceiverLog;
-use netlab_tcpload::FlowId;
+use netlab_tcpload::{FlowId, SamplerLog, SenderLog};
 use netlab_topology::netns::Netns;
 use netlab_topology::Topology;
 
-use crate::scenario::collect::SenderOutput;
 use crate::setup::ScenarioSetup;
 
 /// A request to end the scenario before its timeline's end, shared by the
@@ -124,6 +123,9 @@ impl ScenarioEnd {
         *self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
+
+/// What the sender worker returns: its report and its tcp_info samples.
+pub type SenderOutput = (SenderLog, Result<SamplerLog, String>);
 
 /// What netlab's own workers returned, as they returned it, before the
 /// scenario's result reduced it (results.json keeps the sender's summary,

@@ -68,7 +68,7 @@ mod rtnl_socket;
 #[cfg(all(feature = "testing", feature = "net"))]
 mod scratch;
 #[cfg(feature = "net")]
-mod snapshot;
+pub mod snapshot;
 pub mod spec;
 #[cfg(feature = "net")]
 mod sysctl;

@@ -14,9 +14,6 @@ use serde::{Deserialize, Serialize};
 use crate::ethtool::FeatureState;
 use crate::naming::Role;
 
-#[cfg(feature = "net")]
-pub use crate::snapshot::{readback_netns, snapshot_current_netns};
-
 /// One sysctl written inside a namespace and what was read back.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SysctlReadback {

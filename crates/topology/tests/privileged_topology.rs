@@ -5,7 +5,7 @@ use std::net::{SocketAddr, UdpSocket};
 use std::time::Duration;
 
 use netlab_topology::addresses::B_ADDR;
-use netlab_topology::readback::snapshot_current_netns;
+use netlab_topology::snapshot::snapshot_current_netns;
 use netlab_topology::spec::{IP_FORWARD, TCP_ECN, TCP_RMEM};
 use netlab_topology::testing::require_privileged;
 use netlab_topology::{netns, Role, RunId, TopologyGuard, TopologySpec};

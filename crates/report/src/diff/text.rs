@@ -193,7 +193,7 @@ impl RunDiff {
     /// diff.html: diff.md as one self-contained page, every figure
     /// inline and linked to its SVG file.
     pub fn html(&self) -> Result<String, crate::ReportError> {
-        use crate::html::esc;
+        use crate::markdown::esc;
         let titles = self.figure_files();
         let mut list = String::from("<ul>\n");
         for (file, title) in &titles {

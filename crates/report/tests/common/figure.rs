@@ -3,7 +3,7 @@
 //! are measured for (`plot_style::text_width`), so each text has the box it
 //! covers on the canvas. From that tree: every text box, the plot areas
 //! (each panel's two axis lines) and the legend's area (its frame,
-//! `plot_style::LEGEND_FRAME`), for the checks a journal's reviewer makes
+//! `plot_legend::LEGEND_FRAME`), for the checks a journal's reviewer makes
 //! (docs/report.md, "One figure style").
 
 use std::path::Path;
@@ -87,7 +87,7 @@ fn shared_options() -> &'static usvg::Options<'static> {
     OPT.get_or_init(options)
 }
 
-/// The legend frame's colour (`plot_style::LEGEND_FRAME`).
+/// The legend frame's colour (`plot_legend::LEGEND_FRAME`).
 const FRAME: (u8, u8, u8) = (160, 160, 160);
 
 /// Parses and lays out `svg`.

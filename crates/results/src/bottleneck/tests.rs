@@ -1,6 +1,7 @@
 use std::time::{Duration, Instant};
 
-use netlab_os::cpu::{CpuTicks, USER_HZ};
+use netlab_os::cpu::USER_HZ;
+use netlab_os::proc::CpuTicks;
 use netlab_qdisc_model::{FqCodelXstats, Handle, QdiscXstats, ARM_HANDLE};
 
 use super::*;

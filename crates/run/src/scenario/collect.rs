@@ -12,22 +12,18 @@ use netlab_results::{
     ReceiverSummary, ScenarioResult, SenderSummary, TcpInfoSamplerResult, TcpResult,
 };
 use netlab_tcpload::sink::ReceiverLog;
-use netlab_tcpload::{delivered_series, goodput, GoodputWindow, SamplerLog, SenderLog};
+use netlab_tcpload::{delivered_series, goodput, FlowId, GoodputWindow, SamplerLog, SenderLog};
 
 use netlab_results::fate::{drop_intervals, DropBudget, EchoArrivals, FateInput, ProbeFates};
 
 use super::error::ScenarioError;
-use super::worker::Worker;
+use super::worker::{Ready, Worker};
 use crate::b_loop::BLoopOutput;
-use crate::hooks::WorkerLogs;
-use crate::scenario::runner::ReadySender;
+use crate::hooks::{SenderOutput, WorkerLogs};
 use crate::setup::{ScenarioSetup, SERIES_BIN};
 
 /// What the capture worker returns: its report and its headers file's record.
 pub type CaptureOutput = (EcnEvidence, Option<PcapFileRecord>);
-
-/// What the sender worker returns: its report and its tcp_info samples.
-pub type SenderOutput = (SenderLog, Result<SamplerLog, String>);
 
 /// What a flow's receiver worker returns.
 pub type ReceiverOutput = ReceiverLog<EchoStats>;
@@ -58,6 +54,14 @@ pub struct Workers {
     /// Each flow's sender made ready before t0, until its mark releases
     /// it; one still here at the end is dropped, which ends its thread.
     pub(crate) ready_senders: Vec<Option<ReadySender>>,
+}
+
+/// A flow's sender made ready before t0, waiting for its mark.
+pub(crate) struct ReadySender {
+    /// The flow it sends.
+    pub(crate) flow: FlowId,
+    /// Its worker, parked until the mark.
+    pub(crate) worker: Ready<SenderOutput>,
 }
 
 impl Workers {

@@ -15,8 +15,8 @@ use netlab_qdisc_model::fifo_child_limit;
 use netlab_results::{link_bins, LinkResult, ScenarioResult};
 use netlab_topology::Topology;
 
+use super::egress::Egress;
 use super::error::ScenarioError;
-use super::runner::Egress;
 use crate::setup::{EgressSetup, ScenarioSetup};
 
 /// How often a driver reads the TBF's counters between changes.

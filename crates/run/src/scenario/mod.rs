@@ -8,6 +8,7 @@
 //! - [`collect`]: joins the workers in a fixed order into the typed result;
 //! - [`link`]: the rate drivers of a moving bottleneck (method §15.4);
 //! - [`cpu`]: the CPU the measured window used (the bottleneck verdict's);
+//! - [`egress`]: R's configured egresses, where to read each back;
 //! - [`pcap`]: the packet files (evidence always, headers on request);
 //! - [`steps`]: where the scenario's time goes, step by step;
 //! - [`error`]: what can fail, naming the step.
@@ -17,6 +18,7 @@
 pub mod clock;
 pub mod collect;
 pub mod cpu;
+pub mod egress;
 pub mod error;
 pub mod link;
 pub mod pcap;

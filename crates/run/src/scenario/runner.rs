@@ -31,6 +31,7 @@ use netlab_topology::{netns, SenderHost, Topology};
 use super::clock::{ScenarioClock, Step};
 use super::collect::Workers;
 use super::cpu::CpuMarks;
+use super::egress::Egress;
 use super::error::ScenarioError;
 use super::steps::{ScenarioStep, StepTimer};
 use crate::b_loop::{BLoop, BLoopError};
@@ -41,9 +42,8 @@ use crate::setup::ScenarioSetup;
 mod build;
 mod start;
 
-pub use build::Egress;
 pub use start::threads_at_once;
-pub(crate) use start::{ReadySender, ReadyWorkers};
+pub(crate) use start::ReadyWorkers;
 
 /// What every scenario of a run shares.
 pub struct RunContext<'a> {

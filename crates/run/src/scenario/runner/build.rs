@@ -5,13 +5,14 @@
 //! first probe request holds no ARP.
 
 use netlab_qdisc::{ifindex_in, read_psched, QdiscSocket};
-use netlab_qdisc_model::{Psched, QdiscRequest};
+use netlab_qdisc_model::QdiscRequest;
 use netlab_results::{
     HostResult, QdiscResult, ReadbackDump, RequestRecord, ScenarioResult, TopologyResult,
 };
 use netlab_topology::Topology;
 
 use super::{enter, qdisc_step, topology_step, Runner};
+use crate::scenario::egress::Egress;
 use crate::scenario::error::ScenarioError;
 use crate::setup::ScenarioSetup;
 
@@ -31,16 +32,6 @@ pub(super) fn topology(
         readback,
     });
     Ok(topo)
-}
-
-/// One configured egress: where to read it back.
-pub struct Egress {
-    /// Index into `res.qdiscs`.
-    pub slot: usize,
-    /// Interface index in R.
-    pub ifindex: u32,
-    /// Tick factors.
-    pub psched: Psched,
 }
 
 /// A qdisc result for R's `dev` holding `requests` as results.json

@@ -17,16 +17,16 @@ use netlab_tcpload::pattern::PatternSource;
 use netlab_tcpload::sampler::DiagSocket;
 use netlab_tcpload::sink::Sink;
 use netlab_tcpload::{
-    new_sender_socket, FlowId, PendingStart, SamplerHandle, Sender, SenderConfig, SenderSocket,
-    TcpSampler,
+    new_sender_socket, PendingStart, SamplerHandle, Sender, SenderConfig, SenderSocket, TcpSampler,
 };
 use netlab_topology::netns::Netns;
 use netlab_topology::Topology;
 
 use super::{ends, enter, hook_step, host_netns, load_step, qdisc_step, Runner, Scene};
 use crate::b_loop::{BLoop, BLoopOutput};
+use crate::hooks::SenderOutput;
 use crate::progress::Live;
-use crate::scenario::collect::{ReceiverOutput, SenderOutput, Workers};
+use crate::scenario::collect::{ReadySender, ReceiverOutput, Workers};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::worker::{spawn_in, Ready};
 use crate::setup::ScenarioSetup;
@@ -383,12 +383,6 @@ pub(crate) struct ReadyWorkers {
     pub receivers: Vec<Option<Ready<ReceiverOutput>>>,
     /// Each flow's sender.
     pub senders: Vec<Option<ReadySender>>,
-}
-
-/// A flow's sender made ready before t0, waiting for its mark.
-pub(crate) struct ReadySender {
-    flow: FlowId,
-    worker: Ready<SenderOutput>,
 }
 
 /// `make(i)` for each `(i, (netns, its name))` of `wanted`, run inside
