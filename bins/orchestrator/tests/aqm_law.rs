@@ -41,7 +41,7 @@ fn run_once(attempt: u32) -> Result<(), String> {
     f.sweep.as_mut().unwrap().flows = Some(vec![1, 16]);
     run_experiment(&out, &f, Duration::from_secs(300))?;
     let json = std::fs::read_to_string(out.0.join("sweep.json")).expect("sweep.json");
-    let t: SweepTable = netlab_report::sweep_file::parse_table(&json).expect("sweep.json reads");
+    let t: SweepTable = netlab_export::sweep_file::parse_table(&json).expect("sweep.json reads");
     assert_eq!(t.models, ["aqm_law"]);
     assert_eq!(t.rows.len(), 4);
     let mut p = std::collections::BTreeMap::new();

@@ -43,7 +43,7 @@ fn run_once(attempt: u32) -> Result<(), String> {
     sweep.flows_by_cc = None;
     run_experiment(&out, &f, Duration::from_secs(400))?;
     let json = std::fs::read_to_string(out.0.join("sweep.json")).expect("sweep.json");
-    let t: SweepTable = netlab_report::sweep_file::parse_table(&json).expect("sweep.json reads");
+    let t: SweepTable = netlab_export::sweep_file::parse_table(&json).expect("sweep.json reads");
     assert_eq!(t.models, ["bbr_share"]);
     assert_eq!(t.rows.len(), 4);
     let mut share = std::collections::BTreeMap::new();

@@ -24,6 +24,8 @@ use netlab_stats::Bounded;
 
 mod delays;
 mod gate;
+mod plot;
+mod sweep;
 mod text;
 
 pub use delays::Delays;
@@ -31,7 +33,7 @@ pub use gate::ChangeGate;
 pub(crate) use text::pair_title;
 
 /// The metrics a sweep diff draws ([`RunDiff::sweep`]).
-pub use crate::diff_sweep::DiffMetric;
+pub use sweep::DiffMetric;
 
 /// One run as the diff reads it: its header (results.json without its
 /// scenarios), its scenarios' summary figures and the report's input.
@@ -179,7 +181,7 @@ pub struct PairDiff {
     pub states: (String, String),
     /// The metrics.
     pub metrics: Vec<MetricDiff>,
-    /// Each run's loaded delays, for the figure ([`crate::diff_plot`]).
+    /// Each run's loaded delays, for the figure ([`crate::diff::plot`]).
     #[serde(skip)]
     pub delays: [Delays; 2],
     /// Each run's goodput per round, `(round, Mbit/s)`, for the figure.
@@ -223,9 +225,9 @@ pub struct RunDiff {
     /// Each run in one line: its id, when it ran, and whether it was
     /// merged from shards (`orchestrator merge`).
     pub runs: [String; 2],
-    /// The sweep figures' data, when a run swept ([`crate::diff_sweep`]).
+    /// The sweep figures' data, when a run swept ([`crate::diff::sweep`]).
     #[serde(skip)]
-    pub sweep: Option<crate::diff_sweep::DiffSweep>,
+    pub sweep: Option<sweep::DiffSweep>,
 }
 
 /// Why two runs cannot be compared.
@@ -455,7 +457,7 @@ pub fn diff(
             arm_pairs.push(k);
         }
     }
-    let sweep = crate::diff_sweep::build(&a.input, &b.input, &arm_pairs);
+    let sweep = sweep::build(&a.input, &b.input, &arm_pairs);
     let fates = |r: &RunDigest| {
         r.input
             .scenarios

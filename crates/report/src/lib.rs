@@ -38,10 +38,7 @@
 #![forbid(unsafe_code)]
 
 pub mod diff;
-mod diff_plot;
-mod diff_sweep;
 mod drawn;
-pub mod flent;
 pub mod folder;
 mod html;
 pub mod layout;
@@ -61,13 +58,12 @@ mod plots_overview;
 mod plots_run;
 mod scenario_page;
 pub mod summary;
-pub mod sweep_file;
-pub mod tables;
 
 use std::path::{Path, PathBuf};
 
 use netlab_os::atomic::FileError;
 
+use netlab_export::{flent, sweep_file, tables};
 use output::{RenderTarget, Staged};
 
 /// Text as index.html escapes it ([`markdown`]'s escaping, for tests that
@@ -124,6 +120,15 @@ pub enum ReportError {
         /// What failed.
         message: String,
     },
+}
+
+impl From<netlab_export::FlentError> for ReportError {
+    fn from(e: netlab_export::FlentError) -> ReportError {
+        ReportError::Flent {
+            scenario: e.scenario,
+            message: e.message,
+        }
+    }
 }
 
 impl From<netlab_results::ReadError> for ReportError {
@@ -257,18 +262,17 @@ pub fn render_into(input: &ReportInput, sink: &mut dyn RenderTarget) -> Result<(
         for p in &own {
             sink.put(&p.file, p.svg.as_bytes())?;
         }
-        let name = flent::path(s);
+        let name = layout::flent_path(s);
         let flent = match flent::export_gz(input, s) {
             Ok(bytes) => {
                 sink.put(&name, &bytes)?;
                 flent_written += 1;
                 Ok(name)
             }
-            Err(e @ ReportError::Flent { .. }) => {
+            Err(e) => {
                 flent_skipped.push(e.to_string());
                 Err(e.to_string())
             }
-            Err(e) => return Err(e),
         };
         let flent = flent.as_deref().map_err(String::as_str);
         let page = scenario_page::page(input, s, &own, flent, around);

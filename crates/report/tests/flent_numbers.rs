@@ -108,15 +108,15 @@ fn flents_own_numbers_agree_with_ours_and_rank_the_arms_as_netlab_does() {
     let files = netlab_report::render(&input, dir.path()).unwrap();
     let stats = netlab_analysis::compare::analyse(&input);
     let home = TempDir::new("flent-home");
-    let ping = netlab_report::flent::ping_series();
-    let upload = netlab_report::flent::upload_series();
+    let ping = netlab_export::flent::ping_series();
+    let upload = netlab_export::flent::upload_series();
 
     // (arm, file, Flent's ping mean, Flent's ping median) of the rounds
     // with a loaded reply; rounds without one are counted.
     let mut latency: Vec<(String, String, f64, f64)> = Vec::new();
     let mut censored = 0;
     for s in &input.scenarios {
-        let file = dir.path().join(netlab_report::flent::path(s));
+        let file = dir.path().join(netlab_report::layout::flent_path(s));
         assert!(files.flent.contains(&file), "{} written", file.display());
         let meta = metadata(&file);
         let delay = meta["DELAY"].as_f64().unwrap();

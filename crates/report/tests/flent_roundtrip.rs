@@ -106,14 +106,14 @@ fn flent_loads_plots_and_summarises_every_export() {
         assert!(
             text.contains(&format!(
                 "{}:\n  Data points:",
-                netlab_report::flent::ping_series()
+                netlab_export::flent::ping_series()
             )),
             "{text}"
         );
         assert!(
             text.contains(&format!(
                 "{}:\n  Data points:",
-                netlab_report::flent::upload_series()
+                netlab_export::flent::upload_series()
             )),
             "{text}"
         );
@@ -406,7 +406,8 @@ fn flents_bars_of_a_sweep_are_one_per_point_and_round() {
                 .flent
                 .iter()
                 .find(|p| {
-                    p.file_name().unwrap().to_string_lossy() == netlab_report::flent::file_name(s)
+                    p.file_name().unwrap().to_string_lossy()
+                        == netlab_export::flent::data_file_name(s)
                 })
                 .unwrap();
             // EGRESS_INFO: the scenario's own rate, as read back.
@@ -483,7 +484,7 @@ fn an_isochronous_only_run_writes_a_flent_file_flent_reads() {
         out.path(),
     );
     let text = std::fs::read_to_string(&stats).unwrap();
-    let iso = netlab_report::flent::iso_series();
+    let iso = netlab_export::flent::iso_series();
     assert!(text.contains(&format!("{iso}:\n  Data points:")), "{text}");
     let svg = out.path().join("ping.svg");
     flent(

@@ -188,7 +188,7 @@ fn sweep_csv_and_json_count_the_fates_and_rank_only_the_delivered() {
         assert!((1800.0..1900.0).contains(&p50), "{p50}");
     }
     let json = read(&d, "sweep.json");
-    let t = netlab_report::sweep_file::parse_table(&json).unwrap();
+    let t = netlab_export::sweep_file::parse_table(&json).unwrap();
     let mut c = netlab_analysis::SlotCounts::default();
     for r in t.rows.iter().filter(|r| r.point == 1) {
         c.add(&r.iso_slots.unwrap());

@@ -154,9 +154,9 @@ fn sweep_csv_and_json_hold_every_scenario_with_censoring_in_its_own_column() {
     }
     // The JSON twin reads back into the same table the CSV came from.
     let json = std::fs::read_to_string(dir.path().join("sweep.json")).unwrap();
-    let t = netlab_report::sweep_file::parse_table(&json).unwrap();
+    let t = netlab_export::sweep_file::parse_table(&json).unwrap();
     assert_eq!(Some(&t), sweep::SweepTable::of(&input).as_ref());
-    assert_eq!(netlab_report::sweep_file::csv(&t), csv);
+    assert_eq!(netlab_export::sweep_file::csv(&t), csv);
     assert_eq!(t.axes.len(), 2);
     assert_eq!(t.axes[0].kind, AxisKind::Rate);
     assert_eq!(t.axes[1].kind, AxisKind::Number);
@@ -165,7 +165,7 @@ fn sweep_csv_and_json_hold_every_scenario_with_censoring_in_its_own_column() {
     assert!(json.contains("\"at_least\": 1000.0"), "{json}");
     // A renamed or retyped field fails the read instead of becoming 0.
     let bad = json.replacen("\"rows\"", "\"lines\"", 1);
-    assert!(netlab_report::sweep_file::parse_table(&bad).is_err());
+    assert!(netlab_export::sweep_file::parse_table(&bad).is_err());
 }
 
 #[test]

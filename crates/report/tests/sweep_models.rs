@@ -11,9 +11,9 @@ mod common;
 use common::fixture_json_of;
 use netlab_analysis::sweep::{self, SweepMetric, SweepTable};
 use netlab_experiment::file::ReportFile;
+use netlab_export::sweep_file;
 use netlab_qdisc_model::{QdiscXstats, ARM_HANDLE};
 use netlab_report::plot_sweep::{self, model_lines};
-use netlab_report::sweep_file;
 use netlab_results::Results;
 
 const SPARSE: &str = "run-uml-sparse-flows";

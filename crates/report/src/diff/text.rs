@@ -135,7 +135,7 @@ impl RunDiff {
         let mut out = Vec::new();
         for (k, p) in self.pairs.iter().enumerate() {
             out.push((
-                crate::diff_plot::file_name(k + 1),
+                crate::diff::plot::file_name(k + 1),
                 format!(
                     "{}: loaded probe delay (CDF), run A solid, run B dashed",
                     pair_title(p)
@@ -143,7 +143,7 @@ impl RunDiff {
             ));
             if p.goodput.iter().any(|g| !g.is_empty()) {
                 out.push((
-                    crate::diff_plot::goodput_file_name(k + 1),
+                    crate::diff::plot::goodput_file_name(k + 1),
                     format!(
                         "{}: goodput per round, run A solid, run B dashed",
                         pair_title(p)
@@ -162,8 +162,8 @@ impl RunDiff {
     pub fn figures(&self) -> Result<Vec<(String, String)>, crate::ReportError> {
         let mut out = Vec::new();
         for (k, p) in self.pairs.iter().enumerate() {
-            out.push(crate::diff_plot::figure(k + 1, p)?);
-            out.extend(crate::diff_plot::goodput_figure(k + 1, p)?);
+            out.push(crate::diff::plot::figure(k + 1, p)?);
+            out.extend(crate::diff::plot::goodput_figure(k + 1, p)?);
         }
         if let Some(sw) = &self.sweep {
             out.extend(sw.figures()?);

@@ -16,7 +16,7 @@
 //! (Rust's shortest round-trip form, no exponent).
 //!
 //! ```
-//! use netlab_report::tables::{flows_header, probes_header};
+//! use netlab_export::tables::{flows_header, probes_header};
 //! assert!(probes_header(&[]).starts_with("scenario,point,point_label,arm,arm_words,round,probe,"));
 //! assert!(flows_header(&[]).contains(",flow,direction,cc,"));
 //! ```
@@ -237,7 +237,7 @@ impl Request<'_> {
 
 /// probes.csv's rows of one scenario: every stop-and-wait request, then
 /// every isochronous slot, each as results.json logs it.
-pub(crate) fn probe_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
+pub fn probe_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
     let lead = lead(s, axes);
     let mut out = String::new();
     let mut push = |r: Request<'_>| {
@@ -287,7 +287,7 @@ pub(crate) fn probe_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
 /// flows.csv's rows of one scenario: every flow, failed ones included.
 /// The round's state (method §12.6, [`RoundState::of`](netlab_analysis::state::RoundState::of), as
 /// sweep.csv gives it) is on the flow it is read from, the first.
-pub(crate) fn flow_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
+pub fn flow_rows(s: &Scenario, axes: &[SweepAxis]) -> String {
     let lead = lead(s, axes);
     let state = netlab_analysis::state::RoundState::of(s)
         .ok()

@@ -19,7 +19,7 @@ use std::io::Write as _;
 use netlab_utc::{format_rfc3339_micros, parse_rfc3339};
 use serde_json::{json, Map, Value};
 
-use crate::ReportError;
+use crate::FlentError;
 use netlab_analysis::records::{ProbeOutcome, Scenario};
 use netlab_analysis::ReportInput;
 
@@ -28,19 +28,14 @@ pub(crate) const TEST_NAME: &str = "rrul_var";
 /// Flent's data file format version written.
 pub(crate) const FILE_FORMAT: u32 = 4;
 
-/// `s01-round1-pfifo.flent.gz`.
-pub fn file_name(s: &Scenario) -> String {
+/// `s01-round1-pfifo.flent.gz` (netlab-report puts it under `flent/`).
+pub fn data_file_name(s: &Scenario) -> String {
     format!(
         "s{:02}-round{}-{}.flent.gz",
         s.index,
         s.round,
         netlab_analysis::ArmLabels::file_slug(&s.arm)
     )
-}
-
-/// Where the file is in the results folder: `flent/s01-round1-pfifo.flent.gz`.
-pub fn path(s: &Scenario) -> String {
-    crate::layout::flent_file(&file_name(s))
 }
 
 fn sanitize(s: &str) -> String {
@@ -174,8 +169,8 @@ pub(crate) fn window_metadata(window: [f64; 2], step: f64) -> (f64, f64) {
 }
 
 /// The Flent data of one scenario, as JSON.
-pub(crate) fn export(input: &ReportInput, s: &Scenario) -> Result<Value, ReportError> {
-    let err = |message: String| ReportError::Flent {
+pub(crate) fn export(input: &ReportInput, s: &Scenario) -> Result<Value, FlentError> {
+    let err = |message: String| FlentError {
         scenario: s.index,
         message,
     };
@@ -611,9 +606,9 @@ fn egress_info(input: &ReportInput, s: &Scenario) -> Value {
 }
 
 /// The gzipped file bytes (deterministic: no name, mtime 0).
-pub(crate) fn export_gz(input: &ReportInput, s: &Scenario) -> Result<Vec<u8>, ReportError> {
+pub fn export_gz(input: &ReportInput, s: &Scenario) -> Result<Vec<u8>, FlentError> {
     let v = export(input, s)?;
-    let text = serde_json::to_vec_pretty(&v).map_err(|e| ReportError::Flent {
+    let text = serde_json::to_vec_pretty(&v).map_err(|e| FlentError {
         scenario: s.index,
         message: format!("serializing: {e}"),
     })?;
@@ -622,11 +617,11 @@ pub(crate) fn export_gz(input: &ReportInput, s: &Scenario) -> Result<Vec<u8>, Re
         .write(Vec::new(), flate2::Compression::default());
     gz.write_all(&text)
         .and_then(|_| gz.try_finish())
-        .map_err(|e| ReportError::Flent {
+        .map_err(|e| FlentError {
             scenario: s.index,
             message: format!("gzip: {e}"),
         })?;
-    gz.finish().map_err(|e| ReportError::Flent {
+    gz.finish().map_err(|e| FlentError {
         scenario: s.index,
         message: format!("gzip: {e}"),
     })
