@@ -11,11 +11,11 @@
 # belong to the item they sit in. A crate with a `testing` feature is
 # counted without it and again with it.
 #
-# Usage: scripts/public-items.sh [CRATE...]   (default: netlab-analysis netlab-report)
+# Usage: scripts/public-items.sh [CRATE...]   (default: netlab-analysis netlab-compare netlab-figures netlab-export netlab-report)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 crates=("$@")
-[ ${#crates[@]} -gt 0 ] || crates=(netlab-analysis netlab-report)
+[ ${#crates[@]} -gt 0 ] || crates=(netlab-analysis netlab-compare netlab-figures netlab-export netlab-report)
 target=${CARGO_TARGET_DIR:-target}
 
 count() { # JSON file -> number of public items

@@ -12,7 +12,7 @@
 
 use std::time::Duration;
 
-use netlab_analysis::sweep::SweepTable;
+use netlab_compare::sweep::SweepTable;
 use netlab_experiment::file::TimelineFile;
 
 mod support;

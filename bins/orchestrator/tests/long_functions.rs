@@ -2,7 +2,8 @@
 //! `bins/`, test modules aside) is over 100 lines without its reason
 //! written beside it: a `// Long: …` comment among the lines just above
 //! its `fn` (doc comments and attributes may sit between). No source file
-//! is over 800 lines before its test module.
+//! is over 800 lines before its test module, and no package over 6,000
+//! such lines in all.
 
 use std::path::Path;
 
@@ -12,6 +13,11 @@ const MAX_LINES: usize = 100;
 
 /// Longest a source file may be before its test module, in lines.
 const MAX_FILE_LINES: usize = 800;
+
+/// Most lines a package's sources may hold before their test modules: a
+/// crate larger than that holds more than one job (docs/architecture.md,
+/// "What each crate does").
+const MAX_PACKAGE_LINES: usize = 6000;
 
 mod tree;
 
@@ -249,6 +255,27 @@ fn every_file_is_at_most_800_lines_before_its_tests() {
         over.is_empty(),
         "source files over {MAX_FILE_LINES} lines before their tests (split them by what \
          they do):\n{}",
+        over.join("\n")
+    );
+}
+
+#[test]
+fn every_package_is_at_most_6000_lines_before_its_tests() {
+    let mut over = Vec::new();
+    for package in tree::packages() {
+        let files = tree::files_under(&package.join("src"), Some("rs"));
+        let n: usize = files
+            .iter()
+            .map(|f| lines_before_tests(f, &std::fs::read_to_string(f).unwrap()))
+            .sum();
+        if n > MAX_PACKAGE_LINES {
+            over.push(format!("{} ({n} lines)", tree::relative(&package)));
+        }
+    }
+    assert!(
+        over.is_empty(),
+        "packages over {MAX_PACKAGE_LINES} lines before their tests (split off a job \
+         of their own):\n{}",
         over.join("\n")
     );
 }

@@ -172,7 +172,7 @@ impl ArmDelivery {
 
     /// No request yet, of a probe with this timeout in round `s` (whose
     /// arm marked beside an ECN flow, or not), its samples called `noun`.
-    pub(crate) fn empty(s: &Scenario, timeout_ms: f64, noun: &'static str) -> ArmDelivery {
+    pub fn empty(s: &Scenario, timeout_ms: f64, noun: &'static str) -> ArmDelivery {
         let marked = s.final_counters.ecn_marks.is_some_and(|m| m > 0) && s.ecn_flow;
         ArmDelivery::blank(timeout_ms, marked, noun)
     }
@@ -202,7 +202,7 @@ impl ArmDelivery {
     /// Adds another round's counts and censored bounds (the one-way
     /// quantiles and delivered delays are not pooled: they are left as
     /// they were).
-    pub(crate) fn add(&mut self, o: &ArmDelivery) {
+    pub fn add(&mut self, o: &ArmDelivery) {
         self.censored_ms.extend(&o.censored_ms);
         self.censored_ms.sort_by(f64::total_cmp);
         self.sent += o.sent;
@@ -228,7 +228,7 @@ impl ArmDelivery {
 
     /// Counts one request's fate, pushing its one-way delay (when it
     /// reached B and has one) to `one_way`.
-    pub(crate) fn count(&mut self, fate: &Fate, one_way: &mut Vec<f64>) {
+    pub fn count(&mut self, fate: &Fate, one_way: &mut Vec<f64>) {
         use netlab_results::fate::LossCause;
         match fate {
             Fate::Replied { one_way_ms, .. } => {
@@ -592,109 +592,6 @@ fn aqm(r: DropReason) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use netlab_probe::RequestOutcome;
-    use netlab_results::Results;
-
-    fn fixture() -> Results {
-        crate::testing::fixture_results("run-uml-3rounds")
-    }
-
-    fn loaded_timeouts(r: &Results, arm: &str) -> (usize, usize) {
-        let reqs = r
-            .scenarios
-            .iter()
-            .filter(|s| s.arm == arm)
-            .flat_map(|s| &s.probe().unwrap().requests)
-            .filter(|q| q.phase == netlab_probe::Phase::Loaded);
-        let all: Vec<_> = reqs.collect();
-        let t = all
-            .iter()
-            .filter(|q| q.outcome == RequestOutcome::Timeout)
-            .count();
-        (t, all.len())
-    }
-
-    #[test]
-    fn the_headline_says_fq_codels_losses_as_losses_and_pfifos_delay_as_a_number() {
-        let r = crate::testing::with_fates(fixture());
-        let (fq_lost, fq_sent) = loaded_timeouts(&r, "fq_codel");
-        let (pf_late, pf_sent) = loaded_timeouts(&r, "pfifo");
-        assert!(fq_lost > 0 && pf_late > 0);
-        let input = crate::input_from(&r).unwrap();
-        let st = crate::compare::analyse(&input);
-        let h = crate::headline::Headline::of(&input, &st);
-        let fq = h.arms.iter().find(|a| a.arm == "fq_codel").unwrap();
-        let d = fq.delivery.as_ref().unwrap();
-        assert!(
-            d.not_ect_beside_ecn,
-            "the seed's fq_codel marks its ECN flow"
-        );
-        let text = fq.probe_text();
-        assert!(
-            text.starts_with(&format!(
-                "{fq_lost} of {fq_sent} loaded requests dropped by CoDel (Not-ECT beside an ECN flow); one-way A→B over the window p50 "
-            )),
-            "{text}"
-        );
-        assert!(!text.contains("≥"), "{text}");
-        let pf = h.arms.iter().find(|a| a.arm == "pfifo").unwrap();
-        let text = pf.probe_text();
-        // pfifo's rounds fall into three groups: round 2 one state, rounds
-        // 1 and 3 each cut inside the window (method §12.6): each said
-        // apart, none pooled.
-        assert!(
-            text.starts_with("by state, not pooled: 1 cut (r2): 0 of "),
-            "{text}"
-        );
-        assert!(
-            text.contains("; 1 cut, changed inside the window (r1): 0 of "),
-            "{text}"
-        );
-        assert!(
-            text.contains("; 2 cuts, changed inside the window (r3): 0 of "),
-            "{text}"
-        );
-        let by_state = |f: fn(&ArmDelivery) -> u32| -> u32 {
-            pf.by_state
-                .iter()
-                .map(|s| f(s.delivery.as_ref().unwrap()))
-                .sum()
-        };
-        assert_eq!(by_state(|d| d.sent), pf_sent as u32, "{text}");
-        assert_eq!(by_state(|d| d.past_timeout), pf_late as u32, "{text}");
-        let p95 = pf.delivery.as_ref().unwrap().one_way.unwrap().p95_ms;
-        assert!((p95 - 1100.0).abs() < 1e-6, "{p95}");
-        // The method's RTT view keeps its own table, censored as before.
-        let md = h.markdown();
-        assert!(
-            md.contains(crate::headline::Headline::METHOD_RTT_HEADING),
-            "{md}"
-        );
-        assert!(md.contains("| fq_codel |"), "{md}");
-        assert!(md.contains("≥ 1000 ms"), "{md}");
-        assert!(!md.contains("loaded probes censored"), "{md}");
-    }
-
-    #[test]
-    fn results_without_bs_log_fall_back_to_the_censored_rtt_and_say_so() {
-        let input = crate::input_from(&fixture()).unwrap();
-        let h = crate::headline::Headline::of_input(&input);
-        for a in &h.arms {
-            assert!(a.delivery.is_none());
-            // Each request counted once, as the method's view: without B's
-            // log a timeout's second cannot be weighted (method §12.11).
-            let w = a.window.as_ref().unwrap();
-            assert_eq!(w.sampling, crate::window::Sampling::StopAndWaitPerRequest);
-            let t = a.probe_text();
-            assert!(t.contains("RTT over the window p50 "), "{t}");
-            assert!(t.contains("no B receive log in these results"), "{t}");
-        }
-        assert!(h
-            .delay_note()
-            .unwrap()
-            .contains("these quantiles over-weight low delay"));
-        assert!(h.method_rtt_table().is_none());
-    }
 
     fn delivery() -> ArmDelivery {
         ArmDelivery {

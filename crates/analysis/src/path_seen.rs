@@ -59,7 +59,7 @@ fn codel_target_ms(words: &str) -> Option<f64> {
 }
 
 /// `6056` as `6,056`.
-pub(crate) fn thousands(v: u64) -> String {
+pub fn thousands(v: u64) -> String {
     let s = v.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {

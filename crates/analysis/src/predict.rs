@@ -151,7 +151,7 @@ impl SparseFlow {
 /// on the link, and Reno holds W ≈ √(3 / (2p)) at a congestion signal
 /// probability p, so p ≈ 1.5 / W² = 1.5 · (8 · N · L / (R · RTT))².
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct MathisLaw {
+pub struct MathisLaw {
     /// The bottleneck rate, bit/s.
     pub rate_bps: u64,
     /// A full segment on the link (MSS plus TCP/IP options and link
@@ -186,7 +186,7 @@ impl MathisLaw {
 /// `bdp_multiple` BDPs deep, on a link of `rate_pps` packets/s with base
 /// RTT `base_rtt`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct BbrShare {
+pub struct BbrShare {
     /// The buffer in BDPs, X.
     pub bdp_multiple: f64,
     /// The buffer in packets, q = X · c · l.
@@ -201,7 +201,7 @@ pub(crate) struct BbrShare {
 
 /// What model 4 gives: the loss-based flows' and BBR's aggregate shares.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct BbrPrediction {
+pub struct BbrPrediction {
     /// p = max(0, 1/2 − 1/(2X) − 4N/q).
     pub loss_based: f64,
     /// (1 − p) · (1 − (q/c + 0.2 s + l) / 10 s): BBR's share less its

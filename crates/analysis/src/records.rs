@@ -6,7 +6,7 @@
 /// The resolution of a goodput difference: 1 % of the shaped rate (the
 /// window's edges and the bins' rounding move a round's goodput by about
 /// that much; method §12.9).
-pub(crate) const GOODPUT_RESOLUTION: f64 = 0.01;
+pub const GOODPUT_RESOLUTION: f64 = 0.01;
 
 /// Which kernel ran, in words.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -120,7 +120,7 @@ pub struct WindowPart {
 }
 
 /// `52 % / 7 % / 41 %`: each part's share of the window, whole percent.
-pub(crate) fn shares_text(shares: &[f64]) -> String {
+pub fn shares_text(shares: &[f64]) -> String {
     shares
         .iter()
         .map(|x| format!("{:.0} %", x * 100.0))
@@ -130,7 +130,7 @@ pub(crate) fn shares_text(shares: &[f64]) -> String {
 
 /// `≈ 1140 ms until 12.2 s, ≈ 437 ms until 13.0 s, then ≈ 356 ms`: each
 /// part's value and where it ended, from `(to_s, text)` in time order.
-pub(crate) fn parts_text(parts: &[(f64, String)]) -> String {
+pub fn parts_text(parts: &[(f64, String)]) -> String {
     let n = parts.len();
     parts
         .iter()
@@ -538,7 +538,7 @@ impl ArmStates {
 }
 
 /// Groups one arm's per-round states (`(round, state or why not)`).
-pub(crate) fn group_rounds(arm: &str, rounds: &[(u32, Result<RoundState, String>)]) -> ArmStates {
+pub fn group_rounds(arm: &str, rounds: &[(u32, Result<RoundState, String>)]) -> ArmStates {
     // A round whose state changed inside the window is a group of its own
     // (keyed by its round): it is never pooled, with one-state rounds or
     // with another changed round.

@@ -1,4 +1,4 @@
-//! `sweep.csv` and `sweep.json`: a sweep's table ([`netlab_analysis::sweep`]) as
+//! `sweep.csv` and `sweep.json`: a sweep's table ([`netlab_compare::sweep`]) as
 //! files beside the report, for plotting in other tools (their columns,
 //! units and censoring are documented in docs/report.md, "Sweep data").
 //!
@@ -7,12 +7,12 @@
 //! holds the bound when the value is censored ("≥ the bound") and is
 //! empty otherwise. So a value is never written where only a bound is
 //! known. sweep.json is the same table as typed JSON
-//! ([`netlab_analysis::sweep::SweepTable`]): a metric is `{"value": x}`,
+//! ([`netlab_compare::sweep::SweepTable`]): a metric is `{"value": x}`,
 //! `{"at_least": x}` or `null`.
 
 use std::fmt::Write as _;
 
-use netlab_analysis::sweep::{Measured, SweepAxis, SweepMetric, SweepTable};
+use netlab_compare::sweep::{Measured, SweepAxis, SweepMetric, SweepTable};
 
 /// A CSV field: quoted when it holds a comma, a quote or a line break.
 pub(crate) fn field(s: &str) -> String {
@@ -47,7 +47,7 @@ pub(crate) fn axis_header(axes: &[SweepAxis]) -> Vec<String> {
 }
 
 /// The cells of [`axis_header`] for a point whose values are `values`
-/// (in `axes` order, [`netlab_analysis::sweep::axis_values`]).
+/// (in `axes` order, [`netlab_compare::sweep::axis_values`]).
 pub(crate) fn axis_fields(axes: &[SweepAxis], values: &[String]) -> Vec<String> {
     let mut f = Vec::new();
     for (a, v) in axes.iter().zip(values) {
@@ -98,7 +98,7 @@ pub(crate) fn csv_header(table: &SweepTable) -> Vec<String> {
 
 /// The models' columns (only when the experiment names a model): each
 /// scenario's inputs as read back, then each prediction
-/// ([`netlab_analysis::sweep::RowModel`]).
+/// ([`netlab_compare::sweep::RowModel`]).
 pub const MODEL_COLUMNS: [&str; 30] = [
     "model_rate_bps",
     "model_quantum_bytes",
@@ -133,7 +133,7 @@ pub const MODEL_COLUMNS: [&str; 30] = [
 ];
 
 /// A row's model columns, in [`MODEL_COLUMNS`] order.
-fn model_fields(m: Option<&netlab_analysis::sweep::RowModel>) -> Vec<String> {
+fn model_fields(m: Option<&netlab_compare::sweep::RowModel>) -> Vec<String> {
     let Some(m) = m else {
         return vec![String::new(); MODEL_COLUMNS.len()];
     };
@@ -241,15 +241,15 @@ pub fn json(table: &SweepTable) -> String {
 /// Reads sweep.json back (the format and version checked).
 pub fn parse_table(text: &str) -> Result<SweepTable, String> {
     let t: SweepTable = serde_json::from_str(text).map_err(|e| format!("sweep.json: {e}"))?;
-    if t.format != netlab_analysis::sweep::SweepTable::FORMAT
-        || t.version != netlab_analysis::sweep::SweepTable::VERSION
+    if t.format != netlab_compare::sweep::SweepTable::FORMAT
+        || t.version != netlab_compare::sweep::SweepTable::VERSION
     {
         return Err(format!(
             "sweep.json: format {} version {}, this netlab reads {} version {}",
             t.format,
             t.version,
-            netlab_analysis::sweep::SweepTable::FORMAT,
-            netlab_analysis::sweep::SweepTable::VERSION
+            netlab_compare::sweep::SweepTable::FORMAT,
+            netlab_compare::sweep::SweepTable::VERSION
         ));
     }
     Ok(t)

@@ -27,7 +27,7 @@ use netlab_results::fate::{Fate, LossCause, ProbeFates, RequestFate};
 
 use crate::sweep_file::{axis_fields, axis_header, field};
 use netlab_analysis::records::{Logged, ProbeOutcome, ProbePhase, Scenario};
-use netlab_analysis::sweep::SweepAxis;
+use netlab_compare::sweep::SweepAxis;
 
 /// probes.csv's columns after the scenario's.
 pub(crate) const PROBE_COLUMNS: [&str; 13] = [
@@ -113,13 +113,16 @@ fn lead(s: &Scenario, axes: &[SweepAxis]) -> Vec<String> {
         s.point.index.to_string(),
         s.point.label.clone(),
     ];
-    f.extend(axis_fields(axes, &s.axis_values(axes)));
+    f.extend(axis_fields(
+        axes,
+        &netlab_compare::sweep::axis_values(s, axes),
+    ));
     f.extend([s.arm.clone(), s.arm_words.clone(), s.round.to_string()]);
     f
 }
 
 /// probes.csv's header line for a run whose sweep has `axes` (none
-/// without a sweep: [`netlab_analysis::sweep::SweepAxis::of_scenarios`]).
+/// without a sweep: [`netlab_compare::sweep::SweepAxis::of_scenarios`]).
 pub fn probes_header(axes: &[SweepAxis]) -> String {
     let mut h = lead_header(axes);
     h.extend(PROBE_COLUMNS.map(String::from));

@@ -23,7 +23,7 @@ fn main() -> ExitCode {
             }
         }
     }
-    let rungs = netlab_analysis::Rung::of_runs(&runs);
-    print!("{}", netlab_analysis::Rung::table(&rungs));
+    let rungs = netlab_compare::Rung::of_runs(&runs);
+    print!("{}", netlab_compare::Rung::table(&rungs));
     ExitCode::SUCCESS
 }

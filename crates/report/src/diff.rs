@@ -15,10 +15,10 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use netlab_analysis::compare::{Comparison, Figure};
 use netlab_analysis::records::Scenario;
 use netlab_analysis::summary::ScenarioFigures;
 use netlab_analysis::ReportInput;
+use netlab_compare::compare::{Comparison, Figure};
 use netlab_results::Results;
 use netlab_stats::Bounded;
 
@@ -603,14 +603,14 @@ fn pair_diff(
         .iter()
         .find(|s| words(&s.arm_words) == ka.0 && s.point.label == ka.1)
         .and_then(|s| {
-            crate::plots_run::arms(&a.input)
+            netlab_figures::plots_run::arms(&a.input)
                 .iter()
                 .position(|x| *x == s.arm)
         })
         .unwrap_or(0);
     let mut input = a.input.clone_header();
     input.scenarios = sa.into_iter().chain(sb).collect();
-    let st = netlab_analysis::compare::analyse(&input);
+    let st = netlab_compare::compare::analyse(&input);
     let goodput_of = |arm: &str| -> Vec<(u32, f64)> {
         st.figures
             .iter()
@@ -667,7 +667,7 @@ pub(crate) fn metric_key(f: Figure) -> &'static str {
     }
 }
 
-fn metric_diff(c: &Comparison, st: &netlab_analysis::compare::Statistics) -> MetricDiff {
+fn metric_diff(c: &Comparison, st: &netlab_compare::compare::Statistics) -> MetricDiff {
     let values_of = |arm: &str| -> Vec<netlab_stats::CensoredQuantile> {
         st.figures
             .iter()
@@ -701,9 +701,9 @@ fn metric_diff(c: &Comparison, st: &netlab_analysis::compare::Statistics) -> Met
             c.interval_rounds.1
         ),
         (None, Some(why)) => format!("{name}: no change claimed: {why}"),
-        (None, None) if c.rounds < netlab_analysis::compare::Comparison::MIN_ROUNDS => format!(
+        (None, None) if c.rounds < netlab_compare::compare::Comparison::MIN_ROUNDS => format!(
             "{name}: no detectable change: fewer than {} rounds a run (shift estimate {}{u})",
-            netlab_analysis::compare::Comparison::MIN_ROUNDS,
+            netlab_compare::compare::Comparison::MIN_ROUNDS,
             bounded(c.point)
         ),
         (None, None) => format!(

@@ -8,11 +8,11 @@
 use std::fmt::Write as _;
 
 use crate::markdown::esc;
-use crate::plots::Plot;
-use netlab_analysis::compare::Statistics;
-use netlab_analysis::headline::Headline;
 use netlab_analysis::records::{ProbeOutcome, ProbePhase, Scenario};
 use netlab_analysis::ReportInput;
+use netlab_compare::compare::Statistics;
+use netlab_compare::headline::Headline;
+use netlab_figures::plots::Plot;
 use netlab_stats::{censored_quantile, Observation};
 
 pub(crate) const CSS: &str = "body{font-family:sans-serif;margin:0 auto;max-width:1240px;padding:0 16px 40px;color:#222;line-height:1.4}\
@@ -57,7 +57,7 @@ fn baseline_obs(s: &Scenario) -> Vec<Observation> {
 /// Every arm's full sentences follow the first screen
 /// ([`in_full_block`]).
 fn headline_block(h: &mut String, input: &ReportInput, hl: &Headline) {
-    use netlab_analysis::headline_table::{HeadlineTable, Metric, SweepTables};
+    use netlab_compare::headline_table::{HeadlineTable, Metric, SweepTables};
     h.push_str("<section id=headline><h2>Headline</h2>\n");
     let note = format!(
         "<p class=small>{}</p>\n",
@@ -238,16 +238,16 @@ pub(crate) fn table(h: &mut String, t: &netlab_analysis::Table) {
     }
 }
 
-/// A sweep figure ([`crate::plot_sweep`]).
+/// A sweep figure ([`netlab_figures::plot_sweep`]).
 fn is_sweep(p: &&Plot) -> bool {
-    p.file.starts_with(crate::layout::SWEEP_DIR)
-        && p.file[crate::layout::SWEEP_DIR.len()..].starts_with('/')
+    p.file.starts_with(netlab_figures::layout::SWEEP_DIR)
+        && p.file[netlab_figures::layout::SWEEP_DIR.len()..].starts_with('/')
 }
 
 /// A sweep's figures, right after the headline, with the data behind them.
 fn sweep_block(h: &mut String, plots: &[Plot], input: &ReportInput) {
-    let constant = netlab_analysis::sweep::SweepTable::of(input)
-        .map(|t| crate::plot_sweep::constant_lines(&t))
+    let constant = netlab_compare::sweep::SweepTable::of(input)
+        .map(|t| netlab_figures::plot_sweep::constant_lines(&t))
         .unwrap_or_default();
     if !plots.iter().any(|p| is_sweep(&p)) && constant.is_empty() {
         return;
@@ -275,11 +275,12 @@ fn run_plots(h: &mut String, plots: &[Plot], point: Option<u32>) {
         .filter(|p| {
             p.scenario.is_none()
                 && p.point == point
-                && p.file != crate::plot_headline::FILE
+                && p.file != netlab_figures::plot_headline::FILE
                 && !is_sweep(p)
         })
         .collect();
-    let inline = |p: &Plot| point.is_none() || p.file.ends_with(crate::plot_headline::FILE);
+    let inline =
+        |p: &Plot| point.is_none() || p.file.ends_with(netlab_figures::plot_headline::FILE);
     h.push_str("<div class=figs>\n");
     for p in own.iter().filter(|p| inline(p)) {
         figure(h, p);
@@ -314,7 +315,12 @@ fn scenario_table(h: &mut String, input: &ReportInput) {
     let sweep = input.is_sweep();
     scenario_table_head(h, sweep);
     for s in &input.scenarios {
-        scenario_row(h, s, sweep, Some(&crate::layout::scenario_page(s.index)));
+        scenario_row(
+            h,
+            s,
+            sweep,
+            Some(&netlab_figures::layout::scenario_page(s.index)),
+        );
     }
     h.push_str("</table>\n");
 }
@@ -391,7 +397,7 @@ fn comparison_intro(h: &mut String) {
     let _ = writeln!(
         h,
         "<p class=small>{}</p>",
-        esc(&netlab_analysis::compare::Statistics::method_text())
+        esc(&netlab_compare::compare::Statistics::method_text())
     );
 }
 
@@ -410,12 +416,12 @@ fn comparison_rest(h: &mut String, st: &Statistics) {
 }
 
 /// A figure inline, its id its file's own name
-/// ([`crate::layout::base_name`]), its caption its title and path.
+/// ([`netlab_figures::layout::base_name`]), its caption its title and path.
 pub(crate) fn figure(h: &mut String, p: &Plot) {
     let _ = writeln!(
         h,
         "<figure id=\"{}\">{}<figcaption>{} — <code>{}</code></figcaption></figure>",
-        esc(crate::layout::base_name(&p.file)),
+        esc(netlab_figures::layout::base_name(&p.file)),
         inline_svg(&p.svg),
         esc(&p.title),
         esc(&p.file)
@@ -566,7 +572,7 @@ pub(crate) fn page(
     headline_block(&mut h, input, hl);
     for p in plots
         .iter()
-        .filter(|p| p.file == crate::plot_headline::FILE)
+        .filter(|p| p.file == netlab_figures::plot_headline::FILE)
     {
         figure(&mut h, p);
     }
@@ -643,7 +649,7 @@ pub(crate) fn page(
     if !points.is_empty() {
         for p in input.points() {
             let _ = writeln!(h, "<h3>Point {}: {}</h3>", p.index, esc(&p.label));
-            comparison_block(&mut h, &netlab_analysis::compare::analyse(&p.input));
+            comparison_block(&mut h, &netlab_compare::compare::analyse(&p.input));
         }
     } else {
         comparison_block(&mut h, st);

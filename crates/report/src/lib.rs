@@ -38,24 +38,10 @@
 #![forbid(unsafe_code)]
 
 pub mod diff;
-mod drawn;
 pub mod folder;
 mod html;
-pub mod layout;
 mod markdown;
 pub mod output;
-mod plot_headline;
-pub mod plot_hosts;
-mod plot_iso_delivered;
-mod plot_legend;
-mod plot_link;
-pub mod plot_scale;
-pub mod plot_style;
-pub mod plot_sweep;
-mod plot_sweep_notes;
-mod plots;
-mod plots_overview;
-mod plots_run;
 mod scenario_page;
 pub mod summary;
 
@@ -64,7 +50,14 @@ use std::path::{Path, PathBuf};
 use netlab_os::atomic::FileError;
 
 use netlab_export::{flent, sweep_file, tables};
+use netlab_figures::{drawn, layout, plot_sweep};
 use output::{RenderTarget, Staged};
+
+/// A scenario's Flent data file in the results folder:
+/// `flent/s01-round1-pfifo.flent.gz`.
+pub fn flent_path(s: &netlab_analysis::records::Scenario) -> String {
+    netlab_figures::layout::flent_file(&flent::data_file_name(s))
+}
 
 /// Text as index.html escapes it ([`markdown`]'s escaping, for tests that
 /// look for summary.md's words on the page).
@@ -120,6 +113,15 @@ pub enum ReportError {
         /// What failed.
         message: String,
     },
+}
+
+impl From<netlab_figures::PlotError> for ReportError {
+    fn from(e: netlab_figures::PlotError) -> ReportError {
+        ReportError::Plot {
+            plot: e.plot,
+            message: e.message,
+        }
+    }
 }
 
 impl From<netlab_export::FlentError> for ReportError {
@@ -230,12 +232,12 @@ pub fn render_all(input: &ReportInput) -> Result<Vec<Rendered>, ReportError> {
 /// across scenarios is the input, the statistics and the run's plots,
 /// never the scenarios' plots or rows (docs/scale.md §3).
 pub fn render_into(input: &ReportInput, sink: &mut dyn RenderTarget) -> Result<(), ReportError> {
-    let stats = netlab_analysis::compare::analyse(input);
-    let headline = netlab_analysis::headline::Headline::of(input, &stats);
+    let stats = netlab_compare::compare::analyse(input);
+    let headline = netlab_compare::headline::Headline::of(input, &stats);
     let mut plots = drawn::all(input, &stats, &headline)?;
     // A sweep's figures and the table behind them (docs/report.md, "Sweep
     // data"), written beside the figures so a reader can redraw them.
-    let table = netlab_analysis::sweep::SweepTable::of(input);
+    let table = netlab_compare::sweep::SweepTable::of(input);
     if let Some(t) = &table {
         plots.extend(plot_sweep::all(t)?);
     }
@@ -258,11 +260,11 @@ pub fn render_into(input: &ReportInput, sink: &mut dyn RenderTarget) -> Result<(
             next: input.scenarios.get(i + 1),
         };
         let rate = s.point_rate().or(input.bottleneck_bps);
-        let own = drawn::scenario(s, rate)?;
+        let own = drawn::scenario_plots(s, rate)?;
         for p in &own {
             sink.put(&p.file, p.svg.as_bytes())?;
         }
-        let name = layout::flent_path(s);
+        let name = flent_path(s);
         let flent = match flent::export_gz(input, s) {
             Ok(bytes) => {
                 sink.put(&name, &bytes)?;

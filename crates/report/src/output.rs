@@ -239,9 +239,9 @@ mod tests {
         let index = names.iter().position(|n| *n == "index.html").unwrap();
         let mut last_page = 0;
         for s in &input.scenarios {
-            let page = crate::layout::scenario_page(s.index);
+            let page = netlab_figures::layout::scenario_page(s.index);
             let at = names.iter().position(|n| *n == page).unwrap();
-            let own = format!("{}/", crate::layout::scenario_dir(s.index));
+            let own = format!("{}/", netlab_figures::layout::scenario_dir(s.index));
             let flent = format!("flent/s{:02}-", s.index);
             let first = names
                 .iter()

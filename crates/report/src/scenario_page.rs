@@ -11,9 +11,9 @@ use std::fmt::Write as _;
 
 use crate::html::{figure, packet_files, plot_files, scenario_row, scenario_table_head, CSS};
 use crate::markdown::esc;
-use crate::plots::Plot;
 use netlab_analysis::records::Scenario;
 use netlab_analysis::ReportInput;
+use netlab_figures::plots::Plot;
 
 /// The page's Flent file: written (its name) or why not.
 pub(crate) type FlentFile<'a> = Result<&'a str, &'a str>;
@@ -29,7 +29,7 @@ pub(crate) struct Neighbours<'a> {
 }
 
 /// The page of scenario `s` of the run `input`, with its `plots` (drawn
-/// by [`crate::drawn::scenario`]), its Flent file and links to its
+/// by [`netlab_figures::drawn::scenario_plots`]), its Flent file and links to its
 /// neighbours.
 pub(crate) fn page(
     input: &ReportInput,
@@ -38,7 +38,7 @@ pub(crate) fn page(
     flent: FlentFile<'_>,
     around: Neighbours<'_>,
 ) -> String {
-    let up = crate::layout::up_from(&crate::layout::scenario_page(s.index));
+    let up = netlab_figures::layout::up_from(&netlab_figures::layout::scenario_page(s.index));
     let mut h = String::new();
     let _ = writeln!(
         h,
@@ -56,7 +56,7 @@ pub(crate) fn page(
             let _ = write!(
                 h,
                 " · {word}: <a href=\"{up}{}\">scenario {} ({})</a>",
-                crate::layout::scenario_page(n.index),
+                netlab_figures::layout::scenario_page(n.index),
                 n.index,
                 esc(&n.label())
             );
@@ -123,7 +123,7 @@ mod tests {
     fn the_page_holds_the_scenario_s_plots_and_links_back_and_to_its_files() {
         let input = netlab_analysis::testing::input(1);
         let s = &input.scenarios[0];
-        let plots = crate::drawn::scenario(s, input.bottleneck_bps).unwrap();
+        let plots = netlab_figures::drawn::scenario_plots(s, input.bottleneck_bps).unwrap();
         let around = Neighbours {
             previous: None,
             next: Some(&input.scenarios[1]),

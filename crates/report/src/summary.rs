@@ -269,7 +269,7 @@ pub fn headline_of(
     input: Result<&netlab_analysis::ReportInput, &netlab_analysis::InputError>,
 ) -> Option<String> {
     input.ok().map(|i| {
-        let hl = netlab_analysis::headline::Headline::of_input(i);
+        let hl = netlab_compare::headline::Headline::of_input(i);
         headline_markdown(i, &hl)
     })
 }
@@ -281,9 +281,9 @@ pub fn headline_of(
 /// models, and each point's own headline).
 pub fn headline_markdown(
     input: &netlab_analysis::ReportInput,
-    hl: &netlab_analysis::headline::Headline,
+    hl: &netlab_compare::headline::Headline,
 ) -> String {
-    use netlab_analysis::headline_table::{HeadlineTable, SweepTables};
+    use netlab_compare::headline_table::{HeadlineTable, SweepTables};
     let full = hl.markdown();
     let full = full.strip_prefix("## Headline\n\n").unwrap_or(&full);
     let mut s = String::from("## Headline\n\n");

@@ -226,7 +226,7 @@ fn the_page_renders_in_headless_chromium_with_its_headline_and_readable_type() {
     let s = &input.scenarios[1];
     let detail = dir
         .path()
-        .join(netlab_report::layout::scenario_page(s.index));
+        .join(netlab_figures::layout::scenario_page(s.index));
     assert!(files.pages.contains(&detail), "{:?}", files.pages);
     let index = std::fs::read_to_string(&files.html).unwrap();
     assert!(

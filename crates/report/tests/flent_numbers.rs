@@ -106,7 +106,7 @@ fn flents_own_numbers_agree_with_ours_and_rank_the_arms_as_netlab_does() {
     let dir = fixture_folder("flent-numbers");
     let input = netlab_report::read_results(dir.path()).unwrap();
     let files = netlab_report::render(&input, dir.path()).unwrap();
-    let stats = netlab_analysis::compare::analyse(&input);
+    let stats = netlab_compare::compare::analyse(&input);
     let home = TempDir::new("flent-home");
     let ping = netlab_export::flent::ping_series();
     let upload = netlab_export::flent::upload_series();
@@ -116,7 +116,7 @@ fn flents_own_numbers_agree_with_ours_and_rank_the_arms_as_netlab_does() {
     let mut latency: Vec<(String, String, f64, f64)> = Vec::new();
     let mut censored = 0;
     for s in &input.scenarios {
-        let file = dir.path().join(netlab_report::layout::flent_path(s));
+        let file = dir.path().join(netlab_report::flent_path(s));
         assert!(files.flent.contains(&file), "{} written", file.display());
         let meta = metadata(&file);
         let delay = meta["DELAY"].as_f64().unwrap();
@@ -132,7 +132,7 @@ fn flents_own_numbers_agree_with_ours_and_rank_the_arms_as_netlab_does() {
         let ours = stats
             .figures
             .iter()
-            .find(|f| f.arm == s.arm && f.figure == netlab_analysis::compare::Figure::Goodput)
+            .find(|f| f.arm == s.arm && f.figure == netlab_compare::compare::Figure::Goodput)
             .and_then(|f| f.rounds.iter().find(|r| r.round == s.round))
             .map(|r| match r.value {
                 netlab_stats::CensoredQuantile::Value(v) => v,
@@ -177,7 +177,7 @@ fn flents_own_numbers_agree_with_ours_and_rank_the_arms_as_netlab_does() {
     let p50 = stats
         .comparisons
         .iter()
-        .find(|c| c.figure == netlab_analysis::compare::Figure::LoadedP50)
+        .find(|c| c.figure == netlab_compare::compare::Figure::LoadedP50)
         .unwrap();
     let (lower, _) = p50.supported_shift().expect("netlab's verdict excludes 0");
     assert!(lower, "fixture: {} lower than {}", p50.b, p50.a);

@@ -186,7 +186,7 @@ fn flents_combination_plots_of_the_three_round_comparison() {
         flent(&args, out.path());
         non_empty_svg(&svg);
     }
-    let stats = netlab_analysis::compare::analyse(&input);
+    let stats = netlab_compare::compare::analyse(&input);
     for plot in ["bar_combine", "box_combine"] {
         let groups = combined(&save, plot);
         // Every file its own group (one box, one bar), labelled arm-round.
@@ -209,7 +209,7 @@ fn flents_combination_plots_of_the_three_round_comparison() {
                 .figures
                 .iter()
                 .find(|f| {
-                    f.figure == netlab_analysis::compare::Figure::Goodput
+                    f.figure == netlab_compare::compare::Figure::Goodput
                         && title.starts_with(&format!("{}-", f.arm))
                 })
                 .unwrap();
@@ -328,12 +328,12 @@ fn flent_ranks_the_arms_latency_as_netlab_once_every_fate_is_known() {
         g.1["Ping (ms) avg"][0].as_f64().unwrap()
     };
     // netlab's loaded p50 per round (a bound stays a bound).
-    let stats = netlab_analysis::compare::analyse(&input);
+    let stats = netlab_compare::compare::analyse(&input);
     let p50 = |arm: &str| {
         stats
             .figures
             .iter()
-            .find(|f| f.figure == netlab_analysis::compare::Figure::LoadedP50 && f.arm == arm)
+            .find(|f| f.figure == netlab_compare::compare::Figure::LoadedP50 && f.arm == arm)
             .unwrap()
             .rounds
             .clone()

@@ -112,7 +112,7 @@ fn cake_dual_srchost_gives_the_one_flow_host_near_half_and_fq_codel_a_ninth() {
 
 #[test]
 fn summary_and_page_say_where_each_arm_lands_and_name_the_figure() {
-    use netlab_report::plot_style::fonts_below_print_rule;
+    use netlab_figures::plot_style::fonts_below_print_rule;
     for run in [RTT, ISOLATION] {
         let r = Results::parse(&fixture_json_of(run)).unwrap();
         let input = netlab_analysis::input_from(&r).unwrap();

@@ -8,8 +8,8 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use netlab_analysis::headline::Headline;
-use netlab_analysis::headline_table::HeadlineTable;
+use netlab_compare::headline::Headline;
+use netlab_compare::headline_table::HeadlineTable;
 use netlab_results::Results;
 
 /// The snippet: the first Python block after its paragraph.

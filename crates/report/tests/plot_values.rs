@@ -9,9 +9,9 @@ mod common;
 
 use common::fixture_json_of;
 use common::svg::{elements, near, ticks, Axis, El};
-use netlab_analysis::compare::{analyse, Figure};
-use netlab_analysis::sweep::{self, Measured, SweepMetric};
-use netlab_report::plot_sweep::model_lines;
+use netlab_compare::compare::{analyse, Figure};
+use netlab_compare::sweep::{self, Measured, SweepMetric};
+use netlab_figures::plot_sweep::model_lines;
 use netlab_results::Results;
 use netlab_stats::CensoredQuantile;
 
@@ -53,7 +53,7 @@ fn the_headline_figure_draws_each_arm_s_delays_where_the_headline_puts_them() {
     let r = Results::parse(&fixture_json_of(RUN)).unwrap();
     let input = netlab_analysis::input_from(&r).unwrap();
     let st = analyse(&input);
-    let hl = netlab_analysis::headline::Headline::of(&input, &st);
+    let hl = netlab_compare::headline::Headline::of(&input, &st);
     // The delay panel: from its axis title to the fate panel's.
     let start = els
         .iter()
@@ -215,7 +215,7 @@ fn the_signal_probability_figure_draws_each_point_and_model_where_the_sweep_puts
 /// colour) above `bottom`; how many.
 fn check_model(
     els: &[El],
-    line: &netlab_report::plot_sweep::ModelLine,
+    line: &netlab_figures::plot_sweep::ModelLine,
     c: &str,
     (x, y): (Axis, Axis),
     bottom: f64,
@@ -233,7 +233,7 @@ fn check_model(
         .filter(|e| e.tag == "polyline" && e.attr("stroke") == Some(&dark))
         .map(El::points)
         .collect();
-    let at = |p: &netlab_report::plot_sweep::ModelPoint| (x.px(p.x), y.px(p.value));
+    let at = |p: &netlab_figures::plot_sweep::ModelPoint| (x.px(p.x), y.px(p.value));
     let segments: Vec<((f64, f64), (f64, f64))> = line
         .points
         .windows(2)
@@ -403,7 +403,7 @@ fn anchor_x_of(e: &El) -> f64 {
 /// value of the host whose markers it stands over; and the `expected`
 /// (model, value) dashes present. Returns how many dashes it checked.
 fn check_hosts_figure(run: &str, expected: &[(usize, f64)]) -> usize {
-    use netlab_report::plot_hosts::{host_color, EQUAL_HOST_COLOR, MATHIS_COLOR, PER_FLOW_COLOR};
+    use netlab_figures::plot_hosts::{host_color, EQUAL_HOST_COLOR, MATHIS_COLOR, PER_FLOW_COLOR};
     let r = Results::parse(&fixture_json_of(run)).unwrap();
     let all = netlab_report::render_all(&netlab_analysis::input_from(&r).unwrap()).unwrap();
     let file = |name: &str| common::rendered_text(&all, name, run);

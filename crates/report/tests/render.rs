@@ -50,7 +50,7 @@ fn every_plot_is_produced_parses_and_is_not_blank() {
     assert_eq!(html.matches("<svg").count(), 4, "the run's plots inline");
     assert_eq!(files.pages.len(), 6);
     for s in &input.scenarios {
-        let name = netlab_report::layout::scenario_page(s.index);
+        let name = netlab_figures::layout::scenario_page(s.index);
         assert!(
             html.contains(&format!("<a href=\"{name}\">")),
             "index.html does not link {name}"
@@ -249,7 +249,7 @@ fn a_failed_scenario_without_data_still_renders_and_says_so() {
 /// SVG's width and every font-size are read back from the file.
 #[test]
 fn every_figure_keeps_8_pt_type_when_printed_at_a_column_width() {
-    use netlab_report::plot_style::{fonts_below_print_rule, MIN_PRINT_PT, PRINT_WIDTH_CM};
+    use netlab_figures::plot_style::{fonts_below_print_rule, MIN_PRINT_PT, PRINT_WIDTH_CM};
     for fixture in ["run-uml-3rounds", "run-host-pfifo-6rounds"] {
         let dir = TempDir::new("print-rule");
         let gz = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -325,7 +325,7 @@ fn a_sweep_s_scenario_pages_name_their_point_and_draw_its_rate() {
         };
         let goodput = std::fs::read_to_string(
             dir.path()
-                .join(netlab_report::layout::scenario_plot(s.index, "goodput")),
+                .join(netlab_figures::layout::scenario_plot(s.index, "goodput")),
         )
         .unwrap();
         let text = goodput.replace('\n', " ");

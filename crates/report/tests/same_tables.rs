@@ -10,8 +10,8 @@
 mod common;
 
 use common::{fixture_json_of, TempDir};
-use netlab_analysis::headline::Headline;
 use netlab_analysis::Table;
+use netlab_compare::headline::Headline;
 use netlab_results::Results;
 
 const RUN: &str = "run-uml-3rounds-fates";
@@ -26,7 +26,7 @@ fn outputs() -> (String, String, Table, Table) {
     netlab_report::render(&input, d.path()).unwrap();
     let md = netlab_report::summary::render(&Results::parse(&json).unwrap(), 0);
     let html = std::fs::read_to_string(d.path().join("index.html")).unwrap();
-    let st = netlab_analysis::compare::analyse(&input);
+    let st = netlab_compare::compare::analyse(&input);
     let rtt = Headline::of(&input, &st).method_rtt_table().unwrap();
     (md, html, rtt, st.figures_table())
 }

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{fixture_json_of, parse_csv, rasterize, TempDir};
-use netlab_analysis::sweep::{self, AxisKind, Measured, SweepMetric};
+use netlab_compare::sweep::{self, AxisKind, Measured, SweepMetric};
 use netlab_probe::{Phase, RequestOutcome};
 use netlab_results::fate::Fate;
 use netlab_results::Results;
@@ -193,17 +193,17 @@ fn each_metric_has_a_figure_against_each_axis_that_parses_and_keeps_the_print_ru
     assert_eq!(t.metrics_with_data(), want.to_vec());
     for m in want {
         for a in &t.axes {
-            let f = netlab_report::plot_sweep::file_name(m, a);
+            let f = netlab_figures::plot_sweep::file_name(m, a);
             assert!(names.contains(&f), "missing {f} in {names:?}");
             let svg =
-                std::fs::read(dir.path().join(netlab_report::layout::sweep_figure(&f))).unwrap();
+                std::fs::read(dir.path().join(netlab_figures::layout::sweep_figure(&f))).unwrap();
             let ink = rasterize(&svg).unwrap_or_else(|e| panic!("{f}: {e}"));
             // Sparse by nature (a few points per panel; text is not
             // rasterized here): ink above a blank page's axes alone.
             assert!(ink > 0.004, "{f} renders almost blank ({ink:.4})");
             let text = String::from_utf8(svg).unwrap();
             assert_eq!(
-                netlab_report::plot_style::fonts_below_print_rule(&text).unwrap(),
+                netlab_figures::plot_style::fonts_below_print_rule(&text).unwrap(),
                 vec![],
                 "{f}"
             );
@@ -225,7 +225,7 @@ fn each_metric_has_a_figure_against_each_axis_that_parses_and_keeps_the_print_ru
                 "{kind} of point {p}"
             );
         }
-        let svg = std::fs::read_to_string(dir.path().join(netlab_report::layout::point_figure(
+        let svg = std::fs::read_to_string(dir.path().join(netlab_figures::layout::point_figure(
             3,
             &format!("{kind}.svg"),
         )))
@@ -258,10 +258,10 @@ fn an_axis_spanning_ten_times_is_logarithmic_and_one_that_does_not_is_linear() {
     let (rate, flows) = (&t.axes[0], &t.axes[1]);
     assert!(rate.is_log(), "2 → 20 Mbit/s spans 10×");
     assert!(!flows.is_log(), "1 → 2 flows does not");
-    let xs = netlab_report::plot_scale::x_scale(rate);
+    let xs = netlab_figures::plot_scale::x_scale(rate);
     assert!(xs.log);
     assert_eq!(xs.ticks, vec![2f64.log10(), 20f64.log10()]);
-    assert!(!netlab_report::plot_scale::x_scale(flows).log);
+    assert!(!netlab_figures::plot_scale::x_scale(flows).log);
     // A base RTT axis with 0 cannot be logarithmic; words keep file order.
     assert_eq!(
         AxisKind::parse_value("0ms"),
@@ -274,9 +274,9 @@ fn an_axis_spanning_ten_times_is_logarithmic_and_one_that_does_not_is_linear() {
     assert_eq!(AxisKind::parse_value("64kb").0, AxisKind::Size);
     assert_eq!(AxisKind::parse_value("cubic"), (AxisKind::Category, None));
     // y: values spanning 10× or more are drawn on a log axis, others not.
-    assert!(netlab_report::plot_scale::y_scale(&[105.0, 1000.0, 2400.0]).log);
-    assert!(!netlab_report::plot_scale::y_scale(&[105.0, 211.0]).log);
-    assert!(!netlab_report::plot_scale::y_scale(&[0.0, 427.0]).log);
+    assert!(netlab_figures::plot_scale::y_scale(&[105.0, 1000.0, 2400.0]).log);
+    assert!(!netlab_figures::plot_scale::y_scale(&[105.0, 211.0]).log);
+    assert!(!netlab_figures::plot_scale::y_scale(&[0.0, 427.0]).log);
 }
 
 /// Rounds are pooled within a point and never across points: each point's
@@ -285,7 +285,7 @@ fn an_axis_spanning_ten_times_is_logarithmic_and_one_that_does_not_is_linear() {
 #[test]
 fn rounds_are_pooled_within_a_point_never_across_points() {
     let input = netlab_report::read_results(folder("sweep-pool").path()).unwrap();
-    let h = netlab_analysis::headline::Headline::of_input(&input);
+    let h = netlab_compare::headline::Headline::of_input(&input);
     assert!(h.arms.is_empty(), "nothing pooled over the whole sweep");
     assert_eq!(h.points.len(), 4);
     let r = results();
@@ -370,7 +370,7 @@ fn an_isochronous_only_sweep_has_a_latency_in_its_headline() {
         s.probes.clear();
         s.fates = None;
     }
-    let h = netlab_analysis::headline::Headline::of_input(&input);
+    let h = netlab_compare::headline::Headline::of_input(&input);
     let md = h.markdown();
     assert!(
         md.contains("from the isochronous probe, a slot every 20 ms whatever is outstanding"),
@@ -397,24 +397,24 @@ fn a_metric_that_never_changes_is_said_in_one_line_not_drawn() {
     let dir = folder("sweep-constant");
     let input = netlab_report::read_results(dir.path()).unwrap();
     let mut t = sweep::SweepTable::of(&input).unwrap();
-    assert!(netlab_report::plot_sweep::constant_lines(&t).is_empty());
+    assert!(netlab_figures::plot_sweep::constant_lines(&t).is_empty());
     // Zero drops at every point and round.
     for r in &mut t.rows {
         r.metrics.drops = Some(Measured::Value(0.0));
     }
-    let lines = netlab_report::plot_sweep::constant_lines(&t);
+    let lines = netlab_figures::plot_sweep::constant_lines(&t);
     assert_eq!(
         lines,
         ["drops in the measured window (the arm's counter): 0 packets at every point and round (constant: not drawn)"]
     );
-    let plots = netlab_report::plot_sweep::all(&t).unwrap();
+    let plots = netlab_figures::plot_sweep::all(&t).unwrap();
     for a in &t.axes {
-        let f = netlab_report::layout::sweep_figure(&netlab_report::plot_sweep::file_name(
+        let f = netlab_figures::layout::sweep_figure(&netlab_figures::plot_sweep::file_name(
             SweepMetric::Drops,
             a,
         ));
         assert!(plots.iter().all(|p| p.file != f), "{f} drawn");
-        let g = netlab_report::layout::sweep_figure(&netlab_report::plot_sweep::file_name(
+        let g = netlab_figures::layout::sweep_figure(&netlab_figures::plot_sweep::file_name(
             SweepMetric::GoodputUp,
             a,
         ));

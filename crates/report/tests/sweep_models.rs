@@ -9,11 +9,11 @@
 mod common;
 
 use common::fixture_json_of;
-use netlab_analysis::sweep::{self, SweepMetric, SweepTable};
+use netlab_compare::sweep::{self, SweepMetric, SweepTable};
 use netlab_experiment::file::ReportFile;
 use netlab_export::sweep_file;
+use netlab_figures::plot_sweep::{self, model_lines};
 use netlab_qdisc_model::{QdiscXstats, ARM_HANDLE};
-use netlab_report::plot_sweep::{self, model_lines};
 use netlab_results::Results;
 
 const SPARSE: &str = "run-uml-sparse-flows";
@@ -167,7 +167,7 @@ fn the_figures_draw_the_model_and_its_boundary_beside_the_measurement() {
     let svg = |name: &str| {
         &figures
             .iter()
-            .find(|p| netlab_report::layout::base_name(&p.file) == name)
+            .find(|p| netlab_figures::layout::base_name(&p.file) == name)
             .unwrap_or_else(|| panic!("{name}"))
             .svg
     };
@@ -192,7 +192,7 @@ fn the_signal_probability_figure_draws_slope_two_from_each_arms_first_model_poin
     let svg = |name: &str| {
         figures
             .iter()
-            .find(|p| netlab_report::layout::base_name(&p.file) == name)
+            .find(|p| netlab_figures::layout::base_name(&p.file) == name)
             .unwrap_or_else(|| panic!("{name}"))
             .svg
             .clone()

@@ -240,9 +240,9 @@ fn loaded_fates_add_up_to_the_headline_s() {
         let (r, dir) = finished(run);
         let p = Table::read(&dir.path().join("probes.csv"));
         let input = netlab_report::read_results(dir.path()).unwrap();
-        let h = netlab_analysis::headline::Headline::of_input(&input);
+        let h = netlab_compare::headline::Headline::of_input(&input);
         // A sweep's headline is one per point, over that point's rounds.
-        let arms: Vec<(&str, &netlab_analysis::headline::ArmHeadline)> = if h.points.is_empty() {
+        let arms: Vec<(&str, &netlab_compare::headline::ArmHeadline)> = if h.points.is_empty() {
             h.arms.iter().map(|a| ("default", a)).collect()
         } else {
             h.points

@@ -8,7 +8,7 @@ use std::io::Read as _;
 use std::path::Path;
 
 use common::{fixture_folder, TempDir};
-use netlab_analysis::compare::{analyse, Figure};
+use netlab_compare::compare::{analyse, Figure};
 use netlab_stats::{Bounded, CensoredQuantile};
 
 fn value(q: CensoredQuantile) -> f64 {
@@ -51,7 +51,7 @@ fn the_three_round_guest_run_claims_no_more_than_its_interval() {
     let (lower, by) = p50.supported_shift().expect("the interval excludes 0");
     assert!(lower);
     assert!((by - (1000.0 - worst)).abs() < 1e-9);
-    let h = netlab_analysis::headline::Headline::of(&input, &st);
+    let h = netlab_compare::headline::Headline::of(&input, &st);
     let verdict = &h.verdicts[0];
     assert!(
         verdict.starts_with(
@@ -151,7 +151,7 @@ fn fewer_than_three_rounds_or_rounds_both_ways_give_no_bold_verdict() {
     )
     .unwrap();
     let input = netlab_report::read_results(dir.path()).unwrap();
-    let h = netlab_analysis::headline::Headline::of_input(&input);
+    let h = netlab_compare::headline::Headline::of_input(&input);
     assert!(h.verdicts.is_empty(), "{:?}", h.verdicts);
     assert_eq!(h.readings.len(), 6, "one per pair of the four arms");
     let both = h
@@ -186,7 +186,7 @@ fn fewer_than_three_rounds_or_rounds_both_ways_give_no_bold_verdict() {
     )
     .unwrap();
     let input = netlab_report::read_results(dir.path()).unwrap();
-    let h = netlab_analysis::headline::Headline::of_input(&input);
+    let h = netlab_compare::headline::Headline::of_input(&input);
     assert_eq!(h.verdicts.len(), 1);
     assert!(h.readings.is_empty());
 }

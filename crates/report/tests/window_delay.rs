@@ -258,9 +258,9 @@ fn pfifo_round_1_of_the_fates_run_is_two_states_and_the_verdict_says_so() {
     )
     .unwrap();
     let s = &input.scenarios[0];
-    let w = netlab_analysis::window::WindowDelay::of_round(
+    let w = netlab_compare::window::WindowDelay::of_round(
         s,
-        netlab_analysis::window::Sampling::StopAndWaitTimeWeighted,
+        netlab_compare::window::Sampling::StopAndWaitTimeWeighted,
         s.window(),
     )
     .unwrap();

@@ -52,6 +52,7 @@ pub mod models_record;
 mod qdiscs;
 pub mod queue_seen;
 mod read;
+pub mod resume;
 mod run;
 mod scenario;
 pub mod shares;

@@ -52,7 +52,8 @@
 //! - [`b_loop`]: B's event loop (tcpload's receiver with the probes'
 //!   echoes), also the `sink` role's;
 //! - [`kernel`]: host or guest, decided from the experiment's requirements;
-//! - [`resume`]: continuing an interrupted folder (`--resume`);
+//! - `netlab_results::resume`: which scenarios of an interrupted folder
+//!   are complete (`--resume`), read from its store;
 //! - [`hooks`]: [`ScenarioHooks`] and [`RunHooks`];
 //! - [`finish`]: the [`RunHooks`] that write summary.md and the report
 //!   (`finish::ReportHooks`), and what a command says about its report;
@@ -67,7 +68,6 @@ pub mod hooks;
 pub mod kernel;
 pub mod machine;
 pub mod progress;
-pub mod resume;
 pub mod scenario;
 pub mod session;
 pub mod setup;

@@ -200,7 +200,7 @@ impl<'h> Session<'h> {
         let cfg = prepare(&self.config)?;
         if cfg.resume {
             let share = cfg.planned().iter().map(|s| s.index).collect();
-            let done = crate::resume::nothing_left(&cfg.out, &cfg.exp, cfg.shard, &share)
+            let done = netlab_results::resume::nothing_left(&cfg.out, &cfg.exp, cfg.shard, &share)
                 .map_err(RunError::Resume)?;
             if let Some(line) = done {
                 // Said even under --quiet, as every resumed run's line is.
@@ -269,7 +269,7 @@ fn prepare(cfg: &SessionConfig) -> Result<SessionConfig, RunError> {
     let out = prepare_out(&cfg.out, needed).map_err(RunError::ResultsFolder)?;
     let cfg = SessionConfig { out, ..cfg.clone() };
     if cfg.resume {
-        crate::resume::check(&cfg.out, &cfg.exp, cfg.shard).map_err(RunError::Resume)?;
+        netlab_results::resume::check(&cfg.out, &cfg.exp, cfg.shard).map_err(RunError::Resume)?;
     }
     Ok(cfg)
 }

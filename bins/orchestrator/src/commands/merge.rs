@@ -550,10 +550,10 @@ mod tests {
         let exp = header.experiment().unwrap();
         let one = netlab_experiment::Shard { k: 1, n: 2 };
         let ok = shard_folder(&dir.0, "v3", &header, &sc[..2], 1);
-        assert!(netlab_run::resume::check(&ok, &exp, Some(one)).is_ok());
+        assert!(netlab_results::resume::check(&ok, &exp, Some(one)).is_ok());
         header.schema_version = 2;
         let old = shard_folder(&dir.0, "v2", &header, &sc[..2], 1);
-        let e = netlab_run::resume::check(&old, &exp, Some(one)).unwrap_err();
+        let e = netlab_results::resume::check(&old, &exp, Some(one)).unwrap_err();
         let writes = format!(
             "is results.json version 2; this netlab writes version {}",
             netlab_results::SCHEMA_VERSION
@@ -638,22 +638,24 @@ mod tests {
         let mut files = ScenarioFiles::create(&a).unwrap();
         let share: BTreeSet<u32> = [1, 2].into();
         let one_of_two = Some(netlab_experiment::Shard { k: 1, n: 2 });
-        let adopted = netlab_run::resume::adopt(&a, &exp, one_of_two, &share, &mut files).unwrap();
+        let adopted =
+            netlab_results::resume::adopt(&a, &exp, one_of_two, &share, &mut files).unwrap();
         assert_eq!(adopted.complete, [1].into());
         assert_eq!(adopted.resumed_from, ["run1"]);
         // Another experiment's folder is refused, naming both hashes.
         let mut other = exp.clone();
         other.rounds = 3;
-        let e = netlab_run::resume::check(&a, &other, one_of_two).unwrap_err();
+        let e = netlab_results::resume::check(&a, &other, one_of_two).unwrap_err();
         assert!(
             e.contains(&exp.content_hash()) && e.contains(&other.content_hash()),
             "{e}"
         );
         // Another share of the same plan is refused too, naming both.
-        let e = netlab_run::resume::check(&a, &exp, Some(netlab_experiment::Shard { k: 2, n: 2 }))
-            .unwrap_err();
+        let e =
+            netlab_results::resume::check(&a, &exp, Some(netlab_experiment::Shard { k: 2, n: 2 }))
+                .unwrap_err();
         assert!(e.contains("holds shard 1/2; this run is shard 2/2"), "{e}");
-        let e = netlab_run::resume::check(&a, &exp, None).unwrap_err();
+        let e = netlab_results::resume::check(&a, &exp, None).unwrap_err();
         assert!(e.contains("this run is the whole plan"), "{e}");
     }
 
@@ -751,7 +753,8 @@ mod tests {
         let exp = header.experiment().unwrap();
         let one = Some(netlab_experiment::Shard { k: 1, n: 2 });
         let share: BTreeSet<u32> = [1, 2].into();
-        let left = |share: &BTreeSet<u32>| netlab_run::resume::nothing_left(&a, &exp, one, share);
+        let left =
+            |share: &BTreeSet<u32>| netlab_results::resume::nothing_left(&a, &exp, one, share);
         assert_eq!(left(&share).unwrap(), None, "no summary.md yet");
         std::fs::write(a.join("summary.md"), "# done\n").unwrap();
         let line = left(&share).unwrap().expect("nothing left");
@@ -762,6 +765,6 @@ mod tests {
         let more: BTreeSet<u32> = [1, 2, 3].into();
         assert_eq!(left(&more).unwrap(), None);
         let other = Some(netlab_experiment::Shard { k: 2, n: 2 });
-        assert!(netlab_run::resume::nothing_left(&a, &exp, other, &share).is_err());
+        assert!(netlab_results::resume::nothing_left(&a, &exp, other, &share).is_err());
     }
 }

@@ -156,7 +156,7 @@ mod tests {
         assert_eq!(two.rounds, vec![3]);
         assert!((500.0..650.0).contains(&two.standing_rtt_ms), "{two:?}");
         assert!(two.cwnd < one.cwnd * 6 / 10, "{two:?}");
-        let md = netlab_analysis::headline::Headline::of_input(&input).markdown();
+        let md = netlab_compare::headline::Headline::of_input(&input).markdown();
         assert!(
             md.contains("1 cut (r1 r2 r4 r5 r6): RTT over the window p50 ≥ 1000 ms"),
             "{md}"

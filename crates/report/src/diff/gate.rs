@@ -55,7 +55,7 @@ impl RunDiff {
     /// never passes by accident.
     pub fn unchecked(&self, gates: &[ChangeGate]) -> Vec<String> {
         let mut out = Vec::new();
-        let min = netlab_analysis::compare::Comparison::MIN_ROUNDS;
+        let min = netlab_compare::compare::Comparison::MIN_ROUNDS;
         for g in gates {
             for p in &self.pairs {
                 let why = match p.metrics.iter().find(|m| m.key == g.metric) {

@@ -8,10 +8,12 @@
 use plotters::prelude::*;
 
 use crate::diff::{Delays, PairDiff};
-use crate::plot_legend::{Legend, Mark};
-use crate::plot_style::{draw_axes, marker, title as draw_title, title_height, Axes, Shape, WIDTH};
-use crate::plots::{arm_color, builder, draw_svg, e, mesh};
 use crate::ReportError;
+use netlab_figures::plot_legend::{Legend, Mark};
+use netlab_figures::plot_style::{
+    draw_axes, marker, title as draw_title, title_height, Axes, Shape, WIDTH,
+};
+use netlab_figures::plots::{arm_color, builder, draw_svg, e, mesh};
 use netlab_stats::rounds::summarise;
 use netlab_stats::{CensoredQuantile, Observation};
 
@@ -153,11 +155,11 @@ pub(crate) fn goodput_figure(
     );
     legend.push(
         "thin line: the run's mean (fewer than 3 rounds) or median; bar at the right: its rounds' range (min–max)",
-        Mark::Line(crate::plot_style::round_shade(c, 1, 1), 5),
+        Mark::Line(netlab_figures::plot_style::round_shade(c, 1, 1), 5),
     );
     let last = a.iter().chain(b).map(|r| r.0).max().unwrap_or(1).max(1);
     let levels: Vec<f64> = a.iter().chain(b).map(|r| r.1).collect();
-    let ys = crate::plot_scale::y_scale(&levels);
+    let ys = netlab_figures::plot_scale::y_scale(&levels);
     let lo = if ys.log {
         ys.from(ys.range.0)
     } else {
@@ -272,7 +274,7 @@ fn draw_rounds(
     chart
         .draw_series(std::iter::once(PathElement::new(
             [(x, lv(l)), (x, lv(u))],
-            crate::plot_style::round_shade(c, 1, 1).stroke_width(5),
+            netlab_figures::plot_style::round_shade(c, 1, 1).stroke_width(5),
         )))
         .map_err(e)?;
     Ok(())

@@ -5,23 +5,23 @@
 //! the report summarises them (netlab_stats::rounds: the mean of fewer
 //! than 3 rounds, else the median) and their range is drawn as a bar;
 //! rounds are never pooled across points or runs. With two or more axes
-//! one panel per value of the others, as [`crate::plot_sweep`] draws a
+//! one panel per value of the others, as [`netlab_figures::plot_sweep`] draws a
 //! run's sweep.
 
 use plotters::prelude::*;
 
-use crate::plot_legend::{Legend, Mark};
-use crate::plot_scale::{x_scale, y_scale, Scale};
-use crate::plot_style::{
+use crate::ReportError;
+use netlab_analysis::records::{ProbePhase, Scenario};
+use netlab_analysis::ReportInput;
+use netlab_compare::sweep::{Measured, SweepAxis};
+use netlab_figures::plot_legend::{Legend, Mark};
+use netlab_figures::plot_scale::{x_scale, y_scale, Scale};
+use netlab_figures::plot_style::{
     captioned, draw_sweep_axes, marker, round_shade, title as draw_title, title_height, Shape,
     CAPTION_H, WIDTH,
 };
-use crate::plots::{arm_color, builder, draw_svg, e, Area};
-use crate::plots_run::px_in;
-use crate::ReportError;
-use netlab_analysis::records::{ProbePhase, Scenario};
-use netlab_analysis::sweep::{Measured, SweepAxis};
-use netlab_analysis::ReportInput;
+use netlab_figures::plots::{arm_color, builder, draw_svg, e, Area};
+use netlab_figures::plots_run::px_in;
 use netlab_stats::rounds::{summarise, RoundsSummary, Summary};
 use netlab_stats::{censored_quantile, CensoredQuantile, Observation};
 
@@ -99,7 +99,7 @@ pub struct ArmPair {
     pub arm_b: String,
     /// Its label in the legend (A's arm label, `→ B's` when paired).
     pub label: String,
-    /// The index of its colour ([`crate::plots`]' arm colours).
+    /// The index of its colour ([`netlab_figures::plots`]' arm colours).
     pub color: usize,
 }
 
@@ -144,7 +144,7 @@ fn merge_axes(mut a: Vec<SweepAxis>, b: Vec<SweepAxis>) -> Vec<SweepAxis> {
                     }
                 }
                 if x.kind != axis.kind {
-                    x.kind = netlab_analysis::sweep::AxisKind::Category;
+                    x.kind = netlab_compare::sweep::AxisKind::Category;
                     for v in &mut x.values {
                         v.x = None;
                     }
@@ -205,8 +205,8 @@ pub(crate) fn build(
     pairs: &[(String, String)],
 ) -> Option<DiffSweep> {
     let axes = merge_axes(
-        netlab_analysis::sweep::SweepAxis::of_scenarios(&a.scenarios),
-        netlab_analysis::sweep::SweepAxis::of_scenarios(&b.scenarios),
+        netlab_compare::sweep::SweepAxis::of_scenarios(&a.scenarios),
+        netlab_compare::sweep::SweepAxis::of_scenarios(&b.scenarios),
     );
     if axes.is_empty() || pairs.is_empty() {
         return None;
@@ -226,10 +226,10 @@ pub(crate) fn build(
     };
     let one_way = (0..2).all(|r| {
         let v: Vec<&Scenario> = ok(r).collect();
-        netlab_analysis::compare::DelayBasis::of(&v)
-            == netlab_analysis::compare::DelayBasis::OneWayDelivered
+        netlab_compare::compare::DelayBasis::of(&v)
+            == netlab_compare::compare::DelayBasis::OneWayDelivered
     });
-    let order = crate::plots_run::arms(a);
+    let order = netlab_figures::plots_run::arms(a);
     let arms = pairs
         .iter()
         .map(|(wa, wb)| {
@@ -259,7 +259,7 @@ pub(crate) fn build(
             rows.push(DiffRow {
                 run,
                 arm: of_pairs(run, s).unwrap_or(0),
-                axis_values: s.axis_values(&axes),
+                axis_values: netlab_compare::sweep::axis_values(s, &axes),
                 round: s.round,
                 metrics: metrics_of(s, one_way),
             });
@@ -443,6 +443,7 @@ impl DiffSweep {
             }
             legend.draw(&legend_area)
         })
+        .map_err(ReportError::from)
     }
 
     fn legend(&self, panels: &[DiffPanel]) -> Legend {

@@ -63,9 +63,9 @@ pub fn hosts_section(scenarios: &[ScenarioFigures]) -> Option<String> {
 }
 
 /// Names the figure of each direction with several sender hosts
-/// ([`crate::plot_hosts`]) and which dashed line is which model.
+/// ([`netlab_figures::plot_hosts`]) and which dashed line is which model.
 fn figure_sentence(s: &mut String, scenarios: &[ScenarioFigures]) {
-    let directions = crate::plot_hosts::directions(scenarios);
+    let directions = netlab_figures::plot_hosts::directions(scenarios);
     if directions.is_empty() {
         return;
     }
@@ -76,7 +76,7 @@ fn figure_sentence(s: &mut String, scenarios: &[ScenarioFigures]) {
         .iter()
         .map(|d| {
             let prefix = if sweep { "pNN-" } else { "" };
-            format!("`{prefix}{}`", crate::plot_hosts::file_name(d))
+            format!("`{prefix}{}`", netlab_figures::plot_hosts::file_name(d))
         })
         .collect();
     let _ = writeln!(
@@ -85,7 +85,7 @@ fn figure_sentence(s: &mut String, scenarios: &[ScenarioFigures]) {
         files.join(" and "),
         if files.len() == 1 { "s" } else { "" },
         if sweep { " (one per sweep point)" } else { "" },
-        crate::plot_hosts::model_key()
+        netlab_figures::plot_hosts::model_key()
     );
 }
 

@@ -46,7 +46,7 @@ pub fn rendered_text(files: &[netlab_report::Rendered], name: &str, what: &str) 
     let f = files.iter().find(|f| f.name == name).or_else(|| {
         let mut own = files
             .iter()
-            .filter(|f| netlab_report::layout::base_name(&f.name) == name);
+            .filter(|f| netlab_figures::layout::base_name(&f.name) == name);
         let f = own.next();
         assert!(own.next().is_none(), "{what}: more than one file is {name}");
         f

@@ -224,12 +224,12 @@ impl Here<'_> {
             return Ok(BTreeSet::new());
         }
         let share: BTreeSet<u32> = planned.iter().map(|s| s.index).collect();
-        match crate::resume::adopt(&cfg.out, &cfg.exp, cfg.shard, &share, files) {
+        match netlab_results::resume::adopt(&cfg.out, &cfg.exp, cfg.shard, &share, files) {
             Ok(a) => {
                 // Said even under --quiet: a resumed run is not a fresh one.
                 eprintln!(
                     "netlab: {}",
-                    crate::resume::resumed_line(&cfg.out, cfg.shard, &share, &a)
+                    netlab_results::resume::resumed_line(&cfg.out, cfg.shard, &share, &a)
                 );
                 results.resumed_from = a.resumed_from;
                 Ok(a.complete)

@@ -71,11 +71,6 @@ pub fn flent_file(name: &str) -> String {
     format!("{FLENT_DIR}/{name}")
 }
 
-/// A scenario's Flent data file: `flent/s01-round1-pfifo.flent.gz`.
-pub fn flent_path(s: &netlab_analysis::records::Scenario) -> String {
-    flent_file(&netlab_export::flent::data_file_name(s))
-}
-
 /// The way from the page at `page` (a path in the results folder) back to
 /// the folder's top: `""` from index.html, `../../` from
 /// `scenarios/s03/index.html`.

@@ -11,33 +11,33 @@ use plotters_backend::{BackendCoord, DrawingErrorKind};
 use plotters::coord::ranged1d::ValueFormatter;
 
 use crate::plot_scale::{tick, tick_label, Scale};
-use netlab_analysis::sweep::SweepAxis;
+use netlab_compare::sweep::SweepAxis;
 
 /// Every figure's width, px (SVG user units).
-pub(crate) const WIDTH: u32 = 600;
+pub const WIDTH: u32 = 600;
 /// The width a figure is printed at: one column of a paper.
 pub const PRINT_WIDTH_CM: f64 = 8.5;
 /// The smallest type a printed figure may have, pt.
 pub const MIN_PRINT_PT: f64 = 8.0;
 /// Type of ticks, legends, labels and axis descriptions, px.
-pub(crate) const TEXT_PX: f64 = 20.0;
+pub const TEXT_PX: f64 = 20.0;
 /// Type of titles, px.
-pub(crate) const TITLE_PX: f64 = 22.0;
+pub const TITLE_PX: f64 = 22.0;
 
 /// [`PRINT_WIDTH_CM`] in pt (1 in = 2.54 cm = 72 pt): 240.9.
-pub(crate) fn print_width_pt() -> f64 {
+pub fn print_width_pt() -> f64 {
     PRINT_WIDTH_CM / 2.54 * 72.0
 }
 
 /// The size in pt of type `font_px` px in a figure `width_px` wide, printed
 /// [`PRINT_WIDTH_CM`] wide: `font_px × 240.9 / width_px`.
-pub(crate) fn printed_pt(font_px: f64, width_px: f64) -> f64 {
+pub fn printed_pt(font_px: f64, width_px: f64) -> f64 {
     font_px * print_width_pt() / width_px
 }
 
 /// The smallest font, px, a figure `width_px` wide may use.
 #[cfg(test)]
-pub(crate) fn min_font_px(width_px: f64) -> f64 {
+pub fn min_font_px(width_px: f64) -> f64 {
     MIN_PRINT_PT * width_px / print_width_pt()
 }
 
@@ -70,7 +70,7 @@ pub fn fonts_below_print_rule(svg: &str) -> Result<Vec<(f64, f64)>, String> {
 /// A text style of `px` px. plotters' SVG backend writes a font's size
 /// divided by 1.24 as the SVG `font-size`, so the size asked for is `px × 1.24`.
 /// (A size given as a tuple's number would be cut to whole pixels first.)
-pub(crate) fn font(px: f64) -> TextStyle<'static> {
+pub fn font(px: f64) -> TextStyle<'static> {
     TextStyle::from(FontDesc::new(
         FontFamily::Name(FONT),
         px * 1.24,
@@ -79,7 +79,7 @@ pub(crate) fn font(px: f64) -> TextStyle<'static> {
 }
 
 /// A text style of `px` px in colour `c`.
-pub(crate) fn font_c(px: f64, c: RGBColor) -> TextStyle<'static> {
+pub fn font_c(px: f64, c: RGBColor) -> TextStyle<'static> {
     let mut t = font(px);
     t.color = c.to_backend_color();
     t
@@ -88,17 +88,17 @@ pub(crate) fn font_c(px: f64, c: RGBColor) -> TextStyle<'static> {
 /// Estimated width of `text` set at `px` px in a sans-serif face: 0.6 em a
 /// character (DejaVu Sans' lower case averages about 0.55 em), so an
 /// estimate errs wide.
-pub(crate) fn text_width(text: &str, px: f64) -> f64 {
+pub fn text_width(text: &str, px: f64) -> f64 {
     text.chars().count() as f64 * 0.6 * px
 }
 
 /// Line height for type of `px` px.
-pub(crate) fn line_h(px: f64) -> i32 {
+pub fn line_h(px: f64) -> i32 {
     (px * 1.25).ceil() as i32
 }
 
 /// Greedy word wrap of `text` into lines no wider than `width` px at `px` px.
-pub(crate) fn wrap(text: &str, px: f64, width: f64) -> Vec<String> {
+pub fn wrap(text: &str, px: f64, width: f64) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     let mut cur = String::new();
     for word in text.split_whitespace() {
@@ -121,14 +121,14 @@ pub(crate) fn wrap(text: &str, px: f64, width: f64) -> Vec<String> {
 }
 
 /// Height of a title of `text` wrapped to `width`, px (with its margin).
-pub(crate) fn title_height(text: &str, width: u32) -> u32 {
+pub fn title_height(text: &str, width: u32) -> u32 {
     let n = wrap(text, TITLE_PX, f64::from(width) - 20.0).len() as i32;
     (n * line_h(TITLE_PX) + 10) as u32
 }
 
 /// Draws `text` as the figure's title, wrapped and centred at the top of
 /// `root`, and returns the area below it.
-pub(crate) fn title<'a>(root: &Area<'a>, text: &str) -> Result<Area<'a>, String> {
+pub fn title<'a>(root: &Area<'a>, text: &str) -> Result<Area<'a>, String> {
     let (w, _) = root.dim_in_pixel();
     let h = title_height(text, w);
     let (top, rest) = root.split_vertically(h);
@@ -149,7 +149,7 @@ pub(crate) fn title<'a>(root: &Area<'a>, text: &str) -> Result<Area<'a>, String>
 
 /// A marker's shape: one per round (`r1` a circle, `r2` a square, …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Shape {
+pub enum Shape {
     /// A filled circle.
     Circle,
     /// A filled square.
@@ -201,7 +201,7 @@ impl Shape {
 /// A marker of `shape`, radius `r` px, colour `c`, at `at` (any
 /// coordinate): an element of its own, so every shape is one type.
 #[derive(Debug, Clone)]
-pub(crate) struct Marker<C> {
+pub struct Marker<C> {
     at: C,
     shape: Shape,
     r: i32,
@@ -209,7 +209,7 @@ pub(crate) struct Marker<C> {
 }
 
 /// A marker of `shape`, radius `r` px, colour `c`, at `at`.
-pub(crate) fn marker<C>(shape: Shape, at: C, r: i32, c: RGBColor) -> Marker<C> {
+pub fn marker<C>(shape: Shape, at: C, r: i32, c: RGBColor) -> Marker<C> {
     Marker { at, shape, r, c }
 }
 
@@ -268,7 +268,7 @@ impl<C, DB: DrawingBackend> Drawable<DB> for Marker<C> {
 
 /// The shade of round number `k` (0-based) of `n` in an arm of colour `c`:
 /// the first darkest, the last lightest, all recognisably the arm's hue.
-pub(crate) fn round_shade(c: RGBColor, k: usize, n: usize) -> RGBColor {
+pub fn round_shade(c: RGBColor, k: usize, n: usize) -> RGBColor {
     let t = if n > 1 {
         k as f64 / (n - 1) as f64
     } else {
@@ -289,11 +289,11 @@ const MARGIN_LEFT: u32 = 4;
 const MARGIN_RIGHT: u32 = 18;
 const Y_LABEL_AREA: u32 = 90;
 /// The height under a plot for its x tick labels and description, px.
-pub(crate) const X_LABEL_AREA: u32 = 64;
+pub const X_LABEL_AREA: u32 = 64;
 
 /// A chart builder on `area` with the report's margins and room for
 /// [`TEXT_PX`] tick labels and axis descriptions.
-pub(crate) fn builder<'a, 'b>(area: &'a Area<'b>) -> ChartBuilder<'a, 'a, SVGBackend<'b>> {
+pub fn builder<'a, 'b>(area: &'a Area<'b>) -> ChartBuilder<'a, 'a, SVGBackend<'b>> {
     let mut b = ChartBuilder::on(area);
     b.margin_top(10)
         .margin_right(MARGIN_RIGHT)
@@ -305,7 +305,7 @@ pub(crate) fn builder<'a, 'b>(area: &'a Area<'b>) -> ChartBuilder<'a, 'a, SVGBac
 
 /// The width, px, of the plotting area [`builder`] leaves in an area
 /// `width` px wide.
-pub(crate) fn plot_width(width: u32) -> f64 {
+pub fn plot_width(width: u32) -> f64 {
     f64::from(width.saturating_sub(MARGIN_LEFT + MARGIN_RIGHT + Y_LABEL_AREA))
 }
 
@@ -313,7 +313,7 @@ pub(crate) fn plot_width(width: u32) -> f64 {
 /// text of their tick labels, how many labels each may have, and the
 /// colour of the major grid. Every figure's axes are drawn from one of
 /// these by [`draw_axes`], at [`TEXT_PX`] with no minor grid.
-pub(crate) struct Axes<'a> {
+pub struct Axes<'a> {
     /// The x axis' description.
     pub x_desc: &'a str,
     /// The y axis' description.
@@ -343,7 +343,7 @@ impl<'a> Axes<'a> {
 }
 
 /// Draws a chart's axes in the report's one style ([`Axes`]).
-pub(crate) fn draw_axes<DB: DrawingBackend, X, Y>(
+pub fn draw_axes<DB: DrawingBackend, X, Y>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
     axes: &Axes<'_>,
 ) -> Result<(), String>
@@ -377,7 +377,7 @@ where
 
 /// Draws a chart's axes in the report's one style with [`tick`]'s numbers
 /// and at most `n` labels per axis ([`Axes::ticks`]).
-pub(crate) fn mesh<DB: DrawingBackend, X, Y>(
+pub fn mesh<DB: DrawingBackend, X, Y>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
     x_desc: &str,
     y_desc: &str,
@@ -392,7 +392,7 @@ where
 
 /// How many lines the longest of `names` takes when each is wrapped to
 /// a category `band_px` wide ([`draw_categories`]).
-pub(crate) fn category_lines(names: &[String], band_px: f64) -> i32 {
+pub fn category_lines(names: &[String], band_px: f64) -> i32 {
     names
         .iter()
         .map(|n| wrap(n, TEXT_PX, band_px - 8.0).len().max(1) as i32)
@@ -403,7 +403,7 @@ pub(crate) fn category_lines(names: &[String], band_px: f64) -> i32 {
 /// Names a categorical x axis: `names[i]` centred under x = i (the chart
 /// spans −0.5 to n − 0.5), each wrapped to its category's width, its
 /// lines under the plot area.
-pub(crate) fn draw_categories<DB: DrawingBackend, Y>(
+pub fn draw_categories<DB: DrawingBackend, Y>(
     chart: &ChartContext<'_, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, Y>>,
     area: &Area<'_>,
     names: &[String],
@@ -430,11 +430,11 @@ where
 }
 
 /// The height, px, of the "at …" caption above a sweep panel.
-pub(crate) const CAPTION_H: u32 = 30;
+pub const CAPTION_H: u32 = 30;
 
 /// A sweep panel's area below its caption ("at rate=5mbit", the values
 /// held), or all of `area` without one.
-pub(crate) fn captioned<'b>(area: &Area<'b>, held: Option<&[String]>) -> Result<Area<'b>, String> {
+pub fn captioned<'b>(area: &Area<'b>, held: Option<&[String]>) -> Result<Area<'b>, String> {
     let Some(held) = held else {
         return Ok(area.clone());
     };
@@ -452,8 +452,8 @@ pub(crate) fn captioned<'b>(area: &Area<'b>, held: Option<&[String]>) -> Result<
 /// or size in its own (`rate (Mbit/s)`), a plain number in what it
 /// counts (`flows (count)`, `buffer_bdp (BDPs)`, `mtu (bytes)`); words
 /// need none.
-pub(crate) fn axis_desc(axis: &SweepAxis) -> String {
-    if axis.kind != netlab_analysis::sweep::AxisKind::Number {
+pub fn axis_desc(axis: &SweepAxis) -> String {
+    if axis.kind != netlab_compare::sweep::AxisKind::Number {
         return axis.title();
     }
     let n = axis.name.as_str();
@@ -474,7 +474,7 @@ pub(crate) fn axis_desc(axis: &SweepAxis) -> String {
 /// The axes of a sweep panel: the swept axis along x (its values' own
 /// words when they are not numbers), `y_desc` up the side, both marked
 /// ", log" when logarithmic, on a light grid.
-pub(crate) fn draw_sweep_axes<DB: DrawingBackend>(
+pub fn draw_sweep_axes<DB: DrawingBackend>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<Scale, Scale>>,
     axis: &SweepAxis,
     (xs, ys): (&Scale, &Scale),
@@ -510,15 +510,15 @@ pub(crate) fn draw_sweep_axes<DB: DrawingBackend>(
 }
 
 /// A figure's drawing area: an SVG canvas, or a part of one.
-pub(crate) type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+pub type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
 /// The figures' face.
-pub(crate) const FONT: &str = "sans-serif";
+pub const FONT: &str = "sans-serif";
 /// The band behind a timeout's region.
-pub(crate) const TIMEOUT_FILL: RGBColor = RGBColor(235, 235, 235);
+pub const TIMEOUT_FILL: RGBColor = RGBColor(235, 235, 235);
 
 /// Maps a drawing error to text.
-pub(crate) fn e<E: std::fmt::Debug>(err: E) -> String {
+pub fn e<E: std::fmt::Debug>(err: E) -> String {
     format!("{err:?}")
 }
 

@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::row_model::RowModel;
 
-use crate::records::{ProbeOutcome, Scenario};
-use crate::stats::{censored_quantile, CensoredQuantile, Observation};
-use crate::ReportInput;
+use netlab_analysis::records::{ProbeOutcome, Scenario};
+use netlab_analysis::ReportInput;
+use netlab_stats::{censored_quantile, CensoredQuantile, Observation};
 
 /// What an axis' values are, so each is drawn in its own unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -460,7 +460,7 @@ pub struct SweepRow {
     /// run): delivered slots are the delays of `iso_up_*`; dropped ones
     /// are losses; unresolved ones are censored at their own bounds
     /// (method §5.8).
-    pub iso_slots: Option<crate::SlotCounts>,
+    pub iso_slots: Option<netlab_analysis::SlotCounts>,
     /// The metrics.
     pub metrics: SweepMetrics,
     /// The models' inputs and predictions (None when the experiment names
@@ -524,22 +524,19 @@ fn direction(s: &Scenario, dir: &str) -> (Option<Measured>, Option<Measured>) {
     }
 }
 
-impl Scenario {
-    /// Each axis' value at `s`'s point as the file writes it (empty where the
-    /// point does not set it), in `axes` order.
-    pub fn axis_values(&self, axes: &[SweepAxis]) -> Vec<String> {
-        let s = self;
-        axes.iter()
-            .map(|a| {
-                s.point
-                    .values
-                    .iter()
-                    .map(|v| split_value(v))
-                    .find(|(n, _)| *n == a.name)
-                    .map_or_else(String::new, |(_, t)| t.to_string())
-            })
-            .collect()
-    }
+/// Each axis' value at `s`'s point as the file writes it (empty where the
+/// point does not set it), in `axes` order.
+pub fn axis_values(s: &Scenario, axes: &[SweepAxis]) -> Vec<String> {
+    axes.iter()
+        .map(|a| {
+            s.point
+                .values
+                .iter()
+                .map(|v| split_value(v))
+                .find(|(n, _)| *n == a.name)
+                .map_or_else(String::new, |(_, t)| t.to_string())
+        })
+        .collect()
 }
 
 /// The row of one scenario; `models` are the experiment's.
@@ -548,7 +545,7 @@ pub(crate) fn row(
     axes: &[SweepAxis],
     models: &[netlab_experiment::ModelKind],
 ) -> SweepRow {
-    let axis_values = s.axis_values(axes);
+    let axis_values = axis_values(s, axes);
     let mut r = SweepRow {
         scenario: s.index,
         point: s.point.index,
@@ -557,7 +554,7 @@ pub(crate) fn row(
         arm: s.arm.clone(),
         arm_words: s.arm_words.clone(),
         round: s.round,
-        state: crate::state::RoundState::of(s)
+        state: netlab_analysis::state::RoundState::of(s)
             .ok()
             .map(|st| st.kind.short()),
         error: s.error.clone(),
@@ -580,7 +577,7 @@ pub(crate) fn row(
         m.rtt_p50_ms = Measured::of(censored_quantile(&o, 0.5));
         m.rtt_p95_ms = Measured::of(censored_quantile(&o, 0.95));
     }
-    if let Some((delays, counts)) = crate::iso_slot_delays(s) {
+    if let Some((delays, counts)) = netlab_analysis::iso_slot_delays(s) {
         r.iso_slots = Some(counts);
         let q = netlab_results::fate::one_way_quantiles(delays);
         m.iso_up_p50_ms = q.map(|q| Measured::Value(q.p50_ms));
@@ -655,21 +652,21 @@ pub struct PointValues {
     pub rounds: Vec<RoundDot>,
     /// The rounds' mean (fewer than three) or median (three or more),
     /// a bound where a censored round can move it
-    /// ([`crate::stats::summarise`]); never one round for several.
+    /// ([`netlab_stats::summarise`]); never one round for several.
     pub summary: Option<Measured>,
 }
 
 impl PointValues {
     /// Mean or median, as [`PointValues::summary`] is.
-    pub fn how(&self) -> crate::stats::Summary {
-        crate::stats::Summary::for_rounds(self.rounds.len())
+    pub fn how(&self) -> netlab_stats::Summary {
+        netlab_stats::Summary::for_rounds(self.rounds.len())
     }
 
     /// Every round and their summary: `7.88 / 16.82 (mean 12.35)`, or
     /// `median 5 (4–9)` from three rounds on; `num` formats a number.
     pub fn text(&self, num: impl Fn(f64) -> String) -> String {
         let o: Vec<Observation> = self.rounds.iter().map(|d| d.value.observation()).collect();
-        crate::stats::summarise(&o).map_or_else(|| "–".to_string(), |s| s.text(num))
+        netlab_stats::summarise(&o).map_or_else(|| "–".to_string(), |s| s.text(num))
     }
 }
 
@@ -680,8 +677,8 @@ impl PointValues {
         let (mut mean, mut median) = (false, false);
         for p in points {
             match p.how() {
-                crate::stats::Summary::Mean => mean = true,
-                crate::stats::Summary::Median => median = true,
+                netlab_stats::Summary::Mean => mean = true,
+                netlab_stats::Summary::Median => median = true,
             }
         }
         match (mean, median) {
@@ -773,7 +770,7 @@ impl SweepTable {
                 for p in &mut a.points {
                     let o: Vec<Observation> =
                         p.rounds.iter().map(|d| d.value.observation()).collect();
-                    p.summary = crate::stats::summarise(&o).and_then(|s| Measured::of(s.value));
+                    p.summary = netlab_stats::summarise(&o).and_then(|s| Measured::of(s.value));
                 }
             }
         }

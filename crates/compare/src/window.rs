@@ -18,7 +18,7 @@
 //! delivered ones enter the quantiles.
 //!
 //! ```
-//! use netlab_analysis::window::{Sampling, WindowDelay};
+//! use netlab_compare::window::{Sampling, WindowDelay};
 //! let path = concat!(env!("CARGO_MANIFEST_DIR"),
 //!     "/../../fixtures/orchestrator/golden/results.json");
 //! let results = netlab_results::Results::read(path.as_ref()).unwrap();
@@ -31,9 +31,9 @@
 
 use netlab_results::fate::{Fate, RequestFate};
 
-use crate::delivery::ArmDelivery;
-use crate::records::{ProbeOutcome, Scenario};
-use crate::stats::{fmt_num, weighted_censored_quantile, CensoredQuantile, Observation};
+use netlab_analysis::records::{ProbeOutcome, Scenario};
+use netlab_analysis::ArmDelivery;
+use netlab_stats::{fmt_num, weighted_censored_quantile, CensoredQuantile, Observation};
 
 /// Which probe a window delay comes from, and how its samples are weighted.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -198,7 +198,9 @@ impl WindowDelay {
                     // An unresolved request is censored at its own bound,
                     // B's close less its send (method §5.8).
                     if let (Fate::Unresolved, Some(c), Some(t)) = (&r.fate, closed_s, r.send_s) {
-                        w.fates.censored_ms.push(crate::own_bound_ms(c, t));
+                        w.fates
+                            .censored_ms
+                            .push(netlab_analysis::own_bound_ms(c, t));
                     }
                     if w.fates.lost() > lost {
                         w.lost_s += weight;
@@ -392,13 +394,5 @@ fn timed(
             }
             Some(out)
         }
-    }
-}
-
-impl Scenario {
-    /// The measured window, s from t0 (the loaded phase when results.json
-    /// records no window).
-    pub fn window(&self) -> [f64; 2] {
-        self.measured_window.unwrap_or(self.phases.loaded)
     }
 }

@@ -6,7 +6,7 @@
 //! censored value a "≥" marker at its bound, never a value, and no line
 //! runs through it; with two or more axes one panel per value of the
 //! others. Rounds are pooled within a point, never across points
-//! ([`netlab_analysis::sweep::SweepTable::series`]).
+//! ([`netlab_compare::sweep::SweepTable::series`]).
 
 use plotters::prelude::*;
 
@@ -18,8 +18,8 @@ use crate::plot_style::{
 };
 use crate::plots::{arm_color, builder, draw_svg, e, Area, Plot};
 use crate::plots_run::px_in;
-use crate::ReportError;
-use netlab_analysis::sweep::{Measured, Panel, SweepAxis, SweepMetric, SweepTable};
+use crate::PlotError;
+use netlab_compare::sweep::{Measured, Panel, SweepAxis, SweepMetric, SweepTable};
 use netlab_experiment::ModelKind;
 
 /// Height of one panel, px.
@@ -49,7 +49,7 @@ pub fn file_name(metric: SweepMetric, axis: &SweepAxis) -> String {
 
 /// The one value of a metric that is the same at every point and round
 /// (zero drops everywhere, say): said in one line, not drawn.
-pub(crate) fn constant_value(table: &SweepTable, m: SweepMetric) -> Option<Measured> {
+pub fn constant_value(table: &SweepTable, m: SweepMetric) -> Option<Measured> {
     let mut values = table
         .rows
         .iter()
@@ -99,7 +99,7 @@ pub fn constant_lines(table: &SweepTable) -> Vec<String> {
 
 /// Every sweep figure: each metric with data against each axis, but a
 /// metric whose value never changes ([`constant_lines`] says it).
-pub fn all(table: &SweepTable) -> Result<Vec<Plot>, ReportError> {
+pub fn all(table: &SweepTable) -> Result<Vec<Plot>, PlotError> {
     let mut out = Vec::new();
     let arms = arm_order(table);
     for m in table.metrics_with_data() {
@@ -255,7 +255,7 @@ fn state_shape(states: &[String], s: &Option<String>) -> Shape {
 /// the rounds each line is (the mean of fewer than 3, else the median:
 /// `PointValues::summary_words`).
 fn title_of(metric: SweepMetric, axis: &SweepAxis, panels: &[Panel]) -> String {
-    let how = netlab_analysis::sweep::PointValues::summary_words(
+    let how = netlab_compare::sweep::PointValues::summary_words(
         panels.iter().flat_map(|p| &p.arms).flat_map(|s| &s.points),
     );
     let how = match how {
@@ -362,7 +362,7 @@ fn figure(
     models: &[PanelModels],
     arms: &[String],
     notes: &[String],
-) -> Result<Plot, ReportError> {
+) -> Result<Plot, PlotError> {
     let file = crate::layout::sweep_figure(&file_name(metric, axis));
     let title = title_of(metric, axis, panels);
     let states = states(panels);
@@ -616,7 +616,7 @@ fn dashed(area: &Area<'_>, a: (i32, i32), b: (i32, i32), c: RGBColor) -> Result<
 /// `at` maps (axis value, metric value) to the panel's pixels.
 fn draw_arm(
     area: &Area<'_>,
-    series: &netlab_analysis::sweep::ArmSeries,
+    series: &netlab_compare::sweep::ArmSeries,
     c: RGBColor,
     states: &[String],
     at: &dyn Fn(f64, f64) -> (i32, i32),
@@ -677,7 +677,7 @@ fn draw_arm(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use netlab_analysis::sweep::{AxisKind, AxisTick, SweepMetrics, SweepRow};
+    use netlab_compare::sweep::{AxisKind, AxisTick, SweepMetrics, SweepRow};
 
     /// One arm at three base RTTs, two rounds each; `mid` is the middle
     /// point's p50 in both rounds.
@@ -723,8 +723,8 @@ mod tests {
             }
         }
         SweepTable {
-            format: netlab_analysis::sweep::SweepTable::FORMAT.into(),
-            version: netlab_analysis::sweep::SweepTable::VERSION,
+            format: netlab_compare::sweep::SweepTable::FORMAT.into(),
+            version: netlab_compare::sweep::SweepTable::VERSION,
             run_id: "t".into(),
             axes: vec![axis],
             models: Vec::new(),

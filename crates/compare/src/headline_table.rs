@@ -15,10 +15,10 @@
 use std::fmt::Write as _;
 
 use crate::headline::{ArmHeadline, Headline};
-use crate::records::Scenario;
-use crate::stats::{fmt_num, CensoredQuantile};
 use crate::window::{Measure, WindowDelay};
-use crate::ReportInput;
+use netlab_analysis::records::Scenario;
+use netlab_analysis::ReportInput;
+use netlab_stats::{fmt_num, CensoredQuantile};
 
 /// A column of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

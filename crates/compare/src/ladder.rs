@@ -14,7 +14,7 @@ use netlab_results::judge::judge;
 use netlab_results::queue_seen::queue_seen;
 use netlab_results::{Results, ScenarioResult, Verdict};
 
-use crate::path_seen::thousands;
+use netlab_analysis::path_seen::thousands;
 
 /// One rung: a scenario's figures for the table.
 #[derive(Debug, Clone, PartialEq)]

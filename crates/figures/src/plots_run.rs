@@ -8,12 +8,13 @@ use plotters::prelude::*;
 use crate::plot_legend::{draw_labels, Label, Legend, Mark};
 use crate::plot_style::{title as draw_title, title_height, WIDTH};
 use crate::plots::{arm_color, builder, draw_svg, e, mesh, Area, Plot, TIMEOUT_FILL};
-use crate::ReportError;
+use crate::PlotError;
 use netlab_analysis::records::{ProbeOutcome, ProbePhase, Scenario};
 use netlab_analysis::ReportInput;
 use netlab_stats::{kaplan_meier, km_quantile, CensoredQuantile, KaplanMeier, Observation};
 
-pub(crate) fn arms(input: &ReportInput) -> Vec<String> {
+/// The run's arm labels in the order they first ran.
+pub fn arms(input: &ReportInput) -> Vec<String> {
     let mut v: Vec<String> = Vec::new();
     for s in &input.scenarios {
         if !v.contains(&s.arm) {
@@ -25,13 +26,13 @@ pub(crate) fn arms(input: &ReportInput) -> Vec<String> {
 
 /// The loaded RTT observations of the probe that ran (the stop-and-wait
 /// probe's, else the isochronous probe's: [`Scenario::rtt_probe`]).
-pub(crate) fn obs(s: &Scenario) -> Vec<Observation> {
+pub fn obs(s: &Scenario) -> Vec<Observation> {
     s.rtt_observations(ProbePhase::Loaded)
 }
 
 /// An arm's idle-path RTT: the probe-only phase's median over its rounds
 /// (Kaplan–Meier, so a baseline timeout still counts), when it has one.
-pub(crate) fn baseline_p50(input: &ReportInput, arm: &str) -> Option<f64> {
+pub fn baseline_p50(input: &ReportInput, arm: &str) -> Option<f64> {
     let o: Vec<Observation> = input
         .scenarios
         .iter()
@@ -55,7 +56,7 @@ pub(crate) fn baseline_p50(input: &ReportInput, arm: &str) -> Option<f64> {
 
 /// Draws each arm's baseline median as a thin vertical dashed line in its
 /// colour (`y` spans the chart's value range).
-pub(crate) fn baseline_markers<DB: DrawingBackend>(
+pub fn baseline_markers<DB: DrawingBackend>(
     chart: &mut ChartContext<
         '_,
         DB,
@@ -82,7 +83,7 @@ pub(crate) fn baseline_markers<DB: DrawingBackend>(
 }
 
 /// The legend entries of [`baseline_markers`].
-pub(crate) fn baseline_legend(input: &ReportInput, arms: &[String], legend: &mut Legend) {
+pub fn baseline_legend(input: &ReportInput, arms: &[String], legend: &mut Legend) {
     for (i, arm) in arms.iter().enumerate() {
         if let Some(b) = baseline_p50(input, arm) {
             legend.push(
@@ -94,7 +95,7 @@ pub(crate) fn baseline_legend(input: &ReportInput, arms: &[String], legend: &mut
 }
 
 /// Milliseconds for a legend: two significant decimals below 10.
-pub(crate) fn fmt_ms(v: f64) -> String {
+pub fn fmt_ms(v: f64) -> String {
     if v < 10.0 {
         format!("{v:.2} ms")
     } else {
@@ -102,7 +103,8 @@ pub(crate) fn fmt_ms(v: f64) -> String {
     }
 }
 
-pub(crate) fn timeout_ms(input: &ReportInput) -> f64 {
+/// The longest probe timeout of the run's scenarios, ms.
+pub fn timeout_ms(input: &ReportInput) -> f64 {
     input
         .scenarios
         .iter()
@@ -112,7 +114,7 @@ pub(crate) fn timeout_ms(input: &ReportInput) -> f64 {
 }
 
 /// The step line of a KM curve from `x0`, ending at the timeout bound.
-pub(crate) fn km_line(km: &KaplanMeier, x0: f64, bound: f64) -> Vec<(f64, f64)> {
+pub fn km_line(km: &KaplanMeier, x0: f64, bound: f64) -> Vec<(f64, f64)> {
     let mut pts = vec![(x0, 0.0)];
     let mut prev = 0.0;
     for s in &km.steps {
@@ -154,7 +156,7 @@ fn cdf_axes<'a, 'b>(
 
 /// A one-way CDF's axes over every request sent: the delay (log) against
 /// the share of the loaded requests sent.
-pub(crate) fn one_way_axes<'a, 'b>(
+pub fn one_way_axes<'a, 'b>(
     area: &'b Area<'a>,
     (x0, x1): (f64, f64),
 ) -> Result<
@@ -178,7 +180,7 @@ pub(crate) fn one_way_axes<'a, 'b>(
 }
 
 /// The pixel of a chart's point in `area`'s own coordinates.
-pub(crate) fn px_in<X, Y>(
+pub fn px_in<X, Y>(
     chart: &ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
     area: &Area<'_>,
     p: (X::ValueType, Y::ValueType),
@@ -193,7 +195,7 @@ where
 }
 
 /// A chart's plotting area in `area`'s own pixels (x0, y0, x1, y1).
-pub(crate) fn plot_bounds<X, Y>(
+pub fn plot_bounds<X, Y>(
     chart: &ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
     area: &Area<'_>,
 ) -> (i32, i32, i32, i32)
@@ -221,7 +223,7 @@ fn delivered(s: &Scenario) -> (Vec<f64>, usize) {
 
 /// The ordinary CDF of delivered values over every sent request (`n`):
 /// it ends below 1 by the share that never arrived.
-pub(crate) fn ecdf_line(v: &[f64], n: usize, x0: f64, x1: f64) -> Vec<(f64, f64)> {
+pub fn ecdf_line(v: &[f64], n: usize, x0: f64, x1: f64) -> Vec<(f64, f64)> {
     let mut pts = vec![(x0, 0.0)];
     let mut prev = 0.0;
     for (i, x) in v.iter().enumerate() {
@@ -242,7 +244,7 @@ pub(crate) fn ecdf_line(v: &[f64], n: usize, x0: f64, x1: f64) -> Vec<(f64, f64)
 // Long: one figure drawn in order (title, legend, axes, each arm's rounds
 // and pooled curve, the rounds' labels placed apart); the steps share the
 // chart context.
-pub(crate) fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
+pub fn delivered_cdf(input: &ReportInput) -> Result<Plot, PlotError> {
     let file = "km-cdf-loaded.svg".to_string();
     let title = crate::plots::scoped(
         input,
@@ -363,7 +365,7 @@ pub(crate) fn delivered_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
 // Long: one figure drawn in order (title, legend, axes, each arm's rounds
 // and pooled curve, the rounds' labels placed apart); the steps share the
 // chart context.
-pub(crate) fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
+pub fn km_cdf(input: &ReportInput) -> Result<Plot, PlotError> {
     let file = "km-cdf-loaded.svg".to_string();
     let title = crate::plots::scoped(
         input,
@@ -472,7 +474,7 @@ pub(crate) fn km_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
 /// The isochronous probe's loaded-phase slots as observations: a reply in
 /// time is exact, a timeout censored at the timeout, or, with
 /// `late_as_exact`, exact at its late reply's RTT when one came.
-pub(crate) fn iso_obs(s: &Scenario, late_as_exact: bool) -> Vec<Observation> {
+pub fn iso_obs(s: &Scenario, late_as_exact: bool) -> Vec<Observation> {
     let Some(iso) = &s.iso else {
         return Vec::new();
     };
@@ -494,7 +496,7 @@ pub(crate) fn iso_obs(s: &Scenario, late_as_exact: bool) -> Vec<Observation> {
 /// late request at the RTT its reply showed.
 // Long: one figure drawn in order (title, legend, axes, the curves per arm
 // and probe, the late-reply curve); the steps share the chart context.
-pub(crate) fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
+pub fn iso_cdf(input: &ReportInput) -> Result<Plot, PlotError> {
     let file = "iso-cdf-loaded.svg".to_string();
     let title = crate::plots::scoped(
         input,
@@ -608,7 +610,7 @@ pub(crate) fn iso_cdf(input: &ReportInput) -> Result<Plot, ReportError> {
 }
 
 /// "round" or "rounds".
-pub(crate) fn rounds_word(n: usize) -> &'static str {
+pub fn rounds_word(n: usize) -> &'static str {
     if n == 1 {
         "round"
     } else {
@@ -623,7 +625,7 @@ pub(crate) mod tests {
 
     /// pfifo's isochronous slots: 6 replies, 3 timeouts of which 2 had a
     /// late reply; fq_codel's: 10 replies.
-    pub(crate) fn with_iso() -> ReportInput {
+    pub fn with_iso() -> ReportInput {
         let mut input = netlab_analysis::testing::input(1);
         for s in &mut input.scenarios {
             let pfifo = s.arm == "pfifo";
@@ -676,7 +678,7 @@ pub(crate) mod tests {
 
     /// Every text of an SVG, in order, joined by spaces (a legend entry
     /// wrapped over two lines reads as one).
-    pub(crate) fn svg_text(svg: &str) -> String {
+    pub fn svg_text(svg: &str) -> String {
         let mut out = Vec::new();
         let mut rest = svg;
         while let Some(i) = rest.find("<text") {

@@ -4,8 +4,8 @@
 //! ([`Statistics`]). The types only: `compare` computes them from the
 //! rounds, `sentence` says them.
 
-use crate::stats::{Bounded, CensoredQuantile};
 use crate::window::Sampling;
+use netlab_stats::{Bounded, CensoredQuantile};
 
 /// Fewer rounds per arm than this: the interval is printed as not meaningful.
 pub(crate) const MIN_ROUNDS: usize = 3;
@@ -133,7 +133,7 @@ pub struct Comparison {
     /// ceiling), or the shift is under the measurement's resolution.
     pub not_claimed: Option<String>,
     /// The exact rank interval over the rounds' values
-    /// ([`crate::stats::shift_interval`]); endpoints may be bounds.
+    /// ([`netlab_stats::shift_interval`]); endpoints may be bounds.
     pub interval: (Bounded, Bounded),
     /// The interval's confidence level (0.9 for 3 vs 3 rounds; 0 without
     /// rounds on both sides).

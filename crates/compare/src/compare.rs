@@ -5,17 +5,17 @@
 //! resampled), censoring kept, plus a plain sentence that never claims
 //! more than that interval.
 
-use crate::records::Scenario;
-use crate::stats::{
+use crate::window::{Measure, Sampling, WindowDelay};
+use netlab_analysis::records::Scenario;
+use netlab_analysis::ReportInput;
+use netlab_stats::{
     hodges_lehmann, jain_index, quantile_difference, shift_interval, weighted_censored_quantile,
     Bounded, CensoredQuantile, Observation,
 };
-use crate::window::{Measure, Sampling, WindowDelay};
-use crate::ReportInput;
 
 use crate::comparison::{figure_name, ALPHA};
 pub use crate::comparison::{ArmFigure, Comparison, DelayBasis, Figure, Statistics, Value};
-use crate::records::GOODPUT_RESOLUTION;
+use netlab_analysis::records::GOODPUT_RESOLUTION;
 
 /// The data one round contributes to a figure.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,7 +77,7 @@ impl DelayBasis {
         let all = !ok.is_empty()
             && ok.iter().all(|s| {
                 !s.probes.is_empty()
-                    && s.delivered_one_way(crate::records::ProbePhase::Loaded)
+                    && s.delivered_one_way(netlab_analysis::records::ProbePhase::Loaded)
                         .is_some()
             });
         if all {
@@ -85,39 +85,6 @@ impl DelayBasis {
         } else {
             DelayBasis::RttCensored
         }
-    }
-}
-
-impl Scenario {
-    /// Goodput of each bin that lies wholly inside the measured window, Mbit/s.
-    pub fn goodput_bins(&self) -> Vec<f64> {
-        let s = self;
-        let (Some([w0, w1]), Some(bin)) = (s.measured_window, s.bin_s()) else {
-            return Vec::new();
-        };
-        s.aggregate_bytes()
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| {
-                let t = *i as f64 * bin;
-                t >= w0 - 1e-9 && t + bin <= w1 + 1e-9
-            })
-            .map(|(_, b)| *b as f64 * 8.0 / bin / 1e6)
-            .collect()
-    }
-
-    /// A round's goodput, Mbit/s: its first direction's aggregate goodput as
-    /// results.json gives it (method §4.3: each flow's bytes delivered inside
-    /// the measured window over the window, summed over the direction's
-    /// flows), the one goodput every output quotes; for input without it, the
-    /// mean of the whole 200 ms bins inside the window.
-    pub fn window_goodput(&self) -> Option<f64> {
-        let s = self;
-        if let Some(g) = s.directions.first().and_then(|d| d.goodput_mbps) {
-            return Some(g);
-        }
-        let b = s.goodput_bins();
-        (!b.is_empty()).then(|| b.iter().sum::<f64>() / b.len() as f64)
     }
 }
 
@@ -282,7 +249,7 @@ pub fn analyse(input: &ReportInput) -> Statistics {
     }
     // Nothing pooled where the rounds disagree or a round's window held
     // more than one state (method §12.6).
-    let split = crate::state::ArmStates::of_input(input)
+    let split = netlab_analysis::state::ArmStates::of_input(input)
         .into_iter()
         .filter(|a| a.split())
         .map(|a| {
@@ -314,7 +281,7 @@ impl Statistics {
     /// what it measures (one-way or round trip); an arm whose rounds
     /// disagree gets no pooled value (method §12.6); a pooled share is the
     /// ratio of the counts.
-    pub fn figures_table(&self) -> crate::Table {
+    pub fn figures_table(&self) -> netlab_analysis::Table {
         let mut rows = Vec::new();
         for f in &self.figures {
             let unit = f.figure.unit();
@@ -378,7 +345,7 @@ impl Statistics {
                 "Each figure per arm, pooled over its rounds and per round, with its counts; the delays are round trips with a timeout censored at the timeout (method §5.6).",
             ),
         };
-        crate::Table {
+        netlab_analysis::Table {
             intro: intro.into(),
             header: ["figure", "arm", "pooled", "n (timeouts)", "per round: value (n, timeouts)"]
                 .map(String::from)
@@ -467,7 +434,7 @@ fn not_claimed(
                 "every round within {:.3} Mbit/s of the others, under the measurement's resolution ({:.0} % of the {} Mbit/s rate, {resolution:.3} Mbit/s)",
                 spread.1 - spread.0,
                 GOODPUT_RESOLUTION * 100.0,
-                crate::stats::fmt_num(rate)
+                netlab_stats::fmt_num(rate)
             ))
         }
         _ => None,
@@ -549,7 +516,7 @@ fn compare(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{input, scenario};
+    use netlab_analysis::testing::{input, scenario};
 
     fn find(st: &Statistics, f: Figure) -> &Comparison {
         st.comparisons.iter().find(|c| c.figure == f).unwrap()

@@ -9,11 +9,11 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use crate::merge::index_ranges;
+use crate::split::{read_scenario_file, read_split, SplitError};
+use crate::store::{scenario_files, SCENARIO_DIR};
+use crate::{Results, ScenarioFiles};
 use netlab_experiment::{Experiment, Shard};
-use netlab_results::merge::index_ranges;
-use netlab_results::split::{read_scenario_file, read_split, SplitError};
-use netlab_results::store::{scenario_files, SCENARIO_DIR};
-use netlab_results::{Results, ScenarioFiles};
 
 /// What a resumed run takes over from its folder.
 #[derive(Debug, Default)]
@@ -47,12 +47,12 @@ pub fn check(
     // The header only: every scenario is read (and checked) when adopted.
     let header = read_split(&path, |_, _, _| Ok(())).map_err(|e| e.to_string())?;
     // Scenarios this netlab writes go beside the adopted ones: one version.
-    if header.schema_version != netlab_results::SCHEMA_VERSION {
+    if header.schema_version != crate::SCHEMA_VERSION {
         return Err(format!(
             "{} is results.json version {}; this netlab writes version {}: a resumed folder must be the same version (use another --out)",
             path.display(),
             header.schema_version,
-            netlab_results::SCHEMA_VERSION
+            crate::SCHEMA_VERSION
         ));
     }
     let theirs = header

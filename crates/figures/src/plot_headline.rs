@@ -14,20 +14,20 @@ use crate::plot_style::{
 };
 use crate::plots::{arm_color, draw_svg, dropped_color, e, tick, Plot, TIMEOUT_FILL};
 use crate::plots_run::{plot_bounds, px_in};
-use crate::ReportError;
-use netlab_analysis::compare::{Figure, Statistics};
-use netlab_analysis::headline::{ArmHeadline, Headline};
+use crate::PlotError;
 use netlab_analysis::ReportInput;
+use netlab_compare::compare::{Figure, Statistics};
+use netlab_compare::headline::{ArmHeadline, Headline};
 use netlab_results::fate::{one_way_quantiles, Fate};
 use netlab_stats::CensoredQuantile;
 
 /// The headline figure's file.
-pub(crate) const FILE: &str = "headline-delay-loss.svg";
+pub const FILE: &str = "headline-delay-loss.svg";
 
 /// One segment of an arm's bar in the right panel: what became of some of
 /// its loaded requests.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct FateSegment {
+pub struct FateSegment {
     /// What (the legend's words).
     pub what: String,
     /// How many loaded requests.
@@ -39,7 +39,7 @@ pub(crate) struct FateSegment {
 /// What became of one arm's loaded probe requests that got no reply
 /// within the timeout, as the right panel draws it.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct LoadedFates {
+pub struct LoadedFates {
     /// Loaded requests with RTT information (the bar's 100 %).
     pub requests: usize,
     /// The segments, left to right.
@@ -62,13 +62,13 @@ const UNRESOLVED: RGBColor = RGBColor(200, 200, 200);
 /// reached B: cause unknown" and "unresolved"; in older results the one
 /// thing known is that no reply came within the timeout, and the bar says
 /// exactly that.
-pub(crate) fn loaded_fates(a: &ArmHeadline) -> LoadedFates {
+pub fn loaded_fates(a: &ArmHeadline) -> LoadedFates {
     // The headline's delay is the window's (method §12.11): its samples'
     // fates, when it knows them.
     let window = a
         .window
         .as_ref()
-        .filter(|w| w.measure == netlab_analysis::window::Measure::OneWay)
+        .filter(|w| w.measure == netlab_compare::window::Measure::OneWay)
         .map(|w| &w.fates);
     let Some(d) = window.or(a.delivery.as_ref()) else {
         return LoadedFates {
@@ -138,10 +138,10 @@ fn one_way_mode(hl: &Headline) -> bool {
 
 /// The one-way delay over the measured window of every arm (method
 /// §12.11), when the headline quotes it for each.
-fn window_of(a: &ArmHeadline) -> Option<&netlab_analysis::window::WindowDelay> {
+fn window_of(a: &ArmHeadline) -> Option<&netlab_compare::window::WindowDelay> {
     a.window
         .as_ref()
-        .filter(|w| w.measure == netlab_analysis::window::Measure::OneWay && !w.samples.is_empty())
+        .filter(|w| w.measure == netlab_compare::window::Measure::OneWay && !w.samples.is_empty())
 }
 
 /// One arm's row of the delay panel: the values the headline gives, each
@@ -322,15 +322,11 @@ fn legend_of(hl: &Headline, bound: f64, rounds: u32, one_way: bool, censored: bo
 /// what became of the loaded probes without a timely reply (right).
 // Long: one figure drawn in order (title, legend, the delay panel's rows
 // and labels, the fate panel's bars); the steps share the drawing areas.
-pub(crate) fn figure(
-    input: &ReportInput,
-    st: &Statistics,
-    hl: &Headline,
-) -> Result<Plot, ReportError> {
+pub fn figure(input: &ReportInput, st: &Statistics, hl: &Headline) -> Result<Plot, PlotError> {
     let window = !hl.arms.is_empty() && hl.arms.iter().all(|a| window_of(a).is_some());
     let one_way = window || one_way_mode(hl);
     let title = match hl.arms.first().and_then(window_of).map(|w| w.sampling) {
-        Some(netlab_analysis::window::Sampling::Isochronous { .. }) if window => {
+        Some(netlab_compare::window::Sampling::Isochronous { .. }) if window => {
             "Headline: window one-way delay per arm (isochronous probe; median, p95) and what became of the other slots"
         }
         Some(_) if window => {
@@ -607,8 +603,8 @@ mod tests {
 
     fn figure_of(r: &Results) -> Plot {
         let input = netlab_analysis::input_from(r).unwrap();
-        let st = netlab_analysis::compare::analyse(&input);
-        let hl = netlab_analysis::headline::Headline::of(&input, &st);
+        let st = netlab_compare::compare::analyse(&input);
+        let hl = netlab_compare::headline::Headline::of(&input, &st);
         figure(&input, &st, &hl).unwrap()
     }
 

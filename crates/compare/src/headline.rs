@@ -1,17 +1,17 @@
 //! The answer first: per arm, baseline → loaded probe latency (p50, p95,
 //! a bound where it lies on the censored mass), goodput, censored/total,
-//! drops or marks, and the rounds' states ([`crate::state`]); with two or
+//! drops or marks, and the rounds' states ([`netlab_analysis::state`]); with two or
 //! more arms, the difference with its rank interval over rounds and a one-line
 //! verdict that says when an arm's rounds disagree. The same [`Headline`]
 //! heads summary.md ([`Headline::markdown`]) and index.html.
 
 use crate::compare::{Comparison, Figure, Statistics};
-use crate::delivery::ArmDelivery;
-use crate::records::{ProbePhase, Scenario};
-use crate::state::{self, ArmStates, WindowPart};
-use crate::stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
 use crate::window::{Measure, Sampling, WindowDelay};
-use crate::ReportInput;
+use netlab_analysis::records::{ProbePhase, Scenario};
+use netlab_analysis::state::{self, ArmStates, WindowPart};
+use netlab_analysis::ArmDelivery;
+use netlab_analysis::ReportInput;
+use netlab_stats::{censored_quantile, fmt_num, CensoredQuantile, Observation};
 
 /// The loaded probe latency of the rounds of one state.
 #[derive(Debug, Clone, PartialEq)]
@@ -105,7 +105,7 @@ pub struct ArmHeadline {
     /// Goodput over the rounds (docs/report.md, "Rounds": the mean of
     /// fewer than three, shown with each round; the median with the range
     /// from three on), Mbit/s.
-    pub goodput: Option<crate::stats::RoundsSummary>,
+    pub goodput: Option<netlab_stats::RoundsSummary>,
     /// The arm's drops per round inside the measured window.
     pub drops: Vec<u64>,
     /// The arm's ECN marks per round inside the measured window, where it
@@ -152,7 +152,7 @@ pub struct Headline {
     pub models: Vec<String>,
     /// The figures per arm, pooled and per round
     /// ([`Statistics::figures_table`]), when the arms have any.
-    pub figures: Option<crate::Table>,
+    pub figures: Option<netlab_analysis::Table>,
 }
 
 /// One point of a sweep and its headline.
@@ -173,7 +173,7 @@ fn obs(s: &Scenario, phase: ProbePhase) -> Vec<Observation> {
 
 /// Every round's value of a figure of one arm, summarised as the rounds
 /// are (never one round for several).
-fn over_rounds(st: &Statistics, arm: &str, f: Figure) -> Option<crate::stats::RoundsSummary> {
+fn over_rounds(st: &Statistics, arm: &str, f: Figure) -> Option<netlab_stats::RoundsSummary> {
     let fig = st.figures.iter().find(|x| x.arm == arm && x.figure == f)?;
     let obs: Vec<Observation> = fig
         .rounds
@@ -184,7 +184,7 @@ fn over_rounds(st: &Statistics, arm: &str, f: Figure) -> Option<crate::stats::Ro
             CensoredQuantile::NoData => None,
         })
         .collect();
-    crate::stats::summarise(&obs)
+    netlab_stats::summarise(&obs)
 }
 
 /// `0.31 ms`, `≥ 1000 ms`, `no data`.
@@ -636,7 +636,7 @@ impl Headline {
     /// reader finds its columns. Only when the headline's own lines say
     /// delay and loss apart (every arm has fates); otherwise those lines
     /// are this view already.
-    pub fn method_rtt_table(&self) -> Option<crate::Table> {
+    pub fn method_rtt_table(&self) -> Option<netlab_analysis::Table> {
         if self.arms.is_empty() || self.arms.iter().any(|a| a.delivery.is_none()) {
             return None;
         }
@@ -673,7 +673,7 @@ impl Headline {
                 ]);
             }
         }
-        Some(crate::Table {
+        Some(netlab_analysis::Table {
             intro: format!(
                 "{}: {}; round-trip times with a timeout counted as ≥ the timeout (a lost request and one delayed past the timeout look alike here); quantiles over every loaded request, censoring-aware; an arm whose rounds fall into different states has a row per state, none pooled.",
                 Headline::METHOD_RTT_HEADING,
@@ -798,7 +798,14 @@ mod tests {
     use super::*;
 
     fn fixture() -> ReportInput {
-        crate::input_from(&crate::testing::fixture_results("run-uml-3rounds")).unwrap()
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures/report/run-uml-3rounds/results.json.gz"
+        );
+        let gz = std::fs::read(path).unwrap();
+        let mut json = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut json).unwrap();
+        netlab_analysis::input_from(&netlab_results::Results::parse(&json).unwrap()).unwrap()
     }
 
     #[test]

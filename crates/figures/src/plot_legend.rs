@@ -10,7 +10,7 @@ use crate::plot_style::{
 
 /// What a legend entry shows beside its text.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Mark {
+pub enum Mark {
     /// A filled box (a shaded band).
     Band(RGBColor),
     /// The grey "no reply within the timeout" band.
@@ -30,7 +30,7 @@ pub(crate) enum Mark {
 /// A figure's one legend: entries flowed into rows below the plot area,
 /// over no data.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Legend {
+pub struct Legend {
     entries: Vec<(String, Mark)>,
 }
 
@@ -171,7 +171,7 @@ fn draw_mark(
 
 /// A label to place beside a point: its text, colour and the point, px.
 #[derive(Debug, Clone)]
-pub(crate) struct Label {
+pub struct Label {
     /// The text.
     pub text: String,
     /// Its colour.
@@ -190,7 +190,7 @@ fn overlaps(a: (i32, i32, i32, i32), b: (i32, i32, i32, i32)) -> bool {
 /// y1): right, left, above, below, then further out; returns each label's
 /// top-left corner.
 #[cfg(test)]
-pub(crate) fn place_labels(
+pub fn place_labels(
     labels: &[Label],
     avoid: &[(i32, i32)],
     bounds: (i32, i32, i32, i32),
@@ -201,7 +201,7 @@ pub(crate) fn place_labels(
 /// [`place_labels`], with `outer` (the drawing area) as the room a label
 /// may take when no place inside `bounds` is free: a label beside its
 /// curve's end outside the band is read; one over another is not.
-pub(crate) fn place_labels_within(
+pub fn place_labels_within(
     labels: &[Label],
     avoid: &[(i32, i32)],
     bounds: (i32, i32, i32, i32),
@@ -257,7 +257,7 @@ pub(crate) fn place_labels_within(
 /// Labels of one colour naming (nearly) the same point said once
 /// (`r1 r2 r4`): rounds whose curves end together would otherwise need
 /// more room around that point than there is.
-pub(crate) fn merge_labels(labels: &[Label]) -> Vec<Label> {
+pub fn merge_labels(labels: &[Label]) -> Vec<Label> {
     let mut out: Vec<Label> = Vec::with_capacity(labels.len());
     for l in labels {
         let same = out.iter_mut().find(|o| {
@@ -276,7 +276,7 @@ pub(crate) fn merge_labels(labels: &[Label]) -> Vec<Label> {
 
 /// Points every 8 px along the segment `a`–`b` (px), for
 /// [`place_labels`] to keep labels off a line.
-pub(crate) fn along(a: (i32, i32), b: (i32, i32)) -> Vec<(i32, i32)> {
+pub fn along(a: (i32, i32), b: (i32, i32)) -> Vec<(i32, i32)> {
     let (dx, dy) = (f64::from(b.0 - a.0), f64::from(b.1 - a.1));
     let n = ((dx * dx + dy * dy).sqrt() / 8.0).ceil().max(1.0) as i32;
     (0..=n)
@@ -288,7 +288,7 @@ pub(crate) fn along(a: (i32, i32), b: (i32, i32)) -> Vec<(i32, i32)> {
 }
 
 /// Draws `labels` at the places [`place_labels`] found, on `area`.
-pub(crate) fn draw_labels(
+pub fn draw_labels(
     area: &Area<'_>,
     labels: &[Label],
     avoid: &[(i32, i32)],
@@ -308,7 +308,7 @@ pub(crate) fn draw_labels(
 
 /// [`draw_labels`] with `outer` the room a label may take when `bounds`
 /// has none free ([`place_labels_within`]).
-pub(crate) fn draw_labels_in(
+pub fn draw_labels_in(
     area: &Area<'_>,
     labels: &[Label],
     avoid: &[(i32, i32)],

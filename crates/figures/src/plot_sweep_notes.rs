@@ -4,10 +4,10 @@
 //! where model 4 draws no line because BBR's share had not settled
 //! (docs/models.md, model 4).
 
-use netlab_analysis::sweep::{SweepMetric, SweepTable};
+use netlab_compare::sweep::{SweepMetric, SweepTable};
 
 /// The notes of the figure of `metric` (none for most metrics).
-pub(crate) fn notes(table: &SweepTable, metric: SweepMetric) -> Vec<String> {
+pub fn notes(table: &SweepTable, metric: SweepMetric) -> Vec<String> {
     match metric {
         SweepMetric::IsoUpP50 | SweepMetric::IsoUpP99 => slot_notes(table),
         SweepMetric::BbrShare => bbr_notes(table),

@@ -7,8 +7,8 @@
 use netlab_experiment::ModelKind;
 
 use crate::row_model::{RowModel, BBR_CONVERGED, SPARSE_SHARE};
-use crate::stats::fmt_num;
 use crate::sweep::{Measured, SweepMetric, SweepTable};
+use netlab_stats::fmt_num;
 
 /// What a model predicts for `metric` in this row, in the metric's unit:
 /// model 2's delays and new-flow share; model 1's bound plus the base RTT

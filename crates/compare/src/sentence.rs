@@ -7,7 +7,7 @@
 //! stays a bound.
 
 use crate::comparison::{Comparison, ALPHA, MIN_ROUNDS};
-use crate::stats::{fmt_num, Bounded};
+use netlab_stats::{fmt_num, Bounded};
 
 fn num(b: Bounded) -> String {
     match b {

@@ -16,7 +16,7 @@ use crate::plots_run::{
     arms, baseline_legend, baseline_markers, baseline_p50, obs, plot_bounds, px_in, rounds_word,
     timeout_ms,
 };
-use crate::ReportError;
+use crate::PlotError;
 use netlab_analysis::records::Scenario;
 use netlab_analysis::ReportInput;
 use netlab_stats::{kaplan_meier, km_quantile, CensoredQuantile};
@@ -55,7 +55,7 @@ fn goodput_line(s: &Scenario) -> Vec<(f64, f64)> {
 // Long: one figure drawn in order (title, legend, two panels on a shared
 // time axis, each round's series in both); the steps share the drawing
 // areas, and pieces would only pass them around.
-pub(crate) fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, ReportError> {
+pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, PlotError> {
     let file = format!(
         "overview-{}-vs-{}.svg",
         netlab_analysis::ArmLabels::file_slug(a),
@@ -240,7 +240,7 @@ fn scatter_points(input: &ReportInput, arms: &[String]) -> Vec<Pt> {
 
 /// The scatter's y axis: the points and the shaped rate, with a margin of a
 /// fifth of their span (at least 2 % of the top) on either side.
-pub(crate) fn fit_y(values: &[f64], rate: Option<f64>) -> (f64, f64) {
+pub fn fit_y(values: &[f64], rate: Option<f64>) -> (f64, f64) {
     let all = values.iter().copied().chain(rate);
     let (lo, hi) = all.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
         (l.min(v), h.max(v))
@@ -258,7 +258,7 @@ pub(crate) fn fit_y(values: &[f64], rate: Option<f64>) -> (f64, f64) {
 // Long: one figure drawn in order (title, legend, axes fitted to the data,
 // the rate line, a marker per round per arm, labels placed apart); the
 // steps share the chart context.
-pub(crate) fn scatter(input: &ReportInput) -> Result<Plot, ReportError> {
+pub fn scatter(input: &ReportInput) -> Result<Plot, PlotError> {
     let file = "scatter-goodput-delay.svg".to_string();
     let title = crate::plots::scoped(
         input,

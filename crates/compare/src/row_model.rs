@@ -1,5 +1,5 @@
 //! Each sweep row's model inputs and predictions (docs/models.md): the
-//! scenario's inputs as read back ([`crate::records::ModelReadbacks`])
+//! scenario's inputs as read back ([`netlab_analysis::records::ModelReadbacks`])
 //! and what each model the experiment names predicts from them
 //! ([`RowModel`], sweep.csv's and sweep.json's `model_` columns). Pure:
 //! a row's model is computed from its scenario alone, below the sweep's
@@ -14,8 +14,8 @@ use std::time::Duration;
 use netlab_experiment::ModelKind;
 use serde::{Deserialize, Serialize};
 
-use crate::predict::{fifo_delay_bound, BbrShare, MathisLaw, Regime, SparseFlow};
-use crate::records::Scenario;
+use netlab_analysis::records::Scenario;
+use netlab_analysis::{fifo_delay_bound, BbrShare, MathisLaw, Regime, SparseFlow};
 
 /// The new-flow share at and above which a point counts as sparse when
 /// the measured boundary is located (between the model's 1 and ½).

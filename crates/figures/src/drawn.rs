@@ -8,16 +8,16 @@ use netlab_analysis::records::Scenario;
 use netlab_analysis::ReportInput;
 
 use crate::plots::Plot;
-use crate::ReportError;
+use crate::PlotError;
 
 /// Every run-level plot, in a fixed order: the headline figure, then the
 /// run's (a sweep's point by point). Each scenario's own plots are drawn
-/// by [`scenario`], one scenario at a time, for its page.
-pub(crate) fn all(
+/// by [`scenario_plots`], one scenario at a time, for its page.
+pub fn all(
     input: &ReportInput,
-    st: &netlab_analysis::compare::Statistics,
-    hl: &netlab_analysis::headline::Headline,
-) -> Result<Vec<Plot>, ReportError> {
+    st: &netlab_compare::compare::Statistics,
+    hl: &netlab_compare::headline::Headline,
+) -> Result<Vec<Plot>, PlotError> {
     let mut out = if input.is_sweep() {
         sweep_points(input, hl)?
     } else {
@@ -39,17 +39,14 @@ pub(crate) fn all(
 /// The four plots of one scenario; `bottleneck_bps` is the rate its
 /// goodput plot draws (in a sweep, its point's own rate:
 /// [`Scenario::point_rate`](netlab_analysis::records::Scenario::point_rate)).
-pub(crate) fn scenario(
-    s: &Scenario,
-    bottleneck_bps: Option<u64>,
-) -> Result<Vec<Plot>, ReportError> {
+pub fn scenario_plots(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Vec<Plot>, PlotError> {
     let mut out: Vec<Plot> = crate::plots::probe_rtt(s)?.into_iter().collect();
     out.extend([
-        crate::plots::goodput(s, bottleneck_bps)?,
+        crate::plots::goodput_over_time(s, bottleneck_bps)?,
         crate::plots::tcp_info(s)?,
         crate::plots::qdisc(s)?,
     ]);
-    out.extend(crate::plot_link::scenario(s)?);
+    out.extend(crate::plot_link::moving_rate(s)?);
     Ok(out)
 }
 
@@ -58,11 +55,11 @@ pub(crate) fn scenario(
 /// the page's caption).
 fn sweep_points(
     input: &ReportInput,
-    hl: &netlab_analysis::headline::Headline,
-) -> Result<Vec<Plot>, ReportError> {
+    hl: &netlab_compare::headline::Headline,
+) -> Result<Vec<Plot>, PlotError> {
     let mut out = Vec::new();
     for (p, ph) in input.points().zip(&hl.points) {
-        let st = netlab_analysis::compare::analyse(&p.input);
+        let st = netlab_compare::compare::analyse(&p.input);
         let mut run = vec![crate::plot_headline::figure(&p.input, &st, &ph.headline)?];
         run.extend(run_figures(&p.input)?);
         for plot in &mut run {
@@ -78,15 +75,15 @@ fn sweep_points(
 /// delivered probes' one-way delay where every round has its fates
 /// (losses a mass apart, never at the timeout), else the Kaplan–Meier CDF
 /// of the probe that ran; a run without any probe sample gets neither.
-fn run_figures(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
+fn run_figures(input: &ReportInput) -> Result<Vec<Plot>, PlotError> {
     let ok: Vec<&Scenario> = input
         .scenarios
         .iter()
         .filter(|s| s.error.is_none())
         .collect();
     let mut out = Vec::new();
-    if netlab_analysis::compare::DelayBasis::of(&ok)
-        == netlab_analysis::compare::DelayBasis::OneWayDelivered
+    if netlab_compare::compare::DelayBasis::of(&ok)
+        == netlab_compare::compare::DelayBasis::OneWayDelivered
     {
         out.push(crate::plots_run::delivered_cdf(input)?);
     } else if input

@@ -26,22 +26,20 @@ use crate::plot_style::{
     title_height, Axes, Shape, TEXT_PX, WIDTH,
 };
 use crate::plots::{arm_color, builder, draw_svg, e, tick, Area, Plot};
-use crate::ReportError;
+use crate::PlotError;
 use netlab_analysis::ReportInput;
 
 /// How the figures' files start.
-pub(crate) const FILE_PREFIX: &str = "hosts-share-";
+pub const FILE_PREFIX: &str = "hosts-share-";
 
 /// The figure's file for `direction` (`up`, `down`).
-pub(crate) fn file_name(direction: &str) -> String {
+pub fn file_name(direction: &str) -> String {
     format!("{FILE_PREFIX}{direction}.svg")
 }
 
 /// The directions that get a figure: those in which some scenario has
 /// more than one sender host, in order of first appearance.
-pub(crate) fn directions<'a>(
-    scenarios: impl IntoIterator<Item = &'a ScenarioFigures>,
-) -> Vec<String> {
+pub fn directions<'a>(scenarios: impl IntoIterator<Item = &'a ScenarioFigures>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for d in scenarios.into_iter().flat_map(|s| &s.host_shares) {
         if d.hosts.len() > 1 && !out.contains(&d.direction) {
@@ -59,7 +57,7 @@ pub const EQUAL_HOST_COLOR: RGBColor = RGBColor(130, 130, 130);
 pub const MATHIS_COLOR: RGBColor = RGBColor(200, 0, 120);
 
 /// The word for a model's colour, as the legend and summary.md say it.
-pub(crate) fn color_word(c: RGBColor) -> &'static str {
+pub fn color_word(c: RGBColor) -> &'static str {
     match c {
         PER_FLOW_COLOR => "dark grey",
         EQUAL_HOST_COLOR => "light grey",
@@ -68,7 +66,7 @@ pub(crate) fn color_word(c: RGBColor) -> &'static str {
 }
 
 /// Which dashed line is which model, in words (summary.md's).
-pub(crate) fn model_key() -> String {
+pub fn model_key() -> String {
     format!(
         "per-flow FQ {}, the equal host share {}, Mathis at the measured RTTs {}",
         color_word(PER_FLOW_COLOR),
@@ -157,7 +155,7 @@ fn arms_of<'a>(
 
 /// The figures of `input`, one per direction with more than one sender
 /// host ([`directions`]).
-pub(crate) fn all(input: &ReportInput) -> Result<Vec<Plot>, ReportError> {
+pub fn all(input: &ReportInput) -> Result<Vec<Plot>, PlotError> {
     // A sweep point's input carries every scenario's figures: its own only.
     let figs: Vec<&ScenarioFigures> = input
         .figures
@@ -210,7 +208,7 @@ fn figure(
     input: &ReportInput,
     figs: &[&ScenarioFigures],
     direction: &str,
-) -> Result<Plot, ReportError> {
+) -> Result<Plot, PlotError> {
     let file = file_name(direction);
     let title = crate::plots::scoped(
         input,

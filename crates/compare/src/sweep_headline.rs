@@ -4,8 +4,8 @@
 //! ([`crate::sweep::series`]); the latency is the probe that ran (the
 //! stop-and-wait RTT, else the isochronous probe's one-way delay).
 
-use crate::stats::fmt_num;
 use crate::sweep::{PointValues, SweepMetric, SweepTable};
+use netlab_stats::fmt_num;
 
 /// At most this many panels (values of the other axes) are told per axis
 /// and arm; sweep.csv holds the rest.

@@ -5,10 +5,10 @@
 use plotters::prelude::*;
 
 use crate::plot_legend::{Legend, Mark};
-pub(crate) use crate::plot_scale::tick;
-pub(crate) use crate::plot_style::{builder, e, mesh, Area, TIMEOUT_FILL};
+pub use crate::plot_scale::tick;
+pub use crate::plot_style::{builder, e, mesh, Area, TIMEOUT_FILL};
 use crate::plot_style::{title as draw_title, title_height, WIDTH};
-use crate::ReportError;
+use crate::PlotError;
 use netlab_analysis::records::{ProbeOutcome, Scenario};
 use netlab_analysis::ReportInput;
 
@@ -30,7 +30,7 @@ pub struct Plot {
 
 impl Plot {
     /// A figure of the whole run: no scenario's, no sweep point's.
-    pub(crate) fn of_run(file: String, title: String, svg: String) -> Plot {
+    pub fn of_run(file: String, title: String, svg: String) -> Plot {
         Plot {
             file,
             title,
@@ -45,7 +45,7 @@ impl Plot {
 type Line<'a> = (&'a str, &'a Vec<(f64, f64)>, RGBColor);
 
 /// Colour of the `i`-th arm.
-pub(crate) fn arm_color(i: usize) -> RGBColor {
+pub fn arm_color(i: usize) -> RGBColor {
     const C: [RGBColor; 6] = [
         RGBColor(200, 60, 40),
         RGBColor(30, 100, 200),
@@ -57,20 +57,24 @@ pub(crate) fn arm_color(i: usize) -> RGBColor {
     C[i % C.len()]
 }
 
-pub(crate) const BASELINE_FILL: RGBColor = RGBColor(225, 240, 225);
-pub(crate) const WARMUP_FILL: RGBColor = RGBColor(250, 240, 215);
-pub(crate) const LOADED_FILL: RGBColor = RGBColor(250, 225, 225);
+/// The shade behind the baseline phase (probe only).
+pub const BASELINE_FILL: RGBColor = RGBColor(225, 240, 225);
+/// The shade behind the warm-up, before the measured window.
+pub const WARMUP_FILL: RGBColor = RGBColor(250, 240, 215);
+/// The shade behind the measured window.
+pub const LOADED_FILL: RGBColor = RGBColor(250, 225, 225);
+
 /// Runs a drawing closure on a fresh SVG and returns its text.
-pub(crate) fn draw_svg(
+pub fn draw_svg(
     file: &str,
     size: (u32, u32),
     f: impl FnOnce(&Area<'_>) -> Result<(), String>,
-) -> Result<String, ReportError> {
+) -> Result<String, PlotError> {
     let mut buf = String::new();
     {
         let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();
         root.fill(&WHITE).map_err(|e| plot_err(file, e))?;
-        f(&root).map_err(|message| ReportError::Plot {
+        f(&root).map_err(|message| PlotError {
             plot: file.into(),
             message,
         })?;
@@ -79,8 +83,8 @@ pub(crate) fn draw_svg(
     Ok(buf)
 }
 
-fn plot_err(file: &str, e: impl std::fmt::Display) -> ReportError {
-    ReportError::Plot {
+fn plot_err(file: &str, e: impl std::fmt::Display) -> PlotError {
+    PlotError {
         plot: file.into(),
         message: e.to_string(),
     }
@@ -88,7 +92,7 @@ fn plot_err(file: &str, e: impl std::fmt::Display) -> ReportError {
 
 /// A run-level figure's title, with the part of the run it covers when
 /// that is not all of it (a sweep's point).
-pub(crate) fn scoped(input: &ReportInput, title: &str) -> String {
+pub fn scoped(input: &ReportInput, title: &str) -> String {
     match &input.scope {
         Some(scope) => format!("{title}, {scope}"),
         None => title.to_string(),
@@ -96,7 +100,7 @@ pub(crate) fn scoped(input: &ReportInput, title: &str) -> String {
 }
 
 /// The time axis' end for a scenario, s.
-pub(crate) fn x_end(s: &Scenario) -> f64 {
+pub fn x_end(s: &Scenario) -> f64 {
     let mut end = s.phases.end_s;
     if let Some(q) = s.qdisc.last() {
         end = end.max(q.t_s);
@@ -106,7 +110,7 @@ pub(crate) fn x_end(s: &Scenario) -> f64 {
 
 /// A drop's colour by its reason, so each fate has its own colour in every
 /// arm: a FIFO's tail drop red, CoDel's purple, over the limit brown, …
-pub(crate) fn dropped_color(r: netlab_results::fate::DropReason) -> RGBColor {
+pub fn dropped_color(r: netlab_results::fate::DropReason) -> RGBColor {
     use netlab_results::fate::DropReason as R;
     match r {
         R::TailDrop => RGBColor(200, 40, 40),
@@ -119,7 +123,7 @@ pub(crate) fn dropped_color(r: netlab_results::fate::DropReason) -> RGBColor {
     }
 }
 /// The phase bands' legend entries (those the scenario has).
-pub(crate) fn phase_legend(s: &Scenario, legend: &mut Legend) {
+pub fn phase_legend(s: &Scenario, legend: &mut Legend) {
     let w = s.phases.warmup();
     for (r, c, label) in [
         (s.phases.baseline, BASELINE_FILL, "baseline (probe only)"),
@@ -133,7 +137,7 @@ pub(crate) fn phase_legend(s: &Scenario, legend: &mut Legend) {
 }
 
 /// Shades baseline, warm-up and the loaded window over `y0..y1`.
-pub(crate) fn shade_phases<DB: DrawingBackend, X, Y>(
+pub fn shade_phases<DB: DrawingBackend, X, Y>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
     s: &Scenario,
     y0: Y::ValueType,
@@ -165,7 +169,7 @@ where
 
 /// What became of one probe request, as the probe plot draws it.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum ProbePoint {
+pub enum ProbePoint {
     /// A reply within the timeout: its RTT, ms.
     Reply(f64),
     /// A reply after the timeout: its exact RTT, ms.
@@ -179,7 +183,7 @@ pub(crate) enum ProbePoint {
 /// Each request of the probe that ran, at its send time, with its fate
 /// (method §5.8): the stop-and-wait probe's from B's receive log where the
 /// results carry it, else the isochronous probe's.
-pub(crate) fn probe_points(s: &Scenario) -> Vec<(f64, ProbePoint)> {
+pub fn probe_points(s: &Scenario) -> Vec<(f64, ProbePoint)> {
     use netlab_results::fate::{Fate, LossCause};
     if !s.probes.is_empty() {
         let fates: std::collections::HashMap<u32, &Fate> = s
@@ -238,7 +242,7 @@ fn lost_color(r: Option<netlab_results::fate::DropReason>) -> RGBColor {
 // Long: one figure drawn in order (title, legend, log axis, shaded phases,
 // the bands, replies, late replies, losses, the unexplained); the steps
 // share the chart.
-pub(crate) fn probe_rtt(s: &Scenario) -> Result<Option<Plot>, ReportError> {
+pub fn probe_rtt(s: &Scenario) -> Result<Option<Plot>, PlotError> {
     let points = probe_points(s);
     if points.is_empty() {
         return Ok(None);
@@ -457,13 +461,13 @@ pub(crate) fn probe_rtt(s: &Scenario) -> Result<Option<Plot>, ReportError> {
 const LATE_COLOR: RGBColor = RGBColor(230, 150, 40);
 
 /// The shaped rate's colour (every figure that shows goodput draws it).
-pub(crate) const RATE_COLOR: RGBColor = RGBColor(230, 120, 0);
+pub const RATE_COLOR: RGBColor = RGBColor(230, 120, 0);
 
 /// Plot 3: goodput per bin (per flow and aggregate), measured window marked.
 // Long: one figure drawn in order (title, legend, axes, per-flow and
 // aggregate series, the window marked, clipped bins, the rate); the steps
 // share the chart context.
-pub(crate) fn goodput(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, ReportError> {
+pub fn goodput_over_time(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, PlotError> {
     let file = crate::layout::scenario_plot(s.index, "goodput");
     let title = format!(
         "Scenario {} ({}): goodput per {:.0} ms (bytes delivered to B's application)",
@@ -639,7 +643,7 @@ fn two_panels(s: &Scenario, panels: [Panel<'_, '_>; 2], dots: bool) -> Result<()
 }
 
 /// Plot 4: the sender's TCP RTT and cwnd from tcp_info (never the probe).
-pub(crate) fn tcp_info(s: &Scenario) -> Result<Plot, ReportError> {
+pub fn tcp_info(s: &Scenario) -> Result<Plot, PlotError> {
     let file = crate::layout::scenario_plot(s.index, "tcp-info");
     let title = format!(
         "Scenario {} ({}): TCP RTT (tcp_info) and cwnd of the sender",
@@ -692,7 +696,7 @@ pub(crate) fn tcp_info(s: &Scenario) -> Result<Plot, ReportError> {
 
 /// Plot 5: the arm's backlog (packets and bytes) and its cumulative drops
 /// and ECN marks, from the periodic qdisc readbacks.
-pub(crate) fn qdisc(s: &Scenario) -> Result<Plot, ReportError> {
+pub fn qdisc(s: &Scenario) -> Result<Plot, PlotError> {
     let file = crate::layout::scenario_plot(s.index, "qdisc");
     let title = format!(
         "Scenario {} ({}): arm qdisc backlog and cumulative drops / ECN marks",

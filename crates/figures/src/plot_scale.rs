@@ -4,11 +4,11 @@
 //! [`y_scale`], [`x_scale`]). The bottom of the figures' modules: it draws
 //! nothing and imports none of them.
 
-use netlab_analysis::sweep::SweepAxis;
+use netlab_compare::sweep::SweepAxis;
 
 /// A tick label: whole numbers without decimals (`1000`, not `1000.0`),
 /// others with the fewest decimals that show them (`0.5`, `0.05`).
-pub(crate) fn tick(v: &f64) -> String {
+pub fn tick(v: &f64) -> String {
     let v = *v;
     if (v - v.round()).abs() < 1e-9 {
         format!("{v:.0}")
@@ -158,11 +158,11 @@ pub fn y_scale(levels: &[f64]) -> Scale {
 }
 
 /// The narrowest linear y range, as a share of the values' size.
-pub(crate) const MIN_SPAN_SHARE: f64 = 0.05;
+pub const MIN_SPAN_SHARE: f64 = 0.05;
 
 /// A tick label with as many decimals as the ticks' spacing needs, so
 /// adjacent labels always differ (`4.70`, `4.75`, not `4.755`, `4.755`).
-pub(crate) fn tick_label(scale: &Scale, t: f64) -> String {
+pub fn tick_label(scale: &Scale, t: f64) -> String {
     let v = scale.from(t);
     if scale.log || scale.ticks.len() < 2 {
         return tick(&v);

@@ -17,7 +17,7 @@ use crate::plot_style::{marker, title as draw_title, title_height, Shape, WIDTH}
 use crate::plots::{
     arm_color, builder, draw_svg, e, mesh, phase_legend, shade_phases, x_end, Plot,
 };
-use crate::ReportError;
+use crate::PlotError;
 use netlab_analysis::records::Scenario;
 use netlab_analysis::ReportInput;
 
@@ -41,7 +41,7 @@ fn capacity_line(steps: &[(f64, Option<u64>)], end: f64) -> Vec<(f64, f64)> {
 
 /// The figure of one scenario with a moving rate; `None` without one.
 // Long: two panels, each series and its legend entry drawn in order.
-pub(crate) fn scenario(s: &Scenario) -> Result<Option<Plot>, ReportError> {
+pub fn moving_rate(s: &Scenario) -> Result<Option<Plot>, PlotError> {
     let Some(link) = &s.link else {
         return Ok(None);
     };
@@ -225,7 +225,7 @@ pub(crate) fn scenario(s: &Scenario) -> Result<Option<Plot>, ReportError> {
 /// The throughput–delay plane over a trace: one marker per round, a
 /// colour and shape per arm; the ideal corner (the base one-way delay,
 /// 100 % use) marked. `None` unless some scenario has a trace point.
-pub(crate) fn plane(input: &ReportInput) -> Result<Option<Plot>, ReportError> {
+pub fn plane(input: &ReportInput) -> Result<Option<Plot>, PlotError> {
     let points: Vec<(&Scenario, netlab_analysis::link::TracePoint)> = input
         .scenarios
         .iter()

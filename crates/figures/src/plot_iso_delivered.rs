@@ -15,7 +15,7 @@ use crate::plot_legend::{Legend, Mark};
 use crate::plot_style::{marker, title as draw_title, title_height, Shape, WIDTH};
 use crate::plots::{arm_color, draw_svg, e, Plot};
 use crate::plots_run::arms;
-use crate::ReportError;
+use crate::PlotError;
 use netlab_analysis::records::Scenario;
 use netlab_analysis::ReportInput;
 
@@ -56,7 +56,7 @@ fn step_line(d: &ArmDelivery, x0: f64, x1: f64) -> Vec<(f64, f64)> {
 /// fates (None otherwise).
 // Long: one figure drawn in order (title, legend, axes, each arm's two
 // curves and its censored markers); the steps share the chart context.
-pub(crate) fn iso_delivered_cdf(input: &ReportInput) -> Option<Result<Plot, ReportError>> {
+pub fn iso_delivered_cdf(input: &ReportInput) -> Option<Result<Plot, PlotError>> {
     let curves = curves(input)?;
     let file = "iso-cdf-loaded.svg".to_string();
     let title = crate::plots::scoped(
