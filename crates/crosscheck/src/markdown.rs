@@ -73,8 +73,6 @@ impl Probe {
 
 /// Pairing 2 (or 2b): one of netlab's probes vs irtt, per scenario, then
 /// pooled per arm and the idle offset.
-// Long: one section written top to bottom (the per-scenario table, then the
-// pooled rows and the idle offset).
 fn probe_pairing(out: &mut String, run: &CrosscheckRun, which: Probe) {
     let c = &run.config;
     match which {
@@ -94,11 +92,7 @@ fn probe_pairing(out: &mut String, run: &CrosscheckRun, which: Probe) {
     let mut agree = (0, 0);
     let mut consistent = (0, 0);
     let timeout_ms = c.probe_timeout_s * 1e3;
-    let mut pooled: Vec<(
-        String,
-        Vec<netlab_probe::ProbeRequest>,
-        Vec<netlab_probe::ProbeRequest>,
-    )> = Vec::new();
+    let mut pooled: Vec<PooledProbes> = Vec::new();
     for s in run
         .scenarios
         .iter()
@@ -154,25 +148,7 @@ fn probe_pairing(out: &mut String, run: &CrosscheckRun, which: Probe) {
         "\nAgree (the fixed rules) in {} of {} scenarios; consistent within sampling noise in {} of {}.\n",
         agree.0, agree.1, consistent.0, consistent.1
     );
-    if !pooled.is_empty() {
-        out.push_str("Pooled over the scenarios (loaded phase):\n\n| arm | netlab sent/ok/timeouts | netlab p50 / p95 (ms) | irtt sent/ok/beyond | irtt p50 / p95 (ms) |\n|---|---|---|---|---|\n");
-        let timeout = std::time::Duration::from_secs_f64(c.probe_timeout_s);
-        for (arm, n, i) in &pooled {
-            let ns = netlab_probe::phase_stats(n, netlab_probe::Phase::Loaded, timeout);
-            let is = netlab_probe::phase_stats(i, netlab_probe::Phase::Loaded, timeout);
-            let _ = writeln!(
-                out,
-                "| {arm} | {} | {} / {} | {} | {} / {} |",
-                counts(Some(&ns)),
-                f(ns.p50_ms, 1),
-                f(ns.p95_ms, 1),
-                counts(Some(&is)),
-                f(is.p50_ms, 1),
-                f(is.p95_ms, 1),
-            );
-        }
-        out.push('\n');
-    }
+    pooled_rows(out, &pooled, c.probe_timeout_s);
     if let Some(offset) = baseline_offset(run, which) {
         let _ = writeln!(
             out,
@@ -180,6 +156,37 @@ fn probe_pairing(out: &mut String, run: &CrosscheckRun, which: Probe) {
             offset.0, offset.1, offset.2
         );
     }
+}
+
+/// One arm's loaded requests over its scenarios: netlab's, then irtt's.
+type PooledProbes = (
+    String,
+    Vec<netlab_probe::ProbeRequest>,
+    Vec<netlab_probe::ProbeRequest>,
+);
+/// Each arm's loaded requests pooled over its scenarios, netlab's beside
+/// irtt's (nothing when no scenario had both).
+fn pooled_rows(out: &mut String, pooled: &[PooledProbes], timeout_s: f64) {
+    if pooled.is_empty() {
+        return;
+    }
+    out.push_str("Pooled over the scenarios (loaded phase):\n\n| arm | netlab sent/ok/timeouts | netlab p50 / p95 (ms) | irtt sent/ok/beyond | irtt p50 / p95 (ms) |\n|---|---|---|---|---|\n");
+    let timeout = std::time::Duration::from_secs_f64(timeout_s);
+    for (arm, n, i) in pooled {
+        let ns = netlab_probe::phase_stats(n, netlab_probe::Phase::Loaded, timeout);
+        let is = netlab_probe::phase_stats(i, netlab_probe::Phase::Loaded, timeout);
+        let _ = writeln!(
+            out,
+            "| {arm} | {} | {} / {} | {} | {} / {} |",
+            counts(Some(&ns)),
+            f(ns.p50_ms, 1),
+            f(ns.p95_ms, 1),
+            counts(Some(&is)),
+            f(is.p50_ms, 1),
+            f(is.p95_ms, 1),
+        );
+    }
+    out.push('\n');
 }
 
 /// Median and range over scenarios of irtt's baseline p50 minus netlab's
@@ -303,8 +310,6 @@ fn load_summary(out: &mut String, rows: &[&ScenarioRecord], labels: &[String]) {
 /// between the first load (netlab's) and each other, and how many of each
 /// load's rounds land within ±20 % of iperf3's median RTT and ±30 % of its
 /// median drops.
-// Long: one section written top to bottom (the per-load table, then the
-// agreement rows and their note).
 fn states_section(out: &mut String, rows: &[&ScenarioRecord], labels: &[String], split: f64) {
     use crate::states::{fisher_two_sided, standing_state, StandingState};
     let per_load: Vec<(&String, Vec<&&ScenarioRecord>)> = labels
@@ -354,6 +359,12 @@ Standing state per round (method §13.5): **deep** when the sender's median tcp_
             rtts.join(", ")
         );
     }
+    iperf3_agreement(out, &per_load);
+}
+
+/// How many of each load's rounds land within ±20 % of iperf3's median RTT
+/// and ±30 % of its median drops (nothing without an iperf3 load).
+fn iperf3_agreement(out: &mut String, per_load: &[(&String, Vec<&&ScenarioRecord>)]) {
     let Some((_, iperf)) = per_load.iter().find(|(l, _)| l.starts_with("iperf3")) else {
         return;
     };
@@ -381,7 +392,7 @@ Against iperf3's medians (RTT {rtt_ref:.0} ms, arm drops {drops_ref:.0}): rounds
 | load | rounds | RTT within ±20 % | drops within ±30 % |
 |---|---|---|---|"
     );
-    for (l, rs) in &per_load {
+    for (l, rs) in per_load {
         let rtt_ok = rs
             .iter()
             .filter(|r| {
@@ -433,67 +444,9 @@ fn offloads_said(run: &CrosscheckRun) -> String {
     )
 }
 
-/// Renders the whole page.
-// Long: the page written top to bottom in its printed order; each section is a
-// call or a short table.
-pub fn page(run: &CrosscheckRun) -> String {
-    let mut out = String::new();
-    let c = &run.config;
-    let _ = writeln!(out, "# netlab cross-check\n");
-    let _ = writeln!(
-        out,
-        "Kernel {}, started {}, {} round(s), {} scenario(s) in {:.0} s ({} failed). TBF `{}`; arms {}; congestion control {}; timeline: baseline {} s, load {} s, window [{}, {}) s; both probes every {} ms, censored at {} ms; receive buffers of A and B: {}; {}. Loads per round in alternating order.\n",
-        run.kernel,
-        run.started_utc,
-        c.rounds,
-        run.scenarios.len(),
-        run.elapsed_s,
-        run.scenarios.iter().filter(|s| s.error.is_some()).count(),
-        c.tbf,
-        c.arms.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", "),
-        c.cc,
-        c.timeline.baseline_s,
-        c.timeline.load_s,
-        c.timeline.window_start().as_secs_f64(),
-        c.timeline.end().as_secs_f64(),
-        c.probe_interval_s * 1e3,
-        c.probe_timeout_s * 1e3,
-        match c.receive_buffer {
-            netlab_topology::ReceiveBuffer::StartAtMax => "tcp_rmem's default raised to its max (method §1.3)",
-            netlab_topology::ReceiveBuffer::Kernel => "the kernel's tcp_rmem",
-        },
-        offloads_said(run),
-    );
-    let labels: Vec<String> = c.loads.iter().map(|l| l.label()).collect();
-    let mut arms: Vec<(String, String)> = Vec::new();
-    for s in &run.scenarios {
-        if !arms.iter().any(|(w, _)| w == &s.arm_words) {
-            arms.push((s.arm_words.clone(), s.arm.clone()));
-        }
-    }
-
-    out.push_str("## 1. Load: netlab vs iperf3 (the same netlab probe)\n\n");
-    out.push_str("Goodput own: netlab by post-recv timestamps of validated blocks, iperf3 by its server's 200 ms intervals. B tcp_info: `bytes_received` of B's socket over the window (same method for both). Reductions: changes of ssthresh in the sender's 200 ms tcp_info samples (sock_diag in A, the same sampler for both flows). Backlog, standing delay (backlog bytes at the TBF rate) and skb sizes: the arm qdisc sampled every 200 ms over the window; skb in queue = Σ backlog bytes / Σ backlog skbs; skb sent = Δbytes / Δpackets.\n\n");
-    for (words, kind) in &arms {
-        let rows: Vec<&ScenarioRecord> = run
-            .scenarios
-            .iter()
-            .filter(|s| &s.arm_words == words)
-            .collect();
-        let _ = writeln!(out, "### {kind} (`{words}`)\n");
-        load_table(&mut out, &rows);
-        load_summary(&mut out, &rows, &labels);
-        if let Some(split) = fifo_split_ms(c, words) {
-            states_section(&mut out, &rows, &labels, split);
-        }
-        out.push('\n');
-    }
-
-    probe_pairing(&mut out, run, Probe::StopAndWait);
-    if run.scenarios.iter().any(|s| s.iso_loaded.is_some()) {
-        probe_pairing(&mut out, run, Probe::Isochronous);
-    }
-
+/// Section 3: each scenario's readback beside tc's and ss's at the same
+/// moment, and how many agree.
+fn readbacks_section(out: &mut String, run: &CrosscheckRun) {
     out.push_str("## 3. Readbacks: netlab vs tc and ss at the same moment\n\n");
     out.push_str("netlab's tcp_info, then `ss -tinm`, then tcp_info again; then netlab's readback, `tc -s -d -j qdisc show` and netlab's again (the flow first: it ends with its tool, the qdisc stays). Agree: tc's counters between the two readbacks (backlog within their range ± 64 KiB); ss's mss equal and its cumulative counters (retransmissions, bytes_acked) between the two samples. cwnd, ssthresh and RTT are gauges that move within the bracket (a process spawn in the guest takes 50–300 ms), so they are shown, not judged.\n\n");
     out.push_str("| round | arm | load | t (s) | tc bytes / packets / drops | netlab before → after | tc backlog (B/skbs) | qdisc agrees | ss cwnd / ssthresh / retrans / rtt | tcp_info before → after (cwnd, retrans, rtt ms) | bracket (ms) | tcp agrees |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -560,6 +513,68 @@ pub fn page(run: &CrosscheckRun) -> String {
         "\nqdisc counters agree in {} of {}; tcp_info agrees with ss in {} of {}.\n",
         qa.0, qa.1, ta.0, ta.1
     );
+}
+
+/// Renders the whole page.
+pub fn page(run: &CrosscheckRun) -> String {
+    let mut out = String::new();
+    let c = &run.config;
+    let _ = writeln!(out, "# netlab cross-check\n");
+    let _ = writeln!(
+        out,
+        "Kernel {}, started {}, {} round(s), {} scenario(s) in {:.0} s ({} failed). TBF `{}`; arms {}; congestion control {}; timeline: baseline {} s, load {} s, window [{}, {}) s; both probes every {} ms, censored at {} ms; receive buffers of A and B: {}; {}. Loads per round in alternating order.\n",
+        run.kernel,
+        run.started_utc,
+        c.rounds,
+        run.scenarios.len(),
+        run.elapsed_s,
+        run.scenarios.iter().filter(|s| s.error.is_some()).count(),
+        c.tbf,
+        c.arms.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", "),
+        c.cc,
+        c.timeline.baseline_s,
+        c.timeline.load_s,
+        c.timeline.window_start().as_secs_f64(),
+        c.timeline.end().as_secs_f64(),
+        c.probe_interval_s * 1e3,
+        c.probe_timeout_s * 1e3,
+        match c.receive_buffer {
+            netlab_topology::ReceiveBuffer::StartAtMax => "tcp_rmem's default raised to its max (method §1.3)",
+            netlab_topology::ReceiveBuffer::Kernel => "the kernel's tcp_rmem",
+        },
+        offloads_said(run),
+    );
+    let labels: Vec<String> = c.loads.iter().map(|l| l.label()).collect();
+    let mut arms: Vec<(String, String)> = Vec::new();
+    for s in &run.scenarios {
+        if !arms.iter().any(|(w, _)| w == &s.arm_words) {
+            arms.push((s.arm_words.clone(), s.arm.clone()));
+        }
+    }
+
+    out.push_str("## 1. Load: netlab vs iperf3 (the same netlab probe)\n\n");
+    out.push_str("Goodput own: netlab by post-recv timestamps of validated blocks, iperf3 by its server's 200 ms intervals. B tcp_info: `bytes_received` of B's socket over the window (same method for both). Reductions: changes of ssthresh in the sender's 200 ms tcp_info samples (sock_diag in A, the same sampler for both flows). Backlog, standing delay (backlog bytes at the TBF rate) and skb sizes: the arm qdisc sampled every 200 ms over the window; skb in queue = Σ backlog bytes / Σ backlog skbs; skb sent = Δbytes / Δpackets.\n\n");
+    for (words, kind) in &arms {
+        let rows: Vec<&ScenarioRecord> = run
+            .scenarios
+            .iter()
+            .filter(|s| &s.arm_words == words)
+            .collect();
+        let _ = writeln!(out, "### {kind} (`{words}`)\n");
+        load_table(&mut out, &rows);
+        load_summary(&mut out, &rows, &labels);
+        if let Some(split) = fifo_split_ms(c, words) {
+            states_section(&mut out, &rows, &labels, split);
+        }
+        out.push('\n');
+    }
+
+    probe_pairing(&mut out, run, Probe::StopAndWait);
+    if run.scenarios.iter().any(|s| s.iso_loaded.is_some()) {
+        probe_pairing(&mut out, run, Probe::Isochronous);
+    }
+
+    readbacks_section(&mut out, run);
     let errs: Vec<String> = run
         .scenarios
         .iter()

@@ -54,8 +54,6 @@ fn step_line(d: &ArmDelivery, x0: f64, x1: f64) -> Vec<(f64, f64)> {
 
 /// The figure, when every arm's rounds carry the isochronous probe's
 /// fates (None otherwise).
-// Long: one figure drawn in order (title, legend, axes, each arm's two
-// curves and its censored markers); the steps share the chart context.
 pub fn iso_delivered_cdf(input: &ReportInput) -> Option<Result<Plot, PlotError>> {
     let curves = curves(input)?;
     let file = "iso-cdf-loaded.svg".to_string();

@@ -463,54 +463,26 @@ const LATE_COLOR: RGBColor = RGBColor(230, 150, 40);
 /// The shaped rate's colour (every figure that shows goodput draws it).
 pub const RATE_COLOR: RGBColor = RGBColor(230, 120, 0);
 
-/// Plot 3: goodput per bin (per flow and aggregate), measured window marked.
-// Long: one figure drawn in order (title, legend, axes, per-flow and
-// aggregate series, the window marked, clipped bins, the rate); the steps
-// share the chart context.
-pub fn goodput_over_time(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, PlotError> {
-    let file = crate::layout::scenario_plot(s.index, "goodput");
-    let title = format!(
-        "Scenario {} ({}): goodput per {:.0} ms (bytes delivered to B's application)",
-        s.index,
-        s.label(),
-        s.bin_s().unwrap_or(0.2) * 1000.0
-    );
-    let bin = s.bin_s().unwrap_or(0.2);
-    let to_line = |bytes: &[u64]| -> Vec<(f64, f64)> {
-        bytes
-            .iter()
-            .enumerate()
-            .flat_map(|(i, b)| {
-                let g = *b as f64 * 8.0 / bin / 1e6;
-                [(i as f64 * bin, g), ((i + 1) as f64 * bin, g)]
-            })
-            .collect()
-    };
-    let agg_full = to_line(&s.aggregate_bytes());
-    // The axis shows the steady state: up to twice the shaped rate (or the
-    // 95th percentile of the bins, if higher); bins above it (a recovery's
-    // burst from the receiver's out-of-order queue) are clipped at the top
-    // and marked with their value.
-    let rate = bottleneck_bps.map(|b| b as f64 / 1e6);
-    let mut sorted: Vec<f64> = agg_full.iter().map(|p| p.1).collect();
-    sorted.sort_by(f64::total_cmp);
-    let p95 = sorted
-        .get(((sorted.len() as f64) * 0.95) as usize)
-        .or(sorted.last())
+/// The top of the goodput axis, Mbit/s: up to twice the shaped rate, or
+/// the 95th percentile of the bins if higher (without a rate, the largest
+/// bin), so a recovery's burst does not flatten the steady state.
+fn goodput_axis_top(mut bins: Vec<f64>, rate: Option<f64>) -> f64 {
+    bins.sort_by(f64::total_cmp);
+    let p95 = bins
+        .get(((bins.len() as f64) * 0.95) as usize)
+        .or(bins.last())
         .copied()
         .unwrap_or(1.0);
-    let ymax = match rate {
+    match rate {
         Some(r) => (2.0 * r).max(p95 * 1.15),
-        None => sorted.last().copied().unwrap_or(1.0) * 1.15,
+        None => bins.last().copied().unwrap_or(1.0) * 1.15,
     }
-    .max(0.1);
-    let clipped: Vec<(f64, f64)> = agg_full
-        .chunks(2)
-        .filter(|c| c[0].1 > ymax)
-        .map(|c| ((c[0].0 + c[1].0) / 2.0, c[0].1))
-        .collect();
-    let agg: Vec<(f64, f64)> = agg_full.iter().map(|&(x, y)| (x, y.min(ymax))).collect();
-    let xe = x_end(s);
+    .max(0.1)
+}
+
+/// The goodput figure's legend: the phases, the window, the flows (up to
+/// 4 named), the aggregate, the clipped bins and the rate.
+fn goodput_legend(s: &Scenario, clipped: &[(f64, f64)], rate: Option<f64>) -> Legend {
     let mut legend = Legend::new();
     phase_legend(s, &mut legend);
     if let Some([w0, w1]) = s.measured_window {
@@ -552,6 +524,44 @@ pub fn goodput_over_time(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Pl
     if let Some(r) = rate {
         legend.push(format!("TBF rate {r} Mbit/s"), Mark::Line(RATE_COLOR, 2));
     }
+    legend
+}
+
+/// Plot 3: goodput per bin (per flow and aggregate), measured window marked.
+pub fn goodput_over_time(s: &Scenario, bottleneck_bps: Option<u64>) -> Result<Plot, PlotError> {
+    let file = crate::layout::scenario_plot(s.index, "goodput");
+    let title = format!(
+        "Scenario {} ({}): goodput per {:.0} ms (bytes delivered to B's application)",
+        s.index,
+        s.label(),
+        s.bin_s().unwrap_or(0.2) * 1000.0
+    );
+    let bin = s.bin_s().unwrap_or(0.2);
+    let to_line = |bytes: &[u64]| -> Vec<(f64, f64)> {
+        bytes
+            .iter()
+            .enumerate()
+            .flat_map(|(i, b)| {
+                let g = *b as f64 * 8.0 / bin / 1e6;
+                [(i as f64 * bin, g), ((i + 1) as f64 * bin, g)]
+            })
+            .collect()
+    };
+    let agg_full = to_line(&s.aggregate_bytes());
+    // The axis shows the steady state: up to twice the shaped rate (or the
+    // 95th percentile of the bins, if higher); bins above it (a recovery's
+    // burst from the receiver's out-of-order queue) are clipped at the top
+    // and marked with their value.
+    let rate = bottleneck_bps.map(|b| b as f64 / 1e6);
+    let ymax = goodput_axis_top(agg_full.iter().map(|p| p.1).collect(), rate);
+    let clipped: Vec<(f64, f64)> = agg_full
+        .chunks(2)
+        .filter(|c| c[0].1 > ymax)
+        .map(|c| ((c[0].0 + c[1].0) / 2.0, c[0].1))
+        .collect();
+    let agg: Vec<(f64, f64)> = agg_full.iter().map(|&(x, y)| (x, y.min(ymax))).collect();
+    let xe = x_end(s);
+    let legend = goodput_legend(s, &clipped, rate);
     let h = title_height(&title, WIDTH) + 380 + legend.height(WIDTH);
     let svg =
         draw_svg(&file, (WIDTH, h), |root| {

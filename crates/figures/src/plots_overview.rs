@@ -49,24 +49,14 @@ fn goodput_line(s: &Scenario) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// Plot 6a: latency under load, two arms on a shared time axis: goodput per
-/// bin (top) and probe RTT (bottom, log; timeouts in the band), each round
-/// in its own marker and shade.
-// Long: one figure drawn in order (title, legend, two panels on a shared
-// time axis, each round's series in both); the steps share the drawing
-// areas, and pieces would only pass them around.
-pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, PlotError> {
-    let file = format!(
-        "overview-{}-vs-{}.svg",
-        netlab_analysis::ArmLabels::file_slug(a),
-        netlab_analysis::ArmLabels::file_slug(b)
-    );
-    let title = crate::plots::scoped(
-        input,
-        &format!("Latency under load: {a} vs {b} (every round)"),
-    );
+/// Each of the two arms' rounds with the arm's colour, `a` first.
+fn overview_rounds<'a>(
+    input: &'a ReportInput,
+    a: &str,
+    b: &str,
+) -> Vec<(RGBColor, Vec<&'a Scenario>)> {
     let all = arms(input);
-    let arm_rounds: Vec<(RGBColor, Vec<&Scenario>)> = [a, b]
+    [a, b]
         .iter()
         .enumerate()
         .map(|(k, arm)| {
@@ -74,13 +64,12 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, PlotError
             let mine = input.scenarios.iter().filter(|s| s.arm == *arm).collect();
             (arm_color(ci), mine)
         })
-        .collect();
-    let picked = || arm_rounds.iter().flat_map(|(_, v)| v.iter().copied());
-    let xe = picked().map(x_end).fold(1.0, f64::max);
-    let bound = timeout_ms(input);
-    // Late replies are drawn at their exact RTT: the band sits above them.
-    let points: Vec<Vec<(f64, crate::plots::ProbePoint)>> =
-        picked().map(crate::plots::probe_points).collect();
+        .collect()
+}
+
+/// The highest late reply, ms (at least the timeout `bound`: the band sits
+/// above it), and how many requests never reached B.
+fn late_top_and_lost(points: &[Vec<(f64, crate::plots::ProbePoint)>], bound: f64) -> (f64, usize) {
     let top = points
         .iter()
         .flatten()
@@ -94,19 +83,23 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, PlotError
         .flatten()
         .filter(|(_, p)| matches!(p, crate::plots::ProbePoint::Lost(_)))
         .count();
-    let band = (top * 1.15, top * 2.2);
-    let rate = input.bottleneck_bps.map(|r| r as f64 / 1e6);
-    let (gmax, clipped, clipped_max) = goodput_top(
-        picked()
-            .flat_map(|s| goodput_line(s).into_iter().map(|p| p.1))
-            .collect(),
-        rate,
-    );
+    (top, lost)
+}
+
+/// The overview's legend: the timeout band (what it holds depends on
+/// whether every round has B's receive log, `fates`), the requests lost
+/// before B, each round's marker and the TBF rate. `band` is (timeout ms,
+/// fates, lost).
+fn overview_legend(
+    arm_rounds: &[(RGBColor, Vec<&Scenario>)],
+    band: (f64, bool, usize),
+    rate: Option<f64>,
+) -> Legend {
+    let (bound, fates, lost) = band;
     let mut legend = Legend::new();
     // With B's receive log every timeout's fate is known: the band holds
     // the requests B received whose reply never came back and those still
     // unresolved when B stopped listening, never "no record of why".
-    let fates = picked().all(|s| s.fates.is_some());
     legend.push(
         if fates {
             format!("no reply within the timeout (≥ {bound:.0} ms): reached B, reply never came back, or unresolved when B stopped listening (B's receive log)")
@@ -121,7 +114,7 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, PlotError
             Mark::Band(RGBColor(245, 235, 245)),
         );
     }
-    for (c, rounds) in &arm_rounds {
+    for (c, rounds) in arm_rounds {
         let n = rounds.len();
         for (k, s) in rounds.iter().enumerate() {
             legend.push(
@@ -133,6 +126,40 @@ pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, PlotError
     if let Some(r) = rate {
         legend.push(format!("TBF rate {r} Mbit/s"), Mark::Line(RATE_COLOR, 2));
     }
+    legend
+}
+
+/// Plot 6a: latency under load, two arms on a shared time axis: goodput per
+/// bin (top) and probe RTT (bottom, log; timeouts in the band), each round
+/// in its own marker and shade.
+pub fn overview(input: &ReportInput, a: &str, b: &str) -> Result<Plot, PlotError> {
+    let file = format!(
+        "overview-{}-vs-{}.svg",
+        netlab_analysis::ArmLabels::file_slug(a),
+        netlab_analysis::ArmLabels::file_slug(b)
+    );
+    let title = crate::plots::scoped(
+        input,
+        &format!("Latency under load: {a} vs {b} (every round)"),
+    );
+    let arm_rounds = overview_rounds(input, a, b);
+    let picked = || arm_rounds.iter().flat_map(|(_, v)| v.iter().copied());
+    let xe = picked().map(x_end).fold(1.0, f64::max);
+    let bound = timeout_ms(input);
+    // Late replies are drawn at their exact RTT: the band sits above them.
+    let points: Vec<Vec<(f64, crate::plots::ProbePoint)>> =
+        picked().map(crate::plots::probe_points).collect();
+    let (top, lost) = late_top_and_lost(&points, bound);
+    let band = (top * 1.15, top * 2.2);
+    let rate = input.bottleneck_bps.map(|r| r as f64 / 1e6);
+    let (gmax, clipped, clipped_max) = goodput_top(
+        picked()
+            .flat_map(|s| goodput_line(s).into_iter().map(|p| p.1))
+            .collect(),
+        rate,
+    );
+    let fates = picked().all(|s| s.fates.is_some());
+    let legend = overview_legend(&arm_rounds, (bound, fates, lost), rate);
     let h = title_height(&title, WIDTH) + 620 + legend.height(WIDTH);
     let svg = draw_svg(&file, (WIDTH, h), |root| {
         let body = draw_title(root, &title)?;
@@ -252,33 +279,12 @@ pub fn fit_y(values: &[f64], rate: Option<f64>) -> (f64, f64) {
     ((lo - m).max(0.0), hi + m)
 }
 
-/// Plot 6b: goodput vs loaded probe RTT median, one point per round (RFC
-/// 7928's delay/goodput view), each round in its own marker. A median on the
-/// censored mass is drawn at the bound and labelled `rN ≥`.
-// Long: one figure drawn in order (title, legend, axes fitted to the data,
-// the rate line, a marker per round per arm, labels placed apart); the
-// steps share the chart context.
-pub fn scatter(input: &ReportInput) -> Result<Plot, PlotError> {
-    let file = "scatter-goodput-delay.svg".to_string();
-    let title = crate::plots::scoped(
-        input,
-        "Goodput vs loaded probe RTT median, one point per round",
-    );
-    let arms = arms(input);
+/// The scatter's legend: the arms' baselines, each arm's rounds (and how
+/// many sit on the censored mass), each round's marker and the TBF rate.
+fn scatter_legend(input: &ReportInput, arms: &[String], pts: &[Pt], rate: Option<f64>) -> Legend {
     let bound = timeout_ms(input);
-    let pts = scatter_points(input, &arms);
-    let x0 = pts
-        .iter()
-        .map(|p| p.x)
-        .chain(arms.iter().filter_map(|a| baseline_p50(input, a)))
-        .fold(1.0, f64::min)
-        .max(0.01)
-        * 0.5;
-    let rate = input.bottleneck_bps.map(|r| r as f64 / 1e6);
-    let ys: Vec<f64> = pts.iter().map(|p| p.y).collect();
-    let (y0, y1) = fit_y(&ys, rate);
     let mut legend = Legend::new();
-    baseline_legend(input, &arms, &mut legend);
+    baseline_legend(input, arms, &mut legend);
     for (i, arm) in arms.iter().enumerate() {
         let mine: Vec<&Pt> = pts.iter().filter(|p| p.arm == i).collect();
         let cens = mine.iter().filter(|p| p.censored).count();
@@ -306,6 +312,32 @@ pub fn scatter(input: &ReportInput) -> Result<Plot, PlotError> {
     if let Some(r) = rate {
         legend.push(format!("TBF rate {r} Mbit/s"), Mark::Line(RATE_COLOR, 2));
     }
+    legend
+}
+
+/// Plot 6b: goodput vs loaded probe RTT median, one point per round (RFC
+/// 7928's delay/goodput view), each round in its own marker. A median on the
+/// censored mass is drawn at the bound and labelled `rN ≥`.
+pub fn scatter(input: &ReportInput) -> Result<Plot, PlotError> {
+    let file = "scatter-goodput-delay.svg".to_string();
+    let title = crate::plots::scoped(
+        input,
+        "Goodput vs loaded probe RTT median, one point per round",
+    );
+    let arms = arms(input);
+    let bound = timeout_ms(input);
+    let pts = scatter_points(input, &arms);
+    let x0 = pts
+        .iter()
+        .map(|p| p.x)
+        .chain(arms.iter().filter_map(|a| baseline_p50(input, a)))
+        .fold(1.0, f64::min)
+        .max(0.01)
+        * 0.5;
+    let rate = input.bottleneck_bps.map(|r| r as f64 / 1e6);
+    let ys: Vec<f64> = pts.iter().map(|p| p.y).collect();
+    let (y0, y1) = fit_y(&ys, rate);
+    let legend = scatter_legend(input, &arms, &pts, rate);
     let h = title_height(&title, WIDTH) + 420 + legend.height(WIDTH);
     let svg = draw_svg(&file, (WIDTH, h), |root| {
         let body = draw_title(root, &title)?;

@@ -236,44 +236,22 @@ pub fn ecdf_line(v: &[f64], n: usize, x0: f64, x1: f64) -> Vec<(f64, f64)> {
     pts
 }
 
-/// Plot 2 with B's receive log (method §5.8): the CDF of the loaded
-/// probes' one-way A→B delay per arm over every request sent (rounds thin
-/// and labelled, pooled thick), late deliveries at their exact delay; a
-/// curve ends below 1 by the share that never reached B, which the legend
-/// gives with its cause. Nothing is drawn at the timeout.
-// Long: one figure drawn in order (title, legend, axes, each arm's rounds
-// and pooled curve, the rounds' labels placed apart); the steps share the
-// chart context.
-pub fn delivered_cdf(input: &ReportInput) -> Result<Plot, PlotError> {
-    let file = "km-cdf-loaded.svg".to_string();
-    let title = crate::plots::scoped(
-        input,
-        "Loaded probes' one-way delay (delivered), CDF over every request sent",
-    );
-    let arms = arms(input);
-    let ok: Vec<&Scenario> = input
+/// A run's rounds of `arm` that ran to the end, in order.
+fn ok_rounds<'a>(input: &'a ReportInput, arm: &str) -> Vec<&'a Scenario> {
+    input
         .scenarios
         .iter()
-        .filter(|s| s.error.is_none())
-        .collect();
-    let all: Vec<f64> = ok.iter().flat_map(|s| delivered(s).0).collect();
-    let x0 = all.iter().copied().fold(1.0, f64::min).max(0.01) * 0.8;
-    let x1 = all.iter().copied().fold(timeout_ms(input), f64::max) * 1.3;
-    let mine =
-        |arm: &String| -> Vec<&Scenario> { ok.iter().copied().filter(|s| &s.arm == arm).collect() };
-    // An arm whose rounds fall into different states, or whose state
-    // changed inside a round's window, gets no pooled curve (method
-    // §12.6), its rounds only.
-    let split: Vec<String> = netlab_analysis::state::ArmStates::of_input(input)
-        .into_iter()
-        .filter(|a| a.split())
-        .map(|a| a.arm)
-        .collect();
-    // One entry per arm (its losses by cause are in summary.md's fate
-    // table), and one for how the curves are drawn.
+        .filter(|s| s.arm == arm && s.error.is_none())
+        .collect()
+}
+
+/// The delivered CDF's legend: one entry per arm (its losses by cause are
+/// in summary.md's fate table; `split` arms are not pooled), one for how
+/// the curves are drawn and one for the timeout.
+fn delivered_legend(input: &ReportInput, arms: &[String], split: &[String]) -> Legend {
     let mut legend = Legend::new();
     for (i, arm) in arms.iter().enumerate() {
-        let rounds = mine(arm);
+        let rounds = ok_rounds(input, arm);
         let fates = netlab_analysis::ArmDelivery::of(&rounds);
         let what = fates
             .as_ref()
@@ -307,6 +285,39 @@ pub fn delivered_cdf(input: &ReportInput) -> Result<Plot, PlotError> {
         ),
         Mark::Dashed(RGBColor(90, 90, 90)),
     );
+    legend
+}
+
+/// Plot 2 with B's receive log (method §5.8): the CDF of the loaded
+/// probes' one-way A→B delay per arm over every request sent (rounds thin
+/// and labelled, pooled thick), late deliveries at their exact delay; a
+/// curve ends below 1 by the share that never reached B, which the legend
+/// gives with its cause. Nothing is drawn at the timeout.
+pub fn delivered_cdf(input: &ReportInput) -> Result<Plot, PlotError> {
+    let file = "km-cdf-loaded.svg".to_string();
+    let title = crate::plots::scoped(
+        input,
+        "Loaded probes' one-way delay (delivered), CDF over every request sent",
+    );
+    let arms = arms(input);
+    let ok: Vec<&Scenario> = input
+        .scenarios
+        .iter()
+        .filter(|s| s.error.is_none())
+        .collect();
+    let all: Vec<f64> = ok.iter().flat_map(|s| delivered(s).0).collect();
+    let x0 = all.iter().copied().fold(1.0, f64::min).max(0.01) * 0.8;
+    let x1 = all.iter().copied().fold(timeout_ms(input), f64::max) * 1.3;
+    let mine = |arm: &String| ok_rounds(input, arm);
+    // An arm whose rounds fall into different states, or whose state
+    // changed inside a round's window, gets no pooled curve (method
+    // §12.6), its rounds only.
+    let split: Vec<String> = netlab_analysis::state::ArmStates::of_input(input)
+        .into_iter()
+        .filter(|a| a.split())
+        .map(|a| a.arm)
+        .collect();
+    let legend = delivered_legend(input, &arms, &split);
     let h = title_height(&title, WIDTH) + 420 + legend.height(WIDTH);
     let svg = draw_svg(&file, (WIDTH, h), |root| {
         let body = draw_title(root, &title)?;
@@ -361,10 +372,36 @@ pub fn delivered_cdf(input: &ReportInput) -> Result<Plot, PlotError> {
     Ok(Plot::of_run(file, title, svg))
 }
 
+/// The KM CDF's legend: the censored band, the arms' baselines, each
+/// arm's pooled count, timeouts and p95, and how the curves are drawn.
+fn km_legend(input: &ReportInput, arms: &[String], bound: f64) -> Legend {
+    let mut legend = Legend::new();
+    legend.push(
+        format!("no reply within {bound:.0} ms: censored"),
+        Mark::TimeoutBand,
+    );
+    baseline_legend(input, arms, &mut legend);
+    for (i, arm) in arms.iter().enumerate() {
+        let pooled: Vec<Observation> = ok_rounds(input, arm).iter().flat_map(|s| obs(s)).collect();
+        let km = kaplan_meier(&pooled);
+        legend.push(
+            format!(
+                "{arm}: n={}, {} timeouts, p95 {}",
+                km.n,
+                km.censored,
+                km_quantile(&km, 0.95).text("ms")
+            ),
+            Mark::Line(arm_color(i), 3),
+        );
+    }
+    legend.push(
+        "pooled (thick); each round thin, rN",
+        Mark::Line(RGBColor(90, 90, 90), 1),
+    );
+    legend
+}
+
 /// Plot 2: KM CDF of loaded probe RTT per arm; rounds thin, pooled thick.
-// Long: one figure drawn in order (title, legend, axes, each arm's rounds
-// and pooled curve, the rounds' labels placed apart); the steps share the
-// chart context.
 pub fn km_cdf(input: &ReportInput) -> Result<Plot, PlotError> {
     let file = "km-cdf-loaded.svg".to_string();
     let title = crate::plots::scoped(
@@ -389,37 +426,8 @@ pub fn km_cdf(input: &ReportInput) -> Result<Plot, PlotError> {
         )
         .max(0.01)
         * 0.8;
-    let mine = |arm: &String| -> Vec<&Scenario> {
-        input
-            .scenarios
-            .iter()
-            .filter(|s| &s.arm == arm && s.error.is_none())
-            .collect()
-    };
-    let mut legend = Legend::new();
-    legend.push(
-        format!("no reply within {bound:.0} ms: censored"),
-        Mark::TimeoutBand,
-    );
-    baseline_legend(input, &arms, &mut legend);
-    for (i, arm) in arms.iter().enumerate() {
-        let rounds = mine(arm);
-        let pooled: Vec<Observation> = rounds.iter().flat_map(|s| obs(s)).collect();
-        let km = kaplan_meier(&pooled);
-        legend.push(
-            format!(
-                "{arm}: n={}, {} timeouts, p95 {}",
-                km.n,
-                km.censored,
-                km_quantile(&km, 0.95).text("ms")
-            ),
-            Mark::Line(arm_color(i), 3),
-        );
-    }
-    legend.push(
-        "pooled (thick); each round thin, rN",
-        Mark::Line(RGBColor(90, 90, 90), 1),
-    );
+    let mine = |arm: &String| ok_rounds(input, arm);
+    let legend = km_legend(input, &arms, bound);
     let h = title_height(&title, WIDTH) + 420 + legend.height(WIDTH);
     let svg = draw_svg(&file, (WIDTH, h), |root| {
         let body = draw_title(root, &title)?;
@@ -490,12 +498,39 @@ pub fn iso_obs(s: &Scenario, late_as_exact: bool) -> Vec<Observation> {
         .collect()
 }
 
+/// An observation's value when it is exact (not censored).
+fn exact(o: &Observation) -> Option<f64> {
+    match o {
+        Observation::Exact(v) => Some(*v),
+        Observation::AtLeast(_) => None,
+    }
+}
+
+/// The isochronous figure's x range, ms: from below the fastest exact
+/// value of either probe to past the slowest late reply and twice the
+/// timeout `bound`.
+fn iso_x_range(input: &ReportInput, bound: f64) -> (f64, f64) {
+    let x_max = input
+        .scenarios
+        .iter()
+        .flat_map(|s| iso_obs(s, true))
+        .filter_map(|o| exact(&o))
+        .fold(bound * 2.0, |m, v| m.max(v * 1.1));
+    let x0 = input
+        .scenarios
+        .iter()
+        .flat_map(|s| obs(s).into_iter().chain(iso_obs(s, false)))
+        .filter_map(|o| exact(&o))
+        .fold(1.0, f64::min)
+        .max(0.01)
+        * 0.8;
+    (x0, x_max)
+}
+
 /// The isochronous probe's loaded-phase distribution beside the
 /// stop-and-wait probe's, per arm, pooled over rounds (Kaplan–Meier,
 /// timeouts censored); where late replies came, a third curve puts each
 /// late request at the RTT its reply showed.
-// Long: one figure drawn in order (title, legend, axes, the curves per arm
-// and probe, the late-reply curve); the steps share the chart context.
 pub fn iso_cdf(input: &ReportInput) -> Result<Plot, PlotError> {
     let file = "iso-cdf-loaded.svg".to_string();
     let title = crate::plots::scoped(
@@ -508,24 +543,7 @@ pub fn iso_cdf(input: &ReportInput) -> Result<Plot, PlotError> {
         .iter()
         .filter_map(|s| s.iso.as_ref().map(|i| i.timeout_s * 1000.0))
         .fold(timeout_ms(input), f64::max);
-    let all_exact = |o: &Observation| match o {
-        Observation::Exact(v) => Some(*v),
-        Observation::AtLeast(_) => None,
-    };
-    let x_max = input
-        .scenarios
-        .iter()
-        .flat_map(|s| iso_obs(s, true))
-        .filter_map(|o| all_exact(&o))
-        .fold(bound * 2.0, |m, v| m.max(v * 1.1));
-    let x0 = input
-        .scenarios
-        .iter()
-        .flat_map(|s| obs(s).into_iter().chain(iso_obs(s, false)))
-        .filter_map(|o| all_exact(&o))
-        .fold(1.0, f64::min)
-        .max(0.01)
-        * 0.8;
+    let (x0, x_max) = iso_x_range(input, bound);
     // Per arm: (stop-and-wait, isochronous, late at their RTT, late count).
     type Curves = (
         KaplanMeier,
@@ -540,16 +558,12 @@ pub fn iso_cdf(input: &ReportInput) -> Result<Plot, PlotError> {
     );
     for (i, arm) in arms.iter().enumerate() {
         let c = arm_color(i);
-        let mine: Vec<&Scenario> = input
-            .scenarios
-            .iter()
-            .filter(|s| &s.arm == arm && s.error.is_none())
-            .collect();
+        let mine = ok_rounds(input, arm);
         let saw: Vec<Observation> = mine.iter().flat_map(|s| obs(s)).collect();
         let iso: Vec<Observation> = mine.iter().flat_map(|s| iso_obs(s, false)).collect();
         let late: Vec<Observation> = mine.iter().flat_map(|s| iso_obs(s, true)).collect();
-        let late_n = late.iter().filter(|o| all_exact(o).is_some()).count()
-            - iso.iter().filter(|o| all_exact(o).is_some()).count();
+        let late_n = late.iter().filter(|o| exact(o).is_some()).count()
+            - iso.iter().filter(|o| exact(o).is_some()).count();
         // One entry per arm; how each probe is drawn is said once below
         // (each probe's n, timeouts and quantiles: summary.md's tables).
         let km = kaplan_meier(&saw);

@@ -242,34 +242,13 @@ impl Guest {
     /// returned handle gives the pid (for a resource registry) and a
     /// [`crate::KillHandle`]. The kernel gets SIGKILL if the calling thread exits,
     /// so wait from the thread that spawned.
-    // Long: the checks before the kernel starts, in order, then its files and
-    // command line; each step is a line or two and an early return.
     pub fn spawn(&self) -> Result<RunningGuest> {
         if !self.kernel.is_file() {
             return Err(Error::KernelMissing {
                 path: self.kernel.clone(),
             });
         }
-        let modules_dir = match &self.modules_dir {
-            Some(d) => d.clone(),
-            None => self
-                .modules_root
-                .join(kernel_image_release(&self.kernel, &self.modules_root)?),
-        };
-        let modules = if self.modules.is_empty() {
-            Vec::new()
-        } else {
-            let index = ModuleIndex::load(&modules_dir)?;
-            let names: Vec<&str> = self.modules.iter().map(String::as_str).collect();
-            index
-                .resolve(&names, &modules_dir)?
-                .into_iter()
-                .map(|m| ModuleFile {
-                    path: modules_dir.join(&m.path),
-                    name: m.name,
-                })
-                .collect()
-        };
+        let modules = self.module_files()?;
         let init = match &self.init {
             Some(p) => p.clone(),
             None => find_init()?,
@@ -297,14 +276,7 @@ impl Guest {
             cwd,
             shared_dirs,
         };
-        let spec_path = dir.path.join(files::SPEC);
-        let json = serde_json::to_vec_pretty(&spec).expect("spec serializes");
-        std::fs::write(&spec_path, json)
-            .map_err(|e| Error::io(format!("writing {}", spec_path.display()), e))?;
-        for f in [files::STDOUT, files::STDERR] {
-            File::create(dir.path.join(f))
-                .map_err(|e| Error::io(format!("creating {f} in the run folder"), e))?;
-        }
+        let spec_path = write_spec(&dir.path, &spec)?;
         let umid = dir
             .path
             .file_name()
@@ -362,6 +334,45 @@ impl Guest {
         };
         Ok(RunningGuest::new(child, dir, policy, started))
     }
+
+    /// The asked modules and their dependencies, in load order, from the
+    /// kernel's own modules folder (its `modules.dep`; the folder is
+    /// found, or its absence refused, even when no module is asked).
+    fn module_files(&self) -> Result<Vec<ModuleFile>> {
+        let modules_dir = match &self.modules_dir {
+            Some(d) => d.clone(),
+            None => self
+                .modules_root
+                .join(kernel_image_release(&self.kernel, &self.modules_root)?),
+        };
+        if self.modules.is_empty() {
+            return Ok(Vec::new());
+        }
+        let index = ModuleIndex::load(&modules_dir)?;
+        let names: Vec<&str> = self.modules.iter().map(String::as_str).collect();
+        Ok(index
+            .resolve(&names, &modules_dir)?
+            .into_iter()
+            .map(|m| ModuleFile {
+                path: modules_dir.join(&m.path),
+                name: m.name,
+            })
+            .collect())
+    }
+}
+
+/// Writes the init's spec into the run folder and creates the program's
+/// empty stdout and stderr files beside it; returns the spec's path.
+fn write_spec(run_dir: &Path, spec: &InitSpec) -> Result<PathBuf> {
+    let spec_path = run_dir.join(files::SPEC);
+    let json = serde_json::to_vec_pretty(spec).expect("spec serializes");
+    std::fs::write(&spec_path, json)
+        .map_err(|e| Error::io(format!("writing {}", spec_path.display()), e))?;
+    for f in [files::STDOUT, files::STDERR] {
+        File::create(run_dir.join(f))
+            .map_err(|e| Error::io(format!("creating {f} in the run folder"), e))?;
+    }
+    Ok(spec_path)
 }
 
 /// Where UML puts its (immediately unlinked) memory file: `/dev/shm` when

@@ -131,9 +131,6 @@ impl RunningGuest {
     /// boot, or for init and the program) ends in
     /// [`Error::MemoryTooSmall`], whether it panicked, stopped without a
     /// outcome or hung until the deadline.
-    // Long: the one wait on the kernel and what follows from how it ended
-    // (deadline, kill handle, memory, init's outcome); the branches share that
-    // state.
     pub fn wait(mut self) -> Result<GuestOutcome> {
         // Opened before taking the child: on error, Drop kills the guest.
         let (stream, limit) = (self.policy.stream, self.policy.capture_limit);
@@ -150,36 +147,8 @@ impl RunningGuest {
         let Some(mut child) = self.child.take() else {
             return Err(Error::Cancelled);
         };
-        let started_marker = self.dir.path.join(files::STARTED);
-        let mut boot_to_init = None;
-        let mut stopper = Stopper::new(self.policy.deadline, KILL_GRACE);
-        let mut stop_reason = None;
-        let exit = loop {
-            out.pump();
-            err.pump();
-            let elapsed = self.started.elapsed();
-            if boot_to_init.is_none() && started_marker.exists() {
-                boot_to_init = Some(elapsed);
-            }
-            match child.try_wait() {
-                Ok(Some(status)) => break Some(status),
-                Ok(None) => {}
-                Err(_) => break None,
-            }
-            let cancelled = self.cancel.load(Ordering::SeqCst);
-            match stopper.step(elapsed, cancelled) {
-                StopAction::None => {}
-                StopAction::Term(reason) => {
-                    stop_reason.get_or_insert(reason);
-                    // UML's SIGTERM handler kills its helpers, then exits;
-                    // the group gets SIGKILL after the grace period.
-                    process_group::signal_process(self.pid, Signal::SIGTERM);
-                }
-                StopAction::Kill => process_group::signal_group(self.pid, Signal::SIGKILL),
-                StopAction::GiveUp => break None,
-            }
-            std::thread::sleep(POLL);
-        };
+        let (exit, boot_to_init, stop_reason) =
+            self.poll_until_exit(&mut child, &mut out, &mut err);
         let elapsed = self.started.elapsed();
         // Whatever the kernel left (helper processes) goes too.
         finish_group(self.pid, &mut child);
@@ -221,16 +190,8 @@ impl RunningGuest {
                 console_tail,
             });
         };
-        if let Some((m, error)) = init_outcome.modules.iter().find_map(|m| match &m.outcome {
-            ModuleOutcome::Failed { error } => Some((m, error)),
-            _ => None,
-        }) {
-            return Err(Error::ModuleLoad {
-                name: m.name.clone(),
-                path: m.path.clone(),
-                error: error.clone(),
-                console_tail,
-            });
+        if let Some(e) = module_failure(&init_outcome, &console_tail) {
+            return Err(e);
         }
         let Some(status) = init_outcome.status else {
             return Err(Error::GuestSetup {
@@ -252,6 +213,69 @@ impl RunningGuest {
             elapsed,
         })
     }
+}
+
+impl RunningGuest {
+    /// Polls the kernel until it exits, or until the stopper gives up on a
+    /// guest that ignores SIGKILL, pumping the program's output and ending
+    /// the guest at its deadline or on the kill handle. Returns its exit
+    /// status (`None`: unknown), when init started, and why it was
+    /// stopped, if it was.
+    fn poll_until_exit(
+        &self,
+        child: &mut Child,
+        out: &mut Tail,
+        err: &mut Tail,
+    ) -> (
+        Option<std::process::ExitStatus>,
+        Option<Duration>,
+        Option<StopReason>,
+    ) {
+        let started_marker = self.dir.path.join(files::STARTED);
+        let mut boot_to_init = None;
+        let mut stopper = Stopper::new(self.policy.deadline, KILL_GRACE);
+        let mut stop_reason = None;
+        let exit = loop {
+            out.pump();
+            err.pump();
+            let elapsed = self.started.elapsed();
+            if boot_to_init.is_none() && started_marker.exists() {
+                boot_to_init = Some(elapsed);
+            }
+            match child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) => {}
+                Err(_) => break None,
+            }
+            let cancelled = self.cancel.load(Ordering::SeqCst);
+            match stopper.step(elapsed, cancelled) {
+                StopAction::None => {}
+                StopAction::Term(reason) => {
+                    stop_reason.get_or_insert(reason);
+                    // UML's SIGTERM handler kills its helpers, then exits;
+                    // the group gets SIGKILL after the grace period.
+                    process_group::signal_process(self.pid, Signal::SIGTERM);
+                }
+                StopAction::Kill => process_group::signal_group(self.pid, Signal::SIGKILL),
+                StopAction::GiveUp => break None,
+            }
+            std::thread::sleep(POLL);
+        };
+        (exit, boot_to_init, stop_reason)
+    }
+}
+
+/// The first module init failed to load, as the error the caller gets.
+fn module_failure(init: &InitOutcome, console_tail: &str) -> Option<Error> {
+    init.modules.iter().find_map(|m| match &m.outcome {
+        ModuleOutcome::Failed { error } => Some(Error::ModuleLoad {
+            name: m.name.clone(),
+            path: m.path.clone(),
+            error: error.clone(),
+            console_tail: console_tail.to_owned(),
+        }),
+        _ => None,
+    })
 }
 
 impl Drop for RunningGuest {

@@ -529,9 +529,113 @@ fn cost_block(h: &mut String, steps: &netlab_results::StepSums) {
     );
 }
 
+/// The table of contents: the sections this page has, in order.
+fn toc_block(h: &mut String, hl: &Headline, plots: &[Plot], figures_title: &str) {
+    h.push_str("<nav id=toc><h2>Contents</h2><ul>");
+    let mut toc = vec![("headline".to_string(), "Headline".to_string())];
+    if hl.points.is_empty() {
+        toc.push(("in-full".into(), "Each arm in full".into()));
+    }
+    if plots.iter().any(|p| is_sweep(&p)) {
+        toc.push(("sweep".into(), "Sweep figures".into()));
+    }
+    if !hl.points.is_empty() {
+        toc.push(("points".into(), "Each point's headline".into()));
+    }
+    toc.extend([
+        ("run-plots".into(), "Plots of the whole run".into()),
+        ("scenarios".into(), "Scenarios".into()),
+        ("details".into(), DETAILS_TITLE.into()),
+        ("figures".into(), figures_title.to_string()),
+        ("notes".into(), "Notes".into()),
+        ("files".into(), "Files".into()),
+        ("cost".into(), COST_TITLE.into()),
+        ("configuration".into(), "Configuration".into()),
+    ]);
+    for (id, title) in &toc {
+        let _ = write!(h, "<li><a href=\"#{id}\">{}</a></li>", esc(title));
+    }
+    h.push_str("</ul></nav>\n");
+}
+
+/// The notes: the run's (those that apply, said for its probes' fates
+/// and timeout) and each scenario's, as summary.md lists them.
+fn notes_block(h: &mut String, input: &ReportInput, scenario_notes: &[String]) {
+    h.push_str("<h2 id=notes>Notes</h2><ul>\n");
+    let fates = crate::summary::every_round_has_fates(&input.figures);
+    let timeout_ms = input
+        .scenarios
+        .iter()
+        .find(|s| !s.probes.is_empty())
+        .map(|s| s.probe_timeout_s * 1e3);
+    for n in input
+        .notes
+        .iter()
+        .filter(|n| applies(n, input))
+        .map(|n| crate::summary::note_for_fates(n, fates))
+        .filter_map(|n| crate::summary::note_for_probe(&n, timeout_ms))
+    {
+        let _ = writeln!(h, "<li>{}</li>", crate::markdown::inline(&n));
+    }
+    for n in scenario_notes {
+        let _ = writeln!(h, "<li>{}</li>", crate::markdown::inline(n));
+    }
+    h.push_str("</ul>\n");
+}
+
+/// The files of the folder: results.json, summary.md, the flat tables,
+/// the scenario pages, the Flent files (`flent`: written, and why any was
+/// not), the packet files and the run's plots.
+fn files_block(h: &mut String, input: &ReportInput, plots: &[Plot], flent: (usize, &[String])) {
+    let (flent_written, flent_skipped) = flent;
+    h.push_str("<h2 id=files>Files</h2>\n<ul><li><a href=\"results.json\">results.json</a> (every raw sample)</li>\
+        <li><a href=\"summary.md\">summary.md</a></li>");
+    h.push_str("<li><a href=\"probes.csv\">probes.csv</a> (one row per probe request, both probes, with its fate) and <a href=\"flows.csv\">flows.csv</a> (one row per flow), for pandas and R (columns: docs/usage.md, \"Flat tables\")</li>\n");
+    let _ = writeln!(
+        h,
+        "<li>{} page{} of a scenario each, <code>scenarios/sNN/index.html</code> beside its four plots, linked from the scenarios table</li>",
+        input.scenarios.len(),
+        if input.scenarios.len() == 1 { "" } else { "s" }
+    );
+    let _ = writeln!(
+        h,
+        "<li>{flent_written} Flent data file{}, one per scenario (<code>flent/sNN-roundR-ARM.flent.gz</code>, linked from its page), for Flent's own plots \
+         (<code>flent -i FILE -p ping_cdf -o out.svg</code>; the probe is UDP echo, never ICMP; docs/flent.md)</li>",
+        if flent_written == 1 { "" } else { "s" }
+    );
+    for f in flent_skipped {
+        let _ = writeln!(h, "<li class=err>not written: {}</li>", esc(f));
+    }
+    let pcaps: usize = input.scenarios.iter().map(|s| s.packet_files.len()).sum();
+    if pcaps > 0 {
+        let _ = writeln!(
+            h,
+            "<li>{pcaps} packet file{} (pcapng) under <code>pcap/</code>, linked from its scenario's page. {PACKET_FILES_TEXT}</li>",
+            if pcaps == 1 { "" } else { "s" }
+        );
+    }
+    h.push_str("</ul>\n<p class=small>Plots of the run (each scenario's own four, <code>scenarios/sNN/sNN-*.svg</code>, are on its page):</p><ul>\n");
+    plot_files(h, plots, "");
+    h.push_str("</ul>\n");
+}
+
+/// The run's plots, under one heading per sweep point when `points` (its
+/// index and label) are given.
+fn run_plots_by_point(h: &mut String, plots: &[Plot], points: &[(u32, String)]) {
+    if points.is_empty() {
+        run_plots(h, plots, None);
+        return;
+    }
+    h.push_str(
+        "<p class=small>Per point: each point's figures pool the rounds of that point alone.</p>\n",
+    );
+    for (i, label) in points {
+        let _ = writeln!(h, "<h3>{}</h3>", esc(&format!("Point {i}: {label}")));
+        run_plots(h, plots, Some(*i));
+    }
+}
+
 /// The whole page.
-// Long: the page written top to bottom in its printed order (head, summary,
-// each figure with its caveats, the files).
 pub(crate) fn page(
     input: &ReportInput,
     st: &Statistics,
@@ -585,53 +689,14 @@ pub(crate) fn page(
     } else {
         "Figures per round"
     };
-    h.push_str("<nav id=toc><h2>Contents</h2><ul>");
-    let mut toc = vec![("headline".to_string(), "Headline".to_string())];
-    if hl.points.is_empty() {
-        toc.push(("in-full".into(), "Each arm in full".into()));
-    }
-    if plots.iter().any(|p| is_sweep(&p)) {
-        toc.push(("sweep".into(), "Sweep figures".into()));
-    }
-    if !hl.points.is_empty() {
-        toc.push(("points".into(), "Each point's headline".into()));
-    }
-    toc.extend([
-        ("run-plots".into(), "Plots of the whole run".into()),
-        ("scenarios".into(), "Scenarios".into()),
-        ("details".into(), DETAILS_TITLE.into()),
-        ("figures".into(), figures_title.to_string()),
-        ("notes".into(), "Notes".into()),
-        ("files".into(), "Files".into()),
-        ("cost".into(), COST_TITLE.into()),
-        ("configuration".into(), "Configuration".into()),
-    ]);
-    for (id, title) in &toc {
-        let _ = write!(h, "<li><a href=\"#{id}\">{}</a></li>", esc(title));
-    }
-    h.push_str("</ul></nav>\n");
+    toc_block(&mut h, hl, plots, figures_title);
     h.push_str("<h2 id=run-plots>Plots of the whole run</h2>\n");
     let points = if input.is_sweep() {
         input.point_labels()
     } else {
         Vec::new()
     };
-    if !points.is_empty() {
-        h.push_str("<p class=small>Per point: each point's figures pool the rounds of that point alone.</p>\n");
-    }
-    let mut groups: Vec<(Option<u32>, String)> = vec![(None, String::new())];
-    if !points.is_empty() {
-        groups = points
-            .iter()
-            .map(|(i, label)| (Some(*i), format!("Point {i}: {label}")))
-            .collect();
-    }
-    for (point, heading) in &groups {
-        if !heading.is_empty() {
-            let _ = writeln!(h, "<h3>{}</h3>", esc(heading));
-        }
-        run_plots(&mut h, plots, *point);
-    }
+    run_plots_by_point(&mut h, plots, &points);
     h.push_str("<h2 id=scenarios>Scenarios</h2>\n<p class=small>Goodput: each direction's flows' bytes delivered inside the measured window over the window (method §4.3), the goodput summary.md and every other output give. \
         Probe: UDP echo; a timeout is censored at the timeout (“≥”), never counted as loss; quantiles are Kaplan–Meier over every request of the phase (the headline figures everywhere in this report and in summary.md). \
         Each scenario's number links to its own page (<code>scenarios/sNN/index.html</code>): its four plots (probe RTT, goodput, tcp_info, qdisc), its Flent file and its packet files.</p>\n");
@@ -654,54 +719,8 @@ pub(crate) fn page(
     } else {
         comparison_block(&mut h, st);
     }
-    h.push_str("<h2 id=notes>Notes</h2><ul>\n");
-    let fates = crate::summary::every_round_has_fates(&input.figures);
-    let timeout_ms = input
-        .scenarios
-        .iter()
-        .find(|s| !s.probes.is_empty())
-        .map(|s| s.probe_timeout_s * 1e3);
-    for n in input
-        .notes
-        .iter()
-        .filter(|n| applies(n, input))
-        .map(|n| crate::summary::note_for_fates(n, fates))
-        .filter_map(|n| crate::summary::note_for_probe(&n, timeout_ms))
-    {
-        let _ = writeln!(h, "<li>{}</li>", crate::markdown::inline(&n));
-    }
-    for n in &parts.scenario_notes {
-        let _ = writeln!(h, "<li>{}</li>", crate::markdown::inline(n));
-    }
-    h.push_str("</ul>\n<h2 id=files>Files</h2>\n<ul><li><a href=\"results.json\">results.json</a> (every raw sample)</li>\
-        <li><a href=\"summary.md\">summary.md</a></li>");
-    h.push_str("<li><a href=\"probes.csv\">probes.csv</a> (one row per probe request, both probes, with its fate) and <a href=\"flows.csv\">flows.csv</a> (one row per flow), for pandas and R (columns: docs/usage.md, \"Flat tables\")</li>\n");
-    let _ = writeln!(
-        h,
-        "<li>{} page{} of a scenario each, <code>scenarios/sNN/index.html</code> beside its four plots, linked from the scenarios table</li>",
-        input.scenarios.len(),
-        if input.scenarios.len() == 1 { "" } else { "s" }
-    );
-    let _ = writeln!(
-        h,
-        "<li>{flent_written} Flent data file{}, one per scenario (<code>flent/sNN-roundR-ARM.flent.gz</code>, linked from its page), for Flent's own plots \
-         (<code>flent -i FILE -p ping_cdf -o out.svg</code>; the probe is UDP echo, never ICMP; docs/flent.md)</li>",
-        if flent_written == 1 { "" } else { "s" }
-    );
-    for f in flent_skipped {
-        let _ = writeln!(h, "<li class=err>not written: {}</li>", esc(f));
-    }
-    let pcaps: usize = input.scenarios.iter().map(|s| s.packet_files.len()).sum();
-    if pcaps > 0 {
-        let _ = writeln!(
-            h,
-            "<li>{pcaps} packet file{} (pcapng) under <code>pcap/</code>, linked from its scenario's page. {PACKET_FILES_TEXT}</li>",
-            if pcaps == 1 { "" } else { "s" }
-        );
-    }
-    h.push_str("</ul>\n<p class=small>Plots of the run (each scenario's own four, <code>scenarios/sNN/sNN-*.svg</code>, are on its page):</p><ul>\n");
-    plot_files(&mut h, plots, "");
-    h.push_str("</ul>\n");
+    notes_block(&mut h, input, &parts.scenario_notes);
+    files_block(&mut h, input, plots, (flent_written, flent_skipped));
     cost_block(&mut h, &input.steps);
     h.push_str("<h2 id=configuration>Configuration</h2><table>");
     for (k, v) in &input.config {

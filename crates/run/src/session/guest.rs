@@ -102,9 +102,6 @@ fn guest_kernel_info(k: &kernels::GuestKernel, release: String, because: String)
 
 /// Boots the guest kernel and runs the experiment inside it; results are
 /// written straight into `--out` through hostfs.
-// Long: the guest run's steps in order (the experiment file, the interrupt
-// forwarder, boot, wait, the outcome's exit codes); each is a call with its
-// error.
 pub fn run_in_guest(
     cfg: &SessionConfig,
     program: &str,
@@ -191,47 +188,57 @@ pub fn run_in_guest(
         return Ok(RunOutcome::Interrupted { signal: sig });
     }
     Ok(match outcome {
-        Ok(out) => {
-            let log = cfg.out.join("guest-console.log");
-            if let Err(e) = std::fs::write(&log, &out.console_log) {
-                eprintln!("{program}: writing {}: {e}", log.display());
-            }
-            progress.say(&format!(
-                "guest kernel {} finished in {:.1}s: {:?}; console log in {}",
-                out.release,
-                out.elapsed.as_secs_f64(),
-                out.status,
-                log.display()
-            ));
-            if !cfg.out.join("results.json").exists() {
-                eprintln!(
-                    "{program} compare: the guest run left no results.json in {}; console tail:\n{}",
-                    cfg.out.display(),
-                    tail(&out.console_log, 20)
-                );
-                return Ok(RunOutcome::Failed);
-            }
-            match out.status {
-                netlab_guest::GuestStatus::Exited(c) => RunOutcome::Guest {
-                    exit: c.clamp(0, 255) as u8,
-                },
-                // Said on stderr even with --quiet: the run inside wrote
-                // nothing about it (an exit 1 once came with no word).
-                netlab_guest::GuestStatus::Signaled(sig) => {
-                    eprintln!(
-                        "{program}: the run inside the guest was killed by signal {sig}; results.json holds the scenarios it finished; console tail ({}):\n{}",
-                        log.display(),
-                        tail(&out.console_log, 20)
-                    );
-                    RunOutcome::Failed
-                }
-            }
-        }
+        Ok(out) => finished(cfg, program, &progress, &out),
         Err(e) => {
             eprintln!("{program}: the guest run failed: {e}");
             RunOutcome::Failed
         }
     })
+}
+
+/// What a guest that powered off says: its console log written beside the
+/// results, and its program's exit code, or a failure when it left no
+/// results.json or was killed by a signal.
+fn finished(
+    cfg: &SessionConfig,
+    program: &str,
+    progress: &Progress,
+    out: &netlab_guest::GuestOutcome,
+) -> RunOutcome {
+    let log = cfg.out.join("guest-console.log");
+    if let Err(e) = std::fs::write(&log, &out.console_log) {
+        eprintln!("{program}: writing {}: {e}", log.display());
+    }
+    progress.say(&format!(
+        "guest kernel {} finished in {:.1}s: {:?}; console log in {}",
+        out.release,
+        out.elapsed.as_secs_f64(),
+        out.status,
+        log.display()
+    ));
+    if !cfg.out.join("results.json").exists() {
+        eprintln!(
+            "{program} compare: the guest run left no results.json in {}; console tail:\n{}",
+            cfg.out.display(),
+            tail(&out.console_log, 20)
+        );
+        return RunOutcome::Failed;
+    }
+    match out.status {
+        netlab_guest::GuestStatus::Exited(c) => RunOutcome::Guest {
+            exit: c.clamp(0, 255) as u8,
+        },
+        // Said on stderr even with --quiet: the run inside wrote
+        // nothing about it (an exit 1 once came with no word).
+        netlab_guest::GuestStatus::Signaled(sig) => {
+            eprintln!(
+                "{program}: the run inside the guest was killed by signal {sig}; results.json holds the scenarios it finished; console tail ({}):\n{}",
+                log.display(),
+                tail(&out.console_log, 20)
+            );
+            RunOutcome::Failed
+        }
+    }
 }
 
 /// After a signal during a guest run: the run inside wrote its results (and
