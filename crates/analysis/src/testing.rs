@@ -203,10 +203,8 @@ pub fn host_figures(
     fig
 }
 
-/// A committed run of `fixtures/report/<name>/results.json.gz`, parsed
-/// (this crate's unit tests).
-#[cfg(test)]
-pub(crate) fn fixture_results(name: &str) -> netlab_results::Results {
+/// A committed run of `fixtures/report/<name>/results.json.gz`, parsed.
+pub fn fixture_results(name: &str) -> netlab_results::Results {
     let path = format!(
         "{}/../../fixtures/report/{name}/results.json.gz",
         env!("CARGO_MANIFEST_DIR")

@@ -798,14 +798,8 @@ mod tests {
     use super::*;
 
     fn fixture() -> ReportInput {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../fixtures/report/run-uml-3rounds/results.json.gz"
-        );
-        let gz = std::fs::read(path).unwrap();
-        let mut json = Vec::new();
-        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut json).unwrap();
-        netlab_analysis::input_from(&netlab_results::Results::parse(&json).unwrap()).unwrap()
+        let results = netlab_analysis::testing::fixture_results("run-uml-3rounds");
+        netlab_analysis::input_from(&results).unwrap()
     }
 
     #[test]

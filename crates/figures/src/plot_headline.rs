@@ -587,14 +587,7 @@ mod tests {
     use netlab_results::Results;
 
     fn fixture() -> Results {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../fixtures/report/run-uml-3rounds/results.json.gz"
-        );
-        let gz = std::fs::read(path).unwrap();
-        let mut json = Vec::new();
-        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut json).unwrap();
-        Results::parse(&json).unwrap()
+        netlab_analysis::testing::fixture_results("run-uml-3rounds")
     }
 
     fn text_of(svg: &str) -> String {
