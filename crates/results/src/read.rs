@@ -82,6 +82,13 @@ impl Results {
         Results::parse(&bytes)
     }
 
+    /// Writes the run as pretty JSON to `path`, atomically and durably
+    /// ([`crate::write_json_atomic`]). Not generic: the whole serializer is
+    /// compiled here once, not in each crate that writes a run.
+    pub fn write(&self, path: &Path) -> Result<(), crate::ResultsFileError> {
+        crate::write_json_atomic(path, self)
+    }
+
     /// [`Results::read`] on the file's bytes.
     pub fn parse(bytes: &[u8]) -> Result<Results, ReadError> {
         match version(bytes)? {
@@ -172,9 +179,28 @@ pub(crate) fn sniff_version(bytes: &[u8]) -> Option<u32> {
 }
 
 fn deserialize<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, ReadError> {
+    deserialize_at(bytes, "")
+}
+
+/// Parses `bytes` as `T`, naming a broken field by its path under `at`
+/// (`scenarios[2]` for a streamed scenario). The one deserializer of
+/// results.json: the whole read, the streamed one and a merge's scenarios
+/// all go through serde_json's slice reader with the path tracked.
+pub(crate) fn deserialize_at<T: serde::de::DeserializeOwned>(
+    bytes: &[u8],
+    at: &str,
+) -> Result<T, ReadError> {
     let de = &mut serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(de)
-        .map_err(|e| ReadError::field(&e.path().to_string(), e.into_inner().to_string()))
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let inner = e.path().to_string();
+        let path = match (at, inner.as_str()) {
+            (_, ".") | (_, "") => at.to_string(),
+            ("", _) => inner,
+            (_, i) if i.starts_with('[') => format!("{at}{i}"),
+            (_, i) => format!("{at}.{i}"),
+        };
+        ReadError::field(&path, e.into_inner().to_string())
+    })
 }
 
 #[cfg(test)]

@@ -33,6 +33,8 @@ pub enum SplitError {
         path: PathBuf,
         /// Where it ended.
         inside: &'static str,
+        /// How many scenarios were whole before it.
+        position: usize,
     },
     /// The header (everything but the scenarios) does not parse.
     #[error("{path}: {field}: {reason}")]
@@ -215,11 +217,37 @@ pub fn read_split(
     path: &Path,
     mut each: impl FnMut(usize, &[u8], ScenarioResult) -> Result<(), SplitError>,
 ) -> Result<Results, SplitError> {
+    let f = std::fs::File::open(path).map_err(|source| SplitError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let header = split_each(path, Box::new(f), &mut |position, bytes, _| {
+        let s = parse_scenario(path, position, bytes)?;
+        each(position, bytes, s)
+    })?;
+    parse_header(path, &header)
+}
+
+/// What [`split_each`] calls with each scenario: its position, its bytes
+/// and the header's bytes so far.
+pub(crate) type OnElement<'a> = &'a mut dyn FnMut(usize, &[u8], &[u8]) -> Result<(), SplitError>;
+
+/// The splitting loop under [`read_split`] and the streamed read
+/// ([`crate::stream::read_each`]): reads `reader` (the file at `path`)
+/// through a [`Splitter`], calls `each(position, element_bytes,
+/// header_so_far)` as each scenario's last byte arrives (the header so
+/// far ends with the `scenarios` array's `[`), and returns the header's
+/// bytes. Nothing is parsed here.
+pub(crate) fn split_each(
+    path: &Path,
+    reader: Box<dyn std::io::Read>,
+    each: OnElement<'_>,
+) -> Result<Vec<u8>, SplitError> {
     let io = |source| SplitError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let mut f = std::io::BufReader::with_capacity(1 << 16, std::fs::File::open(path).map_err(io)?);
+    let mut f = std::io::BufReader::with_capacity(1 << 16, reader);
     let mut sp = Splitter::default();
     let mut buf = vec![0u8; 1 << 16];
     let mut position = 0usize;
@@ -231,8 +259,7 @@ pub fn read_split(
         for &b in &buf[..n] {
             if let Step::ElementDone = sp.byte(b) {
                 let bytes = std::mem::take(&mut sp.element);
-                let s = parse_scenario(path, position, &bytes)?;
-                each(position, &bytes, s)?;
+                each(position, &bytes, &sp.header)?;
                 position += 1;
             }
         }
@@ -241,9 +268,10 @@ pub fn read_split(
         return Err(SplitError::Truncated {
             path: path.to_path_buf(),
             inside,
+            position,
         });
     }
-    parse_header(path, &sp.header)
+    Ok(sp.header)
 }
 
 fn parse_scenario(
@@ -393,7 +421,9 @@ mod tests {
         for (cut, where_) in [(arm + 9, "a string"), (second, "the scenarios array")] {
             std::fs::write(&path, &text[..cut]).unwrap();
             match read_split(&path, |_, _, _| Ok(())).unwrap_err() {
-                SplitError::Truncated { path: p, inside } => {
+                SplitError::Truncated {
+                    path: p, inside, ..
+                } => {
                     assert_eq!(p, path);
                     assert_eq!(inside, where_);
                 }

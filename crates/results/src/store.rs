@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use netlab_os::atomic::{sync_dir, AtomicFile, Durability};
 
-use crate::file::{io, read_json, ResultsFileError};
+use crate::file::{io, ResultsFileError};
 use crate::{Results, ScenarioResult};
 
 /// The folder, inside a run's results folder, that holds its scenario files.
@@ -102,6 +102,18 @@ impl<W: std::io::Write> std::io::Write for Indented<W> {
     fn flush(&mut self) -> std::io::Result<()> {
         self.inner.flush()
     }
+}
+
+/// Reads one scenario file back, through the deserializer every read of
+/// results.json uses (serde_json's slice reader, the path tracked), so no
+/// second copy of it is compiled.
+fn read_scenario(path: &Path) -> Result<ScenarioResult, ResultsFileError> {
+    let bytes = std::fs::read(path).map_err(io("reading", path))?;
+    let de = &mut serde_json::Deserializer::from_slice(&bytes);
+    serde_path_to_error::deserialize(de).map_err(|e| ResultsFileError::Parse {
+        path: path.to_path_buf(),
+        source: e.into_inner(),
+    })
 }
 
 /// Serialises `s` into `out` as it appears inside results.json's
@@ -292,9 +304,18 @@ impl ScenarioFiles {
         &self,
         mut f: impl FnMut(&ScenarioResult) -> Result<(), ResultsFileError>,
     ) -> Result<(), ResultsFileError> {
+        self.for_each_dyn(&mut f)
+    }
+
+    /// [`ScenarioFiles::for_each`] with the callback as a trait object, so
+    /// a scenario's deserializer is compiled here once, not in each caller.
+    fn for_each_dyn(
+        &self,
+        f: &mut dyn FnMut(&ScenarioResult) -> Result<(), ResultsFileError>,
+    ) -> Result<(), ResultsFileError> {
         for (_, kept) in &self.kept {
             match kept {
-                Kept::File(p) => f(&read_json::<ScenarioResult>(p)?)?,
+                Kept::File(p) => f(&read_scenario(p)?)?,
                 Kept::Memory(s) => f(s)?,
             }
         }

@@ -9,20 +9,14 @@
 //! after its `scenarios` (netlab always writes it before), are read whole
 //! ([`Results::read`]) and handed over the same way.
 
-use std::fmt;
 use std::io::Read as _;
 use std::path::Path;
 
 use netlab_experiment::ExperimentFile;
-use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Value};
 
-use crate::read::{sniff_version, ReadError};
+use crate::read::{deserialize_at, sniff_version, ReadError};
+use crate::split::{split_each, SplitError};
 use crate::{Results, ScenarioResult, SCHEMA_VERSION};
-
-/// The error a streamed read stops with when `scenarios` comes before
-/// `experiment` (the file is then read whole).
-const OUT_OF_ORDER: &str = "netlab-stream: scenarios before experiment";
 
 /// Reads the results.json at `file` (any version, gzipped or not:
 /// [`crate::open`]): calls
@@ -32,6 +26,15 @@ pub fn read_each(
     file: &Path,
     mut each: impl FnMut(&ExperimentFile, &ScenarioResult),
 ) -> Result<Results, ReadError> {
+    read_each_dyn(file, &mut each)
+}
+
+/// The callback every walk is handed, as a trait object: the walk and the
+/// whole results.json deserializer under it are compiled once, here, not
+/// again in every crate (and for every closure) that reads a run.
+type Each<'a> = &'a mut dyn FnMut(&ExperimentFile, &ScenarioResult);
+
+fn read_each_dyn(file: &Path, each: Each<'_>) -> Result<Results, ReadError> {
     let mut f = crate::read::open(file)?;
     // netlab writes schema_version first: its value is in the first bytes.
     let mut head = Vec::new();
@@ -45,7 +48,7 @@ pub fn read_each(
         sniff_version(&head),
         Some(2) | Some(3) | Some(SCHEMA_VERSION)
     ) {
-        match stream(crate::read::open(file)?, &mut each) {
+        match stream(file, crate::read::open(file)?, &mut *each) {
             Err(Streamed::OutOfOrder) => {}
             Err(Streamed::Failed(e)) => return Err(e),
             Ok(header) => return Ok(header),
@@ -68,114 +71,77 @@ enum Streamed {
     Failed(ReadError),
 }
 
-fn stream<F: FnMut(&ExperimentFile, &ScenarioResult)>(
-    reader: impl std::io::Read,
-    each: &mut F,
+/// The run's experiment, read from the header's bytes before the first
+/// scenario: `None` when `experiment` comes after `scenarios`.
+#[derive(serde::Deserialize)]
+struct ExperimentFirst {
+    experiment: Option<ExperimentFile>,
+}
+
+/// Walks the file with the same splitter a merge uses
+/// ([`crate::split::split_each`]): each scenario's bytes are parsed, handed
+/// over and dropped; the experiment is read from the header's bytes when
+/// the first scenario is whole; the header is parsed at the end. Every
+/// parse is the whole read's ([`crate::read::deserialize_at`]), so one
+/// deserializer serves both.
+fn stream(
+    file: &Path,
+    reader: Box<dyn std::io::Read>,
+    each: Each<'_>,
 ) -> Result<Results, Streamed> {
-    let mut de = serde_json::Deserializer::from_reader(reader);
-    let mut track = serde_path_to_error::Track::new();
-    let walked =
-        TopLevel { each }.deserialize(serde_path_to_error::Deserializer::new(&mut de, &mut track));
-    let rest = match walked {
-        Ok(rest) => rest,
-        Err(e) if e.to_string().starts_with(OUT_OF_ORDER) => return Err(Streamed::OutOfOrder),
-        Err(e) => {
-            return Err(Streamed::Failed(ReadError::field(
-                &track.path().to_string(),
-                e.to_string(),
-            )))
-        }
+    let mut experiment: Option<ExperimentFile> = None;
+    let mut stopped: Option<Streamed> = None;
+    let mut stop = |why: Streamed| {
+        stopped = Some(why);
+        SplitError::Refused(String::new())
     };
-    de.end()
-        .map_err(|e| Streamed::Failed(ReadError::field("", e.to_string())))?;
-    serde_path_to_error::deserialize(Value::Object(rest)).map_err(|e| {
-        Streamed::Failed(ReadError::field(
-            &e.path().to_string(),
-            e.into_inner().to_string(),
-        ))
-    })
-}
-
-/// The top-level object: `experiment` typed (the caller is handed it with
-/// each scenario), `scenarios` streamed to the caller, every other key kept
-/// as JSON; the result is the header with an empty `scenarios` array.
-struct TopLevel<'a, F> {
-    each: &'a mut F,
-}
-
-impl<'de, F: FnMut(&ExperimentFile, &ScenarioResult)> DeserializeSeed<'de> for TopLevel<'_, F> {
-    type Value = Map<String, Value>;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de, F: FnMut(&ExperimentFile, &ScenarioResult)> Visitor<'de> for TopLevel<'_, F> {
-    type Value = Map<String, Value>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a netlab results.json object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut rest = Map::new();
-        let mut experiment: Option<ExperimentFile> = None;
-        while let Some(key) = map.next_key::<String>()? {
-            match key.as_str() {
-                "experiment" => {
-                    let e: ExperimentFile = map.next_value()?;
-                    let v = serde_json::to_value(&e).map_err(de::Error::custom)?;
-                    experiment = Some(e);
-                    rest.insert(key, v);
-                }
-                "scenarios" => {
-                    let Some(experiment) = &experiment else {
-                        return Err(de::Error::custom(OUT_OF_ORDER));
-                    };
-                    map.next_value_seed(Scenarios {
-                        experiment,
-                        each: &mut *self.each,
-                    })?;
-                    rest.insert(key, Value::Array(Vec::new()));
-                }
-                _ => {
-                    let v: Value = map.next_value()?;
-                    rest.insert(key, v);
-                }
+    let walked = split_each(file, reader, &mut |position, element, header| {
+        if experiment.is_none() {
+            let mut head = header.to_vec();
+            head.extend_from_slice(b"]}");
+            match deserialize_at::<ExperimentFirst>(&head, "") {
+                Ok(ExperimentFirst {
+                    experiment: Some(e),
+                }) => experiment = Some(e),
+                Ok(ExperimentFirst { experiment: None }) => return Err(stop(Streamed::OutOfOrder)),
+                Err(e) => return Err(stop(Streamed::Failed(e))),
             }
         }
-        Ok(rest)
-    }
-}
-
-/// The `scenarios` array: each element read, handed over and dropped.
-struct Scenarios<'a, F> {
-    experiment: &'a ExperimentFile,
-    each: &'a mut F,
-}
-
-impl<'de, F: FnMut(&ExperimentFile, &ScenarioResult)> DeserializeSeed<'de> for Scenarios<'_, F> {
-    type Value = ();
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de, F: FnMut(&ExperimentFile, &ScenarioResult)> Visitor<'de> for Scenarios<'_, F> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array of scenarios")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(s) = seq.next_element::<ScenarioResult>()? {
-            (self.each)(self.experiment, &s);
+        let at = format!("scenarios[{position}]");
+        match deserialize_at::<ScenarioResult>(element, &at) {
+            Ok(s) => {
+                each(experiment.as_ref().expect("read above"), &s);
+                Ok(())
+            }
+            Err(e) => Err(stop(Streamed::Failed(e))),
         }
-        Ok(())
-    }
+    });
+    let header = match walked {
+        Ok(header) => header,
+        Err(SplitError::Refused(_)) => return Err(stopped.expect("a refusal says why")),
+        Err(SplitError::Io { path, source }) => {
+            return Err(Streamed::Failed(ReadError::Io {
+                what: "reading",
+                path,
+                source,
+            }))
+        }
+        Err(SplitError::Truncated {
+            inside, position, ..
+        }) => {
+            let at = if inside == "the top-level object" {
+                String::new()
+            } else {
+                format!("scenarios[{position}]")
+            };
+            return Err(Streamed::Failed(ReadError::field(
+                &at,
+                format!("EOF while parsing: the text ends inside {inside}"),
+            )));
+        }
+        Err(other) => return Err(Streamed::Failed(ReadError::field("", other.to_string()))),
+    };
+    deserialize_at(&header, "").map_err(Streamed::Failed)
 }
 
 #[cfg(test)]
@@ -185,6 +151,7 @@ mod tests {
     use super::*;
     use crate::write_json_atomic;
     use netlab_os::testing::Scratch;
+    use serde_json::{Map, Value};
 
     fn golden() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 use netlab_experiment::KernelChoice;
 use netlab_guest::kernels;
 use netlab_receipts::SystemClock;
-use netlab_results::{write_json_atomic, Interrupted, KernelInfo, Results, Tool, SCHEMA_VERSION};
+use netlab_results::{Interrupted, KernelInfo, Results, Tool, SCHEMA_VERSION};
 use netlab_topology::RunId;
 use netlab_utc::format_rfc3339;
 
@@ -289,7 +289,7 @@ fn guest_interrupted(
         merged: None,
         steps: None,
     };
-    if let Err(e) = write_json_atomic(&path, &results) {
+    if let Err(e) = results.write(&path) {
         eprintln!("{program}: {e}");
     }
     run_hooks.unstarted(&results, &cfg.out);
