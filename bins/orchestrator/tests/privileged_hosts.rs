@@ -169,7 +169,7 @@ fn quick_preset(name: &str, arms: Option<&[&str]>) -> String {
     f.timeline = Some(netlab_experiment::file::TimelineFile {
         baseline: Some("1s".into()),
         warmup: Some("3s".into()),
-        measure: Some("8s".into()),
+        measure: Some("5s".into()),
     });
     if let Some(arms) = arms {
         f.arms = Some(arms.iter().map(|a| a.to_string()).collect());
