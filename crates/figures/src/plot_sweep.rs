@@ -24,16 +24,9 @@ use netlab_experiment::ModelKind;
 
 /// Height of one panel, px.
 const PANEL_H: u32 = 330;
-/// Shapes of the rounds' states, most frequent state first.
-const STATE_SHAPES: [Shape; 7] = [
-    Shape::Circle,
-    Shape::Square,
-    Shape::Triangle,
-    Shape::Diamond,
-    Shape::TriangleDown,
-    Shape::Cross,
-    Shape::Plus,
-];
+/// Shapes of the rounds' states, most frequent state first: the rounds'
+/// own shapes but the last, the ring.
+const STATE_SHAPES: &[Shape] = Shape::BY_ROUND.split_at(7).0;
 /// The word of a round whose state was not classified.
 const NO_STATE: &str = "not classified";
 
